@@ -1,0 +1,32 @@
+/* The paddock command: subcommands share these. */
+#ifndef PADDOCK_APP_H
+#define PADDOCK_APP_H
+
+#include <stdbool.h>
+
+struct app {
+    const char *argv0;
+    char *self_exe;  /* absolute path of this binary */
+    char *state_dir; /* resolved state dir */
+    char *socket;    /* resolved engine socket */
+};
+
+struct app_command {
+    const char *name;
+    const char *args;
+    const char *help;
+    int (*run)(struct app *app, int argc, char **argv);
+};
+
+/* The table in main.c. */
+extern const struct app_command app_commands[];
+
+/* Path of paddock-executor for the engine to mount, or NULL when none is found. */
+char *app_find_executor(const struct app *app);
+
+int cmd_serve(struct app *app, int argc, char **argv);
+int cmd_run(struct app *app, int argc, char **argv);
+int cmd_ls(struct app *app, int argc, char **argv);
+int cmd_dashboard(struct app *app, int argc, char **argv);
+
+#endif

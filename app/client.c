@@ -1,0 +1,416 @@
+/* Blocking engine-API client over the engine's unix socket, plus a pollable SSE reader. */
+#include "app/client.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct client {
+    char *socket_path;
+    CURL *curl; /* reused: keep-alive on the unix socket */
+};
+
+struct buf {
+    char *data;
+    size_t len, cap;
+};
+
+static char *client_strdupf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+static int buf_append(struct buf *b, const char *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d)
+            return -1;
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+char *client_default_state_dir(void)
+{
+    const char *s = getenv("PADDOCK_STATE_DIR");
+    if (s && *s)
+        return strdup(s);
+    s = getenv("XDG_STATE_HOME");
+    if (s && *s)
+        return client_strdupf("%s/paddock", s);
+    s = getenv("HOME");
+    return client_strdupf("%s/.local/state/paddock", s && *s ? s : "/tmp");
+}
+
+char *client_default_socket(const char *state_dir)
+{
+    const char *s = getenv("PADDOCK_SOCKET");
+    if (s && *s)
+        return strdup(s);
+    return client_strdupf("%s/engine.sock", state_dir);
+}
+
+struct client *client_new(const char *socket_path)
+{
+    struct client *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->socket_path = strdup(socket_path);
+    c->curl = curl_easy_init();
+    if (!c->socket_path || !c->curl) {
+        client_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void client_free(struct client *c)
+{
+    if (!c)
+        return;
+    if (c->curl)
+        curl_easy_cleanup(c->curl);
+    free(c->socket_path);
+    free(c);
+}
+
+const char *client_socket(const struct client *c)
+{
+    return c->socket_path;
+}
+
+static size_t client_on_body(char *p, size_t size, size_t n, void *ud)
+{
+    return buf_append(ud, p, size * n) == 0 ? size * n : 0;
+}
+
+int client_request(struct client *c, const char *method, const char *path, json_t *body,
+                   long timeout_ms, json_t **reply, char **err)
+{
+    struct buf out = {0};
+    char *payload = NULL;
+    char url[1024];
+    char errbuf[CURL_ERROR_SIZE] = "";
+    struct curl_slist *hdrs = NULL;
+    CURL *h = c->curl;
+
+    *reply = NULL;
+    snprintf(url, sizeof(url), "http://paddock%s", path);
+    curl_easy_reset(h);
+    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, client_on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &out);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    if (timeout_ms > 0)
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+    hdrs = curl_slist_append(hdrs, "Expect:");
+    if (body) {
+        payload = json_dumps(body, JSON_COMPACT);
+        hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload ? payload : "");
+    } else if (strcmp(method, "POST") == 0) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, "");
+    }
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+
+    CURLcode rc = curl_easy_perform(h);
+    long status = -1;
+    if (rc == CURLE_OK) {
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+        if (out.len)
+            *reply = json_loadb(out.data, out.len, 0, NULL);
+    } else if (err) {
+        *err = client_strdupf("engine at %s: %s", c->socket_path,
+                              errbuf[0] ? errbuf : curl_easy_strerror(rc));
+    }
+    curl_slist_free_all(hdrs);
+    free(payload);
+    free(out.data);
+    return rc == CURLE_OK ? (int)status : -1;
+}
+
+const char *client_error_message(json_t *reply, const char *fallback)
+{
+    const char *m = json_string_value(json_object_get(json_object_get(reply, "error"), "message"));
+    return m ? m : fallback;
+}
+
+bool client_ping(struct client *c)
+{
+    json_t *reply = NULL;
+    int st = client_request(c, "GET", "/v1/info", NULL, 2000, &reply, NULL);
+    json_decref(reply);
+    return st == 200;
+}
+
+static void client_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir,
+                         char **err)
+{
+    if (client_ping(c))
+        return 0;
+    if (mkdir(state_dir, 0700) < 0 && errno != EEXIST) {
+        *err = client_strdupf("cannot create state dir %s: %s", state_dir, strerror(errno));
+        return -1;
+    }
+    char *log = client_strdupf("%s/engine.log", state_dir);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(log);
+        *err = client_strdupf("fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* Detach twice so the engine outlives us and is not our zombie. */
+        setsid();
+        if (fork() != 0)
+            _exit(0);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0)
+            dup2(nul, 0);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(self_exe, self_exe, "serve", "--state-dir", state_dir, "--socket",
+              c->socket_path, (char *)NULL);
+        _exit(127);
+    }
+    waitpid(pid, NULL, 0);
+    /* The engine binds its socket within milliseconds; back off gently up to 10 s. */
+    long waited = 0, step = 2;
+    while (waited < 10000) {
+        if (client_ping(c)) {
+            free(log);
+            return 0;
+        }
+        client_sleep_ms(step);
+        waited += step;
+        if (step < 100)
+            step *= 2;
+    }
+    *err = client_strdupf("started `paddock serve` but no engine answers at %s; see %s",
+                          c->socket_path, log);
+    free(log);
+    return -1;
+}
+
+/* ---- server-sent events ---- */
+
+struct client_events {
+    int fd;
+    bool headers_done;
+    bool chunked;
+    size_t chunk_left;    /* bytes left in the current chunk */
+    bool chunk_need_size; /* expecting a chunk-size line */
+    struct buf raw;       /* bytes read, not yet de-chunked */
+    struct buf text;      /* de-chunked event text, not yet dispatched */
+};
+
+struct client_events *client_events_open(struct client *c, char **err)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(c->socket_path) >= sizeof(sa.sun_path)) {
+        *err = client_strdupf("socket path too long: %s", c->socket_path);
+        return NULL;
+    }
+    strcpy(sa.sun_path, c->socket_path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        *err = client_strdupf("engine at %s: %s", c->socket_path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    static const char req[] = "GET /v1/events HTTP/1.1\r\nHost: paddock\r\n"
+                              "Accept: text/event-stream\r\n\r\n";
+    if (write(fd, req, sizeof(req) - 1) != (ssize_t)(sizeof(req) - 1)) {
+        *err = client_strdupf("engine at %s: write: %s", c->socket_path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    struct client_events *ev = calloc(1, sizeof(*ev));
+    if (!ev) {
+        close(fd);
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    ev->fd = fd;
+    ev->chunk_need_size = true;
+    return ev;
+}
+
+int client_events_fd(struct client_events *ev)
+{
+    return ev ? ev->fd : -1;
+}
+
+static void buf_consume(struct buf *b, size_t n)
+{
+    memmove(b->data, b->data + n, b->len - n);
+    b->len -= n;
+    if (b->data)
+        b->data[b->len] = '\0';
+}
+
+/* Move de-chunked payload from raw into text. */
+static int events_dechunk(struct client_events *ev)
+{
+    while (ev->raw.len) {
+        if (!ev->chunked) {
+            if (buf_append(&ev->text, ev->raw.data, ev->raw.len) < 0)
+                return -1;
+            buf_consume(&ev->raw, ev->raw.len);
+            return 0;
+        }
+        if (ev->chunk_need_size) {
+            char *nl = memchr(ev->raw.data, '\n', ev->raw.len);
+            if (!nl)
+                return 0;
+            unsigned long n = strtoul(ev->raw.data, NULL, 16);
+            if (n == 0 && ev->raw.data[0] == '0')
+                return -1; /* last chunk: stream over */
+            buf_consume(&ev->raw, (size_t)(nl - ev->raw.data) + 1);
+            ev->chunk_left = n;
+            ev->chunk_need_size = false;
+            continue;
+        }
+        if (ev->chunk_left) {
+            size_t n = ev->raw.len < ev->chunk_left ? ev->raw.len : ev->chunk_left;
+            if (buf_append(&ev->text, ev->raw.data, n) < 0)
+                return -1;
+            buf_consume(&ev->raw, n);
+            ev->chunk_left -= n;
+            continue;
+        }
+        /* chunk payload done: expect CRLF */
+        if (ev->raw.len < 2)
+            return 0;
+        buf_consume(&ev->raw, 2);
+        ev->chunk_need_size = true;
+    }
+    return 0;
+}
+
+static void events_dispatch(struct client_events *ev, client_event_fn fn, void *ud)
+{
+    for (;;) {
+        char *end = strstr(ev->text.data ? ev->text.data : "", "\n\n");
+        if (!end)
+            return;
+        *end = '\0';
+        char type[64] = "message";
+        struct buf data = {0};
+        for (char *line = ev->text.data; line && *line;) {
+            char *nl = strchr(line, '\n');
+            if (nl)
+                *nl = '\0';
+            if (strncmp(line, "event:", 6) == 0) {
+                const char *v = line + 6 + (line[6] == ' ');
+                snprintf(type, sizeof(type), "%s", v);
+            } else if (strncmp(line, "data:", 5) == 0) {
+                const char *v = line + 5 + (line[5] == ' ');
+                buf_append(&data, v, strlen(v));
+            }
+            line = nl ? nl + 1 : NULL;
+        }
+        if (data.len) {
+            json_t *j = json_loadb(data.data, data.len, 0, NULL);
+            if (j) {
+                fn(type, j, ud);
+                json_decref(j);
+            }
+        }
+        free(data.data);
+        buf_consume(&ev->text, (size_t)(end - ev->text.data) + 2);
+    }
+}
+
+int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
+{
+    char tmp[8192];
+    for (;;) {
+        ssize_t n = read(ev->fd, tmp, sizeof(tmp));
+        if (n == 0)
+            return -1;
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                break;
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (buf_append(&ev->raw, tmp, (size_t)n) < 0)
+            return -1;
+        if (!ev->headers_done) {
+            char *end = strstr(ev->raw.data, "\r\n\r\n");
+            if (!end)
+                continue;
+            *end = '\0';
+            if (strncmp(ev->raw.data, "HTTP/1.1 200", 12) != 0)
+                return -1;
+            for (char *p = ev->raw.data; *p; p++)
+                *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+            ev->chunked = strstr(ev->raw.data, "transfer-encoding: chunked") != NULL;
+            ev->headers_done = true;
+            buf_consume(&ev->raw, (size_t)(end - ev->raw.data) + 4);
+        }
+        if (events_dechunk(ev) < 0)
+            return -1;
+        /* SSE allows CRLF line ends; JSON data lines never hold a raw CR. */
+        size_t w = 0;
+        for (size_t i = 0; i < ev->text.len; i++)
+            if (ev->text.data[i] != '\r')
+                ev->text.data[w++] = ev->text.data[i];
+        ev->text.len = w;
+        if (ev->text.data)
+            ev->text.data[w] = '\0';
+        events_dispatch(ev, fn, ud);
+    }
+    return 0;
+}
+
+void client_events_close(struct client_events *ev)
+{
+    if (!ev)
+        return;
+    close(ev->fd);
+    free(ev->raw.data);
+    free(ev->text.data);
+    free(ev);
+}

@@ -1,0 +1,48 @@
+/* Blocking client of the engine's HTTP API over its unix socket (CLI and TUI). */
+#ifndef PADDOCK_CLIENT_H
+#define PADDOCK_CLIENT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+struct client;
+
+/* Paths resolved from the environment (PADDOCK_STATE_DIR, PADDOCK_SOCKET, XDG_STATE_HOME,
+ * HOME). Returned strings are malloc'd. */
+char *client_default_state_dir(void);
+char *client_default_socket(const char *state_dir);
+
+struct client *client_new(const char *socket_path);
+void client_free(struct client *c);
+const char *client_socket(const struct client *c);
+
+/* True when an engine answers GET /v1/info on the socket. */
+bool client_ping(struct client *c);
+
+/* Start `paddock serve` in the background (state dir and socket passed on) unless an engine
+ * already answers; wait until it answers. self_exe is the path of the paddock binary.
+ * Returns 0, or -1 with a malloc'd message in *err. */
+int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir,
+                         char **err);
+
+/* One request. body may be NULL. On transport success returns the HTTP status and stores the
+ * parsed JSON reply (or NULL when the body is not JSON) in *reply. On transport failure returns
+ * -1 and sets *err (malloc'd). timeout_ms 0 = none. */
+int client_request(struct client *c, const char *method, const char *path, json_t *body,
+                   long timeout_ms, json_t **reply, char **err);
+
+/* The message of an engine error reply ({"error":{"message"}}), or a fallback text. */
+const char *client_error_message(json_t *reply, const char *fallback);
+
+/* Server-sent events stream (GET /v1/events) for an event loop: a non-blocking reader. */
+struct client_events;
+typedef void (*client_event_fn)(const char *type, json_t *data, void *ud);
+struct client_events *client_events_open(struct client *c, char **err);
+/* The descriptor to poll for reading (changes only after reopen); -1 when closed. */
+int client_events_fd(struct client_events *ev);
+/* Read what is available and dispatch whole events. Returns 0, or -1 when the stream ended
+ * (the caller may reopen it). */
+int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud);
+void client_events_close(struct client_events *ev);
+
+#endif

@@ -1,0 +1,62 @@
+/* paddock ls: sessions as a table or JSON. */
+#include "app/app.h"
+#include "app/client.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int cmd_ls(struct app *app, int argc, char **argv)
+{
+    static const struct option opts[] = {{"all", no_argument, NULL, 'a'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {NULL, 0, NULL, 0}};
+    bool all = false, as_json = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "aj", opts, NULL)) != -1) {
+        if (c == 'a')
+            all = true;
+        else if (c == 'j')
+            as_json = true;
+        else
+            return 2;
+    }
+    struct client *cl = client_new(app->socket);
+    json_t *reply = NULL;
+    char *err = NULL;
+    int st = cl ? client_request(cl, "GET", all ? "/v1/sessions?all=1" : "/v1/sessions", NULL,
+                                 10000, &reply, &err)
+                : -1;
+    int rc = 0;
+    if (st != 200) {
+        fprintf(stderr, "paddock ls: %s\n",
+                err ? err : client_error_message(reply, "no engine answers"));
+        rc = 1;
+    } else if (as_json) {
+        json_dumpf(json_object_get(reply, "sessions"), stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else {
+        printf("%-16s  %-20s  %-9s  %-24s  %7s  %s\n", "ID", "NAME", "STATE", "IMAGE", "ACTIONS",
+               "CREATED");
+        size_t i;
+        json_t *s;
+        json_array_foreach(json_object_get(reply, "sessions"), i, s)
+        {
+            time_t t = (time_t)json_number_value(json_object_get(s, "created_at"));
+            char when[32];
+            strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+            printf("%-16s  %-20.20s  %-9s  %-24.24s  %7lld  %s\n",
+                   json_string_value(json_object_get(s, "id")),
+                   json_string_value(json_object_get(s, "name")),
+                   json_string_value(json_object_get(s, "state")),
+                   json_string_value(json_object_get(s, "image")),
+                   (long long)json_integer_value(json_object_get(s, "action_count")), when);
+        }
+    }
+    json_decref(reply);
+    free(err);
+    client_free(cl);
+    return rc;
+}

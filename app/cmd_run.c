@@ -1,0 +1,179 @@
+/* paddock run: one command in a sandbox, like `docker run --rm`, but through the engine. */
+#include "app/app.h"
+#include "app/client.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* argv → one shell command line; a single argument is taken as a command line already. */
+static char *run_join_argv(int argc, char **argv)
+{
+    if (argc == 1)
+        return strdup(argv[0]);
+    size_t cap = 1;
+    for (int i = 0; i < argc; i++)
+        cap += strlen(argv[i]) * 4 + 3;
+    char *out = malloc(cap), *o = out;
+    if (!out)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool plain = *a != '\0';
+        for (const char *p = a; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%",
+                        *p))
+                plain = false;
+        if (i)
+            *o++ = ' ';
+        if (plain) {
+            o = stpcpy(o, a);
+            continue;
+        }
+        *o++ = '\'';
+        for (const char *p = a; *p; p++) {
+            if (*p == '\'')
+                o = stpcpy(o, "'\\''");
+            else
+                *o++ = *p;
+        }
+        *o++ = '\'';
+    }
+    *o = '\0';
+    return out;
+}
+
+static int run_delete(struct client *c, const char *id)
+{
+    char path[128];
+    json_t *reply = NULL;
+    char *err = NULL;
+    snprintf(path, sizeof(path), "/v1/sessions/%s", id);
+    int st = client_request(c, "DELETE", path, NULL, 120000, &reply, &err);
+    if (st != 200)
+        fprintf(stderr, "paddock run: could not delete session %s: %s\n", id,
+                err ? err : client_error_message(reply, "unknown error"));
+    json_decref(reply);
+    free(err);
+    return st == 200 ? 0 : -1;
+}
+
+int cmd_run(struct app *app, int argc, char **argv)
+{
+    static const struct option opts[] = {{"image", required_argument, NULL, 'i'},
+                                         {"session", required_argument, NULL, 's'},
+                                         {"timeout", required_argument, NULL, 't'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *image = NULL, *session = NULL;
+    double timeout = 600;
+    bool as_json = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "+i:s:t:jh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            image = optarg;
+            break;
+        case 's':
+            session = optarg;
+            break;
+        case 't':
+            timeout = strtod(optarg, NULL);
+            if (timeout <= 0) {
+                fprintf(stderr, "paddock run: --timeout takes seconds > 0\n");
+                return 2;
+            }
+            break;
+        case 'j':
+            as_json = true;
+            break;
+        case 'h':
+            printf("usage: paddock run [--image IMG] [--session ID] [--timeout SECS] [--json] "
+                   "-- CMD...\n");
+            return 0;
+        default:
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "paddock run: no command given (paddock run -- CMD...)\n");
+        return 2;
+    }
+    char *command = run_join_argv(argc - optind, argv + optind);
+    struct client *cl = client_new(app->socket);
+    char *err = NULL;
+    json_t *reply = NULL;
+    int rc = 125; /* like docker run: 125 = paddock itself failed */
+    char *created = NULL;
+    if (!command || !cl) {
+        fprintf(stderr, "paddock run: out of memory\n");
+        goto out;
+    }
+    if (client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
+        fprintf(stderr, "paddock run: %s\n", err);
+        goto out;
+    }
+    if (!session) {
+        json_t *body = json_object();
+        if (image)
+            json_object_set_new(body, "image", json_string(image));
+        int st = client_request(cl, "POST", "/v1/sessions", body, 180000, &reply, &err);
+        json_decref(body);
+        const char *id = json_string_value(json_object_get(reply, "id"));
+        if (st != 201 || !id) {
+            fprintf(stderr, "paddock run: cannot create a session: %s\n",
+                    err ? err : client_error_message(reply, "unknown error"));
+            goto out;
+        }
+        created = strdup(id);
+        session = created;
+        json_decref(reply);
+        reply = NULL;
+    }
+    json_t *action = json_pack("{s:{s:s,s:{s:s,s:b},s:f}}", "action", "action", "run", "args",
+                               "command", command, "blocking", 1, "timeout", timeout);
+    char path[128];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", session);
+    int st = client_request(cl, "POST", path, action, (long)(timeout * 1000) + 120000, &reply,
+                            &err);
+    json_decref(action);
+    if (st != 200 || !json_is_object(reply)) {
+        fprintf(stderr, "paddock run: %s\n",
+                err ? err : client_error_message(reply, "the action failed"));
+        goto out;
+    }
+    if (as_json) {
+        json_dumpf(reply, stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else {
+        const char *content = json_string_value(json_object_get(reply, "content"));
+        if (content && *content) {
+            fputs(content, stdout);
+            if (content[strlen(content) - 1] != '\n')
+                putchar('\n');
+        }
+    }
+    json_t *meta = json_object_get(json_object_get(reply, "extras"), "metadata");
+    json_int_t ec = json_integer_value(json_object_get(meta, "exit_code"));
+    if (!json_is_integer(json_object_get(meta, "exit_code")) || ec < 0) {
+        const char *suffix = json_string_value(json_object_get(meta, "suffix"));
+        fprintf(stderr, "paddock run: %s\n", suffix && *suffix ? suffix + (*suffix == '\n')
+                                                                 : "no exit code");
+        rc = 124;
+    } else {
+        rc = (int)(ec & 0xff);
+    }
+    fflush(stdout);
+out:
+    if (created && run_delete(cl, created) < 0 && rc == 0)
+        rc = 125;
+    json_decref(reply);
+    free(err);
+    free(created);
+    free(command);
+    client_free(cl);
+    return rc;
+}

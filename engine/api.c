@@ -1,0 +1,483 @@
+/* HTTP plumbing for the engine API. libmicrohttpd runs in external-epoll mode: its epoll fd
+ * sits in the engine loop, and slow work (Docker, executors) suspends the connection until the
+ * reply is ready, so nothing blocks and nothing polls. */
+#include "engine/api.h"
+
+#include "engine/engine_internal.h"
+#include "engine/loop.h"
+#include "engine/util.h"
+
+#include <microhttpd.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#define API_MAX_BODY (64u * 1024 * 1024)
+#define API_MAX_PARAMS 4
+#define API_SUB_MAX_BUFFER (4u * 1024 * 1024)
+
+struct api_sub {
+    struct api *api;
+    struct MHD_Connection *conn;
+    char *buf;
+    size_t len, cap;
+    bool suspended;
+    bool closing;
+    struct api_sub *next;
+};
+
+struct api {
+    struct engine *eng;
+    struct MHD_Daemon *mhd;
+    int epfd;
+    struct api_sub *subs;
+    struct loop_timer *ping_timer;
+    /* A connection was resumed outside MHD_run: in external-epoll mode nothing wakes MHD,
+     * so the loop's prepare hook runs it once before sleeping. */
+    bool run_pending;
+};
+
+struct api_req {
+    struct api *api;
+    struct MHD_Connection *conn;
+    char *method;
+    char *url;
+    char *params[API_MAX_PARAMS];
+    char *body;
+    size_t len, cap;
+    bool too_large;
+    bool dispatched;
+    bool suspended;
+    struct MHD_Response *resp;
+    unsigned status;
+};
+
+struct engine *api_req_engine(struct api_req *r)
+{
+    return r->api->eng;
+}
+
+const char *api_req_param(struct api_req *r, int i)
+{
+    return i >= 0 && i < API_MAX_PARAMS ? r->params[i] : NULL;
+}
+
+const char *api_req_query(struct api_req *r, const char *key)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *api_req_body(struct api_req *r, size_t *len)
+{
+    *len = r->len;
+    return r->body ? r->body : "";
+}
+
+json_t *api_req_json(struct api_req *r, int allow_empty)
+{
+    size_t i = 0;
+    while (i < r->len && (r->body[i] == ' ' || r->body[i] == '\n' || r->body[i] == '\r' ||
+                          r->body[i] == '\t'))
+        i++;
+    if (i == r->len) {
+        if (allow_empty)
+            return json_object();
+        api_reply_error(r, 400, "invalid_json", "request body is empty; expected a JSON object");
+        return NULL;
+    }
+    json_error_t e;
+    json_t *j = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &e);
+    if (!j) {
+        api_reply_error(r, 400, "invalid_json", "malformed JSON at line %d column %d: %s",
+                        e.line, e.column, e.text);
+        return NULL;
+    }
+    if (!json_is_object(j)) {
+        json_decref(j);
+        api_reply_error(r, 400, "invalid_json", "request body must be a JSON object");
+        return NULL;
+    }
+    return j;
+}
+
+static void api_set_response(struct api_req *r, unsigned status, struct MHD_Response *resp)
+{
+    if (r->resp || !resp) { /* a second reply is a bug in a handler; keep the first */
+        if (resp)
+            MHD_destroy_response(resp);
+        return;
+    }
+    r->resp = resp;
+    r->status = status;
+    if (r->suspended) {
+        r->suspended = false;
+        MHD_resume_connection(r->conn);
+        r->api->run_pending = true;
+    }
+}
+
+void api_reply_raw(struct api_req *r, unsigned status, const char *body, size_t len,
+                   const char *content_type)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (resp)
+        MHD_add_response_header(resp, "Content-Type", content_type);
+    api_set_response(r, status, resp);
+}
+
+void api_reply_json(struct api_req *r, unsigned status, json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (!s) {
+        static const char oom[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+        api_reply_raw(r, 500, oom, sizeof(oom) - 1, "application/json");
+        return;
+    }
+    size_t n = strlen(s);
+    struct MHD_Response *resp = MHD_create_response_from_buffer(n, s, MHD_RESPMEM_MUST_FREE);
+    if (resp)
+        MHD_add_response_header(resp, "Content-Type", "application/json");
+    else
+        free(s);
+    api_set_response(r, status, resp);
+}
+
+void api_reply_error(struct api_req *r, unsigned status, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    char *msg = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    api_reply_json(r, status,
+                   json_pack("{s:{s:s,s:s}}", "error", "code", code, "message",
+                             msg ? msg : "error"));
+    free(msg);
+}
+
+/* Match "/v1/sessions/abc/actions" against "/v1/sessions/ * /actions" (without spaces). */
+static int api_match(const char *pattern, const char *path, char **params)
+{
+    int np = 0;
+    const char *p = pattern, *u = path;
+    while (*p && *u) {
+        if (*p == '*') {
+            const char *end = strchr(u, '/');
+            size_t n = end ? (size_t)(end - u) : strlen(u);
+            if (n == 0 || np >= API_MAX_PARAMS)
+                return -1;
+            params[np++] = strndup(u, n);
+            u += n;
+            p++;
+            continue;
+        }
+        if (*p != *u)
+            return -1;
+        p++;
+        u++;
+    }
+    return (*p == '\0' && *u == '\0') ? np : -1;
+}
+
+static void api_free_params(struct api_req *r)
+{
+    for (int i = 0; i < API_MAX_PARAMS; i++) {
+        free(r->params[i]);
+        r->params[i] = NULL;
+    }
+}
+
+static void api_dispatch(struct api_req *r)
+{
+    bool path_known = false;
+    for (size_t i = 0; i < api_routes_count; i++) {
+        const struct api_route *rt = &api_routes[i];
+        api_free_params(r);
+        if (api_match(rt->pattern, r->url, r->params) < 0)
+            continue;
+        path_known = true;
+        if (strcmp(rt->method, r->method) == 0) {
+            rt->fn(r);
+            return;
+        }
+    }
+    api_free_params(r);
+    if (path_known)
+        api_reply_error(r, 405, "method_not_allowed", "%s is not allowed on %s", r->method,
+                        r->url);
+    else
+        api_reply_error(r, 404, "not_found", "no such endpoint: %s", r->url);
+}
+
+static enum MHD_Result api_queue(struct api_req *r)
+{
+    enum MHD_Result ret = MHD_queue_response(r->conn, r->status, r->resp);
+    MHD_destroy_response(r->resp);
+    r->resp = NULL;
+    return ret;
+}
+
+static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, const char *url,
+                                     const char *method, const char *version,
+                                     const char *upload_data, size_t *upload_data_size,
+                                     void **con_cls)
+{
+    struct api *a = cls;
+    struct api_req *r = *con_cls;
+    if (!r) {
+        r = calloc(1, sizeof(*r));
+        if (!r)
+            return MHD_NO;
+        r->api = a;
+        r->conn = conn;
+        r->method = strdup(method);
+        r->url = strdup(url);
+        *con_cls = r;
+        /* Refuse an oversized body from its Content-Length before reading any of it. */
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        if (cl && strtoull(cl, NULL, 10) > API_MAX_BODY)
+            r->too_large = true;
+        return MHD_YES;
+    }
+    if (*upload_data_size) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (r->too_large || r->len + n > API_MAX_BODY) {
+            r->too_large = true;
+            free(r->body);
+            r->body = NULL;
+            r->len = r->cap = 0;
+            return MHD_YES;
+        }
+        if (r->len + n + 1 > r->cap) {
+            size_t cap = r->cap ? r->cap * 2 : 4096;
+            while (cap < r->len + n + 1)
+                cap *= 2;
+            char *b = realloc(r->body, cap);
+            if (!b)
+                return MHD_NO;
+            r->body = b;
+            r->cap = cap;
+        }
+        memcpy(r->body + r->len, upload_data, n);
+        r->len += n;
+        r->body[r->len] = '\0';
+        return MHD_YES;
+    }
+    if (r->resp)
+        return api_queue(r);
+    if (r->dispatched) /* resumed without a reply: cannot happen, but never hang */
+        return MHD_NO;
+    r->dispatched = true;
+    if (r->too_large)
+        api_reply_error(r, 413, "too_large", "request body exceeds %u bytes", API_MAX_BODY);
+    else
+        api_dispatch(r);
+    if (r->resp)
+        return api_queue(r);
+    r->suspended = true;
+    MHD_suspend_connection(conn);
+    return MHD_YES;
+}
+
+static void api_on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                             enum MHD_RequestTerminationCode toe)
+{
+    struct api_req *r = *con_cls;
+    if (!r)
+        return;
+    if (r->resp)
+        MHD_destroy_response(r->resp);
+    api_free_params(r);
+    free(r->method);
+    free(r->url);
+    free(r->body);
+    free(r);
+    *con_cls = NULL;
+}
+
+static void api_on_ready(int fd, uint32_t events, void *ud)
+{
+    struct api *a = ud;
+    MHD_run(a->mhd);
+}
+
+static long api_prepare(void *ud)
+{
+    struct api *a = ud;
+    MHD_UNSIGNED_LONG_LONG to;
+    while (a->run_pending) {
+        a->run_pending = false;
+        MHD_run(a->mhd);
+    }
+    if (MHD_get_timeout(a->mhd, &to) == MHD_YES)
+        return (long)(to > 60000 ? 60000 : to);
+    return -1;
+}
+
+/* ---- server-sent events ---- */
+
+static void api_sub_append(struct api_sub *s, const char *p, size_t n)
+{
+    if (s->closing)
+        return;
+    if (s->len + n > API_SUB_MAX_BUFFER) { /* a reader that never reads is dropped */
+        s->closing = true;
+    } else {
+        if (s->len + n > s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 8192;
+            while (cap < s->len + n)
+                cap *= 2;
+            char *b = realloc(s->buf, cap);
+            if (!b) {
+                s->closing = true;
+                goto wake;
+            }
+            s->buf = b;
+            s->cap = cap;
+        }
+        memcpy(s->buf + s->len, p, n);
+        s->len += n;
+    }
+wake:
+    if (s->suspended) {
+        s->suspended = false;
+        MHD_resume_connection(s->conn);
+        s->api->run_pending = true;
+    }
+}
+
+void api_events_publish(struct api *a, const char *type, json_t *data)
+{
+    if (!a || !a->subs)
+        return;
+    char *d = json_dumps(data, JSON_COMPACT);
+    char *msg = d ? util_strdupf("event: %s\ndata: %s\n\n", type, d) : NULL;
+    free(d);
+    if (!msg)
+        return;
+    size_t n = strlen(msg);
+    for (struct api_sub *s = a->subs; s; s = s->next)
+        api_sub_append(s, msg, n);
+    free(msg);
+}
+
+static ssize_t api_sub_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct api_sub *s = cls;
+    if (s->len == 0) {
+        if (s->closing)
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        /* Nothing to send: park the connection until the next event resumes it. */
+        s->suspended = true;
+        MHD_suspend_connection(s->conn);
+        return 0;
+    }
+    size_t n = s->len < max ? s->len : max;
+    memcpy(buf, s->buf, n);
+    memmove(s->buf, s->buf + n, s->len - n);
+    s->len -= n;
+    return (ssize_t)n;
+}
+
+static void api_sub_free(void *cls)
+{
+    struct api_sub *s = cls;
+    for (struct api_sub **pp = &s->api->subs; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    free(s->buf);
+    free(s);
+}
+
+void api_events_open(struct api_req *r)
+{
+    struct api_sub *s = calloc(1, sizeof(*s));
+    if (!s) {
+        api_reply_error(r, 500, "internal", "out of memory");
+        return;
+    }
+    s->api = r->api;
+    s->conn = r->conn;
+    struct MHD_Response *resp =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 8192, api_sub_read, s, api_sub_free);
+    if (!resp) {
+        free(s);
+        api_reply_error(r, 500, "internal", "out of memory");
+        return;
+    }
+    MHD_add_response_header(resp, "Content-Type", "text/event-stream");
+    MHD_add_response_header(resp, "Cache-Control", "no-cache");
+    s->next = r->api->subs;
+    r->api->subs = s;
+    static const char hello[] = ": paddock events\n\n";
+    api_sub_append(s, hello, sizeof(hello) - 1);
+    api_set_response(r, 200, resp);
+}
+
+static void api_on_ping(void *ud)
+{
+    struct api *a = ud;
+    static const char ping[] = ": ping\n\n";
+    for (struct api_sub *s = a->subs; s; s = s->next)
+        api_sub_append(s, ping, sizeof(ping) - 1);
+    a->ping_timer = loop_timer_add(a->eng->loop, 15000, api_on_ping, a);
+}
+
+struct api *api_new(struct engine *eng, int listen_fd, char **err)
+{
+    struct api *a = calloc(1, sizeof(*a));
+    if (!a) {
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    a->eng = eng;
+    a->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
+                              api_on_access, a, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                              MHD_OPTION_NOTIFY_COMPLETED, api_on_completed, a,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
+    if (!a->mhd) {
+        *err = strdup("cannot start the HTTP server (libmicrohttpd)");
+        free(a);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+    a->epfd = info ? info->epoll_fd : -1;
+    if (a->epfd < 0 || loop_add_fd(eng->loop, a->epfd, EPOLLIN, api_on_ready, a) < 0) {
+        *err = strdup("cannot watch the HTTP server's epoll descriptor");
+        MHD_stop_daemon(a->mhd);
+        free(a);
+        return NULL;
+    }
+    loop_add_prepare(eng->loop, api_prepare, a);
+    a->ping_timer = loop_timer_add(eng->loop, 15000, api_on_ping, a);
+    return a;
+}
+
+void api_free(struct api *a)
+{
+    if (!a)
+        return;
+    if (a->ping_timer)
+        loop_timer_cancel(a->eng->loop, a->ping_timer);
+    for (struct api_sub *s = a->subs; s; s = s->next) {
+        s->closing = true;
+        if (s->suspended) {
+            s->suspended = false;
+            MHD_resume_connection(s->conn);
+        }
+    }
+    MHD_run(a->mhd);
+    loop_del_fd(a->eng->loop, a->epfd);
+    MHD_stop_daemon(a->mhd);
+    free(a);
+}

@@ -1,0 +1,50 @@
+/* The engine's HTTP API server: libmicrohttpd in external-epoll mode on the engine loop. */
+#ifndef PADDOCK_API_H
+#define PADDOCK_API_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct engine;
+struct api;
+struct api_req;
+
+typedef void (*api_handler_fn)(struct api_req *req);
+
+struct api_route {
+    const char *method;
+    const char *pattern; /* "/v1/sessions/ * /actions": "*" matches one path segment */
+    api_handler_fn fn;
+};
+
+/* Routes live in api_routes.c: adding an endpoint is one handler and one table line. */
+extern const struct api_route api_routes[];
+extern const size_t api_routes_count;
+
+struct api *api_new(struct engine *eng, int listen_fd, char **err);
+/* Resume what waits, end event streams, stop the daemon. */
+void api_free(struct api *a);
+
+struct engine *api_req_engine(struct api_req *r);
+/* The i-th "*" segment of the matched pattern. */
+const char *api_req_param(struct api_req *r, int i);
+const char *api_req_query(struct api_req *r, const char *key);
+const char *api_req_body(struct api_req *r, size_t *len);
+/* Parse the body as a JSON object; on failure replies 400 and returns NULL. An empty body
+ * gives an empty object when allow_empty. */
+json_t *api_req_json(struct api_req *r, int allow_empty);
+
+/* Replies; each request gets exactly one. They may come later than the handler (async): a
+ * handler that returns without replying keeps the connection suspended until it does. */
+void api_reply_json(struct api_req *r, unsigned status, json_t *j); /* steals j */
+void api_reply_raw(struct api_req *r, unsigned status, const char *body, size_t len,
+                   const char *content_type);
+void api_reply_error(struct api_req *r, unsigned status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Server-sent events to every GET /v1/events subscriber. */
+void api_events_publish(struct api *a, const char *type, json_t *data);
+/* Handler for GET /v1/events (api_events.c). */
+void api_events_open(struct api_req *r);
+
+#endif

@@ -1,0 +1,160 @@
+/* Engine API endpoints: one handler each, one line each in the table at the bottom. */
+#include "engine/api.h"
+
+#include "engine/docker.h"
+#include "engine/engine_internal.h"
+#include "engine/session.h"
+#include "engine/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void route_info(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    api_reply_json(r, 200,
+                   json_pack("{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:b,s:s?}}", "version",
+                             PADDOCK_VERSION, "api", "v1", "state_dir", eng->state_dir,
+                             "default_image", eng->default_image, "executor",
+                             eng->executor_path, "docker", "socket",
+                             docker_socket(eng->docker), "reachable", eng->docker_ok,
+                             "api_version", eng->docker_api_version));
+}
+
+static void route_sessions_list(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    const char *all = api_req_query(r, "all");
+    json_t *list = store_sessions_list(eng->store, all && strcmp(all, "0") != 0);
+    api_reply_json(r, 200, json_pack("{s:o}", "sessions", list));
+}
+
+static void route_reply_result(const struct session_result *res, void *ud)
+{
+    struct api_req *r = ud;
+    if (res->code)
+        api_reply_error(r, res->status, res->code, "%s", res->message);
+    else
+        api_reply_json(r, res->status, json_incref(res->body));
+}
+
+static void route_sessions_create(struct api_req *r)
+{
+    json_t *opts = api_req_json(r, 1);
+    if (!opts)
+        return;
+    struct session_result bad = {0};
+    if (session_create(api_req_engine(r), opts, route_reply_result, r, &bad) < 0)
+        api_reply_error(r, bad.status, bad.code, "%s", bad.message);
+    json_decref(opts);
+}
+
+static void route_session_get(struct api_req *r)
+{
+    json_t *s = store_session_get(api_req_engine(r)->store, api_req_param(r, 0));
+    if (!s)
+        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+    else
+        api_reply_json(r, 200, s);
+}
+
+/* A live session, or a 404/409 reply and NULL. */
+static struct session *route_live_session(struct api_req *r)
+{
+    const char *id = api_req_param(r, 0);
+    struct session *s = session_find(api_req_engine(r), id);
+    if (s)
+        return s;
+    json_t *stored = store_session_get(api_req_engine(r)->store, id);
+    if (stored)
+        api_reply_error(r, 409, "conflict", "session %s is %s", id,
+                        json_string_value(json_object_get(stored, "state")));
+    else
+        api_reply_error(r, 404, "not_found", "no session %s", id);
+    json_decref(stored);
+    return NULL;
+}
+
+static void route_session_delete(struct api_req *r)
+{
+    struct session *s = route_live_session(r);
+    if (!s)
+        return;
+    if (strcmp(session_state(s), "ready") != 0 && strcmp(session_state(s), "error") != 0) {
+        api_reply_error(r, 409, "conflict", "session %s is %s", session_id(s), session_state(s));
+        return;
+    }
+    session_delete(s, route_reply_result, r);
+}
+
+static void route_action_reply(const struct session_action_result *res, void *ud)
+{
+    api_reply_raw(ud, res->status, res->body, res->len, "application/json");
+}
+
+static void route_session_execute(struct api_req *r)
+{
+    struct session *s = route_live_session(r);
+    if (!s)
+        return;
+    json_t *body = api_req_json(r, 0);
+    if (!body)
+        return;
+    json_t *action = json_object_get(body, "action");
+    if (!json_is_object(action)) {
+        api_reply_error(r, 400, "bad_request", "\"action\" must be an object (an OpenHands "
+                                               "action such as {\"action\":\"run\",\"args\":"
+                                               "{\"command\":\"ls\"}})");
+    } else if (!json_is_string(json_object_get(action, "action"))) {
+        api_reply_error(r, 400, "bad_request", "\"action.action\" must be a string");
+    } else if (json_object_get(action, "args") &&
+               !json_is_object(json_object_get(action, "args"))) {
+        api_reply_error(r, 400, "bad_request", "\"action.args\" must be an object");
+    } else {
+        size_t len;
+        const char *raw = api_req_body(r, &len);
+        session_execute(s, action, raw, len, route_action_reply, r);
+    }
+    json_decref(body);
+}
+
+static void route_session_actions(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    const char *id = api_req_param(r, 0);
+    json_t *stored = store_session_get(eng->store, id);
+    if (!stored) {
+        api_reply_error(r, 404, "not_found", "no session %s", id);
+        return;
+    }
+    json_decref(stored);
+    const char *ls = api_req_query(r, "limit"), *bs = api_req_query(r, "before");
+    char *end = NULL;
+    long limit = ls ? strtol(ls, &end, 10) : 100;
+    if (ls && (*end || limit < 1 || limit > 1000)) {
+        api_reply_error(r, 400, "bad_request", "\"limit\" must be an integer from 1 to 1000");
+        return;
+    }
+    long long before = bs ? strtoll(bs, &end, 10) : 0;
+    if (bs && (*end || before < 0)) {
+        api_reply_error(r, 400, "bad_request", "\"before\" must be a non-negative action id");
+        return;
+    }
+    json_t *list = store_actions_list(eng->store, id, (int)limit, before);
+    size_t n = json_array_size(list);
+    json_t *next = n == (size_t)limit ? json_object_get(json_array_get(list, n - 1), "id") : NULL;
+    api_reply_json(r, 200, json_pack("{s:o,s:O}", "actions", list, "next_before",
+                                     next ? next : json_null()));
+}
+
+const struct api_route api_routes[] = {
+    {"GET", "/v1/info", route_info},
+    {"GET", "/v1/sessions", route_sessions_list},
+    {"POST", "/v1/sessions", route_sessions_create},
+    {"GET", "/v1/sessions/*", route_session_get},
+    {"DELETE", "/v1/sessions/*", route_session_delete},
+    {"POST", "/v1/sessions/*/execute_action", route_session_execute},
+    {"GET", "/v1/sessions/*/actions", route_session_actions},
+    {"GET", "/v1/events", api_events_open},
+};
+const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

@@ -1,0 +1,214 @@
+/* `paddock serve`: lock the state dir, open the store, listen, run the loop, stop cleanly. */
+#include "engine/engine.h"
+
+#include "engine/api.h"
+#include "engine/docker.h"
+#include "engine/engine_internal.h"
+#include "engine/http.h"
+#include "engine/loop.h"
+#include "engine/session.h"
+#include "engine/store.h"
+#include "engine/util.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* One engine per state dir: an flock on engine.lock, released by the kernel if we die. */
+static int engine_lock(const char *state_dir, char **err)
+{
+    char *path = util_strdupf("%s/engine.lock", state_dir);
+    int fd = path ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1;
+    if (fd < 0) {
+        *err = util_strdupf("cannot open %s: %s", path ? path : "lock", strerror(errno));
+        free(path);
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        char pid[32] = "";
+        ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+        pid[n > 0 ? n : 0] = '\0';
+        pid[strcspn(pid, "\n")] = '\0';
+        *err = util_strdupf("state dir %s is locked by another engine (pid %s)", state_dir,
+                            pid[0] ? pid : "?");
+        close(fd);
+        free(path);
+        return -1;
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) < 0) {
+        /* the pid is informational only */
+    }
+    free(path);
+    return fd;
+}
+
+static char *engine_read_id(const char *state_dir, char **err)
+{
+    char *path = util_strdupf("%s/engine.id", state_dir);
+    char id[64] = "";
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (f) {
+        if (!fgets(id, sizeof(id), f))
+            id[0] = '\0';
+        fclose(f);
+        id[strcspn(id, "\n")] = '\0';
+    }
+    if (!util_is_hex_id(id, 16, 32)) {
+        if (util_random_hex(id, 8) < 0 || !(f = fopen(path, "w"))) {
+            *err = util_strdupf("cannot write %s: %s", path, strerror(errno));
+            free(path);
+            return NULL;
+        }
+        fprintf(f, "%s\n", id);
+        fclose(f);
+    }
+    free(path);
+    return strdup(id);
+}
+
+static int engine_listen(const char *path, char **err)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        *err = util_strdupf("socket path too long (max %zu bytes): %s", sizeof(sa.sun_path) - 1,
+                            path);
+        return -1;
+    }
+    strcpy(sa.sun_path, path);
+    struct stat st;
+    /* We hold the state-dir lock, so a socket left here is a dead engine's. */
+    if (lstat(path, &st) == 0) {
+        if (!S_ISSOCK(st.st_mode)) {
+            *err = util_strdupf("%s exists and is not a socket", path);
+            return -1;
+        }
+        unlink(path);
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    mode_t old = umask(0177);
+    int rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+    umask(old);
+    if (rc < 0 || listen(fd, 128) < 0) {
+        *err = util_strdupf("cannot listen on %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void engine_on_signal(int fd, uint32_t events, void *ud)
+{
+    struct engine *eng = ud;
+    struct signalfd_siginfo si;
+    while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+        if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
+            loop_stop(eng->loop);
+}
+
+static void engine_on_version(const struct docker_reply *r, void *ud)
+{
+    struct engine *eng = ud;
+    eng->docker_ok = r->status == 200;
+    const char *v = json_string_value(json_object_get(r->json, "ApiVersion"));
+    free(eng->docker_api_version);
+    eng->docker_api_version = v ? strdup(v) : NULL;
+}
+
+int engine_serve(const struct engine_options *opt, char **err)
+{
+    struct engine eng = {0};
+    int lockfd = -1, listenfd = -1, sigfd = -1, rc = -1;
+    sigset_t mask;
+
+    if (util_mkdir_p(opt->state_dir, 0700) < 0) {
+        *err = util_strdupf("cannot create state dir %s: %s", opt->state_dir, strerror(errno));
+        return -1;
+    }
+    if ((lockfd = engine_lock(opt->state_dir, err)) < 0)
+        return -1;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    eng.state_dir = strdup(opt->state_dir);
+    eng.socket_path = strdup(opt->socket_path);
+    eng.executor_path = opt->executor ? strdup(opt->executor) : NULL;
+    eng.default_image = strdup(opt->image ? opt->image : "paddock/base:local");
+    if (!(eng.engine_id = engine_read_id(opt->state_dir, err)))
+        goto out;
+    char *dbpath = util_strdupf("%s/paddock.db", opt->state_dir);
+    eng.store = dbpath ? store_open(dbpath, err) : NULL;
+    free(dbpath);
+    if (!eng.store)
+        goto out;
+    store_actions_interrupt_inflight(eng.store, util_now());
+
+    eng.loop = loop_new();
+    eng.http = eng.loop ? http_new(eng.loop) : NULL;
+    eng.docker = eng.http ? docker_new(eng.http, opt->docker_host) : NULL;
+    if (!eng.docker) {
+        *err = strdup("out of memory");
+        goto out;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sigfd < 0 || loop_add_fd(eng.loop, sigfd, EPOLLIN, engine_on_signal, &eng) < 0) {
+        *err = util_strdupf("signalfd: %s", strerror(errno));
+        goto out;
+    }
+    if ((listenfd = engine_listen(opt->socket_path, err)) < 0)
+        goto out;
+    if (!(eng.api = api_new(&eng, listenfd, err)))
+        goto out;
+    listenfd = -2; /* libmicrohttpd owns (and closes) the listening socket now */
+    session_load_all(&eng);
+    docker_version(eng.docker, engine_on_version, &eng);
+    if (opt->on_ready)
+        opt->on_ready(opt->socket_path, opt->ud);
+    if (loop_run(eng.loop) < 0) {
+        *err = util_strdupf("event loop: %s", strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    /* Finish what is in flight (requests get a "cancelled" reply), then stop serving. */
+    if (eng.http)
+        http_cancel_all(eng.http);
+    api_free(eng.api);
+    if (listenfd >= 0)
+        close(listenfd);
+    if (listenfd != -1)
+        unlink(opt->socket_path);
+    session_free_all(&eng);
+    docker_free(eng.docker);
+    http_free(eng.http);
+    store_close(eng.store);
+    if (sigfd >= 0)
+        close(sigfd);
+    loop_free(eng.loop);
+    free(eng.state_dir);
+    free(eng.socket_path);
+    free(eng.executor_path);
+    free(eng.default_image);
+    free(eng.engine_id);
+    free(eng.docker_api_version);
+    curl_global_cleanup();
+    if (lockfd >= 0)
+        close(lockfd);
+    return rc;
+}

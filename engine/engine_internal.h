@@ -1,0 +1,30 @@
+/* What the engine modules share. Not for app/ or ui/. */
+#ifndef PADDOCK_ENGINE_INTERNAL_H
+#define PADDOCK_ENGINE_INTERNAL_H
+
+#include <stdbool.h>
+
+struct loop;
+struct http;
+struct docker;
+struct store;
+struct api;
+struct session;
+
+struct engine {
+    struct loop *loop;
+    struct http *http;
+    struct docker *docker;
+    struct store *store;
+    struct api *api;
+    char *state_dir;
+    char *socket_path;
+    char *engine_id;
+    char *executor_path;
+    char *default_image;
+    struct session *sessions; /* live (not deleted) sessions, in memory */
+    bool docker_ok;           /* last known daemon reachability */
+    char *docker_api_version;
+};
+
+#endif

@@ -1,0 +1,402 @@
+/* SQLite store. Durable by default: WAL + synchronous=FULL, so an acknowledged action is on
+ * disk before the agent hears about it; intent rows are committed before side effects. */
+#include "engine/store.h"
+
+#include "engine/util.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Observation text kept inline in the actions row, bytes; the full size is recorded. */
+#define STORE_OBSERVATION_CAP (1024 * 1024)
+
+struct store {
+    sqlite3 *db;
+};
+
+/* Migrations: entry i moves the schema from version i to i+1. Never edit a shipped entry. */
+static const char *const store_migrations[] = {
+    "CREATE TABLE sessions ("
+    "  id TEXT PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  image TEXT NOT NULL,"
+    "  container_id TEXT,"
+    "  state TEXT NOT NULL,"
+    "  error TEXT,"
+    "  config TEXT NOT NULL DEFAULT '{}',"
+    "  created_at REAL NOT NULL,"
+    "  updated_at REAL NOT NULL);"
+    "CREATE TABLE actions ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  session_id TEXT NOT NULL REFERENCES sessions(id),"
+    "  kind TEXT NOT NULL,"
+    "  summary TEXT NOT NULL,"
+    "  args TEXT NOT NULL,"
+    "  state TEXT NOT NULL,"
+    "  exit_code INTEGER,"
+    "  created_at REAL NOT NULL,"
+    "  started_at REAL,"
+    "  finished_at REAL,"
+    "  observation TEXT,"
+    "  observation_size INTEGER,"
+    "  error TEXT);"
+    "CREATE INDEX actions_by_session ON actions(session_id, id);"
+    "CREATE TABLE events ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  session_id TEXT,"
+    "  kind TEXT NOT NULL,"
+    "  detail TEXT,"
+    "  at REAL NOT NULL);",
+};
+
+static char *store_errf(struct store *s, const char *what)
+{
+    return util_strdupf("store: %s: %s", what, sqlite3_errmsg(s->db));
+}
+
+static int store_exec(struct store *s, const char *sql, char **err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        if (err)
+            *err = util_strdupf("store: %s", msg ? msg : "error");
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+int store_schema_version(struct store *s)
+{
+    sqlite3_stmt *st;
+    int v = -1;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            v = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    return v;
+}
+
+static int store_migrate(struct store *s, char **err)
+{
+    int n = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+    int v = store_schema_version(s);
+    if (v < 0) {
+        *err = store_errf(s, "reading user_version");
+        return -1;
+    }
+    if (v > n) {
+        *err = util_strdupf("store: schema version %d is newer than this paddock (%d)", v, n);
+        return -1;
+    }
+    for (; v < n; v++) {
+        char pragma[64];
+        snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d;", v + 1);
+        if (store_exec(s, "BEGIN IMMEDIATE;", err) < 0)
+            return -1;
+        if (store_exec(s, store_migrations[v], err) < 0 || store_exec(s, pragma, err) < 0) {
+            store_exec(s, "ROLLBACK;", NULL);
+            return -1;
+        }
+        if (store_exec(s, "COMMIT;", err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+struct store *store_open(const char *path, char **err)
+{
+    struct store *s = calloc(1, sizeof(*s));
+    if (!s) {
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        *err = util_strdupf("store: cannot open %s: %s", path,
+                            s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        store_close(s);
+        return NULL;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    if (store_exec(s,
+                   "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
+                   "PRAGMA foreign_keys=ON;",
+                   err) < 0 ||
+        store_migrate(s, err) < 0) {
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+void store_close(struct store *s)
+{
+    if (!s)
+        return;
+    if (s->db) {
+        sqlite3_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE);", NULL, NULL, NULL);
+        sqlite3_close_v2(s->db);
+    }
+    free(s);
+}
+
+/* Statements are prepared per call (tens of microseconds); the fsync of each commit dominates. */
+static sqlite3_stmt *store_prepare(struct store *s, const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    return st;
+}
+
+static void store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
+{
+    int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+    if (rc != SQLITE_DONE) {
+        if (err)
+            *err = store_errf(s, what);
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int store_session_insert(struct store *s, const char *id, const char *name, const char *image,
+                         const char *state, json_t *config, double now, char **err)
+{
+    sqlite3_stmt *st = store_prepare(s, "INSERT INTO sessions(id, name, image, state, config, "
+                                        "created_at, updated_at) VALUES (?,?,?,?,?,?,?)");
+    char *cfg = config ? json_dumps(config, JSON_COMPACT) : NULL;
+    if (st) {
+        store_bind_text(st, 1, id);
+        store_bind_text(st, 2, name);
+        store_bind_text(st, 3, image);
+        store_bind_text(st, 4, state);
+        store_bind_text(st, 5, cfg ? cfg : "{}");
+        sqlite3_bind_double(st, 6, now);
+        sqlite3_bind_double(st, 7, now);
+    }
+    free(cfg);
+    return store_step_done(s, st, "inserting session", err);
+}
+
+int store_session_update(struct store *s, const char *id, const char *state,
+                         const char *container_id, const char *error, double now, char **err)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET state = ?, "
+                                        "container_id = COALESCE(?, container_id), error = ?, "
+                                        "updated_at = ? WHERE id = ?");
+    if (st) {
+        store_bind_text(st, 1, state);
+        store_bind_text(st, 2, container_id);
+        store_bind_text(st, 3, error);
+        sqlite3_bind_double(st, 4, now);
+        store_bind_text(st, 5, id);
+    }
+    return store_step_done(s, st, "updating session", err);
+}
+
+static json_t *store_col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? json_string((const char *)t) : json_null();
+}
+
+static json_t *store_col_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
+                                                     : json_real(sqlite3_column_double(st, i));
+}
+
+#define STORE_SESSION_COLS                                                                     \
+    "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "  \
+    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id)"
+
+static json_t *store_session_row(sqlite3_stmt *st)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", store_col_text(st, 0));
+    json_object_set_new(o, "name", store_col_text(st, 1));
+    json_object_set_new(o, "image", store_col_text(st, 2));
+    json_object_set_new(o, "state", store_col_text(st, 3));
+    json_object_set_new(o, "container_id", store_col_text(st, 4));
+    json_object_set_new(o, "created_at", store_col_real(st, 5));
+    json_object_set_new(o, "updated_at", store_col_real(st, 6));
+    json_object_set_new(o, "error", store_col_text(st, 7));
+    json_object_set_new(o, "action_count", json_integer(sqlite3_column_int64(st, 8)));
+    return o;
+}
+
+json_t *store_sessions_list(struct store *s, int include_deleted)
+{
+    sqlite3_stmt *st = store_prepare(
+        s, include_deleted
+               ? "SELECT " STORE_SESSION_COLS " FROM sessions s ORDER BY s.created_at DESC"
+               : "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.state != 'deleted' "
+                 "ORDER BY s.created_at DESC");
+    json_t *arr = json_array();
+    while (st && sqlite3_step(st) == SQLITE_ROW)
+        json_array_append_new(arr, store_session_row(st));
+    sqlite3_finalize(st);
+    return arr;
+}
+
+json_t *store_session_get(struct store *s, const char *id)
+{
+    sqlite3_stmt *st =
+        store_prepare(s, "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.id = ?");
+    json_t *o = NULL;
+    if (st) {
+        store_bind_text(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            o = store_session_row(st);
+    }
+    sqlite3_finalize(st);
+    return o;
+}
+
+int64_t store_action_insert(struct store *s, const char *session_id, const char *kind,
+                            const char *summary, const char *args_json, double now, char **err)
+{
+    sqlite3_stmt *st = store_prepare(s, "INSERT INTO actions(session_id, kind, summary, args, "
+                                        "state, created_at, started_at) "
+                                        "VALUES (?,?,?,?,'received',?,?)");
+    if (st) {
+        store_bind_text(st, 1, session_id);
+        store_bind_text(st, 2, kind);
+        store_bind_text(st, 3, summary);
+        store_bind_text(st, 4, args_json);
+        sqlite3_bind_double(st, 5, now);
+        sqlite3_bind_double(st, 6, now);
+    }
+    if (store_step_done(s, st, "inserting action", err) < 0)
+        return -1;
+    return sqlite3_last_insert_rowid(s->db);
+}
+
+int store_action_finish(struct store *s, int64_t id, const char *state, int exit_code,
+                        const char *observation, size_t observation_len, const char *error,
+                        double now, char **err)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE actions SET state = ?, exit_code = ?, "
+                                        "observation = ?, observation_size = ?, error = ?, "
+                                        "finished_at = ? WHERE id = ?");
+    if (st) {
+        store_bind_text(st, 1, state);
+        if (exit_code == STORE_NO_EXIT_CODE)
+            sqlite3_bind_null(st, 2);
+        else
+            sqlite3_bind_int(st, 2, exit_code);
+        if (observation)
+            sqlite3_bind_text(st, 3, observation,
+                              (int)(observation_len > STORE_OBSERVATION_CAP ? STORE_OBSERVATION_CAP
+                                                                            : observation_len),
+                              SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(st, 3);
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)observation_len);
+        store_bind_text(st, 5, error);
+        sqlite3_bind_double(st, 6, now);
+        sqlite3_bind_int64(st, 7, id);
+    }
+    return store_step_done(s, st, "finishing action", err);
+}
+
+#define STORE_ACTION_COLS                                                                      \
+    "id, session_id, kind, summary, state, exit_code, created_at, started_at, finished_at, "   \
+    "error"
+
+static json_t *store_action_row(sqlite3_stmt *st)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer(sqlite3_column_int64(st, 0)));
+    json_object_set_new(o, "session_id", store_col_text(st, 1));
+    json_object_set_new(o, "kind", store_col_text(st, 2));
+    json_object_set_new(o, "summary", store_col_text(st, 3));
+    json_object_set_new(o, "state", store_col_text(st, 4));
+    json_object_set_new(o, "exit_code", sqlite3_column_type(st, 5) == SQLITE_NULL
+                                            ? json_null()
+                                            : json_integer(sqlite3_column_int(st, 5)));
+    json_object_set_new(o, "created_at", store_col_real(st, 6));
+    json_object_set_new(o, "started_at", store_col_real(st, 7));
+    json_object_set_new(o, "finished_at", store_col_real(st, 8));
+    if (sqlite3_column_type(st, 7) != SQLITE_NULL && sqlite3_column_type(st, 8) != SQLITE_NULL)
+        json_object_set_new(
+            o, "duration_ms",
+            json_real((sqlite3_column_double(st, 8) - sqlite3_column_double(st, 7)) * 1e3));
+    else
+        json_object_set_new(o, "duration_ms", json_null());
+    json_object_set_new(o, "error", store_col_text(st, 9));
+    return o;
+}
+
+json_t *store_action_get(struct store *s, int64_t id)
+{
+    sqlite3_stmt *st = store_prepare(s, "SELECT " STORE_ACTION_COLS " FROM actions WHERE id = ?");
+    json_t *o = NULL;
+    if (st) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            o = store_action_row(st);
+    }
+    sqlite3_finalize(st);
+    return o;
+}
+
+json_t *store_actions_list(struct store *s, const char *session_id, int limit, int64_t before)
+{
+    sqlite3_stmt *st = store_prepare(s, "SELECT " STORE_ACTION_COLS " FROM actions "
+                                        "WHERE session_id = ? AND id < ? "
+                                        "ORDER BY id DESC LIMIT ?");
+    json_t *arr = json_array();
+    if (st) {
+        store_bind_text(st, 1, session_id);
+        sqlite3_bind_int64(st, 2, before > 0 ? before : INT64_MAX);
+        sqlite3_bind_int(st, 3, limit);
+        while (sqlite3_step(st) == SQLITE_ROW)
+            json_array_append_new(arr, store_action_row(st));
+    }
+    sqlite3_finalize(st);
+    return arr;
+}
+
+int store_actions_interrupt_inflight(struct store *s, double now)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE actions SET state = 'interrupted', "
+                                        "finished_at = ?, error = 'engine stopped while the "
+                                        "action was in flight; not re-run' "
+                                        "WHERE state IN ('received', 'running')");
+    if (!st)
+        return -1;
+    sqlite3_bind_double(st, 1, now);
+    if (store_step_done(s, st, "interrupting actions", NULL) < 0)
+        return -1;
+    return sqlite3_changes(s->db);
+}
+
+int store_event_add(struct store *s, const char *session_id, const char *kind, const char *detail,
+                    double now)
+{
+    sqlite3_stmt *st =
+        store_prepare(s, "INSERT INTO events(session_id, kind, detail, at) VALUES (?,?,?,?)");
+    if (st) {
+        store_bind_text(st, 1, session_id);
+        store_bind_text(st, 2, kind);
+        store_bind_text(st, 3, detail);
+        sqlite3_bind_double(st, 4, now);
+    }
+    return store_step_done(s, st, "adding event", NULL);
+}

@@ -1,0 +1,40 @@
+/* The SQLite store (WAL): sessions, actions, lifecycle events. The engine is its only writer. */
+#ifndef PADDOCK_STORE_H
+#define PADDOCK_STORE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+struct store;
+
+#define STORE_NO_EXIT_CODE INT32_MIN
+
+struct store *store_open(const char *path, char **err);
+void store_close(struct store *s);
+/* Schema version the store is at (PRAGMA user_version). */
+int store_schema_version(struct store *s);
+
+int store_session_insert(struct store *s, const char *id, const char *name, const char *image,
+                         const char *state, json_t *config, double now, char **err);
+int store_session_update(struct store *s, const char *id, const char *state,
+                         const char *container_id, const char *error, double now, char **err);
+/* Session objects (see docs/architecture.md); include_deleted adds deleted sessions. */
+json_t *store_sessions_list(struct store *s, int include_deleted);
+json_t *store_session_get(struct store *s, const char *id);
+
+/* Commits the intent row (state "received") and returns its id, or -1. */
+int64_t store_action_insert(struct store *s, const char *session_id, const char *kind,
+                            const char *summary, const char *args_json, double now, char **err);
+int store_action_finish(struct store *s, int64_t id, const char *state, int exit_code,
+                        const char *observation, size_t observation_len, const char *error,
+                        double now, char **err);
+json_t *store_action_get(struct store *s, int64_t id);
+/* Newest first; before <= 0 means from the newest. */
+json_t *store_actions_list(struct store *s, const char *session_id, int limit, int64_t before);
+/* At start-up: actions a dead engine left in flight become "interrupted". Returns the count. */
+int store_actions_interrupt_inflight(struct store *s, double now);
+/* Append a lifecycle event for a session. */
+int store_event_add(struct store *s, const char *session_id, const char *kind, const char *detail,
+                    double now);
+
+#endif

@@ -1,0 +1,152 @@
+#include "action.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "executor.h"
+
+static const struct action_type action_types[] = {
+    {"run", action_run_parse, action_run_start, action_run_cancel, action_run_free},
+};
+
+static const struct action_type *action_type_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof action_types / sizeof action_types[0]; i++)
+        if (strcmp(action_types[i].name, name) == 0)
+            return &action_types[i];
+    return NULL;
+}
+
+int action_get_bool(const json_t *obj, const char *key, const char *path, bool *out, struct buf *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_boolean(v)) {
+        buf_printf(err, "Invalid field: %s (expected a boolean)", path);
+        return -1;
+    }
+    *out = json_is_true(v);
+    return 0;
+}
+
+struct action_req *action_req_new(const json_t *body, struct buf *err)
+{
+    if (!json_is_object(body)) {
+        buf_printf(err, "Invalid request body: expected a JSON object");
+        return NULL;
+    }
+    const json_t *action = json_object_get(body, "action");
+    if (!action) {
+        buf_printf(err, "Missing field: action");
+        return NULL;
+    }
+    if (!json_is_object(action)) {
+        buf_printf(err, "Invalid field: action (expected an object)");
+        return NULL;
+    }
+    const json_t *kind = json_object_get(action, "action");
+    if (!kind) {
+        buf_printf(err, "Missing field: action.action");
+        return NULL;
+    }
+    if (!json_is_string(kind)) {
+        buf_printf(err, "Invalid field: action.action (expected a string)");
+        return NULL;
+    }
+    const struct action_type *type = action_type_find(json_string_value(kind));
+    if (!type) {
+        buf_printf(err, "Unsupported action type: %s", json_string_value(kind));
+        return NULL;
+    }
+    struct action_req *req = calloc(1, sizeof *req);
+    if (!req) {
+        buf_printf(err, "Out of memory");
+        return NULL;
+    }
+    req->type = type;
+    if (type->parse(action, &req->args, err) < 0) {
+        free(req);
+        return NULL;
+    }
+    return req;
+}
+
+void action_req_free(struct action_req *req)
+{
+    if (!req)
+        return;
+    if (req->args)
+        req->type->free_args(req->args);
+    json_decref(req->result);
+    free(req);
+}
+
+/* Every action so far needs the shell; while it restarts, requests wait in the queue. */
+static bool can_start(const struct executor *ex)
+{
+    return !ex->queue.running && (ex->shell.ready || ex->shell_broken) && !ex->stopping;
+}
+
+/* Starts req; true when it finished at once. */
+static bool start(struct executor *ex, struct action_req *req)
+{
+    ex->queue.running = req;
+    if (req->type->start(ex, req) == ACTION_PENDING)
+        return false;
+    ex->queue.running = NULL;
+    return true;
+}
+
+bool action_submit(struct executor *ex, struct action_req *req)
+{
+    struct action_queue *q = &ex->queue;
+    if (!q->head && can_start(ex))
+        return start(ex, req);
+    req->next = NULL;
+    if (q->tail)
+        q->tail->next = req;
+    else
+        q->head = req;
+    q->tail = req;
+    return false;
+}
+
+void action_pump(struct executor *ex)
+{
+    struct action_queue *q = &ex->queue;
+    while (q->head && can_start(ex)) {
+        struct action_req *req = q->head;
+        q->head = req->next;
+        if (!q->head)
+            q->tail = NULL;
+        req->next = NULL;
+        if (start(ex, req))
+            req->done(req);
+    }
+}
+
+void action_finish(struct executor *ex, struct action_req *req)
+{
+    if (ex->queue.running == req)
+        ex->queue.running = NULL;
+    req->done(req);
+    action_pump(ex);
+}
+
+void action_abort_all(struct executor *ex)
+{
+    struct action_queue *q = &ex->queue;
+    struct action_req *req = q->running;
+    if (req) {
+        q->running = NULL;
+        req->type->cancel(ex, req);
+        req->done(req);
+    }
+    while ((req = q->head)) {
+        q->head = req->next;
+        req->next = NULL;
+        req->done(req);
+    }
+    q->tail = NULL;
+}

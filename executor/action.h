@@ -1,0 +1,66 @@
+/* Actions: the table of action types, and the queue that runs one action at a time.
+ * Adding an action type is one file (parse/start/cancel) and one line in action.c's table. */
+#ifndef PADDOCK_EXECUTOR_ACTION_H
+#define PADDOCK_EXECUTOR_ACTION_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "buf.h"
+
+struct executor;
+struct action_req;
+
+enum action_status {
+    ACTION_DONE,    /* req->result is set */
+    ACTION_PENDING, /* the handler calls action_finish() later */
+};
+
+struct action_type {
+    const char *name;
+    /* Checks the action object; on error writes a message (for a 400 reply) and returns -1. */
+    int (*parse)(const json_t *action, void **args, struct buf *err);
+    enum action_status (*start)(struct executor *ex, struct action_req *req);
+    /* Forget a PENDING request (shutdown); no result follows. */
+    void (*cancel)(struct executor *ex, struct action_req *req);
+    void (*free_args)(void *args);
+};
+
+struct action_req {
+    const struct action_type *type;
+    void *args;
+    json_t *result; /* the observation; NULL when the executor gave up on it */
+    /* Called when a request that was not finished at submit time gets its result. */
+    void (*done)(struct action_req *req);
+    void *owner;
+    struct action_req *next;
+};
+
+struct action_queue {
+    struct action_req *head, *tail;
+    struct action_req *running;
+};
+
+/* From the request body {"action": {...}}; NULL with a message in err for a 400 reply. */
+struct action_req *action_req_new(const json_t *body, struct buf *err);
+void action_req_free(struct action_req *req);
+
+/* Queues req; returns true when it finished at once (req->done is then not called). */
+bool action_submit(struct executor *ex, struct action_req *req);
+/* The running PENDING request has its result: report it and start the next. */
+void action_finish(struct executor *ex, struct action_req *req);
+/* Start queued requests if the executor can take them now. */
+void action_pump(struct executor *ex);
+/* Shutdown: every request ends without a result. */
+void action_abort_all(struct executor *ex);
+
+/* Field helpers for parse functions: -1 with a message naming the field on a wrong type. */
+int action_get_bool(const json_t *obj, const char *key, const char *path, bool *out, struct buf *err);
+
+/* action_run.c: the `run` action (CmdRunAction) */
+int action_run_parse(const json_t *action, void **args, struct buf *err);
+enum action_status action_run_start(struct executor *ex, struct action_req *req);
+void action_run_cancel(struct executor *ex, struct action_req *req);
+void action_run_free(void *args);
+
+#endif

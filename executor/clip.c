@@ -1,0 +1,191 @@
+#include "clip.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+static void clip_init(struct clip *c, size_t head_max, size_t tail_max)
+{
+    memset(c, 0, sizeof *c);
+    c->head_max = head_max;
+    c->tail_max = tail_max;
+}
+
+static void clip_free(struct clip *c)
+{
+    free(c->head);
+    free(c->ring);
+    clip_init(c, c->head_max, c->tail_max);
+}
+
+/* Bytes were lost between head and ring. */
+static bool clip_has_gap(const struct clip *c)
+{
+    return c->total > (uint64_t)c->head_len + c->ring_len;
+}
+
+static int ring_push(struct clip *c, const char *data, size_t n)
+{
+    if (!c->ring && !(c->ring = malloc(c->tail_max)))
+        return -1;
+    if (n >= c->tail_max) {
+        memcpy(c->ring, data + n - c->tail_max, c->tail_max);
+        c->ring_start = 0;
+        c->ring_len = c->tail_max;
+        return 0;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t end = (c->ring_start + c->ring_len) % c->tail_max;
+        size_t room = c->tail_max - end;
+        size_t k = n - i < room ? n - i : room;
+        memcpy(c->ring + end, data + i, k);
+        i += k;
+        c->ring_len += k;
+        if (c->ring_len > c->tail_max) {
+            c->ring_start = (c->ring_start + c->ring_len - c->tail_max) % c->tail_max;
+            c->ring_len = c->tail_max;
+        }
+    }
+    return 0;
+}
+
+static int clip_append(struct clip *c, const char *data, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (c->head_len < c->head_max) {
+        size_t k = c->head_max - c->head_len;
+        if (k > n)
+            k = n;
+        /* Grow the head by doubling, so a short output costs little memory. */
+        size_t want = c->head_len + k;
+        if (want > c->head_cap) {
+            size_t cap = c->head_cap ? c->head_cap : 256;
+            while (cap < want)
+                cap *= 2;
+            if (cap > c->head_max)
+                cap = c->head_max;
+            char *p = realloc(c->head, cap);
+            if (!p)
+                return -1;
+            c->head = p;
+            c->head_cap = cap;
+        }
+        memcpy(c->head + c->head_len, data, k);
+        c->head_len += k;
+        data += k;
+        n -= k;
+        c->total += k;
+    }
+    if (n == 0)
+        return 0;
+    if (ring_push(c, data, n) < 0)
+        return -1;
+    c->total += n;
+    return 0;
+}
+
+/* Appends the ring's bytes to out, oldest first. */
+static int ring_copy(const struct clip *c, struct buf *out)
+{
+    if (c->ring_len == 0)
+        return 0;
+    size_t first = c->tail_max - c->ring_start;
+    if (first > c->ring_len)
+        first = c->ring_len;
+    if (buf_append(out, c->ring + c->ring_start, first) < 0 ||
+        buf_append(out, c->ring, c->ring_len - first) < 0)
+        return -1;
+    return 0;
+}
+
+/* Appends src (whitespace held back) to dst, keeping dst's head/ring invariants. */
+static int clip_commit(struct clip *dst, const struct clip *src)
+{
+    if (clip_append(dst, src->head, src->head_len) < 0)
+        return -1;
+    if (clip_has_gap(src)) {
+        /* The bytes src dropped are lost for dst too: the ring restarts after them. */
+        dst->total += src->total - src->head_len - src->ring_len;
+        dst->ring_start = dst->ring_len = 0;
+    }
+    if (src->ring_len) {
+        struct buf tmp = BUF_INIT;
+        int rc = ring_copy(src, &tmp);
+        if (rc == 0)
+            rc = clip_append(dst, tmp.data, tmp.len);
+        buf_free(&tmp);
+        return rc;
+    }
+    return 0;
+}
+
+void capture_init(struct capture *c, size_t head_max, size_t tail_max)
+{
+    clip_init(&c->body, head_max ? head_max : CLIP_HEAD_MAX, tail_max ? tail_max : CLIP_TAIL_MAX);
+    clip_init(&c->ws, c->body.head_max, c->body.tail_max);
+}
+
+int capture_append(struct capture *c, const char *data, size_t n)
+{
+    size_t keep = text_rstrip_len(data, n);
+    if (keep == 0)
+        return clip_append(&c->ws, data, n);
+    if (c->ws.total) {
+        if (clip_commit(&c->body, &c->ws) < 0)
+            return -1;
+        clip_free(&c->ws);
+    }
+    if (clip_append(&c->body, data, keep) < 0)
+        return -1;
+    return clip_append(&c->ws, data + keep, n - keep);
+}
+
+bool capture_is_empty(const struct capture *c)
+{
+    return c->body.total == 0 && c->ws.total == 0;
+}
+
+int capture_render(const struct capture *c, struct buf *out)
+{
+    const struct clip *b = &c->body;
+    struct buf raw = BUF_INIT, text = BUF_INIT;
+    int rc = -1;
+    if (b->total == 0)
+        return buf_append(out, "", 0);
+    if (!clip_has_gap(b)) {
+        if (buf_append(&raw, b->head, b->head_len) < 0 || ring_copy(b, &raw) < 0 ||
+            text_utf8_repair(&text, raw.data, raw.len) < 0 || text_truncate_middle(&text) < 0 ||
+            buf_append(out, text.data, text.len) < 0)
+            goto done;
+        rc = 0;
+        goto done;
+    }
+    /* Bytes were dropped, so the text is certainly longer than the cap: head and tail each
+     * hold more than half of it. */
+    size_t half = TEXT_MAX_CHARS / 2;
+    if (text_utf8_repair(&text, b->head, b->head_len) < 0)
+        goto done;
+    size_t head_end = text_utf8_offset(text.data, text.len, half);
+    if (buf_append(out, text.data, head_end) < 0 || buf_append_str(out, TEXT_TRUNCATION_MARKER) < 0)
+        goto done;
+    buf_reset(&text);
+    if (ring_copy(b, &raw) < 0 || text_utf8_repair(&text, raw.data, raw.len) < 0)
+        goto done;
+    size_t count = text_utf8_count(text.data, text.len);
+    size_t tail_start = count > half ? text_utf8_offset(text.data, text.len, count - half) : 0;
+    if (buf_append(out, text.data + tail_start, text.len - tail_start) < 0)
+        goto done;
+    rc = 0;
+done:
+    buf_free(&raw);
+    buf_free(&text);
+    return rc;
+}
+
+void capture_reset(struct capture *c)
+{
+    clip_free(&c->body);
+    clip_free(&c->ws);
+}

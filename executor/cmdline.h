@@ -1,0 +1,30 @@
+/* How a command is typed into the shell's tty.
+ *
+ * The tty runs in canonical mode, where one line holds at most 4095 bytes and a few control
+ * bytes act as signals. A plain one-line command is typed as it is. Anything else (several
+ * lines, a line longer than CMDLINE_DIRECT_MAX, control bytes, a trailing backslash) is typed
+ * as ONE command, `eval '...'`, whose quoted text is split into short physical lines with
+ * backslash-newline continuations; control bytes travel as $'\ooo'. So no line is cut, the
+ * shell sees the exact text, and a multi-line input ends in exactly one prompt marker. */
+#ifndef PADDOCK_EXECUTOR_CMDLINE_H
+#define PADDOCK_EXECUTOR_CMDLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+#define CMDLINE_DIRECT_MAX 4000 /* longest line typed as it is */
+#define CMDLINE_CHUNK 1024      /* physical line length in eval form */
+
+/* True when cmd can be typed as it is, followed by a newline. */
+bool cmdline_is_direct(const char *cmd, size_t n);
+/* Appends what to type for cmd, final newline included. */
+int cmdline_encode(struct buf *out, const char *cmd, size_t n);
+/* OpenHands' special keys: the trimmed text is exactly "C-x". Returns the control byte, or -1
+ * when cmd is not a special key. */
+int cmdline_special_key(const char *cmd, size_t n);
+/* The key's letter for the "CTRL+X was sent" note (the last char, upper-cased). */
+char cmdline_special_key_name(const char *cmd, size_t n);
+
+#endif

@@ -1,0 +1,45 @@
+/* State shared by the executor's parts: one process, one shell, one action at a time. */
+#ifndef PADDOCK_EXECUTOR_EXECUTOR_H
+#define PADDOCK_EXECUTOR_EXECUTOR_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "action.h"
+#include "loop.h"
+#include "shell.h"
+
+#define EXECUTOR_DEFAULT_TIMEOUT 120.0       /* seconds, OpenHands' sandbox.timeout */
+#define EXECUTOR_DEFAULT_NO_CHANGE 10.0      /* seconds, NO_CHANGE_TIMEOUT_SECONDS */
+#define EXECUTOR_MAX_BODY (64u * 1024 * 1024) /* request bodies above this get 413 */
+
+struct executor_config {
+    const char *socket_path;
+    const char *working_dir;
+    const char *username; /* name reported for the agent uid when passwd has none */
+    bool switch_user;     /* run the shell as uid/gid (we are root and --user-id was given) */
+    uid_t uid;            /* the shell's uid */
+    gid_t gid;
+    double no_change_timeout;
+};
+
+struct server;
+struct run_state;
+
+struct executor {
+    struct executor_config cfg;
+    struct loop *loop;
+    struct shell shell;
+    struct server *server;
+    struct action_queue queue;
+    struct run_state *run;
+    double started_at;     /* loop_now() at start */
+    double last_action_at; /* loop_now() of the last /execute_action */
+    bool serving;          /* the socket is up */
+    bool stopping;
+    bool shell_broken; /* it kept dying before its first prompt: actions fail fast */
+    int shell_failures;
+    const char *fatal; /* why start-up failed */
+};
+
+#endif

@@ -1,0 +1,56 @@
+/* Finds the shell's end-of-command markers in the pty byte stream.
+ *
+ * After every command the shell prints BEGIN body END, where BEGIN and END carry a random
+ * per-process nonce and body is "exit_code;last_bg_pid;uid;hostname;cwd". Everything else is
+ * command output. Markers may arrive split across reads in any place; bytes that might be the
+ * start of a marker are held back until the next read decides. */
+#ifndef PADDOCK_EXECUTOR_MARKER_H
+#define PADDOCK_EXECUTOR_MARKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+#define MARKER_TAG_MAX 64
+/* A body longer than this is not a marker (cwd is the only long field). */
+#define MARKER_BODY_MAX 16384
+#define MARKER_HOST_MAX 256
+
+struct marker_info {
+    int exit_code;
+    long pid; /* $! or -1 when no job was ever put in the background */
+    long uid;
+    char hostname[MARKER_HOST_MAX];
+    char cwd[MARKER_BODY_MAX + 1];
+};
+
+struct marker_sink {
+    void (*output)(void *ctx, const char *data, size_t n);
+    void (*found)(void *ctx, const struct marker_info *m);
+    void *ctx;
+};
+
+struct marker_parser {
+    char begin[MARKER_TAG_MAX];
+    size_t begin_len;
+    char end[MARKER_TAG_MAX];
+    size_t end_len;
+    bool in_body;
+    struct buf pending; /* a possible start of BEGIN, or the body read so far */
+    struct marker_info info;
+};
+
+/* Returns -1 when a tag is empty or too long. */
+int marker_parser_init(struct marker_parser *p, const char *begin, const char *end);
+/* Feeds bytes; calls sink->output for output and sink->found for each marker, in stream
+ * order. Returns -1 when memory runs out. */
+int marker_feed(struct marker_parser *p, const char *data, size_t n, const struct marker_sink *sink);
+/* End of stream: bytes held back are output after all. */
+void marker_flush(struct marker_parser *p, const struct marker_sink *sink);
+void marker_parser_free(struct marker_parser *p);
+
+/* Parses "exit;pid;uid;host;cwd". Returns -1 when malformed. */
+int marker_parse_body(const char *body, size_t n, struct marker_info *out);
+
+#endif

@@ -1,0 +1,58 @@
+#include "observation.h"
+
+#include <string.h>
+
+#include "buf.h"
+#include "text.h"
+
+void cmd_metadata_default(struct cmd_metadata *md)
+{
+    *md = (struct cmd_metadata){.exit_code = -1, .pid = -1, .prefix = "", .suffix = ""};
+}
+
+/* A JSON string of any bytes: valid UTF-8 stays, anything else is repaired. */
+static json_t *string_of(const char *s, size_t n)
+{
+    json_t *v = json_stringn(s, n);
+    if (v)
+        return v;
+    struct buf fixed = BUF_INIT;
+    if (text_utf8_repair(&fixed, s, n) == 0)
+        v = json_stringn(fixed.data ? fixed.data : "", fixed.len);
+    buf_free(&fixed);
+    return v;
+}
+
+static json_t *nullable(const char *s)
+{
+    return s ? string_of(s, strlen(s)) : json_null();
+}
+
+json_t *observation_cmd_output(const char *content, size_t content_len, const char *command,
+                               size_t command_len, bool hidden, const struct cmd_metadata *md)
+{
+    struct buf msg = BUF_INIT;
+    if (buf_append_str(&msg, "Command `") < 0 || buf_append(&msg, command, command_len) < 0 ||
+        buf_printf(&msg, "` executed with exit code %d.", md->exit_code) < 0) {
+        buf_free(&msg);
+        return NULL;
+    }
+    json_t *obs = json_pack(
+        "{s:s, s:o, s:{s:o, s:b, s:{s:i, s:I, s:o, s:o, s:o, s:o, s:o, s:o}}, s:o, s:b}",
+        "observation", "run", "content", string_of(content, content_len), "extras", "command",
+        string_of(command, command_len), "hidden", hidden, "metadata", "exit_code", md->exit_code,
+        "pid", (json_int_t)md->pid, "username", nullable(md->username), "hostname",
+        nullable(md->hostname), "working_dir", nullable(md->working_dir), "py_interpreter_path",
+        nullable(md->py_interpreter_path), "prefix", nullable(md->prefix), "suffix",
+        nullable(md->suffix), "message", string_of(msg.data, msg.len), "success",
+        md->exit_code == 0);
+    buf_free(&msg);
+    return obs;
+}
+
+json_t *observation_error(const char *content)
+{
+    return json_pack("{s:s, s:o, s:{s:s}, s:o}", "observation", "error", "content",
+                     string_of(content, strlen(content)), "extras", "error_id", "", "message",
+                     string_of(content, strlen(content)));
+}

@@ -1,0 +1,30 @@
+/* Observation JSON, shaped exactly as OpenHands serialises it. */
+#ifndef PADDOCK_EXECUTOR_OBSERVATION_H
+#define PADDOCK_EXECUTOR_OBSERVATION_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* CmdOutputMetadata; NULL strings are JSON null. */
+struct cmd_metadata {
+    int exit_code;
+    long pid;
+    const char *username;
+    const char *hostname;
+    const char *working_dir;
+    const char *py_interpreter_path;
+    const char *prefix;
+    const char *suffix;
+};
+
+/* exit_code -1, pid -1, nulls, empty prefix and suffix. */
+void cmd_metadata_default(struct cmd_metadata *md);
+
+/* CmdOutputObservation (`run`). Text is UTF-8-repaired where it is not valid. */
+json_t *observation_cmd_output(const char *content, size_t content_len, const char *command,
+                               size_t command_len, bool hidden, const struct cmd_metadata *md);
+/* ErrorObservation. */
+json_t *observation_error(const char *content);
+
+#endif

@@ -1,0 +1,465 @@
+#include "shell.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmdline.h"
+
+/* Reads per wakeup: enough to drain a busy tty, few enough that HTTP and timers get their
+ * turn while a command floods output. */
+#define SHELL_READS_PER_WAKEUP 16
+
+static char shell_read_buf[65536];
+
+static int make_nonce(char out[33])
+{
+    unsigned char raw[16];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        got += (size_t)n;
+    }
+    if (got < sizeof raw) {
+        /* Kernels before 3.17 lack getrandom. */
+        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        ssize_t n = read(fd, raw, sizeof raw);
+        close(fd);
+        if (n != (ssize_t)sizeof raw)
+            return -1;
+    }
+    for (size_t i = 0; i < sizeof raw; i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
+    return 0;
+}
+
+/* Tags as the shell prints them; the init line only ever holds them in pieces, so neither
+ * `echo $PROMPT_COMMAND` nor `set` can print a marker. */
+static void marker_tags(const struct shell *sh, char *begin, char *end)
+{
+    snprintf(begin, MARKER_TAG_MAX, "__PDK%s{", sh->nonce);
+    snprintf(end, MARKER_TAG_MAX, "}%sKDP__", sh->nonce);
+}
+
+static int init_parser(struct shell *sh)
+{
+    char begin[MARKER_TAG_MAX], end[MARKER_TAG_MAX];
+    marker_tags(sh, begin, end);
+    return marker_parser_init(&sh->parser, begin, end);
+}
+
+int shell_init(struct shell *sh, struct loop *loop, const struct shell_options *opt,
+               shell_event_fn on_event, void *ctx)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->opt = *opt;
+    sh->loop = loop;
+    sh->fd = -1;
+    sh->pid = -1;
+    sh->on_event = on_event;
+    sh->ctx = ctx;
+    capture_init(&sh->out, 0, 0);
+    if (make_nonce(sh->nonce) < 0)
+        return -1;
+    return init_parser(sh);
+}
+
+/* Canonical mode (so programs get lines and ^D), no echo and no output processing (so the
+ * bytes read are exactly what programs printed), signals from ^C ^\ ^Z, and no editing keys:
+ * nobody types here, and a command's bytes should reach the shell unchanged. */
+static void make_termios(struct termios *t)
+{
+    t->c_iflag &= ~(tcflag_t)(ICRNL | INLCR | IGNCR | IXON | IXOFF | IXANY | ISTRIP | INPCK |
+                              IMAXBEL | BRKINT | PARMRK);
+#ifdef IUTF8
+    t->c_iflag |= IUTF8;
+#endif
+    t->c_oflag &= ~(tcflag_t)OPOST;
+    t->c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL | ECHOCTL | ECHOKE | ECHOPRT |
+                              IEXTEN | TOSTOP);
+    /* NOFLSH: ^C must not throw away output the executor has not read yet. */
+    t->c_lflag |= ICANON | ISIG | NOFLSH;
+    t->c_cflag |= CS8 | CREAD;
+    t->c_cc[VINTR] = 0x03;
+    t->c_cc[VQUIT] = 0x1c;
+    t->c_cc[VSUSP] = 0x1a;
+    t->c_cc[VEOF] = 0x04;
+    t->c_cc[VERASE] = _POSIX_VDISABLE;
+    t->c_cc[VKILL] = _POSIX_VDISABLE;
+    t->c_cc[VEOL] = _POSIX_VDISABLE;
+    t->c_cc[VEOL2] = _POSIX_VDISABLE;
+    t->c_cc[VSTART] = _POSIX_VDISABLE;
+    t->c_cc[VSTOP] = _POSIX_VDISABLE;
+    t->c_cc[VMIN] = 1;
+    t->c_cc[VTIME] = 0;
+}
+
+static void close_fds_from(int lowest)
+{
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)lowest, ~0U, 0) == 0)
+        return;
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536)
+        max = 65536;
+    for (int fd = lowest; fd < max; fd++)
+        close(fd);
+}
+
+/* In the child: only async-signal-safe calls from here to exec. */
+static void child_exec(const struct shell *sh, int slave, char *const argv[])
+{
+    sigset_t all;
+    setsid();
+    if (ioctl(slave, TIOCSCTTY, 0) < 0)
+        _exit(126);
+    if (dup2(slave, 0) < 0 || dup2(slave, 1) < 0 || dup2(slave, 2) < 0)
+        _exit(126);
+    if (slave > 2)
+        close(slave);
+    tcsetattr(0, TCSANOW, &sh->tio);
+    if (sh->opt.switch_user) {
+        gid_t gid = sh->opt.gid;
+        /* The agent must own its tty (stty, /dev/tty) and nothing of the executor's. */
+        if (fchown(0, sh->opt.uid, gid) < 0 || fchmod(0, 0620) < 0 || setgroups(1, &gid) < 0 ||
+            setgid(gid) < 0 || setuid(sh->opt.uid) < 0 || getuid() != sh->opt.uid ||
+            geteuid() != sh->opt.uid) {
+            static const char msg[] = "paddock-executor: cannot switch to the agent user\n";
+            ssize_t ignored = write(2, msg, sizeof msg - 1);
+            (void)ignored;
+            _exit(126);
+        }
+    }
+    if (chdir(sh->opt.workdir) < 0 && chdir("/") < 0)
+        _exit(126);
+    for (int sig = 1; sig < NSIG; sig++)
+        signal(sig, SIG_DFL);
+    sigemptyset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    close_fds_from(3);
+    execve(sh->opt.path, argv, sh->opt.envp);
+    static const char msg[] = "paddock-executor: cannot run the shell\n";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(127);
+}
+
+static void on_shell_fd(struct loop_watch *w, uint32_t events);
+
+static void update_interest(struct shell *sh)
+{
+    bool want = sh->wq.len > 0;
+    if (want == sh->writing || sh->fd < 0)
+        return;
+    if (loop_mod(sh->loop, &sh->watch, EPOLLIN | (want ? EPOLLOUT : 0)) == 0)
+        sh->writing = want;
+}
+
+static void flush_writes(struct shell *sh)
+{
+    size_t done = 0;
+    while (done < sh->wq.len) {
+        ssize_t n = write(sh->fd, sh->wq.data + done, sh->wq.len - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN) /* the tty is gone; the reaper will tell */
+                done = sh->wq.len;
+            break;
+        }
+        done += (size_t)n;
+    }
+    memmove(sh->wq.data, sh->wq.data + done, sh->wq.len - done);
+    sh->wq.len -= done;
+    update_interest(sh);
+}
+
+static int queue_write(struct shell *sh, const char *data, size_t n)
+{
+    if (sh->fd < 0)
+        return -1;
+    if (buf_append(&sh->wq, data, n) < 0)
+        return -1;
+    flush_writes(sh);
+    return 0;
+}
+
+/* Hostnames are letters, digits, dots and dashes; anything else must not reach the quotes. */
+static void safe_hostname(const char *in, char *out, size_t outlen)
+{
+    size_t i = 0;
+    for (; in && in[i] && i + 1 < outlen; i++) {
+        char c = in[i];
+        out[i] = (c == '.' || c == '-' || c == '_' || (c >= '0' && c <= '9') ||
+                  (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+                     ? c
+                     : '-';
+    }
+    out[i] = '\0';
+}
+
+static int send_init(struct shell *sh)
+{
+    char n1[17], n2[17];
+    struct buf line = BUF_INIT;
+    int rc;
+    memcpy(n1, sh->nonce, 16);
+    n1[16] = '\0';
+    memcpy(n2, sh->nonce + 16, 17);
+    if (sh->opt.bash) {
+        /* $? first, before anything changes it; bash restores it after PROMPT_COMMAND.
+         * Exported, so a nested interactive bash (exec bash, su -p) still reports. */
+        rc = buf_printf(&line,
+                        " export PROMPT_COMMAND='__pdk_s=$?;builtin printf "
+                        "\"__PDK%%s%%s{%%s;%%s;%%s;%%s;%%s}%%s%%sKDP__\" %s %s \"$__pdk_s\" "
+                        "\"${!:-}\" \"$EUID\" \"$HOSTNAME\" \"$PWD\" %s %s;builtin unset __pdk_s' "
+                        "PS1= PS2=; set +H; unset HISTFILE\n",
+                        n1, n2, n1, n2);
+    } else {
+        /* POSIX sh (busybox ash): PS1 is expanded at each prompt, $? included. */
+        char host[MARKER_HOST_MAX];
+        safe_hostname(sh->opt.hostname, host, sizeof host);
+        rc = buf_printf(&line,
+                        " __pdk_a=%s __pdk_b=%s; PS1='__PDK${__pdk_a}${__pdk_b}{$?;$!;%lu;%s;"
+                        "$PWD}${__pdk_a}${__pdk_b}KDP__' PS2=; unset HISTFILE\n",
+                        n1, n2, (unsigned long)sh->opt.uid, host);
+    }
+    if (rc == 0)
+        rc = queue_write(sh, line.data, line.len);
+    buf_free(&line);
+    return rc;
+}
+
+int shell_start(struct shell *sh)
+{
+    int master = -1, slave = -1;
+    char name[128];
+    struct winsize ws = {.ws_row = SHELL_ROWS, .ws_col = SHELL_COLS};
+    char *argv_bash[] = {"bash", "--noediting", "--norc", "--noprofile", "-i", NULL};
+    char *argv_sh[] = {"sh", "-i", NULL};
+
+    master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||
+        ptsname_r(master, name, sizeof name) != 0)
+        goto fail;
+    slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (slave < 0 || tcgetattr(slave, &sh->tio) < 0)
+        goto fail;
+    make_termios(&sh->tio);
+    ioctl(master, TIOCSWINSZ, &ws);
+
+    pid_t pid = fork();
+    if (pid < 0)
+        goto fail;
+    if (pid == 0)
+        child_exec(sh, slave, sh->opt.bash ? argv_bash : argv_sh);
+    close(slave);
+    fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+
+    sh->fd = master;
+    sh->pid = pid;
+    sh->ready = false;
+    sh->busy = false;
+    sh->writing = false;
+    sh->watch.fd = master;
+    sh->watch.fn = on_shell_fd;
+    buf_reset(&sh->wq);
+    marker_parser_free(&sh->parser);
+    if (init_parser(sh) < 0 || loop_add(sh->loop, &sh->watch, EPOLLIN) < 0) {
+        shell_stop(sh);
+        return -1;
+    }
+    if (send_init(sh) < 0) {
+        shell_stop(sh);
+        return -1;
+    }
+    return 0;
+fail:
+    if (slave >= 0)
+        close(slave);
+    if (master >= 0)
+        close(master);
+    return -1;
+}
+
+static void close_master(struct shell *sh)
+{
+    if (sh->fd < 0)
+        return;
+    loop_del(sh->loop, &sh->watch);
+    close(sh->fd);
+    sh->fd = -1;
+    sh->writing = false;
+}
+
+void shell_stop(struct shell *sh)
+{
+    if (sh->pid > 0) {
+        /* The shell leads its own session; its jobs go with it. */
+        kill(-sh->pid, SIGKILL);
+        kill(sh->pid, SIGKILL);
+        waitpid(sh->pid, NULL, 0);
+        sh->pid = -1;
+    }
+    close_master(sh);
+    sh->ready = sh->busy = false;
+}
+
+void shell_free(struct shell *sh)
+{
+    shell_stop(sh);
+    marker_parser_free(&sh->parser);
+    buf_free(&sh->wq);
+    capture_reset(&sh->out);
+}
+
+static void sink_output(void *ctx, const char *data, size_t n)
+{
+    struct shell *sh = ctx;
+    capture_append(&sh->out, data, n);
+    sh->last_output = loop_now();
+}
+
+static void sink_marker(void *ctx, const struct marker_info *m)
+{
+    struct shell *sh = ctx;
+    sh->marker.exit_code = m->exit_code;
+    sh->marker.pid = m->pid;
+    sh->marker.uid = m->uid;
+    memcpy(sh->marker.hostname, m->hostname, sizeof m->hostname);
+    snprintf(sh->marker.cwd, sizeof sh->marker.cwd, "%s", m->cwd);
+    sh->busy = false;
+    if (!sh->ready) {
+        /* What came before the first marker is start-up noise (banner, first prompt). */
+        sh->ready = true;
+        capture_reset(&sh->out);
+        sh->on_event(sh, SHELL_EVENT_READY, sh->ctx);
+    } else {
+        sh->on_event(sh, SHELL_EVENT_MARKER, sh->ctx);
+    }
+}
+
+/* Returns false once the tty is gone for good (EIO: no process holds its slave side). */
+static bool read_available(struct shell *sh, int max_reads)
+{
+    const struct marker_sink sink = {sink_output, sink_marker, sh};
+    for (int i = 0; i < max_reads && sh->fd >= 0; i++) {
+        ssize_t n = read(sh->fd, shell_read_buf, sizeof shell_read_buf);
+        if (n > 0) {
+            marker_feed(&sh->parser, shell_read_buf, (size_t)n, &sink);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return true;
+        return false;
+    }
+    return true;
+}
+
+static void on_shell_fd(struct loop_watch *w, uint32_t events)
+{
+    struct shell *sh = LOOP_CONTAINER_OF(w, struct shell, watch);
+    if (events & EPOLLOUT)
+        flush_writes(sh);
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        if (!read_available(sh, SHELL_READS_PER_WAKEUP)) {
+            /* Hung up: stop watching (EPOLLHUP would fire forever); SIGCHLD tells the rest. */
+            loop_del(sh->loop, &sh->watch);
+            sh->writing = false;
+        }
+    }
+}
+
+void shell_drain(struct shell *sh)
+{
+    if (sh->fd >= 0)
+        read_available(sh, 1 << 20);
+}
+
+void shell_reaped(struct shell *sh, int status)
+{
+    const struct marker_sink sink = {sink_output, sink_marker, sh};
+    /* Output the shell printed before it ended is still in the tty: keep it. */
+    shell_drain(sh);
+    marker_flush(&sh->parser, &sink);
+    close_master(sh);
+    sh->pid = -1;
+    sh->ready = sh->busy = false;
+    sh->exit_status = status;
+    sh->on_event(sh, SHELL_EVENT_EXITED, sh->ctx);
+}
+
+int shell_type_command(struct shell *sh, const char *cmd, size_t n)
+{
+    struct buf line = BUF_INIT;
+    if (sh->fd < 0)
+        return -1;
+    /* A program that crashed in raw mode, or `stty echo`, must not change how the next
+     * command's output reads. */
+    tcsetattr(sh->fd, TCSANOW, &sh->tio);
+    int rc = cmdline_encode(&line, cmd, n);
+    if (rc == 0)
+        rc = queue_write(sh, line.data, line.len);
+    buf_free(&line);
+    if (rc == 0)
+        sh->busy = true;
+    return rc;
+}
+
+int shell_send(struct shell *sh, const char *data, size_t n)
+{
+    return queue_write(sh, data, n);
+}
+
+static bool is_executable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int shell_find(const char *path_env, char *out, size_t outlen, bool *is_bash)
+{
+    const char *p = path_env ? path_env : "";
+    while (*p) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        if (len > 0 && (size_t)snprintf(out, outlen, "%.*s/bash", (int)len, p) < outlen &&
+            is_executable(out)) {
+            *is_bash = true;
+            return 0;
+        }
+        p += len + (colon ? 1 : 0);
+    }
+    if (is_executable("/bin/bash")) {
+        snprintf(out, outlen, "/bin/bash");
+        *is_bash = true;
+        return 0;
+    }
+    if (is_executable("/bin/sh")) {
+        snprintf(out, outlen, "/bin/sh");
+        *is_bash = false;
+        return 0;
+    }
+    return -1;
+}

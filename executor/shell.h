@@ -1,0 +1,82 @@
+/* The persistent shell: bash (or a POSIX sh) on a pty, and its end-of-command markers. */
+#ifndef PADDOCK_EXECUTOR_SHELL_H
+#define PADDOCK_EXECUTOR_SHELL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <termios.h>
+
+#include "buf.h"
+#include "clip.h"
+#include "loop.h"
+#include "marker.h"
+
+/* Wide like OpenHands' 1000-column tmux window, so tools format output as agents expect;
+ * 1000 rows so nothing thinks it needs a pager. */
+#define SHELL_COLS 1000
+#define SHELL_ROWS 1000
+
+enum shell_event {
+    SHELL_EVENT_READY,  /* first marker after a start: the shell reads commands */
+    SHELL_EVENT_MARKER, /* a command finished; sh->marker tells how */
+    SHELL_EVENT_EXITED, /* the shell process ended; sh->exit_status is its wait status */
+};
+
+struct shell_options {
+    const char *path;  /* shell binary */
+    bool bash;         /* markers from PROMPT_COMMAND; otherwise from PS1 (busybox ash) */
+    char *const *envp; /* environment of the shell */
+    const char *workdir;
+    const char *hostname; /* for PS1 shells, which have no $HOSTNAME */
+    bool switch_user;     /* setgid/setuid to uid/gid in the child */
+    uid_t uid;            /* the shell's uid (whether or not it switches) */
+    gid_t gid;
+};
+
+struct shell;
+typedef void (*shell_event_fn)(struct shell *sh, enum shell_event ev, void *ctx);
+
+struct shell {
+    struct shell_options opt;
+    struct loop *loop;
+    struct loop_watch watch;
+    int fd;     /* pty master, -1 when closed */
+    pid_t pid;  /* -1 when no shell runs */
+    bool ready; /* the first marker came */
+    bool busy;  /* a command was typed and its marker has not come */
+    bool writing;
+    struct termios tio; /* the tty modes commands start with */
+    struct marker_parser parser;
+    struct marker_info marker; /* the last marker */
+    struct buf wq;             /* typed bytes the tty has not taken yet */
+    struct capture out;        /* output nobody has seen yet */
+    double last_output;        /* loop_now() of the last output byte */
+    int exit_status;           /* wait status of the last shell that ended */
+    char nonce[33];
+    shell_event_fn on_event;
+    void *ctx;
+};
+
+/* Returns -1 when no random nonce could be made. Nothing runs until shell_start(). */
+int shell_init(struct shell *sh, struct loop *loop, const struct shell_options *opt,
+               shell_event_fn on_event, void *ctx);
+/* Starts a shell process; READY follows once it prints its first marker. */
+int shell_start(struct shell *sh);
+/* Kills the shell and its session, without an EXITED event. */
+void shell_stop(struct shell *sh);
+void shell_free(struct shell *sh);
+
+/* Types a command line (see cmdline.h); the shell is busy until its marker. */
+int shell_type_command(struct shell *sh, const char *cmd, size_t n);
+/* Sends bytes to whatever reads the tty now. */
+int shell_send(struct shell *sh, const char *data, size_t n);
+/* Reads what the tty has right now (the caller is about to act on time). */
+void shell_drain(struct shell *sh);
+/* The reaper found the shell's wait status. */
+void shell_reaped(struct shell *sh, int status);
+
+/* The shell binary to use when none is forced: bash from PATH, else /bin/sh. */
+int shell_find(const char *path_env, char *out, size_t outlen, bool *is_bash);
+
+#endif
