@@ -172,6 +172,7 @@ struct create_op {
     double deadline;
     long backoff_ms;
     double next_inspect;
+    int exit_code;
 };
 
 static bool session_valid_name(const char *n)
@@ -291,16 +292,34 @@ static void create_fail(struct create_op *op, unsigned status, const char *code,
 
 static void create_probe(void *ud);
 
+/* The container died before its executor answered: say why, with the last lines it printed. */
+static void create_on_exit_logs(const struct docker_reply *r, void *ud)
+{
+    struct create_op *op = ud;
+    const char *logs = r->status == 200 ? r->message : "";
+    size_t n = strlen(logs);
+    while (n && (logs[n - 1] == '\n' || logs[n - 1] == ' '))
+        n--;
+    size_t start = n > 600 ? n - 600 : 0;
+    char *msg = util_strdupf("the sandbox container exited (code %d) before its executor "
+                             "answered%s%.*s",
+                             op->exit_code, n ? "; it printed: " : "", (int)(n - start),
+                             logs + start);
+    create_fail(op, 502, "executor_error", msg ? msg : "sandbox exited");
+    free(msg);
+}
+
 static void create_on_inspect(const struct docker_reply *r, void *ud)
 {
     struct create_op *op = ud;
     json_t *state = json_object_get(r->json, "State");
     if (r->status == 200 && state && !json_is_true(json_object_get(state, "Running"))) {
-        char *msg = util_strdupf("the sandbox container exited (code %lld) before its executor "
-                                 "answered; is the image a Linux x86_64 image?",
-                                 (long long)json_integer_value(json_object_get(state, "ExitCode")));
-        create_fail(op, 502, "executor_error", msg ? msg : "sandbox exited");
-        free(msg);
+        op->exit_code = (int)json_integer_value(json_object_get(state, "ExitCode"));
+        if (docker_container_logs_tail(op->s->eng->docker, op->s->container_id, 20,
+                                       create_on_exit_logs, op) < 0) {
+            struct docker_reply none = {.status = -1, .message = ""};
+            create_on_exit_logs(&none, op);
+        }
         return;
     }
     loop_timer_add(op->s->eng->loop, op->backoff_ms, create_probe, op);

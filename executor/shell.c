@@ -139,8 +139,9 @@ static void child_exec(const struct shell *sh, int slave, char *const argv[])
     tcsetattr(0, TCSANOW, &sh->tio);
     if (sh->opt.switch_user) {
         gid_t gid = sh->opt.gid;
-        /* The agent must own its tty (stty, /dev/tty) and nothing of the executor's. */
-        if (fchown(0, sh->opt.uid, gid) < 0 || fchmod(0, 0620) < 0 || setgroups(1, &gid) < 0 ||
+        /* The agent must own its tty (stty, /dev/tty) and nothing of the executor's. chmod
+         * before chown: once the agent owns it, changing its mode would need CAP_FOWNER. */
+        if (fchmod(0, 0620) < 0 || fchown(0, sh->opt.uid, gid) < 0 || setgroups(1, &gid) < 0 ||
             setgid(gid) < 0 || setuid(sh->opt.uid) < 0 || getuid() != sh->opt.uid ||
             geteuid() != sh->opt.uid) {
             static const char msg[] = "paddock-executor: cannot switch to the agent user\n";

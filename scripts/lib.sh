@@ -62,3 +62,52 @@ paddock_ensure_dockerd() {
   tail -n 20 "$log" >&2
   die "dockerd did not answer /_ping within 30 s; see $log"
 }
+
+# Configure (once) and build a meson tree. $1 = build dir, rest = extra meson options.
+paddock_build() {
+  local dir=$1
+  shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    say "configuring $dir"
+    meson setup "$dir" "$PADDOCK_ROOT" "$@" >"$dir.setup.log" 2>&1 || {
+      cat "$dir.setup.log" >&2
+      die "meson setup failed for $dir"
+    }
+    rm -f "$dir.setup.log"
+  fi
+  ninja -C "$dir" >"$dir.ninja.log" 2>&1 || {
+    cat "$dir.ninja.log" >&2
+    die "build failed in $dir"
+  }
+  rm -f "$dir.ninja.log"
+}
+
+paddock_state_dir() {
+  if [ -n "${PADDOCK_STATE_DIR:-}" ]; then
+    echo "$PADDOCK_STATE_DIR"
+  elif [ -n "${XDG_STATE_HOME:-}" ]; then
+    echo "$XDG_STATE_HOME/paddock"
+  else
+    echo "${HOME:-/root}/.local/state/paddock"
+  fi
+}
+
+# Start `paddock serve` in the background unless an engine answers on its socket.
+paddock_ensure_engine() {
+  local bin=$1 state sock i
+  state=$(paddock_state_dir)
+  sock=${PADDOCK_SOCKET:-$state/engine.sock}
+  mkdir -p "$state"
+  if curl -s --max-time 2 --unix-socket "$sock" http://paddock/v1/info >/dev/null 2>&1; then
+    say "engine answers at $sock"
+    return 0
+  fi
+  say "starting the engine (log: $state/engine.log)"
+  setsid "$bin" --state-dir "$state" --socket "$sock" serve >>"$state/engine.log" 2>&1 </dev/null &
+  for i in $(seq 1 100); do
+    curl -s --max-time 1 --unix-socket "$sock" http://paddock/v1/info >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  tail -n 20 "$state/engine.log" >&2
+  die "the engine did not answer at $sock"
+}

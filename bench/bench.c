@@ -1,0 +1,368 @@
+/* paddock-bench: paddock against its peers, measured side by side in one run (interleaved in
+ * random order), reported as medians and p95 with ratios. Starts its own engine on a temporary
+ * state dir; every container it makes is labelled paddock.test=bench and removed.
+ *
+ *   paddock-bench --paddock build/paddock [--image IMG] [--ready N] [--echo N] [--exec N]
+ */
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct samples {
+    double *v;
+    size_t n, cap;
+};
+
+static void samples_add(struct samples *s, double x)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 64;
+        s->v = realloc(s->v, s->cap * sizeof(double));
+        if (!s->v)
+            abort();
+    }
+    s->v[s->n++] = x;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double samples_pct(struct samples *s, double p)
+{
+    if (!s->n)
+        return 0;
+    qsort(s->v, s->n, sizeof(double), cmp_double);
+    size_t i = (size_t)(p * (double)(s->n - 1) + 0.5);
+    return s->v[i];
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- a keep-alive client for the engine socket ---- */
+
+struct body {
+    char *p;
+    size_t n;
+};
+
+static size_t on_body(char *p, size_t sz, size_t n, void *ud)
+{
+    struct body *b = ud;
+    char *q = realloc(b->p, b->n + sz * n + 1);
+    if (!q)
+        return 0;
+    memcpy(q + b->n, p, sz * n);
+    b->p = q;
+    b->n += sz * n;
+    b->p[b->n] = '\0';
+    return sz * n;
+}
+
+static CURL *curl;
+static const char *engine_sock;
+
+static long req(const char *method, const char *path, const char *payload, json_t **out)
+{
+    char url[512];
+    struct body b = {0};
+    snprintf(url, sizeof(url), "http://paddock%s", path);
+    curl_easy_reset(curl);
+    curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, engine_sock);
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &b);
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    h = curl_slist_append(h, "Expect:");
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
+    if (payload)
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload);
+    else if (!strcmp(method, "POST"))
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
+    long status = -1;
+    if (curl_easy_perform(curl) == CURLE_OK)
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(h);
+    if (out)
+        *out = b.p ? json_loads(b.p, 0, NULL) : NULL;
+    free(b.p);
+    return status;
+}
+
+/* ---- child processes ---- */
+
+static int spawn_wait(char *const argv[], bool quiet)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (quiet) {
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    }
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return -1;
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *session_create(double *ms)
+{
+    json_t *j = NULL;
+    double t0 = now_ms();
+    long st = req("POST", "/v1/sessions", "{}", &j);
+    *ms = now_ms() - t0;
+    const char *id = json_string_value(json_object_get(j, "id"));
+    char *r = st == 201 && id ? strdup(id) : NULL;
+    if (!r)
+        fprintf(stderr, "bench: session create failed (%ld)\n", st);
+    json_decref(j);
+    return r;
+}
+
+static void session_delete(const char *id)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "/v1/sessions/%s", id);
+    req("DELETE", path, NULL, NULL);
+}
+
+static char *session_container(const char *id)
+{
+    char path[128];
+    json_t *j = NULL;
+    snprintf(path, sizeof(path), "/v1/sessions/%s", id);
+    req("GET", path, NULL, &j);
+    const char *c = json_string_value(json_object_get(j, "container_id"));
+    char *r = c ? strdup(c) : NULL;
+    json_decref(j);
+    return r;
+}
+
+static bool echo_hi(const char *id)
+{
+    char path[128];
+    json_t *j = NULL;
+    snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", id);
+    long st = req("POST", path, "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hi\"}}}",
+                  &j);
+    bool ok = st == 200 && json_string_value(json_object_get(j, "content")) &&
+              strcmp(json_string_value(json_object_get(j, "content")), "hi") == 0;
+    json_decref(j);
+    return ok;
+}
+
+/* RSS (kB) of the executor inside the given container, found through /proc on the host. */
+static long executor_rss_kb(const char *container)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    long rss = -1;
+    while (d && (e = readdir(d))) {
+        char p[300], buf[4096];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(p, sizeof(p), "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        if (!strstr(buf, "paddock-executor"))
+            continue;
+        snprintf(p, sizeof(p), "/proc/%s/cgroup", e->d_name);
+        f = fopen(p, "r");
+        if (!f)
+            continue;
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        if (!strstr(buf, container))
+            continue;
+        snprintf(p, sizeof(p), "/proc/%s/status", e->d_name);
+        f = fopen(p, "r");
+        while (f && fgets(buf, sizeof(buf), f))
+            if (sscanf(buf, "VmRSS: %ld", &rss) == 1)
+                break;
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return rss;
+}
+
+static void row(const char *what, struct samples *a, const char *peer, struct samples *b)
+{
+    double a50 = samples_pct(a, 0.5), a95 = samples_pct(a, 0.95);
+    double b50 = samples_pct(b, 0.5), b95 = samples_pct(b, 0.95);
+    printf("| %-22s | %9.3f | %9.3f | %-40s | %9.3f | %9.3f | %6.3f× (%.0f× faster) |\n", what, a50,
+           a95, peer, b50, b95, a50 / b50, b50 / a50);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"paddock", required_argument, NULL, 'p'},
+                                         {"image", required_argument, NULL, 'i'},
+                                         {"ready", required_argument, NULL, 'r'},
+                                         {"echo", required_argument, NULL, 'e'},
+                                         {"exec", required_argument, NULL, 'x'},
+                                         {NULL, 0, NULL, 0}};
+    const char *paddock = "build/paddock", *image = "paddock/base:local";
+    int n_ready = 20, n_echo = 500, n_exec = 30, c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            paddock = optarg;
+            break;
+        case 'i':
+            image = optarg;
+            break;
+        case 'r':
+            n_ready = atoi(optarg);
+            break;
+        case 'e':
+            n_echo = atoi(optarg);
+            break;
+        case 'x':
+            n_exec = atoi(optarg);
+            break;
+        default:
+            return 2;
+        }
+    }
+    char tmpl[] = "/tmp/paddock-bench-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    if (!dir)
+        return 1;
+    char sock[256], log[256];
+    snprintf(sock, sizeof(sock), "%s/engine.sock", dir);
+    snprintf(log, sizeof(log), "%s/engine.log", dir);
+    engine_sock = sock;
+    setenv("PADDOCK_TEST_LABEL", "bench", 1);
+    setenv("PADDOCK_IMAGE", image, 1);
+    pid_t eng = fork();
+    if (eng == 0) {
+        if (!freopen(log, "w", stderr))
+            _exit(126);
+        execl(paddock, paddock, "serve", "--state-dir", dir, "--socket", sock, (char *)NULL);
+        _exit(127);
+    }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    curl = curl_easy_init();
+    for (int i = 0; i < 500 && req("GET", "/v1/info", NULL, NULL) != 200; i++)
+        usleep(10000);
+    srand((unsigned)time(NULL));
+
+    /* 1. session ready vs docker run --rm --network none IMG true */
+    struct samples ready = {0}, drun = {0};
+    char *run_argv[] = {"docker", "run", "--rm", "--network", "none", "--label",
+                        "paddock.test=bench", (char *)image, "true", NULL};
+    for (int i = 0; i < 2; i++) { /* warm-up, not counted */
+        double ms;
+        char *id = session_create(&ms);
+        if (id)
+            session_delete(id);
+        free(id);
+        spawn_wait(run_argv, true);
+    }
+    for (int i = 0; i < n_ready; i++) {
+        bool first = rand() & 1;
+        for (int k = 0; k < 2; k++) {
+            if ((k == 0) == first) {
+                double ms;
+                char *id = session_create(&ms);
+                if (id) {
+                    samples_add(&ready, ms);
+                    session_delete(id);
+                }
+                free(id);
+            } else {
+                double t0 = now_ms();
+                if (spawn_wait(run_argv, true) == 0)
+                    samples_add(&drun, now_ms() - t0);
+            }
+        }
+    }
+
+    /* 2. echo hi via the engine API vs docker exec, interleaved */
+    double ms;
+    char *sid = session_create(&ms);
+    char *cid = sid ? session_container(sid) : NULL;
+    struct samples echo = {0}, dexec = {0};
+    if (sid && cid) {
+        char *exec_argv[] = {"docker", "exec", cid, "sh", "-c", "echo hi", NULL};
+        for (int i = 0; i < 20; i++)
+            echo_hi(sid);
+        int per = n_exec > 0 ? (n_echo + n_exec - 1) / n_exec : n_echo;
+        for (int i = 0; i < n_exec || (int)echo.n < n_echo; i++) {
+            for (int k = 0; k < per && (int)echo.n < n_echo; k++) {
+                double t0 = now_ms();
+                if (echo_hi(sid))
+                    samples_add(&echo, now_ms() - t0);
+            }
+            if (i < n_exec) {
+                double t0 = now_ms();
+                if (spawn_wait(exec_argv, true) == 0)
+                    samples_add(&dexec, now_ms() - t0);
+            }
+        }
+    }
+    /* 3. executor idle RSS, after the actions above */
+    usleep(200000);
+    long rss = cid ? executor_rss_kb(cid) : -1;
+    if (sid)
+        session_delete(sid);
+
+    printf("paddock bench: %s, image %s; milliseconds; paddock and peer measured interleaved in "
+           "one run\n\n",
+           PADDOCK_VERSION, image);
+    printf("| %-22s | %9s | %9s | %-40s | %9s | %9s | %-22s |\n", "metric", "p50", "p95",
+           "peer (same run)", "peer p50", "peer p95", "paddock / peer");
+    printf("|%s|%s|%s|%s|%s|%s|%s|\n", "------------------------", "-----------",
+           "-----------", "------------------------------------------", "-----------",
+           "-----------", "------------------------");
+    row("session ready", &ready, "docker run --rm --network none IMG true", &drun);
+    row("echo hi round trip", &echo, "docker exec C sh -c 'echo hi'", &dexec);
+    printf("\nsamples: ready %zu / docker run %zu; echo %zu / docker exec %zu\n", ready.n,
+           drun.n, echo.n, dexec.n);
+    printf("executor idle RSS: %.2f MB (budget 2 MB)\n", rss > 0 ? (double)rss / 1024.0 : -1.0);
+
+    kill(eng, SIGTERM);
+    waitpid(eng, NULL, 0);
+    free(sid);
+    free(cid);
+    curl_easy_cleanup(curl);
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        return 1;
+    return ready.n && echo.n ? 0 : 1;
+}

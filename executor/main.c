@@ -1,0 +1,422 @@
+/* paddock-executor: OpenHands' action execution server for one sandbox, in one process.
+ *
+ * Start-up: resolve the agent user, make the working dir, start the shell, wait for its first
+ * marker, then bind the socket (so "socket exists + /alive 200" means ready) and serve. One
+ * epoll loop drives HTTP (MHD), the pty, signals (signalfd) and the action timer (timerfd). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "action_run.h"
+#include "env.h"
+#include "executor.h"
+#include "server.h"
+
+#define STARTUP_TIMEOUT 30.0 /* seconds for the shell's first prompt */
+#define SHELL_MAX_FAILURES 3 /* consecutive deaths before the first prompt */
+
+extern char **environ;
+
+struct options {
+    const char *socket_path;
+    const char *working_dir;
+    const char *username;
+    const char *shell;
+    long user_id;
+    double no_change_timeout;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: paddock-executor --socket PATH [--working-dir DIR] [--user-id UID]\n"
+               "                        [--username NAME] [--no-change-timeout SECS] [--shell PATH]\n"
+               "\n"
+               "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH.\n"
+               "  --working-dir DIR         the shell starts here; created if missing (/workspace)\n"
+               "  --user-id UID             run the shell as UID (needs root)\n"
+               "  --username NAME           name reported for UID when /etc/passwd has none\n"
+               "  --no-change-timeout SECS  soft timeout for non-blocking commands\n"
+               "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
+               "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n");
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || v > 1e9)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"socket", required_argument, NULL, 's'},
+        {"working-dir", required_argument, NULL, 'w'},
+        {"user-id", required_argument, NULL, 'u'},
+        {"username", required_argument, NULL, 'n'},
+        {"no-change-timeout", required_argument, NULL, 't'},
+        {"shell", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *env_nct = getenv("NO_CHANGE_TIMEOUT_SECONDS");
+    *o = (struct options){.working_dir = "/workspace", .user_id = -1,
+                          .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE};
+    if (env_nct && *env_nct && parse_seconds(env_nct, &o->no_change_timeout) < 0) {
+        fprintf(stderr, "paddock-executor: invalid NO_CHANGE_TIMEOUT_SECONDS: %s\n", env_nct);
+        return 2;
+    }
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 's':
+            o->socket_path = optarg;
+            break;
+        case 'w':
+            o->working_dir = optarg;
+            break;
+        case 'u':
+            errno = 0;
+            o->user_id = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || o->user_id < 0 || o->user_id > INT_MAX) {
+                fprintf(stderr, "paddock-executor: invalid --user-id: %s\n", optarg);
+                return 2;
+            }
+            break;
+        case 'n':
+            o->username = optarg;
+            break;
+        case 't':
+            if (parse_seconds(optarg, &o->no_change_timeout) < 0) {
+                fprintf(stderr, "paddock-executor: invalid --no-change-timeout: %s\n", optarg);
+                return 2;
+            }
+            break;
+        case 'S':
+            o->shell = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        case 'V':
+            printf("paddock-executor %s\n", PADDOCK_VERSION);
+            exit(0);
+        default:
+            fprintf(stderr, "paddock-executor: unknown option or missing value: %s\n",
+                    argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "paddock-executor: unexpected argument: %s\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if (!o->socket_path || !*o->socket_path) {
+        fprintf(stderr, "paddock-executor: --socket is required\n");
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+static int mkdir_p(const char *path, bool *created)
+{
+    char tmp[PATH_MAX];
+    struct stat st;
+    *created = false;
+    if (stat(path, &st) == 0)
+        return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+        return errno = ENAMETOOLONG, -1;
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+        return -1;
+    *created = true;
+    return 0;
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void on_shell_event(struct shell *sh, enum shell_event ev, void *ctx)
+{
+    struct executor *ex = ctx;
+    switch (ev) {
+    case SHELL_EVENT_READY:
+        ex->shell_failures = 0;
+        ex->shell_broken = false;
+        action_run_on_shell_event(ex, ev);
+        action_pump(ex);
+        break;
+    case SHELL_EVENT_MARKER:
+        action_run_on_shell_event(ex, ev);
+        break;
+    case SHELL_EVENT_EXITED:
+        if (!ex->serving) {
+            ex->fatal = "the shell exited before its first prompt";
+            ex->stopping = true;
+            return;
+        }
+        action_run_on_shell_event(ex, ev);
+        if (ex->stopping)
+            return;
+        if (ex->shell_failures++ >= SHELL_MAX_FAILURES || shell_start(sh) < 0) {
+            ex->shell_broken = true;
+            action_pump(ex);
+        }
+        break;
+    }
+}
+
+struct signals {
+    struct loop_watch watch;
+    struct executor *ex;
+};
+
+static void on_signal(struct loop_watch *w, uint32_t events)
+{
+    struct signals *s = LOOP_CONTAINER_OF(w, struct signals, watch);
+    struct signalfd_siginfo si;
+    (void)events;
+    while (read(w->fd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo != SIGCHLD) {
+            s->ex->stopping = true;
+            continue;
+        }
+        /* Subreaper: orphans of the agent's jobs come to us too. */
+        int status;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+            if (pid == s->ex->shell.pid)
+                shell_reaped(&s->ex->shell, status);
+    }
+}
+
+struct startup_timer {
+    struct loop_watch watch;
+    struct executor *ex;
+};
+
+static void on_startup_timeout(struct loop_watch *w, uint32_t events)
+{
+    struct startup_timer *t = LOOP_CONTAINER_OF(w, struct startup_timer, watch);
+    (void)events;
+    if (!t->ex->shell.ready) {
+        t->ex->fatal = "the shell did not print its first prompt in time";
+        t->ex->stopping = true;
+    }
+}
+
+/* Runs the loop until the shell is ready (true) or start-up failed. */
+static bool wait_for_shell(struct executor *ex)
+{
+    struct startup_timer t = {.ex = ex, .watch.fn = on_startup_timeout};
+    struct itimerspec its = {.it_value.tv_sec = (time_t)STARTUP_TIMEOUT};
+    t.watch.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (t.watch.fd < 0 || timerfd_settime(t.watch.fd, 0, &its, NULL) < 0 ||
+        loop_add(ex->loop, &t.watch, EPOLLIN) < 0) {
+        ex->fatal = "cannot create the start-up timer";
+        return false;
+    }
+    while (!ex->shell.ready && !ex->stopping)
+        if (loop_run_once(ex->loop, -1) < 0)
+            break;
+    loop_del(ex->loop, &t.watch);
+    close(t.watch.fd);
+    return ex->shell.ready && !ex->stopping;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc)
+        return rc;
+
+    static struct executor ex;
+    ex.cfg.socket_path = o.socket_path;
+    ex.cfg.working_dir = o.working_dir;
+    ex.cfg.no_change_timeout = o.no_change_timeout;
+    ex.cfg.username = o.username;
+
+    /* Who the agent's shell runs as, and where its home is. */
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    if (o.user_id < 0 && o.username && geteuid() == 0) {
+        struct passwd *pw = getpwnam(o.username);
+        if (pw)
+            o.user_id = pw->pw_uid;
+    }
+    if (o.user_id >= 0 && (uid_t)o.user_id != geteuid()) {
+        if (geteuid() != 0) {
+            fprintf(stderr, "paddock-executor: --user-id %ld needs root; running the shell as uid %ld\n",
+                    o.user_id, (long)geteuid());
+        } else {
+            uid = (uid_t)o.user_id;
+            gid = (gid_t)o.user_id;
+            ex.cfg.switch_user = true;
+        }
+    }
+    struct passwd *pw = getpwuid(uid);
+    char user[256], home[PATH_MAX];
+    if (pw) {
+        if (ex.cfg.switch_user)
+            gid = pw->pw_gid;
+        snprintf(user, sizeof user, "%s", pw->pw_name);
+    } else if (o.username) {
+        snprintf(user, sizeof user, "%s", o.username);
+    } else {
+        snprintf(user, sizeof user, "%ld", (long)uid);
+    }
+    ex.cfg.uid = uid;
+    ex.cfg.gid = gid;
+    if (!ex.cfg.username)
+        ex.cfg.username = user;
+
+    bool created;
+    if (mkdir_p(o.working_dir, &created) < 0) {
+        fprintf(stderr, "paddock-executor: cannot create working dir %s: %s\n", o.working_dir,
+                strerror(errno));
+        return 1;
+    }
+    if (created && ex.cfg.switch_user && chown(o.working_dir, uid, gid) < 0)
+        fprintf(stderr, "paddock-executor: cannot chown %s: %s\n", o.working_dir, strerror(errno));
+    snprintf(home, sizeof home, "%s", pw && is_dir(pw->pw_dir) ? pw->pw_dir : o.working_dir);
+
+    char hostname[256] = "localhost";
+    if (gethostname(hostname, sizeof hostname - 1) < 0)
+        snprintf(hostname, sizeof hostname, "localhost");
+
+    char shell_path[PATH_MAX];
+    bool is_bash = false;
+    struct env_params ep = {.home = home, .user = user, .hostname = hostname, .shell = "/bin/sh"};
+    char **envp = env_build(environ, &ep);
+    if (!envp) {
+        fprintf(stderr, "paddock-executor: out of memory\n");
+        return 1;
+    }
+    if (o.shell) {
+        snprintf(shell_path, sizeof shell_path, "%s", o.shell);
+        const char *base = strrchr(o.shell, '/');
+        is_bash = strncmp(base ? base + 1 : o.shell, "bash", 4) == 0;
+    } else if (shell_find(env_get(envp, "PATH"), shell_path, sizeof shell_path, &is_bash) < 0) {
+        fprintf(stderr, "paddock-executor: no shell found (neither bash nor /bin/sh)\n");
+        env_free(envp);
+        return 1;
+    }
+    env_free(envp);
+    ep.shell = shell_path;
+    envp = env_build(environ, &ep);
+    if (!envp) {
+        fprintf(stderr, "paddock-executor: out of memory\n");
+        return 1;
+    }
+
+    /* Signals arrive through the loop; SIGPIPE would kill us on a vanished client. */
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+
+    ex.loop = loop_new();
+    struct signals sigs = {.ex = &ex, .watch.fn = on_signal};
+    sigs.watch.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (!ex.loop || sigs.watch.fd < 0 || loop_add(ex.loop, &sigs.watch, EPOLLIN) < 0 ||
+        action_run_init(&ex) < 0) {
+        fprintf(stderr, "paddock-executor: cannot set up the event loop: %s\n", strerror(errno));
+        return 1;
+    }
+    ex.started_at = ex.last_action_at = loop_now();
+
+    struct shell_options so = {
+        .path = shell_path,
+        .bash = is_bash,
+        .envp = envp,
+        .workdir = o.working_dir,
+        .hostname = hostname,
+        .switch_user = ex.cfg.switch_user,
+        .uid = uid,
+        .gid = gid,
+    };
+    if (shell_init(&ex.shell, ex.loop, &so, on_shell_event, &ex) < 0 || shell_start(&ex.shell) < 0) {
+        fprintf(stderr, "paddock-executor: cannot start the shell %s: %s\n", shell_path, strerror(errno));
+        return 1;
+    }
+
+    rc = 0;
+    if (!wait_for_shell(&ex)) {
+        fprintf(stderr, "paddock-executor: %s (%s)\n", ex.fatal ? ex.fatal : "stopped", shell_path);
+        rc = ex.fatal ? 1 : 0;
+        goto out;
+    }
+
+    struct buf err = BUF_INIT;
+    int lfd = server_listen_unix(o.socket_path, &err);
+    if (lfd >= 0)
+        ex.server = server_start(&ex, lfd, &err);
+    if (!ex.server) {
+        fprintf(stderr, "paddock-executor: %s\n", err.data ? err.data : "cannot serve");
+        buf_free(&err);
+        rc = 1;
+        goto out;
+    }
+    ex.serving = true;
+
+    while (!ex.stopping) {
+        int timeout = server_timeout_ms(ex.server);
+        if (loop_run_once(ex.loop, timeout) < 0)
+            break;
+        if (timeout >= 0)
+            server_run_due(ex.server);
+    }
+
+out:
+    ex.stopping = true;
+    action_abort_all(&ex);
+    server_stop(ex.server);
+    if (ex.serving)
+        unlink(o.socket_path);
+    shell_free(&ex.shell);
+    action_run_free_state(&ex);
+    loop_del(ex.loop, &sigs.watch);
+    close(sigs.watch.fd);
+    loop_free(ex.loop);
+    env_free(envp);
+    return rc;
+}

@@ -1,0 +1,127 @@
+/* The one way text reaches the screen: sanitize (ui/sanitize.c), then draw wide characters
+ * clipped to a number of columns. Nothing in ui/ calls waddstr & co. on its own. */
+#include "ui/sanitize.h"
+#include "ui/ui_internal.h"
+
+#include <string.h>
+#include <wchar.h>
+
+#define DRAW_MAX_BYTES 2048 /* sanitized bytes per drawn string: far more than a line */
+
+struct draw_glyphs {
+    wchar_t wc[DRAW_MAX_BYTES];
+    signed char w[DRAW_MAX_BYTES];
+    size_t n;
+    int width; /* total columns */
+};
+
+/* Sanitize s and decode it into characters with their column widths. */
+static void draw_decode(struct ui *ui, const char *s, struct draw_glyphs *g)
+{
+    char buf[DRAW_MAX_BYTES];
+    size_t len = sanitize_text_flags(s, s ? strlen(s) : 0, buf, sizeof(buf),
+                                     ui->utf8 ? 0 : SANITIZE_ASCII);
+    mbstate_t st;
+    memset(&st, 0, sizeof(st));
+    g->n = 0;
+    g->width = 0;
+    for (size_t i = 0; i < len && g->n < DRAW_MAX_BYTES;) {
+        wchar_t wc;
+        size_t k = mbrtowc(&wc, buf + i, len - i, &st);
+        if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+            /* cannot happen for sanitizer output in a UTF-8 or ASCII locale */
+            memset(&st, 0, sizeof(st));
+            wc = L'?';
+            k = 1;
+        }
+        int cw = wcwidth(wc);
+        if (cw < 0) { /* unknown to the locale's tables */
+            wc = L'?';
+            cw = 1;
+        }
+        if (cw == 0 && g->n == 0) { /* a combining mark with nothing to combine with */
+            i += k;
+            continue;
+        }
+        g->wc[g->n] = wc;
+        g->w[g->n] = (signed char)cw;
+        g->n++;
+        g->width += cw;
+        i += k;
+    }
+}
+
+/* Draw glyphs within width columns; when they do not fit, the last column is `…`. */
+static int draw_glyphs_put(struct ui *ui, WINDOW *w, const struct draw_glyphs *g, int width,
+                           attr_t attr)
+{
+    if (width <= 0)
+        return 0;
+    bool cut = g->width > width;
+    int budget = cut ? width - 1 : width;
+    int cols = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        if (cols + g->w[i] > budget)
+            break;
+        wchar_t ws[2] = {g->wc[i], L'\0'};
+        cchar_t cc;
+        setcchar(&cc, ws, attr, PAIR_NUMBER(attr), NULL);
+        wadd_wch(w, &cc);
+        cols += g->w[i];
+    }
+    if (cut) {
+        /* a wide character that did not fit leaves a gap: pad it */
+        while (cols < width - 1) {
+            waddch(w, ' ' | attr);
+            cols++;
+        }
+        if (ui->utf8) {
+            cchar_t cc;
+            setcchar(&cc, L"\u2026", attr, PAIR_NUMBER(attr), NULL);
+            wadd_wch(w, &cc);
+        } else {
+            waddch(w, '>' | attr);
+        }
+        cols++;
+    }
+    return cols;
+}
+
+int draw_text(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s, attr_t attr)
+{
+    static struct draw_glyphs g; /* single-threaded; too big for the stack comfortably */
+    if (!w || width <= 0)
+        return 0;
+    draw_decode(ui, s, &g);
+    if (wmove(w, y, x) == ERR)
+        return 0;
+    return draw_glyphs_put(ui, w, &g, width, attr);
+}
+
+int draw_text_right(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s,
+                    attr_t attr)
+{
+    static struct draw_glyphs g;
+    if (!w || width <= 0)
+        return 0;
+    draw_decode(ui, s, &g);
+    int used = g.width < width ? g.width : width;
+    if (wmove(w, y, x + width - used) == ERR)
+        return 0;
+    return draw_glyphs_put(ui, w, &g, used, attr);
+}
+
+int draw_text_width(struct ui *ui, const char *s)
+{
+    static struct draw_glyphs g;
+    draw_decode(ui, s, &g);
+    return g.width;
+}
+
+void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr)
+{
+    if (!w || width <= 0 || wmove(w, y, x) == ERR)
+        return;
+    for (int i = 0; i < width; i++)
+        waddch(w, ' ' | attr);
+}

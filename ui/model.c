@@ -1,0 +1,312 @@
+/* The dashboard's copy of the engine's sessions and of one session's actions. Filled by a
+ * fetch on (re)connect and on selection, then kept current from events. No ncurses here. */
+#include "app/client.h"
+#include "ui/ui_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *model_strdup(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? strdup(s) : NULL;
+}
+
+static double model_number(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : 0.0;
+}
+
+static void model_session_clear(struct model_session *s)
+{
+    free(s->id);
+    free(s->name);
+    free(s->image);
+    free(s->state);
+    free(s->error);
+    memset(s, 0, sizeof(*s));
+}
+
+static void model_action_clear(struct model_action *a)
+{
+    free(a->kind);
+    free(a->summary);
+    free(a->state);
+    memset(a, 0, sizeof(*a));
+}
+
+/* Parse a session object; false when it has no usable id. */
+static bool model_session_parse(json_t *j, struct model_session *s)
+{
+    memset(s, 0, sizeof(*s));
+    const char *id = json_string_value(json_object_get(j, "id"));
+    if (!id || !model_id_valid(id))
+        return false;
+    s->id = strdup(id);
+    s->name = model_strdup(j, "name");
+    s->image = model_strdup(j, "image");
+    s->state = model_strdup(j, "state");
+    s->error = model_strdup(j, "error");
+    s->created_at = model_number(j, "created_at");
+    json_t *n = json_object_get(j, "action_count");
+    s->action_count = json_is_integer(n) ? json_integer_value(n) : 0;
+    if (!s->id) {
+        model_session_clear(s);
+        return false;
+    }
+    return true;
+}
+
+static bool model_action_parse(json_t *j, struct model_action *a)
+{
+    memset(a, 0, sizeof(*a));
+    json_t *id = json_object_get(j, "id");
+    if (!json_is_integer(id))
+        return false;
+    a->id = json_integer_value(id);
+    a->kind = model_strdup(j, "kind");
+    a->summary = model_strdup(j, "summary");
+    a->state = model_strdup(j, "state");
+    json_t *ec = json_object_get(j, "exit_code");
+    a->has_exit = json_is_integer(ec);
+    a->exit_code = a->has_exit ? (int)json_integer_value(ec) : 0;
+    a->created_at = model_number(j, "created_at");
+    a->started_at = model_number(j, "started_at");
+    json_t *d = json_object_get(j, "duration_ms");
+    a->has_duration = json_is_number(d);
+    a->duration_ms = a->has_duration ? json_number_value(d) : 0.0;
+    return true;
+}
+
+bool model_id_valid(const char *id)
+{
+    size_t n = 0;
+    for (const char *p = id; *p; p++, n++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '-' || *p == '_'))
+            return false;
+    return n >= 1 && n <= 64;
+}
+
+void model_clear_actions(struct model *m)
+{
+    for (size_t i = 0; i < m->nactions; i++)
+        model_action_clear(&m->actions[i]);
+    free(m->actions);
+    m->actions = NULL;
+    m->nactions = 0;
+    free(m->actions_for);
+    m->actions_for = NULL;
+}
+
+static void model_clear_sessions(struct model *m)
+{
+    for (size_t i = 0; i < m->nsessions; i++)
+        model_session_clear(&m->sessions[i]);
+    free(m->sessions);
+    m->sessions = NULL;
+    m->nsessions = 0;
+}
+
+void model_free(struct model *m)
+{
+    model_clear_sessions(m);
+    model_clear_actions(m);
+}
+
+static int model_get(struct client *c, const char *path, const char *key, json_t **out,
+                     char **err)
+{
+    json_t *reply = NULL;
+    int st = client_request(c, "GET", path, NULL, 3000, &reply, err);
+    if (st < 0)
+        return -1;
+    if (st != 200) {
+        if (asprintf(err, "GET %s: %d %s", path, st,
+                     client_error_message(reply, "unexpected reply")) < 0)
+            *err = NULL;
+        json_decref(reply);
+        return -1;
+    }
+    json_t *arr = json_object_get(reply, key);
+    if (!json_is_array(arr)) {
+        *err = strdup("the engine's reply has no list");
+        json_decref(reply);
+        return -1;
+    }
+    *out = json_incref(arr);
+    json_decref(reply);
+    return 0;
+}
+
+int model_fetch_sessions(struct model *m, struct client *c, char **err)
+{
+    json_t *arr = NULL;
+    if (model_get(c, "/v1/sessions", "sessions", &arr, err) < 0)
+        return -1;
+    size_t n = json_array_size(arr);
+    struct model_session *list = calloc(n ? n : 1, sizeof(*list));
+    if (!list) {
+        json_decref(arr);
+        *err = strdup("out of memory");
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (model_session_parse(json_array_get(arr, i), &list[k]))
+            k++;
+    json_decref(arr);
+    model_clear_sessions(m);
+    m->sessions = list;
+    m->nsessions = k;
+    return 0;
+}
+
+int model_fetch_actions(struct model *m, struct client *c, const char *session_id, char **err)
+{
+    if (!model_id_valid(session_id)) {
+        *err = strdup("invalid session id");
+        return -1;
+    }
+    char path[160];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/actions?limit=%d", session_id,
+             MODEL_ACTIONS_LIMIT);
+    json_t *arr = NULL;
+    if (model_get(c, path, "actions", &arr, err) < 0)
+        return -1;
+    size_t n = json_array_size(arr);
+    struct model_action *list = calloc(n ? n : 1, sizeof(*list));
+    char *owner = strdup(session_id);
+    if (!list || !owner) {
+        free(list);
+        free(owner);
+        json_decref(arr);
+        *err = strdup("out of memory");
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (model_action_parse(json_array_get(arr, i), &list[k]))
+            k++;
+    json_decref(arr);
+    model_clear_actions(m);
+    m->actions = list;
+    m->nactions = k;
+    m->actions_for = owner;
+    return 0;
+}
+
+ssize_t model_find_session(const struct model *m, const char *id)
+{
+    if (!id)
+        return -1;
+    for (size_t i = 0; i < m->nsessions; i++)
+        if (strcmp(m->sessions[i].id, id) == 0)
+            return (ssize_t)i;
+    return -1;
+}
+
+ssize_t model_find_action(const struct model *m, long long id)
+{
+    for (size_t i = 0; i < m->nactions; i++)
+        if (m->actions[i].id == id)
+            return (ssize_t)i;
+    return -1;
+}
+
+bool model_upsert_session(struct model *m, json_t *j)
+{
+    struct model_session s;
+    if (!model_session_parse(j, &s))
+        return false;
+    ssize_t at = model_find_session(m, s.id);
+    if (s.state && strcmp(s.state, "deleted") == 0) {
+        /* The list shows live sessions only (GET /v1/sessions without ?all). */
+        if (at >= 0) {
+            model_session_clear(&m->sessions[at]);
+            memmove(&m->sessions[at], &m->sessions[at + 1],
+                    (m->nsessions - (size_t)at - 1) * sizeof(*m->sessions));
+            m->nsessions--;
+        }
+        model_session_clear(&s);
+        return at >= 0;
+    }
+    if (at >= 0) {
+        /* Events may lag the counter a fetch returned: never count down. */
+        if (s.action_count < m->sessions[at].action_count)
+            s.action_count = m->sessions[at].action_count;
+        model_session_clear(&m->sessions[at]);
+        m->sessions[at] = s;
+        return true;
+    }
+    struct model_session *grown = realloc(m->sessions, (m->nsessions + 1) * sizeof(*grown));
+    if (!grown) {
+        model_session_clear(&s);
+        return false;
+    }
+    m->sessions = grown;
+    /* newest first */
+    size_t pos = 0;
+    while (pos < m->nsessions && m->sessions[pos].created_at >= s.created_at)
+        pos++;
+    memmove(&m->sessions[pos + 1], &m->sessions[pos], (m->nsessions - pos) * sizeof(*grown));
+    m->sessions[pos] = s;
+    m->nsessions++;
+    return true;
+}
+
+bool model_upsert_action(struct model *m, const char *session_id, json_t *j)
+{
+    struct model_action a;
+    if (!session_id || !m->actions_for || strcmp(session_id, m->actions_for) != 0)
+        return false;
+    if (!model_action_parse(j, &a))
+        return false;
+    ssize_t at = model_find_action(m, a.id);
+    if (at >= 0) {
+        model_action_clear(&m->actions[at]);
+        m->actions[at] = a;
+        return true;
+    }
+    size_t pos = 0; /* largest id first */
+    while (pos < m->nactions && m->actions[pos].id > a.id)
+        pos++;
+    if (pos >= MODEL_ACTIONS_LIMIT) { /* older than everything we keep */
+        model_action_clear(&a);
+        return false;
+    }
+    if (m->nactions == MODEL_ACTIONS_LIMIT) { /* drop the oldest */
+        model_action_clear(&m->actions[m->nactions - 1]);
+        m->nactions--;
+    } else {
+        struct model_action *grown = realloc(m->actions, (m->nactions + 1) * sizeof(*grown));
+        if (!grown) {
+            model_action_clear(&a);
+            return false;
+        }
+        m->actions = grown;
+    }
+    memmove(&m->actions[pos + 1], &m->actions[pos], (m->nactions - pos) * sizeof(a));
+    m->actions[pos] = a;
+    m->nactions++;
+    return true;
+}
+
+long long model_count_actions(const struct model *m)
+{
+    long long n = 0;
+    for (size_t i = 0; i < m->nsessions; i++)
+        n += m->sessions[i].action_count;
+    return n;
+}
+
+size_t model_count_sessions_in(const struct model *m, const char *state)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nsessions; i++)
+        if (m->sessions[i].state && strcmp(m->sessions[i].state, state) == 0)
+            n++;
+    return n;
+}

@@ -1,0 +1,153 @@
+/* Right pane: the selected session's actions, NEWEST AT THE TOP (the engine's order; older
+ * ones are further down, as `paddock ls` and the API page them). When the newest row is
+ * selected the selection follows new actions; otherwise it stays pinned on its action id. */
+#include "ui/ui_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+enum { COL_TIME, COL_KIND, COL_SUMMARY, COL_STATE, COL_EXIT, COL_MS };
+
+static const struct list_column view_actions_columns[] = {
+    [COL_TIME] = {"TIME", 8, 60, false, false},
+    [COL_KIND] = {"KIND", 5, 20, false, false},
+    [COL_SUMMARY] = {"SUMMARY", 12, 100, false, true},
+    [COL_STATE] = {"STATE", 8, 90, false, false},
+    [COL_EXIT] = {"EXIT", 4, 80, true, false},
+    [COL_MS] = {"MS", 8, 40, true, false},
+};
+
+static const struct model_session *view_actions_session(const struct ui *ui)
+{
+    ssize_t at = model_find_session(&ui->model, ui->sel_session);
+    return at >= 0 ? &ui->model.sessions[at] : NULL;
+}
+
+static size_t view_actions_count(const struct ui *ui)
+{
+    /* Only the actions of the session shown (a fetch may have failed). */
+    if (!ui->sel_session || !ui->model.actions_for ||
+        strcmp(ui->sel_session, ui->model.actions_for) != 0)
+        return 0;
+    return ui->model.nactions;
+}
+
+static void view_actions_title(const struct ui *ui, char *buf, size_t sz)
+{
+    const struct model_session *s = view_actions_session(ui);
+    if (!s) {
+        snprintf(buf, sz, "Actions");
+        return;
+    }
+    size_t n = view_actions_count(ui);
+    snprintf(buf, sz, "Actions \xC2\xB7 %s (%zu%s, newest first)",
+             s->name && *s->name ? s->name : s->id, n, n >= MODEL_ACTIONS_LIMIT ? "+" : "");
+}
+
+static void view_actions_time(double t, char *buf, size_t sz)
+{
+    if (t <= 0) {
+        snprintf(buf, sz, "-");
+        return;
+    }
+    time_t sec = (time_t)t;
+    struct tm tm;
+    if (!localtime_r(&sec, &tm) || strftime(buf, sz, "%H:%M:%S", &tm) == 0)
+        snprintf(buf, sz, "-");
+}
+
+static void view_actions_cell(const struct ui *ui, size_t row, int column, char *buf, size_t sz,
+                              enum ui_color *color)
+{
+    const struct model_action *a = &ui->model.actions[row];
+    switch (column) {
+    case COL_TIME:
+        view_actions_time(a->started_at > 0 ? a->started_at : a->created_at, buf, sz);
+        *color = UI_C_DIM;
+        break;
+    case COL_KIND:
+        snprintf(buf, sz, "%s", a->kind ? a->kind : "?");
+        *color = UI_C_INFO;
+        break;
+    case COL_SUMMARY:
+        snprintf(buf, sz, "%s", a->summary ? a->summary : "");
+        break;
+    case COL_STATE:
+        snprintf(buf, sz, "%s", a->state ? a->state : "?");
+        *color = theme_state_color(a->state);
+        break;
+    case COL_EXIT:
+        if (a->has_exit) {
+            snprintf(buf, sz, "%d", a->exit_code);
+            *color = a->exit_code == 0 ? UI_C_OK : UI_C_BAD;
+        } else {
+            snprintf(buf, sz, "-");
+            *color = UI_C_DIM;
+        }
+        break;
+    case COL_MS:
+        if (!a->has_duration)
+            snprintf(buf, sz, "-");
+        else if (a->duration_ms < 100)
+            snprintf(buf, sz, "%.2f", a->duration_ms);
+        else if (a->duration_ms < 100000)
+            snprintf(buf, sz, "%.0f", a->duration_ms);
+        else
+            snprintf(buf, sz, "%.0fs", a->duration_ms / 1000);
+        *color = UI_C_DIM;
+        break;
+    default:
+        break;
+    }
+}
+
+static const char *view_actions_empty(const struct ui *ui)
+{
+    static char text[600];
+    const struct model_session *s = view_actions_session(ui);
+    if (!s)
+        return "no session selected";
+    if (s->state && strcmp(s->state, "error") == 0 && s->error) {
+        snprintf(text, sizeof(text), "session error: %s", s->error);
+        return text;
+    }
+    return "no actions yet";
+}
+
+static unsigned view_actions_on_select(struct ui *ui, size_t row)
+{
+    if (row >= ui->model.nactions)
+        return 0;
+    ui->sel_action = ui->model.actions[row].id;
+    ui->actions_follow = row == 0;
+    return UI_DIRTY_ACTIONS;
+}
+
+static void view_actions_sync(struct ui *ui)
+{
+    struct ui_list *l = &ui->list[UI_PANE_ACTIONS];
+    size_t n = view_actions_count(ui);
+    if (n == 0) {
+        l->sel = l->top = 0;
+        ui->sel_action = 0;
+        return;
+    }
+    ssize_t at = ui->actions_follow ? 0 : model_find_action(&ui->model, ui->sel_action);
+    if (at >= 0)
+        l->sel = (size_t)at;
+    list_clamp(ui, UI_PANE_ACTIONS);
+    ui->sel_action = ui->model.actions[l->sel].id;
+}
+
+const struct ui_view view_actions = {
+    .name = "actions",
+    .columns = view_actions_columns,
+    .ncolumns = sizeof(view_actions_columns) / sizeof(view_actions_columns[0]),
+    .count = view_actions_count,
+    .title = view_actions_title,
+    .cell = view_actions_cell,
+    .empty = view_actions_empty,
+    .on_select = view_actions_on_select,
+    .sync = view_actions_sync,
+};

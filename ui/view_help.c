@@ -1,0 +1,88 @@
+/* The `?` overlay, generated from the key table: keys that share a handler are one line. */
+#include "ui/ui_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define HELP_MAX_LINES 64
+
+struct help_line {
+    char keys[64];
+    const char *help;
+    ui_key_fn fn;
+};
+
+/* Is name one of the ", "-separated names in list? */
+static bool view_help_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strstr(p, ", ");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p = end ? end + 2 : NULL;
+    }
+    return false;
+}
+
+static int view_help_lines(struct help_line *out, int max)
+{
+    int n = 0;
+    for (const struct ui_key *k = ui_keys; k->fn && n < max; k++) {
+        int at = -1;
+        for (int i = 0; i < n; i++)
+            if (out[i].fn == k->fn)
+                at = i;
+        if (at >= 0) {
+            if (view_help_has(out[at].keys, k->name))
+                continue;
+            size_t used = strlen(out[at].keys);
+            snprintf(out[at].keys + used, sizeof(out[at].keys) - used, ", %s", k->name);
+            continue;
+        }
+        snprintf(out[n].keys, sizeof(out[n].keys), "%s", k->name);
+        out[n].help = k->help;
+        out[n].fn = k->fn;
+        n++;
+    }
+    return n;
+}
+
+void view_help_draw(struct ui *ui)
+{
+    struct help_line lines[HELP_MAX_LINES];
+    int n = view_help_lines(lines, HELP_MAX_LINES);
+    int keyw = 0, helpw = 0;
+    for (int i = 0; i < n; i++) {
+        int kw = draw_text_width(ui, lines[i].keys), hw = draw_text_width(ui, lines[i].help);
+        keyw = kw > keyw ? kw : keyw;
+        helpw = hw > helpw ? hw : helpw;
+    }
+    int w = keyw + helpw + 7, h = n + 4;
+    if (w > COLS - 2)
+        w = COLS - 2;
+    if (h > LINES - 2)
+        h = LINES - 2;
+    if (w < 20 || h < 5)
+        return;
+    if (ui->win_help)
+        delwin(ui->win_help);
+    ui->win_help = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2);
+    WINDOW *win = ui->win_help;
+    if (!win)
+        return;
+    attr_t base = theme_attr(UI_C_HELP);
+    wbkgdset(win, ' ' | base);
+    werase(win);
+    wattrset(win, base | A_BOLD);
+    box(win, 0, 0);
+    wattrset(win, A_NORMAL);
+    draw_text(ui, win, 0, 2, w - 4, " Keys ", base | A_BOLD);
+    for (int i = 0; i < n && i < h - 4; i++) {
+        draw_text(ui, win, 1 + i, 2, keyw, lines[i].keys, theme_attr(UI_C_HELP_KEY));
+        draw_text(ui, win, 1 + i, 4 + keyw, w - 6 - keyw, lines[i].help, base);
+    }
+    draw_text(ui, win, h - 2, 2, w - 4, "press any key to close", base | A_DIM);
+    wnoutrefresh(win);
+}

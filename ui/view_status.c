@@ -1,0 +1,70 @@
+/* Header (name, version, engine socket, counts, link state) and footer (key hints from the key
+ * table, last error). */
+#include "app/client.h"
+#include "ui/ui_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef PADDOCK_VERSION
+#define PADDOCK_VERSION "dev"
+#endif
+
+void view_status_draw_header(struct ui *ui)
+{
+    WINDOW *w = ui->win_header;
+    if (!w)
+        return;
+    int width = getmaxx(w);
+    attr_t base = theme_attr(UI_C_HEADER);
+    werase(w);
+    draw_fill(w, 0, 0, width, base);
+
+    const char *link = ui->connected ? " \xE2\x97\x8F live " : " engine disconnected, retrying ";
+    attr_t link_attr = theme_attr(ui->connected ? UI_C_HEADER : UI_C_HEADER_ALERT);
+    int lw = draw_text_width(ui, link);
+    if (lw > width / 2)
+        lw = width / 2;
+
+    char left[1024];
+    const struct model *m = &ui->model;
+    snprintf(left, sizeof(left),
+             " paddock " PADDOCK_VERSION "%s \xE2\x94\x82 %s \xE2\x94\x82 %zu session%s"
+             " (%zu ready) \xE2\x94\x82 %lld action%s",
+             ui->opt->read_only ? " [read-only]" : "", client_socket(ui->client), m->nsessions,
+             m->nsessions == 1 ? "" : "s", model_count_sessions_in(m, "ready"),
+             model_count_actions(m), model_count_actions(m) == 1 ? "" : "s");
+    draw_text(ui, w, 0, 0, width - lw - 1, left, base | A_BOLD);
+    draw_text_right(ui, w, 0, width - lw, lw, link, link_attr);
+    wnoutrefresh(w);
+}
+
+void view_status_draw_footer(struct ui *ui)
+{
+    WINDOW *w = ui->win_footer;
+    if (!w)
+        return;
+    int width = getmaxx(w);
+    werase(w);
+    draw_fill(w, 0, 0, width, theme_attr(UI_C_FOOTER));
+    int x = 1;
+    /* A hint is "KEYS label": the first word in the key colour. */
+    for (const struct ui_key *k = ui_keys; k->fn; k++) {
+        if (!k->hint)
+            continue;
+        char keys[32];
+        const char *sp = strchr(k->hint, ' ');
+        size_t kn = sp ? (size_t)(sp - k->hint) : strlen(k->hint);
+        snprintf(keys, sizeof(keys), "%.*s", (int)kn, k->hint);
+        const char *label = sp ? sp : "";
+        int need = draw_text_width(ui, k->hint) + 2;
+        if (x + need > width - 1)
+            break;
+        x += draw_text(ui, w, 0, x, width - x, keys, theme_attr(UI_C_FOOTER_KEY));
+        x += draw_text(ui, w, 0, x, width - x, label, theme_attr(UI_C_FOOTER));
+        x += 2;
+    }
+    if (ui->status[0] && width - x > 8)
+        draw_text_right(ui, w, 0, x, width - x - 1, ui->status, theme_attr(UI_C_FOOTER_ERROR));
+    wnoutrefresh(w);
+}
