@@ -148,15 +148,18 @@ start_dashboard() { # the pid is written by the sh that then execs paddock
   for _ in $(seq 1 50); do [ -s "$TMP/dash.pid" ] && break; sleep 0.1; done
 }
 
-tm new-session -d -s dash -x 120 -y 32 \
-  -e "LANG=C.UTF-8" -e "LC_ALL=C.UTF-8" -e "TERM=screen-256color" -e "PS1=READY\$ " \
+printf '%s\n' "PS1='READY\$ '" >"$TMP/bashrc"
+tm new-session -d -s dash -x 160 -y 32 \
+  -e "LANG=C.UTF-8" -e "LC_ALL=C.UTF-8" \
   -e "PADDOCK_SOCKET=$SOCK" -e "PADDOCK_STATE_DIR=$TMP/state" -e "HOME=$TMP" \
-  "bash --norc --noprofile" || { fail "tmux starts"; exit 1; }
+  "bash --noprofile --rcfile $TMP/bashrc -i" || { fail "tmux starts"; exit 1; }
+# Let applications in the pane write the clipboard, so an OSC 52 that got through would show.
+tm set -g set-clipboard on
 wait_for 'READY$' || { fail "shell prompt in tmux"; exit 1; }
 
 start_dashboard
 short=${SESSION_ID:0:8}
-if wait_for "$NAME" && wait_for "$short" && wait_for "paddock " && wait_for "live"; then
+if wait_for "$NAME" && wait_for "$short" && wait_for "paddock " && wait_for "● live"; then
   ok "dashboard shows the session ($short $NAME) and the engine link"
 else
   fail "dashboard shows the session"; screen >&2
@@ -185,6 +188,23 @@ done
 screen | grep -F "echo live-$$" | grep -qF done && ok "the live action's state turns to done" ||
   { fail "live action reaches done"; screen >&2; }
 
+# Hostile text from the sandbox side (security.md I06, I07, I09, I11): the command carries a
+# title change (OSC 0), a clipboard write (OSC 52), an erase (CSI 2J) and a bidi override.
+# The dashboard shows them as visible tokens; the terminal's title and clipboard stay untouched.
+title_before=$(flag pane_title)
+hostile=$(printf "echo '\033]0;pwned\007\033]52;c;eA==\007\033[2J\342\200\256x%s'" $$)
+run_action "$hostile" || fail "hostile action ran: $(cat "$TMP/status")"
+if wait_for "x$$'" && screen | grep -F "x$$'" |
+  grep -qF "echo '^[]0…^[]52…^[[2J<U+202E>x$$'"; then
+  ok "escape sequences and bidi controls in a command are shown as visible tokens"
+else
+  fail "hostile command shown sanitized"; screen >&2
+fi
+[ "$(flag pane_title)" = "$title_before" ] && ok "the terminal title is untouched (OSC 0)" ||
+  fail "pane title changed to '$(flag pane_title)'"
+tm show-buffer >/dev/null 2>&1 && fail "a tmux paste buffer appeared (OSC 52)" ||
+  ok "no clipboard write reached the terminal (OSC 52)"
+
 tm send-keys -t dash '?'
 if wait_for "Keys" && wait_for "show or hide this help" && wait_for "quit"; then
   ok "? shows the help overlay from the key table"
@@ -197,7 +217,7 @@ wait_gone "show or hide this help" && ok "a key closes the help" || { fail "help
 tm resize-window -t dash -x 50 -y 12
 wait_for "terminal too small: have 50x12, need 60x15" && ok "a too-small terminal says so" ||
   { fail "too-small message"; screen >&2; }
-tm resize-window -t dash -x 120 -y 32
+tm resize-window -t dash -x 160 -y 32
 wait_for "$NAME" && ok "resizing back lays the dashboard out again" ||
   { fail "relayout after resize"; screen >&2; }
 

@@ -1,0 +1,184 @@
+/* The store against a real SQLite file: schema, intent-then-observation, paging, recovery. */
+#include "engine/store.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64];
+static char path[128];
+
+static int setup(void **state)
+{
+    strcpy(dir, "/tmp/paddock-store-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/paddock.db", dir);
+    char *err = NULL;
+    struct store *s = store_open(path, &err);
+    assert_null(err);
+    assert_non_null(s);
+    *state = s;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    store_close(*state);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
+static void test_schema_and_wal(void **state)
+{
+    struct store *s = *state;
+    assert_int_equal(store_schema_version(s), 1);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static void test_reopen_keeps_version(void **state)
+{
+    char *err = NULL;
+    struct store *again = store_open(path, &err); /* a second connection: no re-migration */
+    assert_non_null(again);
+    assert_int_equal(store_schema_version(again), 1);
+    store_close(again);
+}
+
+static void test_session_roundtrip(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "aaaa", "demo", "img:1", "creating", NULL, 10.5, &err),
+                     0);
+    assert_int_equal(store_session_update(s, "aaaa", "ready", "cid1", NULL, 11.0, &err), 0);
+    json_t *o = store_session_get(s, "aaaa");
+    assert_non_null(o);
+    assert_string_equal(json_string_value(json_object_get(o, "state")), "ready");
+    assert_string_equal(json_string_value(json_object_get(o, "container_id")), "cid1");
+    assert_string_equal(json_string_value(json_object_get(o, "name")), "demo");
+    assert_int_equal(json_integer_value(json_object_get(o, "action_count")), 0);
+    json_decref(o);
+    /* container_id stays when an update passes NULL */
+    assert_int_equal(store_session_update(s, "aaaa", "deleted", NULL, NULL, 12.0, &err), 0);
+    o = store_session_get(s, "aaaa");
+    assert_string_equal(json_string_value(json_object_get(o, "container_id")), "cid1");
+    json_decref(o);
+    json_t *live = store_sessions_list(s, 0), *all = store_sessions_list(s, 1);
+    assert_int_equal(json_array_size(live), 0);
+    assert_int_equal(json_array_size(all), 1);
+    json_decref(live);
+    json_decref(all);
+    assert_null(store_session_get(s, "nope"));
+    /* a duplicate id is refused with a message */
+    assert_int_equal(store_session_insert(s, "aaaa", "x", "i", "creating", NULL, 1, &err), -1);
+    assert_non_null(err);
+    free(err);
+}
+
+static void test_actions_intent_then_finish(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "bbbb", "b", "img", "ready", NULL, 1, &err), 0);
+    int64_t id = store_action_insert(s, "bbbb", "run", "echo hi", "{}", 100.0, &err);
+    assert_true(id > 0);
+    json_t *a = store_action_get(s, id);
+    assert_string_equal(json_string_value(json_object_get(a, "state")), "received");
+    assert_true(json_is_null(json_object_get(a, "exit_code")));
+    json_decref(a);
+    const char obs[] = "{\"content\":\"hi\"}";
+    assert_int_equal(store_action_finish(s, id, "done", 0, obs, strlen(obs), NULL, 100.25, &err),
+                     0);
+    a = store_action_get(s, id);
+    assert_string_equal(json_string_value(json_object_get(a, "state")), "done");
+    assert_int_equal(json_integer_value(json_object_get(a, "exit_code")), 0);
+    assert_true(json_real_value(json_object_get(a, "duration_ms")) > 249.0);
+    assert_true(json_real_value(json_object_get(a, "duration_ms")) < 251.0);
+    json_decref(a);
+    /* an action for an unknown session violates the foreign key */
+    assert_int_equal(store_action_insert(s, "zzzz", "run", "x", "{}", 1, &err), -1);
+    free(err);
+}
+
+static void test_actions_paging(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "cccc", "c", "img", "ready", NULL, 1, &err), 0);
+    int64_t ids[5];
+    for (int i = 0; i < 5; i++) {
+        char cmd[16];
+        snprintf(cmd, sizeof(cmd), "cmd%d", i);
+        ids[i] = store_action_insert(s, "cccc", "run", cmd, "{}", i, &err);
+    }
+    json_t *page = store_actions_list(s, "cccc", 2, 0);
+    assert_int_equal(json_array_size(page), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(page, 0), "summary")),
+                        "cmd4");
+    json_decref(page);
+    page = store_actions_list(s, "cccc", 10, ids[2]);
+    assert_int_equal(json_array_size(page), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(page, 0), "summary")),
+                        "cmd1");
+    json_decref(page);
+    json_t *sess = store_session_get(s, "cccc");
+    assert_int_equal(json_integer_value(json_object_get(sess, "action_count")), 5);
+    json_decref(sess);
+}
+
+static void test_interrupt_inflight(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "dddd", "d", "img", "ready", NULL, 1, &err), 0);
+    int64_t a = store_action_insert(s, "dddd", "run", "sleep 100", "{}", 1, &err);
+    int64_t b = store_action_insert(s, "dddd", "run", "true", "{}", 1, &err);
+    store_action_finish(s, b, "done", 0, "{}", 2, NULL, 2, &err);
+    assert_int_equal(store_actions_interrupt_inflight(s, 3), 1);
+    json_t *ja = store_action_get(s, a), *jb = store_action_get(s, b);
+    assert_string_equal(json_string_value(json_object_get(ja, "state")), "interrupted");
+    assert_string_equal(json_string_value(json_object_get(jb, "state")), "done");
+    json_decref(ja);
+    json_decref(jb);
+    assert_int_equal(store_actions_interrupt_inflight(s, 4), 0);
+}
+
+static void test_open_bad_path(void **state)
+{
+    char *err = NULL;
+    struct store *s = store_open("/nonexistent-dir/x/paddock.db", &err);
+    assert_null(s);
+    assert_non_null(err);
+    assert_non_null(strstr(err, "cannot open"));
+    free(err);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_schema_and_wal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reopen_keeps_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_actions_intent_then_finish, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_actions_paging, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interrupt_inflight, setup, teardown),
+        cmocka_unit_test(test_open_bad_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
