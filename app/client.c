@@ -288,7 +288,7 @@ static void buf_consume(struct buf *b, size_t n)
         b->data[b->len] = '\0';
 }
 
-/* Move de-chunked payload from raw into text. */
+/* Move de-chunked payload from raw into text. Returns 0, 1 at the last chunk, -1 on error. */
 static int events_dechunk(struct client_events *ev)
 {
     while (ev->raw.len) {
@@ -304,7 +304,7 @@ static int events_dechunk(struct client_events *ev)
                 return 0;
             unsigned long n = strtoul(ev->raw.data, NULL, 16);
             if (n == 0 && ev->raw.data[0] == '0')
-                return -1; /* last chunk: stream over */
+                return 1; /* last chunk: stream over */
             buf_consume(&ev->raw, (size_t)(nl - ev->raw.data) + 1);
             ev->chunk_left = n;
             ev->chunk_need_size = false;
@@ -390,7 +390,8 @@ int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
             ev->headers_done = true;
             buf_consume(&ev->raw, (size_t)(end - ev->raw.data) + 4);
         }
-        if (events_dechunk(ev) < 0)
+        int end = events_dechunk(ev);
+        if (end < 0)
             return -1;
         /* SSE allows CRLF line ends; JSON data lines never hold a raw CR. */
         size_t w = 0;
@@ -400,7 +401,9 @@ int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
         ev->text.len = w;
         if (ev->text.data)
             ev->text.data[w] = '\0';
-        events_dispatch(ev, fn, ud);
+        events_dispatch(ev, fn, ud); /* what arrived with the last chunk counts too */
+        if (end == 1)
+            return -1;
     }
     return 0;
 }
