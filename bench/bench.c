@@ -223,7 +223,7 @@ static void row(const char *what, struct samples *a, const char *peer, struct sa
 {
     double a50 = samples_pct(a, 0.5), a95 = samples_pct(a, 0.95);
     double b50 = samples_pct(b, 0.5), b95 = samples_pct(b, 0.95);
-    printf("| %-22s | %9.3f | %9.3f | %-40s | %9.3f | %9.3f | %6.3f× (%.0f× faster) |\n", what, a50,
+    printf("| %-22s | %9.3f | %9.3f | %-40s | %9.3f | %9.3f | %6.3f× (%.1f× faster) |\n", what, a50,
            a95, peer, b50, b95, a50 / b50, b50 / a50);
 }
 

@@ -312,8 +312,14 @@ static long api_prepare(void *ud)
 {
     struct api *a = ud;
     MHD_UNSIGNED_LONG_LONG to;
-    while (a->run_pending) {
+    /* A resumed connection needs more than one turn: one to call the reader, another to
+     * write what it returned (the socket is already writable, so epoll reports no new edge).
+     * MHD says so with a zero timeout. */
+    for (int turns = 0; turns < 16; turns++) {
+        bool again = a->run_pending;
         a->run_pending = false;
+        if (!again && (MHD_get_timeout(a->mhd, &to) != MHD_YES || to != 0))
+            break;
         MHD_run(a->mhd);
     }
     if (MHD_get_timeout(a->mhd, &to) == MHD_YES)

@@ -17,7 +17,8 @@ static const struct action_type *action_type_find(const char *name)
     return NULL;
 }
 
-int action_get_bool(const json_t *obj, const char *key, const char *path, bool *out, struct buf *err)
+int action_get_bool(const json_t *obj, const char *key, const char *path, bool *out,
+                    struct buf *err)
 {
     const json_t *v = json_object_get(obj, key);
     if (!v || json_is_null(v))

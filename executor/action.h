@@ -55,7 +55,8 @@ void action_pump(struct executor *ex);
 void action_abort_all(struct executor *ex);
 
 /* Field helpers for parse functions: -1 with a message naming the field on a wrong type. */
-int action_get_bool(const json_t *obj, const char *key, const char *path, bool *out, struct buf *err);
+int action_get_bool(const json_t *obj, const char *key, const char *path, bool *out,
+                    struct buf *err);
 
 /* action_run.c: the `run` action (CmdRunAction) */
 int action_run_parse(const json_t *action, void **args, struct buf *err);

@@ -20,9 +20,9 @@
 #include "text.h"
 
 #define TIMEOUT_TEMPLATE                                                                           \
-    "You may wait longer to see additional output by sending empty command '', send other "      \
-    "commands to interact with the current process, send keys (\"C-c\", \"C-z\", \"C-d\") to "   \
-    "interrupt/kill the previous command before sending your new command, or use the timeout "    \
+    "You may wait longer to see additional output by sending empty command '', send other "        \
+    "commands to interact with the current process, send keys (\"C-c\", \"C-z\", \"C-d\") to "     \
+    "interrupt/kill the previous command before sending your new command, or use the timeout "     \
     "parameter in execute_bash for future commands."
 #define CONTINUE_PREFIX "[Below is the output of the previous command.]\n"
 
@@ -168,10 +168,12 @@ static json_t *observe_completed(struct run_state *r, const struct run_args *a,
     md.hostname = m->hostname;
     md.working_dir = m->cwd;
     if (key >= 0)
-        snprintf(suffix, sizeof suffix, "\n[The command completed with exit code %d. CTRL+%c was sent.]",
-                 m->exit_code, cmdline_special_key_name(a->command, a->len));
+        snprintf(suffix, sizeof suffix,
+                 "\n[The command completed with exit code %d. CTRL+%c was sent.]", m->exit_code,
+                 cmdline_special_key_name(a->command, a->len));
     else
-        snprintf(suffix, sizeof suffix, "\n[The command completed with exit code %d.]", m->exit_code);
+        snprintf(suffix, sizeof suffix, "\n[The command completed with exit code %d.]",
+                 m->exit_code);
     return observe(r, a, &md, suffix);
 }
 
@@ -181,7 +183,8 @@ static json_t *observe_message(struct run_state *r, const struct run_args *a, co
     struct cmd_metadata md;
     cmd_metadata_default(&md);
     md.suffix = r->note.len ? r->note.data : "";
-    json_t *obs = observation_cmd_output(content, strlen(content), a->command, a->len, a->hidden, &md);
+    json_t *obs =
+        observation_cmd_output(content, strlen(content), a->command, a->len, a->hidden, &md);
     buf_reset(&r->note);
     return obs;
 }
@@ -239,11 +242,12 @@ static void finish_timeout(struct run_state *r, bool hard)
     md.prefix = r->continuation ? CONTINUE_PREFIX : "";
     if (hard) {
         text_format_float(num, sizeof num, a->timeout);
-        buf_printf(&suffix, "\n[The command timed out after %s seconds. " TIMEOUT_TEMPLATE "]", num);
+        buf_printf(&suffix, "\n[The command timed out after %s seconds. " TIMEOUT_TEMPLATE "]",
+                   num);
     } else {
         text_format_number(num, sizeof num, r->ex->cfg.no_change_timeout);
-        buf_printf(&suffix, "\n[The command has no new output after %s seconds. " TIMEOUT_TEMPLATE "]",
-                   num);
+        buf_printf(&suffix,
+                   "\n[The command has no new output after %s seconds. " TIMEOUT_TEMPLATE "]", num);
     }
     r->reported_running = true;
     json_t *obs = observe(r, a, &md, suffix.data ? suffix.data : "");
@@ -310,13 +314,15 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
             r->unreported = r->reported_running = false;
             return done(req, observe_completed(r, a, &r->finished, -1));
         }
-        return done(req, observe_message(r, a, "ERROR: No previous running command to retrieve logs from."));
+        return done(req, observe_message(
+                             r, a, "ERROR: No previous running command to retrieve logs from."));
     }
 
     if (a->is_input) {
         if (sh->busy) {
-            int rc = key >= 0 ? shell_send(sh, (const char[]){(char)key}, 1)
-                              : (shell_send(sh, a->command, a->len) < 0 ? -1 : shell_send(sh, "\n", 1));
+            int rc = key >= 0
+                         ? shell_send(sh, (const char[]){(char)key}, 1)
+                         : (shell_send(sh, a->command, a->len) < 0 ? -1 : shell_send(sh, "\n", 1));
             if (rc < 0)
                 return done(req, observation_error("ERROR: Could not write to the shell."));
             return wait_for_shell(r, req, true, key);
@@ -326,7 +332,8 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
             r->unreported = r->reported_running = false;
             return done(req, observe_completed(r, a, &r->finished, -1));
         }
-        return done(req, observe_message(r, a, "ERROR: No previous running command to interact with."));
+        return done(req,
+                    observe_message(r, a, "ERROR: No previous running command to interact with."));
     }
 
     if (sh->busy) {
@@ -337,22 +344,30 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
         md.prefix = CONTINUE_PREFIX;
         buf_append_str(&suffix, "\n[Your command \"");
         buf_append(&suffix, a->command, a->len);
-        buf_append_str(&suffix, "\" is NOT executed. The previous command is still running - You "
-                                "CANNOT send new commands until the previous command is completed. "
-                                "By setting `is_input` to `true`, you can interact with the current "
-                                "process: " TIMEOUT_TEMPLATE "]");
+        buf_append_str(&suffix,
+                       "\" is NOT executed. The previous command is still running - You "
+                       "CANNOT send new commands until the previous command is completed. "
+                       "By setting `is_input` to `true`, you can interact with the current "
+                       "process: " TIMEOUT_TEMPLATE "]");
         json_t *obs = observe(r, a, &md, suffix.data ? suffix.data : "");
         buf_free(&suffix);
         return done(req, obs);
     }
 
     r->unreported = r->reported_running = false;
-    int rc = key >= 0 ? shell_send(sh, (const char[]){(char)key}, 1)
-                      : shell_type_command(sh, a->command, a->len);
+    int rc;
+    if (key < 0) {
+        rc = shell_type_command(sh, a->command, a->len);
+    } else {
+        /* A key for the idle shell itself, as OpenHands sends it: ^C gives a new prompt
+         * (exit 130) and ^D ends the shell (it is restarted). Any other key would be lost
+         * on the prompt and never answered, so only an empty line is typed for it. */
+        rc = key == 0x03 || key == 0x04 ? shell_send(sh, (const char[]){(char)key}, 1)
+                                        : shell_send(sh, "\n", 1);
+        sh->busy = true;
+    }
     if (rc < 0)
         return done(req, observation_error("ERROR: Could not write to the shell."));
-    if (key >= 0)
-        sh->busy = true; /* a key at the prompt still ends in a prompt (bash: ^C gives 130) */
     return wait_for_shell(r, req, false, key);
 }
 

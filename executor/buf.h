@@ -10,7 +10,10 @@ struct buf {
     size_t cap;
 };
 
-#define BUF_INIT {NULL, 0, 0}
+#define BUF_INIT                                                                                   \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* All return 0, or -1 when memory runs out (the buffer is then unchanged). */
 int buf_reserve(struct buf *b, size_t extra);

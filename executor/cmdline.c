@@ -10,9 +10,9 @@ static bool is_control(unsigned char c)
     return (c < 0x20 && c != '\t') || c == 0x7f;
 }
 
-bool cmdline_is_direct(const char *cmd, size_t n)
+bool cmdline_is_direct(const char *cmd, size_t n, size_t max_line)
 {
-    if (n == 0 || n > CMDLINE_DIRECT_MAX || cmd[n - 1] == '\\')
+    if (n == 0 || n > max_line || cmd[n - 1] == '\\')
         return false;
     for (size_t i = 0; i < n; i++)
         if (is_control((unsigned char)cmd[i]))
@@ -20,9 +20,11 @@ bool cmdline_is_direct(const char *cmd, size_t n)
     return true;
 }
 
-int cmdline_encode(struct buf *out, const char *cmd, size_t n)
+int cmdline_encode(struct buf *out, const char *cmd, size_t n, size_t max_line)
 {
-    if (cmdline_is_direct(cmd, n))
+    /* Room for the longest piece (an escaped control byte) and the continuation. */
+    size_t chunk = max_line < CMDLINE_CHUNK ? max_line - 16 : CMDLINE_CHUNK;
+    if (cmdline_is_direct(cmd, n, max_line))
         return buf_append(out, cmd, n) < 0 || buf_append(out, "\n", 1) < 0 ? -1 : 0;
     if (buf_append_str(out, "eval '") < 0)
         return -1;
@@ -45,7 +47,7 @@ int cmdline_encode(struct buf *out, const char *cmd, size_t n)
             piece[0] = (char)c;
         }
         /* Break the physical line, but never inside a UTF-8 sequence. */
-        if (col + plen > CMDLINE_CHUNK && (c & 0xC0) != 0x80) {
+        if (col + plen > chunk && (c & 0xC0) != 0x80) {
             if (buf_append_str(out, "'\\\n'") < 0)
                 return -1;
             col = 1;

@@ -22,23 +22,41 @@ static bool contains_ci(const char *s, size_t len, const char *word)
 
 bool env_is_secret(const char *name, size_t len)
 {
-    /* Not plain "AUTH": GIT_AUTHOR_NAME and friends must stay. */
-    static const char *const words[] = {"KEY",     "TOKEN",  "SECRET", "PASSW", "CREDENTIAL",
-                                        "PRIVATE", "COOKIE", "_AUTH"};
+    static const char *const words[] = {"KEY",        "TOKEN",   "SECRET", "PASSW",
+                                        "CREDENTIAL", "PRIVATE", "COOKIE"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (contains_ci(name, len, words[i]))
             return true;
-    return false;
+    /* ..._AUTH, but not GIT_AUTHOR_NAME and friends. */
+    return len >= 5 && contains_ci(name + len - 5, 5, "_AUTH");
 }
 
 /* Variables the executor sets itself, or that would change how the shell reports. */
 static bool is_managed(const char *name, size_t len)
 {
-    static const char *const names[] = {
-        "HOME",     "USER",     "LOGNAME",  "SHELL",     "TERM",    "PAGER", "GIT_PAGER",
-        "HOSTNAME", "PS1",      "PS2",      "PS3",       "PS4",     "ENV",   "BASH_ENV",
-        "HISTFILE", "TMOUT",    "MAIL",     "MAILCHECK", "MAILPATH", "PROMPT_COMMAND",
-        "COLUMNS",  "LINES",    "NO_CHANGE_TIMEOUT_SECONDS"};
+    static const char *const names[] = {"HOME",
+                                        "USER",
+                                        "LOGNAME",
+                                        "SHELL",
+                                        "TERM",
+                                        "PAGER",
+                                        "GIT_PAGER",
+                                        "HOSTNAME",
+                                        "PS1",
+                                        "PS2",
+                                        "PS3",
+                                        "PS4",
+                                        "ENV",
+                                        "BASH_ENV",
+                                        "HISTFILE",
+                                        "TMOUT",
+                                        "MAIL",
+                                        "MAILCHECK",
+                                        "MAILPATH",
+                                        "PROMPT_COMMAND",
+                                        "COLUMNS",
+                                        "LINES",
+                                        "NO_CHANGE_TIMEOUT_SECONDS"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
             return true;

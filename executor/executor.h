@@ -9,8 +9,8 @@
 #include "loop.h"
 #include "shell.h"
 
-#define EXECUTOR_DEFAULT_TIMEOUT 120.0       /* seconds, OpenHands' sandbox.timeout */
-#define EXECUTOR_DEFAULT_NO_CHANGE 10.0      /* seconds, NO_CHANGE_TIMEOUT_SECONDS */
+#define EXECUTOR_DEFAULT_TIMEOUT 120.0        /* seconds, OpenHands' sandbox.timeout */
+#define EXECUTOR_DEFAULT_NO_CHANGE 10.0       /* seconds, NO_CHANGE_TIMEOUT_SECONDS */
 #define EXECUTOR_MAX_BODY (64u * 1024 * 1024) /* request bodies above this get 413 */
 
 struct executor_config {

@@ -28,6 +28,7 @@ int loop_run_once(struct loop *l, int timeout_ms);
 /* CLOCK_MONOTONIC in seconds. */
 double loop_now(void);
 
-#define LOOP_CONTAINER_OF(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+#define LOOP_CONTAINER_OF(ptr, type, member)                                                       \
+    ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 #endif

@@ -40,16 +40,17 @@ struct options {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: paddock-executor --socket PATH [--working-dir DIR] [--user-id UID]\n"
-               "                        [--username NAME] [--no-change-timeout SECS] [--shell PATH]\n"
-               "\n"
-               "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH.\n"
-               "  --working-dir DIR         the shell starts here; created if missing (/workspace)\n"
-               "  --user-id UID             run the shell as UID (needs root)\n"
-               "  --username NAME           name reported for UID when /etc/passwd has none\n"
-               "  --no-change-timeout SECS  soft timeout for non-blocking commands\n"
-               "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
-               "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n");
+    fprintf(f,
+            "usage: paddock-executor --socket PATH [--working-dir DIR] [--user-id UID]\n"
+            "                        [--username NAME] [--no-change-timeout SECS] [--shell PATH]\n"
+            "\n"
+            "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH.\n"
+            "  --working-dir DIR         the shell starts here; created if missing (/workspace)\n"
+            "  --user-id UID             run the shell as UID (needs root)\n"
+            "  --username NAME           name reported for UID when /etc/passwd has none\n"
+            "  --no-change-timeout SECS  soft timeout for non-blocking commands\n"
+            "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
+            "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n");
 }
 
 static int parse_seconds(const char *s, double *out)
@@ -77,7 +78,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {NULL, 0, NULL, 0},
     };
     const char *env_nct = getenv("NO_CHANGE_TIMEOUT_SECONDS");
-    *o = (struct options){.working_dir = "/workspace", .user_id = -1,
+    *o = (struct options){.working_dir = "/workspace",
+                          .user_id = -1,
                           .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE};
     if (env_nct && *env_nct && parse_seconds(env_nct, &o->no_change_timeout) < 0) {
         fprintf(stderr, "paddock-executor: invalid NO_CHANGE_TIMEOUT_SECONDS: %s\n", env_nct);
@@ -280,7 +282,8 @@ int main(int argc, char **argv)
     }
     if (o.user_id >= 0 && (uid_t)o.user_id != geteuid()) {
         if (geteuid() != 0) {
-            fprintf(stderr, "paddock-executor: --user-id %ld needs root; running the shell as uid %ld\n",
+            fprintf(stderr,
+                    "paddock-executor: --user-id %ld needs root; running the shell as uid %ld\n",
                     o.user_id, (long)geteuid());
         } else {
             uid = (uid_t)o.user_id;
@@ -374,8 +377,10 @@ int main(int argc, char **argv)
         .uid = uid,
         .gid = gid,
     };
-    if (shell_init(&ex.shell, ex.loop, &so, on_shell_event, &ex) < 0 || shell_start(&ex.shell) < 0) {
-        fprintf(stderr, "paddock-executor: cannot start the shell %s: %s\n", shell_path, strerror(errno));
+    if (shell_init(&ex.shell, ex.loop, &so, on_shell_event, &ex) < 0 ||
+        shell_start(&ex.shell) < 0) {
+        fprintf(stderr, "paddock-executor: cannot start the shell %s: %s\n", shell_path,
+                strerror(errno));
         return 1;
     }
 
@@ -402,8 +407,7 @@ int main(int argc, char **argv)
         int timeout = server_timeout_ms(ex.server);
         if (loop_run_once(ex.loop, timeout) < 0)
             break;
-        if (timeout >= 0)
-            server_run_due(ex.server);
+        server_run_due(ex.server);
     }
 
 out:

@@ -93,7 +93,8 @@ int marker_feed(struct marker_parser *p, const char *data, size_t n, const struc
     struct buf own = BUF_INIT;
     int rc = 0;
     if (!p->in_body && p->pending.len) {
-        if (buf_append(&own, p->pending.data, p->pending.len) < 0 || buf_append(&own, data, n) < 0) {
+        if (buf_append(&own, p->pending.data, p->pending.len) < 0 ||
+            buf_append(&own, data, n) < 0) {
             rc = -1;
             goto out;
         }

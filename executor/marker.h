@@ -45,7 +45,8 @@ struct marker_parser {
 int marker_parser_init(struct marker_parser *p, const char *begin, const char *end);
 /* Feeds bytes; calls sink->output for output and sink->found for each marker, in stream
  * order. Returns -1 when memory runs out. */
-int marker_feed(struct marker_parser *p, const char *data, size_t n, const struct marker_sink *sink);
+int marker_feed(struct marker_parser *p, const char *data, size_t n,
+                const struct marker_sink *sink);
 /* End of stream: bytes held back are output after all. */
 void marker_flush(struct marker_parser *p, const struct marker_sink *sink);
 void marker_parser_free(struct marker_parser *p);

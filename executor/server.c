@@ -22,6 +22,9 @@ struct server {
     struct executor *ex;
     struct MHD_Daemon *daemon;
     struct loop_watch watch;
+    /* A connection was resumed. In external-loop mode MHD has no wakeup fd for that (it
+     * drops its ITC), so the loop must run MHD before it sleeps again. */
+    bool resumed;
 };
 
 struct request;
@@ -53,13 +56,15 @@ static enum MHD_Result reply_json(struct MHD_Connection *conn, unsigned status, 
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (!text) {
-        static char fallback[] = "{\"detail\":\"An unexpected error occurred. Please try again later.\"}";
+        static char fallback[] =
+            "{\"detail\":\"An unexpected error occurred. Please try again later.\"}";
         status = MHD_HTTP_INTERNAL_SERVER_ERROR;
         text = strdup(fallback);
         if (!text)
             return MHD_NO;
     }
-    struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
         free(text);
         return MHD_NO;
@@ -73,9 +78,10 @@ static enum MHD_Result reply_json(struct MHD_Connection *conn, unsigned status, 
 }
 
 /* FastAPI's error shape: {"detail": "..."}. */
-static enum MHD_Result reply_detail(struct MHD_Connection *conn, unsigned status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static enum MHD_Result reply_detail(struct MHD_Connection *conn, unsigned status, const char *fmt, ...)
+static enum MHD_Result reply_detail(struct MHD_Connection *conn, unsigned status, const char *fmt,
+                                    ...) __attribute__((format(printf, 3, 4)));
+static enum MHD_Result reply_detail(struct MHD_Connection *conn, unsigned status, const char *fmt,
+                                    ...)
 {
     char msg[512];
     va_list ap;
@@ -103,13 +109,15 @@ static void on_action_done(struct action_req *req)
 {
     struct request *rq = req->owner;
     MHD_resume_connection(rq->conn);
+    rq->srv->resumed = true;
 }
 
 static enum MHD_Result reply_action(struct request *rq)
 {
     json_t *result = rq->action->result;
     if (!result)
-        return reply_detail(rq->conn, MHD_HTTP_SERVICE_UNAVAILABLE, "The executor is shutting down.");
+        return reply_detail(rq->conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+                            "The executor is shutting down.");
     rq->action->result = NULL;
     return reply_json(rq->conn, MHD_HTTP_OK, result, NULL);
 }
@@ -119,7 +127,8 @@ static enum MHD_Result route_execute_action(struct request *rq)
     struct executor *ex = rq->srv->ex;
     json_error_t jerr;
     struct buf err = BUF_INIT;
-    json_t *body = json_loadb(rq->body.data ? rq->body.data : "", rq->body.len, JSON_ALLOW_NUL, &jerr);
+    json_t *body =
+        json_loadb(rq->body.data ? rq->body.data : "", rq->body.len, JSON_ALLOW_NUL, &jerr);
     buf_free(&rq->body);
     if (!body)
         return reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST, "Invalid JSON: %s (line %d, column %d)",
@@ -127,7 +136,8 @@ static enum MHD_Result route_execute_action(struct request *rq)
     struct action_req *req = action_req_new(body, &err);
     json_decref(body);
     if (!req) {
-        enum MHD_Result rc = reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST, "%s", err.data ? err.data : "Invalid action");
+        enum MHD_Result rc = reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST, "%s",
+                                          err.data ? err.data : "Invalid action");
         buf_free(&err);
         return rc;
     }
@@ -179,7 +189,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *con_cls = rq;
         route_request(rq, url, method);
         if (rq->route && rq->route->body) {
-            const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+            const char *cl =
+                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
             if (cl && strtoull(cl, NULL, 10) > EXECUTOR_MAX_BODY) {
                 /* Answer before the body is read; MHD then closes the connection. */
                 rq->too_large = true;
@@ -206,8 +217,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (rq->action)
         return reply_action(rq);
     if (rq->too_large)
-        return reply_detail(conn, MHD_HTTP_CONTENT_TOO_LARGE, "Request body too large (limit %u bytes)",
-                            EXECUTOR_MAX_BODY);
+        return reply_detail(conn, MHD_HTTP_CONTENT_TOO_LARGE,
+                            "Request body too large (limit %u bytes)", EXECUTOR_MAX_BODY);
     if (rq->no_memory)
         return reply_detail(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "Out of memory");
     if (rq->status == MHD_HTTP_NOT_FOUND)
@@ -295,10 +306,10 @@ struct server *server_start(struct executor *ex, int listen_fd, struct buf *err)
         return NULL;
     }
     srv->ex = ex;
-    srv->daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
-                                   on_request, srv, MHD_OPTION_LISTEN_SOCKET, listen_fd,
-                                   MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-                                   MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
+    srv->daemon =
+        MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, srv,
+                         MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_NOTIFY_COMPLETED,
+                         on_completed, srv, MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
     if (!srv->daemon) {
         buf_printf(err, "cannot start the HTTP server");
         close(listen_fd);
@@ -323,6 +334,7 @@ void server_stop(struct server *srv)
         return;
     loop_del(srv->ex->loop, &srv->watch);
     /* Requests that were resumed at shutdown get their replies written if they can. */
+    srv->resumed = false;
     MHD_run(srv->daemon);
     MHD_stop_daemon(srv->daemon);
     free(srv);
@@ -331,6 +343,8 @@ void server_stop(struct server *srv)
 int server_timeout_ms(struct server *srv)
 {
     MHD_UNSIGNED_LONG_LONG ms;
+    if (srv && srv->resumed)
+        return 0;
     if (!srv || MHD_get_timeout(srv->daemon, &ms) != MHD_YES)
         return -1;
     return ms > INT_MAX ? INT_MAX : (int)ms;
@@ -338,6 +352,9 @@ int server_timeout_ms(struct server *srv)
 
 void server_run_due(struct server *srv)
 {
-    if (server_timeout_ms(srv) == 0)
+    /* Bounded: if MHD still has work, the next loop turn polls with timeout 0. */
+    for (int i = 0; i < 8 && srv && server_timeout_ms(srv) == 0; i++) {
+        srv->resumed = false;
         MHD_run(srv->daemon);
+    }
 }

@@ -13,9 +13,10 @@ int server_listen_unix(const char *path, struct buf *err);
 /* Serves on listen_fd (taken over). NULL with a message on failure. */
 struct server *server_start(struct executor *ex, int listen_fd, struct buf *err);
 void server_stop(struct server *srv);
-/* Milliseconds until MHD has housekeeping to do, or -1 for none. */
+/* Milliseconds until MHD needs a run without an fd event, or -1 for never. */
 int server_timeout_ms(struct server *srv);
-/* Runs MHD if its housekeeping is due. */
+/* Runs MHD while it has work that no fd will announce (resumed connections, buffered
+ * data, timeouts). Call after every loop turn. */
 void server_run_due(struct server *srv);
 
 #endif

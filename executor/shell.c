@@ -55,7 +55,9 @@ static int make_nonce(char out[33])
  * `echo $PROMPT_COMMAND` nor `set` can print a marker. */
 static void marker_tags(const struct shell *sh, char *begin, char *end)
 {
-    snprintf(begin, MARKER_TAG_MAX, "__PDK%s{", sh->nonce);
+    /* 0x1e first: output that ends in a prefix of the tag is held back until the next read
+     * decides, and no ordinary output ends in an ASCII record separator. */
+    snprintf(begin, MARKER_TAG_MAX, "\036PDK%s{", sh->nonce);
     snprintf(end, MARKER_TAG_MAX, "}%sKDP__", sh->nonce);
 }
 
@@ -93,8 +95,8 @@ static void make_termios(struct termios *t)
     t->c_iflag |= IUTF8;
 #endif
     t->c_oflag &= ~(tcflag_t)OPOST;
-    t->c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL | ECHOCTL | ECHOKE | ECHOPRT |
-                              IEXTEN | TOSTOP);
+    t->c_lflag &=
+        ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL | ECHOCTL | ECHOKE | ECHOPRT | IEXTEN | TOSTOP);
     /* NOFLSH: ^C must not throw away output the executor has not read yet. */
     t->c_lflag |= ICANON | ISIG | NOFLSH;
     t->c_cflag |= CS8 | CREAD;
@@ -231,7 +233,7 @@ static int send_init(struct shell *sh)
          * Exported, so a nested interactive bash (exec bash, su -p) still reports. */
         rc = buf_printf(&line,
                         " export PROMPT_COMMAND='__pdk_s=$?;builtin printf "
-                        "\"__PDK%%s%%s{%%s;%%s;%%s;%%s;%%s}%%s%%sKDP__\" %s %s \"$__pdk_s\" "
+                        "\"\\036PDK%%s%%s{%%s;%%s;%%s;%%s;%%s}%%s%%sKDP__\" %s %s \"$__pdk_s\" "
                         "\"${!:-}\" \"$EUID\" \"$HOSTNAME\" \"$PWD\" %s %s;builtin unset __pdk_s' "
                         "PS1= PS2=; set +H; unset HISTFILE\n",
                         n1, n2, n1, n2);
@@ -240,7 +242,8 @@ static int send_init(struct shell *sh)
         char host[MARKER_HOST_MAX];
         safe_hostname(sh->opt.hostname, host, sizeof host);
         rc = buf_printf(&line,
-                        " __pdk_a=%s __pdk_b=%s; PS1='__PDK${__pdk_a}${__pdk_b}{$?;$!;%lu;%s;"
+                        " __pdk_a=%s __pdk_b=%s __pdk_r=$(printf '\\036'); "
+                        "PS1='${__pdk_r}PDK${__pdk_a}${__pdk_b}{$?;$!;%lu;%s;"
                         "$PWD}${__pdk_a}${__pdk_b}KDP__' PS2=; unset HISTFILE\n",
                         n1, n2, (unsigned long)sh->opt.uid, host);
     }
@@ -419,7 +422,7 @@ int shell_type_command(struct shell *sh, const char *cmd, size_t n)
     /* A program that crashed in raw mode, or `stty echo`, must not change how the next
      * command's output reads. */
     tcsetattr(sh->fd, TCSANOW, &sh->tio);
-    int rc = cmdline_encode(&line, cmd, n);
+    int rc = cmdline_encode(&line, cmd, n, sh->opt.bash ? CMDLINE_DIRECT_MAX : CMDLINE_SH_LINE_MAX);
     if (rc == 0)
         rc = queue_write(sh, line.data, line.len);
     buf_free(&line);

@@ -5,7 +5,8 @@
 #   scripts/build-musl-deps.sh PREFIX [COPY_DIR]
 #
 # PREFIX receives include/ and lib/{libmicrohttpd.a,libjansson.a}. With COPY_DIR the two .a
-# files are also copied there (meson's custom_target needs its outputs in the build dir).
+# files and the three headers the executor includes are also copied there (meson's
+# custom_target declares them as its outputs, which must sit in the build dir).
 # Idempotent: when PREFIX already holds both libraries and a stamp of this script's version,
 # nothing is rebuilt. Downloaded source packages are cached in PREFIX's parent
 # (<parent>/musl-deps-cache), so a rebuild after `rm -rf PREFIX` does not download again.
@@ -29,13 +30,16 @@ STAMP=$PREFIX/$STAMP_NAME
 copy_out() {
     [ -n "$COPY_DIR" ] || return 0
     mkdir -p "$COPY_DIR"
-    for lib in libmicrohttpd.a libjansson.a; do
+    for f in lib/libmicrohttpd.a lib/libjansson.a include/microhttpd.h include/jansson.h \
+        include/jansson_config.h; do
         # Copy only when different, so an up-to-date build does not relink the executor.
-        cmp -s "$PREFIX/lib/$lib" "$COPY_DIR/$lib" 2>/dev/null || cp "$PREFIX/lib/$lib" "$COPY_DIR/$lib"
+        dst=$COPY_DIR/$(basename "$f")
+        cmp -s "$PREFIX/$f" "$dst" 2>/dev/null || cp "$PREFIX/$f" "$dst"
     done
 }
 
-if [ -f "$PREFIX/lib/libmicrohttpd.a" ] && [ -f "$PREFIX/lib/libjansson.a" ] && [ -f "$STAMP" ] &&
+if [ -f "$PREFIX/lib/libmicrohttpd.a" ] && [ -f "$PREFIX/lib/libjansson.a" ] &&
+    [ -f "$PREFIX/include/microhttpd.h" ] && [ -f "$PREFIX/include/jansson.h" ] && [ -f "$STAMP" ] &&
     [ "$(sed -n 1p "$STAMP")" = "version=$SCRIPT_VERSION" ]; then
     copy_out
     exit 0
@@ -83,6 +87,7 @@ if ! have_sources; then
     (cd "$CACHE" && apt-get "$@" -qq source --download-only libmicrohttpd jansson >&2) ||
         die "apt-get source failed"
     have_sources || die "source packages missing after download"
+    rm -rf "$APTDIR" # 20 MB of package indexes, needed only for the download
 fi
 
 MHD_DSC=$(ls "$CACHE"/libmicrohttpd_*.dsc | sort -V | tail -n 1)

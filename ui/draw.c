@@ -19,8 +19,8 @@ struct draw_glyphs {
 static void draw_decode(struct ui *ui, const char *s, struct draw_glyphs *g)
 {
     char buf[DRAW_MAX_BYTES];
-    size_t len = sanitize_text_flags(s, s ? strlen(s) : 0, buf, sizeof(buf),
-                                     ui->utf8 ? 0 : SANITIZE_ASCII);
+    size_t len =
+        sanitize_text_flags(s, s ? strlen(s) : 0, buf, sizeof(buf), ui->utf8 ? 0 : SANITIZE_ASCII);
     mbstate_t st;
     memset(&st, 0, sizeof(st));
     g->n = 0;
@@ -80,7 +80,7 @@ static int draw_glyphs_put(struct ui *ui, WINDOW *w, const struct draw_glyphs *g
             setcchar(&cc, L"\u2026", attr, PAIR_NUMBER(attr), NULL);
             wadd_wch(w, &cc);
         } else {
-            waddch(w, '>' | attr);
+            waddch(w, '~' | attr);
         }
         cols++;
     }
@@ -98,8 +98,7 @@ int draw_text(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s, 
     return draw_glyphs_put(ui, w, &g, width, attr);
 }
 
-int draw_text_right(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s,
-                    attr_t attr)
+int draw_text_right(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s, attr_t attr)
 {
     static struct draw_glyphs g;
     if (!w || width <= 0)
@@ -116,6 +115,11 @@ int draw_text_width(struct ui *ui, const char *s)
     static struct draw_glyphs g;
     draw_decode(ui, s, &g);
     return g.width;
+}
+
+const char *draw_glyph(const struct ui *ui, const char *utf8, const char *ascii)
+{
+    return ui->utf8 ? utf8 : ascii;
 }
 
 void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr)

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#define KEY_CTRL(c) ((c) & 0x1f)
+#define KEY_CTRL(c) ((c)&0x1f)
 
 static unsigned keys_quit(struct ui *ui)
 {

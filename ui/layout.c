@@ -21,10 +21,10 @@ void layout_free(struct ui *ui)
     layout_delwin(&ui->win_help);
 }
 
-/* Width of the sessions pane: 40% of the screen, within [30, 64]. */
+/* Width of the sessions pane: 45% of the screen, within [30, 64]. */
 static int layout_left_width(int cols)
 {
-    int w = cols * 2 / 5;
+    int w = cols * 9 / 20;
     if (w < 30)
         w = 30;
     if (w > 64)

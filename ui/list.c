@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void list_fit_columns(const struct list_column *cols, int ncols, int avail,
-                      struct list_layout *out)
+void list_fit_columns(const struct list_column *cols, int ncols, int avail, struct list_layout *out)
 {
     bool keep[LIST_MAX_COLUMNS];
     int flex = -1;
@@ -152,8 +151,7 @@ void list_draw(struct ui *ui, enum ui_pane pane)
     for (int c = 0; c < lay.n; c++) {
         const struct list_column *col = &v->columns[lay.idx[c]];
         if (col->right)
-            draw_text_right(ui, w, 1, 2 + lay.x[c], lay.w[c], col->title,
-                            theme_attr(UI_C_COLUMNS));
+            draw_text_right(ui, w, 1, 2 + lay.x[c], lay.w[c], col->title, theme_attr(UI_C_COLUMNS));
         else
             draw_text(ui, w, 1, 2 + lay.x[c], lay.w[c], col->title, theme_attr(UI_C_COLUMNS));
     }

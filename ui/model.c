@@ -116,8 +116,7 @@ void model_free(struct model *m)
     model_clear_actions(m);
 }
 
-static int model_get(struct client *c, const char *path, const char *key, json_t **out,
-                     char **err)
+static int model_get(struct client *c, const char *path, const char *key, json_t **out, char **err)
 {
     json_t *reply = NULL;
     int st = client_request(c, "GET", path, NULL, 3000, &reply, err);

@@ -16,8 +16,8 @@ struct sanitize_buf {
     size_t soft; /* cap minus room for the truncation marker */
     size_t len;
     unsigned flags;
-    size_t col;    /* code points since the last kept newline (tab stops) */
-    bool cut_set;  /* first token that passed soft: where the marker would go */
+    size_t col;   /* code points since the last kept newline (tab stops) */
+    bool cut_set; /* first token that passed soft: where the marker would go */
     size_t cut_out;
     size_t cut_in;
     bool overflow; /* a token did not fit in cap: stop */
@@ -135,8 +135,7 @@ static size_t sanitize_string_end(const unsigned char *in, size_t len, size_t i)
 }
 
 /* ESC at in[i]: emit one token for the whole sequence, return the index after it. */
-static size_t sanitize_escape(struct sanitize_buf *b, const unsigned char *in, size_t len,
-                              size_t i)
+static size_t sanitize_escape(struct sanitize_buf *b, const unsigned char *in, size_t len, size_t i)
 {
     char tok[8 + SANITIZE_CSI_BODY_MAX + 8];
     size_t t = 0, j = i + 1;

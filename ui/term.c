@@ -14,6 +14,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+/* Sanitizer builds: ASan/UBSan findings end the process with _exit, not a signal. Their
+ * runtime calls this hook first; in other builds the weak symbol is NULL. */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
 static SCREEN *term_screen;
 static volatile sig_atomic_t term_active;
 static int term_pipe[2] = {-1, -1};
@@ -87,6 +91,14 @@ static void term_on_crash(int sig, siginfo_t *info, void *ctx)
         raise(sig);
 }
 
+static void term_on_sanitizer_death(void)
+{
+    if (term_active) {
+        term_active = 0;
+        endwin();
+    }
+}
+
 int term_signals_install(char **err)
 {
     if (pipe2(term_pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
@@ -110,6 +122,8 @@ int term_signals_install(char **err)
     crash.sa_flags = SA_SIGINFO;
     for (size_t i = 0; i < sizeof(term_crash_signals) / sizeof(term_crash_signals[0]); i++)
         sigaction(term_crash_signals[i], &crash, &term_saved[term_crash_signals[i]]);
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(term_on_sanitizer_death);
     term_installed = true;
     return 0;
 }
@@ -122,6 +136,8 @@ void term_signals_remove(void)
         sigaction(term_loop_signals[i], &term_saved[term_loop_signals[i]], NULL);
     for (size_t i = 0; i < sizeof(term_crash_signals) / sizeof(term_crash_signals[0]); i++)
         sigaction(term_crash_signals[i], &term_saved[term_crash_signals[i]], NULL);
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(NULL);
     term_installed = false;
     for (int i = 0; i < 2; i++) {
         if (term_pipe[i] >= 0)

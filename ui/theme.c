@@ -108,9 +108,9 @@ enum ui_color theme_state_color(const char *state)
         const char *state;
         enum ui_color color;
     } map[] = {
-        {"ready", UI_C_OK},      {"done", UI_C_OK},         {"creating", UI_C_WARN},
-        {"running", UI_C_WARN},  {"deleting", UI_C_WARN},   {"received", UI_C_INFO},
-        {"error", UI_C_BAD},     {"failed", UI_C_BAD},      {"interrupted", UI_C_BAD},
+        {"ready", UI_C_OK},     {"done", UI_C_OK},       {"creating", UI_C_WARN},
+        {"running", UI_C_WARN}, {"deleting", UI_C_WARN}, {"received", UI_C_INFO},
+        {"error", UI_C_BAD},    {"failed", UI_C_BAD},    {"interrupted", UI_C_BAD},
         {"deleted", UI_C_DIM},
     };
     for (size_t i = 0; state && i < sizeof(map) / sizeof(map[0]); i++)

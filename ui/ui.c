@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define UI_FRAME_MS 16          /* at most ~60 event-driven frames a second */
-#define UI_RECONNECT_MS 1000    /* retry the engine once a second, not faster */
+#define UI_FRAME_MS 16             /* at most ~60 event-driven frames a second */
+#define UI_RECONNECT_MS 1000       /* retry the engine once a second, not faster */
 #define UI_SESSIONS_REFETCH_MS 200 /* action counters: one refetch per burst of actions */
 
 const struct ui_view *const ui_views[UI_PANE_COUNT] = {

@@ -84,9 +84,9 @@ enum ui_color {
 };
 
 struct ui_theme_slot {
-    short fg, bg;   /* curses colours; -1 = terminal default */
-    attr_t attr;    /* added in colour mode */
-    attr_t mono;    /* the whole look in monochrome mode */
+    short fg, bg; /* curses colours; -1 = terminal default */
+    attr_t attr;  /* added in colour mode */
+    attr_t mono;  /* the whole look in monochrome mode */
 };
 
 struct ui_theme {
@@ -114,7 +114,7 @@ enum {
     UI_DIRTY_ACTIONS = 1u << 3,
     UI_DIRTY_HELP = 1u << 4,
     UI_DIRTY_LAYOUT = 1u << 5, /* windows re-created: everything */
-    UI_DIRTY_ALL = 0x1Fu, /* every window; not a new layout */
+    UI_DIRTY_ALL = 0x1Fu,      /* every window; not a new layout */
     UI_QUIT = 1u << 8,
 };
 
@@ -146,9 +146,9 @@ struct ui {
     /* engine link */
     struct client_events *events;
     bool connected;
-    int64_t reconnect_at;       /* ms, monotonic; 0 = none pending */
+    int64_t reconnect_at;        /* ms, monotonic; 0 = none pending */
     int64_t sessions_refetch_at; /* ms; 0 = none pending */
-    char status[512];           /* last error (raw, drawn sanitized) */
+    char status[512];            /* last error (raw, drawn sanitized) */
     unsigned dirty;
 };
 
@@ -165,10 +165,11 @@ unsigned ui_refresh_all(struct ui *ui);
  * line; a cut is marked with `…`. Returns the columns drawn. */
 int draw_text(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s, attr_t attr);
 /* Right-aligned variant: the text ends at column x + width. */
-int draw_text_right(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s,
-                    attr_t attr);
+int draw_text_right(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s, attr_t attr);
 /* Columns the sanitized s takes. */
 int draw_text_width(struct ui *ui, const char *s);
+/* A trusted symbol: utf8 on UTF-8 terminals, else the ASCII stand-in. */
+const char *draw_glyph(const struct ui *ui, const char *utf8, const char *ascii);
 /* Fill columns x..x+width of row y with spaces in attr. */
 void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr);
 

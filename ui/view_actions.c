@@ -10,12 +10,9 @@
 enum { COL_TIME, COL_KIND, COL_SUMMARY, COL_STATE, COL_EXIT, COL_MS };
 
 static const struct list_column view_actions_columns[] = {
-    [COL_TIME] = {"TIME", 8, 60, false, false},
-    [COL_KIND] = {"KIND", 5, 20, false, false},
-    [COL_SUMMARY] = {"SUMMARY", 12, 100, false, true},
-    [COL_STATE] = {"STATE", 8, 90, false, false},
-    [COL_EXIT] = {"EXIT", 4, 80, true, false},
-    [COL_MS] = {"MS", 8, 40, true, false},
+    [COL_TIME] = {"TIME", 8, 60, false, false},        [COL_KIND] = {"KIND", 5, 20, false, false},
+    [COL_SUMMARY] = {"SUMMARY", 12, 100, false, true}, [COL_STATE] = {"STATE", 8, 90, false, false},
+    [COL_EXIT] = {"EXIT", 4, 80, true, false},         [COL_MS] = {"MS", 8, 40, true, false},
 };
 
 static const struct model_session *view_actions_session(const struct ui *ui)
@@ -41,7 +38,7 @@ static void view_actions_title(const struct ui *ui, char *buf, size_t sz)
         return;
     }
     size_t n = view_actions_count(ui);
-    snprintf(buf, sz, "Actions \xC2\xB7 %s (%zu%s, newest first)",
+    snprintf(buf, sz, "Actions %s %s (%zu%s, newest first)", draw_glyph(ui, "\xC2\xB7", "-"),
              s->name && *s->name ? s->name : s->id, n, n >= MODEL_ACTIONS_LIMIT ? "+" : "");
 }
 

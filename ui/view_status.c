@@ -20,7 +20,11 @@ void view_status_draw_header(struct ui *ui)
     werase(w);
     draw_fill(w, 0, 0, width, base);
 
-    const char *link = ui->connected ? " \xE2\x97\x8F live " : " engine disconnected, retrying ";
+    char link[64];
+    if (ui->connected)
+        snprintf(link, sizeof(link), " %s live ", draw_glyph(ui, "\xE2\x97\x8F", "*"));
+    else
+        snprintf(link, sizeof(link), " engine disconnected, retrying ");
     attr_t link_attr = theme_attr(ui->connected ? UI_C_HEADER : UI_C_HEADER_ALERT);
     int lw = draw_text_width(ui, link);
     if (lw > width / 2)
@@ -28,12 +32,12 @@ void view_status_draw_header(struct ui *ui)
 
     char left[1024];
     const struct model *m = &ui->model;
-    snprintf(left, sizeof(left),
-             " paddock " PADDOCK_VERSION "%s \xE2\x94\x82 %s \xE2\x94\x82 %zu session%s"
-             " (%zu ready) \xE2\x94\x82 %lld action%s",
-             ui->opt->read_only ? " [read-only]" : "", client_socket(ui->client), m->nsessions,
-             m->nsessions == 1 ? "" : "s", model_count_sessions_in(m, "ready"),
-             model_count_actions(m), model_count_actions(m) == 1 ? "" : "s");
+    const char *sep = draw_glyph(ui, " \xE2\x94\x82 ", " | ");
+    long long nact = model_count_actions(m);
+    snprintf(left, sizeof(left), " paddock %s%s%s%s%s%zu session%s (%zu ready)%s%lld action%s",
+             PADDOCK_VERSION, ui->opt->read_only ? " [read-only]" : "", sep,
+             client_socket(ui->client), sep, m->nsessions, m->nsessions == 1 ? "" : "s",
+             model_count_sessions_in(m, "ready"), sep, nact, nact == 1 ? "" : "s");
     draw_text(ui, w, 0, 0, width - lw - 1, left, base | A_BOLD);
     draw_text_right(ui, w, 0, width - lw, lw, link, link_attr);
     wnoutrefresh(w);

@@ -38,12 +38,16 @@ curl -s --max-time 5 --unix-socket "$DOCKER_SOCK" "http://d/images/$IMAGE/json" 
 
 TMP=$(mktemp -d /tmp/paddock-tui.XXXXXX)
 SOCK=$TMP/engine.sock
+# A private tmux server whose socket lives in $TMP (removed with it).
+export TMUX_TMPDIR=$TMP
+unset TMUX
 TMUX_CMD=(tmux -L "paddock-test-$$" -f /dev/null)
 ENGINE_PID=
 SESSION_ID=
 
 api() { # api METHOD PATH [BODY] -> body on stdout; the HTTP status in $TMP/status
-  local args=(-s --max-time 120 -X "$1" --unix-socket "$SOCK" -o "$TMP/reply" -w '%{http_code}')
+  local args=(-s --max-time 150 -X "$1" --unix-socket "$SOCK" -o "$TMP/reply" -w '%{http_code}')
+  rm -f "$TMP/reply"
   [ $# -ge 3 ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
   curl "${args[@]}" "http://paddock$2" >"$TMP/status" 2>/dev/null || echo 000 >"$TMP/status"
   cat "$TMP/reply" 2>/dev/null
@@ -52,15 +56,19 @@ json_get() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval("d"
 
 cleanup() {
   "${TMUX_CMD[@]}" kill-server 2>/dev/null
-  if [ -n "$SESSION_ID" ] && [ -n "$ENGINE_PID" ]; then
-    api DELETE "/v1/sessions/$SESSION_ID" >/dev/null
+  if [ -n "$SESSION_ID" ]; then
+    [ -n "$ENGINE_PID" ] && api DELETE "/v1/sessions/$SESSION_ID" >/dev/null
+    if [ "$(cat "$TMP/status" 2>/dev/null)" != 200 ]; then # no engine to ask: remove it directly
+      local f ids
+      f=$(python3 -c 'import json,sys,urllib.parse; print(urllib.parse.quote(json.dumps({"label":["paddock.session="+sys.argv[1]]})))' "$SESSION_ID")
+      ids=$(curl -s --unix-socket "$DOCKER_SOCK" "http://d/containers/json?all=1&filters=$f" |
+        python3 -c 'import json,sys; print(" ".join(c["Id"] for c in json.load(sys.stdin)))' 2>/dev/null)
+      for id in $ids; do
+        curl -s -X DELETE --unix-socket "$DOCKER_SOCK" "http://d/containers/$id?force=1&v=1" >/dev/null
+      done
+    fi
   fi
-  if [ -n "$ENGINE_PID" ] && kill -0 "$ENGINE_PID" 2>/dev/null; then
-    kill -TERM "$ENGINE_PID"
-    for _ in $(seq 1 100); do kill -0 "$ENGINE_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$ENGINE_PID" 2>/dev/null && kill -KILL "$ENGINE_PID"
-    wait "$ENGINE_PID" 2>/dev/null
-  fi
+  [ -n "$ENGINE_PID" ] && kill -0 "$ENGINE_PID" 2>/dev/null && stop_engine
   if [ "$failed" -ne 0 ]; then
     for f in engine.log dash.err; do
       [ -s "$TMP/$f" ] && { echo "--- $f (last 30 lines)" >&2; tail -n 30 "$TMP/$f" >&2; }
@@ -71,14 +79,24 @@ cleanup() {
 trap cleanup EXIT
 
 # ---------------------------------------------------------------- engine, session, actions
-"$PADDOCK" serve --state-dir "$TMP/state" --socket "$SOCK" >"$TMP/engine.log" 2>&1 &
-ENGINE_PID=$!
-for _ in $(seq 1 100); do
-  [ "$(api GET /v1/info >/dev/null; cat "$TMP/status")" = 200 ] && break
-  kill -0 "$ENGINE_PID" 2>/dev/null || break
-  sleep 0.1
-done
-[ "$(cat "$TMP/status")" = 200 ] || { fail "engine answers GET /v1/info"; exit 1; }
+start_engine() { # sets ENGINE_PID; 0 once GET /v1/info answers 200
+  "$PADDOCK" serve --state-dir "$TMP/state" --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
+  ENGINE_PID=$!
+  for _ in $(seq 1 100); do
+    [ "$(api GET /v1/info >/dev/null; cat "$TMP/status")" = 200 ] && return 0
+    kill -0 "$ENGINE_PID" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+stop_engine() {
+  kill -TERM "$ENGINE_PID"
+  for _ in $(seq 1 100); do kill -0 "$ENGINE_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$ENGINE_PID" 2>/dev/null && kill -KILL "$ENGINE_PID"
+  wait "$ENGINE_PID" 2>/dev/null
+  ENGINE_PID=
+}
+start_engine || { fail "engine answers GET /v1/info"; exit 1; }
 ok "engine started (pid $ENGINE_PID)"
 
 NAME=tui-$$
@@ -204,6 +222,16 @@ fi
   fail "pane title changed to '$(flag pane_title)'"
 tm show-buffer >/dev/null 2>&1 && fail "a tmux paste buffer appeared (OSC 52)" ||
   ok "no clipboard write reached the terminal (OSC 52)"
+
+# The engine goes away: the header says so; it comes back: the dashboard reconnects by itself.
+stop_engine
+wait_for "engine disconnected" 50 && ok "the header shows 'engine disconnected' when the engine stops" ||
+  { fail "engine disconnected shown"; screen >&2; }
+if start_engine && wait_for "● live" 50 && wait_for "$NAME"; then
+  ok "the dashboard reconnects when the engine is back (pid $ENGINE_PID)"
+else
+  fail "reconnect after engine restart"; screen >&2
+fi
 
 tm send-keys -t dash '?'
 if wait_for "Keys" && wait_for "show or hide this help" && wait_for "quit"; then

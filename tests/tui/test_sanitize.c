@@ -37,7 +37,8 @@ static void test_osc52_clipboard(void **state)
     /* I06: OSC 52 writes the clipboard; BEL-terminated. The payload never reaches the screen. */
     assert_string_equal(SAN("x\x1b]52;c;cm0gLXJmIH4K\x07y"), "x^[]52\xE2\x80\xA6y");
     /* ST-terminated, clipboard query form */
-    assert_string_equal(SAN("\x1b]52;c;?\x1b\\done"), "^[]52\xE2\x80\xA6" "done");
+    assert_string_equal(SAN("\x1b]52;c;?\x1b\\done"), "^[]52\xE2\x80\xA6"
+                                                      "done");
 }
 
 static void test_osc0_title(void **state)
@@ -71,12 +72,16 @@ static void test_other_escapes(void **state)
 {
     (void)state;
     /* I12: DCS, APC, PM, SOS (tmux passthrough is a DCS) */
-    assert_string_equal(SAN("\x1bPtmux;\x1b\x1b]52;c;x\x07\x1b\\z"), "^[P\xE2\x80\xA6^[^[]52\xE2\x80\xA6^[\\z");
+    assert_string_equal(SAN("\x1bPtmux;\x1b\x1b]52;c;x\x07\x1b\\z"),
+                        "^[P\xE2\x80\xA6^[^[]52\xE2\x80\xA6^[\\z");
     assert_string_equal(SAN("\x1b_apc body\x1b\\z"), "^[_\xE2\x80\xA6z");
     assert_string_equal(SAN("\x1b^pm\x07z"), "^[^\xE2\x80\xA6z");
     assert_string_equal(SAN("\x1bXsos\x18z"), "^[X\xE2\x80\xA6z");
     /* two-byte and nF escapes; a lone ESC at the end; ESC before a control */
-    assert_string_equal(SAN("\x1b" "c\x1b(B\x1b" "7"), "^[c^[(B^[7");
+    assert_string_equal(SAN("\x1b"
+                            "c\x1b(B\x1b"
+                            "7"),
+                        "^[c^[(B^[7");
     assert_string_equal(SAN("end\x1b"), "end^[");
     assert_string_equal(SAN("\x1b\x1b[A"), "^[^[[A");
     assert_string_equal(SAN("\x1b\n"), "^[\xE2\x8F\x8E");
@@ -86,7 +91,9 @@ static void test_c1_raw_9b(void **state)
 {
     (void)state;
     /* I12: a raw 0x9B is CSI on 8-bit terminals; in UTF-8 it is invalid: shown as bytes. */
-    assert_string_equal(SAN("a\x9b" "31mred"), "a\\x9B31mred");
+    assert_string_equal(SAN("a\x9b"
+                            "31mred"),
+                        "a\\x9B31mred");
     assert_string_equal(SAN("\x80\x9f\x9c"), "\\x80\\x9F\\x9C");
 }
 
@@ -94,7 +101,9 @@ static void test_c1_u009b(void **state)
 {
     (void)state;
     /* U+009B (C2 9B) and U+0085 (NEL): visible code points */
-    assert_string_equal(SAN("a\xC2\x9B" "31m"), "a<U+009B>31m");
+    assert_string_equal(SAN("a\xC2\x9B"
+                            "31m"),
+                        "a<U+009B>31m");
     assert_string_equal(SAN("\xC2\x85\xC2\x80\xC2\x9F"), "<U+0085><U+0080><U+009F>");
 }
 
@@ -134,7 +143,10 @@ static void test_c0_cr_del_tab_newline(void **state)
     (void)state;
     /* I10: CR hides the start of a command on a terminal */
     assert_string_equal(SAN("rm -rf /\rls   "), "rm -rf /^Mls   ");
-    assert_string_equal(san("a\0b\x07" "c\x08\x7f", 7, 0), "a^@b^Gc^H^?");
+    assert_string_equal(san("a\0b\x07"
+                            "c\x08\x7f",
+                            7, 0),
+                        "a^@b^Gc^H^?");
     assert_string_equal(SAN("a\tb"), "a b");
     assert_string_equal(SAN("one\r\ntwo\n"), "one^M\xE2\x8F\x8Etwo\xE2\x8F\x8E");
     /* multi-line contexts keep \n and expand tabs to 8-column stops */
@@ -144,8 +156,7 @@ static void test_c0_cr_del_tab_newline(void **state)
 static void test_ascii_mode(void **state)
 {
     (void)state;
-    assert_string_equal(SAN_F("caf\xC3\xA9\n\x1b]0;x\x07", SANITIZE_ASCII),
-                        "caf<U+00E9>^J^[]0...");
+    assert_string_equal(SAN_F("caf\xC3\xA9\n\x1b]0;x\x07", SANITIZE_ASCII), "caf<U+00E9>^J^[]0...");
 }
 
 static void test_one_megabyte_line_bounded(void **state)

@@ -1,0 +1,529 @@
+/* Unit tests of the executor's pure parts: marker parser, output capture and truncation,
+ * UTF-8 repair, number format, command-line encoding, special keys, environment filter. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "clip.h"
+#include "cmdline.h"
+#include "env.h"
+#include "marker.h"
+#include "text.h"
+
+/* ---- marker parser ---------------------------------------------------------------------- */
+
+#define BEGIN "__PDK0123456789abcdef{"
+#define END "}0123456789abcdefKDP__"
+
+struct collected {
+    struct buf out;
+    int markers;
+    struct marker_info last;
+    size_t out_at_marker[8]; /* output length when each marker came: checks ordering */
+};
+
+static void on_output(void *ctx, const char *d, size_t n)
+{
+    struct collected *c = ctx;
+    buf_append(&c->out, d, n);
+}
+
+static void on_found(void *ctx, const struct marker_info *m)
+{
+    struct collected *c = ctx;
+    if (c->markers < 8)
+        c->out_at_marker[c->markers] = c->out.len;
+    c->markers++;
+    c->last = *m;
+}
+
+static void feed_split(const char *stream, size_t n, size_t split, struct collected *c)
+{
+    struct marker_parser p;
+    struct marker_sink sink = {on_output, on_found, c};
+    assert_int_equal(marker_parser_init(&p, BEGIN, END), 0);
+    assert_int_equal(marker_feed(&p, stream, split, &sink), 0);
+    assert_int_equal(marker_feed(&p, stream + split, n - split, &sink), 0);
+    marker_flush(&p, &sink);
+    marker_parser_free(&p);
+}
+
+static void test_marker_whole(void **state)
+{
+    (void)state;
+    const char *s = "hello\n" BEGIN "0;;1000;box;/work/x" END "after";
+    struct collected c = {0};
+    feed_split(s, strlen(s), strlen(s), &c);
+    assert_int_equal(c.markers, 1);
+    assert_string_equal(c.out.data, "hello\nafter");
+    assert_int_equal(c.out_at_marker[0], 6);
+    assert_int_equal(c.last.exit_code, 0);
+    assert_int_equal(c.last.pid, -1);
+    assert_int_equal(c.last.uid, 1000);
+    assert_string_equal(c.last.hostname, "box");
+    assert_string_equal(c.last.cwd, "/work/x");
+    buf_free(&c.out);
+}
+
+static void test_marker_split_everywhere(void **state)
+{
+    (void)state;
+    const char *s = "out1" BEGIN "127;4242;0;h;/a;b}c" END "out2" BEGIN "3;;0;h;/" END;
+    size_t n = strlen(s);
+    for (size_t split = 0; split <= n; split++) {
+        struct collected c = {0};
+        feed_split(s, n, split, &c);
+        assert_int_equal(c.markers, 2);
+        assert_string_equal(c.out.data, "out1out2");
+        assert_int_equal(c.out_at_marker[0], 4);
+        assert_int_equal(c.out_at_marker[1], 8);
+        assert_int_equal(c.last.exit_code, 3);
+        buf_free(&c.out);
+    }
+}
+
+static void test_marker_byte_by_byte(void **state)
+{
+    (void)state;
+    const char *s = "a" BEGIN "1;99;0;host;/with;semi;colons" END "b";
+    struct marker_parser p;
+    struct collected c = {0};
+    struct marker_sink sink = {on_output, on_found, &c};
+    assert_int_equal(marker_parser_init(&p, BEGIN, END), 0);
+    for (size_t i = 0; s[i]; i++)
+        assert_int_equal(marker_feed(&p, s + i, 1, &sink), 0);
+    marker_flush(&p, &sink);
+    assert_int_equal(c.markers, 1);
+    assert_string_equal(c.out.data, "ab");
+    assert_int_equal(c.last.pid, 99);
+    assert_string_equal(c.last.cwd, "/with;semi;colons");
+    marker_parser_free(&p);
+    buf_free(&c.out);
+}
+
+static void test_marker_spoof_without_nonce(void **state)
+{
+    (void)state;
+    /* Marker-shaped text with another nonce, or none, is plain output. */
+    const char *s = "__PDKffffffffffffffff{0;;0;h;/}ffffffffffffffffKDP__ __PDK{0;;0;h;/}KDP__";
+    struct collected c = {0};
+    feed_split(s, strlen(s), 10, &c);
+    assert_int_equal(c.markers, 0);
+    assert_string_equal(c.out.data, s);
+    buf_free(&c.out);
+}
+
+static void test_marker_partial_prefix_flushed(void **state)
+{
+    (void)state;
+    /* A prefix of BEGIN at the end is held back, then output at end of stream. */
+    const char *s = "text __PDK0123";
+    struct marker_parser p;
+    struct collected c = {0};
+    struct marker_sink sink = {on_output, on_found, &c};
+    assert_int_equal(marker_parser_init(&p, BEGIN, END), 0);
+    assert_int_equal(marker_feed(&p, s, strlen(s), &sink), 0);
+    assert_string_equal(c.out.data, "text ");
+    marker_flush(&p, &sink);
+    assert_string_equal(c.out.data, s);
+    assert_int_equal(c.markers, 0);
+    marker_parser_free(&p);
+    buf_free(&c.out);
+}
+
+static void test_marker_malformed_and_overlong(void **state)
+{
+    (void)state;
+    const char *bad = BEGIN "not a body" END "x";
+    struct collected c = {0};
+    feed_split(bad, strlen(bad), 7, &c);
+    assert_int_equal(c.markers, 0);
+    assert_string_equal(c.out.data, bad);
+    buf_free(&c.out);
+
+    /* BEGIN followed by more than a body can hold: output, and parsing recovers. */
+    struct buf s = BUF_INIT;
+    buf_append_str(&s, BEGIN);
+    for (int i = 0; i < MARKER_BODY_MAX + 100; i++)
+        buf_append(&s, "y", 1);
+    buf_append_str(&s, BEGIN "5;;0;h;/" END);
+    struct collected d = {0};
+    feed_split(s.data, s.len, s.len / 2, &d);
+    assert_int_equal(d.markers, 1);
+    assert_int_equal(d.last.exit_code, 5);
+    assert_int_equal(d.out.len, strlen(BEGIN) + MARKER_BODY_MAX + 100);
+    buf_free(&d.out);
+    buf_free(&s);
+}
+
+static void test_marker_parse_body(void **state)
+{
+    (void)state;
+    struct marker_info m;
+    assert_int_equal(marker_parse_body("0;;0;h;/", 8, &m), 0);
+    assert_int_equal(m.pid, -1);
+    assert_int_equal(marker_parse_body("x;;0;h;/", 8, &m), -1);
+    assert_int_equal(marker_parse_body("0;;0;h", 6, &m), -1);
+    assert_int_equal(marker_parse_body("-1;12;5;h;", 10, &m), 0);
+    assert_int_equal(m.exit_code, -1);
+    assert_string_equal(m.cwd, "");
+}
+
+/* ---- capture, truncation ---------------------------------------------------------------- */
+
+static char *render(struct capture *c)
+{
+    struct buf out = BUF_INIT;
+    assert_int_equal(capture_render(c, &out), 0);
+    return buf_steal(&out);
+}
+
+static void test_capture_rstrip(void **state)
+{
+    (void)state;
+    struct capture c;
+    capture_init(&c, 0, 0);
+    capture_append(&c, "  hello", 7);
+    capture_append(&c, "  \n", 3);
+    capture_append(&c, "\n\t ", 3);
+    char *s = render(&c);
+    assert_string_equal(s, "  hello"); /* right-stripped only */
+    free(s);
+    capture_append(&c, "world \n", 7);
+    s = render(&c);
+    assert_string_equal(s, "  hello  \n\n\t world");
+    free(s);
+    capture_reset(&c);
+    assert_true(capture_is_empty(&c));
+    s = render(&c);
+    assert_string_equal(s, "");
+    free(s);
+}
+
+/* Byte i of the test stream: printable, position-dependent. */
+static char pattern(size_t i)
+{
+    return (char)('a' + (i * 7 + i / 26) % 26);
+}
+
+static void check_truncated(const char *s, size_t total)
+{
+    size_t marker = strlen(TEXT_TRUNCATION_MARKER);
+    assert_int_equal(strlen(s), 30000 + marker);
+    for (size_t i = 0; i < 15000; i++)
+        assert_int_equal(s[i], pattern(i));
+    assert_memory_equal(s + 15000, TEXT_TRUNCATION_MARKER, marker);
+    for (size_t i = 0; i < 15000; i++)
+        assert_int_equal(s[15000 + marker + i], pattern(total - 15000 + i));
+}
+
+static void test_capture_truncates_middle(void **state)
+{
+    (void)state;
+    /* Just over the cap (contiguous path) and far over it (head/ring path). */
+    size_t sizes[] = {30000, 30001, 100000, 1000000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        struct capture c;
+        capture_init(&c, 0, 0);
+        char chunk[4093]; /* odd size: chunks straddle head and ring edges */
+        for (size_t i = 0; i < sizes[k];) {
+            size_t n = sizes[k] - i < sizeof chunk ? sizes[k] - i : sizeof chunk;
+            for (size_t j = 0; j < n; j++)
+                chunk[j] = pattern(i + j);
+            capture_append(&c, chunk, n);
+            i += n;
+        }
+        char *s = render(&c);
+        if (sizes[k] <= 30000) {
+            assert_int_equal(strlen(s), sizes[k]);
+        } else {
+            check_truncated(s, sizes[k]);
+        }
+        free(s);
+        capture_reset(&c);
+    }
+}
+
+static void test_capture_whitespace_flood(void **state)
+{
+    (void)state;
+    struct capture c;
+    capture_init(&c, 0, 0);
+    char spaces[10000];
+    memset(spaces, ' ', sizeof spaces);
+    capture_append(&c, "abc", 3);
+    for (int i = 0; i < 50; i++) /* 500 KB of trailing whitespace: stripped */
+        capture_append(&c, spaces, sizeof spaces);
+    char *s = render(&c);
+    assert_string_equal(s, "abc");
+    free(s);
+    capture_append(&c, "z", 1); /* now it is inside the text: truncated, tail intact */
+    s = render(&c);
+    size_t marker = strlen(TEXT_TRUNCATION_MARKER);
+    assert_int_equal(strlen(s), 30000 + marker);
+    assert_memory_equal(s, "abc   ", 6);
+    assert_int_equal(s[strlen(s) - 1], 'z');
+    assert_int_equal(s[strlen(s) - 2], ' ');
+    free(s);
+    capture_reset(&c);
+}
+
+static void test_capture_multibyte_count(void **state)
+{
+    (void)state;
+    /* 40,000 two-byte chars: the cap counts chars, not bytes. */
+    struct capture c;
+    capture_init(&c, 0, 0);
+    for (int i = 0; i < 40000; i++)
+        capture_append(&c, "\xc3\xa9", 2);
+    char *s = render(&c);
+    assert_int_equal(text_utf8_count(s, strlen(s)), 30000 + strlen(TEXT_TRUNCATION_MARKER));
+    assert_int_equal(strlen(s), 60000 + strlen(TEXT_TRUNCATION_MARKER));
+    free(s);
+    capture_reset(&c);
+}
+
+static void test_truncate_exact_limit(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT;
+    for (int i = 0; i < 30000; i++)
+        buf_append(&b, "x", 1);
+    assert_int_equal(text_truncate_middle(&b), 0);
+    assert_int_equal(b.len, 30000);
+    buf_append(&b, "y", 1);
+    assert_int_equal(text_truncate_middle(&b), 0);
+    assert_int_equal(b.len, 30000 + strlen(TEXT_TRUNCATION_MARKER));
+    assert_int_equal(b.data[b.len - 1], 'y');
+    buf_free(&b);
+}
+
+/* ---- UTF-8 repair ----------------------------------------------------------------------- */
+
+static void check_repair_n(const char *in, size_t n, const char *want, size_t want_len)
+{
+    struct buf out = BUF_INIT;
+    assert_int_equal(text_utf8_repair(&out, in, n), 0);
+    assert_int_equal(out.len, want_len);
+    assert_memory_equal(out.data, want, out.len);
+    buf_free(&out);
+}
+
+static void check_repair(const char *in, size_t n, const char *want)
+{
+    struct buf out = BUF_INIT;
+    assert_int_equal(text_utf8_repair(&out, in, n), 0);
+    assert_int_equal(out.len, strlen(want));
+    assert_memory_equal(out.data, want, out.len);
+    buf_free(&out);
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+static void test_utf8_repair(void **state)
+{
+    (void)state;
+    check_repair("plain", 5, "plain");
+    check_repair("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+    check_repair("\xff", 1, FFFD);
+    check_repair("a\xc3", 2, "a" FFFD);
+    check_repair("\xe2\x82", 2, FFFD); /* truncated: one replacement */
+    check_repair("\xf0\x9f\x98"
+                 "A",
+                 4, FFFD "A");                                /* maximal subpart, then go on */
+    check_repair("\xed\xa0\x80", 3, FFFD FFFD FFFD);          /* surrogate: as Python does */
+    check_repair("\xc0\xaf", 2, FFFD FFFD);                   /* overlong */
+    check_repair("\xf4\x90\x80\x80", 4, FFFD FFFD FFFD FFFD); /* above U+10FFFF */
+    check_repair_n("x\0y", 3, "x\0y", 3);
+}
+
+/* ---- numbers ---------------------------------------------------------------------------- */
+
+static void test_format_numbers(void **state)
+{
+    (void)state;
+    char s[64];
+    struct {
+        double v;
+        const char *want;
+    } floats[] = {{1, "1.0"},
+                  {2.5, "2.5"},
+                  {120, "120.0"},
+                  {0.1, "0.1"},
+                  {1e16, "1e+16"},
+                  {1e-5, "1e-05"},
+                  {123456789, "123456789.0"},
+                  {0.25, "0.25"}};
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++) {
+        text_format_float(s, sizeof s, floats[i].v);
+        assert_string_equal(s, floats[i].want);
+    }
+    text_format_number(s, sizeof s, 10);
+    assert_string_equal(s, "10");
+    text_format_number(s, sizeof s, 0.5);
+    assert_string_equal(s, "0.5");
+}
+
+/* ---- command lines and keys ------------------------------------------------------------- */
+
+static char *encode(const char *cmd, size_t n)
+{
+    struct buf b = BUF_INIT;
+    assert_int_equal(cmdline_encode(&b, cmd, n, CMDLINE_DIRECT_MAX), 0);
+    return buf_steal(&b);
+}
+
+/* Runs the encoded text through bash reading a script, as the interactive shell would. */
+static char *run_in_bash(const char *encoded)
+{
+    char script[] = "/tmp/paddock-cmdline-XXXXXX";
+    int fd = mkstemp(script);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, encoded, strlen(encoded)), (ssize_t)strlen(encoded));
+    close(fd);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "bash %s", script);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    struct buf out = BUF_INIT;
+    char tmp[4096];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, p)) > 0)
+        buf_append(&out, tmp, n);
+    pclose(p);
+    unlink(script);
+    return buf_steal(&out);
+}
+
+static void test_cmdline_direct_and_eval(void **state)
+{
+    (void)state;
+    char *s = encode("echo hi", 7);
+    assert_string_equal(s, "echo hi\n");
+    free(s);
+    s = encode("echo a\necho b", 13);
+    assert_string_equal(s, "eval 'echo a\necho b'\n");
+    free(s);
+    s = encode("echo 'q'\nx", 10);
+    assert_string_equal(s, "eval 'echo '\\''q'\\''\nx'\n");
+    free(s);
+    s = encode("echo \\", 6); /* a trailing backslash would wait for another line */
+    assert_string_equal(s, "eval 'echo \\'\n");
+    free(s);
+    assert_false(cmdline_is_direct("a\tb\x01", 4, CMDLINE_DIRECT_MAX));
+    assert_true(cmdline_is_direct("a\tb", 3, CMDLINE_DIRECT_MAX));
+    assert_false(cmdline_is_direct("abcdef", 6, 5));
+}
+
+static void test_cmdline_long_lines_roundtrip(void **state)
+{
+    (void)state;
+    /* A 9,000-byte line with quotes, UTF-8 and a control byte, then a heredoc. */
+    struct buf cmd = BUF_INIT, want = BUF_INIT;
+    buf_append_str(&cmd, "printf '%s\\n' \"");
+    for (int i = 0; i < 1000; i++) {
+        buf_append_str(&cmd, "ab'c\xc3\xa9\x01");
+        buf_append_str(&want, "ab'c\xc3\xa9\x01");
+    }
+    buf_append_str(&cmd, "\"\ncat <<'EOF'\nhere 'doc'\nEOF");
+    buf_append_str(&want, "\nhere 'doc'\n");
+    /* bash's limit (the tty's 4095 bytes) and busybox ash's (its line buffer). */
+    size_t limits[] = {CMDLINE_DIRECT_MAX, CMDLINE_SH_LINE_MAX};
+    for (size_t k = 0; k < 2; k++) {
+        struct buf b = BUF_INIT;
+        assert_int_equal(cmdline_encode(&b, cmd.data, cmd.len, limits[k]), 0);
+        for (char *line = b.data, *nl; *line; line = nl + 1) {
+            nl = strchr(line, '\n');
+            assert_non_null(nl);
+            assert_true((size_t)(nl - line) <=
+                        (limits[k] < CMDLINE_CHUNK ? limits[k] : CMDLINE_CHUNK + 2));
+        }
+        char *out = run_in_bash(b.data);
+        assert_string_equal(out, want.data);
+        free(out);
+        buf_free(&b);
+    }
+    buf_free(&cmd);
+    buf_free(&want);
+}
+
+static void test_special_keys(void **state)
+{
+    (void)state;
+    assert_int_equal(cmdline_special_key("C-c", 3), 3);
+    assert_int_equal(cmdline_special_key(" C-d \n", 6), 4);
+    assert_int_equal(cmdline_special_key("C-Z", 3), 26);
+    assert_int_equal(cmdline_special_key("C-\\", 3), 0x1c);
+    assert_int_equal(cmdline_special_key("C-cc", 4), -1);
+    assert_int_equal(cmdline_special_key("c-c", 3), -1);
+    assert_int_equal(cmdline_special_key("ls", 2), -1);
+    assert_int_equal(cmdline_special_key_name("C-c", 3), 'C');
+}
+
+/* ---- environment ------------------------------------------------------------------------ */
+
+static void test_env_filter(void **state)
+{
+    (void)state;
+    char *inherited[] = {"OPENAI_API_KEY=sk",
+                         "GITHUB_TOKEN=t",
+                         "AWS_SECRET_ACCESS_KEY=s",
+                         "DB_PASSWORD=p",
+                         "GIT_AUTHOR_NAME=me",
+                         "NPM_AUTH=x",
+                         "FOO=bar",
+                         "PROMPT_COMMAND=x",
+                         "HOME=/elsewhere",
+                         NULL};
+    struct env_params p = {.home = "/home/a", .user = "a", .shell = "/bin/bash", .hostname = "h"};
+    char **env = env_build(inherited, &p);
+    assert_non_null(env);
+    assert_null(env_get(env, "OPENAI_API_KEY"));
+    assert_null(env_get(env, "GITHUB_TOKEN"));
+    assert_null(env_get(env, "AWS_SECRET_ACCESS_KEY"));
+    assert_null(env_get(env, "DB_PASSWORD"));
+    assert_null(env_get(env, "PROMPT_COMMAND"));
+    assert_null(env_get(env, "NPM_AUTH"));
+    assert_string_equal(env_get(env, "GIT_AUTHOR_NAME"), "me");
+    assert_string_equal(env_get(env, "FOO"), "bar");
+    assert_string_equal(env_get(env, "HOME"), "/home/a");
+    assert_string_equal(env_get(env, "TERM"), "dumb");
+    assert_string_equal(env_get(env, "PAGER"), "cat");
+    assert_string_equal(env_get(env, "GIT_PAGER"), "cat");
+    assert_string_equal(env_get(env, "LANG"), "C.UTF-8");
+    assert_string_equal(env_get(env, "PATH"), ENV_DEFAULT_PATH);
+    env_free(env);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_marker_whole),
+        cmocka_unit_test(test_marker_split_everywhere),
+        cmocka_unit_test(test_marker_byte_by_byte),
+        cmocka_unit_test(test_marker_spoof_without_nonce),
+        cmocka_unit_test(test_marker_partial_prefix_flushed),
+        cmocka_unit_test(test_marker_malformed_and_overlong),
+        cmocka_unit_test(test_marker_parse_body),
+        cmocka_unit_test(test_capture_rstrip),
+        cmocka_unit_test(test_capture_truncates_middle),
+        cmocka_unit_test(test_capture_whitespace_flood),
+        cmocka_unit_test(test_capture_multibyte_count),
+        cmocka_unit_test(test_truncate_exact_limit),
+        cmocka_unit_test(test_utf8_repair),
+        cmocka_unit_test(test_format_numbers),
+        cmocka_unit_test(test_cmdline_direct_and_eval),
+        cmocka_unit_test(test_cmdline_long_lines_roundtrip),
+        cmocka_unit_test(test_special_keys),
+        cmocka_unit_test(test_env_filter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
