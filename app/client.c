@@ -177,8 +177,7 @@ static void client_sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir,
-                         char **err)
+int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir, char **err)
 {
     if (client_ping(c))
         return 0;
@@ -206,8 +205,8 @@ int client_ensure_engine(struct client *c, const char *self_exe, const char *sta
             dup2(fd, 1);
             dup2(fd, 2);
         }
-        execl(self_exe, self_exe, "serve", "--state-dir", state_dir, "--socket",
-              c->socket_path, (char *)NULL);
+        execl(self_exe, self_exe, "serve", "--state-dir", state_dir, "--socket", c->socket_path,
+              (char *)NULL);
         _exit(127);
     }
     waitpid(pid, NULL, 0);

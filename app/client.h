@@ -22,8 +22,7 @@ bool client_ping(struct client *c);
 /* Start `paddock serve` in the background (state dir and socket passed on) unless an engine
  * already answers; wait until it answers. self_exe is the path of the paddock binary.
  * Returns 0, or -1 with a malloc'd message in *err. */
-int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir,
-                         char **err);
+int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir, char **err);
 
 /* One request. body may be NULL. On transport success returns the HTTP status and stores the
  * parsed JSON reply (or NULL when the body is not JSON) in *reply. On transport failure returns

@@ -10,9 +10,8 @@
 
 int cmd_ls(struct app *app, int argc, char **argv)
 {
-    static const struct option opts[] = {{"all", no_argument, NULL, 'a'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"all", no_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
     bool all = false, as_json = false;
     int c;
     while ((c = getopt_long(argc, argv, "aj", opts, NULL)) != -1) {

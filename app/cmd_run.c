@@ -62,12 +62,10 @@ static int run_delete(struct client *c, const char *id)
 
 int cmd_run(struct app *app, int argc, char **argv)
 {
-    static const struct option opts[] = {{"image", required_argument, NULL, 'i'},
-                                         {"session", required_argument, NULL, 's'},
-                                         {"timeout", required_argument, NULL, 't'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"image", required_argument, NULL, 'i'},   {"session", required_argument, NULL, 's'},
+        {"timeout", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
     const char *image = NULL, *session = NULL;
     double timeout = 600;
     bool as_json = false;
@@ -137,8 +135,8 @@ int cmd_run(struct app *app, int argc, char **argv)
                                "command", command, "blocking", 1, "timeout", timeout);
     char path[128];
     snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", session);
-    int st = client_request(cl, "POST", path, action, (long)(timeout * 1000) + 120000, &reply,
-                            &err);
+    int st =
+        client_request(cl, "POST", path, action, (long)(timeout * 1000) + 120000, &reply, &err);
     json_decref(action);
     if (st != 200 || !json_is_object(reply)) {
         fprintf(stderr, "paddock run: %s\n",
@@ -160,8 +158,8 @@ int cmd_run(struct app *app, int argc, char **argv)
     json_int_t ec = json_integer_value(json_object_get(meta, "exit_code"));
     if (!json_is_integer(json_object_get(meta, "exit_code")) || ec < 0) {
         const char *suffix = json_string_value(json_object_get(meta, "suffix"));
-        fprintf(stderr, "paddock run: %s\n", suffix && *suffix ? suffix + (*suffix == '\n')
-                                                                 : "no exit code");
+        fprintf(stderr, "paddock run: %s\n",
+                suffix && *suffix ? suffix + (*suffix == '\n') : "no exit code");
         rc = 124;
     } else {
         rc = (int)(ec & 0xff);

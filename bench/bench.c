@@ -170,8 +170,8 @@ static bool echo_hi(const char *id)
     char path[128];
     json_t *j = NULL;
     snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", id);
-    long st = req("POST", path, "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hi\"}}}",
-                  &j);
+    long st = req("POST", path,
+                  "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hi\"}}}", &j);
     bool ok = st == 200 && json_string_value(json_object_get(j, "content")) &&
               strcmp(json_string_value(json_object_get(j, "content")), "hi") == 0;
     json_decref(j);
@@ -229,12 +229,10 @@ static void row(const char *what, struct samples *a, const char *peer, struct sa
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"paddock", required_argument, NULL, 'p'},
-                                         {"image", required_argument, NULL, 'i'},
-                                         {"ready", required_argument, NULL, 'r'},
-                                         {"echo", required_argument, NULL, 'e'},
-                                         {"exec", required_argument, NULL, 'x'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"paddock", required_argument, NULL, 'p'}, {"image", required_argument, NULL, 'i'},
+        {"ready", required_argument, NULL, 'r'},   {"echo", required_argument, NULL, 'e'},
+        {"exec", required_argument, NULL, 'x'},    {NULL, 0, NULL, 0}};
     const char *paddock = "build/paddock", *image = "paddock/base:local";
     int n_ready = 20, n_echo = 500, n_exec = 30, c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -283,8 +281,9 @@ int main(int argc, char **argv)
 
     /* 1. session ready vs docker run --rm --network none IMG true */
     struct samples ready = {0}, drun = {0};
-    char *run_argv[] = {"docker", "run", "--rm", "--network", "none", "--label",
-                        "paddock.test=bench", (char *)image, "true", NULL};
+    char *run_argv[] = {
+        "docker",      "run",  "--rm", "--network", "none", "--label", "paddock.test=bench",
+        (char *)image, "true", NULL};
     for (int i = 0; i < 2; i++) { /* warm-up, not counted */
         double ms;
         char *id = session_create(&ms);
@@ -346,13 +345,13 @@ int main(int argc, char **argv)
            PADDOCK_VERSION, image);
     printf("| %-22s | %9s | %9s | %-40s | %9s | %9s | %-22s |\n", "metric", "p50", "p95",
            "peer (same run)", "peer p50", "peer p95", "paddock / peer");
-    printf("|%s|%s|%s|%s|%s|%s|%s|\n", "------------------------", "-----------",
-           "-----------", "------------------------------------------", "-----------",
-           "-----------", "------------------------");
+    printf("|%s|%s|%s|%s|%s|%s|%s|\n", "------------------------", "-----------", "-----------",
+           "------------------------------------------", "-----------", "-----------",
+           "------------------------");
     row("session ready", &ready, "docker run --rm --network none IMG true", &drun);
     row("echo hi round trip", &echo, "docker exec C sh -c 'echo hi'", &dexec);
-    printf("\nsamples: ready %zu / docker run %zu; echo %zu / docker exec %zu\n", ready.n,
-           drun.n, echo.n, dexec.n);
+    printf("\nsamples: ready %zu / docker run %zu; echo %zu / docker exec %zu\n", ready.n, drun.n,
+           echo.n, dexec.n);
     printf("executor idle RSS: %.2f MB (budget 2 MB)\n", rss > 0 ? (double)rss / 1024.0 : -1.0);
 
     kill(eng, SIGTERM);

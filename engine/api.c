@@ -79,8 +79,8 @@ const char *api_req_body(struct api_req *r, size_t *len)
 json_t *api_req_json(struct api_req *r, int allow_empty)
 {
     size_t i = 0;
-    while (i < r->len && (r->body[i] == ' ' || r->body[i] == '\n' || r->body[i] == '\r' ||
-                          r->body[i] == '\t'))
+    while (i < r->len &&
+           (r->body[i] == ' ' || r->body[i] == '\n' || r->body[i] == '\r' || r->body[i] == '\t'))
         i++;
     if (i == r->len) {
         if (allow_empty)
@@ -91,8 +91,8 @@ json_t *api_req_json(struct api_req *r, int allow_empty)
     json_error_t e;
     json_t *j = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &e);
     if (!j) {
-        api_reply_error(r, 400, "invalid_json", "malformed JSON at line %d column %d: %s",
-                        e.line, e.column, e.text);
+        api_reply_error(r, 400, "invalid_json", "malformed JSON at line %d column %d: %s", e.line,
+                        e.column, e.text);
         return NULL;
     }
     if (!json_is_object(j)) {
@@ -134,7 +134,8 @@ void api_reply_json(struct api_req *r, unsigned status, json_t *j)
     char *s = json_dumps(j, JSON_COMPACT);
     json_decref(j);
     if (!s) {
-        static const char oom[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+        static const char oom[] =
+            "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
         api_reply_raw(r, 500, oom, sizeof(oom) - 1, "application/json");
         return;
     }
@@ -155,9 +156,9 @@ void api_reply_error(struct api_req *r, unsigned status, const char *code, const
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
     va_end(ap);
-    api_reply_json(r, status,
-                   json_pack("{s:{s:s,s:s}}", "error", "code", code, "message",
-                             msg ? msg : "error"));
+    api_reply_json(
+        r, status,
+        json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg ? msg : "error"));
     free(msg);
 }
 
@@ -209,8 +210,7 @@ static void api_dispatch(struct api_req *r)
     }
     api_free_params(r);
     if (path_known)
-        api_reply_error(r, 405, "method_not_allowed", "%s is not allowed on %s", r->method,
-                        r->url);
+        api_reply_error(r, 405, "method_not_allowed", "%s is not allowed on %s", r->method, r->url);
     else
         api_reply_error(r, 404, "not_found", "no such endpoint: %s", r->url);
 }
@@ -446,11 +446,11 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
         return NULL;
     }
     a->eng = eng;
-    a->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
-                              api_on_access, a, MHD_OPTION_LISTEN_SOCKET, listen_fd,
-                              MHD_OPTION_NOTIFY_COMPLETED, api_on_completed, a,
-                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
+    a->mhd =
+        MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, api_on_access, a,
+                         MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_NOTIFY_COMPLETED,
+                         api_on_completed, a, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+                         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
     if (!a->mhd) {
         *err = strdup("cannot start the HTTP server (libmicrohttpd)");
         free(a);

@@ -13,12 +13,11 @@ static void route_info(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
     api_reply_json(r, 200,
-                   json_pack("{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:b,s:s?}}", "version",
-                             PADDOCK_VERSION, "api", "v1", "state_dir", eng->state_dir,
-                             "default_image", eng->default_image, "executor",
-                             eng->executor_path, "docker", "socket",
-                             docker_socket(eng->docker), "reachable", eng->docker_ok,
-                             "api_version", eng->docker_api_version));
+                   json_pack("{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:b,s:s?}}", "version", PADDOCK_VERSION,
+                             "api", "v1", "state_dir", eng->state_dir, "default_image",
+                             eng->default_image, "executor", eng->executor_path, "docker", "socket",
+                             docker_socket(eng->docker), "reachable", eng->docker_ok, "api_version",
+                             eng->docker_api_version));
 }
 
 static void route_sessions_list(struct api_req *r)
@@ -102,9 +101,10 @@ static void route_session_execute(struct api_req *r)
         return;
     json_t *action = json_object_get(body, "action");
     if (!json_is_object(action)) {
-        api_reply_error(r, 400, "bad_request", "\"action\" must be an object (an OpenHands "
-                                               "action such as {\"action\":\"run\",\"args\":"
-                                               "{\"command\":\"ls\"}})");
+        api_reply_error(r, 400, "bad_request",
+                        "\"action\" must be an object (an OpenHands "
+                        "action such as {\"action\":\"run\",\"args\":"
+                        "{\"command\":\"ls\"}})");
     } else if (!json_is_string(json_object_get(action, "action"))) {
         api_reply_error(r, 400, "bad_request", "\"action.action\" must be a string");
     } else if (json_object_get(action, "args") &&
@@ -143,8 +143,8 @@ static void route_session_actions(struct api_req *r)
     json_t *list = store_actions_list(eng->store, id, (int)limit, before);
     size_t n = json_array_size(list);
     json_t *next = n == (size_t)limit ? json_object_get(json_array_get(list, n - 1), "id") : NULL;
-    api_reply_json(r, 200, json_pack("{s:o,s:O}", "actions", list, "next_before",
-                                     next ? next : json_null()));
+    api_reply_json(
+        r, 200, json_pack("{s:o,s:O}", "actions", list, "next_before", next ? next : json_null()));
 }
 
 const struct api_route api_routes[] = {

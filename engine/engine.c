@@ -83,8 +83,8 @@ static int engine_listen(const char *path, char **err)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof(sa.sun_path)) {
-        *err = util_strdupf("socket path too long (max %zu bytes): %s", sizeof(sa.sun_path) - 1,
-                            path);
+        *err =
+            util_strdupf("socket path too long (max %zu bytes): %s", sizeof(sa.sun_path) - 1, path);
         return -1;
     }
     strcpy(sa.sun_path, path);

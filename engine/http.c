@@ -66,14 +66,14 @@ static void http_finish(struct http *h, CURL *easy, CURLcode rc)
     curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&call);
     curl_multi_remove_handle(h->multi, easy);
     http_unlink(h, call);
-    struct http_result r = {.status = -1, .body = call->body_in ? call->body_in : "",
-                            .len = call->len};
+    struct http_result r = {
+        .status = -1, .body = call->body_in ? call->body_in : "", .len = call->len};
     if (rc == CURLE_OK) {
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &r.status);
     } else {
         r.error = rc == CURLE_ABORTED_BY_CALLBACK ? "cancelled: engine shutting down"
-                  : call->errbuf[0]                ? call->errbuf
-                                                   : curl_easy_strerror(rc);
+                  : call->errbuf[0]               ? call->errbuf
+                                                  : curl_easy_strerror(rc);
         r.connect_failed = rc == CURLE_COULDNT_CONNECT;
     }
     call->fn(&r, call->ud);

@@ -18,10 +18,10 @@ struct http_request {
 };
 
 struct http_result {
-    long status;       /* HTTP status, or -1 when the transport failed */
-    const char *body;  /* NUL-terminated; valid during the callback only */
+    long status;      /* HTTP status, or -1 when the transport failed */
+    const char *body; /* NUL-terminated; valid during the callback only */
     size_t len;
-    const char *error; /* transport error text when status == -1 */
+    const char *error;  /* transport error text when status == -1 */
     int connect_failed; /* the socket refused or did not exist */
 };
 

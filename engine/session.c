@@ -147,8 +147,8 @@ void session_load_all(struct engine *eng)
                 s->container_id = strdup(cid);
         } else if (strcmp(state, "creating") == 0 || strcmp(state, "deleting") == 0) {
             store_session_update(eng->store, id, "error", NULL,
-                                 "engine stopped while the session was changing state",
-                                 util_now(), NULL);
+                                 "engine stopped while the session was changing state", util_now(),
+                                 NULL);
         }
     }
     json_decref(all);
@@ -229,12 +229,12 @@ static json_t *session_container_config(struct engine *eng, struct session *s, c
             json_array_append_new(envs, json_string(kv));
         free(kv);
     }
-    json_t *mounts = json_pack(
-        "[{s:s,s:s,s:s,s:b},{s:s,s:s,s:s,s:b}]", "Type", "bind", "Source", eng->executor_path,
-        "Target", EXECUTOR_IN_CONTAINER, "ReadOnly", 1, "Type", "bind", "Source", s->sock_dir,
-        "Target", SOCKET_DIR_IN_CONTAINER, "ReadOnly", 0);
-    json_t *labels = json_pack("{s:s,s:s}", "paddock.session", s->id, "paddock.engine",
-                               eng->engine_id);
+    json_t *mounts =
+        json_pack("[{s:s,s:s,s:s,s:b},{s:s,s:s,s:s,s:b}]", "Type", "bind", "Source",
+                  eng->executor_path, "Target", EXECUTOR_IN_CONTAINER, "ReadOnly", 1, "Type",
+                  "bind", "Source", s->sock_dir, "Target", SOCKET_DIR_IN_CONTAINER, "ReadOnly", 0);
+    json_t *labels =
+        json_pack("{s:s,s:s}", "paddock.session", s->id, "paddock.engine", eng->engine_id);
     const char *test_label = getenv("PADDOCK_TEST_LABEL");
     if (test_label && *test_label)
         json_object_set_new(labels, "paddock.test", json_string(test_label));
@@ -301,10 +301,10 @@ static void create_on_exit_logs(const struct docker_reply *r, void *ud)
     while (n && (logs[n - 1] == '\n' || logs[n - 1] == ' '))
         n--;
     size_t start = n > 600 ? n - 600 : 0;
-    char *msg = util_strdupf("the sandbox container exited (code %d) before its executor "
-                             "answered%s%.*s",
-                             op->exit_code, n ? "; it printed: " : "", (int)(n - start),
-                             logs + start);
+    char *msg =
+        util_strdupf("the sandbox container exited (code %d) before its executor "
+                     "answered%s%.*s",
+                     op->exit_code, n ? "; it printed: " : "", (int)(n - start), logs + start);
     create_fail(op, 502, "executor_error", msg ? msg : "sandbox exited");
     free(msg);
 }
@@ -447,8 +447,7 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
     }
     if (jname && !json_is_null(jname) &&
         (!json_is_string(jname) || !session_valid_name(json_string_value(jname)))) {
-        session_bad(bad, "bad_request",
-                    "\"name\" must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+        session_bad(bad, "bad_request", "\"name\" must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
         return -1;
     }
     if (jenv && !json_is_null(jenv)) {
@@ -505,8 +504,8 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
     }
     json_t *config = json_pack("{s:s,s:O}", "image", image, "env", jenv ? jenv : json_null());
     char *err = NULL;
-    if (store_session_insert(eng->store, id, name, image, "creating", config, util_now(),
-                             &err) < 0) {
+    if (store_session_insert(eng->store, id, name, image, "creating", config, util_now(), &err) <
+        0) {
         json_decref(config);
         session_unlink(s);
         free(op);
@@ -557,10 +556,10 @@ static void delete_on_remove(const struct docker_reply *r, void *ud)
     struct session *s = op->s;
     struct engine *eng = s->eng;
     if (r->status < 0 || (r->status != 204 && r->status != 404)) {
-        char *msg = r->status < 0 ? util_strdupf("Docker daemon not reachable at %s (%s); %s",
-                                                 docker_socket(eng->docker), r->message,
-                                                 docker_start_hint())
-                                  : util_strdupf("docker remove failed: %s", r->message);
+        char *msg = r->status < 0
+                        ? util_strdupf("Docker daemon not reachable at %s (%s); %s",
+                                       docker_socket(eng->docker), r->message, docker_start_hint())
+                        : util_strdupf("docker remove failed: %s", r->message);
         s->state = op->prev_state;
         struct session_result res = {.status = r->status < 0 ? 503 : 502,
                                      .code = r->status < 0 ? "docker_unavailable" : "docker_error",
@@ -650,9 +649,10 @@ static void exec_on_done(const struct http_result *r, void *ud)
         json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", "executor_error", "message",
                               msg ? msg : "executor not reachable");
         char *body = json_dumps(j, JSON_COMPACT);
-        struct session_action_result res = {
-            .status = 502, .body = body ? body : "", .len = body ? strlen(body) : 0,
-            .code = "executor_error"};
+        struct session_action_result res = {.status = 502,
+                                            .body = body ? body : "",
+                                            .len = body ? strlen(body) : 0,
+                                            .code = "executor_error"};
         op->fn(&res, op->ud);
         free(body);
         json_decref(j);
@@ -663,8 +663,8 @@ static void exec_on_done(const struct http_result *r, void *ud)
         store_action_finish(eng->store, op->action_id, "failed", exit_code, r->body, r->len, msg,
                             util_now(), NULL);
         exec_publish(eng, op->action_id, NULL);
-        struct session_action_result res = {.status = (unsigned)r->status, .body = r->body,
-                                            .len = r->len};
+        struct session_action_result res = {
+            .status = (unsigned)r->status, .body = r->body, .len = r->len};
         op->fn(&res, op->ud);
         free(msg);
     }
@@ -691,8 +691,8 @@ static void exec_reply_error(session_action_fn fn, void *ud, unsigned status, co
 {
     json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
     char *body = json_dumps(j, JSON_COMPACT);
-    struct session_action_result res = {.status = status, .body = body ? body : "",
-                                        .len = body ? strlen(body) : 0, .code = code};
+    struct session_action_result res = {
+        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
     fn(&res, ud);
     free(body);
     json_decref(j);

@@ -221,8 +221,8 @@ static json_t *store_col_real(sqlite3_stmt *st, int i)
                                                      : json_real(sqlite3_column_double(st, i));
 }
 
-#define STORE_SESSION_COLS                                                                     \
-    "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "  \
+#define STORE_SESSION_COLS                                                                         \
+    "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "        \
     "(SELECT count(*) FROM actions a WHERE a.session_id = s.id)"
 
 static json_t *store_session_row(sqlite3_stmt *st)
@@ -315,8 +315,8 @@ int store_action_finish(struct store *s, int64_t id, const char *state, int exit
     return store_step_done(s, st, "finishing action", err);
 }
 
-#define STORE_ACTION_COLS                                                                      \
-    "id, session_id, kind, summary, state, exit_code, created_at, started_at, finished_at, "   \
+#define STORE_ACTION_COLS                                                                          \
+    "id, session_id, kind, summary, state, exit_code, created_at, started_at, finished_at, "       \
     "error"
 
 static json_t *store_action_row(sqlite3_stmt *st)
@@ -327,9 +327,10 @@ static json_t *store_action_row(sqlite3_stmt *st)
     json_object_set_new(o, "kind", store_col_text(st, 2));
     json_object_set_new(o, "summary", store_col_text(st, 3));
     json_object_set_new(o, "state", store_col_text(st, 4));
-    json_object_set_new(o, "exit_code", sqlite3_column_type(st, 5) == SQLITE_NULL
-                                            ? json_null()
-                                            : json_integer(sqlite3_column_int(st, 5)));
+    json_object_set_new(o, "exit_code",
+                        sqlite3_column_type(st, 5) == SQLITE_NULL
+                            ? json_null()
+                            : json_integer(sqlite3_column_int(st, 5)));
     json_object_set_new(o, "created_at", store_col_real(st, 6));
     json_object_set_new(o, "started_at", store_col_real(st, 7));
     json_object_set_new(o, "finished_at", store_col_real(st, 8));

@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* cmocka needs the headers above first. */
 #include <cmocka.h>
+
 #include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>

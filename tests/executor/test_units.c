@@ -4,12 +4,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* cmocka needs the headers above first. */
+#include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <cmocka.h>
 
 #include "buf.h"
 #include "clip.h"

@@ -1,10 +1,12 @@
 /* Integration-test harness: see harness.h. */
 #include "harness.h"
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
+
+/* cmocka needs the headers above first. */
 #include <cmocka.h>
 
 #include <curl/curl.h>
@@ -211,8 +213,7 @@ json_t *docker_containers_with_labels(const char *const *labels)
     if (r.status == 200 && json_is_array(r.json))
         list = json_incref(r.json);
     else
-        fprintf(stderr, "docker container list: HTTP %ld %s\n", r.status,
-                r.body ? r.body : r.err);
+        fprintf(stderr, "docker container list: HTTP %ld %s\n", r.status, r.body ? r.body : r.err);
     reply_free(&r);
     return list;
 }
@@ -329,8 +330,7 @@ int engine_start(struct engine_proc *e)
         setenv("PADDOCK_TEST_LABEL", "1", 1);
         for (int i = 0; i < HARNESS_MAX_ENV && e->extra_env[i]; i++)
             putenv((char *)e->extra_env[i]);
-        execl(bin, bin, "serve", "--state-dir", e->state_dir, "--socket", e->socket,
-              (char *)NULL);
+        execl(bin, bin, "serve", "--state-dir", e->state_dir, "--socket", e->socket, (char *)NULL);
         _exit(127);
     }
     e->pid = pid;
@@ -376,8 +376,9 @@ int engine_stop(struct engine_proc *e)
     while ((w = waitpid(pid, &st, WNOHANG)) == 0 && now_ms() < deadline)
         sleep_ms(10);
     if (w == 0) {
-        fprintf(stderr, "paddock serve (pid %ld) did not exit within 30 s of SIGTERM; killing "
-                        "it\n",
+        fprintf(stderr,
+                "paddock serve (pid %ld) did not exit within 30 s of SIGTERM; killing "
+                "it\n",
                 (long)pid);
         kill(pid, SIGKILL);
         waitpid(pid, &st, 0);
@@ -484,8 +485,8 @@ json_t *session_new(struct engine_proc *e, const char *body)
     struct reply r;
     api(e, "POST", "/v1/sessions", body, &r);
     if (r.status != 201) {
-        fprintf(stderr, "POST /v1/sessions %s → HTTP %ld %s\n", body ? body : "(empty)",
-                r.status, r.body ? r.body : r.err);
+        fprintf(stderr, "POST /v1/sessions %s → HTTP %ld %s\n", body ? body : "(empty)", r.status,
+                r.body ? r.body : r.err);
         engine_print_log(e);
     }
     assert_int_equal(r.status, 201);
@@ -499,8 +500,8 @@ json_t *session_new(struct engine_proc *e, const char *body)
 
 json_t *session_run(struct engine_proc *e, const char *id, const char *command)
 {
-    json_t *body = json_pack("{s:{s:s,s:{s:s}}}", "action", "action", "run", "args", "command",
-                             command);
+    json_t *body =
+        json_pack("{s:{s:s,s:{s:s}}}", "action", "action", "run", "args", "command", command);
     char *b = json_dumps(body, JSON_COMPACT);
     json_decref(body);
     char *path = strdupf("/v1/sessions/%s/execute_action", id);
@@ -524,8 +525,7 @@ void session_delete(struct engine_proc *e, const char *id)
     api(e, "DELETE", path, NULL, &r);
     free(path);
     if (r.status != 200)
-        fprintf(stderr, "DELETE session %s → HTTP %ld %s\n", id, r.status,
-                r.body ? r.body : r.err);
+        fprintf(stderr, "DELETE session %s → HTTP %ld %s\n", id, r.status, r.body ? r.body : r.err);
     assert_int_equal(r.status, 200);
     assert_string_equal(jstr(r.json, "state"), "deleted");
     reply_free(&r);
@@ -533,8 +533,7 @@ void session_delete(struct engine_proc *e, const char *id)
 
 /* ---------------------------------------------------------------- processes */
 
-void proc_run(char *const argv[], const char *const *env, long timeout_ms,
-              struct proc_result *res)
+void proc_run(char *const argv[], const char *const *env, long timeout_ms, struct proc_result *res)
 {
     memset(res, 0, sizeof(*res));
     res->status = -1;

@@ -1,10 +1,12 @@
 /* Integration tests of the CLI (`paddock run`, `paddock ls`) against a real engine. */
 #include "harness.h"
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
+
+/* cmocka needs the headers above first. */
 #include <cmocka.h>
 
 #include <stdio.h>
@@ -200,8 +202,8 @@ int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_run_echo),       cmocka_unit_test(test_run_exit_code),
-        cmocka_unit_test(test_run_quoting),    cmocka_unit_test(test_run_in_session),
+        cmocka_unit_test(test_run_echo),    cmocka_unit_test(test_run_exit_code),
+        cmocka_unit_test(test_run_quoting), cmocka_unit_test(test_run_in_session),
         cmocka_unit_test(test_ls_json),
     };
     int failed = cmocka_run_group_tests_name("cli", tests, group_setup, group_teardown);

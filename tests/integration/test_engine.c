@@ -3,10 +3,12 @@
  * stops it and requires a clean exit (0: no sanitizer finding, no leak report). */
 #include "harness.h"
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
+
+/* cmocka needs the headers above first. */
 #include <cmocka.h>
 
 #include <ctype.h>
@@ -96,8 +98,8 @@ static void expect_error(const char *method, const char *path, const char *body,
 {
     struct reply r;
     api(eng, method, path, body, &r);
-    if (r.status != status || (code && (!jstr(r.json, "error.code") ||
-                                        strcmp(jstr(r.json, "error.code"), code))))
+    if (r.status != status ||
+        (code && (!jstr(r.json, "error.code") || strcmp(jstr(r.json, "error.code"), code))))
         fprintf(stderr, "%s %s %.200s → HTTP %ld %s (want %ld %s)\n", method, path,
                 body ? body : "", r.status, r.body ? r.body : r.err, status, code ? code : "");
     assert_int_equal(r.status, status);
@@ -588,8 +590,7 @@ static void test_history(void **state)
         json_t *obs = json_loads((const char *)sqlite3_column_text(st, 5), 0, NULL);
         assert_non_null(obs);
         assert_string_equal(jstr(obs, "observation"), "run");
-        assert_int_equal(json_integer_value(jpath(obs, "extras.metadata.exit_code")),
-                         codes[rows]);
+        assert_int_equal(json_integer_value(jpath(obs, "extras.metadata.exit_code")), codes[rows]);
         if (rows == 0)
             assert_string_equal(jstr(obs, "content"), "one");
         json_decref(obs);
@@ -697,16 +698,11 @@ int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_info),
-        cmocka_unit_test(test_create_hardened),
-        cmocka_unit_test(test_echo),
-        cmocka_unit_test(test_cd_and_export),
-        cmocka_unit_test(test_exit_code),
-        cmocka_unit_test(test_unprivileged),
-        cmocka_unit_test(test_env),
-        cmocka_unit_test(test_bad_requests),
-        cmocka_unit_test(test_history),
-        cmocka_unit_test(test_delete),
+        cmocka_unit_test(test_info),      cmocka_unit_test(test_create_hardened),
+        cmocka_unit_test(test_echo),      cmocka_unit_test(test_cd_and_export),
+        cmocka_unit_test(test_exit_code), cmocka_unit_test(test_unprivileged),
+        cmocka_unit_test(test_env),       cmocka_unit_test(test_bad_requests),
+        cmocka_unit_test(test_history),   cmocka_unit_test(test_delete),
     };
     int failed = cmocka_run_group_tests_name("engine", tests, group_setup, group_teardown);
     return failed || teardown_failed ? 1 : 0;

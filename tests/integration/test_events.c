@@ -2,10 +2,12 @@
  * session events on create and delete, action events for a run action. */
 #include "harness.h"
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
+
+/* cmocka needs the headers above first. */
 #include <cmocka.h>
 
 #include <errno.h>
@@ -49,7 +51,7 @@ struct sse {
     int fd;
     char *raw; /* bytes not yet decoded */
     size_t rlen;
-    int status;  /* HTTP status, 0 before the headers */
+    int status; /* HTTP status, 0 before the headers */
     bool chunked;
     char *data; /* decoded body not yet split into events */
     size_t dlen;
@@ -223,8 +225,8 @@ static json_t *sse_wait(struct sse *s, const char *type, const char *key, const 
         sse_pump(s, left < 200 ? left : 200);
     }
     char *all = json_dumps(s->events, JSON_COMPACT);
-    fprintf(stderr, "no `%s` event with %s=%s%s%s%s within %ld ms; events so far: %s\n", type,
-            key, want, key2 ? " and " : "", key2 ? key2 : "", key2 ? want2 : "", ms, all);
+    fprintf(stderr, "no `%s` event with %s=%s%s%s%s within %ld ms; events so far: %s\n", type, key,
+            want, key2 ? " and " : "", key2 ? key2 : "", key2 ? want2 : "", ms, all);
     free(all);
     return NULL;
 }
@@ -271,10 +273,10 @@ static void test_events(void **state)
     size_t i, n = json_array_size(s->events);
     int seq = 0;
     static const char *const order[][2] = {{"session", "creating"},
-                                            {"session", "ready"},
-                                            {"action", "running"},
-                                            {"action", "done"},
-                                            {"session", "deleted"}};
+                                           {"session", "ready"},
+                                           {"action", "running"},
+                                           {"action", "done"},
+                                           {"session", "deleted"}};
     for (i = 0; i < n && seq < 5; i++) {
         json_t *ev = json_array_get(s->events, i);
         if (strcmp(jstr(ev, "type"), order[seq][0]) == 0 &&

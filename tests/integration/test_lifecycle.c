@@ -2,10 +2,12 @@
  * restart with sessions that outlive the engine. Each test runs its own engines. */
 #include "harness.h"
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
+
+/* cmocka needs the headers above first. */
 #include <cmocka.h>
 
 #include <stdio.h>
@@ -94,8 +96,8 @@ static void test_state_dir_lock(void **state)
     struct engine_proc *e = cur;
     assert_int_equal(engine_start(e), 0);
 
-    char *argv[] = {(char *)harness_bin(), "serve", "--state-dir", e->state_dir, "--socket",
-                    e->socket, NULL};
+    char *argv[] = {
+        (char *)harness_bin(), "serve", "--state-dir", e->state_dir, "--socket", e->socket, NULL};
     struct proc_result pr;
     double t0 = now_ms();
     proc_run(argv, NULL, 10000, &pr);

@@ -5,11 +5,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* cmocka needs the headers above first. */
+#include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cmocka.h>
 
 /* Sanitize a byte string given with its length (inputs may hold NULs). */
 static char *san(const char *in, size_t len, unsigned flags)

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* cmocka needs the headers above first. */
 #include <cmocka.h>
 
 #include <curl/curl.h>

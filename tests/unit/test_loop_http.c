@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* cmocka needs the headers above first. */
 #include <cmocka.h>
 
 #include <curl/curl.h>
@@ -104,9 +106,10 @@ static void fake_on_client(int fd, uint32_t ev, void *ud)
     const char *body = strstr(buf, "GET /hello") ? "{\"hello\":\"world\"}" : "{\"no\":1}";
     int code = strstr(buf, "GET /hello") ? 200 : 404;
     char resp[256];
-    int m = snprintf(resp, sizeof(resp),
-                     "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                     code, strlen(body), body);
+    int m =
+        snprintf(resp, sizeof(resp),
+                 "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                 code, strlen(body), body);
     assert_int_equal(write(fd, resp, (size_t)m), m);
 }
 
@@ -157,9 +160,8 @@ static void test_http_client_on_the_loop(void **state)
     struct results res = {.l = f.l};
     struct http_request ok = {.method = "GET", .unix_socket = f.path, .url = "http://x/hello"};
     struct http_request nf = {.method = "GET", .unix_socket = f.path, .url = "http://x/nope"};
-    struct http_request dead = {.method = "GET",
-                                .unix_socket = "/tmp/paddock-no-such-socket",
-                                .url = "http://x/hello"};
+    struct http_request dead = {
+        .method = "GET", .unix_socket = "/tmp/paddock-no-such-socket", .url = "http://x/hello"};
     assert_int_equal(http_start(h, &ok, on_done, &res), 0);
     assert_int_equal(http_start(h, &dead, on_done, &res), 0);
     assert_int_equal(http_start(h, &nf, on_done, &res), 0);
@@ -189,9 +191,8 @@ static void test_http_cancel_all_finishes_every_call(void **state)
     struct loop *l = loop_new();
     struct http *h = http_new(l);
     struct results res = {.l = l};
-    struct http_request r = {.method = "GET",
-                             .unix_socket = "/tmp/paddock-no-such-socket",
-                             .url = "http://x/"};
+    struct http_request r = {
+        .method = "GET", .unix_socket = "/tmp/paddock-no-such-socket", .url = "http://x/"};
     for (int i = 0; i < 3; i++)
         assert_int_equal(http_start(h, &r, on_done, &res), 0);
     http_cancel_all(h);
