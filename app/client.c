@@ -19,6 +19,7 @@
 struct client {
     char *socket_path;
     CURL *curl; /* reused: keep-alive on the unix socket */
+    volatile int *interrupt;
 };
 
 struct buf {
@@ -104,6 +105,17 @@ const char *client_socket(const struct client *c)
     return c->socket_path;
 }
 
+void client_set_interrupt(struct client *c, volatile int *flag)
+{
+    c->interrupt = flag;
+}
+
+static int client_on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    volatile int *flag = ud;
+    return *flag ? 1 : 0;
+}
+
 static size_t client_on_body(char *p, size_t size, size_t n, void *ud)
 {
     return buf_append(ud, p, size * n) == 0 ? size * n : 0;
@@ -131,6 +143,11 @@ int client_request(struct client *c, const char *method, const char *path, json_
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     if (timeout_ms > 0)
         curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+    if (c->interrupt) {
+        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, client_on_progress);
+        curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)c->interrupt);
+    }
     hdrs = curl_slist_append(hdrs, "Expect:");
     if (body) {
         payload = json_dumps(body, JSON_COMPACT);
@@ -148,8 +165,10 @@ int client_request(struct client *c, const char *method, const char *path, json_
         if (out.len)
             *reply = json_loadb(out.data, out.len, 0, NULL);
     } else if (err) {
-        *err = client_strdupf("engine at %s: %s", c->socket_path,
-                              errbuf[0] ? errbuf : curl_easy_strerror(rc));
+        *err = rc == CURLE_ABORTED_BY_CALLBACK
+                   ? strdup("interrupted")
+                   : client_strdupf("engine at %s: %s", c->socket_path,
+                                    errbuf[0] ? errbuf : curl_easy_strerror(rc));
     }
     curl_slist_free_all(hdrs);
     free(payload);

@@ -24,6 +24,10 @@ bool client_ping(struct client *c);
  * Returns 0, or -1 with a malloc'd message in *err. */
 int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir, char **err);
 
+/* Requests in progress give up (transport error "interrupted") once *flag is non-zero; a
+ * signal handler sets it. NULL turns this off. */
+void client_set_interrupt(struct client *c, volatile int *flag);
+
 /* One request. body may be NULL. On transport success returns the HTTP status and stores the
  * parsed JSON reply (or NULL when the body is not JSON) in *reply. On transport failure returns
  * -1 and sets *err (malloc'd). timeout_ms 0 = none. */

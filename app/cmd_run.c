@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,13 @@ static char *run_join_argv(int argc, char **argv)
     }
     *o = '\0';
     return out;
+}
+
+static volatile int run_interrupted;
+
+static void run_on_signal(int sig)
+{
+    run_interrupted = sig;
 }
 
 static int run_delete(struct client *c, const char *id)
@@ -110,6 +118,11 @@ int cmd_run(struct app *app, int argc, char **argv)
         fprintf(stderr, "paddock run: out of memory\n");
         goto out;
     }
+    /* Ctrl-C stops waiting, but the session this command made is still deleted. */
+    struct sigaction sa = {.sa_handler = run_on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    client_set_interrupt(cl, &run_interrupted);
     if (client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
         fprintf(stderr, "paddock run: %s\n", err);
         goto out;
@@ -166,6 +179,10 @@ int cmd_run(struct app *app, int argc, char **argv)
     }
     fflush(stdout);
 out:
+    if (run_interrupted)
+        rc = 128 + run_interrupted;
+    if (cl)
+        client_set_interrupt(cl, NULL);
     if (created && run_delete(cl, created) < 0 && rc == 0)
         rc = 125;
     json_decref(reply);
