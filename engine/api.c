@@ -151,10 +151,8 @@ void api_reply_json(struct api_req *r, unsigned status, json_t *j)
 void api_reply_error(struct api_req *r, unsigned status, const char *code, const char *fmt, ...)
 {
     va_list ap;
-    char *msg = NULL;
     va_start(ap, fmt);
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
+    char *msg = util_vstrdupf(fmt, ap);
     va_end(ap);
     api_reply_json(
         r, status,

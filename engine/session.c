@@ -207,11 +207,14 @@ static bool session_valid_image(const char *img)
     return true;
 }
 
-static void session_bad(struct session_result *bad, const char *code, const char *msg)
+/* Fill a synchronous refusal of session_create; returns -1 for the caller to return. */
+static int session_refuse(struct session_result *bad, unsigned status, const char *code,
+                          const char *msg)
 {
-    bad->status = 400;
+    bad->status = status;
     bad->code = code;
     bad->message = msg;
+    return -1;
 }
 
 /* The hardened container (docs/architecture.md, research/security.md §2). */
@@ -433,8 +436,7 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
         if (strcmp(k, "image") && strcmp(k, "name") && strcmp(k, "env")) {
             static char msg[160];
             snprintf(msg, sizeof(msg), "unknown field \"%.64s\" (known: image, name, env)", k);
-            session_bad(bad, "bad_request", msg);
-            return -1;
+            return session_refuse(bad, 400, "bad_request", msg);
         }
     }
     json_t *jimage = json_object_get(opts, "image");
@@ -442,44 +444,36 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
     json_t *jenv = json_object_get(opts, "env");
     if (jimage && !json_is_null(jimage) &&
         (!json_is_string(jimage) || !session_valid_image(json_string_value(jimage)))) {
-        session_bad(bad, "bad_request", "\"image\" must be an image reference string");
-        return -1;
+        return session_refuse(bad, 400, "bad_request",
+                              "\"image\" must be an image reference string");
     }
     if (jname && !json_is_null(jname) &&
         (!json_is_string(jname) || !session_valid_name(json_string_value(jname)))) {
-        session_bad(bad, "bad_request", "\"name\" must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
-        return -1;
+        return session_refuse(bad, 400, "bad_request",
+                              "\"name\" must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
     }
     if (jenv && !json_is_null(jenv)) {
         if (!json_is_object(jenv)) {
-            session_bad(bad, "bad_request", "\"env\" must be an object of strings");
-            return -1;
+            return session_refuse(bad, 400, "bad_request", "\"env\" must be an object of strings");
         }
         json_object_foreach(jenv, k, v)
         {
             if (!session_valid_env_key(k) || !json_is_string(v) ||
                 strlen(json_string_value(v)) != json_string_length(v)) {
-                session_bad(bad, "bad_request",
-                            "\"env\" keys must be [A-Za-z_][A-Za-z0-9_]* with string values "
-                            "without NUL");
-                return -1;
+                return session_refuse(
+                    bad, 400, "bad_request",
+                    "\"env\" keys must be [A-Za-z_][A-Za-z0-9_]* with string values "
+                    "without NUL");
             }
         }
     }
-    if (!eng->executor_path) {
-        bad->status = 500;
-        bad->code = "executor_missing";
-        bad->message = "paddock-executor not found next to paddock; set PADDOCK_EXECUTOR";
-        return -1;
-    }
+    if (!eng->executor_path)
+        return session_refuse(bad, 500, "executor_missing",
+                              "paddock-executor not found next to paddock; set PADDOCK_EXECUTOR");
     const char *image = json_is_string(jimage) ? json_string_value(jimage) : eng->default_image;
     char id[2 * SESSION_ID_BYTES + 1];
-    if (util_random_hex(id, SESSION_ID_BYTES) < 0) {
-        bad->status = 500;
-        bad->code = "internal";
-        bad->message = "no randomness for a session id";
-        return -1;
-    }
+    if (util_random_hex(id, SESSION_ID_BYTES) < 0)
+        return session_refuse(bad, 500, "internal", "no randomness for a session id");
     const char *name = json_is_string(jname) ? json_string_value(jname) : id;
 
     struct session *s = session_alloc(eng, id, "creating");
@@ -488,19 +482,14 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
         if (s)
             session_unlink(s);
         free(op);
-        bad->status = 500;
-        bad->code = "internal";
-        bad->message = "out of memory";
-        return -1;
+        return session_refuse(bad, 500, "internal", "out of memory");
     }
     struct sockaddr_un sa;
     if (strlen(s->exec_sock) >= sizeof(sa.sun_path)) {
         session_unlink(s);
         free(op);
-        bad->status = 500;
-        bad->code = "internal";
-        bad->message = "state dir path too long for a unix socket (108 bytes)";
-        return -1;
+        return session_refuse(bad, 500, "internal",
+                              "state dir path too long for a unix socket (108 bytes)");
     }
     json_t *config = json_pack("{s:s,s:O}", "image", image, "env", jenv ? jenv : json_null());
     char *err = NULL;
@@ -512,10 +501,7 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
         static char msg[256];
         snprintf(msg, sizeof(msg), "%s", err ? err : "store error");
         free(err);
-        bad->status = 500;
-        bad->code = "store_error";
-        bad->message = msg;
-        return -1;
+        return session_refuse(bad, 500, "store_error", msg);
     }
     json_decref(config);
     store_event_add(eng->store, id, "creating", image, util_now());

@@ -12,13 +12,19 @@
 #include <time.h>
 #include <unistd.h>
 
+char *util_vstrdupf(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    return s;
+}
+
 char *util_strdupf(const char *fmt, ...)
 {
     va_list ap;
-    char *s = NULL;
     va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    char *s = util_vstrdupf(fmt, ap);
     va_end(ap);
     return s;
 }

@@ -2,11 +2,13 @@
 #ifndef PADDOCK_UTIL_H
 #define PADDOCK_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 /* malloc'd printf; NULL only when out of memory. */
 char *util_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *util_vstrdupf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Wall-clock seconds since the epoch, with fractions. */
 double util_now(void);
 /* n random bytes as 2n lowercase hex chars into out (size >= 2n+1). Returns 0 or -1. */
