@@ -221,6 +221,8 @@ static enum MHD_Result api_queue(struct api_req *r)
     return ret;
 }
 
+static enum MHD_Result api_queue(struct api_req *r);
+
 static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, const char *url,
                                      const char *method, const char *version,
                                      const char *upload_data, size_t *upload_data_size,
@@ -237,10 +239,15 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         r->method = strdup(method);
         r->url = strdup(url);
         *con_cls = r;
-        /* Refuse an oversized body from its Content-Length before reading any of it. */
+        /* Refuse an oversized body from its Content-Length before reading any of it: a reply
+         * queued now makes MHD skip the body and close the connection after answering. */
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-        if (cl && strtoull(cl, NULL, 10) > API_MAX_BODY)
+        if (cl && strtoull(cl, NULL, 10) > API_MAX_BODY) {
             r->too_large = true;
+            r->dispatched = true;
+            api_reply_error(r, 413, "too_large", "request body exceeds %u bytes", API_MAX_BODY);
+            return api_queue(r);
+        }
         return MHD_YES;
     }
     if (*upload_data_size) {

@@ -13,11 +13,12 @@ static void route_info(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
     api_reply_json(r, 200,
-                   json_pack("{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:b,s:s?}}", "version", PADDOCK_VERSION,
-                             "api", "v1", "state_dir", eng->state_dir, "default_image",
-                             eng->default_image, "executor", eng->executor_path, "docker", "socket",
-                             docker_socket(eng->docker), "reachable", eng->docker_ok, "api_version",
-                             eng->docker_api_version));
+                   json_pack("{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:b,s:s?,s:s?}}", "version",
+                             PADDOCK_VERSION, "api", "v1", "state_dir", eng->state_dir,
+                             "default_image", eng->default_image, "executor", eng->executor_path,
+                             "docker", "socket", docker_socket(eng->docker), "reachable",
+                             eng->docker_ok, "api_version", eng->docker_api_version, "error",
+                             eng->docker_error));
 }
 
 static void route_sessions_list(struct api_req *r)

@@ -119,10 +119,20 @@ static void engine_on_signal(int fd, uint32_t events, void *ud)
             loop_stop(eng->loop);
 }
 
+void engine_note_docker(struct engine *eng, bool reachable, const char *why)
+{
+    eng->docker_ok = reachable;
+    free(eng->docker_error);
+    eng->docker_error =
+        reachable ? NULL
+                  : util_strdupf("Docker daemon not reachable at %s (%s); %s",
+                                 docker_socket(eng->docker), why ? why : "", docker_start_hint());
+}
+
 static void engine_on_version(const struct docker_reply *r, void *ud)
 {
     struct engine *eng = ud;
-    eng->docker_ok = r->status == 200;
+    engine_note_docker(eng, r->status >= 0, r->message);
     const char *v = json_string_value(json_object_get(r->json, "ApiVersion"));
     free(eng->docker_api_version);
     eng->docker_api_version = v ? strdup(v) : NULL;
@@ -207,6 +217,7 @@ out:
     free(eng.default_image);
     free(eng.engine_id);
     free(eng.docker_api_version);
+    free(eng.docker_error);
     curl_global_cleanup();
     if (lockfd >= 0)
         close(lockfd);

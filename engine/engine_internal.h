@@ -24,7 +24,11 @@ struct engine {
     char *default_image;
     struct session *sessions; /* live (not deleted) sessions, in memory */
     bool docker_ok;           /* last known daemon reachability */
+    char *docker_error;       /* why the daemon was last unreachable, NULL when it answered */
     char *docker_api_version;
 };
+
+/* Record whether the daemon answered the last call (engine.c). */
+void engine_note_docker(struct engine *eng, bool reachable, const char *why);
 
 #endif

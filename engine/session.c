@@ -385,7 +385,6 @@ static void create_on_start(const struct docker_reply *r, void *ud)
         free(msg);
         return;
     }
-    op->s->eng->docker_ok = true;
     op->backoff_ms = 1;
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
@@ -396,15 +395,12 @@ static void create_on_create(const struct docker_reply *r, void *ud)
 {
     struct create_op *op = ud;
     struct engine *eng = op->s->eng;
+    engine_note_docker(eng, r->status >= 0, r->message);
     if (r->status < 0) {
-        eng->docker_ok = false;
-        char *msg = util_strdupf("Docker daemon not reachable at %s (%s); %s",
-                                 docker_socket(eng->docker), r->message, docker_start_hint());
-        create_fail(op, 503, "docker_unavailable", msg ? msg : "Docker daemon not reachable");
-        free(msg);
+        create_fail(op, 503, "docker_unavailable",
+                    eng->docker_error ? eng->docker_error : "Docker daemon not reachable");
         return;
     }
-    eng->docker_ok = true;
     if (r->status == 404) {
         char *msg = util_strdupf("image not found: %s (build the default one with "
                                  "scripts/build-image, or docker pull it)",

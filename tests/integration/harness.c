@@ -183,8 +183,12 @@ void api(struct engine_proc *e, const char *method, const char *path, const char
         fprintf(stderr, "engine request failed: %s\n", out->err);
 }
 
+/* The daemon the engine uses by default: DOCKER_HOST=unix://PATH, else the standard socket. */
 const char *harness_docker_socket(void)
 {
+    const char *h = getenv("DOCKER_HOST");
+    if (h && strncmp(h, "unix://", 7) == 0 && h[7])
+        return h + 7;
     return "/var/run/docker.sock";
 }
 
@@ -328,6 +332,10 @@ int engine_start(struct engine_proc *e)
         /* If the test program dies (timeout, crash), the engine stops too. */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         setenv("PADDOCK_TEST_LABEL", "1", 1);
+        /* Hermetic: the default image, and only the paths given on the command line. */
+        unsetenv("PADDOCK_IMAGE");
+        unsetenv("PADDOCK_STATE_DIR");
+        unsetenv("PADDOCK_SOCKET");
         for (int i = 0; i < HARNESS_MAX_ENV && e->extra_env[i]; i++)
             putenv((char *)e->extra_env[i]);
         execl(bin, bin, "serve", "--state-dir", e->state_dir, "--socket", e->socket, (char *)NULL);

@@ -20,11 +20,11 @@
 
 /* One `paddock serve` child and its temp state dir. */
 struct engine_proc {
-    pid_t pid;             /* 0 when not running */
-    char *state_dir;       /* mkdtemp; removed by engine_destroy */
-    char *socket;          /* <state_dir>/engine.sock */
-    char *log;             /* stderr+stdout of the current run: <state_dir>/serve-N.log */
-    int runs;              /* how many times it was started */
+    pid_t pid;       /* 0 when not running */
+    char *state_dir; /* mkdtemp; removed by engine_destroy */
+    char *socket;    /* <state_dir>/engine.sock */
+    char *log;       /* stderr+stdout of the current run: <state_dir>/serve-N.log */
+    int runs;        /* how many times it was started */
     const char *extra_env[HARNESS_MAX_ENV]; /* "K=V" added to the child's environment */
     char *session_ids[HARNESS_MAX_IDS];     /* sessions this test created (for cleanup) */
     int n_ids;
@@ -101,8 +101,7 @@ struct proc_result {
 
 /* Run argv with extra "K=V" env (NULL-terminated list, may be NULL), capture stdout and
  * stderr, wait ≤ timeout_ms. */
-void proc_run(char *const argv[], const char *const *env, long timeout_ms,
-              struct proc_result *res);
+void proc_run(char *const argv[], const char *const *env, long timeout_ms, struct proc_result *res);
 void proc_result_free(struct proc_result *r);
 
 /* ---- misc ---- */
