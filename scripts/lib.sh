@@ -18,6 +18,7 @@ PADDOCK_PACKAGES=(
   musl-tools musl-dev dpkg-dev
   docker.io tini busybox-static
   tmux curl libcmocka-dev clang-format python3
+  git patch procps xz-utils file less hostname
 )
 
 paddock_install_packages() {
