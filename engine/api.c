@@ -22,8 +22,7 @@
 struct api_sub {
     struct api *api;
     struct MHD_Connection *conn;
-    char *buf;
-    size_t len, cap;
+    struct util_buf out;
     bool suspended;
     bool closing;
     struct api_sub *next;
@@ -46,8 +45,7 @@ struct api_req {
     char *method;
     char *url;
     char *params[API_MAX_PARAMS];
-    char *body;
-    size_t len, cap;
+    struct util_buf body;
     bool too_large;
     bool dispatched;
     bool suspended;
@@ -72,24 +70,24 @@ const char *api_req_query(struct api_req *r, const char *key)
 
 const char *api_req_body(struct api_req *r, size_t *len)
 {
-    *len = r->len;
-    return r->body ? r->body : "";
+    *len = r->body.len;
+    return r->body.data ? r->body.data : "";
 }
 
 json_t *api_req_json(struct api_req *r, int allow_empty)
 {
-    size_t i = 0;
-    while (i < r->len &&
-           (r->body[i] == ' ' || r->body[i] == '\n' || r->body[i] == '\r' || r->body[i] == '\t'))
+    size_t i = 0, len;
+    const char *body = api_req_body(r, &len);
+    while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t'))
         i++;
-    if (i == r->len) {
+    if (i == len) {
         if (allow_empty)
             return json_object();
         api_reply_error(r, 400, "invalid_json", "request body is empty; expected a JSON object");
         return NULL;
     }
     json_error_t e;
-    json_t *j = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &e);
+    json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
     if (!j) {
         api_reply_error(r, 400, "invalid_json", "malformed JSON at line %d column %d: %s", e.line,
                         e.column, e.text);
@@ -253,27 +251,12 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
     if (*upload_data_size) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
-        if (r->too_large || r->len + n > API_MAX_BODY) {
+        if (r->too_large || r->body.len + n > API_MAX_BODY) {
             r->too_large = true;
-            free(r->body);
-            r->body = NULL;
-            r->len = r->cap = 0;
+            util_buf_free(&r->body);
             return MHD_YES;
         }
-        if (r->len + n + 1 > r->cap) {
-            size_t cap = r->cap ? r->cap * 2 : 4096;
-            while (cap < r->len + n + 1)
-                cap *= 2;
-            char *b = realloc(r->body, cap);
-            if (!b)
-                return MHD_NO;
-            r->body = b;
-            r->cap = cap;
-        }
-        memcpy(r->body + r->len, upload_data, n);
-        r->len += n;
-        r->body[r->len] = '\0';
-        return MHD_YES;
+        return util_buf_append(&r->body, upload_data, n) == 0 ? MHD_YES : MHD_NO;
     }
     if (r->resp)
         return api_queue(r);
@@ -302,7 +285,7 @@ static void api_on_completed(void *cls, struct MHD_Connection *conn, void **con_
     api_free_params(r);
     free(r->method);
     free(r->url);
-    free(r->body);
+    util_buf_free(&r->body);
     free(r);
     *con_cls = NULL;
 }
@@ -338,25 +321,9 @@ static void api_sub_append(struct api_sub *s, const char *p, size_t n)
 {
     if (s->closing)
         return;
-    if (s->len + n > API_SUB_MAX_BUFFER) { /* a reader that never reads is dropped */
+    /* A reader that never reads is dropped rather than buffered without bound. */
+    if (s->out.len + n > API_SUB_MAX_BUFFER || util_buf_append(&s->out, p, n) < 0)
         s->closing = true;
-    } else {
-        if (s->len + n > s->cap) {
-            size_t cap = s->cap ? s->cap * 2 : 8192;
-            while (cap < s->len + n)
-                cap *= 2;
-            char *b = realloc(s->buf, cap);
-            if (!b) {
-                s->closing = true;
-                goto wake;
-            }
-            s->buf = b;
-            s->cap = cap;
-        }
-        memcpy(s->buf + s->len, p, n);
-        s->len += n;
-    }
-wake:
     if (s->suspended) {
         s->suspended = false;
         MHD_resume_connection(s->conn);
@@ -382,7 +349,7 @@ void api_events_publish(struct api *a, const char *type, json_t *data)
 static ssize_t api_sub_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     struct api_sub *s = cls;
-    if (s->len == 0) {
+    if (s->out.len == 0) {
         if (s->closing)
             return MHD_CONTENT_READER_END_OF_STREAM;
         /* Nothing to send: park the connection until the next event resumes it. */
@@ -390,10 +357,9 @@ static ssize_t api_sub_read(void *cls, uint64_t pos, char *buf, size_t max)
         MHD_suspend_connection(s->conn);
         return 0;
     }
-    size_t n = s->len < max ? s->len : max;
-    memcpy(buf, s->buf, n);
-    memmove(s->buf, s->buf + n, s->len - n);
-    s->len -= n;
+    size_t n = s->out.len < max ? s->out.len : max;
+    memcpy(buf, s->out.data, n);
+    util_buf_consume(&s->out, n);
     return (ssize_t)n;
 }
 
@@ -405,7 +371,7 @@ static void api_sub_free(void *cls)
             *pp = s->next;
             break;
         }
-    free(s->buf);
+    util_buf_free(&s->out);
     free(s);
 }
 

@@ -2,6 +2,7 @@
 #include "engine/http.h"
 
 #include "engine/loop.h"
+#include "engine/util.h"
 
 #include <curl/curl.h>
 #include <stdio.h>
@@ -23,8 +24,7 @@ struct http_call {
     CURL *easy;
     struct curl_slist *hdrs;
     char *body_out;
-    char *body_in;
-    size_t len, cap;
+    struct util_buf in;
     char errbuf[CURL_ERROR_SIZE];
     http_done_fn fn;
     void *ud;
@@ -33,21 +33,7 @@ struct http_call {
 static size_t http_on_data(char *p, size_t size, size_t n, void *ud)
 {
     struct http_call *call = ud;
-    size_t add = size * n;
-    if (call->len + add + 1 > call->cap) {
-        size_t cap = call->cap ? call->cap * 2 : 4096;
-        while (cap < call->len + add + 1)
-            cap *= 2;
-        char *d = realloc(call->body_in, cap);
-        if (!d)
-            return 0;
-        call->body_in = d;
-        call->cap = cap;
-    }
-    memcpy(call->body_in + call->len, p, add);
-    call->len += add;
-    call->body_in[call->len] = '\0';
-    return add;
+    return util_buf_append(&call->in, p, size * n) == 0 ? size * n : 0;
 }
 
 static void http_unlink(struct http *h, struct http_call *call)
@@ -67,7 +53,7 @@ static void http_finish(struct http *h, CURL *easy, CURLcode rc)
     curl_multi_remove_handle(h->multi, easy);
     http_unlink(h, call);
     struct http_result r = {
-        .status = -1, .body = call->body_in ? call->body_in : "", .len = call->len};
+        .status = -1, .body = call->in.data ? call->in.data : "", .len = call->in.len};
     if (rc == CURLE_OK) {
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &r.status);
     } else {
@@ -80,7 +66,7 @@ static void http_finish(struct http *h, CURL *easy, CURLcode rc)
     curl_easy_cleanup(easy);
     curl_slist_free_all(call->hdrs);
     free(call->body_out);
-    free(call->body_in);
+    util_buf_free(&call->in);
     free(call);
 }
 

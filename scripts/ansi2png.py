@@ -82,9 +82,11 @@ class Style:
 def parse_extended_colour(params, i):
     """params[i] is 38/48/58 (already consumed by the caller); parse what follows.
     Returns (colour or None, index of the next unread parameter)."""
-    if i >= len(params):
+    if i >= len(params) or isinstance(params[i], list):
         return None, i
     mode = params[i]
+    if any(isinstance(v, list) for v in params[i + 1:i + (2 if mode == 5 else 4)]):
+        return None, len(params)
     if mode == 5 and i + 1 < len(params):
         return palette256(max(0, min(255, params[i + 1]))), i + 2
     if mode == 2 and i + 3 < len(params):
@@ -93,29 +95,31 @@ def parse_extended_colour(params, i):
     return None, len(params)  # malformed: drop the rest of the sequence
 
 
-def apply_sgr(style, raw):
-    """Apply one SGR parameter string (the text between ESC[ and m) to style."""
-    if raw == "":
-        style.reset()
-        return
-    for group in raw.split(";"):
-        if ":" in group:  # ITU T.416 colon form: 38:2::R:G:B, 38:5:N, 4:3 (curly underline)
-            sub = group.split(":")
-            head = int(sub[0] or 0)
-            if head in (38, 48, 58):
-                nums = [int(x) if x else 0 for x in sub[1:]]
-                if nums and nums[0] == 2 and len(nums) >= 5:  # with a colour-space id
-                    nums = [2] + nums[2:5]
-                colour, _ = parse_extended_colour(nums, 0)
-                if head == 38:
-                    style.fg = colour
-                elif head == 48:
-                    style.bg = colour
-            elif head == 4:
-                style.underline = (int(sub[1] or 0) if len(sub) > 1 else 1) != 0
-            continue
-        params = [int(group) if group.isdigit() else 0]
-        apply_params(style, params)
+def apply_sgr(style, body):
+    """Apply one SGR sequence (the text between ESC[ and m) to style. Groups are split on ';';
+    a group with ':' is one ITU T.416 item (38:2::R:G:B, 38:5:N, 4:3) kept as a list."""
+    params = []
+    for group in (body.split(";") if body else ["0"]):
+        if ":" in group:
+            params.append([int(x) if x.isdigit() else 0 for x in group.split(":")])
+        else:
+            params.append(int(group) if group.isdigit() else 0)
+    apply_params(style, params)
+
+
+def apply_colon(style, sub):
+    head = sub[0] if sub else 0
+    if head in (38, 48, 58):
+        nums = sub[1:]
+        if nums and nums[0] == 2 and len(nums) >= 5:  # 38:2:<colour space>:R:G:B
+            nums = [2] + nums[2:5]
+        colour, _ = parse_extended_colour(nums, 0)
+        if head == 38:
+            style.fg = colour
+        elif head == 48:
+            style.bg = colour
+    elif head == 4:  # underline style: 0 = none, 1..5 = single, double, curly, ...
+        style.underline = (sub[1] if len(sub) > 1 else 1) != 0
 
 
 def apply_params(style, params):
@@ -123,7 +127,9 @@ def apply_params(style, params):
     while i < len(params):
         p = params[i]
         i += 1
-        if p == 0:
+        if isinstance(p, list):
+            apply_colon(style, p)
+        elif p == 0:
             style.reset()
         elif p == 1:
             style.bold = True
@@ -175,11 +181,6 @@ def apply_params(style, params):
                 style.bg = colour
 
 
-def sgr_string_to_params(raw):
-    """Split "1;38;5;208" into ints, keeping colon groups for apply_sgr's colon path."""
-    return raw
-
-
 def char_width(ch):
     if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return 0
@@ -208,12 +209,7 @@ def parse_screen(text, cols, rows):
                     if body and body[0] in "<=>?":
                         pass  # private SGR-like sequences: ignore
                     else:
-                        groups = body.split(";") if body else [""]
-                        # Numeric groups are applied together so 38;5;N spans groups.
-                        if any(":" in g for g in groups):
-                            apply_sgr(style, body)
-                        else:
-                            apply_params(style, [int(g) if g.isdigit() else 0 for g in groups])
+                        apply_sgr(style, body)
                 i = j + 1
             elif i + 1 < n and text[i + 1] == "]":  # OSC: up to BEL or ST
                 j = i + 2
@@ -288,8 +284,13 @@ class Fonts:
         # A glyph the font lacks renders as its .notdef box: compare with a surely-missing one.
         key = id(font)
         if key not in self.notdef:
-            self.notdef[key] = font.getmask("\U0010FFFD").tobytes()
-        return font.getmask(ch).tobytes() == self.notdef[key]
+            self.notdef[key] = self._ink(font, "\U0010FFFD")
+        return self._ink(font, ch) == self.notdef[key]
+
+    def _ink(self, font, ch):
+        img = Image.new("L", (self.size * 3, self.size * 2))
+        ImageDraw.Draw(img).text((0, 0), ch, font=font, fill=255)
+        return img.tobytes()
 
     def face_for(self, text, bold, italic):
         key = (text, bold, italic)
@@ -355,7 +356,7 @@ def main():
     ap.add_argument("output", help="PNG to write")
     ap.add_argument("--cols", type=int, help="screen width in cells (default: longest line)")
     ap.add_argument("--rows", type=int, help="screen height in rows (default: line count)")
-    ap.add_argument("--size", type=int, default=14, help="font size in pixels (default 14)")
+    ap.add_argument("--size", type=int, default=15, help="font size in pixels (default 15)")
     ap.add_argument("--font", help="regular monospace TTF (default DejaVu Sans Mono)")
     args = ap.parse_args()
 
@@ -372,7 +373,6 @@ def main():
     if args.cols:
         cols = args.cols
     else:
-        plain = [parse_screen(l, 100000, 1)[0] for l in lines] if False else None
         cols = max((visible_width(l) for l in lines), default=1) or 1
     if cols <= 0 or rows <= 0:
         sys.exit("ansi2png: --cols and --rows must be positive")

@@ -609,3 +609,44 @@ void proc_result_free(struct proc_result *r)
     free(r->err);
     memset(r, 0, sizeof(*r));
 }
+
+/* ---- group fixtures ---- */
+
+struct engine_proc *harness_eng;
+int harness_teardown_failed;
+
+int harness_group_setup(void **state)
+{
+    harness_eng = engine_new();
+    if (engine_start(harness_eng) == 0)
+        return 0;
+    engine_destroy(harness_eng);
+    harness_eng = NULL;
+    return -1;
+}
+
+static int harness_teardown(bool require_clean)
+{
+    int code = engine_stop(harness_eng);
+    if (code != 0) {
+        fprintf(stderr, "FAIL: the engine did not exit cleanly on SIGTERM (status %d)\n", code);
+        harness_teardown_failed = 1;
+    }
+    int left = engine_destroy(harness_eng);
+    harness_eng = NULL;
+    if (require_clean && left) {
+        fprintf(stderr, "FAIL: %d container(s) of this test were left behind\n", left);
+        harness_teardown_failed = 1;
+    }
+    return code == 0 && !(require_clean && left) ? 0 : -1;
+}
+
+int harness_group_teardown(void **state)
+{
+    return harness_teardown(false);
+}
+
+int harness_group_teardown_clean(void **state)
+{
+    return harness_teardown(true);
+}

@@ -67,6 +67,16 @@ void engine_track(struct engine_proc *e, const char *id);
 /* The engine id kept in <state>/engine.id (malloc'd), or NULL. */
 char *engine_read_id(const struct engine_proc *e);
 
+/* ---- group fixtures: one engine per test program ---- */
+extern struct engine_proc *harness_eng;
+extern int harness_teardown_failed; /* main() returns 1 when set */
+int harness_group_setup(void **state);
+/* Stop the engine (it must exit 0 on SIGTERM: a sanitizer report changes that) and remove what
+ * the test made. */
+int harness_group_teardown(void **state);
+/* The same, and any container left for cleanup to remove is a failure too. */
+int harness_group_teardown_clean(void **state);
+
 /* ---- HTTP ---- */
 
 /* Blocking request over a unix socket. body may be NULL (no body); body_len < 0 = strlen. */

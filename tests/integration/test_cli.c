@@ -13,35 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct engine_proc *eng;
-static int teardown_failed;
-
-static int group_setup(void **state)
-{
-    eng = engine_new();
-    if (engine_start(eng) == 0)
-        return 0;
-    engine_destroy(eng);
-    eng = NULL;
-    return -1;
-}
-
-static int group_teardown(void **state)
-{
-    int code = engine_stop(eng);
-    if (code != 0) {
-        fprintf(stderr, "FAIL: the engine did not exit cleanly on SIGTERM (status %d)\n", code);
-        teardown_failed = 1;
-    }
-    /* `paddock run` deletes what it creates: nothing may be left for cleanup to find. */
-    int left = engine_destroy(eng);
-    if (left) {
-        fprintf(stderr, "FAIL: %d container(s) of this test were left behind\n", left);
-        teardown_failed = 1;
-    }
-    return code == 0 && !left ? 0 : -1;
-}
-
 /* paddock --socket S --state-dir D ARGS... */
 static void cli(const char *const *args, struct proc_result *pr)
 {
@@ -49,9 +20,9 @@ static void cli(const char *const *args, struct proc_result *pr)
     int n = 0;
     argv[n++] = (char *)harness_bin();
     argv[n++] = "--socket";
-    argv[n++] = eng->socket;
+    argv[n++] = harness_eng->socket;
     argv[n++] = "--state-dir";
-    argv[n++] = eng->state_dir;
+    argv[n++] = harness_eng->state_dir;
     for (size_t i = 0; args[i] && n < 31; i++)
         argv[n++] = (char *)args[i];
     argv[n] = NULL;
@@ -61,7 +32,7 @@ static void cli(const char *const *args, struct proc_result *pr)
 static void assert_no_live_session(void)
 {
     struct reply r;
-    api(eng, "GET", "/v1/sessions", NULL, &r);
+    api(harness_eng, "GET", "/v1/sessions", NULL, &r);
     assert_int_equal(r.status, 200);
     json_t *list = json_object_get(r.json, "sessions");
     assert_true(json_is_array(list));
@@ -74,7 +45,7 @@ static void assert_no_live_session(void)
 static int count_all_sessions(const char *state)
 {
     struct reply r;
-    api(eng, "GET", "/v1/sessions?all=1", NULL, &r);
+    api(harness_eng, "GET", "/v1/sessions?all=1", NULL, &r);
     assert_int_equal(r.status, 200);
     int n = 0;
     size_t i;
@@ -135,7 +106,7 @@ static void test_run_quoting(void **state)
 static void test_run_in_session(void **state)
 {
     /* --session ID runs in an existing session and leaves it alone. */
-    json_t *s = session_new(eng, NULL);
+    json_t *s = session_new(harness_eng, NULL);
     const char *id = jstr(s, "id");
     const char *args[] = {"run", "--session", id, "--", "echo", "in-session", NULL};
     struct proc_result pr;
@@ -145,19 +116,19 @@ static void test_run_in_session(void **state)
     proc_result_free(&pr);
     char *path = strdupf("/v1/sessions/%s", id);
     struct reply r;
-    api(eng, "GET", path, NULL, &r);
+    api(harness_eng, "GET", path, NULL, &r);
     assert_int_equal(r.status, 200);
     assert_string_equal(jstr(r.json, "state"), "ready");
     assert_int_equal(json_integer_value(json_object_get(r.json, "action_count")), 1);
     reply_free(&r);
     free(path);
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     json_decref(s);
 }
 
 static void test_ls_json(void **state)
 {
-    json_t *s = session_new(eng, "{\"name\": \"ls-test\"}");
+    json_t *s = session_new(harness_eng, "{\"name\": \"ls-test\"}");
     const char *id = jstr(s, "id");
     const char *args[] = {"ls", "--json", NULL};
     struct proc_result pr;
@@ -187,7 +158,7 @@ static void test_ls_json(void **state)
     json_decref(j);
     proc_result_free(&pr);
 
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     cli(args, &pr);
     assert_int_equal(pr.status, 0);
     j = json_loads(pr.out, 0, &e);
@@ -206,6 +177,7 @@ int main(void)
         cmocka_unit_test(test_run_quoting), cmocka_unit_test(test_run_in_session),
         cmocka_unit_test(test_ls_json),
     };
-    int failed = cmocka_run_group_tests_name("cli", tests, group_setup, group_teardown);
-    return failed || teardown_failed ? 1 : 0;
+    int failed = cmocka_run_group_tests_name("cli", tests, harness_group_setup,
+                                             harness_group_teardown_clean);
+    return failed || harness_teardown_failed ? 1 : 0;
 }

@@ -22,36 +22,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static struct engine_proc *eng;
-static int teardown_failed;
-
-static int group_setup(void **state)
-{
-    eng = engine_new();
-    if (engine_start(eng) == 0)
-        return 0;
-    engine_destroy(eng);
-    eng = NULL;
-    return -1;
-}
-
-static int group_teardown(void **state)
-{
-    int code = engine_stop(eng);
-    if (code != 0) {
-        fprintf(stderr, "FAIL: the engine did not exit cleanly on SIGTERM (status %d)\n", code);
-        teardown_failed = 1;
-    }
-    engine_destroy(eng);
-    eng = NULL;
-    return code == 0 ? 0 : -1;
-}
-
 /* ---- helpers ---- */
 
 static json_t *run_ok(const char *id, const char *command, const char *want_content)
 {
-    json_t *obs = session_run(eng, id, command);
+    json_t *obs = session_run(harness_eng, id, command);
     if (want_content && (!jstr(obs, "content") || strcmp(jstr(obs, "content"), want_content))) {
         char *d = json_dumps(obs, JSON_COMPACT);
         fprintf(stderr, "`%s` observation: %s\n", command, d);
@@ -97,7 +72,7 @@ static void expect_error(const char *method, const char *path, const char *body,
                          const char *code)
 {
     struct reply r;
-    api(eng, method, path, body, &r);
+    api(harness_eng, method, path, body, &r);
     if (r.status != status ||
         (code && (!jstr(r.json, "error.code") || strcmp(jstr(r.json, "error.code"), code))))
         fprintf(stderr, "%s %s %.200s → HTTP %ld %s (want %ld %s)\n", method, path,
@@ -151,7 +126,7 @@ static bool caps_equal(json_t *arr, const char *const *want, size_t n)
 
 static void test_create_hardened(void **state)
 {
-    json_t *s = session_new(eng, NULL);
+    json_t *s = session_new(harness_eng, NULL);
     const char *id = jstr(s, "id");
     assert_true(is_hex16(id));
     assert_string_equal(jstr(s, "state"), "ready");
@@ -201,7 +176,7 @@ static void test_create_hardened(void **state)
     assert_string_equal(json_string_value(json_object_get(labels, "paddock.session")), id);
     const char *eid = json_string_value(json_object_get(labels, "paddock.engine"));
     assert_non_null(eid);
-    char *want_eid = engine_read_id(eng);
+    char *want_eid = engine_read_id(harness_eng);
     assert_string_equal(eid, want_eid);
     free(want_eid);
     assert_string_equal(json_string_value(json_object_get(labels, "paddock.test")), "1");
@@ -223,7 +198,7 @@ static void test_create_hardened(void **state)
             exec_ro = true;
         }
         if (dst && strcmp(dst, "/run/paddock") == 0) {
-            char *want = strdupf("%s/run/%s", eng->state_dir, id);
+            char *want = strdupf("%s/run/%s", harness_eng->state_dir, id);
             assert_string_equal(jstr(v, "Source"), want);
             free(want);
             sock_rw = true;
@@ -243,7 +218,7 @@ static void test_create_hardened(void **state)
     assert_true(json_array_size(json_object_get(hc, "Binds")) == 0);
 
     json_decref(c);
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     json_decref(s);
 }
 
@@ -251,7 +226,7 @@ static void test_create_hardened(void **state)
 
 static void test_echo(void **state)
 {
-    json_t *s = session_new(eng, "");
+    json_t *s = session_new(harness_eng, "");
     const char *id = jstr(s, "id");
     json_t *obs = run_ok(id, "echo hi", "hi");
     assert_int_equal(exit_code_of(obs), 0);
@@ -260,7 +235,7 @@ static void test_echo(void **state)
     assert_string_equal(jstr(obs, "extras.command"), "echo hi");
     assert_string_equal(jstr(obs, "extras.metadata.working_dir"), "/workspace");
     json_decref(obs);
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     json_decref(s);
 }
 
@@ -268,7 +243,7 @@ static void test_echo(void **state)
 
 static void test_cd_and_export(void **state)
 {
-    json_t *s = session_new(eng, NULL);
+    json_t *s = session_new(harness_eng, NULL);
     const char *id = jstr(s, "id");
     json_t *obs = run_ok(id, "cd /tmp", "");
     assert_int_equal(exit_code_of(obs), 0);
@@ -281,7 +256,7 @@ static void test_cd_and_export(void **state)
     obs = run_ok(id, "echo $FOO", "bar");
     assert_int_equal(exit_code_of(obs), 0);
     json_decref(obs);
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     json_decref(s);
 }
 
@@ -289,7 +264,7 @@ static void test_cd_and_export(void **state)
 
 static void test_exit_code(void **state)
 {
-    json_t *s = session_new(eng, NULL);
+    json_t *s = session_new(harness_eng, NULL);
     const char *id = jstr(s, "id");
     json_t *obs = run_ok(id, "sh -c 'exit 3'", "");
     assert_int_equal(exit_code_of(obs), 3);
@@ -299,7 +274,7 @@ static void test_exit_code(void **state)
     json_decref(obs);
     /* The shell survives: the next command runs. */
     json_decref(run_ok(id, "echo still", "still"));
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     json_decref(s);
 }
 
@@ -307,7 +282,7 @@ static void test_exit_code(void **state)
 
 static void test_unprivileged(void **state)
 {
-    json_t *s = session_new(eng, NULL);
+    json_t *s = session_new(harness_eng, NULL);
     const char *id = jstr(s, "id");
     json_decref(run_ok(id, "id -u", "1000"));
     json_decref(run_ok(id, "grep CapEff /proc/self/status", "CapEff:\t0000000000000000"));
@@ -335,7 +310,7 @@ static void test_unprivileged(void **state)
     assert_int_equal(ifaces, 1);
     free(text);
     json_decref(obs);
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     json_decref(s);
 }
 
@@ -343,10 +318,10 @@ static void test_unprivileged(void **state)
 
 static void test_env(void **state)
 {
-    json_t *s = session_new(eng, "{\"env\": {\"GREETING\": \"hello\"}}");
+    json_t *s = session_new(harness_eng, "{\"env\": {\"GREETING\": \"hello\"}}");
     const char *id = jstr(s, "id");
     json_decref(run_ok(id, "echo $GREETING", "hello"));
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     json_decref(s);
 }
 
@@ -419,7 +394,7 @@ static long oversized_request(const char *sock_path, bool *early)
 
 static void test_bad_requests(void **state)
 {
-    json_t *s = session_new(eng, NULL);
+    json_t *s = session_new(harness_eng, NULL);
     const char *id = jstr(s, "id");
     char *exec = strdupf("/v1/sessions/%s/execute_action", id);
     expect_error("POST", exec, "{\"action\": {\"action\": \"run\"", 400, "invalid_json");
@@ -444,7 +419,7 @@ static void test_bad_requests(void **state)
     expect_error("POST", "/v1/sessions", "{\"image\": \"paddock/does-not-exist:none\"}", 400,
                  "image_not_found");
     struct reply r;
-    api(eng, "GET", "/v1/sessions?all=1", NULL, &r);
+    api(harness_eng, "GET", "/v1/sessions?all=1", NULL, &r);
     assert_int_equal(r.status, 200);
     size_t i;
     json_t *row;
@@ -455,15 +430,15 @@ static void test_bad_requests(void **state)
         if (!img || strcmp(img, "paddock/does-not-exist:none") != 0)
             continue;
         failed_rows++;
-        engine_track(eng, jstr(row, "id"));
+        engine_track(harness_eng, jstr(row, "id"));
         assert_string_not_equal(jstr(row, "state"), "ready");
         assert_int_equal(count_containers_of(jstr(row, "id")), 0);
-        char *dir = strdupf("%s/run/%s", eng->state_dir, jstr(row, "id"));
+        char *dir = strdupf("%s/run/%s", harness_eng->state_dir, jstr(row, "id"));
         assert_false(path_exists(dir));
         free(dir);
     }
     reply_free(&r);
-    char *eid = engine_read_id(eng);
+    char *eid = engine_read_id(harness_eng);
     char *el = strdupf("paddock.engine=%s", eid);
     const char *labels[] = {el, NULL};
     json_t *mine = docker_containers_with_labels(labels);
@@ -481,14 +456,14 @@ static void test_bad_requests(void **state)
     expect_error("GET", "/", NULL, 404, "not_found");
 
     bool early = false;
-    long st = oversized_request(eng->socket, &early);
+    long st = oversized_request(harness_eng->socket, &early);
     assert_int_equal(st, 413);
     if (!early)
         printf("note: the engine read the whole 70 MB body before answering 413\n");
 
     /* The engine still works after all that. */
     json_decref(run_ok(id, "echo ok", "ok"));
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     json_decref(s);
 }
 
@@ -496,18 +471,18 @@ static void test_bad_requests(void **state)
 
 static void test_history(void **state)
 {
-    json_t *s = session_new(eng, NULL);
+    json_t *s = session_new(harness_eng, NULL);
     const char *id = jstr(s, "id");
     static const char *const cmds[] = {"echo one", "sh -c 'exit 4'", "echo three"};
     static const int codes[] = {0, 4, 0};
     for (int k = 0; k < 3; k++) {
-        json_t *obs = session_run(eng, id, cmds[k]);
+        json_t *obs = session_run(harness_eng, id, cmds[k]);
         assert_int_equal(exit_code_of(obs), codes[k]);
         json_decref(obs);
     }
     char *path = strdupf("/v1/sessions/%s/actions", id);
     struct reply r;
-    api(eng, "GET", path, NULL, &r);
+    api(harness_eng, "GET", path, NULL, &r);
     assert_int_equal(r.status, 200);
     json_t *list = json_object_get(r.json, "actions");
     assert_int_equal(json_array_size(list), 3);
@@ -532,14 +507,14 @@ static void test_history(void **state)
 
     /* Paging: limit=2, then before=<next_before>. */
     char *p2 = strdupf("%s?limit=2", path);
-    api(eng, "GET", p2, NULL, &r);
+    api(harness_eng, "GET", p2, NULL, &r);
     assert_int_equal(r.status, 200);
     assert_int_equal(json_array_size(json_object_get(r.json, "actions")), 2);
     json_int_t nb = json_integer_value(json_object_get(r.json, "next_before"));
     assert_true(nb > 0);
     reply_free(&r);
     char *p3 = strdupf("%s?limit=2&before=%lld", path, (long long)nb);
-    api(eng, "GET", p3, NULL, &r);
+    api(harness_eng, "GET", p3, NULL, &r);
     assert_int_equal(r.status, 200);
     assert_int_equal(json_array_size(json_object_get(r.json, "actions")), 1);
     assert_string_equal(jstr(json_array_get(json_object_get(r.json, "actions"), 0), "summary"),
@@ -553,7 +528,7 @@ static void test_history(void **state)
     free(path);
 
     path = strdupf("/v1/sessions/%s", id);
-    api(eng, "GET", path, NULL, &r);
+    api(harness_eng, "GET", path, NULL, &r);
     assert_int_equal(r.status, 200);
     assert_int_equal(json_integer_value(json_object_get(r.json, "action_count")), 3);
     assert_string_equal(jstr(r.json, "state"), "ready");
@@ -561,7 +536,7 @@ static void test_history(void **state)
     free(path);
 
     /* The store itself: intent (args) and observation rows, read-only. */
-    char *db = strdupf("%s/paddock.db", eng->state_dir);
+    char *db = strdupf("%s/paddock.db", harness_eng->state_dir);
     sqlite3 *h = NULL;
     assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_busy_timeout(h, 5000);
@@ -601,7 +576,7 @@ static void test_history(void **state)
     sqlite3_close(h);
     free(db);
 
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     json_decref(s);
 }
 
@@ -609,16 +584,16 @@ static void test_history(void **state)
 
 static void test_delete(void **state)
 {
-    json_t *s = session_new(eng, NULL);
+    json_t *s = session_new(harness_eng, NULL);
     char *id = strdup(jstr(s, "id"));
     json_decref(s);
-    char *dir = strdupf("%s/run/%s", eng->state_dir, id);
+    char *dir = strdupf("%s/run/%s", harness_eng->state_dir, id);
     assert_true(path_exists(dir));
     assert_int_equal(count_containers_of(id), 1);
 
     char *path = strdupf("/v1/sessions/%s", id);
     struct reply r;
-    api(eng, "DELETE", path, NULL, &r);
+    api(harness_eng, "DELETE", path, NULL, &r);
     assert_int_equal(r.status, 200);
     assert_string_equal(jstr(r.json, "state"), "deleted");
     assert_string_equal(jstr(r.json, "id"), id);
@@ -637,11 +612,11 @@ static void test_delete(void **state)
     assert_false(path_exists(dir));
 
     /* Deleted sessions are history: GET still answers, the list hides them, ?all=1 shows. */
-    api(eng, "GET", path, NULL, &r);
+    api(harness_eng, "GET", path, NULL, &r);
     assert_int_equal(r.status, 200);
     assert_string_equal(jstr(r.json, "state"), "deleted");
     reply_free(&r);
-    api(eng, "GET", "/v1/sessions", NULL, &r);
+    api(harness_eng, "GET", "/v1/sessions", NULL, &r);
     assert_int_equal(r.status, 200);
     size_t i;
     json_t *row;
@@ -652,13 +627,13 @@ static void test_delete(void **state)
     reply_free(&r);
 
     char *exec = strdupf("/v1/sessions/%s/execute_action", id);
-    api(eng, "POST", exec, "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo x\"}}}",
-        &r);
+    api(harness_eng, "POST", exec,
+        "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo x\"}}}", &r);
     assert_true(r.status == 409 || r.status == 404);
     assert_true(json_is_string(jpath(r.json, "error.code")));
     reply_free(&r);
     /* A second delete is refused, not a crash. */
-    api(eng, "DELETE", path, NULL, &r);
+    api(harness_eng, "DELETE", path, NULL, &r);
     assert_true(r.status == 409 || r.status == 404);
     reply_free(&r);
     free(exec);
@@ -675,7 +650,7 @@ static void test_info(void **state)
     /* The engine asks Docker for its version right after it starts listening. */
     double deadline = now_ms() + 5000;
     for (;;) {
-        api(eng, "GET", "/v1/info", NULL, &r);
+        api(harness_eng, "GET", "/v1/info", NULL, &r);
         assert_int_equal(r.status, 200);
         if (json_is_true(jpath(r.json, "docker.reachable")) || now_ms() > deadline)
             break;
@@ -683,7 +658,7 @@ static void test_info(void **state)
         sleep_ms(50);
     }
     assert_string_equal(jstr(r.json, "api"), "v1");
-    assert_string_equal(jstr(r.json, "state_dir"), eng->state_dir);
+    assert_string_equal(jstr(r.json, "state_dir"), harness_eng->state_dir);
     assert_string_equal(jstr(r.json, "default_image"), HARNESS_IMAGE);
     assert_true(json_is_string(json_object_get(r.json, "version")));
     assert_true(json_is_true(jpath(r.json, "docker.reachable")));
@@ -708,6 +683,7 @@ int main(void)
         cmocka_unit_test(test_env),       cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_history),   cmocka_unit_test(test_delete),
     };
-    int failed = cmocka_run_group_tests_name("engine", tests, group_setup, group_teardown);
-    return failed || teardown_failed ? 1 : 0;
+    int failed =
+        cmocka_run_group_tests_name("engine", tests, harness_group_setup, harness_group_teardown);
+    return failed || harness_teardown_failed ? 1 : 0;
 }

@@ -21,30 +21,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static struct engine_proc *eng;
-static int teardown_failed;
-
-static int group_setup(void **state)
-{
-    eng = engine_new();
-    if (engine_start(eng) == 0)
-        return 0;
-    engine_destroy(eng);
-    eng = NULL;
-    return -1;
-}
-
-static int group_teardown(void **state)
-{
-    int code = engine_stop(eng);
-    if (code != 0) {
-        fprintf(stderr, "FAIL: the engine did not exit cleanly on SIGTERM (status %d)\n", code);
-        teardown_failed = 1;
-    }
-    engine_destroy(eng);
-    return code == 0 ? 0 : -1;
-}
-
 /* ---- a minimal SSE client: HTTP/1.1, chunked transfer decoding, event parsing ---- */
 
 struct sse {
@@ -233,14 +209,14 @@ static json_t *sse_wait(struct sse *s, const char *type, const char *key, const 
 
 static void test_events(void **state)
 {
-    struct sse *s = sse_open(eng->socket);
+    struct sse *s = sse_open(harness_eng->socket);
     /* The stream opens with a comment at once: headers arrive without any event. */
     double t0 = now_ms();
     while (!s->status && now_ms() - t0 < 5000)
         sse_pump(s, 100);
     assert_int_equal(s->status, 200);
 
-    json_t *sess = session_new(eng, "{\"name\": \"events-test\"}");
+    json_t *sess = session_new(harness_eng, "{\"name\": \"events-test\"}");
     const char *id = jstr(sess, "id");
     json_t *e = sse_wait(s, "session", "id", id, "state", "creating", 10000);
     assert_non_null(e);
@@ -249,7 +225,7 @@ static void test_events(void **state)
     assert_non_null(e);
     assert_string_equal(jstr(e, "image"), HARNESS_IMAGE);
 
-    json_t *obs = session_run(eng, id, "echo event-probe");
+    json_t *obs = session_run(harness_eng, id, "echo event-probe");
     assert_string_equal(jstr(obs, "content"), "event-probe");
     json_decref(obs);
     e = sse_wait(s, "action", "summary", "echo event-probe", "state", "done", 10000);
@@ -265,7 +241,7 @@ static void test_events(void **state)
     assert_non_null(running);
     assert_int_equal(json_integer_value(json_object_get(running, "id")), action_id);
 
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     e = sse_wait(s, "session", "id", id, "state", "deleted", 10000);
     assert_non_null(e);
 
@@ -293,8 +269,8 @@ static void test_events(void **state)
  * engine. */
 static void test_two_subscribers(void **state)
 {
-    struct sse *a = sse_open(eng->socket), *b = sse_open(eng->socket);
-    struct sse *gone = sse_open(eng->socket);
+    struct sse *a = sse_open(harness_eng->socket), *b = sse_open(harness_eng->socket);
+    struct sse *gone = sse_open(harness_eng->socket);
     sse_pump(gone, 200);
     sse_close(gone);
     double t0 = now_ms();
@@ -302,11 +278,11 @@ static void test_two_subscribers(void **state)
         sse_pump(a, 50);
         sse_pump(b, 50);
     }
-    json_t *sess = session_new(eng, NULL);
+    json_t *sess = session_new(harness_eng, NULL);
     const char *id = jstr(sess, "id");
     assert_non_null(sse_wait(a, "session", "id", id, "state", "ready", 10000));
     assert_non_null(sse_wait(b, "session", "id", id, "state", "ready", 10000));
-    session_delete(eng, id);
+    session_delete(harness_eng, id);
     assert_non_null(sse_wait(a, "session", "id", id, "state", "deleted", 10000));
     assert_non_null(sse_wait(b, "session", "id", id, "state", "deleted", 10000));
     sse_close(a);
@@ -321,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_two_subscribers),
     };
-    int failed = cmocka_run_group_tests_name("events", tests, group_setup, group_teardown);
-    return failed || teardown_failed ? 1 : 0;
+    int failed =
+        cmocka_run_group_tests_name("events", tests, harness_group_setup, harness_group_teardown);
+    return failed || harness_teardown_failed ? 1 : 0;
 }
