@@ -48,6 +48,15 @@ FALLBACK_FILES = [
 ]
 
 
+# DEC special graphics (ESC ( 0, or SO with G1 = 0): what ncurses' ACS line drawing becomes
+# in a capture (tmux writes SO ... SI around it).
+DEC_GRAPHICS = dict(zip(
+    "_`abcdefghijklmnopqrstuvwxyz{|}~",
+    "\u00a0\u25c6\u2592\u2409\u240c\u240d\u240a\u00b0\u00b1\u2424\u240b\u2518\u2510\u250c"
+    "\u2514\u253c\u23ba\u23bb\u2500\u23bc\u23bd\u251c\u2524\u2534\u252c\u2502\u2264"
+    "\u2265\u03c0\u2260\u00a3\u00b7"))
+
+
 def palette256(n):
     """The xterm 256-colour palette: 16 ANSI, a 6x6x6 cube, 24 greys."""
     if n < 16:
@@ -195,6 +204,10 @@ def parse_screen(text, cols, rows):
     blank = Style()
     grid = [[[" ", 1, blank] for _ in range(cols)] for _ in range(rows)]
     style = Style()
+    # Character sets: G0 and G1 designations (B = ASCII, 0 = DEC graphics), SO/SI shifting.
+    # Like the SGR state, they carry over from one line to the next.
+    gsets = ["B", "0"]
+    shifted = False
     row = col = 0
     i, n = 0, len(text)
     while i < n and row < rows:
@@ -217,8 +230,14 @@ def parse_screen(text, cols, rows):
                                                           j + 1 < n and text[j + 1] == "\\"):
                     j += 1
                 i = j + (1 if j < n and text[j] == "\x07" else 2)
+            elif i + 2 < n and text[i + 1] in "()*+-./":  # designate a character set
+                if text[i + 1] in "(-":
+                    gsets[0] = text[i + 2]
+                elif text[i + 1] in ")":
+                    gsets[1] = text[i + 2]
+                i += 3
             else:
-                i += 2  # two-character escape (ESC ( B and the like are rare in a capture)
+                i += 2  # any other two-character escape
             continue
         i += 1
         if ch == "\n":
@@ -228,6 +247,14 @@ def parse_screen(text, cols, rows):
         if ch == "\r":
             col = 0
             continue
+        if ch == "\x0e":  # SO: G1
+            shifted = True
+            continue
+        if ch == "\x0f":  # SI: G0
+            shifted = False
+            continue
+        if gsets[1 if shifted else 0] == "0":
+            ch = DEC_GRAPHICS.get(ch, ch)
         if ch == "\t":
             col = min(cols, (col // 8 + 1) * 8)
             continue
