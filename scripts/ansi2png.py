@@ -361,7 +361,7 @@ def render(grid, fonts, cols, rows):
                 draw.rectangle([x, y, x + w * cw - 1, y + ch - 1], fill=bg)
             if text != " ":
                 face = fonts.face_for(text, st.bold, st.italic)
-                if face in fonts.fallbacks:
+                if face in fonts.fallbacks or w == 2:
                     # Another font's glyph: centre it in its cells and keep it inside them.
                     gw = face.getlength(text)
                     gx = x + max(0, (w * cw - gw) / 2)
@@ -407,8 +407,16 @@ def main():
     fonts = Fonts(args.size, args.font)
     grid = parse_screen(text, cols, rows)
     img = render(grid, fonts, cols, rows)
-    # A palette image is a fraction of the size of RGB and looks the same for a terminal.
-    img = img.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    # A palette image is smaller; only when it is lossless (<= 256 colours), since quantizing
+    # merges rare colours (one red digit on a screen would turn brown).
+    colours = img.getcolors(256)
+    if colours:
+        pal = Image.new("P", img.size)
+        flat = []
+        for _, rgb in colours:
+            flat.extend(rgb)
+        pal.putpalette(flat)
+        img = img.quantize(palette=pal, dither=Image.Dither.NONE)
     tmp = args.output + ".tmp"
     img.save(tmp, "PNG", optimize=True)
     os.replace(tmp, args.output)
