@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,35 +82,43 @@ static size_t on_body(char *p, size_t sz, size_t n, void *ud)
     return sz * n;
 }
 
-static CURL *curl;
+static CURL *curl, *exec_curl;
 static const char *engine_sock;
+static char exec_sock[300];
 
-static long req(const char *method, const char *path, const char *payload, json_t **out)
+/* One keep-alive request on handle e over a unix socket. */
+static long req_on(CURL *e, const char *sock, const char *method, const char *path,
+                   const char *payload, json_t **out)
 {
     char url[512];
     struct body b = {0};
     snprintf(url, sizeof(url), "http://paddock%s", path);
-    curl_easy_reset(curl);
-    curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, engine_sock);
-    curl_easy_setopt(curl, CURLOPT_URL, url);
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &b);
-    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-    h = curl_slist_append(h, "Expect:");
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
+    curl_easy_reset(e);
+    curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, sock);
+    curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &b);
+    struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+    hdr = curl_slist_append(hdr, "Expect:");
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdr);
     if (payload)
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, payload);
     else if (!strcmp(method, "POST"))
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
     long status = -1;
-    if (curl_easy_perform(curl) == CURLE_OK)
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(h);
+    if (curl_easy_perform(e) == CURLE_OK)
+        curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(hdr);
     if (out)
         *out = b.p ? json_loads(b.p, 0, NULL) : NULL;
     free(b.p);
     return status;
+}
+
+static long req(const char *method, const char *path, const char *payload, json_t **out)
+{
+    return req_on(curl, engine_sock, method, path, payload, out);
 }
 
 /* ---- child processes ---- */
@@ -165,17 +175,122 @@ static char *session_container(const char *id)
     return r;
 }
 
-static bool echo_hi(const char *id)
+/* An action through the engine API (sid set) or straight to the executor's socket (sid NULL);
+ * true when it answered 200 and, if want is set, content equals it. */
+static bool action(const char *sid, const char *action_json, const char *want)
 {
-    char path[128];
+    char path[128], *body = NULL;
     json_t *j = NULL;
-    snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", id);
-    long st = req("POST", path,
-                  "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hi\"}}}", &j);
-    bool ok = st == 200 && json_string_value(json_object_get(j, "content")) &&
-              strcmp(json_string_value(json_object_get(j, "content")), "hi") == 0;
+    if (asprintf(&body, "{\"action\":%s}", action_json) < 0)
+        return false;
+    long st;
+    if (sid) {
+        snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", sid);
+        st = req("POST", path, body, &j);
+    } else {
+        st = req_on(exec_curl, exec_sock, "POST", "/execute_action", body, &j);
+    }
+    const char *content = json_string_value(json_object_get(j, "content"));
+    bool ok = st == 200 && content && (!want || strcmp(content, want) == 0);
+    if (ok && !want && json_is_string(json_object_get(j, "observation")) &&
+        strcmp(json_string_value(json_object_get(j, "observation")), "error") == 0)
+        ok = false;
     json_decref(j);
+    free(body);
     return ok;
+}
+
+static const char *bench_sid;
+#define RUN(cmd) "{\"action\":\"run\",\"args\":{\"command\":\"" cmd "\"}}"
+
+static bool op_echo_engine(void)
+{
+    return action(bench_sid, RUN("echo hi"), "hi");
+}
+
+static bool op_echo_exec(void)
+{
+    return action(NULL, RUN("echo hi"), "hi");
+}
+
+static bool op_1mb(void)
+{
+    /* 1 MB of output; the observation keeps the 30,000-char head and tail */
+    return action(NULL, RUN("head -c 1000000 /dev/zero | tr '\\\\0' a"), NULL);
+}
+
+static bool op_read(void)
+{
+    return action(NULL, "{\"action\":\"read\",\"args\":{\"path\":\"/workspace/bench.txt\"}}", NULL);
+}
+
+static bool op_edit(void)
+{
+    static int flip;
+    const char *a = flip ? "MARKER_B" : "MARKER_A", *b = flip ? "MARKER_A" : "MARKER_B";
+    char js[512];
+    snprintf(js, sizeof(js),
+             "{\"action\":\"edit\",\"args\":{\"command\":\"str_replace\",\"path\":"
+             "\"/workspace/bench.txt\",\"old_str\":\"%s\",\"new_str\":\"%s\"}}",
+             a, b);
+    bool ok = action(NULL, js, NULL);
+    if (ok)
+        flip = !flip;
+    return ok;
+}
+
+/* paddock's op interleaved with the peer command: per peer run, several paddock runs. */
+static void measure(bool (*op)(void), char *const peer[], int n_op, int n_peer, struct samples *a,
+                    struct samples *b)
+{
+    for (int i = 0; i < 5; i++)
+        op();
+    int per = n_peer > 0 ? (n_op + n_peer - 1) / n_peer : n_op;
+    for (int i = 0; i < n_peer || (int)a->n < n_op; i++) {
+        for (int k = 0; k < per && (int)a->n < n_op; k++) {
+            double t0 = now_ms();
+            if (!op())
+                return; /* not supported by this executor: the row says so */
+            samples_add(a, now_ms() - t0);
+        }
+        if (i < n_peer && peer) {
+            double t0 = now_ms();
+            if (spawn_wait(peer, true) == 0)
+                samples_add(b, now_ms() - t0);
+        }
+    }
+}
+
+/* Milliseconds from exec of the static executor to its socket accepting, on the host. */
+static void measure_executor_start(const char *exe, const char *dir, int n, struct samples *out)
+{
+    for (int i = 0; i < n; i++) {
+        char sock[300], ws[300];
+        snprintf(sock, sizeof(sock), "%s/start-%d.sock", dir, i);
+        snprintf(ws, sizeof(ws), "%s/ws-%d", dir, i);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if (strlen(sock) >= sizeof(sa.sun_path))
+            return;
+        memcpy(sa.sun_path, sock, strlen(sock) + 1);
+        double t0 = now_ms();
+        pid_t pid = fork();
+        if (pid == 0) {
+            int nul = open("/dev/null", O_WRONLY);
+            dup2(nul, 2);
+            execl(exe, exe, "--socket", sock, "--working-dir", ws, (char *)NULL);
+            _exit(127);
+        }
+        bool up = false;
+        while (!up && now_ms() - t0 < 5000) { /* a bench may spin: nothing else to do */
+            int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+            up = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+            close(fd);
+        }
+        if (up)
+            samples_add(out, now_ms() - t0);
+        kill(pid, SIGTERM);
+        waitpid(pid, NULL, 0);
+    }
 }
 
 /* RSS (kB) of the executor inside the given container, found through /proc on the host. */
@@ -221,19 +336,28 @@ static long executor_rss_kb(const char *container)
 
 static void row(const char *what, struct samples *a, const char *peer, struct samples *b)
 {
+    if (!a->n || !b->n) {
+        printf("| %-30s | %9s | %9s | %-44s | %9s | %9s | %-22s |\n", what, "n/a", "n/a", peer,
+               "n/a", "n/a", "not measured");
+        return;
+    }
     double a50 = samples_pct(a, 0.5), a95 = samples_pct(a, 0.95);
     double b50 = samples_pct(b, 0.5), b95 = samples_pct(b, 0.95);
-    printf("| %-22s | %9.3f | %9.3f | %-40s | %9.3f | %9.3f | %6.3f× (%.1f× faster) |\n", what, a50,
+    printf("| %-30s | %9.3f | %9.3f | %-44s | %9.3f | %9.3f | %6.3f× (%.1f× faster) |\n", what, a50,
            a95, peer, b50, b95, a50 / b50, b50 / a50);
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"paddock", required_argument, NULL, 'p'}, {"image", required_argument, NULL, 'i'},
-        {"ready", required_argument, NULL, 'r'},   {"echo", required_argument, NULL, 'e'},
-        {"exec", required_argument, NULL, 'x'},    {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"paddock", required_argument, NULL, 'p'},
+                                         {"image", required_argument, NULL, 'i'},
+                                         {"ready", required_argument, NULL, 'r'},
+                                         {"echo", required_argument, NULL, 'e'},
+                                         {"exec", required_argument, NULL, 'x'},
+                                         {"executor", required_argument, NULL, 'E'},
+                                         {NULL, 0, NULL, 0}};
     const char *paddock = "build/paddock", *image = "paddock/base:local";
+    const char *executor = NULL;
     int n_ready = 20, n_echo = 500, n_exec = 30, c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -251,6 +375,9 @@ int main(int argc, char **argv)
             break;
         case 'x':
             n_exec = atoi(optarg);
+            break;
+        case 'E':
+            executor = optarg;
             break;
         default:
             return 2;
@@ -275,6 +402,7 @@ int main(int argc, char **argv)
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
     curl = curl_easy_init();
+    exec_curl = curl_easy_init();
     for (int i = 0; i < 500 && req("GET", "/v1/info", NULL, NULL) != 200; i++)
         usleep(10000);
     srand((unsigned)time(NULL));
@@ -311,29 +439,43 @@ int main(int argc, char **argv)
         }
     }
 
-    /* 2. echo hi via the engine API vs docker exec, interleaved */
+    /* 2. actions vs docker exec, interleaved */
     double ms;
     char *sid = session_create(&ms);
     char *cid = sid ? session_container(sid) : NULL;
-    struct samples echo = {0}, dexec = {0};
+    struct samples echo = {0}, dexec = {0}, echo_x = {0}, dexec2 = {0}, big = {0}, dbig = {0},
+                   rd = {0}, drd = {0}, ed = {0}, ded = {0}, start = {0};
     if (sid && cid) {
-        char *exec_argv[] = {"docker", "exec", cid, "sh", "-c", "echo hi", NULL};
-        for (int i = 0; i < 20; i++)
-            echo_hi(sid);
-        int per = n_exec > 0 ? (n_echo + n_exec - 1) / n_exec : n_echo;
-        for (int i = 0; i < n_exec || (int)echo.n < n_echo; i++) {
-            for (int k = 0; k < per && (int)echo.n < n_echo; k++) {
-                double t0 = now_ms();
-                if (echo_hi(sid))
-                    samples_add(&echo, now_ms() - t0);
-            }
-            if (i < n_exec) {
-                double t0 = now_ms();
-                if (spawn_wait(exec_argv, true) == 0)
-                    samples_add(&dexec, now_ms() - t0);
-            }
-        }
+        bench_sid = sid;
+        snprintf(exec_sock, sizeof(exec_sock), "%s/run/%s/executor.sock", dir, sid);
+        action(sid,
+               RUN("seq 1 20000 > /workspace/bench.txt && echo MARKER_A >> /workspace/bench.txt"),
+               "");
+        char *p_echo[] = {"docker", "exec", cid, "sh", "-c", "echo hi", NULL};
+        char *p_big[] = {
+            "docker", "exec", cid, "sh", "-c", "head -c 1000000 /dev/zero | tr '\\0' a", NULL};
+        char *p_read[] = {"docker", "exec", cid, "cat", "/workspace/bench.txt", NULL};
+        char *p_edit[] = {"docker",
+                          "exec",
+                          cid,
+                          "sed",
+                          "-i",
+                          "-e",
+                          "s/MARKER_A/MARKER_T/",
+                          "-e",
+                          "s/MARKER_B/MARKER_A/",
+                          "-e",
+                          "s/MARKER_T/MARKER_B/",
+                          "/workspace/bench.txt",
+                          NULL};
+        measure(op_echo_engine, p_echo, n_echo, n_exec, &echo, &dexec);
+        measure(op_echo_exec, p_echo, n_echo, n_exec, &echo_x, &dexec2);
+        measure(op_1mb, p_big, n_exec * 2, n_exec, &big, &dbig);
+        measure(op_read, p_read, n_echo / 2, n_exec, &rd, &drd);
+        measure(op_edit, p_edit, n_echo / 2, n_exec, &ed, &ded);
     }
+    if (executor)
+        measure_executor_start(executor, dir, 20, &start);
     /* 3. executor idle RSS, after the actions above */
     usleep(200000);
     long rss = cid ? executor_rss_kb(cid) : -1;
@@ -343,15 +485,26 @@ int main(int argc, char **argv)
     printf("paddock bench: %s, image %s; milliseconds; paddock and peer measured interleaved in "
            "one run\n\n",
            PADDOCK_VERSION, image);
-    printf("| %-22s | %9s | %9s | %-40s | %9s | %9s | %-22s |\n", "metric", "p50", "p95",
+    printf("| %-30s | %9s | %9s | %-44s | %9s | %9s | %-22s |\n", "metric", "p50", "p95",
            "peer (same run)", "peer p50", "peer p95", "paddock / peer");
-    printf("|%s|%s|%s|%s|%s|%s|%s|\n", "------------------------", "-----------", "-----------",
-           "------------------------------------------", "-----------", "-----------",
-           "------------------------");
+    printf("|%s|%s|%s|%s|%s|%s|%s|\n", "--------------------------------", "-----------",
+           "-----------", "----------------------------------------------", "-----------",
+           "-----------", "------------------------");
     row("session ready", &ready, "docker run --rm --network none IMG true", &drun);
-    row("echo hi round trip", &echo, "docker exec C sh -c 'echo hi'", &dexec);
-    printf("\nsamples: ready %zu / docker run %zu; echo %zu / docker exec %zu\n", ready.n, drun.n,
-           echo.n, dexec.n);
+    row("echo hi, engine API", &echo, "docker exec C sh -c 'echo hi'", &dexec);
+    row("echo hi, executor socket", &echo_x, "docker exec C sh -c 'echo hi'", &dexec2);
+    row("1 MB of output, executor", &big, "docker exec C sh -c 'head -c 1000000 ...'", &dbig);
+    row("read 109 KB file, executor", &rd, "docker exec C cat FILE", &drd);
+    row("str_replace edit, executor", &ed, "docker exec C sed -i ... FILE", &ded);
+    printf("\nsamples: ready %zu/%zu; echo engine %zu/%zu; echo executor %zu/%zu; 1 MB %zu/%zu; "
+           "read %zu/%zu; edit %zu/%zu (a row with 0 paddock samples: that action is not "
+           "supported by this executor)\n",
+           ready.n, drun.n, echo.n, dexec.n, echo_x.n, dexec2.n, big.n, dbig.n, rd.n, drd.n, ed.n,
+           ded.n);
+    if (start.n)
+        printf("executor start (exec → socket accepting, host): p50 %.2f ms, p95 %.2f ms (budget "
+               "10 ms)\n",
+               samples_pct(&start, 0.5), samples_pct(&start, 0.95));
     printf("executor idle RSS: %.2f MB (budget 2 MB)\n", rss > 0 ? (double)rss / 1024.0 : -1.0);
 
     kill(eng, SIGTERM);
@@ -359,6 +512,7 @@ int main(int argc, char **argv)
     free(sid);
     free(cid);
     curl_easy_cleanup(curl);
+    curl_easy_cleanup(exec_curl);
     char cmd[512];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)
