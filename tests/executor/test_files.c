@@ -1050,6 +1050,13 @@ static void test_agent_permissions(void **state)
     r = read_file("/proc/self/environ");
     assert_error_obs(&r, "Cannot read /proc/self/environ: Permission denied.");
     blackbox_reply_free(&r);
+    /* A directory find could not read turns the whole view into find's error, as in
+     * OpenHands (find -L ... prints "find: ‘<dir>’: Permission denied" on stderr). */
+    assert_int_equal(mkdir(wpath("view"), 0755), 0);
+    assert_int_equal(mkdir(wpath("view/private"), 0700), 0);
+    expect_edit(
+        "view", wpath("view"),
+        f("ERROR:\nfind: \xE2\x80\x98%s\xE2\x80\x99: Permission denied\n", wpath("view/private")));
     /* What the agent creates is the agent's. */
     r = write_file("mine/new.txt", "hi");
     assert_string_equal(obs_type(&r), "write");
