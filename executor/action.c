@@ -1,12 +1,17 @@
 #include "action.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "executor.h"
+#include "fsjob.h"
 
 static const struct action_type action_types[] = {
     {"run", action_run_parse, action_run_start, action_run_cancel, action_run_free},
+    {"read", action_read_parse, action_read_start, fsjob_cancel, action_read_free},
+    {"write", action_write_parse, action_write_start, fsjob_cancel, action_write_free},
+    {"edit", action_edit_parse, action_edit_start, fsjob_cancel, action_edit_free},
 };
 
 static const struct action_type *action_type_find(const char *name)
@@ -28,6 +33,67 @@ int action_get_bool(const json_t *obj, const char *key, const char *path, bool *
         return -1;
     }
     *out = json_is_true(v);
+    return 0;
+}
+
+const json_t *action_get_args(const json_t *action, struct buf *err)
+{
+    const json_t *args = json_object_get(action, "args");
+    if (!args) {
+        buf_printf(err, "Missing field: action.args");
+        return NULL;
+    }
+    if (!json_is_object(args)) {
+        buf_printf(err, "Invalid field: action.args (expected an object)");
+        return NULL;
+    }
+    return args;
+}
+
+int action_get_string(const json_t *obj, const char *key, const char *path, bool required,
+                      const char **out, size_t *len, struct buf *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v)) {
+        if (required)
+            buf_printf(err, "Missing field: %s", path);
+        return required ? -1 : 0;
+    }
+    if (!json_is_string(v)) {
+        buf_printf(err, "Invalid field: %s (expected a string)", path);
+        return -1;
+    }
+    *out = json_string_value(v);
+    *len = json_string_length(v);
+    return 0;
+}
+
+int action_get_long(const json_t *obj, const char *key, const char *path, long *out,
+                    struct buf *err)
+{
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v)) {
+        buf_printf(err, "Invalid field: %s (expected an integer)", path);
+        return -1;
+    }
+    *out = (long)json_integer_value(v);
+    return 0;
+}
+
+int action_get_timeout(const json_t *action, double *out, struct buf *err)
+{
+    const json_t *t = json_object_get(action, "timeout");
+    if (!t || json_is_null(t))
+        return 0;
+    if (!json_is_number(t)) {
+        buf_printf(err, "Invalid field: action.timeout (expected a number)");
+        return -1;
+    }
+    double v = json_number_value(t);
+    if (isfinite(v) && v > 0)
+        *out = v;
     return 0;
 }
 

@@ -57,11 +57,34 @@ void action_abort_all(struct executor *ex);
 /* Field helpers for parse functions: -1 with a message naming the field on a wrong type. */
 int action_get_bool(const json_t *obj, const char *key, const char *path, bool *out,
                     struct buf *err);
+/* action.args, which must be an object. */
+const json_t *action_get_args(const json_t *action, struct buf *err);
+/* A string field (no NUL bytes). Missing or null: *out stays as it was (NULL means null),
+ * unless required. The string is the JSON value's own: copy it before the body goes. */
+int action_get_string(const json_t *obj, const char *key, const char *path, bool required,
+                      const char **out, size_t *len, struct buf *err);
+/* An integer field; missing or null keeps *out. */
+int action_get_long(const json_t *obj, const char *key, const char *path, long *out,
+                    struct buf *err);
+/* The top-level timeout in seconds: missing, null, zero or negative keep *out. */
+int action_get_timeout(const json_t *action, double *out, struct buf *err);
 
 /* action_run.c: the `run` action (CmdRunAction) */
 int action_run_parse(const json_t *action, void **args, struct buf *err);
 enum action_status action_run_start(struct executor *ex, struct action_req *req);
 void action_run_cancel(struct executor *ex, struct action_req *req);
 void action_run_free(void *args);
+
+/* action_read.c: `read` (FileReadAction), action_write.c: `write` (FileWriteAction),
+ * action_edit.c: `edit` (FileEditAction, oh_aci). Their work runs in fsjob.c's child. */
+int action_read_parse(const json_t *action, void **args, struct buf *err);
+enum action_status action_read_start(struct executor *ex, struct action_req *req);
+void action_read_free(void *args);
+int action_write_parse(const json_t *action, void **args, struct buf *err);
+enum action_status action_write_start(struct executor *ex, struct action_req *req);
+void action_write_free(void *args);
+int action_edit_parse(const json_t *action, void **args, struct buf *err);
+enum action_status action_edit_start(struct executor *ex, struct action_req *req);
+void action_edit_free(void *args);
 
 #endif

@@ -25,6 +25,7 @@ struct executor_config {
 
 struct server;
 struct run_state;
+struct fsjob_state;
 
 struct executor {
     struct executor_config cfg;
@@ -33,9 +34,10 @@ struct executor {
     struct server *server;
     struct action_queue queue;
     struct run_state *run;
-    double started_at;     /* loop_now() at start */
-    double last_action_at; /* loop_now() of the last /execute_action */
-    bool serving;          /* the socket is up */
+    struct fsjob_state *fsjob; /* file actions: the child at work, the undo history */
+    double started_at;         /* loop_now() at start */
+    double last_action_at;     /* loop_now() of the last /execute_action */
+    bool serving;              /* the socket is up */
     bool stopping;
     bool shell_broken; /* it kept dying before its first prompt: actions fail fast */
     int shell_failures;

@@ -22,6 +22,7 @@
 #include "action_run.h"
 #include "env.h"
 #include "executor.h"
+#include "fsjob.h"
 #include "server.h"
 
 #define STARTUP_TIMEOUT 30.0 /* seconds for the shell's first prompt */
@@ -361,7 +362,7 @@ int main(int argc, char **argv)
     struct signals sigs = {.ex = &ex, .watch.fn = on_signal};
     sigs.watch.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     if (!ex.loop || sigs.watch.fd < 0 || loop_add(ex.loop, &sigs.watch, EPOLLIN) < 0 ||
-        action_run_init(&ex) < 0) {
+        action_run_init(&ex) < 0 || fsjob_init(&ex) < 0) {
         fprintf(stderr, "paddock-executor: cannot set up the event loop: %s\n", strerror(errno));
         return 1;
     }
@@ -418,6 +419,7 @@ out:
         unlink(o.socket_path);
     shell_free(&ex.shell);
     action_run_free_state(&ex);
+    fsjob_free_state(&ex);
     loop_del(ex.loop, &sigs.watch);
     close(sigs.watch.fd);
     loop_free(ex.loop);

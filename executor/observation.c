@@ -56,3 +56,47 @@ json_t *observation_error(const char *content)
                      string_of(content, strlen(content)), "extras", "error_id", "", "message",
                      string_of(content, strlen(content)));
 }
+
+/* "I read the file <path>." and the like. */
+static json_t *message_about(const char *what, const char *path)
+{
+    struct buf msg = BUF_INIT;
+    json_t *v = NULL;
+    if (buf_printf(&msg, "I %s %s.", what, path) == 0)
+        v = string_of(msg.data, msg.len);
+    buf_free(&msg);
+    return v;
+}
+
+json_t *observation_read(const char *content, size_t content_len, const char *path,
+                         const char *impl_source)
+{
+    return json_pack("{s:s, s:o, s:{s:o, s:s}, s:o}", "observation", "read", "content",
+                     string_of(content, content_len), "extras", "path",
+                     string_of(path, strlen(path)), "impl_source", impl_source, "message",
+                     message_about("read the file", path));
+}
+
+json_t *observation_write(const char *path)
+{
+    return json_pack("{s:s, s:s, s:{s:o}, s:o}", "observation", "write", "content", "", "extras",
+                     "path", string_of(path, strlen(path)), "message",
+                     message_about("wrote to the file", path));
+}
+
+static json_t *nullable_n(const char *s, size_t n)
+{
+    return s ? string_of(s, n) : json_null();
+}
+
+json_t *observation_edit(const char *content, size_t content_len, const char *path,
+                         const char *old_str, size_t old_len, const char *new_str, size_t new_len,
+                         const char *diff, size_t diff_len)
+{
+    return json_pack("{s:s, s:o, s:{s:o, s:b, s:o, s:o, s:s, s:o, s:n}, s:o}", "observation",
+                     "edit", "content", string_of(content, content_len), "extras", "path",
+                     string_of(path, strlen(path)), "prev_exist", 0, "old_content",
+                     nullable_n(old_str, old_len), "new_content", nullable_n(new_str, new_len),
+                     "impl_source", "oh_aci", "diff", string_of(diff, diff_len), "_diff_cache",
+                     "message", message_about("edited the file", path));
+}

@@ -27,4 +27,15 @@ json_t *observation_cmd_output(const char *content, size_t content_len, const ch
 /* ErrorObservation. */
 json_t *observation_error(const char *content);
 
+/* FileReadObservation (`read`): extras path and impl_source ("default" or "oh_aci"). */
+json_t *observation_read(const char *content, size_t content_len, const char *path,
+                         const char *impl_source);
+/* FileWriteObservation (`write`): empty content, extras path. */
+json_t *observation_write(const char *path);
+/* FileEditObservation (`edit`) as the oh_aci editor fills it: old_content/new_content are the
+ * action's old_str/new_str (NULL: null), prev_exist is never set (false), _diff_cache null. */
+json_t *observation_edit(const char *content, size_t content_len, const char *path,
+                         const char *old_str, size_t old_len, const char *new_str, size_t new_len,
+                         const char *diff, size_t diff_len);
+
 #endif
