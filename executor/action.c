@@ -4,9 +4,15 @@
 #include <string.h>
 
 #include "executor.h"
+#include "plugin.h"
 
 static const struct action_type action_types[] = {
     {"run", action_run_parse, action_run_start, action_run_cancel, action_run_free},
+    {"run_ipython", action_ipython_parse, action_ipython_start, action_ipython_cancel,
+     action_ipython_free},
+    {"browse", action_browse_parse, action_browse_start, action_browse_cancel, action_browse_free},
+    {"browse_interactive", action_browse_interactive_parse, action_browse_start,
+     action_browse_cancel, action_browse_free},
 };
 
 static const struct action_type *action_type_find(const char *name)
@@ -92,6 +98,10 @@ static bool can_start(const struct executor *ex)
 /* Starts req; true when it finished at once. */
 static bool start(struct executor *ex, struct action_req *req)
 {
+    /* An action type of a plugin that is off: an ErrorObservation says which plugin. */
+    req->result = plugin_check_action(ex, req->type->name);
+    if (req->result)
+        return true;
     ex->queue.running = req;
     if (req->type->start(ex, req) == ACTION_PENDING)
         return false;

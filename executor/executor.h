@@ -25,6 +25,7 @@ struct executor_config {
 
 struct server;
 struct run_state;
+struct ipython;
 
 struct executor {
     struct executor_config cfg;
@@ -40,6 +41,9 @@ struct executor {
     bool shell_broken; /* it kept dying before its first prompt: actions fail fast */
     int shell_failures;
     const char *fatal; /* why start-up failed */
+
+    unsigned plugins;        /* a bit per entry of plugin.c's table, from --plugins */
+    struct ipython *ipython; /* run_ipython's state while the ipython plugin is on */
 };
 
 #endif

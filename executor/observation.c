@@ -56,3 +56,11 @@ json_t *observation_error(const char *content)
                      string_of(content, strlen(content)), "extras", "error_id", "", "message",
                      string_of(content, strlen(content)));
 }
+
+json_t *observation_ipython(const char *content, size_t content_len, const char *code,
+                            size_t code_len)
+{
+    return json_pack("{s:s, s:o, s:{s:o, s:n}, s:s, s:b}", "observation", "run_ipython", "content",
+                     string_of(content, content_len), "extras", "code", string_of(code, code_len),
+                     "image_urls", "message", "Code executed in IPython cell.", "success", 1);
+}

@@ -26,5 +26,8 @@ json_t *observation_cmd_output(const char *content, size_t content_len, const ch
                                size_t command_len, bool hidden, const struct cmd_metadata *md);
 /* ErrorObservation. */
 json_t *observation_error(const char *content);
+/* IPythonRunCellObservation (`run_ipython`): image_urls null, success true. */
+json_t *observation_ipython(const char *content, size_t content_len, const char *code,
+                            size_t code_len);
 
 #endif
