@@ -1,245 +1,27 @@
 /* Black-box tests of paddock-executor: start the binary given as argv[1] on a unix socket in a
- * fresh temp dir, drive it over HTTP with libcurl, stop it by PID.
+ * fresh temp dir, drive it over HTTP with libcurl, stop it by PID (helpers: blackbox.h).
  * EXECUTOR_SHELL=/path/to/shell runs the same tests against another shell (busybox ash). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "blackbox.h"
 
-/* cmocka needs the headers above first. */
-#include <cmocka.h>
-
-#include <curl/curl.h>
-#include <errno.h>
-#include <jansson.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-static const char *executor_path;
-static char tmpdir[64];
-static char sock_path[100];
-static char work_dir[100];
-static pid_t executor_pid = -1;
-static CURL *curl;
-
-struct reply {
-    long status;
-    char *body;
-    size_t len;
-    json_t *json;
-};
-
-static size_t collect(char *data, size_t size, size_t nmemb, void *ctx)
-{
-    struct reply *r = ctx;
-    size_t n = size * nmemb;
-    char *p = realloc(r->body, r->len + n + 1);
-    if (!p)
-        return 0;
-    memcpy(p + r->len, data, n);
-    r->body = p;
-    r->len += n;
-    r->body[r->len] = '\0';
-    return n;
-}
-
-static void reply_free(struct reply *r)
-{
-    free(r->body);
-    json_decref(r->json);
-    memset(r, 0, sizeof *r);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void setup_handle(CURL *h, const char *method, const char *path, const char *body,
-                         struct reply *r)
-{
-    char url[256];
-    snprintf(url, sizeof url, "http://executor%s", path);
-    curl_easy_reset(h);
-    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, sock_path);
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
-    if (body) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-    }
-}
-
-/* One request on the shared keep-alive handle; the body is parsed as JSON when it is JSON. */
-static struct reply http(const char *method, const char *path, const char *body)
-{
-    struct reply r = {0};
-    setup_handle(curl, method, path, body, &r);
-    CURLcode rc = curl_easy_perform(curl);
-    if (rc != CURLE_OK)
-        fail_msg("%s %s: %s", method, path, curl_easy_strerror(rc));
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
-    r.json = r.body ? json_loads(r.body, 0, NULL) : NULL;
-    return r;
-}
-
-/* Builds {"action": {"action": "run", "args": {...}, "timeout": t}}; timeout < 0: none. */
-static char *run_body(const char *command, bool is_input, double timeout, bool blocking)
-{
-    json_t *action = json_pack("{s:s, s:{s:s, s:b, s:b}}", "action", "run", "args", "command",
-                               command, "is_input", is_input, "blocking", blocking);
-    if (timeout >= 0)
-        json_object_set_new(action, "timeout", json_real(timeout));
-    json_t *body = json_pack("{s:o}", "action", action);
-    char *s = json_dumps(body, JSON_COMPACT);
-    json_decref(body);
-    return s;
-}
-
-static struct reply run_full(const char *command, bool is_input, double timeout)
-{
-    char *body = run_body(command, is_input, timeout, timeout >= 0);
-    struct reply r = http("POST", "/execute_action", body);
-    free(body);
-    assert_int_equal(r.status, 200);
-    assert_non_null(r.json);
-    return r;
-}
-
-static struct reply run(const char *command)
-{
-    return run_full(command, false, 30);
-}
-
-static const char *content(const struct reply *r)
-{
-    return json_string_value(json_object_get(r->json, "content"));
-}
-
-static json_t *meta(const struct reply *r)
-{
-    return json_object_get(json_object_get(r->json, "extras"), "metadata");
-}
-
-static json_int_t exit_code(const struct reply *r)
-{
-    return json_integer_value(json_object_get(meta(r), "exit_code"));
-}
-
-static const char *meta_str(const struct reply *r, const char *key)
-{
-    return json_string_value(json_object_get(meta(r), key));
-}
-
-static void assert_prefix(const char *s, const char *prefix)
-{
-    assert_non_null(s);
-    if (strncmp(s, prefix, strlen(prefix)) != 0)
-        fail_msg("expected \"%s\" to start with \"%s\"", s, prefix);
-}
-
-static void assert_contains(const char *s, const char *part)
-{
-    assert_non_null(s);
-    if (!strstr(s, part))
-        fail_msg("expected \"%s\" to contain \"%s\"", s, part);
-}
 
 /* ---- start and stop --------------------------------------------------------------------- */
 
 static int start_executor(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/paddock-exec-test.XXXXXX");
-    if (!mkdtemp(tmpdir))
-        return -1;
-    snprintf(sock_path, sizeof sock_path, "%s/executor.sock", tmpdir);
-    snprintf(work_dir, sizeof work_dir, "%s/workspace", tmpdir);
-    const char *shell = getenv("EXECUTOR_SHELL");
-    executor_pid = fork();
-    if (executor_pid < 0)
-        return -1;
-    if (executor_pid == 0) {
-        char *argv[12] = {(char *)executor_path, "--socket", sock_path, "--working-dir", work_dir,
-                          "--no-change-timeout", "1"};
-        int i = 7;
-        if (shell && *shell) {
-            argv[i++] = "--shell";
-            argv[i++] = (char *)shell;
-        }
-        argv[i] = NULL;
-        /* A key-looking variable that must not reach the agent's shell. */
-        setenv("TEST_API_KEY", "sekrit", 1);
-        execv(executor_path, argv);
-        _exit(127);
-    }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    curl = curl_easy_init();
-    /* Ready means: the socket exists and /alive answers 200. */
-    double deadline = now() + 15;
-    while (now() < deadline) {
-        struct stat st;
-        if (stat(sock_path, &st) == 0) {
-            struct reply r = {0};
-            setup_handle(curl, "GET", "/alive", NULL, &r);
-            long status = 0;
-            if (curl_easy_perform(curl) == CURLE_OK)
-                curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-            reply_free(&r);
-            if (status == 200)
-                return 0;
-        }
-        if (waitpid(executor_pid, NULL, WNOHANG) == executor_pid) {
-            executor_pid = -1;
-            fprintf(stderr, "executor exited during start-up\n");
-            return -1;
-        }
-        usleep(10000);
-    }
-    fprintf(stderr, "executor did not become ready\n");
-    return -1;
+    return executor_start(NULL);
 }
 
 static int stop_executor(void **state)
 {
     (void)state;
-    int rc = 0;
-    if (curl)
-        curl_easy_cleanup(curl);
-    curl_global_cleanup();
-    if (executor_pid > 0) {
-        int status;
-        kill(executor_pid, SIGTERM);
-        waitpid(executor_pid, &status, 0);
-        /* SIGTERM is a clean shutdown: exit 0, socket removed. */
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "executor did not exit cleanly (status 0x%x)\n", status);
-            rc = -1;
-        }
-        if (access(sock_path, F_OK) == 0) {
-            fprintf(stderr, "executor left its socket behind\n");
-            rc = -1;
-        }
-    }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        rc = -1;
-    return rc;
+    return executor_stop();
 }
 
 /* ---- tests ------------------------------------------------------------------------------ */
