@@ -26,6 +26,7 @@ struct executor_config {
 struct server;
 struct run_state;
 struct ipython;
+struct browse;
 
 struct executor {
     struct executor_config cfg;
@@ -44,6 +45,7 @@ struct executor {
 
     unsigned plugins;        /* a bit per entry of plugin.c's table, from --plugins */
     struct ipython *ipython; /* run_ipython's state while the ipython plugin is on */
+    struct browse *browse;   /* the browse actions' state */
 };
 
 #endif

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "action_browse.h"
 #include "action_run.h"
 #include "env.h"
 #include "executor.h"
@@ -264,8 +265,8 @@ static void on_signal(struct loop_watch *w, uint32_t events)
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
             if (pid == s->ex->shell.pid)
                 shell_reaped(&s->ex->shell, status);
-            else
-                plugin_reaped(s->ex, pid, status);
+            else if (!plugin_reaped(s->ex, pid, status))
+                action_browse_reaped(s->ex, pid, status);
     }
 }
 
@@ -418,7 +419,7 @@ int main(int argc, char **argv)
     struct signals sigs = {.ex = &ex, .watch.fn = on_signal};
     sigs.watch.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     if (!ex.loop || sigs.watch.fd < 0 || loop_add(ex.loop, &sigs.watch, EPOLLIN) < 0 ||
-        action_run_init(&ex) < 0) {
+        action_run_init(&ex) < 0 || action_browse_init(&ex) < 0) {
         fprintf(stderr, "paddock-executor: cannot set up the event loop: %s\n", strerror(errno));
         return 1;
     }
@@ -483,6 +484,7 @@ out:
     plugin_free_all(&ex);
     shell_free(&ex.shell);
     action_run_free_state(&ex);
+    action_browse_free_state(&ex);
     loop_del(ex.loop, &sigs.watch);
     close(sigs.watch.fd);
     loop_free(ex.loop);

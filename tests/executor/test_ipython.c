@@ -455,6 +455,139 @@ static void test_browse_without_browser(void **state)
     expect_error_obs(&r, "Browser functionality is not supported or disabled.");
 }
 
+/* ---- browse with a stand-in browser ----------------------------------------------------- */
+
+/* `chromium --headless ... --dump-dom URL` as a shell script: a fixed page naming the URL,
+ * its arguments and its uid; URLs with "slow" hang, with "empty" print nothing. */
+static const char stub_browser[] =
+    "#!/bin/sh\n"
+    "for last; do :; done\n"
+    "case \"$last\" in *slow*) exec sleep 30 ;; *empty*) exit 1 ;; esac\n"
+    "printf '<html><head><title>T</title><style>p{}</style><script>var x = \"<p>no</p>\";"
+    "</script></head>\\n<body><h1>Hello &amp; welcome</h1><p>A   para with <b>bold</b>\\n"
+    " text &#233;&#x2014;</p><ul><li>one</li><li>two</li></ul><!-- hidden -->"
+    "<div>url=%s args=%s uid=%s</div></body></html>' \"$last\" \"$*\" \"$(id -u)\"\n";
+
+static char stub_dir[64];
+static char stub_path[4200];
+
+/* A directory with the stand-in browser (readable by anyone), first in a PATH. */
+static int make_stub_browser(void)
+{
+    char file[128];
+    snprintf(stub_dir, sizeof stub_dir, "/tmp/paddock-browser.XXXXXX");
+    if (!mkdtemp(stub_dir) || chmod(stub_dir, 0755) < 0)
+        return -1;
+    snprintf(file, sizeof file, "%s/chromium", stub_dir);
+    FILE *f = fopen(file, "w");
+    if (!f)
+        return -1;
+    fputs(stub_browser, f);
+    fclose(f);
+    if (chmod(file, 0755) < 0)
+        return -1;
+    snprintf(stub_path, sizeof stub_path, "%s:%s", stub_dir, getenv("PATH"));
+    return 0;
+}
+
+static void remove_stub_browser(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", stub_dir);
+    if (stub_dir[0] && system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", stub_dir);
+    stub_dir[0] = '\0';
+}
+
+static int start_with_browser(void **state)
+{
+    (void)state;
+    if (make_stub_browser() < 0)
+        return -1;
+    struct executor_options o = {.path_env = stub_path};
+    return executor_start(&o);
+}
+
+static int stop_with_browser(void **state)
+{
+    int rc = stop_any(state);
+    remove_stub_browser();
+    return rc;
+}
+
+static struct reply browse(const char *url, double timeout)
+{
+    json_t *action =
+        json_pack("{s:s, s:{s:s, s:s}}", "action", "browse", "args", "url", url, "thought", "");
+    if (timeout > 0)
+        json_object_set_new(action, "timeout", json_real(timeout));
+    return execute(action);
+}
+
+static void assert_browser_obs(const struct reply *r, const char *url, const char *trigger,
+                               bool error)
+{
+    json_t *x = json_object_get(r->json, "extras");
+    char msg[300];
+    snprintf(msg, sizeof msg, "Visited %s", url);
+    assert_string_equal(json_string_value(json_object_get(r->json, "observation")), "browse");
+    assert_string_equal(json_string_value(json_object_get(r->json, "message")), msg);
+    assert_string_equal(json_string_value(json_object_get(x, "url")), url);
+    assert_string_equal(json_string_value(json_object_get(x, "trigger_by_action")), trigger);
+    assert_int_equal(json_is_true(json_object_get(x, "error")), error);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(x, "open_pages_urls"), 0)),
+                        url);
+    assert_string_equal(json_string_value(json_object_get(x, "screenshot")), "");
+    assert_true(json_is_object(json_object_get(x, "dom_object")));
+}
+
+static void test_browse_with_browser(void **state)
+{
+    (void)state;
+    char want[1024];
+    struct reply r = browse("https://example.com/a?b=1", -1);
+    assert_browser_obs(&r, "https://example.com/a?b=1", "browse", false);
+    snprintf(want, sizeof want,
+             "Hello & welcome\n\nA para with bold text \xc3\xa9\xe2\x80\x94\n\none\ntwo\n\n"
+             "url=https://example.com/a?b=1 args=--headless --no-sandbox --disable-gpu "
+             "--disable-dev-shm-usage --dump-dom https://example.com/a?b=1 uid=%d",
+             (int)geteuid());
+    assert_string_equal(content(&r), want);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r.json, "extras"),
+                                                          "last_browser_action")),
+                        "goto(\"https://example.com/a?b=1\")");
+    reply_free(&r);
+
+    /* A path is a file:// URL; browse_interactive takes its goto(). */
+    r = execute(json_pack("{s:s, s:{s:s}}", "action", "browse_interactive", "args",
+                          "browser_actions", "goto('/etc/hostname')"));
+    assert_browser_obs(&r, "/etc/hostname", "browse_interactive", false);
+    assert_contains(content(&r), "url=file:///etc/hostname ");
+    reply_free(&r);
+    r = execute(json_pack("{s:s, s:{s:s}}", "action", "browse_interactive", "args",
+                          "browser_actions", "click('12')"));
+    expect_error_obs(&r, "ERROR: browse_interactive supports only goto(\"<url>\") here: there is "
+                         "no live browser page to click, type into or scroll.");
+
+    /* Failures are BrowserOutputObservations with error set. */
+    double t0 = now();
+    r = browse("https://slow.example.com", 1);
+    assert_true(now() - t0 < 3);
+    assert_browser_obs(&r, "https://slow.example.com", "browse", true);
+    assert_string_equal(content(&r),
+                        "ERROR: The browser did not load https://slow.example.com within 1.0 "
+                        "seconds.");
+    reply_free(&r);
+    r = browse("https://empty.example.com", -1);
+    assert_browser_obs(&r, "https://empty.example.com", "browse", true);
+    assert_string_equal(content(&r), "ERROR: The browser returned no page for "
+                                     "https://empty.example.com.");
+    reply_free(&r);
+    r = run("echo fine");
+    assert_string_equal(content(&r), "fine");
+    reply_free(&r);
+}
+
 /* ---- executors of their own ------------------------------------------------------------- */
 
 /* Runs the executor with args and no socket that could come up; returns its exit status and
@@ -600,13 +733,17 @@ static int start_as_agent(void **state)
     (void)state;
     if (geteuid() != 0)
         return 0; /* the tests skip */
-    struct executor_options o = {.args = args, .open_tmpdir = true};
+    if (make_stub_browser() < 0)
+        return -1;
+    struct executor_options o = {.args = args, .path_env = stub_path, .open_tmpdir = true};
     return executor_start(&o);
 }
 
 static int stop_as_agent(void **state)
 {
-    return executor_pid > 0 ? stop_any(state) : 0;
+    int rc = executor_pid > 0 ? stop_any(state) : 0;
+    remove_stub_browser();
+    return rc;
 }
 
 static void test_runs_as_the_agent(void **state)
@@ -642,6 +779,11 @@ static void test_runs_as_the_agent(void **state)
     assert_int_equal(system(cmd), 0);
     r = run("true");
     assert_string_equal(meta_str(&r, "git_branch"), "secret");
+    reply_free(&r);
+
+    /* The browser runs as the agent too. */
+    r = browse("https://example.com", -1);
+    assert_contains(content(&r), " uid=65534");
     reply_free(&r);
 }
 
@@ -682,6 +824,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_no_python_no_browser, start_without_python, stop_any),
         cmocka_unit_test_setup_teardown(test_jupyter_alias_and_missing_pip, start_venv_without_pip,
                                         stop_venv),
+        cmocka_unit_test_setup_teardown(test_browse_with_browser, start_with_browser,
+                                        stop_with_browser),
         cmocka_unit_test_setup_teardown(test_runs_as_the_agent, start_as_agent, stop_as_agent),
     };
     int failed = cmocka_run_group_tests_name("ipython", ipython, start_ipython, stop_any);

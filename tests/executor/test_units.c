@@ -1,6 +1,6 @@
 /* Unit tests of the executor's pure parts: marker parser, output capture and truncation,
  * UTF-8 repair, number format, command-line encoding, special keys, environment filter,
- * colour-code stripping, PATH lookup, git repository lookup. */
+ * colour-code stripping, PATH lookup, git repository lookup, page text from HTML. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +19,7 @@
 #include "cmdline.h"
 #include "env.h"
 #include "gitinfo.h"
+#include "htmltext.h"
 #include "marker.h"
 #include "text.h"
 
@@ -625,6 +626,34 @@ static void test_gitinfo_lookup(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* ---- page text (browse) ---------------------------------------------------------------- */
+
+static void expect_page_text(const char *html, const char *want)
+{
+    struct buf out = BUF_INIT;
+    assert_int_equal(htmltext_render(&out, html, strlen(html)), 0);
+    assert_string_equal(out.data ? out.data : "", want);
+    buf_free(&out);
+}
+
+static void test_htmltext(void **state)
+{
+    (void)state;
+    expect_page_text("", "");
+    expect_page_text("plain  text\n here", "plain text here");
+    expect_page_text("<html><head><title>x</title><script>a<b</script></head><body>"
+                     "<h1>Title</h1><p>One <i>two</i></p><p>three</p></body></html>",
+                     "Title\n\nOne two\n\nthree");
+    expect_page_text("a<br>b<br/>c<div>d</div>e", "a\nb\nc\nd\ne");
+    expect_page_text("<ul><li>x</li><li>y</li></ul>after", "x\ny\n\nafter");
+    expect_page_text("<table><tr><td>1</td><td>2</td></tr><tr><td>3</td></tr></table>", "1 2\n3");
+    expect_page_text("&lt;tag&gt; &amp; &quot;q&quot; &#65;&#x42; &nbsp;x &bogus; a&b",
+                     "<tag> & \"q\" AB  x &bogus; a&b");
+    expect_page_text("x<!-- <p>not</p> -->y<style>p{}</style>z", "xyz");
+    expect_page_text("1 < 2 and 3 > 2", "1 < 2 and 3 > 2");
+    expect_page_text("caf\xc3\xa9 <b>\xe2\x80\x94</b>", "caf\xc3\xa9 \xe2\x80\x94");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -649,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_ansi_strip),
         cmocka_unit_test(test_env_which),
         cmocka_unit_test(test_gitinfo_lookup),
+        cmocka_unit_test(test_htmltext),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
