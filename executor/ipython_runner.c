@@ -18,7 +18,8 @@
     "import os as _o;_f=_o.fdopen(3,'rb');del _o;"                                                 \
     "exec(compile(_f.read(int(_f.readline())),'<paddock-ipython>','exec'))"
 #define RUNNER_READS_PER_WAKEUP 16
-#define RUNNER_HEADER_MAX 64 /* "<kind> <length>\n" */
+#define RUNNER_HEADER_MAX 64       /* "<kind> <length>\n" */
+#define RUNNER_REPLY_MAX (1 << 20) /* replies are short: sys.executable at most */
 
 static char runner_read_buf[65536];
 
@@ -214,7 +215,7 @@ static bool handle_frames(struct ipython_runner *r)
         int used = 0;
         *nl = '\0';
         if (sscanf(r->rq.data, "%15s %zu%n", kind, &len, &used) != 2 ||
-            used != (int)(nl - r->rq.data))
+            used != (int)(nl - r->rq.data) || len > RUNNER_REPLY_MAX)
             goto broken;
         *nl = '\n';
         size_t head = (size_t)(nl - r->rq.data) + 1;

@@ -678,6 +678,53 @@ static void test_no_python_no_browser(void **state)
     reply_free(&r);
 }
 
+static char broken_dir[64];
+
+static int start_with_broken_python(void **state)
+{
+    static const char *const args[] = {"--plugins", "ipython", NULL};
+    char file[128], path[4200];
+    (void)state;
+    snprintf(broken_dir, sizeof broken_dir, "/tmp/paddock-python.XXXXXX");
+    if (!mkdtemp(broken_dir))
+        return -1;
+    snprintf(file, sizeof file, "%s/python3", broken_dir);
+    FILE *f = fopen(file, "w");
+    if (!f)
+        return -1;
+    fputs("#!/bin/sh\necho 'this python is broken' >&2\nexit 4\n", f);
+    fclose(f);
+    if (chmod(file, 0755) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s:%s", broken_dir, getenv("PATH"));
+    struct executor_options o = {.args = args, .path_env = path};
+    return executor_start(&o);
+}
+
+static int stop_broken_python(void **state)
+{
+    char cmd[128];
+    int rc = stop_any(state);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", broken_dir);
+    if (system(cmd) != 0)
+        rc = -1;
+    return rc;
+}
+
+static void test_broken_python(void **state)
+{
+    (void)state;
+    char want[512];
+    snprintf(want, sizeof want,
+             "ERROR: The Python runner could not be started (%s/python3 exited with code 4):\n"
+             "this python is broken",
+             broken_dir);
+    for (int i = 0; i < 2; i++) { /* and again: each cell tries anew */
+        struct reply r = cell("print(1)");
+        expect_error_obs(&r, want);
+    }
+}
+
 static char venv[64];
 
 static int start_venv_without_pip(void **state)
@@ -822,6 +869,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unknown_plugin),
         cmocka_unit_test_setup_teardown(test_without_plugin, start_plain, stop_any),
         cmocka_unit_test_setup_teardown(test_no_python_no_browser, start_without_python, stop_any),
+        cmocka_unit_test_setup_teardown(test_broken_python, start_with_broken_python,
+                                        stop_broken_python),
         cmocka_unit_test_setup_teardown(test_jupyter_alias_and_missing_pip, start_venv_without_pip,
                                         stop_venv),
         cmocka_unit_test_setup_teardown(test_browse_with_browser, start_with_browser,
