@@ -256,11 +256,13 @@ static json_t *session_container_config(struct engine *eng, struct session *s, c
         "json-file", "Config", "max-size", "10m", "max-file", "1", "RestartPolicy", "Name", "no",
         "Mounts", mounts, "Ulimits", "Name", "nofile", "Soft", (json_int_t)8192, "Hard",
         (json_int_t)8192, "Name", "core", "Soft", (json_int_t)0, "Hard", (json_int_t)0);
-    return json_pack("{s:s,s:[s],s:[s,s,s,s,s,s],s:o,s:o,s:s,s:s,s:i,s:o}", "Image", image,
+    /* The ipython plugin starts Python only at the first cell (and only if the image has it). */
+    return json_pack("{s:s,s:[s],s:[s,s,s,s,s,s,s,s],s:o,s:o,s:s,s:s,s:i,s:o}", "Image", image,
                      "Entrypoint", EXECUTOR_IN_CONTAINER, "Cmd", "--socket",
                      SOCKET_DIR_IN_CONTAINER "/executor.sock", "--working-dir", "/workspace",
-                     "--user-id", SESSION_AGENT_UID, "Env", envs, "Labels", labels, "User", "0:0",
-                     "WorkingDir", "/", "StopTimeout", 5, "HostConfig", host);
+                     "--user-id", SESSION_AGENT_UID, "--plugins", "ipython", "Env", envs, "Labels",
+                     labels, "User", "0:0", "WorkingDir", "/", "StopTimeout", 5, "HostConfig",
+                     host);
 }
 
 static void create_fail(struct create_op *op, unsigned status, const char *code, const char *msg);

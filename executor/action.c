@@ -6,12 +6,18 @@
 
 #include "executor.h"
 #include "fsjob.h"
+#include "plugin.h"
 
 static const struct action_type action_types[] = {
     {"run", action_run_parse, action_run_start, action_run_cancel, action_run_free},
     {"read", action_read_parse, action_read_start, fsjob_cancel, action_read_free},
     {"write", action_write_parse, action_write_start, fsjob_cancel, action_write_free},
     {"edit", action_edit_parse, action_edit_start, fsjob_cancel, action_edit_free},
+    {"run_ipython", action_ipython_parse, action_ipython_start, action_ipython_cancel,
+     action_ipython_free},
+    {"browse", action_browse_parse, action_browse_start, action_browse_cancel, action_browse_free},
+    {"browse_interactive", action_browse_interactive_parse, action_browse_start,
+     action_browse_cancel, action_browse_free},
 };
 
 static const struct action_type *action_type_find(const char *name)
@@ -158,6 +164,10 @@ static bool can_start(const struct executor *ex)
 /* Starts req; true when it finished at once. */
 static bool start(struct executor *ex, struct action_req *req)
 {
+    /* An action type of a plugin that is off: an ErrorObservation says which plugin. */
+    req->result = plugin_check_action(ex, req->type->name);
+    if (req->result)
+        return true;
     ex->queue.running = req;
     if (req->type->start(ex, req) == ACTION_PENDING)
         return false;

@@ -87,4 +87,17 @@ int action_edit_parse(const json_t *action, void **args, struct buf *err);
 enum action_status action_edit_start(struct executor *ex, struct action_req *req);
 void action_edit_free(void *args);
 
+/* action_ipython.c: `run_ipython` (IPythonRunCellAction), with the ipython plugin */
+int action_ipython_parse(const json_t *action, void **args, struct buf *err);
+enum action_status action_ipython_start(struct executor *ex, struct action_req *req);
+void action_ipython_cancel(struct executor *ex, struct action_req *req);
+void action_ipython_free(void *args);
+
+/* action_browse.c: `browse` and `browse_interactive` (BrowseURLAction, BrowseInteractiveAction) */
+int action_browse_parse(const json_t *action, void **args, struct buf *err);
+int action_browse_interactive_parse(const json_t *action, void **args, struct buf *err);
+enum action_status action_browse_start(struct executor *ex, struct action_req *req);
+void action_browse_cancel(struct executor *ex, struct action_req *req);
+void action_browse_free(void *args);
+
 #endif

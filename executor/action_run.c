@@ -17,6 +17,7 @@
 #include "cmdline.h"
 #include "executor.h"
 #include "observation.h"
+#include "plugin.h"
 #include "text.h"
 
 #define TIMEOUT_TEMPLATE                                                                           \
@@ -174,7 +175,10 @@ static json_t *observe_completed(struct run_state *r, const struct run_args *a,
     else
         snprintf(suffix, sizeof suffix, "\n[The command completed with exit code %d.]",
                  m->exit_code);
-    return observe(r, a, &md, suffix);
+    json_t *obs = observe(r, a, &md, suffix);
+    if (obs)
+        plugin_on_run_completed(r->ex, m, obs);
+    return obs;
 }
 
 /* CmdOutputObservation with only content (the §3.6 errors). Output stays for later. */

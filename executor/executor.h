@@ -26,6 +26,8 @@ struct executor_config {
 struct server;
 struct run_state;
 struct fsjob_state;
+struct ipython;
+struct browse;
 
 struct executor {
     struct executor_config cfg;
@@ -42,6 +44,10 @@ struct executor {
     bool shell_broken; /* it kept dying before its first prompt: actions fail fast */
     int shell_failures;
     const char *fatal; /* why start-up failed */
+
+    unsigned plugins;        /* a bit per entry of plugin.c's table, from --plugins */
+    struct ipython *ipython; /* run_ipython's state while the ipython plugin is on */
+    struct browse *browse;   /* the browse actions' state */
 };
 
 #endif

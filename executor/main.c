@@ -19,10 +19,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "action_browse.h"
 #include "action_run.h"
 #include "env.h"
 #include "executor.h"
 #include "fsjob.h"
+#include "plugin.h"
 #include "server.h"
 
 #define STARTUP_TIMEOUT 30.0 /* seconds for the shell's first prompt */
@@ -37,6 +39,8 @@ struct options {
     const char *shell;
     long user_id;
     double no_change_timeout;
+    const char **plugins; /* names after --plugins */
+    size_t n_plugins;
 };
 
 static void usage(FILE *f)
@@ -44,6 +48,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: paddock-executor --socket PATH [--working-dir DIR] [--user-id UID]\n"
             "                        [--username NAME] [--no-change-timeout SECS] [--shell PATH]\n"
+            "                        [--plugins NAME...]\n"
             "\n"
             "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH.\n"
             "  --working-dir DIR         the shell starts here; created if missing (/workspace)\n"
@@ -51,7 +56,10 @@ static void usage(FILE *f)
             "  --username NAME           name reported for UID when /etc/passwd has none\n"
             "  --no-change-timeout SECS  soft timeout for non-blocking commands\n"
             "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
-            "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n");
+            "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n"
+            "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
+            "                            run_ipython, gitinfo for git metadata of commands,\n"
+            "                            agent_skills (accepted, does nothing)\n");
 }
 
 static int parse_seconds(const char *s, double *out)
@@ -62,6 +70,37 @@ static int parse_seconds(const char *s, double *out)
     if (errno || end == s || *end || !(v > 0) || v > 1e9)
         return -1;
     *out = v;
+    return 0;
+}
+
+/* OpenHands' `--plugins a b c`: the names up to the next option (or `--plugins=a`). They are
+ * taken out of argv, so getopt never sees them. */
+static int take_plugins(int *argc, char **argv, struct options *o)
+{
+    int out = 1;
+    o->plugins = calloc((size_t)*argc, sizeof *o->plugins);
+    if (!o->plugins)
+        return -1;
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            while (i < *argc)
+                argv[out++] = argv[i++];
+            break;
+        }
+        if (strncmp(argv[i], "--plugins=", 10) == 0) {
+            if (argv[i][10])
+                o->plugins[o->n_plugins++] = argv[i] + 10;
+            continue;
+        }
+        if (strcmp(argv[i], "--plugins") != 0) {
+            argv[out++] = argv[i];
+            continue;
+        }
+        while (i + 1 < *argc && argv[i + 1][0] != '-')
+            o->plugins[o->n_plugins++] = argv[++i];
+    }
+    argv[out] = NULL;
+    *argc = out;
     return 0;
 }
 
@@ -82,6 +121,10 @@ static int parse_options(int argc, char **argv, struct options *o)
     *o = (struct options){.working_dir = "/workspace",
                           .user_id = -1,
                           .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE};
+    if (take_plugins(&argc, argv, o) < 0) {
+        fprintf(stderr, "paddock-executor: out of memory\n");
+        return 1;
+    }
     if (env_nct && *env_nct && parse_seconds(env_nct, &o->no_change_timeout) < 0) {
         fprintf(stderr, "paddock-executor: invalid NO_CHANGE_TIMEOUT_SECONDS: %s\n", env_nct);
         return 2;
@@ -223,6 +266,8 @@ static void on_signal(struct loop_watch *w, uint32_t events)
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
             if (pid == s->ex->shell.pid)
                 shell_reaped(&s->ex->shell, status);
+            else if (!plugin_reaped(s->ex, pid, status))
+                action_browse_reaped(s->ex, pid, status);
     }
 }
 
@@ -264,10 +309,23 @@ int main(int argc, char **argv)
 {
     struct options o;
     int rc = parse_options(argc, argv, &o);
-    if (rc)
+    if (rc) {
+        free(o.plugins);
         return rc;
+    }
 
     static struct executor ex;
+    struct buf perr = BUF_INIT;
+    for (size_t i = 0; i < o.n_plugins; i++) {
+        if (plugin_enable(&ex, o.plugins[i], &perr) < 0) {
+            fprintf(stderr, "paddock-executor: %s\n", perr.data ? perr.data : "bad plugin");
+            buf_free(&perr);
+            free(o.plugins);
+            return 2;
+        }
+    }
+    free(o.plugins);
+    o.plugins = NULL;
     ex.cfg.socket_path = o.socket_path;
     ex.cfg.working_dir = o.working_dir;
     ex.cfg.no_change_timeout = o.no_change_timeout;
@@ -362,7 +420,7 @@ int main(int argc, char **argv)
     struct signals sigs = {.ex = &ex, .watch.fn = on_signal};
     sigs.watch.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     if (!ex.loop || sigs.watch.fd < 0 || loop_add(ex.loop, &sigs.watch, EPOLLIN) < 0 ||
-        action_run_init(&ex) < 0 || fsjob_init(&ex) < 0) {
+        action_run_init(&ex) < 0 || fsjob_init(&ex) < 0 || action_browse_init(&ex) < 0) {
         fprintf(stderr, "paddock-executor: cannot set up the event loop: %s\n", strerror(errno));
         return 1;
     }
@@ -383,6 +441,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "paddock-executor: cannot start the shell %s: %s\n", shell_path,
                 strerror(errno));
         return 1;
+    }
+
+    if (plugin_init_all(&ex, &perr) < 0) {
+        fprintf(stderr, "paddock-executor: %s\n", perr.data ? perr.data : "cannot set up plugins");
+        buf_free(&perr);
+        rc = 1;
+        goto out;
     }
 
     rc = 0;
@@ -417,9 +482,11 @@ out:
     server_stop(ex.server);
     if (ex.serving)
         unlink(o.socket_path);
+    plugin_free_all(&ex);
     shell_free(&ex.shell);
     action_run_free_state(&ex);
     fsjob_free_state(&ex);
+    action_browse_free_state(&ex);
     loop_del(ex.loop, &sigs.watch);
     close(sigs.watch.fd);
     loop_free(ex.loop);

@@ -100,3 +100,31 @@ json_t *observation_edit(const char *content, size_t content_len, const char *pa
                      "impl_source", "oh_aci", "diff", string_of(diff, diff_len), "_diff_cache",
                      "message", message_about("edited the file", path));
 }
+
+json_t *observation_ipython(const char *content, size_t content_len, const char *code,
+                            size_t code_len)
+{
+    return json_pack("{s:s, s:o, s:{s:o, s:n}, s:s, s:b}", "observation", "run_ipython", "content",
+                     string_of(content, content_len), "extras", "code", string_of(code, code_len),
+                     "image_urls", "message", "Code executed in IPython cell.", "success", 1);
+}
+
+json_t *observation_browser(const char *content, size_t content_len,
+                            const struct browser_result *res, const char *message)
+{
+    struct buf action = BUF_INIT;
+    if (buf_printf(&action, "goto(\"%s\")", res->url) < 0)
+        return NULL;
+    json_t *obs = json_pack(
+        "{s:s, s:o, s:{s:o, s:s, s:s, s:n, s:s, s:b, s:[], s:[o], s:i, s:{}, s:{}, s:{}, s:o, "
+        "s:o, s:s, s:b}, s:o}",
+        "observation", "browse", "content", string_of(content, content_len), "extras", "url",
+        nullable(res->url), "trigger_by_action", res->trigger, "screenshot", "", "screenshot_path",
+        "set_of_marks", "", "error", res->error, "goal_image_urls", "open_pages_urls",
+        nullable(res->url), "active_page_index", 0, "dom_object", "axtree_object",
+        "extra_element_properties", "last_browser_action", string_of(action.data, action.len),
+        "last_browser_action_error", nullable(res->error_text), "focused_element_bid", "",
+        "filter_visible_only", 0, "message", nullable(message));
+    buf_free(&action);
+    return obs;
+}

@@ -26,6 +26,20 @@ json_t *observation_cmd_output(const char *content, size_t content_len, const ch
                                size_t command_len, bool hidden, const struct cmd_metadata *md);
 /* ErrorObservation. */
 json_t *observation_error(const char *content);
+/* IPythonRunCellObservation (`run_ipython`): image_urls null, success true. */
+json_t *observation_ipython(const char *content, size_t content_len, const char *code,
+                            size_t code_len);
+
+/* BrowserOutputObservation (`browse`) for a page loaded once: no screenshot, no DOM or
+ * accessibility tree objects, the page's URL as the only open page. */
+struct browser_result {
+    const char *url;
+    const char *trigger;    /* "browse" or "browse_interactive" */
+    bool error;             /* the page could not be loaded */
+    const char *error_text; /* last_browser_action_error */
+};
+json_t *observation_browser(const char *content, size_t content_len,
+                            const struct browser_result *res, const char *message);
 
 /* FileReadObservation (`read`): extras path and impl_source ("default" or "oh_aci"). */
 json_t *observation_read(const char *content, size_t content_len, const char *path,

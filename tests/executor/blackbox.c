@@ -22,7 +22,7 @@ const char *blackbox_executor_path;
 char blackbox_tmpdir[64];
 char blackbox_sock_path[100];
 char blackbox_work_dir[100];
-static pid_t executor_pid = -1;
+pid_t blackbox_executor_pid = -1;
 static CURL *curl;
 
 static size_t collect(char *data, size_t size, size_t nmemb, void *ctx)
@@ -153,6 +153,8 @@ void blackbox_assert_contains(const char *s, const char *part)
         fail_msg("expected \"%s\" to contain \"%s\"", s, part);
 }
 
+const char *blackbox_path_env;
+
 int blackbox_start(const char *const *extra_args, unsigned tmpdir_mode)
 {
     snprintf(blackbox_tmpdir, sizeof blackbox_tmpdir, "/tmp/paddock-exec-test.XXXXXX");
@@ -161,10 +163,10 @@ int blackbox_start(const char *const *extra_args, unsigned tmpdir_mode)
     snprintf(blackbox_sock_path, sizeof blackbox_sock_path, "%s/executor.sock", blackbox_tmpdir);
     snprintf(blackbox_work_dir, sizeof blackbox_work_dir, "%s/workspace", blackbox_tmpdir);
     const char *shell = getenv("EXECUTOR_SHELL");
-    executor_pid = fork();
-    if (executor_pid < 0)
+    blackbox_executor_pid = fork();
+    if (blackbox_executor_pid < 0)
         return -1;
-    if (executor_pid == 0) {
+    if (blackbox_executor_pid == 0) {
         char *argv[24] = {(char *)blackbox_executor_path,
                           "--socket",
                           blackbox_sock_path,
@@ -182,6 +184,8 @@ int blackbox_start(const char *const *extra_args, unsigned tmpdir_mode)
         argv[i] = NULL;
         /* A key-looking variable that must not reach the agent's shell. */
         setenv("TEST_API_KEY", "sekrit", 1);
+        if (blackbox_path_env)
+            setenv("PATH", blackbox_path_env, 1);
         execv(blackbox_executor_path, argv);
         _exit(127);
     }
@@ -201,8 +205,8 @@ int blackbox_start(const char *const *extra_args, unsigned tmpdir_mode)
             if (status == 200)
                 return 0;
         }
-        if (waitpid(executor_pid, NULL, WNOHANG) == executor_pid) {
-            executor_pid = -1;
+        if (waitpid(blackbox_executor_pid, NULL, WNOHANG) == blackbox_executor_pid) {
+            blackbox_executor_pid = -1;
             fprintf(stderr, "executor exited during start-up\n");
             return -1;
         }
@@ -219,11 +223,11 @@ int blackbox_stop(void)
         curl_easy_cleanup(curl);
     curl = NULL;
     curl_global_cleanup();
-    if (executor_pid > 0) {
+    if (blackbox_executor_pid > 0) {
         int status;
-        kill(executor_pid, SIGTERM);
-        waitpid(executor_pid, &status, 0);
-        executor_pid = -1;
+        kill(blackbox_executor_pid, SIGTERM);
+        waitpid(blackbox_executor_pid, &status, 0);
+        blackbox_executor_pid = -1;
         /* SIGTERM is a clean shutdown: exit 0, socket removed. */
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             fprintf(stderr, "executor did not exit cleanly (status 0x%x)\n", status);

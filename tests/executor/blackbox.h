@@ -30,6 +30,10 @@ double blackbox_now(void);
  * extra_args (NULL-terminated, may be NULL); returns once /alive answers. tmpdir_mode: the
  * temp dir's mode (0700 unless another user must reach the workspace). */
 int blackbox_start(const char *const *extra_args, unsigned tmpdir_mode);
+/* PATH for the next executor started and its shell; NULL: this process's. */
+extern const char *blackbox_path_env;
+/* The running executor's pid, -1 when none. */
+extern pid_t blackbox_executor_pid;
 /* SIGTERM; checks the clean exit and the removed socket; removes the temp dir. */
 int blackbox_stop(void);
 /* cmocka group fixtures around blackbox_start(NULL, 0700) / blackbox_stop(). */

@@ -1,5 +1,6 @@
 /* Unit tests of the executor's pure parts: marker parser, output capture and truncation,
- * UTF-8 repair, number format, command-line encoding, special keys, environment filter. */
+ * UTF-8 repair, number format, command-line encoding, special keys, environment filter,
+ * colour-code stripping, PATH lookup, git repository lookup, page text from HTML. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,10 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ansi.h"
 #include "buf.h"
 #include "clip.h"
 #include "cmdline.h"
 #include "env.h"
+#include "gitinfo.h"
+#include "htmltext.h"
 #include "marker.h"
 #include "text.h"
 
@@ -504,6 +508,152 @@ static void test_env_filter(void **state)
     env_free(env);
 }
 
+/* ---- colour codes (run_ipython output) --------------------------------------------------- */
+
+static void ansi_collect(void *ctx, const char *d, size_t n)
+{
+    buf_append(ctx, d, n);
+}
+
+/* Strips s fed in pieces of `step` bytes (0: all at once). */
+static char *ansi_strip(const char *s, size_t step)
+{
+    struct ansi_filter f;
+    struct buf out = BUF_INIT;
+    size_t n = strlen(s);
+    ansi_filter_init(&f);
+    for (size_t i = 0; i < n;) {
+        size_t k = step && n - i > step ? step : n - i;
+        ansi_filter_feed(&f, s + i, k, ansi_collect, &out);
+        i += k;
+    }
+    ansi_filter_flush(&f, ansi_collect, &out);
+    buf_append(&out, "", 0);
+    return out.data ? buf_steal(&out) : strdup("");
+}
+
+static void test_ansi_strip(void **state)
+{
+    (void)state;
+    /* OpenHands' pattern: \x1B\[\d+(;\d+){0,2}m, nothing else. */
+    static const char *const cases[][2] = {
+        {"plain", "plain"},
+        {"\033[33mLorem ipsum\033[0m", "Lorem ipsum"},
+        {"Lorem \033[38;25mIpsum\033[0m sit\namet.", "Lorem Ipsum sit\namet."},
+        {"\033[38;5;32mLorem\033[0m", "Lorem"},
+        {"\033[1m\033[46m\033[31mLorem dolor\033[0m", "Lorem dolor"},
+        {"\033[0m", ""},
+        {"a\033[1;2;3;4mb", "a\033[1;2;3;4mb"}, /* four numbers: not a colour code */
+        {"a\033[mb", "a\033[mb"},               /* no number */
+        {"a\033[2Jb", "a\033[2Jb"},             /* not SGR */
+        {"a\033[1;mb", "a\033[1;mb"},
+        {"\033\033[1mx", "\033x"},
+        {"end\033[", "end\033["},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (size_t step = 0; step < 4; step++) {
+            char *got = ansi_strip(cases[i][0], step);
+            assert_string_equal(got, cases[i][1]);
+            free(got);
+        }
+    }
+}
+
+/* ---- PATH lookup ------------------------------------------------------------------------ */
+
+static void test_env_which(void **state)
+{
+    (void)state;
+    char out[256];
+    char *env[] = {"PATH=/nonexistent::/bin:/usr/bin", NULL};
+    assert_int_equal(env_which(env, "sh", out, sizeof out), 0);
+    assert_string_equal(out, "/bin/sh");
+    assert_int_equal(env_which(env, "no-such-program-paddock", out, sizeof out), -1);
+    char *dirs_only[] = {"PATH=/", NULL};
+    assert_int_equal(env_which(dirs_only, "tmp", out, sizeof out), -1); /* a directory */
+}
+
+/* ---- git repository lookup (gitinfo plugin) --------------------------------------------- */
+
+static void put(const char *root, const char *rel, const char *text)
+{
+    char path[512], cmd[600];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path);
+    assert_int_equal(system(cmd), 0);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_gitinfo_lookup(void **state)
+{
+    (void)state;
+    static const char sha[] = "00112233445566778899aabbccddeeff00112233";
+    char root[] = "/tmp/paddock-gitinfo.XXXXXX", dir[600], cmd[600];
+    struct gitinfo gi;
+    assert_non_null(mkdtemp(root));
+    put(root, "main/.git/HEAD", "ref: refs/heads/main\n");
+    put(root, "main/.git/refs/heads/main", sha);
+    put(root, "main/src/deep/file", "");
+    snprintf(dir, sizeof dir, "%s/main/src/deep", root);
+    gitinfo_lookup(dir, &gi);
+    assert_true(gi.repo);
+    assert_string_equal(gi.branch, "main");
+    assert_string_equal(gi.commit, sha);
+
+    /* A linked worktree: .git is a file; HEAD is its own, refs are the main repository's. */
+    put(root, "wt/.git", "gitdir: ../main/.git/worktrees/wt\n");
+    put(root, "main/.git/worktrees/wt/HEAD", "ref: refs/heads/topic\n");
+    put(root, "main/.git/worktrees/wt/commondir", "../..\n");
+    put(root, "main/.git/packed-refs",
+        "# pack-refs with: peeled\n"
+        "00112233445566778899aabbccddeeff00112233 refs/heads/main\n"
+        "ffeeddccbbaa99887766554433221100ffeeddcc refs/heads/topic\n");
+    snprintf(dir, sizeof dir, "%s/wt", root);
+    gitinfo_lookup(dir, &gi);
+    assert_true(gi.repo);
+    assert_string_equal(gi.branch, "topic");
+    assert_string_equal(gi.commit, "ffeeddccbbaa99887766554433221100ffeeddcc");
+
+    /* Not a repository. */
+    gitinfo_lookup(root, &gi);
+    assert_false(gi.repo);
+    assert_string_equal(gi.branch, "");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* ---- page text (browse) ---------------------------------------------------------------- */
+
+static void expect_page_text(const char *html, const char *want)
+{
+    struct buf out = BUF_INIT;
+    assert_int_equal(htmltext_render(&out, html, strlen(html)), 0);
+    assert_string_equal(out.data ? out.data : "", want);
+    buf_free(&out);
+}
+
+static void test_htmltext(void **state)
+{
+    (void)state;
+    expect_page_text("", "");
+    expect_page_text("plain  text\n here", "plain text here");
+    expect_page_text("<html><head><title>x</title><script>a<b</script></head><body>"
+                     "<h1>Title</h1><p>One <i>two</i></p><p>three</p></body></html>",
+                     "Title\n\nOne two\n\nthree");
+    expect_page_text("a<br>b<br/>c<div>d</div>e", "a\nb\nc\nd\ne");
+    expect_page_text("<ul><li>x</li><li>y</li></ul>after", "x\ny\n\nafter");
+    expect_page_text("<table><tr><td>1</td><td>2</td></tr><tr><td>3</td></tr></table>", "1 2\n3");
+    expect_page_text("&lt;tag&gt; &amp; &quot;q&quot; &#65;&#x42; &nbsp;x &bogus; a&b",
+                     "<tag> & \"q\" AB  x &bogus; a&b");
+    expect_page_text("x<!-- <p>not</p> -->y<style>p{}</style>z", "xyz");
+    expect_page_text("1 < 2 and 3 > 2", "1 < 2 and 3 > 2");
+    expect_page_text("caf\xc3\xa9 <b>\xe2\x80\x94</b>", "caf\xc3\xa9 \xe2\x80\x94");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -525,6 +675,10 @@ int main(void)
         cmocka_unit_test(test_cmdline_long_lines_roundtrip),
         cmocka_unit_test(test_special_keys),
         cmocka_unit_test(test_env_filter),
+        cmocka_unit_test(test_ansi_strip),
+        cmocka_unit_test(test_env_which),
+        cmocka_unit_test(test_gitinfo_lookup),
+        cmocka_unit_test(test_htmltext),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
