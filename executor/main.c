@@ -1,8 +1,10 @@
 /* paddock-executor: OpenHands' action execution server for one sandbox, in one process.
  *
- * Start-up: resolve the agent user, make the working dir, start the shell, wait for its first
- * marker, then bind the socket (so "socket exists + /alive 200" means ready) and serve. One
- * epoll loop drives HTTP (MHD), the pty, signals (signalfd) and the action timer (timerfd). */
+ * Start-up: take the API key (if any) out of the environment or its file, resolve the agent
+ * user, make the working dir, start the shell, wait for its first marker, then bind the
+ * sockets (so "socket exists + /alive 200" means ready) and serve. One epoll loop drives HTTP
+ * (MHD), the pty, signals (signalfd), the action timer (timerfd) and the pipes of file
+ * operations running as the agent. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -20,8 +22,10 @@
 #include <unistd.h>
 
 #include "action_run.h"
+#include "auth.h"
 #include "env.h"
 #include "executor.h"
+#include "listen.h"
 #include "server.h"
 
 #define STARTUP_TIMEOUT 30.0 /* seconds for the shell's first prompt */
@@ -31,25 +35,36 @@ extern char **environ;
 
 struct options {
     const char *socket_path;
+    const char *listen;
+    const char *api_key_file;
     const char *working_dir;
     const char *username;
     const char *shell;
     long user_id;
     double no_change_timeout;
+    unsigned connection_timeout;
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: paddock-executor --socket PATH [--working-dir DIR] [--user-id UID]\n"
-            "                        [--username NAME] [--no-change-timeout SECS] [--shell PATH]\n"
+            "usage: paddock-executor [--socket PATH] [--listen HOST:PORT] [--api-key-file PATH]\n"
+            "                        [--working-dir DIR] [--user-id UID] [--username NAME]\n"
+            "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
+            "                        [--shell PATH]\n"
             "\n"
-            "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH.\n"
+            "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH\n"
+            "and/or on TCP (at least one of --socket and --listen).\n"
+            "  --listen HOST:PORT        also serve on TCP ([::1]:PORT for IPv6); a host that is\n"
+            "                            not loopback needs an API key\n"
+            "  --api-key-file PATH       require X-Session-API-Key equal to the key in PATH (a\n"
+            "                            file only this uid can read); default: $SESSION_API_KEY\n"
             "  --working-dir DIR         the shell starts here; created if missing (/workspace)\n"
             "  --user-id UID             run the shell as UID (needs root)\n"
             "  --username NAME           name reported for UID when /etc/passwd has none\n"
             "  --no-change-timeout SECS  soft timeout for non-blocking commands\n"
             "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
+            "  --connection-timeout SECS close connections idle this long (60; 0: never)\n"
             "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n");
 }
 
@@ -68,6 +83,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
         {"socket", required_argument, NULL, 's'},
+        {"listen", required_argument, NULL, 'l'},
+        {"api-key-file", required_argument, NULL, 'k'},
+        {"connection-timeout", required_argument, NULL, 'c'},
         {"working-dir", required_argument, NULL, 'w'},
         {"user-id", required_argument, NULL, 'u'},
         {"username", required_argument, NULL, 'n'},
@@ -80,7 +98,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     const char *env_nct = getenv("NO_CHANGE_TIMEOUT_SECONDS");
     *o = (struct options){.working_dir = "/workspace",
                           .user_id = -1,
-                          .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE};
+                          .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE,
+                          .connection_timeout = EXECUTOR_CONNECTION_TIMEOUT};
     if (env_nct && *env_nct && parse_seconds(env_nct, &o->no_change_timeout) < 0) {
         fprintf(stderr, "paddock-executor: invalid NO_CHANGE_TIMEOUT_SECONDS: %s\n", env_nct);
         return 2;
@@ -92,6 +111,21 @@ static int parse_options(int argc, char **argv, struct options *o)
         switch (c) {
         case 's':
             o->socket_path = optarg;
+            break;
+        case 'l':
+            o->listen = optarg;
+            break;
+        case 'k':
+            o->api_key_file = optarg;
+            break;
+        case 'c':
+            errno = 0;
+            unsigned long ct = strtoul(optarg, &end, 10);
+            if (errno || end == optarg || *end || optarg[0] == '-' || ct > 86400) {
+                fprintf(stderr, "paddock-executor: invalid --connection-timeout: %s\n", optarg);
+                return 2;
+            }
+            o->connection_timeout = (unsigned)ct;
             break;
         case 'w':
             o->working_dir = optarg;
@@ -134,9 +168,18 @@ static int parse_options(int argc, char **argv, struct options *o)
         usage(stderr);
         return 2;
     }
-    if (!o->socket_path || !*o->socket_path) {
-        fprintf(stderr, "paddock-executor: --socket is required\n");
+    if ((!o->socket_path || !*o->socket_path) && (!o->listen || !*o->listen)) {
+        fprintf(stderr, "paddock-executor: --socket or --listen is required\n");
         usage(stderr);
+        return 2;
+    }
+    if (o->socket_path && !*o->socket_path)
+        o->socket_path = NULL;
+    struct buf err = BUF_INIT;
+    char host[256], port[8];
+    if (o->listen && listen_split(o->listen, host, sizeof host, port, sizeof port, &err) < 0) {
+        fprintf(stderr, "paddock-executor: %s\n", err.data);
+        buf_free(&err);
         return 2;
     }
     return 0;
@@ -267,6 +310,20 @@ int main(int argc, char **argv)
         return rc;
 
     static struct executor ex;
+    /* The key first, so that nothing started later (the shell) can inherit it. */
+    struct buf err = BUF_INIT;
+    char *env_key = auth_key_take_env();
+    if (o.api_key_file) {
+        ex.api_key = auth_key_load_file(o.api_key_file, &err);
+        auth_key_free(env_key);
+        if (!ex.api_key) {
+            fprintf(stderr, "paddock-executor: %s\n", err.data);
+            buf_free(&err);
+            return 1;
+        }
+    } else {
+        ex.api_key = env_key;
+    }
     ex.cfg.socket_path = o.socket_path;
     ex.cfg.working_dir = o.working_dir;
     ex.cfg.no_change_timeout = o.no_change_timeout;
@@ -391,11 +448,32 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    struct buf err = BUF_INIT;
-    int lfd = server_listen_unix(o.socket_path, &err);
-    if (lfd >= 0)
-        ex.server = server_start(&ex, lfd, &err);
+    /* TCP first: the unix socket's appearance is the readiness signal. */
+    int fds[SERVER_MAX_LISTENERS];
+    size_t nfds = 0;
+    bool failed = false;
+    if (o.listen) {
+        int fd = listen_tcp(o.listen, ex.api_key != NULL, &err);
+        if (fd < 0)
+            failed = true;
+        else
+            fds[nfds++] = fd;
+    }
+    if (!failed && o.socket_path) {
+        int fd = listen_unix(o.socket_path, &err);
+        if (fd < 0)
+            failed = true;
+        else
+            fds[nfds++] = fd;
+    }
+    if (!failed)
+        ex.server = server_start(&ex, fds, nfds, o.connection_timeout, &err);
+    else
+        for (size_t i = 0; i < nfds; i++)
+            close(fds[i]);
     if (!ex.server) {
+        if (o.socket_path && nfds == (o.listen ? 2u : 1u))
+            unlink(o.socket_path);
         fprintf(stderr, "paddock-executor: %s\n", err.data ? err.data : "cannot serve");
         buf_free(&err);
         rc = 1;
@@ -414,7 +492,7 @@ out:
     ex.stopping = true;
     action_abort_all(&ex);
     server_stop(ex.server);
-    if (ex.serving)
+    if (ex.serving && o.socket_path)
         unlink(o.socket_path);
     shell_free(&ex.shell);
     action_run_free_state(&ex);
@@ -422,5 +500,6 @@ out:
     close(sigs.watch.fd);
     loop_free(ex.loop);
     env_free(envp);
+    auth_key_free(ex.api_key);
     return rc;
 }

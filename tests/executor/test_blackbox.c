@@ -9,7 +9,6 @@
 /* cmocka needs the headers above first. */
 #include <cmocka.h>
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -21,126 +20,44 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "blackbox.h"
+
 static const char *executor_path;
-static char tmpdir[64];
-static char sock_path[100];
-static char work_dir[100];
-static pid_t executor_pid = -1;
-static CURL *curl;
+static struct bb ex;
 
-struct reply {
-    long status;
-    char *body;
-    size_t len;
-    json_t *json;
-};
-
-static size_t collect(char *data, size_t size, size_t nmemb, void *ctx)
+static struct bb_reply run_full(const char *command, bool is_input, double timeout)
 {
-    struct reply *r = ctx;
-    size_t n = size * nmemb;
-    char *p = realloc(r->body, r->len + n + 1);
-    if (!p)
-        return 0;
-    memcpy(p + r->len, data, n);
-    r->body = p;
-    r->len += n;
-    r->body[r->len] = '\0';
-    return n;
-}
-
-static void reply_free(struct reply *r)
-{
-    free(r->body);
-    json_decref(r->json);
-    memset(r, 0, sizeof *r);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void setup_handle(CURL *h, const char *method, const char *path, const char *body,
-                         struct reply *r)
-{
-    char url[256];
-    snprintf(url, sizeof url, "http://executor%s", path);
-    curl_easy_reset(h);
-    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, sock_path);
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
-    if (body) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-    }
-}
-
-/* One request on the shared keep-alive handle; the body is parsed as JSON when it is JSON. */
-static struct reply http(const char *method, const char *path, const char *body)
-{
-    struct reply r = {0};
-    setup_handle(curl, method, path, body, &r);
-    CURLcode rc = curl_easy_perform(curl);
-    if (rc != CURLE_OK)
-        fail_msg("%s %s: %s", method, path, curl_easy_strerror(rc));
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
-    r.json = r.body ? json_loads(r.body, 0, NULL) : NULL;
-    return r;
-}
-
-/* Builds {"action": {"action": "run", "args": {...}, "timeout": t}}; timeout < 0: none. */
-static char *run_body(const char *command, bool is_input, double timeout, bool blocking)
-{
-    json_t *action = json_pack("{s:s, s:{s:s, s:b, s:b}}", "action", "run", "args", "command",
-                               command, "is_input", is_input, "blocking", blocking);
-    if (timeout >= 0)
-        json_object_set_new(action, "timeout", json_real(timeout));
-    json_t *body = json_pack("{s:o}", "action", action);
-    char *s = json_dumps(body, JSON_COMPACT);
-    json_decref(body);
-    return s;
-}
-
-static struct reply run_full(const char *command, bool is_input, double timeout)
-{
-    char *body = run_body(command, is_input, timeout, timeout >= 0);
-    struct reply r = http("POST", "/execute_action", body);
+    char *body = bb_run_body(command, is_input, timeout, timeout >= 0);
+    struct bb_reply r = bb_http(&ex, "POST", "/execute_action", body);
     free(body);
     assert_int_equal(r.status, 200);
     assert_non_null(r.json);
     return r;
 }
 
-static struct reply run(const char *command)
+static struct bb_reply run(const char *command)
 {
     return run_full(command, false, 30);
 }
 
-static const char *content(const struct reply *r)
+static const char *content(const struct bb_reply *r)
 {
     return json_string_value(json_object_get(r->json, "content"));
 }
 
-static json_t *meta(const struct reply *r)
+static json_t *meta(const struct bb_reply *r)
 {
     return json_object_get(json_object_get(r->json, "extras"), "metadata");
 }
 
-static json_int_t exit_code(const struct reply *r)
+static json_int_t exit_code(const struct bb_reply *r)
 {
     return json_integer_value(json_object_get(meta(r), "exit_code"));
 }
 
-static const char *meta_str(const struct reply *r, const char *key)
+static const char *meta_str(const struct bb_reply *r, const char *key)
 {
     return json_string_value(json_object_get(meta(r), key));
 }
@@ -152,94 +69,18 @@ static void assert_prefix(const char *s, const char *prefix)
         fail_msg("expected \"%s\" to start with \"%s\"", s, prefix);
 }
 
-static void assert_contains(const char *s, const char *part)
-{
-    assert_non_null(s);
-    if (!strstr(s, part))
-        fail_msg("expected \"%s\" to contain \"%s\"", s, part);
-}
-
 /* ---- start and stop --------------------------------------------------------------------- */
 
 static int start_executor(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/paddock-exec-test.XXXXXX");
-    if (!mkdtemp(tmpdir))
-        return -1;
-    snprintf(sock_path, sizeof sock_path, "%s/executor.sock", tmpdir);
-    snprintf(work_dir, sizeof work_dir, "%s/workspace", tmpdir);
-    const char *shell = getenv("EXECUTOR_SHELL");
-    executor_pid = fork();
-    if (executor_pid < 0)
-        return -1;
-    if (executor_pid == 0) {
-        char *argv[12] = {(char *)executor_path, "--socket", sock_path, "--working-dir", work_dir,
-                          "--no-change-timeout", "1"};
-        int i = 7;
-        if (shell && *shell) {
-            argv[i++] = "--shell";
-            argv[i++] = (char *)shell;
-        }
-        argv[i] = NULL;
-        /* A key-looking variable that must not reach the agent's shell. */
-        setenv("TEST_API_KEY", "sekrit", 1);
-        execv(executor_path, argv);
-        _exit(127);
-    }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    curl = curl_easy_init();
-    /* Ready means: the socket exists and /alive answers 200. */
-    double deadline = now() + 15;
-    while (now() < deadline) {
-        struct stat st;
-        if (stat(sock_path, &st) == 0) {
-            struct reply r = {0};
-            setup_handle(curl, "GET", "/alive", NULL, &r);
-            long status = 0;
-            if (curl_easy_perform(curl) == CURLE_OK)
-                curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-            reply_free(&r);
-            if (status == 200)
-                return 0;
-        }
-        if (waitpid(executor_pid, NULL, WNOHANG) == executor_pid) {
-            executor_pid = -1;
-            fprintf(stderr, "executor exited during start-up\n");
-            return -1;
-        }
-        usleep(10000);
-    }
-    fprintf(stderr, "executor did not become ready\n");
-    return -1;
+    return bb_start(&ex, executor_path);
 }
 
 static int stop_executor(void **state)
 {
     (void)state;
-    int rc = 0;
-    if (curl)
-        curl_easy_cleanup(curl);
-    curl_global_cleanup();
-    if (executor_pid > 0) {
-        int status;
-        kill(executor_pid, SIGTERM);
-        waitpid(executor_pid, &status, 0);
-        /* SIGTERM is a clean shutdown: exit 0, socket removed. */
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "executor did not exit cleanly (status 0x%x)\n", status);
-            rc = -1;
-        }
-        if (access(sock_path, F_OK) == 0) {
-            fprintf(stderr, "executor left its socket behind\n");
-            rc = -1;
-        }
-    }
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        rc = -1;
-    return rc;
+    return bb_stop(&ex);
 }
 
 /* ---- tests ------------------------------------------------------------------------------ */
@@ -247,23 +88,23 @@ static int stop_executor(void **state)
 static void test_alive_and_server_info(void **state)
 {
     (void)state;
-    struct reply r = http("GET", "/alive", NULL);
+    struct bb_reply r = bb_http(&ex, "GET", "/alive", NULL);
     assert_int_equal(r.status, 200);
     assert_string_equal(json_string_value(json_object_get(r.json, "status")), "ok");
-    reply_free(&r);
-    r = http("GET", "/server_info", NULL);
+    bb_reply_free(&r);
+    r = bb_http(&ex, "GET", "/server_info", NULL);
     assert_int_equal(r.status, 200);
     assert_true(json_is_number(json_object_get(r.json, "uptime")));
     assert_true(json_is_number(json_object_get(r.json, "idle_time")));
     json_t *mem = json_object_get(json_object_get(r.json, "resources"), "memory");
     assert_true(json_integer_value(json_object_get(mem, "rss")) > 0);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_echo(void **state)
 {
     (void)state;
-    struct reply r = run("echo hi");
+    struct bb_reply r = run("echo hi");
     assert_string_equal(json_string_value(json_object_get(r.json, "observation")), "run");
     assert_string_equal(content(&r), "hi");
     assert_int_equal(exit_code(&r), 0);
@@ -278,84 +119,84 @@ static void test_echo(void **state)
     assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
     assert_non_null(meta_str(&r, "username"));
     assert_non_null(meta_str(&r, "hostname"));
-    assert_string_equal(meta_str(&r, "working_dir"), work_dir);
+    assert_string_equal(meta_str(&r, "working_dir"), ex.work);
     assert_true(json_is_null(json_object_get(meta(&r), "py_interpreter_path")));
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_cd_persists(void **state)
 {
     (void)state;
-    struct reply r = run("cd /tmp");
+    struct bb_reply r = run("cd /tmp");
     assert_int_equal(exit_code(&r), 0);
     assert_string_equal(meta_str(&r, "working_dir"), "/tmp");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run("pwd");
     assert_string_equal(content(&r), "/tmp");
     assert_string_equal(meta_str(&r, "working_dir"), "/tmp");
-    reply_free(&r);
+    bb_reply_free(&r);
     char back[160];
-    snprintf(back, sizeof back, "cd %s", work_dir);
+    snprintf(back, sizeof back, "cd %s", ex.work);
     r = run(back);
-    assert_string_equal(meta_str(&r, "working_dir"), work_dir);
-    reply_free(&r);
+    assert_string_equal(meta_str(&r, "working_dir"), ex.work);
+    bb_reply_free(&r);
 }
 
 static void test_export_persists(void **state)
 {
     (void)state;
-    struct reply r = run("export X=1");
-    reply_free(&r);
+    struct bb_reply r = run("export X=1");
+    bb_reply_free(&r);
     r = run("echo $X");
     assert_string_equal(content(&r), "1");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_exit_codes(void **state)
 {
     (void)state;
-    struct reply r = run("sh -c 'exit 3'");
+    struct bb_reply r = run("sh -c 'exit 3'");
     assert_int_equal(exit_code(&r), 3);
     assert_true(json_is_false(json_object_get(r.json, "success")));
     assert_string_equal(json_string_value(json_object_get(r.json, "message")),
                         "Command `sh -c 'exit 3'` executed with exit code 3.");
     assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 3.]");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run("false");
     assert_int_equal(exit_code(&r), 1);
-    reply_free(&r);
+    bb_reply_free(&r);
     /* $? is the user's, not the marker's. */
     r = run("false");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run("echo $?");
     assert_string_equal(content(&r), "1");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_multiline_output(void **state)
 {
     (void)state;
-    struct reply r = run("printf 'a\\nb\\n\\nc\\n\\n\\n'");
+    struct bb_reply r = run("printf 'a\\nb\\n\\nc\\n\\n\\n'");
     assert_string_equal(content(&r), "a\nb\n\nc");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run("printf 'no newline'");
     assert_string_equal(content(&r), "no newline");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_multiline_command(void **state)
 {
     (void)state;
-    struct reply r = run("echo a\necho b");
+    struct bb_reply r = run("echo a\necho b");
     assert_string_equal(content(&r), "a\nb");
     assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run("cat <<'EOF'\nhello 'there'\nEOF");
     assert_string_equal(content(&r), "hello 'there'");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run("for i in 1 2 3; do\n  echo $i\ndone");
     assert_string_equal(content(&r), "1\n2\n3");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_long_command(void **state)
@@ -365,10 +206,10 @@ static void test_long_command(void **state)
     memset(want, 'x', 6000);
     want[6000] = '\0';
     snprintf(cmd, 7000, "echo '%s'", want);
-    struct reply r = run(cmd);
+    struct bb_reply r = run(cmd);
     assert_int_equal(exit_code(&r), 0);
     assert_string_equal(content(&r), want);
-    reply_free(&r);
+    bb_reply_free(&r);
     free(cmd);
     free(want);
 }
@@ -376,174 +217,174 @@ static void test_long_command(void **state)
 static void test_invalid_utf8(void **state)
 {
     (void)state;
-    struct reply r = run("printf '\\377\\376 ok'");
+    struct bb_reply r = run("printf '\\377\\376 ok'");
     assert_non_null(r.json); /* the reply is valid JSON */
     assert_string_equal(content(&r), "\xef\xbf\xbd\xef\xbf\xbd ok");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_big_output_truncated(void **state)
 {
     (void)state;
-    struct reply r = run("seq 1 100000");
+    struct bb_reply r = run("seq 1 100000");
     const char *c = content(&r);
     assert_prefix(c, "1\n2\n3\n");
-    assert_contains(c, "\n[... Observation truncated due to length ...]\n");
+    bb_assert_contains(c, "\n[... Observation truncated due to length ...]\n");
     assert_string_equal(c + strlen(c) - 7, "\n100000");
     assert_int_equal(strlen(c),
                      30000 + strlen("\n[... Observation truncated due to length ...]\n"));
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_background_pid(void **state)
 {
     (void)state;
-    struct reply r = run("sleep 0.1 &");
+    struct bb_reply r = run("sleep 0.1 &");
     assert_int_equal(exit_code(&r), 0);
     assert_true(json_integer_value(json_object_get(meta(&r), "pid")) > 0);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_secrets_not_inherited(void **state)
 {
     (void)state;
-    struct reply r = run("echo \"[$TEST_API_KEY]\" \"$TERM\" \"$PAGER\"");
+    struct bb_reply r = run("echo \"[$TEST_API_KEY]\" \"$TERM\" \"$PAGER\"");
     assert_string_equal(content(&r), "[] dumb cat");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_hard_timeout_then_ctrl_c(void **state)
 {
     (void)state;
-    double t0 = now();
-    struct reply r = run_full("echo started; sleep 5", false, 1);
-    double took = now() - t0;
+    double t0 = bb_now();
+    struct bb_reply r = run_full("echo started; sleep 5", false, 1);
+    double took = bb_now() - t0;
     assert_true(took >= 0.9 && took < 3);
     assert_int_equal(exit_code(&r), -1);
     assert_string_equal(content(&r), "started");
     assert_prefix(meta_str(&r, "suffix"), "\n[The command timed out after 1.0 seconds. ");
-    assert_contains(meta_str(&r, "suffix"), "send keys (\"C-c\", \"C-z\", \"C-d\")");
+    bb_assert_contains(meta_str(&r, "suffix"), "send keys (\"C-c\", \"C-z\", \"C-d\")");
     assert_true(json_is_null(json_object_get(meta(&r), "working_dir")));
     assert_true(json_is_false(json_object_get(r.json, "success")));
-    reply_free(&r);
+    bb_reply_free(&r);
 
     /* A new command while it runs is refused. */
     r = run("echo new");
     assert_int_equal(exit_code(&r), -1);
     assert_string_equal(meta_str(&r, "prefix"), "[Below is the output of the previous command.]\n");
     assert_prefix(meta_str(&r, "suffix"), "\n[Your command \"echo new\" is NOT executed. ");
-    reply_free(&r);
+    bb_reply_free(&r);
 
     r = run_full("C-c", true, 5);
     assert_int_equal(exit_code(&r), 130);
     assert_string_equal(meta_str(&r, "suffix"),
                         "\n[The command completed with exit code 130. CTRL+C was sent.]");
-    reply_free(&r);
+    bb_reply_free(&r);
 
     r = run("echo after");
     assert_string_equal(content(&r), "after");
     assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_soft_timeout_and_continue(void **state)
 {
     (void)state;
     /* Non-blocking, no output for 1 s (the executor runs with --no-change-timeout 1). */
-    char *body = run_body("echo begin; sleep 1.6; echo done", false, 30, false);
-    struct reply r = http("POST", "/execute_action", body);
+    char *body = bb_run_body("echo begin; sleep 1.6; echo done", false, 30, false);
+    struct bb_reply r = bb_http(&ex, "POST", "/execute_action", body);
     free(body);
     assert_int_equal(exit_code(&r), -1);
     assert_string_equal(content(&r), "begin");
     assert_prefix(meta_str(&r, "suffix"), "\n[The command has no new output after 1 seconds. ");
-    reply_free(&r);
+    bb_reply_free(&r);
 
-    body = run_body("", false, 30, false);
-    r = http("POST", "/execute_action", body);
+    body = bb_run_body("", false, 30, false);
+    r = bb_http(&ex, "POST", "/execute_action", body);
     free(body);
     assert_string_equal(content(&r), "done");
     assert_int_equal(exit_code(&r), 0);
     assert_string_equal(meta_str(&r, "prefix"), "");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_input_to_running_program(void **state)
 {
     (void)state;
-    struct reply r = run_full("read -r line; echo \"got:$line\"", false, 0.5);
+    struct bb_reply r = run_full("read -r line; echo \"got:$line\"", false, 0.5);
     assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run_full("hello", true, 5);
     assert_string_equal(content(&r), "got:hello");
     assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_keys_at_the_prompt(void **state)
 {
     (void)state;
     /* Not input: a key for the idle shell. ^C gives a fresh prompt; ^Z must not hang. */
-    struct reply r = run_full("C-c", false, 5);
+    struct bb_reply r = run_full("C-c", false, 5);
     assert_int_equal(exit_code(&r), 130);
     assert_string_equal(meta_str(&r, "suffix"),
                         "\n[The command completed with exit code 130. CTRL+C was sent.]");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run_full("C-z", false, 5);
     assert_true(exit_code(&r) >= 0);
-    assert_contains(meta_str(&r, "suffix"), "CTRL+Z was sent.");
-    reply_free(&r);
+    bb_assert_contains(meta_str(&r, "suffix"), "CTRL+Z was sent.");
+    bb_reply_free(&r);
     r = run("echo fine");
     assert_string_equal(content(&r), "fine");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_output_ending_like_a_marker(void **state)
 {
     (void)state;
     /* Output that ends in "_" or a partial marker tag is not held back at a timeout. */
-    struct reply r = run_full("printf 'loading__'; sleep 2", false, 0.5);
+    struct bb_reply r = run_full("printf 'loading__'; sleep 2", false, 0.5);
     assert_int_equal(exit_code(&r), -1);
     assert_string_equal(content(&r), "loading__");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run_full("C-c", true, 5);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_nothing_running(void **state)
 {
     (void)state;
-    struct reply r = run_full("", false, 5);
+    struct bb_reply r = run_full("", false, 5);
     assert_string_equal(content(&r), "ERROR: No previous running command to retrieve logs from.");
     assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run_full("hello", true, 5);
     assert_string_equal(content(&r), "ERROR: No previous running command to interact with.");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_shell_exit_restarts(void **state)
 {
     (void)state;
-    struct reply r = run("exit 3");
+    struct bb_reply r = run("exit 3");
     assert_int_equal(exit_code(&r), 3);
-    assert_contains(meta_str(&r, "suffix"), "The shell exited with code 3");
-    reply_free(&r);
+    bb_assert_contains(meta_str(&r, "suffix"), "The shell exited with code 3");
+    bb_reply_free(&r);
     r = run("echo alive; pwd");
     assert_int_equal(exit_code(&r), 0);
     char want[200];
-    snprintf(want, sizeof want, "alive\n%s", work_dir);
+    snprintf(want, sizeof want, "alive\n%s", ex.work);
     assert_string_equal(content(&r), want);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void expect_error(const char *method, const char *path, const char *body, long status,
                          const char *detail_part)
 {
-    struct reply r = http(method, path, body);
+    struct bb_reply r = bb_http(&ex, method, path, body);
     assert_int_equal(r.status, status);
     assert_non_null(r.json);
-    assert_contains(json_string_value(json_object_get(r.json, "detail")), detail_part);
-    reply_free(&r);
+    bb_assert_contains(json_string_value(json_object_get(r.json, "detail")), detail_part);
+    bb_reply_free(&r);
 }
 
 static void test_errors(void **state)
@@ -592,9 +433,9 @@ static void test_body_too_large(void **state)
     (void)state;
     /* The 413 comes from the Content-Length alone: the 70 MB are never sent. */
     size_t left = 70u * 1024 * 1024;
-    struct reply r = {0};
+    struct bb_reply r = {0};
     CURL *h = curl_easy_init();
-    setup_handle(h, "POST", "/execute_action", NULL, &r);
+    bb_setup(&ex, h, "POST", "/execute_action", NULL, &r);
     curl_easy_setopt(h, CURLOPT_POST, 1L);
     curl_easy_setopt(h, CURLOPT_READFUNCTION, zeros);
     curl_easy_setopt(h, CURLOPT_READDATA, &left);
@@ -605,7 +446,7 @@ static void test_body_too_large(void **state)
     assert_int_equal(r.status, 413);
     assert_true(left > 60u * 1024 * 1024);
     curl_easy_cleanup(h);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_concurrent_requests_in_order(void **state)
@@ -613,29 +454,29 @@ static void test_concurrent_requests_in_order(void **state)
     (void)state;
     CURLM *multi = curl_multi_init();
     CURL *a = curl_easy_init(), *b = curl_easy_init();
-    struct reply ra = {0}, rb = {0};
-    char *body_a = run_body("sleep 0.6; echo a", false, 10, true);
-    char *body_b = run_body("echo b", false, 10, true);
-    setup_handle(a, "POST", "/execute_action", body_a, &ra);
-    setup_handle(b, "POST", "/execute_action", body_b, &rb);
+    struct bb_reply ra = {0}, rb = {0};
+    char *body_a = bb_run_body("sleep 0.6; echo a", false, 10, true);
+    char *body_b = bb_run_body("echo b", false, 10, true);
+    bb_setup(&ex, a, "POST", "/execute_action", body_a, &ra);
+    bb_setup(&ex, b, "POST", "/execute_action", body_b, &rb);
     curl_multi_add_handle(multi, a);
     int running = 1;
     /* Let A reach the executor first (all of its body sent, then a moment for the executor
      * to read it), then send B while A runs. */
-    double t0 = now(), sent_at = 0;
-    while (now() - t0 < 5 && (!sent_at || now() - sent_at < 0.1)) {
+    double t0 = bb_now(), sent_at = 0;
+    while (bb_now() - t0 < 5 && (!sent_at || bb_now() - sent_at < 0.1)) {
         curl_off_t up = 0;
         curl_multi_perform(multi, &running);
         curl_easy_getinfo(a, CURLINFO_SIZE_UPLOAD_T, &up);
         if (!sent_at && up >= (curl_off_t)strlen(body_a))
-            sent_at = now();
+            sent_at = bb_now();
         curl_multi_poll(multi, NULL, 0, 10, NULL);
     }
     assert_true(sent_at > 0);
     curl_multi_add_handle(multi, b);
     CURL *order[2] = {NULL, NULL};
     int finished = 0;
-    while (finished < 2 && now() - t0 < 10) {
+    while (finished < 2 && bb_now() - t0 < 10) {
         curl_multi_perform(multi, &running);
         CURLMsg *msg;
         int left;
@@ -661,8 +502,8 @@ static void test_concurrent_requests_in_order(void **state)
     curl_multi_cleanup(multi);
     free(body_a);
     free(body_b);
-    reply_free(&ra);
-    reply_free(&rb);
+    bb_reply_free(&ra);
+    bb_reply_free(&rb);
 }
 
 static void test_slow_client_does_not_block(void **state)
@@ -671,14 +512,14 @@ static void test_slow_client_does_not_block(void **state)
     /* A client that sends half a request and stalls. */
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock_path);
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", ex.sock);
     assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof addr), 0);
     const char *partial =
         "POST /execute_action HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"act";
     assert_int_equal(write(fd, partial, strlen(partial)), (ssize_t)strlen(partial));
-    struct reply r = run("echo still served");
+    struct bb_reply r = run("echo still served");
     assert_string_equal(content(&r), "still served");
-    reply_free(&r);
+    bb_reply_free(&r);
     close(fd);
 }
 
@@ -686,18 +527,18 @@ static void test_is_input_long_running_python_like(void **state)
 {
     (void)state;
     /* cat echoes each input line; C-d ends it. */
-    struct reply r = run_full("cat", false, 0.3);
+    struct bb_reply r = run_full("cat", false, 0.3);
     assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run_full("line one", true, 0.3);
     assert_string_equal(content(&r), "line one");
     assert_string_equal(meta_str(&r, "prefix"), "[Below is the output of the previous command.]\n");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = run_full("C-d", true, 5);
     assert_int_equal(exit_code(&r), 0);
     assert_string_equal(meta_str(&r, "suffix"),
                         "\n[The command completed with exit code 0. CTRL+D was sent.]");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 int main(int argc, char **argv)
