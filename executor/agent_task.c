@@ -312,11 +312,14 @@ void agent_task_close_input(struct agent_task *t)
     }
 }
 
-void agent_task_free(struct agent_task *t)
+static void release(struct agent_task *t, bool kill_child)
 {
     if (!t)
         return;
-    if (!t->finished) {
+    if (!t->finished && !kill_child) {
+        loop_del(t->loop, &t->watch);
+        close(t->watch.fd);
+    } else if (!t->finished) {
         /* Kill it only while its end of the result pipe is open: then it has not exited, and
          * the pid (not reaped) is still its own. */
         char chunk[4096];
@@ -334,4 +337,14 @@ void agent_task_free(struct agent_task *t)
     json_decref(t->reply);
     buf_free(&t->result);
     free(t);
+}
+
+void agent_task_free(struct agent_task *t)
+{
+    release(t, true);
+}
+
+void agent_task_release(struct agent_task *t)
+{
+    release(t, false);
 }

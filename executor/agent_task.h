@@ -62,5 +62,8 @@ struct agent_task *agent_task_start(struct executor *ex, agent_task_fn fn, void 
 void agent_task_close_input(struct agent_task *t);
 /* Kills the child if it has not finished, closes everything, frees t. */
 void agent_task_free(struct agent_task *t);
+/* Closes everything and frees t, but lets the child run to its end: it reads end of file on
+ * its input, cleans up after itself and exits (the reaper collects it). */
+void agent_task_release(struct agent_task *t);
 
 #endif

@@ -223,11 +223,12 @@ static void unwatch(struct upload *u)
     }
 }
 
-/* The child is no longer wanted (the request failed): it reads end of file and cleans up. */
+/* The child is no longer wanted (the request failed or went away): it reads end of file
+ * without the end frame, removes its temporary file and exits. */
 static void drop_child(struct upload *u)
 {
     unwatch(u);
-    agent_task_free(u->task);
+    agent_task_release(u->task);
     u->task = NULL;
     buf_free(&u->stage);
     u->stage_off = 0;

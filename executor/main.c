@@ -403,6 +403,17 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    /* TCP is bound before the shell starts, so a refused or busy address fails at once; it
+     * is served only when the unix socket appears (the readiness signal). */
+    int fd_tcp = -1;
+    if (o.listen && (fd_tcp = listen_tcp(o.listen, ex.api_key != NULL, &err)) < 0) {
+        fprintf(stderr, "paddock-executor: %s\n", err.data);
+        buf_free(&err);
+        env_free(envp);
+        auth_key_free(ex.api_key);
+        return 1;
+    }
+
     /* Signals arrive through the loop; SIGPIPE would kill us on a vanished client. */
     sigset_t mask;
     sigemptyset(&mask);
@@ -448,18 +459,13 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    /* TCP first: the unix socket's appearance is the readiness signal. */
     int fds[SERVER_MAX_LISTENERS];
     size_t nfds = 0;
     bool failed = false;
-    if (o.listen) {
-        int fd = listen_tcp(o.listen, ex.api_key != NULL, &err);
-        if (fd < 0)
-            failed = true;
-        else
-            fds[nfds++] = fd;
-    }
-    if (!failed && o.socket_path) {
+    if (fd_tcp >= 0)
+        fds[nfds++] = fd_tcp;
+    fd_tcp = -1;
+    if (o.socket_path) {
         int fd = listen_unix(o.socket_path, &err);
         if (fd < 0)
             failed = true;
@@ -472,7 +478,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < nfds; i++)
             close(fds[i]);
     if (!ex.server) {
-        if (o.socket_path && nfds == (o.listen ? 2u : 1u))
+        if (o.socket_path && !failed)
             unlink(o.socket_path);
         fprintf(stderr, "paddock-executor: %s\n", err.data ? err.data : "cannot serve");
         buf_free(&err);
@@ -489,6 +495,8 @@ int main(int argc, char **argv)
     }
 
 out:
+    if (fd_tcp >= 0)
+        close(fd_tcp);
     ex.stopping = true;
     action_abort_all(&ex);
     server_stop(ex.server);

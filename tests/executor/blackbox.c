@@ -289,10 +289,11 @@ int bb_start(struct bb *e, const char *exe)
 int bb_stop(struct bb *e)
 {
     int rc = 0;
-    if (e->curl)
+    if (e->curl) {
         curl_easy_cleanup(e->curl);
+        curl_global_cleanup();
+    }
     e->curl = NULL;
-    curl_global_cleanup();
     if (e->pid > 0) {
         int status;
         kill(e->pid, SIGTERM);
