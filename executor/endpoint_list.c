@@ -78,7 +78,8 @@ static unsigned list_child(void *arg, int in_fd, int out_fd, json_t **reply)
         n++;
     }
     closedir(d);
-    qsort(entries, n, sizeof *entries, compare_entries);
+    if (n > 1)
+        qsort(entries, n, sizeof *entries, compare_entries);
     for (size_t i = 0; i < n; i++) {
         struct buf name = BUF_INIT;
         text_utf8_repair(&name, entries[i].name, strlen(entries[i].name));

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -39,11 +40,17 @@ static size_t collect(char *data, size_t size, size_t nmemb, void *ctx)
 {
     struct bb_reply *r = ctx;
     size_t n = size * nmemb;
-    char *p = realloc(r->body, r->len + n + 1);
-    if (!p)
-        return 0;
-    memcpy(p + r->len, data, n);
-    r->body = p;
+    if (r->len + n + 1 > r->cap) {
+        size_t cap = r->cap ? r->cap : 4096;
+        while (cap < r->len + n + 1)
+            cap *= 2;
+        char *p = realloc(r->body, cap);
+        if (!p)
+            return 0;
+        r->body = p;
+        r->cap = cap;
+    }
+    memcpy(r->body + r->len, data, n);
     r->len += n;
     r->body[r->len] = '\0';
     return n;
@@ -243,6 +250,8 @@ int bb_launch(struct bb *e, const char *const *extra, bool no_socket, const char
         for (int k = 0; extra && extra[k] && k < BB_MAX_ARGS; k++)
             argv[i++] = extra[k];
         argv[i] = NULL;
+        /* Gone with the test, should it crash. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         /* A key-looking variable that must not reach the agent's shell. */
         setenv("TEST_API_KEY", "sekrit", 1);
         if (env_key)

@@ -26,7 +26,7 @@ struct bb {
 struct bb_reply {
     long status;
     char *body;
-    size_t len;
+    size_t len, cap;
     json_t *json;       /* the body parsed, when it is JSON */
     char *content_type; /* response headers of interest */
     char *disposition;

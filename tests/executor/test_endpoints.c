@@ -280,11 +280,11 @@ static void test_upload_zip_unpacks(void **state)
                 "z.close()\n",
                 zip, NULL));
     assert_int_equal(st, 0);
-    size_t len;
-    char *data = bb_read_file(zip, &len);
+    size_t zip_len, len;
+    char *data = bb_read_file(zip, &zip_len);
     char query[512];
     snprintf(query, sizeof query, "?destination=%s/unz", ex.work);
-    struct bb_reply r = bb_upload(&ex, query, "project.zip", data, len);
+    struct bb_reply r = bb_upload(&ex, query, "project.zip", data, zip_len);
     assert_int_equal(r.status, 200);
     assert_string_equal(json_string_value(json_object_get(r.json, "filename")), "project.zip");
     bb_reply_free(&r);
@@ -296,7 +296,7 @@ static void test_upload_zip_unpacks(void **state)
     free(c);
     /* recursive=true with a .zip name does the same. */
     snprintf(query, sizeof query, "?destination=%s/unz2&recursive=1", ex.work);
-    r = bb_upload(&ex, query, "p.zip", data, len);
+    r = bb_upload(&ex, query, "p.zip", data, zip_len);
     assert_int_equal(r.status, 200);
     assert_true(json_is_true(json_object_get(r.json, "recursive")));
     bb_reply_free(&r);
@@ -367,6 +367,71 @@ static void test_upload_too_large(void **state)
     curl_slist_free_all(hdr);
     curl_easy_cleanup(h);
     assert_int_equal(access(path_in(ex.work, "big"), F_OK), -1);
+}
+
+struct chunked_body {
+    const char *head;
+    size_t head_left;
+    size_t spaces_left;
+};
+
+static size_t read_chunked(char *buf, size_t size, size_t nmemb, void *ctx)
+{
+    struct chunked_body *b = ctx;
+    size_t n = size * nmemb, done = 0;
+    if (b->head_left) {
+        done = b->head_left < n ? b->head_left : n;
+        memcpy(buf, b->head, done);
+        b->head += done;
+        b->head_left -= done;
+    }
+    size_t sp = n - done < b->spaces_left ? n - done : b->spaces_left;
+    memset(buf + done, ' ', sp);
+    b->spaces_left -= sp;
+    return done + sp;
+}
+
+static void test_upload_chunked_too_large(void **state)
+{
+    (void)state;
+    /* No Content-Length: the body is counted as it streams and refused past 64 MiB; the
+     * file that was being written is removed. */
+    const char *head = "--xyz\r\nContent-Disposition: form-data; name=\"file\"; "
+                       "filename=\"huge.bin\"\r\n\r\n";
+    struct chunked_body b = {head, strlen(head), 65u * 1024 * 1024};
+    struct bb_reply r = {0};
+    char path[512];
+    snprintf(path, sizeof path, "/upload_file?destination=%s/huge", ex.work);
+    CURL *h = curl_easy_init();
+    bb_setup(&ex, h, "POST", path, NULL, &r);
+    struct curl_slist *hdr =
+        curl_slist_append(NULL, "Content-Type: multipart/form-data; boundary=xyz");
+    hdr = curl_slist_append(hdr, "Transfer-Encoding: chunked");
+    hdr = curl_slist_append(hdr, "Expect:");
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+    curl_easy_setopt(h, CURLOPT_POST, 1L);
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, read_chunked);
+    curl_easy_setopt(h, CURLOPT_READDATA, &b);
+    assert_int_equal(curl_easy_perform(h), CURLE_OK);
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
+    r.json = json_loads(r.body, 0, NULL);
+    expect_detail(r, 413, "Request body too large (limit 67108864 bytes)");
+    curl_slist_free_all(hdr);
+    curl_easy_cleanup(h);
+    double deadline = bb_now() + 5;
+    char *got = NULL;
+    while (bb_now() < deadline) {
+        free(got);
+        got = list_path(path_in(ex.work, "huge"));
+        if (strcmp(got, "[]") == 0)
+            break;
+        usleep(50000);
+    }
+    assert_string_equal(got, "[]");
+    free(got);
+    struct stat st; /* the child had started: it made the destination */
+    assert_int_equal(stat(path_in(ex.work, "huge"), &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
 }
 
 static void test_upload_abandoned_leaves_nothing(void **state)
@@ -453,6 +518,98 @@ static void test_upload_download_round_trip_large(void **state)
     if (grown > 16 * 1024 * 1024)
         fail_msg("the executor's RSS grew by %lld bytes", grown);
     free(data);
+}
+
+/* The executor's child that runs a file operation (forked, not exec'ed: its command name is
+ * the executor's, unlike the shell's); -1 when none is there. */
+static pid_t find_agent_task(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)ex.pid, (int)ex.pid);
+    char *kids = bb_read_file(path, NULL);
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)ex.pid);
+    char *own = bb_read_file(path, NULL);
+    pid_t found = -1;
+    for (char *save = NULL, *t = kids ? strtok_r(kids, " \n", &save) : NULL; t && found < 0;
+         t = strtok_r(NULL, " \n", &save)) {
+        snprintf(path, sizeof path, "/proc/%s/comm", t);
+        char *comm = bb_read_file(path, NULL);
+        if (comm && own && strcmp(comm, own) == 0)
+            found = (pid_t)atoi(t);
+        free(comm);
+    }
+    free(kids);
+    free(own);
+    return found;
+}
+
+static void test_upload_backpressure(void **state)
+{
+    (void)state;
+    /* The child writing the upload is stopped: the pipe fills, the executor stops reading
+     * that connection (no buffering), and everything else is still served at once. */
+    size_t n = 24u * 1024 * 1024;
+    const char *head = "--B\r\nContent-Disposition: form-data; name=\"file\"; "
+                       "filename=\"slow.bin\"\r\n\r\n";
+    const char *tail = "\r\n--B--\r\n";
+    long long rss0 = server_rss();
+    pid_t up = fork();
+    assert_true(up >= 0);
+    if (up == 0) {
+        int fd = connect_unix(ex.sock);
+        char req[1024];
+        snprintf(req, sizeof req,
+                 "POST /upload_file?destination=%s/bp HTTP/1.1\r\nHost: x\r\n"
+                 "Content-Type: multipart/form-data; boundary=B\r\nContent-Length: %zu\r\n"
+                 "Connection: close\r\n\r\n%s",
+                 ex.work, strlen(head) + n + strlen(tail), head);
+        write_str(fd, req);
+        char *block = malloc(65536);
+        memset(block, 'z', 65536);
+        for (size_t left = n; left > 0;) {
+            size_t k = left < 65536 ? left : 65536;
+            ssize_t w = write(fd, block, k);
+            if (w <= 0)
+                _exit(2);
+            left -= (size_t)w;
+        }
+        write_str(fd, tail);
+        char reply[4096] = {0};
+        size_t got = 0;
+        ssize_t r;
+        while (got < sizeof reply - 1 && (r = read(fd, reply + got, sizeof reply - 1 - got)) > 0)
+            got += (size_t)r;
+        _exit(strstr(reply, "200 OK") ? 0 : 1);
+    }
+    pid_t task = -1;
+    for (double t0 = bb_now(); task < 0 && bb_now() - t0 < 5; usleep(5000))
+        task = find_agent_task();
+    if (task < 0) {
+        kill(up, SIGKILL);
+        waitpid(up, NULL, 0);
+        skip(); /* no /proc/PID/task/PID/children here */
+    }
+    assert_int_equal(kill(task, SIGSTOP), 0);
+    usleep(500000);
+    double t0 = bb_now();
+    struct bb_reply r = bb_run(&ex, "echo hi");
+    double took = bb_now() - t0;
+    assert_string_equal(bb_content(&r), "hi");
+    bb_reply_free(&r);
+    long long grown = server_rss() - rss0;
+    int st;
+    assert_int_equal(waitpid(up, &st, WNOHANG), 0); /* the upload is held up */
+    assert_int_equal(kill(task, SIGCONT), 0);
+    assert_int_equal(waitpid(up, &st, 0), up);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    if (took > 0.5)
+        fail_msg("echo hi took %.3f s while an upload was held up", took);
+    if (grown > 8 * 1024 * 1024)
+        fail_msg("the executor's RSS grew by %lld bytes while the upload was held up", grown);
+    struct stat sb;
+    assert_int_equal(stat(path_in(ex.work, "bp/slow.bin"), &sb), 0);
+    assert_int_equal(sb.st_size, (off_t)n);
 }
 
 /* ---- /download_files --------------------------------------------------------------------- */
@@ -1044,8 +1201,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_upload_zip_unpacks),
         cmocka_unit_test(test_upload_zip_slip_and_garbage_refused),
         cmocka_unit_test(test_upload_too_large),
+        cmocka_unit_test(test_upload_chunked_too_large),
         cmocka_unit_test(test_upload_abandoned_leaves_nothing),
         cmocka_unit_test(test_upload_download_round_trip_large),
+        cmocka_unit_test(test_upload_backpressure),
         cmocka_unit_test(test_download_directory),
         cmocka_unit_test(test_download_file_and_empty_dir),
         cmocka_unit_test(test_download_errors),
