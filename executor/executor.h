@@ -12,6 +12,7 @@
 #define EXECUTOR_DEFAULT_TIMEOUT 120.0        /* seconds, OpenHands' sandbox.timeout */
 #define EXECUTOR_DEFAULT_NO_CHANGE 10.0       /* seconds, NO_CHANGE_TIMEOUT_SECONDS */
 #define EXECUTOR_MAX_BODY (64u * 1024 * 1024) /* request bodies above this get 413 */
+#define EXECUTOR_CONNECTION_TIMEOUT 60u       /* seconds a connection may idle */
 
 struct executor_config {
     const char *socket_path;
@@ -37,6 +38,7 @@ struct executor {
     struct action_queue queue;
     struct run_state *run;
     struct fsjob_state *fsjob; /* file actions: the child at work, the undo history */
+    char *api_key;             /* X-Session-API-Key, NULL when none is configured */
     double started_at;         /* loop_now() at start */
     double last_action_at;     /* loop_now() of the last /execute_action */
     bool serving;              /* the socket is up */

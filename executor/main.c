@@ -1,8 +1,10 @@
 /* paddock-executor: OpenHands' action execution server for one sandbox, in one process.
  *
- * Start-up: resolve the agent user, make the working dir, start the shell, wait for its first
- * marker, then bind the socket (so "socket exists + /alive 200" means ready) and serve. One
- * epoll loop drives HTTP (MHD), the pty, signals (signalfd) and the action timer (timerfd). */
+ * Start-up: take the API key (if any) out of the environment or its file, resolve the agent
+ * user, make the working dir, start the shell, wait for its first marker, then bind the
+ * sockets (so "socket exists + /alive 200" means ready) and serve. One epoll loop drives HTTP
+ * (MHD), the pty, signals (signalfd), the action timer (timerfd) and the pipes of file
+ * operations running as the agent. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -21,9 +23,11 @@
 
 #include "action_browse.h"
 #include "action_run.h"
+#include "auth.h"
 #include "env.h"
 #include "executor.h"
 #include "fsjob.h"
+#include "listen.h"
 #include "plugin.h"
 #include "server.h"
 
@@ -34,6 +38,8 @@ extern char **environ;
 
 struct options {
     const char *socket_path;
+    const char *listen;
+    const char *api_key_file;
     const char *working_dir;
     const char *username;
     const char *shell;
@@ -41,21 +47,29 @@ struct options {
     double no_change_timeout;
     const char **plugins; /* names after --plugins */
     size_t n_plugins;
+    unsigned connection_timeout;
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: paddock-executor --socket PATH [--working-dir DIR] [--user-id UID]\n"
-            "                        [--username NAME] [--no-change-timeout SECS] [--shell PATH]\n"
-            "                        [--plugins NAME...]\n"
+            "usage: paddock-executor [--socket PATH] [--listen HOST:PORT] [--api-key-file PATH]\n"
+            "                        [--working-dir DIR] [--user-id UID] [--username NAME]\n"
+            "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
+            "                        [--shell PATH] [--plugins NAME...]\n"
             "\n"
-            "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH.\n"
+            "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH\n"
+            "and/or on TCP (at least one of --socket and --listen).\n"
+            "  --listen HOST:PORT        also serve on TCP ([::1]:PORT for IPv6); a host that is\n"
+            "                            not loopback needs an API key\n"
+            "  --api-key-file PATH       require X-Session-API-Key equal to the key in PATH (a\n"
+            "                            file only this uid can read); default: $SESSION_API_KEY\n"
             "  --working-dir DIR         the shell starts here; created if missing (/workspace)\n"
             "  --user-id UID             run the shell as UID (needs root)\n"
             "  --username NAME           name reported for UID when /etc/passwd has none\n"
             "  --no-change-timeout SECS  soft timeout for non-blocking commands\n"
             "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
+            "  --connection-timeout SECS close connections idle this long (60; 0: never)\n"
             "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
             "                            run_ipython, gitinfo for git metadata of commands,\n"
@@ -108,6 +122,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     static const struct option longopts[] = {
         {"socket", required_argument, NULL, 's'},
+        {"listen", required_argument, NULL, 'l'},
+        {"api-key-file", required_argument, NULL, 'k'},
+        {"connection-timeout", required_argument, NULL, 'c'},
         {"working-dir", required_argument, NULL, 'w'},
         {"user-id", required_argument, NULL, 'u'},
         {"username", required_argument, NULL, 'n'},
@@ -120,7 +137,8 @@ static int parse_options(int argc, char **argv, struct options *o)
     const char *env_nct = getenv("NO_CHANGE_TIMEOUT_SECONDS");
     *o = (struct options){.working_dir = "/workspace",
                           .user_id = -1,
-                          .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE};
+                          .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE,
+                          .connection_timeout = EXECUTOR_CONNECTION_TIMEOUT};
     if (take_plugins(&argc, argv, o) < 0) {
         fprintf(stderr, "paddock-executor: out of memory\n");
         return 1;
@@ -136,6 +154,21 @@ static int parse_options(int argc, char **argv, struct options *o)
         switch (c) {
         case 's':
             o->socket_path = optarg;
+            break;
+        case 'l':
+            o->listen = optarg;
+            break;
+        case 'k':
+            o->api_key_file = optarg;
+            break;
+        case 'c':
+            errno = 0;
+            unsigned long ct = strtoul(optarg, &end, 10);
+            if (errno || end == optarg || *end || optarg[0] == '-' || ct > 86400) {
+                fprintf(stderr, "paddock-executor: invalid --connection-timeout: %s\n", optarg);
+                return 2;
+            }
+            o->connection_timeout = (unsigned)ct;
             break;
         case 'w':
             o->working_dir = optarg;
@@ -178,9 +211,18 @@ static int parse_options(int argc, char **argv, struct options *o)
         usage(stderr);
         return 2;
     }
-    if (!o->socket_path || !*o->socket_path) {
-        fprintf(stderr, "paddock-executor: --socket is required\n");
+    if ((!o->socket_path || !*o->socket_path) && (!o->listen || !*o->listen)) {
+        fprintf(stderr, "paddock-executor: --socket or --listen is required\n");
         usage(stderr);
+        return 2;
+    }
+    if (o->socket_path && !*o->socket_path)
+        o->socket_path = NULL;
+    struct buf err = BUF_INIT;
+    char host[256], port[8];
+    if (o->listen && listen_split(o->listen, host, sizeof host, port, sizeof port, &err) < 0) {
+        fprintf(stderr, "paddock-executor: %s\n", err.data);
+        buf_free(&err);
         return 2;
     }
     return 0;
@@ -315,6 +357,20 @@ int main(int argc, char **argv)
     }
 
     static struct executor ex;
+    /* The key first, so that nothing started later (the shell) can inherit it. */
+    struct buf err = BUF_INIT;
+    char *env_key = auth_key_take_env();
+    if (o.api_key_file) {
+        ex.api_key = auth_key_load_file(o.api_key_file, &err);
+        auth_key_free(env_key);
+        if (!ex.api_key) {
+            fprintf(stderr, "paddock-executor: %s\n", err.data);
+            buf_free(&err);
+            return 1;
+        }
+    } else {
+        ex.api_key = env_key;
+    }
     struct buf perr = BUF_INIT;
     for (size_t i = 0; i < o.n_plugins; i++) {
         if (plugin_enable(&ex, o.plugins[i], &perr) < 0) {
@@ -405,6 +461,17 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    /* TCP is bound before the shell starts, so a refused or busy address fails at once; it
+     * is served only when the unix socket appears (the readiness signal). */
+    int fd_tcp = -1;
+    if (o.listen && (fd_tcp = listen_tcp(o.listen, ex.api_key != NULL, &err)) < 0) {
+        fprintf(stderr, "paddock-executor: %s\n", err.data);
+        buf_free(&err);
+        env_free(envp);
+        auth_key_free(ex.api_key);
+        return 1;
+    }
+
     /* Signals arrive through the loop; SIGPIPE would kill us on a vanished client. */
     sigset_t mask;
     sigemptyset(&mask);
@@ -457,11 +524,27 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    struct buf err = BUF_INIT;
-    int lfd = server_listen_unix(o.socket_path, &err);
-    if (lfd >= 0)
-        ex.server = server_start(&ex, lfd, &err);
+    int fds[SERVER_MAX_LISTENERS];
+    size_t nfds = 0;
+    bool failed = false;
+    if (fd_tcp >= 0)
+        fds[nfds++] = fd_tcp;
+    fd_tcp = -1;
+    if (o.socket_path) {
+        int fd = listen_unix(o.socket_path, &err);
+        if (fd < 0)
+            failed = true;
+        else
+            fds[nfds++] = fd;
+    }
+    if (!failed)
+        ex.server = server_start(&ex, fds, nfds, o.connection_timeout, &err);
+    else
+        for (size_t i = 0; i < nfds; i++)
+            close(fds[i]);
     if (!ex.server) {
+        if (o.socket_path && !failed)
+            unlink(o.socket_path);
         fprintf(stderr, "paddock-executor: %s\n", err.data ? err.data : "cannot serve");
         buf_free(&err);
         rc = 1;
@@ -477,10 +560,12 @@ int main(int argc, char **argv)
     }
 
 out:
+    if (fd_tcp >= 0)
+        close(fd_tcp);
     ex.stopping = true;
     action_abort_all(&ex);
     server_stop(ex.server);
-    if (ex.serving)
+    if (ex.serving && o.socket_path)
         unlink(o.socket_path);
     plugin_free_all(&ex);
     shell_free(&ex.shell);
@@ -491,5 +576,6 @@ out:
     close(sigs.watch.fd);
     loop_free(ex.loop);
     env_free(envp);
+    auth_key_free(ex.api_key);
     return rc;
 }

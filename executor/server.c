@@ -1,68 +1,52 @@
 #include "server.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <limits.h>
-#include <microhttpd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include "action.h"
+#include "auth.h"
+#include "endpoint.h"
 #include "executor.h"
-#include "sysinfo.h"
+
+struct listener {
+    struct server *srv;
+    struct MHD_Daemon *daemon;
+    struct loop_watch watch;
+};
 
 struct server {
     struct executor *ex;
-    struct MHD_Daemon *daemon;
-    struct loop_watch watch;
+    struct listener listeners[SERVER_MAX_LISTENERS];
+    size_t n;
     /* A connection was resumed. In external-loop mode MHD has no wakeup fd for that (it
      * drops its ITC), so the loop must run MHD before it sleeps again. */
     bool resumed;
+    bool stopping;
+    struct request *requests; /* every live request, for shutdown */
 };
 
-struct request;
-typedef enum MHD_Result (*route_fn)(struct request *rq);
-
-struct route {
-    const char *path;
-    const char *method;
-    bool body; /* keeps the request body */
-    route_fn fn;
+/* One line per endpoint. OPEN: no API key; BODY: the body is collected for finish; STREAM:
+ * the body goes to data as it arrives. */
+static const struct route routes[] = {
+    {"/alive", MHD_HTTP_METHOD_GET, ENDPOINT_OPEN, NULL, NULL, endpoint_alive},
+    {"/server_info", MHD_HTTP_METHOD_GET, ENDPOINT_OPEN, NULL, NULL, endpoint_server_info},
+    {"/execute_action", MHD_HTTP_METHOD_POST, ENDPOINT_BODY, NULL, NULL, endpoint_execute},
+    {"/list_files", MHD_HTTP_METHOD_POST, ENDPOINT_BODY, NULL, NULL, endpoint_list},
+    {"/upload_file", MHD_HTTP_METHOD_POST, ENDPOINT_STREAM, endpoint_upload_start,
+     endpoint_upload_data, endpoint_upload},
+    {"/download_files", MHD_HTTP_METHOD_GET, 0, NULL, NULL, endpoint_download},
 };
 
-struct request {
-    struct server *srv;
-    struct MHD_Connection *conn;
-    const struct route *route;
-    unsigned status; /* 404/405 decided from the first line */
-    const char *allow;
-    struct buf body;
-    bool too_large;
-    bool no_memory;
-    struct action_req *action; /* submitted; the reply waits for its result */
-};
+/* ---- replies and the request API (endpoint.h) ------------------------------------------ */
 
-/* Takes the reference to body. */
-static enum MHD_Result reply_json(struct MHD_Connection *conn, unsigned status, json_t *body,
+static enum MHD_Result reply_text(struct request *rq, unsigned status, char *text,
                                   const char *allow)
 {
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    json_decref(body);
-    if (!text) {
-        static char fallback[] =
-            "{\"detail\":\"An unexpected error occurred. Please try again later.\"}";
-        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-        text = strdup(fallback);
-        if (!text)
-            return MHD_NO;
-    }
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
@@ -72,289 +56,352 @@ static enum MHD_Result reply_json(struct MHD_Connection *conn, unsigned status, 
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     if (allow)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-    enum MHD_Result rc = MHD_queue_response(conn, status, resp);
+    return endpoint_reply_response(rq, status, resp);
+}
+
+static enum MHD_Result reply_json_allow(struct request *rq, unsigned status, json_t *body,
+                                        const char *allow)
+{
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    json_decref(body);
+    if (!text) {
+        static const char fallback[] =
+            "{\"detail\":\"An unexpected error occurred. Please try again later.\"}";
+        status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        text = strdup(fallback);
+        if (!text)
+            return MHD_NO;
+    }
+    return reply_text(rq, status, text, allow);
+}
+
+enum MHD_Result endpoint_reply_response(struct request *rq, unsigned status,
+                                        struct MHD_Response *resp)
+{
+    enum MHD_Result rc = MHD_queue_response(rq->conn, status, resp);
     MHD_destroy_response(resp);
+    if (rc == MHD_YES)
+        rq->replied = true;
     return rc;
 }
 
-/* FastAPI's error shape: {"detail": "..."}. */
-static enum MHD_Result reply_detail(struct MHD_Connection *conn, unsigned status, const char *fmt,
-                                    ...) __attribute__((format(printf, 3, 4)));
-static enum MHD_Result reply_detail(struct MHD_Connection *conn, unsigned status, const char *fmt,
-                                    ...)
+enum MHD_Result endpoint_reply_json(struct request *rq, unsigned status, json_t *body)
 {
-    char msg[512];
+    return reply_json_allow(rq, status, body, NULL);
+}
+
+enum MHD_Result endpoint_reply_detail(struct request *rq, unsigned status, const char *fmt, ...)
+{
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return reply_json(conn, status, json_pack("{s:s}", "detail", msg), NULL);
+    return endpoint_reply_json(rq, status, json_pack("{s:s}", "detail", msg));
 }
 
-static enum MHD_Result route_alive(struct request *rq)
+void endpoint_suspend(struct request *rq)
 {
-    return reply_json(rq->conn, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL);
+    if (rq->suspended)
+        return;
+    rq->suspended = true;
+    MHD_suspend_connection(rq->conn);
 }
 
-static enum MHD_Result route_server_info(struct request *rq)
+void endpoint_resume(struct request *rq)
 {
-    struct executor *ex = rq->srv->ex;
-    double now = loop_now();
-    return reply_json(rq->conn, MHD_HTTP_OK,
-                      sysinfo_json(now - ex->started_at, now - ex->last_action_at), NULL);
-}
-
-/* Resumes the connection whose action finished after it was suspended. */
-static void on_action_done(struct action_req *req)
-{
-    struct request *rq = req->owner;
+    if (!rq->suspended)
+        return;
+    rq->suspended = false;
     MHD_resume_connection(rq->conn);
     rq->srv->resumed = true;
 }
 
-static enum MHD_Result reply_action(struct request *rq)
+bool endpoint_stopping(const struct request *rq)
 {
-    json_t *result = rq->action->result;
-    if (!result)
-        return reply_detail(rq->conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-                            "The executor is shutting down.");
-    rq->action->result = NULL;
-    return reply_json(rq->conn, MHD_HTTP_OK, result, NULL);
+    return rq->srv->stopping;
 }
 
-static enum MHD_Result route_execute_action(struct request *rq)
+enum MHD_Result endpoint_reply_stopping(struct request *rq)
 {
-    struct executor *ex = rq->srv->ex;
+    return endpoint_reply_detail(rq, MHD_HTTP_SERVICE_UNAVAILABLE,
+                                 "The executor is shutting down.");
+}
+
+const char *endpoint_query(struct request *rq, const char *key)
+{
+    return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *endpoint_header(struct request *rq, const char *name)
+{
+    return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
+json_t *endpoint_body_object(struct request *rq, enum MHD_Result *rc)
+{
     json_error_t jerr;
-    struct buf err = BUF_INIT;
     json_t *body =
         json_loadb(rq->body.data ? rq->body.data : "", rq->body.len, JSON_ALLOW_NUL, &jerr);
     buf_free(&rq->body);
-    if (!body)
-        return reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST, "Invalid JSON: %s (line %d, column %d)",
-                            jerr.text, jerr.line, jerr.column);
-    struct action_req *req = action_req_new(body, &err);
-    json_decref(body);
-    if (!req) {
-        enum MHD_Result rc = reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST, "%s",
-                                          err.data ? err.data : "Invalid action");
-        buf_free(&err);
-        return rc;
+    if (!body) {
+        *rc =
+            endpoint_reply_detail(rq, MHD_HTTP_BAD_REQUEST, "Invalid JSON: %s (line %d, column %d)",
+                                  jerr.text, jerr.line, jerr.column);
+        return NULL;
     }
-    req->done = on_action_done;
-    req->owner = rq;
-    rq->action = req;
-    ex->last_action_at = loop_now();
-    if (action_submit(ex, req))
-        return reply_action(rq);
-    /* One action at a time: this connection sleeps until its result is there. */
-    MHD_suspend_connection(rq->conn);
-    return MHD_YES;
+    if (!json_is_object(body)) {
+        json_decref(body);
+        *rc = endpoint_reply_detail(rq, MHD_HTTP_BAD_REQUEST,
+                                    "Invalid request body: expected a JSON object");
+        return NULL;
+    }
+    return body;
 }
 
-static const struct route routes[] = {
-    {"/alive", MHD_HTTP_METHOD_GET, false, route_alive},
-    {"/server_info", MHD_HTTP_METHOD_GET, false, route_server_info},
-    {"/execute_action", MHD_HTTP_METHOD_POST, true, route_execute_action},
-};
+/* ---- routing ---------------------------------------------------------------------------- */
 
 static void route_request(struct request *rq, const char *url, const char *method)
 {
-    bool path_known = false;
+    bool path_known = false, open = false;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
         if (strcmp(routes[i].path, url) != 0)
             continue;
         path_known = true;
+        open = routes[i].flags & ENDPOINT_OPEN;
         rq->allow = routes[i].method;
         if (strcmp(routes[i].method, method) == 0) {
             rq->route = &routes[i];
-            return;
+            break;
         }
     }
-    rq->status = path_known ? MHD_HTTP_METHOD_NOT_ALLOWED : MHD_HTTP_NOT_FOUND;
+    /* As OpenHands' middleware: every path but the open ones needs the key, unknown paths
+     * included (so a client without the key learns nothing about the routes). */
+    if (!open && !auth_key_matches(rq->ex->api_key, endpoint_header(rq, AUTH_HEADER))) {
+        rq->route = NULL;
+        rq->status = MHD_HTTP_FORBIDDEN;
+    } else if (!rq->route) {
+        rq->status = path_known ? MHD_HTTP_METHOD_NOT_ALLOWED : MHD_HTTP_NOT_FOUND;
+    }
+}
+
+static enum MHD_Result reply_too_large(struct request *rq)
+{
+    return endpoint_reply_detail(rq, MHD_HTTP_CONTENT_TOO_LARGE,
+                                 "Request body too large (limit %u bytes)", EXECUTOR_MAX_BODY);
+}
+
+/* The first call: headers are in, no body yet. */
+static enum MHD_Result on_headers(struct request *rq)
+{
+    if (rq->status == MHD_HTTP_FORBIDDEN) /* before any of the body is read */
+        return endpoint_reply_detail(rq, MHD_HTTP_FORBIDDEN, "Invalid API Key");
+    if (!rq->route)
+        return MHD_YES;
+    if (rq->route->flags & (ENDPOINT_BODY | ENDPOINT_STREAM)) {
+        const char *cl = endpoint_header(rq, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && strtoull(cl, NULL, 10) > EXECUTOR_MAX_BODY) {
+            /* Answer before the body is read; MHD then closes the connection. */
+            rq->too_large = true;
+            return reply_too_large(rq);
+        }
+    }
+    return rq->route->start ? rq->route->start(rq) : MHD_YES;
+}
+
+static enum MHD_Result on_body(struct request *rq, const char *data, size_t n)
+{
+    if (!rq->route || rq->replied || rq->too_large || rq->no_memory)
+        return MHD_YES; /* dropped */
+    if (!(rq->route->flags & (ENDPOINT_BODY | ENDPOINT_STREAM)))
+        return MHD_YES;
+    /* Chunked bodies have no length up front: count, and stop keeping past the limit. */
+    rq->received += n;
+    if (rq->received > EXECUTOR_MAX_BODY) {
+        rq->too_large = true;
+        buf_free(&rq->body);
+        return MHD_YES;
+    }
+    if (rq->route->flags & ENDPOINT_STREAM)
+        return rq->route->data(rq, data, n) < 0 ? MHD_NO : MHD_YES;
+    if (buf_append(&rq->body, data, n) < 0) {
+        rq->no_memory = true;
+        buf_free(&rq->body);
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result on_complete(struct request *rq)
+{
+    if (rq->too_large)
+        return reply_too_large(rq);
+    if (rq->no_memory)
+        return endpoint_reply_detail(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, "Out of memory");
+    if (rq->status == MHD_HTTP_NOT_FOUND)
+        return endpoint_reply_detail(rq, MHD_HTTP_NOT_FOUND, "Not Found");
+    if (rq->status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        return reply_json_allow(rq, MHD_HTTP_METHOD_NOT_ALLOWED,
+                                json_pack("{s:s}", "detail", "Method Not Allowed"), rq->allow);
+    return rq->route->finish(rq);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
+    struct server *srv = cls;
     struct request *rq = *con_cls;
     (void)version;
     if (!rq) {
         rq = calloc(1, sizeof *rq);
         if (!rq)
             return MHD_NO;
-        rq->srv = cls;
+        rq->srv = srv;
+        rq->ex = srv->ex;
         rq->conn = conn;
+        rq->next = srv->requests;
+        if (srv->requests)
+            srv->requests->prev = rq;
+        srv->requests = rq;
         *con_cls = rq;
         route_request(rq, url, method);
-        if (rq->route && rq->route->body) {
-            const char *cl =
-                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-            if (cl && strtoull(cl, NULL, 10) > EXECUTOR_MAX_BODY) {
-                /* Answer before the body is read; MHD then closes the connection. */
-                rq->too_large = true;
-                return reply_detail(conn, MHD_HTTP_CONTENT_TOO_LARGE,
-                                    "Request body too large (limit %u bytes)", EXECUTOR_MAX_BODY);
-            }
-        }
-        return MHD_YES;
+        return on_headers(rq);
     }
     if (*upload_data_size) {
-        /* Chunked bodies have no length up front: count, and stop keeping past the limit. */
-        if (rq->route && rq->route->body && !rq->too_large && !rq->no_memory) {
-            if (rq->body.len + *upload_data_size > EXECUTOR_MAX_BODY) {
-                rq->too_large = true;
-                buf_free(&rq->body);
-            } else if (buf_append(&rq->body, upload_data, *upload_data_size) < 0) {
-                rq->no_memory = true;
-                buf_free(&rq->body);
-            }
-        }
+        size_t n = *upload_data_size;
         *upload_data_size = 0;
-        return MHD_YES;
+        return on_body(rq, upload_data, n);
     }
-    if (rq->action)
-        return reply_action(rq);
-    if (rq->too_large)
-        return reply_detail(conn, MHD_HTTP_CONTENT_TOO_LARGE,
-                            "Request body too large (limit %u bytes)", EXECUTOR_MAX_BODY);
-    if (rq->no_memory)
-        return reply_detail(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "Out of memory");
-    if (rq->status == MHD_HTTP_NOT_FOUND)
-        return reply_detail(conn, MHD_HTTP_NOT_FOUND, "Not Found");
-    if (rq->status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        return reply_json(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-                          json_pack("{s:s}", "detail", "Method Not Allowed"), rq->allow);
-    return rq->route->fn(rq);
+    return on_complete(rq);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
+    struct server *srv = cls;
     struct request *rq = *con_cls;
-    (void)cls;
     (void)conn;
     (void)toe;
     if (!rq)
         return;
+    if (rq->prev)
+        rq->prev->next = rq->next;
+    else
+        srv->requests = rq->next;
+    if (rq->next)
+        rq->next->prev = rq->prev;
+    if (rq->state_free)
+        rq->state_free(rq->state);
     buf_free(&rq->body);
-    action_req_free(rq->action);
     free(rq);
     *con_cls = NULL;
 }
 
+/* ---- the daemons on the loop ------------------------------------------------------------ */
+
 static void on_mhd_fd(struct loop_watch *w, uint32_t events)
 {
-    struct server *srv = LOOP_CONTAINER_OF(w, struct server, watch);
+    struct listener *l = LOOP_CONTAINER_OF(w, struct listener, watch);
     (void)events;
-    MHD_run(srv->daemon);
+    MHD_run(l->daemon);
 }
 
-int server_listen_unix(const char *path, struct buf *err)
+static void run_all(struct server *srv)
 {
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    char tmp[sizeof addr.sun_path];
-    if (strlen(path) >= sizeof addr.sun_path) {
-        buf_printf(err, "socket path too long (max %zu bytes): %s", sizeof addr.sun_path - 1, path);
-        return -1;
-    }
-    /* Bind a temporary name, then rename: clients never see a socket that does not listen. */
-    int n = snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    const char *bind_path = n > 0 && (size_t)n < sizeof tmp ? tmp : path;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) {
-        buf_printf(err, "socket: %s", strerror(errno));
-        return -1;
-    }
-    unlink(bind_path);
-    if (bind_path == path)
-        unlink(path);
-    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", bind_path);
-    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0 || listen(fd, 64) < 0) {
-        buf_printf(err, "cannot listen on %s: %s", bind_path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    chmod(bind_path, 0660);
-    /* The engine made the socket's directory: let its owner (not the agent) connect. */
-    char dir[sizeof addr.sun_path];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = '\0';
-    struct stat st;
-    if (geteuid() == 0 && stat(slash ? dir : ".", &st) == 0 && st.st_uid != 0) {
-        int ignored = chown(bind_path, st.st_uid, st.st_gid);
-        (void)ignored;
-    }
-    if (bind_path != path && rename(bind_path, path) < 0) {
-        buf_printf(err, "cannot rename %s to %s: %s", bind_path, path, strerror(errno));
-        unlink(bind_path);
-        close(fd);
-        return -1;
-    }
-    return fd;
+    srv->resumed = false;
+    for (size_t i = 0; i < srv->n; i++)
+        MHD_run(srv->listeners[i].daemon);
 }
 
-struct server *server_start(struct executor *ex, int listen_fd, struct buf *err)
+static void stop_listeners(struct server *srv)
+{
+    for (size_t i = 0; i < srv->n; i++) {
+        struct listener *l = &srv->listeners[i];
+        if (l->watch.fn)
+            loop_del(srv->ex->loop, &l->watch);
+        MHD_stop_daemon(l->daemon);
+    }
+    srv->n = 0;
+}
+
+struct server *server_start(struct executor *ex, const int *listen_fds, size_t n,
+                            unsigned connection_timeout, struct buf *err)
 {
     struct server *srv = calloc(1, sizeof *srv);
-    if (!srv) {
-        close(listen_fd);
-        buf_printf(err, "out of memory");
-        return NULL;
+    size_t i = 0;
+    if (!srv || n == 0 || n > SERVER_MAX_LISTENERS) {
+        buf_printf(err, srv ? "no socket to serve on" : "out of memory");
+        goto fail;
     }
     srv->ex = ex;
-    srv->daemon =
-        MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, srv,
-                         MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_NOTIFY_COMPLETED,
-                         on_completed, srv, MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
-    if (!srv->daemon) {
-        buf_printf(err, "cannot start the HTTP server");
-        close(listen_fd);
-        free(srv);
-        return NULL;
-    }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_EPOLL_FD);
-    srv->watch.fd = info ? info->epoll_fd : -1;
-    srv->watch.fn = on_mhd_fd;
-    if (srv->watch.fd < 0 || loop_add(ex->loop, &srv->watch, EPOLLIN) < 0) {
-        buf_printf(err, "cannot watch the HTTP server");
-        MHD_stop_daemon(srv->daemon);
-        free(srv);
-        return NULL;
+    for (; i < n; i++) {
+        struct listener *l = &srv->listeners[i];
+        l->srv = srv;
+        l->daemon = MHD_start_daemon(
+            MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, srv,
+            MHD_OPTION_LISTEN_SOCKET, listen_fds[i], MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout, MHD_OPTION_END);
+        if (!l->daemon) {
+            buf_printf(err, "cannot start the HTTP server");
+            goto fail;
+        }
+        srv->n++;
+        const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+        l->watch.fd = info ? info->epoll_fd : -1;
+        if (l->watch.fd < 0 || loop_add(ex->loop, &l->watch, EPOLLIN) < 0) {
+            buf_printf(err, "cannot watch the HTTP server");
+            i++; /* its socket is the daemon's now */
+            goto fail;
+        }
+        l->watch.fn = on_mhd_fd;
     }
     return srv;
+fail:
+    if (srv)
+        stop_listeners(srv);
+    for (; i < n; i++)
+        close(listen_fds[i]);
+    free(srv);
+    return NULL;
 }
 
 void server_stop(struct server *srv)
 {
     if (!srv)
         return;
-    loop_del(srv->ex->loop, &srv->watch);
-    /* Requests that were resumed at shutdown get their replies written if they can. */
-    srv->resumed = false;
-    MHD_run(srv->daemon);
-    MHD_stop_daemon(srv->daemon);
+    /* Requests still waiting are resumed; their handlers see endpoint_stopping() and reply
+     * (503), and those replies are written if they can be. */
+    srv->stopping = true;
+    for (struct request *rq = srv->requests; rq; rq = rq->next)
+        endpoint_resume(rq);
+    for (size_t i = 0; i < srv->n; i++) {
+        loop_del(srv->ex->loop, &srv->listeners[i].watch);
+        srv->listeners[i].watch.fn = NULL;
+    }
+    run_all(srv);
+    stop_listeners(srv);
     free(srv);
 }
 
 int server_timeout_ms(struct server *srv)
 {
-    MHD_UNSIGNED_LONG_LONG ms;
-    if (srv && srv->resumed)
-        return 0;
-    if (!srv || MHD_get_timeout(srv->daemon, &ms) != MHD_YES)
+    if (!srv)
         return -1;
-    return ms > INT_MAX ? INT_MAX : (int)ms;
+    if (srv->resumed)
+        return 0;
+    long long best = -1;
+    for (size_t i = 0; i < srv->n; i++) {
+        MHD_UNSIGNED_LONG_LONG ms;
+        if (MHD_get_timeout(srv->listeners[i].daemon, &ms) == MHD_YES &&
+            (best < 0 || (long long)ms < best))
+            best = ms > LLONG_MAX ? LLONG_MAX : (long long)ms;
+    }
+    return best > INT_MAX ? INT_MAX : (int)best;
 }
 
 void server_run_due(struct server *srv)
 {
     /* Bounded: if MHD still has work, the next loop turn polls with timeout 0. */
-    for (int i = 0; i < 8 && srv && server_timeout_ms(srv) == 0; i++) {
-        srv->resumed = false;
-        MHD_run(srv->daemon);
-    }
+    for (int i = 0; i < 8 && srv && server_timeout_ms(srv) == 0; i++)
+        run_all(srv);
 }

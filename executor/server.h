@@ -1,17 +1,23 @@
-/* HTTP on a unix socket: libmicrohttpd driven by the executor's event loop, and the routes. */
+/* HTTP: libmicrohttpd driven by the executor's event loop, one daemon per listening socket,
+ * and the routes (endpoint.h). */
 #ifndef PADDOCK_EXECUTOR_SERVER_H
 #define PADDOCK_EXECUTOR_SERVER_H
 
+#include <stddef.h>
+
 #include "buf.h"
+
+#define SERVER_MAX_LISTENERS 2
 
 struct executor;
 struct server;
 
-/* Binds and listens on path (a stale socket there is replaced). The socket appears only once
- * it listens, so "it exists" means "it accepts". Returns the fd, or -1 with a message. */
-int server_listen_unix(const char *path, struct buf *err);
-/* Serves on listen_fd (taken over). NULL with a message on failure. */
-struct server *server_start(struct executor *ex, int listen_fd, struct buf *err);
+/* Serves on the n listening sockets (taken over, closed on failure). A connection that sends
+ * and accepts nothing for connection_timeout seconds is closed (0: never; a suspended one,
+ * waiting for its action or file operation, never times out). NULL with a message. */
+struct server *server_start(struct executor *ex, const int *listen_fds, size_t n,
+                            unsigned connection_timeout, struct buf *err);
+/* Waiting requests are resumed and answered (503) as far as possible, then all is closed. */
 void server_stop(struct server *srv);
 /* Milliseconds until MHD needs a run without an fd event, or -1 for never. */
 int server_timeout_ms(struct server *srv);

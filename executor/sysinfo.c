@@ -1,5 +1,6 @@
 #include "sysinfo.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -67,6 +68,9 @@ json_t *sysinfo_json(double uptime, double idle_time)
         if (disk_used + disk_free > 0)
             disk_percent = 100.0 * (double)disk_used / (double)(disk_used + disk_free);
     }
+    /* psutil rounds these two to one decimal. */
+    cpu_percent = round(cpu_percent * 10) / 10;
+    disk_percent = round(disk_percent * 10) / 10;
     long long read_bytes = proc_field("/proc/self/io", "read_bytes:");
     long long write_bytes = proc_field("/proc/self/io", "write_bytes:");
 

@@ -1,20 +1,20 @@
 #!/bin/sh
-# Build musl-libc static copies of libmicrohttpd (no TLS) and jansson from Debian's own
+# Build musl-libc static copies of libmicrohttpd (no TLS), jansson and zlib from Debian's own
 # source packages, for the static paddock-executor.
 #
 #   scripts/build-musl-deps.sh PREFIX [COPY_DIR]
 #
-# PREFIX receives include/ and lib/{libmicrohttpd.a,libjansson.a}. With COPY_DIR the two .a
-# files and the three headers the executor includes are also copied there (meson's
+# PREFIX receives include/ and lib/{libmicrohttpd.a,libjansson.a,libz.a}. With COPY_DIR the
+# three .a files and the five headers the executor includes are also copied there (meson's
 # custom_target declares them as its outputs, which must sit in the build dir).
-# Idempotent: when PREFIX already holds both libraries and a stamp of this script's version,
+# Idempotent: when PREFIX already holds the libraries and a stamp of this script's version,
 # nothing is rebuilt. Downloaded source packages are cached in PREFIX's parent
 # (<parent>/musl-deps-cache), so a rebuild after `rm -rf PREFIX` does not download again.
 # The system apt configuration is never changed: a throwaway deb-src list, derived from the
 # Debian entries of the system's own sources, is passed with -o options.
 set -eu
 
-SCRIPT_VERSION=1
+SCRIPT_VERSION=2
 STAMP_NAME=.paddock-musl-deps.stamp
 
 say() { printf 'build-musl-deps: %s\n' "$*" >&2; }
@@ -30,8 +30,8 @@ STAMP=$PREFIX/$STAMP_NAME
 copy_out() {
     [ -n "$COPY_DIR" ] || return 0
     mkdir -p "$COPY_DIR"
-    for f in lib/libmicrohttpd.a lib/libjansson.a include/microhttpd.h include/jansson.h \
-        include/jansson_config.h; do
+    for f in lib/libmicrohttpd.a lib/libjansson.a lib/libz.a include/microhttpd.h \
+        include/jansson.h include/jansson_config.h include/zlib.h include/zconf.h; do
         # Copy only when different, so an up-to-date build does not relink the executor.
         dst=$COPY_DIR/$(basename "$f")
         cmp -s "$PREFIX/$f" "$dst" 2>/dev/null || cp "$PREFIX/$f" "$dst"
@@ -39,7 +39,8 @@ copy_out() {
 }
 
 if [ -f "$PREFIX/lib/libmicrohttpd.a" ] && [ -f "$PREFIX/lib/libjansson.a" ] &&
-    [ -f "$PREFIX/include/microhttpd.h" ] && [ -f "$PREFIX/include/jansson.h" ] && [ -f "$STAMP" ] &&
+    [ -f "$PREFIX/lib/libz.a" ] && [ -f "$PREFIX/include/microhttpd.h" ] &&
+    [ -f "$PREFIX/include/jansson.h" ] && [ -f "$PREFIX/include/zlib.h" ] && [ -f "$STAMP" ] &&
     [ "$(sed -n 1p "$STAMP")" = "version=$SCRIPT_VERSION" ]; then
     copy_out
     exit 0
@@ -51,12 +52,16 @@ done
 
 mkdir -p "$CACHE"
 
-# Source packages: download once into the cache.
-have_sources() {
-    ls "$CACHE"/libmicrohttpd_*.dsc >/dev/null 2>&1 && ls "$CACHE"/jansson_*.dsc >/dev/null 2>&1
+# Source packages (Debian source package names): download once into the cache.
+SOURCES="libmicrohttpd jansson zlib"
+missing_sources() {
+    for pkg in $SOURCES; do
+        ls "$CACHE/${pkg}"_*.dsc >/dev/null 2>&1 || printf '%s ' "$pkg"
+    done
 }
 
-if ! have_sources; then
+MISSING=$(missing_sources)
+if [ -n "$MISSING" ]; then
     APTDIR=$CACHE/apt
     rm -rf "$APTDIR"
     mkdir -p "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial"
@@ -82,16 +87,18 @@ if ! have_sources; then
         -o "APT::Sandbox::User=root"
     mkdir -p "$APTDIR/parts"
     [ -s "$SRC" ] && cp "$SRC" "$APTDIR/parts/paddock.sources"
-    say "downloading Debian source packages libmicrohttpd and jansson into $CACHE"
+    say "downloading Debian source packages ${MISSING}into $CACHE"
     apt-get "$@" -qq update >&2 || die "apt-get update (deb-src) failed"
-    (cd "$CACHE" && apt-get "$@" -qq source --download-only libmicrohttpd jansson >&2) ||
+    # shellcheck disable=SC2086 # one word per package
+    (cd "$CACHE" && apt-get "$@" -qq source --download-only $MISSING >&2) ||
         die "apt-get source failed"
-    have_sources || die "source packages missing after download"
+    [ -z "$(missing_sources)" ] || die "source packages missing after download: $(missing_sources)"
     rm -rf "$APTDIR" # 20 MB of package indexes, needed only for the download
 fi
 
 MHD_DSC=$(ls "$CACHE"/libmicrohttpd_*.dsc | sort -V | tail -n 1)
 JANSSON_DSC=$(ls "$CACHE"/jansson_*.dsc | sort -V | tail -n 1)
+ZLIB_DSC=$(ls "$CACHE"/zlib_*.dsc | sort -V | tail -n 1)
 
 WORK=$PARENT/musl-deps-work
 rm -rf "$WORK" "$PREFIX"
@@ -99,9 +106,10 @@ mkdir -p "$WORK" "$PREFIX"
 trap 'rm -rf "$WORK"' EXIT
 
 # A fresh unpack every build: copied trees break autotools' timestamps.
-say "unpacking $(basename "$MHD_DSC") and $(basename "$JANSSON_DSC")"
+say "unpacking $(basename "$MHD_DSC"), $(basename "$JANSSON_DSC") and $(basename "$ZLIB_DSC")"
 dpkg-source --no-check -x "$MHD_DSC" "$WORK/mhd" >/dev/null
 dpkg-source --no-check -x "$JANSSON_DSC" "$WORK/jansson" >/dev/null
+dpkg-source --no-check -x "$ZLIB_DSC" "$WORK/zlib" >/dev/null
 
 JOBS=$(nproc 2>/dev/null || echo 2)
 
@@ -126,13 +134,24 @@ say "building jansson with musl-gcc"
         cmake --install build >>build.log 2>&1 || { tail -n 30 build.log >&2; exit 1; }
 ) || die "jansson build failed"
 
-[ -f "$PREFIX/lib/libmicrohttpd.a" ] && [ -f "$PREFIX/lib/libjansson.a" ] ||
-    die "libraries missing after build"
+say "building zlib with musl-gcc"
+(
+    cd "$WORK/zlib"
+    # zlib's own configure script (not autoconf): static library only.
+    CC=musl-gcc CFLAGS="-O2" ./configure --static --prefix="$PREFIX" >build.log 2>&1 ||
+        { tail -n 30 build.log >&2; exit 1; }
+    make -j"$JOBS" libz.a >>build.log 2>&1 && make install >>build.log 2>&1 ||
+        { tail -n 30 build.log >&2; exit 1; }
+) || die "zlib build failed"
+
+[ -f "$PREFIX/lib/libmicrohttpd.a" ] && [ -f "$PREFIX/lib/libjansson.a" ] &&
+    [ -f "$PREFIX/lib/libz.a" ] || die "libraries missing after build"
 
 {
     echo "version=$SCRIPT_VERSION"
     echo "libmicrohttpd=$(basename "$MHD_DSC" .dsc)"
     echo "jansson=$(basename "$JANSSON_DSC" .dsc)"
+    echo "zlib=$(basename "$ZLIB_DSC" .dsc)"
 } >"$STAMP"
 copy_out
 say "done: $PREFIX"

@@ -14,7 +14,7 @@ die() { say "error: $*"; exit 1; }
 PADDOCK_PACKAGES=(
   build-essential pkg-config meson ninja-build cmake
   libncurses-dev libvterm-dev libjansson-dev libcurl4-openssl-dev
-  libsqlite3-dev sqlite3 libmicrohttpd-dev
+  libsqlite3-dev sqlite3 libmicrohttpd-dev zlib1g-dev
   musl-tools musl-dev dpkg-dev
   docker.io tini busybox-static
   tmux curl libcmocka-dev clang-format python3
