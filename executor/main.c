@@ -366,6 +366,7 @@ int main(int argc, char **argv)
         if (!ex.api_key) {
             fprintf(stderr, "paddock-executor: %s\n", err.data);
             buf_free(&err);
+            free(o.plugins);
             return 1;
         }
     } else {
@@ -377,6 +378,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "paddock-executor: %s\n", perr.data ? perr.data : "bad plugin");
             buf_free(&perr);
             free(o.plugins);
+            auth_key_free(ex.api_key);
             return 2;
         }
     }
