@@ -9,7 +9,7 @@ static const struct action_type action_types[] = {
     {"run", action_run_parse, action_run_start, action_run_cancel, action_run_free},
 };
 
-static const struct action_type *action_type_find(const char *name)
+const struct action_type *action_type_find(const char *name)
 {
     for (size_t i = 0; i < sizeof action_types / sizeof action_types[0]; i++)
         if (strcmp(action_types[i].name, name) == 0)

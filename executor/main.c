@@ -1,8 +1,9 @@
 /* paddock-executor: OpenHands' action execution server for one sandbox, in one process.
  *
  * Start-up: resolve the agent user, make the working dir, start the shell, wait for its first
- * marker, then bind the socket (so "socket exists + /alive 200" means ready) and serve. One
- * epoll loop drives HTTP (MHD), the pty, signals (signalfd) and the action timer (timerfd). */
+ * marker, run the start-up steps in it (variables, git identity, setup script), then bind the
+ * socket (so "socket exists + /alive 200" means ready) and serve. One epoll loop drives HTTP
+ * (MHD), the pty, signals (signalfd) and the action timer (timerfd). */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -23,6 +24,7 @@
 #include "env.h"
 #include "executor.h"
 #include "server.h"
+#include "startup.h"
 
 #define STARTUP_TIMEOUT 30.0 /* seconds for the shell's first prompt */
 #define SHELL_MAX_FAILURES 3 /* consecutive deaths before the first prompt */
@@ -34,6 +36,8 @@ struct options {
     const char *working_dir;
     const char *username;
     const char *shell;
+    const char *env_file;
+    const char *home;
     long user_id;
     double no_change_timeout;
 };
@@ -43,6 +47,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: paddock-executor --socket PATH [--working-dir DIR] [--user-id UID]\n"
             "                        [--username NAME] [--no-change-timeout SECS] [--shell PATH]\n"
+            "                        [--home DIR] [--env-file PATH]\n"
             "\n"
             "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH.\n"
             "  --working-dir DIR         the shell starts here; created if missing (/workspace)\n"
@@ -50,7 +55,11 @@ static void usage(FILE *f)
             "  --username NAME           name reported for UID when /etc/passwd has none\n"
             "  --no-change-timeout SECS  soft timeout for non-blocking commands\n"
             "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
-            "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n");
+            "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n"
+            "  --home DIR                the agent's HOME (default: its passwd home, else the\n"
+            "                            working dir); created if missing\n"
+            "  --env-file PATH           KEY=VALUE lines exported in the shell at start and\n"
+            "                            persisted to ~/.bashrc\n");
 }
 
 static int parse_seconds(const char *s, double *out)
@@ -73,6 +82,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"username", required_argument, NULL, 'n'},
         {"no-change-timeout", required_argument, NULL, 't'},
         {"shell", required_argument, NULL, 'S'},
+        {"env-file", required_argument, NULL, 'e'},
+        {"home", required_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -115,6 +126,12 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'S':
             o->shell = optarg;
+            break;
+        case 'e':
+            o->env_file = optarg;
+            break;
+        case 'H':
+            o->home = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -219,9 +236,12 @@ static void on_signal(struct loop_watch *w, uint32_t events)
         /* Subreaper: orphans of the agent's jobs come to us too. */
         int status;
         pid_t pid;
-        while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
             if (pid == s->ex->shell.pid)
                 shell_reaped(&s->ex->shell, status);
+            else
+                action_run_child_exited(s->ex, pid, status);
+        }
     }
 }
 
@@ -315,7 +335,31 @@ int main(int argc, char **argv)
     }
     if (created && ex.cfg.switch_user && chown(o.working_dir, uid, gid) < 0)
         fprintf(stderr, "paddock-executor: cannot chown %s: %s\n", o.working_dir, strerror(errno));
-    snprintf(home, sizeof home, "%s", pw && is_dir(pw->pw_dir) ? pw->pw_dir : o.working_dir);
+    if (o.home) {
+        if (mkdir_p(o.home, &created) < 0) {
+            fprintf(stderr, "paddock-executor: cannot create home %s: %s\n", o.home,
+                    strerror(errno));
+            return 1;
+        }
+        if (created && ex.cfg.switch_user && chown(o.home, uid, gid) < 0)
+            fprintf(stderr, "paddock-executor: cannot chown %s: %s\n", o.home, strerror(errno));
+    }
+    snprintf(home, sizeof home, "%s",
+             o.home                     ? o.home
+             : pw && is_dir(pw->pw_dir) ? pw->pw_dir
+                                        : o.working_dir);
+
+    struct env_var *vars = NULL;
+    size_t nvars = 0;
+    if (o.env_file) {
+        struct buf err = BUF_INIT;
+        if (env_file_read(o.env_file, environ, &vars, &nvars, &err) < 0) {
+            fprintf(stderr, "paddock-executor: --env-file: %s\n", err.data ? err.data : "");
+            buf_free(&err);
+            env_vars_free(vars, nvars);
+            return 1;
+        }
+    }
 
     char hostname[256] = "localhost";
     if (gethostname(hostname, sizeof hostname - 1) < 0)
@@ -392,6 +436,14 @@ int main(int argc, char **argv)
     }
 
     struct buf err = BUF_INIT;
+    struct startup_params sp = {.vars = vars, .nvars = nvars, .working_dir = o.working_dir};
+    if (startup_run(&ex, &sp, &err) < 0) {
+        buf_free(&err);
+        goto out;
+    }
+    if (err.len)
+        fprintf(stderr, "paddock-executor: start-up: %s", err.data);
+    buf_reset(&err);
     int lfd = server_listen_unix(o.socket_path, &err);
     if (lfd >= 0)
         ex.server = server_start(&ex, lfd, &err);
@@ -422,5 +474,6 @@ out:
     close(sigs.watch.fd);
     loop_free(ex.loop);
     env_free(envp);
+    env_vars_free(vars, nvars);
     return rc;
 }

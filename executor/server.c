@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "action.h"
+#include "action_run.h"
+#include "env.h"
 #include "executor.h"
 #include "sysinfo.h"
 
@@ -47,6 +49,7 @@ struct request {
     bool too_large;
     bool no_memory;
     struct action_req *action; /* submitted; the reply waits for its result */
+    bool env;                  /* POST /env: the result becomes {"status": "ok"} or an error */
 };
 
 /* Takes the reference to body. */
@@ -112,6 +115,26 @@ static void on_action_done(struct action_req *req)
     rq->srv->resumed = true;
 }
 
+/* POST /env: what the hidden export command's observation means for the caller. */
+static enum MHD_Result reply_env(struct request *rq, json_t *result)
+{
+    const char *content = json_string_value(json_object_get(result, "content"));
+    int code = action_run_exit_code(result);
+    enum MHD_Result rc;
+    if (code == 0)
+        rc = reply_json(rq->conn, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL);
+    else if (content && strcmp(content, ACTION_RUN_BUSY) == 0)
+        rc = reply_detail(rq->conn, MHD_HTTP_CONFLICT,
+                          "The shell is running a command: variables can be added once it has "
+                          "finished (or after C-c).");
+    else
+        rc = reply_detail(rq->conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                          "Failed to add environment variables: %s",
+                          content && *content ? content : "the shell command failed");
+    json_decref(result);
+    return rc;
+}
+
 static enum MHD_Result reply_action(struct request *rq)
 {
     json_t *result = rq->action->result;
@@ -119,7 +142,23 @@ static enum MHD_Result reply_action(struct request *rq)
         return reply_detail(rq->conn, MHD_HTTP_SERVICE_UNAVAILABLE,
                             "The executor is shutting down.");
     rq->action->result = NULL;
+    if (rq->env)
+        return reply_env(rq, result);
     return reply_json(rq->conn, MHD_HTTP_OK, result, NULL);
+}
+
+/* Queues req for rq; replies at once when it finished at once. */
+static enum MHD_Result submit(struct request *rq, struct action_req *req)
+{
+    struct executor *ex = rq->srv->ex;
+    req->done = on_action_done;
+    req->owner = rq;
+    rq->action = req;
+    if (action_submit(ex, req))
+        return reply_action(rq);
+    /* One action at a time: this connection sleeps until its result is there. */
+    MHD_suspend_connection(rq->conn);
+    return MHD_YES;
 }
 
 static enum MHD_Result route_execute_action(struct request *rq)
@@ -141,21 +180,80 @@ static enum MHD_Result route_execute_action(struct request *rq)
         buf_free(&err);
         return rc;
     }
-    req->done = on_action_done;
-    req->owner = rq;
-    rq->action = req;
     ex->last_action_at = loop_now();
-    if (action_submit(ex, req))
-        return reply_action(rq);
-    /* One action at a time: this connection sleeps until its result is there. */
-    MHD_suspend_connection(rq->conn);
-    return MHD_YES;
+    return submit(rq, req);
+}
+
+/* POST /env {"K": "V", ...} (a paddock extension): OpenHands' add_env_vars. The keys are
+ * upper-cased, exported in the live shell and persisted to ~/.bashrc. */
+static enum MHD_Result route_env(struct request *rq)
+{
+    json_error_t jerr;
+    struct env_var *vars = NULL;
+    size_t n = 0;
+    const char *key;
+    json_t *value;
+    struct buf cmd = BUF_INIT;
+    struct action_req *req = NULL;
+    enum MHD_Result rc;
+    json_t *body =
+        json_loadb(rq->body.data ? rq->body.data : "", rq->body.len, JSON_ALLOW_NUL, &jerr);
+    buf_free(&rq->body);
+    if (!body)
+        return reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST, "Invalid JSON: %s (line %d, column %d)",
+                            jerr.text, jerr.line, jerr.column);
+    if (!json_is_object(body)) {
+        json_decref(body);
+        return reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST,
+                            "Invalid request body: expected a JSON object");
+    }
+    json_object_foreach(body, key, value)
+    {
+        if (!env_name_valid(key)) {
+            rc = reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST, "Invalid variable name: %s", key);
+            goto out;
+        }
+        if (!json_is_string(value)) {
+            rc = reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST,
+                              "Invalid value for %s (expected a string)", key);
+            goto out;
+        }
+        if (env_vars_add(&vars, &n, key, strlen(key), json_string_value(value),
+                         json_string_length(value)) < 0) {
+            rc = reply_detail(rq->conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "Out of memory");
+            goto out;
+        }
+        if (env_name_reserved(vars[n - 1].name)) {
+            rc =
+                reply_detail(rq->conn, MHD_HTTP_BAD_REQUEST,
+                             "Reserved variable name: %s (the executor sets it)", vars[n - 1].name);
+            goto out;
+        }
+    }
+    if (n == 0) {
+        rc = reply_json(rq->conn, MHD_HTTP_OK, json_pack("{s:s}", "status", "ok"), NULL);
+        goto out;
+    }
+    if (env_script_add(&cmd, vars, n) == 0)
+        req = action_run_internal_new(cmd.data, EXECUTOR_ENV_TIMEOUT);
+    buf_free(&cmd);
+    if (!req) {
+        rc = reply_detail(rq->conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "Out of memory");
+        goto out;
+    }
+    rq->env = true;
+    rc = submit(rq, req);
+out:
+    env_vars_free(vars, n);
+    json_decref(body);
+    return rc;
 }
 
 static const struct route routes[] = {
     {"/alive", MHD_HTTP_METHOD_GET, false, route_alive},
     {"/server_info", MHD_HTTP_METHOD_GET, false, route_server_info},
     {"/execute_action", MHD_HTTP_METHOD_POST, true, route_execute_action},
+    {"/env", MHD_HTTP_METHOD_POST, true, route_env},
 };
 
 static void route_request(struct request *rq, const char *url, const char *method)

@@ -1,6 +1,13 @@
 /* Black-box tests of paddock-executor: start the binary given as argv[1] on a unix socket in a
  * fresh temp dir, drive it over HTTP with libcurl, stop it by PID.
- * EXECUTOR_SHELL=/path/to/shell runs the same tests against another shell (busybox ash). */
+ * EXECUTOR_SHELL=/path/to/shell runs the same tests against another shell (busybox ash).
+ *
+ * Groups, each with its own executor: the general tests; two with start-up steps (an
+ * --env-file, a workspace setup script, a git identity from the environment); and, when run
+ * as root, one whose shell runs as a fresh uid for the hostile tests (kill -9 -1, a fork
+ * bomb), which must never run as root or as a uid that owns anything else.
+ * HOME is always a directory of the test's own (--home): the executor writes ~/.gitconfig
+ * and ~/.bashrc there. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +17,7 @@
 #include <cmocka.h>
 
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -28,8 +36,43 @@ static const char *executor_path;
 static char tmpdir[64];
 static char sock_path[100];
 static char work_dir[100];
+static char home_dir[100];
 static pid_t executor_pid = -1;
 static CURL *curl;
+
+/* What the group's executor is started with. */
+struct group {
+    const char *setup_dir; /* workspace dir holding setup.sh (NULL: none) */
+    bool both_setups;      /* also an .openhands/setup.sh that must not run */
+    bool env_file;         /* --env-file with two variables; GIT_USER_NAME in the environment */
+    bool agent_uid;        /* root only: the shell runs as a fresh uid */
+};
+static const struct group *grp;
+static const struct group group_default = {0};
+static const struct group group_startup = {
+    .setup_dir = ".paddock", .both_setups = true, .env_file = true};
+static const struct group group_startup_openhands = {.setup_dir = ".openhands"};
+static const struct group group_agent = {.agent_uid = true};
+static uid_t agent_uid;
+static bool setup_done_when_ready; /* the setup script had finished when the socket appeared */
+
+static bool shell_is_ash(void)
+{
+    const char *shell = getenv("EXECUTOR_SHELL");
+    return shell && *shell;
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+    chmod(path, mode);
+}
 
 struct reply {
     long status;
@@ -161,6 +204,38 @@ static void assert_contains(const char *s, const char *part)
 
 /* ---- start and stop --------------------------------------------------------------------- */
 
+/* The workspace and files a group starts with. */
+static void prepare_group(void)
+{
+    char path[256];
+    if (grp->setup_dir) {
+        mkdir(work_dir, 0755);
+        snprintf(path, sizeof path, "%s/%s", work_dir, grp->setup_dir);
+        mkdir(path, 0755);
+        snprintf(path, sizeof path, "%s/%s/setup.sh", work_dir, grp->setup_dir);
+        /* Sourced in the session: what it exports stays; what it prints is nobody's. */
+        write_file(path,
+                   strcmp(grp->setup_dir, ".paddock") == 0
+                       ? "echo noise from setup\nexport SETUP_VAR=from-paddock-setup\n"
+                         "sleep 0.3\necho done > setup-done\n"
+                       : "export SETUP_VAR=from-openhands-setup\necho done > setup-done\n",
+                   0644);
+    }
+    if (grp->both_setups) {
+        snprintf(path, sizeof path, "%s/.openhands", work_dir);
+        mkdir(path, 0755);
+        snprintf(path, sizeof path, "%s/.openhands/setup.sh", work_dir);
+        write_file(path, "export SETUP_VAR=wrong\necho ran > openhands-ran\n", 0644);
+    }
+    if (grp->env_file) {
+        snprintf(path, sizeof path, "%s/vars.env", tmpdir);
+        write_file(path,
+                   "# start-up variables\nfile_var=from file $HOME \"q\"\n"
+                   "GIT_USER_EMAIL=dev@example.com\n",
+                   0644);
+    }
+}
+
 static int start_executor(void **state)
 {
     (void)state;
@@ -169,17 +244,37 @@ static int start_executor(void **state)
         return -1;
     snprintf(sock_path, sizeof sock_path, "%s/executor.sock", tmpdir);
     snprintf(work_dir, sizeof work_dir, "%s/workspace", tmpdir);
+    snprintf(home_dir, sizeof home_dir, "%s/home", tmpdir);
+    if (grp->agent_uid) {
+        /* A uid nothing else on this machine uses: kill -9 -1 and RLIMIT_NPROC as that uid
+         * reach only the test's own processes. */
+        agent_uid = (uid_t)(200000 + getpid() % 100000);
+        chmod(tmpdir, 0755);
+    }
+    prepare_group();
     const char *shell = getenv("EXECUTOR_SHELL");
     executor_pid = fork();
     if (executor_pid < 0)
         return -1;
     if (executor_pid == 0) {
-        char *argv[12] = {(char *)executor_path, "--socket", sock_path, "--working-dir", work_dir,
-                          "--no-change-timeout", "1"};
-        int i = 7;
+        char uid[32], env_file[128];
+        char *argv[20] = {(char *)executor_path, "--socket", sock_path, "--working-dir", work_dir,
+                          "--no-change-timeout", "1",        "--home",  home_dir};
+        int i = 9;
         if (shell && *shell) {
             argv[i++] = "--shell";
             argv[i++] = (char *)shell;
+        }
+        if (grp->agent_uid) {
+            snprintf(uid, sizeof uid, "%lu", (unsigned long)agent_uid);
+            argv[i++] = "--user-id";
+            argv[i++] = uid;
+        }
+        if (grp->env_file) {
+            snprintf(env_file, sizeof env_file, "%s/vars.env", tmpdir);
+            argv[i++] = "--env-file";
+            argv[i++] = env_file;
+            setenv("GIT_USER_NAME", "Dev Name", 1);
         }
         argv[i] = NULL;
         /* A key-looking variable that must not reach the agent's shell. */
@@ -194,6 +289,9 @@ static int start_executor(void **state)
     while (now() < deadline) {
         struct stat st;
         if (stat(sock_path, &st) == 0) {
+            char done[200];
+            snprintf(done, sizeof done, "%s/setup-done", work_dir);
+            setup_done_when_ready = access(done, F_OK) == 0;
             struct reply r = {0};
             setup_handle(curl, "GET", "/alive", NULL, &r);
             long status = 0;
@@ -212,6 +310,33 @@ static int start_executor(void **state)
     }
     fprintf(stderr, "executor did not become ready\n");
     return -1;
+}
+
+/* SIGKILL to every process of uid (what the agent-uid group leaves behind). */
+static void kill_processes_of(uid_t uid)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], line[256];
+        long pid = strtol(e->d_name, NULL, 10);
+        if (pid <= 1)
+            continue;
+        snprintf(path, sizeof path, "/proc/%ld/status", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        unsigned long u;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Uid: %lu", &u) == 1) {
+                if (u == uid && uid != 0)
+                    kill((pid_t)pid, SIGKILL);
+                break;
+            }
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
 }
 
 static int stop_executor(void **state)
@@ -235,6 +360,8 @@ static int stop_executor(void **state)
             rc = -1;
         }
     }
+    if (grp->agent_uid)
+        kill_processes_of(agent_uid);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
@@ -279,7 +406,7 @@ static void test_echo(void **state)
     assert_non_null(meta_str(&r, "username"));
     assert_non_null(meta_str(&r, "hostname"));
     assert_string_equal(meta_str(&r, "working_dir"), work_dir);
-    assert_true(json_is_null(json_object_get(meta(&r), "py_interpreter_path")));
+    assert_true(json_is_string(json_object_get(meta(&r), "py_interpreter_path")));
     reply_free(&r);
 }
 
@@ -343,18 +470,89 @@ static void test_multiline_output(void **state)
     reply_free(&r);
 }
 
-static void test_multiline_command(void **state)
+/* One command that spans lines runs whole (OpenHands' test_bash.py multi-line cases). */
+static void expect_output(const char *command, const char *want)
 {
-    (void)state;
-    struct reply r = run("echo a\necho b");
-    assert_string_equal(content(&r), "a\nb");
+    struct reply r = run(command);
+    if (strcmp(json_string_value(json_object_get(r.json, "observation")), "run") != 0)
+        fail_msg("<<%s>> was not run: %s", command, content(&r));
+    assert_string_equal(content(&r), want);
     assert_int_equal(exit_code(&r), 0);
     reply_free(&r);
-    r = run("cat <<'EOF'\nhello 'there'\nEOF");
-    assert_string_equal(content(&r), "hello 'there'");
+}
+
+static void test_single_commands_spanning_lines(void **state)
+{
+    (void)state;
+    expect_output("cat <<'EOF'\nhello 'there'\nEOF", "hello 'there'");
+    expect_output("cat <<EOF\nhome is set: ${HOME:+yes}\nEOF", "home is set: yes");
+    expect_output("for i in 1 2 3; do\n  echo $i\ndone", "1\n2\n3");
+    expect_output("if true; then\n  echo yes\nelse\n  echo no\nfi", "yes");
+    expect_output("echo a &&\necho b ||\necho c", "a\nb");
+    expect_output("echo one \\\n  two \\\n  three", "one two three");
+    expect_output("echo 'quoted\nnewline'", "quoted\nnewline");
+    expect_output("echo \"double\nquoted\"", "double\nquoted");
+    expect_output("echo $(\n  echo inner\n)", "inner");
+    expect_output("case x in\n  x) echo matched;;\n  *) echo other;;\nesac", "matched");
+    expect_output("f() {\n  echo in-f\n}; f", "in-f");
+    expect_output("{\n  echo grouped\n} | tr a-z A-Z", "GROUPED");
+    expect_output("echo first # a comment\n# another comment", "first");
+}
+
+static void test_multiple_commands_refused(void **state)
+{
+    (void)state;
+    struct reply r = run("touch refused-1\ntouch refused-2");
+    const char *want = "ERROR: Cannot execute multiple commands at once.\n"
+                       "Please run each command separately OR chain them into a single command "
+                       "via && or ;\nProvided commands:\n(1) touch refused-1\n(2) touch refused-2";
+    assert_string_equal(json_string_value(json_object_get(r.json, "observation")), "error");
+    assert_string_equal(content(&r), want);
+    assert_string_equal(json_string_value(json_object_get(r.json, "message")), want);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(r.json, "extras"), "error_id")), "");
     reply_free(&r);
-    r = run("for i in 1 2 3; do\n  echo $i\ndone");
-    assert_string_equal(content(&r), "1\n2\n3");
+    /* Nothing ran. */
+    r = run("test -e refused-1 || test -e refused-2; echo $?");
+    assert_string_equal(content(&r), "1");
+    reply_free(&r);
+
+    /* A heredoc is part of its command; comments stay with the command before them. */
+    r = run("cat <<EOF\nbody\nEOF\necho \"Done\" # trailing\n# more\n\nls -l");
+    assert_string_equal(content(&r),
+                        "ERROR: Cannot execute multiple commands at once.\n"
+                        "Please run each command separately OR chain them into a single command "
+                        "via && or ;\nProvided commands:\n(1) cat <<EOF\nbody\nEOF\n"
+                        "(2) echo \"Done\" # trailing\n# more\n(3) ls -l");
+    reply_free(&r);
+    r = run("sleep 0 &\necho after");
+    assert_contains(content(&r), "(1) sleep 0 &\n(2) echo after");
+    reply_free(&r);
+}
+
+static void test_unparsable_sent_as_is(void **state)
+{
+    (void)state;
+    /* OpenHands sends what its parser cannot read as it is; the shell reports the error. */
+    struct reply r = run("echo \"unclosed\necho more");
+    assert_string_equal(json_string_value(json_object_get(r.json, "observation")), "run");
+    assert_int_equal(exit_code(&r), 2);
+    reply_free(&r);
+    r = run("echo fine");
+    assert_string_equal(content(&r), "fine");
+    reply_free(&r);
+}
+
+static void test_find_exec(void **state)
+{
+    (void)state;
+    struct reply r = run("mkdir -p fe && touch fe/a.txt fe/b.txt && "
+                         "find fe -name '*.txt' -exec echo found {} \\; | sort");
+    assert_string_equal(content(&r), "found fe/a.txt\nfound fe/b.txt");
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+    r = run("find fe -name a.txt -exec rm {} \\; && ls fe");
+    assert_string_equal(content(&r), "b.txt");
     reply_free(&r);
 }
 
@@ -382,16 +580,40 @@ static void test_invalid_utf8(void **state)
     reply_free(&r);
 }
 
+#define TRUNCATED_PREFIX(n)                                                                        \
+    "[Previous command outputs are truncated. Showing the last " n " lines of the output "         \
+    "below.]\n"
+
 static void test_big_output_truncated(void **state)
 {
     (void)state;
+    /* The last 10,000 lines (OpenHands' history), then the 30,000-char cap on those. */
     struct reply r = run("seq 1 100000");
     const char *c = content(&r);
-    assert_prefix(c, "1\n2\n3\n");
+    assert_prefix(c, "90001\n90002\n");
     assert_contains(c, "\n[... Observation truncated due to length ...]\n");
     assert_string_equal(c + strlen(c) - 7, "\n100000");
     assert_int_equal(strlen(c),
                      30000 + strlen("\n[... Observation truncated due to length ...]\n"));
+    assert_string_equal(meta_str(&r, "prefix"), TRUNCATED_PREFIX("10000"));
+    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    reply_free(&r);
+}
+
+static void test_line_window(void **state)
+{
+    (void)state;
+    /* 10,001 short lines: the first is gone, and the rest fits the char cap. */
+    struct reply r = run("{ echo first; yes x | head -n 10000; }");
+    const char *c = content(&r);
+    assert_prefix(c, "x\nx\n");
+    assert_int_equal(strlen(c), 19999);
+    assert_string_equal(meta_str(&r, "prefix"), TRUNCATED_PREFIX("10000"));
+    reply_free(&r);
+    /* Exactly 10,000 lines: nothing dropped, no prefix. */
+    r = run("{ echo first; yes x | head -n 9999; }");
+    assert_prefix(content(&r), "first\nx\n");
+    assert_string_equal(meta_str(&r, "prefix"), "");
     reply_free(&r);
 }
 
@@ -700,6 +922,665 @@ static void test_is_input_long_running_python_like(void **state)
     reply_free(&r);
 }
 
+/* ---- more of OpenHands' test_bash.py ------------------------------------------------------ */
+
+/* True when a live process runs `prog arg` exactly. */
+static bool processes_running(const char *prog, const char *arg)
+{
+    bool found = false;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    char want[128];
+    int wlen = snprintf(want, sizeof want, "%s%c%s", prog, 0, arg) + 1;
+    while (d && !found && (e = readdir(d))) {
+        char path[300], buf[256], st[512];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        if ((int)n != wlen || memcmp(buf, want, n) != 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        f = fopen(path, "r");
+        if (!f)
+            continue;
+        n = fread(st, 1, sizeof st - 1, f);
+        fclose(f);
+        st[n] = '\0';
+        char *paren = strrchr(st, ')');
+        found = paren && paren[2] != 'Z';
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static struct reply run_static(const char *command, const char *cwd, double timeout)
+{
+    json_t *args = json_pack("{s:s, s:b}", "command", command, "is_static", 1);
+    if (cwd)
+        json_object_set_new(args, "cwd", json_string(cwd));
+    json_t *body = json_pack("{s:{s:s, s:o, s:f}}", "action", "action", "run", "args", args,
+                             "timeout", timeout);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    struct reply r = http("POST", "/execute_action", text);
+    free(text);
+    assert_int_equal(r.status, 200);
+    assert_non_null(r.json);
+    return r;
+}
+
+static const char *observation_kind(const struct reply *r)
+{
+    return json_string_value(json_object_get(r->json, "observation"));
+}
+
+static void test_py_interpreter_path(void **state)
+{
+    (void)state;
+    /* `which python`, from the shell's PATH after each command, without a fork. */
+    struct reply r = run("mkdir -p pybin/a pybin/b && printf '#!/bin/sh\\n' > pybin/a/python && "
+                         "cp pybin/a/python pybin/b/python3 && chmod +x pybin/a/python "
+                         "pybin/b/python3 && OLDPATH=$PATH");
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+    char want[256];
+    r = run("export PATH=$PWD/pybin/a:$PWD/pybin/b");
+    snprintf(want, sizeof want, "%s/pybin/a/python", work_dir);
+    assert_string_equal(meta_str(&r, "py_interpreter_path"), want);
+    reply_free(&r);
+    r = run("export PATH=$PWD/pybin/b"); /* only python3 */
+    snprintf(want, sizeof want, "%s/pybin/b/python3", work_dir);
+    assert_string_equal(meta_str(&r, "py_interpreter_path"), want);
+    reply_free(&r);
+    r = run("export PATH=/nonexistent");
+    assert_string_equal(meta_str(&r, "py_interpreter_path"), "");
+    reply_free(&r);
+    r = run("export PATH=$OLDPATH && rm -r pybin");
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+}
+
+static void test_nothing_running_command_is_empty(void **state)
+{
+    (void)state;
+    /* OpenHands answers these two with command "". */
+    struct reply r = run_full("some input", true, 5);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(r.json, "extras"), "command")), "");
+    assert_string_equal(json_string_value(json_object_get(r.json, "message")),
+                        "Command `` executed with exit code -1.");
+    reply_free(&r);
+}
+
+static void test_input_with_several_commands_refused(void **state)
+{
+    (void)state;
+    /* OpenHands checks input to a running program too. */
+    struct reply r = run_full("cat", false, 0.3);
+    assert_int_equal(exit_code(&r), -1);
+    reply_free(&r);
+    r = run_full("first line\nsecond line", true, 0.3);
+    assert_string_equal(observation_kind(&r), "error");
+    assert_contains(content(&r), "Provided commands:\n(1) first line\n(2) second line");
+    reply_free(&r);
+    r = run_full("one line", true, 0.3);
+    assert_string_equal(content(&r), "one line");
+    reply_free(&r);
+    r = run_full("C-d", true, 5);
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+}
+
+static void test_static_in_cwd(void **state)
+{
+    (void)state;
+    struct reply r = run("export ONLY_IN_MAIN=1 && cd /");
+    reply_free(&r);
+    /* A new shell in cwd: the main shell's variables and directory are not there. */
+    r = run_static("pwd; echo \"[$ONLY_IN_MAIN]\"", "/tmp", 10);
+    assert_string_equal(content(&r), "/tmp\n[]");
+    assert_int_equal(exit_code(&r), 0);
+    assert_string_equal(meta_str(&r, "working_dir"), "/tmp");
+    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    reply_free(&r);
+    /* No cwd: the working dir; a relative one is taken from it. */
+    r = run_static("pwd", NULL, 10);
+    assert_string_equal(content(&r), work_dir);
+    reply_free(&r);
+    r = run("mkdir -p $OLDPWD/sub");
+    reply_free(&r);
+    r = run_static("pwd", "sub", 10);
+    char want[200];
+    snprintf(want, sizeof want, "%s/sub", work_dir);
+    assert_string_equal(content(&r), want);
+    reply_free(&r);
+    r = run_static("pwd", "/nonexistent-dir", 10);
+    assert_string_equal(observation_kind(&r), "error");
+    assert_string_equal(content(&r),
+                        "ERROR: Cannot run the command in /nonexistent-dir: not a directory.");
+    reply_free(&r);
+    /* Its exit ends only that shell: no restart note. */
+    r = run_static("exit 4", NULL, 10);
+    assert_int_equal(exit_code(&r), 4);
+    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 4.]");
+    reply_free(&r);
+    /* The one-command rule holds there too. */
+    r = run_static("echo a\necho b", NULL, 10);
+    assert_string_equal(observation_kind(&r), "error");
+    reply_free(&r);
+    /* The main shell is as it was. */
+    r = run("pwd; echo $ONLY_IN_MAIN");
+    assert_string_equal(content(&r), "/\n1");
+    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    reply_free(&r);
+    snprintf(want, sizeof want, "cd %s", work_dir);
+    r = run(want);
+    reply_free(&r);
+}
+
+static void test_static_timeout_and_busy_main(void **state)
+{
+    (void)state;
+    /* The main shell is busy with a timed-out command; a static command still runs. */
+    struct reply r = run_full("sleep 1.5; echo main-done", false, 0.3);
+    assert_int_equal(exit_code(&r), -1);
+    reply_free(&r);
+    r = run_static("echo static", NULL, 10);
+    assert_string_equal(content(&r), "static");
+    reply_free(&r);
+    /* A static command that times out is killed with its shell. */
+    double t0 = now();
+    r = run_static("echo begin; sleep 31.4159", NULL, 0.5);
+    assert_true(now() - t0 < 3);
+    assert_string_equal(content(&r), "begin");
+    assert_prefix(meta_str(&r, "suffix"), "\n[The command timed out after 0.5 seconds. ");
+    reply_free(&r);
+    double deadline = now() + 5;
+    while (processes_running("sleep", "31.4159") && now() < deadline)
+        usleep(20000);
+    assert_false(processes_running("sleep", "31.4159"));
+    /* The main command goes on as if nothing happened. */
+    r = run_full("", false, 5);
+    assert_string_equal(content(&r), "main-done");
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+}
+
+static void test_background_job_survives(void **state)
+{
+    (void)state;
+    struct reply r = run("sleep 30 &");
+    json_int_t pid = json_integer_value(json_object_get(meta(&r), "pid"));
+    assert_true(pid > 0);
+    reply_free(&r);
+    char cmd[128], want[64];
+    snprintf(cmd, sizeof cmd, "echo $!; kill -0 %lld && echo alive", (long long)pid);
+    snprintf(want, sizeof want, "%lld\nalive", (long long)pid);
+    r = run(cmd);
+    assert_contains(content(&r), want);
+    assert_int_equal(json_integer_value(json_object_get(meta(&r), "pid")), pid);
+    reply_free(&r);
+    snprintf(cmd, sizeof cmd, "kill %lld; wait %lld 2>/dev/null; echo killed", (long long)pid,
+             (long long)pid);
+    r = run(cmd);
+    assert_contains(content(&r), "killed");
+    reply_free(&r);
+}
+
+static void test_python_repl(void **state)
+{
+    (void)state;
+    struct reply r = run("command -v python3 >/dev/null && echo yes || echo no");
+    bool have = strcmp(content(&r), "yes") == 0;
+    reply_free(&r);
+    if (!have)
+        skip();
+    char *body = run_body("python3 -q", false, 30, false);
+    r = http("POST", "/execute_action", body);
+    free(body);
+    assert_int_equal(exit_code(&r), -1); /* waits for input: the no-change timeout */
+    assert_prefix(meta_str(&r, "suffix"), "\n[The command has no new output after 1 seconds. ");
+    reply_free(&r);
+    r = run_full("x = 21", true, 0.5);
+    assert_int_equal(exit_code(&r), -1);
+    reply_free(&r);
+    r = run_full("print(x * 2)", true, 0.5);
+    assert_contains(content(&r), "42");
+    assert_string_equal(meta_str(&r, "prefix"), "[Below is the output of the previous command.]\n");
+    reply_free(&r);
+    r = run_full("exit()", true, 5);
+    assert_int_equal(exit_code(&r), 0);
+    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    reply_free(&r);
+}
+
+static void test_ctrl_c_loop(void **state)
+{
+    (void)state;
+    struct reply r = run_full("while true; do sleep 0.1; done", false, 0.5);
+    assert_int_equal(exit_code(&r), -1);
+    assert_prefix(meta_str(&r, "suffix"), "\n[The command timed out after 0.5 seconds. ");
+    reply_free(&r);
+    r = run_full("C-c", true, 5);
+    assert_int_equal(exit_code(&r), 130);
+    assert_string_equal(meta_str(&r, "suffix"),
+                        "\n[The command completed with exit code 130. CTRL+C was sent.]");
+    reply_free(&r);
+    r = run("echo after");
+    assert_string_equal(content(&r), "after");
+    reply_free(&r);
+}
+
+/* ---- environment: POST /env, ~/.bashrc, git identity ------------------------------------ */
+
+static struct reply post_env(const char *body)
+{
+    return http("POST", "/env", body);
+}
+
+static void test_env_endpoint(void **state)
+{
+    (void)state;
+    /* Keys are upper-cased; the value reads back exactly, $ and quotes included. */
+    struct reply r = post_env("{\"my_var\": \"a b $HOME \\\"q\\\" 'x' `c` \\\\ end\"}");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(json_string_value(json_object_get(r.json, "status")), "ok");
+    reply_free(&r);
+    r = run("printf '%s' \"$MY_VAR\"");
+    assert_string_equal(content(&r), "a b $HOME \"q\" 'x' `c` \\ end");
+    reply_free(&r);
+    r = run("grep '^export MY_VAR=' ~/.bashrc");
+    assert_string_equal(content(&r),
+                        "export MY_VAR=\"a b \\$HOME \\\"q\\\" 'x' \\`c\\` \\\\ end\"");
+    reply_free(&r);
+    /* Again: the live value changes, ~/.bashrc keeps its line (OpenHands' rule). */
+    r = post_env("{\"MY_VAR\": \"second\", \"OTHER\": \"o\"}");
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    r = run("echo $MY_VAR $OTHER; grep -c '^export MY_VAR=' ~/.bashrc");
+    assert_string_equal(content(&r), "second o\n1");
+    reply_free(&r);
+    /* The shell sources ~/.bashrc when it starts: the persisted values survive a restart. */
+    r = run("exit");
+    assert_contains(meta_str(&r, "suffix"), "a new shell was started");
+    reply_free(&r);
+    r = run("printf '%s|%s' \"$MY_VAR\" \"$OTHER\"");
+    assert_string_equal(content(&r), "a b $HOME \"q\" 'x' `c` \\ end|o");
+    reply_free(&r);
+    /* Nothing to add is fine. */
+    r = post_env("{}");
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+}
+
+static void test_env_endpoint_errors(void **state)
+{
+    (void)state;
+    struct reply r = post_env("[1]");
+    assert_int_equal(r.status, 400);
+    reply_free(&r);
+    r = post_env("{\"1BAD\": \"x\"}");
+    assert_int_equal(r.status, 400);
+    assert_string_equal(json_string_value(json_object_get(r.json, "detail")),
+                        "Invalid variable name: 1BAD");
+    reply_free(&r);
+    r = post_env("{\"N\": 5}");
+    assert_int_equal(r.status, 400);
+    assert_string_equal(json_string_value(json_object_get(r.json, "detail")),
+                        "Invalid value for N (expected a string)");
+    reply_free(&r);
+    r = post_env("{\"prompt_command\": \"x\"}");
+    assert_int_equal(r.status, 400);
+    assert_contains(json_string_value(json_object_get(r.json, "detail")),
+                    "Reserved variable name: PROMPT_COMMAND");
+    reply_free(&r);
+    r = http("GET", "/env", NULL);
+    assert_int_equal(r.status, 405);
+    reply_free(&r);
+
+    /* A command runs: refused, and its output is still the agent's. */
+    r = run_full("echo busy-out; sleep 1", false, 0.3);
+    assert_int_equal(exit_code(&r), -1);
+    reply_free(&r);
+    r = post_env("{\"X\": \"y\"}");
+    assert_int_equal(r.status, 409);
+    reply_free(&r);
+    r = run_full("", false, 5);
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+
+    /* ~/.bashrc cannot be written: 500 with the shell's message; the variable is live. */
+    r = run("mv ~/.bashrc ~/.bashrc.saved 2>/dev/null; mkdir ~/.bashrc");
+    reply_free(&r);
+    r = post_env("{\"UNWRITABLE\": \"v\"}");
+    assert_int_equal(r.status, 500);
+    assert_prefix(json_string_value(json_object_get(r.json, "detail")),
+                  "Failed to add environment variables: ");
+    reply_free(&r);
+    r = run("echo $UNWRITABLE; rmdir ~/.bashrc; mv ~/.bashrc.saved ~/.bashrc 2>/dev/null; true");
+    assert_string_equal(content(&r), "v");
+    reply_free(&r);
+}
+
+static void test_env_output_not_stolen(void **state)
+{
+    (void)state;
+    /* Output that arrived between commands belongs to the agent's next observation, not to
+     * the hidden command of POST /env. */
+    /* Double-forked: busybox ash dies when a job of its own ends at the prompt (docs). */
+    struct reply r = run("((sleep 0.2; echo late-output) &)");
+    reply_free(&r);
+    usleep(500000);
+    r = post_env("{\"QUIET\": \"1\"}");
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    r = run("echo $QUIET");
+    assert_contains(content(&r), "late-output");
+    assert_contains(content(&r), "1");
+    reply_free(&r);
+}
+
+static void test_git_identity(void **state)
+{
+    (void)state;
+    struct reply r = run("command -v git >/dev/null && echo yes || echo no");
+    bool have = strcmp(content(&r), "yes") == 0;
+    reply_free(&r);
+    if (!have)
+        skip();
+    r = run("git config --global user.name; git config --global user.email; echo ~");
+    char want[256];
+    snprintf(want, sizeof want, "openhands\nopenhands@all-hands.dev\n%s", home_dir);
+    assert_string_equal(content(&r), want);
+    reply_free(&r);
+}
+
+/* ---- hostile commands that need no other uid ---------------------------------------------- */
+
+static void test_exec_redirects_stdout(void **state)
+{
+    (void)state;
+    /* busybox ash prints its prompt (our marker) on stderr: nothing can reroute it there. */
+    if (shell_is_ash())
+        skip();
+    struct reply r = run("exec >/dev/null 2>&1");
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+    /* The marker still arrives (through the terminal): the shell stays usable. */
+    r = run("echo to-nowhere");
+    assert_string_equal(content(&r), "");
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+    r = run("exec >/dev/tty 2>&1");
+    reply_free(&r);
+    r = run("echo back");
+    assert_string_equal(content(&r), "back");
+    reply_free(&r);
+}
+
+static void test_exec_closes_stdin(void **state)
+{
+    (void)state;
+    /* The shell reads EOF and exits; a new one takes over and the next observation says so. */
+    struct reply r = run("exec 0<&-");
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+    /* bash reports in its marker that its stdin is gone, so the executor replaces it at once
+     * and the next command cannot be typed into the dying shell. busybox ash cannot say so:
+     * there the next command must come after its exit (documented). */
+    if (shell_is_ash())
+        usleep(500000);
+    r = run("echo still-here");
+    assert_string_equal(content(&r), "still-here");
+    assert_prefix(meta_str(&r, "suffix"),
+                  shell_is_ash()
+                      ? "\n[The command completed with exit code 0.]\n[The shell exited with "
+                        "code 0 and a new shell was started in "
+                      : "\n[The command completed with exit code 0.]\n[The shell's standard "
+                        "input was closed or redirected, so a new shell was started in ");
+    reply_free(&r);
+    r = http("GET", "/alive", NULL);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+}
+
+/* Children of pid that are zombies. */
+static int zombie_children(pid_t parent)
+{
+    int zombies = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        char *close_paren = strrchr(buf, ')');
+        char st;
+        int ppid;
+        if (close_paren && sscanf(close_paren + 1, " %c %d", &st, &ppid) == 2 && st == 'Z' &&
+            ppid == parent)
+            zombies++;
+    }
+    if (d)
+        closedir(d);
+    return zombies;
+}
+
+static void test_orphans_reaped(void **state)
+{
+    (void)state;
+    /* Orphans come to the executor (a subreaper) and are reaped when they end. */
+    struct reply r = run("for i in 1 2 3 4 5; do (sleep 0.2 &); done; setsid sleep 0.2 & true");
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+    usleep(800000);
+    assert_int_equal(zombie_children(executor_pid), 0);
+}
+
+static void test_disk_full(void **state)
+{
+    (void)state;
+    /* Only root can make a small tmpfs; a private mount namespace keeps it away from the
+     * host. The executor writes nothing itself, so a full disk only fails the agent's writes. */
+    if (geteuid() != 0 || system("command -v unshare >/dev/null 2>&1") != 0)
+        skip();
+    struct reply r = run("mkdir -p full && unshare -m sh -c 'mount -t tmpfs -o size=64k none full "
+                         "&& dd if=/dev/zero of=full/f bs=1k count=1000 2>&1; echo rc=$?'");
+    assert_contains(content(&r), "No space left on device");
+    assert_contains(content(&r), "rc=1");
+    reply_free(&r);
+    r = http("GET", "/alive", NULL);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    r = run("ls full; rmdir full && echo clean");
+    assert_string_equal(content(&r), "clean");
+    reply_free(&r);
+}
+
+/* ---- start-up steps ------------------------------------------------------------------------ */
+
+static void test_startup_first_command(void **state)
+{
+    (void)state;
+    /* The setup script ran before the socket appeared, was sourced (its export stays), and
+     * its output is in nobody's observation; the --env-file variables are there. */
+    assert_true(setup_done_when_ready);
+    struct reply r = run("printf '%s|%s' \"$SETUP_VAR\" \"$FILE_VAR\"");
+    assert_string_equal(content(&r), "from-paddock-setup|from file $HOME \"q\"");
+    reply_free(&r);
+    /* .paddock/setup.sh wins: .openhands/setup.sh did not run. */
+    r = run("test -e openhands-ran; echo $?");
+    assert_string_equal(content(&r), "1");
+    reply_free(&r);
+}
+
+static void test_startup_git_identity(void **state)
+{
+    (void)state;
+    if (system("command -v git >/dev/null 2>&1") != 0)
+        skip();
+    /* GIT_USER_NAME from the container's environment, GIT_USER_EMAIL from the --env-file. */
+    struct reply r = run("git config --global user.name; git config --global user.email");
+    assert_string_equal(content(&r), "Dev Name\ndev@example.com");
+    reply_free(&r);
+}
+
+static void test_startup_vars_persisted(void **state)
+{
+    (void)state;
+    struct reply r = run("grep '^export FILE_VAR=' ~/.bashrc");
+    assert_string_equal(content(&r), "export FILE_VAR=\"from file \\$HOME \\\"q\\\"\"");
+    reply_free(&r);
+    r = run("exit 0");
+    reply_free(&r);
+    /* A new shell: the setup script's export is gone, the persisted variable is not. */
+    r = run("printf '%s|%s' \"$SETUP_VAR\" \"$FILE_VAR\"");
+    assert_string_equal(content(&r), "|from file $HOME \"q\"");
+    reply_free(&r);
+}
+
+static void test_setup_openhands_fallback(void **state)
+{
+    (void)state;
+    assert_true(setup_done_when_ready);
+    struct reply r = run("echo $SETUP_VAR");
+    assert_string_equal(content(&r), "from-openhands-setup");
+    reply_free(&r);
+}
+
+/* ---- hostile commands as the agent's own uid (root only) ---------------------------------- */
+
+/* Processes (zombies included) whose real uid is uid. */
+static int processes_of(uid_t uid)
+{
+    int count = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], line[256];
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        unsigned long u;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Uid: %lu", &u) == 1) {
+                count += u == uid;
+                break;
+            }
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return count;
+}
+
+/* Refuses to go on unless the shell really runs as the fresh agent uid. */
+static void assert_shell_is_agent(void)
+{
+    char want[32];
+    /* Job notices of earlier tests may come first: the last line counts. */
+    struct reply r = run("id -u");
+    const char *last = strrchr(content(&r), '\n');
+    last = last ? last + 1 : content(&r);
+    snprintf(want, sizeof want, "%lu", (unsigned long)agent_uid);
+    if (strcmp(last, want) != 0)
+        fail_msg("the shell runs as uid %s, not %s: hostile tests not run", last, want);
+    assert_true(agent_uid != 0);
+    reply_free(&r);
+}
+
+static void wait_for_processes(uid_t uid, int want)
+{
+    double deadline = now() + 10;
+    while (processes_of(uid) != want && now() < deadline)
+        usleep(50000);
+    assert_int_equal(processes_of(uid), want);
+}
+
+static void test_agent_kill_minus_one_builtin(void **state)
+{
+    (void)state;
+    assert_shell_is_agent();
+    /* Jobs of the shell under bash; under busybox ash orphans (a job of its own that ends at
+     * the prompt ends ash too: docs/protocol.md). */
+    struct reply r =
+        run(shell_is_ash() ? "(sleep 100 &); (sleep 100 &)" : "sleep 100 & sleep 100 &");
+    reply_free(&r);
+    assert_int_equal(processes_of(agent_uid), 3);
+    /* bash's own kill: every other process of the uid dies, the shell (the caller) lives. */
+    r = run("kill -9 -1");
+    assert_int_equal(exit_code(&r), 0);
+    reply_free(&r);
+    wait_for_processes(agent_uid, 1);
+    r = run("echo ok");
+    assert_contains(content(&r), "ok");
+    reply_free(&r);
+}
+
+static void test_agent_kill_minus_one_external(void **state)
+{
+    (void)state;
+    assert_shell_is_agent();
+    /* kill(1) as a process of its own: the shell dies too, a new one is started. */
+    struct reply r = run("/bin/sh -c 'kill -9 -1'");
+    assert_int_equal(exit_code(&r), 137);
+    assert_contains(meta_str(&r, "suffix"), "\n[The shell exited with code 137 and a new shell "
+                                            "was started in ");
+    reply_free(&r);
+    r = http("GET", "/alive", NULL);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    r = run("echo ok");
+    assert_string_equal(content(&r), "ok");
+    reply_free(&r);
+    wait_for_processes(agent_uid, 1);
+}
+
+static void test_agent_fork_bomb(void **state)
+{
+    (void)state;
+    assert_shell_is_agent();
+    /* Under a process limit (RLIMIT_NPROC for this uid, as a pids cgroup would do in the
+     * container) the bomb saturates at the limit; the executor is another uid, unaffected. */
+    struct reply r = run_full("( ulimit -u 48; bomb() { bomb | bomb & }; bomb )", false, 3);
+    reply_free(&r);
+    usleep(500000);
+    int n = processes_of(agent_uid);
+    assert_true(n > 10 && n <= 49);
+    r = http("GET", "/alive", NULL);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    r = http("GET", "/server_info", NULL);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    /* The shell still answers; one kill -9 -1 ends the bomb, the executor reaps it all. */
+    r = run_full("C-c", true, 3);
+    reply_free(&r);
+    r = run_full("kill -9 -1", false, 10);
+    reply_free(&r);
+    wait_for_processes(agent_uid, 1);
+    assert_int_equal(zombie_children(executor_pid), 0);
+    r = run("echo survived");
+    assert_contains(content(&r), "survived");
+    reply_free(&r);
+}
+
+static void test_agent_not_root(void **state)
+{
+    (void)state;
+    skip(); /* the agent-uid group needs root to start the shell as another uid */
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -714,24 +1595,75 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_export_persists),
         cmocka_unit_test(test_exit_codes),
         cmocka_unit_test(test_multiline_output),
-        cmocka_unit_test(test_multiline_command),
+        cmocka_unit_test(test_single_commands_spanning_lines),
+        cmocka_unit_test(test_multiple_commands_refused),
+        cmocka_unit_test(test_unparsable_sent_as_is),
+        cmocka_unit_test(test_find_exec),
         cmocka_unit_test(test_long_command),
         cmocka_unit_test(test_invalid_utf8),
         cmocka_unit_test(test_big_output_truncated),
+        cmocka_unit_test(test_line_window),
         cmocka_unit_test(test_background_pid),
+        cmocka_unit_test(test_background_job_survives),
         cmocka_unit_test(test_secrets_not_inherited),
+        cmocka_unit_test(test_py_interpreter_path),
         cmocka_unit_test(test_hard_timeout_then_ctrl_c),
         cmocka_unit_test(test_soft_timeout_and_continue),
         cmocka_unit_test(test_input_to_running_program),
         cmocka_unit_test(test_is_input_long_running_python_like),
+        cmocka_unit_test(test_input_with_several_commands_refused),
+        cmocka_unit_test(test_python_repl),
+        cmocka_unit_test(test_ctrl_c_loop),
         cmocka_unit_test(test_keys_at_the_prompt),
         cmocka_unit_test(test_output_ending_like_a_marker),
         cmocka_unit_test(test_nothing_running),
+        cmocka_unit_test(test_nothing_running_command_is_empty),
+        cmocka_unit_test(test_static_in_cwd),
+        cmocka_unit_test(test_static_timeout_and_busy_main),
+        cmocka_unit_test(test_env_endpoint),
+        cmocka_unit_test(test_env_endpoint_errors),
+        cmocka_unit_test(test_env_output_not_stolen),
+        cmocka_unit_test(test_git_identity),
+        cmocka_unit_test(test_exec_redirects_stdout),
+        cmocka_unit_test(test_exec_closes_stdin),
+        cmocka_unit_test(test_orphans_reaped),
+        cmocka_unit_test(test_disk_full),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_body_too_large),
         cmocka_unit_test(test_concurrent_requests_in_order),
         cmocka_unit_test(test_slow_client_does_not_block),
         cmocka_unit_test(test_shell_exit_restarts),
     };
-    return cmocka_run_group_tests(tests, start_executor, stop_executor);
+    const struct CMUnitTest startup_tests[] = {
+        cmocka_unit_test(test_startup_first_command),
+        cmocka_unit_test(test_startup_git_identity),
+        cmocka_unit_test(test_startup_vars_persisted),
+    };
+    const struct CMUnitTest openhands_setup_tests[] = {
+        cmocka_unit_test(test_setup_openhands_fallback),
+    };
+    const struct CMUnitTest agent_tests[] = {
+        cmocka_unit_test(test_agent_kill_minus_one_builtin),
+        cmocka_unit_test(test_agent_kill_minus_one_external),
+        cmocka_unit_test(test_agent_fork_bomb),
+    };
+    const struct CMUnitTest not_root_tests[] = {
+        cmocka_unit_test(test_agent_not_root),
+    };
+    int failed = 0;
+    grp = &group_default;
+    failed += cmocka_run_group_tests_name("executor", tests, start_executor, stop_executor);
+    grp = &group_startup;
+    failed += cmocka_run_group_tests_name("startup", startup_tests, start_executor, stop_executor);
+    grp = &group_startup_openhands;
+    failed += cmocka_run_group_tests_name("startup-openhands", openhands_setup_tests,
+                                          start_executor, stop_executor);
+    if (geteuid() == 0) {
+        grp = &group_agent;
+        failed +=
+            cmocka_run_group_tests_name("agent-uid", agent_tests, start_executor, stop_executor);
+    } else {
+        failed += cmocka_run_group_tests_name("agent-uid", not_root_tests, NULL, NULL);
+    }
+    return failed;
 }
