@@ -16,10 +16,11 @@
 
 #define CLIP_HEAD_MAX 65536
 #define CLIP_TAIL_MAX 65536
-/* OpenHands reads a tmux pane whose history holds 10,000 lines: of a longer output only the
- * last 10,000 lines are seen. The capture keeps the last CAPTURE_RECENT_MAX bytes and where
- * the last 10,000 lines start, so it can show the same window. */
-#define CAPTURE_LINES_MAX 10000
+/* OpenHands reads a tmux pane of 1,000 rows with 10,000 rows of history: of a longer output
+ * only the last 11,000 lines are seen (its test_long_output_exceed_history_limit finds line
+ * 40,000 of 50,000). The capture keeps the last CAPTURE_RECENT_MAX bytes and where the last
+ * 11,000 lines start, so it can show the same window. */
+#define CAPTURE_LINES_MAX 11000
 #define CAPTURE_RECENT_MAX (4u * 1024 * 1024)
 
 /* First head_max bytes, last tail_max bytes, and how many there were in all. */
