@@ -20,7 +20,7 @@ static const struct action_type action_types[] = {
      action_browse_cancel, action_browse_free},
 };
 
-static const struct action_type *action_type_find(const char *name)
+const struct action_type *action_type_find(const char *name)
 {
     for (size_t i = 0; i < sizeof action_types / sizeof action_types[0]; i++)
         if (strcmp(action_types[i].name, name) == 0)

@@ -41,6 +41,8 @@ struct action_queue {
     struct action_req *running;
 };
 
+/* The action type called name, or NULL. */
+const struct action_type *action_type_find(const char *name);
 /* From the request body {"action": {...}}; NULL with a message in err for a 400 reply. */
 struct action_req *action_req_new(const json_t *body, struct buf *err);
 void action_req_free(struct action_req *req);

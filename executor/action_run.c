@@ -1,24 +1,30 @@
 /* The `run` action (CmdRunAction): commands, input and keys for the persistent shell, with
- * OpenHands' BashSession semantics (protocol §3.3-3.6). Completion is the shell's marker;
- * the only timer is the action's own deadline (hard timeout, or no new output for a while). */
+ * OpenHands' BashSession semantics (protocol §3.3-3.6); `is_static` commands in a fresh
+ * shell of their own (§1.5); and the hidden commands the executor runs itself (start-up
+ * steps, POST /env). Completion is the shell's marker; the only timer is the action's own
+ * deadline (hard timeout, or no new output for a while). */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "action.h"
 #include "action_run.h"
+#include "bashsplit.h"
 #include "cmdline.h"
 #include "executor.h"
 #include "observation.h"
 #include "plugin.h"
 #include "text.h"
+#include "which.h"
 
 #define TIMEOUT_TEMPLATE                                                                           \
     "You may wait longer to see additional output by sending empty command '', send other "        \
@@ -31,15 +37,29 @@ struct run_args {
     char *command; /* trimmed, as OpenHands strips it */
     size_t len;
     bool is_input, blocking, hidden;
+    bool is_static;
+    char *cwd;     /* is_static: where it runs (NULL: the working dir) */
+    bool internal; /* the executor's own hidden command */
     double timeout;
+};
+
+/* A shell for one is_static command. Freed from the timer, never from inside its own
+ * callbacks (the event that ends it comes from the middle of its read loop). */
+struct static_shell {
+    struct shell sh;
+    struct run_state *r;
+    bool typed;
+    struct static_shell *next; /* on the dead list */
+    char dir[PATH_MAX];
 };
 
 struct run_state {
     struct executor *ex;
     struct loop_watch timer;
-    /* The request waiting for the shell, and how it waits. */
+    /* The request waiting for a shell, which shell, and how it waits. */
     struct action_req *req;
     const struct run_args *args;
+    struct shell *sh;
     bool continuation; /* it watches a command an earlier request started */
     int key;           /* special key it sent, or -1 */
     double started, hard_deadline;
@@ -50,9 +70,15 @@ struct run_state {
     struct marker_info finished;
     /* Said once in the next observation: the shell was restarted. */
     struct buf note;
+    /* An internal command runs: the agent's unseen output waits here meanwhile. */
+    struct capture saved;
+    bool saved_active;
+    struct static_shell *live; /* the is_static shell of the running request */
+    struct static_shell *dead; /* finished ones, freed on the next timer tick */
     /* uid -> name cache for metadata.username */
     long name_uid;
     char name[64];
+    char python[PATH_MAX];
 };
 
 int action_run_parse(const json_t *action, void **out, struct buf *err)
@@ -78,8 +104,14 @@ int action_run_parse(const json_t *action, void **out, struct buf *err)
     struct run_args a = {.timeout = EXECUTOR_DEFAULT_TIMEOUT};
     if (action_get_bool(args, "is_input", "action.args.is_input", &a.is_input, err) < 0 ||
         action_get_bool(args, "blocking", "action.args.blocking", &a.blocking, err) < 0 ||
-        action_get_bool(args, "hidden", "action.args.hidden", &a.hidden, err) < 0)
+        action_get_bool(args, "hidden", "action.args.hidden", &a.hidden, err) < 0 ||
+        action_get_bool(args, "is_static", "action.args.is_static", &a.is_static, err) < 0)
         return -1;
+    const json_t *cwd = json_object_get(args, "cwd");
+    if (cwd && !json_is_null(cwd) && !json_is_string(cwd)) {
+        buf_printf(err, "Invalid field: action.args.cwd (expected a string)");
+        return -1;
+    }
     const json_t *t = json_object_get(action, "timeout");
     if (t && !json_is_null(t)) {
         if (!json_is_number(t)) {
@@ -98,9 +130,13 @@ int action_run_parse(const json_t *action, void **out, struct buf *err)
     n = text_rstrip_len(s, n);
     struct run_args *copy = malloc(sizeof *copy);
     char *text = malloc(n + 1);
-    if (!copy || !text) {
+    char *dir = cwd && json_is_string(cwd) && json_string_length(cwd) > 0
+                    ? strdup(json_string_value(cwd))
+                    : NULL;
+    if (!copy || !text || (cwd && json_is_string(cwd) && json_string_length(cwd) > 0 && !dir)) {
         free(copy);
         free(text);
+        free(dir);
         buf_printf(err, "Out of memory");
         return -1;
     }
@@ -109,6 +145,7 @@ int action_run_parse(const json_t *action, void **out, struct buf *err)
     *copy = a;
     copy->command = text;
     copy->len = n;
+    copy->cwd = dir;
     *out = copy;
     return 0;
 }
@@ -117,7 +154,41 @@ void action_run_free(void *p)
 {
     struct run_args *a = p;
     free(a->command);
+    free(a->cwd);
     free(a);
+}
+
+struct action_req *action_run_internal_new(const char *command, double timeout)
+{
+    struct action_req *req = calloc(1, sizeof *req);
+    struct run_args *a = calloc(1, sizeof *a);
+    char *text = strdup(command);
+    if (!req || !a || !text) {
+        free(req);
+        free(a);
+        free(text);
+        return NULL;
+    }
+    *a = (struct run_args){.command = text,
+                           .len = strlen(text),
+                           .blocking = true,
+                           .hidden = true,
+                           .internal = true,
+                           .timeout = timeout};
+    req->type = action_type_find("run");
+    req->args = a;
+    return req;
+}
+
+int action_run_exit_code(const json_t *obs)
+{
+    const json_t *md = json_object_get(json_object_get(obs, "extras"), "metadata");
+    const json_t *code = json_object_get(md, "exit_code");
+    if (!json_is_string(json_object_get(obs, "observation")) ||
+        strcmp(json_string_value(json_object_get(obs, "observation")), "run") != 0 ||
+        !json_is_integer(code))
+        return -1;
+    return (int)json_integer_value(code);
 }
 
 static const char *uid_name(struct run_state *r, long uid)
@@ -135,24 +206,38 @@ static const char *uid_name(struct run_state *r, long uid)
     return r->name;
 }
 
-/* Builds the observation for args with the output nobody has seen yet, and forgets it. */
+/* Builds the observation for args with the output nobody has seen yet, and forgets it.
+ * Lines beyond OpenHands' 10,000-line window add the "truncated" prefix after md->prefix. */
 static json_t *observe(struct run_state *r, const struct run_args *a, struct cmd_metadata *md,
                        const char *suffix)
 {
-    struct shell *sh = &r->ex->shell;
-    struct buf content = BUF_INIT, full_suffix = BUF_INIT;
+    struct shell *sh = r->sh;
+    struct buf content = BUF_INIT, full_suffix = BUF_INIT, prefix = BUF_INIT;
     json_t *obs = NULL;
+    size_t shown = capture_shown_lines(&sh->out);
     if (capture_render(&sh->out, &content) < 0 || buf_append_str(&full_suffix, suffix) < 0 ||
-        buf_append(&full_suffix, r->note.data, r->note.len) < 0)
+        buf_append_str(&prefix, md->prefix ? md->prefix : "") < 0)
         goto out;
+    if (shown && buf_printf(&prefix,
+                            "[Previous command outputs are truncated. Showing the last %zu lines "
+                            "of the output below.]\n",
+                            shown) < 0)
+        goto out;
+    if (!a->internal) {
+        /* The executor's own commands leave the restart note for the agent. */
+        if (buf_append(&full_suffix, r->note.data, r->note.len) < 0)
+            goto out;
+        buf_reset(&r->note);
+    }
     capture_reset(&sh->out);
-    buf_reset(&r->note);
+    md->prefix = prefix.data ? prefix.data : "";
     md->suffix = full_suffix.data;
     obs = observation_cmd_output(content.data ? content.data : "", content.len, a->command, a->len,
                                  a->hidden, md);
 out:
     buf_free(&content);
     buf_free(&full_suffix);
+    buf_free(&prefix);
     return obs;
 }
 
@@ -168,6 +253,8 @@ static json_t *observe_completed(struct run_state *r, const struct run_args *a,
     md.username = uid_name(r, m->uid);
     md.hostname = m->hostname;
     md.working_dir = m->cwd;
+    which_python(m->path, m->cwd, r->python, sizeof r->python);
+    md.py_interpreter_path = r->python;
     if (key >= 0)
         snprintf(suffix, sizeof suffix,
                  "\n[The command completed with exit code %d. CTRL+%c was sent.]", m->exit_code,
@@ -181,15 +268,38 @@ static json_t *observe_completed(struct run_state *r, const struct run_args *a,
     return obs;
 }
 
-/* CmdOutputObservation with only content (the §3.6 errors). Output stays for later. */
+/* CmdOutputObservation with only content (the §3.6 errors; their command is ""). Output
+ * stays for later. */
 static json_t *observe_message(struct run_state *r, const struct run_args *a, const char *content)
 {
     struct cmd_metadata md;
     cmd_metadata_default(&md);
     md.suffix = r->note.len ? r->note.data : "";
-    json_t *obs =
-        observation_cmd_output(content, strlen(content), a->command, a->len, a->hidden, &md);
+    json_t *obs = observation_cmd_output(content, strlen(content), "", 0, a->hidden, &md);
     buf_reset(&r->note);
+    return obs;
+}
+
+/* §3.5: more than one top-level command is refused with the commands listed. NULL when the
+ * command is one (or does not parse: it is then sent as it is). */
+static json_t *refuse_multiple(const struct run_args *a)
+{
+    struct bashsplit_span *spans;
+    int count = bashsplit_split(a->command, a->len, &spans);
+    json_t *obs = NULL;
+    if (count > 1) {
+        struct buf text = BUF_INIT;
+        int rc =
+            buf_append_str(&text, "ERROR: Cannot execute multiple commands at once.\n"
+                                  "Please run each command separately OR chain them into a single "
+                                  "command via && or ;\nProvided commands:");
+        for (int i = 0; i < count && rc == 0; i++)
+            rc = buf_printf(&text, "\n(%d) %.*s", i + 1, (int)spans[i].len,
+                            a->command + spans[i].start);
+        obs = observation_error(rc == 0 ? text.data : "ERROR: Out of memory.");
+        buf_free(&text);
+    }
+    free(spans);
     return obs;
 }
 
@@ -214,7 +324,7 @@ static void arm_at(struct run_state *r, double when)
 /* When the no-change timeout would fire; it applies to non-blocking actions only. */
 static double soft_deadline(const struct run_state *r)
 {
-    double last = r->ex->shell.last_output;
+    double last = r->sh->last_output;
     return (last > r->started ? last : r->started) + r->ex->cfg.no_change_timeout;
 }
 
@@ -226,14 +336,70 @@ static void arm(struct run_state *r)
     arm_at(r, when);
 }
 
+/* The is_static shell is done with: onto the dead list, freed from the timer. */
+static void retire_static(struct run_state *r)
+{
+    struct static_shell *s = r->live;
+    if (!s)
+        return;
+    r->live = NULL;
+    s->next = r->dead;
+    r->dead = s;
+}
+
+static void free_dead(struct run_state *r)
+{
+    while (r->dead) {
+        struct static_shell *s = r->dead;
+        r->dead = s->next;
+        shell_free(&s->sh);
+        free(s);
+    }
+}
+
+/* An internal command is over: the agent's unseen output comes back. */
+static void restore_output(struct run_state *r)
+{
+    if (!r->saved_active)
+        return;
+    capture_reset(&r->ex->shell.out);
+    r->ex->shell.out = r->saved;
+    r->saved_active = false;
+}
+
 static void finish(struct run_state *r, json_t *obs)
 {
     struct action_req *req = r->req;
+    bool was_static = r->live && r->sh == &r->live->sh;
     r->req = NULL;
     r->args = NULL;
     disarm(r);
+    restore_output(r);
+    r->sh = &r->ex->shell;
+    if (was_static)
+        retire_static(r);
     req->result = obs;
     action_finish(r->ex, req);
+    /* A timer tick frees the finished static shell (a request started meanwhile re-arms
+     * its own deadline from that tick). */
+    if (r->dead)
+        arm_at(r, loop_now());
+}
+
+static void set_restart_note(struct run_state *r, int code)
+{
+    buf_reset(&r->note);
+    if (r->ex->shell.lost)
+        buf_printf(&r->note,
+                   "\n[The shell's standard input was closed or redirected, so a new shell was "
+                   "started in %s: variables, functions and background jobs of the old shell are "
+                   "gone.]",
+                   r->ex->cfg.working_dir);
+    else
+        buf_printf(&r->note,
+                   "\n[The shell exited with code %d and a new shell was started in %s: "
+                   "variables, functions and background jobs of the old shell are gone.]",
+                   code, r->ex->cfg.working_dir);
 }
 
 static void finish_timeout(struct run_state *r, bool hard)
@@ -253,9 +419,21 @@ static void finish_timeout(struct run_state *r, bool hard)
         buf_printf(&suffix,
                    "\n[The command has no new output after %s seconds. " TIMEOUT_TEMPLATE "]", num);
     }
-    r->reported_running = true;
+    bool main_shell = r->sh == &r->ex->shell;
+    if (main_shell && !a->internal)
+        r->reported_running = true;
     json_t *obs = observe(r, a, &md, suffix.data ? suffix.data : "");
     buf_free(&suffix);
+    if (a->internal) {
+        /* Nobody can continue an executor command: kill the shell that runs it and start a
+         * clean one. The agent's next observation says so. */
+        struct shell *sh = &r->ex->shell;
+        restore_output(r);
+        shell_stop(sh);
+        set_restart_note(r, 128 + SIGKILL);
+        if (shell_start(sh) < 0)
+            r->ex->shell_broken = true;
+    }
     finish(r, obs);
 }
 
@@ -266,10 +444,11 @@ static void on_timer(struct loop_watch *w, uint32_t events)
     ssize_t ignored = read(w->fd, &ticks, sizeof ticks);
     (void)ignored;
     (void)events;
+    free_dead(r);
     if (!r->req)
         return;
     /* Completion wins over a timeout that falls due at the same moment. */
-    shell_drain(&r->ex->shell);
+    shell_drain(r->sh);
     if (!r->req)
         return;
     double now = loop_now();
@@ -282,10 +461,11 @@ static void on_timer(struct loop_watch *w, uint32_t events)
 }
 
 static enum action_status wait_for_shell(struct run_state *r, struct action_req *req,
-                                         bool continuation, int key)
+                                         struct shell *sh, bool continuation, int key)
 {
     r->req = req;
     r->args = req->args;
+    r->sh = sh;
     r->continuation = continuation;
     r->key = key;
     r->started = loop_now();
@@ -300,20 +480,148 @@ static enum action_status done(struct action_req *req, json_t *obs)
     return ACTION_DONE;
 }
 
+/* Types a command, or a key as OpenHands sends it to an idle shell: ^C gives a new prompt
+ * (exit 130) and ^D ends the shell. Any other key would be lost on the prompt and never
+ * answered, so only an empty line is typed for it. */
+static int type_into(struct shell *sh, const struct run_args *a, int key)
+{
+    if (key < 0)
+        return shell_type_command(sh, a->command, a->len);
+    int rc = key == 0x03 || key == 0x04 ? shell_send(sh, (const char[]){(char)key}, 1)
+                                        : shell_send(sh, "\n", 1);
+    sh->busy = true;
+    return rc;
+}
+
+/* ---- is_static: a fresh shell for one command -------------------------------------------- */
+
+static void on_static_event(struct shell *sh, enum shell_event ev, void *ctx)
+{
+    struct static_shell *s = ctx;
+    struct run_state *r = s->r;
+    if (!r->req || r->sh != sh)
+        return;
+    switch (ev) {
+    case SHELL_EVENT_READY:
+        if (!s->typed) {
+            s->typed = true;
+            if (type_into(sh, r->args, r->key) < 0)
+                finish(r, observation_error("ERROR: Could not write to the shell."));
+        }
+        break;
+    case SHELL_EVENT_MARKER:
+        finish(r, observe_completed(r, r->args, &sh->marker, r->key));
+        break;
+    case SHELL_EVENT_EXITED: {
+        int st = sh->exit_status;
+        if (!s->typed) {
+            finish(r, observation_error("ERROR: The shell could not be started."));
+            break;
+        }
+        struct marker_info m = sh->marker;
+        m.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+        finish(r, observe_completed(r, r->args, &m, r->key));
+        break;
+    }
+    }
+}
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static enum action_status start_static(struct run_state *r, struct action_req *req)
+{
+    const struct run_args *a = req->args;
+    const char *wd = r->ex->cfg.working_dir;
+    int key = cmdline_special_key(a->command, a->len);
+    json_t *refused;
+    /* A fresh shell has nothing running (§3.6), and the one-command rule holds (§3.5). */
+    if (a->len == 0)
+        return done(req, observe_message(
+                             r, a, "ERROR: No previous running command to retrieve logs from."));
+    if (a->is_input)
+        return done(req,
+                    observe_message(r, a, "ERROR: No previous running command to interact with."));
+    if ((refused = refuse_multiple(a)))
+        return done(req, refused);
+
+    struct static_shell *s = calloc(1, sizeof *s);
+    if (!s)
+        return done(req, observation_error("ERROR: Out of memory."));
+    s->r = r;
+    int n = !a->cwd            ? snprintf(s->dir, sizeof s->dir, "%s", wd)
+            : a->cwd[0] == '/' ? snprintf(s->dir, sizeof s->dir, "%s", a->cwd)
+                               : snprintf(s->dir, sizeof s->dir, "%s/%s", wd, a->cwd);
+    if (n < 0 || (size_t)n >= sizeof s->dir || !is_dir(s->dir)) {
+        struct buf msg = BUF_INIT;
+        buf_printf(&msg, "ERROR: Cannot run the command in %s: not a directory.",
+                   a->cwd ? a->cwd : wd);
+        json_t *obs = observation_error(msg.data ? msg.data : "ERROR: Out of memory.");
+        buf_free(&msg);
+        free(s);
+        return done(req, obs);
+    }
+    struct shell_options so = r->ex->shell.opt;
+    so.workdir = s->dir;
+    if (shell_init(&s->sh, r->ex->loop, &so, on_static_event, s) < 0) {
+        free(s);
+        return done(req, observation_error("ERROR: The shell could not be started."));
+    }
+    if (shell_start(&s->sh) < 0) {
+        shell_free(&s->sh);
+        free(s);
+        return done(req, observation_error("ERROR: The shell could not be started."));
+    }
+    r->live = s;
+    return wait_for_shell(r, req, &s->sh, false, key);
+}
+
+/* ---- the executor's own hidden commands -------------------------------------------------- */
+
+static enum action_status start_internal(struct run_state *r, struct action_req *req)
+{
+    struct shell *sh = &r->ex->shell;
+    const struct run_args *a = req->args;
+    if (r->ex->shell_broken)
+        return done(req, observation_error("ERROR: The shell could not be started."));
+    if (sh->busy)
+        return done(req, observation_error(ACTION_RUN_BUSY));
+    /* Output the agent has not seen yet is not this command's: set it aside. */
+    r->saved = sh->out;
+    capture_init(&sh->out, 0, 0);
+    r->saved_active = true;
+    if (shell_type_command(sh, a->command, a->len) < 0) {
+        restore_output(r);
+        return done(req, observation_error("ERROR: Could not write to the shell."));
+    }
+    return wait_for_shell(r, req, sh, false, -1);
+}
+
+/* ---- the persistent shell ---------------------------------------------------------------- */
+
 enum action_status action_run_start(struct executor *ex, struct action_req *req)
 {
     struct run_state *r = ex->run;
     struct shell *sh = &ex->shell;
     const struct run_args *a = req->args;
     int key = cmdline_special_key(a->command, a->len);
+    json_t *refused;
 
+    r->sh = sh;
+    if (a->internal)
+        return start_internal(r, req);
+    if (a->is_static)
+        return start_static(r, req);
     if (ex->shell_broken)
         return done(req, observation_error("ERROR: The shell could not be started."));
 
     if (a->len == 0) {
         /* Watch the running command again (§3.4), or report it if it finished meanwhile. */
         if (sh->busy)
-            return wait_for_shell(r, req, true, -1);
+            return wait_for_shell(r, req, sh, true, -1);
         if (r->unreported) {
             r->unreported = r->reported_running = false;
             return done(req, observe_completed(r, a, &r->finished, -1));
@@ -321,23 +629,25 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
         return done(req, observe_message(
                              r, a, "ERROR: No previous running command to retrieve logs from."));
     }
+    if (a->is_input && !sh->busy && !r->unreported)
+        return done(req,
+                    observe_message(r, a, "ERROR: No previous running command to interact with."));
+
+    /* §3.5, checked (as OpenHands does) for input to a running program too. */
+    if ((refused = refuse_multiple(a)))
+        return done(req, refused);
 
     if (a->is_input) {
-        if (sh->busy) {
-            int rc = key >= 0
-                         ? shell_send(sh, (const char[]){(char)key}, 1)
-                         : (shell_send(sh, a->command, a->len) < 0 ? -1 : shell_send(sh, "\n", 1));
-            if (rc < 0)
-                return done(req, observation_error("ERROR: Could not write to the shell."));
-            return wait_for_shell(r, req, true, key);
-        }
-        if (r->unreported) {
+        if (!sh->busy) {
             /* It already finished: report that rather than feed text to the shell. */
             r->unreported = r->reported_running = false;
             return done(req, observe_completed(r, a, &r->finished, -1));
         }
-        return done(req,
-                    observe_message(r, a, "ERROR: No previous running command to interact with."));
+        int rc = key >= 0 ? shell_send(sh, (const char[]){(char)key}, 1)
+                          : (shell_send(sh, a->command, a->len) < 0 ? -1 : shell_send(sh, "\n", 1));
+        if (rc < 0)
+            return done(req, observation_error("ERROR: Could not write to the shell."));
+        return wait_for_shell(r, req, sh, true, key);
     }
 
     if (sh->busy) {
@@ -359,20 +669,9 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
     }
 
     r->unreported = r->reported_running = false;
-    int rc;
-    if (key < 0) {
-        rc = shell_type_command(sh, a->command, a->len);
-    } else {
-        /* A key for the idle shell itself, as OpenHands sends it: ^C gives a new prompt
-         * (exit 130) and ^D ends the shell (it is restarted). Any other key would be lost
-         * on the prompt and never answered, so only an empty line is typed for it. */
-        rc = key == 0x03 || key == 0x04 ? shell_send(sh, (const char[]){(char)key}, 1)
-                                        : shell_send(sh, "\n", 1);
-        sh->busy = true;
-    }
-    if (rc < 0)
+    if (type_into(sh, a, key) < 0)
         return done(req, observation_error("ERROR: Could not write to the shell."));
-    return wait_for_shell(r, req, false, key);
+    return wait_for_shell(r, req, sh, false, key);
 }
 
 void action_run_cancel(struct executor *ex, struct action_req *req)
@@ -382,6 +681,9 @@ void action_run_cancel(struct executor *ex, struct action_req *req)
         r->req = NULL;
         r->args = NULL;
         disarm(r);
+        restore_output(r);
+        retire_static(r);
+        r->sh = &ex->shell;
     }
 }
 
@@ -389,12 +691,14 @@ void action_run_on_shell_event(struct executor *ex, enum shell_event ev)
 {
     struct run_state *r = ex->run;
     struct shell *sh = &ex->shell;
+    bool waiting = r->req && r->sh == sh;
     switch (ev) {
     case SHELL_EVENT_READY:
         break;
     case SHELL_EVENT_MARKER:
-        if (r->req) {
-            r->reported_running = false;
+        if (waiting) {
+            if (!r->args->internal)
+                r->reported_running = false;
             finish(r, observe_completed(r, r->args, &sh->marker, r->key));
         } else if (r->reported_running) {
             r->unreported = true;
@@ -404,13 +708,9 @@ void action_run_on_shell_event(struct executor *ex, enum shell_event ev)
     case SHELL_EVENT_EXITED: {
         int st = sh->exit_status;
         int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
-        buf_reset(&r->note);
-        buf_printf(&r->note,
-                   "\n[The shell exited with code %d and a new shell was started in %s: variables, "
-                   "functions and background jobs of the old shell are gone.]",
-                   code, ex->cfg.working_dir);
+        set_restart_note(r, code);
         r->unreported = r->reported_running = false;
-        if (r->req) {
+        if (waiting) {
             /* `exit 3` and the like: the command ended, with the shell's status. */
             struct marker_info m = sh->marker;
             m.exit_code = code;
@@ -421,12 +721,31 @@ void action_run_on_shell_event(struct executor *ex, enum shell_event ev)
     }
 }
 
+bool action_run_child_exited(struct executor *ex, pid_t pid, int status)
+{
+    struct run_state *r = ex->run;
+    if (!r)
+        return false;
+    if (r->live && r->live->sh.pid == pid) {
+        shell_reaped(&r->live->sh, status);
+        return true;
+    }
+    /* A finished one: its pid must not be signalled again once it may be reused. */
+    for (struct static_shell *s = r->dead; s; s = s->next)
+        if (s->sh.pid == pid) {
+            shell_reaped(&s->sh, status);
+            return true;
+        }
+    return false;
+}
+
 int action_run_init(struct executor *ex)
 {
     struct run_state *r = calloc(1, sizeof *r);
     if (!r)
         return -1;
     r->ex = ex;
+    r->sh = &ex->shell;
     r->name_uid = -1;
     r->timer.fn = on_timer;
     r->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -445,6 +764,12 @@ void action_run_free_state(struct executor *ex)
     struct run_state *r = ex->run;
     if (!r)
         return;
+    retire_static(r);
+    free_dead(r);
+    if (r->saved_active) {
+        capture_reset(&r->saved);
+        r->saved_active = false;
+    }
     loop_del(ex->loop, &r->timer);
     close(r->timer.fd);
     buf_free(&r->note);

@@ -123,12 +123,132 @@ static int clip_commit(struct clip *dst, const struct clip *src)
 
 void capture_init(struct capture *c, size_t head_max, size_t tail_max)
 {
+    memset(c, 0, sizeof *c);
     clip_init(&c->body, head_max ? head_max : CLIP_HEAD_MAX, tail_max ? tail_max : CLIP_TAIL_MAX);
     clip_init(&c->ws, c->body.head_max, c->body.tail_max);
+    capture_set_window(c, 0, 0);
+}
+
+void capture_set_window(struct capture *c, size_t lines_max, size_t recent_max)
+{
+    c->lines_max = lines_max ? lines_max : CAPTURE_LINES_MAX;
+    c->recent_max = recent_max ? recent_max : CAPTURE_RECENT_MAX;
+}
+
+void capture_no_window(struct capture *c)
+{
+    c->windowless = true;
+}
+
+/* Grows the recent ring (oldest byte first again) while it is below its maximum. */
+static int recent_grow(struct capture *c, size_t want)
+{
+    size_t cap = c->recent_cap ? c->recent_cap : 4096;
+    while (cap < want && cap < c->recent_max)
+        cap *= 2;
+    if (cap > c->recent_max)
+        cap = c->recent_max;
+    if (cap <= c->recent_cap)
+        return 0;
+    char *p = malloc(cap);
+    if (!p)
+        return -1;
+    size_t first = c->recent_cap - c->recent_start;
+    if (first > c->recent_len)
+        first = c->recent_len;
+    if (c->recent_len) {
+        memcpy(p, c->recent + c->recent_start, first);
+        memcpy(p + first, c->recent, c->recent_len - first);
+    }
+    free(c->recent);
+    c->recent = p;
+    c->recent_cap = cap;
+    c->recent_start = 0;
+    return 0;
+}
+
+static int recent_push(struct capture *c, const char *data, size_t n)
+{
+    if (c->recent_len + n > c->recent_cap && recent_grow(c, c->recent_len + n) < 0)
+        return -1;
+    size_t cap = c->recent_cap;
+    if (n >= cap) {
+        memcpy(c->recent, data + n - cap, cap);
+        c->recent_start = 0;
+        c->recent_len = cap;
+        return 0;
+    }
+    for (size_t i = 0; i < n;) {
+        size_t end = (c->recent_start + c->recent_len) % cap;
+        size_t k = n - i < cap - end ? n - i : cap - end;
+        memcpy(c->recent + end, data + i, k);
+        i += k;
+        c->recent_len += k;
+        if (c->recent_len > cap) {
+            c->recent_start = (c->recent_start + c->recent_len - cap) % cap;
+            c->recent_len = cap;
+        }
+    }
+    return 0;
+}
+
+/* Remembers where each line of data starts; data begins at stream position base. */
+static int lines_push(struct capture *c, const char *data, size_t n, uint64_t base)
+{
+    size_t cap = c->lines_max + 1;
+    for (const char *p = data; (p = memchr(p, '\n', (size_t)(data + n - p))); p++) {
+        if (!c->nl && !(c->nl = malloc(cap * sizeof *c->nl)))
+            return -1;
+        c->nl[(c->nl_start + c->nl_len) % cap] = base + (uint64_t)(p - data) + 1;
+        if (c->nl_len < cap)
+            c->nl_len++;
+        else
+            c->nl_start = (c->nl_start + 1) % cap;
+        c->newlines++;
+    }
+    return 0;
+}
+
+static uint64_t nl_at(const struct capture *c, size_t i)
+{
+    return c->nl[(c->nl_start + i) % (c->lines_max + 1)];
+}
+
+/* Where the shown window starts (stream position) and how many lines it has; false when
+ * the output has no more than lines_max lines. */
+static bool window_start(const struct capture *c, uint64_t *start, size_t *lines)
+{
+    if (c->windowless)
+        return false;
+    uint64_t last_nl = c->nl_len ? nl_at(c, c->nl_len - 1) : 0;
+    uint64_t total_lines = c->newlines + (c->total > last_nl ? 1 : 0);
+    if (total_lines <= c->lines_max)
+        return false;
+    /* Line m (0-based) starts just after newline number m (1-based); the ring holds
+     * newlines first .. c->newlines. */
+    uint64_t first = c->newlines - c->nl_len + 1;
+    uint64_t base = c->total - c->recent_len;
+    for (uint64_t m = total_lines - c->lines_max; m <= c->newlines; m++) {
+        uint64_t pos = nl_at(c, (size_t)(m - first));
+        if (pos >= base) {
+            *start = pos;
+            *lines = (size_t)(total_lines - m);
+            return true;
+        }
+    }
+    /* The last line alone is longer than what is kept. */
+    *start = base;
+    *lines = 1;
+    return true;
 }
 
 int capture_append(struct capture *c, const char *data, size_t n)
 {
+    if (n == 0)
+        return 0;
+    if (!c->windowless && (recent_push(c, data, n) < 0 || lines_push(c, data, n, c->total) < 0))
+        return -1;
+    c->total += n;
     size_t keep = text_rstrip_len(data, n);
     if (keep == 0)
         return clip_append(&c->ws, data, n);
@@ -147,11 +267,43 @@ bool capture_is_empty(const struct capture *c)
     return c->body.total == 0 && c->ws.total == 0;
 }
 
+size_t capture_shown_lines(const struct capture *c)
+{
+    uint64_t start;
+    size_t lines;
+    return window_start(c, &start, &lines) ? lines : 0;
+}
+
+/* The window of the last lines, from the recent ring. */
+static int render_window(const struct capture *c, uint64_t start, struct buf *out)
+{
+    struct buf raw = BUF_INIT, text = BUF_INIT;
+    size_t skip = (size_t)(start - (c->total - c->recent_len));
+    size_t from = (c->recent_start + skip) % c->recent_cap;
+    size_t len = c->recent_len - skip;
+    size_t first = c->recent_cap - from < len ? c->recent_cap - from : len;
+    int rc = -1;
+    if (buf_append(&raw, "", 0) < 0 || buf_append(&raw, c->recent + from, first) < 0 ||
+        buf_append(&raw, c->recent, len - first) < 0 ||
+        text_utf8_repair(&text, raw.data, text_rstrip_len(raw.data, raw.len)) < 0 ||
+        text_truncate_middle(&text) < 0 || buf_append(out, text.data, text.len) < 0)
+        goto done;
+    rc = 0;
+done:
+    buf_free(&raw);
+    buf_free(&text);
+    return rc;
+}
+
 int capture_render(const struct capture *c, struct buf *out)
 {
     const struct clip *b = &c->body;
     struct buf raw = BUF_INIT, text = BUF_INIT;
     int rc = -1;
+    uint64_t start;
+    size_t lines;
+    if (window_start(c, &start, &lines))
+        return render_window(c, start, out);
     if (b->total == 0)
         return buf_append(out, "", 0);
     if (!clip_has_gap(b)) {
@@ -188,4 +340,11 @@ void capture_reset(struct capture *c)
 {
     clip_free(&c->body);
     clip_free(&c->ws);
+    free(c->recent);
+    free(c->nl);
+    c->recent = NULL;
+    c->nl = NULL;
+    c->recent_cap = c->recent_start = c->recent_len = 0;
+    c->nl_start = c->nl_len = 0;
+    c->total = c->newlines = 0;
 }

@@ -16,6 +16,12 @@
 
 #define CLIP_HEAD_MAX 65536
 #define CLIP_TAIL_MAX 65536
+/* OpenHands reads a tmux pane of 1,000 rows with 10,000 rows of history: of a longer output
+ * only the last 11,000 lines are seen (its test_long_output_exceed_history_limit finds line
+ * 40,000 of 50,000). The capture keeps the last CAPTURE_RECENT_MAX bytes and where the last
+ * 11,000 lines start, so it can show the same window. */
+#define CAPTURE_LINES_MAX 11000
+#define CAPTURE_RECENT_MAX (4u * 1024 * 1024)
 
 /* First head_max bytes, last tail_max bytes, and how many there were in all. */
 struct clip {
@@ -31,14 +37,31 @@ struct clip {
 struct capture {
     struct clip body; /* committed output: never ends in whitespace */
     struct clip ws;   /* trailing whitespace not yet followed by anything else */
+    /* The line window: the last recent_max bytes (a ring that grows up to that), and the
+     * stream positions just after the last lines_max + 1 newlines (a ring too). */
+    char *recent;
+    size_t recent_cap, recent_start, recent_len, recent_max;
+    uint64_t total; /* bytes appended */
+    uint64_t *nl;
+    size_t nl_start, nl_len, lines_max;
+    uint64_t newlines;
+    bool windowless; /* no line window (run_ipython: Jupyter has no pane history) */
 };
 
 /* head_max/tail_max: 0 selects the defaults; tests pass small ones. */
 void capture_init(struct capture *c, size_t head_max, size_t tail_max);
+/* Tests: a smaller line window (0 selects the defaults). */
+void capture_set_window(struct capture *c, size_t lines_max, size_t recent_max);
+/* No line window at all: only the 30,000-char head/tail cap applies. Survives reset. */
+void capture_no_window(struct capture *c);
 int capture_append(struct capture *c, const char *data, size_t n);
 bool capture_is_empty(const struct capture *c);
-/* Appends the right-stripped, UTF-8-repaired, middle-truncated text to out. */
+/* Appends the text to out: the last lines_max lines when there were more (OpenHands' window),
+ * right-stripped, UTF-8-repaired, middle-truncated to 30,000 chars. */
 int capture_render(const struct capture *c, struct buf *out);
+/* 0 when no line was dropped; else how many lines capture_render shows (lines_max, or fewer
+ * when those lines were longer than the bytes kept). */
+size_t capture_shown_lines(const struct capture *c);
 /* Forgets everything and gives memory back. */
 void capture_reset(struct capture *c);
 

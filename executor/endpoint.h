@@ -84,6 +84,8 @@ enum MHD_Result endpoint_alive(struct request *rq);
 enum MHD_Result endpoint_server_info(struct request *rq);
 /* endpoint_execute.c */
 enum MHD_Result endpoint_execute(struct request *rq);
+/* endpoint_env.c: POST /env, a paddock extension */
+enum MHD_Result endpoint_env(struct request *rq);
 /* endpoint_list.c */
 enum MHD_Result endpoint_list(struct request *rq);
 /* endpoint_upload.c */

@@ -13,6 +13,7 @@
 #define EXECUTOR_DEFAULT_NO_CHANGE 10.0       /* seconds, NO_CHANGE_TIMEOUT_SECONDS */
 #define EXECUTOR_MAX_BODY (64u * 1024 * 1024) /* request bodies above this get 413 */
 #define EXECUTOR_CONNECTION_TIMEOUT 60u       /* seconds a connection may idle */
+#define EXECUTOR_ENV_TIMEOUT 30.0             /* seconds for POST /env's shell command */
 
 struct executor_config {
     const char *socket_path;

@@ -41,6 +41,7 @@ void ipython_runner_init(struct ipython_runner *r, struct loop *loop,
     r->on_event = on_event;
     r->ctx = ctx;
     capture_init(&r->output, 0, 0);
+    capture_no_window(&r->output);
     ansi_filter_init(&r->ansi);
 }
 

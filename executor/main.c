@@ -1,10 +1,11 @@
 /* paddock-executor: OpenHands' action execution server for one sandbox, in one process.
  *
  * Start-up: take the API key (if any) out of the environment or its file, resolve the agent
- * user, make the working dir, start the shell, wait for its first marker, then bind the
- * sockets (so "socket exists + /alive 200" means ready) and serve. One epoll loop drives HTTP
- * (MHD), the pty, signals (signalfd), the action timer (timerfd) and the pipes of file
- * operations running as the agent. */
+ * user, make the working dir, start the shell, wait for its first marker, run the start-up
+ * steps in it (variables, git identity, setup script), then bind the sockets (so "socket
+ * exists + /alive 200" means ready) and serve. One epoll loop drives HTTP (MHD), the pty,
+ * signals (signalfd), the action timer (timerfd) and the pipes of file operations running as
+ * the agent. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -30,6 +31,7 @@
 #include "listen.h"
 #include "plugin.h"
 #include "server.h"
+#include "startup.h"
 
 #define STARTUP_TIMEOUT 30.0 /* seconds for the shell's first prompt */
 #define SHELL_MAX_FAILURES 3 /* consecutive deaths before the first prompt */
@@ -43,6 +45,8 @@ struct options {
     const char *working_dir;
     const char *username;
     const char *shell;
+    const char *env_file;
+    const char *home;
     long user_id;
     double no_change_timeout;
     const char **plugins; /* names after --plugins */
@@ -56,7 +60,8 @@ static void usage(FILE *f)
             "usage: paddock-executor [--socket PATH] [--listen HOST:PORT] [--api-key-file PATH]\n"
             "                        [--working-dir DIR] [--user-id UID] [--username NAME]\n"
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
-            "                        [--shell PATH] [--plugins NAME...]\n"
+            "                        [--shell PATH] [--home DIR] [--env-file PATH]\n"
+            "                        [--plugins NAME...]\n"
             "\n"
             "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH\n"
             "and/or on TCP (at least one of --socket and --listen).\n"
@@ -71,6 +76,10 @@ static void usage(FILE *f)
             "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
             "  --connection-timeout SECS close connections idle this long (60; 0: never)\n"
             "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n"
+            "  --home DIR                the agent's HOME (default: its passwd home, else the\n"
+            "                            working dir); created if missing\n"
+            "  --env-file PATH           KEY=VALUE lines exported in the shell at start and\n"
+            "                            persisted to ~/.bashrc\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
             "                            run_ipython, gitinfo for git metadata of commands,\n"
             "                            agent_skills (accepted, does nothing)\n");
@@ -130,6 +139,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"username", required_argument, NULL, 'n'},
         {"no-change-timeout", required_argument, NULL, 't'},
         {"shell", required_argument, NULL, 'S'},
+        {"env-file", required_argument, NULL, 'e'},
+        {"home", required_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -192,6 +203,12 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'S':
             o->shell = optarg;
+            break;
+        case 'e':
+            o->env_file = optarg;
+            break;
+        case 'H':
+            o->home = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -305,11 +322,13 @@ static void on_signal(struct loop_watch *w, uint32_t events)
         /* Subreaper: orphans of the agent's jobs come to us too. */
         int status;
         pid_t pid;
-        while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
             if (pid == s->ex->shell.pid)
                 shell_reaped(&s->ex->shell, status);
-            else if (!plugin_reaped(s->ex, pid, status))
-                action_browse_reaped(s->ex, pid, status);
+            else if (!plugin_reaped(s->ex, pid, status) &&
+                     !action_browse_reaped(s->ex, pid, status))
+                action_run_child_exited(s->ex, pid, status);
+        }
     }
 }
 
@@ -432,7 +451,32 @@ int main(int argc, char **argv)
     }
     if (created && ex.cfg.switch_user && chown(o.working_dir, uid, gid) < 0)
         fprintf(stderr, "paddock-executor: cannot chown %s: %s\n", o.working_dir, strerror(errno));
-    snprintf(home, sizeof home, "%s", pw && is_dir(pw->pw_dir) ? pw->pw_dir : o.working_dir);
+    if (o.home) {
+        if (mkdir_p(o.home, &created) < 0) {
+            fprintf(stderr, "paddock-executor: cannot create home %s: %s\n", o.home,
+                    strerror(errno));
+            return 1;
+        }
+        if (created && ex.cfg.switch_user && chown(o.home, uid, gid) < 0)
+            fprintf(stderr, "paddock-executor: cannot chown %s: %s\n", o.home, strerror(errno));
+    }
+    snprintf(home, sizeof home, "%s",
+             o.home                     ? o.home
+             : pw && is_dir(pw->pw_dir) ? pw->pw_dir
+                                        : o.working_dir);
+
+    struct env_var *vars = NULL;
+    size_t nvars = 0;
+    if (o.env_file) {
+        buf_reset(&err);
+        if (env_file_read(o.env_file, environ, &vars, &nvars, &err) < 0) {
+            fprintf(stderr, "paddock-executor: --env-file: %s\n", err.data ? err.data : "");
+            buf_free(&err);
+            env_vars_free(vars, nvars);
+            auth_key_free(ex.api_key);
+            return 1;
+        }
+    }
 
     char hostname[256] = "localhost";
     if (gethostname(hostname, sizeof hostname - 1) < 0)
@@ -526,6 +570,14 @@ int main(int argc, char **argv)
         goto out;
     }
 
+    buf_reset(&err);
+    struct startup_params sp = {.vars = vars, .nvars = nvars, .working_dir = o.working_dir};
+    if (startup_run(&ex, &sp, &err) < 0) {
+        goto out;
+    }
+    if (err.len)
+        fprintf(stderr, "paddock-executor: start-up: %s", err.data);
+    buf_reset(&err);
     int fds[SERVER_MAX_LISTENERS];
     size_t nfds = 0;
     bool failed = false;
@@ -579,5 +631,6 @@ out:
     loop_free(ex.loop);
     env_free(envp);
     auth_key_free(ex.api_key);
+    env_vars_free(vars, nvars);
     return rc;
 }

@@ -40,12 +40,21 @@ static int parse_long(const char *s, size_t n, long *out)
     return 0;
 }
 
+/* Copies s[0..n) into out (size outlen), cut to fit. */
+static void copy_cut(char *out, size_t outlen, const char *s, size_t n)
+{
+    if (n >= outlen)
+        n = outlen - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
 int marker_parse_body(const char *body, size_t n, struct marker_info *out)
 {
-    const char *field[4];
-    size_t flen[4];
+    const char *field[5];
+    size_t flen[5];
     const char *p = body, *stop = body + n;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         const char *semi = memchr(p, ';', (size_t)(stop - p));
         if (!semi)
             return -1;
@@ -53,21 +62,25 @@ int marker_parse_body(const char *body, size_t n, struct marker_info *out)
         flen[i] = (size_t)(semi - p);
         p = semi + 1;
     }
-    long rc, pid = -1, uid;
-    if (parse_long(field[0], flen[0], &rc) < 0 || parse_long(field[2], flen[2], &uid) < 0)
+    const char *sep1 = memchr(p, MARKER_SEP, (size_t)(stop - p));
+    const char *sep2 = sep1 ? memchr(sep1 + 1, MARKER_SEP, (size_t)(stop - sep1 - 1)) : NULL;
+    if (!sep2)
+        return -1;
+    long rc, pid = -1, uid, tty, shell_pid;
+    if (parse_long(field[0], flen[0], &rc) < 0 || parse_long(field[2], flen[2], &uid) < 0 ||
+        parse_long(field[3], flen[3], &tty) < 0 || parse_long(field[4], flen[4], &shell_pid) < 0)
         return -1;
     /* $! is empty until something was put in the background. */
     if (flen[1] && parse_long(field[1], flen[1], &pid) < 0)
         return -1;
-    if (flen[3] >= MARKER_HOST_MAX || (size_t)(stop - p) > MARKER_BODY_MAX)
-        return -1;
     out->exit_code = (int)rc;
     out->pid = pid;
     out->uid = uid;
-    memcpy(out->hostname, field[3], flen[3]);
-    out->hostname[flen[3]] = '\0';
-    memcpy(out->cwd, p, (size_t)(stop - p));
-    out->cwd[stop - p] = '\0';
+    out->stdin_tty = tty != 0;
+    out->shell_pid = shell_pid;
+    copy_cut(out->hostname, sizeof out->hostname, p, (size_t)(sep1 - p));
+    copy_cut(out->path, sizeof out->path, sep1 + 1, (size_t)(sep2 - sep1 - 1));
+    copy_cut(out->cwd, sizeof out->cwd, sep2 + 1, (size_t)(stop - sep2 - 1));
     return 0;
 }
 

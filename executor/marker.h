@@ -1,9 +1,11 @@
 /* Finds the shell's end-of-command markers in the pty byte stream.
  *
  * After every command the shell prints BEGIN body END, where BEGIN and END carry a random
- * per-process nonce and body is "exit_code;last_bg_pid;uid;hostname;cwd". Everything else is
- * command output. Markers may arrive split across reads in any place; bytes that might be the
- * start of a marker are held back until the next read decides. */
+ * per-process nonce and body is "exit_code;last_bg_pid;uid;stdin_is_tty;shell_pid;" then
+ * hostname, PATH and cwd separated by 0x1f (the three texts the agent controls; ';' is common
+ * in them, 0x1f is not).
+ * Everything else is command output. Markers may arrive split across reads in any place; bytes that
+ * might be the start of a marker are held back until the next read decides. */
 #ifndef PADDOCK_EXECUTOR_MARKER_H
 #define PADDOCK_EXECUTOR_MARKER_H
 
@@ -13,16 +15,23 @@
 #include "buf.h"
 
 #define MARKER_TAG_MAX 64
-/* A body longer than this is not a marker (cwd is the only long field). */
-#define MARKER_BODY_MAX 16384
+/* A body longer than this is not a marker. Generous: the agent may set a long PATH. */
+#define MARKER_BODY_MAX (1024 * 1024)
+#define MARKER_SEP '\037'
+/* Longer texts are cut to these (a cut PATH only shortens the python search). */
 #define MARKER_HOST_MAX 256
+#define MARKER_PATH_MAX 16384
+#define MARKER_CWD_MAX 16384
 
 struct marker_info {
     int exit_code;
     long pid; /* $! or -1 when no job was ever put in the background */
     long uid;
+    bool stdin_tty; /* the shell still reads the terminal (not after exec 0<&-) */
+    long shell_pid; /* $$ of the shell that printed it (a nested shell has its own) */
     char hostname[MARKER_HOST_MAX];
-    char cwd[MARKER_BODY_MAX + 1];
+    char path[MARKER_PATH_MAX + 1]; /* $PATH: where py_interpreter_path is looked up */
+    char cwd[MARKER_CWD_MAX + 1];
 };
 
 struct marker_sink {
@@ -51,7 +60,7 @@ int marker_feed(struct marker_parser *p, const char *data, size_t n,
 void marker_flush(struct marker_parser *p, const struct marker_sink *sink);
 void marker_parser_free(struct marker_parser *p);
 
-/* Parses "exit;pid;uid;host;cwd". Returns -1 when malformed. */
+/* Parses "exit;pid;uid;tty;shellpid;host<0x1f>PATH<0x1f>cwd". Returns -1 when malformed. */
 int marker_parse_body(const char *body, size_t n, struct marker_info *out);
 
 #endif

@@ -36,6 +36,7 @@ static const struct route routes[] = {
     {"/alive", MHD_HTTP_METHOD_GET, ENDPOINT_OPEN, NULL, NULL, endpoint_alive},
     {"/server_info", MHD_HTTP_METHOD_GET, ENDPOINT_OPEN, NULL, NULL, endpoint_server_info},
     {"/execute_action", MHD_HTTP_METHOD_POST, ENDPOINT_BODY, NULL, NULL, endpoint_execute},
+    {"/env", MHD_HTTP_METHOD_POST, ENDPOINT_BODY, NULL, NULL, endpoint_env},
     {"/list_files", MHD_HTTP_METHOD_POST, ENDPOINT_BODY, NULL, NULL, endpoint_list},
     {"/upload_file", MHD_HTTP_METHOD_POST, ENDPOINT_STREAM, endpoint_upload_start,
      endpoint_upload_data, endpoint_upload},

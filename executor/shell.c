@@ -220,6 +220,11 @@ static void safe_hostname(const char *in, char *out, size_t outlen)
     out[i] = '\0';
 }
 
+/* The marker format for bash's printf: nonce halves and fields come as arguments. */
+#define BASH_MARKER_FORMAT "\"\\036PDK%%s%%s{%%s;%%s;%%s;%%s;%%s;%%s\\037%%s\\037%%s}%%s%%sKDP__\""
+#define BASH_MARKER_ARGS                                                                           \
+    "%s %s \"$__pdk_s\" \"${!:-}\" \"$EUID\" $__pdk_i $$ \"$HOSTNAME\" \"$PATH\" \"$PWD\" %s %s"
+
 static int send_init(struct shell *sh)
 {
     char n1[17], n2[17];
@@ -228,23 +233,33 @@ static int send_init(struct shell *sh)
     memcpy(n1, sh->nonce, 16);
     n1[16] = '\0';
     memcpy(n2, sh->nonce + 16, 17);
-    if (sh->opt.bash) {
+    /* The agent's rc file first, on a line of its own: what it prints comes before the first
+     * marker (dropped), an error in it cannot cut the init line short, and whatever it sets
+     * for prompts is overridden next. Variables persisted by POST /env live there. */
+    rc = buf_append_str(&line, " [ -r ~/.bashrc ] && . ~/.bashrc\n");
+    if (rc == 0 && sh->opt.bash) {
         /* $? first, before anything changes it; bash restores it after PROMPT_COMMAND.
-         * Exported, so a nested interactive bash (exec bash, su -p) still reports. */
+         * Exported, so a nested interactive bash (exec bash, su -p) still reports. When the
+         * agent sent the shell's stdout elsewhere (exec >/dev/null), the marker goes to the
+         * terminal itself, so the shell keeps reporting. */
         rc = buf_printf(&line,
-                        " export PROMPT_COMMAND='__pdk_s=$?;builtin printf "
-                        "\"\\036PDK%%s%%s{%%s;%%s;%%s;%%s;%%s}%%s%%sKDP__\" %s %s \"$__pdk_s\" "
-                        "\"${!:-}\" \"$EUID\" \"$HOSTNAME\" \"$PWD\" %s %s;builtin unset __pdk_s' "
+                        " export PROMPT_COMMAND='__pdk_s=$? __pdk_i=0;builtin test -t 0&&__pdk_i=1;"
+                        "if builtin test -t 1;then "
+                        "builtin printf " BASH_MARKER_FORMAT " " BASH_MARKER_ARGS
+                        ";else builtin printf " BASH_MARKER_FORMAT " " BASH_MARKER_ARGS
+                        " 2>/dev/null >/dev/tty;fi;builtin unset __pdk_s __pdk_i' "
                         "PS1= PS2=; set +H; unset HISTFILE\n",
-                        n1, n2, n1, n2);
-    } else {
-        /* POSIX sh (busybox ash): PS1 is expanded at each prompt, $? included. */
+                        n1, n2, n1, n2, n1, n2, n1, n2);
+    } else if (rc == 0) {
+        /* POSIX sh (busybox ash): PS1 is expanded at each prompt, $? included. The __pdk_*
+         * names are the executor's: nothing else it runs in the shell may use them. */
         char host[MARKER_HOST_MAX];
         safe_hostname(sh->opt.hostname, host, sizeof host);
         rc = buf_printf(&line,
-                        " __pdk_a=%s __pdk_b=%s __pdk_r=$(printf '\\036'); "
-                        "PS1='${__pdk_r}PDK${__pdk_a}${__pdk_b}{$?;$!;%lu;%s;"
-                        "$PWD}${__pdk_a}${__pdk_b}KDP__' PS2=; unset HISTFILE\n",
+                        " __pdk_a=%s __pdk_b=%s __pdk_r=$(printf '\\036') __pdk_u=$(printf "
+                        "'\\037'); PS1='${__pdk_r}PDK${__pdk_a}${__pdk_b}{$?;$!;%lu;1;$$;%s"
+                        "${__pdk_u}$PATH${__pdk_u}$PWD}${__pdk_a}${__pdk_b}KDP__' PS2=; "
+                        "unset HISTFILE\n",
                         n1, n2, (unsigned long)sh->opt.uid, host);
     }
     if (rc == 0)
@@ -283,6 +298,7 @@ int shell_start(struct shell *sh)
     sh->pid = pid;
     sh->ready = false;
     sh->busy = false;
+    sh->lost = false;
     sh->writing = false;
     sh->watch.fd = master;
     sh->watch.fn = on_shell_fd;
@@ -346,12 +362,16 @@ static void sink_output(void *ctx, const char *data, size_t n)
 static void sink_marker(void *ctx, const struct marker_info *m)
 {
     struct shell *sh = ctx;
-    sh->marker.exit_code = m->exit_code;
-    sh->marker.pid = m->pid;
-    sh->marker.uid = m->uid;
-    memcpy(sh->marker.hostname, m->hostname, sizeof m->hostname);
-    snprintf(sh->marker.cwd, sizeof sh->marker.cwd, "%s", m->cwd);
+    sh->marker = *m;
     sh->busy = false;
+    if (sh->ready && !m->stdin_tty && m->shell_pid == sh->pid) {
+        /* exec 0<&- or exec </dev/null: the shell is about to read EOF and exit, and would
+         * take the next command with it. It takes no more commands; on_shell_fd ends it. */
+        sh->lost = true;
+        sh->ready = false;
+        sh->on_event(sh, SHELL_EVENT_MARKER, sh->ctx);
+        return;
+    }
     if (!sh->ready) {
         /* What came before the first marker is start-up noise (banner, first prompt). */
         sh->ready = true;
@@ -392,6 +412,11 @@ static void on_shell_fd(struct loop_watch *w, uint32_t events)
             loop_del(sh->loop, &sh->watch);
             sh->writing = false;
         }
+    }
+    if (sh->lost && sh->pid > 0) {
+        /* Out of the parser now: end it; the reaper reports EXITED as for any death. */
+        kill(-sh->pid, SIGKILL);
+        kill(sh->pid, SIGKILL);
     }
 }
 

@@ -45,6 +45,7 @@ struct shell {
     pid_t pid;  /* -1 when no shell runs */
     bool ready; /* the first marker came */
     bool busy;  /* a command was typed and its marker has not come */
+    bool lost;  /* its stdin is no longer the terminal: it is being replaced */
     bool writing;
     struct termios tio; /* the tty modes commands start with */
     struct marker_parser parser;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ansi.h"
@@ -22,6 +23,7 @@
 #include "htmltext.h"
 #include "marker.h"
 #include "text.h"
+#include "which.h"
 
 /* ---- marker parser ---------------------------------------------------------------------- */
 
@@ -64,7 +66,7 @@ static void feed_split(const char *stream, size_t n, size_t split, struct collec
 static void test_marker_whole(void **state)
 {
     (void)state;
-    const char *s = "hello\n" BEGIN "0;;1000;box;/work/x" END "after";
+    const char *s = "hello\n" BEGIN "0;;1000;1;4321;box\037/usr/bin:/bin\037/work/x" END "after";
     struct collected c = {0};
     feed_split(s, strlen(s), strlen(s), &c);
     assert_int_equal(c.markers, 1);
@@ -73,7 +75,10 @@ static void test_marker_whole(void **state)
     assert_int_equal(c.last.exit_code, 0);
     assert_int_equal(c.last.pid, -1);
     assert_int_equal(c.last.uid, 1000);
+    assert_true(c.last.stdin_tty);
+    assert_int_equal(c.last.shell_pid, 4321);
     assert_string_equal(c.last.hostname, "box");
+    assert_string_equal(c.last.path, "/usr/bin:/bin");
     assert_string_equal(c.last.cwd, "/work/x");
     buf_free(&c.out);
 }
@@ -81,7 +86,8 @@ static void test_marker_whole(void **state)
 static void test_marker_split_everywhere(void **state)
 {
     (void)state;
-    const char *s = "out1" BEGIN "127;4242;0;h;/a;b}c" END "out2" BEGIN "3;;0;h;/" END;
+    const char *s =
+        "out1" BEGIN "127;4242;0;1;7;h\037/p\037/a;b}c" END "out2" BEGIN "3;;0;1;7;h\037\037/" END;
     size_t n = strlen(s);
     for (size_t split = 0; split <= n; split++) {
         struct collected c = {0};
@@ -98,7 +104,7 @@ static void test_marker_split_everywhere(void **state)
 static void test_marker_byte_by_byte(void **state)
 {
     (void)state;
-    const char *s = "a" BEGIN "1;99;0;host;/with;semi;colons" END "b";
+    const char *s = "a" BEGIN "1;99;0;1;7;host;x\037/bin;y\037/with;semi;colons" END "b";
     struct marker_parser p;
     struct collected c = {0};
     struct marker_sink sink = {on_output, on_found, &c};
@@ -109,6 +115,8 @@ static void test_marker_byte_by_byte(void **state)
     assert_int_equal(c.markers, 1);
     assert_string_equal(c.out.data, "ab");
     assert_int_equal(c.last.pid, 99);
+    assert_string_equal(c.last.hostname, "host;x"); /* the agent may set any HOSTNAME */
+    assert_string_equal(c.last.path, "/bin;y");
     assert_string_equal(c.last.cwd, "/with;semi;colons");
     marker_parser_free(&p);
     buf_free(&c.out);
@@ -118,7 +126,8 @@ static void test_marker_spoof_without_nonce(void **state)
 {
     (void)state;
     /* Marker-shaped text with another nonce, or none, is plain output. */
-    const char *s = "__PDKffffffffffffffff{0;;0;h;/}ffffffffffffffffKDP__ __PDK{0;;0;h;/}KDP__";
+    const char *s =
+        "__PDKffffffffffffffff{0;;0;h\037\037/}ffffffffffffffffKDP__ __PDK{0;;0;h\037\037/}KDP__";
     struct collected c = {0};
     feed_split(s, strlen(s), 10, &c);
     assert_int_equal(c.markers, 0);
@@ -159,7 +168,7 @@ static void test_marker_malformed_and_overlong(void **state)
     buf_append_str(&s, BEGIN);
     for (int i = 0; i < MARKER_BODY_MAX + 100; i++)
         buf_append(&s, "y", 1);
-    buf_append_str(&s, BEGIN "5;;0;h;/" END);
+    buf_append_str(&s, BEGIN "5;;0;1;7;h\037\037/" END);
     struct collected d = {0};
     feed_split(s.data, s.len, s.len / 2, &d);
     assert_int_equal(d.markers, 1);
@@ -173,13 +182,32 @@ static void test_marker_parse_body(void **state)
 {
     (void)state;
     struct marker_info m;
-    assert_int_equal(marker_parse_body("0;;0;h;/", 8, &m), 0);
+#define BODY(s) s, sizeof s - 1
+    assert_int_equal(marker_parse_body(BODY("0;;0;1;7;h\037p\037/"), &m), 0);
     assert_int_equal(m.pid, -1);
-    assert_int_equal(marker_parse_body("x;;0;h;/", 8, &m), -1);
-    assert_int_equal(marker_parse_body("0;;0;h", 6, &m), -1);
-    assert_int_equal(marker_parse_body("-1;12;5;h;", 10, &m), 0);
+    assert_int_equal(marker_parse_body(BODY("x;;0;1;7;h\037p\037/"), &m), -1);
+    assert_int_equal(marker_parse_body(BODY("0;;0;1;7;h\037p"), &m), -1); /* no cwd field */
+    assert_int_equal(marker_parse_body(BODY("0;;0;h\037p\037/"), &m),
+                     -1); /* no tty and shell pid */
+    assert_int_equal(marker_parse_body(BODY("-1;12;5;0;99;h\037\037"), &m), 0);
+    assert_false(m.stdin_tty);
+    assert_int_equal(m.shell_pid, 99);
     assert_int_equal(m.exit_code, -1);
+    assert_int_equal(m.pid, 12);
+    assert_int_equal(m.uid, 5);
+    assert_string_equal(m.path, "");
     assert_string_equal(m.cwd, "");
+    /* Overlong texts are cut, not refused: a marker is never lost to a long PATH. */
+    struct buf b = BUF_INIT;
+    buf_append_str(&b, "0;;0;1;7;h\037");
+    for (int i = 0; i < MARKER_PATH_MAX + 10; i++)
+        buf_append(&b, "p", 1);
+    buf_append_str(&b, "\037/w");
+    assert_int_equal(marker_parse_body(b.data, b.len, &m), 0);
+    assert_int_equal(strlen(m.path), MARKER_PATH_MAX);
+    assert_string_equal(m.cwd, "/w");
+    buf_free(&b);
+#undef BODY
 }
 
 /* ---- capture, truncation ---------------------------------------------------------------- */
@@ -294,6 +322,95 @@ static void test_capture_multibyte_count(void **state)
     assert_int_equal(strlen(s), 60000 + strlen(TEXT_TRUNCATION_MARKER));
     free(s);
     capture_reset(&c);
+}
+
+/* ---- the 10,000-line window ------------------------------------------------------------- */
+
+static char *render_window(const char *text, size_t lines_max, size_t recent_max, size_t step,
+                           size_t *shown)
+{
+    struct capture c;
+    capture_init(&c, 0, 0);
+    capture_set_window(&c, lines_max, recent_max);
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i += step)
+        assert_int_equal(capture_append(&c, text + i, n - i < step ? n - i : step), 0);
+    *shown = capture_shown_lines(&c);
+    char *s = render(&c);
+    capture_reset(&c);
+    return s;
+}
+
+static void test_capture_line_window(void **state)
+{
+    (void)state;
+    size_t shown;
+    /* Split anywhere, the result is the same: the last 5 of 10 lines. */
+    for (size_t step = 1; step <= 21; step += 4) {
+        char *s = render_window("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", 5, 0, step, &shown);
+        assert_string_equal(s, "6\n7\n8\n9\n10");
+        assert_int_equal(shown, 5);
+        free(s);
+    }
+    /* A last line without a newline counts as a line. */
+    char *s = render_window("1\n2\n3\n4\n5\n6", 5, 0, 100, &shown);
+    assert_string_equal(s, "2\n3\n4\n5\n6");
+    assert_int_equal(shown, 5);
+    free(s);
+    /* Exactly the window: nothing dropped, no prefix. */
+    s = render_window("1\n2\n3\n4\n5\n", 5, 0, 100, &shown);
+    assert_string_equal(s, "1\n2\n3\n4\n5");
+    assert_int_equal(shown, 0);
+    free(s);
+    /* Blank lines count (a tmux history holds them too). */
+    s = render_window("a\n\n\n\n\n\n\n", 5, 0, 100, &shown);
+    assert_string_equal(s, "");
+    assert_int_equal(shown, 5);
+    free(s);
+}
+
+static void test_capture_line_window_bounded(void **state)
+{
+    (void)state;
+    size_t shown;
+    /* Ten 11-byte lines, 16 bytes kept: the window starts at the first line that begins
+     * inside what is kept, and says how many lines that is. */
+    struct buf t = BUF_INIT;
+    for (int i = 0; i < 10; i++)
+        buf_append_str(&t, i == 9 ? "bbbbbbbbbb\n" : "aaaaaaaaaa\n");
+    char *s = render_window(t.data, 5, 16, 7, &shown);
+    assert_string_equal(s, "bbbbbbbbbb");
+    assert_int_equal(shown, 1);
+    free(s);
+    buf_free(&t);
+    /* One line longer than what is kept: its tail. */
+    s = render_window("1\n2\n3\nxxxxxxxxxxxxxxxxxxxxxxxxxyz", 2, 8, 3, &shown);
+    assert_string_equal(s, "xxxxxxyz");
+    assert_int_equal(shown, 1);
+    free(s);
+}
+
+static void test_capture_line_window_default(void **state)
+{
+    (void)state;
+    /* 12,000 numbered lines, as `seq 1 12000` prints them: lines 1001-12000 remain, and
+     * that text is over 30,000 chars, so it is middle-truncated too. */
+    struct capture c;
+    struct buf t = BUF_INIT;
+    capture_init(&c, 0, 0);
+    for (int i = 1; i <= 12000; i++)
+        buf_printf(&t, "%d\n", i);
+    capture_append(&c, t.data, t.len);
+    assert_int_equal(capture_shown_lines(&c), 11000);
+    char *s = render(&c);
+    assert_memory_equal(s, "1001\n1002\n", 10);
+    assert_string_equal(s + strlen(s) - 6, "\n12000");
+    assert_non_null(strstr(s, TEXT_TRUNCATION_MARKER));
+    assert_int_equal(text_utf8_count(s, strlen(s)), 30000 + strlen(TEXT_TRUNCATION_MARKER));
+    free(s);
+    capture_reset(&c);
+    assert_int_equal(capture_shown_lines(&c), 0);
+    buf_free(&t);
 }
 
 static void test_truncate_exact_limit(void **state)
@@ -654,9 +771,231 @@ static void test_htmltext(void **state)
     expect_page_text("caf\xc3\xa9 <b>\xe2\x80\x94</b>", "caf\xc3\xa9 \xe2\x80\x94");
 }
 
+static void test_env_quote(void **state)
+{
+    (void)state;
+    struct buf b = BUF_INIT;
+    assert_int_equal(env_quote(&b, "a\"b\\c$d`e\nf 'g' \xc3\xa9", 19), 0);
+    assert_string_equal(b.data, "\"a\\\"b\\\\c\\$d\\`e\nf 'g' \xc3\xa9\"");
+    buf_reset(&b);
+    assert_int_equal(env_quote(&b, "x\0y", 3), 0); /* NUL cannot be in a shell string */
+    assert_string_equal(b.data, "\"xy\"");
+    buf_reset(&b);
+    assert_int_equal(env_squote(&b, "it's", 4), 0);
+    assert_string_equal(b.data, "'it'\\''s'");
+    buf_free(&b);
+    assert_true(env_name_valid("_A1"));
+    assert_true(env_name_valid("my_var"));
+    assert_false(env_name_valid("1A"));
+    assert_false(env_name_valid("A-B"));
+    assert_false(env_name_valid(""));
+    assert_true(env_name_reserved("PROMPT_COMMAND"));
+    assert_true(env_name_reserved("PS1"));
+    assert_false(env_name_reserved("PATH"));
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    struct buf b = BUF_INIT;
+    char tmp[4096];
+    size_t n;
+    buf_append(&b, "", 0);
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+        buf_append(&b, tmp, n);
+    fclose(f);
+    return buf_steal(&b);
+}
+
+static void spit(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Runs the add-variables script in `shell` with HOME=home, then prints the variables. */
+static char *run_env_script(const char *shell, const char *home, const struct env_var *vars,
+                            size_t n)
+{
+    struct buf script = BUF_INIT, cmd = BUF_INIT;
+    assert_int_equal(env_script_add(&script, vars, n), 0);
+    buf_append_str(&script, " && echo ok");
+    for (size_t i = 0; i < n; i++)
+        buf_printf(&script, "; printf '[%%s]' \"$%s\"", vars[i].name);
+    char path[256];
+    snprintf(path, sizeof path, "%s/script.sh", home);
+    spit(path, script.data);
+    buf_printf(&cmd, "HOME='%s' %s %s", home, shell, path);
+    FILE *p = popen(cmd.data, "r");
+    assert_non_null(p);
+    struct buf out = BUF_INIT;
+    char tmp[4096];
+    size_t k;
+    buf_append(&out, "", 0);
+    while ((k = fread(tmp, 1, sizeof tmp, p)) > 0)
+        buf_append(&out, tmp, k);
+    pclose(p);
+    buf_free(&script);
+    buf_free(&cmd);
+    return buf_steal(&out);
+}
+
+static void test_env_script(void **state)
+{
+    (void)state;
+    const char *shells[] = {"bash", "busybox sh"};
+    for (size_t k = 0; k < 2; k++) {
+        if (k == 1 && system("busybox true >/dev/null 2>&1") != 0)
+            continue;
+        char home[] = "/tmp/paddock-env-XXXXXX";
+        assert_non_null(mkdtemp(home));
+        char rc[300];
+        snprintf(rc, sizeof rc, "%s/.bashrc", home);
+        struct env_var *vars = NULL;
+        size_t n = 0;
+        const char *tricky = "a b $HOME \"q\" 'x' `c` \\ end\nline2";
+        assert_int_equal(env_vars_add(&vars, &n, "tricky", 6, tricky, strlen(tricky)), 0);
+        assert_int_equal(env_vars_add(&vars, &n, "PLAIN", 5, "v1", 2), 0);
+
+        /* No .bashrc yet: both lines appended; the values read back exactly. */
+        char *out = run_env_script(shells[k], home, vars, n);
+        struct buf want = BUF_INIT;
+        buf_printf(&want, "ok\n[%s][v1]", tricky);
+        assert_string_equal(out, want.data);
+        free(out);
+        char *text = slurp(rc);
+        assert_string_equal(text, "export TRICKY=\"a b \\$HOME \\\"q\\\" 'x' \\`c\\` \\\\ end\n"
+                                  "line2\"\nexport PLAIN=\"v1\"\n");
+        free(text);
+
+        /* Again with new values: the live values change, .bashrc keeps its first lines. */
+        free(vars[1].value);
+        vars[1].value = strdup("v2");
+        vars[1].len = 2;
+        out = run_env_script(shells[k], home, vars + 1, 1);
+        assert_string_equal(out, "ok\n[v2]");
+        free(out);
+        text = slurp(rc);
+        assert_non_null(strstr(text, "export PLAIN=\"v1\"\n"));
+        assert_null(strstr(text, "v2"));
+        free(text);
+
+        /* A .bashrc whose last line has no newline: the new line starts on its own. */
+        spit(rc, "alias ll='ls -l'");
+        out = run_env_script(shells[k], home, vars + 1, 1);
+        assert_string_equal(out, "ok\n[v2]");
+        free(out);
+        text = slurp(rc);
+        assert_string_equal(text, "alias ll='ls -l'\nexport PLAIN=\"v2\"\n");
+        free(text);
+
+        /* Cannot write .bashrc: the script fails. */
+        unlink(rc);
+        assert_int_equal(mkdir(rc, 0700), 0);
+        out = run_env_script(shells[k], home, vars + 1, 1);
+        assert_string_equal(out, "[v2]");
+        free(out);
+
+        buf_free(&want);
+        env_vars_free(vars, n);
+        char rm[300];
+        snprintf(rm, sizeof rm, "rm -rf '%s'", home);
+        assert_int_equal(system(rm), 0);
+    }
+}
+
+static void test_env_file(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/paddock-envfile-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char *environ_[] = {"BARE=from-env", NULL};
+    spit(path, "# comment\n\n  a=1\nB=two words = kept\r\nlower_case=x\nBARE\nMISSING\nA=again\n");
+    struct env_var *vars = NULL;
+    size_t n = 0;
+    struct buf err = BUF_INIT;
+    assert_int_equal(env_file_read(path, environ_, &vars, &n, &err), 0);
+    assert_int_equal(n, 4);
+    assert_string_equal(vars[0].name, "A");
+    assert_string_equal(vars[0].value, "again");
+    assert_string_equal(vars[1].name, "B");
+    assert_string_equal(vars[1].value, "two words = kept");
+    assert_string_equal(vars[2].name, "LOWER_CASE");
+    assert_string_equal(vars[3].name, "BARE");
+    assert_string_equal(vars[3].value, "from-env");
+    env_vars_free(vars, n);
+    vars = NULL;
+    n = 0;
+
+    spit(path, "OK=1\n1X=2\n");
+    assert_int_equal(env_file_read(path, environ_, &vars, &n, &err), -1);
+    assert_non_null(strstr(err.data, ":2: invalid variable name: 1X"));
+    env_vars_free(vars, n);
+    vars = NULL;
+    n = 0;
+    buf_reset(&err);
+    spit(path, "prompt_command=x\n");
+    assert_int_equal(env_file_read(path, environ_, &vars, &n, &err), -1);
+    assert_non_null(strstr(err.data, "reserved variable name"));
+    env_vars_free(vars, n);
+    buf_reset(&err);
+    unlink(path);
+    vars = NULL;
+    n = 0;
+    assert_int_equal(env_file_read(path, environ_, &vars, &n, &err), -1);
+    assert_non_null(strstr(err.data, "cannot open"));
+    buf_free(&err);
+}
+
+static void test_which_python(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/paddock-which-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[512], out[512];
+    const char *made[][2] = {
+        {"b1", "python"}, {"b2", "python3"}, {"b3", "python"}, {"rel", "python"}};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, made[i][0]);
+        assert_int_equal(mkdir(p, 0755), 0);
+        snprintf(p, sizeof p, "%s/%s/%s", dir, made[i][0], made[i][1]);
+        spit(p, "#!/bin/sh\n");
+        assert_int_equal(chmod(p, i == 2 ? 0644 : 0755), 0); /* b3's is not executable */
+    }
+    char path[1024], want[512];
+    snprintf(path, sizeof path, "/nonexistent:%s/b3:%s/b2:%s/b1", dir, dir, dir);
+    which_python(path, "/", out, sizeof out);
+    snprintf(want, sizeof want, "%s/b1/python", dir); /* python anywhere beats python3 */
+    assert_string_equal(out, want);
+    snprintf(path, sizeof path, "%s/b3:%s/b2", dir, dir);
+    which_python(path, "/", out, sizeof out);
+    snprintf(want, sizeof want, "%s/b2/python3", dir);
+    assert_string_equal(out, want);
+    which_python("rel", dir, out, sizeof out); /* relative entries: from the shell's cwd */
+    snprintf(want, sizeof want, "%s/rel/python", dir);
+    assert_string_equal(out, want);
+    which_python("/nonexistent", "/", out, sizeof out);
+    assert_string_equal(out, "");
+    snprintf(p, sizeof p, "rm -rf '%s'", dir);
+    assert_int_equal(system(p), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_capture_line_window),
+        cmocka_unit_test(test_capture_line_window_bounded),
+        cmocka_unit_test(test_capture_line_window_default),
+        cmocka_unit_test(test_env_quote),
+        cmocka_unit_test(test_env_script),
+        cmocka_unit_test(test_env_file),
+        cmocka_unit_test(test_which_python),
         cmocka_unit_test(test_marker_whole),
         cmocka_unit_test(test_marker_split_everywhere),
         cmocka_unit_test(test_marker_byte_by_byte),
