@@ -443,10 +443,13 @@ int main(int argc, char **argv)
     double ms;
     char *sid = session_create(&ms);
     char *cid = sid ? session_container(sid) : NULL;
+    long rss_fresh = -1;
     struct samples echo = {0}, dexec = {0}, echo_x = {0}, dexec2 = {0}, big = {0}, dbig = {0},
                    rd = {0}, drd = {0}, ed = {0}, ded = {0}, start = {0};
     if (sid && cid) {
         bench_sid = sid;
+        usleep(200000);
+        rss_fresh = executor_rss_kb(cid);
         snprintf(exec_sock, sizeof(exec_sock), "%s/run/%s/executor.sock", dir, sid);
         action(sid,
                RUN("seq 1 20000 > /workspace/bench.txt && echo MARKER_A >> /workspace/bench.txt"),
@@ -454,9 +457,12 @@ int main(int argc, char **argv)
         char *p_echo[] = {"docker", "exec", cid, "sh", "-c", "echo hi", NULL};
         char *p_big[] = {
             "docker", "exec", cid, "sh", "-c", "head -c 1000000 /dev/zero | tr '\\0' a", NULL};
-        char *p_read[] = {"docker", "exec", cid, "cat", "/workspace/bench.txt", NULL};
+        /* As the agent's uid: container root has no DAC_OVERRIDE on the workspace. */
+        char *p_read[] = {"docker", "exec", "-u", "1000", cid, "cat", "/workspace/bench.txt", NULL};
         char *p_edit[] = {"docker",
                           "exec",
+                          "-u",
+                          "1000",
                           cid,
                           "sed",
                           "-i",
@@ -505,7 +511,9 @@ int main(int argc, char **argv)
         printf("executor start (exec → socket accepting, host): p50 %.2f ms, p95 %.2f ms (budget "
                "10 ms)\n",
                samples_pct(&start, 0.5), samples_pct(&start, 0.95));
-    printf("executor idle RSS: %.2f MB (budget 2 MB)\n", rss > 0 ? (double)rss / 1024.0 : -1.0);
+    printf("executor idle RSS: %.2f MB fresh, %.2f MB after the runs above (budget 2 MB)\n",
+           rss_fresh > 0 ? (double)rss_fresh / 1024.0 : -1.0,
+           rss > 0 ? (double)rss / 1024.0 : -1.0);
 
     kill(eng, SIGTERM);
     waitpid(eng, NULL, 0);
