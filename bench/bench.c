@@ -277,7 +277,10 @@ static void measure_executor_start(const char *exe, const char *dir, int n, stru
         if (pid == 0) {
             int nul = open("/dev/null", O_WRONLY);
             dup2(nul, 2);
-            execl(exe, exe, "--socket", sock, "--working-dir", ws, (char *)NULL);
+            char home[320];
+            snprintf(home, sizeof(home), "%s-home", ws);
+            /* its own HOME: the executor must not touch the host user's dotfiles */
+            execl(exe, exe, "--socket", sock, "--working-dir", ws, "--home", home, (char *)NULL);
             _exit(127);
         }
         bool up = false;

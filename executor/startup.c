@@ -10,11 +10,16 @@
 #include "executor.h"
 #include "observation.h"
 
-/* OpenHands' defaults for `git config --global user.name/user.email`. */
+/* OpenHands' defaults for `git config --global user.name/user.email`. An existing
+ * ~/.gitconfig is never touched (an executor run on a host must not rewrite its owner's
+ * identity), and the defaults are written without starting git, which costs ~100 ms here. */
 #define GIT_IDENTITY_COMMAND                                                                       \
-    "if command -v git >/dev/null 2>&1; then git config --global user.name "                       \
-    "\"${GIT_USER_NAME:-openhands}\" && git config --global user.email "                           \
-    "\"${GIT_USER_EMAIL:-openhands@all-hands.dev}\"; fi"
+    "if command -v git >/dev/null 2>&1 && [ ! -e ~/.gitconfig ]; then "                            \
+    "if [ -z \"${GIT_USER_NAME}${GIT_USER_EMAIL}\" ]; then "                                       \
+    "printf '[user]\\n\\tname = openhands\\n\\temail = openhands@all-hands.dev\\n' > "             \
+    "~/.gitconfig; "                                                                               \
+    "else git config --global user.name \"${GIT_USER_NAME:-openhands}\" && "                       \
+    "git config --global user.email \"${GIT_USER_EMAIL:-openhands@all-hands.dev}\"; fi; fi"
 
 static void step_done(struct action_req *req)
 {
