@@ -5,6 +5,7 @@
 #include "engine/util.h"
 
 #include <curl/curl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +28,20 @@ struct http_call {
     struct util_buf in;
     char errbuf[CURL_ERROR_SIZE];
     http_done_fn fn;
+    http_data_fn on_data;
     void *ud;
+    bool receiver_aborted;
 };
 
 static size_t http_on_data(char *p, size_t size, size_t n, void *ud)
 {
     struct http_call *call = ud;
+    if (call->on_data) {
+        if (call->on_data(p, size * n, call->ud) == 0)
+            return size * n;
+        call->receiver_aborted = true;
+        return 0;
+    }
     return util_buf_append(&call->in, p, size * n) == 0 ? size * n : 0;
 }
 
@@ -46,6 +55,15 @@ static void http_unlink(struct http *h, struct http_call *call)
         call->next->prev = call->prev;
 }
 
+static void http_call_free(struct http_call *call)
+{
+    curl_easy_cleanup(call->easy);
+    curl_slist_free_all(call->hdrs);
+    free(call->body_out);
+    util_buf_free(&call->in);
+    free(call);
+}
+
 static void http_finish(struct http *h, CURL *easy, CURLcode rc)
 {
     struct http_call *call = NULL;
@@ -57,17 +75,23 @@ static void http_finish(struct http *h, CURL *easy, CURLcode rc)
     if (rc == CURLE_OK) {
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &r.status);
     } else {
-        r.error = rc == CURLE_ABORTED_BY_CALLBACK ? "cancelled: engine shutting down"
-                  : call->errbuf[0]               ? call->errbuf
-                                                  : curl_easy_strerror(rc);
+        r.error = call->receiver_aborted            ? "aborted by the receiver"
+                  : rc == CURLE_ABORTED_BY_CALLBACK ? "cancelled: engine shutting down"
+                  : call->errbuf[0]                 ? call->errbuf
+                                                    : curl_easy_strerror(rc);
         r.connect_failed = rc == CURLE_COULDNT_CONNECT;
     }
     call->fn(&r, call->ud);
-    curl_easy_cleanup(easy);
-    curl_slist_free_all(call->hdrs);
-    free(call->body_out);
-    util_buf_free(&call->in);
-    free(call);
+    http_call_free(call);
+}
+
+void http_cancel(struct http *h, struct http_call *call)
+{
+    if (!call)
+        return;
+    curl_multi_remove_handle(h->multi, call->easy);
+    http_unlink(h, call);
+    http_call_free(call);
 }
 
 static void http_check_done(struct http *h)
@@ -169,16 +193,23 @@ void http_free(struct http *h)
 
 int http_start(struct http *h, const struct http_request *req, http_done_fn fn, void *ud)
 {
+    return http_start_call(h, req, fn, ud) ? 0 : -1;
+}
+
+struct http_call *http_start_call(struct http *h, const struct http_request *req, http_done_fn fn,
+                                  void *ud)
+{
     struct http_call *call = calloc(1, sizeof(*call));
     if (!call)
-        return -1;
+        return NULL;
     CURL *e = curl_easy_init();
     if (!e) {
         free(call);
-        return -1;
+        return NULL;
     }
     call->easy = e;
     call->fn = fn;
+    call->on_data = req->on_data;
     call->ud = ud;
     curl_easy_setopt(e, CURLOPT_URL, req->url);
     if (req->unix_socket)
@@ -192,13 +223,13 @@ int http_start(struct http *h, const struct http_request *req, http_done_fn fn, 
     if (req->timeout_ms > 0)
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, req->timeout_ms);
     call->hdrs = curl_slist_append(call->hdrs, "Expect:");
+    for (const char *const *hl = req->headers; hl && *hl; hl++)
+        call->hdrs = curl_slist_append(call->hdrs, *hl);
     if (req->body) {
         call->body_out = malloc(req->body_len + 1);
         if (!call->body_out) {
-            curl_easy_cleanup(e);
-            curl_slist_free_all(call->hdrs);
-            free(call);
-            return -1;
+            http_call_free(call);
+            return NULL;
         }
         memcpy(call->body_out, req->body, req->body_len);
         call->body_out[req->body_len] = '\0';
@@ -213,15 +244,12 @@ int http_start(struct http *h, const struct http_request *req, http_done_fn fn, 
     }
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, call->hdrs);
     if (curl_multi_add_handle(h->multi, e) != CURLM_OK) {
-        curl_easy_cleanup(e);
-        curl_slist_free_all(call->hdrs);
-        free(call->body_out);
-        free(call);
-        return -1;
+        http_call_free(call);
+        return NULL;
     }
     call->next = h->calls;
     if (h->calls)
         h->calls->prev = call;
     h->calls = call;
-    return 0;
+    return call;
 }

@@ -6,6 +6,12 @@
 
 struct loop;
 struct http;
+struct http_call;
+
+/* Streaming: called with each chunk of the response body as it arrives (the body is then not
+ * buffered, and the done callback gets an empty body). Return 0 to go on, -1 to abort (the done
+ * callback then reports a transport error "aborted by the receiver"). */
+typedef int (*http_data_fn)(const char *data, size_t len, void *ud);
 
 struct http_request {
     const char *method;      /* "GET", "POST", "DELETE" */
@@ -13,8 +19,10 @@ struct http_request {
     const char *url;
     const char *body; /* NULL: none */
     size_t body_len;
-    const char *content_type; /* default application/json when body is set */
-    long timeout_ms;          /* 0: none */
+    const char *content_type;   /* default application/json when body is set */
+    long timeout_ms;            /* 0: none */
+    const char *const *headers; /* extra "Name: value" lines, NULL-terminated; may be NULL */
+    http_data_fn on_data;       /* NULL: buffer the whole body for the done callback */
 };
 
 struct http_result {
@@ -34,5 +42,12 @@ void http_free(struct http *h);
 
 /* Starts a request; fn is called exactly once, later, from the loop. Returns 0 or -1. */
 int http_start(struct http *h, const struct http_request *req, http_done_fn fn, void *ud);
+/* The same, returning a handle for http_cancel (NULL on failure). */
+struct http_call *http_start_call(struct http *h, const struct http_request *req, http_done_fn fn,
+                                  void *ud);
+/* Stop a request in flight (a follow stream the reader no longer wants); not from inside its own
+ * on_data (return -1 there instead). The done callback is
+ * NOT called. The handle is invalid afterwards, and also once the done callback has run. */
+void http_cancel(struct http *h, struct http_call *call);
 
 #endif

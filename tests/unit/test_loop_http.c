@@ -103,6 +103,18 @@ static void fake_on_client(int fd, uint32_t ev, void *ud)
     }
     buf[n] = '\0';
     f->requests++;
+    if (strstr(buf, "GET /stream")) {
+        /* A follow stream: three chunks, then the connection stays open, as Docker's logs
+         * and events streams do. The client must see each chunk and stop it itself. */
+        const char *hdr = strstr(buf, "X-Probe: yes") ? "probe" : "none";
+        char resp[512];
+        int m = snprintf(resp, sizeof(resp),
+                         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         "%zx\r\n%s\r\n4\r\none;\r\n4\r\ntwo;\r\n6\r\nthree;\r\n",
+                         strlen(hdr), hdr);
+        assert_int_equal(write(fd, resp, (size_t)m), m);
+        return;
+    }
     const char *body = strstr(buf, "GET /hello") ? "{\"hello\":\"world\"}" : "{\"no\":1}";
     int code = strstr(buf, "GET /hello") ? 200 : 404;
     char resp[256];
@@ -203,6 +215,74 @@ static void test_http_cancel_all_finishes_every_call(void **state)
     loop_free(l);
 }
 
+struct stream_state {
+    struct loop *l;
+    struct http *h;
+    struct http_call *call;
+    char seen[128];
+    int abort_at_three; /* 1: return -1 from on_data; 0: http_cancel from a timer */
+    int done_calls;
+    char done_error[64];
+};
+
+static void stream_cancel(void *ud)
+{
+    struct stream_state *st = ud;
+    http_cancel(st->h, st->call);
+    loop_stop(st->l);
+}
+
+static int stream_on_data(const char *p, size_t n, void *ud)
+{
+    struct stream_state *st = ud;
+    strncat(st->seen, p, n < sizeof(st->seen) - strlen(st->seen) - 1 ? n : 0);
+    if (strstr(st->seen, "three;")) {
+        if (st->abort_at_three)
+            return -1;
+        loop_timer_add(st->l, 0, stream_cancel, st);
+    }
+    return 0;
+}
+
+static void stream_on_done(const struct http_result *r, void *ud)
+{
+    struct stream_state *st = ud;
+    st->done_calls++;
+    snprintf(st->done_error, sizeof(st->done_error), "%s", r->error ? r->error : "");
+    loop_stop(st->l);
+}
+
+static void test_http_stream_chunks_abort_and_cancel(void **state)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        struct fake f = {.l = loop_new()};
+        assert_int_equal(fake_start(&f), 0);
+        struct stream_state st = {.l = f.l, .h = http_new(f.l), .abort_at_three = mode};
+        const char *hdrs[] = {"X-Probe: yes", NULL};
+        struct http_request req = {.method = "GET",
+                                   .unix_socket = f.path,
+                                   .url = "http://x/stream",
+                                   .headers = hdrs,
+                                   .on_data = stream_on_data};
+        st.call = http_start_call(st.h, &req, stream_on_done, &st);
+        assert_non_null(st.call);
+        loop_timer_add(f.l, 5000, on_stop, f.l); /* never hang the suite */
+        assert_int_equal(loop_run(f.l), 0);
+        /* Each chunk arrived while the response was still open, with the extra header sent. */
+        assert_string_equal(st.seen, "probeone;two;three;");
+        if (mode == 1) {
+            assert_int_equal(st.done_calls, 1);
+            assert_string_equal(st.done_error, "aborted by the receiver");
+        } else {
+            assert_int_equal(st.done_calls, 0); /* cancelled: no done callback */
+        }
+        http_free(st.h);
+        close(f.lfd);
+        unlink(f.path);
+        loop_free(f.l);
+    }
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -211,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_fd_callback_and_delete_inside),
         cmocka_unit_test(test_http_client_on_the_loop),
         cmocka_unit_test(test_http_cancel_all_finishes_every_call),
+        cmocka_unit_test(test_http_stream_chunks_abort_and_cancel),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
