@@ -2,6 +2,7 @@
  * every call is asynchronous on the engine loop. */
 #include "engine/docker.h"
 
+#include "engine/docker_internal.h"
 #include "engine/http.h"
 #include "engine/util.h"
 
@@ -11,13 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DOCKER_API "v1.41"
 #define DOCKER_DEFAULT_SOCKET "/var/run/docker.sock"
-
-struct docker {
-    struct http *http;
-    char *socket;
-};
 
 struct docker_call {
     docker_done_fn fn;
@@ -105,11 +100,22 @@ static void docker_on_done(const struct http_result *r, void *ud)
     free(call);
 }
 
+char *docker_url(const struct docker *d, const char *path)
+{
+    (void)d;
+    return util_strdupf("http://docker/" DOCKER_API "%s", path);
+}
+
+void docker_fill_request(const struct docker *d, struct http_request *req)
+{
+    req->unix_socket = d->socket;
+}
+
 static int docker_call(struct docker *d, const char *method, const char *path, json_t *body,
                        long timeout_ms, int demux, docker_done_fn fn, void *ud)
 {
     struct docker_call *call = calloc(1, sizeof(*call));
-    char *url = util_strdupf("http://docker/" DOCKER_API "%s", path);
+    char *url = docker_url(d, path);
     char *payload = body ? json_dumps(body, JSON_COMPACT) : NULL;
     if (!call || !url || (body && !payload)) {
         free(call);
@@ -122,12 +128,12 @@ static int docker_call(struct docker *d, const char *method, const char *path, j
     call->demux = demux;
     struct http_request req = {
         .method = method,
-        .unix_socket = d->socket,
         .url = url,
         .body = payload,
         .body_len = payload ? strlen(payload) : 0,
         .timeout_ms = timeout_ms,
     };
+    docker_fill_request(d, &req);
     int rc = http_start(d->http, &req, docker_on_done, call);
     if (rc < 0)
         free(call);
@@ -137,7 +143,7 @@ static int docker_call(struct docker *d, const char *method, const char *path, j
 }
 
 /* Container ids and names we pass are hex or our own names; escape anyway (no path tricks). */
-static char *docker_escape(const char *s)
+char *docker_escape(const char *s)
 {
     char *e = curl_easy_escape(NULL, s, 0);
     char *r = e ? strdup(e) : NULL;
@@ -185,6 +191,55 @@ int docker_container_inspect(struct docker *d, const char *id, docker_done_fn fn
 int docker_container_remove(struct docker *d, const char *id, docker_done_fn fn, void *ud)
 {
     return docker_call_id(d, "DELETE", "/containers/%s?force=1&v=1", id, NULL, 60000, 0, fn, ud);
+}
+
+int docker_container_stop(struct docker *d, const char *id, int timeout_s, docker_done_fn fn,
+                          void *ud)
+{
+    char fmt[64];
+    snprintf(fmt, sizeof(fmt), "/containers/%%s/stop?t=%d", timeout_s);
+    return docker_call_id(d, "POST", fmt, id, NULL, (timeout_s + 30) * 1000L, 0, fn, ud);
+}
+
+int docker_container_kill(struct docker *d, const char *id, const char *signal, docker_done_fn fn,
+                          void *ud)
+{
+    char *sig = docker_escape(signal ? signal : "SIGKILL");
+    char *fmt = sig ? util_strdupf("/containers/%%s/kill?signal=%s", sig) : NULL;
+    int rc = fmt ? docker_call_id(d, "POST", fmt, id, NULL, 30000, 0, fn, ud) : -1;
+    free(sig);
+    free(fmt);
+    return rc;
+}
+
+int docker_container_pause(struct docker *d, const char *id, docker_done_fn fn, void *ud)
+{
+    return docker_call_id(d, "POST", "/containers/%s/pause", id, NULL, 30000, 0, fn, ud);
+}
+
+int docker_container_unpause(struct docker *d, const char *id, docker_done_fn fn, void *ud)
+{
+    return docker_call_id(d, "POST", "/containers/%s/unpause", id, NULL, 30000, 0, fn, ud);
+}
+
+int docker_container_wait(struct docker *d, const char *id, docker_done_fn fn, void *ud)
+{
+    return docker_call_id(d, "POST", "/containers/%s/wait?condition=not-running", id, NULL, 0, 0,
+                          fn, ud);
+}
+
+int docker_container_list(struct docker *d, const char *label, docker_done_fn fn, void *ud)
+{
+    json_t *f = json_pack("{s:[s]}", "label", label);
+    char *fj = f ? json_dumps(f, JSON_COMPACT) : NULL;
+    char *e = fj ? docker_escape(fj) : NULL;
+    char *path = e ? util_strdupf("/containers/json?all=1&filters=%s", e) : NULL;
+    int rc = path ? docker_call(d, "GET", path, NULL, 30000, 0, fn, ud) : -1;
+    json_decref(f);
+    free(fj);
+    free(e);
+    free(path);
+    return rc;
 }
 
 int docker_container_logs_tail(struct docker *d, const char *id, int tail, docker_done_fn fn,

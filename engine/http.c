@@ -36,7 +36,10 @@ struct http_call {
 static size_t http_on_data(char *p, size_t size, size_t n, void *ud)
 {
     struct http_call *call = ud;
-    if (call->on_data) {
+    long code = 0;
+    curl_easy_getinfo(call->easy, CURLINFO_RESPONSE_CODE, &code);
+    /* Only a success body streams; an error reply is buffered for the done callback. */
+    if (call->on_data && code < 300) {
         if (call->on_data(p, size * n, call->ud) == 0)
             return size * n;
         call->receiver_aborted = true;

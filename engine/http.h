@@ -8,8 +8,9 @@ struct loop;
 struct http;
 struct http_call;
 
-/* Streaming: called with each chunk of the response body as it arrives (the body is then not
- * buffered, and the done callback gets an empty body). Return 0 to go on, -1 to abort (the done
+/* Streaming: called with each chunk of a success (< 300) response body as it arrives (the body
+ * is then not buffered, and the done callback gets an empty body; an error reply's body is
+ * buffered and given to the done callback as usual). Return 0 to go on, -1 to abort (the done
  * callback then reports a transport error "aborted by the receiver"). */
 typedef int (*http_data_fn)(const char *data, size_t len, void *ud);
 
