@@ -3,6 +3,7 @@
 
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
+#include "engine/gc.h"
 #include "engine/session.h"
 #include "engine/store.h"
 
@@ -43,6 +44,17 @@ static void route_sessions_create(struct api_req *r)
     json_t *opts = api_req_json(r, 1);
     if (!opts)
         return;
+    /* OpenHands' attach_to_existing: the session by id or name, never a new one. */
+    json_t *attach = json_object_get(opts, "attach");
+    if (attach) {
+        if (!json_is_string(attach) || json_object_size(opts) != 1)
+            api_reply_error(r, 400, "bad_request",
+                            "\"attach\" takes a session id or name, and no other field");
+        else
+            session_attach(api_req_engine(r), json_string_value(attach), route_reply_result, r);
+        json_decref(opts);
+        return;
+    }
     struct session_result bad = {0};
     if (session_create(api_req_engine(r), opts, route_reply_result, r, &bad) < 0)
         api_reply_error(r, bad.status, bad.code, "%s", bad.message);
@@ -67,7 +79,7 @@ static struct session *route_live_session(struct api_req *r)
         return s;
     json_t *stored = store_session_get(api_req_engine(r)->store, id);
     if (stored)
-        api_reply_error(r, 409, "conflict", "session %s is %s", id,
+        api_reply_error(r, 409, "conflict", "session %s is %s; create a new session", id,
                         json_string_value(json_object_get(stored, "state")));
     else
         api_reply_error(r, 404, "not_found", "no session %s", id);
@@ -78,13 +90,60 @@ static struct session *route_live_session(struct api_req *r)
 static void route_session_delete(struct api_req *r)
 {
     struct session *s = route_live_session(r);
-    if (!s)
-        return;
-    if (strcmp(session_state(s), "ready") != 0 && strcmp(session_state(s), "error") != 0) {
-        api_reply_error(r, 409, "conflict", "session %s is %s", session_id(s), session_state(s));
+    if (s)
+        session_delete(s, route_reply_result, r);
+}
+
+static void route_session_pause(struct api_req *r)
+{
+    struct session *s = route_live_session(r);
+    if (s)
+        session_pause(s, route_reply_result, r);
+}
+
+static void route_session_resume(struct api_req *r)
+{
+    struct session *s = route_live_session(r);
+    if (s)
+        session_resume(s, route_reply_result, r);
+}
+
+static void route_session_stop(struct api_req *r)
+{
+    struct session *s = route_live_session(r);
+    if (s)
+        session_stop(s, route_reply_result, r);
+}
+
+static void route_session_events(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    const char *id = api_req_param(r, 0);
+    json_t *stored = store_session_get(eng->store, id);
+    if (!stored) {
+        api_reply_error(r, 404, "not_found", "no session %s", id);
         return;
     }
-    session_delete(s, route_reply_result, r);
+    json_decref(stored);
+    api_reply_json(r, 200, json_pack("{s:o}", "events", store_events_list(eng->store, id, 1000)));
+}
+
+static void route_gc_reply(unsigned status, json_t *report, void *ud)
+{
+    api_reply_json(ud, status, json_incref(report));
+}
+
+static void route_gc(struct api_req *r)
+{
+    json_t *opts = api_req_json(r, 1);
+    if (!opts)
+        return;
+    json_t *dry = json_object_get(opts, "dry_run");
+    if ((dry && !json_is_boolean(dry)) || json_object_size(opts) > (dry ? 1u : 0u))
+        api_reply_error(r, 400, "bad_request", "the body is {} or {\"dry_run\": true|false}");
+    else
+        gc_run(api_req_engine(r), json_is_true(dry), route_gc_reply, r);
+    json_decref(opts);
 }
 
 static void route_action_reply(const struct session_action_result *res, void *ud)
@@ -156,6 +215,11 @@ const struct api_route api_routes[] = {
     {"DELETE", "/v1/sessions/*", route_session_delete},
     {"POST", "/v1/sessions/*/execute_action", route_session_execute},
     {"GET", "/v1/sessions/*/actions", route_session_actions},
+    {"POST", "/v1/sessions/*/pause", route_session_pause},
+    {"POST", "/v1/sessions/*/resume", route_session_resume},
+    {"POST", "/v1/sessions/*/stop", route_session_stop},
+    {"GET", "/v1/sessions/*/events", route_session_events},
+    {"POST", "/v1/gc", route_gc},
     {"GET", "/v1/events", api_events_open},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

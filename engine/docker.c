@@ -111,8 +111,8 @@ void docker_fill_request(const struct docker *d, struct http_request *req)
     req->unix_socket = d->socket;
 }
 
-static int docker_call(struct docker *d, const char *method, const char *path, json_t *body,
-                       long timeout_ms, int demux, docker_done_fn fn, void *ud)
+int docker_call(struct docker *d, const char *method, const char *path, json_t *body,
+                long timeout_ms, int demux, docker_done_fn fn, void *ud)
 {
     struct docker_call *call = calloc(1, sizeof(*call));
     char *url = docker_url(d, path);
@@ -161,8 +161,8 @@ int docker_version(struct docker *d, docker_done_fn fn, void *ud)
     return docker_call(d, "GET", "/version", NULL, 5000, 0, fn, ud);
 }
 
-static int docker_call_id(struct docker *d, const char *method, const char *fmt, const char *id,
-                          json_t *body, long timeout_ms, int demux, docker_done_fn fn, void *ud)
+int docker_call_id(struct docker *d, const char *method, const char *fmt, const char *id,
+                   json_t *body, long timeout_ms, int demux, docker_done_fn fn, void *ud)
 {
     char *e = docker_escape(id);
     char *path = e ? util_strdupf(fmt, e) : NULL;
@@ -226,6 +226,13 @@ int docker_container_wait(struct docker *d, const char *id, docker_done_fn fn, v
 {
     return docker_call_id(d, "POST", "/containers/%s/wait?condition=not-running", id, NULL, 0, 0,
                           fn, ud);
+}
+
+int docker_container_wait_timeout(struct docker *d, const char *id, long timeout_ms,
+                                  docker_done_fn fn, void *ud)
+{
+    return docker_call_id(d, "POST", "/containers/%s/wait?condition=not-running", id, NULL,
+                          timeout_ms, 0, fn, ud);
 }
 
 int docker_container_list(struct docker *d, const char *label, docker_done_fn fn, void *ud)

@@ -44,12 +44,21 @@ int docker_container_unpause(struct docker *d, const char *id, docker_done_fn fn
 /* POST /containers/{id}/wait?condition=not-running; replies {"StatusCode"} once it stops
  * (no timeout). */
 int docker_container_wait(struct docker *d, const char *id, docker_done_fn fn, void *ud);
+/* The same, giving up after timeout_ms (status -1 then). */
+int docker_container_wait_timeout(struct docker *d, const char *id, long timeout_ms,
+                                  docker_done_fn fn, void *ud);
 /* GET /containers/json?all=1 filtered by one label ("key" or "key=value"); reply json is the
  * array. */
 int docker_container_list(struct docker *d, const char *label, docker_done_fn fn, void *ud);
 /* GET /containers/{id}/logs?stdout=1&stderr=1&tail=N (demultiplexed text in message). */
 int docker_container_logs_tail(struct docker *d, const char *id, int tail, docker_done_fn fn,
                                void *ud);
+
+/* ---- volumes (docker_volume.c) ---- */
+/* GET /volumes filtered by one label; reply json {"Volumes": [{"Name", "Labels", ...}]}. */
+int docker_volume_list(struct docker *d, const char *label, docker_done_fn fn, void *ud);
+/* DELETE /volumes/{name} (204; 404 gone; 409 in use). */
+int docker_volume_remove(struct docker *d, const char *name, docker_done_fn fn, void *ud);
 
 /* ---- follow streams (docker_stream.c) ---- */
 struct docker_stream;

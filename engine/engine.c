@@ -6,6 +6,7 @@
 #include "engine/engine_internal.h"
 #include "engine/http.h"
 #include "engine/loop.h"
+#include "engine/monitor.h"
 #include "engine/session.h"
 #include "engine/store.h"
 #include "engine/util.h"
@@ -110,13 +111,30 @@ static int engine_listen(const char *path, char **err)
     return fd;
 }
 
+static void engine_on_shutdown_done(void *ud)
+{
+    struct engine *eng = ud;
+    loop_stop(eng->loop);
+}
+
+/* The first signal deletes the keep_alive=false sessions, then stops; a second one stops at
+ * once. */
 static void engine_on_signal(int fd, uint32_t events, void *ud)
 {
     struct engine *eng = ud;
     struct signalfd_siginfo si;
-    while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-        if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
+    while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM)
+            continue;
+        if (eng->stopping) {
             loop_stop(eng->loop);
+            continue;
+        }
+        eng->stopping = true;
+        monitor_free(eng->monitor);
+        eng->monitor = NULL;
+        session_shutdown(eng, engine_on_shutdown_done, eng);
+    }
 }
 
 void engine_note_docker(struct engine *eng, bool reachable, const char *why)
@@ -188,6 +206,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     listenfd = -2; /* libmicrohttpd owns (and closes) the listening socket now */
     session_load_all(&eng);
     docker_version(eng.docker, engine_on_version, &eng);
+    eng.monitor = monitor_start(&eng);
     if (opt->on_ready)
         opt->on_ready(opt->socket_path, opt->ud);
     if (loop_run(eng.loop) < 0) {
@@ -197,6 +216,8 @@ int engine_serve(const struct engine_options *opt, char **err)
     rc = 0;
 out:
     /* Finish what is in flight (requests get a "cancelled" reply), then stop serving. */
+    eng.stopping = true;
+    monitor_free(eng.monitor);
     if (eng.http)
         http_cancel_all(eng.http);
     api_free(eng.api);

@@ -49,6 +49,18 @@ static const char *const store_migrations[] = {
     "  kind TEXT NOT NULL,"
     "  detail TEXT,"
     "  at REAL NOT NULL);",
+    /* The lifecycle state machine (engine/session_state.c): creating → starting, why a session
+     * is in its state, the container's exit code, kills by the OOM killer. */
+    "ALTER TABLE sessions ADD COLUMN reason TEXT;"
+    "ALTER TABLE sessions ADD COLUMN exit_code INTEGER;"
+    "ALTER TABLE sessions ADD COLUMN oom_kills INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE sessions SET reason = error WHERE error IS NOT NULL;"
+    "UPDATE sessions SET state = 'starting' WHERE state = 'creating';"
+    "UPDATE sessions SET state = 'error', error = 'engine stopped while the session was being "
+    "deleted', reason = 'engine stopped while the session was being deleted' "
+    "WHERE state = 'deleting';"
+    "UPDATE events SET kind = 'starting' WHERE kind = 'creating';"
+    "CREATE INDEX events_by_session ON events(session_id, id);",
 };
 
 static char *store_errf(struct store *s, const char *what)
@@ -209,6 +221,60 @@ int store_session_update(struct store *s, const char *id, const char *state,
     return store_step_done(s, st, "updating session", err);
 }
 
+int store_session_transition(struct store *s, const char *id, const char *state,
+                             const char *container_id, const char *reason, int exit_code,
+                             double now, char **err)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET state = ?, "
+                                        "container_id = COALESCE(?, container_id), reason = ?, "
+                                        "error = CASE WHEN ? = 'error' THEN ? END, "
+                                        "exit_code = ?, updated_at = ? WHERE id = ?");
+    if (st) {
+        store_bind_text(st, 1, state);
+        store_bind_text(st, 2, container_id);
+        store_bind_text(st, 3, reason);
+        store_bind_text(st, 4, state);
+        store_bind_text(st, 5, reason);
+        if (exit_code == STORE_NO_EXIT_CODE)
+            sqlite3_bind_null(st, 6);
+        else
+            sqlite3_bind_int(st, 6, exit_code);
+        sqlite3_bind_double(st, 7, now);
+        store_bind_text(st, 8, id);
+    }
+    return store_step_done(s, st, "updating session", err);
+}
+
+int store_session_count_oom(struct store *s, const char *id, double now)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET oom_kills = oom_kills + 1, "
+                                        "updated_at = ? WHERE id = ?");
+    if (st) {
+        sqlite3_bind_double(st, 1, now);
+        store_bind_text(st, 2, id);
+    }
+    return store_step_done(s, st, "counting an OOM kill", NULL);
+}
+
+json_t *store_session_config(struct store *s, const char *id)
+{
+    sqlite3_stmt *st = store_prepare(s, "SELECT config FROM sessions WHERE id = ?");
+    json_t *o = NULL;
+    if (st) {
+        store_bind_text(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            const unsigned char *t = sqlite3_column_text(st, 0);
+            o = t ? json_loads((const char *)t, 0, NULL) : NULL;
+        }
+    }
+    sqlite3_finalize(st);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        o = json_object();
+    }
+    return o;
+}
+
 static json_t *store_col_text(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
@@ -223,7 +289,9 @@ static json_t *store_col_real(sqlite3_stmt *st, int i)
 
 #define STORE_SESSION_COLS                                                                         \
     "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "        \
-    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id)"
+    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id), s.reason, s.exit_code, "          \
+    "s.oom_kills, "                                                                                \
+    "CASE WHEN json_valid(s.config) THEN json_extract(s.config, '$.keep_alive') END"
 
 static json_t *store_session_row(sqlite3_stmt *st)
 {
@@ -237,6 +305,16 @@ static json_t *store_session_row(sqlite3_stmt *st)
     json_object_set_new(o, "updated_at", store_col_real(st, 6));
     json_object_set_new(o, "error", store_col_text(st, 7));
     json_object_set_new(o, "action_count", json_integer(sqlite3_column_int64(st, 8)));
+    json_object_set_new(o, "reason", store_col_text(st, 9));
+    json_object_set_new(o, "exit_code",
+                        sqlite3_column_type(st, 10) == SQLITE_NULL
+                            ? json_null()
+                            : json_integer(sqlite3_column_int(st, 10)));
+    json_object_set_new(o, "oom_kills", json_integer(sqlite3_column_int64(st, 11)));
+    /* keep_alive defaults to true: only an explicit false lets the engine delete it. */
+    json_object_set_new(o, "keep_alive",
+                        json_boolean(sqlite3_column_type(st, 12) == SQLITE_NULL ||
+                                     sqlite3_column_int(st, 12) != 0));
     return o;
 }
 
@@ -410,4 +488,24 @@ int store_event_add(struct store *s, const char *session_id, const char *kind, c
         sqlite3_bind_double(st, 4, now);
     }
     return store_step_done(s, st, "adding event", NULL);
+}
+
+json_t *store_events_list(struct store *s, const char *session_id, int limit)
+{
+    /* The newest limit events, oldest first. */
+    sqlite3_stmt *st = store_prepare(s, "SELECT id, kind, detail, at FROM (SELECT * FROM events "
+                                        "WHERE session_id = ? ORDER BY id DESC LIMIT ?) "
+                                        "ORDER BY id");
+    json_t *arr = json_array();
+    if (st) {
+        store_bind_text(st, 1, session_id);
+        sqlite3_bind_int(st, 2, limit);
+        while (sqlite3_step(st) == SQLITE_ROW)
+            json_array_append_new(
+                arr, json_pack("{s:I,s:o,s:o,s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
+                               "kind", store_col_text(st, 1), "detail", store_col_text(st, 2), "at",
+                               store_col_real(st, 3)));
+    }
+    sqlite3_finalize(st);
+    return arr;
 }

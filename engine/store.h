@@ -18,6 +18,16 @@ int store_session_insert(struct store *s, const char *id, const char *name, cons
                          const char *state, json_t *config, double now, char **err);
 int store_session_update(struct store *s, const char *id, const char *state,
                          const char *container_id, const char *error, double now, char **err);
+/* A state change: state, reason (why it is in that state, NULL for none; also the "error" of
+ * the error state), the container's exit code (STORE_NO_EXIT_CODE: none) and the container id
+ * when not NULL. */
+int store_session_transition(struct store *s, const char *id, const char *state,
+                             const char *container_id, const char *reason, int exit_code,
+                             double now, char **err);
+/* One more process of the session killed by the OOM killer. */
+int store_session_count_oom(struct store *s, const char *id, double now);
+/* The session's stored options (always an object; empty when unknown). */
+json_t *store_session_config(struct store *s, const char *id);
 /* Session objects (see docs/architecture.md); include_deleted adds deleted sessions. */
 json_t *store_sessions_list(struct store *s, int include_deleted);
 json_t *store_session_get(struct store *s, const char *id);
@@ -36,5 +46,7 @@ int store_actions_interrupt_inflight(struct store *s, double now);
 /* Append a lifecycle event for a session. */
 int store_event_add(struct store *s, const char *session_id, const char *kind, const char *detail,
                     double now);
+/* A session's newest limit lifecycle events, oldest first: [{"id", "kind", "detail", "at"}]. */
+json_t *store_events_list(struct store *s, const char *session_id, int limit);
 
 #endif
