@@ -334,8 +334,10 @@ void session_on_docker_event(struct engine *eng, json_t *ev)
     const char *sid =
         json_string_value(json_object_get(json_object_get(actor, "Attributes"), "paddock.session"));
     struct session *s = sid ? session_find(eng, sid) : NULL;
+    /* A session in error already said why (its create failed, its container went): the
+     * destroy of a container it removed itself must not replace that reason. */
     if (!action || !cid || !s || !s->container_id || strcmp(s->container_id, cid) != 0 ||
-        eng->stopping)
+        eng->stopping || !session_st_is_live(s->state))
         return;
     if (strcmp(action, "oom") == 0) {
         event_oom(s);

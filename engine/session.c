@@ -397,6 +397,14 @@ static void start_on_exit_logs(const struct docker_reply *r, void *ud)
 static void start_on_inspect(const struct docker_reply *r, void *ud)
 {
     struct start_op *op = ud;
+    if (r->status < 0) {
+        char *msg = util_strdupf("Docker daemon not reachable while the sandbox was starting "
+                                 "(%s)",
+                                 r->message);
+        start_fail(op, 503, "docker_unavailable", msg ? msg : "Docker daemon not reachable");
+        free(msg);
+        return;
+    }
     json_t *state = json_object_get(r->json, "State");
     if (r->status == 200 && state && !json_is_true(json_object_get(state, "Running"))) {
         op->exit_code = (int)json_integer_value(json_object_get(state, "ExitCode"));

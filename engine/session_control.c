@@ -84,8 +84,9 @@ static void control_docker_failed(struct session *s, const char *verb, const str
     } else {
         msg = util_strdupf("cannot %s session %s: docker %s failed (%ld): %s", verb, s->id, verb,
                            r->status, r->message);
-        status = 502;
-        code = "docker_error";
+        /* Docker's 409: the container is not in the state we thought (an event is on its way). */
+        status = r->status == 409 ? 409 : 502;
+        code = r->status == 409 ? "conflict" : "docker_error";
         s->stale = true; /* look at the container again: it may not be what we thought */
     }
     control_refuse(fn, ud, status, code, msg ? msg : "docker call failed");
