@@ -260,8 +260,7 @@ static void reconcile_on_list(const struct docker_reply *r, void *ud)
         if (!s->container_id && !s->op) {
             /* The engine stopped between docker create and recording the id. */
             s->container_id = strdup(cid);
-            store_session_transition(eng->store, s->id, s->state, cid, NULL, STORE_NO_EXIT_CODE,
-                                     util_now(), NULL);
+            store_session_set_container(eng->store, s->id, cid, util_now());
         }
         s->seen = true;
     }

@@ -124,7 +124,6 @@ int session_set_state_exit(struct session *s, const char *state, const char *rea
     s->gen++;
     store_session_transition(s->eng->store, s->id, to, s->container_id, reason, exit_code,
                              util_now(), NULL);
-    store_event_add(s->eng->store, s->id, to, reason, util_now());
     session_publish(s->eng, s->id);
     return 0;
 }
@@ -548,8 +547,7 @@ static void create_on_create(const struct docker_reply *r, void *ud)
         return;
     }
     op->s->container_id = strdup(cid);
-    store_session_transition(eng->store, op->s->id, op->s->state, cid, NULL, STORE_NO_EXIT_CODE,
-                             util_now(), NULL);
+    store_session_set_container(eng->store, op->s->id, cid, util_now());
     start_begin(op);
 }
 

@@ -221,10 +221,15 @@ int store_session_update(struct store *s, const char *id, const char *state,
     return store_step_done(s, st, "updating session", err);
 }
 
+static void store_sync_full(struct store *s, int full);
+
 int store_session_transition(struct store *s, const char *id, const char *state,
                              const char *container_id, const char *reason, int exit_code,
                              double now, char **err)
 {
+    /* The state and its event in one transaction, without an fsync of their own
+     * (synchronous=NORMAL: they survive an engine crash; after a power loss reconcile finds
+     * the containers' real state anyway). */
     sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET state = ?, "
                                         "container_id = COALESCE(?, container_id), reason = ?, "
                                         "error = CASE WHEN ? = 'error' THEN ? END, "
@@ -242,7 +247,35 @@ int store_session_transition(struct store *s, const char *id, const char *state,
         sqlite3_bind_double(st, 7, now);
         store_bind_text(st, 8, id);
     }
-    return store_step_done(s, st, "updating session", err);
+    store_sync_full(s, 0);
+    int rc = store_exec(s, "BEGIN IMMEDIATE;", err);
+    if (rc < 0) {
+        sqlite3_finalize(st);
+    } else {
+        rc = store_step_done(s, st, "updating session", err);
+        if (rc == 0)
+            rc = store_event_add(s, id, state, reason, now);
+        if (store_exec(s, rc == 0 ? "COMMIT;" : "ROLLBACK;", rc == 0 ? err : NULL) < 0)
+            rc = -1;
+    }
+    store_sync_full(s, 1);
+    return rc;
+}
+
+int store_session_set_container(struct store *s, const char *id, const char *container_id,
+                                double now)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET container_id = ?, updated_at = ? "
+                                        "WHERE id = ?");
+    if (st) {
+        store_bind_text(st, 1, container_id);
+        sqlite3_bind_double(st, 2, now);
+        store_bind_text(st, 3, id);
+    }
+    store_sync_full(s, 0);
+    int rc = store_step_done(s, st, "recording the container", NULL);
+    store_sync_full(s, 1);
+    return rc;
 }
 
 int store_session_count_oom(struct store *s, const char *id, double now)

@@ -18,12 +18,15 @@ int store_session_insert(struct store *s, const char *id, const char *name, cons
                          const char *state, json_t *config, double now, char **err);
 int store_session_update(struct store *s, const char *id, const char *state,
                          const char *container_id, const char *error, double now, char **err);
-/* A state change: state, reason (why it is in that state, NULL for none; also the "error" of
- * the error state), the container's exit code (STORE_NO_EXIT_CODE: none) and the container id
- * when not NULL. */
+/* A state change and its lifecycle event (kind = state, detail = reason), in one transaction:
+ * reason says why it is in that state (NULL for none; also the "error" of the error state),
+ * exit_code is the container's (STORE_NO_EXIT_CODE: none), container_id is set when not NULL. */
 int store_session_transition(struct store *s, const char *id, const char *state,
                              const char *container_id, const char *reason, int exit_code,
                              double now, char **err);
+/* Record the session's container id (no state change). */
+int store_session_set_container(struct store *s, const char *id, const char *container_id,
+                                double now);
 /* One more process of the session killed by the OOM killer. */
 int store_session_count_oom(struct store *s, const char *id, double now);
 /* The session's stored options (always an object; empty when unknown). */
