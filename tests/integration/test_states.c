@@ -3,6 +3,7 @@
  * in flight when its container dies, engine restart reconcile, name collisions, attach,
  * keep_alive, gc, and delete leaving nothing. Each test runs its own engine. */
 #include "harness.h"
+#include "proxy.h"
 #include "sse.h"
 
 #include <setjmp.h>
@@ -25,6 +26,9 @@
 static struct engine_proc *cur;
 /* A volume the running test made: teardown removes it even when an assertion failed. */
 static char *test_volume;
+/* The relay standing in for the daemon, when the test uses one. */
+static struct proxy *test_proxy;
+static char *test_env; /* an extra_env entry of cur */
 
 static int setup(void **state)
 {
@@ -44,6 +48,10 @@ static int teardown(void **state)
     }
     engine_destroy(cur);
     cur = NULL;
+    proxy_stop(test_proxy);
+    test_proxy = NULL;
+    free(test_env);
+    test_env = NULL;
     if (test_volume) {
         char *p = strdupf("/v1.41/volumes/%s", test_volume);
         struct reply r;
@@ -157,7 +165,13 @@ static void test_pause_resume_keeps_shell(void **state)
     session_expect(e, id, "pause", "paused");
     json_t *ins = inspect(cid);
     assert_non_null(ins);
-    assert_true(json_is_true(jpath(ins, "State.Paused")));
+    if (!json_is_true(jpath(ins, "State.Paused"))) {
+        char *st = json_dumps(jpath(ins, "State"), JSON_COMPACT);
+        json_t *events = session_events(e, id);
+        char *ev = json_dumps(events, JSON_COMPACT);
+        engine_print_log(e);
+        fail_msg("paused by the engine, but Docker says %s; events %s", st, ev);
+    }
     json_decref(ins);
     /* Actions and illegal requests are refused with the state and what to do. */
     run_refused(e, id, 409, "paused", "/resume");
@@ -412,6 +426,88 @@ static void test_oom(void **state)
     run_expect(e, id, "echo again", "again");
     free(cid);
     json_decref(s);
+}
+
+/* ---- the daemon goes away and comes back (a relay in front of it stops and starts): the
+ * sessions are disconnected meanwhile, then recovered with their shells intact ---- */
+
+static void test_daemon_gone_reconnects(void **state)
+{
+    struct engine_proc *e = cur;
+    stop_clean(e);
+    char *psock = strdupf("%s/docker.sock", e->state_dir);
+    test_env = strdupf("DOCKER_HOST=unix://%s", psock);
+    test_proxy = proxy_start(psock, harness_docker_socket());
+    assert_non_null(test_proxy);
+    e->extra_env[0] = test_env;
+    assert_int_equal(engine_start(e), 0);
+    json_t *a = session_new(e, NULL), *b = session_new(e, NULL);
+    const char *ida = jstr(a, "id"), *idb = jstr(b, "id");
+    run_expect(e, ida, "cd /tmp; export PADDOCK_KEEP=kept; echo set", "set");
+    session_expect(e, idb, "pause", "paused");
+    struct sse *ev = sse_open(e->socket);
+
+    proxy_stop(test_proxy); /* the daemon is gone */
+    test_proxy = NULL;
+    json_t *got = session_wait_state(e, ida, "disconnected", WAIT_MS);
+    assert_non_null(got);
+    assert_non_null(strstr(jstr(got, "reason"), "Docker daemon not reachable"));
+    json_decref(got);
+    got = session_wait_state(e, idb, "disconnected", WAIT_MS);
+    assert_non_null(got);
+    json_decref(got);
+    assert_non_null(sse_wait(ev, "session", "id", ida, "state", "disconnected", WAIT_MS));
+    /* Nothing waits for it: actions 503, creates 503, requests 409 with what to do. */
+    run_refused(e, ida, 503, "disconnected", "reconnects");
+    struct reply r;
+    api(e, "POST", "/v1/sessions", "", &r);
+    assert_int_equal(r.status, 503);
+    assert_string_equal(jstr(r.json, "error.code"), "docker_unavailable");
+    reply_free(&r);
+    session_post(e, idb, "resume", &r);
+    expect_refused(&r, 409, "disconnected", "reconnects");
+    reply_free(&r);
+    api(e, "GET", "/v1/info", NULL, &r);
+    assert_true(json_is_false(jpath(r.json, "docker.reachable")));
+    reply_free(&r);
+
+    test_proxy = proxy_start(psock, harness_docker_socket()); /* it is back */
+    assert_non_null(test_proxy);
+    got = session_wait_state(e, ida, "ready", WAIT_MS);
+    assert_non_null(got);
+    json_decref(got);
+    got = session_wait_state(e, idb, "paused", WAIT_MS);
+    assert_non_null(got);
+    json_decref(got);
+    assert_non_null(sse_wait(ev, "session", "id", ida, "state", "ready", WAIT_MS));
+    run_expect(e, ida, "echo $PADDOCK_KEEP $(pwd)", "kept /tmp"); /* the same shell */
+    session_expect(e, idb, "resume", "ready");
+    json_t *events = session_events(e, ida);
+    size_t n = json_array_size(events);
+    assert_true(n >= 2);
+    assert_string_equal(jstr(json_array_get(events, n - 2), "kind"), "disconnected");
+    assert_string_equal(jstr(json_array_get(events, n - 1), "kind"), "ready");
+    json_decref(events);
+
+    /* An engine that starts while the daemon is away: disconnected, then recovered. */
+    stop_clean(e);
+    proxy_stop(test_proxy);
+    test_proxy = NULL;
+    assert_int_equal(engine_start(e), 0);
+    got = session_wait_state(e, ida, "disconnected", WAIT_MS);
+    assert_non_null(got);
+    json_decref(got);
+    test_proxy = proxy_start(psock, harness_docker_socket());
+    assert_non_null(test_proxy);
+    got = session_wait_state(e, ida, "ready", WAIT_MS);
+    assert_non_null(got);
+    json_decref(got);
+    run_expect(e, ida, "echo $PADDOCK_KEEP", "kept");
+
+    sse_close(ev);
+    json_decref(a);
+    json_decref(b);
+    free(psock);
 }
 
 /* ---- engine restart: running, paused, exited and removed containers ---- */
@@ -779,6 +875,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_action_in_flight_dies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_removed_outside, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_daemon_gone_reconnects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_reconciles, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names_and_attach, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keep_alive, setup, teardown),
