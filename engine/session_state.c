@@ -103,11 +103,7 @@ void session_st_hint(const char *name, const char *id, char *out, size_t size)
 {
     int st = session_st_parse(name);
     const char *h = st < 0 ? "" : session_st_table[st].hint;
-    /* The hints are this file's constants with at most one %s. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(out, size, h, id);
-#pragma GCC diagnostic pop
+    snprintf(out, size, h, id); /* the hints are this file's constants, at most one %s */
 }
 
 void session_st_next_list(const char *name, char *out, size_t size)

@@ -168,9 +168,9 @@ static void test_pause_resume_keeps_shell(void **state)
     if (!json_is_true(jpath(ins, "State.Paused"))) {
         char *st = json_dumps(jpath(ins, "State"), JSON_COMPACT);
         json_t *events = session_events(e, id);
-        char *ev = json_dumps(events, JSON_COMPACT);
+        char *evs = json_dumps(events, JSON_COMPACT);
         engine_print_log(e);
-        fail_msg("paused by the engine, but Docker says %s; events %s", st, ev);
+        fail_msg("paused by the engine, but Docker says %s; events %s", st, evs);
     }
     json_decref(ins);
     /* Actions and illegal requests are refused with the state and what to do. */
