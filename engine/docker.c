@@ -172,6 +172,16 @@ static int docker_call_id(struct docker *d, const char *method, const char *fmt,
     return rc;
 }
 
+int docker_info(struct docker *d, docker_done_fn fn, void *ud)
+{
+    return docker_call(d, "GET", "/info", NULL, 10000, 0, fn, ud);
+}
+
+int docker_volume_inspect(struct docker *d, const char *name, docker_done_fn fn, void *ud)
+{
+    return docker_call_id(d, "GET", "/volumes/%s", name, NULL, 10000, 0, fn, ud);
+}
+
 int docker_container_create(struct docker *d, const char *name, json_t *body, docker_done_fn fn,
                             void *ud)
 {

@@ -25,6 +25,10 @@ const char *docker_start_hint(void);
 
 int docker_ping(struct docker *d, docker_done_fn fn, void *ud);
 int docker_version(struct docker *d, docker_done_fn fn, void *ud);
+/* GET /info: storage driver, runtimes, ... */
+int docker_info(struct docker *d, docker_done_fn fn, void *ud);
+/* GET /volumes/{name} (404 when it does not exist yet). */
+int docker_volume_inspect(struct docker *d, const char *name, docker_done_fn fn, void *ud);
 /* POST /containers/create?name=NAME with body; reply json has "Id". */
 int docker_container_create(struct docker *d, const char *name, json_t *body, docker_done_fn fn,
                             void *ud);

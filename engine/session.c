@@ -7,6 +7,7 @@
 #include "engine/engine_internal.h"
 #include "engine/http.h"
 #include "engine/loop.h"
+#include "engine/session_config.h"
 #include "engine/store.h"
 #include "engine/util.h"
 
@@ -22,12 +23,6 @@
 
 #define SESSION_ID_BYTES 8
 #define SESSION_READY_TIMEOUT_MS 30000.0
-#define SESSION_MEMORY_DEFAULT (2LL * 1024 * 1024 * 1024)
-#define SESSION_NANOCPUS_DEFAULT 2000000000LL
-#define SESSION_PIDS_DEFAULT 512
-#define SESSION_AGENT_UID "1000"
-#define EXECUTOR_IN_CONTAINER "/opt/paddock/paddock-executor"
-#define SOCKET_DIR_IN_CONTAINER "/run/paddock"
 
 struct session {
     struct session *next;
@@ -173,39 +168,8 @@ struct create_op {
     long backoff_ms;
     double next_inspect;
     int exit_code;
+    struct session_config *cfg;
 };
-
-static bool session_valid_name(const char *n)
-{
-    size_t len = strlen(n);
-    if (len == 0 || len > 64 || !isalnum((unsigned char)n[0]))
-        return false;
-    for (size_t i = 0; i < len; i++)
-        if (!isalnum((unsigned char)n[i]) && !strchr("_.-", n[i]))
-            return false;
-    return true;
-}
-
-static bool session_valid_env_key(const char *k)
-{
-    if (!*k || !(isalpha((unsigned char)*k) || *k == '_'))
-        return false;
-    for (; *k; k++)
-        if (!(isalnum((unsigned char)*k) || *k == '_'))
-            return false;
-    return true;
-}
-
-static bool session_valid_image(const char *img)
-{
-    size_t n = strlen(img);
-    if (n == 0 || n > 255)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!(isalnum((unsigned char)img[i]) || strchr("_.-/:@", img[i])))
-            return false;
-    return true;
-}
 
 /* Fill a synchronous refusal of session_create; returns -1 for the caller to return. */
 static int session_refuse(struct session_result *bad, unsigned status, const char *code,
@@ -217,59 +181,12 @@ static int session_refuse(struct session_result *bad, unsigned status, const cha
     return -1;
 }
 
-/* The hardened container (docs/architecture.md, research/security.md §2). */
-static json_t *session_container_config(struct engine *eng, struct session *s, const char *image,
-                                        json_t *env)
-{
-    json_t *envs = json_array();
-    json_array_append_new(envs, json_string("LANG=C.UTF-8"));
-    const char *k;
-    json_t *v;
-    json_object_foreach(env, k, v)
-    {
-        char *kv = util_strdupf("%s=%s", k, json_string_value(v));
-        if (kv)
-            json_array_append_new(envs, json_string(kv));
-        free(kv);
-    }
-    json_t *mounts =
-        json_pack("[{s:s,s:s,s:s,s:b},{s:s,s:s,s:s,s:b}]", "Type", "bind", "Source",
-                  eng->executor_path, "Target", EXECUTOR_IN_CONTAINER, "ReadOnly", 1, "Type",
-                  "bind", "Source", s->sock_dir, "Target", SOCKET_DIR_IN_CONTAINER, "ReadOnly", 0);
-    json_t *labels =
-        json_pack("{s:s,s:s}", "paddock.session", s->id, "paddock.engine", eng->engine_id);
-    const char *test_label = getenv("PADDOCK_TEST_LABEL");
-    if (test_label && *test_label)
-        json_object_set_new(labels, "paddock.test", json_string(test_label));
-    /* The executor runs as container root with only what it needs: CHOWN for the workspace,
-     * SETUID/SETGID to drop the agent's shell to uid 1000, KILL to signal the agent's
-     * processes. MaskedPaths/ReadonlyPaths are left out so Docker's defaults apply. */
-    json_t *host = json_pack(
-        "{s:[s],s:[s,s,s,s],s:[s],s:I,s:I,s:I,s:I,s:s,s:b,s:s,s:I,"
-        "s:{s:s,s:{s:s,s:s}},s:{s:s},s:o,"
-        "s:[{s:s,s:I,s:I},{s:s,s:I,s:I}]}",
-        "CapDrop", "ALL", "CapAdd", "CHOWN", "SETUID", "SETGID", "KILL", "SecurityOpt",
-        "no-new-privileges", "PidsLimit", (json_int_t)SESSION_PIDS_DEFAULT, "Memory",
-        (json_int_t)SESSION_MEMORY_DEFAULT, "MemorySwap", (json_int_t)SESSION_MEMORY_DEFAULT,
-        "NanoCpus", (json_int_t)SESSION_NANOCPUS_DEFAULT, "NetworkMode", "none", "Init", 1,
-        "IpcMode", "private", "ShmSize", (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type",
-        "json-file", "Config", "max-size", "10m", "max-file", "1", "RestartPolicy", "Name", "no",
-        "Mounts", mounts, "Ulimits", "Name", "nofile", "Soft", (json_int_t)8192, "Hard",
-        (json_int_t)8192, "Name", "core", "Soft", (json_int_t)0, "Hard", (json_int_t)0);
-    /* The ipython plugin starts Python only at the first cell (and only if the image has it). */
-    return json_pack("{s:s,s:[s],s:[s,s,s,s,s,s,s,s],s:o,s:o,s:s,s:s,s:i,s:o}", "Image", image,
-                     "Entrypoint", EXECUTOR_IN_CONTAINER, "Cmd", "--socket",
-                     SOCKET_DIR_IN_CONTAINER "/executor.sock", "--working-dir", "/workspace",
-                     "--user-id", SESSION_AGENT_UID, "--plugins", "ipython", "Env", envs, "Labels",
-                     labels, "User", "0:0", "WorkingDir", "/", "StopTimeout", 5, "HostConfig",
-                     host);
-}
-
 static void create_fail(struct create_op *op, unsigned status, const char *code, const char *msg);
 
 static void create_on_removed(const struct docker_reply *r, void *ud)
 {
     struct session *s = ud;
+    session_config_cleanup(s->eng, s->id);
     session_release(s);
 }
 
@@ -277,6 +194,7 @@ static void create_finish(struct create_op *op, const struct session_result *res
 {
     op->fn(res, op->ud);
     session_release(op->s);
+    session_config_free(op->cfg);
     free(op);
 }
 
@@ -288,6 +206,8 @@ static void create_fail(struct create_op *op, unsigned status, const char *code,
         session_hold(s);
         if (docker_container_remove(s->eng->docker, s->container_id, create_on_removed, s) < 0)
             session_release(s);
+    } else {
+        session_config_cleanup(s->eng, s->id);
     }
     util_remove_tree(s->sock_dir);
     struct session_result res = {.status = status, .code = code, .message = msg};
@@ -390,7 +310,7 @@ static void create_on_start(const struct docker_reply *r, void *ud)
     op->backoff_ms = 1;
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
-    create_probe(op);
+    session_config_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, create_probe, op);
 }
 
 static void create_on_create(const struct docker_reply *r, void *ud)
@@ -411,6 +331,12 @@ static void create_on_create(const struct docker_reply *r, void *ud)
         free(msg);
         return;
     }
+    if (r->status == 400) {
+        char *msg = util_strdupf("Docker refused the configuration: %s", r->message);
+        create_fail(op, 400, "bad_request", msg ? msg : "Docker refused the configuration");
+        free(msg);
+        return;
+    }
     const char *cid = json_string_value(json_object_get(r->json, "Id"));
     if (r->status != 201 || !cid) {
         char *msg = util_strdupf("docker create failed (%ld): %s", r->status, r->message);
@@ -424,55 +350,42 @@ static void create_on_create(const struct docker_reply *r, void *ud)
         create_fail(op, 500, "internal", "cannot start a request");
 }
 
+/* The options are checked and the engine's own directories and git clone are ready. */
+static void create_on_prepared(const struct session_result *err, void *ud)
+{
+    struct create_op *op = ud;
+    if (err) {
+        create_fail(op, err->status, err->code, err->message);
+        return;
+    }
+    json_t *body = session_config_container(op->s->eng, op->cfg, op->s->id, op->s->sock_dir);
+    char cname[64];
+    snprintf(cname, sizeof(cname), "paddock-%s", op->s->id);
+    int rc =
+        body ? docker_container_create(op->s->eng->docker, cname, body, create_on_create, op) : -1;
+    json_decref(body);
+    if (rc < 0)
+        create_fail(op, 500, "internal", "cannot start a request");
+}
+
 int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *ud,
                    struct session_result *bad)
 {
-    const char *k;
-    json_t *v;
-    json_object_foreach(opts, k, v)
-    {
-        if (strcmp(k, "image") && strcmp(k, "name") && strcmp(k, "env")) {
-            static char msg[160];
-            snprintf(msg, sizeof(msg), "unknown field \"%.64s\" (known: image, name, env)", k);
-            return session_refuse(bad, 400, "bad_request", msg);
-        }
-    }
-    json_t *jimage = json_object_get(opts, "image");
-    json_t *jname = json_object_get(opts, "name");
-    json_t *jenv = json_object_get(opts, "env");
-    if (jimage && !json_is_null(jimage) &&
-        (!json_is_string(jimage) || !session_valid_image(json_string_value(jimage)))) {
-        return session_refuse(bad, 400, "bad_request",
-                              "\"image\" must be an image reference string");
-    }
-    if (jname && !json_is_null(jname) &&
-        (!json_is_string(jname) || !session_valid_name(json_string_value(jname)))) {
-        return session_refuse(bad, 400, "bad_request",
-                              "\"name\" must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
-    }
-    if (jenv && !json_is_null(jenv)) {
-        if (!json_is_object(jenv)) {
-            return session_refuse(bad, 400, "bad_request", "\"env\" must be an object of strings");
-        }
-        json_object_foreach(jenv, k, v)
-        {
-            if (!session_valid_env_key(k) || !json_is_string(v) ||
-                strlen(json_string_value(v)) != json_string_length(v)) {
-                return session_refuse(
-                    bad, 400, "bad_request",
-                    "\"env\" keys must be [A-Za-z_][A-Za-z0-9_]* with string values "
-                    "without NUL");
-            }
-        }
-    }
-    if (!eng->executor_path)
+    struct session_config *cfg = NULL;
+    if (session_config_parse(eng, opts, &cfg, bad) < 0)
+        return -1;
+    if (!eng->executor_path) {
+        session_config_free(cfg);
         return session_refuse(bad, 500, "executor_missing",
                               "paddock-executor not found next to paddock; set PADDOCK_EXECUTOR");
-    const char *image = json_is_string(jimage) ? json_string_value(jimage) : eng->default_image;
+    }
+    const char *image = cfg->image ? cfg->image : eng->default_image;
     char id[2 * SESSION_ID_BYTES + 1];
-    if (util_random_hex(id, SESSION_ID_BYTES) < 0)
+    if (util_random_hex(id, SESSION_ID_BYTES) < 0) {
+        session_config_free(cfg);
         return session_refuse(bad, 500, "internal", "no randomness for a session id");
-    const char *name = json_is_string(jname) ? json_string_value(jname) : id;
+    }
+    const char *name = cfg->name ? cfg->name : id;
 
     struct session *s = session_alloc(eng, id, "creating");
     struct create_op *op = calloc(1, sizeof(*op));
@@ -480,22 +393,25 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
         if (s)
             session_unlink(s);
         free(op);
+        session_config_free(cfg);
         return session_refuse(bad, 500, "internal", "out of memory");
     }
     struct sockaddr_un sa;
     if (strlen(s->exec_sock) >= sizeof(sa.sun_path)) {
         session_unlink(s);
         free(op);
+        session_config_free(cfg);
         return session_refuse(bad, 500, "internal",
                               "state dir path too long for a unix socket (108 bytes)");
     }
-    json_t *config = json_pack("{s:s,s:O}", "image", image, "env", jenv ? jenv : json_null());
+    json_t *config = session_config_stored(cfg, eng, id, image);
     char *err = NULL;
     if (store_session_insert(eng->store, id, name, image, "creating", config, util_now(), &err) <
         0) {
         json_decref(config);
         session_unlink(s);
         free(op);
+        session_config_free(cfg);
         static char msg[256];
         snprintf(msg, sizeof(msg), "%s", err ? err : "store error");
         free(err);
@@ -509,19 +425,12 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
     op->s = s;
     op->fn = fn;
     op->ud = ud;
+    op->cfg = cfg;
     if (util_mkdir_p(s->sock_dir, 0711) < 0) {
         create_fail(op, 500, "internal", "cannot create the session's socket directory");
         return 0;
     }
-    json_t *noenv = json_object();
-    json_t *body = session_container_config(eng, s, image, json_is_object(jenv) ? jenv : noenv);
-    json_decref(noenv);
-    char cname[64];
-    snprintf(cname, sizeof(cname), "paddock-%s", s->id);
-    int rc = docker_container_create(eng->docker, cname, body, create_on_create, op);
-    json_decref(body);
-    if (rc < 0)
-        create_fail(op, 500, "internal", "cannot start a request");
+    session_config_prepare(eng, cfg, s->id, create_on_prepared, op);
     return 0;
 }
 
@@ -552,6 +461,7 @@ static void delete_on_remove(const struct docker_reply *r, void *ud)
         free(msg);
     } else {
         util_remove_tree(s->sock_dir);
+        session_config_cleanup(eng, s->id);
         session_set_state(s, "deleted", NULL);
         json_t *body = store_session_get(eng->store, s->id);
         struct session_result res = {.status = 200, .body = body};

@@ -209,6 +209,21 @@ int store_session_update(struct store *s, const char *id, const char *state,
     return store_step_done(s, st, "updating session", err);
 }
 
+int store_session_config_set(struct store *s, const char *id, const char *key, json_t *value,
+                             char **err)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET config = json_set(config, '$.' || ?, "
+                                        "json(?)) WHERE id = ?");
+    char *v = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (st) {
+        store_bind_text(st, 1, key);
+        store_bind_text(st, 2, v ? v : "null");
+        store_bind_text(st, 3, id);
+    }
+    free(v);
+    return store_step_done(s, st, "updating session config", err);
+}
+
 static json_t *store_col_text(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
@@ -223,7 +238,19 @@ static json_t *store_col_real(sqlite3_stmt *st, int i)
 
 #define STORE_SESSION_COLS                                                                         \
     "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "        \
-    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id)"
+    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id), "                                 \
+    "json_extract(s.config, '$.options'), json_extract(s.config, '$.ports')"
+
+/* A JSON column (from json_extract), or dflt when NULL or not JSON. */
+static json_t *store_col_json(sqlite3_stmt *st, int i, json_t *dflt)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    json_t *j = t ? json_loads((const char *)t, JSON_DECODE_ANY, NULL) : NULL;
+    if (!j)
+        return dflt;
+    json_decref(dflt);
+    return j;
+}
 
 static json_t *store_session_row(sqlite3_stmt *st)
 {
@@ -237,6 +264,8 @@ static json_t *store_session_row(sqlite3_stmt *st)
     json_object_set_new(o, "updated_at", store_col_real(st, 6));
     json_object_set_new(o, "error", store_col_text(st, 7));
     json_object_set_new(o, "action_count", json_integer(sqlite3_column_int64(st, 8)));
+    json_object_set_new(o, "options", store_col_json(st, 9, json_null()));
+    json_object_set_new(o, "ports", store_col_json(st, 10, json_array()));
     return o;
 }
 

@@ -18,6 +18,9 @@ int store_session_insert(struct store *s, const char *id, const char *name, cons
                          const char *state, json_t *config, double now, char **err);
 int store_session_update(struct store *s, const char *id, const char *state,
                          const char *container_id, const char *error, double now, char **err);
+/* Set one top-level key of sessions.config (a plain name) to value. */
+int store_session_config_set(struct store *s, const char *id, const char *key, json_t *value,
+                             char **err);
 /* Session objects (see docs/architecture.md); include_deleted adds deleted sessions. */
 json_t *store_sessions_list(struct store *s, int include_deleted);
 json_t *store_session_get(struct store *s, const char *id);
