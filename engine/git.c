@@ -199,18 +199,25 @@ static int git_spawn_step(struct git_op *op, char **err)
     env[ne++] = "GIT_CONFIG_VALUE_0=false";
     env[ne++] = "GIT_CONFIG_KEY_1=advice.detachedHead";
     env[ne++] = "GIT_CONFIG_VALUE_1=false";
-    char *hv = NULL;
-    if (op->header && op->step == GIT_CLONE) {
-        env[ne++] = "GIT_CONFIG_COUNT=3";
-        env[ne++] = "GIT_CONFIG_KEY_2=http.extraHeader";
-        hv = util_strdupf("GIT_CONFIG_VALUE_2=%s", op->header);
-        if (!hv) {
-            *err = strdup("out of memory");
-            return -1;
-        }
+    /* The checkout runs as the engine's user in a directory another user may own. */
+    char *sd = util_strdupf("GIT_CONFIG_VALUE_2=%s", op->dir);
+    char *hv = op->header && op->step == GIT_CLONE
+                   ? util_strdupf("GIT_CONFIG_VALUE_3=%s", op->header)
+                   : NULL;
+    if (!sd || (op->header && op->step == GIT_CLONE && !hv)) {
+        free(sd);
+        git_wipe(hv);
+        *err = strdup("out of memory");
+        return -1;
+    }
+    env[ne++] = "GIT_CONFIG_KEY_2=safe.directory";
+    env[ne++] = sd;
+    if (hv) {
+        env[ne++] = "GIT_CONFIG_COUNT=4";
+        env[ne++] = "GIT_CONFIG_KEY_3=http.extraHeader";
         env[ne++] = hv;
     } else {
-        env[ne++] = "GIT_CONFIG_COUNT=2";
+        env[ne++] = "GIT_CONFIG_COUNT=3";
     }
     env[ne] = NULL;
 
@@ -251,6 +258,7 @@ static int git_spawn_step(struct git_op *op, char **err)
     argv[na] = NULL;
     struct child_spec cs = {.argv = argv, .envp = env, .timeout_ms = op->timeout_ms};
     int rc = child_spawn(op->loop, &cs, git_on_step, op, err);
+    free(sd);
     git_wipe(hv);
     return rc < 0 ? -1 : 0;
 }

@@ -311,6 +311,10 @@ static void test_limits(void **state)
     json_decref(c);
     session_delete(harness_eng, jstr(s, "id"));
     json_decref(s);
+    /* More CPUs than the host has: Docker's own refusal, passed on as a 400. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu > 0 && ncpu < 1024)
+        refuse("{\"limits\": {\"cpus\": 1024}}", "Docker refused the configuration: ");
     s = session_new(harness_eng, "{\"limits\": {\"memory\": \"1GB\"}}");
     c = inspect(jstr(s, "container_id"));
     assert_int_equal(hc_int(c, "Memory"), 1LL << 30);
@@ -1073,6 +1077,7 @@ static void test_git_workspace(void **state)
     run_expect(harness_eng, jstr(s3, "id"), "git rev-parse HEAD && test ! -e FEATURE && echo ok",
                want3);
     free(want3);
+    want3 = strdupf("%s\nhello from git\nok", sha);
     free(body);
 
     /* Into a host directory (empty), which keeps its owner. */
@@ -1084,6 +1089,15 @@ static void test_git_workspace(void **state)
     char *own = sh("stat -c '%%u %%g' %s/README %s/.git/HEAD", hostws, hostws);
     assert_string_equal(own, "1000 1000\n1000 1000\n");
     free(own);
+    free(body);
+    /* A commit id into a host directory owned by someone else than the engine. */
+    char *hostws2 = strdupf("%s/hostws2", dir);
+    free(sh("mkdir %s && chown %d:%d %s", hostws2, AGENT_UID, AGENT_UID, hostws2));
+    body = strdupf("{\"workspace\": \"%s\", \"git\": {\"url\": \"%s\", \"token\": \"%s\", "
+                   "\"ref\": \"%s\"}}",
+                   hostws2, url, token, sha);
+    json_t *s5 = session_new(harness_eng, body);
+    run_expect(harness_eng, jstr(s5, "id"), "git rev-parse HEAD && cat README && echo ok", want3);
     free(body);
     /* A host directory that is not empty is refused before anything runs. */
     body = strdupf("{\"workspace\": \"%s\", \"git\": {\"url\": \"%s\"}}", hostws, url);
@@ -1132,6 +1146,7 @@ static void test_git_workspace(void **state)
     session_delete(harness_eng, jstr(s2, "id"));
     session_delete(harness_eng, jstr(s3, "id"));
     session_delete(harness_eng, jstr(s4, "id"));
+    session_delete(harness_eng, jstr(s5, "id"));
     git_server_stop(&g);
 
     /* The store (database and WAL) and the engine's log never saw it. */
@@ -1165,6 +1180,9 @@ static void test_git_workspace(void **state)
     json_decref(s2);
     json_decref(s3);
     json_decref(s4);
+    json_decref(s5);
+    free(want3);
+    free(hostws2);
     free(id1);
     free(cid1);
     free(hostws);

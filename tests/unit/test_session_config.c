@@ -185,6 +185,9 @@ static void test_options_in_body(void **state)
     assert_string_equal(json_string_value(json_object_get(h, "NetworkMode")), "bridge");
     assert_string_equal(json_string_value(json_object_get(h, "Runtime")), "runsc");
     assert_true(json_is_true(json_object_get(h, "ReadonlyRootfs")));
+    assert_null(json_object_get(h, "MaskedPaths"));
+    assert_null(json_object_get(h, "ReadonlyPaths"));
+    assert_null(json_object_get(h, "Binds"));
     assert_non_null(strstr(json_string_value(json_object_get(json_object_get(h, "Tmpfs"), "/tmp")),
                            "size=536870912"));
     json_t *want_dr =
