@@ -280,7 +280,8 @@ static void measure_executor_start(const char *exe, const char *dir, int n, stru
             char home[320];
             snprintf(home, sizeof(home), "%s-home", ws);
             /* its own HOME: the executor must not touch the host user's dotfiles */
-            execl(exe, exe, "--socket", sock, "--working-dir", ws, "--home", home, (char *)NULL);
+            execl(exe, exe, "--socket", sock, "--working-dir", ws, "--home", home, "--quiet",
+                  (char *)NULL);
             _exit(127);
         }
         bool up = false;

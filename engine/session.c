@@ -6,7 +6,9 @@
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/http.h"
+#include "engine/logs.h"
 #include "engine/loop.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 #include "engine/util.h"
 
@@ -106,6 +108,7 @@ static void session_set_state(struct session *s, const char *state, const char *
     store_session_update(s->eng->store, s->id, state, s->container_id, error, util_now(), NULL);
     store_event_add(s->eng->store, s->id, state, error, util_now());
     session_publish(s->eng, s->id);
+    stats_on_state(s->eng->stats, s->id, s->container_id, state);
 }
 
 static struct session *session_alloc(struct engine *eng, const char *id, const char *state)
@@ -145,6 +148,8 @@ void session_load_all(struct engine *eng)
             struct session *s = session_alloc(eng, id, "ready");
             if (s && cid)
                 s->container_id = strdup(cid);
+            if (s)
+                stats_on_state(eng->stats, s->id, s->container_id, s->state);
         } else if (strcmp(state, "creating") == 0 || strcmp(state, "deleting") == 0) {
             store_session_update(eng->store, id, "error", NULL,
                                  "engine stopped while the session was changing state", util_now(),
@@ -563,6 +568,17 @@ static void delete_on_remove(const struct docker_reply *r, void *ud)
     free(op);
 }
 
+static void delete_on_tail_saved(void *ud, const char *error)
+{
+    struct delete_op *op = ud;
+    (void)error; /* a log we could not read does not keep the container alive */
+    if (docker_container_remove(op->s->eng->docker, op->s->container_id, delete_on_remove, op) <
+        0) {
+        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+        delete_on_remove(&r, op);
+    }
+}
+
 void session_delete(struct session *s, session_done_fn fn, void *ud)
 {
     struct delete_op *op = calloc(1, sizeof(*op));
@@ -582,10 +598,8 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
         delete_on_remove(&r, op);
         return;
     }
-    if (docker_container_remove(s->eng->docker, s->container_id, delete_on_remove, op) < 0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
-        delete_on_remove(&r, op);
-    }
+    /* The log tail goes to the store first: the container takes its log with it. */
+    logs_save_tail(s->eng, s->id, s->container_id, delete_on_tail_saved, op);
 }
 
 /* ---- execute ---- */
