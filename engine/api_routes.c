@@ -5,6 +5,7 @@
 #include "engine/engine_internal.h"
 #include "engine/logs.h"
 #include "engine/session.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 
 #include <stdlib.h>
@@ -159,6 +160,7 @@ static void route_session_stats(struct api_req *r)
         return;
     }
     json_decref(s);
+    stats_flush(eng->stats, api_req_param(r, 0));
     const char *since = api_req_query(r, "since"), *limit = api_req_query(r, "limit");
     char *end = NULL;
     double t = since ? strtod(since, &end) : 0;

@@ -198,8 +198,10 @@ void logs_route_get(struct api_req *r)
         return;
     }
     struct logs_tail_req *q = calloc(1, sizeof(*q));
-    if (q)
+    if (q) {
+        q->r = r;
         q->session_id = strdup(id);
+    }
     if (!q || !q->session_id ||
         docker_container_logs_tail(eng->docker, cid, (int)tail, logs_on_tail, q) < 0) {
         if (q)

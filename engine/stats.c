@@ -252,6 +252,13 @@ void stats_on_state(struct stats *st, const char *session_id, const char *contai
     st->watches = w;
 }
 
+void stats_flush(struct stats *st, const char *session_id)
+{
+    struct stats_watch *w = st ? stats_find(st, session_id) : NULL;
+    if (w)
+        stats_flush_watch(w);
+}
+
 struct stats *stats_new(struct engine *eng)
 {
     struct stats *st = calloc(1, sizeof(*st));

@@ -19,6 +19,9 @@ void stats_free(struct stats *st);
 void stats_on_state(struct stats *st, const char *session_id, const char *container_id,
                     const char *state);
 
+/* Write a session's buffered samples now (before the API reads the store). */
+void stats_flush(struct stats *st, const char *session_id);
+
 /* One object of Docker's stats stream as `docker stats` computes it: CPU % from the deltas
  * against precpu_stats scaled by the online CPUs, memory without the inactive page cache,
  * network and block I/O summed over interfaces and devices. Returns 0, or -1 when the object

@@ -97,9 +97,14 @@ int store_schema_version(struct store *s)
     return v;
 }
 
+int store_schema_latest(void)
+{
+    return (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+}
+
 static int store_migrate(struct store *s, char **err)
 {
-    int n = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+    int n = store_schema_latest();
     int v = store_schema_version(s);
     if (v < 0) {
         *err = store_errf(s, "reading user_version");

@@ -13,6 +13,8 @@ struct store *store_open(const char *path, char **err);
 void store_close(struct store *s);
 /* Schema version the store is at (PRAGMA user_version). */
 int store_schema_version(struct store *s);
+/* The version this build migrates to (the number of migrations it knows). */
+int store_schema_latest(void);
 
 int store_session_insert(struct store *s, const char *id, const char *name, const char *image,
                          const char *state, json_t *config, double now, char **err);
