@@ -76,7 +76,9 @@ char *store_errf(struct store *s, const char *what)
 int store_exec(struct store *s, const char *sql, char **err)
 {
     char *msg = NULL;
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        s->last_rc = rc;
         if (err)
             *err = util_strdupf("store: %s", msg ? msg : "error");
         sqlite3_free(msg);
@@ -95,6 +97,11 @@ int store_schema_version(struct store *s)
         sqlite3_finalize(st);
     }
     return v;
+}
+
+bool store_last_error_was_full(struct store *s)
+{
+    return s->last_rc == SQLITE_FULL || s->last_rc == SQLITE_IOERR;
 }
 
 int store_schema_latest(void)
@@ -185,8 +192,9 @@ void store_bind_text(sqlite3_stmt *st, int i, const char *v)
 
 int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
 {
-    int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+    int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (rc != SQLITE_DONE) {
+        s->last_rc = rc;
         if (err)
             *err = store_errf(s, what);
         sqlite3_finalize(st);

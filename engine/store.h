@@ -3,6 +3,7 @@
 #define PADDOCK_STORE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct store;
@@ -13,6 +14,8 @@ struct store *store_open(const char *path, char **err);
 void store_close(struct store *s);
 /* Schema version the store is at (PRAGMA user_version). */
 int store_schema_version(struct store *s);
+/* The last failed write failed because the disk is full (or would not take the write). */
+bool store_last_error_was_full(struct store *s);
 /* The version this build migrates to (the number of migrations it knows). */
 int store_schema_latest(void);
 

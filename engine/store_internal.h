@@ -7,6 +7,7 @@
 
 struct store {
     sqlite3 *db;
+    int last_rc; /* SQLite's result of the last failed write (SQLITE_FULL: disk full) */
 };
 
 char *store_errf(struct store *s, const char *what);
