@@ -112,37 +112,57 @@ static void test_stats_follow_the_sandbox(void **state)
     json_decref(sess);
 }
 
-/* The first "log" event whose text contains needle, waiting up to ms. */
-static json_t *wait_log(struct sse *s, const char *needle, long ms)
+/* How many times needle occurs in the "log" events so far. */
+static int count_logs(struct sse *s, const char *needle)
+{
+    int n = 0;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(s->events, i, ev)
+    {
+        const char *text = jstr(json_object_get(ev, "data"), "text");
+        for (const char *p = text;
+             strcmp(jstr(ev, "type"), "log") == 0 && p && (p = strstr(p, needle)); p++)
+            n++;
+    }
+    return n;
+}
+
+/* Wait up to ms until needle occurred at least want times; the last such event or NULL. */
+static json_t *wait_log(struct sse *s, const char *needle, int want, long ms)
 {
     double deadline = now_ms() + ms;
-    for (;;) {
-        size_t i;
-        json_t *ev;
-        json_array_foreach(s->events, i, ev)
-        {
-            const char *text = jstr(json_object_get(ev, "data"), "text");
-            if (strcmp(jstr(ev, "type"), "log") == 0 && text && strstr(text, needle))
-                return json_object_get(ev, "data");
-        }
+    while (count_logs(s, needle) < want) {
         if (now_ms() > deadline || s->eof)
             return NULL;
         sse_pump(s, 200);
     }
+    for (size_t i = json_array_size(s->events); i-- > 0;) {
+        json_t *ev = json_array_get(s->events, i);
+        const char *text = jstr(json_object_get(ev, "data"), "text");
+        if (strcmp(jstr(ev, "type"), "log") == 0 && text && strstr(text, needle))
+            return json_object_get(ev, "data");
+    }
+    return NULL;
 }
 
 static void test_logs_tail_follow_and_kept(void **state)
 {
     json_t *sess = session_new(harness_eng, NULL);
     const char *id = jstr(sess, "id");
-    char *follow = strdupf("/v1/sessions/%s/logs?follow=1&tail=0", id);
+    /* tail=100: a line written before the engine reached Docker's stream still shows. */
+    char *follow = strdupf("/v1/sessions/%s/logs?follow=1&tail=100", id);
     struct sse *s = sse_open(harness_eng->socket, follow);
 
     /* Each action the executor serves is one access-log line in the container's log. */
+    const char *line_text = "POST /execute_action 200";
     json_decref(session_run(harness_eng, id, "echo logged"));
-    json_t *line = wait_log(s, "POST /execute_action 200", 10000);
+    json_t *line = wait_log(s, line_text, 1, 15000);
     assert_non_null(line);
     assert_int_equal(json_integer_value(json_object_get(line, "fd")), 2);
+    /* The stream is attached now: a second action's line arrives live. */
+    json_decref(session_run(harness_eng, id, "echo logged again"));
+    assert_non_null(wait_log(s, line_text, 2, 15000));
 
     char *tail = strdupf("/v1/sessions/%s/logs?tail=50", id);
     json_t *t = get_json(tail, 200);
