@@ -83,11 +83,16 @@ typedef int (*docker_item_fn)(const struct docker_item *it, void *ud);
  * when the stream ends (daemon gone: status -1) unless docker_stream_close came first. */
 struct docker_stream *docker_events_follow(struct docker *d, const char *label,
                                            docker_item_fn on_item, docker_done_fn on_end, void *ud);
+/* The same, first replaying the events since a wall-clock time (Unix seconds; 0: none) that
+ * the daemon still keeps: nothing is missed between a reconcile and the subscription. */
+struct docker_stream *docker_events_follow_since(struct docker *d, const char *label, double since,
+                                                 docker_item_fn on_item, docker_done_fn on_end,
+                                                 void *ud);
 /* GET /containers/{id}/stats?stream=1: one object a second. */
 struct docker_stream *docker_stats_follow(struct docker *d, const char *id, docker_item_fn on_item,
                                           docker_done_fn on_end, void *ud);
-/* GET /containers/{id}/logs?follow=1&stdout=1&stderr=1&tail=N[&timestamps=1]; tty says the
- * container has a TTY (raw stream, no framing). */
+/* GET /containers/{id}/logs?follow=1&stdout=1&stderr=1&tail=N[&timestamps=1] (tail < 0: all);
+ * tty says the container has a TTY (raw stream, no framing). */
 struct docker_stream *docker_logs_follow(struct docker *d, const char *id, int tail, int timestamps,
                                          int tty, docker_item_fn on_item, docker_done_fn on_end,
                                          void *ud);

@@ -57,6 +57,7 @@ struct docker_exec {
     long reply_status;
     struct util_buf out; /* the process's input, sent once the stream is up */
     bool want_drain, close_input, input_closed, paused, write_failed;
+    bool hold_input; /* until the first size is set (API < 1.42): typed commands see it */
     struct docker_demux demux;
 
     int rows, cols;           /* a size still to send (0: none) */
@@ -217,6 +218,7 @@ static void exec_on_stream_end(struct docker_exec *x)
 /* ---- resize ---- */
 
 static int exec_send_resize(struct docker_exec *x);
+static void exec_update_events(struct docker_exec *x);
 
 static void exec_on_resize_timer(void *ud)
 {
@@ -245,6 +247,10 @@ static void exec_on_resized(const struct docker_reply *r, void *ud)
              loop_timer_add(exec_loop(x), 20L << x->resize_tries, exec_on_resize_timer, x))) {
         x->resize_in_flight = true;
         return;
+    }
+    if (x->hold_input) {
+        x->hold_input = false;
+        exec_update_events(x);
     }
     /* Those who asked for this size or an older one have their answer. */
     x->busy++;
@@ -323,9 +329,8 @@ static void exec_update_events(struct docker_exec *x)
     if (x->state == X_STARTING) {
         ev = EPOLLIN | (x->head.len ? EPOLLOUT : 0);
     } else if (x->state == X_STREAM) {
-        ev = (x->paused ? 0 : EPOLLIN) |
-             ((x->out.len && !x->write_failed) || (x->close_input && !x->input_closed) ? EPOLLOUT
-                                                                                       : 0);
+        bool to_send = (x->out.len && !x->write_failed) || (x->close_input && !x->input_closed);
+        ev = (x->paused ? 0 : EPOLLIN) | (to_send && !x->hold_input ? EPOLLOUT : 0);
     }
     if (ev != x->events) {
         x->events = ev;
@@ -337,7 +342,7 @@ static void exec_update_events(struct docker_exec *x)
 static int exec_flush(struct docker_exec *x)
 {
     struct util_buf *b = x->state == X_STARTING ? &x->head : &x->out;
-    if (x->state != X_STARTING && x->state != X_STREAM)
+    if ((x->state != X_STARTING && x->state != X_STREAM) || (x->state == X_STREAM && x->hold_input))
         return 0;
     while (b->len && !x->write_failed) {
         ssize_t n = http_raw_send(x->raw, b->data, b->len);
@@ -498,6 +503,7 @@ static void exec_on_fd(int fd, uint32_t events, void *ud)
 static void exec_started(struct docker_exec *x)
 {
     exec_send_resize(x);
+    x->hold_input = x->resize_in_flight;
     exec_flush(x);
 }
 

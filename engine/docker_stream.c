@@ -109,10 +109,20 @@ void docker_stream_close(struct docker *d, struct docker_stream *st)
 struct docker_stream *docker_events_follow(struct docker *d, const char *label,
                                            docker_item_fn on_item, docker_done_fn on_end, void *ud)
 {
+    return docker_events_follow_since(d, label, 0, on_item, on_end, ud);
+}
+
+struct docker_stream *docker_events_follow_since(struct docker *d, const char *label, double since,
+                                                 docker_item_fn on_item, docker_done_fn on_end,
+                                                 void *ud)
+{
     json_t *f = json_pack("{s:[s],s:[s]}", "label", label, "type", "container");
     char *fj = f ? json_dumps(f, JSON_COMPACT) : NULL;
     char *e = fj ? docker_escape(fj) : NULL;
-    char *path = e ? util_strdupf("/events?filters=%s", e) : NULL;
+    char since_q[48] = "";
+    if (since > 0)
+        snprintf(since_q, sizeof(since_q), "&since=%.9f", since);
+    char *path = e ? util_strdupf("/events?filters=%s%s", e, since_q) : NULL;
     struct docker_stream *st = path ? stream_open(d, path, STREAM_JSON, on_item, on_end, ud) : NULL;
     json_decref(f);
     free(fj);
@@ -143,8 +153,10 @@ struct docker_stream *docker_logs_follow(struct docker *d, const char *id, int t
                                          int tty, docker_item_fn on_item, docker_done_fn on_end,
                                          void *ud)
 {
-    char fmt[128];
-    snprintf(fmt, sizeof(fmt), "/containers/%%s/logs?follow=1&stdout=1&stderr=1&tail=%d%s",
-             tail < 0 ? 0 : tail, timestamps ? "&timestamps=1" : "");
+    char fmt[128], n[16] = "all";
+    if (tail >= 0)
+        snprintf(n, sizeof(n), "%d", tail);
+    snprintf(fmt, sizeof(fmt), "/containers/%%s/logs?follow=1&stdout=1&stderr=1&tail=%s%s", n,
+             timestamps ? "&timestamps=1" : "");
     return stream_open_id(d, fmt, id, tty ? STREAM_RAW : STREAM_FRAMED, on_item, on_end, ud);
 }
