@@ -486,9 +486,7 @@ static void neg_on_version(const struct http_result *res, void *ud)
     const char *smax_s = json_string_value(json_object_get(j, "ApiVersion"));
     const char *smin_s = json_string_value(json_object_get(j, "MinAPIVersion"));
     int smax = docker_parse_version(smax_s), smin = docker_parse_version(smin_s);
-    char ours[32];
-    snprintf(ours, sizeof(ours), "%d.%d to %d.%d", DOCKER_API_MIN / 1000, DOCKER_API_MIN % 1000,
-             DOCKER_API_MAX / 1000, DOCKER_API_MAX % 1000);
+    const char *ours = DOCKER_API_RANGE;
     if (res->status != 200 || !smax) {
         neg_fail_version(d,
                          "Docker daemon refused the API version paddock asked for (%s); "
@@ -532,12 +530,18 @@ static void neg_on_ping(const struct http_result *res, void *ud)
         neg_fail(d, res);
         return;
     }
-    int smax = docker_parse_version(http_result_header(res, "API-Version"));
+    const char *smax_s = http_result_header(res, "API-Version");
+    int smax = docker_parse_version(smax_s);
+    if (smax && smax < DOCKER_API_MIN) {
+        neg_fail_version(d,
+                         "Docker daemon is too old: it speaks API %s at most, paddock needs API "
+                         "%s (Docker 20.10 or newer); upgrade Docker",
+                         smax_s, DOCKER_API_RANGE);
+        return;
+    }
     char path[32] = "/version"; /* no header (a proxy dropped it): the daemon's own version */
     if (smax) {
         int cand = smax < DOCKER_API_MAX ? smax : DOCKER_API_MAX;
-        if (cand < DOCKER_API_MIN)
-            cand = DOCKER_API_MIN; /* the daemon refuses it, in its own words */
         snprintf(path, sizeof(path), "/v%d.%d/version", cand / 1000, cand % 1000);
     }
     if (neg_get(d, path, neg_on_version) < 0) {

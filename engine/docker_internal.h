@@ -14,6 +14,7 @@
  * (1.52 drops the events' old status/id/from fields; Docker 29 accepts nothing below 1.44). */
 #define DOCKER_API_MIN 1041 /* major * 1000 + minor */
 #define DOCKER_API_MAX 1051
+#define DOCKER_API_RANGE "1.41 to 1.51" /* for messages */
 
 struct loop_timer;
 struct docker_req;
