@@ -116,7 +116,8 @@ struct docker_exec_opts {
     void (*on_drain)(void *ud);
 };
 /* Output: data as it comes (a TTY's bytes, or one stdout/stderr frame piece); never
- * NUL-terminated. Return 0 to go on; -1 pauses reading (docker_exec_resume_output). */
+ * NUL-terminated. Return 0 to go on; -1 pauses reading after the chunk at hand (its other
+ * frames still come) until docker_exec_resume_output: back-pressure for a slow reader. */
 typedef int (*docker_exec_output_fn)(const char *data, size_t len, int fd, void *ud);
 /* The end, called once: the process's exit code and error NULL, or exit_code -1 and why
  * (the exec could not be made or started, the daemon went away). The handle is freed when it
@@ -139,8 +140,10 @@ size_t docker_exec_queued(const struct docker_exec *x);
 /* End of input once the queue is sent (a half-close). Not over TLS, which has none: -1 (send
  * the TTY's ^D instead). */
 int docker_exec_close_input(struct docker_exec *x);
-/* POST /exec/{id}/resize?h=rows&w=cols. Before the stream is up the size is kept and sent
- * right after the start. fn (may be NULL) gets the reply. 0 or -1. */
+/* POST /exec/{id}/resize?h=rows&w=cols (TTY only). Before the stream is up the size is kept
+ * and sent right after the start; one resize is in flight at a time and the latest size wins.
+ * fn (may be NULL) gets the reply of the resize that carried this size or a later one; it is
+ * not called once the exec has ended or was closed. 0 or -1. */
 int docker_exec_resize(struct docker_exec *x, int rows, int cols, docker_done_fn fn, void *ud);
 /* Reading paused by on_output returning -1 goes on. */
 void docker_exec_resume_output(struct docker_exec *x);

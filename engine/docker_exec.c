@@ -68,7 +68,9 @@ struct docker_exec {
     bool resize_in_flight;
     int resize_tries;
     int inspect_tries;
-    struct loop_timer *timer; /* a retry (resize, inspect) or a paused read's resumption */
+    struct loop_timer *resize_timer;  /* a resize's retry */
+    struct loop_timer *inspect_timer; /* asking for the exit code again */
+    struct loop_timer *read_timer;    /* a paused read's resumption */
 
     int busy;     /* inside our callbacks */
     int inflight; /* our docker calls whose callbacks still refer to us */
@@ -130,10 +132,12 @@ static void exec_release(struct docker_exec *x)
     x->closed = true;
     exec_unlink(x);
     exec_drop_connection(x);
-    if (x->timer) {
-        loop_timer_cancel(exec_loop(x), x->timer);
-        x->timer = NULL;
-    }
+    struct loop_timer **timers[] = {&x->resize_timer, &x->inspect_timer, &x->read_timer};
+    for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
+        if (*timers[i]) {
+            loop_timer_cancel(exec_loop(x), *timers[i]);
+            *timers[i] = NULL;
+        }
     exec_maybe_free(x);
 }
 
@@ -168,7 +172,7 @@ static void exec_inspect(struct docker_exec *x);
 static void exec_on_inspect_timer(void *ud)
 {
     struct docker_exec *x = ud;
-    x->timer = NULL;
+    x->inspect_timer = NULL;
     exec_inspect(x);
 }
 
@@ -188,8 +192,8 @@ static void exec_on_inspect(const struct docker_reply *r, void *ud)
     if (json_is_true(json_object_get(r->json, "Running")) || !json_is_integer(code)) {
         /* The stream can end a moment before Docker records the exit. */
         if (++x->inspect_tries < EXEC_INSPECT_TRIES &&
-            (x->timer = loop_timer_add(exec_loop(x), 10L << (x->inspect_tries - 1),
-                                       exec_on_inspect_timer, x)))
+            (x->inspect_timer = loop_timer_add(exec_loop(x), 10L << (x->inspect_tries - 1),
+                                               exec_on_inspect_timer, x)))
             return;
         exec_failf(x, "docker exec: the stream ended but the process still runs");
         return;
@@ -223,7 +227,7 @@ static void exec_update_events(struct docker_exec *x);
 static void exec_on_resize_timer(void *ud)
 {
     struct docker_exec *x = ud;
-    x->timer = NULL;
+    x->resize_timer = NULL;
     x->resize_in_flight = false;
     if (x->rows <= 0) { /* no newer size came: the same again */
         x->rows = x->sent_rows;
@@ -243,7 +247,7 @@ static void exec_on_resized(const struct docker_reply *r, void *ud)
     }
     bool ok = r->status >= 200 && r->status < 300;
     if (!ok && r->status >= 0 && ++x->resize_tries < EXEC_RESIZE_TRIES && x->state == X_STREAM &&
-        (x->timer =
+        (x->resize_timer =
              loop_timer_add(exec_loop(x), 20L << x->resize_tries, exec_on_resize_timer, x))) {
         x->resize_in_flight = true;
         return;
@@ -672,7 +676,7 @@ int docker_exec_close_input(struct docker_exec *x)
 static void exec_on_resume_timer(void *ud)
 {
     struct docker_exec *x = ud;
-    x->timer = NULL;
+    x->read_timer = NULL;
     x->busy++;
     exec_read(x);
     if (!x->closed)
@@ -688,8 +692,8 @@ void docker_exec_resume_output(struct docker_exec *x)
     x->paused = false;
     exec_update_events(x);
     /* Bytes TLS already decoded raise no epoll event: read once from the loop. */
-    if (x->raw && !x->timer)
-        x->timer = loop_timer_add(exec_loop(x), 0, exec_on_resume_timer, x);
+    if (x->raw && !x->read_timer)
+        x->read_timer = loop_timer_add(exec_loop(x), 0, exec_on_resume_timer, x);
 }
 
 const char *docker_exec_id(const struct docker_exec *x)
