@@ -3,7 +3,9 @@
 
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
+#include "engine/logs.h"
 #include "engine/session.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 
 #include <stdlib.h>
@@ -148,6 +150,30 @@ static void route_session_actions(struct api_req *r)
         r, 200, json_pack("{s:o,s:O}", "actions", list, "next_before", next ? next : json_null()));
 }
 
+/* GET /v1/sessions/{id}/stats?since=T&limit=N: resource samples, oldest first. */
+static void route_session_stats(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    json_t *s = store_session_get(eng->store, api_req_param(r, 0));
+    if (!s) {
+        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+        return;
+    }
+    json_decref(s);
+    stats_flush(eng->stats, api_req_param(r, 0));
+    const char *since = api_req_query(r, "since"), *limit = api_req_query(r, "limit");
+    char *end = NULL;
+    double t = since ? strtod(since, &end) : 0;
+    long n = limit ? strtol(limit, &end, 10) : 3600;
+    if ((since && (!*since || *end)) || (limit && (!*limit || *end || n < 1 || n > 100000))) {
+        api_reply_error(r, 400, "bad_request", "since must be a time in seconds, limit 1..100000");
+        return;
+    }
+    api_reply_json(r, 200,
+                   json_pack("{s:o}", "samples",
+                             store_samples_list(eng->store, api_req_param(r, 0), t, (int)n)));
+}
+
 const struct api_route api_routes[] = {
     {"GET", "/v1/info", route_info},
     {"GET", "/v1/sessions", route_sessions_list},
@@ -156,6 +182,8 @@ const struct api_route api_routes[] = {
     {"DELETE", "/v1/sessions/*", route_session_delete},
     {"POST", "/v1/sessions/*/execute_action", route_session_execute},
     {"GET", "/v1/sessions/*/actions", route_session_actions},
+    {"GET", "/v1/sessions/*/logs", logs_route_get},
+    {"GET", "/v1/sessions/*/stats", route_session_stats},
     {"GET", "/v1/events", api_events_open},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

@@ -7,6 +7,7 @@
 #include "engine/http.h"
 #include "engine/loop.h"
 #include "engine/session.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 #include "engine/util.h"
 
@@ -194,6 +195,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.api = api_new(&eng, listenfd, err)))
         goto out;
     listenfd = -2; /* libmicrohttpd owns (and closes) the listening socket now */
+    eng.stats = stats_new(&eng);
     session_load_all(&eng);
     docker_version(eng.docker, engine_on_version, &eng);
     if (opt->on_ready)
@@ -205,6 +207,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     rc = 0;
 out:
     /* Finish what is in flight (requests get a "cancelled" reply), then stop serving. */
+    stats_free(eng.stats);
     if (eng.http)
         http_cancel_all(eng.http);
     api_free(eng.api);

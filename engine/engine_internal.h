@@ -10,6 +10,7 @@ struct docker;
 struct store;
 struct api;
 struct session;
+struct stats;
 
 struct engine {
     struct loop *loop;
@@ -17,6 +18,7 @@ struct engine {
     struct docker *docker;
     struct store *store;
     struct api *api;
+    struct stats *stats; /* resource sampling (stats.c) */
     char *state_dir;
     char *socket_path;
     char *engine_id;

@@ -6,7 +6,9 @@
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/http.h"
+#include "engine/logs.h"
 #include "engine/loop.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 #include "engine/util.h"
 
@@ -99,6 +101,14 @@ void session_publish(struct engine *eng, const char *id)
     }
 }
 
+/* A store write failed: 507 when the disk is full (the operator can fix that), else 500. */
+static unsigned session_store_status(struct engine *eng, const char **code)
+{
+    bool full = store_last_error_was_full(eng->store);
+    *code = full ? "storage_full" : "store_error";
+    return full ? 507 : 500;
+}
+
 /* Record a state change in memory, in the store and as an event. */
 static void session_set_state(struct session *s, const char *state, const char *error)
 {
@@ -106,6 +116,7 @@ static void session_set_state(struct session *s, const char *state, const char *
     store_session_update(s->eng->store, s->id, state, s->container_id, error, util_now(), NULL);
     store_event_add(s->eng->store, s->id, state, error, util_now());
     session_publish(s->eng, s->id);
+    stats_on_state(s->eng->stats, s->id, s->container_id, state);
 }
 
 static struct session *session_alloc(struct engine *eng, const char *id, const char *state)
@@ -145,6 +156,8 @@ void session_load_all(struct engine *eng)
             struct session *s = session_alloc(eng, id, "ready");
             if (s && cid)
                 s->container_id = strdup(cid);
+            if (s)
+                stats_on_state(eng->stats, s->id, s->container_id, s->state);
         } else if (strcmp(state, "creating") == 0 || strcmp(state, "deleting") == 0) {
             store_session_update(eng->store, id, "error", NULL,
                                  "engine stopped while the session was changing state", util_now(),
@@ -496,10 +509,14 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
         json_decref(config);
         session_unlink(s);
         free(op);
-        static char msg[256];
-        snprintf(msg, sizeof(msg), "%s", err ? err : "store error");
+        static char msg[512];
+        const char *code;
+        unsigned status = session_store_status(eng, &code);
+        snprintf(msg, sizeof(msg), "%s%s%s", err ? err : "store error",
+                 status == 507 ? "; free disk space under " : "",
+                 status == 507 ? eng->state_dir : "");
         free(err);
-        return session_refuse(bad, 500, "store_error", msg);
+        return session_refuse(bad, status, code, msg);
     }
     json_decref(config);
     store_event_add(eng->store, id, "creating", image, util_now());
@@ -563,6 +580,17 @@ static void delete_on_remove(const struct docker_reply *r, void *ud)
     free(op);
 }
 
+static void delete_on_tail_saved(void *ud, const char *error)
+{
+    struct delete_op *op = ud;
+    (void)error; /* a log we could not read does not keep the container alive */
+    if (docker_container_remove(op->s->eng->docker, op->s->container_id, delete_on_remove, op) <
+        0) {
+        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+        delete_on_remove(&r, op);
+    }
+}
+
 void session_delete(struct session *s, session_done_fn fn, void *ud)
 {
     struct delete_op *op = calloc(1, sizeof(*op));
@@ -582,10 +610,8 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
         delete_on_remove(&r, op);
         return;
     }
-    if (docker_container_remove(s->eng->docker, s->container_id, delete_on_remove, op) < 0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
-        delete_on_remove(&r, op);
-    }
+    /* The log tail goes to the store first: the container takes its log with it. */
+    logs_save_tail(s->eng, s->id, s->container_id, delete_on_tail_saved, op);
 }
 
 /* ---- execute ---- */
@@ -608,6 +634,18 @@ static void exec_publish(struct engine *eng, int64_t id, const char *state_overr
     json_decref(a);
 }
 
+static void exec_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
+                             const char *msg)
+{
+    json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
+    char *body = json_dumps(j, JSON_COMPACT);
+    struct session_action_result res = {
+        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
+    fn(&res, ud);
+    free(body);
+    json_decref(j);
+}
+
 static void exec_on_done(const struct http_result *r, void *ud)
 {
     struct exec_op *op = ud;
@@ -620,11 +658,27 @@ static void exec_on_done(const struct http_result *r, void *ud)
         if (json_is_integer(ec))
             exit_code = (int)json_integer_value(ec);
         json_decref(obs);
-        store_action_finish(eng->store, op->action_id, "done", exit_code, r->body, r->len, NULL,
-                            util_now(), NULL);
-        struct session_action_result res = {.status = 200, .body = r->body, .len = r->len};
-        exec_publish(eng, op->action_id, NULL);
-        op->fn(&res, op->ud);
+        char *err = NULL;
+        if (store_action_finish(eng->store, op->action_id, "done", exit_code, r->body, r->len, NULL,
+                                util_now(), &err) < 0) {
+            /* Acknowledged means recorded: the agent hears that it ran and that its result is
+             * not kept, rather than a result the history will not show. */
+            const char *code;
+            unsigned status = session_store_status(eng, &code);
+            char *msg = util_strdupf(
+                "the action ran (exit code %d) but its observation could not be recorded "
+                "(%s)%s%s",
+                exit_code == STORE_NO_EXIT_CODE ? -1 : exit_code, err ? err : "store error",
+                status == 507 ? "; free disk space under " : "",
+                status == 507 ? eng->state_dir : "");
+            exec_reply_error(op->fn, op->ud, status, code, msg ? msg : "store error");
+            free(msg);
+        } else {
+            struct session_action_result res = {.status = 200, .body = r->body, .len = r->len};
+            exec_publish(eng, op->action_id, NULL);
+            op->fn(&res, op->ud);
+        }
+        free(err);
     } else if (r->status < 0) {
         char *msg = util_strdupf("the sandbox's executor is not reachable: %s", r->error);
         store_action_finish(eng->store, op->action_id, "failed", exit_code, NULL, 0, msg,
@@ -670,18 +724,6 @@ static const char *exec_summary(const char *kind, json_t *args)
     return v ? v : kind;
 }
 
-static void exec_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
-                             const char *msg)
-{
-    json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
-    char *body = json_dumps(j, JSON_COMPACT);
-    struct session_action_result res = {
-        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
-    fn(&res, ud);
-    free(body);
-    json_decref(j);
-}
-
 void session_execute(struct session *s, json_t *action, const char *body, size_t len,
                      session_action_fn fn, void *ud)
 {
@@ -701,7 +743,14 @@ void session_execute(struct session *s, json_t *action, const char *body, size_t
                                      args_json ? args_json : "{}", util_now(), &err);
     free(args_json);
     if (id < 0) {
-        exec_reply_error(fn, ud, 500, "store_error", err ? err : "cannot record the action");
+        /* Nothing was sent: the action did not run. */
+        const char *code;
+        unsigned status = session_store_status(eng, &code);
+        char *msg = util_strdupf(
+            "the action was not run: it could not be recorded (%s)%s%s", err ? err : "store error",
+            status == 507 ? "; free disk space under " : "", status == 507 ? eng->state_dir : "");
+        exec_reply_error(fn, ud, status, code, msg ? msg : "cannot record the action");
+        free(msg);
         free(err);
         return;
     }

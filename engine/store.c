@@ -2,6 +2,7 @@
  * disk before the agent hears about it; intent rows are committed before side effects. */
 #include "engine/store.h"
 
+#include "engine/store_internal.h"
 #include "engine/util.h"
 
 #include <sqlite3.h>
@@ -11,10 +12,6 @@
 
 /* Observation text kept inline in the actions row, bytes; the full size is recorded. */
 #define STORE_OBSERVATION_CAP (1024 * 1024)
-
-struct store {
-    sqlite3 *db;
-};
 
 /* Migrations: entry i moves the schema from version i to i+1. Never edit a shipped entry. */
 static const char *const store_migrations[] = {
@@ -49,17 +46,39 @@ static const char *const store_migrations[] = {
     "  kind TEXT NOT NULL,"
     "  detail TEXT,"
     "  at REAL NOT NULL);",
+    /* 1 → 2: resource samples (span: seconds one row stands for, 1 until downsampled) and the
+     * container log tail kept when a session's container goes away. */
+    "CREATE TABLE samples ("
+    "  session_id TEXT NOT NULL,"
+    "  at REAL NOT NULL,"
+    "  span REAL NOT NULL DEFAULT 1,"
+    "  cpu REAL,"
+    "  mem INTEGER,"
+    "  mem_limit INTEGER,"
+    "  pids INTEGER,"
+    "  net_rx INTEGER,"
+    "  net_tx INTEGER,"
+    "  blk_read INTEGER,"
+    "  blk_write INTEGER);"
+    "CREATE INDEX samples_by_session ON samples(session_id, at);"
+    "CREATE TABLE log_tails ("
+    "  session_id TEXT PRIMARY KEY,"
+    "  text TEXT NOT NULL,"
+    "  size INTEGER NOT NULL,"
+    "  at REAL NOT NULL);",
 };
 
-static char *store_errf(struct store *s, const char *what)
+char *store_errf(struct store *s, const char *what)
 {
     return util_strdupf("store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
-static int store_exec(struct store *s, const char *sql, char **err)
+int store_exec(struct store *s, const char *sql, char **err)
 {
     char *msg = NULL;
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        s->last_rc = rc;
         if (err)
             *err = util_strdupf("store: %s", msg ? msg : "error");
         sqlite3_free(msg);
@@ -80,9 +99,19 @@ int store_schema_version(struct store *s)
     return v;
 }
 
+bool store_last_error_was_full(struct store *s)
+{
+    return s->last_rc == SQLITE_FULL || s->last_rc == SQLITE_IOERR;
+}
+
+int store_schema_latest(void)
+{
+    return (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+}
+
 static int store_migrate(struct store *s, char **err)
 {
-    int n = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+    int n = store_schema_latest();
     int v = store_schema_version(s);
     if (v < 0) {
         *err = store_errf(s, "reading user_version");
@@ -145,7 +174,7 @@ void store_close(struct store *s)
 }
 
 /* Statements are prepared per call (tens of microseconds); the fsync of each commit dominates. */
-static sqlite3_stmt *store_prepare(struct store *s, const char *sql)
+sqlite3_stmt *store_prepare(struct store *s, const char *sql)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -153,7 +182,7 @@ static sqlite3_stmt *store_prepare(struct store *s, const char *sql)
     return st;
 }
 
-static void store_bind_text(sqlite3_stmt *st, int i, const char *v)
+void store_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
     if (v)
         sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
@@ -161,10 +190,11 @@ static void store_bind_text(sqlite3_stmt *st, int i, const char *v)
         sqlite3_bind_null(st, i);
 }
 
-static int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
+int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
 {
-    int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+    int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (rc != SQLITE_DONE) {
+        s->last_rc = rc;
         if (err)
             *err = store_errf(s, what);
         sqlite3_finalize(st);
@@ -209,13 +239,13 @@ int store_session_update(struct store *s, const char *id, const char *state,
     return store_step_done(s, st, "updating session", err);
 }
 
-static json_t *store_col_text(sqlite3_stmt *st, int i)
+json_t *store_col_text(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
     return t ? json_string((const char *)t) : json_null();
 }
 
-static json_t *store_col_real(sqlite3_stmt *st, int i)
+json_t *store_col_real(sqlite3_stmt *st, int i)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
                                                      : json_real(sqlite3_column_double(st, i));
@@ -271,7 +301,7 @@ json_t *store_session_get(struct store *s, const char *id)
 /* The intent row survives an engine crash without its own fsync (WAL, synchronous=NORMAL);
  * the observation's commit (FULL) syncs the WAL, intent included, before the agent hears back.
  * So an acknowledged action is on disk, at one fsync per action instead of two. */
-static void store_sync_full(struct store *s, int full)
+void store_sync_full(struct store *s, int full)
 {
     sqlite3_exec(s->db, full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", NULL, NULL,
                  NULL);
