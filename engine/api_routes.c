@@ -4,7 +4,9 @@
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/gc.h"
+#include "engine/logs.h"
 #include "engine/session.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 
 #include <stdlib.h>
@@ -207,6 +209,30 @@ static void route_session_actions(struct api_req *r)
         r, 200, json_pack("{s:o,s:O}", "actions", list, "next_before", next ? next : json_null()));
 }
 
+/* GET /v1/sessions/{id}/stats?since=T&limit=N: resource samples, oldest first. */
+static void route_session_stats(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    json_t *s = store_session_get(eng->store, api_req_param(r, 0));
+    if (!s) {
+        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+        return;
+    }
+    json_decref(s);
+    stats_flush(eng->stats, api_req_param(r, 0));
+    const char *since = api_req_query(r, "since"), *limit = api_req_query(r, "limit");
+    char *end = NULL;
+    double t = since ? strtod(since, &end) : 0;
+    long n = limit ? strtol(limit, &end, 10) : 3600;
+    if ((since && (!*since || *end)) || (limit && (!*limit || *end || n < 1 || n > 100000))) {
+        api_reply_error(r, 400, "bad_request", "since must be a time in seconds, limit 1..100000");
+        return;
+    }
+    api_reply_json(r, 200,
+                   json_pack("{s:o}", "samples",
+                             store_samples_list(eng->store, api_req_param(r, 0), t, (int)n)));
+}
+
 const struct api_route api_routes[] = {
     {"GET", "/v1/info", route_info},
     {"GET", "/v1/sessions", route_sessions_list},
@@ -220,6 +246,8 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/sessions/*/stop", route_session_stop},
     {"GET", "/v1/sessions/*/events", route_session_events},
     {"POST", "/v1/gc", route_gc},
+    {"GET", "/v1/sessions/*/logs", logs_route_get},
+    {"GET", "/v1/sessions/*/stats", route_session_stats},
     {"GET", "/v1/events", api_events_open},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

@@ -8,6 +8,7 @@
 #include "engine/loop.h"
 #include "engine/monitor.h"
 #include "engine/session.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 #include "engine/util.h"
 
@@ -141,17 +142,25 @@ void engine_note_docker(struct engine *eng, bool reachable, const char *why)
 {
     eng->docker_ok = reachable;
     free(eng->docker_error);
-    eng->docker_error =
-        reachable ? NULL
-                  : util_strdupf("Docker daemon not reachable at %s (%s); %s",
-                                 docker_socket(eng->docker), why ? why : "", docker_start_hint());
+    eng->docker_error = reachable ? NULL
+                                  : util_strdupf("Docker daemon not reachable at %s (%s); %s",
+                                                 docker_socket(eng->docker), why ? why : "",
+                                                 docker_hint(eng->docker));
 }
 
+/* The client negotiated the API version before this reply: api_version is the one we speak. A
+ * daemon that answers but shares no version with us (too old or too new) is reachable and
+ * unusable: docker.error says why. */
 static void engine_on_version(const struct docker_reply *r, void *ud)
 {
     struct engine *eng = ud;
     engine_note_docker(eng, r->status >= 0, r->message);
-    const char *v = json_string_value(json_object_get(r->json, "ApiVersion"));
+    if (r->status >= 0 && r->status != 200) {
+        free(eng->docker_error);
+        eng->docker_error =
+            util_strdupf("Docker daemon at %s: %s", docker_socket(eng->docker), r->message);
+    }
+    const char *v = docker_api_version(eng->docker);
     free(eng->docker_api_version);
     eng->docker_api_version = v ? strdup(v) : NULL;
 }
@@ -204,6 +213,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.api = api_new(&eng, listenfd, err)))
         goto out;
     listenfd = -2; /* libmicrohttpd owns (and closes) the listening socket now */
+    eng.stats = stats_new(&eng);
     session_load_all(&eng);
     docker_version(eng.docker, engine_on_version, &eng);
     eng.monitor = monitor_start(&eng);
@@ -218,6 +228,7 @@ out:
     /* Finish what is in flight (requests get a "cancelled" reply), then stop serving. */
     eng.stopping = true;
     monitor_free(eng.monitor);
+    stats_free(eng.stats);
     if (eng.http)
         http_cancel_all(eng.http);
     api_free(eng.api);

@@ -11,6 +11,7 @@ struct store;
 struct api;
 struct session;
 struct monitor;
+struct stats;
 
 struct engine {
     struct loop *loop;
@@ -19,6 +20,7 @@ struct engine {
     struct store *store;
     struct api *api;
     struct monitor *monitor; /* Docker's events stream and reconnection (monitor.c) */
+    struct stats *stats;     /* resource sampling (stats.c) */
     char *state_dir;
     char *socket_path;
     char *engine_id;

@@ -8,9 +8,12 @@
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/http.h"
+#include "engine/logs.h"
 #include "engine/loop.h"
+#include "engine/session_config.h"
 #include "engine/session_internal.h"
 #include "engine/session_state.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 #include "engine/util.h"
 
@@ -23,13 +26,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#define SESSION_MEMORY_DEFAULT (2LL * 1024 * 1024 * 1024)
-#define SESSION_NANOCPUS_DEFAULT 2000000000LL
-#define SESSION_PIDS_DEFAULT 512
-#define SESSION_AGENT_UID "1000"
-#define EXECUTOR_IN_CONTAINER "/opt/paddock/paddock-executor"
-#define SOCKET_DIR_IN_CONTAINER "/run/paddock"
 
 const char *session_id(const struct session *s)
 {
@@ -104,6 +100,14 @@ void session_publish(struct engine *eng, const char *id)
     }
 }
 
+/* A store write failed: 507 when the disk is full (the operator can fix that), else 500. */
+static unsigned session_store_status(struct engine *eng, const char **code)
+{
+    bool full = store_last_error_was_full(eng->store);
+    *code = full ? "storage_full" : "store_error";
+    return full ? 507 : 500;
+}
+
 int session_set_state_exit(struct session *s, const char *state, const char *reason, int exit_code)
 {
     const char *to = session_st_intern(state);
@@ -125,6 +129,7 @@ int session_set_state_exit(struct session *s, const char *state, const char *rea
     store_session_transition(s->eng->store, s->id, to, s->container_id, reason, exit_code,
                              util_now(), NULL);
     session_publish(s->eng, s->id);
+    stats_on_state(s->eng->stats, s->id, s->container_id, to);
     return 0;
 }
 
@@ -174,11 +179,11 @@ static struct session *session_alloc(struct engine *eng, const char *id, const c
     return s;
 }
 
-/* keep_alive lives in the session's stored options (absent: true). */
+/* keep_alive lives in the session's stored options (sessions.config.options; absent: true). */
 static bool session_config_keep_alive(struct engine *eng, const char *id)
 {
     json_t *cfg = store_session_config(eng->store, id);
-    json_t *ka = json_object_get(cfg, "keep_alive");
+    json_t *ka = json_object_get(json_object_get(cfg, "options"), "keep_alive");
     bool keep = !json_is_false(ka);
     json_decref(cfg);
     return keep;
@@ -205,6 +210,7 @@ void session_load_all(struct engine *eng)
         if (cid)
             s->container_id = strdup(cid);
         s->keep_alive = session_config_keep_alive(eng, id);
+        stats_on_state(eng->stats, s->id, s->container_id, s->state);
     }
     json_decref(all);
 }
@@ -233,39 +239,8 @@ struct start_op {
     double deadline;
     long backoff_ms;
     double next_inspect;
+    struct session_config *cfg; /* create only: the parsed options */
 };
-
-static bool session_valid_name(const char *n)
-{
-    size_t len = strlen(n);
-    if (len == 0 || len > 64 || !isalnum((unsigned char)n[0]))
-        return false;
-    for (size_t i = 0; i < len; i++)
-        if (!isalnum((unsigned char)n[i]) && !strchr("_.-", n[i]))
-            return false;
-    return true;
-}
-
-static bool session_valid_env_key(const char *k)
-{
-    if (!*k || !(isalpha((unsigned char)*k) || *k == '_'))
-        return false;
-    for (; *k; k++)
-        if (!(isalnum((unsigned char)*k) || *k == '_'))
-            return false;
-    return true;
-}
-
-static bool session_valid_image(const char *img)
-{
-    size_t n = strlen(img);
-    if (n == 0 || n > 255)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!(isalnum((unsigned char)img[i]) || strchr("_.-/:@", img[i])))
-            return false;
-    return true;
-}
 
 /* Fill a synchronous refusal of session_create; returns -1 for the caller to return. */
 static int session_refuse(struct session_result *bad, unsigned status, const char *code,
@@ -277,57 +252,10 @@ static int session_refuse(struct session_result *bad, unsigned status, const cha
     return -1;
 }
 
-/* The hardened container (docs/architecture.md, research/security.md §2). */
-static json_t *session_container_config(struct engine *eng, struct session *s, const char *image,
-                                        json_t *env)
-{
-    json_t *envs = json_array();
-    json_array_append_new(envs, json_string("LANG=C.UTF-8"));
-    const char *k;
-    json_t *v;
-    json_object_foreach(env, k, v)
-    {
-        char *kv = util_strdupf("%s=%s", k, json_string_value(v));
-        if (kv)
-            json_array_append_new(envs, json_string(kv));
-        free(kv);
-    }
-    json_t *mounts =
-        json_pack("[{s:s,s:s,s:s,s:b},{s:s,s:s,s:s,s:b}]", "Type", "bind", "Source",
-                  eng->executor_path, "Target", EXECUTOR_IN_CONTAINER, "ReadOnly", 1, "Type",
-                  "bind", "Source", s->sock_dir, "Target", SOCKET_DIR_IN_CONTAINER, "ReadOnly", 0);
-    json_t *labels =
-        json_pack("{s:s,s:s}", "paddock.session", s->id, "paddock.engine", eng->engine_id);
-    const char *test_label = getenv("PADDOCK_TEST_LABEL");
-    if (test_label && *test_label)
-        json_object_set_new(labels, "paddock.test", json_string(test_label));
-    /* The executor runs as container root with only what it needs: CHOWN for the workspace,
-     * SETUID/SETGID to drop the agent's shell to uid 1000, KILL to signal the agent's
-     * processes. MaskedPaths/ReadonlyPaths are left out so Docker's defaults apply. */
-    json_t *host = json_pack(
-        "{s:[s],s:[s,s,s,s],s:[s],s:I,s:I,s:I,s:I,s:s,s:b,s:s,s:I,"
-        "s:{s:s,s:{s:s,s:s}},s:{s:s},s:o,"
-        "s:[{s:s,s:I,s:I},{s:s,s:I,s:I}]}",
-        "CapDrop", "ALL", "CapAdd", "CHOWN", "SETUID", "SETGID", "KILL", "SecurityOpt",
-        "no-new-privileges", "PidsLimit", (json_int_t)SESSION_PIDS_DEFAULT, "Memory",
-        (json_int_t)SESSION_MEMORY_DEFAULT, "MemorySwap", (json_int_t)SESSION_MEMORY_DEFAULT,
-        "NanoCpus", (json_int_t)SESSION_NANOCPUS_DEFAULT, "NetworkMode", "none", "Init", 1,
-        "IpcMode", "private", "ShmSize", (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type",
-        "json-file", "Config", "max-size", "10m", "max-file", "1", "RestartPolicy", "Name", "no",
-        "Mounts", mounts, "Ulimits", "Name", "nofile", "Soft", (json_int_t)8192, "Hard",
-        (json_int_t)8192, "Name", "core", "Soft", (json_int_t)0, "Hard", (json_int_t)0);
-    /* The ipython plugin starts Python only at the first cell (and only if the image has it). */
-    return json_pack("{s:s,s:[s],s:[s,s,s,s,s,s,s,s],s:o,s:o,s:s,s:s,s:i,s:o}", "Image", image,
-                     "Entrypoint", EXECUTOR_IN_CONTAINER, "Cmd", "--socket",
-                     SOCKET_DIR_IN_CONTAINER "/executor.sock", "--working-dir", "/workspace",
-                     "--user-id", SESSION_AGENT_UID, "--plugins", "ipython", "Env", envs, "Labels",
-                     labels, "User", "0:0", "WorkingDir", "/", "StopTimeout", 5, "HostConfig",
-                     host);
-}
-
 static void start_on_removed(const struct docker_reply *r, void *ud)
 {
     struct session *s = ud;
+    session_config_cleanup(s->eng, s->id);
     session_release(s);
 }
 
@@ -335,6 +263,7 @@ static void start_finish(struct start_op *op, const struct session_result *res)
 {
     op->fn(res, op->ud);
     session_op_end(op->s);
+    session_config_free(op->cfg);
     free(op);
 }
 
@@ -354,6 +283,8 @@ static void start_fail(struct start_op *op, unsigned status, const char *code, c
             session_hold(s);
             if (docker_container_remove(s->eng->docker, s->container_id, start_on_removed, s) < 0)
                 session_release(s);
+        } else {
+            session_config_cleanup(s->eng, s->id);
         }
         util_remove_tree(s->sock_dir);
     } else if (op->exited) {
@@ -485,7 +416,11 @@ static void start_on_start(const struct docker_reply *r, void *ud)
     op->backoff_ms = 1;
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
-    start_probe(op);
+    if (op->cfg) /* the host ports Docker chose go into the store */
+        session_config_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, start_probe,
+                               op);
+    else
+        start_probe(op);
 }
 
 static void start_begin(struct start_op *op)
@@ -530,6 +465,12 @@ static void create_on_create(const struct docker_reply *r, void *ud)
         free(msg);
         return;
     }
+    if (r->status == 400) {
+        char *msg = util_strdupf("Docker refused the configuration: %s", r->message);
+        start_fail(op, 400, "bad_request", msg ? msg : "Docker refused the configuration");
+        free(msg);
+        return;
+    }
     if (r->status == 409) {
         /* Not ours to remove: it may be another engine's, or anyone's. */
         char *msg = util_strdupf("container name already in use: %s; remove that container, or "
@@ -551,60 +492,43 @@ static void create_on_create(const struct docker_reply *r, void *ud)
     start_begin(op);
 }
 
+/* The options are checked and the engine's own directories and git clone are ready. */
+static void create_on_prepared(const struct session_result *err, void *ud)
+{
+    struct start_op *op = ud;
+    struct session *s = op->s;
+    if (err) {
+        start_fail(op, err->status, err->code, err->message);
+        return;
+    }
+    json_t *body = session_config_container(s->eng, op->cfg, s->id, s->sock_dir);
+    /* Named after the engine and the session: predictable for people, unique per engine. */
+    char cname[96];
+    snprintf(cname, sizeof(cname), "paddock-%.8s-%s", s->eng->engine_id, s->name);
+    int rc = body ? docker_container_create(s->eng->docker, cname, body, create_on_create, op) : -1;
+    json_decref(body);
+    if (rc < 0)
+        start_fail(op, 500, "internal", "cannot start a request");
+}
+
 int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *ud,
                    struct session_result *bad)
 {
-    const char *k;
-    json_t *v;
-    json_object_foreach(opts, k, v)
-    {
-        if (strcmp(k, "image") && strcmp(k, "name") && strcmp(k, "env") &&
-            strcmp(k, "keep_alive")) {
-            static char msg[160];
-            snprintf(msg, sizeof(msg),
-                     "unknown field \"%.64s\" (known: image, name, env, keep_alive)", k);
-            return session_refuse(bad, 400, "bad_request", msg);
-        }
-    }
-    json_t *jimage = json_object_get(opts, "image");
-    json_t *jname = json_object_get(opts, "name");
-    json_t *jenv = json_object_get(opts, "env");
-    if (jimage && !json_is_null(jimage) &&
-        (!json_is_string(jimage) || !session_valid_image(json_string_value(jimage)))) {
-        return session_refuse(bad, 400, "bad_request",
-                              "\"image\" must be an image reference string");
-    }
-    if (jname && !json_is_null(jname) &&
-        (!json_is_string(jname) || !session_valid_name(json_string_value(jname)))) {
-        return session_refuse(bad, 400, "bad_request",
-                              "\"name\" must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
-    }
-    if (jenv && !json_is_null(jenv)) {
-        if (!json_is_object(jenv)) {
-            return session_refuse(bad, 400, "bad_request", "\"env\" must be an object of strings");
-        }
-        json_object_foreach(jenv, k, v)
-        {
-            if (!session_valid_env_key(k) || !json_is_string(v) ||
-                strlen(json_string_value(v)) != json_string_length(v)) {
-                return session_refuse(
-                    bad, 400, "bad_request",
-                    "\"env\" keys must be [A-Za-z_][A-Za-z0-9_]* with string values "
-                    "without NUL");
-            }
-        }
-    }
-    if (!eng->executor_path)
+    struct session_config *cfg = NULL;
+    if (session_config_parse(eng, opts, &cfg, bad) < 0)
+        return -1;
+    if (!eng->executor_path) {
+        session_config_free(cfg);
         return session_refuse(bad, 500, "executor_missing",
                               "paddock-executor not found next to paddock; set PADDOCK_EXECUTOR");
-    const char *image = json_is_string(jimage) ? json_string_value(jimage) : eng->default_image;
+    }
+    const char *image = cfg->image ? cfg->image : eng->default_image;
     char id[2 * SESSION_ID_BYTES + 1];
-    if (util_random_hex(id, SESSION_ID_BYTES) < 0)
+    if (util_random_hex(id, SESSION_ID_BYTES) < 0) {
+        session_config_free(cfg);
         return session_refuse(bad, 500, "internal", "no randomness for a session id");
-    json_t *jkeep = json_object_get(opts, "keep_alive");
-    if (jkeep && !json_is_null(jkeep) && !json_is_boolean(jkeep))
-        return session_refuse(bad, 400, "bad_request", "\"keep_alive\" must be true or false");
-    const char *name = json_is_string(jname) ? json_string_value(jname) : id;
+    }
+    const char *name = cfg->name ? cfg->name : id;
     /* Names are unique among the engine's sessions that are not deleted or in error: they
      * name the container and let a client attach by name. */
     struct session *same = session_find_ref(eng, name);
@@ -614,10 +538,13 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
                  "a session named \"%s\" already exists (id %s, %s); attach to it with "
                  "{\"attach\": \"%s\"} or delete it first",
                  name, same->id, same->state, name);
+        session_config_free(cfg);
         return session_refuse(bad, 409, "conflict", msg);
     }
-    if (eng->stopping)
+    if (eng->stopping) {
+        session_config_free(cfg);
         return session_refuse(bad, 503, "stopping", "the engine is stopping");
+    }
 
     struct session *s = session_alloc(eng, id, name, "starting");
     struct start_op *op = calloc(1, sizeof(*op));
@@ -625,28 +552,34 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
         if (s)
             session_unlink(s);
         free(op);
+        session_config_free(cfg);
         return session_refuse(bad, 500, "internal", "out of memory");
     }
     struct sockaddr_un sa;
     if (strlen(s->exec_sock) >= sizeof(sa.sun_path)) {
         session_unlink(s);
         free(op);
+        session_config_free(cfg);
         return session_refuse(bad, 500, "internal",
                               "state dir path too long for a unix socket (108 bytes)");
     }
-    s->keep_alive = !json_is_false(jkeep);
-    json_t *config = json_pack("{s:s,s:O,s:b}", "image", image, "env", jenv ? jenv : json_null(),
-                               "keep_alive", s->keep_alive);
+    s->keep_alive = cfg->keep_alive;
+    json_t *config = session_config_stored(cfg, eng, id, image);
     char *err = NULL;
     if (store_session_insert(eng->store, id, name, image, "starting", config, util_now(), &err) <
         0) {
         json_decref(config);
         session_unlink(s);
         free(op);
-        static char msg[256];
-        snprintf(msg, sizeof(msg), "%s", err ? err : "store error");
+        session_config_free(cfg);
+        static char msg[512];
+        const char *code;
+        unsigned status = session_store_status(eng, &code);
+        snprintf(msg, sizeof(msg), "%s%s%s", err ? err : "store error",
+                 status == 507 ? "; free disk space under " : "",
+                 status == 507 ? eng->state_dir : "");
         free(err);
-        return session_refuse(bad, 500, "store_error", msg);
+        return session_refuse(bad, status, code, msg);
     }
     json_decref(config);
     store_event_add(eng->store, id, "starting", image, util_now());
@@ -656,20 +589,12 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
     op->s = s;
     op->fn = fn;
     op->ud = ud;
+    op->cfg = cfg;
     if (util_mkdir_p(s->sock_dir, 0711) < 0) {
         start_fail(op, 500, "internal", "cannot create the session's socket directory");
         return 0;
     }
-    json_t *noenv = json_object();
-    json_t *body = session_container_config(eng, s, image, json_is_object(jenv) ? jenv : noenv);
-    json_decref(noenv);
-    /* Named after the engine and the session: predictable for people, unique per engine. */
-    char cname[96];
-    snprintf(cname, sizeof(cname), "paddock-%.8s-%s", eng->engine_id, s->name);
-    int rc = docker_container_create(eng->docker, cname, body, create_on_create, op);
-    json_decref(body);
-    if (rc < 0)
-        start_fail(op, 500, "internal", "cannot start a request");
+    session_config_prepare(eng, cfg, s->id, create_on_prepared, op);
     return 0;
 }
 
@@ -687,6 +612,7 @@ static void delete_finish(struct delete_op *op)
     struct session *s = op->s;
     struct engine *eng = s->eng;
     util_remove_tree(s->sock_dir);
+    session_config_cleanup(eng, s->id);
     session_set_state(s, "deleted", NULL);
     json_t *body = store_session_get(eng->store, s->id);
     struct session_result res = {.status = 200, .body = body};
@@ -755,6 +681,17 @@ static void delete_on_remove(const struct docker_reply *r, void *ud)
     free(label);
 }
 
+static void delete_on_tail_saved(void *ud, const char *error)
+{
+    struct delete_op *op = ud;
+    (void)error; /* a log we could not read does not keep the container alive */
+    if (docker_container_remove(op->s->eng->docker, op->s->container_id, delete_on_remove, op) <
+        0) {
+        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+        delete_on_remove(&r, op);
+    }
+}
+
 void session_delete(struct session *s, session_done_fn fn, void *ud)
 {
     if (session_check(s, "delete", "deleted",
@@ -775,10 +712,8 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
         delete_on_remove(&r, op);
         return;
     }
-    if (docker_container_remove(s->eng->docker, s->container_id, delete_on_remove, op) < 0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
-        delete_on_remove(&r, op);
-    }
+    /* The log tail goes to the store first: the container takes its log with it. */
+    logs_save_tail(s->eng, s->id, s->container_id, delete_on_tail_saved, op);
 }
 
 /* ---- execute ---- */
@@ -799,6 +734,18 @@ static void exec_publish(struct engine *eng, int64_t id, const char *state_overr
         json_object_set_new(a, "state", json_string(state_override));
     api_events_publish(eng->api, "action", a);
     json_decref(a);
+}
+
+static void exec_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
+                             const char *msg)
+{
+    json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
+    char *body = json_dumps(j, JSON_COMPACT);
+    struct session_action_result res = {
+        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
+    fn(&res, ud);
+    free(body);
+    json_decref(j);
 }
 
 static void exec_on_explained(const char *msg, void *ud)
@@ -833,11 +780,27 @@ static void exec_on_done(const struct http_result *r, void *ud)
         if (json_is_integer(ec))
             exit_code = (int)json_integer_value(ec);
         json_decref(obs);
-        store_action_finish(eng->store, op->action_id, "done", exit_code, r->body, r->len, NULL,
-                            util_now(), NULL);
-        struct session_action_result res = {.status = 200, .body = r->body, .len = r->len};
-        exec_publish(eng, op->action_id, NULL);
-        op->fn(&res, op->ud);
+        char *err = NULL;
+        if (store_action_finish(eng->store, op->action_id, "done", exit_code, r->body, r->len, NULL,
+                                util_now(), &err) < 0) {
+            /* Acknowledged means recorded: the agent hears that it ran and that its result is
+             * not kept, rather than a result the history will not show. */
+            const char *code;
+            unsigned status = session_store_status(eng, &code);
+            char *msg = util_strdupf(
+                "the action ran (exit code %d) but its observation could not be recorded "
+                "(%s)%s%s",
+                exit_code == STORE_NO_EXIT_CODE ? -1 : exit_code, err ? err : "store error",
+                status == 507 ? "; free disk space under " : "",
+                status == 507 ? eng->state_dir : "");
+            exec_reply_error(op->fn, op->ud, status, code, msg ? msg : "store error");
+            free(msg);
+        } else {
+            struct session_action_result res = {.status = 200, .body = r->body, .len = r->len};
+            exec_publish(eng, op->action_id, NULL);
+            op->fn(&res, op->ud);
+        }
+        free(err);
     } else if (r->status < 0) {
         /* The connection broke: ask Docker what became of the container, so the agent hears
          * "exited (code 137, out of memory)" rather than "connection reset". */
@@ -872,18 +835,6 @@ static const char *exec_summary(const char *kind, json_t *args)
     return v ? v : kind;
 }
 
-static void exec_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
-                             const char *msg)
-{
-    json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
-    char *body = json_dumps(j, JSON_COMPACT);
-    struct session_action_result res = {
-        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
-    fn(&res, ud);
-    free(body);
-    json_decref(j);
-}
-
 void session_execute(struct session *s, json_t *action, const char *body, size_t len,
                      session_action_fn fn, void *ud)
 {
@@ -916,7 +867,14 @@ void session_execute(struct session *s, json_t *action, const char *body, size_t
                                      args_json ? args_json : "{}", util_now(), &err);
     free(args_json);
     if (id < 0) {
-        exec_reply_error(fn, ud, 500, "store_error", err ? err : "cannot record the action");
+        /* Nothing was sent: the action did not run. */
+        const char *code;
+        unsigned status = session_store_status(eng, &code);
+        char *msg = util_strdupf(
+            "the action was not run: it could not be recorded (%s)%s%s", err ? err : "store error",
+            status == 507 ? "; free disk space under " : "", status == 507 ? eng->state_dir : "");
+        exec_reply_error(fn, ud, status, code, msg ? msg : "cannot record the action");
+        free(msg);
         free(err);
         return;
     }

@@ -2,6 +2,7 @@
  * disk before the agent hears about it; intent rows are committed before side effects. */
 #include "engine/store.h"
 
+#include "engine/store_internal.h"
 #include "engine/util.h"
 
 #include <sqlite3.h>
@@ -11,10 +12,6 @@
 
 /* Observation text kept inline in the actions row, bytes; the full size is recorded. */
 #define STORE_OBSERVATION_CAP (1024 * 1024)
-
-struct store {
-    sqlite3 *db;
-};
 
 /* Migrations: entry i moves the schema from version i to i+1. Never edit a shipped entry. */
 static const char *const store_migrations[] = {
@@ -49,8 +46,28 @@ static const char *const store_migrations[] = {
     "  kind TEXT NOT NULL,"
     "  detail TEXT,"
     "  at REAL NOT NULL);",
-    /* The lifecycle state machine (engine/session_state.c): creating → starting, why a session
-     * is in its state, the container's exit code, kills by the OOM killer. */
+    /* 1 → 2: resource samples (span: seconds one row stands for, 1 until downsampled) and the
+     * container log tail kept when a session's container goes away. */
+    "CREATE TABLE samples ("
+    "  session_id TEXT NOT NULL,"
+    "  at REAL NOT NULL,"
+    "  span REAL NOT NULL DEFAULT 1,"
+    "  cpu REAL,"
+    "  mem INTEGER,"
+    "  mem_limit INTEGER,"
+    "  pids INTEGER,"
+    "  net_rx INTEGER,"
+    "  net_tx INTEGER,"
+    "  blk_read INTEGER,"
+    "  blk_write INTEGER);"
+    "CREATE INDEX samples_by_session ON samples(session_id, at);"
+    "CREATE TABLE log_tails ("
+    "  session_id TEXT PRIMARY KEY,"
+    "  text TEXT NOT NULL,"
+    "  size INTEGER NOT NULL,"
+    "  at REAL NOT NULL);",
+    /* 2 → 3: the lifecycle state machine (engine/session_state.c): creating → starting, why a
+     * session is in its state, the container's exit code, kills by the OOM killer. */
     "ALTER TABLE sessions ADD COLUMN reason TEXT;"
     "ALTER TABLE sessions ADD COLUMN exit_code INTEGER;"
     "ALTER TABLE sessions ADD COLUMN oom_kills INTEGER NOT NULL DEFAULT 0;"
@@ -63,15 +80,17 @@ static const char *const store_migrations[] = {
     "CREATE INDEX events_by_session ON events(session_id, id);",
 };
 
-static char *store_errf(struct store *s, const char *what)
+char *store_errf(struct store *s, const char *what)
 {
     return util_strdupf("store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
-static int store_exec(struct store *s, const char *sql, char **err)
+int store_exec(struct store *s, const char *sql, char **err)
 {
     char *msg = NULL;
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        s->last_rc = rc;
         if (err)
             *err = util_strdupf("store: %s", msg ? msg : "error");
         sqlite3_free(msg);
@@ -92,9 +111,19 @@ int store_schema_version(struct store *s)
     return v;
 }
 
+bool store_last_error_was_full(struct store *s)
+{
+    return s->last_rc == SQLITE_FULL || s->last_rc == SQLITE_IOERR;
+}
+
+int store_schema_latest(void)
+{
+    return (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+}
+
 static int store_migrate(struct store *s, char **err)
 {
-    int n = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+    int n = store_schema_latest();
     int v = store_schema_version(s);
     if (v < 0) {
         *err = store_errf(s, "reading user_version");
@@ -157,7 +186,7 @@ void store_close(struct store *s)
 }
 
 /* Statements are prepared per call (tens of microseconds); the fsync of each commit dominates. */
-static sqlite3_stmt *store_prepare(struct store *s, const char *sql)
+sqlite3_stmt *store_prepare(struct store *s, const char *sql)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -165,7 +194,7 @@ static sqlite3_stmt *store_prepare(struct store *s, const char *sql)
     return st;
 }
 
-static void store_bind_text(sqlite3_stmt *st, int i, const char *v)
+void store_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
     if (v)
         sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
@@ -173,10 +202,11 @@ static void store_bind_text(sqlite3_stmt *st, int i, const char *v)
         sqlite3_bind_null(st, i);
 }
 
-static int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
+int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
 {
-    int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+    int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (rc != SQLITE_DONE) {
+        s->last_rc = rc;
         if (err)
             *err = store_errf(s, what);
         sqlite3_finalize(st);
@@ -221,7 +251,20 @@ int store_session_update(struct store *s, const char *id, const char *state,
     return store_step_done(s, st, "updating session", err);
 }
 
-static void store_sync_full(struct store *s, int full);
+int store_session_config_set(struct store *s, const char *id, const char *key, json_t *value,
+                             char **err)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET config = json_set(config, '$.' || ?, "
+                                        "json(?)) WHERE id = ?");
+    char *v = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (st) {
+        store_bind_text(st, 1, key);
+        store_bind_text(st, 2, v ? v : "null");
+        store_bind_text(st, 3, id);
+    }
+    free(v);
+    return store_step_done(s, st, "updating session config", err);
+}
 
 int store_session_transition(struct store *s, const char *id, const char *state,
                              const char *container_id, const char *reason, int exit_code,
@@ -308,13 +351,13 @@ json_t *store_session_config(struct store *s, const char *id)
     return o;
 }
 
-static json_t *store_col_text(sqlite3_stmt *st, int i)
+json_t *store_col_text(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
     return t ? json_string((const char *)t) : json_null();
 }
 
-static json_t *store_col_real(sqlite3_stmt *st, int i)
+json_t *store_col_real(sqlite3_stmt *st, int i)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
                                                      : json_real(sqlite3_column_double(st, i));
@@ -322,9 +365,20 @@ static json_t *store_col_real(sqlite3_stmt *st, int i)
 
 #define STORE_SESSION_COLS                                                                         \
     "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "        \
-    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id), s.reason, s.exit_code, "          \
-    "s.oom_kills, "                                                                                \
-    "CASE WHEN json_valid(s.config) THEN json_extract(s.config, '$.keep_alive') END"
+    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id), "                                 \
+    "json_extract(s.config, '$.options'), json_extract(s.config, '$.ports'), s.reason, "           \
+    "s.exit_code, s.oom_kills, json_extract(s.config, '$.options.keep_alive')"
+
+/* A JSON column (from json_extract), or dflt when NULL or not JSON. */
+static json_t *store_col_json(sqlite3_stmt *st, int i, json_t *dflt)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    json_t *j = t ? json_loads((const char *)t, JSON_DECODE_ANY, NULL) : NULL;
+    if (!j)
+        return dflt;
+    json_decref(dflt);
+    return j;
+}
 
 static json_t *store_session_row(sqlite3_stmt *st)
 {
@@ -338,16 +392,18 @@ static json_t *store_session_row(sqlite3_stmt *st)
     json_object_set_new(o, "updated_at", store_col_real(st, 6));
     json_object_set_new(o, "error", store_col_text(st, 7));
     json_object_set_new(o, "action_count", json_integer(sqlite3_column_int64(st, 8)));
-    json_object_set_new(o, "reason", store_col_text(st, 9));
+    json_object_set_new(o, "options", store_col_json(st, 9, json_null()));
+    json_object_set_new(o, "ports", store_col_json(st, 10, json_array()));
+    json_object_set_new(o, "reason", store_col_text(st, 11));
     json_object_set_new(o, "exit_code",
-                        sqlite3_column_type(st, 10) == SQLITE_NULL
+                        sqlite3_column_type(st, 12) == SQLITE_NULL
                             ? json_null()
-                            : json_integer(sqlite3_column_int(st, 10)));
-    json_object_set_new(o, "oom_kills", json_integer(sqlite3_column_int64(st, 11)));
+                            : json_integer(sqlite3_column_int(st, 12)));
+    json_object_set_new(o, "oom_kills", json_integer(sqlite3_column_int64(st, 13)));
     /* keep_alive defaults to true: only an explicit false lets the engine delete it. */
     json_object_set_new(o, "keep_alive",
-                        json_boolean(sqlite3_column_type(st, 12) == SQLITE_NULL ||
-                                     sqlite3_column_int(st, 12) != 0));
+                        json_boolean(sqlite3_column_type(st, 14) == SQLITE_NULL ||
+                                     sqlite3_column_int(st, 14) != 0));
     return o;
 }
 
@@ -382,7 +438,7 @@ json_t *store_session_get(struct store *s, const char *id)
 /* The intent row survives an engine crash without its own fsync (WAL, synchronous=NORMAL);
  * the observation's commit (FULL) syncs the WAL, intent included, before the agent hears back.
  * So an acknowledged action is on disk, at one fsync per action instead of two. */
-static void store_sync_full(struct store *s, int full)
+void store_sync_full(struct store *s, int full)
 {
     sqlite3_exec(s->db, full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", NULL, NULL,
                  NULL);

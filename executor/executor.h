@@ -44,6 +44,7 @@ struct executor {
     double last_action_at;     /* loop_now() of the last /execute_action */
     bool serving;              /* the socket is up */
     bool stopping;
+    bool quiet;        /* --quiet: no access log on stderr */
     bool shell_broken; /* it kept dying before its first prompt: actions fail fast */
     int shell_failures;
     const char *fatal; /* why start-up failed */

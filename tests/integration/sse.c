@@ -1,4 +1,4 @@
-/* Server-sent events client for the integration tests: see sse.h. */
+/* The SSE client of sse.h. */
 #include "sse.h"
 
 #include "harness.h"
@@ -39,7 +39,7 @@ static void buf_consume(char **b, size_t *len, size_t n)
     (*b)[*len] = '\0';
 }
 
-struct sse *sse_open(const char *sock)
+struct sse *sse_open(const char *sock, const char *path)
 {
     struct sse *s = calloc(1, sizeof(*s));
     assert_non_null(s);
@@ -49,9 +49,11 @@ struct sse *sse_open(const char *sock)
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
     assert_int_equal(connect(s->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    static const char req[] = "GET /v1/events HTTP/1.1\r\nHost: localhost\r\n"
-                              "Accept: text/event-stream\r\n\r\n";
-    assert_int_equal(write(s->fd, req, sizeof(req) - 1), (ssize_t)(sizeof(req) - 1));
+    char *req = strdupf("GET %s HTTP/1.1\r\nHost: localhost\r\n"
+                        "Accept: text/event-stream\r\n\r\n",
+                        path);
+    assert_int_equal(write(s->fd, req, strlen(req)), (ssize_t)strlen(req));
+    free(req);
     fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
     return s;
 }

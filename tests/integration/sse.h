@@ -1,5 +1,5 @@
-/* A minimal server-sent-events client for the engine's GET /v1/events on a raw unix socket:
- * HTTP/1.1, chunked transfer decoding, event parsing (cmocka assertions on protocol errors). */
+/* A minimal server-sent-events client for integration tests: HTTP/1.1 on a unix socket,
+ * chunked transfer decoding, events parsed into JSON. */
 #ifndef PADDOCK_TESTS_SSE_H
 #define PADDOCK_TESTS_SSE_H
 
@@ -19,13 +19,13 @@ struct sse {
     bool eof;
 };
 
-/* Connect and send the request; the headers arrive with the first sse_pump. */
-struct sse *sse_open(const char *sock);
+/* GET path on the engine socket; asserts the connection. */
+struct sse *sse_open(const char *sock, const char *path);
 void sse_close(struct sse *s);
-/* Read what arrives within ms milliseconds (returns early once events are there). */
+/* Read what arrives within ms milliseconds (returns early once any event is in). */
 void sse_pump(struct sse *s, long ms);
-/* The first event of this type whose data has key == want (and key2 == want2 when key2 is not
- * NULL), waiting up to ms; NULL (after printing what came) when none. */
+/* The first event of this type whose data has key == want (and key2 == want2 when key2 is
+ * given), waiting up to ms; NULL (after printing what came) when none did. */
 json_t *sse_wait(struct sse *s, const char *type, const char *key, const char *want,
                  const char *key2, const char *want2, long ms);
 

@@ -147,7 +147,7 @@ static void test_daemon_restart(void **state)
     assert_int_equal(r.status, 200);
     reply_free(&r);
     free(p);
-    struct sse *ev = sse_open(e->socket);
+    struct sse *ev = sse_open(e->socket, "/v1/events");
 
     fprintf(stderr, "stopping dockerd (pid %ld) with SIGTERM\n", (long)pid);
     assert_int_equal(kill(pid, SIGTERM), 0);

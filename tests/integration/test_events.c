@@ -14,10 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 static void test_events(void **state)
 {
-    struct sse *s = sse_open(harness_eng->socket);
+    struct sse *s = sse_open(harness_eng->socket, "/v1/events");
     /* The stream opens with a comment at once: headers arrive without any event. */
     double t0 = now_ms();
     while (!s->status && now_ms() - t0 < 5000)
@@ -75,8 +79,9 @@ static void test_events(void **state)
  * engine. */
 static void test_two_subscribers(void **state)
 {
-    struct sse *a = sse_open(harness_eng->socket), *b = sse_open(harness_eng->socket);
-    struct sse *gone = sse_open(harness_eng->socket);
+    struct sse *a = sse_open(harness_eng->socket, "/v1/events"),
+               *b = sse_open(harness_eng->socket, "/v1/events");
+    struct sse *gone = sse_open(harness_eng->socket, "/v1/events");
     sse_pump(gone, 200);
     sse_close(gone);
     double t0 = now_ms();
