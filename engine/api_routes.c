@@ -5,6 +5,7 @@
 #include "engine/engine_internal.h"
 #include "engine/gc.h"
 #include "engine/logs.h"
+#include "engine/pool.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store.h"
@@ -28,7 +29,10 @@ static void route_sessions_list(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
     const char *all = api_req_query(r, "all");
-    json_t *list = store_sessions_list(eng->store, all && strcmp(all, "0") != 0);
+    const char *pool = api_req_query(r, "pool");
+    json_t *list = store_sessions_list(
+        eng->store, (all && strcmp(all, "0") != 0 ? STORE_LIST_DELETED : 0) |
+                        (pool && strcmp(pool, "0") != 0 ? STORE_LIST_POOLED : 0));
     api_reply_json(r, 200, json_pack("{s:o}", "sessions", list));
 }
 
@@ -233,6 +237,47 @@ static void route_session_stats(struct api_req *r)
                              store_samples_list(eng->store, api_req_param(r, 0), t, (int)n)));
 }
 
+static void route_pool_get(struct api_req *r)
+{
+    api_reply_json(r, 200, pool_status(api_req_engine(r)));
+}
+
+/* POST /v1/pool {"image"?, "size"}: change a pool's size; it fills or shrinks in the
+ * background. */
+static void route_pool_set(struct api_req *r)
+{
+    json_t *body = api_req_json(r, 0);
+    if (!body)
+        return;
+    struct engine *eng = api_req_engine(r);
+    json_t *img = json_object_get(body, "image"), *size = json_object_get(body, "size");
+    const char *k;
+    json_t *v;
+    json_object_foreach(body, k, v)
+    {
+        if (strcmp(k, "image") && strcmp(k, "size")) {
+            api_reply_error(r, 400, "bad_request", "unknown field \"%.64s\" (known: image, size)",
+                            k);
+            json_decref(body);
+            return;
+        }
+    }
+    if (!json_is_integer(size) || (img && !json_is_string(img))) {
+        api_reply_error(r, 400, "bad_request",
+                        "\"size\" must be an integer and \"image\" a string");
+        json_decref(body);
+        return;
+    }
+    char *err = NULL;
+    if (pool_set(eng, img ? json_string_value(img) : eng->default_image,
+                 (long)json_integer_value(size), &err) < 0)
+        api_reply_error(r, 400, "bad_request", "%s", err ? err : "refused");
+    else
+        api_reply_json(r, 200, pool_status(eng));
+    free(err);
+    json_decref(body);
+}
+
 const struct api_route api_routes[] = {
     {"GET", "/v1/info", route_info},
     {"GET", "/v1/sessions", route_sessions_list},
@@ -249,5 +294,7 @@ const struct api_route api_routes[] = {
     {"GET", "/v1/sessions/*/logs", logs_route_get},
     {"GET", "/v1/sessions/*/stats", route_session_stats},
     {"GET", "/v1/events", api_events_open},
+    {"GET", "/v1/pool", route_pool_get},
+    {"POST", "/v1/pool", route_pool_set},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

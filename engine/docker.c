@@ -741,6 +741,17 @@ int docker_container_kill(struct docker *d, const char *id, const char *signal, 
     return rc;
 }
 
+int docker_container_rename(struct docker *d, const char *id, const char *name, docker_done_fn fn,
+                            void *ud)
+{
+    char *n = docker_escape(name);
+    char *fmt = n ? util_strdupf("/containers/%%s/rename?name=%s", n) : NULL;
+    int rc = fmt ? docker_call_id(d, "POST", fmt, id, NULL, 30000, 0, fn, ud) : -1;
+    free(n);
+    free(fmt);
+    return rc;
+}
+
 int docker_container_pause(struct docker *d, const char *id, docker_done_fn fn, void *ud)
 {
     return docker_call_id(d, "POST", "/containers/%s/pause", id, NULL, 30000, 0, fn, ud);

@@ -58,6 +58,9 @@ int docker_container_stop(struct docker *d, const char *id, int timeout_s, docke
 /* POST /containers/{id}/kill?signal=SIG (NULL: SIGKILL). */
 int docker_container_kill(struct docker *d, const char *id, const char *signal, docker_done_fn fn,
                           void *ud);
+/* POST /containers/{id}/rename?name=NAME (409 when the name is taken). */
+int docker_container_rename(struct docker *d, const char *id, const char *name, docker_done_fn fn,
+                            void *ud);
 /* Freeze and thaw the container's cgroup: processes keep their memory, cwd and variables. */
 int docker_container_pause(struct docker *d, const char *id, docker_done_fn fn, void *ud);
 int docker_container_unpause(struct docker *d, const char *id, docker_done_fn fn, void *ud);

@@ -7,6 +7,7 @@
 #include "engine/http.h"
 #include "engine/loop.h"
 #include "engine/monitor.h"
+#include "engine/pool.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store.h"
@@ -214,6 +215,8 @@ int engine_serve(const struct engine_options *opt, char **err)
         goto out;
     listenfd = -2; /* libmicrohttpd owns (and closes) the listening socket now */
     eng.stats = stats_new(&eng);
+    if (!(eng.pool = pool_new(&eng, opt->pool, err)))
+        goto out;
     session_load_all(&eng);
     docker_version(eng.docker, engine_on_version, &eng);
     eng.monitor = monitor_start(&eng);
@@ -237,6 +240,9 @@ out:
     if (listenfd != -1)
         unlink(opt->socket_path);
     session_free_all(&eng);
+    /* After everything in flight finished: their callbacks still count the pool's creations. */
+    pool_free(eng.pool);
+    eng.pool = NULL;
     docker_free(eng.docker);
     http_free(eng.http);
     store_close(eng.store);

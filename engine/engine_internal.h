@@ -12,6 +12,7 @@ struct api;
 struct session;
 struct monitor;
 struct stats;
+struct pool;
 
 struct engine {
     struct loop *loop;
@@ -20,6 +21,7 @@ struct engine {
     struct store *store;
     struct api *api;
     struct monitor *monitor; /* Docker's events stream and reconnection (monitor.c) */
+    struct pool *pool;       /* the warm pool (pool.c) */
     struct stats *stats;     /* resource sampling (stats.c) */
     char *state_dir;
     char *socket_path;

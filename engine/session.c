@@ -10,6 +10,7 @@
 #include "engine/http.h"
 #include "engine/logs.h"
 #include "engine/loop.h"
+#include "engine/pool.h"
 #include "engine/session_config.h"
 #include "engine/session_internal.h"
 #include "engine/session_state.h"
@@ -42,6 +43,7 @@ static void session_free(struct session *s)
     if (s->retry_timer)
         loop_timer_cancel(s->eng->loop, s->retry_timer);
     free(s->name);
+    free(s->image);
     free(s->container_id);
     free(s->sock_dir);
     free(s->exec_sock);
@@ -94,10 +96,10 @@ struct session *session_find_ref(struct engine *eng, const char *ref)
 void session_publish(struct engine *eng, const char *id)
 {
     json_t *j = store_session_get(eng->store, id);
-    if (j) {
+    if (j && !json_is_true(json_object_get(j, "pooled")))
         api_events_publish(eng->api, "session", j);
-        json_decref(j);
-    }
+    json_decref(j);
+    pool_on_session(eng);
 }
 
 /* A store write failed: 507 when the disk is full (the operator can fix that), else 500. */
@@ -129,7 +131,8 @@ int session_set_state_exit(struct session *s, const char *state, const char *rea
     store_session_transition(s->eng->store, s->id, to, s->container_id, reason, exit_code,
                              util_now(), NULL);
     session_publish(s->eng, s->id);
-    stats_on_state(s->eng->stats, s->id, s->container_id, to);
+    if (!s->pooled)
+        stats_on_state(s->eng->stats, s->id, s->container_id, to);
     return 0;
 }
 
@@ -193,7 +196,7 @@ void session_load_all(struct engine *eng)
 {
     /* Every session that is not deleted, as the store last saw it; reconcile (started by the
      * Docker monitor) then looks at the containers themselves. */
-    json_t *all = store_sessions_list(eng->store, 0);
+    json_t *all = store_sessions_list(eng->store, STORE_LIST_POOLED);
     size_t i;
     json_t *row;
     json_array_foreach(all, i, row)
@@ -210,7 +213,11 @@ void session_load_all(struct engine *eng)
         if (cid)
             s->container_id = strdup(cid);
         s->keep_alive = session_config_keep_alive(eng, id);
-        stats_on_state(eng->stats, s->id, s->container_id, s->state);
+        s->pooled = json_is_true(json_object_get(row, "pooled"));
+        const char *image = json_string_value(json_object_get(row, "image"));
+        s->image = image ? strdup(image) : NULL;
+        if (!s->pooled)
+            stats_on_state(eng->stats, s->id, s->container_id, s->state);
     }
     json_decref(all);
 }
@@ -511,12 +518,44 @@ static void create_on_prepared(const struct session_result *err, void *ud)
         start_fail(op, 500, "internal", "cannot start a request");
 }
 
+static int session_create_cfg(struct engine *eng, struct session_config *cfg, bool pooled,
+                              session_done_fn fn, void *ud, struct session_result *bad);
+
 int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *ud,
                    struct session_result *bad)
 {
     struct session_config *cfg = NULL;
     if (session_config_parse(eng, opts, &cfg, bad) < 0)
         return -1;
+    /* A warm sandbox when the pool has one for these options: ready in a store write. */
+    const char *image = cfg->image ? cfg->image : eng->default_image;
+    const char *name = cfg->name;
+    if (!eng->stopping && (!name || !session_find_ref(eng, name)) && pool_fits(eng, opts, image)) {
+        struct session *warm = pool_take(eng, image);
+        if (warm && session_claim(warm, name ? name : warm->id, cfg->keep_alive,
+                                  json_object_get(opts, "env"), fn, ud) == 0) {
+            session_config_free(cfg);
+            return 0;
+        }
+    }
+    return session_create_cfg(eng, cfg, false, fn, ud, bad);
+}
+
+int session_create_pooled(struct engine *eng, const char *image, session_done_fn fn, void *ud,
+                          struct session_result *bad)
+{
+    json_t *opts = json_pack("{s:s,s:b}", "image", image, "keep_alive", 0);
+    struct session_config *cfg = NULL;
+    int rc = opts ? session_config_parse(eng, opts, &cfg, bad) : -1;
+    json_decref(opts);
+    if (rc < 0)
+        return -1;
+    return session_create_cfg(eng, cfg, true, fn, ud, bad);
+}
+
+static int session_create_cfg(struct engine *eng, struct session_config *cfg, bool pooled,
+                              session_done_fn fn, void *ud, struct session_result *bad)
+{
     if (!eng->executor_path) {
         session_config_free(cfg);
         return session_refuse(bad, 500, "executor_missing",
@@ -564,7 +603,11 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
                               "state dir path too long for a unix socket (108 bytes)");
     }
     s->keep_alive = cfg->keep_alive;
+    s->pooled = pooled;
+    s->image = strdup(image);
     json_t *config = session_config_stored(cfg, eng, id, image);
+    if (pooled)
+        json_object_set_new(config, "pooled", json_true());
     char *err = NULL;
     if (store_session_insert(eng->store, id, name, image, "starting", config, util_now(), &err) <
         0) {

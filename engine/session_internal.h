@@ -26,7 +26,9 @@ struct session {
     const char *op;
     bool stale;      /* an event came during op: look at the container again afterwards */
     bool keep_alive; /* survives the engine; false: deleted at a clean engine stop */
-    bool doomed;     /* delete once op ends (engine stopping, keep_alive false) */
+    bool pooled;     /* a warm-pool sandbox nobody claimed yet (pool.c): no events, no stats */
+    char *image;
+    bool doomed; /* delete once op ends (engine stopping, keep_alive false) */
     /* Reattaching: an inspect or /alive probe in flight, another one asked meanwhile, the
      * backoff of the next try while disconnected. */
     bool refreshing, refresh_again;
@@ -50,6 +52,14 @@ int session_set_state_exit(struct session *s, const char *state, const char *rea
  * when events came meanwhile, and deletes a doomed session. */
 void session_op_begin(struct session *s, const char *op);
 void session_op_end(struct session *s);
+/* A pooled session becomes the caller's (name, keep_alive); the reply is 201 with it, after
+ * env (may be NULL) is exported in its shell. -1 when it cannot be claimed (fn not called).
+ * pool.c. */
+int session_claim(struct session *s, const char *name, bool keep_alive, json_t *env,
+                  session_done_fn fn, void *ud);
+/* A warm-pool sandbox of image (keep_alive false, hidden until claimed). session.c. */
+int session_create_pooled(struct engine *eng, const char *image, session_done_fn fn, void *ud,
+                          struct session_result *bad);
 /* Find a session by id, or by name among sessions that are not in error. */
 struct session *session_find_ref(struct engine *eng, const char *ref);
 

@@ -367,7 +367,8 @@ json_t *store_col_real(sqlite3_stmt *st, int i)
     "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "        \
     "(SELECT count(*) FROM actions a WHERE a.session_id = s.id), "                                 \
     "json_extract(s.config, '$.options'), json_extract(s.config, '$.ports'), s.reason, "           \
-    "s.exit_code, s.oom_kills, json_extract(s.config, '$.options.keep_alive')"
+    "s.exit_code, s.oom_kills, json_extract(s.config, '$.options.keep_alive'), "                   \
+    "json_extract(s.config, '$.pooled')"
 
 /* A JSON column (from json_extract), or dflt when NULL or not JSON. */
 static json_t *store_col_json(sqlite3_stmt *st, int i, json_t *dflt)
@@ -404,21 +405,54 @@ static json_t *store_session_row(sqlite3_stmt *st)
     json_object_set_new(o, "keep_alive",
                         json_boolean(sqlite3_column_type(st, 14) == SQLITE_NULL ||
                                      sqlite3_column_int(st, 14) != 0));
+    if (sqlite3_column_int(st, 15))
+        json_object_set_new(o, "pooled", json_true());
     return o;
 }
 
-json_t *store_sessions_list(struct store *s, int include_deleted)
+json_t *store_sessions_list(struct store *s, int flags)
 {
-    sqlite3_stmt *st = store_prepare(
-        s, include_deleted
-               ? "SELECT " STORE_SESSION_COLS " FROM sessions s ORDER BY s.created_at DESC"
-               : "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.state != 'deleted' "
-                 "ORDER BY s.created_at DESC");
+    /* Warm-pool sandboxes are the engine's own until claimed: listed only when asked. */
+    static const char *const sql[4] = {
+        "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.state != 'deleted' AND "
+        "json_extract(s.config, '$.pooled') IS NULL ORDER BY s.created_at DESC",
+        "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE "
+        "json_extract(s.config, '$.pooled') IS NULL ORDER BY s.created_at DESC",
+        "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.state != 'deleted' "
+        "ORDER BY s.created_at DESC",
+        "SELECT " STORE_SESSION_COLS " FROM sessions s ORDER BY s.created_at DESC",
+    };
+    sqlite3_stmt *st = store_prepare(s, sql[flags & 3]);
     json_t *arr = json_array();
     while (st && sqlite3_step(st) == SQLITE_ROW)
         json_array_append_new(arr, store_session_row(st));
     sqlite3_finalize(st);
     return arr;
+}
+
+int store_session_claim(struct store *s, const char *id, const char *name, bool keep_alive,
+                        double now, char **err)
+{
+    /* One statement: a claimed sandbox is the caller's from its name to its keep_alive. */
+    sqlite3_stmt *st = store_prepare(
+        s, "UPDATE sessions SET name = ?, created_at = ?, updated_at = ?, "
+           "config = json_set(json_remove(config, '$.pooled'), '$.options.keep_alive', "
+           "json(?)) WHERE id = ? AND json_extract(config, '$.pooled') IS NOT NULL");
+    if (st) {
+        store_bind_text(st, 1, name);
+        sqlite3_bind_double(st, 2, now);
+        sqlite3_bind_double(st, 3, now);
+        store_bind_text(st, 4, keep_alive ? "true" : "false");
+        store_bind_text(st, 5, id);
+    }
+    if (store_step_done(s, st, "claiming a pooled session", err) < 0)
+        return -1;
+    if (sqlite3_changes(s->db) != 1) {
+        if (err)
+            *err = util_strdupf("store: session %s is not in the pool", id);
+        return -1;
+    }
+    return 0;
 }
 
 json_t *store_session_get(struct store *s, const char *id)

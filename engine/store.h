@@ -39,8 +39,15 @@ int store_session_set_container(struct store *s, const char *id, const char *con
 int store_session_count_oom(struct store *s, const char *id, double now);
 /* The session's stored options (always an object; empty when unknown). */
 json_t *store_session_config(struct store *s, const char *id);
-/* Session objects (see docs/architecture.md); include_deleted adds deleted sessions. */
-json_t *store_sessions_list(struct store *s, int include_deleted);
+/* Session objects (see docs/architecture.md), newest first; flags add deleted sessions and
+ * the warm pool's unclaimed ones. */
+#define STORE_LIST_DELETED 1
+#define STORE_LIST_POOLED 2
+json_t *store_sessions_list(struct store *s, int flags);
+/* A warm-pool session becomes an ordinary one: its name, keep_alive and creation time are
+ * the claimer's. -1 when it is not (or no longer) pooled. */
+int store_session_claim(struct store *s, const char *id, const char *name, bool keep_alive,
+                        double now, char **err);
 json_t *store_session_get(struct store *s, const char *id);
 
 /* Commits the intent row (state "received") and returns its id, or -1. */
