@@ -169,4 +169,27 @@ const char *docker_exec_id(const struct docker_exec *x);
  * Safe from inside on_output. */
 void docker_exec_close(struct docker_exec *x);
 
+/* ---- images (docker_image.c) ---- */
+/* One progress object of a pull or a build ({"status", "progressDetail"} or {"stream"}),
+ * borrowed during the call. */
+typedef void (*docker_progress_fn)(json_t *obj, void *ud);
+/* GET /images/{name}/json: 200 with the image object, 404 when there is none. */
+int docker_image_inspect(struct docker *d, const char *name, docker_done_fn fn, void *ud);
+/* POST /images/create?fromImage=REPO&tag=TAG (TAG "latest" when ref names none): 200 once
+ * the stream ends without an error object, else 500 with that error's message. */
+int docker_image_pull(struct docker *d, const char *ref, long timeout_ms,
+                      docker_progress_fn on_progress, docker_done_fn fn, void *ud);
+/* POST /build?t=TAG with a tar context in memory: 200 with {"Id": aux.ID} on success, 500
+ * with the error object's message (e.g. a RUN step's "returned a non-zero code"). */
+int docker_image_build(struct docker *d, const char *tag, json_t *labels, int nocache,
+                       const void *context, size_t len, long timeout_ms,
+                       docker_progress_fn on_progress, docker_done_fn fn, void *ud);
+/* POST /images/{name}/tag?repo=REPO&tag=TAG: 201. */
+int docker_image_tag(struct docker *d, const char *name, const char *repo, const char *tag,
+                     docker_done_fn fn, void *ud);
+/* DELETE /images/{name}. */
+int docker_image_remove(struct docker *d, const char *name, docker_done_fn fn, void *ud);
+/* "repo:tag" / "repo@digest" / "repo" → repo and tag (malloc'd; "latest" by default). */
+int docker_image_ref_split(const char *ref, char **repo, char **tag);
+
 #endif

@@ -5,6 +5,7 @@
 #include "engine/session.h"
 
 #include "engine/api.h"
+#include "engine/builder.h"
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/http.h"
@@ -247,6 +248,8 @@ struct start_op {
     long backoff_ms;
     double next_inspect;
     struct session_config *cfg; /* create only: the parsed options */
+    json_t *body;               /* create only: the container config, while its image is made */
+    bool pull_tried;            /* create only: a missing image was pulled once */
 };
 
 /* Fill a synchronous refusal of session_create; returns -1 for the caller to return. */
@@ -271,6 +274,7 @@ static void start_finish(struct start_op *op, const struct session_result *res)
     op->fn(res, op->ud);
     session_op_end(op->s);
     session_config_free(op->cfg);
+    json_decref(op->body);
     free(op);
 }
 
@@ -454,6 +458,8 @@ void session_start_container(struct session *s, bool restart, session_done_fn fn
     start_begin(op);
 }
 
+static void create_on_pulled(const struct builder_result *r, void *ud);
+
 static void create_on_create(const struct docker_reply *r, void *ud)
 {
     struct start_op *op = ud;
@@ -465,6 +471,13 @@ static void create_on_create(const struct docker_reply *r, void *ud)
         return;
     }
     if (r->status == 404) {
+        const char *image = json_string_value(json_object_get(op->body, "Image"));
+        if (!op->pull_tried && image) {
+            op->pull_tried = true;
+            session_set_state(op->s, "building", "pulling the image");
+            if (builder_pull(eng, op->s->id, image, create_on_pulled, op) == 0)
+                return;
+        }
         char *msg = util_strdupf("image not found: %s (build the default one with "
                                  "scripts/build-image, or docker pull it)",
                                  r->message);
@@ -499,6 +512,42 @@ static void create_on_create(const struct docker_reply *r, void *ud)
     start_begin(op);
 }
 
+static void create_container(struct start_op *op)
+{
+    struct session *s = op->s;
+    /* Named after the engine and the session: predictable for people, unique per engine. */
+    char cname[96];
+    snprintf(cname, sizeof(cname), "paddock-%.8s-%s", s->eng->engine_id, s->name);
+    if (docker_container_create(s->eng->docker, cname, op->body, create_on_create, op) < 0)
+        start_fail(op, 500, "internal", "cannot start a request");
+}
+
+static void create_on_building(void *ud)
+{
+    struct start_op *op = ud;
+    session_set_state(op->s, "building", "preparing the image");
+}
+
+static void create_on_image(const struct builder_result *r, void *ud)
+{
+    struct start_op *op = ud;
+    if (strcmp(op->s->state, "building") == 0)
+        session_set_state(op->s, "starting", NULL);
+    if (r->status) {
+        start_fail(op, r->status, r->code, r->message);
+        return;
+    }
+    builder_apply(r, op->body);
+    create_container(op);
+}
+
+/* Docker has no such image: one pull, then the create again, else the hint. */
+static void create_on_pulled(const struct builder_result *r, void *ud)
+{
+    struct start_op *op = ud;
+    create_on_image(r, op);
+}
+
 /* The options are checked and the engine's own directories and git clone are ready. */
 static void create_on_prepared(const struct session_result *err, void *ud)
 {
@@ -508,14 +557,20 @@ static void create_on_prepared(const struct session_result *err, void *ud)
         start_fail(op, err->status, err->code, err->message);
         return;
     }
-    json_t *body = session_config_container(s->eng, op->cfg, s->id, s->sock_dir);
-    /* Named after the engine and the session: predictable for people, unique per engine. */
-    char cname[96];
-    snprintf(cname, sizeof(cname), "paddock-%.8s-%s", s->eng->engine_id, s->name);
-    int rc = body ? docker_container_create(s->eng->docker, cname, body, create_on_create, op) : -1;
-    json_decref(body);
-    if (rc < 0)
-        start_fail(op, 500, "internal", "cannot start a request");
+    op->body = session_config_container(s->eng, op->cfg, s->id, s->sock_dir);
+    if (!op->body) {
+        start_fail(op, 500, "internal", "out of memory");
+        return;
+    }
+    /* Setup steps (or a baked executor) need a runtime image first. */
+    if (builder_needed(op->cfg->setup, op->cfg->rebuild)) {
+        const char *image = json_string_value(json_object_get(op->body, "Image"));
+        if (builder_prepare(s->eng, s->id, image, op->cfg->setup, op->cfg->rebuild,
+                            create_on_building, create_on_image, op) < 0)
+            start_fail(op, 500, "internal", "cannot start preparing the image");
+        return;
+    }
+    create_container(op);
 }
 
 static int session_create_cfg(struct engine *eng, struct session_config *cfg, bool pooled,

@@ -504,6 +504,45 @@ static int opt_keep_alive(struct parse *p, json_t *v)
     return opt_bool(p, v, "keep_alive", &p->c->keep_alive);
 }
 
+#define SESSION_MAX_SETUP 32
+#define SESSION_MAX_SETUP_LEN 8192
+
+static int setup_add(struct parse *p, json_t *v, const char *field)
+{
+    const char *cmd = json_cstr(v);
+    if (!cmd || !*cmd || json_string_length(v) > SESSION_MAX_SETUP_LEN)
+        return parse_fail(p, "\"%s\" must hold non-empty commands of at most %d bytes without NUL",
+                          field, SESSION_MAX_SETUP_LEN);
+    if (!p->c->setup)
+        p->c->setup = json_array();
+    if (json_array_size(p->c->setup) >= SESSION_MAX_SETUP)
+        return parse_fail(p, "at most %d setup commands", SESSION_MAX_SETUP);
+    return json_array_append_new(p->c->setup, json_string(cmd)) == 0 ? 0 : -1;
+}
+
+/* "setup": ["cmd", ...]: RUN steps (as root, /bin/sh -c) of a runtime image built for the
+ * session (builder.c). */
+static int opt_setup(struct parse *p, json_t *v)
+{
+    if (!json_is_array(v))
+        return parse_fail(p, "\"setup\" must be an array of shell commands");
+    size_t i;
+    json_t *cmd;
+    json_array_foreach(v, i, cmd) if (setup_add(p, cmd, "setup") < 0) return -1;
+    return 0;
+}
+
+/* OpenHands' runtime_extra_deps: one more step after "setup". */
+static int opt_extra_deps(struct parse *p, json_t *v)
+{
+    return setup_add(p, v, "runtime_extra_deps");
+}
+
+static int opt_rebuild(struct parse *p, json_t *v)
+{
+    return opt_bool(p, v, "rebuild", &p->c->rebuild);
+}
+
 static int opt_runtime(struct parse *p, json_t *v)
 {
     const char *s = json_cstr(v);
@@ -565,6 +604,9 @@ static const struct session_option session_options[] = {
     {"runtime", opt_runtime},
     {"keep_alive", opt_keep_alive},
     {"git", opt_git},
+    {"setup", opt_setup},
+    {"runtime_extra_deps", opt_extra_deps},
+    {"rebuild", opt_rebuild},
 };
 #define SESSION_N_OPTIONS (sizeof(session_options) / sizeof(session_options[0]))
 
@@ -667,6 +709,7 @@ void session_config_free(struct session_config *c)
     free(c->image);
     free(c->name);
     json_decref(c->env);
+    json_decref(c->setup);
     json_decref(c->gpu_ids);
     for (size_t i = 0; i < c->n_volumes; i++) {
         free(c->volumes[i].source);
@@ -747,6 +790,10 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     }
     if (c->runtime)
         json_object_set_new(o, "runtime", json_string(c->runtime));
+    if (c->setup)
+        json_object_set(o, "setup", c->setup);
+    if (c->rebuild)
+        json_object_set_new(o, "rebuild", json_true());
     if (c->git_url) {
         /* Never the token. */
         json_t *g = json_pack("{s:s}", "url", c->git_url);

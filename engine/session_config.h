@@ -54,6 +54,10 @@ struct session_config {
     bool keep_alive;
     char *runtime;
     char *git_url, *git_token, *git_ref; /* the token is wiped once the clone ran */
+    /* The image builder's (builder.c): "setup" steps then "runtime_extra_deps", in order;
+     * rebuild: OpenHands' force_rebuild. */
+    json_t *setup; /* array of strings, NULL when none */
+    bool rebuild;
 };
 
 /* Parse and check opts (the request body). 0 and *out, or -1 with *bad filled (400 and why;

@@ -13,7 +13,7 @@ die() { say "error: $*"; exit 1; }
 # Debian packages the project needs, build and test time included.
 PADDOCK_PACKAGES=(
   build-essential pkg-config meson ninja-build cmake
-  libncurses-dev libvterm-dev libjansson-dev libcurl4-openssl-dev
+  libncurses-dev libvterm-dev libjansson-dev libcurl4-openssl-dev libssl-dev
   libsqlite3-dev sqlite3 libmicrohttpd-dev zlib1g-dev
   musl-tools musl-dev dpkg-dev
   docker.io tini busybox-static

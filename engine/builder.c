@@ -1,0 +1,432 @@
+/* Runtime images. The reuse order follows OpenHands (openhands-protocol.md §9) with our
+ * executor as the "source": the source tag (base + steps + this executor) is used as it is;
+ * else the lock tag (base + steps) gets a thin layer with the executor; else the lock image is
+ * built from the base first. Every image carries paddock.image=1 for gc and tests. */
+#include "engine/builder.h"
+
+#include "engine/api.h"
+#include "engine/docker.h"
+#include "engine/engine_internal.h"
+#include "engine/tar.h"
+#include "engine/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define BUILDER_BUILD_TIMEOUT_MS (30L * 60 * 1000)
+#define BUILDER_PULL_TIMEOUT_MS (10L * 60 * 1000)
+#define BUILDER_EXECUTOR_MAX (64L * 1024 * 1024)
+
+enum build_stage { STAGE_INSPECT_BASE, STAGE_SOURCE, STAGE_LOCK, STAGE_BUILD_LOCK, STAGE_THIN };
+
+struct build_op {
+    struct engine *eng;
+    char *session_id;
+    char *base;
+    json_t *steps;
+    bool rebuild;
+    bool pulled;
+    bool busy_said;
+    enum build_stage stage;
+    struct builder_tags tags;
+    builder_busy_fn busy;
+    builder_done_fn done;
+    void *ud;
+};
+
+bool builder_needed(json_t *steps, bool rebuild)
+{
+    const char *bake = getenv("PADDOCK_BAKE_EXECUTOR");
+    return (json_is_array(steps) && json_array_size(steps) > 0) || rebuild ||
+           (bake && strcmp(bake, "1") == 0);
+}
+
+static void build_free(struct build_op *op)
+{
+    free(op->session_id);
+    free(op->base);
+    json_decref(op->steps);
+    free(op);
+}
+
+static void build_event(struct build_op *op, const char *stage, const char *image,
+                        const char *message, int percent)
+{
+    json_t *ev = json_pack("{s:s,s:s,s:s,s:s?}", "session", op->session_id, "stage", stage, "image",
+                           image ? image : op->base, "message", message);
+    if (percent >= 0)
+        json_object_set_new(ev, "percent", json_integer(percent));
+    api_events_publish(op->eng->api, "build", ev);
+    json_decref(ev);
+}
+
+static void build_busy(struct build_op *op)
+{
+    if (!op->busy_said && op->busy) {
+        op->busy_said = true;
+        op->busy(op->ud);
+    }
+}
+
+static void build_finish(struct build_op *op, unsigned status, const char *code,
+                         const char *message, const char *image)
+{
+    struct builder_result r = {.status = status,
+                               .code = code,
+                               .message = message,
+                               .image = image,
+                               .executor_baked = status == 0 && image != op->base};
+    build_event(op, status ? "failed" : "done", image, message, status ? -1 : 100);
+    op->done(&r, op->ud);
+    build_free(op);
+}
+
+/* Build output: "Step 2/5 : RUN ..." gives the percent; every line goes out as an event. */
+static void build_on_progress(json_t *obj, void *ud)
+{
+    struct build_op *op = ud;
+    const char *line = json_string_value(json_object_get(obj, "stream"));
+    const char *status = json_string_value(json_object_get(obj, "status"));
+    const char *text = line ? line : status;
+    if (!text)
+        return;
+    int n = 0, m = 0, percent = -1;
+    if (line && sscanf(line, "Step %d/%d", &n, &m) == 2 && m > 0)
+        percent = n * 100 / m;
+    char trimmed[512];
+    snprintf(trimmed, sizeof(trimmed), "%s", text);
+    size_t len = strlen(trimmed);
+    while (len && (trimmed[len - 1] == '\n' || trimmed[len - 1] == '\r'))
+        trimmed[--len] = '\0';
+    if (len)
+        build_event(op, op->stage == STAGE_THIN ? "executor" : "setup", NULL, trimmed, percent);
+}
+
+static json_t *build_labels(void)
+{
+    json_t *l = json_pack("{s:s}", "paddock.image", "1");
+    const char *test = getenv("PADDOCK_TEST_LABEL");
+    if (test && *test)
+        json_object_set_new(l, "paddock.test", json_string(test));
+    return l;
+}
+
+static char *read_executor(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    struct util_buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while (f && (n = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len <= BUILDER_EXECUTOR_MAX)
+        if (util_buf_append(&b, chunk, n) < 0)
+            break;
+    bool ok = f && !ferror(f) && b.len <= BUILDER_EXECUTOR_MAX;
+    if (f)
+        fclose(f);
+    if (!ok) {
+        util_buf_free(&b);
+        return NULL;
+    }
+    *len = b.len;
+    return b.data ? b.data : strdup("");
+}
+
+static void build_next(struct build_op *op);
+static void build_on_tagged(const struct docker_reply *r, void *ud);
+
+static void build_on_built(const struct docker_reply *r, void *ud)
+{
+    struct build_op *op = ud;
+    if (r->status != 200) {
+        char *msg = util_strdupf("building the runtime image failed: %s", r->message);
+        build_finish(op, r->status < 0 ? 503 : 400, "build_failed", msg ? msg : "build failed",
+                     NULL);
+        free(msg);
+        return;
+    }
+    if (op->stage == STAGE_BUILD_LOCK) {
+        /* The versioned tag names the newest setup layer built on this base by this paddock
+         * version (for people and `docker images`); then the executor layer. */
+        char *repo = NULL, *tag = NULL;
+        if (docker_image_ref_split(op->tags.versioned, &repo, &tag) < 0 ||
+            docker_image_tag(op->eng->docker, op->tags.lock, repo, tag, build_on_tagged, op) < 0)
+            build_on_tagged(&(struct docker_reply){.status = -1, .message = ""}, op);
+        free(repo);
+        free(tag);
+    } else {
+        build_finish(op, 0, NULL, NULL, op->tags.source);
+    }
+}
+
+/* A build context: a Dockerfile, and the executor when it goes in. */
+static int build_start(struct build_op *op, const char *tag, const char *dockerfile,
+                       bool with_executor)
+{
+    struct tar t = {0};
+    const char *err = NULL;
+    int rc = tar_add_file(&t, "Dockerfile", dockerfile, strlen(dockerfile), 0644, &err);
+    if (rc == 0 && with_executor) {
+        size_t len = 0;
+        char *exe = read_executor(op->eng->executor_path, &len);
+        rc = exe ? tar_add_file(&t, "paddock-executor", exe, len, 0755, &err) : -1;
+        free(exe);
+    }
+    if (rc == 0)
+        rc = tar_finish(&t);
+    json_t *labels = build_labels();
+    if (rc == 0)
+        rc = docker_image_build(op->eng->docker, tag, labels, op->rebuild, t.buf.data, t.buf.len,
+                                BUILDER_BUILD_TIMEOUT_MS, build_on_progress, build_on_built, op);
+    json_decref(labels);
+    tar_free(&t);
+    return rc;
+}
+
+static void build_next(struct build_op *op)
+{
+    struct util_buf d = {0};
+    char *from = NULL;
+    bool ok = true;
+    if (op->stage == STAGE_BUILD_LOCK) {
+        /* Each step in exec form: the command is a JSON string, so no Dockerfile parsing
+         * surprises (newlines, backslashes, leading words like ONBUILD). */
+        from = util_strdupf("FROM %s\n", op->base);
+        ok = from && util_buf_append(&d, from, strlen(from)) == 0;
+        size_t i;
+        json_t *v;
+        json_array_foreach(op->steps, i, v)
+        {
+            json_t *argv = json_pack("[s,s,O]", "/bin/sh", "-c", v);
+            char *j = argv ? json_dumps(argv, JSON_COMPACT) : NULL;
+            char *line = j ? util_strdupf("RUN %s\n", j) : NULL;
+            ok = ok && line && util_buf_append(&d, line, strlen(line)) == 0;
+            free(line);
+            free(j);
+            json_decref(argv);
+        }
+        build_event(op, "setup", op->tags.lock, "building the setup layer", 0);
+    } else {
+        from = util_strdupf("FROM %s\nCOPY paddock-executor " BUILDER_EXECUTOR_PATH "\n",
+                            op->tags.lock);
+        ok = from && util_buf_append(&d, from, strlen(from)) == 0;
+        build_event(op, "executor", op->tags.source, "adding the executor", 0);
+    }
+    free(from);
+    const char *tag = op->stage == STAGE_BUILD_LOCK ? op->tags.lock : op->tags.source;
+    if (!ok || build_start(op, tag, d.data, op->stage == STAGE_THIN) < 0) {
+        util_buf_free(&d);
+        build_finish(op, 500, "internal", "cannot start the image build", NULL);
+        return;
+    }
+    util_buf_free(&d);
+}
+
+static void build_on_inspect(const struct docker_reply *r, void *ud);
+
+static int build_inspect(struct build_op *op, const char *image)
+{
+    return docker_image_inspect(op->eng->docker, image, build_on_inspect, op);
+}
+
+static void build_on_tagged(const struct docker_reply *r, void *ud)
+{
+    struct build_op *op = ud;
+    (void)r; /* the versioned tag is a convenience for people; the lock tag is what counts */
+    op->stage = STAGE_THIN;
+    build_next(op);
+}
+
+static void build_on_base_pulled(const struct builder_result *r, void *ud);
+
+static void build_on_inspect(const struct docker_reply *r, void *ud)
+{
+    struct build_op *op = ud;
+    if (r->status < 0) {
+        build_finish(op, 503, "docker_unavailable", r->message, NULL);
+        return;
+    }
+    switch (op->stage) {
+    case STAGE_INSPECT_BASE: {
+        if (r->status == 404 && !op->pulled) {
+            op->pulled = true;
+            build_busy(op);
+            if (builder_pull(op->eng, op->session_id, op->base, build_on_base_pulled, op) < 0)
+                build_finish(op, 500, "internal", "cannot start a pull", NULL);
+            return;
+        }
+        const char *id = json_string_value(json_object_get(r->json, "Id"));
+        if (r->status != 200 || !id) {
+            char *msg = util_strdupf("cannot inspect %s: %s", op->base, r->message);
+            build_finish(op, 400, "image_not_found", msg ? msg : "image missing", NULL);
+            free(msg);
+            return;
+        }
+        unsigned char digest[32];
+        const char *repo = getenv("PADDOCK_RUNTIME_REPO");
+        if (!op->eng->executor_path || builder_file_digest(op->eng->executor_path, digest) < 0 ||
+            builder_tags_compute(repo && *repo ? repo : BUILDER_DEFAULT_REPO, PADDOCK_VERSION,
+                                 op->base, id, op->steps, digest, &op->tags) < 0) {
+            build_finish(op, 500, "internal", "cannot compute the runtime image's tags", NULL);
+            return;
+        }
+        if (op->rebuild) { /* OpenHands' force_rebuild: from scratch, no cache */
+            build_busy(op);
+            op->stage = STAGE_BUILD_LOCK;
+            build_next(op);
+            return;
+        }
+        op->stage = STAGE_SOURCE;
+        if (build_inspect(op, op->tags.source) < 0)
+            build_finish(op, 500, "internal", "cannot start a request", NULL);
+        return;
+    }
+    case STAGE_SOURCE:
+        if (r->status == 200) {
+            build_event(op, "reused", op->tags.source, "runtime image exists", 100);
+            build_finish(op, 0, NULL, NULL, op->tags.source);
+            return;
+        }
+        op->stage = STAGE_LOCK;
+        if (build_inspect(op, op->tags.lock) < 0)
+            build_finish(op, 500, "internal", "cannot start a request", NULL);
+        return;
+    case STAGE_LOCK:
+        build_busy(op);
+        if (r->status == 200) {
+            op->stage = STAGE_THIN;
+            build_next(op);
+            return;
+        }
+        op->stage = STAGE_BUILD_LOCK;
+        build_next(op);
+        return;
+    default:
+        return;
+    }
+}
+
+static void build_on_base_pulled(const struct builder_result *r, void *ud)
+{
+    struct build_op *op = ud;
+    if (r->status) {
+        build_finish(op, r->status, r->code, r->message, NULL);
+        return;
+    }
+    if (build_inspect(op, op->base) < 0)
+        build_finish(op, 500, "internal", "cannot start a request", NULL);
+}
+
+int builder_prepare(struct engine *eng, const char *session_id, const char *image, json_t *steps,
+                    bool rebuild, builder_busy_fn busy, builder_done_fn done, void *ud)
+{
+    struct build_op *op = calloc(1, sizeof(*op));
+    if (!op)
+        return -1;
+    op->eng = eng;
+    op->session_id = strdup(session_id);
+    op->base = strdup(image);
+    op->steps = json_is_array(steps) ? json_incref(steps) : json_array();
+    op->rebuild = rebuild;
+    op->busy = busy;
+    op->done = done;
+    op->ud = ud;
+    if (!op->session_id || !op->base || build_inspect(op, image) < 0) {
+        build_free(op);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- pull ---- */
+
+struct pull_op {
+    struct engine *eng;
+    char *session_id;
+    char *image;
+    builder_done_fn done;
+    void *ud;
+};
+
+static void pull_on_progress(json_t *obj, void *ud)
+{
+    struct pull_op *op = ud;
+    const char *status = json_string_value(json_object_get(obj, "status"));
+    if (!status)
+        return;
+    json_t *pd = json_object_get(obj, "progressDetail");
+    double cur = json_number_value(json_object_get(pd, "current"));
+    double total = json_number_value(json_object_get(pd, "total"));
+    json_t *ev = json_pack("{s:s,s:s,s:s,s:s}", "session", op->session_id, "stage", "pull", "image",
+                           op->image, "message", status);
+    if (total > 0)
+        json_object_set_new(ev, "percent", json_integer((json_int_t)(cur * 100.0 / total)));
+    api_events_publish(op->eng->api, "build", ev);
+    json_decref(ev);
+}
+
+static void pull_on_done(const struct docker_reply *r, void *ud)
+{
+    struct pull_op *op = ud;
+    struct builder_result res = {.image = op->image};
+    char *msg = NULL;
+    if (r->status != 200) {
+        msg = util_strdupf("image %s is not here and could not be pulled (%s); build the "
+                           "default one with scripts/build-image, or `docker pull %s` where a "
+                           "registry is reachable",
+                           op->image, r->message && *r->message ? r->message : "no answer",
+                           op->image);
+        res.status = r->status < 0 ? 503 : 400;
+        res.code = r->status < 0 ? "docker_unavailable" : "image_not_found";
+        res.message = msg ? msg : "image not found";
+    }
+    op->done(&res, op->ud);
+    free(msg);
+    free(op->session_id);
+    free(op->image);
+    free(op);
+}
+
+int builder_pull(struct engine *eng, const char *session_id, const char *image,
+                 builder_done_fn done, void *ud)
+{
+    struct pull_op *op = calloc(1, sizeof(*op));
+    if (!op)
+        return -1;
+    op->eng = eng;
+    op->session_id = strdup(session_id);
+    op->image = strdup(image);
+    op->done = done;
+    op->ud = ud;
+    if (!op->session_id || !op->image ||
+        docker_image_pull(eng->docker, image, BUILDER_PULL_TIMEOUT_MS, pull_on_progress,
+                          pull_on_done, op) < 0) {
+        free(op->session_id);
+        free(op->image);
+        free(op);
+        return -1;
+    }
+    json_t *ev = json_pack("{s:s,s:s,s:s,s:s}", "session", session_id, "stage", "pull", "image",
+                           image, "message", "pulling");
+    api_events_publish(eng->api, "build", ev);
+    json_decref(ev);
+    return 0;
+}
+
+void builder_apply(const struct builder_result *r, json_t *config)
+{
+    if (!r->image)
+        return;
+    json_object_set_new(config, "Image", json_string(r->image));
+    if (!r->executor_baked)
+        return;
+    json_t *mounts = json_object_get(json_object_get(config, "HostConfig"), "Mounts");
+    for (size_t i = json_array_size(mounts); i-- > 0;) {
+        const char *target =
+            json_string_value(json_object_get(json_array_get(mounts, i), "Target"));
+        if (target && strcmp(target, BUILDER_EXECUTOR_PATH) == 0)
+            json_array_remove(mounts, i);
+    }
+}

@@ -1,0 +1,68 @@
+/* The image builder: a missing base image pulled (once), and a runtime image (base + extra
+ * setup commands + the static executor baked in) built and reused by three tags
+ * (openhands-protocol.md §9, adapted; docs/architecture.md "Image builder"). */
+#ifndef PADDOCK_BUILDER_H
+#define PADDOCK_BUILDER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct engine;
+
+/* Where the executor sits in every sandbox (bind-mounted, or baked into a runtime image). */
+#define BUILDER_EXECUTOR_PATH "/opt/paddock/paddock-executor"
+/* Repository of runtime images unless PADDOCK_RUNTIME_REPO says otherwise. */
+#define BUILDER_DEFAULT_REPO "paddock/runtime"
+
+struct builder_result {
+    unsigned status;     /* 0 on success, else the HTTP status the session fails with */
+    const char *code;    /* NULL on success: "image_not_found", "build_failed", ... */
+    const char *message; /* why, on failure */
+    const char *image;   /* on success: the image to run (borrowed during the callback) */
+    bool executor_baked; /* the image holds the executor: no bind mount */
+};
+typedef void (*builder_done_fn)(const struct builder_result *r, void *ud);
+/* A pull or a build starts (the session shows "building"); called at most once. */
+typedef void (*builder_busy_fn)(void *ud);
+
+/* Whether sessions with these setup steps need a runtime image: steps given, a rebuild asked,
+ * or the engine bakes the executor (PADDOCK_BAKE_EXECUTOR=1, for remote Docker hosts). */
+bool builder_needed(json_t *steps, bool rebuild);
+/* Make the runtime image for a session: the base pulled when missing, then the image with
+ * the source tag reused, or built on the lock image, or built from scratch (and with
+ * rebuild, from scratch without cache). Progress goes out as "build" events. done runs
+ * exactly once, later. -1 when nothing could start (done is then not called). */
+int builder_prepare(struct engine *eng, const char *session_id, const char *image, json_t *steps,
+                    bool rebuild, builder_busy_fn busy, builder_done_fn done, void *ud);
+/* One pull of a missing image (progress as "build" events); done gets success or a 400
+ * image_not_found that says how to get it. -1 when nothing could start. */
+int builder_pull(struct engine *eng, const char *session_id, const char *image,
+                 builder_done_fn done, void *ud);
+/* Point a container config at the prepared image; drop the executor's bind mount when the
+ * image holds the executor. */
+void builder_apply(const struct builder_result *r, json_t *config);
+
+/* ---- tags (builder_tags.c) ---- */
+
+struct builder_tags {
+    char lock_hash[17]; /* base-36, at most 16 digits */
+    char source_hash[17];
+    char versioned[256]; /* full references REPO:TAG */
+    char lock[256];
+    char source[256];
+};
+
+/* Hex → base-36 the OpenHands way: the number's digits least-significant first, at most 16. */
+void builder_base36(const unsigned char *digest, size_t n, char out[17]);
+/* versioned: pd_v<version>_<base with "/"→"_s_", ":"→"_t_", "@"→"_a_", lower-cased, last 96>;
+ * lock: pd_v<version>_<H(base, base_id, steps)>; source: <lock>_<H(lock hash, executor)>.
+ * steps is an array of strings (NULL: none); exec_digest the executor's SHA-256. Returns 0, or
+ * -1 when a reference would not fit. */
+int builder_tags_compute(const char *repo, const char *version, const char *base,
+                         const char *base_id, json_t *steps, const unsigned char exec_digest[32],
+                         struct builder_tags *out);
+/* SHA-256 of a file into digest; 0, or -1 with errno set. */
+int builder_file_digest(const char *path, unsigned char digest[32]);
+
+#endif
