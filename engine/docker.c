@@ -775,18 +775,32 @@ int docker_container_wait_timeout(struct docker *d, const char *id, long timeout
                           timeout_ms, 0, fn, ud);
 }
 
-int docker_container_list(struct docker *d, const char *label, docker_done_fn fn, void *ud)
+char *docker_label_filter(const char *label, const char *type)
 {
     json_t *f = json_pack("{s:[s]}", "label", label);
+    if (f && type)
+        json_object_set_new(f, "type", json_pack("[s]", type));
     char *fj = f ? json_dumps(f, JSON_COMPACT) : NULL;
     char *e = fj ? docker_escape(fj) : NULL;
-    char *path = e ? util_strdupf("/containers/json?all=1&filters=%s", e) : NULL;
-    int rc = path ? docker_call(d, "GET", path, NULL, 30000, 0, fn, ud) : -1;
     json_decref(f);
     free(fj);
+    return e;
+}
+
+int docker_call_filtered(struct docker *d, const char *fmt, const char *label, docker_done_fn fn,
+                         void *ud)
+{
+    char *e = docker_label_filter(label, NULL);
+    char *path = e ? util_strdupf(fmt, e) : NULL;
+    int rc = path ? docker_call(d, "GET", path, NULL, 30000, 0, fn, ud) : -1;
     free(e);
     free(path);
     return rc;
+}
+
+int docker_container_list(struct docker *d, const char *label, docker_done_fn fn, void *ud)
+{
+    return docker_call_filtered(d, "/containers/json?all=1&filters=%s", label, fn, ud);
 }
 
 int docker_container_logs_tail(struct docker *d, const char *id, int tail, docker_done_fn fn,

@@ -68,6 +68,12 @@ int docker_call_id(struct docker *d, const char *method, const char *fmt, const 
 char *docker_url(const struct docker *d, const char *path);
 /* Point a request at the daemon (unix socket or TCP, TLS). */
 void docker_fill_request(const struct docker *d, struct http_request *req);
+/* Docker's filters={"label": [label], "type": [type]} (type may be NULL), URL-escaped;
+ * malloc'd. */
+char *docker_label_filter(const char *label, const char *type);
+/* GET fmt with "%s" replaced by docker_label_filter(label, NULL). */
+int docker_call_filtered(struct docker *d, const char *fmt, const char *label, docker_done_fn fn,
+                         void *ud);
 /* URL-escape one path or query component; malloc'd. */
 char *docker_escape(const char *s);
 /* A TLS failure's message naming the certificates used and what they must be; malloc'd. */

@@ -116,16 +116,12 @@ struct docker_stream *docker_events_follow_since(struct docker *d, const char *l
                                                  docker_item_fn on_item, docker_done_fn on_end,
                                                  void *ud)
 {
-    json_t *f = json_pack("{s:[s],s:[s]}", "label", label, "type", "container");
-    char *fj = f ? json_dumps(f, JSON_COMPACT) : NULL;
-    char *e = fj ? docker_escape(fj) : NULL;
+    char *e = docker_label_filter(label, "container");
     char since_q[48] = "";
     if (since > 0)
         snprintf(since_q, sizeof(since_q), "&since=%.9f", since);
     char *path = e ? util_strdupf("/events?filters=%s%s", e, since_q) : NULL;
     struct docker_stream *st = path ? stream_open(d, path, STREAM_JSON, on_item, on_end, ud) : NULL;
-    json_decref(f);
-    free(fj);
     free(e);
     free(path);
     return st;
