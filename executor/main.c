@@ -18,7 +18,6 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -341,6 +340,7 @@ static void on_startup_timeout(struct loop_watch *w, uint32_t events)
 {
     struct startup_timer *t = LOOP_CONTAINER_OF(w, struct startup_timer, watch);
     (void)events;
+    loop_timer_ack(w);
     if (!t->ex->shell.ready) {
         t->ex->fatal = "the shell did not print its first prompt in time";
         t->ex->stopping = true;
@@ -350,19 +350,16 @@ static void on_startup_timeout(struct loop_watch *w, uint32_t events)
 /* Runs the loop until the shell is ready (true) or start-up failed. */
 static bool wait_for_shell(struct executor *ex)
 {
-    struct startup_timer t = {.ex = ex, .watch.fn = on_startup_timeout};
-    struct itimerspec its = {.it_value.tv_sec = (time_t)STARTUP_TIMEOUT};
-    t.watch.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (t.watch.fd < 0 || timerfd_settime(t.watch.fd, 0, &its, NULL) < 0 ||
-        loop_add(ex->loop, &t.watch, EPOLLIN) < 0) {
+    struct startup_timer t = {.ex = ex};
+    if (loop_timer_open(ex->loop, &t.watch, on_startup_timeout) < 0) {
         ex->fatal = "cannot create the start-up timer";
         return false;
     }
+    loop_timer_at(&t.watch, loop_now() + STARTUP_TIMEOUT);
     while (!ex->shell.ready && !ex->stopping)
         if (loop_run_once(ex->loop, -1) < 0)
             break;
-    loop_del(ex->loop, &t.watch);
-    close(t.watch.fd);
+    loop_timer_close(ex->loop, &t.watch);
     return ex->shell.ready && !ex->stopping;
 }
 
