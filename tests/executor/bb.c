@@ -186,18 +186,21 @@ static size_t read_spaces(char *buf, size_t size, size_t nmemb, void *ctx)
 }
 
 struct bb_reply bb_post_spaces(struct bb *e, const char *path, const char *header, size_t size,
-                               size_t *unsent)
+                               bool chunked, size_t *unsent)
 {
     struct bb_reply r = {0};
     CURL *h = curl_easy_init();
     struct curl_slist *headers = header ? curl_slist_append(NULL, header) : NULL;
+    if (chunked)
+        headers = curl_slist_append(headers, "Transfer-Encoding: chunked");
     *unsent = size;
     bb_setup(e, h, "POST", path, NULL, &r);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(h, CURLOPT_POST, 1L);
     curl_easy_setopt(h, CURLOPT_READFUNCTION, read_spaces);
     curl_easy_setopt(h, CURLOPT_READDATA, unsent);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)size);
+    if (!chunked)
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)size);
     CURLcode rc = curl_easy_perform(h);
     curl_slist_free_all(headers);
     if (rc != CURLE_OK)

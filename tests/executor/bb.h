@@ -94,11 +94,11 @@ struct bb_reply bb_http_key(struct bb *e, const char *method, const char *path, 
 /* POST a multipart/form-data upload of one file (field "file", the given file name). */
 struct bb_reply bb_upload(struct bb *e, const char *query, const char *filename, const void *data,
                           size_t n);
-/* POST path with a body of size spaces, announced by Content-Length and streamed as the
- * executor reads it, on a connection of its own; header: one more header line (NULL: none).
- * *unsent: the bytes never sent. */
+/* POST path with a body of size spaces, announced by Content-Length (or sent chunked, with
+ * no length) and streamed as the executor reads it, on a connection of its own; header: one
+ * more header line (NULL: none). *unsent: the bytes never sent. */
 struct bb_reply bb_post_spaces(struct bb *e, const char *path, const char *header, size_t size,
-                               size_t *unsent);
+                               bool chunked, size_t *unsent);
 void bb_reply_free(struct bb_reply *r);
 
 /* POST /execute_action with body; asserts 200 and a JSON reply. */

@@ -322,7 +322,7 @@ static void test_upload_too_large(void **state)
     char path[512];
     snprintf(path, sizeof path, "/upload_file?destination=%s/big", ex.work);
     struct bb_reply r = bb_post_spaces(&ex, path, "Content-Type: multipart/form-data; boundary=xyz",
-                                       70u << 20, &unsent);
+                                       70u << 20, false, &unsent);
     assert_true(unsent > 60u << 20);
     expect_detail(r, 413, "Request body too large (limit 67108864 bytes)");
     assert_int_equal(access(bb_path(ex.work, "big"), F_OK), -1);
