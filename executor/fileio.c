@@ -76,7 +76,13 @@ int fileio_read_all(int fd, size_t limit, struct buf *out)
 
 int fileio_replace(int fd, const char *data, size_t n)
 {
-    if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+    /* The space first, then the bytes over the old ones, then the length: on a full disk
+     * the old content stays whole instead of truncated. Filesystems without fallocate just
+     * go on. */
+    if (n > 0 && fallocate(fd, 0, 0, (off_t)n) < 0 &&
+        (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
+        return -errno;
+    if (lseek(fd, 0, SEEK_SET) < 0)
         return -errno;
     while (n > 0) {
         ssize_t w = write(fd, data, n);
@@ -88,6 +94,9 @@ int fileio_replace(int fd, const char *data, size_t n)
         data += w;
         n -= (size_t)w;
     }
+    off_t end = lseek(fd, 0, SEEK_CUR);
+    if (end < 0 || ftruncate(fd, end) < 0)
+        return -errno;
     return 0;
 }
 

@@ -42,6 +42,9 @@ struct group {
     bool both_setups;      /* also an .openhands/setup.sh that must not run */
     bool env_file;         /* --env-file with two variables; GIT_USER_NAME in the environment */
     bool agent_uid;        /* root only: the shell runs as a fresh uid */
+    /* root only: the workspace is a tiny tmpfs of the agent's (uid 65534) */
+    const char *workspace_tmpfs;
+    bool hide_bash; /* root only: no bash anywhere the executor looks, no --shell */
 };
 static const struct group *grp;
 static const struct group group_default = {0};
@@ -49,6 +52,10 @@ static const struct group group_startup = {
     .setup_dir = ".paddock", .both_setups = true, .env_file = true};
 static const struct group group_startup_openhands = {.setup_dir = ".openhands"};
 static const struct group group_agent = {.agent_uid = true};
+#define FULL_DISK_UID 65534
+static const struct group group_full_disk = {.workspace_tmpfs =
+                                                 "size=256k,mode=0755,uid=65534,gid=65534"};
+static const struct group group_no_bash = {.hide_bash = true};
 static uid_t agent_uid;
 
 static bool shell_is_ash(void)
@@ -120,6 +127,19 @@ static int start_executor(void **state)
         snprintf(uid, sizeof uid, "%lu", (unsigned long)agent_uid);
         args[i++] = "--user-id";
         args[i++] = uid;
+    }
+    if (grp->workspace_tmpfs) {
+        o.workspace_tmpfs = grp->workspace_tmpfs;
+        o.dir_mode = 0755;
+        snprintf(uid, sizeof uid, "%d", FULL_DISK_UID);
+        args[i++] = "--user-id";
+        args[i++] = uid;
+    }
+    if (grp->hide_bash) {
+        static const char *const bash[] = {"/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash",
+                                           NULL};
+        o.hide = bash;
+        o.shell = ""; /* the executor picks the shell itself */
     }
     if (grp->env_file) {
         o.env[1] = "GIT_USER_NAME=Dev Name";
@@ -1391,7 +1411,7 @@ static void test_agent_fork_bomb(void **state)
 static void test_agent_not_root(void **state)
 {
     (void)state;
-    skip(); /* the agent-uid group needs root to start the shell as another uid */
+    skip(); /* the group needs root: another uid for the shell, or a mount namespace */
 }
 
 /* ---- ports of OpenHands' tests/runtime/test_bash.py and test_env_vars.py ----------------- */
@@ -2049,6 +2069,106 @@ static void test_chunked_body_too_large(void **state)
     bb_reply_free(&r);
 }
 
+/* ---- a full disk (root only: the workspace is a 256 KiB tmpfs of the agent's) ------------ */
+
+static void test_full_disk_from_the_agent(void **state)
+{
+    (void)state;
+    struct bb_reply r = bb_run(&ex, "id -u");
+    assert_string_equal(bb_content(&r), "65534");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "echo old content > keep.txt");
+    bb_reply_free(&r);
+    /* The agent fills the disk. */
+    r = bb_run(&ex, "dd if=/dev/zero of=fill bs=1k count=1000 2>&1; echo rc=$?");
+    bb_assert_contains(bb_content(&r), "No space left on device");
+    bb_assert_contains(bb_content(&r), "rc=1");
+    bb_reply_free(&r);
+    /* The executor writes nothing there itself: it still answers. */
+    r = bb_http(&ex, "GET", "/alive", NULL);
+    assert_int_equal(r.status, 200);
+    bb_reply_free(&r);
+    r = bb_http(&ex, "GET", "/server_info", NULL);
+    assert_int_equal(r.status, 200);
+    bb_reply_free(&r);
+    /* Writes get a clear error, and leave nothing half-written behind: no new file, and an
+     * existing one keeps its content (OpenHands truncates it first). */
+    static char big[65536];
+    memset(big, 'x', sizeof big - 1);
+    const char *more = bb_path(ex.work, "more.txt");
+    r = bb_act(&ex, "write", json_pack("{s:s, s:s}", "path", "more.txt", "content", big));
+    assert_string_equal(bb_observation(&r), "error");
+    char want[512];
+    snprintf(want, sizeof want, "Cannot write %s: No space left on device.", more);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
+    r = bb_act(&ex, "edit",
+               json_pack("{s:s, s:s, s:s}", "command", "create", "path", more, "file_text", big));
+    bb_assert_contains(bb_content(&r), "No space left on device");
+    bb_reply_free(&r);
+    char query[300];
+    snprintf(query, sizeof query, "?destination=%s", ex.work);
+    r = bb_upload(&ex, query, "up.bin", big, sizeof big);
+    assert_int_equal(r.status, 507);
+    bb_assert_contains(bb_detail(&r), "No space left on device");
+    bb_reply_free(&r);
+    r = bb_act(&ex, "write", json_pack("{s:s, s:s}", "path", "keep.txt", "content", big));
+    snprintf(want, sizeof want, "Cannot write %s: No space left on device.",
+             bb_path(ex.work, "keep.txt"));
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
+    r = bb_act(&ex, "edit",
+               json_pack("{s:s, s:s, s:s, s:s}", "command", "str_replace", "path",
+                         bb_path(ex.work, "keep.txt"), "old_str", "old", "new_str", big));
+    bb_assert_contains(bb_content(&r), "No space left on device");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "ls -1; cat keep.txt; echo still here");
+    assert_string_equal(bb_content(&r), "fill\nkeep.txt\nold content\nstill here");
+    bb_reply_free(&r);
+    /* Space again: writes work again. */
+    r = bb_run(&ex, "rm fill");
+    bb_reply_free(&r);
+    r = bb_act(&ex, "write", json_pack("{s:s, s:s}", "path", "more.txt", "content", "ok"));
+    assert_string_equal(bb_observation(&r), "write");
+    bb_reply_free(&r);
+}
+
+/* ---- no bash (root only: bash hidden in a mount namespace of the executor's) --------------- */
+
+static void test_no_bash_falls_back_to_sh(void **state)
+{
+    (void)state;
+    /* /bin/sh (dash or busybox here) with the same protocol. */
+    struct bb_reply r = bb_run(&ex, "test -x /bin/bash || echo no-bash");
+    assert_string_equal(bb_content(&r), "no-bash");
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_meta_str(&r, "working_dir"), ex.work);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "sh -c 'exit 3'");
+    assert_int_equal(bb_exit_code(&r), 3);
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 3.]");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "cd /tmp && export NB=1");
+    assert_string_equal(bb_meta_str(&r, "working_dir"), "/tmp");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "echo $NB; pwd");
+    assert_string_equal(bb_content(&r), "1\n/tmp");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "echo begin; sleep 5", false, 0.5);
+    assert_int_equal(bb_exit_code(&r), -1);
+    assert_string_equal(bb_content(&r), "begin");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-c", true, 5);
+    assert_int_equal(bb_exit_code(&r), 130);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "echo a\necho b");
+    assert_string_equal(bb_observation(&r), "error");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "echo back");
+    assert_string_equal(bb_content(&r), "back");
+    bb_reply_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (bb_init(argc, argv) < 0)
@@ -2138,6 +2258,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_agent_kill_minus_one_external),
         cmocka_unit_test(test_agent_fork_bomb),
     };
+    const struct CMUnitTest full_disk_tests[] = {
+        cmocka_unit_test(test_full_disk_from_the_agent),
+    };
+    const struct CMUnitTest no_bash_tests[] = {
+        cmocka_unit_test(test_no_bash_falls_back_to_sh),
+    };
     const struct CMUnitTest not_root_tests[] = {
         cmocka_unit_test(test_agent_not_root),
     };
@@ -2162,6 +2288,19 @@ int main(int argc, char **argv)
             cmocka_run_group_tests_name("agent-uid", agent_tests, start_executor, stop_executor);
     else if (WANT("agent-uid"))
         failed += cmocka_run_group_tests_name("agent-uid", not_root_tests, NULL, NULL);
+    /* Groups that need root to set up (mount namespaces): skipped without it. */
+    grp = &group_full_disk;
+    if (WANT("full-disk") && geteuid() == 0)
+        failed += cmocka_run_group_tests_name("full-disk", full_disk_tests, start_executor,
+                                              stop_executor);
+    else if (WANT("full-disk"))
+        failed += cmocka_run_group_tests_name("full-disk", not_root_tests, NULL, NULL);
+    grp = &group_no_bash;
+    if (WANT("no-bash") && geteuid() == 0)
+        failed +=
+            cmocka_run_group_tests_name("no-bash", no_bash_tests, start_executor, stop_executor);
+    else if (WANT("no-bash"))
+        failed += cmocka_run_group_tests_name("no-bash", not_root_tests, NULL, NULL);
 #undef WANT
     return failed;
 }
