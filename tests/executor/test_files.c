@@ -960,6 +960,127 @@ static void test_bad_requests(void **state)
 
 /* ---- as another user (root only) -------------------------------------------------------- */
 
+/* ---- more of the openhands-aci editor tests --------------------------------------------- */
+
+static void test_view_large_directory_clipped(void **state)
+{
+    (void)state;
+    const char *d = wpath("large_dir");
+    assert_int_equal(mkdir(d, 0755), 0);
+    for (int i = 0; i < 1000; i++)
+        put_text(f("%s/file_%d.txt", d, i), "content");
+    struct bb_reply r = edit(json_pack("{s:s, s:s}", "command", "view", "path", d));
+    assert_string_equal(bb_observation(&r), "edit");
+    bb_assert_prefix(bb_content(&r),
+                     f("Here's the files and directories up to 2 levels deep in %s, excluding "
+                       "hidden items:\n%s/\n",
+                       d, d));
+    bb_assert_contains(bb_content(&r), "<response clipped><NOTE>Due to the max output limit, "
+                                       "only part of this directory has been shown to you. You "
+                                       "should use `ls -la` instead to view large directories "
+                                       "incrementally.</NOTE>");
+    bb_reply_free(&r);
+}
+
+static void test_view_directory_on_hidden_path(void **state)
+{
+    (void)state;
+    /* The viewed directory may be hidden itself; below it, hidden entries are left out and
+     * only the first level's are counted. */
+    const char *d = wpath(".hidden_test_dir");
+    assert_int_equal(mkdir(d, 0755), 0);
+    put_text(f("%s/visible1.txt", d), "1");
+    put_text(f("%s/.hidden1", d), "h");
+    assert_int_equal(mkdir(f("%s/visible_dir", d), 0755), 0);
+    put_text(f("%s/visible_dir/visible2.txt", d), "2");
+    put_text(f("%s/visible_dir/.hidden2", d), "h");
+    assert_int_equal(mkdir(f("%s/.hidden_dir", d), 0755), 0);
+    put_text(f("%s/.hidden_dir/visible3.txt", d), "3");
+    put_text(f("%s/.hidden_dir/.hidden3", d), "h");
+    expect_edit("view", d,
+                f("Here's the files and directories up to 2 levels deep in %s, excluding hidden "
+                  "items:\n%s/\n%s/visible1.txt\n%s/visible_dir/\n%s/visible_dir/visible2.txt\n\n"
+                  "2 hidden files/directories in this directory are excluded. You can use 'ls -la "
+                  "%s' to see them.",
+                  d, d, d, d, d, d));
+}
+
+static void test_binary_bytes_and_text_types(void **state)
+{
+    (void)state;
+    /* charset-normalizer finds no encoding for these bytes and openhands-aci calls the file
+     * binary; this rule (docs/protocol.md) reads them as cp1251. */
+    const char *p = wpath("junk.bin");
+    bb_write_file(p, "\x8f\x8f\x8f\x8f", 4);
+    expect_edit("view", p, f("Here's the result of running `cat -n` on %s:\n     1\tЏЏЏЏ\n", p));
+    struct bb_reply r;
+    /* A .sql file of text is text. */
+    p = wpath("query.sql");
+    put_text(p, "\n    SELECT *\n    FROM users\n    WHERE id = 1;\n    ");
+    r = edit(json_pack("{s:s, s:s}", "command", "view", "path", p));
+    bb_assert_contains(bb_content(&r), "     2\t    SELECT *\n");
+    assert_null(strstr(bb_content(&r), "binary"));
+    bb_reply_free(&r);
+}
+
+static void test_encodings_kept_per_file(void **state)
+{
+    (void)state;
+    /* test_mixed_encoding_workflow: a UTF-8 Cyrillic file stays UTF-8 beside a cp1251 one. */
+    const char *u = wpath("utf8.py"), *c = wpath("cp1251.py");
+    put_text(u, "# -*- coding: utf-8 -*-\ntext_utf8 = \"Текст в кодировке UTF-8\"\n");
+    static const char orig_c[] = "# -*- coding: cp1251 -*-\ntext_cp1251 = \"\xd2\xe5\xea\xf1\xf2 "
+                                 "\xe2 \xea\xee\xe4\xe8\xf0\xee\xe2\xea\xe5 CP1251\"\n";
+    bb_write_file(c, orig_c, sizeof orig_c - 1);
+    struct bb_reply r = replace(c, "Текст в кодировке CP1251", "Измененный текст в CP1251");
+    bb_assert_contains(bb_content(&r), "Измененный текст в CP1251");
+    bb_reply_free(&r);
+    r = replace(u, "Текст в кодировке UTF-8", "Измененный текст в UTF-8");
+    bb_assert_contains(bb_content(&r), "Измененный текст в UTF-8");
+    bb_reply_free(&r);
+    const char *want_u = "# -*- coding: utf-8 -*-\ntext_utf8 = \"Измененный текст в UTF-8\"\n";
+    assert_file(u, want_u, strlen(want_u));
+    const char *want_c = "# -*- coding: cp1251 -*-\ntext_cp1251 = \"\xc8\xe7\xec\xe5\xed\xe5"
+                         "\xed\xed\xfb\xe9 \xf2\xe5\xea\xf1\xf2 \xe2 CP1251\"\n";
+    assert_file(c, want_c, strlen(want_c));
+    /* test_create_non_utf8_file: a new file is written as UTF-8, whatever it declares. */
+    const char *n = wpath("new_cyr.py");
+    const char *text = "# -*- coding: cp1251 -*-\n\n# Новый файл с кириллицей\ngreeting = "
+                       "\"Привет из нового файла!\"\n";
+    r = edit(json_pack("{s:s, s:s, s:s}", "command", "create", "path", n, "file_text", text));
+    bb_assert_contains(bb_content(&r), "File created successfully");
+    bb_reply_free(&r);
+    assert_file(n, text, strlen(text));
+    r = edit(json_pack("{s:s, s:s}", "command", "view", "path", n));
+    bb_assert_contains(bb_content(&r), "Привет из нового файла!");
+    bb_reply_free(&r);
+}
+
+static void test_path_rule(void **state)
+{
+    (void)state;
+    /* `..` is the kernel's to resolve and stays in the reported path. */
+    assert_int_equal(mkdir(wpath("pr"), 0755), 0);
+    put_text(wpath("pr.txt"), "dots\n");
+    struct bb_reply r = read_file("pr/../pr.txt");
+    assert_string_equal(bb_observation(&r), "read");
+    assert_string_equal(bb_content(&r), "dots\n");
+    assert_string_equal(bb_extra_str(&r, "path"), wpath("pr/../pr.txt"));
+    bb_reply_free(&r);
+    /* No path filtering: a symlink out of the workspace is followed with the agent's rights. */
+    put_text(bb_path(ex.dir, "outside.txt"), "outside\n");
+    assert_int_equal(symlink(bb_path(ex.dir, "outside.txt"), wpath("pr/out")), 0);
+    r = read_file("pr/out");
+    assert_string_equal(bb_content(&r), "outside\n");
+    bb_reply_free(&r);
+    /* /proc/self is the file process's own, which holds nothing of the executor: no API key
+     * variable in its environment (the harness gives the executor TEST_API_KEY). */
+    r = read_file("/proc/self/status");
+    assert_string_equal(bb_observation(&r), "read");
+    bb_assert_prefix(bb_content(&r), "Name:");
+    bb_reply_free(&r);
+}
+
 static int start_plain(void **state)
 {
     (void)state;
@@ -1004,6 +1125,18 @@ static void test_agent_permissions(void **state)
     /* The file process is not dumpable: its /proc/self is root's. */
     r = read_file("/proc/self/environ");
     assert_error_obs(&r, "Cannot read /proc/self/environ: Permission denied.");
+    bb_reply_free(&r);
+    expect_edit("view", "/proc/self/environ",
+                "ERROR:\nRan into [Errno 13] Permission denied: '/proc/self/environ' while trying "
+                "to read /proc/self/environ");
+    /* Nor can it be written through (its files are root's), nor the executor's own. */
+    r = write_file("/proc/self/oom_score_adj", "-1000");
+    assert_error_obs(&r, "Cannot write /proc/self/oom_score_adj: Permission denied.");
+    bb_reply_free(&r);
+    char exec_environ[64];
+    snprintf(exec_environ, sizeof exec_environ, "/proc/%d/environ", (int)ex.pid);
+    r = read_file(exec_environ);
+    assert_error_obs(&r, f("Cannot read %s: Permission denied.", exec_environ));
     bb_reply_free(&r);
     /* A directory find could not read turns the whole view into find's error, as in
      * OpenHands (find -L ... prints "find: ‘<dir>’: Permission denied" on stderr). */
@@ -1063,6 +1196,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_binary_and_size_refused),
         cmocka_unit_test(test_path_checks),
         cmocka_unit_test(test_bad_requests),
+        cmocka_unit_test(test_view_large_directory_clipped),
+        cmocka_unit_test(test_view_directory_on_hidden_path),
+        cmocka_unit_test(test_binary_bytes_and_text_types),
+        cmocka_unit_test(test_encodings_kept_per_file),
+        cmocka_unit_test(test_path_rule),
     };
     int failed = cmocka_run_group_tests_name("files", tests, start_plain, stop);
     if (geteuid() == 0) {
