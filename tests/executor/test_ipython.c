@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -792,6 +793,12 @@ static void test_runs_as_the_agent(void **state)
     snprintf(want, sizeof want, "65534 65534\n%s", ex.work);
     assert_string_equal(bb_content(&r), want);
     bb_reply_free(&r);
+    struct passwd *pw = getpwuid(65534);
+    if (pw) {
+        r = cell_bare("print(os.environ['USER'])");
+        assert_string_equal(bb_content(&r), pw->pw_name);
+        bb_reply_free(&r);
+    }
     r = cell_bare("open('mine.txt', 'w').close()");
     bb_reply_free(&r);
     r = bb_run(&ex, "stat -c %u mine.txt");
@@ -823,6 +830,107 @@ static void test_runs_as_the_agent(void **state)
     bb_reply_free(&r);
 }
 
+/* ---- more of OpenHands' test_ipython.py --------------------------------------------------- */
+
+static void test_user_and_chdir(void **state)
+{
+    (void)state;
+    /* test_ipython_multi_user: the runner's USER is the agent's name. */
+    struct passwd *pw = getpwuid(geteuid());
+    assert_non_null(pw);
+    expect_cell("import os; print(os.environ['USER'])", pw->pw_name);
+    /* test_ipython_chdir: an absolute path from os.path.abspath, there and back. */
+    struct bb_reply r = cell_bare("import os\nos.makedirs('test_dir', exist_ok=True)\n"
+                                  "abs_path = os.path.abspath('test_dir')\nprint(abs_path)");
+    const char *dir = bb_path(ex.work, "test_dir");
+    assert_string_equal(bb_content(&r), dir);
+    bb_reply_free(&r);
+    r = cell_bare("os.chdir(abs_path)\nprint(os.getcwd())");
+    assert_string_equal(bb_content(&r), dir);
+    bb_reply_free(&r);
+    r = cell_bare("import shutil\nos.chdir('..')\nshutil.rmtree('test_dir', ignore_errors=True)\n"
+                  "print(os.path.exists(abs_path))");
+    assert_string_equal(bb_content(&r), "False");
+    bb_reply_free(&r);
+}
+
+static char pip_venv[64];
+
+/* A venv with pip (offline: ensurepip) and a wheel made by hand to install from a file. */
+static int start_venv_with_pip(void **state)
+{
+    static const char *const args[] = {"--plugins", "ipython", NULL};
+    char cmd[1024], path[256];
+    (void)state;
+    snprintf(pip_venv, sizeof pip_venv, "/tmp/paddock-pip.XXXXXX");
+    if (!mkdtemp(pip_venv))
+        return -1;
+    snprintf(
+        cmd, sizeof cmd,
+        "python3 -m venv %s/v >/dev/null 2>&1 && %s/v/bin/python3 -m pip --version "
+        ">/dev/null 2>&1 && python3 - %s <<'EOF'\n"
+        "import sys, zipfile\n"
+        "with zipfile.ZipFile(sys.argv[1] + '/paddock_probe-1.0-py3-none-any.whl', 'w') as z:\n"
+        "    z.writestr('paddock_probe/__init__.py', 'VALUE = 42\\n')\n"
+        "    d = 'paddock_probe-1.0.dist-info/'\n"
+        "    z.writestr(d + 'METADATA', 'Metadata-Version: 2.1\\nName: paddock-probe\\n"
+        "Version: 1.0\\n')\n"
+        "    z.writestr(d + 'WHEEL', 'Wheel-Version: 1.0\\nGenerator: paddock\\n"
+        "Root-Is-Purelib: true\\nTag: py3-none-any\\n')\n"
+        "    z.writestr(d + 'RECORD', 'paddock_probe/__init__.py,,\\n' + d + 'METADATA,,\\n' "
+        "+ d + 'WHEEL,,\\n' + d + 'RECORD,,\\n')\n"
+        "EOF",
+        pip_venv, pip_venv, pip_venv);
+    if (system(cmd) != 0) {
+        pip_venv[0] = '\0';
+        return 0; /* the test skips */
+    }
+    snprintf(path, sizeof path, "%s/v/bin:/usr/bin:/bin", pip_venv);
+    struct bb_options o = {.args = args, .path_env = path};
+    return bb_start(&ex, &o);
+}
+
+static int stop_venv_with_pip(void **state)
+{
+    char cmd[128];
+    int rc = pip_venv[0] && ex.pid > 0 ? bb_stop(&ex) : 0;
+    (void)state;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", pip_venv);
+    if (pip_venv[0] && system(cmd) != 0)
+        rc = -1;
+    return rc;
+}
+
+static void test_package_install(void **state)
+{
+    (void)state;
+    if (!pip_venv[0])
+        skip();
+    /* test_ipython_package_install, offline: a wheel file instead of PyPI. */
+    struct bb_reply r = cell_bare("import paddock_probe");
+    bb_assert_contains(bb_content(&r), "ModuleNotFoundError: No module named 'paddock_probe'");
+    bb_reply_free(&r);
+    char code[256];
+    snprintf(code, sizeof code, "%%pip install --no-index %s/paddock_probe-1.0-py3-none-any.whl",
+             pip_venv);
+    r = cell_bare(code);
+    bb_assert_contains(bb_content(&r), "Successfully installed paddock-probe-1.0");
+    bb_reply_free(&r);
+    /* In the running process, without a restart. */
+    r = cell_full("import paddock_probe", -1, 30, NULL);
+    char *want = NULL;
+    assert_true(asprintf(&want,
+                         NO_OUTPUT "\n[Jupyter current working directory: %s]\n[Jupyter Python "
+                                   "interpreter: %s/v/bin/python3]",
+                         ex.work, pip_venv) > 0);
+    assert_string_equal(bb_content(&r), want);
+    free(want);
+    bb_reply_free(&r);
+    r = cell_bare("print(paddock_probe.VALUE)");
+    assert_string_equal(bb_content(&r), "42");
+    bb_reply_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (bb_init(argc, argv) < 0)
@@ -850,6 +958,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_gitinfo),
         cmocka_unit_test(test_browse_without_browser),
+        cmocka_unit_test(test_user_and_chdir),
     };
     const struct CMUnitTest own[] = {
         cmocka_unit_test(test_unknown_plugin),
@@ -862,6 +971,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_browse_with_browser, start_with_browser,
                                         stop_with_browser),
         cmocka_unit_test_setup_teardown(test_runs_as_the_agent, start_as_agent, stop_as_agent),
+        cmocka_unit_test_setup_teardown(test_package_install, start_venv_with_pip,
+                                        stop_venv_with_pip),
     };
     int failed = cmocka_run_group_tests_name("ipython", ipython, start_ipython, stop_any);
     failed += cmocka_run_group_tests_name("own executors", own, NULL, NULL);
