@@ -48,6 +48,7 @@ struct options {
     const char *home;
     long user_id;
     double no_change_timeout;
+    double setup_timeout;
     const char **plugins; /* names after --plugins */
     size_t n_plugins;
     unsigned connection_timeout;
@@ -60,6 +61,7 @@ static void usage(FILE *f)
             "                        [--working-dir DIR] [--user-id UID] [--username NAME]\n"
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
             "                        [--shell PATH] [--home DIR] [--env-file PATH]\n"
+            "                        [--setup-timeout SECS]\n"
             "                        [--plugins NAME...]\n"
             "\n"
             "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH\n"
@@ -79,6 +81,7 @@ static void usage(FILE *f)
             "                            working dir); created if missing\n"
             "  --env-file PATH           KEY=VALUE lines exported in the shell at start and\n"
             "                            persisted to ~/.bashrc\n"
+            "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
             "                            run_ipython, gitinfo for git metadata of commands,\n"
             "                            agent_skills (accepted, does nothing)\n");
@@ -140,6 +143,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"shell", required_argument, NULL, 'S'},
         {"env-file", required_argument, NULL, 'e'},
         {"home", required_argument, NULL, 'H'},
+        {"setup-timeout", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -148,6 +152,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     *o = (struct options){.working_dir = "/workspace",
                           .user_id = -1,
                           .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE,
+                          .setup_timeout = STARTUP_SETUP_TIMEOUT,
                           .connection_timeout = EXECUTOR_CONNECTION_TIMEOUT};
     if (take_plugins(&argc, argv, o) < 0) {
         fprintf(stderr, "paddock-executor: out of memory\n");
@@ -197,6 +202,12 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 't':
             if (parse_seconds(optarg, &o->no_change_timeout) < 0) {
                 fprintf(stderr, "paddock-executor: invalid --no-change-timeout: %s\n", optarg);
+                return 2;
+            }
+            break;
+        case 'T':
+            if (parse_seconds(optarg, &o->setup_timeout) < 0) {
+                fprintf(stderr, "paddock-executor: invalid --setup-timeout: %s\n", optarg);
                 return 2;
             }
             break;
@@ -278,6 +289,7 @@ static void on_shell_event(struct shell *sh, enum shell_event ev, void *ctx)
     struct executor *ex = ctx;
     switch (ev) {
     case SHELL_EVENT_READY:
+        ex->shell_started = true;
         ex->shell_failures = 0;
         ex->shell_broken = false;
         action_run_on_shell_event(ex, ev);
@@ -287,7 +299,9 @@ static void on_shell_event(struct shell *sh, enum shell_event ev, void *ctx)
         action_run_on_shell_event(ex, ev);
         break;
     case SHELL_EVENT_EXITED:
-        if (!ex->serving) {
+        /* After that, during the start-up steps too (a setup script that exits), it is
+         * replaced like any shell that ends. */
+        if (!ex->shell_started) {
             ex->fatal = "the shell exited before its first prompt";
             ex->stopping = true;
             return;
@@ -568,7 +582,10 @@ int main(int argc, char **argv)
     }
 
     buf_reset(&err);
-    struct startup_params sp = {.vars = vars, .nvars = nvars, .working_dir = o.working_dir};
+    struct startup_params sp = {.vars = vars,
+                                .nvars = nvars,
+                                .working_dir = o.working_dir,
+                                .setup_timeout = o.setup_timeout};
     if (startup_run(&ex, &sp, &err) < 0) {
         goto out;
     }

@@ -340,8 +340,9 @@ int bb_init(int argc, char **argv)
         return -1;
     }
     bb_executor = argv[1];
-    /* Only the executors that ask for a key get one. */
+    /* Only the executors that ask for a key (or a no-change timeout) get one. */
     unsetenv("SESSION_API_KEY");
+    unsetenv("NO_CHANGE_TIMEOUT_SECONDS");
     /* EXECUTOR_TEST_FILTER=PATTERN runs the matching tests only (while working on them). */
     const char *filter = getenv("EXECUTOR_TEST_FILTER");
     if (filter && *filter)
@@ -409,9 +410,12 @@ static _Noreturn void exec_executor(const struct bb *e)
         perror("bb: private mounts");
         _exit(126);
     }
-    const char *argv[BB_MAX_ARGS + 16] = {bb_executor, "--working-dir", e->work,
-                                          "--no-change-timeout", "1"};
-    int i = 5;
+    const char *argv[BB_MAX_ARGS + 16] = {bb_executor, "--working-dir", e->work};
+    int i = 3;
+    if (!o->no_change_timeout || *o->no_change_timeout) {
+        argv[i++] = "--no-change-timeout";
+        argv[i++] = o->no_change_timeout ? o->no_change_timeout : "1";
+    }
     const char *shell = o->shell ? o->shell : getenv("EXECUTOR_SHELL");
     if (e->sock[0]) {
         argv[i++] = "--socket";

@@ -28,8 +28,9 @@ struct bb_options {
     const char *env[BB_MAX_ENV]; /* "NAME=value" set for the executor */
     const char *path_env;        /* PATH for the executor (and so its shell) */
     const char *shell;           /* --shell; NULL: $EXECUTOR_SHELL when set; "": none */
-    bool own_home;               /* --home <dir>/home */
-    unsigned dir_mode;           /* the temp dir's mode; 0 is 0700 */
+    const char *no_change_timeout; /* --no-change-timeout; NULL: "1"; "": not given */
+    bool own_home;                 /* --home <dir>/home */
+    unsigned dir_mode;             /* the temp dir's mode; 0 is 0700 */
     /* Relative to the workspace: whether it existed when the socket appeared is kept in
      * ready_file_existed (the setup script ran before the executor served). */
     const char *ready_file;
@@ -72,7 +73,7 @@ int bb_init(int argc, char **argv);
 /* The temp dir and paths (and a free port with o->tcp); nothing runs yet, so a test may put
  * files there first. o may be NULL. -1 on failure. */
 int bb_prepare(struct bb *e, const struct bb_options *o);
-/* Starts the executor bb_prepare made ready (--working-dir, --no-change-timeout 1, the
+/* Starts the executor bb_prepare made ready (--working-dir, --no-change-timeout, the
  * listeners, the options) and waits until /alive answers 200. -1 on failure. */
 int bb_launch(struct bb *e);
 /* bb_prepare + bb_launch. */

@@ -2169,6 +2169,118 @@ static void test_no_bash_falls_back_to_sh(void **state)
     bb_reply_free(&r);
 }
 
+/* ---- executors of their own: timeouts from the environment, the setup script's limit ------ */
+
+static int stop_own(void **state)
+{
+    (void)state;
+    return bb_stop(&ex);
+}
+
+static int start_env_no_change_timeout(void **state)
+{
+    (void)state;
+    return bb_start(
+        &ex, &(struct bb_options){.no_change_timeout = "", .env = {"NO_CHANGE_TIMEOUT_SECONDS=2"}});
+}
+
+static void test_no_change_timeout_from_environment(void **state)
+{
+    (void)state;
+    struct bb_reply r = bb_run_nonblocking(&ex, "echo a; sleep 5", false, 30);
+    assert_int_equal(bb_exit_code(&r), -1);
+    assert_string_equal(bb_content(&r), "a");
+    bb_assert_prefix(bb_meta_str(&r, "suffix"),
+                     "\n[The command has no new output after 2 seconds. ");
+    bb_reply_free(&r);
+    /* Blocking commands do not get it: silent for longer, still waited for. */
+    r = bb_run_full(&ex, "C-c", true, 5);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "sleep 2.5; echo done");
+    assert_string_equal(bb_content(&r), "done");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
+}
+
+static int start_default_no_change_timeout(void **state)
+{
+    (void)state;
+    return bb_start(&ex, &(struct bb_options){.no_change_timeout = ""});
+}
+
+static void test_no_change_timeout_default(void **state)
+{
+    (void)state;
+    /* The default (10 s) is longer than this hard timeout: the hard one ends the call. */
+    struct bb_reply r = bb_run_nonblocking(&ex, "echo a; sleep 5", false, 2.5);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_assert_prefix(bb_meta_str(&r, "suffix"), "\n[The command timed out after 2.5 seconds. ");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-c", true, 5);
+    bb_reply_free(&r);
+    /* An invalid value in the environment is refused at start. */
+    static const char *const args[] = {"--socket", "/nonexistent/paddock.sock", NULL};
+    setenv("NO_CHANGE_TIMEOUT_SECONDS", "soon", 1);
+    int status;
+    char *err = bb_executor_stderr(args, &status);
+    unsetenv("NO_CHANGE_TIMEOUT_SECONDS");
+    assert_int_equal(status, 2);
+    assert_string_equal(err, "paddock-executor: invalid NO_CHANGE_TIMEOUT_SECONDS: soon\n");
+    free(err);
+}
+
+/* A workspace with .paddock/setup.sh holding text, started with --setup-timeout 1. */
+static int start_with_setup(const char *text)
+{
+    static const char *const args[] = {"--setup-timeout", "1", NULL};
+    if (bb_prepare(&ex, &(struct bb_options){.args = args, .own_home = true}) < 0)
+        return -1;
+    if (mkdir(ex.work, 0755) < 0 || mkdir(bb_path(ex.work, ".paddock"), 0755) < 0)
+        return -1;
+    bb_write_file(bb_path(ex.work, ".paddock/setup.sh"), text, strlen(text));
+    return bb_launch(&ex);
+}
+
+static int start_setup_hangs(void **state)
+{
+    (void)state;
+    return start_with_setup("export HALF=1\nsleep 31.7\n");
+}
+
+static void test_setup_script_limit(void **state)
+{
+    (void)state;
+    /* Served once the limit passed; the script (and its shell) are gone, and the agent's
+     * first observation says why its shell is a new one. */
+    assert_false(processes_running("sleep", "31.7"));
+    struct bb_reply r = bb_run(&ex, "echo \"[$HALF]\"; pwd");
+    char want[256];
+    snprintf(want, sizeof want, "[]\n%s", ex.work);
+    assert_string_equal(bb_content(&r), want);
+    bb_assert_contains(bb_meta_str(&r, "suffix"),
+                       "\n[The shell exited with code 137 and a new shell was started in ");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "echo again");
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    bb_reply_free(&r);
+}
+
+static int start_setup_exits(void **state)
+{
+    (void)state;
+    return start_with_setup("export GONE=1\nexit 3\n");
+}
+
+static void test_setup_script_exits(void **state)
+{
+    (void)state;
+    struct bb_reply r = bb_run(&ex, "echo \"[$GONE]\"");
+    assert_string_equal(bb_content(&r), "[]");
+    bb_assert_contains(bb_meta_str(&r, "suffix"),
+                       "\n[The shell exited with code 3 and a new shell was started in ");
+    bb_reply_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (bb_init(argc, argv) < 0)
@@ -2264,6 +2376,14 @@ int main(int argc, char **argv)
     const struct CMUnitTest no_bash_tests[] = {
         cmocka_unit_test(test_no_bash_falls_back_to_sh),
     };
+    const struct CMUnitTest own_tests[] = {
+        cmocka_unit_test_setup_teardown(test_no_change_timeout_from_environment,
+                                        start_env_no_change_timeout, stop_own),
+        cmocka_unit_test_setup_teardown(test_no_change_timeout_default,
+                                        start_default_no_change_timeout, stop_own),
+        cmocka_unit_test_setup_teardown(test_setup_script_limit, start_setup_hangs, stop_own),
+        cmocka_unit_test_setup_teardown(test_setup_script_exits, start_setup_exits, stop_own),
+    };
     const struct CMUnitTest not_root_tests[] = {
         cmocka_unit_test(test_agent_not_root),
     };
@@ -2288,6 +2408,9 @@ int main(int argc, char **argv)
             cmocka_run_group_tests_name("agent-uid", agent_tests, start_executor, stop_executor);
     else if (WANT("agent-uid"))
         failed += cmocka_run_group_tests_name("agent-uid", not_root_tests, NULL, NULL);
+    grp = &group_default;
+    if (WANT("own"))
+        failed += cmocka_run_group_tests_name("own executors", own_tests, NULL, NULL);
     /* Groups that need root to set up (mount namespaces): skipped without it. */
     grp = &group_full_disk;
     if (WANT("full-disk") && geteuid() == 0)
