@@ -24,6 +24,9 @@ struct action_type {
     /* Forget a PENDING request (shutdown); no result follows. */
     void (*cancel)(struct executor *ex, struct action_req *req);
     void (*free_args)(void *args);
+    /* The args keys it takes besides OpenHands' shared ones (NULL-terminated); any other
+     * key is refused with 400, as OpenHands' decoder refuses it. */
+    const char *const *fields;
 };
 
 struct action_req {

@@ -281,6 +281,20 @@ static void test_exit_codes(void **state)
     bb_reply_free(&r);
 }
 
+static void test_openhands_serialisation_accepted(void **state)
+{
+    (void)state;
+    /* CmdRunAction as OpenHands serialises it: every dataclass field, message and timeout. */
+    struct bb_reply r = bb_action(
+        &ex, "{\"action\": {\"action\": \"run\", \"timeout\": 120.0, \"message\": \"Running "
+             "command: echo ok\", \"args\": {\"command\": \"echo ok\", \"is_input\": false, "
+             "\"thought\": \"\", \"blocking\": false, \"is_static\": false, \"cwd\": null, "
+             "\"hidden\": false, \"confirmation_state\": \"confirmed\", \"security_risk\": "
+             "-1}}}");
+    assert_string_equal(bb_content(&r), "ok");
+    bb_reply_free(&r);
+}
+
 static void test_multiline_output(void **state)
 {
     (void)state;
@@ -621,6 +635,13 @@ static void test_errors(void **state)
     expect_error("POST", "/execute_action",
                  "{\"action\": {\"action\": \"frobnicate\", \"args\": {}}}", 400,
                  "Unsupported action type: frobnicate");
+    /* An args key no OpenHands action has is refused, naming it (OpenHands: 500). */
+    expect_error("POST", "/execute_action",
+                 "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"ls\", "
+                 "\"comand\": \"ls\"}}}",
+                 400,
+                 "Unknown field: action.args.comand (run takes: command, is_input, blocking, "
+                 "is_static, cwd, hidden)");
     expect_error("GET", "/nope", NULL, 404, "Not Found");
     expect_error("GET", "/execute_action", NULL, 405, "Method Not Allowed");
     expect_error("POST", "/alive", "{}", 405, "Method Not Allowed");
@@ -2291,6 +2312,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cd_persists),
         cmocka_unit_test(test_export_persists),
         cmocka_unit_test(test_exit_codes),
+        cmocka_unit_test(test_openhands_serialisation_accepted),
         cmocka_unit_test(test_multiline_output),
         cmocka_unit_test(test_single_commands_spanning_lines),
         cmocka_unit_test(test_multiple_commands_refused),

@@ -949,6 +949,9 @@ static void test_bad_requests(void **state)
          "Invalid field: action.args.path (expected a string)"},
         {"{\"action\": {\"action\": \"read\", \"args\": {\"path\": \"a\\u0000b\"}}}",
          "Invalid field: action.args.path (contains a NUL byte)"},
+        {"{\"action\": {\"action\": \"write\", \"args\": {\"path\": \"x\", \"content\": "
+         "\"\", \"view_range\": [1, 2]}}}",
+         "Unknown field: action.args.view_range (write takes: path, content, start, end)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct bb_reply r = bb_http(&ex, "POST", "/execute_action", cases[i].body);
