@@ -2125,7 +2125,11 @@ static void test_full_disk_from_the_agent(void **state)
     bb_reply_free(&r);
     r = bb_act(&ex, "edit",
                json_pack("{s:s, s:s, s:s}", "command", "create", "path", more, "file_text", big));
-    bb_assert_contains(bb_content(&r), "No space left on device");
+    snprintf(want, sizeof want,
+             "ERROR:\nRan into [Errno 28] No space left on device: '%s' while trying to write to "
+             "%s",
+             more, more);
+    assert_string_equal(bb_content(&r), want);
     bb_reply_free(&r);
     char query[300];
     snprintf(query, sizeof query, "?destination=%s", ex.work);
