@@ -271,6 +271,23 @@ struct bb_reply bb_run(struct bb *e, const char *command)
     return run_any(e, command, false, 30, true);
 }
 
+void bb_expect_run(struct bb *e, const char *command, long long exit_code, const char *content)
+{
+    struct bb_reply r = bb_run(e, command);
+    if (content)
+        assert_string_equal(bb_content(&r), content);
+    if (exit_code != BB_ANY_EXIT)
+        assert_int_equal(bb_exit_code(&r), exit_code);
+    bb_reply_free(&r);
+}
+
+void bb_expect_contains(struct bb *e, const char *command, const char *part)
+{
+    struct bb_reply r = bb_run(e, command);
+    bb_assert_contains(bb_content(&r), part);
+    bb_reply_free(&r);
+}
+
 const char *bb_observation(const struct bb_reply *r)
 {
     return json_string_value(json_object_get(r->json, "observation"));

@@ -119,6 +119,13 @@ struct bb_reply bb_run_nonblocking(struct bb *e, const char *command, bool is_in
 /* A blocking run with 30 s. */
 struct bb_reply bb_run(struct bb *e, const char *command);
 
+/* bb_run, then: the exit code is exit_code (unless BB_ANY_EXIT) and the content is content
+ * (unless NULL). */
+#define BB_ANY_EXIT (-1000)
+void bb_expect_run(struct bb *e, const char *command, long long exit_code, const char *content);
+/* bb_run, then: the content holds part. */
+void bb_expect_contains(struct bb *e, const char *command, const char *part);
+
 /* Parts of an observation. */
 const char *bb_observation(const struct bb_reply *r);
 const char *bb_content(const struct bb_reply *r);

@@ -209,21 +209,16 @@ static void test_cwd_follows_bash(void **state)
     bb_reply_free(&r);
     expect_cell_in("print(os.getcwd())", sub, sub);
     expect_cell_in("open('here.txt', 'w').close()", NO_OUTPUT, sub);
-    r = bb_run(&ex, "ls");
-    assert_string_equal(bb_content(&r), "here.txt");
-    bb_reply_free(&r);
+    bb_expect_run(&ex, "ls", BB_ANY_EXIT, "here.txt");
 
     /* Python may go elsewhere; it follows bash again only when bash moves. */
     expect_cell_in("os.chdir('/')\nprint(os.getcwd())", "/", sub);
     expect_cell_in("print(os.getcwd())", "/", sub);
-    r = bb_run(&ex, "cd /tmp");
-    bb_reply_free(&r);
+    bb_expect_run(&ex, "cd /tmp", BB_ANY_EXIT, NULL);
     expect_cell_in("print(os.getcwd())", "/tmp", "/tmp");
 
     snprintf(cmd, sizeof cmd, "cd %s && rm -r sub", ex.work);
-    r = bb_run(&ex, cmd);
-    assert_int_equal(bb_exit_code(&r), 0);
-    bb_reply_free(&r);
+    bb_expect_run(&ex, cmd, 0, NULL);
     expect_cell("print(os.getcwd())", ex.work);
 }
 
@@ -442,13 +437,10 @@ static void test_gitinfo(void **state)
     write_file(git, "HEAD", sha1);
     expect_git(NULL, sha1);
 
-    r = bb_run(&ex, "cd /");
-    bb_reply_free(&r);
+    bb_expect_run(&ex, "cd /", BB_ANY_EXIT, NULL);
     expect_git(NULL, NULL);
     snprintf(cmd, sizeof cmd, "cd %s && rm -rf .git sub", ex.work);
-    r = bb_run(&ex, cmd);
-    assert_int_equal(bb_exit_code(&r), 0);
-    bb_reply_free(&r);
+    bb_expect_run(&ex, cmd, 0, NULL);
 }
 
 static void test_browse_without_browser(void **state)
@@ -595,9 +587,7 @@ static void test_browse_with_browser(void **state)
     assert_string_equal(bb_content(&r), "ERROR: The browser returned no page for "
                                         "https://empty.example.com.");
     bb_reply_free(&r);
-    r = bb_run(&ex, "echo fine");
-    assert_string_equal(bb_content(&r), "fine");
-    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo fine", BB_ANY_EXIT, "fine");
 }
 
 /* ---- executors of their own ------------------------------------------------------------- */
@@ -662,9 +652,7 @@ static void test_no_python_no_browser(void **state)
         &ex, json_pack("{s:s, s:{s:s}}", "action", "browse", "args", "url", "https://example.com"));
     expect_error_obs(&r, "Browser functionality is not supported or disabled.");
     /* The shell is unaffected. */
-    r = bb_run(&ex, "echo ok");
-    assert_string_equal(bb_content(&r), "ok");
-    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo ok", BB_ANY_EXIT, "ok");
 }
 
 static char broken_dir[64];
@@ -716,23 +704,30 @@ static void test_broken_python(void **state)
 
 static char venv[64];
 
-static int start_venv_without_pip(void **state)
+/* A venv at <tmp>/v made by the shell command setup (every %1$s is the temp dir), and an
+ * executor with its bin first in PATH. When setup fails the test skips (venv is ""). */
+static int start_in_venv(const char *setup, const char *const *args)
 {
-    static const char *const args[] = {"--plugins", "agent_skills", "jupyter", NULL};
-    char cmd[256], path[256];
-    (void)state;
+    char cmd[2048], path[256];
     snprintf(venv, sizeof venv, "/tmp/paddock-venv.XXXXXX");
     if (!mkdtemp(venv))
         return -1;
-    snprintf(cmd, sizeof cmd, "python3 -m venv --without-pip %s/v >/dev/null 2>&1", venv);
+    snprintf(cmd, sizeof cmd, setup, venv);
     if (system(cmd) != 0) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", venv);
         venv[0] = '\0';
-        return 0; /* the test skips */
+        return system(cmd) == 0 ? 0 : -1;
     }
     snprintf(path, sizeof path, "%s/v/bin:/usr/bin:/bin", venv);
     snprintf(interpreter, sizeof interpreter, "%s/v/bin/python3", venv);
-    struct bb_options o = {.args = args, .path_env = path};
-    return bb_start(&ex, &o);
+    return bb_start(&ex, &(struct bb_options){.args = args, .path_env = path});
+}
+
+static int start_venv_without_pip(void **state)
+{
+    static const char *const args[] = {"--plugins", "agent_skills", "jupyter", NULL};
+    (void)state;
+    return start_in_venv("python3 -m venv --without-pip %1$s/v >/dev/null 2>&1", args);
 }
 
 static int stop_venv(void **state)
@@ -801,9 +796,7 @@ static void test_runs_as_the_agent(void **state)
     }
     r = cell_bare("open('mine.txt', 'w').close()");
     bb_reply_free(&r);
-    r = bb_run(&ex, "stat -c %u mine.txt");
-    assert_string_equal(bb_content(&r), "65534");
-    bb_reply_free(&r);
+    bb_expect_run(&ex, "stat -c %u mine.txt", BB_ANY_EXIT, "65534");
 
     /* gitinfo reads as the agent: a repository it cannot read is none. */
     char dir[200], cmd[1024];
@@ -854,21 +847,14 @@ static void test_user_and_chdir(void **state)
     bb_reply_free(&r);
 }
 
-static char pip_venv[64];
-
-/* A venv with pip (offline: ensurepip) and a wheel made by hand to install from a file. */
+/* With pip (offline: ensurepip), and a wheel made by hand to install from a file. */
 static int start_venv_with_pip(void **state)
 {
     static const char *const args[] = {"--plugins", "ipython", NULL};
-    char cmd[1024], path[256];
     (void)state;
-    snprintf(pip_venv, sizeof pip_venv, "/tmp/paddock-pip.XXXXXX");
-    if (!mkdtemp(pip_venv))
-        return -1;
-    snprintf(
-        cmd, sizeof cmd,
-        "python3 -m venv %s/v >/dev/null 2>&1 && %s/v/bin/python3 -m pip --version "
-        ">/dev/null 2>&1 && python3 - %s <<'EOF'\n"
+    return start_in_venv(
+        "python3 -m venv %1$s/v >/dev/null 2>&1 && %1$s/v/bin/python3 -m pip --version "
+        ">/dev/null 2>&1 && python3 - %1$s <<'EOF'\n"
         "import sys, zipfile\n"
         "with zipfile.ZipFile(sys.argv[1] + '/paddock_probe-1.0-py3-none-any.whl', 'w') as z:\n"
         "    z.writestr('paddock_probe/__init__.py', 'VALUE = 42\\n')\n"
@@ -880,31 +866,13 @@ static int start_venv_with_pip(void **state)
         "    z.writestr(d + 'RECORD', 'paddock_probe/__init__.py,,\\n' + d + 'METADATA,,\\n' "
         "+ d + 'WHEEL,,\\n' + d + 'RECORD,,\\n')\n"
         "EOF",
-        pip_venv, pip_venv, pip_venv);
-    if (system(cmd) != 0) {
-        pip_venv[0] = '\0';
-        return 0; /* the test skips */
-    }
-    snprintf(path, sizeof path, "%s/v/bin:/usr/bin:/bin", pip_venv);
-    struct bb_options o = {.args = args, .path_env = path};
-    return bb_start(&ex, &o);
-}
-
-static int stop_venv_with_pip(void **state)
-{
-    char cmd[128];
-    int rc = pip_venv[0] && ex.pid > 0 ? bb_stop(&ex) : 0;
-    (void)state;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", pip_venv);
-    if (pip_venv[0] && system(cmd) != 0)
-        rc = -1;
-    return rc;
+        args);
 }
 
 static void test_package_install(void **state)
 {
     (void)state;
-    if (!pip_venv[0])
+    if (!venv[0])
         skip();
     /* test_ipython_package_install, offline: a wheel file instead of PyPI. */
     struct bb_reply r = cell_bare("import paddock_probe");
@@ -912,7 +880,7 @@ static void test_package_install(void **state)
     bb_reply_free(&r);
     char code[256];
     snprintf(code, sizeof code, "%%pip install --no-index %s/paddock_probe-1.0-py3-none-any.whl",
-             pip_venv);
+             venv);
     r = cell_bare(code);
     bb_assert_contains(bb_content(&r), "Successfully installed paddock-probe-1.0");
     bb_reply_free(&r);
@@ -922,7 +890,7 @@ static void test_package_install(void **state)
     assert_true(asprintf(&want,
                          NO_OUTPUT "\n[Jupyter current working directory: %s]\n[Jupyter Python "
                                    "interpreter: %s/v/bin/python3]",
-                         ex.work, pip_venv) > 0);
+                         ex.work, venv) > 0);
     assert_string_equal(bb_content(&r), want);
     free(want);
     bb_reply_free(&r);
@@ -971,8 +939,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_browse_with_browser, start_with_browser,
                                         stop_with_browser),
         cmocka_unit_test_setup_teardown(test_runs_as_the_agent, start_as_agent, stop_as_agent),
-        cmocka_unit_test_setup_teardown(test_package_install, start_venv_with_pip,
-                                        stop_venv_with_pip),
+        cmocka_unit_test_setup_teardown(test_package_install, start_venv_with_pip, stop_venv),
     };
     int failed = cmocka_run_group_tests_name("ipython", ipython, start_ipython, stop_any);
     failed += cmocka_run_group_tests_name("own executors", own, NULL, NULL);
