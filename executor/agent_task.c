@@ -14,6 +14,7 @@
 
 #include "auth.h"
 #include "executor.h"
+#include "fileio.h"
 #include "spawn.h"
 #include "text.h"
 
@@ -84,28 +85,14 @@ unsigned agent_task_fail_errno(json_t **reply, int err, const char *fmt, ...)
     return status;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* "<status>\n<JSON>" on the result pipe. */
 static void child_report(unsigned status, json_t *reply)
 {
     char head[16];
     char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
     int n = snprintf(head, sizeof head, "%u\n", status);
-    if (write_all(AGENT_TASK_RESULT_FD, head, (size_t)n) == 0 && text)
-        write_all(AGENT_TASK_RESULT_FD, text, strlen(text));
+    if (fileio_write_all(AGENT_TASK_RESULT_FD, head, (size_t)n) == 0 && text)
+        fileio_write_all(AGENT_TASK_RESULT_FD, text, strlen(text));
     free(text);
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "executor.h"
+#include "fileio.h"
 #include "observation.h"
 #include "spawn.h"
 #include "text.h"
@@ -37,24 +38,11 @@ json_t *fsjob_reply(json_t *obs)
 
 /* ---- the child -------------------------------------------------------------------------- */
 
-static void write_all(int fd, const char *s, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        s += w;
-        n -= (size_t)w;
-    }
-}
-
 static void send_reply(json_t *reply)
 {
     char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
     if (text)
-        write_all(CHILD_REPLY_FD, text, strlen(text));
+        fileio_write_all(CHILD_REPLY_FD, text, strlen(text));
     free(text);
     json_decref(reply);
 }
