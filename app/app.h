@@ -28,5 +28,6 @@ int cmd_serve(struct app *app, int argc, char **argv);
 int cmd_run(struct app *app, int argc, char **argv);
 int cmd_ls(struct app *app, int argc, char **argv);
 int cmd_dashboard(struct app *app, int argc, char **argv);
+int cmd_gc(struct app *app, int argc, char **argv);
 
 #endif

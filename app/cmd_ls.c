@@ -37,7 +37,7 @@ int cmd_ls(struct app *app, int argc, char **argv)
         json_dumpf(json_object_get(reply, "sessions"), stdout, JSON_INDENT(2));
         putchar('\n');
     } else {
-        printf("%-16s  %-20s  %-9s  %-24s  %7s  %s\n", "ID", "NAME", "STATE", "IMAGE", "ACTIONS",
+        printf("%-16s  %-20s  %-12s  %-24s  %7s  %s\n", "ID", "NAME", "STATE", "IMAGE", "ACTIONS",
                "CREATED");
         size_t i;
         json_t *s;
@@ -46,7 +46,7 @@ int cmd_ls(struct app *app, int argc, char **argv)
             time_t t = (time_t)json_number_value(json_object_get(s, "created_at"));
             char when[32];
             strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
-            printf("%-16s  %-20.20s  %-9s  %-24.24s  %7lld  %s\n",
+            printf("%-16s  %-20.20s  %-12s  %-24.24s  %7lld  %s\n",
                    json_string_value(json_object_get(s, "id")),
                    json_string_value(json_object_get(s, "name")),
                    json_string_value(json_object_get(s, "state")),

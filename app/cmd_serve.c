@@ -18,9 +18,10 @@ int cmd_serve(struct app *app, int argc, char **argv)
 {
     static const struct option opts[] = {{"socket", required_argument, NULL, 's'},
                                          {"state-dir", required_argument, NULL, 'd'},
+                                         {"pool", required_argument, NULL, 'p'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *sock = NULL, *state = NULL;
+    const char *sock = NULL, *state = NULL, *pool = getenv("PADDOCK_POOL");
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -30,8 +31,12 @@ int cmd_serve(struct app *app, int argc, char **argv)
         case 'd':
             state = optarg;
             break;
+        case 'p':
+            pool = optarg;
+            break;
         case 'h':
-            printf("usage: paddock serve [--socket PATH] [--state-dir DIR]\n");
+            printf("usage: paddock serve [--socket PATH] [--state-dir DIR] [--pool N|IMAGE=N,...]\n"
+                   "  --pool  keep N sandboxes started ahead (per image); also $PADDOCK_POOL\n");
             return 0;
         default:
             return 2;
@@ -48,6 +53,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .socket_path = sock ? sock : app->socket,
         .executor = exe,
         .image = image && *image ? image : "paddock/base:local",
+        .pool = pool,
         .on_ready = serve_on_ready,
     };
     o.ud = &o;

@@ -17,6 +17,8 @@ const struct app_command app_commands[] = {
      "run one command in a sandbox, print its output, exit with its code", cmd_run},
     {"ls", "[--all] [--json]", "list sessions", cmd_ls},
     {"dashboard", "[--read-only]", "open the dashboard (the default)", cmd_dashboard},
+    {"gc", "[--dry-run] [--json]", "remove containers, volumes, socket dirs of no live session",
+     cmd_gc},
     {NULL, NULL, NULL, NULL},
 };
 

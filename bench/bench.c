@@ -280,7 +280,8 @@ static void measure_executor_start(const char *exe, const char *dir, int n, stru
             char home[320];
             snprintf(home, sizeof(home), "%s-home", ws);
             /* its own HOME: the executor must not touch the host user's dotfiles */
-            execl(exe, exe, "--socket", sock, "--working-dir", ws, "--home", home, (char *)NULL);
+            execl(exe, exe, "--socket", sock, "--working-dir", ws, "--home", home, "--quiet",
+                  (char *)NULL);
             _exit(127);
         }
         bool up = false;
@@ -337,6 +338,160 @@ static long executor_rss_kb(const char *container)
     return rss;
 }
 
+static long proc_status_kb(pid_t pid, const char *field)
+{
+    char p[64], buf[256];
+    long v = -1;
+    snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(p, "r");
+    size_t flen = strlen(field);
+    while (f && fgets(buf, sizeof(buf), f))
+        if (strncmp(buf, field, flen) == 0 && buf[flen] == ':') {
+            v = atol(buf + flen + 1);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* n requests at once on the engine socket (curl multi); returns the wall time in ms and
+ * fills ids from the replies' "id" when ids is set. ok counts replies with status want. */
+static double burst(int n, const char *method, char **paths, const char *payload, long want,
+                    char **ids, int *ok)
+{
+    CURLM *m = curl_multi_init();
+    CURL **h = calloc((size_t)n, sizeof(*h));
+    struct body *b = calloc((size_t)n, sizeof(*b));
+    struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+    hdr = curl_slist_append(hdr, "Expect:");
+    double t0 = now_ms();
+    for (int i = 0; i < n; i++) {
+        char url[512];
+        snprintf(url, sizeof(url), "http://paddock%s", paths[i]);
+        h[i] = curl_easy_init();
+        curl_easy_setopt(h[i], CURLOPT_UNIX_SOCKET_PATH, engine_sock);
+        curl_easy_setopt(h[i], CURLOPT_URL, url);
+        curl_easy_setopt(h[i], CURLOPT_CUSTOMREQUEST, method);
+        curl_easy_setopt(h[i], CURLOPT_WRITEFUNCTION, on_body);
+        curl_easy_setopt(h[i], CURLOPT_WRITEDATA, &b[i]);
+        curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hdr);
+        if (payload)
+            curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, payload);
+        curl_multi_add_handle(m, h[i]);
+    }
+    int running = n;
+    while (running) {
+        curl_multi_perform(m, &running);
+        if (running)
+            curl_multi_poll(m, NULL, 0, 1000, NULL);
+    }
+    double ms = now_ms() - t0;
+    *ok = 0;
+    for (int i = 0; i < n; i++) {
+        long st = -1;
+        curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE, &st);
+        if (st == want)
+            (*ok)++;
+        if (ids) {
+            json_t *j = b[i].p ? json_loads(b[i].p, 0, NULL) : NULL;
+            const char *id = json_string_value(json_object_get(j, "id"));
+            ids[i] = st == want && id ? strdup(id) : NULL;
+            json_decref(j);
+        }
+        curl_multi_remove_handle(m, h[i]);
+        curl_easy_cleanup(h[i]);
+        free(b[i].p);
+    }
+    curl_slist_free_all(hdr);
+    curl_multi_cleanup(m);
+    free(h);
+    free(b);
+    return ms;
+}
+
+struct conc_result {
+    int n, created, deleted;
+    double create_ms, delete_ms, peer_create_ms, peer_delete_ms;
+    long rss_before_kb, rss_peak_kb, rss_after_kb;
+};
+
+static double spawn_all(int n, char *const *const *argvs)
+{
+    pid_t *pids = calloc((size_t)n, sizeof(*pids));
+    double t0 = now_ms();
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    for (int i = 0; i < n; i++)
+        if (posix_spawnp(&pids[i], argvs[i][0], &fa, NULL, argvs[i], environ) != 0)
+            pids[i] = 0;
+    for (int i = 0; i < n; i++)
+        if (pids[i])
+            while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+                ;
+    posix_spawn_file_actions_destroy(&fa);
+    free(pids);
+    return now_ms() - t0;
+}
+
+static void concurrent_sessions(int n, pid_t eng, const char *image, struct conc_result *r)
+{
+    r->n = n;
+    char **paths = calloc((size_t)n, sizeof(*paths)), **ids = calloc((size_t)n, sizeof(*ids));
+    for (int i = 0; i < n; i++)
+        paths[i] = strdup("/v1/sessions");
+    r->rss_before_kb = proc_status_kb(eng, "VmRSS");
+    r->create_ms = burst(n, "POST", paths, "{}", 201, ids, &r->created);
+    r->rss_peak_kb = proc_status_kb(eng, "VmHWM");
+    for (int i = 0; i < n; i++) {
+        free(paths[i]);
+        paths[i] = NULL;
+        if (ids[i]) {
+            char p[128];
+            snprintf(p, sizeof(p), "/v1/sessions/%s", ids[i]);
+            paths[i] = strdup(p);
+        }
+    }
+    int m = 0; /* compact: only the created ones */
+    for (int i = 0; i < n; i++)
+        if (paths[i])
+            paths[m++] = paths[i];
+    r->delete_ms = burst(m, "DELETE", paths, NULL, 200, NULL, &r->deleted);
+    r->rss_after_kb = proc_status_kb(eng, "VmRSS");
+    for (int i = 0; i < n; i++) {
+        free(ids[i]);
+        if (i < m)
+            free(paths[i]);
+    }
+
+    /* Peer: the same number of plain containers started and removed by the docker CLI. */
+    char ***runs = calloc((size_t)n, sizeof(*runs)), ***rms = calloc((size_t)n, sizeof(*rms));
+    char names[n][48];
+    for (int i = 0; i < n; i++) {
+        snprintf(names[i], sizeof(names[i]), "paddock-bench-peer-%d-%d", (int)getpid(), i);
+        char *run[] = {
+            "docker", "run",    "-d",          "--network", "none", "--label", "paddock.test=bench",
+            "--name", names[i], (char *)image, "sleep",     "600",  NULL};
+        char *rm[] = {"docker", "rm", "-f", names[i], NULL};
+        runs[i] = calloc(sizeof(run) / sizeof(run[0]), sizeof(char *));
+        memcpy(runs[i], run, sizeof(run));
+        rms[i] = calloc(sizeof(rm) / sizeof(rm[0]), sizeof(char *));
+        memcpy(rms[i], rm, sizeof(rm));
+    }
+    r->peer_create_ms = spawn_all(n, (char *const *const *)runs);
+    r->peer_delete_ms = spawn_all(n, (char *const *const *)rms);
+    for (int i = 0; i < n; i++) {
+        free(runs[i]);
+        free(rms[i]);
+    }
+    free(runs);
+    free(rms);
+    free(paths);
+    free(ids);
+}
+
 static void row(const char *what, struct samples *a, const char *peer, struct samples *b)
 {
     if (!a->n || !b->n) {
@@ -352,16 +507,14 @@ static void row(const char *what, struct samples *a, const char *peer, struct sa
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"paddock", required_argument, NULL, 'p'},
-                                         {"image", required_argument, NULL, 'i'},
-                                         {"ready", required_argument, NULL, 'r'},
-                                         {"echo", required_argument, NULL, 'e'},
-                                         {"exec", required_argument, NULL, 'x'},
-                                         {"executor", required_argument, NULL, 'E'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"paddock", required_argument, NULL, 'p'},    {"image", required_argument, NULL, 'i'},
+        {"ready", required_argument, NULL, 'r'},      {"echo", required_argument, NULL, 'e'},
+        {"exec", required_argument, NULL, 'x'},       {"executor", required_argument, NULL, 'E'},
+        {"concurrent", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
     const char *paddock = "build/paddock", *image = "paddock/base:local";
     const char *executor = NULL;
-    int n_ready = 20, n_echo = 500, n_exec = 30, c;
+    int n_ready = 20, n_echo = 500, n_exec = 30, n_conc = 50, c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
@@ -381,6 +534,9 @@ int main(int argc, char **argv)
             break;
         case 'E':
             executor = optarg;
+            break;
+        case 'c':
+            n_conc = atoi(optarg);
             break;
         default:
             return 2;
@@ -442,6 +598,32 @@ int main(int argc, char **argv)
         }
     }
 
+    /* 1b. session ready when the warm pool has one: claim, then wait for the refill so every
+     * sample finds a warm sandbox (the refill is not what is measured). */
+    struct samples warm = {0};
+    if (req("POST", "/v1/pool", "{\"size\": 2}", NULL) == 200) {
+        for (int i = 0; i < n_ready; i++) {
+            for (int t = 0; t < 600; t++) { /* up to 60 s for the pool to be full again */
+                json_t *p = NULL;
+                req("GET", "/v1/pool", NULL, &p);
+                json_t *e = json_array_get(json_object_get(p, "pools"), 0);
+                long n_warm = (long)json_integer_value(json_object_get(e, "ready"));
+                json_decref(p);
+                if (n_warm >= 2)
+                    break;
+                usleep(100000);
+            }
+            double ms;
+            char *id = session_create(&ms);
+            if (id) {
+                samples_add(&warm, ms);
+                session_delete(id);
+            }
+            free(id);
+        }
+        req("POST", "/v1/pool", "{\"size\": 0}", NULL);
+    }
+
     /* 2. actions vs docker exec, interleaved */
     double ms;
     char *sid = session_create(&ms);
@@ -491,6 +673,11 @@ int main(int argc, char **argv)
     if (sid)
         session_delete(sid);
 
+    /* 4. many sessions at once */
+    struct conc_result conc = {0};
+    if (n_conc > 0)
+        concurrent_sessions(n_conc, eng, image, &conc);
+
     printf("paddock bench: %s, image %s; milliseconds; paddock and peer measured interleaved in "
            "one run\n\n",
            PADDOCK_VERSION, image);
@@ -500,6 +687,7 @@ int main(int argc, char **argv)
            "-----------", "----------------------------------------------", "-----------",
            "-----------", "------------------------");
     row("session ready", &ready, "docker run --rm --network none IMG true", &drun);
+    row("session ready, warm pool", &warm, "docker run --rm --network none IMG true", &drun);
     row("echo hi, engine API", &echo, "docker exec C sh -c 'echo hi'", &dexec);
     row("echo hi, executor socket", &echo_x, "docker exec C sh -c 'echo hi'", &dexec2);
     row("1 MB of output, executor", &big, "docker exec C sh -c 'head -c 1000000 ...'", &dbig);
@@ -517,6 +705,14 @@ int main(int argc, char **argv)
     printf("executor idle RSS: %.2f MB fresh, %.2f MB after the runs above (budget 2 MB)\n",
            rss_fresh > 0 ? (double)rss_fresh / 1024.0 : -1.0,
            rss > 0 ? (double)rss / 1024.0 : -1.0);
+
+    if (n_conc > 0)
+        printf("%d sessions created at once: %d ready in %.0f ms (docker run -d ×%d at once: "
+               "%.0f ms); deleted at once: %d in %.0f ms (docker rm -f ×%d: %.0f ms); engine "
+               "RSS %.1f MB before, peak %.1f MB, %.1f MB after\n",
+               conc.n, conc.created, conc.create_ms, conc.n, conc.peer_create_ms, conc.deleted,
+               conc.delete_ms, conc.n, conc.peer_delete_ms, (double)conc.rss_before_kb / 1024.0,
+               (double)conc.rss_peak_kb / 1024.0, (double)conc.rss_after_kb / 1024.0);
 
     kill(eng, SIGTERM);
     waitpid(eng, NULL, 0);

@@ -19,20 +19,25 @@
 #define API_MAX_PARAMS 4
 #define API_SUB_MAX_BUFFER (4u * 1024 * 1024)
 
-struct api_sub {
+/* A response that stays open and is written to as things happen: the events feed and follow
+ * streams (logs). */
+struct api_stream {
     struct api *api;
     struct MHD_Connection *conn;
     struct util_buf out;
     bool suspended;
     bool closing;
-    struct api_sub *next;
+    bool events;                /* receives api_events_publish */
+    void (*on_close)(void *ud); /* the client went away or the engine stops */
+    void *ud;
+    struct api_stream *next;
 };
 
 struct api {
     struct engine *eng;
     struct MHD_Daemon *mhd;
     int epfd;
-    struct api_sub *subs;
+    struct api_stream *subs; /* every open stream */
     struct loop_timer *ping_timer;
     /* A connection was resumed outside MHD_run: in external-epoll mode nothing wakes MHD,
      * so the loop's prepare hook runs it once before sleeping. */
@@ -315,9 +320,9 @@ static long api_prepare(void *ud)
     return -1;
 }
 
-/* ---- server-sent events ---- */
+/* ---- streams and server-sent events ---- */
 
-static void api_sub_append(struct api_sub *s, const char *p, size_t n)
+static void api_sub_append(struct api_stream *s, const char *p, size_t n)
 {
     if (s->closing)
         return;
@@ -335,24 +340,31 @@ void api_events_publish(struct api *a, const char *type, json_t *data)
 {
     if (!a || !a->subs)
         return;
-    char *d = json_dumps(data, JSON_COMPACT);
-    char *msg = d ? util_strdupf("event: %s\ndata: %s\n\n", type, d) : NULL;
-    free(d);
+    char *msg = api_sse_format(type, data);
     if (!msg)
         return;
     size_t n = strlen(msg);
-    for (struct api_sub *s = a->subs; s; s = s->next)
-        api_sub_append(s, msg, n);
+    for (struct api_stream *s = a->subs; s; s = s->next)
+        if (s->events)
+            api_sub_append(s, msg, n);
     free(msg);
+}
+
+char *api_sse_format(const char *type, json_t *data)
+{
+    char *d = json_dumps(data, JSON_COMPACT);
+    char *msg = d ? util_strdupf("event: %s\ndata: %s\n\n", type, d) : NULL;
+    free(d);
+    return msg;
 }
 
 static ssize_t api_sub_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
-    struct api_sub *s = cls;
+    struct api_stream *s = cls;
     if (s->out.len == 0) {
         if (s->closing)
             return MHD_CONTENT_READER_END_OF_STREAM;
-        /* Nothing to send: park the connection until the next event resumes it. */
+        /* Nothing to send: park the connection until the next write resumes it. */
         s->suspended = true;
         MHD_suspend_connection(s->conn);
         return 0;
@@ -365,22 +377,25 @@ static ssize_t api_sub_read(void *cls, uint64_t pos, char *buf, size_t max)
 
 static void api_sub_free(void *cls)
 {
-    struct api_sub *s = cls;
-    for (struct api_sub **pp = &s->api->subs; *pp; pp = &(*pp)->next)
+    struct api_stream *s = cls;
+    for (struct api_stream **pp = &s->api->subs; *pp; pp = &(*pp)->next)
         if (*pp == s) {
             *pp = s->next;
             break;
         }
+    if (s->on_close)
+        s->on_close(s->ud);
     util_buf_free(&s->out);
     free(s);
 }
 
-void api_events_open(struct api_req *r)
+struct api_stream *api_stream_open(struct api_req *r, const char *content_type,
+                                   void (*on_close)(void *ud), void *ud)
 {
-    struct api_sub *s = calloc(1, sizeof(*s));
+    struct api_stream *s = calloc(1, sizeof(*s));
     if (!s) {
         api_reply_error(r, 500, "internal", "out of memory");
-        return;
+        return NULL;
     }
     s->api = r->api;
     s->conn = r->conn;
@@ -389,23 +404,53 @@ void api_events_open(struct api_req *r)
     if (!resp) {
         free(s);
         api_reply_error(r, 500, "internal", "out of memory");
-        return;
+        return NULL;
     }
-    MHD_add_response_header(resp, "Content-Type", "text/event-stream");
+    s->on_close = on_close;
+    s->ud = ud;
+    MHD_add_response_header(resp, "Content-Type", content_type);
     MHD_add_response_header(resp, "Cache-Control", "no-cache");
     s->next = r->api->subs;
     r->api->subs = s;
+    api_set_response(r, 200, resp);
+    return s;
+}
+
+void api_stream_write(struct api_stream *s, const char *data, size_t len)
+{
+    api_sub_append(s, data, len);
+}
+
+void api_stream_end(struct api_stream *s)
+{
+    if (s->closing)
+        return;
+    s->closing = true;
+    s->on_close = NULL; /* the owner ended it and knows */
+    if (s->suspended) {
+        s->suspended = false;
+        MHD_resume_connection(s->conn);
+        s->api->run_pending = true;
+    }
+}
+
+void api_events_open(struct api_req *r)
+{
+    struct api_stream *s = api_stream_open(r, "text/event-stream", NULL, NULL);
+    if (!s)
+        return;
+    s->events = true;
     static const char hello[] = ": paddock events\n\n";
     api_sub_append(s, hello, sizeof(hello) - 1);
-    api_set_response(r, 200, resp);
 }
 
 static void api_on_ping(void *ud)
 {
     struct api *a = ud;
     static const char ping[] = ": ping\n\n";
-    for (struct api_sub *s = a->subs; s; s = s->next)
-        api_sub_append(s, ping, sizeof(ping) - 1);
+    for (struct api_stream *s = a->subs; s; s = s->next)
+        if (s->events)
+            api_sub_append(s, ping, sizeof(ping) - 1);
     a->ping_timer = loop_timer_add(a->eng->loop, 15000, api_on_ping, a);
 }
 
@@ -446,7 +491,7 @@ void api_free(struct api *a)
         return;
     if (a->ping_timer)
         loop_timer_cancel(a->eng->loop, a->ping_timer);
-    for (struct api_sub *s = a->subs; s; s = s->next) {
+    for (struct api_stream *s = a->subs; s; s = s->next) {
         s->closing = true;
         if (s->suspended) {
             s->suspended = false;

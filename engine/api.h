@@ -42,6 +42,19 @@ void api_reply_raw(struct api_req *r, unsigned status, const char *body, size_t 
 void api_reply_error(struct api_req *r, unsigned status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A response written to as things happen (follow streams): the reply to r. on_close runs
+ * once when the client goes away or the engine stops, unless api_stream_end came first; the
+ * stream is invalid after either. NULL (and an error reply) when out of memory. */
+struct api_stream;
+struct api_stream *api_stream_open(struct api_req *r, const char *content_type,
+                                   void (*on_close)(void *ud), void *ud);
+/* Buffered; a reader that falls 4 MiB behind is disconnected (on_close then runs). */
+void api_stream_write(struct api_stream *s, const char *data, size_t len);
+/* Finish the response once what is buffered is sent. */
+void api_stream_end(struct api_stream *s);
+/* "event: TYPE\ndata: JSON\n\n", malloc'd. */
+char *api_sse_format(const char *type, json_t *data);
+
 /* Server-sent events to every GET /v1/events subscriber. */
 void api_events_publish(struct api *a, const char *type, json_t *data);
 /* Handler for GET /v1/events (api_events.c). */

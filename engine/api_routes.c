@@ -3,7 +3,11 @@
 
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
+#include "engine/gc.h"
+#include "engine/logs.h"
+#include "engine/pool.h"
 #include "engine/session.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 
 #include <stdlib.h>
@@ -25,7 +29,10 @@ static void route_sessions_list(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
     const char *all = api_req_query(r, "all");
-    json_t *list = store_sessions_list(eng->store, all && strcmp(all, "0") != 0);
+    const char *pool = api_req_query(r, "pool");
+    json_t *list = store_sessions_list(
+        eng->store, (all && strcmp(all, "0") != 0 ? STORE_LIST_DELETED : 0) |
+                        (pool && strcmp(pool, "0") != 0 ? STORE_LIST_POOLED : 0));
     api_reply_json(r, 200, json_pack("{s:o}", "sessions", list));
 }
 
@@ -43,6 +50,17 @@ static void route_sessions_create(struct api_req *r)
     json_t *opts = api_req_json(r, 1);
     if (!opts)
         return;
+    /* OpenHands' attach_to_existing: the session by id or name, never a new one. */
+    json_t *attach = json_object_get(opts, "attach");
+    if (attach) {
+        if (!json_is_string(attach) || json_object_size(opts) != 1)
+            api_reply_error(r, 400, "bad_request",
+                            "\"attach\" takes a session id or name, and no other field");
+        else
+            session_attach(api_req_engine(r), json_string_value(attach), route_reply_result, r);
+        json_decref(opts);
+        return;
+    }
     struct session_result bad = {0};
     if (session_create(api_req_engine(r), opts, route_reply_result, r, &bad) < 0)
         api_reply_error(r, bad.status, bad.code, "%s", bad.message);
@@ -67,7 +85,7 @@ static struct session *route_live_session(struct api_req *r)
         return s;
     json_t *stored = store_session_get(api_req_engine(r)->store, id);
     if (stored)
-        api_reply_error(r, 409, "conflict", "session %s is %s", id,
+        api_reply_error(r, 409, "conflict", "session %s is %s; create a new session", id,
                         json_string_value(json_object_get(stored, "state")));
     else
         api_reply_error(r, 404, "not_found", "no session %s", id);
@@ -78,13 +96,60 @@ static struct session *route_live_session(struct api_req *r)
 static void route_session_delete(struct api_req *r)
 {
     struct session *s = route_live_session(r);
-    if (!s)
-        return;
-    if (strcmp(session_state(s), "ready") != 0 && strcmp(session_state(s), "error") != 0) {
-        api_reply_error(r, 409, "conflict", "session %s is %s", session_id(s), session_state(s));
+    if (s)
+        session_delete(s, route_reply_result, r);
+}
+
+static void route_session_pause(struct api_req *r)
+{
+    struct session *s = route_live_session(r);
+    if (s)
+        session_pause(s, route_reply_result, r);
+}
+
+static void route_session_resume(struct api_req *r)
+{
+    struct session *s = route_live_session(r);
+    if (s)
+        session_resume(s, route_reply_result, r);
+}
+
+static void route_session_stop(struct api_req *r)
+{
+    struct session *s = route_live_session(r);
+    if (s)
+        session_stop(s, route_reply_result, r);
+}
+
+static void route_session_events(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    const char *id = api_req_param(r, 0);
+    json_t *stored = store_session_get(eng->store, id);
+    if (!stored) {
+        api_reply_error(r, 404, "not_found", "no session %s", id);
         return;
     }
-    session_delete(s, route_reply_result, r);
+    json_decref(stored);
+    api_reply_json(r, 200, json_pack("{s:o}", "events", store_events_list(eng->store, id, 1000)));
+}
+
+static void route_gc_reply(unsigned status, json_t *report, void *ud)
+{
+    api_reply_json(ud, status, json_incref(report));
+}
+
+static void route_gc(struct api_req *r)
+{
+    json_t *opts = api_req_json(r, 1);
+    if (!opts)
+        return;
+    json_t *dry = json_object_get(opts, "dry_run");
+    if ((dry && !json_is_boolean(dry)) || json_object_size(opts) > (dry ? 1u : 0u))
+        api_reply_error(r, 400, "bad_request", "the body is {} or {\"dry_run\": true|false}");
+    else
+        gc_run(api_req_engine(r), json_is_true(dry), route_gc_reply, r);
+    json_decref(opts);
 }
 
 static void route_action_reply(const struct session_action_result *res, void *ud)
@@ -148,6 +213,71 @@ static void route_session_actions(struct api_req *r)
         r, 200, json_pack("{s:o,s:O}", "actions", list, "next_before", next ? next : json_null()));
 }
 
+/* GET /v1/sessions/{id}/stats?since=T&limit=N: resource samples, oldest first. */
+static void route_session_stats(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    json_t *s = store_session_get(eng->store, api_req_param(r, 0));
+    if (!s) {
+        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+        return;
+    }
+    json_decref(s);
+    stats_flush(eng->stats, api_req_param(r, 0));
+    const char *since = api_req_query(r, "since"), *limit = api_req_query(r, "limit");
+    char *end = NULL;
+    double t = since ? strtod(since, &end) : 0;
+    long n = limit ? strtol(limit, &end, 10) : 3600;
+    if ((since && (!*since || *end)) || (limit && (!*limit || *end || n < 1 || n > 100000))) {
+        api_reply_error(r, 400, "bad_request", "since must be a time in seconds, limit 1..100000");
+        return;
+    }
+    api_reply_json(r, 200,
+                   json_pack("{s:o}", "samples",
+                             store_samples_list(eng->store, api_req_param(r, 0), t, (int)n)));
+}
+
+static void route_pool_get(struct api_req *r)
+{
+    api_reply_json(r, 200, pool_status(api_req_engine(r)));
+}
+
+/* POST /v1/pool {"image"?, "size"}: change a pool's size; it fills or shrinks in the
+ * background. */
+static void route_pool_set(struct api_req *r)
+{
+    json_t *body = api_req_json(r, 0);
+    if (!body)
+        return;
+    struct engine *eng = api_req_engine(r);
+    json_t *img = json_object_get(body, "image"), *size = json_object_get(body, "size");
+    const char *k;
+    json_t *v;
+    json_object_foreach(body, k, v)
+    {
+        if (strcmp(k, "image") && strcmp(k, "size")) {
+            api_reply_error(r, 400, "bad_request", "unknown field \"%.64s\" (known: image, size)",
+                            k);
+            json_decref(body);
+            return;
+        }
+    }
+    if (!json_is_integer(size) || (img && !json_is_string(img))) {
+        api_reply_error(r, 400, "bad_request",
+                        "\"size\" must be an integer and \"image\" a string");
+        json_decref(body);
+        return;
+    }
+    char *err = NULL;
+    if (pool_set(eng, img ? json_string_value(img) : eng->default_image,
+                 (long)json_integer_value(size), &err) < 0)
+        api_reply_error(r, 400, "bad_request", "%s", err ? err : "refused");
+    else
+        api_reply_json(r, 200, pool_status(eng));
+    free(err);
+    json_decref(body);
+}
+
 const struct api_route api_routes[] = {
     {"GET", "/v1/info", route_info},
     {"GET", "/v1/sessions", route_sessions_list},
@@ -156,6 +286,15 @@ const struct api_route api_routes[] = {
     {"DELETE", "/v1/sessions/*", route_session_delete},
     {"POST", "/v1/sessions/*/execute_action", route_session_execute},
     {"GET", "/v1/sessions/*/actions", route_session_actions},
+    {"POST", "/v1/sessions/*/pause", route_session_pause},
+    {"POST", "/v1/sessions/*/resume", route_session_resume},
+    {"POST", "/v1/sessions/*/stop", route_session_stop},
+    {"GET", "/v1/sessions/*/events", route_session_events},
+    {"POST", "/v1/gc", route_gc},
+    {"GET", "/v1/sessions/*/logs", logs_route_get},
+    {"GET", "/v1/sessions/*/stats", route_session_stats},
     {"GET", "/v1/events", api_events_open},
+    {"GET", "/v1/pool", route_pool_get},
+    {"POST", "/v1/pool", route_pool_set},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

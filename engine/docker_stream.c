@@ -14,18 +14,13 @@ enum stream_kind { STREAM_JSON, STREAM_FRAMED, STREAM_RAW };
 
 struct docker_stream {
     struct docker *d;
-    struct http_call *call;
+    struct docker_req *req;
     enum stream_kind kind;
     docker_item_fn on_item;
     docker_done_fn on_end;
     void *ud;
     struct jsonl lines;
-    /* Framed logs: [fd,0,0,0,len BE32] headers may be split across chunks. */
-    unsigned char hdr[8];
-    size_t hdr_len;
-    uint32_t remaining;
-    int fd;
-    long status; /* the response's status once headers are in; 0 before */
+    struct docker_demux demux; /* framed logs */
 };
 
 static void stream_free(struct docker_stream *st)
@@ -43,32 +38,11 @@ static int stream_on_line(json_t *obj, const char *line, size_t len, void *ud)
     return st->on_item(&it, st->ud);
 }
 
-static int stream_on_framed(struct docker_stream *st, const char *p, size_t n)
+static int stream_on_frame(const char *p, size_t n, int fd, void *ud)
 {
-    while (n) {
-        if (st->remaining == 0) {
-            size_t take = 8 - st->hdr_len < n ? 8 - st->hdr_len : n;
-            memcpy(st->hdr + st->hdr_len, p, take);
-            st->hdr_len += take;
-            p += take;
-            n -= take;
-            if (st->hdr_len < 8)
-                return 0;
-            st->hdr_len = 0;
-            st->fd = st->hdr[0] == 2 ? 2 : 1;
-            st->remaining = (uint32_t)st->hdr[4] << 24 | (uint32_t)st->hdr[5] << 16 |
-                            (uint32_t)st->hdr[6] << 8 | st->hdr[7];
-            continue;
-        }
-        size_t take = st->remaining < n ? st->remaining : n;
-        struct docker_item it = {.data = p, .len = take, .fd = st->fd};
-        if (st->on_item(&it, st->ud) < 0)
-            return -1;
-        st->remaining -= (uint32_t)take;
-        p += take;
-        n -= take;
-    }
-    return 0;
+    struct docker_stream *st = ud;
+    struct docker_item it = {.data = p, .len = n, .fd = fd};
+    return st->on_item(&it, st->ud);
 }
 
 static int stream_on_data(const char *p, size_t n, void *ud)
@@ -78,7 +52,7 @@ static int stream_on_data(const char *p, size_t n, void *ud)
     case STREAM_JSON:
         return jsonl_feed(&st->lines, p, n, stream_on_line, st);
     case STREAM_FRAMED:
-        return stream_on_framed(st, p, n);
+        return docker_demux_feed(&st->demux, p, n, stream_on_frame, st);
     case STREAM_RAW: {
         struct docker_item it = {.data = p, .len = n, .fd = 1};
         return st->on_item(&it, st->ud);
@@ -97,7 +71,7 @@ static void stream_on_done(const struct http_result *r, void *ud)
         const char *m = json_string_value(json_object_get(rep.json, "message"));
         rep.message = m ? m : r->body;
     }
-    st->call = NULL;
+    st->req = NULL;
     if (st->on_end)
         st->on_end(&rep, st->ud);
     json_decref(rep.json);
@@ -108,22 +82,16 @@ static struct docker_stream *stream_open(struct docker *d, const char *path, enu
                                          docker_item_fn on_item, docker_done_fn on_end, void *ud)
 {
     struct docker_stream *st = calloc(1, sizeof(*st));
-    char *url = docker_url(d, path);
-    if (!st || !url) {
-        free(st);
-        free(url);
+    if (!st)
         return NULL;
-    }
     st->d = d;
     st->kind = kind;
     st->on_item = on_item;
     st->on_end = on_end;
     st->ud = ud;
-    struct http_request req = {.method = "GET", .url = url, .on_data = stream_on_data};
-    docker_fill_request(d, &req);
-    st->call = http_start_call(d->http, &req, stream_on_done, st);
-    free(url);
-    if (!st->call) {
+    struct http_request req = {.method = "GET", .on_data = stream_on_data};
+    st->req = docker_req_start(d, path, &req, stream_on_done, st);
+    if (!st->req) {
         stream_free(st);
         return NULL;
     }
@@ -134,17 +102,27 @@ void docker_stream_close(struct docker *d, struct docker_stream *st)
 {
     if (!st)
         return;
-    http_cancel(d->http, st->call);
+    docker_req_cancel(d, st->req);
     stream_free(st);
 }
 
 struct docker_stream *docker_events_follow(struct docker *d, const char *label,
                                            docker_item_fn on_item, docker_done_fn on_end, void *ud)
 {
+    return docker_events_follow_since(d, label, 0, on_item, on_end, ud);
+}
+
+struct docker_stream *docker_events_follow_since(struct docker *d, const char *label, double since,
+                                                 docker_item_fn on_item, docker_done_fn on_end,
+                                                 void *ud)
+{
     json_t *f = json_pack("{s:[s],s:[s]}", "label", label, "type", "container");
     char *fj = f ? json_dumps(f, JSON_COMPACT) : NULL;
     char *e = fj ? docker_escape(fj) : NULL;
-    char *path = e ? util_strdupf("/events?filters=%s", e) : NULL;
+    char since_q[48] = "";
+    if (since > 0)
+        snprintf(since_q, sizeof(since_q), "&since=%.9f", since);
+    char *path = e ? util_strdupf("/events?filters=%s%s", e, since_q) : NULL;
     struct docker_stream *st = path ? stream_open(d, path, STREAM_JSON, on_item, on_end, ud) : NULL;
     json_decref(f);
     free(fj);
@@ -175,8 +153,10 @@ struct docker_stream *docker_logs_follow(struct docker *d, const char *id, int t
                                          int tty, docker_item_fn on_item, docker_done_fn on_end,
                                          void *ud)
 {
-    char fmt[128];
-    snprintf(fmt, sizeof(fmt), "/containers/%%s/logs?follow=1&stdout=1&stderr=1&tail=%d%s",
-             tail < 0 ? 0 : tail, timestamps ? "&timestamps=1" : "");
+    char fmt[128], n[16] = "all";
+    if (tail >= 0)
+        snprintf(n, sizeof(n), "%d", tail);
+    snprintf(fmt, sizeof(fmt), "/containers/%%s/logs?follow=1&stdout=1&stderr=1&tail=%s%s", n,
+             timestamps ? "&timestamps=1" : "");
     return stream_open_id(d, fmt, id, tty ? STREAM_RAW : STREAM_FRAMED, on_item, on_end, ud);
 }

@@ -6,7 +6,10 @@
 #include "engine/engine_internal.h"
 #include "engine/http.h"
 #include "engine/loop.h"
+#include "engine/monitor.h"
+#include "engine/pool.h"
 #include "engine/session.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 #include "engine/util.h"
 
@@ -110,30 +113,55 @@ static int engine_listen(const char *path, char **err)
     return fd;
 }
 
+static void engine_on_shutdown_done(void *ud)
+{
+    struct engine *eng = ud;
+    loop_stop(eng->loop);
+}
+
+/* The first signal deletes the keep_alive=false sessions, then stops; a second one stops at
+ * once. */
 static void engine_on_signal(int fd, uint32_t events, void *ud)
 {
     struct engine *eng = ud;
     struct signalfd_siginfo si;
-    while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-        if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
+    while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM)
+            continue;
+        if (eng->stopping) {
             loop_stop(eng->loop);
+            continue;
+        }
+        eng->stopping = true;
+        monitor_free(eng->monitor);
+        eng->monitor = NULL;
+        session_shutdown(eng, engine_on_shutdown_done, eng);
+    }
 }
 
 void engine_note_docker(struct engine *eng, bool reachable, const char *why)
 {
     eng->docker_ok = reachable;
     free(eng->docker_error);
-    eng->docker_error =
-        reachable ? NULL
-                  : util_strdupf("Docker daemon not reachable at %s (%s); %s",
-                                 docker_socket(eng->docker), why ? why : "", docker_start_hint());
+    eng->docker_error = reachable ? NULL
+                                  : util_strdupf("Docker daemon not reachable at %s (%s); %s",
+                                                 docker_socket(eng->docker), why ? why : "",
+                                                 docker_hint(eng->docker));
 }
 
+/* The client negotiated the API version before this reply: api_version is the one we speak. A
+ * daemon that answers but shares no version with us (too old or too new) is reachable and
+ * unusable: docker.error says why. */
 static void engine_on_version(const struct docker_reply *r, void *ud)
 {
     struct engine *eng = ud;
     engine_note_docker(eng, r->status >= 0, r->message);
-    const char *v = json_string_value(json_object_get(r->json, "ApiVersion"));
+    if (r->status >= 0 && r->status != 200) {
+        free(eng->docker_error);
+        eng->docker_error =
+            util_strdupf("Docker daemon at %s: %s", docker_socket(eng->docker), r->message);
+    }
+    const char *v = docker_api_version(eng->docker);
     free(eng->docker_api_version);
     eng->docker_api_version = v ? strdup(v) : NULL;
 }
@@ -186,8 +214,12 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.api = api_new(&eng, listenfd, err)))
         goto out;
     listenfd = -2; /* libmicrohttpd owns (and closes) the listening socket now */
+    eng.stats = stats_new(&eng);
+    if (!(eng.pool = pool_new(&eng, opt->pool, err)))
+        goto out;
     session_load_all(&eng);
     docker_version(eng.docker, engine_on_version, &eng);
+    eng.monitor = monitor_start(&eng);
     if (opt->on_ready)
         opt->on_ready(opt->socket_path, opt->ud);
     if (loop_run(eng.loop) < 0) {
@@ -197,6 +229,9 @@ int engine_serve(const struct engine_options *opt, char **err)
     rc = 0;
 out:
     /* Finish what is in flight (requests get a "cancelled" reply), then stop serving. */
+    eng.stopping = true;
+    monitor_free(eng.monitor);
+    stats_free(eng.stats);
     if (eng.http)
         http_cancel_all(eng.http);
     api_free(eng.api);
@@ -205,6 +240,9 @@ out:
     if (listenfd != -1)
         unlink(opt->socket_path);
     session_free_all(&eng);
+    /* After everything in flight finished: their callbacks still count the pool's creations. */
+    pool_free(eng.pool);
+    eng.pool = NULL;
     docker_free(eng.docker);
     http_free(eng.http);
     store_close(eng.store);

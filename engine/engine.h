@@ -8,6 +8,7 @@ struct engine_options {
     const char *executor;    /* path of paddock-executor on the host; NULL: not found */
     const char *image;       /* default sandbox image; NULL: paddock/base:local */
     const char *docker_host; /* NULL: $DOCKER_HOST or /var/run/docker.sock */
+    const char *pool;        /* warm pool: "N" (default image) or "IMAGE=N,..."; NULL: none */
     /* Called once the socket accepts requests (the caller may print; the engine never does). */
     void (*on_ready)(const char *socket_path, void *ud);
     void *ud;

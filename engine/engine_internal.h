@@ -10,6 +10,9 @@ struct docker;
 struct store;
 struct api;
 struct session;
+struct monitor;
+struct stats;
+struct pool;
 
 struct engine {
     struct loop *loop;
@@ -17,6 +20,9 @@ struct engine {
     struct docker *docker;
     struct store *store;
     struct api *api;
+    struct monitor *monitor; /* Docker's events stream and reconnection (monitor.c) */
+    struct pool *pool;       /* the warm pool (pool.c) */
+    struct stats *stats;     /* resource sampling (stats.c) */
     char *state_dir;
     char *socket_path;
     char *engine_id;
@@ -26,6 +32,7 @@ struct engine {
     bool docker_ok;           /* last known daemon reachability */
     char *docker_error;       /* why the daemon was last unreachable, NULL when it answered */
     char *docker_api_version;
+    bool stopping; /* SIGTERM/SIGINT came: deleting keep_alive=false sessions, then exit */
 };
 
 /* Record whether the daemon answered the last call (engine.c). */

@@ -2,7 +2,9 @@
 #ifndef PADDOCK_HTTP_H
 #define PADDOCK_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct loop;
 struct http;
@@ -14,9 +16,18 @@ struct http_call;
  * callback then reports a transport error "aborted by the receiver"). */
 typedef int (*http_data_fn)(const char *data, size_t len, void *ud);
 
+/* TLS for an https:// URL (Docker's DOCKER_TLS_VERIFY/DOCKER_CERT_PATH). */
+struct http_tls {
+    const char *ca_file;   /* PEM CA the peer's certificate must chain to; NULL: the system's */
+    const char *cert_file; /* client certificate (PEM); NULL: none */
+    const char *key_file;  /* its key */
+    bool verify;           /* check the peer's certificate and name */
+};
+
 struct http_request {
-    const char *method;      /* "GET", "POST", "DELETE" */
-    const char *unix_socket; /* NULL: TCP */
+    const char *method;         /* "GET", "POST", "DELETE" */
+    const char *unix_socket;    /* NULL: TCP */
+    const struct http_tls *tls; /* https:// URLs; NULL: verify against the system's CAs */
     const char *url;
     const char *body; /* NULL: none */
     size_t body_len;
@@ -32,11 +43,17 @@ struct http_result {
     size_t len;
     const char *error;  /* transport error text when status == -1 */
     int connect_failed; /* the socket refused or did not exist */
+    int tls_failed;     /* the TLS handshake or a certificate check failed */
+    const void *priv;   /* for http_result_header */
 };
 
 typedef void (*http_done_fn)(const struct http_result *r, void *ud);
 
+/* A response header's value (case-insensitive name), or NULL; valid during the callback. */
+const char *http_result_header(const struct http_result *r, const char *name);
+
 struct http *http_new(struct loop *l);
+struct loop *http_loop(const struct http *h);
 /* Finish every request in flight with a "cancelled" transport error (at shutdown). */
 void http_cancel_all(struct http *h);
 void http_free(struct http *h);
@@ -50,5 +67,30 @@ struct http_call *http_start_call(struct http *h, const struct http_request *req
  * on_data (return -1 there instead). The done callback is
  * NOT called. The handle is invalid afterwards, and also once the done callback has run. */
 void http_cancel(struct http *h, struct http_call *call);
+
+/* ---- raw connections (protocols upgraded from HTTP: Docker's exec hijack) ----
+ * libcurl connects (unix socket, TCP, TLS with req's settings) asynchronously on the loop and
+ * then hands over the connection: the owner watches http_raw_fd on the loop and moves bytes
+ * with http_raw_send/http_raw_recv (TLS included). Each raw connection has a libcurl multi of
+ * its own, so no other transfer can reuse, prune or close it. */
+struct http_raw;
+/* Connected (error NULL), or failed (error says why; the handle is then already freed). */
+typedef void (*http_raw_fn)(struct http_raw *c, const char *error, int connect_failed,
+                            int tls_failed, void *ud);
+/* Only req's url, unix_socket, tls and timeout_ms (the connect timeout) are used. NULL when
+ * out of memory; else fn is called once, later, from the loop (unless closed first). */
+struct http_raw *http_raw_open(struct loop *l, const struct http_request *req, http_raw_fn fn,
+                               void *ud);
+int http_raw_fd(const struct http_raw *c);
+/* Bytes moved (> 0); 0 from recv when the peer closed; -1 with errno EAGAIN when the socket
+ * is not ready (wait on the fd; after recv's EAGAIN only: TLS may hold decoded bytes), or
+ * another errno on failure (http_raw_error says why). */
+ssize_t http_raw_send(struct http_raw *c, const void *p, size_t n);
+ssize_t http_raw_recv(struct http_raw *c, void *p, size_t n);
+const char *http_raw_error(const struct http_raw *c);
+/* Half-close (no more sending) on a plain connection; -1 over TLS, which has no half-close. */
+int http_raw_shutdown_write(struct http_raw *c);
+/* Close the connection; remove the fd from the loop before. */
+void http_raw_close(struct http_raw *c);
 
 #endif

@@ -222,5 +222,6 @@ int loop_run(struct loop *l)
         }
         loop_run_timers(l);
     }
+    l->stop = false; /* a later loop_run runs again (tests drive the loop step by step) */
     return 0;
 }

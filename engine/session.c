@@ -1,12 +1,20 @@
-/* Session lifecycle: create (Docker create → start → executor /alive), execute, delete.
- * Every step is asynchronous on the engine loop; the store records each transition. */
+/* Session lifecycle: create (Docker create → start → executor /alive), execute, delete. Every
+ * step is asynchronous on the engine loop; every state change goes through the table in
+ * session_state.c and is recorded in the store. Pause, resume, stop and attach are in
+ * session_control.c; reattaching and Docker's events in reconcile.c. */
 #include "engine/session.h"
 
 #include "engine/api.h"
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/http.h"
+#include "engine/logs.h"
 #include "engine/loop.h"
+#include "engine/pool.h"
+#include "engine/session_config.h"
+#include "engine/session_internal.h"
+#include "engine/session_state.h"
+#include "engine/stats.h"
 #include "engine/store.h"
 #include "engine/util.h"
 
@@ -20,27 +28,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define SESSION_ID_BYTES 8
-#define SESSION_READY_TIMEOUT_MS 30000.0
-#define SESSION_MEMORY_DEFAULT (2LL * 1024 * 1024 * 1024)
-#define SESSION_NANOCPUS_DEFAULT 2000000000LL
-#define SESSION_PIDS_DEFAULT 512
-#define SESSION_AGENT_UID "1000"
-#define EXECUTOR_IN_CONTAINER "/opt/paddock/paddock-executor"
-#define SOCKET_DIR_IN_CONTAINER "/run/paddock"
-
-struct session {
-    struct session *next;
-    struct engine *eng;
-    char id[2 * SESSION_ID_BYTES + 1];
-    char *container_id;
-    char *sock_dir;
-    char *exec_sock;
-    const char *state; /* static string */
-    int busy;          /* async operations holding a pointer to this session */
-    bool unlinked;     /* removed from the list; freed when busy drops to 0 */
-};
-
 const char *session_id(const struct session *s)
 {
     return s->id;
@@ -53,18 +40,22 @@ const char *session_state(const struct session *s)
 
 static void session_free(struct session *s)
 {
+    if (s->retry_timer)
+        loop_timer_cancel(s->eng->loop, s->retry_timer);
+    free(s->name);
+    free(s->image);
     free(s->container_id);
     free(s->sock_dir);
     free(s->exec_sock);
     free(s);
 }
 
-static void session_hold(struct session *s)
+void session_hold(struct session *s)
 {
     s->busy++;
 }
 
-static void session_release(struct session *s)
+void session_release(struct session *s)
 {
     if (--s->busy == 0 && s->unlinked)
         session_free(s);
@@ -78,6 +69,7 @@ static void session_unlink(struct session *s)
             break;
         }
     s->unlinked = true;
+    session_retry_cancel(s);
     if (s->busy == 0)
         session_free(s);
 }
@@ -90,35 +82,98 @@ struct session *session_find(struct engine *eng, const char *id)
     return NULL;
 }
 
+struct session *session_find_ref(struct engine *eng, const char *ref)
+{
+    struct session *s = session_find(eng, ref);
+    if (s)
+        return s;
+    for (s = eng->sessions; s; s = s->next)
+        if (s->name && strcmp(s->name, ref) == 0 && strcmp(s->state, "error") != 0)
+            return s;
+    return NULL;
+}
+
 void session_publish(struct engine *eng, const char *id)
 {
     json_t *j = store_session_get(eng->store, id);
-    if (j) {
+    if (j && !json_is_true(json_object_get(j, "pooled")))
         api_events_publish(eng->api, "session", j);
-        json_decref(j);
-    }
+    json_decref(j);
+    pool_on_session(eng);
 }
 
-/* Record a state change in memory, in the store and as an event. */
-static void session_set_state(struct session *s, const char *state, const char *error)
+/* A store write failed: 507 when the disk is full (the operator can fix that), else 500. */
+static unsigned session_store_status(struct engine *eng, const char **code)
 {
-    s->state = state;
-    store_session_update(s->eng->store, s->id, state, s->container_id, error, util_now(), NULL);
-    store_event_add(s->eng->store, s->id, state, error, util_now());
-    session_publish(s->eng, s->id);
+    bool full = store_last_error_was_full(eng->store);
+    *code = full ? "storage_full" : "store_error";
+    return full ? 507 : 500;
 }
 
-static struct session *session_alloc(struct engine *eng, const char *id, const char *state)
+int session_set_state_exit(struct session *s, const char *state, const char *reason, int exit_code)
+{
+    const char *to = session_st_intern(state);
+    if (!to)
+        return -1;
+    if (to == s->state) {
+        /* Not a transition; only a new reason (a disconnected session's latest cause) is news. */
+        json_t *cur = store_session_get(s->eng->store, s->id);
+        const char *old = json_string_value(json_object_get(cur, "reason"));
+        bool same = (!old && !reason) || (old && reason && strcmp(old, reason) == 0);
+        json_decref(cur);
+        if (same)
+            return 0;
+    } else if (!session_st_allows_name(s->state, to)) {
+        return -1;
+    }
+    s->state = to;
+    s->gen++;
+    store_session_transition(s->eng->store, s->id, to, s->container_id, reason, exit_code,
+                             util_now(), NULL);
+    session_publish(s->eng, s->id);
+    if (!s->pooled)
+        stats_on_state(s->eng->stats, s->id, s->container_id, to);
+    return 0;
+}
+
+int session_set_state(struct session *s, const char *state, const char *reason)
+{
+    return session_set_state_exit(s, state, reason, STORE_NO_EXIT_CODE);
+}
+
+void session_op_begin(struct session *s, const char *op)
+{
+    s->op = op;
+    s->stale = false;
+    session_retry_cancel(s);
+    session_hold(s);
+}
+
+void session_op_end(struct session *s)
+{
+    s->op = NULL;
+    if (s->doomed)
+        session_shutdown_delete(s);
+    else if (!s->unlinked && s->stale && session_st_is_live(s->state))
+        session_refresh(s);
+    s->stale = false;
+    session_release(s);
+}
+
+static struct session *session_alloc(struct engine *eng, const char *id, const char *name,
+                                     const char *state)
 {
     struct session *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
     s->eng = eng;
     snprintf(s->id, sizeof(s->id), "%s", id);
-    s->state = state;
+    s->state = session_st_intern(state);
+    s->keep_alive = true;
+    s->name = strdup(name ? name : id);
     s->sock_dir = util_strdupf("%s/run/%s", eng->state_dir, id);
     s->exec_sock = s->sock_dir ? util_strdupf("%s/executor.sock", s->sock_dir) : NULL;
-    if (!s->exec_sock) {
+    if (!s->exec_sock || !s->name || !s->state) {
         session_free(s);
         return NULL;
     }
@@ -127,9 +182,21 @@ static struct session *session_alloc(struct engine *eng, const char *id, const c
     return s;
 }
 
+/* keep_alive lives in the session's stored options (sessions.config.options; absent: true). */
+static bool session_config_keep_alive(struct engine *eng, const char *id)
+{
+    json_t *cfg = store_session_config(eng->store, id);
+    json_t *ka = json_object_get(json_object_get(cfg, "options"), "keep_alive");
+    bool keep = !json_is_false(ka);
+    json_decref(cfg);
+    return keep;
+}
+
 void session_load_all(struct engine *eng)
 {
-    json_t *all = store_sessions_list(eng->store, 0);
+    /* Every session that is not deleted, as the store last saw it; reconcile (started by the
+     * Docker monitor) then looks at the containers themselves. */
+    json_t *all = store_sessions_list(eng->store, STORE_LIST_POOLED);
     size_t i;
     json_t *row;
     json_array_foreach(all, i, row)
@@ -137,19 +204,20 @@ void session_load_all(struct engine *eng)
         const char *id = json_string_value(json_object_get(row, "id"));
         const char *state = json_string_value(json_object_get(row, "state"));
         const char *cid = json_string_value(json_object_get(row, "container_id"));
-        if (!id || !state)
+        if (!id || !session_st_intern(state))
             continue;
-        if (strcmp(state, "ready") == 0) {
-            /* Its container may still run: the socket path is derived from the id, so
-             * requests reach the same executor again. */
-            struct session *s = session_alloc(eng, id, "ready");
-            if (s && cid)
-                s->container_id = strdup(cid);
-        } else if (strcmp(state, "creating") == 0 || strcmp(state, "deleting") == 0) {
-            store_session_update(eng->store, id, "error", NULL,
-                                 "engine stopped while the session was changing state", util_now(),
-                                 NULL);
-        }
+        struct session *s =
+            session_alloc(eng, id, json_string_value(json_object_get(row, "name")), state);
+        if (!s)
+            continue;
+        if (cid)
+            s->container_id = strdup(cid);
+        s->keep_alive = session_config_keep_alive(eng, id);
+        s->pooled = json_is_true(json_object_get(row, "pooled"));
+        const char *image = json_string_value(json_object_get(row, "image"));
+        s->image = image ? strdup(image) : NULL;
+        if (!s->pooled)
+            stats_on_state(eng->stats, s->id, s->container_id, s->state);
     }
     json_decref(all);
 }
@@ -165,47 +233,21 @@ void session_free_all(struct engine *eng)
 
 /* ---- create ---- */
 
-struct create_op {
+/* One start of a container: create (a new session) or restart (resume from stopped), then
+ * docker start, then /alive until the executor answers. */
+struct start_op {
     struct session *s;
     session_done_fn fn;
     void *ud;
+    bool restart;
+    bool exited; /* the container died before its executor answered */
+    bool oom;
+    int exit_code;
     double deadline;
     long backoff_ms;
     double next_inspect;
-    int exit_code;
+    struct session_config *cfg; /* create only: the parsed options */
 };
-
-static bool session_valid_name(const char *n)
-{
-    size_t len = strlen(n);
-    if (len == 0 || len > 64 || !isalnum((unsigned char)n[0]))
-        return false;
-    for (size_t i = 0; i < len; i++)
-        if (!isalnum((unsigned char)n[i]) && !strchr("_.-", n[i]))
-            return false;
-    return true;
-}
-
-static bool session_valid_env_key(const char *k)
-{
-    if (!*k || !(isalpha((unsigned char)*k) || *k == '_'))
-        return false;
-    for (; *k; k++)
-        if (!(isalnum((unsigned char)*k) || *k == '_'))
-            return false;
-    return true;
-}
-
-static bool session_valid_image(const char *img)
-{
-    size_t n = strlen(img);
-    if (n == 0 || n > 255)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!(isalnum((unsigned char)img[i]) || strchr("_.-/:@", img[i])))
-            return false;
-    return true;
-}
 
 /* Fill a synchronous refusal of session_create; returns -1 for the caller to return. */
 static int session_refuse(struct session_result *bad, unsigned status, const char *code,
@@ -217,311 +259,385 @@ static int session_refuse(struct session_result *bad, unsigned status, const cha
     return -1;
 }
 
-/* The hardened container (docs/architecture.md, research/security.md §2). */
-static json_t *session_container_config(struct engine *eng, struct session *s, const char *image,
-                                        json_t *env)
-{
-    json_t *envs = json_array();
-    json_array_append_new(envs, json_string("LANG=C.UTF-8"));
-    const char *k;
-    json_t *v;
-    json_object_foreach(env, k, v)
-    {
-        char *kv = util_strdupf("%s=%s", k, json_string_value(v));
-        if (kv)
-            json_array_append_new(envs, json_string(kv));
-        free(kv);
-    }
-    json_t *mounts =
-        json_pack("[{s:s,s:s,s:s,s:b},{s:s,s:s,s:s,s:b}]", "Type", "bind", "Source",
-                  eng->executor_path, "Target", EXECUTOR_IN_CONTAINER, "ReadOnly", 1, "Type",
-                  "bind", "Source", s->sock_dir, "Target", SOCKET_DIR_IN_CONTAINER, "ReadOnly", 0);
-    json_t *labels =
-        json_pack("{s:s,s:s}", "paddock.session", s->id, "paddock.engine", eng->engine_id);
-    const char *test_label = getenv("PADDOCK_TEST_LABEL");
-    if (test_label && *test_label)
-        json_object_set_new(labels, "paddock.test", json_string(test_label));
-    /* The executor runs as container root with only what it needs: CHOWN for the workspace,
-     * SETUID/SETGID to drop the agent's shell to uid 1000, KILL to signal the agent's
-     * processes. MaskedPaths/ReadonlyPaths are left out so Docker's defaults apply. */
-    json_t *host = json_pack(
-        "{s:[s],s:[s,s,s,s],s:[s],s:I,s:I,s:I,s:I,s:s,s:b,s:s,s:I,"
-        "s:{s:s,s:{s:s,s:s}},s:{s:s},s:o,"
-        "s:[{s:s,s:I,s:I},{s:s,s:I,s:I}]}",
-        "CapDrop", "ALL", "CapAdd", "CHOWN", "SETUID", "SETGID", "KILL", "SecurityOpt",
-        "no-new-privileges", "PidsLimit", (json_int_t)SESSION_PIDS_DEFAULT, "Memory",
-        (json_int_t)SESSION_MEMORY_DEFAULT, "MemorySwap", (json_int_t)SESSION_MEMORY_DEFAULT,
-        "NanoCpus", (json_int_t)SESSION_NANOCPUS_DEFAULT, "NetworkMode", "none", "Init", 1,
-        "IpcMode", "private", "ShmSize", (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type",
-        "json-file", "Config", "max-size", "10m", "max-file", "1", "RestartPolicy", "Name", "no",
-        "Mounts", mounts, "Ulimits", "Name", "nofile", "Soft", (json_int_t)8192, "Hard",
-        (json_int_t)8192, "Name", "core", "Soft", (json_int_t)0, "Hard", (json_int_t)0);
-    /* The ipython plugin starts Python only at the first cell (and only if the image has it). */
-    return json_pack("{s:s,s:[s],s:[s,s,s,s,s,s,s,s],s:o,s:o,s:s,s:s,s:i,s:o}", "Image", image,
-                     "Entrypoint", EXECUTOR_IN_CONTAINER, "Cmd", "--socket",
-                     SOCKET_DIR_IN_CONTAINER "/executor.sock", "--working-dir", "/workspace",
-                     "--user-id", SESSION_AGENT_UID, "--plugins", "ipython", "Env", envs, "Labels",
-                     labels, "User", "0:0", "WorkingDir", "/", "StopTimeout", 5, "HostConfig",
-                     host);
-}
-
-static void create_fail(struct create_op *op, unsigned status, const char *code, const char *msg);
-
-static void create_on_removed(const struct docker_reply *r, void *ud)
+static void start_on_removed(const struct docker_reply *r, void *ud)
 {
     struct session *s = ud;
+    session_config_cleanup(s->eng, s->id);
     session_release(s);
 }
 
-static void create_finish(struct create_op *op, const struct session_result *res)
+static void start_finish(struct start_op *op, const struct session_result *res)
 {
     op->fn(res, op->ud);
-    session_release(op->s);
+    session_op_end(op->s);
+    session_config_free(op->cfg);
     free(op);
 }
 
-static void create_fail(struct create_op *op, unsigned status, const char *code, const char *msg)
+/* A restart that failed leaves the container stopped: nothing of the session is lost. */
+static void start_on_stopped(const struct docker_reply *r, void *ud)
 {
-    struct session *s = op->s;
-    session_set_state(s, "error", msg);
-    if (s->container_id) {
-        session_hold(s);
-        if (docker_container_remove(s->eng->docker, s->container_id, create_on_removed, s) < 0)
-            session_release(s);
-    }
-    util_remove_tree(s->sock_dir);
-    struct session_result res = {.status = status, .code = code, .message = msg};
-    session_unlink(s); /* stays in the store with its error; freed once op releases it */
-    create_finish(op, &res);
+    session_release(ud);
 }
 
-static void create_probe(void *ud);
+static void start_fail(struct start_op *op, unsigned status, const char *code, const char *msg)
+{
+    struct session *s = op->s;
+    if (!op->restart) {
+        /* A session that never became ready keeps nothing: no container, no socket dir. */
+        session_set_state(s, "error", msg);
+        if (s->container_id) {
+            session_hold(s);
+            if (docker_container_remove(s->eng->docker, s->container_id, start_on_removed, s) < 0)
+                session_release(s);
+        } else {
+            session_config_cleanup(s->eng, s->id);
+        }
+        util_remove_tree(s->sock_dir);
+    } else if (op->exited) {
+        session_set_state_exit(s, op->oom ? "oom-killed" : "stopped", msg, op->exit_code);
+    } else if (status == 404) {
+        session_set_state(s, "error", msg);
+        util_remove_tree(s->sock_dir);
+    } else {
+        if (strcmp(s->state, "started") == 0) {
+            session_hold(s);
+            if (docker_container_stop(s->eng->docker, s->container_id, 5, start_on_stopped, s) < 0)
+                session_release(s);
+        }
+        session_set_state(s, "stopped", msg);
+    }
+    struct session_result res = {.status = status, .code = code, .message = msg};
+    start_finish(op, &res);
+}
+
+static void start_probe(void *ud);
 
 /* The container died before its executor answered: say why, with the last lines it printed. */
-static void create_on_exit_logs(const struct docker_reply *r, void *ud)
+static void start_on_exit_logs(const struct docker_reply *r, void *ud)
 {
-    struct create_op *op = ud;
+    struct start_op *op = ud;
     const char *logs = r->status == 200 ? r->message : "";
     size_t n = strlen(logs);
     while (n && (logs[n - 1] == '\n' || logs[n - 1] == ' '))
         n--;
     size_t start = n > 600 ? n - 600 : 0;
-    char *msg =
-        util_strdupf("the sandbox container exited (code %d) before its executor "
-                     "answered%s%.*s",
-                     op->exit_code, n ? "; it printed: " : "", (int)(n - start), logs + start);
-    create_fail(op, 502, "executor_error", msg ? msg : "sandbox exited");
+    char *msg = util_strdupf("the sandbox container exited (code %d%s) before its executor "
+                             "answered%s%.*s",
+                             op->exit_code, op->oom ? ", out of memory" : "",
+                             n ? "; it printed: " : "", (int)(n - start), logs + start);
+    op->exited = true;
+    start_fail(op, 502, "executor_error", msg ? msg : "sandbox exited");
     free(msg);
 }
 
-static void create_on_inspect(const struct docker_reply *r, void *ud)
+static void start_on_inspect(const struct docker_reply *r, void *ud)
 {
-    struct create_op *op = ud;
+    struct start_op *op = ud;
+    if (r->status < 0) {
+        char *msg = util_strdupf("Docker daemon not reachable while the sandbox was starting "
+                                 "(%s)",
+                                 r->message);
+        start_fail(op, 503, "docker_unavailable", msg ? msg : "Docker daemon not reachable");
+        free(msg);
+        return;
+    }
     json_t *state = json_object_get(r->json, "State");
     if (r->status == 200 && state && !json_is_true(json_object_get(state, "Running"))) {
         op->exit_code = (int)json_integer_value(json_object_get(state, "ExitCode"));
+        op->oom = json_is_true(json_object_get(state, "OOMKilled"));
         if (docker_container_logs_tail(op->s->eng->docker, op->s->container_id, 20,
-                                       create_on_exit_logs, op) < 0) {
+                                       start_on_exit_logs, op) < 0) {
             struct docker_reply none = {.status = -1, .message = ""};
-            create_on_exit_logs(&none, op);
+            start_on_exit_logs(&none, op);
         }
         return;
     }
-    loop_timer_add(op->s->eng->loop, op->backoff_ms, create_probe, op);
+    loop_timer_add(op->s->eng->loop, op->backoff_ms, start_probe, op);
 }
 
-static void create_on_alive(const struct http_result *r, void *ud)
+static void start_on_alive(const struct http_result *r, void *ud)
 {
-    struct create_op *op = ud;
+    struct start_op *op = ud;
     if (r->status == 200) {
         session_set_state(op->s, "ready", NULL);
         json_t *body = store_session_get(op->s->eng->store, op->s->id);
-        struct session_result res = {.status = 201, .body = body};
-        create_finish(op, &res);
+        struct session_result res = {.status = op->restart ? 200 : 201, .body = body};
+        start_finish(op, &res);
         json_decref(body);
         return;
     }
     if (loop_now_ms() > op->deadline) {
-        create_fail(op, 504, "executor_timeout",
-                    "the sandbox's executor did not answer within 30 s");
+        start_fail(op, 504, "executor_timeout",
+                   "the sandbox's executor did not answer within 30 s");
         return;
     }
     if (loop_now_ms() > op->next_inspect) {
         op->next_inspect = loop_now_ms() + 500;
         /* Now and then ask Docker whether the container still runs; the reply probes again. */
-        if (docker_container_inspect(op->s->eng->docker, op->s->container_id, create_on_inspect,
+        if (docker_container_inspect(op->s->eng->docker, op->s->container_id, start_on_inspect,
                                      op) == 0)
             return;
     }
     /* Tight backoff: the executor binds its socket milliseconds after start. */
-    loop_timer_add(op->s->eng->loop, op->backoff_ms, create_probe, op);
+    loop_timer_add(op->s->eng->loop, op->backoff_ms, start_probe, op);
     if (op->backoff_ms < 20)
         op->backoff_ms *= 2;
 }
 
-static void create_probe(void *ud)
+static void start_probe(void *ud)
 {
-    struct create_op *op = ud;
+    struct start_op *op = ud;
     struct stat st;
     if (stat(op->s->exec_sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
         struct http_result r = {.status = -1, .error = "no socket yet"};
-        create_on_alive(&r, op);
+        start_on_alive(&r, op);
         return;
     }
     struct http_request req = {.method = "GET",
                                .unix_socket = op->s->exec_sock,
                                .url = "http://executor/alive",
                                .timeout_ms = 2000};
-    if (http_start(op->s->eng->http, &req, create_on_alive, op) < 0)
-        create_fail(op, 500, "internal", "cannot start a request");
+    if (http_start(op->s->eng->http, &req, start_on_alive, op) < 0)
+        start_fail(op, 500, "internal", "cannot start a request");
 }
 
-static void create_on_start(const struct docker_reply *r, void *ud)
+static void start_on_start(const struct docker_reply *r, void *ud)
 {
-    struct create_op *op = ud;
+    struct start_op *op = ud;
     if (r->status != 204 && r->status != 304) {
-        char *msg = util_strdupf("docker start failed: %s", r->message);
-        create_fail(op, r->status < 0 ? 503 : 502,
-                    r->status < 0 ? "docker_unavailable" : "docker_error",
-                    msg ? msg : "docker start failed");
+        char *msg = r->status == 404 ? strdup("container removed outside paddock")
+                                     : util_strdupf("docker start failed: %s", r->message);
+        start_fail(op,
+                   r->status < 0      ? 503
+                   : r->status == 404 ? 404
+                                      : 502,
+                   r->status < 0      ? "docker_unavailable"
+                   : r->status == 404 ? "not_found"
+                                      : "docker_error",
+                   msg ? msg : "docker start failed");
         free(msg);
         return;
     }
+    session_set_state(op->s, "started", NULL);
     op->backoff_ms = 1;
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
-    create_probe(op);
+    if (op->cfg) /* the host ports Docker chose go into the store */
+        session_config_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, start_probe,
+                               op);
+    else
+        start_probe(op);
+}
+
+static void start_begin(struct start_op *op)
+{
+    if (docker_container_start(op->s->eng->docker, op->s->container_id, start_on_start, op) < 0)
+        start_fail(op, 500, "internal", "cannot start a request");
+}
+
+void session_start_container(struct session *s, bool restart, session_done_fn fn, void *ud)
+{
+    struct start_op *op = calloc(1, sizeof(*op));
+    if (!op) {
+        struct session_result res = {.status = 500, .code = "internal", .message = "out of memory"};
+        fn(&res, ud);
+        session_op_end(s);
+        return;
+    }
+    op->s = s;
+    op->fn = fn;
+    op->ud = ud;
+    op->restart = restart;
+    /* The old executor's socket is dead; the new one binds it again. */
+    unlink(s->exec_sock);
+    start_begin(op);
 }
 
 static void create_on_create(const struct docker_reply *r, void *ud)
 {
-    struct create_op *op = ud;
+    struct start_op *op = ud;
     struct engine *eng = op->s->eng;
     engine_note_docker(eng, r->status >= 0, r->message);
     if (r->status < 0) {
-        create_fail(op, 503, "docker_unavailable",
-                    eng->docker_error ? eng->docker_error : "Docker daemon not reachable");
+        start_fail(op, 503, "docker_unavailable",
+                   eng->docker_error ? eng->docker_error : "Docker daemon not reachable");
         return;
     }
     if (r->status == 404) {
         char *msg = util_strdupf("image not found: %s (build the default one with "
                                  "scripts/build-image, or docker pull it)",
                                  r->message);
-        create_fail(op, 400, "image_not_found", msg ? msg : "image not found");
+        start_fail(op, 400, "image_not_found", msg ? msg : "image not found");
+        free(msg);
+        return;
+    }
+    if (r->status == 400) {
+        char *msg = util_strdupf("Docker refused the configuration: %s", r->message);
+        start_fail(op, 400, "bad_request", msg ? msg : "Docker refused the configuration");
+        free(msg);
+        return;
+    }
+    if (r->status == 409) {
+        /* Not ours to remove: it may be another engine's, or anyone's. */
+        char *msg = util_strdupf("container name already in use: %s; remove that container, or "
+                                 "run `paddock gc` if an earlier session of this engine left it",
+                                 r->message);
+        start_fail(op, 409, "conflict", msg ? msg : "container name already in use");
         free(msg);
         return;
     }
     const char *cid = json_string_value(json_object_get(r->json, "Id"));
     if (r->status != 201 || !cid) {
         char *msg = util_strdupf("docker create failed (%ld): %s", r->status, r->message);
-        create_fail(op, 502, "docker_error", msg ? msg : "docker create failed");
+        start_fail(op, 502, "docker_error", msg ? msg : "docker create failed");
         free(msg);
         return;
     }
     op->s->container_id = strdup(cid);
-    store_session_update(eng->store, op->s->id, "creating", cid, NULL, util_now(), NULL);
-    if (docker_container_start(eng->docker, cid, create_on_start, op) < 0)
-        create_fail(op, 500, "internal", "cannot start a request");
+    store_session_set_container(eng->store, op->s->id, cid, util_now());
+    start_begin(op);
 }
+
+/* The options are checked and the engine's own directories and git clone are ready. */
+static void create_on_prepared(const struct session_result *err, void *ud)
+{
+    struct start_op *op = ud;
+    struct session *s = op->s;
+    if (err) {
+        start_fail(op, err->status, err->code, err->message);
+        return;
+    }
+    json_t *body = session_config_container(s->eng, op->cfg, s->id, s->sock_dir);
+    /* Named after the engine and the session: predictable for people, unique per engine. */
+    char cname[96];
+    snprintf(cname, sizeof(cname), "paddock-%.8s-%s", s->eng->engine_id, s->name);
+    int rc = body ? docker_container_create(s->eng->docker, cname, body, create_on_create, op) : -1;
+    json_decref(body);
+    if (rc < 0)
+        start_fail(op, 500, "internal", "cannot start a request");
+}
+
+static int session_create_cfg(struct engine *eng, struct session_config *cfg, bool pooled,
+                              session_done_fn fn, void *ud, struct session_result *bad);
 
 int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *ud,
                    struct session_result *bad)
 {
-    const char *k;
-    json_t *v;
-    json_object_foreach(opts, k, v)
-    {
-        if (strcmp(k, "image") && strcmp(k, "name") && strcmp(k, "env")) {
-            static char msg[160];
-            snprintf(msg, sizeof(msg), "unknown field \"%.64s\" (known: image, name, env)", k);
-            return session_refuse(bad, 400, "bad_request", msg);
+    struct session_config *cfg = NULL;
+    if (session_config_parse(eng, opts, &cfg, bad) < 0)
+        return -1;
+    /* A warm sandbox when the pool has one for these options: ready in a store write. */
+    const char *image = cfg->image ? cfg->image : eng->default_image;
+    const char *name = cfg->name;
+    if (!eng->stopping && (!name || !session_find_ref(eng, name)) && pool_fits(eng, opts, image)) {
+        struct session *warm = pool_take(eng, image);
+        if (warm && session_claim(warm, name ? name : warm->id, cfg->keep_alive,
+                                  json_object_get(opts, "env"), fn, ud) == 0) {
+            session_config_free(cfg);
+            return 0;
         }
     }
-    json_t *jimage = json_object_get(opts, "image");
-    json_t *jname = json_object_get(opts, "name");
-    json_t *jenv = json_object_get(opts, "env");
-    if (jimage && !json_is_null(jimage) &&
-        (!json_is_string(jimage) || !session_valid_image(json_string_value(jimage)))) {
-        return session_refuse(bad, 400, "bad_request",
-                              "\"image\" must be an image reference string");
-    }
-    if (jname && !json_is_null(jname) &&
-        (!json_is_string(jname) || !session_valid_name(json_string_value(jname)))) {
-        return session_refuse(bad, 400, "bad_request",
-                              "\"name\" must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
-    }
-    if (jenv && !json_is_null(jenv)) {
-        if (!json_is_object(jenv)) {
-            return session_refuse(bad, 400, "bad_request", "\"env\" must be an object of strings");
-        }
-        json_object_foreach(jenv, k, v)
-        {
-            if (!session_valid_env_key(k) || !json_is_string(v) ||
-                strlen(json_string_value(v)) != json_string_length(v)) {
-                return session_refuse(
-                    bad, 400, "bad_request",
-                    "\"env\" keys must be [A-Za-z_][A-Za-z0-9_]* with string values "
-                    "without NUL");
-            }
-        }
-    }
-    if (!eng->executor_path)
+    return session_create_cfg(eng, cfg, false, fn, ud, bad);
+}
+
+int session_create_pooled(struct engine *eng, const char *image, session_done_fn fn, void *ud,
+                          struct session_result *bad)
+{
+    json_t *opts = json_pack("{s:s,s:b}", "image", image, "keep_alive", 0);
+    struct session_config *cfg = NULL;
+    int rc = opts ? session_config_parse(eng, opts, &cfg, bad) : -1;
+    json_decref(opts);
+    if (rc < 0)
+        return -1;
+    return session_create_cfg(eng, cfg, true, fn, ud, bad);
+}
+
+static int session_create_cfg(struct engine *eng, struct session_config *cfg, bool pooled,
+                              session_done_fn fn, void *ud, struct session_result *bad)
+{
+    if (!eng->executor_path) {
+        session_config_free(cfg);
         return session_refuse(bad, 500, "executor_missing",
                               "paddock-executor not found next to paddock; set PADDOCK_EXECUTOR");
-    const char *image = json_is_string(jimage) ? json_string_value(jimage) : eng->default_image;
+    }
+    const char *image = cfg->image ? cfg->image : eng->default_image;
     char id[2 * SESSION_ID_BYTES + 1];
-    if (util_random_hex(id, SESSION_ID_BYTES) < 0)
+    if (util_random_hex(id, SESSION_ID_BYTES) < 0) {
+        session_config_free(cfg);
         return session_refuse(bad, 500, "internal", "no randomness for a session id");
-    const char *name = json_is_string(jname) ? json_string_value(jname) : id;
+    }
+    const char *name = cfg->name ? cfg->name : id;
+    /* Names are unique among the engine's sessions that are not deleted or in error: they
+     * name the container and let a client attach by name. */
+    struct session *same = session_find_ref(eng, name);
+    if (same && strcmp(same->name, name) == 0) {
+        static char msg[300];
+        snprintf(msg, sizeof(msg),
+                 "a session named \"%s\" already exists (id %s, %s); attach to it with "
+                 "{\"attach\": \"%s\"} or delete it first",
+                 name, same->id, same->state, name);
+        session_config_free(cfg);
+        return session_refuse(bad, 409, "conflict", msg);
+    }
+    if (eng->stopping) {
+        session_config_free(cfg);
+        return session_refuse(bad, 503, "stopping", "the engine is stopping");
+    }
 
-    struct session *s = session_alloc(eng, id, "creating");
-    struct create_op *op = calloc(1, sizeof(*op));
+    struct session *s = session_alloc(eng, id, name, "starting");
+    struct start_op *op = calloc(1, sizeof(*op));
     if (!s || !op) {
         if (s)
             session_unlink(s);
         free(op);
+        session_config_free(cfg);
         return session_refuse(bad, 500, "internal", "out of memory");
     }
     struct sockaddr_un sa;
     if (strlen(s->exec_sock) >= sizeof(sa.sun_path)) {
         session_unlink(s);
         free(op);
+        session_config_free(cfg);
         return session_refuse(bad, 500, "internal",
                               "state dir path too long for a unix socket (108 bytes)");
     }
-    json_t *config = json_pack("{s:s,s:O}", "image", image, "env", jenv ? jenv : json_null());
+    s->keep_alive = cfg->keep_alive;
+    s->pooled = pooled;
+    s->image = strdup(image);
+    json_t *config = session_config_stored(cfg, eng, id, image);
+    if (pooled)
+        json_object_set_new(config, "pooled", json_true());
     char *err = NULL;
-    if (store_session_insert(eng->store, id, name, image, "creating", config, util_now(), &err) <
+    if (store_session_insert(eng->store, id, name, image, "starting", config, util_now(), &err) <
         0) {
         json_decref(config);
         session_unlink(s);
         free(op);
-        static char msg[256];
-        snprintf(msg, sizeof(msg), "%s", err ? err : "store error");
+        session_config_free(cfg);
+        static char msg[512];
+        const char *code;
+        unsigned status = session_store_status(eng, &code);
+        snprintf(msg, sizeof(msg), "%s%s%s", err ? err : "store error",
+                 status == 507 ? "; free disk space under " : "",
+                 status == 507 ? eng->state_dir : "");
         free(err);
-        return session_refuse(bad, 500, "store_error", msg);
+        return session_refuse(bad, status, code, msg);
     }
     json_decref(config);
-    store_event_add(eng->store, id, "creating", image, util_now());
+    store_event_add(eng->store, id, "starting", image, util_now());
     session_publish(eng, id);
 
-    session_hold(s);
+    session_op_begin(s, "create");
     op->s = s;
     op->fn = fn;
     op->ud = ud;
+    op->cfg = cfg;
     if (util_mkdir_p(s->sock_dir, 0711) < 0) {
-        create_fail(op, 500, "internal", "cannot create the session's socket directory");
+        start_fail(op, 500, "internal", "cannot create the session's socket directory");
         return 0;
     }
-    json_t *noenv = json_object();
-    json_t *body = session_container_config(eng, s, image, json_is_object(jenv) ? jenv : noenv);
-    json_decref(noenv);
-    char cname[64];
-    snprintf(cname, sizeof(cname), "paddock-%s", s->id);
-    int rc = docker_container_create(eng->docker, cname, body, create_on_create, op);
-    json_decref(body);
-    if (rc < 0)
-        create_fail(op, 500, "internal", "cannot start a request");
+    session_config_prepare(eng, cfg, s->id, create_on_prepared, op);
     return 0;
 }
 
@@ -531,8 +647,55 @@ struct delete_op {
     struct session *s;
     session_done_fn fn;
     void *ud;
-    const char *prev_state;
+    int volumes_left;
 };
+
+static void delete_finish(struct delete_op *op)
+{
+    struct session *s = op->s;
+    struct engine *eng = s->eng;
+    util_remove_tree(s->sock_dir);
+    session_config_cleanup(eng, s->id);
+    session_set_state(s, "deleted", NULL);
+    json_t *body = store_session_get(eng->store, s->id);
+    struct session_result res = {.status = 200, .body = body};
+    op->fn(&res, op->ud);
+    json_decref(body);
+    session_unlink(s);
+    session_op_end(s);
+    free(op);
+}
+
+static void delete_on_volume_removed(const struct docker_reply *r, void *ud)
+{
+    struct delete_op *op = ud;
+    /* A volume still in use stays for gc; the session is gone either way. */
+    if (--op->volumes_left == 0)
+        delete_finish(op);
+}
+
+/* Volumes the engine made for this session carry its label (the anonymous ones went with the
+ * container: v=1). */
+static void delete_on_volumes(const struct docker_reply *r, void *ud)
+{
+    struct delete_op *op = ud;
+    json_t *vols = json_object_get(r->json, "Volumes");
+    size_t i;
+    json_t *v;
+    op->volumes_left = 1;
+    if (r->status == 200)
+        json_array_foreach(vols, i, v)
+        {
+            const char *name = json_string_value(json_object_get(v, "Name"));
+            if (!name)
+                continue;
+            op->volumes_left++;
+            if (docker_volume_remove(op->s->eng->docker, name, delete_on_volume_removed, op) < 0)
+                op->volumes_left--;
+        }
+    if (--op->volumes_left == 0)
+        delete_finish(op);
+}
 
 static void delete_on_remove(const struct docker_reply *r, void *ud)
 {
@@ -544,27 +707,39 @@ static void delete_on_remove(const struct docker_reply *r, void *ud)
                         ? util_strdupf("Docker daemon not reachable at %s (%s); %s",
                                        docker_socket(eng->docker), r->message, docker_start_hint())
                         : util_strdupf("docker remove failed: %s", r->message);
-        s->state = op->prev_state;
         struct session_result res = {.status = r->status < 0 ? 503 : 502,
                                      .code = r->status < 0 ? "docker_unavailable" : "docker_error",
                                      .message = msg ? msg : "docker remove failed"};
         op->fn(&res, op->ud);
         free(msg);
-    } else {
-        util_remove_tree(s->sock_dir);
-        session_set_state(s, "deleted", NULL);
-        json_t *body = store_session_get(eng->store, s->id);
-        struct session_result res = {.status = 200, .body = body};
-        op->fn(&res, op->ud);
-        json_decref(body);
-        session_unlink(s);
+        session_op_end(s);
+        free(op);
+        return;
     }
-    session_release(s);
-    free(op);
+    char *label = util_strdupf("paddock.session=%s", s->id);
+    if (!label || docker_volume_list(eng->docker, label, delete_on_volumes, op) < 0) {
+        struct docker_reply none = {.status = -1, .message = ""};
+        delete_on_volumes(&none, op);
+    }
+    free(label);
+}
+
+static void delete_on_tail_saved(void *ud, const char *error)
+{
+    struct delete_op *op = ud;
+    (void)error; /* a log we could not read does not keep the container alive */
+    if (docker_container_remove(op->s->eng->docker, op->s->container_id, delete_on_remove, op) <
+        0) {
+        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+        delete_on_remove(&r, op);
+    }
 }
 
 void session_delete(struct session *s, session_done_fn fn, void *ud)
 {
+    if (session_check(s, "delete", "deleted",
+                      "ready paused stopped error disconnected oom-killed started", fn, ud))
+        return;
     struct delete_op *op = calloc(1, sizeof(*op));
     if (!op) {
         struct session_result res = {.status = 500, .code = "internal", .message = "out of memory"};
@@ -574,18 +749,14 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
     op->s = s;
     op->fn = fn;
     op->ud = ud;
-    op->prev_state = s->state;
-    session_hold(s);
-    s->state = "deleting";
+    session_op_begin(s, "delete");
     if (!s->container_id) {
         struct docker_reply r = {.status = 404, .message = ""};
         delete_on_remove(&r, op);
         return;
     }
-    if (docker_container_remove(s->eng->docker, s->container_id, delete_on_remove, op) < 0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
-        delete_on_remove(&r, op);
-    }
+    /* The log tail goes to the store first: the container takes its log with it. */
+    logs_save_tail(s->eng, s->id, s->container_id, delete_on_tail_saved, op);
 }
 
 /* ---- execute ---- */
@@ -608,6 +779,38 @@ static void exec_publish(struct engine *eng, int64_t id, const char *state_overr
     json_decref(a);
 }
 
+static void exec_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
+                             const char *msg)
+{
+    json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
+    char *body = json_dumps(j, JSON_COMPACT);
+    struct session_action_result res = {
+        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
+    fn(&res, ud);
+    free(body);
+    json_decref(j);
+}
+
+static void exec_on_explained(const char *msg, void *ud)
+{
+    struct exec_op *op = ud;
+    struct engine *eng = op->s->eng;
+    store_action_finish(eng->store, op->action_id, "failed", STORE_NO_EXIT_CODE, NULL, 0, msg,
+                        util_now(), NULL);
+    exec_publish(eng, op->action_id, NULL);
+    json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", "executor_error", "message", msg);
+    char *body = json_dumps(j, JSON_COMPACT);
+    struct session_action_result res = {.status = 502,
+                                        .body = body ? body : "",
+                                        .len = body ? strlen(body) : 0,
+                                        .code = "executor_error"};
+    op->fn(&res, op->ud);
+    free(body);
+    json_decref(j);
+    session_release(op->s);
+    free(op);
+}
+
 static void exec_on_done(const struct http_result *r, void *ud)
 {
     struct exec_op *op = ud;
@@ -620,27 +823,32 @@ static void exec_on_done(const struct http_result *r, void *ud)
         if (json_is_integer(ec))
             exit_code = (int)json_integer_value(ec);
         json_decref(obs);
-        store_action_finish(eng->store, op->action_id, "done", exit_code, r->body, r->len, NULL,
-                            util_now(), NULL);
-        struct session_action_result res = {.status = 200, .body = r->body, .len = r->len};
-        exec_publish(eng, op->action_id, NULL);
-        op->fn(&res, op->ud);
+        char *err = NULL;
+        if (store_action_finish(eng->store, op->action_id, "done", exit_code, r->body, r->len, NULL,
+                                util_now(), &err) < 0) {
+            /* Acknowledged means recorded: the agent hears that it ran and that its result is
+             * not kept, rather than a result the history will not show. */
+            const char *code;
+            unsigned status = session_store_status(eng, &code);
+            char *msg = util_strdupf(
+                "the action ran (exit code %d) but its observation could not be recorded "
+                "(%s)%s%s",
+                exit_code == STORE_NO_EXIT_CODE ? -1 : exit_code, err ? err : "store error",
+                status == 507 ? "; free disk space under " : "",
+                status == 507 ? eng->state_dir : "");
+            exec_reply_error(op->fn, op->ud, status, code, msg ? msg : "store error");
+            free(msg);
+        } else {
+            struct session_action_result res = {.status = 200, .body = r->body, .len = r->len};
+            exec_publish(eng, op->action_id, NULL);
+            op->fn(&res, op->ud);
+        }
+        free(err);
     } else if (r->status < 0) {
-        char *msg = util_strdupf("the sandbox's executor is not reachable: %s", r->error);
-        store_action_finish(eng->store, op->action_id, "failed", exit_code, NULL, 0, msg,
-                            util_now(), NULL);
-        exec_publish(eng, op->action_id, NULL);
-        json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", "executor_error", "message",
-                              msg ? msg : "executor not reachable");
-        char *body = json_dumps(j, JSON_COMPACT);
-        struct session_action_result res = {.status = 502,
-                                            .body = body ? body : "",
-                                            .len = body ? strlen(body) : 0,
-                                            .code = "executor_error"};
-        op->fn(&res, op->ud);
-        free(body);
-        json_decref(j);
-        free(msg);
+        /* The connection broke: ask Docker what became of the container, so the agent hears
+         * "exited (code 137, out of memory)" rather than "connection reset". */
+        session_explain_failure(op->s, r->error, exec_on_explained, op);
+        return;
     } else {
         /* The executor refused the action (bad arguments...): its answer goes back as is. */
         char *msg = util_strdupf("executor answered %ld", r->status);
@@ -670,25 +878,26 @@ static const char *exec_summary(const char *kind, json_t *args)
     return v ? v : kind;
 }
 
-static void exec_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
-                             const char *msg)
-{
-    json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
-    char *body = json_dumps(j, JSON_COMPACT);
-    struct session_action_result res = {
-        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
-    fn(&res, ud);
-    free(body);
-    json_decref(j);
-}
-
 void session_execute(struct session *s, json_t *action, const char *body, size_t len,
                      session_action_fn fn, void *ud)
 {
     struct engine *eng = s->eng;
     if (strcmp(s->state, "ready") != 0) {
-        char msg[128];
-        snprintf(msg, sizeof(msg), "session %s is %s, not ready", s->id, s->state);
+        char hint[256], msg[512];
+        session_st_hint(s->state, s->id, hint, sizeof(hint));
+        json_t *cur = store_session_get(eng->store, s->id);
+        const char *why = json_string_value(json_object_get(cur, "reason"));
+        snprintf(msg, sizeof(msg), "session %s is %s%s%.200s%s; %s", s->id, s->state,
+                 why ? " (" : "", why ? why : "", why ? ")" : "", hint);
+        json_decref(cur);
+        unsigned st = session_st_refusal_status(s->state);
+        exec_reply_error(fn, ud, st, st == 503 ? "unavailable" : "conflict", msg);
+        return;
+    }
+    if (s->op && strcmp(s->op, "create") != 0) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "session %s is busy: %s in progress; retry once it is done",
+                 s->id, s->op);
         exec_reply_error(fn, ud, 409, "conflict", msg);
         return;
     }
@@ -701,7 +910,14 @@ void session_execute(struct session *s, json_t *action, const char *body, size_t
                                      args_json ? args_json : "{}", util_now(), &err);
     free(args_json);
     if (id < 0) {
-        exec_reply_error(fn, ud, 500, "store_error", err ? err : "cannot record the action");
+        /* Nothing was sent: the action did not run. */
+        const char *code;
+        unsigned status = session_store_status(eng, &code);
+        char *msg = util_strdupf(
+            "the action was not run: it could not be recorded (%s)%s%s", err ? err : "store error",
+            status == 507 ? "; free disk space under " : "", status == 507 ? eng->state_dir : "");
+        exec_reply_error(fn, ud, status, code, msg ? msg : "cannot record the action");
+        free(msg);
         free(err);
         return;
     }

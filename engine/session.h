@@ -27,10 +27,14 @@ struct session_action_result {
 };
 typedef void (*session_action_fn)(const struct session_action_result *r, void *ud);
 
-/* At start-up: load live sessions from the store. */
+/* At start-up: every session that is not deleted, in its stored state, into memory; the
+ * monitor's reconcile then checks them against the containers. */
 void session_load_all(struct engine *eng);
 /* At shutdown: free the in-memory list (containers keep running; a restart reattaches). */
 void session_free_all(struct engine *eng);
+/* A clean engine stop: delete the sessions with keep_alive false (others outlive the engine),
+ * then call done (at the latest after 20 s). */
+void session_shutdown(struct engine *eng, void (*done)(void *ud), void *ud);
 
 struct session *session_find(struct engine *eng, const char *id);
 const char *session_id(const struct session *s);
@@ -40,7 +44,28 @@ const char *session_state(const struct session *s);
  * starts creating and calls fn once the session is ready or failed. */
 int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *ud,
                    struct session_result *bad);
+/* Remove the container, the session's labelled volumes and its socket dir; state deleted. */
 void session_delete(struct session *s, session_done_fn fn, void *ud);
+/* The lifecycle requests (session_control.c). Each answers 200 with the session, or 409 with
+ * the state, its reason and what to do when the state does not allow it. pause: docker pause
+ * (a cgroup freeze: processes, cwd and variables are kept); resume: unpause a paused session,
+ * or start a stopped (or oom-killed) one again and wait for its executor; stop: docker stop. */
+void session_pause(struct session *s, session_done_fn fn, void *ud);
+void session_resume(struct session *s, session_done_fn fn, void *ud);
+void session_stop(struct session *s, session_done_fn fn, void *ud);
+/* POST /v1/sessions {"attach": ref}: the session with that id or name, resumed when paused or
+ * stopped; 404 when there is none. */
+void session_attach(struct engine *eng, const char *ref, session_done_fn fn, void *ud);
+
+/* ---- the containers as Docker sees them (reconcile.c) ---- */
+/* Match every session with the engine's containers (label paddock.engine=<id>): running →
+ * executor probed (ready, or disconnected and retried with backoff), paused, exited → stopped
+ * or oom-killed with the exit code, missing → error. */
+void session_reconcile(struct engine *eng);
+/* The daemon went away: ready, started and paused sessions become disconnected. */
+void session_mark_disconnected(struct engine *eng, const char *why);
+/* One object of Docker's events stream. */
+void session_on_docker_event(struct engine *eng, json_t *event);
 
 /* Record, forward to the executor, record the observation, reply. action is the parsed
  * "action" object; body/len the raw request forwarded unchanged. */

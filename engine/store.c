@@ -2,6 +2,7 @@
  * disk before the agent hears about it; intent rows are committed before side effects. */
 #include "engine/store.h"
 
+#include "engine/store_internal.h"
 #include "engine/util.h"
 
 #include <sqlite3.h>
@@ -11,10 +12,6 @@
 
 /* Observation text kept inline in the actions row, bytes; the full size is recorded. */
 #define STORE_OBSERVATION_CAP (1024 * 1024)
-
-struct store {
-    sqlite3 *db;
-};
 
 /* Migrations: entry i moves the schema from version i to i+1. Never edit a shipped entry. */
 static const char *const store_migrations[] = {
@@ -49,17 +46,51 @@ static const char *const store_migrations[] = {
     "  kind TEXT NOT NULL,"
     "  detail TEXT,"
     "  at REAL NOT NULL);",
+    /* 1 → 2: resource samples (span: seconds one row stands for, 1 until downsampled) and the
+     * container log tail kept when a session's container goes away. */
+    "CREATE TABLE samples ("
+    "  session_id TEXT NOT NULL,"
+    "  at REAL NOT NULL,"
+    "  span REAL NOT NULL DEFAULT 1,"
+    "  cpu REAL,"
+    "  mem INTEGER,"
+    "  mem_limit INTEGER,"
+    "  pids INTEGER,"
+    "  net_rx INTEGER,"
+    "  net_tx INTEGER,"
+    "  blk_read INTEGER,"
+    "  blk_write INTEGER);"
+    "CREATE INDEX samples_by_session ON samples(session_id, at);"
+    "CREATE TABLE log_tails ("
+    "  session_id TEXT PRIMARY KEY,"
+    "  text TEXT NOT NULL,"
+    "  size INTEGER NOT NULL,"
+    "  at REAL NOT NULL);",
+    /* 2 → 3: the lifecycle state machine (engine/session_state.c): creating → starting, why a
+     * session is in its state, the container's exit code, kills by the OOM killer. */
+    "ALTER TABLE sessions ADD COLUMN reason TEXT;"
+    "ALTER TABLE sessions ADD COLUMN exit_code INTEGER;"
+    "ALTER TABLE sessions ADD COLUMN oom_kills INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE sessions SET reason = error WHERE error IS NOT NULL;"
+    "UPDATE sessions SET state = 'starting' WHERE state = 'creating';"
+    "UPDATE sessions SET state = 'error', error = 'engine stopped while the session was being "
+    "deleted', reason = 'engine stopped while the session was being deleted' "
+    "WHERE state = 'deleting';"
+    "UPDATE events SET kind = 'starting' WHERE kind = 'creating';"
+    "CREATE INDEX events_by_session ON events(session_id, id);",
 };
 
-static char *store_errf(struct store *s, const char *what)
+char *store_errf(struct store *s, const char *what)
 {
     return util_strdupf("store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
-static int store_exec(struct store *s, const char *sql, char **err)
+int store_exec(struct store *s, const char *sql, char **err)
 {
     char *msg = NULL;
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        s->last_rc = rc;
         if (err)
             *err = util_strdupf("store: %s", msg ? msg : "error");
         sqlite3_free(msg);
@@ -80,9 +111,19 @@ int store_schema_version(struct store *s)
     return v;
 }
 
+bool store_last_error_was_full(struct store *s)
+{
+    return s->last_rc == SQLITE_FULL || s->last_rc == SQLITE_IOERR;
+}
+
+int store_schema_latest(void)
+{
+    return (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+}
+
 static int store_migrate(struct store *s, char **err)
 {
-    int n = (int)(sizeof(store_migrations) / sizeof(store_migrations[0]));
+    int n = store_schema_latest();
     int v = store_schema_version(s);
     if (v < 0) {
         *err = store_errf(s, "reading user_version");
@@ -145,7 +186,7 @@ void store_close(struct store *s)
 }
 
 /* Statements are prepared per call (tens of microseconds); the fsync of each commit dominates. */
-static sqlite3_stmt *store_prepare(struct store *s, const char *sql)
+sqlite3_stmt *store_prepare(struct store *s, const char *sql)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -153,7 +194,7 @@ static sqlite3_stmt *store_prepare(struct store *s, const char *sql)
     return st;
 }
 
-static void store_bind_text(sqlite3_stmt *st, int i, const char *v)
+void store_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
     if (v)
         sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
@@ -161,10 +202,11 @@ static void store_bind_text(sqlite3_stmt *st, int i, const char *v)
         sqlite3_bind_null(st, i);
 }
 
-static int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
+int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
 {
-    int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+    int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (rc != SQLITE_DONE) {
+        s->last_rc = rc;
         if (err)
             *err = store_errf(s, what);
         sqlite3_finalize(st);
@@ -209,13 +251,113 @@ int store_session_update(struct store *s, const char *id, const char *state,
     return store_step_done(s, st, "updating session", err);
 }
 
-static json_t *store_col_text(sqlite3_stmt *st, int i)
+int store_session_config_set(struct store *s, const char *id, const char *key, json_t *value,
+                             char **err)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET config = json_set(config, '$.' || ?, "
+                                        "json(?)) WHERE id = ?");
+    char *v = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (st) {
+        store_bind_text(st, 1, key);
+        store_bind_text(st, 2, v ? v : "null");
+        store_bind_text(st, 3, id);
+    }
+    free(v);
+    return store_step_done(s, st, "updating session config", err);
+}
+
+int store_session_transition(struct store *s, const char *id, const char *state,
+                             const char *container_id, const char *reason, int exit_code,
+                             double now, char **err)
+{
+    /* The state and its event in one transaction, without an fsync of their own
+     * (synchronous=NORMAL: they survive an engine crash; after a power loss reconcile finds
+     * the containers' real state anyway). */
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET state = ?, "
+                                        "container_id = COALESCE(?, container_id), reason = ?, "
+                                        "error = CASE WHEN ? = 'error' THEN ? END, "
+                                        "exit_code = ?, updated_at = ? WHERE id = ?");
+    if (st) {
+        store_bind_text(st, 1, state);
+        store_bind_text(st, 2, container_id);
+        store_bind_text(st, 3, reason);
+        store_bind_text(st, 4, state);
+        store_bind_text(st, 5, reason);
+        if (exit_code == STORE_NO_EXIT_CODE)
+            sqlite3_bind_null(st, 6);
+        else
+            sqlite3_bind_int(st, 6, exit_code);
+        sqlite3_bind_double(st, 7, now);
+        store_bind_text(st, 8, id);
+    }
+    store_sync_full(s, 0);
+    int rc = store_exec(s, "BEGIN IMMEDIATE;", err);
+    if (rc < 0) {
+        sqlite3_finalize(st);
+    } else {
+        rc = store_step_done(s, st, "updating session", err);
+        if (rc == 0)
+            rc = store_event_add(s, id, state, reason, now);
+        if (store_exec(s, rc == 0 ? "COMMIT;" : "ROLLBACK;", rc == 0 ? err : NULL) < 0)
+            rc = -1;
+    }
+    store_sync_full(s, 1);
+    return rc;
+}
+
+int store_session_set_container(struct store *s, const char *id, const char *container_id,
+                                double now)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET container_id = ?, updated_at = ? "
+                                        "WHERE id = ?");
+    if (st) {
+        store_bind_text(st, 1, container_id);
+        sqlite3_bind_double(st, 2, now);
+        store_bind_text(st, 3, id);
+    }
+    store_sync_full(s, 0);
+    int rc = store_step_done(s, st, "recording the container", NULL);
+    store_sync_full(s, 1);
+    return rc;
+}
+
+int store_session_count_oom(struct store *s, const char *id, double now)
+{
+    sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET oom_kills = oom_kills + 1, "
+                                        "updated_at = ? WHERE id = ?");
+    if (st) {
+        sqlite3_bind_double(st, 1, now);
+        store_bind_text(st, 2, id);
+    }
+    return store_step_done(s, st, "counting an OOM kill", NULL);
+}
+
+json_t *store_session_config(struct store *s, const char *id)
+{
+    sqlite3_stmt *st = store_prepare(s, "SELECT config FROM sessions WHERE id = ?");
+    json_t *o = NULL;
+    if (st) {
+        store_bind_text(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            const unsigned char *t = sqlite3_column_text(st, 0);
+            o = t ? json_loads((const char *)t, 0, NULL) : NULL;
+        }
+    }
+    sqlite3_finalize(st);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        o = json_object();
+    }
+    return o;
+}
+
+json_t *store_col_text(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
     return t ? json_string((const char *)t) : json_null();
 }
 
-static json_t *store_col_real(sqlite3_stmt *st, int i)
+json_t *store_col_real(sqlite3_stmt *st, int i)
 {
     return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null()
                                                      : json_real(sqlite3_column_double(st, i));
@@ -223,7 +365,21 @@ static json_t *store_col_real(sqlite3_stmt *st, int i)
 
 #define STORE_SESSION_COLS                                                                         \
     "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "        \
-    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id)"
+    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id), "                                 \
+    "json_extract(s.config, '$.options'), json_extract(s.config, '$.ports'), s.reason, "           \
+    "s.exit_code, s.oom_kills, json_extract(s.config, '$.options.keep_alive'), "                   \
+    "json_extract(s.config, '$.pooled')"
+
+/* A JSON column (from json_extract), or dflt when NULL or not JSON. */
+static json_t *store_col_json(sqlite3_stmt *st, int i, json_t *dflt)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    json_t *j = t ? json_loads((const char *)t, JSON_DECODE_ANY, NULL) : NULL;
+    if (!j)
+        return dflt;
+    json_decref(dflt);
+    return j;
+}
 
 static json_t *store_session_row(sqlite3_stmt *st)
 {
@@ -237,21 +393,66 @@ static json_t *store_session_row(sqlite3_stmt *st)
     json_object_set_new(o, "updated_at", store_col_real(st, 6));
     json_object_set_new(o, "error", store_col_text(st, 7));
     json_object_set_new(o, "action_count", json_integer(sqlite3_column_int64(st, 8)));
+    json_object_set_new(o, "options", store_col_json(st, 9, json_null()));
+    json_object_set_new(o, "ports", store_col_json(st, 10, json_array()));
+    json_object_set_new(o, "reason", store_col_text(st, 11));
+    json_object_set_new(o, "exit_code",
+                        sqlite3_column_type(st, 12) == SQLITE_NULL
+                            ? json_null()
+                            : json_integer(sqlite3_column_int(st, 12)));
+    json_object_set_new(o, "oom_kills", json_integer(sqlite3_column_int64(st, 13)));
+    /* keep_alive defaults to true: only an explicit false lets the engine delete it. */
+    json_object_set_new(o, "keep_alive",
+                        json_boolean(sqlite3_column_type(st, 14) == SQLITE_NULL ||
+                                     sqlite3_column_int(st, 14) != 0));
+    if (sqlite3_column_int(st, 15))
+        json_object_set_new(o, "pooled", json_true());
     return o;
 }
 
-json_t *store_sessions_list(struct store *s, int include_deleted)
+json_t *store_sessions_list(struct store *s, int flags)
 {
-    sqlite3_stmt *st = store_prepare(
-        s, include_deleted
-               ? "SELECT " STORE_SESSION_COLS " FROM sessions s ORDER BY s.created_at DESC"
-               : "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.state != 'deleted' "
-                 "ORDER BY s.created_at DESC");
+    /* Warm-pool sandboxes are the engine's own until claimed: listed only when asked. */
+    static const char *const sql[4] = {
+        "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.state != 'deleted' AND "
+        "json_extract(s.config, '$.pooled') IS NULL ORDER BY s.created_at DESC",
+        "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE "
+        "json_extract(s.config, '$.pooled') IS NULL ORDER BY s.created_at DESC",
+        "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.state != 'deleted' "
+        "ORDER BY s.created_at DESC",
+        "SELECT " STORE_SESSION_COLS " FROM sessions s ORDER BY s.created_at DESC",
+    };
+    sqlite3_stmt *st = store_prepare(s, sql[flags & 3]);
     json_t *arr = json_array();
     while (st && sqlite3_step(st) == SQLITE_ROW)
         json_array_append_new(arr, store_session_row(st));
     sqlite3_finalize(st);
     return arr;
+}
+
+int store_session_claim(struct store *s, const char *id, const char *name, bool keep_alive,
+                        double now, char **err)
+{
+    /* One statement: a claimed sandbox is the caller's from its name to its keep_alive. */
+    sqlite3_stmt *st = store_prepare(
+        s, "UPDATE sessions SET name = ?, created_at = ?, updated_at = ?, "
+           "config = json_set(json_remove(config, '$.pooled'), '$.options.keep_alive', "
+           "json(?)) WHERE id = ? AND json_extract(config, '$.pooled') IS NOT NULL");
+    if (st) {
+        store_bind_text(st, 1, name);
+        sqlite3_bind_double(st, 2, now);
+        sqlite3_bind_double(st, 3, now);
+        store_bind_text(st, 4, keep_alive ? "true" : "false");
+        store_bind_text(st, 5, id);
+    }
+    if (store_step_done(s, st, "claiming a pooled session", err) < 0)
+        return -1;
+    if (sqlite3_changes(s->db) != 1) {
+        if (err)
+            *err = util_strdupf("store: session %s is not in the pool", id);
+        return -1;
+    }
+    return 0;
 }
 
 json_t *store_session_get(struct store *s, const char *id)
@@ -271,7 +472,7 @@ json_t *store_session_get(struct store *s, const char *id)
 /* The intent row survives an engine crash without its own fsync (WAL, synchronous=NORMAL);
  * the observation's commit (FULL) syncs the WAL, intent included, before the agent hears back.
  * So an acknowledged action is on disk, at one fsync per action instead of two. */
-static void store_sync_full(struct store *s, int full)
+void store_sync_full(struct store *s, int full)
 {
     sqlite3_exec(s->db, full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", NULL, NULL,
                  NULL);
@@ -410,4 +611,24 @@ int store_event_add(struct store *s, const char *session_id, const char *kind, c
         sqlite3_bind_double(st, 4, now);
     }
     return store_step_done(s, st, "adding event", NULL);
+}
+
+json_t *store_events_list(struct store *s, const char *session_id, int limit)
+{
+    /* The newest limit events, oldest first. */
+    sqlite3_stmt *st = store_prepare(s, "SELECT id, kind, detail, at FROM (SELECT * FROM events "
+                                        "WHERE session_id = ? ORDER BY id DESC LIMIT ?) "
+                                        "ORDER BY id");
+    json_t *arr = json_array();
+    if (st) {
+        store_bind_text(st, 1, session_id);
+        sqlite3_bind_int(st, 2, limit);
+        while (sqlite3_step(st) == SQLITE_ROW)
+            json_array_append_new(
+                arr, json_pack("{s:I,s:o,s:o,s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
+                               "kind", store_col_text(st, 1), "detail", store_col_text(st, 2), "at",
+                               store_col_real(st, 3)));
+    }
+    sqlite3_finalize(st);
+    return arr;
 }

@@ -3,6 +3,7 @@
 #define PADDOCK_STORE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct store;
@@ -13,13 +14,40 @@ struct store *store_open(const char *path, char **err);
 void store_close(struct store *s);
 /* Schema version the store is at (PRAGMA user_version). */
 int store_schema_version(struct store *s);
+/* The last failed write failed because the disk is full (or would not take the write). */
+bool store_last_error_was_full(struct store *s);
+/* The version this build migrates to (the number of migrations it knows). */
+int store_schema_latest(void);
 
 int store_session_insert(struct store *s, const char *id, const char *name, const char *image,
                          const char *state, json_t *config, double now, char **err);
 int store_session_update(struct store *s, const char *id, const char *state,
                          const char *container_id, const char *error, double now, char **err);
-/* Session objects (see docs/architecture.md); include_deleted adds deleted sessions. */
-json_t *store_sessions_list(struct store *s, int include_deleted);
+/* Set one top-level key of sessions.config (a plain name) to value. */
+int store_session_config_set(struct store *s, const char *id, const char *key, json_t *value,
+                             char **err);
+/* A state change and its lifecycle event (kind = state, detail = reason), in one transaction:
+ * reason says why it is in that state (NULL for none; also the "error" of the error state),
+ * exit_code is the container's (STORE_NO_EXIT_CODE: none), container_id is set when not NULL. */
+int store_session_transition(struct store *s, const char *id, const char *state,
+                             const char *container_id, const char *reason, int exit_code,
+                             double now, char **err);
+/* Record the session's container id (no state change). */
+int store_session_set_container(struct store *s, const char *id, const char *container_id,
+                                double now);
+/* One more process of the session killed by the OOM killer. */
+int store_session_count_oom(struct store *s, const char *id, double now);
+/* The session's stored options (always an object; empty when unknown). */
+json_t *store_session_config(struct store *s, const char *id);
+/* Session objects (see docs/architecture.md), newest first; flags add deleted sessions and
+ * the warm pool's unclaimed ones. */
+#define STORE_LIST_DELETED 1
+#define STORE_LIST_POOLED 2
+json_t *store_sessions_list(struct store *s, int flags);
+/* A warm-pool session becomes an ordinary one: its name, keep_alive and creation time are
+ * the claimer's. -1 when it is not (or no longer) pooled. */
+int store_session_claim(struct store *s, const char *id, const char *name, bool keep_alive,
+                        double now, char **err);
 json_t *store_session_get(struct store *s, const char *id);
 
 /* Commits the intent row (state "received") and returns its id, or -1. */
@@ -36,5 +64,29 @@ int store_actions_interrupt_inflight(struct store *s, double now);
 /* Append a lifecycle event for a session. */
 int store_event_add(struct store *s, const char *session_id, const char *kind, const char *detail,
                     double now);
+/* A session's newest limit lifecycle events, oldest first: [{"id", "kind", "detail", "at"}]. */
+json_t *store_events_list(struct store *s, const char *session_id, int limit);
+
+/* ---- resource samples and log tails (store_samples.c) ---- */
+struct store_sample {
+    double at;   /* wall clock, seconds */
+    double span; /* seconds this row stands for (1, or the bucket once downsampled) */
+    double cpu;  /* percent of one CPU, as `docker stats` shows it (may exceed 100) */
+    int64_t mem, mem_limit, pids, net_rx, net_tx, blk_read, blk_write; /* -1: unknown */
+};
+/* Many samples in one transaction (synchronous=NORMAL: losing the last seconds of graphs in
+ * a power cut is fine). */
+int store_samples_add(struct store *s, const char *session_id, const struct store_sample *v,
+                      size_t n, char **err);
+/* Oldest first, at > since, at most limit (the newest limit when there are more). */
+json_t *store_samples_list(struct store *s, const char *session_id, double since, int limit);
+/* Rows older than before collapse into one row per bucket seconds (average CPU and memory,
+ * maximum pids, the last counters). Returns how many rows were removed, or -1. */
+int store_samples_downsample(struct store *s, double before, double bucket);
+/* The container log's tail at the end of a session (replaces an earlier one). */
+int store_log_tail_set(struct store *s, const char *session_id, const char *text, size_t len,
+                       size_t total, double now, char **err);
+/* {"text", "size", "at"} or NULL. */
+json_t *store_log_tail_get(struct store *s, const char *session_id);
 
 #endif

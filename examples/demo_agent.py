@@ -75,18 +75,22 @@ def main():
     ap.add_argument("--socket", default=default_socket())
     ap.add_argument("--pause", type=float, default=1.5, help="seconds between actions")
     ap.add_argument("--name", default="demo")
-    ap.add_argument("--keep-old", action="store_true", help="keep earlier sessions of this name")
+    ap.add_argument("--keep-old", action="store_true",
+                    help="go on in the existing session of this name (names are unique)")
     args = ap.parse_args()
     eng = Engine(args.socket)
 
-    if not args.keep_old:  # one demo session at a time
+    status, session = 0, None
+    if args.keep_old:  # attach: resumed when paused or stopped
+        status, session = eng.call("POST", "/v1/sessions", {"attach": args.name})
+    else:  # one demo session at a time: names are unique among live sessions
         _, listing = eng.call("GET", "/v1/sessions")
         for s in (listing or {}).get("sessions", []):
-            if s.get("name") == args.name and s.get("state") in ("ready", "error"):
+            if s.get("name") == args.name:
                 eng.call("DELETE", f"/v1/sessions/{s['id']}")
-
-    status, session = eng.call("POST", "/v1/sessions", {"name": args.name})
-    if status != 201:
+    if status != 200:
+        status, session = eng.call("POST", "/v1/sessions", {"name": args.name})
+    if status not in (200, 201):
         print(f"demo agent: cannot create a session ({status}): {session}", file=sys.stderr)
         return 1
     sid = session["id"]

@@ -56,6 +56,10 @@ struct request {
     unsigned long long received;
     bool too_large;
     bool no_memory;
+    /* the access log line (container log: what `paddock logs` and the dashboard show) */
+    unsigned reply_status;
+    double started_ms;
+    char what[80]; /* "POST /execute_action" */
     struct request *prev, *next;
 };
 

@@ -45,6 +45,7 @@ struct executor {
     bool serving;              /* the socket is up */
     bool shell_started;        /* a shell printed its first prompt once */
     bool stopping;
+    bool quiet;        /* --quiet: no access log on stderr */
     bool shell_broken; /* it kept dying before its first prompt: actions fail fast */
     int shell_failures;
     const char *fatal; /* why start-up failed */

@@ -52,6 +52,7 @@ struct options {
     const char **plugins; /* names after --plugins */
     size_t n_plugins;
     unsigned connection_timeout;
+    bool quiet;
 };
 
 static void usage(FILE *f)
@@ -60,7 +61,7 @@ static void usage(FILE *f)
             "usage: paddock-executor [--socket PATH] [--listen HOST:PORT] [--api-key-file PATH]\n"
             "                        [--working-dir DIR] [--user-id UID] [--username NAME]\n"
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
-            "                        [--shell PATH] [--home DIR] [--env-file PATH]\n"
+            "                        [--shell PATH] [--home DIR] [--env-file PATH] [--quiet]\n"
             "                        [--setup-timeout SECS]\n"
             "                        [--plugins NAME...]\n"
             "\n"
@@ -82,6 +83,8 @@ static void usage(FILE *f)
             "  --env-file PATH           KEY=VALUE lines exported in the shell at start and\n"
             "                            persisted to ~/.bashrc\n"
             "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
+            "  --quiet                   no access log (one stderr line per request but the\n"
+            "                            /alive and /server_info probes)\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
             "                            run_ipython, gitinfo for git metadata of commands,\n"
             "                            agent_skills (accepted, does nothing)\n");
@@ -144,6 +147,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"env-file", required_argument, NULL, 'e'},
         {"home", required_argument, NULL, 'H'},
         {"setup-timeout", required_argument, NULL, 'T'},
+        {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -219,6 +223,9 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'H':
             o->home = optarg;
+            break;
+        case 'q':
+            o->quiet = true;
             break;
         case 'h':
             usage(stdout);
@@ -415,6 +422,7 @@ int main(int argc, char **argv)
     free(o.plugins);
     o.plugins = NULL;
     ex.cfg.socket_path = o.socket_path;
+    ex.quiet = o.quiet;
     ex.cfg.working_dir = o.working_dir;
     ex.cfg.no_change_timeout = o.no_change_timeout;
     ex.cfg.username = o.username;

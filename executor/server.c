@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
@@ -81,8 +82,10 @@ enum MHD_Result endpoint_reply_response(struct request *rq, unsigned status,
 {
     enum MHD_Result rc = MHD_queue_response(rq->conn, status, resp);
     MHD_destroy_response(resp);
-    if (rc == MHD_YES)
+    if (rc == MHD_YES) {
         rq->replied = true;
+        rq->reply_status = status;
+    }
     return rc;
 }
 
@@ -158,6 +161,13 @@ json_t *endpoint_body_object(struct request *rq, enum MHD_Result *rc)
         return NULL;
     }
     return body;
+}
+
+static double server_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* ---- routing ---------------------------------------------------------------------------- */
@@ -265,6 +275,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             srv->requests->prev = rq;
         srv->requests = rq;
         *con_cls = rq;
+        rq->started_ms = server_now_ms();
+        snprintf(rq->what, sizeof rq->what, "%.7s %.64s", method, url);
         route_request(rq, url, method);
         return on_headers(rq);
     }
@@ -285,6 +297,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)toe;
     if (!rq)
         return;
+    /* One line per request, except the probes (/alive, /server_info) that would drown it. */
+    if (!(rq->route && (rq->route->flags & ENDPOINT_OPEN)) && !rq->ex->quiet)
+        fprintf(stderr, "paddock-executor: %s %u %.1f ms\n", rq->what,
+                rq->reply_status ? rq->reply_status : 499u, server_now_ms() - rq->started_ms);
     if (rq->prev)
         rq->prev->next = rq->next;
     else

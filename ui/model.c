@@ -26,6 +26,7 @@ static void model_session_clear(struct model_session *s)
     free(s->image);
     free(s->state);
     free(s->error);
+    free(s->reason);
     memset(s, 0, sizeof(*s));
 }
 
@@ -49,6 +50,7 @@ static bool model_session_parse(json_t *j, struct model_session *s)
     s->image = model_strdup(j, "image");
     s->state = model_strdup(j, "state");
     s->error = model_strdup(j, "error");
+    s->reason = model_strdup(j, "reason");
     s->created_at = model_number(j, "created_at");
     json_t *n = json_object_get(j, "action_count");
     s->action_count = json_is_integer(n) ? json_integer_value(n) : 0;

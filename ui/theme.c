@@ -108,10 +108,23 @@ enum ui_color theme_state_color(const char *state)
         const char *state;
         enum ui_color color;
     } map[] = {
-        {"ready", UI_C_OK},     {"done", UI_C_OK},       {"creating", UI_C_WARN},
-        {"running", UI_C_WARN}, {"deleting", UI_C_WARN}, {"received", UI_C_INFO},
-        {"error", UI_C_BAD},    {"failed", UI_C_BAD},    {"interrupted", UI_C_BAD},
+        /* sessions (engine/session_state.c) */
+        {"building", UI_C_WARN},
+        {"starting", UI_C_WARN},
+        {"started", UI_C_WARN},
+        {"ready", UI_C_OK},
+        {"paused", UI_C_INFO},
+        {"stopped", UI_C_DIM},
+        {"error", UI_C_BAD},
+        {"disconnected", UI_C_BAD},
+        {"oom-killed", UI_C_BAD},
         {"deleted", UI_C_DIM},
+        /* actions */
+        {"received", UI_C_INFO},
+        {"running", UI_C_WARN},
+        {"done", UI_C_OK},
+        {"failed", UI_C_BAD},
+        {"interrupted", UI_C_BAD},
     };
     for (size_t i = 0; state && i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].state, state) == 0)

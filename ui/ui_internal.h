@@ -21,7 +21,7 @@ struct client_events;
 #define MODEL_ACTIONS_LIMIT 200
 
 struct model_session {
-    char *id, *name, *image, *state, *error;
+    char *id, *name, *image, *state, *error, *reason;
     double created_at;
     long long action_count;
 };

@@ -109,6 +109,11 @@ static const char *view_actions_empty(const struct ui *ui)
         snprintf(text, sizeof(text), "session error: %s", s->error);
         return text;
     }
+    /* Why it is paused, stopped, oom-killed or disconnected. */
+    if (s->state && strcmp(s->state, "ready") != 0 && s->reason) {
+        snprintf(text, sizeof(text), "session %s: %s", s->state, s->reason);
+        return text;
+    }
     return "no actions yet";
 }
 

@@ -8,7 +8,7 @@ enum { COL_ID, COL_NAME, COL_STATE, COL_COUNT, COL_IMAGE };
 
 static const struct list_column view_sessions_columns[] = {
     [COL_ID] = {"ID", 8, 90, false, false},        [COL_NAME] = {"NAME", 8, 100, false, true},
-    [COL_STATE] = {"STATE", 8, 80, false, false},  [COL_COUNT] = {"ACTS", 4, 70, true, false},
+    [COL_STATE] = {"STATE", 12, 80, false, false}, [COL_COUNT] = {"ACTS", 4, 70, true, false},
     [COL_IMAGE] = {"IMAGE", 18, 10, false, false},
 };
 

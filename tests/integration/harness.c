@@ -199,6 +199,13 @@ void docker(const char *method, const char *path, struct reply *out)
         fprintf(stderr, "docker request failed: %s\n", out->err);
 }
 
+void docker_body(const char *method, const char *path, const char *body, struct reply *out)
+{
+    http_unix(harness_docker_socket(), method, path, body, -1, 60000, out);
+    if (out->status < 0)
+        fprintf(stderr, "docker request failed: %s\n", out->err);
+}
+
 json_t *docker_containers_with_labels(const char *const *labels)
 {
     json_t *filters = json_pack("{s:[]}", "label");
@@ -537,6 +544,59 @@ void session_delete(struct engine_proc *e, const char *id)
     assert_int_equal(r.status, 200);
     assert_string_equal(jstr(r.json, "state"), "deleted");
     reply_free(&r);
+}
+
+json_t *session_wait_state(struct engine_proc *e, const char *id, const char *state, long ms)
+{
+    char *path = strdupf("/v1/sessions/%s", id);
+    double deadline = now_ms() + ms;
+    json_t *last = NULL;
+    for (;;) {
+        struct reply r;
+        api(e, "GET", path, NULL, &r);
+        json_decref(last);
+        last = r.status == 200 ? json_incref(r.json) : NULL;
+        reply_free(&r);
+        if (last && jstr(last, "state") && strcmp(jstr(last, "state"), state) == 0) {
+            free(path);
+            return last;
+        }
+        if (now_ms() > deadline)
+            break;
+        sleep_ms(20);
+    }
+    char *text = last ? json_dumps(last, JSON_COMPACT) : NULL;
+    fprintf(stderr, "session %s did not reach state %s within %ld ms; last: %s\n", id, state, ms,
+            text ? text : "(none)");
+    free(text);
+    json_decref(last);
+    free(path);
+    return NULL;
+}
+
+json_t *session_events(struct engine_proc *e, const char *id)
+{
+    char *path = strdupf("/v1/sessions/%s/events", id);
+    struct reply r;
+    api(e, "GET", path, NULL, &r);
+    free(path);
+    assert_int_equal(r.status, 200);
+    json_t *ev = json_incref(json_object_get(r.json, "events"));
+    reply_free(&r);
+    assert_true(json_is_array(ev));
+    return ev;
+}
+
+json_t *events_find(json_t *events, const char *kind)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach(events, i, ev)
+    {
+        if (jstr(ev, "kind") && strcmp(jstr(ev, "kind"), kind) == 0)
+            return ev;
+    }
+    return NULL;
 }
 
 /* ---------------------------------------------------------------- processes */

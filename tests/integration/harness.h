@@ -98,6 +98,17 @@ json_t *session_run(struct engine_proc *e, const char *id, const char *command);
 /* DELETE the session; asserts 200 and state deleted. */
 void session_delete(struct engine_proc *e, const char *id);
 
+/* Wait (≤ ms) until the session's state is state; returns the session object (caller decrefs)
+ * or NULL after printing the last one seen. */
+json_t *session_wait_state(struct engine_proc *e, const char *id, const char *state, long ms);
+/* The session's lifecycle events ({"events": [...]}.events; caller decrefs). */
+json_t *session_events(struct engine_proc *e, const char *id);
+/* The first lifecycle event of that kind, or NULL (borrowed from events). */
+json_t *events_find(json_t *events, const char *kind);
+
+/* Docker Engine API with a JSON body (NULL: none). */
+void docker_body(const char *method, const char *path, const char *body, struct reply *out);
+
 /* Containers (docker list objects) carrying all these labels ("k=v"), NULL-terminated. */
 json_t *docker_containers_with_labels(const char *const *labels);
 

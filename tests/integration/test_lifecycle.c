@@ -70,7 +70,7 @@ static void test_docker_unreachable(void **state)
     {
         engine_track(e, jstr(row, "id"));
         assert_string_not_equal(jstr(row, "state"), "ready");
-        assert_string_not_equal(jstr(row, "state"), "creating");
+        assert_string_not_equal(jstr(row, "state"), "starting");
         char *dir = strdupf("%s/run/%s", e->state_dir, jstr(row, "id"));
         assert_false(path_exists(dir));
         free(dir);

@@ -42,7 +42,8 @@ static int teardown(void **state)
 static void test_schema_and_wal(void **state)
 {
     struct store *s = *state;
-    assert_int_equal(store_schema_version(s), 1);
+    assert_int_equal(store_schema_version(s), store_schema_latest());
+    assert_true(store_schema_latest() >= 2);
     sqlite3 *db;
     assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *st;
@@ -58,7 +59,7 @@ static void test_reopen_keeps_version(void **state)
     char *err = NULL;
     struct store *again = store_open(path, &err); /* a second connection: no re-migration */
     assert_non_null(again);
-    assert_int_equal(store_schema_version(again), 1);
+    assert_int_equal(store_schema_version(again), store_schema_latest());
     store_close(again);
 }
 
@@ -66,7 +67,7 @@ static void test_session_roundtrip(void **state)
 {
     struct store *s = *state;
     char *err = NULL;
-    assert_int_equal(store_session_insert(s, "aaaa", "demo", "img:1", "creating", NULL, 10.5, &err),
+    assert_int_equal(store_session_insert(s, "aaaa", "demo", "img:1", "starting", NULL, 10.5, &err),
                      0);
     assert_int_equal(store_session_update(s, "aaaa", "ready", "cid1", NULL, 11.0, &err), 0);
     json_t *o = store_session_get(s, "aaaa");
@@ -88,7 +89,7 @@ static void test_session_roundtrip(void **state)
     json_decref(all);
     assert_null(store_session_get(s, "nope"));
     /* a duplicate id is refused with a message */
-    assert_int_equal(store_session_insert(s, "aaaa", "x", "i", "creating", NULL, 1, &err), -1);
+    assert_int_equal(store_session_insert(s, "aaaa", "x", "i", "starting", NULL, 1, &err), -1);
     assert_non_null(err);
     free(err);
 }
@@ -161,6 +162,113 @@ static void test_interrupt_inflight(void **state)
     assert_int_equal(store_actions_interrupt_inflight(s, 4), 0);
 }
 
+/* State changes: reason, exit code, the error column only for the error state; lifecycle events
+ * oldest first; OOM kills counted; keep_alive read from the stored options. */
+static void test_transitions_and_events(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    json_t *cfg = json_pack("{s:s,s:{s:b}}", "image", "img", "options", "keep_alive", 0);
+    assert_int_equal(store_session_insert(s, "eeee", "e", "img", "starting", cfg, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "ffff", "f", "img", "starting", NULL, 1, &err), 0);
+    json_decref(cfg);
+    assert_int_equal(
+        store_session_transition(s, "eeee", "stopped", "cid", "exited with code 137", 137, 2, &err),
+        0);
+    json_t *o = store_session_get(s, "eeee");
+    assert_string_equal(json_string_value(json_object_get(o, "state")), "stopped");
+    assert_string_equal(json_string_value(json_object_get(o, "reason")), "exited with code 137");
+    assert_true(json_is_null(json_object_get(o, "error")));
+    assert_int_equal(json_integer_value(json_object_get(o, "exit_code")), 137);
+    assert_true(json_is_false(json_object_get(o, "keep_alive")));
+    assert_int_equal(json_integer_value(json_object_get(o, "oom_kills")), 0);
+    json_decref(o);
+    assert_int_equal(
+        store_session_transition(s, "eeee", "error", NULL, "gone", STORE_NO_EXIT_CODE, 3, &err), 0);
+    assert_int_equal(store_session_count_oom(s, "eeee", 4), 0);
+    o = store_session_get(s, "eeee");
+    assert_string_equal(json_string_value(json_object_get(o, "error")), "gone");
+    assert_true(json_is_null(json_object_get(o, "exit_code")));
+    assert_string_equal(json_string_value(json_object_get(o, "container_id")), "cid");
+    assert_int_equal(json_integer_value(json_object_get(o, "oom_kills")), 1);
+    json_decref(o);
+    o = store_session_get(s, "ffff"); /* no keep_alive in its options: true */
+    assert_true(json_is_true(json_object_get(o, "keep_alive")));
+    json_decref(o);
+    json_t *c = store_session_config(s, "eeee");
+    assert_true(json_is_false(json_object_get(json_object_get(c, "options"), "keep_alive")));
+    json_decref(c);
+    c = store_session_config(s, "nope");
+    assert_true(json_is_object(c));
+    assert_int_equal(json_object_size(c), 0);
+    json_decref(c);
+
+    for (int i = 0; i < 5; i++) {
+        char kind[16];
+        snprintf(kind, sizeof(kind), "k%d", i);
+        assert_int_equal(store_event_add(s, "eeee", kind, i == 2 ? "why" : NULL, 10 + i), 0);
+    }
+    json_t *ev = store_events_list(s, "eeee", 3); /* the newest 3, oldest first */
+    assert_int_equal(json_array_size(ev), 3);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 0), "kind")), "k2");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 0), "detail")), "why");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 2), "kind")), "k4");
+    json_decref(ev);
+    ev = store_events_list(s, "ffff", 10);
+    assert_int_equal(json_array_size(ev), 0);
+    json_decref(ev);
+}
+
+/* A store written by the first schema: states renamed, reasons kept. */
+static void test_migration_from_v1(void **state)
+{
+    char d[] = "/tmp/paddock-store-XXXXXX";
+    assert_non_null(mkdtemp(d));
+    char p[128];
+    snprintf(p, sizeof(p), "%s/paddock.db", d);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+    const char *v1 =
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL, image TEXT NOT NULL,"
+        " container_id TEXT, state TEXT NOT NULL, error TEXT, config TEXT NOT NULL DEFAULT '{}',"
+        " created_at REAL NOT NULL, updated_at REAL NOT NULL);"
+        "CREATE TABLE actions (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL"
+        " REFERENCES sessions(id), kind TEXT NOT NULL, summary TEXT NOT NULL, args TEXT NOT NULL,"
+        " state TEXT NOT NULL, exit_code INTEGER, created_at REAL NOT NULL, started_at REAL,"
+        " finished_at REAL, observation TEXT, observation_size INTEGER, error TEXT);"
+        "CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT,"
+        " kind TEXT NOT NULL, detail TEXT, at REAL NOT NULL);"
+        "INSERT INTO sessions VALUES ('a1', 'a', 'i', NULL, 'creating', NULL, '{}', 1, 1);"
+        "INSERT INTO sessions VALUES ('b1', 'b', 'i', 'c', 'deleting', NULL, '{}', 1, 1);"
+        "INSERT INTO sessions VALUES ('c1', 'c', 'i', 'c', 'error', 'boom', '{}', 1, 1);"
+        "INSERT INTO events(session_id, kind, at) VALUES ('a1', 'creating', 1);"
+        "PRAGMA user_version = 1;";
+    assert_int_equal(sqlite3_exec(db, v1, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    char *err = NULL;
+    struct store *s = store_open(p, &err);
+    assert_non_null(s);
+    assert_int_equal(store_schema_version(s), store_schema_latest());
+    json_t *o = store_session_get(s, "a1");
+    assert_string_equal(json_string_value(json_object_get(o, "state")), "starting");
+    json_decref(o);
+    o = store_session_get(s, "b1");
+    assert_string_equal(json_string_value(json_object_get(o, "state")), "error");
+    assert_non_null(strstr(json_string_value(json_object_get(o, "reason")), "deleted"));
+    json_decref(o);
+    o = store_session_get(s, "c1");
+    assert_string_equal(json_string_value(json_object_get(o, "reason")), "boom");
+    json_decref(o);
+    json_t *ev = store_events_list(s, "a1", 10);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 0), "kind")),
+                        "starting");
+    json_decref(ev);
+    store_close(s);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_open_bad_path(void **state)
 {
     char *err = NULL;
@@ -180,6 +288,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_actions_intent_then_finish, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_paging, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_inflight, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
+        cmocka_unit_test(test_migration_from_v1),
         cmocka_unit_test(test_open_bad_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1302 @@
+/* Session options (see session_config.h): one parser per field in a table, strict types,
+ * every refusal a sentence naming the field; the create body built from the parsed struct. */
+#include "engine/session_config.h"
+
+#include "engine/docker.h"
+#include "engine/engine_internal.h"
+#include "engine/git.h"
+#include "engine/mount_policy.h"
+#include "engine/session.h"
+#include "engine/store.h"
+#include "engine/util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SESSION_MEMORY_DEFAULT (2LL * 1024 * 1024 * 1024)
+#define SESSION_MEMORY_MIN (32LL * 1024 * 1024)
+#define SESSION_CPUS_DEFAULT 2.0
+#define SESSION_PIDS_DEFAULT 512
+#define SESSION_PIDS_MIN 16
+#define SESSION_PIDS_MAX 4194304
+#define SESSION_DISK_MIN (64LL * 1024 * 1024)
+#define SESSION_TMPFS_SIZE (512LL * 1024 * 1024)
+#define SESSION_AGENT_UID 1000
+#define SESSION_GIT_TIMEOUT_MS (10L * 60 * 1000)
+#define EXECUTOR_IN_CONTAINER "/opt/paddock/paddock-executor"
+#define SOCKET_DIR_IN_CONTAINER "/run/paddock"
+#define WORKSPACE_IN_CONTAINER "/workspace"
+/* With a read-only root the agent's HOME lives in the /tmp tmpfs (the executor creates it). */
+#define READ_ONLY_HOME "/tmp/home"
+
+/* ---- parsing ---- */
+
+struct parse {
+    struct engine *eng;
+    struct session_config *c;
+    char *why; /* malloc'd refusal */
+};
+
+static char session_config_msg[768];
+
+static int parse_fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int parse_fail(struct parse *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    free(p->why);
+    p->why = util_vstrdupf(fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* "unknown field" with the known ones listed, for any object level. */
+static int parse_known(struct parse *p, json_t *obj, const char *prefix, const char *const *known)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(obj, k, v)
+    {
+        bool ok = false;
+        for (size_t i = 0; known[i]; i++)
+            ok = ok || strcmp(k, known[i]) == 0;
+        if (ok)
+            continue;
+        char list[256] = "";
+        for (size_t i = 0; known[i]; i++)
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+                     known[i]);
+        return parse_fail(p, "unknown field \"%s%.64s\" (known: %s)", prefix, k, list);
+    }
+    return 0;
+}
+
+static bool valid_name(const char *n)
+{
+    size_t len = strlen(n);
+    if (len == 0 || len > 64 || !isalnum((unsigned char)n[0]))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!isalnum((unsigned char)n[i]) && !strchr("_.-", n[i]))
+            return false;
+    return true;
+}
+
+static bool valid_env_key(const char *k)
+{
+    if (!*k || !(isalpha((unsigned char)*k) || *k == '_'))
+        return false;
+    for (; *k; k++)
+        if (!(isalnum((unsigned char)*k) || *k == '_'))
+            return false;
+    return true;
+}
+
+static bool valid_image(const char *img)
+{
+    size_t n = strlen(img);
+    if (n == 0 || n > 255)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(isalnum((unsigned char)img[i]) || strchr("_.-/:@", img[i])))
+            return false;
+    return true;
+}
+
+/* Docker volume names: [a-zA-Z0-9][a-zA-Z0-9_.-]+ */
+static bool valid_volume_name(const char *n)
+{
+    size_t len = strlen(n);
+    if (len < 2 || len > 128 || !isalnum((unsigned char)n[0]))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!isalnum((unsigned char)n[i]) && !strchr("_.-", n[i]))
+            return false;
+    return true;
+}
+
+/* A JSON string without NUL bytes, or NULL. */
+static const char *json_cstr(json_t *v)
+{
+    if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+        return NULL;
+    return json_string_value(v);
+}
+
+/* Bytes: a non-negative integer, or a string "512m", "2g", "1024k", "4096" (binary units, an
+ * optional trailing b). -1 when malformed or too large. */
+static long long parse_bytes(json_t *v)
+{
+    if (json_is_integer(v))
+        return json_integer_value(v) >= 0 ? json_integer_value(v) : -1;
+    const char *s = json_cstr(v);
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    int shift = 0;
+    const char *units = "kmgt";
+    const char *u = *end ? strchr(units, tolower((unsigned char)*end)) : NULL;
+    if (u) {
+        shift = 10 * (int)(u - units + 1);
+        end++;
+    }
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end || n > (unsigned long long)(INT64_MAX >> shift))
+        return -1;
+    return (long long)(n << shift);
+}
+
+static int opt_image(struct parse *p, json_t *v)
+{
+    const char *s = json_cstr(v);
+    if (!s || !valid_image(s))
+        return parse_fail(p, "\"image\" must be an image reference string");
+    p->c->image = strdup(s);
+    return 0;
+}
+
+static int opt_name(struct parse *p, json_t *v)
+{
+    const char *s = json_cstr(v);
+    if (!s || !valid_name(s))
+        return parse_fail(p, "\"name\" must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    p->c->name = strdup(s);
+    return 0;
+}
+
+static int opt_env(struct parse *p, json_t *v)
+{
+    if (!json_is_object(v))
+        return parse_fail(p, "\"env\" must be an object of strings");
+    const char *k;
+    json_t *x;
+    json_object_foreach(v, k, x)
+    {
+        if (!valid_env_key(k) || !json_cstr(x))
+            return parse_fail(p, "\"env\" keys must be [A-Za-z_][A-Za-z0-9_]* with string "
+                                 "values without NUL");
+    }
+    json_decref(p->c->env);
+    p->c->env = json_deep_copy(v);
+    return 0;
+}
+
+static int opt_limits(struct parse *p, json_t *v)
+{
+    static const char *const known[] = {"cpus", "memory", "pids", "disk", NULL};
+    if (!json_is_object(v))
+        return parse_fail(p, "\"limits\" must be an object (cpus, memory, pids, disk)");
+    if (parse_known(p, v, "limits.", known) < 0)
+        return -1;
+    struct session_config *c = p->c;
+    json_t *x;
+    if ((x = json_object_get(v, "cpus"))) {
+        double d = json_is_number(x) ? json_number_value(x) : -1;
+        if (!(d >= 0.01 && d <= 1024))
+            return parse_fail(p, "\"limits.cpus\" must be a number of CPUs from 0.01 to 1024");
+        c->cpus = d;
+    }
+    if ((x = json_object_get(v, "memory"))) {
+        long long b = parse_bytes(x);
+        if (b < 0)
+            return parse_fail(p, "\"limits.memory\" must be bytes (an integer) or a size "
+                                 "string such as \"512m\" or \"2g\"");
+        if (b < SESSION_MEMORY_MIN)
+            return parse_fail(p, "\"limits.memory\" must be at least 32m (the executor, its "
+                                 "shell and the agent's tools share it)");
+        c->memory = b;
+    }
+    if ((x = json_object_get(v, "pids"))) {
+        if (!json_is_integer(x) || json_integer_value(x) < SESSION_PIDS_MIN ||
+            json_integer_value(x) > SESSION_PIDS_MAX)
+            return parse_fail(p,
+                              "\"limits.pids\" must be an integer from %d to %d (the "
+                              "executor needs a few processes of its own)",
+                              SESSION_PIDS_MIN, SESSION_PIDS_MAX);
+        c->pids = json_integer_value(x);
+    }
+    if ((x = json_object_get(v, "disk"))) {
+        long long b = parse_bytes(x);
+        if (b < 0)
+            return parse_fail(p, "\"limits.disk\" must be bytes (an integer) or a size string "
+                                 "such as \"10g\"");
+        if (b < SESSION_DISK_MIN)
+            return parse_fail(p, "\"limits.disk\" must be at least 64m");
+        c->disk = b;
+    }
+    return 0;
+}
+
+static int opt_network(struct parse *p, json_t *v)
+{
+    static const char *const modes[] = {"none", "bridge", "host"};
+    const char *s = json_cstr(v);
+    for (size_t i = 0; s && i < 3; i++)
+        if (strcmp(s, modes[i]) == 0) {
+            p->c->network = modes[i];
+            return 0;
+        }
+    return parse_fail(p, "\"network\" must be \"none\" (the default), \"bridge\" or \"host\"");
+}
+
+static int opt_gpus(struct parse *p, json_t *v)
+{
+    const char *s = json_cstr(v);
+    if (s && strcmp(s, "all") == 0) {
+        p->c->gpus = -1;
+        return 0;
+    }
+    if (json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 64) {
+        p->c->gpus = (int)json_integer_value(v);
+        return 0;
+    }
+    if (json_is_array(v) && json_array_size(v) >= 1 && json_array_size(v) <= 64) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x)
+        {
+            const char *id = json_cstr(x);
+            bool ok = id && *id && strlen(id) <= 128;
+            for (const char *q = id; ok && *q; q++)
+                ok = isalnum((unsigned char)*q) || strchr(":_.-", *q);
+            if (!ok)
+                return parse_fail(p, "\"gpus[%zu]\" must be a device id or UUID string", i);
+        }
+        p->c->gpu_ids = json_deep_copy(v);
+        return 0;
+    }
+    return parse_fail(p, "\"gpus\" must be \"all\", a count from 1 to 64, or an array of device "
+                         "ids");
+}
+
+static int opt_ports(struct parse *p, json_t *v)
+{
+    if (!json_is_array(v) || json_array_size(v) > SESSION_MAX_PORTS)
+        return parse_fail(p,
+                          "\"ports\" must be an array of at most %d container ports (8080 or "
+                          "\"8080/tcp\", \"53/udp\")",
+                          SESSION_MAX_PORTS);
+    struct session_config *c = p->c;
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x)
+    {
+        long port = -1;
+        const char *proto = "tcp";
+        const char *s = json_cstr(x);
+        if (json_is_integer(x)) {
+            port = (long)json_integer_value(x);
+        } else if (s && isdigit((unsigned char)*s)) {
+            char *end;
+            port = strtol(s, &end, 10);
+            if (*end == '/' &&
+                (!strcmp(end + 1, "tcp") || !strcmp(end + 1, "udp") || !strcmp(end + 1, "sctp")))
+                proto = !strcmp(end + 1, "tcp") ? "tcp" : !strcmp(end + 1, "udp") ? "udp" : "sctp";
+            else if (*end)
+                port = -1;
+        }
+        if (port < 1 || port > 65535)
+            return parse_fail(p,
+                              "\"ports[%zu]\" must be a port from 1 to 65535, as a number or "
+                              "a string \"PORT/tcp|udp|sctp\"",
+                              i);
+        for (size_t j = 0; j < c->n_ports; j++)
+            if (c->ports[j].port == port && strcmp(c->ports[j].proto, proto) == 0)
+                return parse_fail(p, "\"ports[%zu]\" repeats %ld/%s", i, port, proto);
+        c->ports[c->n_ports].port = (int)port;
+        c->ports[c->n_ports].proto = proto;
+        c->n_ports++;
+    }
+    return 0;
+}
+
+/* A container path for a mount: absolute, normalised, and not one the engine relies on. */
+static int check_target(struct parse *p, const char *field, const char *t)
+{
+    static const char *const reserved[] = {WORKSPACE_IN_CONTAINER,
+                                           SOCKET_DIR_IN_CONTAINER,
+                                           "/opt/paddock",
+                                           "/proc",
+                                           "/sys",
+                                           "/dev",
+                                           NULL};
+    if (!t || t[0] != '/' || strlen(t) > 512)
+        return parse_fail(p, "\"%s\" must be an absolute container path", field);
+    for (const char *q = t; *q; q++)
+        if ((unsigned char)*q < ' ' || *q == 0x7f || *q == ',')
+            return parse_fail(p, "\"%s\" must not contain control characters or commas", field);
+    if (strcmp(t, "/") == 0)
+        return parse_fail(p, "\"%s\" must not be / (the container's root)", field);
+    if (strstr(t, "//") || strstr(t, "/./") || strstr(t, "/../") || t[strlen(t) - 1] == '/' ||
+        (strlen(t) >= 2 && strcmp(t + strlen(t) - 2, "/.") == 0) ||
+        (strlen(t) >= 3 && strcmp(t + strlen(t) - 3, "/..") == 0))
+        return parse_fail(p, "\"%s\" must be a normalised path (no ., .., // or trailing /)",
+                          field);
+    for (size_t i = 0; reserved[i]; i++) {
+        size_t n = strlen(reserved[i]);
+        bool exact_only = i == 0; /* mounts inside /workspace are fine */
+        if (strcmp(t, reserved[i]) == 0 ||
+            (!exact_only && strncmp(t, reserved[i], n) == 0 && t[n] == '/'))
+            return parse_fail(p, "\"%s\" %s is reserved (%s)", field, t,
+                              i == 0   ? "use \"workspace\" for /workspace"
+                              : i <= 2 ? "the engine's executor lives there"
+                                       : "a kernel filesystem");
+    }
+    if (p->c->read_only && strcmp(t, "/tmp") == 0)
+        return parse_fail(p, "\"%s\" /tmp is a tmpfs when \"read_only\" is set", field);
+    return 0;
+}
+
+static int check_host_path(struct parse *p, const char *field, const char *path, bool want_dir,
+                           char **resolved)
+{
+    char *why = NULL;
+    if (mount_policy_check(p->eng, path, want_dir, resolved, &why) < 0) {
+        parse_fail(p, "\"%s\": %s", field, why ? why : "refused");
+        free(why);
+        return -1;
+    }
+    return 0;
+}
+
+static int opt_volumes(struct parse *p, json_t *v)
+{
+    static const char *const known[] = {"source", "target", "read_only", NULL};
+    if (!json_is_array(v) || json_array_size(v) > SESSION_MAX_VOLUMES)
+        return parse_fail(p,
+                          "\"volumes\" must be an array of at most %d objects {\"source\": "
+                          "host path or volume name, \"target\": container path, "
+                          "\"read_only\": bool}",
+                          SESSION_MAX_VOLUMES);
+    struct session_config *c = p->c;
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x)
+    {
+        char field[64], prefix[32];
+        snprintf(prefix, sizeof(prefix), "volumes[%zu].", i);
+        if (!json_is_object(x))
+            return parse_fail(p,
+                              "\"volumes[%zu]\" must be an object {\"source\", \"target\", "
+                              "\"read_only\"}",
+                              i);
+        if (parse_known(p, x, prefix, known) < 0)
+            return -1;
+        const char *src = json_cstr(json_object_get(x, "source"));
+        const char *dst = json_cstr(json_object_get(x, "target"));
+        json_t *ro = json_object_get(x, "read_only");
+        snprintf(field, sizeof(field), "volumes[%zu].source", i);
+        if (!src || !*src)
+            return parse_fail(p, "\"%s\" must be a host path (absolute) or a volume name", field);
+        if (ro && !json_is_boolean(ro))
+            return parse_fail(p, "\"volumes[%zu].read_only\" must be true or false", i);
+        snprintf(field, sizeof(field), "volumes[%zu].target", i);
+        if (check_target(p, field, dst) < 0)
+            return -1;
+        for (size_t j = 0; j < c->n_volumes; j++)
+            if (strcmp(c->volumes[j].target, dst) == 0)
+                return parse_fail(p, "\"%s\" %s is mounted twice", field, dst);
+        struct session_mount *m = &c->volumes[c->n_volumes];
+        snprintf(field, sizeof(field), "volumes[%zu].source", i);
+        if (src[0] == '/') {
+            if (check_host_path(p, field, src, false, &m->source) < 0)
+                return -1;
+        } else if (valid_volume_name(src)) {
+            m->volume = true;
+            m->source = strdup(src);
+        } else {
+            return parse_fail(p,
+                              "\"%s\" must be an absolute host path or a volume name "
+                              "([A-Za-z0-9][A-Za-z0-9_.-]+)",
+                              field);
+        }
+        m->target = strdup(dst);
+        m->read_only = json_is_true(ro);
+        c->n_volumes++;
+    }
+    return 0;
+}
+
+static bool dir_is_empty(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool empty = true;
+    while (empty && (e = readdir(d)))
+        empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+    closedir(d);
+    return empty;
+}
+
+static int opt_workspace(struct parse *p, json_t *v)
+{
+    static const char *const known[] = {"source", "mode", NULL};
+    json_t *src = v, *mode = NULL;
+    if (json_is_object(v)) {
+        if (parse_known(p, v, "workspace.", known) < 0)
+            return -1;
+        src = json_object_get(v, "source");
+        mode = json_object_get(v, "mode");
+    }
+    const char *s = json_cstr(src);
+    const char *m = mode ? json_cstr(mode) : "rw";
+    if (!s || !*s)
+        return parse_fail(p, "\"workspace\" must be a host directory, a volume name, or "
+                             "{\"source\": ..., \"mode\": \"rw\"|\"ro\"|\"overlay\"}");
+    if (!m || (strcmp(m, "rw") && strcmp(m, "ro") && strcmp(m, "overlay")))
+        return parse_fail(p, "\"workspace.mode\" must be \"rw\" (the default), \"ro\" or "
+                             "\"overlay\" (copy-on-write: the host directory stays unchanged)");
+    struct session_config *c = p->c;
+    c->ws_read_only = strcmp(m, "ro") == 0;
+    if (s[0] == '/') {
+        if (check_host_path(p, "workspace.source", s, true, &c->ws_source) < 0)
+            return -1;
+        c->ws = strcmp(m, "overlay") == 0 ? SESSION_WS_OVERLAY : SESSION_WS_BIND;
+        /* overlay's lowerdir option separates with ':' and ','. */
+        if (c->ws == SESSION_WS_OVERLAY && strpbrk(c->ws_source, ":,\\"))
+            return parse_fail(p,
+                              "\"workspace.source\" %s: an overlay workspace cannot have ':', "
+                              "',' or '\\' in its path",
+                              c->ws_source);
+        return 0;
+    }
+    if (!valid_volume_name(s))
+        return parse_fail(p, "\"workspace.source\" must be an absolute host directory or a "
+                             "volume name ([A-Za-z0-9][A-Za-z0-9_.-]+)");
+    if (strcmp(m, "overlay") == 0)
+        return parse_fail(p, "\"workspace.mode\" \"overlay\" needs a host directory as the "
+                             "source, not a volume");
+    c->ws = SESSION_WS_VOLUME;
+    c->ws_source = strdup(s);
+    return 0;
+}
+
+static int opt_bool(struct parse *p, json_t *v, const char *field, bool *out)
+{
+    if (!json_is_boolean(v))
+        return parse_fail(p, "\"%s\" must be true or false", field);
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int opt_read_only(struct parse *p, json_t *v)
+{
+    return opt_bool(p, v, "read_only", &p->c->read_only);
+}
+
+static int opt_keep_alive(struct parse *p, json_t *v)
+{
+    return opt_bool(p, v, "keep_alive", &p->c->keep_alive);
+}
+
+static int opt_runtime(struct parse *p, json_t *v)
+{
+    const char *s = json_cstr(v);
+    bool ok = s && *s && strlen(s) <= 64;
+    for (const char *q = s; ok && *q; q++)
+        ok = isalnum((unsigned char)*q) || strchr("_.-", *q);
+    if (!ok)
+        return parse_fail(p, "\"runtime\" must be a runtime name such as \"runsc\"");
+    p->c->runtime = strdup(s);
+    return 0;
+}
+
+static int opt_git(struct parse *p, json_t *v)
+{
+    static const char *const known[] = {"url", "token", "ref", NULL};
+    if (!json_is_object(v))
+        return parse_fail(p, "\"git\" must be an object {\"url\", \"token\", \"ref\"}");
+    if (parse_known(p, v, "git.", known) < 0)
+        return -1;
+    const char *url = json_cstr(json_object_get(v, "url"));
+    json_t *tok = json_object_get(v, "token");
+    json_t *ref = json_object_get(v, "ref");
+    const char *why = NULL;
+    if (!url)
+        return parse_fail(p, "\"git.url\" must be a string");
+    if (!git_url_valid(url, &why))
+        return parse_fail(p, "\"git.url\" %s", why);
+    if (tok && (!json_cstr(tok) || json_string_length(tok) > 4096))
+        return parse_fail(p, "\"git.token\" must be a string");
+    for (const char *q = tok ? json_string_value(tok) : ""; *q; q++)
+        if ((unsigned char)*q < ' ' || *q == 0x7f)
+            return parse_fail(p, "\"git.token\" must not contain control characters");
+    if (ref && (!json_cstr(ref) || !git_ref_valid(json_string_value(ref))))
+        return parse_fail(p, "\"git.ref\" must be a branch, a tag or a commit id");
+    struct session_config *c = p->c;
+    c->git_url = strdup(url);
+    c->git_token = tok && json_string_length(tok) ? strdup(json_string_value(tok)) : NULL;
+    c->git_ref = ref ? strdup(json_string_value(ref)) : NULL;
+    return 0;
+}
+
+struct session_option {
+    const char *name;
+    int (*parse)(struct parse *p, json_t *v);
+};
+
+/* Order matters: read_only before volumes (a volume at /tmp clashes with its tmpfs). */
+static const struct session_option session_options[] = {
+    {"image", opt_image},
+    {"name", opt_name},
+    {"env", opt_env},
+    {"limits", opt_limits},
+    {"network", opt_network},
+    {"gpus", opt_gpus},
+    {"read_only", opt_read_only},
+    {"ports", opt_ports},
+    {"volumes", opt_volumes},
+    {"workspace", opt_workspace},
+    {"runtime", opt_runtime},
+    {"keep_alive", opt_keep_alive},
+    {"git", opt_git},
+};
+#define SESSION_N_OPTIONS (sizeof(session_options) / sizeof(session_options[0]))
+
+/* Checks that span several options. */
+static int parse_combined(struct parse *p)
+{
+    struct session_config *c = p->c;
+    if (c->n_ports && strcmp(c->network, "bridge") != 0)
+        return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)", c->network,
+                          strcmp(c->network, "host") == 0
+                              ? "the container's ports are the host's already"
+                              : "nothing can reach the container");
+    if (c->git_url) {
+        if (c->ws == SESSION_WS_IMAGE) {
+            c->ws = SESSION_WS_CLONE;
+        } else if (c->ws != SESSION_WS_BIND || c->ws_read_only) {
+            return parse_fail(p, "\"git\" clones into the workspace: give no \"workspace\" (the "
+                                 "engine makes one) or a writable host directory");
+        } else if (!dir_is_empty(c->ws_source)) {
+            return parse_fail(p,
+                              "\"workspace.source\" %s must be empty to clone \"git.url\" "
+                              "into it",
+                              c->ws_source);
+        }
+    }
+    if ((c->ws == SESSION_WS_OVERLAY || c->ws == SESSION_WS_CLONE) &&
+        strpbrk(p->eng->state_dir, ":,\\"))
+        return parse_fail(p,
+                          "the engine's state dir %s has ':', ',' or '\\' in its path, which "
+                          "an overlay or clone workspace cannot use",
+                          p->eng->state_dir);
+    return 0;
+}
+
+int session_config_parse(struct engine *eng, json_t *opts, struct session_config **out,
+                         struct session_result *bad)
+{
+    struct session_config *c = calloc(1, sizeof(*c));
+    struct parse p = {.eng = eng, .c = c};
+    *out = NULL;
+    if (!c || !(c->env = json_object())) {
+        free(c);
+        *bad =
+            (struct session_result){.status = 500, .code = "internal", .message = "out of memory"};
+        return -1;
+    }
+    c->cpus = SESSION_CPUS_DEFAULT;
+    c->memory = SESSION_MEMORY_DEFAULT;
+    c->pids = SESSION_PIDS_DEFAULT;
+    c->network = "none";
+    c->keep_alive = true; /* sessions outlive the engine unless asked otherwise */
+    int rc = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(opts, k, v)
+    {
+        size_t i = 0;
+        while (i < SESSION_N_OPTIONS && strcmp(k, session_options[i].name))
+            i++;
+        if (i == SESSION_N_OPTIONS) {
+            static const char *known[SESSION_N_OPTIONS + 1];
+            for (size_t j = 0; j < SESSION_N_OPTIONS; j++)
+                known[j] = session_options[j].name;
+            rc = parse_known(&p, opts, "", known);
+            break;
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < SESSION_N_OPTIONS; i++) {
+        v = json_object_get(opts, session_options[i].name);
+        if (v && !json_is_null(v))
+            rc = session_options[i].parse(&p, v);
+    }
+    if (rc == 0)
+        rc = parse_combined(&p);
+    if (rc < 0) {
+        snprintf(session_config_msg, sizeof(session_config_msg), "%s",
+                 p.why ? p.why : "out of memory");
+        free(p.why);
+        session_config_free(c);
+        *bad = (struct session_result){
+            .status = 400, .code = "bad_request", .message = session_config_msg};
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+static void wipe(char *s)
+{
+    if (s) {
+        explicit_bzero(s, strlen(s));
+        free(s);
+    }
+}
+
+void session_config_free(struct session_config *c)
+{
+    if (!c)
+        return;
+    free(c->image);
+    free(c->name);
+    json_decref(c->env);
+    json_decref(c->gpu_ids);
+    for (size_t i = 0; i < c->n_volumes; i++) {
+        free(c->volumes[i].source);
+        free(c->volumes[i].target);
+    }
+    free(c->ws_source);
+    free(c->runtime);
+    free(c->git_url);
+    wipe(c->git_token);
+    free(c->git_ref);
+    free(c);
+}
+
+/* ---- what the store keeps ---- */
+
+static char *work_dir(const struct engine *eng, const char *id)
+{
+    return util_strdupf("%s/work/%s", eng->state_dir, id);
+}
+
+static const char *const ws_types[] = {"image", "bind", "volume", "overlay", "clone"};
+
+json_t *session_config_stored(const struct session_config *c, struct engine *eng, const char *id,
+                              const char *image)
+{
+    json_t *o = json_object();
+    json_t *limits = json_pack("{s:f,s:I,s:I}", "cpus", c->cpus, "memory", (json_int_t)c->memory,
+                               "pids", (json_int_t)c->pids);
+    if (c->disk)
+        json_object_set_new(limits, "disk", json_integer(c->disk));
+    json_object_set_new(o, "limits", limits);
+    json_object_set_new(o, "network", json_string(c->network));
+    json_object_set_new(o, "read_only", json_boolean(c->read_only));
+    json_object_set_new(o, "keep_alive", json_boolean(c->keep_alive));
+    if (c->gpus < 0)
+        json_object_set_new(o, "gpus", json_string("all"));
+    else if (c->gpus > 0)
+        json_object_set_new(o, "gpus", json_integer(c->gpus));
+    else if (c->gpu_ids)
+        json_object_set(o, "gpus", c->gpu_ids);
+    if (c->n_ports) {
+        json_t *ports = json_array();
+        for (size_t i = 0; i < c->n_ports; i++)
+            json_array_append_new(ports, json_pack("{s:i,s:s}", "port", c->ports[i].port,
+                                                   "protocol", c->ports[i].proto));
+        json_object_set_new(o, "ports", ports);
+    }
+    if (c->n_volumes) {
+        json_t *vols = json_array();
+        for (size_t i = 0; i < c->n_volumes; i++) {
+            const struct session_mount *m = &c->volumes[i];
+            json_array_append_new(vols,
+                                  json_pack("{s:s,s:s,s:s,s:b}", "type",
+                                            m->volume ? "volume" : "bind", "source", m->source,
+                                            "target", m->target, "read_only", m->read_only));
+        }
+        json_object_set_new(o, "volumes", vols);
+    }
+    if (c->ws != SESSION_WS_IMAGE || c->read_only) {
+        json_t *ws = json_pack("{s:s,s:b}", "type", ws_types[c->ws], "read_only", c->ws_read_only);
+        char *wd = work_dir(eng, id);
+        if (c->ws_source)
+            json_object_set_new(ws, "source", json_string(c->ws_source));
+        else if (c->ws == SESSION_WS_CLONE && wd) {
+            char *d = util_strdupf("%s/workspace", wd);
+            json_object_set_new(ws, "source", d ? json_string(d) : json_null());
+            free(d);
+        } else if (c->ws == SESSION_WS_IMAGE) {
+            json_object_set_new(ws, "type", json_string("anonymous_volume"));
+        }
+        if (c->ws == SESSION_WS_OVERLAY && wd) {
+            char *d = util_strdupf("%s/upper", wd);
+            json_object_set_new(ws, "upper", d ? json_string(d) : json_null());
+            free(d);
+        }
+        free(wd);
+        json_object_set_new(o, "workspace", ws);
+    }
+    if (c->runtime)
+        json_object_set_new(o, "runtime", json_string(c->runtime));
+    if (c->git_url) {
+        /* Never the token. */
+        json_t *g = json_pack("{s:s}", "url", c->git_url);
+        if (c->git_ref)
+            json_object_set_new(g, "ref", json_string(c->git_ref));
+        json_object_set_new(g, "token", json_boolean(c->git_token != NULL));
+        json_object_set_new(o, "git", g);
+    }
+    return json_pack("{s:s,s:O,s:o}", "image", image, "env", c->env, "options", o);
+}
+
+/* ---- before docker create ---- */
+
+struct prep {
+    struct engine *eng;
+    struct session_config *c;
+    char *id;
+    size_t vol_i; /* next named volume to inspect; n_volumes means the workspace's */
+    session_config_done_fn fn;
+    void *ud;
+};
+
+static void prep_finish(struct prep *op, unsigned status, const char *code, const char *msg)
+{
+    struct session_result res = {.status = status, .code = code, .message = msg};
+    op->fn(msg ? &res : NULL, op->ud);
+    free(op->id);
+    free(op);
+}
+
+static void prep_failf(struct prep *op, unsigned status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void prep_failf(struct prep *op, unsigned status, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = util_vstrdupf(fmt, ap);
+    va_end(ap);
+    prep_finish(op, status, code, msg ? msg : "refused");
+    free(msg);
+}
+
+/* A transport failure to the daemon: 503 with the engine's usual text. */
+static bool prep_docker_down(struct prep *op, const struct docker_reply *r)
+{
+    engine_note_docker(op->eng, r->status >= 0, r->message);
+    if (r->status >= 0)
+        return false;
+    prep_finish(op, 503, "docker_unavailable",
+                op->eng->docker_error ? op->eng->docker_error : "Docker daemon not reachable");
+    return true;
+}
+
+static void prep_volumes(struct prep *op);
+
+/* Per-container quotas: overlay2 only over xfs (with pquota, which /info does not show:
+ * Docker itself refuses without it), btrfs, zfs, devicemapper, windowsfilter. */
+static bool disk_quota_supported(json_t *info, char *desc, size_t n)
+{
+    const char *driver = json_string_value(json_object_get(info, "Driver"));
+    const char *backing = NULL;
+    size_t i;
+    json_t *kv;
+    json_array_foreach(json_object_get(info, "DriverStatus"), i, kv)
+    {
+        const char *k = json_string_value(json_array_get(kv, 0));
+        if (k && strcmp(k, "Backing Filesystem") == 0)
+            backing = json_string_value(json_array_get(kv, 1));
+    }
+    snprintf(desc, n, "%s%s%s", driver ? driver : "an unknown driver", backing ? " on " : "",
+             backing ? backing : "");
+    if (!driver)
+        return false;
+    if (strcmp(driver, "overlay2") == 0)
+        return backing && strcmp(backing, "xfs") == 0;
+    return strcmp(driver, "btrfs") == 0 || strcmp(driver, "zfs") == 0 ||
+           strcmp(driver, "devicemapper") == 0 || strcmp(driver, "windowsfilter") == 0;
+}
+
+static void prep_on_info(const struct docker_reply *r, void *ud)
+{
+    struct prep *op = ud;
+    if (prep_docker_down(op, r))
+        return;
+    if (r->status != 200 || !json_is_object(r->json)) {
+        prep_failf(op, 502, "docker_error", "docker info failed (%ld): %s", r->status, r->message);
+        return;
+    }
+    struct session_config *c = op->c;
+    if (c->runtime) {
+        json_t *rts = json_object_get(r->json, "Runtimes");
+        if (!json_object_get(rts, c->runtime)) {
+            struct util_buf list = {0};
+            const char *k;
+            json_t *v;
+            json_object_foreach(rts, k, v)
+            {
+                if (list.len)
+                    util_buf_append(&list, ", ", 2);
+                util_buf_append(&list, k, strlen(k));
+            }
+            prep_failf(op, 400, "bad_request",
+                       "\"runtime\": \"%s\" is not offered by this Docker daemon (available: "
+                       "%s)",
+                       c->runtime, list.len ? list.data : "none listed");
+            util_buf_free(&list);
+            return;
+        }
+    }
+    char desc[128];
+    if (c->disk && !disk_quota_supported(r->json, desc, sizeof(desc))) {
+        prep_failf(op, 400, "bad_request",
+                   "\"limits.disk\": this Docker daemon's storage driver (%s) does not support "
+                   "a per-container disk size (it needs overlay2 on xfs with pquota, btrfs, zfs "
+                   "or devicemapper)",
+                   desc);
+        return;
+    }
+    prep_volumes(op);
+}
+
+/* A named volume made with the local driver's mount options can point anywhere on the host
+ * (type=none, o=bind, device=/etc): its device goes through the same policy as a bind. */
+static void prep_on_volume(const struct docker_reply *r, void *ud)
+{
+    struct prep *op = ud;
+    if (prep_docker_down(op, r))
+        return;
+    bool ws = op->vol_i == op->c->n_volumes;
+    const char *name = ws ? op->c->ws_source : op->c->volumes[op->vol_i].source;
+    char field[64];
+    if (ws)
+        snprintf(field, sizeof(field), "workspace.source");
+    else
+        snprintf(field, sizeof(field), "volumes[%zu].source", op->vol_i);
+    if (r->status == 200) {
+        const char *driver = json_string_value(json_object_get(r->json, "Driver"));
+        json_t *o = json_object_get(r->json, "Options");
+        const char *type = json_string_value(json_object_get(o, "type"));
+        const char *device = json_string_value(json_object_get(o, "device"));
+        const char *mo = json_string_value(json_object_get(o, "o"));
+        if (!driver || strcmp(driver, "local") != 0) {
+            prep_failf(op, 400, "bad_request",
+                       "\"%s\": volume %s uses the driver %s; only local volumes are accepted",
+                       field, name, driver ? driver : "(unknown)");
+            return;
+        }
+        if (json_object_size(o) && !(type && strcmp(type, "tmpfs") == 0)) {
+            bool bind = mo && strstr(mo, "bind") && (!type || strcmp(type, "none") == 0);
+            char *resolved = NULL, *why = NULL;
+            if (!bind || !device) {
+                prep_failf(op, 400, "bad_request",
+                           "\"%s\": volume %s is mounted with driver options (type %s) the "
+                           "engine cannot check",
+                           field, name, type ? type : "unset");
+                return;
+            }
+            if (mount_policy_check(op->eng, device, false, &resolved, &why) < 0) {
+                prep_failf(op, 400, "bad_request", "\"%s\": volume %s binds %s", field, name,
+                           why ? why : device);
+                free(why);
+                return;
+            }
+            free(resolved);
+        }
+    } else if (r->status != 404) {
+        prep_failf(op, 502, "docker_error", "docker volume inspect %s failed (%ld): %s", name,
+                   r->status, r->message);
+        return;
+    }
+    op->vol_i++;
+    prep_volumes(op);
+}
+
+static void prep_dirs_and_git(struct prep *op);
+
+static void prep_volumes(struct prep *op)
+{
+    struct session_config *c = op->c;
+    while (op->vol_i < c->n_volumes && !c->volumes[op->vol_i].volume)
+        op->vol_i++;
+    const char *name = NULL;
+    if (op->vol_i < c->n_volumes)
+        name = c->volumes[op->vol_i].source;
+    else if (op->vol_i == c->n_volumes && c->ws == SESSION_WS_VOLUME)
+        name = c->ws_source;
+    if (!name) {
+        prep_dirs_and_git(op);
+        return;
+    }
+    if (docker_volume_inspect(op->eng->docker, name, prep_on_volume, op) < 0)
+        prep_finish(op, 500, "internal", "cannot start a request");
+}
+
+static void prep_on_git(const char *err, void *ud)
+{
+    struct prep *op = ud;
+    wipe(op->c->git_token); /* needed once */
+    op->c->git_token = NULL;
+    if (err)
+        prep_failf(op, 502, "git_error", "cloning %s failed: %s", op->c->git_url, err);
+    else
+        prep_finish(op, 0, NULL, NULL);
+}
+
+/* mkdir -p and chown/chmod, for the engine's own per-session dirs. */
+static int make_dir(const char *path, const struct stat *like, char **err)
+{
+    if (util_mkdir_p(path, 0700) < 0) {
+        *err = util_strdupf("cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (like) {
+        /* The overlay's root takes the upper dir's owner and mode: make it the host dir's. */
+        if ((geteuid() == 0 && chown(path, like->st_uid, like->st_gid) < 0) ||
+            chmod(path, like->st_mode & 07777) < 0) {
+            *err = util_strdupf("cannot set the owner of %s: %s", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void prep_dirs_and_git(struct prep *op)
+{
+    struct session_config *c = op->c;
+    if (c->ws != SESSION_WS_OVERLAY && c->ws != SESSION_WS_CLONE && !c->git_url) {
+        prep_finish(op, 0, NULL, NULL);
+        return;
+    }
+    char *wd = work_dir(op->eng, op->id);
+    char *err = NULL;
+    char *target = NULL;
+    struct stat lower;
+    if (!wd) {
+        prep_finish(op, 500, "internal", "out of memory");
+        return;
+    }
+    if (c->ws == SESSION_WS_OVERLAY) {
+        char *upper = util_strdupf("%s/upper", wd);
+        char *work = util_strdupf("%s/work", wd);
+        if (stat(c->ws_source, &lower) < 0)
+            err = util_strdupf("workspace %s: %s", c->ws_source, strerror(errno));
+        if (!err && (!upper || !work))
+            err = strdup("out of memory");
+        if (!err && make_dir(upper, &lower, &err) == 0)
+            make_dir(work, NULL, &err);
+        free(upper);
+        free(work);
+    } else if (c->ws == SESSION_WS_CLONE) {
+        target = util_strdupf("%s/workspace", wd);
+        if (!target || make_dir(target, NULL, &err) < 0 || chmod(target, 0755) < 0) {
+            if (!err)
+                err = util_strdupf("cannot create %s", target ? target : "the workspace");
+        }
+    } else {
+        target = strdup(c->ws_source);
+    }
+    free(wd);
+    if (err) {
+        prep_finish(op, 500, "internal", err);
+        free(err);
+        free(target);
+        return;
+    }
+    if (!c->git_url) {
+        free(target);
+        prep_finish(op, 0, NULL, NULL);
+        return;
+    }
+    /* The clone runs as the engine's user; as root, the checkout is then given to the agent
+     * (an engine-made workspace) or to the host directory's owner. */
+    struct stat st = {.st_uid = SESSION_AGENT_UID, .st_gid = SESSION_AGENT_UID};
+    if (c->ws == SESSION_WS_BIND && stat(target, &st) < 0)
+        st.st_uid = st.st_gid = 0;
+    struct git_clone_spec gs = {.url = c->git_url,
+                                .token = c->git_token,
+                                .ref = c->git_ref,
+                                .dir = target,
+                                .chown = geteuid() == 0,
+                                .owner_uid = st.st_uid,
+                                .owner_gid = st.st_gid,
+                                .timeout_ms = SESSION_GIT_TIMEOUT_MS};
+    int rc = git_clone_start(op->eng->loop, &gs, prep_on_git, op, &err);
+    free(target);
+    if (rc < 0) {
+        prep_failf(op, 500, "internal", "cannot clone: %s", err ? err : "git failed");
+        free(err);
+    }
+}
+
+void session_config_prepare(struct engine *eng, struct session_config *c, const char *id,
+                            session_config_done_fn fn, void *ud)
+{
+    struct prep *op = calloc(1, sizeof(*op));
+    if (!op || !(op->id = strdup(id))) {
+        free(op);
+        struct session_result res = {.status = 500, .code = "internal", .message = "out of memory"};
+        fn(&res, ud);
+        return;
+    }
+    op->eng = eng;
+    op->c = c;
+    op->fn = fn;
+    op->ud = ud;
+    if (c->runtime || c->disk) {
+        if (docker_info(eng->docker, prep_on_info, op) < 0)
+            prep_finish(op, 500, "internal", "cannot start a request");
+        return;
+    }
+    prep_volumes(op);
+}
+
+/* ---- the create body ---- */
+
+static json_t *mount_bind(const char *src, const char *dst, bool ro)
+{
+    return json_pack("{s:s,s:s,s:s,s:b,s:{s:s,s:b}}", "Type", "bind", "Source", src, "Target", dst,
+                     "ReadOnly", ro, "BindOptions", "Propagation", "rprivate", "NonRecursive", 1);
+}
+
+/* An anonymous volume: removed with the container (DELETE ?v=1), labelled as the session's. */
+static json_t *mount_anonymous(const char *dst, json_t *labels, json_t *driver)
+{
+    json_t *vo = json_pack("{s:O}", "Labels", labels);
+    if (driver) {
+        json_object_set_new(vo, "DriverConfig", driver);
+        /* The lower layer is the content: never copy the image's /workspace into it. */
+        json_object_set_new(vo, "NoCopy", json_true());
+    }
+    return json_pack("{s:s,s:s,s:b,s:o}", "Type", "volume", "Target", dst, "ReadOnly", 0,
+                     "VolumeOptions", vo);
+}
+
+static json_t *workspace_mount(struct engine *eng, const struct session_config *c, const char *id,
+                               json_t *labels)
+{
+    char *wd = NULL, *o = NULL, *d = NULL;
+    json_t *m = NULL;
+    switch (c->ws) {
+    case SESSION_WS_IMAGE:
+        /* Only with a read-only root: the image's /workspace (owner included) is copied in. */
+        if (c->read_only)
+            m = mount_anonymous(WORKSPACE_IN_CONTAINER, labels, NULL);
+        break;
+    case SESSION_WS_BIND:
+        m = mount_bind(c->ws_source, WORKSPACE_IN_CONTAINER, c->ws_read_only);
+        break;
+    case SESSION_WS_VOLUME:
+        m = json_pack("{s:s,s:s,s:s,s:b}", "Type", "volume", "Source", c->ws_source, "Target",
+                      WORKSPACE_IN_CONTAINER, "ReadOnly", c->ws_read_only);
+        break;
+    case SESSION_WS_CLONE:
+        wd = work_dir(eng, id);
+        d = wd ? util_strdupf("%s/workspace", wd) : NULL;
+        if (d)
+            m = mount_bind(d, WORKSPACE_IN_CONTAINER, false);
+        break;
+    case SESSION_WS_OVERLAY:
+        /* dockerd mounts it (the engine needs no privilege): the local driver's overlay. */
+        wd = work_dir(eng, id);
+        o = wd ? util_strdupf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", c->ws_source, wd, wd)
+               : NULL;
+        if (o)
+            m = mount_anonymous(WORKSPACE_IN_CONTAINER, labels,
+                                json_pack("{s:s,s:{s:s,s:s,s:s}}", "Name", "local", "Options",
+                                          "type", "overlay", "device", "overlay", "o", o));
+        break;
+    }
+    free(wd);
+    free(o);
+    free(d);
+    return m;
+}
+
+static json_t *device_requests(const struct session_config *c)
+{
+    if (!c->gpus && !c->gpu_ids)
+        return NULL;
+    json_t *r = json_pack("{s:s,s:[[s]]}", "Driver", "", "Capabilities", "gpu");
+    if (c->gpu_ids)
+        json_object_set(r, "DeviceIDs", c->gpu_ids);
+    else
+        json_object_set_new(r, "Count", json_integer(c->gpus));
+    return json_pack("[o]", r);
+}
+
+/* The hardened container (docs/architecture.md, research/security.md §2). */
+json_t *session_config_container(struct engine *eng, const struct session_config *c, const char *id,
+                                 const char *sock_dir)
+{
+    json_t *envs = json_array();
+    json_array_append_new(envs, json_string("LANG=C.UTF-8"));
+    const char *k;
+    json_t *v;
+    json_object_foreach(c->env, k, v)
+    {
+        char *kv = util_strdupf("%s=%s", k, json_string_value(v));
+        if (kv)
+            json_array_append_new(envs, json_string(kv));
+        free(kv);
+    }
+    json_t *labels =
+        json_pack("{s:s,s:s}", "paddock.session", id, "paddock.engine", eng->engine_id);
+    const char *test_label = getenv("PADDOCK_TEST_LABEL");
+    if (test_label && *test_label)
+        json_object_set_new(labels, "paddock.test", json_string(test_label));
+    json_t *mounts =
+        json_pack("[{s:s,s:s,s:s,s:b},{s:s,s:s,s:s,s:b}]", "Type", "bind", "Source",
+                  eng->executor_path, "Target", EXECUTOR_IN_CONTAINER, "ReadOnly", 1, "Type",
+                  "bind", "Source", sock_dir, "Target", SOCKET_DIR_IN_CONTAINER, "ReadOnly", 0);
+    json_t *ws = workspace_mount(eng, c, id, labels);
+    if (ws)
+        json_array_append_new(mounts, ws);
+    for (size_t i = 0; i < c->n_volumes; i++) {
+        const struct session_mount *m = &c->volumes[i];
+        json_array_append_new(mounts, m->volume ? json_pack("{s:s,s:s,s:s,s:b}", "Type", "volume",
+                                                            "Source", m->source, "Target",
+                                                            m->target, "ReadOnly", m->read_only)
+                                                : mount_bind(m->source, m->target, m->read_only));
+    }
+    /* The executor runs as container root with only what it needs: CHOWN for the workspace,
+     * SETUID/SETGID to drop the agent's shell to uid 1000, KILL to signal the agent's
+     * processes. MaskedPaths/ReadonlyPaths are left out so Docker's defaults apply. */
+    json_t *host = json_pack(
+        "{s:[s],s:[s,s,s,s],s:[s],s:I,s:I,s:I,s:I,s:s,s:b,s:s,s:I,"
+        "s:{s:s,s:{s:s,s:s}},s:{s:s},s:o,"
+        "s:[{s:s,s:I,s:I},{s:s,s:I,s:I}]}",
+        "CapDrop", "ALL", "CapAdd", "CHOWN", "SETUID", "SETGID", "KILL", "SecurityOpt",
+        "no-new-privileges", "PidsLimit", (json_int_t)c->pids, "Memory", (json_int_t)c->memory,
+        "MemorySwap", (json_int_t)c->memory, "NanoCpus", (json_int_t)(c->cpus * 1e9 + 0.5),
+        "NetworkMode", c->network, "Init", 1, "IpcMode", "private", "ShmSize",
+        (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type", "json-file", "Config", "max-size",
+        "10m", "max-file", "1", "RestartPolicy", "Name", "no", "Mounts", mounts, "Ulimits", "Name",
+        "nofile", "Soft", (json_int_t)8192, "Hard", (json_int_t)8192, "Name", "core", "Soft",
+        (json_int_t)0, "Hard", (json_int_t)0);
+    if (c->read_only) {
+        char *t = util_strdupf("rw,nosuid,nodev,exec,size=%lld", SESSION_TMPFS_SIZE);
+        json_object_set_new(host, "ReadonlyRootfs", json_true());
+        json_object_set_new(host, "Tmpfs", json_pack("{s:s}", "/tmp", t ? t : "rw"));
+        free(t);
+    }
+    if (c->runtime)
+        json_object_set_new(host, "Runtime", json_string(c->runtime));
+    if (c->disk) {
+        char size[32];
+        snprintf(size, sizeof(size), "%lld", c->disk);
+        json_object_set_new(host, "StorageOpt", json_pack("{s:s}", "size", size));
+    }
+    json_t *dr = device_requests(c);
+    if (dr)
+        json_object_set_new(host, "DeviceRequests", dr);
+    json_t *exposed = NULL;
+    if (c->n_ports) {
+        /* Loopback only; HostPort "" lets Docker choose a free port. */
+        json_t *bindings = json_object();
+        exposed = json_object();
+        for (size_t i = 0; i < c->n_ports; i++) {
+            char key[32];
+            snprintf(key, sizeof(key), "%d/%s", c->ports[i].port, c->ports[i].proto);
+            json_object_set_new(bindings, key,
+                                json_pack("[{s:s,s:s}]", "HostIp", "127.0.0.1", "HostPort", ""));
+            json_object_set_new(exposed, key, json_object());
+        }
+        json_object_set_new(host, "PortBindings", bindings);
+    }
+    json_t *cmd = json_pack("[s,s,s,s,s,s,s,s]", "--socket",
+                            SOCKET_DIR_IN_CONTAINER "/executor.sock", "--working-dir",
+                            WORKSPACE_IN_CONTAINER, "--user-id", "1000", "--plugins", "ipython");
+    if (c->read_only) {
+        json_array_append_new(cmd, json_string("--home"));
+        json_array_append_new(cmd, json_string(READ_ONLY_HOME));
+    }
+    /* The ipython plugin starts Python only at the first cell (and only if the image has it). */
+    json_t *body =
+        json_pack("{s:s,s:[s],s:o,s:o,s:o,s:s,s:s,s:i,s:o}", "Image",
+                  c->image ? c->image : eng->default_image, "Entrypoint", EXECUTOR_IN_CONTAINER,
+                  "Cmd", cmd, "Env", envs, "Labels", labels, "User", "0:0", "WorkingDir", "/",
+                  "StopTimeout", 5, "HostConfig", host);
+    if (body && exposed)
+        json_object_set_new(body, "ExposedPorts", exposed);
+    else
+        json_decref(exposed);
+    return body;
+}
+
+/* ---- after docker start ---- */
+
+struct started {
+    struct engine *eng;
+    char *id;
+    void (*next)(void *ud);
+    void *ud;
+};
+
+static void started_on_inspect(const struct docker_reply *r, void *ud)
+{
+    struct started *op = ud;
+    json_t *ports = json_array();
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(json_object_get(r->json, "NetworkSettings"), "Ports"), k, v)
+    {
+        int port = atoi(k);
+        const char *proto = strchr(k, '/');
+        size_t i;
+        json_t *b;
+        json_array_foreach(v, i, b)
+        {
+            const char *hip = json_string_value(json_object_get(b, "HostIp"));
+            const char *hp = json_string_value(json_object_get(b, "HostPort"));
+            if (hip && hp)
+                json_array_append_new(ports, json_pack("{s:i,s:s,s:s,s:i}", "container_port", port,
+                                                       "protocol", proto ? proto + 1 : "tcp",
+                                                       "host_ip", hip, "host_port", atoi(hp)));
+        }
+    }
+    store_session_config_set(op->eng->store, op->id, "ports", ports, NULL);
+    json_decref(ports);
+    op->next(op->ud);
+    free(op->id);
+    free(op);
+}
+
+void session_config_started(struct engine *eng, const struct session_config *c, const char *id,
+                            const char *container_id, void (*next)(void *ud), void *ud)
+{
+    struct started *op = c->n_ports ? calloc(1, sizeof(*op)) : NULL;
+    if (op && !(op->id = strdup(id))) {
+        free(op);
+        op = NULL;
+    }
+    if (!op) {
+        next(ud);
+        return;
+    }
+    op->eng = eng;
+    op->next = next;
+    op->ud = ud;
+    if (docker_container_inspect(eng->docker, container_id, started_on_inspect, op) < 0) {
+        free(op->id);
+        free(op);
+        next(ud);
+    }
+}
+
+void session_config_cleanup(struct engine *eng, const char *id)
+{
+    char *wd = work_dir(eng, id);
+    if (wd)
+        util_remove_tree(wd);
+    free(wd);
+}

@@ -1,0 +1,90 @@
+/* Per-session options of POST /v1/sessions: parsed and checked into a struct, then the Docker
+ * create body built from it. With no option the body is the hardened default
+ * (docs/architecture.md "Hardened container"). */
+#ifndef PADDOCK_SESSION_CONFIG_H
+#define PADDOCK_SESSION_CONFIG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct engine;
+struct session_result;
+
+#define SESSION_MAX_VOLUMES 16
+#define SESSION_MAX_PORTS 32
+
+enum session_ws {
+    SESSION_WS_IMAGE,   /* none asked: the image's /workspace (an anonymous volume if read_only) */
+    SESSION_WS_BIND,    /* a host directory */
+    SESSION_WS_VOLUME,  /* a named Docker volume */
+    SESSION_WS_OVERLAY, /* a host directory as the lower layer, changes in <state>/work/<id> */
+    SESSION_WS_CLONE,   /* a git clone into <state>/work/<id>/workspace */
+};
+
+struct session_mount {
+    char *source; /* bind: the resolved host path; volume: its name */
+    char *target;
+    bool volume;
+    bool read_only;
+};
+
+struct session_port {
+    int port;
+    const char *proto; /* "tcp", "udp", "sctp" */
+};
+
+struct session_config {
+    char *image; /* NULL: the engine's default */
+    char *name;  /* NULL: the session id */
+    json_t *env; /* object of strings, never NULL */
+    double cpus;
+    long long memory, pids, disk; /* disk 0: no StorageOpt */
+    const char *network;          /* "none", "bridge", "host" */
+    int gpus;                     /* 0: none, -1: all, n: that many; or gpu_ids */
+    json_t *gpu_ids;              /* array of device id strings, or NULL */
+    struct session_port ports[SESSION_MAX_PORTS];
+    size_t n_ports;
+    struct session_mount volumes[SESSION_MAX_VOLUMES];
+    size_t n_volumes;
+    enum session_ws ws;
+    char *ws_source; /* bind/overlay: resolved host path; volume: its name */
+    bool ws_read_only;
+    bool read_only;
+    bool keep_alive;
+    char *runtime;
+    char *git_url, *git_token, *git_ref; /* the token is wiped once the clone ran */
+};
+
+/* Parse and check opts (the request body). 0 and *out, or -1 with *bad filled (400 and why;
+ * the message stays valid until the next call). */
+int session_config_parse(struct engine *eng, json_t *opts, struct session_config **out,
+                         struct session_result *bad);
+void session_config_free(struct session_config *c);
+
+/* What the store keeps in sessions.config: {"image", "env", "options"}; options is the
+ * normalised, secret-free form shown in the session object. */
+json_t *session_config_stored(const struct session_config *c, struct engine *eng, const char *id,
+                              const char *image);
+
+/* Before docker create: the checks that need the daemon (runtime, disk, named volumes), the
+ * engine-owned directories, the git clone. fn gets NULL, or the refusal (status, code,
+ * message valid during the call). fn may run before this returns. */
+typedef void (*session_config_done_fn)(const struct session_result *err, void *ud);
+void session_config_prepare(struct engine *eng, struct session_config *c, const char *id,
+                            session_config_done_fn fn, void *ud);
+
+/* The body of POST /containers/create. */
+json_t *session_config_container(struct engine *eng, const struct session_config *c, const char *id,
+                                 const char *sock_dir);
+
+/* After docker start: the host ports Docker chose go into the store (sessions.config.ports,
+ * shown as the session's "ports"); then next(ud), possibly before this returns. */
+void session_config_started(struct engine *eng, const struct session_config *c, const char *id,
+                            const char *container_id, void (*next)(void *ud), void *ud);
+
+/* Remove what the engine made for the session (<state>/work/<id>), once its container is
+ * gone. */
+void session_config_cleanup(struct engine *eng, const char *id);
+
+#endif

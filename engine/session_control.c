@@ -1,0 +1,333 @@
+/* Operator and agent requests on a live session: pause, resume, stop, attach; and the engine's
+ * clean stop, which deletes the sessions that asked not to be kept (keep_alive false). */
+#include "engine/session.h"
+
+#include "engine/docker.h"
+#include "engine/engine_internal.h"
+#include "engine/loop.h"
+#include "engine/session_internal.h"
+#include "engine/session_state.h"
+#include "engine/store.h"
+#include "engine/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How long a clean engine stop waits for keep_alive=false sessions to be deleted. */
+#define SESSION_SHUTDOWN_GRACE_MS 20000
+
+static void control_reply_session(struct session *s, unsigned status, session_done_fn fn, void *ud)
+{
+    json_t *body = store_session_get(s->eng->store, s->id);
+    struct session_result res = {.status = status, .body = body};
+    fn(&res, ud);
+    json_decref(body);
+}
+
+static void control_refuse(session_done_fn fn, void *ud, unsigned status, const char *code,
+                           const char *msg)
+{
+    struct session_result res = {.status = status, .code = code, .message = msg};
+    fn(&res, ud);
+}
+
+int session_check(struct session *s, const char *verb, const char *target, const char *from_ok,
+                  session_done_fn fn, void *ud)
+{
+    char msg[640];
+    if (s->op) {
+        snprintf(msg, sizeof(msg), "cannot %s session %s: %s in progress; retry once it is done",
+                 verb, s->id, s->op);
+        control_refuse(fn, ud, 409, "conflict", msg);
+        return -1;
+    }
+    if (strcmp(s->state, target) == 0) {
+        control_reply_session(s, 200, fn, ud);
+        return 1;
+    }
+    /* from_ok is a space-separated list of whole names. */
+    size_t n = strlen(s->state);
+    for (const char *p = strstr(from_ok, s->state); p; p = strstr(p + 1, s->state))
+        if ((p == from_ok || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 0;
+    char hint[256];
+    session_st_hint(s->state, s->id, hint, sizeof(hint));
+    json_t *cur = store_session_get(s->eng->store, s->id);
+    const char *why = json_string_value(json_object_get(cur, "reason"));
+    snprintf(msg, sizeof(msg), "cannot %s session %s: it is %s%s%.200s%s%s%s", verb, s->id,
+             s->state, why ? " (" : "", why ? why : "", why ? ")" : "", hint[0] ? "; " : "", hint);
+    json_decref(cur);
+    control_refuse(fn, ud, 409, "conflict", msg);
+    return -1;
+}
+
+/* A Docker call of an operation failed: the reply says why; 404 means the container is gone. */
+static void control_docker_failed(struct session *s, const char *verb, const struct docker_reply *r,
+                                  session_done_fn fn, void *ud)
+{
+    char *msg;
+    unsigned status;
+    const char *code;
+    if (r->status < 0) {
+        msg = util_strdupf("cannot %s session %s: Docker daemon not reachable at %s (%s)", verb,
+                           s->id, docker_socket(s->eng->docker), r->message);
+        status = 503;
+        code = "docker_unavailable";
+    } else if (r->status == 404) {
+        session_set_state(s, "error", "container removed outside paddock");
+        util_remove_tree(s->sock_dir);
+        msg = util_strdupf("cannot %s session %s: its container was removed outside paddock", verb,
+                           s->id);
+        status = 409;
+        code = "conflict";
+    } else {
+        msg = util_strdupf("cannot %s session %s: docker %s failed (%ld): %s", verb, s->id, verb,
+                           r->status, r->message);
+        /* Docker's 409: the container is not in the state we thought (an event is on its way). */
+        status = r->status == 409 ? 409 : 502;
+        code = r->status == 409 ? "conflict" : "docker_error";
+        s->stale = true; /* look at the container again: it may not be what we thought */
+    }
+    control_refuse(fn, ud, status, code, msg ? msg : "docker call failed");
+    free(msg);
+}
+
+struct control_op {
+    struct session *s;
+    session_done_fn fn;
+    void *ud;
+};
+
+static struct control_op *control_op_new(struct session *s, const char *op_name, session_done_fn fn,
+                                         void *ud)
+{
+    struct control_op *op = calloc(1, sizeof(*op));
+    if (!op) {
+        control_refuse(fn, ud, 500, "internal", "out of memory");
+        return NULL;
+    }
+    op->s = s;
+    op->fn = fn;
+    op->ud = ud;
+    session_op_begin(s, op_name);
+    return op;
+}
+
+static void control_op_end(struct control_op *op)
+{
+    session_op_end(op->s);
+    free(op);
+}
+
+/* ---- pause ---- */
+
+static void pause_on_paused(const struct docker_reply *r, void *ud)
+{
+    struct control_op *op = ud;
+    if (r->status == 204) {
+        session_set_state(op->s, "paused", "paused by request");
+        control_reply_session(op->s, 200, op->fn, op->ud);
+    } else {
+        control_docker_failed(op->s, "pause", r, op->fn, op->ud);
+    }
+    control_op_end(op);
+}
+
+void session_pause(struct session *s, session_done_fn fn, void *ud)
+{
+    if (session_check(s, "pause", "paused", "ready started disconnected", fn, ud))
+        return;
+    struct control_op *op = control_op_new(s, "pause", fn, ud);
+    if (op && docker_container_pause(s->eng->docker, s->container_id, pause_on_paused, op) < 0) {
+        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+        pause_on_paused(&r, op);
+    }
+}
+
+/* ---- resume: unpause (paused) or start again (stopped, oom-killed) ---- */
+
+static void resume_on_unpaused(const struct docker_reply *r, void *ud)
+{
+    struct control_op *op = ud;
+    if (r->status == 204) {
+        session_set_state(op->s, "ready", NULL);
+        control_reply_session(op->s, 200, op->fn, op->ud);
+    } else {
+        control_docker_failed(op->s, "resume", r, op->fn, op->ud);
+    }
+    control_op_end(op);
+}
+
+static void control_resume(struct session *s, const char *verb, session_done_fn fn, void *ud)
+{
+    if (session_check(s, verb, "ready", "paused stopped oom-killed", fn, ud))
+        return;
+    if (strcmp(s->state, "paused") == 0) {
+        struct control_op *op = control_op_new(s, "resume", fn, ud);
+        if (op &&
+            docker_container_unpause(s->eng->docker, s->container_id, resume_on_unpaused, op) < 0) {
+            struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+            resume_on_unpaused(&r, op);
+        }
+        return;
+    }
+    /* Stopped: the same container starts again (its filesystem is kept, its processes are
+     * new), then the executor is awaited as at create. */
+    session_op_begin(s, "resume");
+    session_set_state(s, "starting", "restarting the stopped container");
+    session_start_container(s, true, fn, ud);
+}
+
+void session_resume(struct session *s, session_done_fn fn, void *ud)
+{
+    control_resume(s, "resume", fn, ud);
+}
+
+/* ---- stop ---- */
+
+static void stop_on_inspect(const struct docker_reply *r, void *ud)
+{
+    struct control_op *op = ud;
+    json_t *st = json_object_get(r->json, "State");
+    int code = json_is_integer(json_object_get(st, "ExitCode"))
+                   ? (int)json_integer_value(json_object_get(st, "ExitCode"))
+                   : STORE_NO_EXIT_CODE;
+    session_set_state_exit(op->s, "stopped", "stopped by request", code);
+    control_reply_session(op->s, 200, op->fn, op->ud);
+    control_op_end(op);
+}
+
+static void stop_on_stopped(const struct docker_reply *r, void *ud)
+{
+    struct control_op *op = ud;
+    if (r->status != 204 && r->status != 304) {
+        control_docker_failed(op->s, "stop", r, op->fn, op->ud);
+        control_op_end(op);
+        return;
+    }
+    /* The exit code goes with the state. */
+    if (docker_container_inspect(op->s->eng->docker, op->s->container_id, stop_on_inspect, op) <
+        0) {
+        struct docker_reply none = {.status = -1, .message = ""};
+        stop_on_inspect(&none, op);
+    }
+}
+
+void session_stop(struct session *s, session_done_fn fn, void *ud)
+{
+    if (session_check(s, "stop", "stopped", "ready paused started disconnected", fn, ud))
+        return;
+    struct control_op *op = control_op_new(s, "stop", fn, ud);
+    /* docker stop sends SIGTERM (the init passes it on) and SIGKILL after 5 s; a paused
+     * container is thawed by Docker so that it can die. */
+    if (op && docker_container_stop(s->eng->docker, s->container_id, 5, stop_on_stopped, op) < 0) {
+        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+        stop_on_stopped(&r, op);
+    }
+}
+
+/* ---- attach ---- */
+
+void session_attach(struct engine *eng, const char *ref, session_done_fn fn, void *ud)
+{
+    struct session *s = session_find_ref(eng, ref);
+    char msg[640];
+    if (!s) {
+        json_t *stored = store_session_get(eng->store, ref);
+        if (stored)
+            snprintf(msg, sizeof(msg), "session %s is deleted; create a new session", ref);
+        else
+            snprintf(msg, sizeof(msg), "no session with id or name \"%.200s\"", ref);
+        json_decref(stored);
+        control_refuse(fn, ud, 404, "not_found", msg);
+        return;
+    }
+    if (strcmp(s->state, "ready") == 0 && !s->op) {
+        control_reply_session(s, 200, fn, ud);
+        return;
+    }
+    /* Paused or stopped: attaching brings it back. Anything else is refused with its state. */
+    control_resume(s, "attach to", fn, ud);
+}
+
+/* ---- the engine stopping cleanly ---- */
+
+struct shutdown {
+    struct engine *eng;
+    int pending;
+    void (*done)(void *ud);
+    void *ud;
+    struct loop_timer *timer;
+};
+
+static struct shutdown *session_shutdown_state;
+
+static void shutdown_finish(struct shutdown *sd)
+{
+    if (sd->timer)
+        loop_timer_cancel(sd->eng->loop, sd->timer);
+    session_shutdown_state = NULL;
+    void (*done)(void *) = sd->done;
+    void *ud = sd->ud;
+    free(sd);
+    done(ud);
+}
+
+static void shutdown_on_deleted(const struct session_result *r, void *ud)
+{
+    struct shutdown *sd = session_shutdown_state;
+    if (sd && --sd->pending == 0)
+        shutdown_finish(sd);
+}
+
+static void shutdown_on_timeout(void *ud)
+{
+    struct shutdown *sd = ud;
+    sd->timer = NULL;
+    shutdown_finish(sd);
+}
+
+void session_shutdown_delete(struct session *s)
+{
+    s->doomed = false;
+    if (s->unlinked || strcmp(s->state, "deleted") == 0)
+        shutdown_on_deleted(NULL, NULL); /* an earlier delete got there first */
+    else
+        session_delete(s, shutdown_on_deleted, NULL);
+}
+
+void session_shutdown(struct engine *eng, void (*done)(void *ud), void *ud)
+{
+    struct shutdown *sd = calloc(1, sizeof(*sd));
+    if (!sd) {
+        done(ud);
+        return;
+    }
+    sd->eng = eng;
+    sd->done = done;
+    sd->ud = ud;
+    sd->pending = 1;
+    session_shutdown_state = sd;
+    /* Collect first: deleting unlinks sessions from the list we walk. */
+    size_t n = 0;
+    for (struct session *s = eng->sessions; s; s = s->next)
+        n++;
+    struct session **doomed = calloc(n + 1, sizeof(*doomed));
+    size_t k = 0;
+    for (struct session *s = eng->sessions; doomed && s; s = s->next)
+        if (!s->keep_alive)
+            doomed[k++] = s;
+    for (size_t i = 0; i < k; i++) {
+        struct session *s = doomed[i];
+        sd->pending++;
+        if (s->op)
+            s->doomed = true; /* deleted when its operation ends */
+        else
+            session_shutdown_delete(s);
+    }
+    free(doomed);
+    sd->timer = loop_timer_add(eng->loop, SESSION_SHUTDOWN_GRACE_MS, shutdown_on_timeout, sd);
+    if (--sd->pending == 0)
+        shutdown_finish(sd);
+}

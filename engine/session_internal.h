@@ -1,0 +1,92 @@
+/* What the session files share (session.c, session_control.c, reconcile.c, gc.c). */
+#ifndef PADDOCK_SESSION_INTERNAL_H
+#define PADDOCK_SESSION_INTERNAL_H
+
+#include "engine/session.h"
+
+#include <stdbool.h>
+
+#define SESSION_ID_BYTES 8
+/* How long a started container's executor has to answer /alive. */
+#define SESSION_READY_TIMEOUT_MS 30000.0
+
+struct loop_timer;
+
+struct session {
+    struct session *next;
+    struct engine *eng;
+    char id[2 * SESSION_ID_BYTES + 1];
+    char *name;
+    char *container_id;
+    char *sock_dir;
+    char *exec_sock;
+    const char *state; /* a static name from session_state.c */
+    /* The lifecycle operation in flight ("create", "pause", "resume", "stop", "delete"), NULL
+     * when idle. One at a time; Docker events meanwhile only mark the session stale. */
+    const char *op;
+    bool stale;      /* an event came during op: look at the container again afterwards */
+    bool keep_alive; /* survives the engine; false: deleted at a clean engine stop */
+    bool pooled;     /* a warm-pool sandbox nobody claimed yet (pool.c): no events, no stats */
+    char *image;
+    bool doomed; /* delete once op ends (engine stopping, keep_alive false) */
+    /* Reattaching: an inspect or /alive probe in flight, another one asked meanwhile, the
+     * backoff of the next try while disconnected. */
+    bool refreshing, refresh_again;
+    struct loop_timer *retry_timer;
+    long retry_ms;
+    unsigned gen;  /* bumped by every state change: a reply about an older state is stale */
+    bool seen;     /* reconcile: its container is in Docker's list */
+    int busy;      /* async operations holding a pointer to this session */
+    bool unlinked; /* removed from the list; freed when busy drops to 0 */
+};
+
+void session_hold(struct session *s);
+void session_release(struct session *s);
+/* Change state through the table (session_state.c): recorded in the store, as a lifecycle event
+ * and as a "session" event. Returns 0, or -1 when the table does not allow it (nothing
+ * changes). The same state again is no event, unless the reason differs. */
+int session_set_state(struct session *s, const char *state, const char *reason);
+/* The same with the container's exit code (STORE_NO_EXIT_CODE: none). */
+int session_set_state_exit(struct session *s, const char *state, const char *reason, int exit_code);
+/* Mark the start and the end of a lifecycle operation; the end looks at the container again
+ * when events came meanwhile, and deletes a doomed session. */
+void session_op_begin(struct session *s, const char *op);
+void session_op_end(struct session *s);
+/* A pooled session becomes the caller's (name, keep_alive); the reply is 201 with it, after
+ * env (may be NULL) is exported in its shell. -1 when it cannot be claimed (fn not called).
+ * pool.c. */
+int session_claim(struct session *s, const char *name, bool keep_alive, json_t *env,
+                  session_done_fn fn, void *ud);
+/* A warm-pool sandbox of image (keep_alive false, hidden until claimed). session.c. */
+int session_create_pooled(struct engine *eng, const char *image, session_done_fn fn, void *ud,
+                          struct session_result *bad);
+/* Find a session by id, or by name among sessions that are not in error. */
+struct session *session_find_ref(struct engine *eng, const char *ref);
+
+/* ---- start and probe (session.c): docker start, then /alive until ready ---- */
+/* restart: the container exists and was stopped (resume) rather than just created. fn gets
+ * 200 (restart) / 201 (create) with the session, or the error. */
+void session_start_container(struct session *s, bool restart, session_done_fn fn, void *ud);
+
+/* ---- session_control.c ---- */
+/* Whether a request (verb, for messages) may go on: 1 when the session is already in target
+ * (fn got 200 and the session as it is), -1 when refused (fn got 409 with the state, its reason
+ * and what to do, or the operation in progress), 0 to go on. from_ok is the space-separated
+ * list of states the request starts from. */
+int session_check(struct session *s, const char *verb, const char *target, const char *from_ok,
+                  session_done_fn fn, void *ud);
+/* Delete a session at the engine's clean stop (keep_alive false), once it is idle. */
+void session_shutdown_delete(struct session *s);
+
+/* ---- reconcile.c ---- */
+/* Look at the session's container (inspect) and set the state from what it is: running → probe
+ * the executor (ready, or disconnected and retried with backoff), paused, exited → stopped or
+ * oom-killed with the exit code, gone → error. */
+void session_refresh(struct session *s);
+/* Stop retrying (the session is going away or changes state by request). */
+void session_retry_cancel(struct session *s);
+/* Explain a failed action: the container's state and exit, then reply. */
+void session_explain_failure(struct session *s, const char *transport_error,
+                             void (*fn)(const char *msg, void *ud), void *ud);
+
+#endif

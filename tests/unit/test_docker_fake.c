@@ -1,0 +1,613 @@
+/* The Docker client against a fake daemon on the same loop (a fake inside a unit test; the
+ * real daemon is covered by tests/integration/test_docker.c): version negotiation with daemons
+ * too old, too new or without the API-Version header, which the real one cannot show; and the
+ * exec upgrade's edge cases: the stream's first bytes in the 101's packet, a reply head split
+ * across reads, a refused start with a JSON body, input held until the first resize, the exit
+ * code asked again while Docker still says Running. */
+#include "engine/docker.h"
+#include "engine/http.h"
+#include "engine/loop.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka needs the headers above first. */
+#include <cmocka.h>
+
+#include <curl/curl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- the fake daemon */
+
+enum start_mode { START_ONE_PACKET, START_SPLIT, START_404 };
+
+struct fake {
+    struct loop *l;
+    int lfd;
+    char path[108];
+    /* behaviour */
+    const char *ping_api; /* API-Version header of /_ping, NULL: none */
+    const char *api_max;  /* /version's ApiVersion */
+    const char *api_min;  /* /version's MinAPIVersion */
+    const char *refuse;   /* /version answers 400 with this message */
+    enum start_mode start;
+    int running_answers; /* /exec/e1/json says Running this many times first */
+    /* what it saw */
+    char version_path[64];
+    char log[4096]; /* "resize h=24 w=80;input abc;..." in order */
+    char create_body[1024];
+    char start_head[1024];
+    char start_body[256];
+    int requests;
+    int split_fd;
+    int split_step;
+    struct fconn *conns[64]; /* open connections, closed at teardown */
+};
+
+struct fconn {
+    struct fake *f;
+    int fd;
+    char in[8192];
+    size_t len;
+    int hijacked;
+};
+
+static void logf_(struct fake *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(struct fake *f, const char *fmt, ...)
+{
+    size_t n = strlen(f->log);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->log + n, sizeof(f->log) - n, fmt, ap);
+    va_end(ap);
+}
+
+/* Keep what fits (the fake's records are for assertions only). */
+static void keep(char *dst, size_t n, const char *src)
+{
+    size_t len = strlen(src) < n - 1 ? strlen(src) : n - 1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+static void put(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, s, n);
+        assert_true(w > 0);
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void reply(int fd, int code, const char *extra_headers, const char *body)
+{
+    char head[512];
+    int m =
+        snprintf(head, sizeof(head),
+                 "HTTP/1.1 %d X\r\n%sContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                 code, extra_headers ? extra_headers : "", strlen(body));
+    put(fd, head, (size_t)m);
+    put(fd, body, strlen(body));
+}
+
+static const char upgraded[] = "HTTP/1.1 101 UPGRADED\r\nContent-Type: "
+                               "application/vnd.docker.raw-stream\r\nConnection: "
+                               "Upgrade\r\nUpgrade: tcp\r\n\r\n";
+
+static void on_split_timer(void *ud)
+{
+    struct fake *f = ud;
+    /* The head in three pieces, the blank line itself cut in two, each on its own turn. */
+    size_t n = strlen(upgraded), cut1 = 20, cut2 = n - 3;
+    if (f->split_step == 0)
+        put(f->split_fd, upgraded, cut1);
+    else if (f->split_step == 1)
+        put(f->split_fd, upgraded + cut1, cut2 - cut1);
+    else {
+        put(f->split_fd, upgraded + cut2, n - cut2);
+        put(f->split_fd, "hello\r\n", 7);
+    }
+    if (++f->split_step < 3)
+        loop_timer_add(f->l, 5, on_split_timer, f);
+}
+
+/* One request: method, path (after the version prefix), body. */
+static void route(struct fconn *c, const char *head, const char *body)
+{
+    struct fake *f = c->f;
+    char method[8], full[512];
+    assert_int_equal(sscanf(head, "%7s %511s", method, full), 2);
+    f->requests++;
+    const char *path = full;
+    if (strncmp(path, "/v1.", 4) == 0)
+        path = strchr(path + 1, '/');
+    if (strcmp(path, "/_ping") == 0) {
+        char h[64] = "";
+        if (f->ping_api)
+            snprintf(h, sizeof(h), "API-Version: %s\r\n", f->ping_api);
+        reply(c->fd, 200, h, "OK");
+    } else if (strcmp(path, "/version") == 0) {
+        keep(f->version_path, sizeof(f->version_path), full);
+        char b[256];
+        if (f->refuse) {
+            snprintf(b, sizeof(b), "{\"message\":\"%s\"}", f->refuse);
+            reply(c->fd, 400, NULL, b);
+            return;
+        }
+        snprintf(b, sizeof(b), "{\"ApiVersion\":\"%s\",\"MinAPIVersion\":\"%s\"}", f->api_max,
+                 f->api_min);
+        reply(c->fd, 200, NULL, b);
+    } else if (strcmp(path, "/containers/c1/exec") == 0) {
+        keep(f->create_body, sizeof(f->create_body), body);
+        logf_(f, "create %s;", full);
+        reply(c->fd, 201, NULL, "{\"Id\":\"e1\"}");
+    } else if (strcmp(path, "/containers/paused/exec") == 0) {
+        reply(c->fd, 409, NULL,
+              "{\"message\":\"Container paused is paused, unpause the container "
+              "before exec\"}");
+    } else if (strcmp(path, "/exec/e1/start") == 0) {
+        keep(f->start_head, sizeof(f->start_head), head);
+        keep(f->start_body, sizeof(f->start_body), body);
+        logf_(f, "start %s;", full);
+        if (f->start == START_404) {
+            reply(c->fd, 404, NULL, "{\"message\":\"No such exec instance: e1\"}");
+            return;
+        }
+        c->hijacked = 1;
+        if (f->start == START_ONE_PACKET) {
+            /* The head and the stream's first bytes in one write. */
+            char first[512];
+            int m = snprintf(first, sizeof(first), "%shello\r\n", upgraded);
+            put(c->fd, first, (size_t)m);
+        } else {
+            f->split_fd = c->fd;
+            f->split_step = 0;
+            on_split_timer(f);
+        }
+    } else if (strncmp(path, "/exec/e1/resize?", 16) == 0) {
+        logf_(f, "resize %s;", path + 16);
+        reply(c->fd, 201, NULL, "");
+    } else if (strcmp(path, "/exec/e1/json") == 0) {
+        logf_(f, "inspect;");
+        if (f->running_answers-- > 0)
+            reply(c->fd, 200, NULL, "{\"Running\":true,\"ExitCode\":null}");
+        else
+            reply(c->fd, 200, NULL, "{\"Running\":false,\"ExitCode\":7}");
+    } else {
+        reply(c->fd, 404, NULL, "{\"message\":\"fake: no route\"}");
+    }
+}
+
+static void fconn_close(struct fconn *c)
+{
+    for (int i = 0; i < 64; i++)
+        if (c->f->conns[i] == c)
+            c->f->conns[i] = NULL;
+    loop_del_fd(c->f->l, c->fd);
+    close(c->fd);
+    free(c);
+}
+
+static void on_fconn(int fd, uint32_t ev, void *ud)
+{
+    struct fconn *c = ud;
+    ssize_t n = read(fd, c->in + c->len, sizeof(c->in) - 1 - c->len);
+    if (n <= 0) {
+        fconn_close(c);
+        return;
+    }
+    c->len += (size_t)n;
+    c->in[c->len] = '\0';
+    for (;;) {
+        if (c->hijacked) {
+            /* The process: echoes input; "quit" ends it (the stream closes). */
+            if (!c->len)
+                return;
+            logf_(c->f, "input %.*s;", (int)c->len, c->in);
+            bool quit = strstr(c->in, "quit") != NULL;
+            put(fd, c->in, c->len);
+            c->len = 0;
+            if (quit)
+                fconn_close(c);
+            return;
+        }
+        char *end = strstr(c->in, "\r\n\r\n");
+        if (!end)
+            return;
+        size_t head_len = (size_t)(end - c->in) + 4;
+        const char *cl = strcasestr(c->in, "Content-Length:");
+        size_t body_len = cl && cl < end ? (size_t)strtoul(cl + 15, NULL, 10) : 0;
+        if (c->len < head_len + body_len)
+            return;
+        char head[2048], body[2048];
+        snprintf(head, sizeof(head), "%.*s", (int)head_len, c->in);
+        snprintf(body, sizeof(body), "%.*s", (int)body_len, c->in + head_len);
+        memmove(c->in, c->in + head_len + body_len, c->len - head_len - body_len);
+        c->len -= head_len + body_len;
+        c->in[c->len] = '\0';
+        route(c, head, body);
+    }
+}
+
+static void on_faccept(int fd, uint32_t ev, void *ud)
+{
+    struct fake *f = ud;
+    int s = accept(fd, NULL, NULL);
+    if (s < 0)
+        return;
+    struct fconn *c = calloc(1, sizeof(*c));
+    c->f = f;
+    c->fd = s;
+    for (int i = 0; i < 64; i++)
+        if (!f->conns[i]) {
+            f->conns[i] = c;
+            break;
+        }
+    assert_int_equal(loop_add_fd(f->l, s, EPOLLIN, on_fconn, c), 0);
+}
+
+/* ---------------------------------------------------------------- fixtures */
+
+static struct loop *L;
+static struct http *H;
+static struct fake F;
+static bool timed_out;
+
+static void on_deadline(void *ud)
+{
+    timed_out = true;
+    loop_stop(L);
+}
+
+static void run_until(const bool *flag)
+{
+    timed_out = false;
+    struct loop_timer *t = loop_timer_add(L, 10000, on_deadline, NULL); /* never hang */
+    while (!*flag && !timed_out)
+        assert_int_equal(loop_run(L), 0);
+    if (!timed_out)
+        loop_timer_cancel(L, t);
+    assert_false(timed_out);
+}
+
+static int setup(void **state)
+{
+    L = loop_new();
+    H = http_new(L);
+    memset(&F, 0, sizeof(F));
+    F.l = L;
+    F.ping_api = "1.41";
+    F.api_max = "1.41";
+    F.api_min = "1.12";
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(F.path, sizeof(F.path), "/tmp/paddock-fake-docker-%d.sock", (int)getpid());
+    strcpy(sa.sun_path, F.path);
+    unlink(F.path);
+    F.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (bind(F.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(F.lfd, 16) < 0)
+        return -1;
+    return loop_add_fd(L, F.lfd, EPOLLIN, on_faccept, &F);
+}
+
+static int teardown(void **state)
+{
+    http_cancel_all(H);
+    http_free(H);
+    for (int i = 0; i < 64; i++)
+        if (F.conns[i])
+            fconn_close(F.conns[i]);
+    loop_del_fd(L, F.lfd);
+    close(F.lfd);
+    unlink(F.path);
+    loop_free(L);
+    return 0;
+}
+
+static struct docker *fake_docker(void)
+{
+    char host[160];
+    snprintf(host, sizeof(host), "unix://%s", F.path);
+    struct docker *d = docker_new(H, host);
+    assert_non_null(d);
+    return d;
+}
+
+struct rep {
+    bool done;
+    long status;
+    char message[512];
+};
+
+static void on_rep(const struct docker_reply *r, void *ud)
+{
+    struct rep *w = ud;
+    w->status = r->status;
+    snprintf(w->message, sizeof(w->message), "%s", r->message);
+    w->done = true;
+    loop_stop(L);
+}
+
+static void finish(struct docker *d)
+{
+    http_cancel_all(H);
+    docker_free(d);
+}
+
+/* ---------------------------------------------------------------- negotiation */
+
+static void test_negotiates_the_newest_common(void **state)
+{
+    F.ping_api = F.api_max = "1.45";
+    struct docker *d = fake_docker();
+    struct rep r = {0};
+    assert_int_equal(docker_version(d, on_rep, &r), 0);
+    run_until(&r.done);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(docker_api_version(d), "1.45");
+    assert_string_equal(F.version_path, "/v1.45/version");
+    finish(d);
+}
+
+static void test_caps_at_what_we_know(void **state)
+{
+    F.ping_api = F.api_max = "1.60";
+    F.api_min = "1.44"; /* Docker 29's minimum */
+    struct docker *d = fake_docker();
+    struct rep r = {0};
+    assert_int_equal(docker_ping(d, on_rep, &r), 0);
+    run_until(&r.done);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(docker_api_version(d), "1.51");
+    assert_string_equal(F.version_path, "/v1.51/version");
+    finish(d);
+}
+
+static void test_no_header_asks_version(void **state)
+{
+    F.ping_api = NULL; /* a proxy that drops headers */
+    F.api_max = "1.43";
+    struct docker *d = fake_docker();
+    struct rep r = {0};
+    assert_int_equal(docker_ping(d, on_rep, &r), 0);
+    run_until(&r.done);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(F.version_path, "/version");
+    assert_string_equal(docker_api_version(d), "1.43");
+    finish(d);
+}
+
+static void test_daemon_too_old(void **state)
+{
+    F.ping_api = F.api_max = "1.40";
+    struct docker *d = fake_docker();
+    struct rep r = {0};
+    assert_int_equal(docker_container_inspect(d, "c1", on_rep, &r), 0);
+    run_until(&r.done);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.message, "too old"));
+    assert_non_null(strstr(r.message, "1.40"));
+    assert_non_null(strstr(r.message, "1.41"));
+    assert_null(docker_api_version(d));
+    finish(d);
+}
+
+static void test_daemon_too_new(void **state)
+{
+    F.ping_api = F.api_max = "1.70";
+    F.api_min = "1.60";
+    struct docker *d = fake_docker();
+    struct rep r = {0};
+    assert_int_equal(docker_ping(d, on_rep, &r), 0);
+    run_until(&r.done);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.message, "too new"));
+    assert_non_null(strstr(r.message, "1.60"));
+    assert_null(docker_api_version(d));
+
+    /* A daemon that refuses our version in its own words: those words are kept. */
+    F.api_min = "1.12";
+    F.refuse = "client version 1.51 is too old. Minimum supported API version is 1.60";
+    struct rep r2 = {0};
+    assert_int_equal(docker_ping(d, on_rep, &r2), 0);
+    run_until(&r2.done);
+    assert_int_equal(r2.status, 400);
+    assert_non_null(strstr(r2.message, "Minimum supported API version is 1.60"));
+    assert_non_null(strstr(r2.message, "1.41 to 1.51"));
+    finish(d);
+}
+
+/* A follow stream opened before negotiation ends with the failure like any call. */
+static void test_stream_gets_the_failure(void **state)
+{
+    F.ping_api = F.api_max = "1.30";
+    struct docker *d = fake_docker();
+    struct rep r = {0};
+    assert_non_null(docker_events_follow(d, "x=1", NULL, on_rep, &r));
+    run_until(&r.done);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.message, "too old"));
+    finish(d);
+}
+
+/* ---------------------------------------------------------------- exec */
+
+struct term {
+    char out[1024];
+    size_t len;
+    const char *want;
+    bool got, exited;
+    int code;
+    char error[512];
+};
+
+static int on_out(const char *p, size_t n, int fd, void *ud)
+{
+    struct term *t = ud;
+    assert_int_equal(fd, 1);
+    assert_true(t->len + n < sizeof(t->out));
+    memcpy(t->out + t->len, p, n);
+    t->len += n;
+    t->out[t->len] = '\0';
+    if (t->want && strstr(t->out, t->want)) {
+        t->got = true;
+        loop_stop(L);
+    }
+    return 0;
+}
+
+static void on_exit_(int code, const char *error, void *ud)
+{
+    struct term *t = ud;
+    t->exited = true;
+    t->code = code;
+    snprintf(t->error, sizeof(t->error), "%s", error ? error : "");
+    loop_stop(L);
+}
+
+static void expect_out(struct term *t, const char *want)
+{
+    t->want = want;
+    t->got = strstr(t->out, want) != NULL;
+    run_until(&t->got);
+}
+
+static void exec_roundtrip(enum start_mode mode, const char *api)
+{
+    F.start = mode;
+    F.ping_api = F.api_max = api;
+    F.running_answers = 2; /* the exit code is asked again until Docker has it */
+    struct docker *d = fake_docker();
+    const char *cmd[] = {"sh", NULL};
+    const char *env[] = {"A=1", NULL};
+    struct docker_exec_opts o = {.cmd = cmd,
+                                 .env = env,
+                                 .user = "1000",
+                                 .working_dir = "/w",
+                                 .tty = 1,
+                                 .rows = 24,
+                                 .cols = 80};
+    struct term t = {0};
+    struct docker_exec *x = docker_exec_open(d, "c1", &o, on_out, on_exit_, &t);
+    assert_non_null(x);
+    /* Typed before the stream is up: sent after it (and after the first size). */
+    assert_int_equal(docker_exec_write(x, "abc", 3), 3);
+    expect_out(&t, "hello\r\nabc");
+    assert_string_equal(docker_exec_id(x), "e1");
+    assert_int_equal(docker_exec_write(x, "quit", 4), 4);
+    run_until(&t.exited);
+    assert_string_equal(t.error, "");
+    assert_int_equal(t.code, 7);
+    assert_string_equal(t.out, "hello\r\nabcquit");
+
+    /* The create and start bodies; the upgrade asked for. */
+    assert_non_null(strstr(F.create_body, "\"Tty\":true"));
+    assert_non_null(strstr(F.create_body, "\"AttachStdin\":true"));
+    assert_non_null(strstr(F.create_body, "\"Cmd\":[\"sh\"]"));
+    assert_non_null(strstr(F.create_body, "\"Env\":[\"A=1\"]"));
+    assert_non_null(strstr(F.create_body, "\"User\":\"1000\""));
+    assert_non_null(strstr(F.create_body, "\"WorkingDir\":\"/w\""));
+    assert_non_null(strstr(F.create_body, "\"DetachKeys\""));
+    assert_non_null(strstr(F.start_head, "\r\nConnection: Upgrade\r\n"));
+    assert_non_null(strstr(F.start_head, "\r\nUpgrade: tcp\r\n"));
+    assert_non_null(strstr(F.start_body, "\"Detach\":false"));
+    assert_non_null(strstr(F.start_body, "\"Tty\":true"));
+    if (strcmp(api, "1.41") == 0) {
+        /* No ConsoleSize before 1.42: a resize right after the start, before the input. */
+        assert_null(strstr(F.create_body, "ConsoleSize"));
+        assert_non_null(strstr(F.log, "start /v1.41/exec/e1/start;resize h=24&w=80;input abc;"));
+    } else {
+        /* 1.42+: the size comes with the start (and with the create once the version is
+         * known when it is made); no resize. */
+        assert_non_null(strstr(F.start_body, "\"ConsoleSize\":[24,80]"));
+        assert_null(strstr(F.log, "resize"));
+    }
+    assert_non_null(strstr(F.log, "inspect;inspect;inspect;"));
+    finish(d);
+}
+
+static void test_exec_first_bytes_with_the_101(void **state)
+{
+    exec_roundtrip(START_ONE_PACKET, "1.41");
+}
+
+static void test_exec_reply_split(void **state)
+{
+    exec_roundtrip(START_SPLIT, "1.41");
+}
+
+static void test_exec_console_size(void **state)
+{
+    exec_roundtrip(START_ONE_PACKET, "1.43");
+}
+
+static void test_exec_refused(void **state)
+{
+    struct docker *d = fake_docker();
+    const char *cmd[] = {"sh", NULL};
+    struct docker_exec_opts o = {.cmd = cmd, .tty = 1};
+    struct term t = {0};
+    F.start = START_404;
+    assert_non_null(docker_exec_open(d, "c1", &o, on_out, on_exit_, &t));
+    run_until(&t.exited);
+    assert_int_equal(t.code, -1);
+    assert_non_null(strstr(t.error, "404"));
+    assert_non_null(strstr(t.error, "No such exec instance: e1"));
+
+    struct term t2 = {0};
+    assert_non_null(docker_exec_open(d, "paused", &o, on_out, on_exit_, &t2));
+    run_until(&t2.exited);
+    assert_int_equal(t2.code, -1);
+    assert_non_null(strstr(t2.error, "is paused"));
+    finish(d);
+}
+
+/* Closed before the create came back, and while connecting: nothing is called, nothing leaks
+ * (the ASan build checks). */
+static void test_exec_close_early(void **state)
+{
+    struct docker *d = fake_docker();
+    const char *cmd[] = {"sh", NULL};
+    struct docker_exec_opts o = {.cmd = cmd, .tty = 1};
+    struct term t = {0};
+    struct docker_exec *x = docker_exec_open(d, "c1", &o, on_out, on_exit_, &t);
+    assert_non_null(x);
+    docker_exec_close(x);
+    struct rep r = {0};
+    assert_int_equal(docker_ping(d, on_rep, &r), 0);
+    run_until(&r.done);
+    assert_false(t.exited);
+    assert_null(strstr(F.log, "start"));
+    finish(d);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_negotiates_the_newest_common, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_caps_at_what_we_know, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_header_asks_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_daemon_too_old, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_daemon_too_new, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stream_gets_the_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exec_first_bytes_with_the_101, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exec_reply_split, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exec_console_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exec_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exec_close_early, setup, teardown),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return rc;
+}
