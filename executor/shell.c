@@ -293,7 +293,11 @@ static void close_master(struct shell *sh)
 
 void shell_stop(struct shell *sh)
 {
-    /* The shell leads its own session; its jobs go with it. */
+    /* The shell leads its own session and process group; the job in the foreground (a
+     * command it waits for) has a group of its own, which goes too. */
+    pid_t fg = sh->fd >= 0 && sh->pid > 0 ? tcgetpgrp(sh->fd) : -1;
+    if (fg > 0 && fg != sh->pid)
+        kill(-fg, SIGKILL);
     spawn_stop(sh->pid, &sh->pid);
     close_master(sh);
     sh->ready = sh->busy = false;
