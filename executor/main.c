@@ -599,7 +599,7 @@ int main(int argc, char **argv)
     }
     if (err.len)
         fprintf(stderr, "paddock-executor: start-up: %s", err.data);
-    buf_reset(&err);
+    buf_free(&err);
     int fds[SERVER_MAX_LISTENERS];
     size_t nfds = 0;
     bool failed = false;
@@ -636,6 +636,7 @@ int main(int argc, char **argv)
     }
 
 out:
+    buf_free(&err);
     if (fd_tcp >= 0)
         close(fd_tcp);
     ex.stopping = true;
