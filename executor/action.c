@@ -8,17 +8,68 @@
 #include "fsjob.h"
 #include "plugin.h"
 
+/* The dataclass fields of OpenHands' actions (args), per type. */
+static const char *const run_fields[] = {"command", "is_input", "blocking", "is_static",
+                                         "cwd",     "hidden",   NULL};
+static const char *const read_fields[] = {"path",        "start",      "end",
+                                          "impl_source", "view_range", NULL};
+static const char *const write_fields[] = {"path", "content", "start", "end", NULL};
+static const char *const edit_fields[] = {"path",    "command",     "file_text", "old_str",
+                                          "new_str", "insert_line", "content",   "start",
+                                          "end",     "impl_source", NULL};
+static const char *const ipython_fields[] = {"code", "include_extra", "kernel_init_code", NULL};
+static const char *const browse_fields[] = {"url", "return_axtree", NULL};
+static const char *const browse_interactive_fields[] = {
+    "browser_actions", "browsergym_send_msg_to_user", "return_axtree", NULL};
+/* Every action's, and the legacy names OpenHands' decoder still takes (and drops or
+ * renames). */
+static const char *const shared_fields[] = {
+    "thought",     "security_risk",  "confirmation_state",      "is_confirmed",
+    "keep_prompt", "task_completed", "translated_ipython_code", NULL};
+
 static const struct action_type action_types[] = {
-    {"run", action_run_parse, action_run_start, action_run_cancel, action_run_free},
-    {"read", action_read_parse, action_read_start, fsjob_cancel, action_read_free},
-    {"write", action_write_parse, action_write_start, fsjob_cancel, action_write_free},
-    {"edit", action_edit_parse, action_edit_start, fsjob_cancel, action_edit_free},
+    {"run", action_run_parse, action_run_start, action_run_cancel, action_run_free, run_fields},
+    {"read", action_read_parse, action_read_start, fsjob_cancel, action_read_free, read_fields},
+    {"write", action_write_parse, action_write_start, fsjob_cancel, action_write_free,
+     write_fields},
+    {"edit", action_edit_parse, action_edit_start, fsjob_cancel, action_edit_free, edit_fields},
     {"run_ipython", action_ipython_parse, action_ipython_start, action_ipython_cancel,
-     action_ipython_free},
-    {"browse", action_browse_parse, action_browse_start, action_browse_cancel, action_browse_free},
+     action_ipython_free, ipython_fields},
+    {"browse", action_browse_parse, action_browse_start, action_browse_cancel, action_browse_free,
+     browse_fields},
     {"browse_interactive", action_browse_interactive_parse, action_browse_start,
-     action_browse_cancel, action_browse_free},
+     action_browse_cancel, action_browse_free, browse_interactive_fields},
 };
+
+static bool in_list(const char *const *list, const char *key)
+{
+    for (; *list; list++)
+        if (strcmp(*list, key) == 0)
+            return true;
+    return false;
+}
+
+/* -1 with a message naming the first args key the type does not take. */
+static int check_fields(const struct action_type *type, const json_t *action, struct buf *err)
+{
+    const json_t *args = json_object_get(action, "args");
+    const char *key;
+    const json_t *value;
+    if (!json_is_object(args))
+        return 0; /* the parser says what is wrong with it */
+    json_object_foreach((json_t *)args, key, value)
+    {
+        (void)value;
+        if (!in_list(type->fields, key) && !in_list(shared_fields, key)) {
+            buf_printf(err, "Unknown field: action.args.%s (%s takes: ", key, type->name);
+            for (const char *const *f = type->fields; *f; f++)
+                buf_printf(err, "%s%s", f == type->fields ? "" : ", ", *f);
+            buf_printf(err, ")");
+            return -1;
+        }
+    }
+    return 0;
+}
 
 const struct action_type *action_type_find(const char *name)
 {
@@ -138,7 +189,7 @@ struct action_req *action_req_new(const json_t *body, struct buf *err)
         return NULL;
     }
     req->type = type;
-    if (type->parse(action, &req->args, err) < 0) {
+    if (check_fields(type, action, err) < 0 || type->parse(action, &req->args, err) < 0) {
         free(req);
         return NULL;
     }

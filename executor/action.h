@@ -24,6 +24,9 @@ struct action_type {
     /* Forget a PENDING request (shutdown); no result follows. */
     void (*cancel)(struct executor *ex, struct action_req *req);
     void (*free_args)(void *args);
+    /* The args keys it takes besides OpenHands' shared ones (NULL-terminated); any other
+     * key is refused with 400, as OpenHands' decoder refuses it. */
+    const char *const *fields;
 };
 
 struct action_req {
@@ -61,8 +64,9 @@ int action_get_bool(const json_t *obj, const char *key, const char *path, bool *
                     struct buf *err);
 /* action.args, which must be an object. */
 const json_t *action_get_args(const json_t *action, struct buf *err);
-/* A string field (no NUL bytes). Missing or null: *out stays as it was (NULL means null),
- * unless required. The string is the JSON value's own: copy it before the body goes. */
+/* A string field (*len counts any NUL bytes in it). Missing or null: *out stays as it was
+ * (NULL means null), unless required. The string is the JSON value's own: copy it before the
+ * body goes. */
 int action_get_string(const json_t *obj, const char *key, const char *path, bool required,
                       const char **out, size_t *len, struct buf *err);
 /* An integer field; missing or null keeps *out. */

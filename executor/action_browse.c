@@ -15,18 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "action.h"
 #include "action_browse.h"
-#include "env.h"
 #include "executor.h"
 #include "htmltext.h"
 #include "observation.h"
 #include "spawn.h"
 #include "text.h"
+#include "which.h"
 
 #define BROWSE_DISABLED "Browser functionality is not supported or disabled."
 #define BROWSE_PAGE_MAX (16u * 1024 * 1024) /* DOM bytes kept; the rest is read and dropped */
@@ -50,38 +49,14 @@ struct browse {
     char browser[4096];
 };
 
-static int get_args(const json_t *action, const char *field, const json_t **value,
-                    struct browse_args *a, struct buf *err)
+static int get_args(const json_t *action, const char *field, const char *path, const char **value,
+                    size_t *len, struct browse_args *a, struct buf *err)
 {
-    const json_t *args = json_object_get(action, "args");
-    if (!args) {
-        buf_printf(err, "Missing field: action.args");
-        return -1;
-    }
-    if (!json_is_object(args)) {
-        buf_printf(err, "Invalid field: action.args (expected an object)");
-        return -1;
-    }
-    *value = json_object_get(args, field);
-    if (!*value) {
-        buf_printf(err, "Missing field: action.args.%s", field);
-        return -1;
-    }
-    if (!json_is_string(*value)) {
-        buf_printf(err, "Invalid field: action.args.%s (expected a string)", field);
-        return -1;
-    }
+    const json_t *args = action_get_args(action, err);
     a->timeout = EXECUTOR_DEFAULT_TIMEOUT;
-    const json_t *t = json_object_get(action, "timeout");
-    if (t && !json_is_null(t)) {
-        if (!json_is_number(t)) {
-            buf_printf(err, "Invalid field: action.timeout (expected a number)");
-            return -1;
-        }
-        double v = json_number_value(t);
-        if (isfinite(v) && v > 0)
-            a->timeout = v;
-    }
+    if (!args || action_get_string(args, field, path, true, value, len, err) < 0 ||
+        action_get_timeout(action, &a->timeout, err) < 0)
+        return -1;
     return 0;
 }
 
@@ -105,20 +80,22 @@ static int keep_args(const struct browse_args *a, const char *url, size_t len, v
 int action_browse_parse(const json_t *action, void **out, struct buf *err)
 {
     struct browse_args a = {0};
-    const json_t *url;
-    if (get_args(action, "url", &url, &a, err) < 0)
+    const char *url = NULL;
+    size_t len = 0;
+    if (get_args(action, "url", "action.args.url", &url, &len, &a, err) < 0)
         return -1;
-    return keep_args(&a, json_string_value(url), json_string_length(url), out, err);
+    return keep_args(&a, url, len, out, err);
 }
 
 int action_browse_interactive_parse(const json_t *action, void **out, struct buf *err)
 {
     struct browse_args a = {.interactive = true};
-    const json_t *actions;
-    if (get_args(action, "browser_actions", &actions, &a, err) < 0)
+    const char *s = NULL;
+    size_t len = 0;
+    if (get_args(action, "browser_actions", "action.args.browser_actions", &s, &len, &a, err) < 0)
         return -1;
     /* The first goto("...") or goto('...'). */
-    const char *s = json_string_value(actions), *g = strstr(s, "goto(");
+    const char *g = strstr(s, "goto(");
     if (g && (g[5] == '"' || g[5] == '\'')) {
         const char *end = strchr(g + 6, g[5]);
         if (end)
@@ -140,7 +117,7 @@ static const char *find_browser(struct browse *b)
                                         "google-chrome", "google-chrome-stable",
                                         "chrome",        "headless_shell"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (env_which(b->ex->shell.opt.envp, names[i], b->browser, sizeof b->browser) == 0)
+        if (which_find_env(b->ex->shell.opt.envp, names[i], b->browser, sizeof b->browser))
             return b->browser;
     return NULL;
 }
@@ -149,20 +126,14 @@ static const char *find_browser(struct browse *b)
 static void stop_browser(struct browse *b)
 {
     /* The group id stays taken while any helper of the browser lives in it. */
-    if (b->pgid > 0)
-        kill(-b->pgid, SIGKILL);
-    if (b->pid > 0) {
-        kill(b->pid, SIGKILL);
-        waitpid(b->pid, NULL, 0);
-    }
-    b->pid = b->pgid = -1;
+    spawn_stop(b->pgid, &b->pid);
+    b->pgid = -1;
     if (b->out.fd >= 0) {
         loop_del(b->ex->loop, &b->out);
         close(b->out.fd);
         b->out.fd = -1;
     }
-    struct itimerspec off = {0};
-    timerfd_settime(b->timer.fd, 0, &off, NULL);
+    loop_timer_at(&b->timer, INFINITY);
 }
 
 static json_t *observe(struct browse *b, const char *error)
@@ -245,10 +216,8 @@ static void on_out(struct loop_watch *w, uint32_t events)
 static void on_timer(struct loop_watch *w, uint32_t events)
 {
     struct browse *b = LOOP_CONTAINER_OF(w, struct browse, timer);
-    uint64_t ticks;
-    ssize_t ignored = read(w->fd, &ticks, sizeof ticks);
-    (void)ignored;
     (void)events;
+    loop_timer_ack(w);
     if (!b->req)
         return;
     char num[48];
@@ -332,10 +301,7 @@ enum action_status action_browse_start(struct executor *ex, struct action_req *r
         req->result = observation_error("ERROR: Could not start the browser.");
         return ACTION_DONE;
     }
-    double when = loop_now() + a->timeout;
-    struct itimerspec its = {.it_value.tv_sec = (time_t)when,
-                             .it_value.tv_nsec = (long)((when - floor(when)) * 1e9)};
-    timerfd_settime(b->timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
+    loop_timer_at(&b->timer, loop_now() + a->timeout);
     return ACTION_PENDING;
 }
 
@@ -358,11 +324,7 @@ int action_browse_init(struct executor *ex)
     b->ex = ex;
     b->pid = b->pgid = -1;
     b->out = (struct loop_watch){.fd = -1, .fn = on_out};
-    b->timer.fn = on_timer;
-    b->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (b->timer.fd < 0 || loop_add(ex->loop, &b->timer, EPOLLIN) < 0) {
-        if (b->timer.fd >= 0)
-            close(b->timer.fd);
+    if (loop_timer_open(ex->loop, &b->timer, on_timer) < 0) {
         free(b);
         return -1;
     }
@@ -377,8 +339,7 @@ void action_browse_free_state(struct executor *ex)
         return;
     stop_browser(b);
     buf_free(&b->page);
-    loop_del(ex->loop, &b->timer);
-    close(b->timer.fd);
+    loop_timer_close(ex->loop, &b->timer);
     free(b);
     ex->browse = NULL;
 }

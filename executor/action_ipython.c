@@ -13,17 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "action.h"
 #include "action_ipython.h"
-#include "env.h"
 #include "executor.h"
 #include "ipython_runner.h"
 #include "observation.h"
 #include "text.h"
+#include "which.h"
 
 #define IPYTHON_INTERRUPT_GRACE 5.0 /* seconds an interrupted cell has to stop */
 #define IPYTHON_NO_OUTPUT "[Code executed successfully with no output]"
@@ -66,50 +64,27 @@ struct ipython {
 
 int action_ipython_parse(const json_t *action, void **out, struct buf *err)
 {
-    const json_t *args = json_object_get(action, "args");
-    if (!args) {
-        buf_printf(err, "Missing field: action.args");
-        return -1;
-    }
-    if (!json_is_object(args)) {
-        buf_printf(err, "Invalid field: action.args (expected an object)");
-        return -1;
-    }
-    const json_t *code = json_object_get(args, "code");
-    if (!code) {
-        buf_printf(err, "Missing field: action.args.code");
-        return -1;
-    }
-    if (!json_is_string(code)) {
-        buf_printf(err, "Invalid field: action.args.code (expected a string)");
-        return -1;
-    }
-    const json_t *init = json_object_get(args, "kernel_init_code");
-    if (init && !json_is_null(init) && !json_is_string(init)) {
-        buf_printf(err, "Invalid field: action.args.kernel_init_code (expected a string)");
-        return -1;
-    }
+    const json_t *args = action_get_args(action, err);
+    const char *code = NULL, *init = NULL;
+    size_t code_len = 0, init_len = 0;
     struct ipython_args a = {.include_extra = true, .timeout = EXECUTOR_DEFAULT_TIMEOUT};
     snprintf(a.timeout_text, sizeof a.timeout_text, "%d", (int)EXECUTOR_DEFAULT_TIMEOUT);
-    if (action_get_bool(args, "include_extra", "action.args.include_extra", &a.include_extra, err) <
-        0)
+    if (!args ||
+        action_get_string(args, "code", "action.args.code", true, &code, &code_len, err) < 0 ||
+        action_get_string(args, "kernel_init_code", "action.args.kernel_init_code", false, &init,
+                          &init_len, err) < 0 ||
+        action_get_bool(args, "include_extra", "action.args.include_extra", &a.include_extra, err) <
+            0 ||
+        action_get_timeout(action, &a.timeout, err) < 0)
         return -1;
+    /* OpenHands formats the number it got: an int stays an int. */
     const json_t *t = json_object_get(action, "timeout");
-    if (t && !json_is_null(t)) {
-        if (!json_is_number(t)) {
-            buf_printf(err, "Invalid field: action.timeout (expected a number)");
-            return -1;
-        }
-        double v = json_number_value(t);
-        if (isfinite(v) && v > 0) {
-            a.timeout = v;
-            /* OpenHands formats the number it got: an int stays an int. */
-            if (json_is_integer(t))
-                snprintf(a.timeout_text, sizeof a.timeout_text, "%" JSON_INTEGER_FORMAT,
-                         json_integer_value(t));
-            else
-                text_format_float(a.timeout_text, sizeof a.timeout_text, v);
-        }
+    if (json_is_number(t) && isfinite(json_number_value(t)) && json_number_value(t) > 0) {
+        if (json_is_integer(t))
+            snprintf(a.timeout_text, sizeof a.timeout_text, "%" JSON_INTEGER_FORMAT,
+                     json_integer_value(t));
+        else
+            text_format_float(a.timeout_text, sizeof a.timeout_text, a.timeout);
     }
     struct ipython_args *copy = malloc(sizeof *copy);
     if (!copy) {
@@ -117,13 +92,13 @@ int action_ipython_parse(const json_t *action, void **out, struct buf *err)
         return -1;
     }
     *copy = a;
-    copy->code_len = json_string_length(code);
-    copy->code = malloc(copy->code_len + 1);
-    if (json_is_string(init) && json_string_length(init) > 0) {
-        copy->init_len = json_string_length(init);
-        copy->init_code = malloc(copy->init_len + 1);
+    copy->code_len = code_len;
+    copy->code = malloc(code_len + 1);
+    if (init_len > 0) {
+        copy->init_len = init_len;
+        copy->init_code = malloc(init_len + 1);
         if (copy->init_code)
-            memcpy(copy->init_code, json_string_value(init), copy->init_len + 1);
+            memcpy(copy->init_code, init, init_len + 1);
     }
     if (!copy->code || (copy->init_len && !copy->init_code)) {
         free(copy->code);
@@ -132,7 +107,7 @@ int action_ipython_parse(const json_t *action, void **out, struct buf *err)
         buf_printf(err, "Out of memory");
         return -1;
     }
-    memcpy(copy->code, json_string_value(code), copy->code_len + 1);
+    memcpy(copy->code, code, code_len + 1);
     *out = copy;
     return 0;
 }
@@ -159,16 +134,7 @@ static void arm(struct ipython *r)
         when = r->deadline;
     if (r->draining && r->grace_deadline < when)
         when = r->grace_deadline;
-    struct itimerspec its = {0};
-    if (isfinite(when)) {
-        if (when <= 0)
-            when = 1e-9;
-        its.it_value.tv_sec = (time_t)when;
-        its.it_value.tv_nsec = (long)((when - floor(when)) * 1e9);
-        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-            its.it_value.tv_nsec = 1; /* zero would disarm */
-    }
-    timerfd_settime(r->timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
+    loop_timer_at(&r->timer, when);
 }
 
 static void finish(struct ipython *r, json_t *obs)
@@ -257,7 +223,7 @@ static json_t *begin(struct ipython *r)
         free(r->pushed_cwd);
         r->pushed_cwd = NULL;
         r->init_done = false;
-        if (env_which(r->runner.opt.envp, "python3", r->python, sizeof r->python) < 0)
+        if (!which_find_env(r->runner.opt.envp, "python3", r->python, sizeof r->python))
             return errorf("%s", IPYTHON_NO_PYTHON);
         /* Found as root; looked up again as the agent, who may see less. */
         if (ipython_runner_start(&r->runner, "python3") < 0)
@@ -390,10 +356,8 @@ static void on_runner(struct ipython_runner *runner, enum ipython_runner_event e
 static void on_timer(struct loop_watch *w, uint32_t events)
 {
     struct ipython *r = LOOP_CONTAINER_OF(w, struct ipython, timer);
-    uint64_t ticks;
-    ssize_t ignored = read(w->fd, &ticks, sizeof ticks);
-    (void)ignored;
     (void)events;
+    loop_timer_ack(w);
     if (!r->req && !r->draining)
         return;
     /* Completion wins over a timeout that falls due at the same moment. */
@@ -443,12 +407,8 @@ int action_ipython_init(struct executor *ex, struct buf *err)
         .gid = ex->cfg.gid,
     };
     ipython_runner_init(&r->runner, ex->loop, &ro, on_runner, r);
-    r->timer.fn = on_timer;
-    r->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (r->timer.fd < 0 || loop_add(ex->loop, &r->timer, EPOLLIN) < 0) {
+    if (loop_timer_open(ex->loop, &r->timer, on_timer) < 0) {
         buf_printf(err, "cannot create the run_ipython timer: %s", strerror(errno));
-        if (r->timer.fd >= 0)
-            close(r->timer.fd);
         free(r);
         return -1;
     }
@@ -462,8 +422,7 @@ void action_ipython_free_state(struct executor *ex)
     if (!r)
         return;
     ipython_runner_free(&r->runner);
-    loop_del(ex->loop, &r->timer);
-    close(r->timer.fd);
+    loop_timer_close(ex->loop, &r->timer);
     free(r->pushing);
     free(r->pushed_cwd);
     free(r);

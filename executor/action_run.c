@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,57 +81,26 @@ struct run_state {
 
 int action_run_parse(const json_t *action, void **out, struct buf *err)
 {
-    const json_t *args = json_object_get(action, "args");
-    if (!args) {
-        buf_printf(err, "Missing field: action.args");
-        return -1;
-    }
-    if (!json_is_object(args)) {
-        buf_printf(err, "Invalid field: action.args (expected an object)");
-        return -1;
-    }
-    const json_t *cmd = json_object_get(args, "command");
-    if (!cmd) {
-        buf_printf(err, "Missing field: action.args.command");
-        return -1;
-    }
-    if (!json_is_string(cmd)) {
-        buf_printf(err, "Invalid field: action.args.command (expected a string)");
-        return -1;
-    }
+    const json_t *args = action_get_args(action, err);
+    const char *s = NULL, *cwd = NULL;
+    size_t n = 0, cwd_len = 0;
     struct run_args a = {.timeout = EXECUTOR_DEFAULT_TIMEOUT};
-    if (action_get_bool(args, "is_input", "action.args.is_input", &a.is_input, err) < 0 ||
+    if (!args || action_get_string(args, "command", "action.args.command", true, &s, &n, err) < 0 ||
+        action_get_bool(args, "is_input", "action.args.is_input", &a.is_input, err) < 0 ||
         action_get_bool(args, "blocking", "action.args.blocking", &a.blocking, err) < 0 ||
         action_get_bool(args, "hidden", "action.args.hidden", &a.hidden, err) < 0 ||
-        action_get_bool(args, "is_static", "action.args.is_static", &a.is_static, err) < 0)
+        action_get_bool(args, "is_static", "action.args.is_static", &a.is_static, err) < 0 ||
+        action_get_string(args, "cwd", "action.args.cwd", false, &cwd, &cwd_len, err) < 0 ||
+        action_get_timeout(action, &a.timeout, err) < 0)
         return -1;
-    const json_t *cwd = json_object_get(args, "cwd");
-    if (cwd && !json_is_null(cwd) && !json_is_string(cwd)) {
-        buf_printf(err, "Invalid field: action.args.cwd (expected a string)");
-        return -1;
-    }
-    const json_t *t = json_object_get(action, "timeout");
-    if (t && !json_is_null(t)) {
-        if (!json_is_number(t)) {
-            buf_printf(err, "Invalid field: action.timeout (expected a number)");
-            return -1;
-        }
-        double v = json_number_value(t);
-        if (isfinite(v) && v > 0)
-            a.timeout = v;
-    }
     /* OpenHands strips the command before it does anything with it. */
-    const char *s = json_string_value(cmd);
-    size_t n = json_string_length(cmd);
     while (n > 0 && text_is_space((unsigned char)*s))
         s++, n--;
     n = text_rstrip_len(s, n);
     struct run_args *copy = malloc(sizeof *copy);
     char *text = malloc(n + 1);
-    char *dir = cwd && json_is_string(cwd) && json_string_length(cwd) > 0
-                    ? strdup(json_string_value(cwd))
-                    : NULL;
-    if (!copy || !text || (cwd && json_is_string(cwd) && json_string_length(cwd) > 0 && !dir)) {
+    char *dir = cwd_len > 0 ? strdup(cwd) : NULL;
+    if (!copy || !text || (cwd_len > 0 && !dir)) {
         free(copy);
         free(text);
         free(dir);
@@ -305,20 +272,7 @@ static json_t *refuse_multiple(const struct run_args *a)
 
 static void disarm(struct run_state *r)
 {
-    struct itimerspec off = {0};
-    timerfd_settime(r->timer.fd, 0, &off, NULL);
-}
-
-static void arm_at(struct run_state *r, double when)
-{
-    struct itimerspec its = {0};
-    if (when < 0)
-        when = 0;
-    its.it_value.tv_sec = (time_t)when;
-    its.it_value.tv_nsec = (long)((when - floor(when)) * 1e9);
-    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-        its.it_value.tv_nsec = 1; /* zero would disarm */
-    timerfd_settime(r->timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
+    loop_timer_at(&r->timer, INFINITY);
 }
 
 /* When the no-change timeout would fire; it applies to non-blocking actions only. */
@@ -333,7 +287,7 @@ static void arm(struct run_state *r)
     double when = r->hard_deadline;
     if (!r->args->blocking && soft_deadline(r) < when)
         when = soft_deadline(r);
-    arm_at(r, when);
+    loop_timer_at(&r->timer, when);
 }
 
 /* The is_static shell is done with: onto the dead list, freed from the timer. */
@@ -383,7 +337,7 @@ static void finish(struct run_state *r, json_t *obs)
     /* A timer tick frees the finished static shell (a request started meanwhile re-arms
      * its own deadline from that tick). */
     if (r->dead)
-        arm_at(r, loop_now());
+        loop_timer_at(&r->timer, loop_now());
 }
 
 static void set_restart_note(struct run_state *r, int code)
@@ -440,10 +394,8 @@ static void finish_timeout(struct run_state *r, bool hard)
 static void on_timer(struct loop_watch *w, uint32_t events)
 {
     struct run_state *r = LOOP_CONTAINER_OF(w, struct run_state, timer);
-    uint64_t ticks;
-    ssize_t ignored = read(w->fd, &ticks, sizeof ticks);
-    (void)ignored;
     (void)events;
+    loop_timer_ack(w);
     free_dead(r);
     if (!r->req)
         return;
@@ -482,11 +434,15 @@ static enum action_status done(struct action_req *req, json_t *obs)
 
 /* Types a command, or a key as OpenHands sends it to an idle shell: ^C gives a new prompt
  * (exit 130) and ^D ends the shell. Any other key would be lost on the prompt and never
- * answered, so only an empty line is typed for it. */
+ * answered, so only an empty line is typed for it. busybox ash, interrupted at its prompt,
+ * now and then prints the old prompt (the old exit code) once more before the new one, so a
+ * PS1 shell gets the same result from a command instead of a real ^C. */
 static int type_into(struct shell *sh, const struct run_args *a, int key)
 {
     if (key < 0)
         return shell_type_command(sh, a->command, a->len);
+    if (key == 0x03 && !sh->opt.bash)
+        return shell_type_command(sh, "(exit 130)", 10);
     int rc = key == 0x03 || key == 0x04 ? shell_send(sh, (const char[]){(char)key}, 1)
                                         : shell_send(sh, "\n", 1);
     sh->busy = true;
@@ -747,11 +703,7 @@ int action_run_init(struct executor *ex)
     r->ex = ex;
     r->sh = &ex->shell;
     r->name_uid = -1;
-    r->timer.fn = on_timer;
-    r->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (r->timer.fd < 0 || loop_add(ex->loop, &r->timer, EPOLLIN) < 0) {
-        if (r->timer.fd >= 0)
-            close(r->timer.fd);
+    if (loop_timer_open(ex->loop, &r->timer, on_timer) < 0) {
         free(r);
         return -1;
     }
@@ -770,8 +722,7 @@ void action_run_free_state(struct executor *ex)
         capture_reset(&r->saved);
         r->saved_active = false;
     }
-    loop_del(ex->loop, &r->timer);
-    close(r->timer.fd);
+    loop_timer_close(ex->loop, &r->timer);
     buf_free(&r->note);
     free(r);
     ex->run = NULL;

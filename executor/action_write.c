@@ -214,6 +214,8 @@ static json_t *write_new(const char *filepath, const struct write_args *a)
         goto out;
     int rc = fileio_replace(fd, next.data ? next.data : "", next.len);
     if (rc < 0) {
+        /* No empty file left behind by a write that failed (a full disk). */
+        unlink(filepath);
         r = os_error_reply(-rc, &st, filepath);
         goto out;
     }

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,11 +10,12 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "auth.h"
 #include "executor.h"
+#include "fileio.h"
+#include "spawn.h"
 #include "text.h"
 
 #define AGENT_TASK_PIPE_SIZE (1024 * 1024)
@@ -85,41 +85,14 @@ unsigned agent_task_fail_errno(json_t **reply, int err, const char *fmt, ...)
     return status;
 }
 
-static void close_fds_from(int lowest)
-{
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, (unsigned)lowest, ~0U, 0) == 0)
-        return;
-#endif
-    long max = sysconf(_SC_OPEN_MAX);
-    if (max < 0 || max > 65536)
-        max = 65536;
-    for (int fd = lowest; fd < max; fd++)
-        close(fd);
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* "<status>\n<JSON>" on the result pipe. */
 static void child_report(unsigned status, json_t *reply)
 {
     char head[16];
     char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
     int n = snprintf(head, sizeof head, "%u\n", status);
-    if (write_all(AGENT_TASK_RESULT_FD, head, (size_t)n) == 0 && text)
-        write_all(AGENT_TASK_RESULT_FD, text, strlen(text));
+    if (fileio_write_all(AGENT_TASK_RESULT_FD, head, (size_t)n) == 0 && text)
+        fileio_write_all(AGENT_TASK_RESULT_FD, text, strlen(text));
     free(text);
 }
 
@@ -137,18 +110,7 @@ static int child_fds(int in_fd, int out_fd, int res_fd)
         return -1;
     if (o >= 0 ? dup2(o, 1) < 0 : close(1) < 0 && errno != EBADF)
         return -1;
-    close_fds_from(AGENT_TASK_RESULT_FD + 1);
-    return 0;
-}
-
-static int child_become_agent(const struct executor *ex)
-{
-    if (!ex->cfg.switch_user)
-        return 0;
-    gid_t gid = ex->cfg.gid;
-    if (setgroups(1, &gid) < 0 || setgid(gid) < 0 || setuid(ex->cfg.uid) < 0 ||
-        getuid() != ex->cfg.uid || geteuid() != ex->cfg.uid || getegid() != gid)
-        return -1;
+    spawn_close_from(AGENT_TASK_RESULT_FD + 1);
     return 0;
 }
 
@@ -165,7 +127,7 @@ static _Noreturn void child_run(struct executor *ex, pid_t parent, agent_task_fn
     sigprocmask(SIG_SETMASK, &none, NULL);
     if (child_fds(in_fd, out_fd, res_fd) < 0)
         _exit(126);
-    if (child_become_agent(ex) < 0) {
+    if (ex->cfg.switch_user && spawn_become_user(ex->cfg.uid, ex->cfg.gid) < 0) {
         json_t *r = json_pack("{s:s}", "detail", "Cannot switch to the agent user");
         child_report(500, r);
         _exit(0);

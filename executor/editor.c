@@ -216,6 +216,7 @@ static int write_text(const char *path, const char *text, size_t n, enum editor_
         return rc;
     }
     struct stat st;
+    bool existed = lstat(path, &st) == 0;
     int fd = fileio_open(path, O_WRONLY | O_CREAT, &st);
     if (fd == -FILEIO_ESPECIAL)
         rc = fail_special(res, &st, path, "write to");
@@ -225,6 +226,8 @@ static int write_text(const char *path, const char *text, size_t n, enum editor_
         int w = fileio_replace(fd, bytes.data ? bytes.data : "", bytes.len);
         if (close(fd) < 0 && w == 0)
             w = -errno;
+        if (w < 0 && !existed)
+            unlink(path); /* a create that failed (a full disk) leaves no empty file */
         rc = w < 0 ? fail_os(res, -w, path, "write to") : 0;
     }
     buf_free(&bytes);

@@ -22,6 +22,7 @@
 #include "agent_task.h"
 #include "endpoint.h"
 #include "executor.h"
+#include "fileio.h"
 #include "zip_write.h"
 
 #define DOWNLOAD_MAX_DEPTH 256
@@ -43,18 +44,7 @@ struct download {
 
 static int sink_fd(void *ctx, const void *data, size_t n)
 {
-    int fd = *(int *)ctx;
-    const char *p = data;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    return fileio_write_all(*(int *)ctx, data, n);
 }
 
 static int compare_names(const void *a, const void *b)

@@ -23,6 +23,7 @@
 #include "agent_task.h"
 #include "endpoint.h"
 #include "executor.h"
+#include "fileio.h"
 #include "multipart.h"
 #include "text.h"
 #include "zip_read.h"
@@ -81,20 +82,6 @@ static int read_full(int fd, void *buf, size_t n)
     return 0;
 }
 
-static int write_full(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int mkdir_p(const char *path)
 {
     char *tmp = strdup(path);
@@ -134,7 +121,7 @@ static int receive(int in_fd, int fd)
             size_t want = len < sizeof chunk ? len : sizeof chunk;
             if (read_full(in_fd, chunk, want) < 0)
                 return -2;
-            if (write_full(fd, chunk, want) < 0)
+            if (fileio_write_all(fd, chunk, want) < 0)
                 return -1;
             len -= (uint32_t)want;
         }

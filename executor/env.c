@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "buf.h"
 
@@ -139,24 +137,6 @@ void env_free(char **env)
     for (char **e = env; e && *e; e++)
         free(*e);
     free(env);
-}
-
-int env_which(char *const *env, const char *name, char *out, size_t outlen)
-{
-    const char *p = env_get(env, "PATH");
-    if (!p)
-        p = ENV_DEFAULT_PATH;
-    while (*p) {
-        const char *colon = strchr(p, ':');
-        size_t len = colon ? (size_t)(colon - p) : strlen(p);
-        struct stat st;
-        /* An empty entry means the current directory: never for the executor. */
-        if (len > 0 && (size_t)snprintf(out, outlen, "%.*s/%s", (int)len, p, name) < outlen &&
-            stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
-            return 0;
-        p += len + (colon ? 1 : 0);
-    }
-    return -1;
 }
 
 bool env_name_valid(const char *name)

@@ -24,8 +24,6 @@ char **env_build(char *const *inherited, const struct env_params *p);
 void env_free(char **env);
 /* The value of name in env, or NULL. */
 const char *env_get(char *const *env, const char *name);
-/* The first executable file called name in env's PATH, into out. -1 when there is none. */
-int env_which(char *const *env, const char *name, char *out, size_t outlen);
 
 /* Variables added to the live shell (--env-file at start, POST /env later). Names are
  * upper-cased, as OpenHands' add_env_vars does. */

@@ -43,6 +43,7 @@ struct executor {
     double started_at;         /* loop_now() at start */
     double last_action_at;     /* loop_now() of the last /execute_action */
     bool serving;              /* the socket is up */
+    bool shell_started;        /* a shell printed its first prompt once */
     bool stopping;
     bool quiet;        /* --quiet: no access log on stderr */
     bool shell_broken; /* it kept dying before its first prompt: actions fail fast */

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,12 +9,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "executor.h"
+#include "fileio.h"
 #include "observation.h"
+#include "spawn.h"
 #include "text.h"
 
 /* The child's reply pipe, after it closed everything else. */
@@ -39,37 +38,11 @@ json_t *fsjob_reply(json_t *obs)
 
 /* ---- the child -------------------------------------------------------------------------- */
 
-static void close_inherited(void)
-{
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, CHILD_REPLY_FD + 1, ~0U, 0) == 0)
-        return;
-#endif
-    long max = sysconf(_SC_OPEN_MAX);
-    if (max < 0 || max > 65536)
-        max = 65536;
-    for (int fd = CHILD_REPLY_FD + 1; fd < max; fd++)
-        close(fd);
-}
-
-static void write_all(int fd, const char *s, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        s += w;
-        n -= (size_t)w;
-    }
-}
-
 static void send_reply(json_t *reply)
 {
     char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
     if (text)
-        write_all(CHILD_REPLY_FD, text, strlen(text));
+        fileio_write_all(CHILD_REPLY_FD, text, strlen(text));
     free(text);
     json_decref(reply);
 }
@@ -85,15 +58,11 @@ static void child_main(struct fsjob_state *s, int reply_fd, fsjob_fn fn, const v
     }
     /* Nothing of the executor's (its socket, the pty, the epoll fd) stays reachable through
      * /proc/self/fd or /dev/fd. */
-    close_inherited();
-    if (cfg->switch_user) {
-        gid_t gid = cfg->gid;
-        if (setgroups(1, &gid) < 0 || setgid(gid) < 0 || setuid(cfg->uid) < 0 ||
-            getuid() != cfg->uid || geteuid() != cfg->uid) {
-            send_reply(fsjob_reply(observation_error(
-                "ERROR: The file operation could not switch to the agent user.")));
-            _exit(1);
-        }
+    spawn_close_from(CHILD_REPLY_FD + 1);
+    if (cfg->switch_user && spawn_become_user(cfg->uid, cfg->gid) < 0) {
+        send_reply(fsjob_reply(
+            observation_error("ERROR: The file operation could not switch to the agent user.")));
+        _exit(1);
     }
     /* Non-dumpable: /proc/self/{environ,mem,fd,...} of this process become root's, so the
      * agent cannot read the executor's memory through it, nor can its processes ptrace it. */
@@ -112,8 +81,7 @@ static void child_main(struct fsjob_state *s, int reply_fd, fsjob_fn fn, const v
 
 static void stop_watching(struct fsjob_state *s)
 {
-    struct itimerspec off = {0};
-    timerfd_settime(s->timer.fd, 0, &off, NULL);
+    loop_timer_at(&s->timer, INFINITY);
     if (s->pipe.fd >= 0) {
         loop_del(s->ex->loop, &s->pipe);
         close(s->pipe.fd);
@@ -191,10 +159,8 @@ static void on_pipe(struct loop_watch *w, uint32_t events)
 static void on_timer(struct loop_watch *w, uint32_t events)
 {
     struct fsjob_state *s = LOOP_CONTAINER_OF(w, struct fsjob_state, timer);
-    uint64_t ticks;
-    ssize_t ignored = read(w->fd, &ticks, sizeof ticks);
-    (void)ignored;
     (void)events;
+    loop_timer_ack(w);
     if (!s->req)
         return;
     /* A reply that is complete wins over the deadline. The write end is open until the
@@ -246,12 +212,7 @@ enum action_status fsjob_start(struct executor *ex, struct action_req *req, fsjo
         req->result = observation_error("ERROR: The file operation could not be started.");
         return ACTION_DONE;
     }
-    struct itimerspec its = {0};
-    its.it_value.tv_sec = (time_t)timeout;
-    its.it_value.tv_nsec = (long)((timeout - floor(timeout)) * 1e9);
-    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-        its.it_value.tv_nsec = 1;
-    timerfd_settime(s->timer.fd, 0, &its, NULL);
+    loop_timer_at(&s->timer, loop_now() + timeout);
     return ACTION_PENDING;
 }
 
@@ -277,12 +238,9 @@ int fsjob_init(struct executor *ex)
     s->pid = -1;
     s->pipe.fd = -1;
     s->pipe.fn = on_pipe;
-    s->timer.fn = on_timer;
+    s->timer.fd = -1;
     s->history = editor_history_new();
-    s->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (!s->history || s->timer.fd < 0 || loop_add(ex->loop, &s->timer, EPOLLIN) < 0) {
-        if (s->timer.fd >= 0)
-            close(s->timer.fd);
+    if (!s->history || loop_timer_open(ex->loop, &s->timer, on_timer) < 0) {
         editor_history_free(s->history);
         free(s);
         return -1;
@@ -298,8 +256,7 @@ void fsjob_free_state(struct executor *ex)
         return;
     if (s->req)
         fsjob_cancel(ex, s->req);
-    loop_del(ex->loop, &s->timer);
-    close(s->timer.fd);
+    loop_timer_close(ex->loop, &s->timer);
     editor_history_free(s->history);
     free(s);
     ex->fsjob = NULL;

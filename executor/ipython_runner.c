@@ -363,13 +363,8 @@ void ipython_runner_interrupt(struct ipython_runner *r)
 
 void ipython_runner_stop(struct ipython_runner *r)
 {
-    if (r->pid > 0) {
-        /* Its process group: whatever the cell started goes with it. */
-        kill(-r->pid, SIGKILL);
-        kill(r->pid, SIGKILL);
-        waitpid(r->pid, NULL, 0);
-        r->pid = -1;
-    }
+    /* Its process group: whatever the cell started goes with it. */
+    spawn_stop(r->pid, &r->pid);
     r->reaped = false;
     close_pipes(r);
     r->busy = false;

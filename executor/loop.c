@@ -1,8 +1,10 @@
 #include "loop.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,4 +82,50 @@ double loop_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int loop_timer_open(struct loop *l, struct loop_watch *w, loop_fn fn)
+{
+    w->fn = fn;
+    w->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (w->fd < 0)
+        return -1;
+    if (loop_add(l, w, EPOLLIN) < 0) {
+        int saved = errno;
+        close(w->fd);
+        w->fd = -1;
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+void loop_timer_close(struct loop *l, struct loop_watch *w)
+{
+    if (w->fd < 0)
+        return;
+    loop_del(l, w);
+    close(w->fd);
+    w->fd = -1;
+}
+
+void loop_timer_at(struct loop_watch *w, double when)
+{
+    struct itimerspec its = {0};
+    if (!isinf(when)) {
+        if (!(when > 0))
+            when = 0;
+        its.it_value.tv_sec = (time_t)when;
+        its.it_value.tv_nsec = (long)((when - floor(when)) * 1e9);
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+            its.it_value.tv_nsec = 1; /* zero would disarm */
+    }
+    timerfd_settime(w->fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+void loop_timer_ack(struct loop_watch *w)
+{
+    uint64_t ticks;
+    ssize_t ignored = read(w->fd, &ticks, sizeof ticks);
+    (void)ignored;
 }

@@ -28,6 +28,16 @@ int loop_run_once(struct loop *l, int timeout_ms);
 /* CLOCK_MONOTONIC in seconds. */
 double loop_now(void);
 
+/* Deadline timers: a timerfd in the loop, w->fn called when it falls due. The one timer of
+ * each action type and of start-up. */
+int loop_timer_open(struct loop *l, struct loop_watch *w, loop_fn fn);
+void loop_timer_close(struct loop *l, struct loop_watch *w);
+/* Falls due at `when` (loop_now() seconds; a time already past: at once); INFINITY
+ * disarms. */
+void loop_timer_at(struct loop_watch *w, double when);
+/* In the handler: takes the expiry, so the fd stops being readable. */
+void loop_timer_ack(struct loop_watch *w);
+
 #define LOOP_CONTAINER_OF(ptr, type, member)                                                       \
     ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 

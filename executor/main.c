@@ -18,7 +18,6 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +48,7 @@ struct options {
     const char *home;
     long user_id;
     double no_change_timeout;
+    double setup_timeout;
     const char **plugins; /* names after --plugins */
     size_t n_plugins;
     unsigned connection_timeout;
@@ -62,6 +62,7 @@ static void usage(FILE *f)
             "                        [--working-dir DIR] [--user-id UID] [--username NAME]\n"
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
             "                        [--shell PATH] [--home DIR] [--env-file PATH] [--quiet]\n"
+            "                        [--setup-timeout SECS]\n"
             "                        [--plugins NAME...]\n"
             "\n"
             "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH\n"
@@ -81,6 +82,7 @@ static void usage(FILE *f)
             "                            working dir); created if missing\n"
             "  --env-file PATH           KEY=VALUE lines exported in the shell at start and\n"
             "                            persisted to ~/.bashrc\n"
+            "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
             "  --quiet                   no access log (one stderr line per request but the\n"
             "                            /alive and /server_info probes)\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
@@ -144,6 +146,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"shell", required_argument, NULL, 'S'},
         {"env-file", required_argument, NULL, 'e'},
         {"home", required_argument, NULL, 'H'},
+        {"setup-timeout", required_argument, NULL, 'T'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -153,6 +156,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     *o = (struct options){.working_dir = "/workspace",
                           .user_id = -1,
                           .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE,
+                          .setup_timeout = STARTUP_SETUP_TIMEOUT,
                           .connection_timeout = EXECUTOR_CONNECTION_TIMEOUT};
     if (take_plugins(&argc, argv, o) < 0) {
         fprintf(stderr, "paddock-executor: out of memory\n");
@@ -202,6 +206,12 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 't':
             if (parse_seconds(optarg, &o->no_change_timeout) < 0) {
                 fprintf(stderr, "paddock-executor: invalid --no-change-timeout: %s\n", optarg);
+                return 2;
+            }
+            break;
+        case 'T':
+            if (parse_seconds(optarg, &o->setup_timeout) < 0) {
+                fprintf(stderr, "paddock-executor: invalid --setup-timeout: %s\n", optarg);
                 return 2;
             }
             break;
@@ -286,6 +296,7 @@ static void on_shell_event(struct shell *sh, enum shell_event ev, void *ctx)
     struct executor *ex = ctx;
     switch (ev) {
     case SHELL_EVENT_READY:
+        ex->shell_started = true;
         ex->shell_failures = 0;
         ex->shell_broken = false;
         action_run_on_shell_event(ex, ev);
@@ -295,7 +306,9 @@ static void on_shell_event(struct shell *sh, enum shell_event ev, void *ctx)
         action_run_on_shell_event(ex, ev);
         break;
     case SHELL_EVENT_EXITED:
-        if (!ex->serving) {
+        /* After that, during the start-up steps too (a setup script that exits), it is
+         * replaced like any shell that ends. */
+        if (!ex->shell_started) {
             ex->fatal = "the shell exited before its first prompt";
             ex->stopping = true;
             return;
@@ -348,6 +361,7 @@ static void on_startup_timeout(struct loop_watch *w, uint32_t events)
 {
     struct startup_timer *t = LOOP_CONTAINER_OF(w, struct startup_timer, watch);
     (void)events;
+    loop_timer_ack(w);
     if (!t->ex->shell.ready) {
         t->ex->fatal = "the shell did not print its first prompt in time";
         t->ex->stopping = true;
@@ -357,19 +371,16 @@ static void on_startup_timeout(struct loop_watch *w, uint32_t events)
 /* Runs the loop until the shell is ready (true) or start-up failed. */
 static bool wait_for_shell(struct executor *ex)
 {
-    struct startup_timer t = {.ex = ex, .watch.fn = on_startup_timeout};
-    struct itimerspec its = {.it_value.tv_sec = (time_t)STARTUP_TIMEOUT};
-    t.watch.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (t.watch.fd < 0 || timerfd_settime(t.watch.fd, 0, &its, NULL) < 0 ||
-        loop_add(ex->loop, &t.watch, EPOLLIN) < 0) {
+    struct startup_timer t = {.ex = ex};
+    if (loop_timer_open(ex->loop, &t.watch, on_startup_timeout) < 0) {
         ex->fatal = "cannot create the start-up timer";
         return false;
     }
+    loop_timer_at(&t.watch, loop_now() + STARTUP_TIMEOUT);
     while (!ex->shell.ready && !ex->stopping)
         if (loop_run_once(ex->loop, -1) < 0)
             break;
-    loop_del(ex->loop, &t.watch);
-    close(t.watch.fd);
+    loop_timer_close(ex->loop, &t.watch);
     return ex->shell.ready && !ex->stopping;
 }
 
@@ -579,13 +590,16 @@ int main(int argc, char **argv)
     }
 
     buf_reset(&err);
-    struct startup_params sp = {.vars = vars, .nvars = nvars, .working_dir = o.working_dir};
+    struct startup_params sp = {.vars = vars,
+                                .nvars = nvars,
+                                .working_dir = o.working_dir,
+                                .setup_timeout = o.setup_timeout};
     if (startup_run(&ex, &sp, &err) < 0) {
         goto out;
     }
     if (err.len)
         fprintf(stderr, "paddock-executor: start-up: %s", err.data);
-    buf_reset(&err);
+    buf_free(&err);
     int fds[SERVER_MAX_LISTENERS];
     size_t nfds = 0;
     bool failed = false;
@@ -622,6 +636,7 @@ int main(int argc, char **argv)
     }
 
 out:
+    buf_free(&err);
     if (fd_tcp >= 0)
         close(fd_tcp);
     ex.stopping = true;

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "spawn.h"
+#include "which.h"
 
 /* Reads per wakeup: enough to drain a busy tty, few enough that HTTP and timers get their
  * turn while a command floods output. */
@@ -112,58 +114,6 @@ static void make_termios(struct termios *t)
     t->c_cc[VSTOP] = _POSIX_VDISABLE;
     t->c_cc[VMIN] = 1;
     t->c_cc[VTIME] = 0;
-}
-
-static void close_fds_from(int lowest)
-{
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, (unsigned)lowest, ~0U, 0) == 0)
-        return;
-#endif
-    long max = sysconf(_SC_OPEN_MAX);
-    if (max < 0 || max > 65536)
-        max = 65536;
-    for (int fd = lowest; fd < max; fd++)
-        close(fd);
-}
-
-/* In the child: only async-signal-safe calls from here to exec. */
-static void child_exec(const struct shell *sh, int slave, char *const argv[])
-{
-    sigset_t all;
-    setsid();
-    if (ioctl(slave, TIOCSCTTY, 0) < 0)
-        _exit(126);
-    if (dup2(slave, 0) < 0 || dup2(slave, 1) < 0 || dup2(slave, 2) < 0)
-        _exit(126);
-    if (slave > 2)
-        close(slave);
-    tcsetattr(0, TCSANOW, &sh->tio);
-    if (sh->opt.switch_user) {
-        gid_t gid = sh->opt.gid;
-        /* The agent must own its tty (stty, /dev/tty) and nothing of the executor's. chmod
-         * before chown: once the agent owns it, changing its mode would need CAP_FOWNER. */
-        if (fchmod(0, 0620) < 0 || fchown(0, sh->opt.uid, gid) < 0 || setgroups(1, &gid) < 0 ||
-            setgid(gid) < 0 || setuid(sh->opt.uid) < 0 || getuid() != sh->opt.uid ||
-            geteuid() != sh->opt.uid) {
-            static const char msg[] = "paddock-executor: cannot switch to the agent user\n";
-            ssize_t ignored = write(2, msg, sizeof msg - 1);
-            (void)ignored;
-            _exit(126);
-        }
-    }
-    if (chdir(sh->opt.workdir) < 0 && chdir("/") < 0)
-        _exit(126);
-    for (int sig = 1; sig < NSIG; sig++)
-        signal(sig, SIG_DFL);
-    sigemptyset(&all);
-    sigprocmask(SIG_SETMASK, &all, NULL);
-    close_fds_from(3);
-    execve(sh->opt.path, argv, sh->opt.envp);
-    static const char msg[] = "paddock-executor: cannot run the shell\n";
-    ssize_t ignored = write(2, msg, sizeof msg - 1);
-    (void)ignored;
-    _exit(127);
 }
 
 static void on_shell_fd(struct loop_watch *w, uint32_t events);
@@ -286,11 +236,21 @@ int shell_start(struct shell *sh)
     make_termios(&sh->tio);
     ioctl(master, TIOCSWINSZ, &ws);
 
-    pid_t pid = fork();
+    struct spawn_options so = {
+        .path = sh->opt.path,
+        .argv = sh->opt.bash ? argv_bash : argv_sh,
+        .envp = sh->opt.envp,
+        .workdir = sh->opt.workdir,
+        .switch_user = sh->opt.switch_user,
+        .uid = sh->opt.uid,
+        .gid = sh->opt.gid,
+        .fds = {slave, slave, slave},
+        .nfds = 3,
+        .tty = &sh->tio,
+    };
+    pid_t pid = spawn_process(&so);
     if (pid < 0)
         goto fail;
-    if (pid == 0)
-        child_exec(sh, slave, sh->opt.bash ? argv_bash : argv_sh);
     close(slave);
     fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 
@@ -333,13 +293,12 @@ static void close_master(struct shell *sh)
 
 void shell_stop(struct shell *sh)
 {
-    if (sh->pid > 0) {
-        /* The shell leads its own session; its jobs go with it. */
-        kill(-sh->pid, SIGKILL);
-        kill(sh->pid, SIGKILL);
-        waitpid(sh->pid, NULL, 0);
-        sh->pid = -1;
-    }
+    /* The shell leads its own session and process group; the job in the foreground (a
+     * command it waits for) has a group of its own, which goes too. */
+    pid_t fg = sh->fd >= 0 && sh->pid > 0 ? tcgetpgrp(sh->fd) : -1;
+    if (fg > 0 && fg != sh->pid)
+        kill(-fg, SIGKILL);
+    spawn_stop(sh->pid, &sh->pid);
     close_master(sh);
     sh->ready = sh->busy = false;
 }
@@ -461,34 +420,17 @@ int shell_send(struct shell *sh, const char *data, size_t n)
     return queue_write(sh, data, n);
 }
 
-static bool is_executable(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
 int shell_find(const char *path_env, char *out, size_t outlen, bool *is_bash)
 {
-    const char *p = path_env ? path_env : "";
-    while (*p) {
-        const char *colon = strchr(p, ':');
-        size_t len = colon ? (size_t)(colon - p) : strlen(p);
-        if (len > 0 && (size_t)snprintf(out, outlen, "%.*s/bash", (int)len, p) < outlen &&
-            is_executable(out)) {
-            *is_bash = true;
+    /* bash from PATH, else /bin/bash, else /bin/sh. */
+    static const struct {
+        const char *dir, *name;
+        bool bash;
+    } tries[] = {{NULL, "bash", true}, {"/bin", "bash", true}, {"/bin", "sh", false}};
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++)
+        if (which_find(tries[i].dir ? tries[i].dir : path_env, NULL, tries[i].name, out, outlen)) {
+            *is_bash = tries[i].bash;
             return 0;
         }
-        p += len + (colon ? 1 : 0);
-    }
-    if (is_executable("/bin/bash")) {
-        snprintf(out, outlen, "/bin/bash");
-        *is_bash = true;
-        return 0;
-    }
-    if (is_executable("/bin/sh")) {
-        snprintf(out, outlen, "/bin/sh");
-        *is_bash = false;
-        return 0;
-    }
     return -1;
 }

@@ -6,17 +6,20 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int spawn_become_user(uid_t uid, gid_t gid)
 {
     if (setgroups(1, &gid) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
         return -1;
-    return getuid() == uid && geteuid() == uid && getgid() == gid ? 0 : -1;
+    return getuid() == uid && geteuid() == uid && getgid() == gid && getegid() == gid ? 0 : -1;
 }
 
-static void close_from(int lowest)
+void spawn_close_from(int lowest)
 {
 #ifdef SYS_close_range
     if (syscall(SYS_close_range, (unsigned)lowest, ~0U, 0) == 0)
@@ -80,7 +83,18 @@ static void child_exec(const struct spawn_options *o)
     for (int i = 0; i < o->nfds; i++)
         if (dup2(moved[i], i) < 0)
             _exit(126);
-    close_from(o->nfds);
+    spawn_close_from(o->nfds);
+    if (o->tty) {
+        if (ioctl(0, TIOCSCTTY, 0) < 0)
+            _exit(126);
+        tcsetattr(0, TCSANOW, o->tty);
+        /* The agent must own its tty (stty, /dev/tty) and nothing of the executor's. chmod
+         * before chown: once the agent owns it, changing its mode would need CAP_FOWNER. */
+        if (o->switch_user && (fchmod(0, 0620) < 0 || fchown(0, o->uid, o->gid) < 0)) {
+            say("cannot give the terminal to the agent user", "", "");
+            _exit(126);
+        }
+    }
     if (o->switch_user && spawn_become_user(o->uid, o->gid) < 0) {
         say("cannot switch to the agent user", "", "");
         _exit(126);
@@ -101,6 +115,17 @@ static void child_exec(const struct spawn_options *o)
         : errno == EACCES ? ": permission denied"
                           : ": exec failed");
     _exit(127);
+}
+
+void spawn_stop(pid_t pgid, pid_t *pid)
+{
+    if (pgid > 0)
+        kill(-pgid, SIGKILL);
+    if (*pid > 0) {
+        kill(*pid, SIGKILL);
+        waitpid(*pid, NULL, 0);
+        *pid = -1;
+    }
 }
 
 pid_t spawn_process(const struct spawn_options *o)

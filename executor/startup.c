@@ -58,8 +58,9 @@ static void check(const char *what, json_t *obs, struct buf *log)
     if (code >= 0)
         buf_printf(log, "%s: exit code %d%s%s\n", what, code, content && *content ? ": " : "",
                    content ? content : "");
-    else
-        buf_printf(log, "%s: %s\n", what, content ? content : "failed");
+    else /* a run observation without an exit code timed out: it was stopped */
+        buf_printf(log, "%s: %s\n", what,
+                   content && *content ? content : "did not finish in time and was stopped");
 }
 
 static bool is_file(const char *path)
@@ -100,7 +101,7 @@ int startup_run(struct executor *ex, const struct startup_params *p, struct buf 
         bool found = path.data && is_file(path.data);
         if (found && buf_append_str(&cmd, ". ") == 0 &&
             env_squote(&cmd, path.data, path.len) == 0) {
-            obs = run_step(ex, cmd.data, STARTUP_SETUP_TIMEOUT);
+            obs = run_step(ex, cmd.data, p->setup_timeout);
             if (obs) {
                 buf_reset(&cmd);
                 buf_printf(&cmd, "setup script %s", path.data);

@@ -10,7 +10,7 @@
 #include "env.h"
 
 #define STARTUP_STEP_TIMEOUT 30.0   /* seconds: variables, git identity */
-#define STARTUP_SETUP_TIMEOUT 600.0 /* seconds: the setup script, as OpenHands */
+#define STARTUP_SETUP_TIMEOUT 600.0 /* seconds: the setup script, as OpenHands (default) */
 
 struct executor;
 
@@ -18,6 +18,7 @@ struct startup_params {
     const struct env_var *vars;
     size_t nvars;
     const char *working_dir;
+    double setup_timeout; /* seconds the setup script may take */
 };
 
 /* Runs the steps one after the other; a failing step does not stop the others. Each

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "fileio.h"
 #include "text.h"
 #include "zip.h"
 
@@ -90,21 +91,6 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
         if (r <= 0)
             return -1;
         got += (size_t)r;
-    }
-    return 0;
-}
-
-static int write_all(int fd, const void *data, size_t n)
-{
-    const char *p = data;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
     }
     return 0;
 }
@@ -384,7 +370,7 @@ static enum zip_result unpack_data(struct zip_job *j, const struct zip_item *it,
             r = refuse(j, it, "Refusing a zip entry that unpacks to more than its declared size");
             break;
         }
-        if (have && write_all(out_fd, j->out, have) < 0) {
+        if (have && fileio_write_all(out_fd, j->out, have) < 0) {
             r = system_error(j, it, "Cannot write");
             break;
         }

@@ -10,11 +10,14 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,6 +30,13 @@ double bb_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void bb_assert_prefix(const char *s, const char *prefix)
+{
+    assert_non_null(s);
+    if (strncmp(s, prefix, strlen(prefix)) != 0)
+        fail_msg("expected \"%s\" to start with \"%s\"", s, prefix);
 }
 
 void bb_assert_contains(const char *s, const char *part)
@@ -112,8 +122,7 @@ void bb_setup(struct bb *e, CURL *h, const char *method, const char *path, const
     }
 }
 
-/* Performs h with the key header; fills status and json. */
-static void perform(CURL *h, const char *key, struct bb_reply *r, const char *what)
+void bb_perform(CURL *h, const char *key, struct bb_reply *r)
 {
     struct curl_slist *headers = NULL;
     char line[512];
@@ -125,8 +134,11 @@ static void perform(CURL *h, const char *key, struct bb_reply *r, const char *wh
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
     CURLcode rc = curl_easy_perform(h);
     curl_slist_free_all(headers);
-    if (rc != CURLE_OK)
-        fail_msg("%s: %s", what, curl_easy_strerror(rc));
+    if (rc != CURLE_OK) {
+        char *url = NULL;
+        curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &url);
+        fail_msg("%s: %s", url ? url : "request", curl_easy_strerror(rc));
+    }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
     r->json = r->body ? json_loads(r->body, 0, NULL) : NULL;
 }
@@ -136,13 +148,13 @@ struct bb_reply bb_http_key(struct bb *e, const char *method, const char *path, 
 {
     struct bb_reply r = {0};
     bb_setup(e, e->curl, method, path, body, &r);
-    perform(e->curl, key, &r, path);
+    bb_perform(e->curl, key, &r);
     return r;
 }
 
 struct bb_reply bb_http(struct bb *e, const char *method, const char *path, const char *body)
 {
-    return bb_http_key(e, method, path, body, e->api_key);
+    return bb_http_key(e, method, path, body, e->opt.api_key);
 }
 
 struct bb_reply bb_upload(struct bb *e, const char *query, const char *filename, const void *data,
@@ -158,9 +170,69 @@ struct bb_reply bb_upload(struct bb *e, const char *query, const char *filename,
     curl_mime_filename(part, filename);
     curl_mime_data(part, data, n);
     curl_easy_setopt(e->curl, CURLOPT_MIMEPOST, mime);
-    perform(e->curl, e->api_key, &r, path);
+    bb_perform(e->curl, e->opt.api_key, &r);
     curl_mime_free(mime);
     return r;
+}
+
+static size_t read_spaces(char *buf, size_t size, size_t nmemb, void *ctx)
+{
+    size_t *left = ctx, n = size * nmemb;
+    if (n > *left)
+        n = *left;
+    memset(buf, ' ', n);
+    *left -= n;
+    return n;
+}
+
+struct bb_reply bb_post_spaces(struct bb *e, const char *path, const char *header, size_t size,
+                               bool chunked, size_t *unsent)
+{
+    struct bb_reply r = {0};
+    CURL *h = curl_easy_init();
+    struct curl_slist *headers = header ? curl_slist_append(NULL, header) : NULL;
+    if (chunked)
+        headers = curl_slist_append(headers, "Transfer-Encoding: chunked");
+    *unsent = size;
+    bb_setup(e, h, "POST", path, NULL, &r);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(h, CURLOPT_POST, 1L);
+    curl_easy_setopt(h, CURLOPT_READFUNCTION, read_spaces);
+    curl_easy_setopt(h, CURLOPT_READDATA, unsent);
+    if (!chunked)
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)size);
+    CURLcode rc = curl_easy_perform(h);
+    curl_slist_free_all(headers);
+    if (rc != CURLE_OK)
+        fail_msg("POST %s: %s", path, curl_easy_strerror(rc));
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
+    r.json = r.body ? json_loads(r.body, 0, NULL) : NULL;
+    curl_easy_cleanup(h);
+    return r;
+}
+
+struct bb_reply bb_action(struct bb *e, const char *body)
+{
+    struct bb_reply r = bb_http(e, "POST", "/execute_action", body);
+    if (r.status != 200)
+        fail_msg("status %ld: %s", r.status, r.body ? r.body : "");
+    assert_non_null(r.json);
+    return r;
+}
+
+struct bb_reply bb_execute(struct bb *e, json_t *action)
+{
+    json_t *body = json_pack("{s:o}", "action", action);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    struct bb_reply r = bb_action(e, text);
+    free(text);
+    return r;
+}
+
+struct bb_reply bb_act(struct bb *e, const char *kind, json_t *args)
+{
+    return bb_execute(e, json_pack("{s:s, s:o}", "action", kind, "args", args));
 }
 
 char *bb_run_body(const char *command, bool is_input, double timeout, bool blocking)
@@ -175,14 +247,50 @@ char *bb_run_body(const char *command, bool is_input, double timeout, bool block
     return s;
 }
 
+static struct bb_reply run_any(struct bb *e, const char *command, bool is_input, double timeout,
+                               bool blocking)
+{
+    char *body = bb_run_body(command, is_input, timeout, blocking);
+    struct bb_reply r = bb_action(e, body);
+    free(body);
+    return r;
+}
+
+struct bb_reply bb_run_full(struct bb *e, const char *command, bool is_input, double timeout)
+{
+    return run_any(e, command, is_input, timeout, timeout >= 0);
+}
+
+struct bb_reply bb_run_nonblocking(struct bb *e, const char *command, bool is_input, double timeout)
+{
+    return run_any(e, command, is_input, timeout, false);
+}
+
 struct bb_reply bb_run(struct bb *e, const char *command)
 {
-    char *body = bb_run_body(command, false, 30, true);
-    struct bb_reply r = bb_http(e, "POST", "/execute_action", body);
-    free(body);
-    assert_int_equal(r.status, 200);
-    assert_non_null(r.json);
-    return r;
+    return run_any(e, command, false, 30, true);
+}
+
+void bb_expect_run(struct bb *e, const char *command, long long exit_code, const char *content)
+{
+    struct bb_reply r = bb_run(e, command);
+    if (content)
+        assert_string_equal(bb_content(&r), content);
+    if (exit_code != BB_ANY_EXIT)
+        assert_int_equal(bb_exit_code(&r), exit_code);
+    bb_reply_free(&r);
+}
+
+void bb_expect_contains(struct bb *e, const char *command, const char *part)
+{
+    struct bb_reply r = bb_run(e, command);
+    bb_assert_contains(bb_content(&r), part);
+    bb_reply_free(&r);
+}
+
+const char *bb_observation(const struct bb_reply *r)
+{
+    return json_string_value(json_object_get(r->json, "observation"));
 }
 
 const char *bb_content(const struct bb_reply *r)
@@ -190,10 +298,39 @@ const char *bb_content(const struct bb_reply *r)
     return json_string_value(json_object_get(r->json, "content"));
 }
 
+const char *bb_message(const struct bb_reply *r)
+{
+    return json_string_value(json_object_get(r->json, "message"));
+}
+
+const json_t *bb_extra(const struct bb_reply *r, const char *key)
+{
+    return json_object_get(json_object_get(r->json, "extras"), key);
+}
+
+const char *bb_extra_str(const struct bb_reply *r, const char *key)
+{
+    return json_string_value(bb_extra(r, key));
+}
+
+json_t *bb_meta(const struct bb_reply *r)
+{
+    return json_object_get(json_object_get(r->json, "extras"), "metadata");
+}
+
+const char *bb_meta_str(const struct bb_reply *r, const char *key)
+{
+    return json_string_value(json_object_get(bb_meta(r), key));
+}
+
 long long bb_exit_code(const struct bb_reply *r)
 {
-    json_t *meta = json_object_get(json_object_get(r->json, "extras"), "metadata");
-    return json_integer_value(json_object_get(meta, "exit_code"));
+    return json_integer_value(json_object_get(bb_meta(r), "exit_code"));
+}
+
+const char *bb_detail(const struct bb_reply *r)
+{
+    return json_string_value(json_object_get(r->json, "detail"));
 }
 
 /* A TCP port nothing listens on right now (bound, read, released). */
@@ -211,61 +348,141 @@ static int free_port(void)
     return port;
 }
 
-int bb_prepare(struct bb *e, const char *exe, bool tcp)
+const char *bb_executor;
+
+int bb_init(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s PATH-TO-paddock-executor\n", argv[0]);
+        return -1;
+    }
+    bb_executor = argv[1];
+    /* Only the executors that ask for a key (or a no-change timeout) get one. */
+    unsetenv("SESSION_API_KEY");
+    unsetenv("NO_CHANGE_TIMEOUT_SECONDS");
+    /* EXECUTOR_TEST_FILTER=PATTERN runs the matching tests only (while working on them). */
+    const char *filter = getenv("EXECUTOR_TEST_FILTER");
+    if (filter && *filter)
+        cmocka_set_test_filter(filter);
+    return 0;
+}
+
+int bb_prepare(struct bb *e, const struct bb_options *o)
 {
     memset(e, 0, sizeof *e);
-    e->exe = exe;
+    if (o)
+        e->opt = *o;
     e->pid = -1;
     snprintf(e->dir, sizeof e->dir, "/tmp/paddock-exec-test.XXXXXX");
-    if (!mkdtemp(e->dir))
+    if (!mkdtemp(e->dir)) {
+        e->dir[0] = '\0';
         return -1;
-    snprintf(e->sock, sizeof e->sock, "%s/executor.sock", e->dir);
+    }
+    if (chmod(e->dir, e->opt.dir_mode ? e->opt.dir_mode : 0700) < 0)
+        return -1;
+    if (!e->opt.tcp_only)
+        snprintf(e->sock, sizeof e->sock, "%s/executor.sock", e->dir);
     snprintf(e->work, sizeof e->work, "%s/workspace", e->dir);
-    if (tcp) {
+    if (e->opt.own_home)
+        snprintf(e->home, sizeof e->home, "%s/home", e->dir);
+    if (e->opt.tcp || e->opt.tcp_only) {
         int port = free_port();
         if (port < 0)
             return -1;
         snprintf(e->tcp, sizeof e->tcp, "127.0.0.1:%d", port);
+        snprintf(e->listen, sizeof e->listen, "%s:%d",
+                 e->opt.listen_host ? e->opt.listen_host : "127.0.0.1", port);
     }
+    e->use_tcp = e->opt.tcp_only;
     return 0;
 }
 
-int bb_launch(struct bb *e, const char *const *extra, bool no_socket, const char *env_key)
+/* In the child: the private mounts o asks for; -1 when they cannot be made. */
+static int private_mounts(const struct bb *e)
 {
-    if (no_socket) {
-        e->sock[0] = '\0';
-        e->use_tcp = true;
+    const struct bb_options *o = &e->opt;
+    if (!o->workspace_tmpfs && !o->hide)
+        return 0;
+    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return -1;
+    if (o->workspace_tmpfs && (mkdir(e->work, 0755) < 0 ||
+                               mount("paddock-test", e->work, "tmpfs", 0, o->workspace_tmpfs) < 0))
+        return -1;
+    const char *empty = bb_path(e->dir, ".bb-empty");
+    int fd = open(empty, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    for (int i = 0; o->hide && o->hide[i]; i++)
+        if (access(o->hide[i], F_OK) == 0 && mount(empty, o->hide[i], NULL, MS_BIND, NULL) < 0)
+            return -1;
+    return 0;
+}
+
+/* In the child: exec the executor as e->opt says. */
+static _Noreturn void exec_executor(const struct bb *e)
+{
+    const struct bb_options *o = &e->opt;
+    if (private_mounts(e) < 0) {
+        perror("bb: private mounts");
+        _exit(126);
     }
+    const char *argv[BB_MAX_ARGS + 16] = {bb_executor, "--working-dir", e->work};
+    int i = 3;
+    if (!o->no_change_timeout || *o->no_change_timeout) {
+        argv[i++] = "--no-change-timeout";
+        argv[i++] = o->no_change_timeout ? o->no_change_timeout : "1";
+    }
+    const char *shell = o->shell ? o->shell : getenv("EXECUTOR_SHELL");
+    if (e->sock[0]) {
+        argv[i++] = "--socket";
+        argv[i++] = e->sock;
+    }
+    if (e->listen[0]) {
+        argv[i++] = "--listen";
+        argv[i++] = e->listen;
+    }
+    if (shell && *shell) {
+        argv[i++] = "--shell";
+        argv[i++] = shell;
+    }
+    if (e->home[0]) {
+        argv[i++] = "--home";
+        argv[i++] = e->home;
+    }
+    for (int k = 0; o->args && o->args[k] && k < BB_MAX_ARGS; k++)
+        argv[i++] = o->args[k];
+    argv[i] = NULL;
+    /* Gone with the test, should it crash. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* A key-looking variable that must not reach the agent's shell. */
+    setenv("TEST_API_KEY", "sekrit", 1);
+    if (o->env_key)
+        setenv("SESSION_API_KEY", o->env_key, 1);
+    if (o->path_env)
+        setenv("PATH", o->path_env, 1);
+    for (int k = 0; k < BB_MAX_ENV && o->env[k]; k++)
+        putenv((char *)o->env[k]);
+    execv(bb_executor, (char *const *)argv);
+    _exit(127);
+}
+
+int bb_launch(struct bb *e)
+{
     e->pid = fork();
     if (e->pid < 0)
         return -1;
-    if (e->pid == 0) {
-        const char *argv[BB_MAX_ARGS + 12] = {e->exe, "--working-dir", e->work,
-                                              "--no-change-timeout", "1"};
-        int i = 5;
-        if (!no_socket) {
-            argv[i++] = "--socket";
-            argv[i++] = e->sock;
-        }
-        for (int k = 0; extra && extra[k] && k < BB_MAX_ARGS; k++)
-            argv[i++] = extra[k];
-        argv[i] = NULL;
-        /* Gone with the test, should it crash. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        /* A key-looking variable that must not reach the agent's shell. */
-        setenv("TEST_API_KEY", "sekrit", 1);
-        if (env_key)
-            setenv("SESSION_API_KEY", env_key, 1);
-        execv(e->exe, (char *const *)argv);
-        _exit(127);
-    }
+    if (e->pid == 0)
+        exec_executor(e);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     e->curl = curl_easy_init();
     /* Ready means: the socket exists (or TCP accepts) and /alive answers 200. */
     double deadline = bb_now() + 15;
     while (bb_now() < deadline) {
         struct stat st;
-        if (no_socket || stat(e->sock, &st) == 0) {
+        if (!e->sock[0] || stat(e->sock, &st) == 0) {
+            if (e->opt.ready_file)
+                e->ready_file_existed = access(bb_path(e->work, e->opt.ready_file), F_OK) == 0;
             struct bb_reply r = {0};
             bb_setup(e, e->curl, "GET", "/alive", NULL, &r);
             long status = 0;
@@ -286,13 +503,11 @@ int bb_launch(struct bb *e, const char *const *extra, bool no_socket, const char
     return -1;
 }
 
-int bb_start(struct bb *e, const char *exe)
+int bb_start(struct bb *e, const struct bb_options *o)
 {
-    const char *shell = getenv("EXECUTOR_SHELL");
-    const char *extra[] = {"--shell", shell, NULL};
-    if (bb_prepare(e, exe, false) < 0)
+    if (bb_prepare(e, o) < 0)
         return -1;
-    return bb_launch(e, shell && *shell ? extra : NULL, false, NULL);
+    return bb_launch(e);
 }
 
 int bb_stop(struct bb *e)
@@ -323,18 +538,35 @@ int bb_stop(struct bb *e)
         snprintf(cmd, sizeof cmd, "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", e->dir, e->dir);
         if (system(cmd) != 0)
             rc = -1;
+        e->dir[0] = '\0';
     }
     return rc;
 }
 
-char *bb_capture(const char *const *argv, int *status)
+const char *bb_path(const char *dir, const char *rel)
+{
+    static char ring[32][512];
+    static int next;
+    char *b = ring[next++ % 32];
+    snprintf(b, sizeof ring[0], "%s/%s", dir, rel);
+    return b;
+}
+
+bool bb_have_program(const char *name)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "command -v '%s' >/dev/null 2>&1", name);
+    return system(cmd) == 0;
+}
+
+char *bb_capture(const char *const *argv, int fd, int *status)
 {
     int fds[2];
     if (pipe(fds) < 0)
         return NULL;
     pid_t pid = fork();
     if (pid == 0) {
-        dup2(fds[1], 1);
+        dup2(fds[1], fd);
         close(fds[0]);
         close(fds[1]);
         execvp(argv[0], (char *const *)argv);
@@ -359,6 +591,14 @@ char *bb_capture(const char *const *argv, int *status)
     waitpid(pid, &st, 0);
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     return out ? out : strdup("");
+}
+
+char *bb_executor_stderr(const char *const *args, int *status)
+{
+    const char *argv[BB_MAX_ARGS + 2] = {bb_executor};
+    for (int i = 0; args[i] && i < BB_MAX_ARGS; i++)
+        argv[i + 1] = args[i];
+    return bb_capture(argv, 2, status);
 }
 
 char *bb_read_file(const char *path, size_t *len)

@@ -32,13 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *executor_path;
-static char tmpdir[64];
-static char sock_path[100];
-static char work_dir[100];
-static char home_dir[100];
-static pid_t executor_pid = -1;
-static CURL *curl;
+#include "bb.h"
+
+static struct bb ex;
 
 /* What the group's executor is started with. */
 struct group {
@@ -46,6 +42,9 @@ struct group {
     bool both_setups;      /* also an .openhands/setup.sh that must not run */
     bool env_file;         /* --env-file with two variables; GIT_USER_NAME in the environment */
     bool agent_uid;        /* root only: the shell runs as a fresh uid */
+    /* root only: the workspace is a tiny tmpfs of the agent's (uid 65534) */
+    const char *workspace_tmpfs;
+    bool hide_bash; /* root only: no bash anywhere the executor looks, no --shell */
 };
 static const struct group *grp;
 static const struct group group_default = {0};
@@ -53,8 +52,11 @@ static const struct group group_startup = {
     .setup_dir = ".paddock", .both_setups = true, .env_file = true};
 static const struct group group_startup_openhands = {.setup_dir = ".openhands"};
 static const struct group group_agent = {.agent_uid = true};
+#define FULL_DISK_UID 65534
+static const struct group group_full_disk = {.workspace_tmpfs =
+                                                 "size=256k,mode=0755,uid=65534,gid=65534"};
+static const struct group group_no_bash = {.hide_bash = true};
 static uid_t agent_uid;
-static bool setup_done_when_ready; /* the setup script had finished when the socket appeared */
 
 static bool shell_is_ash(void)
 {
@@ -74,134 +76,6 @@ static void write_file(const char *path, const char *text, mode_t mode)
     chmod(path, mode);
 }
 
-struct reply {
-    long status;
-    char *body;
-    size_t len;
-    json_t *json;
-};
-
-static size_t collect(char *data, size_t size, size_t nmemb, void *ctx)
-{
-    struct reply *r = ctx;
-    size_t n = size * nmemb;
-    char *p = realloc(r->body, r->len + n + 1);
-    if (!p)
-        return 0;
-    memcpy(p + r->len, data, n);
-    r->body = p;
-    r->len += n;
-    r->body[r->len] = '\0';
-    return n;
-}
-
-static void reply_free(struct reply *r)
-{
-    free(r->body);
-    json_decref(r->json);
-    memset(r, 0, sizeof *r);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void setup_handle(CURL *h, const char *method, const char *path, const char *body,
-                         struct reply *r)
-{
-    char url[256];
-    snprintf(url, sizeof url, "http://executor%s", path);
-    curl_easy_reset(h);
-    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, sock_path);
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
-    if (body) {
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-    }
-}
-
-/* One request on the shared keep-alive handle; the body is parsed as JSON when it is JSON. */
-static struct reply http(const char *method, const char *path, const char *body)
-{
-    struct reply r = {0};
-    setup_handle(curl, method, path, body, &r);
-    CURLcode rc = curl_easy_perform(curl);
-    if (rc != CURLE_OK)
-        fail_msg("%s %s: %s", method, path, curl_easy_strerror(rc));
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r.status);
-    r.json = r.body ? json_loads(r.body, 0, NULL) : NULL;
-    return r;
-}
-
-/* Builds {"action": {"action": "run", "args": {...}, "timeout": t}}; timeout < 0: none. */
-static char *run_body(const char *command, bool is_input, double timeout, bool blocking)
-{
-    json_t *action = json_pack("{s:s, s:{s:s, s:b, s:b}}", "action", "run", "args", "command",
-                               command, "is_input", is_input, "blocking", blocking);
-    if (timeout >= 0)
-        json_object_set_new(action, "timeout", json_real(timeout));
-    json_t *body = json_pack("{s:o}", "action", action);
-    char *s = json_dumps(body, JSON_COMPACT);
-    json_decref(body);
-    return s;
-}
-
-static struct reply run_full(const char *command, bool is_input, double timeout)
-{
-    char *body = run_body(command, is_input, timeout, timeout >= 0);
-    struct reply r = http("POST", "/execute_action", body);
-    free(body);
-    assert_int_equal(r.status, 200);
-    assert_non_null(r.json);
-    return r;
-}
-
-static struct reply run(const char *command)
-{
-    return run_full(command, false, 30);
-}
-
-static const char *content(const struct reply *r)
-{
-    return json_string_value(json_object_get(r->json, "content"));
-}
-
-static json_t *meta(const struct reply *r)
-{
-    return json_object_get(json_object_get(r->json, "extras"), "metadata");
-}
-
-static json_int_t exit_code(const struct reply *r)
-{
-    return json_integer_value(json_object_get(meta(r), "exit_code"));
-}
-
-static const char *meta_str(const struct reply *r, const char *key)
-{
-    return json_string_value(json_object_get(meta(r), key));
-}
-
-static void assert_prefix(const char *s, const char *prefix)
-{
-    assert_non_null(s);
-    if (strncmp(s, prefix, strlen(prefix)) != 0)
-        fail_msg("expected \"%s\" to start with \"%s\"", s, prefix);
-}
-
-static void assert_contains(const char *s, const char *part)
-{
-    assert_non_null(s);
-    if (!strstr(s, part))
-        fail_msg("expected \"%s\" to contain \"%s\"", s, part);
-}
-
 /* ---- start and stop --------------------------------------------------------------------- */
 
 /* The workspace and files a group starts with. */
@@ -209,10 +83,10 @@ static void prepare_group(void)
 {
     char path[256];
     if (grp->setup_dir) {
-        mkdir(work_dir, 0755);
-        snprintf(path, sizeof path, "%s/%s", work_dir, grp->setup_dir);
+        mkdir(ex.work, 0755);
+        snprintf(path, sizeof path, "%s/%s", ex.work, grp->setup_dir);
         mkdir(path, 0755);
-        snprintf(path, sizeof path, "%s/%s/setup.sh", work_dir, grp->setup_dir);
+        snprintf(path, sizeof path, "%s/%s/setup.sh", ex.work, grp->setup_dir);
         /* Sourced in the session: what it exports stays; what it prints is nobody's. */
         write_file(path,
                    strcmp(grp->setup_dir, ".paddock") == 0
@@ -222,13 +96,13 @@ static void prepare_group(void)
                    0644);
     }
     if (grp->both_setups) {
-        snprintf(path, sizeof path, "%s/.openhands", work_dir);
+        snprintf(path, sizeof path, "%s/.openhands", ex.work);
         mkdir(path, 0755);
-        snprintf(path, sizeof path, "%s/.openhands/setup.sh", work_dir);
+        snprintf(path, sizeof path, "%s/.openhands/setup.sh", ex.work);
         write_file(path, "export SETUP_VAR=wrong\necho ran > openhands-ran\n", 0644);
     }
     if (grp->env_file) {
-        snprintf(path, sizeof path, "%s/vars.env", tmpdir);
+        snprintf(path, sizeof path, "%s/vars.env", ex.dir);
         write_file(path,
                    "# start-up variables\nfile_var=from file $HOME \"q\"\n"
                    "GIT_USER_EMAIL=dev@example.com\n",
@@ -239,79 +113,46 @@ static void prepare_group(void)
 static int start_executor(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/paddock-exec-test.XXXXXX");
-    if (!mkdtemp(tmpdir))
-        return -1;
-    snprintf(sock_path, sizeof sock_path, "%s/executor.sock", tmpdir);
-    snprintf(work_dir, sizeof work_dir, "%s/workspace", tmpdir);
-    snprintf(home_dir, sizeof home_dir, "%s/home", tmpdir);
+    static char uid[32], env_file[128];
+    static const char *args[8];
+    /* A plain variable that must reach the shell (the key-looking one the harness sets must
+     * not). */
+    struct bb_options o = {.own_home = true, .ready_file = "setup-done", .env = {"FOOBAR=BAZ"}};
+    int i = 0;
     if (grp->agent_uid) {
         /* A uid nothing else on this machine uses: kill -9 -1 and RLIMIT_NPROC as that uid
          * reach only the test's own processes. */
         agent_uid = (uid_t)(200000 + getpid() % 100000);
-        chmod(tmpdir, 0755);
+        o.dir_mode = 0755;
+        snprintf(uid, sizeof uid, "%lu", (unsigned long)agent_uid);
+        args[i++] = "--user-id";
+        args[i++] = uid;
     }
-    prepare_group();
-    const char *shell = getenv("EXECUTOR_SHELL");
-    executor_pid = fork();
-    if (executor_pid < 0)
+    if (grp->workspace_tmpfs) {
+        o.workspace_tmpfs = grp->workspace_tmpfs;
+        o.dir_mode = 0755;
+        snprintf(uid, sizeof uid, "%d", FULL_DISK_UID);
+        args[i++] = "--user-id";
+        args[i++] = uid;
+    }
+    if (grp->hide_bash) {
+        static const char *const bash[] = {"/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash",
+                                           NULL};
+        o.hide = bash;
+        o.shell = ""; /* the executor picks the shell itself */
+    }
+    if (grp->env_file) {
+        o.env[1] = "GIT_USER_NAME=Dev Name";
+        args[i++] = "--env-file";
+        args[i++] = env_file;
+    }
+    args[i] = NULL;
+    o.args = args;
+    if (bb_prepare(&ex, &o) < 0)
         return -1;
-    if (executor_pid == 0) {
-        char uid[32], env_file[128];
-        char *argv[20] = {(char *)executor_path, "--socket", sock_path, "--working-dir", work_dir,
-                          "--no-change-timeout", "1",        "--home",  home_dir};
-        int i = 9;
-        if (shell && *shell) {
-            argv[i++] = "--shell";
-            argv[i++] = (char *)shell;
-        }
-        if (grp->agent_uid) {
-            snprintf(uid, sizeof uid, "%lu", (unsigned long)agent_uid);
-            argv[i++] = "--user-id";
-            argv[i++] = uid;
-        }
-        if (grp->env_file) {
-            snprintf(env_file, sizeof env_file, "%s/vars.env", tmpdir);
-            argv[i++] = "--env-file";
-            argv[i++] = env_file;
-            setenv("GIT_USER_NAME", "Dev Name", 1);
-        }
-        argv[i] = NULL;
-        /* A key-looking variable that must not reach the agent's shell; a plain one that
-         * must. */
-        setenv("TEST_API_KEY", "sekrit", 1);
-        setenv("FOOBAR", "BAZ", 1);
-        execv(executor_path, argv);
-        _exit(127);
-    }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    curl = curl_easy_init();
-    /* Ready means: the socket exists and /alive answers 200. */
-    double deadline = now() + 15;
-    while (now() < deadline) {
-        struct stat st;
-        if (stat(sock_path, &st) == 0) {
-            char done[200];
-            snprintf(done, sizeof done, "%s/setup-done", work_dir);
-            setup_done_when_ready = access(done, F_OK) == 0;
-            struct reply r = {0};
-            setup_handle(curl, "GET", "/alive", NULL, &r);
-            long status = 0;
-            if (curl_easy_perform(curl) == CURLE_OK)
-                curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-            reply_free(&r);
-            if (status == 200)
-                return 0;
-        }
-        if (waitpid(executor_pid, NULL, WNOHANG) == executor_pid) {
-            executor_pid = -1;
-            fprintf(stderr, "executor exited during start-up\n");
-            return -1;
-        }
-        usleep(10000);
-    }
-    fprintf(stderr, "executor did not become ready\n");
-    return -1;
+    snprintf(env_file, sizeof env_file, "%s/vars.env", ex.dir);
+    prepare_group();
+    return bb_launch(&ex);
 }
 
 /* SIGKILL to every process of uid (what the agent-uid group leaves behind). */
@@ -344,30 +185,9 @@ static void kill_processes_of(uid_t uid)
 static int stop_executor(void **state)
 {
     (void)state;
-    int rc = 0;
-    if (curl)
-        curl_easy_cleanup(curl);
-    curl_global_cleanup();
-    if (executor_pid > 0) {
-        int status;
-        kill(executor_pid, SIGTERM);
-        waitpid(executor_pid, &status, 0);
-        /* SIGTERM is a clean shutdown: exit 0, socket removed. */
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "executor did not exit cleanly (status 0x%x)\n", status);
-            rc = -1;
-        }
-        if (access(sock_path, F_OK) == 0) {
-            fprintf(stderr, "executor left its socket behind\n");
-            rc = -1;
-        }
-    }
+    int rc = bb_stop(&ex);
     if (grp->agent_uid)
         kill_processes_of(agent_uid);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        rc = -1;
     return rc;
 }
 
@@ -376,111 +196,116 @@ static int stop_executor(void **state)
 static void test_alive_and_server_info(void **state)
 {
     (void)state;
-    struct reply r = http("GET", "/alive", NULL);
+    struct bb_reply r = bb_http(&ex, "GET", "/alive", NULL);
     assert_int_equal(r.status, 200);
     assert_string_equal(json_string_value(json_object_get(r.json, "status")), "ok");
-    reply_free(&r);
-    r = http("GET", "/server_info", NULL);
+    bb_reply_free(&r);
+    r = bb_http(&ex, "GET", "/server_info", NULL);
     assert_int_equal(r.status, 200);
     assert_true(json_is_number(json_object_get(r.json, "uptime")));
     assert_true(json_is_number(json_object_get(r.json, "idle_time")));
     json_t *mem = json_object_get(json_object_get(r.json, "resources"), "memory");
     assert_true(json_integer_value(json_object_get(mem, "rss")) > 0);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_echo(void **state)
 {
     (void)state;
-    struct reply r = run("echo hi");
+    struct bb_reply r = bb_run(&ex, "echo hi");
     assert_string_equal(json_string_value(json_object_get(r.json, "observation")), "run");
-    assert_string_equal(content(&r), "hi");
-    assert_int_equal(exit_code(&r), 0);
+    assert_string_equal(bb_content(&r), "hi");
+    assert_int_equal(bb_exit_code(&r), 0);
     assert_true(json_is_true(json_object_get(r.json, "success")));
     assert_string_equal(json_string_value(json_object_get(r.json, "message")),
                         "Command `echo hi` executed with exit code 0.");
     json_t *extras = json_object_get(r.json, "extras");
     assert_string_equal(json_string_value(json_object_get(extras, "command")), "echo hi");
     assert_true(json_is_false(json_object_get(extras, "hidden")));
-    assert_int_equal(json_integer_value(json_object_get(meta(&r), "pid")), -1);
-    assert_string_equal(meta_str(&r, "prefix"), "");
-    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
-    assert_non_null(meta_str(&r, "username"));
-    assert_non_null(meta_str(&r, "hostname"));
-    assert_string_equal(meta_str(&r, "working_dir"), work_dir);
-    assert_true(json_is_string(json_object_get(meta(&r), "py_interpreter_path")));
-    reply_free(&r);
+    assert_int_equal(json_integer_value(json_object_get(bb_meta(&r), "pid")), -1);
+    assert_string_equal(bb_meta_str(&r, "prefix"), "");
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    assert_non_null(bb_meta_str(&r, "username"));
+    assert_non_null(bb_meta_str(&r, "hostname"));
+    assert_string_equal(bb_meta_str(&r, "working_dir"), ex.work);
+    assert_true(json_is_string(json_object_get(bb_meta(&r), "py_interpreter_path")));
+    bb_reply_free(&r);
 }
 
 static void test_cd_persists(void **state)
 {
     (void)state;
-    struct reply r = run("cd /tmp");
-    assert_int_equal(exit_code(&r), 0);
-    assert_string_equal(meta_str(&r, "working_dir"), "/tmp");
-    reply_free(&r);
-    r = run("pwd");
-    assert_string_equal(content(&r), "/tmp");
-    assert_string_equal(meta_str(&r, "working_dir"), "/tmp");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "cd /tmp");
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_meta_str(&r, "working_dir"), "/tmp");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "pwd");
+    assert_string_equal(bb_content(&r), "/tmp");
+    assert_string_equal(bb_meta_str(&r, "working_dir"), "/tmp");
+    bb_reply_free(&r);
     char back[160];
-    snprintf(back, sizeof back, "cd %s", work_dir);
-    r = run(back);
-    assert_string_equal(meta_str(&r, "working_dir"), work_dir);
-    reply_free(&r);
+    snprintf(back, sizeof back, "cd %s", ex.work);
+    r = bb_run(&ex, back);
+    assert_string_equal(bb_meta_str(&r, "working_dir"), ex.work);
+    bb_reply_free(&r);
 }
 
 static void test_export_persists(void **state)
 {
     (void)state;
-    struct reply r = run("export X=1");
-    reply_free(&r);
-    r = run("echo $X");
-    assert_string_equal(content(&r), "1");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "export X=1");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo $X", BB_ANY_EXIT, "1");
 }
 
 static void test_exit_codes(void **state)
 {
     (void)state;
-    struct reply r = run("sh -c 'exit 3'");
-    assert_int_equal(exit_code(&r), 3);
+    struct bb_reply r = bb_run(&ex, "sh -c 'exit 3'");
+    assert_int_equal(bb_exit_code(&r), 3);
     assert_true(json_is_false(json_object_get(r.json, "success")));
     assert_string_equal(json_string_value(json_object_get(r.json, "message")),
                         "Command `sh -c 'exit 3'` executed with exit code 3.");
-    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 3.]");
-    reply_free(&r);
-    r = run("false");
-    assert_int_equal(exit_code(&r), 1);
-    reply_free(&r);
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 3.]");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "false", 1, NULL);
     /* $? is the user's, not the marker's. */
-    r = run("false");
-    reply_free(&r);
-    r = run("echo $?");
-    assert_string_equal(content(&r), "1");
-    reply_free(&r);
+    bb_expect_run(&ex, "false", BB_ANY_EXIT, NULL);
+    bb_expect_run(&ex, "echo $?", BB_ANY_EXIT, "1");
+}
+
+static void test_openhands_serialisation_accepted(void **state)
+{
+    (void)state;
+    /* CmdRunAction as OpenHands serialises it: every dataclass field, message and timeout. */
+    struct bb_reply r = bb_action(
+        &ex, "{\"action\": {\"action\": \"run\", \"timeout\": 120.0, \"message\": \"Running "
+             "command: echo ok\", \"args\": {\"command\": \"echo ok\", \"is_input\": false, "
+             "\"thought\": \"\", \"blocking\": false, \"is_static\": false, \"cwd\": null, "
+             "\"hidden\": false, \"confirmation_state\": \"confirmed\", \"security_risk\": "
+             "-1}}}");
+    assert_string_equal(bb_content(&r), "ok");
+    bb_reply_free(&r);
 }
 
 static void test_multiline_output(void **state)
 {
     (void)state;
-    struct reply r = run("printf 'a\\nb\\n\\nc\\n\\n\\n'");
-    assert_string_equal(content(&r), "a\nb\n\nc");
-    reply_free(&r);
-    r = run("printf 'no newline'");
-    assert_string_equal(content(&r), "no newline");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "printf 'a\\nb\\n\\nc\\n\\n\\n'");
+    assert_string_equal(bb_content(&r), "a\nb\n\nc");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "printf 'no newline'", BB_ANY_EXIT, "no newline");
 }
 
 /* One command that spans lines runs whole (OpenHands' test_bash.py multi-line cases). */
 static void expect_output(const char *command, const char *want)
 {
-    struct reply r = run(command);
+    struct bb_reply r = bb_run(&ex, command);
     if (strcmp(json_string_value(json_object_get(r.json, "observation")), "run") != 0)
-        fail_msg("<<%s>> was not run: %s", command, content(&r));
-    assert_string_equal(content(&r), want);
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+        fail_msg("<<%s>> was not run: %s", command, bb_content(&r));
+    assert_string_equal(bb_content(&r), want);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
 }
 
 static void test_single_commands_spanning_lines(void **state)
@@ -504,58 +329,50 @@ static void test_single_commands_spanning_lines(void **state)
 static void test_multiple_commands_refused(void **state)
 {
     (void)state;
-    struct reply r = run("touch refused-1\ntouch refused-2");
+    struct bb_reply r = bb_run(&ex, "touch refused-1\ntouch refused-2");
     const char *want = "ERROR: Cannot execute multiple commands at once.\n"
                        "Please run each command separately OR chain them into a single command "
                        "via && or ;\nProvided commands:\n(1) touch refused-1\n(2) touch refused-2";
     assert_string_equal(json_string_value(json_object_get(r.json, "observation")), "error");
-    assert_string_equal(content(&r), want);
+    assert_string_equal(bb_content(&r), want);
     assert_string_equal(json_string_value(json_object_get(r.json, "message")), want);
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(r.json, "extras"), "error_id")), "");
-    reply_free(&r);
+    bb_reply_free(&r);
     /* Nothing ran. */
-    r = run("test -e refused-1 || test -e refused-2; echo $?");
-    assert_string_equal(content(&r), "1");
-    reply_free(&r);
+    bb_expect_run(&ex, "test -e refused-1 || test -e refused-2; echo $?", BB_ANY_EXIT, "1");
 
     /* A heredoc is part of its command; comments stay with the command before them. */
-    r = run("cat <<EOF\nbody\nEOF\necho \"Done\" # trailing\n# more\n\nls -l");
-    assert_string_equal(content(&r),
+    r = bb_run(&ex, "cat <<EOF\nbody\nEOF\necho \"Done\" # trailing\n# more\n\nls -l");
+    assert_string_equal(bb_content(&r),
                         "ERROR: Cannot execute multiple commands at once.\n"
                         "Please run each command separately OR chain them into a single command "
                         "via && or ;\nProvided commands:\n(1) cat <<EOF\nbody\nEOF\n"
                         "(2) echo \"Done\" # trailing\n# more\n(3) ls -l");
-    reply_free(&r);
-    r = run("sleep 0 &\necho after");
-    assert_contains(content(&r), "(1) sleep 0 &\n(2) echo after");
-    reply_free(&r);
+    bb_reply_free(&r);
+    bb_expect_contains(&ex, "sleep 0 &\necho after", "(1) sleep 0 &\n(2) echo after");
 }
 
 static void test_unparsable_sent_as_is(void **state)
 {
     (void)state;
     /* OpenHands sends what its parser cannot read as it is; the shell reports the error. */
-    struct reply r = run("echo \"unclosed\necho more");
+    struct bb_reply r = bb_run(&ex, "echo \"unclosed\necho more");
     assert_string_equal(json_string_value(json_object_get(r.json, "observation")), "run");
-    assert_int_equal(exit_code(&r), 2);
-    reply_free(&r);
-    r = run("echo fine");
-    assert_string_equal(content(&r), "fine");
-    reply_free(&r);
+    assert_int_equal(bb_exit_code(&r), 2);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo fine", BB_ANY_EXIT, "fine");
 }
 
 static void test_find_exec(void **state)
 {
     (void)state;
-    struct reply r = run("mkdir -p fe && touch fe/a.txt fe/b.txt && "
-                         "find fe -name '*.txt' -exec echo found {} \\; | sort");
-    assert_string_equal(content(&r), "found fe/a.txt\nfound fe/b.txt");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
-    r = run("find fe -name a.txt -exec rm {} \\; && ls fe");
-    assert_string_equal(content(&r), "b.txt");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "mkdir -p fe && touch fe/a.txt fe/b.txt && "
+                                    "find fe -name '*.txt' -exec echo found {} \\; | sort");
+    assert_string_equal(bb_content(&r), "found fe/a.txt\nfound fe/b.txt");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "find fe -name a.txt -exec rm {} \\; && ls fe", BB_ANY_EXIT, "b.txt");
 }
 
 static void test_long_command(void **state)
@@ -565,10 +382,10 @@ static void test_long_command(void **state)
     memset(want, 'x', 6000);
     want[6000] = '\0';
     snprintf(cmd, 7000, "echo '%s'", want);
-    struct reply r = run(cmd);
-    assert_int_equal(exit_code(&r), 0);
-    assert_string_equal(content(&r), want);
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, cmd);
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
     free(cmd);
     free(want);
 }
@@ -576,10 +393,10 @@ static void test_long_command(void **state)
 static void test_invalid_utf8(void **state)
 {
     (void)state;
-    struct reply r = run("printf '\\377\\376 ok'");
+    struct bb_reply r = bb_run(&ex, "printf '\\377\\376 ok'");
     assert_non_null(r.json); /* the reply is valid JSON */
-    assert_string_equal(content(&r), "\xef\xbf\xbd\xef\xbf\xbd ok");
-    reply_free(&r);
+    assert_string_equal(bb_content(&r), "\xef\xbf\xbd\xef\xbf\xbd ok");
+    bb_reply_free(&r);
 }
 
 #define TRUNCATED_PREFIX(n)                                                                        \
@@ -590,184 +407,182 @@ static void test_big_output_truncated(void **state)
 {
     (void)state;
     /* The last 11,000 lines (OpenHands' pane and history), then the 30,000-char cap. */
-    struct reply r = run("seq 1 100000");
-    const char *c = content(&r);
-    assert_prefix(c, "89001\n89002\n");
-    assert_contains(c, "\n[... Observation truncated due to length ...]\n");
+    struct bb_reply r = bb_run(&ex, "seq 1 100000");
+    const char *c = bb_content(&r);
+    bb_assert_prefix(c, "89001\n89002\n");
+    bb_assert_contains(c, "\n[... Observation truncated due to length ...]\n");
     assert_string_equal(c + strlen(c) - 7, "\n100000");
     assert_int_equal(strlen(c),
                      30000 + strlen("\n[... Observation truncated due to length ...]\n"));
-    assert_string_equal(meta_str(&r, "prefix"), TRUNCATED_PREFIX("11000"));
-    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
-    reply_free(&r);
+    assert_string_equal(bb_meta_str(&r, "prefix"), TRUNCATED_PREFIX("11000"));
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    bb_reply_free(&r);
 }
 
 static void test_line_window(void **state)
 {
     (void)state;
     /* 11,001 short lines: the first is gone, and the rest fits the char cap. */
-    struct reply r = run("{ echo first; yes x | head -n 11000; }");
-    const char *c = content(&r);
-    assert_prefix(c, "x\nx\n");
+    struct bb_reply r = bb_run(&ex, "{ echo first; yes x | head -n 11000; }");
+    const char *c = bb_content(&r);
+    bb_assert_prefix(c, "x\nx\n");
     assert_int_equal(strlen(c), 21999);
-    assert_string_equal(meta_str(&r, "prefix"), TRUNCATED_PREFIX("11000"));
-    reply_free(&r);
+    assert_string_equal(bb_meta_str(&r, "prefix"), TRUNCATED_PREFIX("11000"));
+    bb_reply_free(&r);
     /* Exactly 11,000 lines: nothing dropped, no prefix. */
-    r = run("{ echo first; yes x | head -n 10999; }");
-    assert_prefix(content(&r), "first\nx\n");
-    assert_string_equal(meta_str(&r, "prefix"), "");
-    reply_free(&r);
+    r = bb_run(&ex, "{ echo first; yes x | head -n 10999; }");
+    bb_assert_prefix(bb_content(&r), "first\nx\n");
+    assert_string_equal(bb_meta_str(&r, "prefix"), "");
+    bb_reply_free(&r);
 }
 
 static void test_background_pid(void **state)
 {
     (void)state;
-    struct reply r = run("sleep 0.1 &");
-    assert_int_equal(exit_code(&r), 0);
-    assert_true(json_integer_value(json_object_get(meta(&r), "pid")) > 0);
-    reply_free(&r);
+    /* Ended by the next command, not at the prompt: busybox ash exits when a job of its own
+     * ends while it waits there (docs/protocol.md). Not with `wait`: ash's `wait` for a job
+     * just killed can block for good; a short foreground sleep reaps it. */
+    struct bb_reply r = bb_run(&ex, "sleep 30 &");
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_true(json_integer_value(json_object_get(bb_meta(&r), "pid")) > 0);
+    bb_reply_free(&r);
+    bb_expect_contains(&ex, "kill $!; sleep 0.2; echo ended", "ended");
 }
 
 static void test_secrets_not_inherited(void **state)
 {
     (void)state;
-    struct reply r = run("echo \"[$TEST_API_KEY]\" \"$TERM\" \"$PAGER\"");
-    assert_string_equal(content(&r), "[] dumb cat");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "echo \"[$TEST_API_KEY]\" \"$TERM\" \"$PAGER\"");
+    assert_string_equal(bb_content(&r), "[] dumb cat");
+    bb_reply_free(&r);
 }
 
 static void test_hard_timeout_then_ctrl_c(void **state)
 {
     (void)state;
-    double t0 = now();
-    struct reply r = run_full("echo started; sleep 5", false, 1);
-    double took = now() - t0;
+    double t0 = bb_now();
+    struct bb_reply r = bb_run_full(&ex, "echo started; sleep 5", false, 1);
+    double took = bb_now() - t0;
     assert_true(took >= 0.9 && took < 3);
-    assert_int_equal(exit_code(&r), -1);
-    assert_string_equal(content(&r), "started");
-    assert_prefix(meta_str(&r, "suffix"), "\n[The command timed out after 1.0 seconds. ");
-    assert_contains(meta_str(&r, "suffix"), "send keys (\"C-c\", \"C-z\", \"C-d\")");
-    assert_true(json_is_null(json_object_get(meta(&r), "working_dir")));
+    assert_int_equal(bb_exit_code(&r), -1);
+    assert_string_equal(bb_content(&r), "started");
+    bb_assert_prefix(bb_meta_str(&r, "suffix"), "\n[The command timed out after 1.0 seconds. ");
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "send keys (\"C-c\", \"C-z\", \"C-d\")");
+    assert_true(json_is_null(json_object_get(bb_meta(&r), "working_dir")));
     assert_true(json_is_false(json_object_get(r.json, "success")));
-    reply_free(&r);
+    bb_reply_free(&r);
 
     /* A new command while it runs is refused. */
-    r = run("echo new");
-    assert_int_equal(exit_code(&r), -1);
-    assert_string_equal(meta_str(&r, "prefix"), "[Below is the output of the previous command.]\n");
-    assert_prefix(meta_str(&r, "suffix"), "\n[Your command \"echo new\" is NOT executed. ");
-    reply_free(&r);
+    r = bb_run(&ex, "echo new");
+    assert_int_equal(bb_exit_code(&r), -1);
+    assert_string_equal(bb_meta_str(&r, "prefix"),
+                        "[Below is the output of the previous command.]\n");
+    bb_assert_prefix(bb_meta_str(&r, "suffix"), "\n[Your command \"echo new\" is NOT executed. ");
+    bb_reply_free(&r);
 
-    r = run_full("C-c", true, 5);
-    assert_int_equal(exit_code(&r), 130);
-    assert_string_equal(meta_str(&r, "suffix"),
+    r = bb_run_full(&ex, "C-c", true, 5);
+    assert_int_equal(bb_exit_code(&r), 130);
+    assert_string_equal(bb_meta_str(&r, "suffix"),
                         "\n[The command completed with exit code 130. CTRL+C was sent.]");
-    reply_free(&r);
+    bb_reply_free(&r);
 
-    r = run("echo after");
-    assert_string_equal(content(&r), "after");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    bb_expect_run(&ex, "echo after", 0, "after");
 }
 
 static void test_soft_timeout_and_continue(void **state)
 {
     (void)state;
     /* Non-blocking, no output for 1 s (the executor runs with --no-change-timeout 1). */
-    char *body = run_body("echo begin; sleep 1.6; echo done", false, 30, false);
-    struct reply r = http("POST", "/execute_action", body);
-    free(body);
-    assert_int_equal(exit_code(&r), -1);
-    assert_string_equal(content(&r), "begin");
-    assert_prefix(meta_str(&r, "suffix"), "\n[The command has no new output after 1 seconds. ");
-    reply_free(&r);
+    struct bb_reply r = bb_run_nonblocking(&ex, "echo begin; sleep 1.6; echo done", false, 30);
+    assert_int_equal(bb_exit_code(&r), -1);
+    assert_string_equal(bb_content(&r), "begin");
+    bb_assert_prefix(bb_meta_str(&r, "suffix"),
+                     "\n[The command has no new output after 1 seconds. ");
+    bb_reply_free(&r);
 
-    body = run_body("", false, 30, false);
-    r = http("POST", "/execute_action", body);
-    free(body);
-    assert_string_equal(content(&r), "done");
-    assert_int_equal(exit_code(&r), 0);
-    assert_string_equal(meta_str(&r, "prefix"), "");
-    reply_free(&r);
+    r = bb_run_nonblocking(&ex, "", false, 30);
+    assert_string_equal(bb_content(&r), "done");
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_meta_str(&r, "prefix"), "");
+    bb_reply_free(&r);
 }
 
 static void test_input_to_running_program(void **state)
 {
     (void)state;
-    struct reply r = run_full("read -r line; echo \"got:$line\"", false, 0.5);
-    assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
-    r = run_full("hello", true, 5);
-    assert_string_equal(content(&r), "got:hello");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    struct bb_reply r = bb_run_full(&ex, "read -r line; echo \"got:$line\"", false, 0.5);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "hello", true, 5);
+    assert_string_equal(bb_content(&r), "got:hello");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
 }
 
 static void test_keys_at_the_prompt(void **state)
 {
     (void)state;
     /* Not input: a key for the idle shell. ^C gives a fresh prompt; ^Z must not hang. */
-    struct reply r = run_full("C-c", false, 5);
-    assert_int_equal(exit_code(&r), 130);
-    assert_string_equal(meta_str(&r, "suffix"),
+    struct bb_reply r = bb_run_full(&ex, "C-c", false, 5);
+    assert_int_equal(bb_exit_code(&r), 130);
+    assert_string_equal(bb_meta_str(&r, "suffix"),
                         "\n[The command completed with exit code 130. CTRL+C was sent.]");
-    reply_free(&r);
-    r = run_full("C-z", false, 5);
-    assert_true(exit_code(&r) >= 0);
-    assert_contains(meta_str(&r, "suffix"), "CTRL+Z was sent.");
-    reply_free(&r);
-    r = run("echo fine");
-    assert_string_equal(content(&r), "fine");
-    reply_free(&r);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-z", false, 5);
+    assert_true(bb_exit_code(&r) >= 0);
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "CTRL+Z was sent.");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo fine", BB_ANY_EXIT, "fine");
 }
 
 static void test_output_ending_like_a_marker(void **state)
 {
     (void)state;
     /* Output that ends in "_" or a partial marker tag is not held back at a timeout. */
-    struct reply r = run_full("printf 'loading__'; sleep 2", false, 0.5);
-    assert_int_equal(exit_code(&r), -1);
-    assert_string_equal(content(&r), "loading__");
-    reply_free(&r);
-    r = run_full("C-c", true, 5);
-    reply_free(&r);
+    struct bb_reply r = bb_run_full(&ex, "printf 'loading__'; sleep 2", false, 0.5);
+    assert_int_equal(bb_exit_code(&r), -1);
+    assert_string_equal(bb_content(&r), "loading__");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-c", true, 5);
+    bb_reply_free(&r);
 }
 
 static void test_nothing_running(void **state)
 {
     (void)state;
-    struct reply r = run_full("", false, 5);
-    assert_string_equal(content(&r), "ERROR: No previous running command to retrieve logs from.");
-    assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
-    r = run_full("hello", true, 5);
-    assert_string_equal(content(&r), "ERROR: No previous running command to interact with.");
-    reply_free(&r);
+    struct bb_reply r = bb_run_full(&ex, "", false, 5);
+    assert_string_equal(bb_content(&r),
+                        "ERROR: No previous running command to retrieve logs from.");
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "hello", true, 5);
+    assert_string_equal(bb_content(&r), "ERROR: No previous running command to interact with.");
+    bb_reply_free(&r);
 }
 
 static void test_shell_exit_restarts(void **state)
 {
     (void)state;
-    struct reply r = run("exit 3");
-    assert_int_equal(exit_code(&r), 3);
-    assert_contains(meta_str(&r, "suffix"), "The shell exited with code 3");
-    reply_free(&r);
-    r = run("echo alive; pwd");
-    assert_int_equal(exit_code(&r), 0);
+    struct bb_reply r = bb_run(&ex, "exit 3");
+    assert_int_equal(bb_exit_code(&r), 3);
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "The shell exited with code 3");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "echo alive; pwd");
+    assert_int_equal(bb_exit_code(&r), 0);
     char want[200];
-    snprintf(want, sizeof want, "alive\n%s", work_dir);
-    assert_string_equal(content(&r), want);
-    reply_free(&r);
+    snprintf(want, sizeof want, "alive\n%s", ex.work);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
 }
 
 static void expect_error(const char *method, const char *path, const char *body, long status,
                          const char *detail_part)
 {
-    struct reply r = http(method, path, body);
+    struct bb_reply r = bb_http(&ex, method, path, body);
     assert_int_equal(r.status, status);
     assert_non_null(r.json);
-    assert_contains(json_string_value(json_object_get(r.json, "detail")), detail_part);
-    reply_free(&r);
+    bb_assert_contains(json_string_value(json_object_get(r.json, "detail")), detail_part);
+    bb_reply_free(&r);
 }
 
 static void test_errors(void **state)
@@ -796,40 +611,29 @@ static void test_errors(void **state)
     expect_error("POST", "/execute_action",
                  "{\"action\": {\"action\": \"frobnicate\", \"args\": {}}}", 400,
                  "Unsupported action type: frobnicate");
+    /* An args key no OpenHands action has is refused, naming it (OpenHands: 500). */
+    expect_error("POST", "/execute_action",
+                 "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"ls\", "
+                 "\"comand\": \"ls\"}}}",
+                 400,
+                 "Unknown field: action.args.comand (run takes: command, is_input, blocking, "
+                 "is_static, cwd, hidden)");
     expect_error("GET", "/nope", NULL, 404, "Not Found");
     expect_error("GET", "/execute_action", NULL, 405, "Method Not Allowed");
     expect_error("POST", "/alive", "{}", 405, "Method Not Allowed");
-}
-
-static size_t zeros(char *buf, size_t size, size_t nmemb, void *ctx)
-{
-    size_t *left = ctx, n = size * nmemb;
-    if (n > *left)
-        n = *left;
-    memset(buf, ' ', n);
-    *left -= n;
-    return n;
 }
 
 static void test_body_too_large(void **state)
 {
     (void)state;
     /* The 413 comes from the Content-Length alone: the 70 MB are never sent. */
-    size_t left = 70u * 1024 * 1024;
-    struct reply r = {0};
-    CURL *h = curl_easy_init();
-    setup_handle(h, "POST", "/execute_action", NULL, &r);
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_READFUNCTION, zeros);
-    curl_easy_setopt(h, CURLOPT_READDATA, &left);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)left);
-    CURLcode rc = curl_easy_perform(h);
-    assert_int_equal(rc, CURLE_OK);
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
+    size_t unsent;
+    struct bb_reply r = bb_post_spaces(&ex, "/execute_action", NULL, 70u << 20, false, &unsent);
     assert_int_equal(r.status, 413);
-    assert_true(left > 60u * 1024 * 1024);
-    curl_easy_cleanup(h);
-    reply_free(&r);
+    assert_string_equal(bb_detail(&r), "Request body too large (limit 67108864 bytes)");
+    assert_true(unsent > 60u << 20);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo still here", BB_ANY_EXIT, "still here");
 }
 
 static void test_concurrent_requests_in_order(void **state)
@@ -837,29 +641,29 @@ static void test_concurrent_requests_in_order(void **state)
     (void)state;
     CURLM *multi = curl_multi_init();
     CURL *a = curl_easy_init(), *b = curl_easy_init();
-    struct reply ra = {0}, rb = {0};
-    char *body_a = run_body("sleep 0.6; echo a", false, 10, true);
-    char *body_b = run_body("echo b", false, 10, true);
-    setup_handle(a, "POST", "/execute_action", body_a, &ra);
-    setup_handle(b, "POST", "/execute_action", body_b, &rb);
+    struct bb_reply ra = {0}, rb = {0};
+    char *body_a = bb_run_body("sleep 0.6; echo a", false, 10, true);
+    char *body_b = bb_run_body("echo b", false, 10, true);
+    bb_setup(&ex, a, "POST", "/execute_action", body_a, &ra);
+    bb_setup(&ex, b, "POST", "/execute_action", body_b, &rb);
     curl_multi_add_handle(multi, a);
     int running = 1;
     /* Let A reach the executor first (all of its body sent, then a moment for the executor
      * to read it), then send B while A runs. */
-    double t0 = now(), sent_at = 0;
-    while (now() - t0 < 5 && (!sent_at || now() - sent_at < 0.1)) {
+    double t0 = bb_now(), sent_at = 0;
+    while (bb_now() - t0 < 5 && (!sent_at || bb_now() - sent_at < 0.1)) {
         curl_off_t up = 0;
         curl_multi_perform(multi, &running);
         curl_easy_getinfo(a, CURLINFO_SIZE_UPLOAD_T, &up);
         if (!sent_at && up >= (curl_off_t)strlen(body_a))
-            sent_at = now();
+            sent_at = bb_now();
         curl_multi_poll(multi, NULL, 0, 10, NULL);
     }
     assert_true(sent_at > 0);
     curl_multi_add_handle(multi, b);
     CURL *order[2] = {NULL, NULL};
     int finished = 0;
-    while (finished < 2 && now() - t0 < 10) {
+    while (finished < 2 && bb_now() - t0 < 10) {
         curl_multi_perform(multi, &running);
         CURLMsg *msg;
         int left;
@@ -876,8 +680,8 @@ static void test_concurrent_requests_in_order(void **state)
     assert_ptr_equal(order[1], b);
     ra.json = json_loads(ra.body, 0, NULL);
     rb.json = json_loads(rb.body, 0, NULL);
-    assert_string_equal(content(&ra), "a");
-    assert_string_equal(content(&rb), "b");
+    assert_string_equal(bb_content(&ra), "a");
+    assert_string_equal(bb_content(&rb), "b");
     curl_multi_remove_handle(multi, a);
     curl_multi_remove_handle(multi, b);
     curl_easy_cleanup(a);
@@ -885,8 +689,8 @@ static void test_concurrent_requests_in_order(void **state)
     curl_multi_cleanup(multi);
     free(body_a);
     free(body_b);
-    reply_free(&ra);
-    reply_free(&rb);
+    bb_reply_free(&ra);
+    bb_reply_free(&rb);
 }
 
 static void test_slow_client_does_not_block(void **state)
@@ -895,14 +699,14 @@ static void test_slow_client_does_not_block(void **state)
     /* A client that sends half a request and stalls. */
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock_path);
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", ex.sock);
     assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof addr), 0);
     const char *partial =
         "POST /execute_action HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"act";
     assert_int_equal(write(fd, partial, strlen(partial)), (ssize_t)strlen(partial));
-    struct reply r = run("echo still served");
-    assert_string_equal(content(&r), "still served");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "echo still served");
+    assert_string_equal(bb_content(&r), "still served");
+    bb_reply_free(&r);
     close(fd);
 }
 
@@ -910,18 +714,19 @@ static void test_is_input_long_running_python_like(void **state)
 {
     (void)state;
     /* cat echoes each input line; C-d ends it. */
-    struct reply r = run_full("cat", false, 0.3);
-    assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
-    r = run_full("line one", true, 0.3);
-    assert_string_equal(content(&r), "line one");
-    assert_string_equal(meta_str(&r, "prefix"), "[Below is the output of the previous command.]\n");
-    reply_free(&r);
-    r = run_full("C-d", true, 5);
-    assert_int_equal(exit_code(&r), 0);
-    assert_string_equal(meta_str(&r, "suffix"),
+    struct bb_reply r = bb_run_full(&ex, "cat", false, 0.3);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "line one", true, 0.3);
+    assert_string_equal(bb_content(&r), "line one");
+    assert_string_equal(bb_meta_str(&r, "prefix"),
+                        "[Below is the output of the previous command.]\n");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-d", true, 5);
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_meta_str(&r, "suffix"),
                         "\n[The command completed with exit code 0. CTRL+D was sent.]");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 /* ---- more of OpenHands' test_bash.py ------------------------------------------------------ */
@@ -959,7 +764,7 @@ static bool processes_running(const char *prog, const char *arg)
     return found;
 }
 
-static struct reply run_static(const char *command, const char *cwd, double timeout)
+static struct bb_reply run_static(const char *command, const char *cwd, double timeout)
 {
     json_t *args = json_pack("{s:s, s:b}", "command", command, "is_static", 1);
     if (cwd)
@@ -968,304 +773,289 @@ static struct reply run_static(const char *command, const char *cwd, double time
                              "timeout", timeout);
     char *text = json_dumps(body, JSON_COMPACT);
     json_decref(body);
-    struct reply r = http("POST", "/execute_action", text);
+    struct bb_reply r = bb_http(&ex, "POST", "/execute_action", text);
     free(text);
     assert_int_equal(r.status, 200);
     assert_non_null(r.json);
     return r;
 }
 
-static const char *observation_kind(const struct reply *r)
-{
-    return json_string_value(json_object_get(r->json, "observation"));
-}
-
 static void test_py_interpreter_path(void **state)
 {
     (void)state;
     /* `which python`, from the shell's PATH after each command, without a fork. */
-    struct reply r = run("mkdir -p pybin/a pybin/b && printf '#!/bin/sh\\n' > pybin/a/python && "
-                         "cp pybin/a/python pybin/b/python3 && chmod +x pybin/a/python "
-                         "pybin/b/python3 && OLDPATH=$PATH");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run(&ex, "mkdir -p pybin/a pybin/b && printf '#!/bin/sh\\n' > pybin/a/python && "
+                    "cp pybin/a/python pybin/b/python3 && chmod +x pybin/a/python "
+                    "pybin/b/python3 && OLDPATH=$PATH");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
     char want[256];
-    r = run("export PATH=$PWD/pybin/a:$PWD/pybin/b");
-    snprintf(want, sizeof want, "%s/pybin/a/python", work_dir);
-    assert_string_equal(meta_str(&r, "py_interpreter_path"), want);
-    reply_free(&r);
-    r = run("export PATH=$PWD/pybin/b"); /* only python3 */
-    snprintf(want, sizeof want, "%s/pybin/b/python3", work_dir);
-    assert_string_equal(meta_str(&r, "py_interpreter_path"), want);
-    reply_free(&r);
-    r = run("export PATH=/nonexistent");
-    assert_string_equal(meta_str(&r, "py_interpreter_path"), "");
-    reply_free(&r);
-    r = run("export PATH=$OLDPATH && rm -r pybin");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    r = bb_run(&ex, "export PATH=$PWD/pybin/a:$PWD/pybin/b");
+    snprintf(want, sizeof want, "%s/pybin/a/python", ex.work);
+    assert_string_equal(bb_meta_str(&r, "py_interpreter_path"), want);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "export PATH=$PWD/pybin/b"); /* only python3 */
+    snprintf(want, sizeof want, "%s/pybin/b/python3", ex.work);
+    assert_string_equal(bb_meta_str(&r, "py_interpreter_path"), want);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "export PATH=/nonexistent");
+    assert_string_equal(bb_meta_str(&r, "py_interpreter_path"), "");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "export PATH=$OLDPATH && rm -r pybin", 0, NULL);
 }
 
 static void test_nothing_running_command_is_empty(void **state)
 {
     (void)state;
     /* OpenHands answers these two with command "". */
-    struct reply r = run_full("some input", true, 5);
+    struct bb_reply r = bb_run_full(&ex, "some input", true, 5);
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(r.json, "extras"), "command")), "");
     assert_string_equal(json_string_value(json_object_get(r.json, "message")),
                         "Command `` executed with exit code -1.");
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_input_with_several_commands_refused(void **state)
 {
     (void)state;
     /* OpenHands checks input to a running program too. */
-    struct reply r = run_full("cat", false, 0.3);
-    assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
-    r = run_full("first line\nsecond line", true, 0.3);
-    assert_string_equal(observation_kind(&r), "error");
-    assert_contains(content(&r), "Provided commands:\n(1) first line\n(2) second line");
-    reply_free(&r);
-    r = run_full("one line", true, 0.3);
-    assert_string_equal(content(&r), "one line");
-    reply_free(&r);
-    r = run_full("C-d", true, 5);
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    struct bb_reply r = bb_run_full(&ex, "cat", false, 0.3);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "first line\nsecond line", true, 0.3);
+    assert_string_equal(bb_observation(&r), "error");
+    bb_assert_contains(bb_content(&r), "Provided commands:\n(1) first line\n(2) second line");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "one line", true, 0.3);
+    assert_string_equal(bb_content(&r), "one line");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-d", true, 5);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
 }
 
 static void test_static_in_cwd(void **state)
 {
     (void)state;
-    struct reply r = run("export ONLY_IN_MAIN=1 && cd /");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "export ONLY_IN_MAIN=1 && cd /");
+    bb_reply_free(&r);
     /* A new shell in cwd: the main shell's variables and directory are not there. */
     r = run_static("pwd; echo \"[$ONLY_IN_MAIN]\"", "/tmp", 10);
-    assert_string_equal(content(&r), "/tmp\n[]");
-    assert_int_equal(exit_code(&r), 0);
-    assert_string_equal(meta_str(&r, "working_dir"), "/tmp");
-    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
-    reply_free(&r);
+    assert_string_equal(bb_content(&r), "/tmp\n[]");
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_meta_str(&r, "working_dir"), "/tmp");
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    bb_reply_free(&r);
     /* No cwd: the working dir; a relative one is taken from it. */
     r = run_static("pwd", NULL, 10);
-    assert_string_equal(content(&r), work_dir);
-    reply_free(&r);
-    r = run("mkdir -p $OLDPWD/sub");
-    reply_free(&r);
+    assert_string_equal(bb_content(&r), ex.work);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "mkdir -p $OLDPWD/sub", BB_ANY_EXIT, NULL);
     r = run_static("pwd", "sub", 10);
     char want[200];
-    snprintf(want, sizeof want, "%s/sub", work_dir);
-    assert_string_equal(content(&r), want);
-    reply_free(&r);
+    snprintf(want, sizeof want, "%s/sub", ex.work);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
     r = run_static("pwd", "/nonexistent-dir", 10);
-    assert_string_equal(observation_kind(&r), "error");
-    assert_string_equal(content(&r),
+    assert_string_equal(bb_observation(&r), "error");
+    assert_string_equal(bb_content(&r),
                         "ERROR: Cannot run the command in /nonexistent-dir: not a directory.");
-    reply_free(&r);
+    bb_reply_free(&r);
     /* Its exit ends only that shell: no restart note. */
     r = run_static("exit 4", NULL, 10);
-    assert_int_equal(exit_code(&r), 4);
-    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 4.]");
-    reply_free(&r);
+    assert_int_equal(bb_exit_code(&r), 4);
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 4.]");
+    bb_reply_free(&r);
     /* The one-command rule holds there too. */
     r = run_static("echo a\necho b", NULL, 10);
-    assert_string_equal(observation_kind(&r), "error");
-    reply_free(&r);
+    assert_string_equal(bb_observation(&r), "error");
+    bb_reply_free(&r);
     /* The main shell is as it was. */
-    r = run("pwd; echo $ONLY_IN_MAIN");
-    assert_string_equal(content(&r), "/\n1");
-    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
-    reply_free(&r);
-    snprintf(want, sizeof want, "cd %s", work_dir);
-    r = run(want);
-    reply_free(&r);
+    r = bb_run(&ex, "pwd; echo $ONLY_IN_MAIN");
+    assert_string_equal(bb_content(&r), "/\n1");
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    bb_reply_free(&r);
+    snprintf(want, sizeof want, "cd %s", ex.work);
+    bb_expect_run(&ex, want, BB_ANY_EXIT, NULL);
 }
 
 static void test_static_timeout_and_busy_main(void **state)
 {
     (void)state;
     /* The main shell is busy with a timed-out command; a static command still runs. */
-    struct reply r = run_full("sleep 1.5; echo main-done", false, 0.3);
-    assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
+    struct bb_reply r = bb_run_full(&ex, "sleep 1.5; echo main-done", false, 0.3);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
     r = run_static("echo static", NULL, 10);
-    assert_string_equal(content(&r), "static");
-    reply_free(&r);
+    assert_string_equal(bb_content(&r), "static");
+    bb_reply_free(&r);
     /* A static command that times out is killed with its shell. */
-    double t0 = now();
+    double t0 = bb_now();
     r = run_static("echo begin; sleep 31.4159", NULL, 0.5);
-    assert_true(now() - t0 < 3);
-    assert_string_equal(content(&r), "begin");
-    assert_prefix(meta_str(&r, "suffix"), "\n[The command timed out after 0.5 seconds. ");
-    reply_free(&r);
-    double deadline = now() + 5;
-    while (processes_running("sleep", "31.4159") && now() < deadline)
+    assert_true(bb_now() - t0 < 3);
+    assert_string_equal(bb_content(&r), "begin");
+    bb_assert_prefix(bb_meta_str(&r, "suffix"), "\n[The command timed out after 0.5 seconds. ");
+    bb_reply_free(&r);
+    double deadline = bb_now() + 5;
+    while (processes_running("sleep", "31.4159") && bb_now() < deadline)
         usleep(20000);
     assert_false(processes_running("sleep", "31.4159"));
     /* The main command goes on as if nothing happened. */
-    r = run_full("", false, 5);
-    assert_string_equal(content(&r), "main-done");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    r = bb_run_full(&ex, "", false, 5);
+    assert_string_equal(bb_content(&r), "main-done");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
 }
 
 static void test_background_job_survives(void **state)
 {
     (void)state;
-    struct reply r = run("sleep 30 &");
-    json_int_t pid = json_integer_value(json_object_get(meta(&r), "pid"));
+    struct bb_reply r = bb_run(&ex, "sleep 30 &");
+    json_int_t pid = json_integer_value(json_object_get(bb_meta(&r), "pid"));
     assert_true(pid > 0);
-    reply_free(&r);
+    bb_reply_free(&r);
     char cmd[128], want[64];
     snprintf(cmd, sizeof cmd, "echo $!; kill -0 %lld && echo alive", (long long)pid);
     snprintf(want, sizeof want, "%lld\nalive", (long long)pid);
-    r = run(cmd);
-    assert_contains(content(&r), want);
-    assert_int_equal(json_integer_value(json_object_get(meta(&r), "pid")), pid);
-    reply_free(&r);
-    snprintf(cmd, sizeof cmd, "kill %lld; wait %lld 2>/dev/null; echo killed", (long long)pid,
-             (long long)pid);
-    r = run(cmd);
-    assert_contains(content(&r), "killed");
-    reply_free(&r);
+    r = bb_run(&ex, cmd);
+    bb_assert_contains(bb_content(&r), want);
+    assert_int_equal(json_integer_value(json_object_get(bb_meta(&r), "pid")), pid);
+    bb_reply_free(&r);
+    /* As in test_background_pid: ended during a command, without ash's `wait`. */
+    snprintf(cmd, sizeof cmd, "kill %lld; sleep 0.2; echo killed", (long long)pid);
+    bb_expect_contains(&ex, cmd, "killed");
 }
 
 static void test_python_repl(void **state)
 {
     (void)state;
-    struct reply r = run("command -v python3 >/dev/null && echo yes || echo no");
-    bool have = strcmp(content(&r), "yes") == 0;
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "command -v python3 >/dev/null && echo yes || echo no");
+    bool have = strcmp(bb_content(&r), "yes") == 0;
+    bb_reply_free(&r);
     if (!have)
         skip();
-    char *body = run_body("python3 -q", false, 30, false);
-    r = http("POST", "/execute_action", body);
-    free(body);
-    assert_int_equal(exit_code(&r), -1); /* waits for input: the no-change timeout */
-    assert_prefix(meta_str(&r, "suffix"), "\n[The command has no new output after 1 seconds. ");
-    reply_free(&r);
-    r = run_full("x = 21", true, 0.5);
-    assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
-    r = run_full("print(x * 2)", true, 0.5);
-    assert_contains(content(&r), "42");
-    assert_string_equal(meta_str(&r, "prefix"), "[Below is the output of the previous command.]\n");
-    reply_free(&r);
-    r = run_full("exit()", true, 5);
-    assert_int_equal(exit_code(&r), 0);
-    assert_string_equal(meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
-    reply_free(&r);
+    r = bb_run_nonblocking(&ex, "python3 -q", false, 30);
+    assert_int_equal(bb_exit_code(&r), -1); /* waits for input: the no-change timeout */
+    bb_assert_prefix(bb_meta_str(&r, "suffix"),
+                     "\n[The command has no new output after 1 seconds. ");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "x = 21", true, 0.5);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "print(x * 2)", true, 0.5);
+    bb_assert_contains(bb_content(&r), "42");
+    assert_string_equal(bb_meta_str(&r, "prefix"),
+                        "[Below is the output of the previous command.]\n");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "exit()", true, 5);
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    bb_reply_free(&r);
 }
 
 static void test_ctrl_c_loop(void **state)
 {
     (void)state;
-    struct reply r = run_full("while true; do sleep 0.1; done", false, 0.5);
-    assert_int_equal(exit_code(&r), -1);
-    assert_prefix(meta_str(&r, "suffix"), "\n[The command timed out after 0.5 seconds. ");
-    reply_free(&r);
-    r = run_full("C-c", true, 5);
-    assert_int_equal(exit_code(&r), 130);
-    assert_string_equal(meta_str(&r, "suffix"),
+    struct bb_reply r = bb_run_full(&ex, "while true; do sleep 0.1; done", false, 0.5);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_assert_prefix(bb_meta_str(&r, "suffix"), "\n[The command timed out after 0.5 seconds. ");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-c", true, 5);
+    assert_int_equal(bb_exit_code(&r), 130);
+    assert_string_equal(bb_meta_str(&r, "suffix"),
                         "\n[The command completed with exit code 130. CTRL+C was sent.]");
-    reply_free(&r);
-    r = run("echo after");
-    assert_string_equal(content(&r), "after");
-    reply_free(&r);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo after", BB_ANY_EXIT, "after");
 }
 
 /* ---- environment: POST /env, ~/.bashrc, git identity ------------------------------------ */
 
-static struct reply post_env(const char *body)
+static struct bb_reply post_env(const char *body)
 {
-    return http("POST", "/env", body);
+    return bb_http(&ex, "POST", "/env", body);
 }
 
 static void test_env_endpoint(void **state)
 {
     (void)state;
     /* Keys are upper-cased; the value reads back exactly, $ and quotes included. */
-    struct reply r = post_env("{\"my_var\": \"a b $HOME \\\"q\\\" 'x' `c` \\\\ end\"}");
+    struct bb_reply r = post_env("{\"my_var\": \"a b $HOME \\\"q\\\" 'x' `c` \\\\ end\"}");
     assert_int_equal(r.status, 200);
     assert_string_equal(json_string_value(json_object_get(r.json, "status")), "ok");
-    reply_free(&r);
-    r = run("printf '%s' \"$MY_VAR\"");
-    assert_string_equal(content(&r), "a b $HOME \"q\" 'x' `c` \\ end");
-    reply_free(&r);
-    r = run("grep '^export MY_VAR=' ~/.bashrc");
-    assert_string_equal(content(&r),
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "printf '%s' \"$MY_VAR\"", BB_ANY_EXIT, "a b $HOME \"q\" 'x' `c` \\ end");
+    r = bb_run(&ex, "grep '^export MY_VAR=' ~/.bashrc");
+    assert_string_equal(bb_content(&r),
                         "export MY_VAR=\"a b \\$HOME \\\"q\\\" 'x' \\`c\\` \\\\ end\"");
-    reply_free(&r);
+    bb_reply_free(&r);
     /* Again: the live value changes, ~/.bashrc keeps its line (OpenHands' rule). */
     r = post_env("{\"MY_VAR\": \"second\", \"OTHER\": \"o\"}");
     assert_int_equal(r.status, 200);
-    reply_free(&r);
-    r = run("echo $MY_VAR $OTHER; grep -c '^export MY_VAR=' ~/.bashrc");
-    assert_string_equal(content(&r), "second o\n1");
-    reply_free(&r);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo $MY_VAR $OTHER; grep -c '^export MY_VAR=' ~/.bashrc", BB_ANY_EXIT,
+                  "second o\n1");
     /* The shell sources ~/.bashrc when it starts: the persisted values survive a restart. */
-    r = run("exit");
-    assert_contains(meta_str(&r, "suffix"), "a new shell was started");
-    reply_free(&r);
-    r = run("printf '%s|%s' \"$MY_VAR\" \"$OTHER\"");
-    assert_string_equal(content(&r), "a b $HOME \"q\" 'x' `c` \\ end|o");
-    reply_free(&r);
+    r = bb_run(&ex, "exit");
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "a new shell was started");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "printf '%s|%s' \"$MY_VAR\" \"$OTHER\"", BB_ANY_EXIT,
+                  "a b $HOME \"q\" 'x' `c` \\ end|o");
     /* Nothing to add is fine. */
     r = post_env("{}");
     assert_int_equal(r.status, 200);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_env_endpoint_errors(void **state)
 {
     (void)state;
-    struct reply r = post_env("[1]");
+    struct bb_reply r = post_env("[1]");
     assert_int_equal(r.status, 400);
-    reply_free(&r);
+    bb_reply_free(&r);
     r = post_env("{\"1BAD\": \"x\"}");
     assert_int_equal(r.status, 400);
     assert_string_equal(json_string_value(json_object_get(r.json, "detail")),
                         "Invalid variable name: 1BAD");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = post_env("{\"N\": 5}");
     assert_int_equal(r.status, 400);
     assert_string_equal(json_string_value(json_object_get(r.json, "detail")),
                         "Invalid value for N (expected a string)");
-    reply_free(&r);
+    bb_reply_free(&r);
     r = post_env("{\"prompt_command\": \"x\"}");
     assert_int_equal(r.status, 400);
-    assert_contains(json_string_value(json_object_get(r.json, "detail")),
-                    "Reserved variable name: PROMPT_COMMAND");
-    reply_free(&r);
-    r = http("GET", "/env", NULL);
+    bb_assert_contains(json_string_value(json_object_get(r.json, "detail")),
+                       "Reserved variable name: PROMPT_COMMAND");
+    bb_reply_free(&r);
+    r = bb_http(&ex, "GET", "/env", NULL);
     assert_int_equal(r.status, 405);
-    reply_free(&r);
+    bb_reply_free(&r);
 
     /* A command runs: refused, and its output is still the agent's. */
-    r = run_full("echo busy-out; sleep 1", false, 0.3);
-    assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
+    r = bb_run_full(&ex, "echo busy-out; sleep 1", false, 0.3);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
     r = post_env("{\"X\": \"y\"}");
     assert_int_equal(r.status, 409);
-    reply_free(&r);
-    r = run_full("", false, 5);
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "", false, 5);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
 
     /* ~/.bashrc cannot be written: 500 with the shell's message; the variable is live. */
-    r = run("mv ~/.bashrc ~/.bashrc.saved 2>/dev/null; mkdir ~/.bashrc");
-    reply_free(&r);
+    bb_expect_run(&ex, "mv ~/.bashrc ~/.bashrc.saved 2>/dev/null; mkdir ~/.bashrc", BB_ANY_EXIT,
+                  NULL);
     r = post_env("{\"UNWRITABLE\": \"v\"}");
     assert_int_equal(r.status, 500);
-    assert_prefix(json_string_value(json_object_get(r.json, "detail")),
-                  "Failed to add environment variables: ");
-    reply_free(&r);
-    r = run("echo $UNWRITABLE; rmdir ~/.bashrc; mv ~/.bashrc.saved ~/.bashrc 2>/dev/null; true");
-    assert_string_equal(content(&r), "v");
-    reply_free(&r);
+    bb_assert_prefix(json_string_value(json_object_get(r.json, "detail")),
+                     "Failed to add environment variables: ");
+    bb_reply_free(&r);
+    r = bb_run(&ex,
+               "echo $UNWRITABLE; rmdir ~/.bashrc; mv ~/.bashrc.saved ~/.bashrc 2>/dev/null; true");
+    assert_string_equal(bb_content(&r), "v");
+    bb_reply_free(&r);
 }
 
 static void test_env_output_not_stolen(void **state)
@@ -1274,31 +1064,31 @@ static void test_env_output_not_stolen(void **state)
     /* Output that arrived between commands belongs to the agent's next observation, not to
      * the hidden command of POST /env. */
     /* Double-forked: busybox ash dies when a job of its own ends at the prompt (docs). */
-    struct reply r = run("((sleep 0.2; echo late-output) &)");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "((sleep 0.2; echo late-output) &)");
+    bb_reply_free(&r);
     usleep(500000);
     r = post_env("{\"QUIET\": \"1\"}");
     assert_int_equal(r.status, 200);
-    reply_free(&r);
-    r = run("echo $QUIET");
-    assert_contains(content(&r), "late-output");
-    assert_contains(content(&r), "1");
-    reply_free(&r);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "echo $QUIET");
+    bb_assert_contains(bb_content(&r), "late-output");
+    bb_assert_contains(bb_content(&r), "1");
+    bb_reply_free(&r);
 }
 
 static void test_git_identity(void **state)
 {
     (void)state;
-    struct reply r = run("command -v git >/dev/null && echo yes || echo no");
-    bool have = strcmp(content(&r), "yes") == 0;
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "command -v git >/dev/null && echo yes || echo no");
+    bool have = strcmp(bb_content(&r), "yes") == 0;
+    bb_reply_free(&r);
     if (!have)
         skip();
-    r = run("git config --global user.name; git config --global user.email; echo ~");
+    r = bb_run(&ex, "git config --global user.name; git config --global user.email; echo ~");
     char want[256];
-    snprintf(want, sizeof want, "openhands\nopenhands@all-hands.dev\n%s", home_dir);
-    assert_string_equal(content(&r), want);
-    reply_free(&r);
+    snprintf(want, sizeof want, "openhands\nopenhands@all-hands.dev\n%s", ex.home);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
 }
 
 /* ---- hostile commands that need no other uid ---------------------------------------------- */
@@ -1309,45 +1099,39 @@ static void test_exec_redirects_stdout(void **state)
     /* busybox ash prints its prompt (our marker) on stderr: nothing can reroute it there. */
     if (shell_is_ash())
         skip();
-    struct reply r = run("exec >/dev/null 2>&1");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "exec >/dev/null 2>&1");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
     /* The marker still arrives (through the terminal): the shell stays usable. */
-    r = run("echo to-nowhere");
-    assert_string_equal(content(&r), "");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
-    r = run("exec >/dev/tty 2>&1");
-    reply_free(&r);
-    r = run("echo back");
-    assert_string_equal(content(&r), "back");
-    reply_free(&r);
+    bb_expect_run(&ex, "echo to-nowhere", 0, "");
+    bb_expect_run(&ex, "exec >/dev/tty 2>&1", BB_ANY_EXIT, NULL);
+    bb_expect_run(&ex, "echo back", BB_ANY_EXIT, "back");
 }
 
 static void test_exec_closes_stdin(void **state)
 {
     (void)state;
     /* The shell reads EOF and exits; a new one takes over and the next observation says so. */
-    struct reply r = run("exec 0<&-");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "exec 0<&-");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
     /* bash reports in its marker that its stdin is gone, so the executor replaces it at once
      * and the next command cannot be typed into the dying shell. busybox ash cannot say so:
      * there the next command must come after its exit (documented). */
     if (shell_is_ash())
         usleep(500000);
-    r = run("echo still-here");
-    assert_string_equal(content(&r), "still-here");
-    assert_prefix(meta_str(&r, "suffix"),
-                  shell_is_ash()
-                      ? "\n[The command completed with exit code 0.]\n[The shell exited with "
-                        "code 0 and a new shell was started in "
-                      : "\n[The command completed with exit code 0.]\n[The shell's standard "
-                        "input was closed or redirected, so a new shell was started in ");
-    reply_free(&r);
-    r = http("GET", "/alive", NULL);
+    r = bb_run(&ex, "echo still-here");
+    assert_string_equal(bb_content(&r), "still-here");
+    bb_assert_prefix(bb_meta_str(&r, "suffix"),
+                     shell_is_ash()
+                         ? "\n[The command completed with exit code 0.]\n[The shell exited with "
+                           "code 0 and a new shell was started in "
+                         : "\n[The command completed with exit code 0.]\n[The shell's standard "
+                           "input was closed or redirected, so a new shell was started in ");
+    bb_reply_free(&r);
+    r = bb_http(&ex, "GET", "/alive", NULL);
     assert_int_equal(r.status, 200);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 /* Children of pid that are zombies. */
@@ -1381,11 +1165,12 @@ static void test_orphans_reaped(void **state)
 {
     (void)state;
     /* Orphans come to the executor (a subreaper) and are reaped when they end. */
-    struct reply r = run("for i in 1 2 3 4 5; do (sleep 0.2 &); done; setsid sleep 0.2 & true");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run(&ex, "for i in 1 2 3 4 5; do (sleep 0.2 &); done; setsid sleep 0.2 & true");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
     usleep(800000);
-    assert_int_equal(zombie_children(executor_pid), 0);
+    assert_int_equal(zombie_children(ex.pid), 0);
 }
 
 static void test_disk_full(void **state)
@@ -1395,17 +1180,16 @@ static void test_disk_full(void **state)
      * host. The executor writes nothing itself, so a full disk only fails the agent's writes. */
     if (geteuid() != 0 || system("command -v unshare >/dev/null 2>&1") != 0)
         skip();
-    struct reply r = run("mkdir -p full && unshare -m sh -c 'mount -t tmpfs -o size=64k none full "
-                         "&& dd if=/dev/zero of=full/f bs=1k count=1000 2>&1; echo rc=$?'");
-    assert_contains(content(&r), "No space left on device");
-    assert_contains(content(&r), "rc=1");
-    reply_free(&r);
-    r = http("GET", "/alive", NULL);
+    struct bb_reply r =
+        bb_run(&ex, "mkdir -p full && unshare -m sh -c 'mount -t tmpfs -o size=64k none full "
+                    "&& dd if=/dev/zero of=full/f bs=1k count=1000 2>&1; echo rc=$?'");
+    bb_assert_contains(bb_content(&r), "No space left on device");
+    bb_assert_contains(bb_content(&r), "rc=1");
+    bb_reply_free(&r);
+    r = bb_http(&ex, "GET", "/alive", NULL);
     assert_int_equal(r.status, 200);
-    reply_free(&r);
-    r = run("ls full; rmdir full && echo clean");
-    assert_string_equal(content(&r), "clean");
-    reply_free(&r);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "ls full; rmdir full && echo clean", BB_ANY_EXIT, "clean");
 }
 
 /* ---- start-up steps ------------------------------------------------------------------------ */
@@ -1415,14 +1199,12 @@ static void test_startup_first_command(void **state)
     (void)state;
     /* The setup script ran before the socket appeared, was sourced (its export stays), and
      * its output is in nobody's observation; the --env-file variables are there. */
-    assert_true(setup_done_when_ready);
-    struct reply r = run("printf '%s|%s' \"$SETUP_VAR\" \"$FILE_VAR\"");
-    assert_string_equal(content(&r), "from-paddock-setup|from file $HOME \"q\"");
-    reply_free(&r);
+    assert_true(ex.ready_file_existed);
+    struct bb_reply r = bb_run(&ex, "printf '%s|%s' \"$SETUP_VAR\" \"$FILE_VAR\"");
+    assert_string_equal(bb_content(&r), "from-paddock-setup|from file $HOME \"q\"");
+    bb_reply_free(&r);
     /* .paddock/setup.sh wins: .openhands/setup.sh did not run. */
-    r = run("test -e openhands-ran; echo $?");
-    assert_string_equal(content(&r), "1");
-    reply_free(&r);
+    bb_expect_run(&ex, "test -e openhands-ran; echo $?", BB_ANY_EXIT, "1");
 }
 
 static void test_startup_git_identity(void **state)
@@ -1431,32 +1213,31 @@ static void test_startup_git_identity(void **state)
     if (system("command -v git >/dev/null 2>&1") != 0)
         skip();
     /* GIT_USER_NAME from the container's environment, GIT_USER_EMAIL from the --env-file. */
-    struct reply r = run("git config --global user.name; git config --global user.email");
-    assert_string_equal(content(&r), "Dev Name\ndev@example.com");
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run(&ex, "git config --global user.name; git config --global user.email");
+    assert_string_equal(bb_content(&r), "Dev Name\ndev@example.com");
+    bb_reply_free(&r);
 }
 
 static void test_startup_vars_persisted(void **state)
 {
     (void)state;
-    struct reply r = run("grep '^export FILE_VAR=' ~/.bashrc");
-    assert_string_equal(content(&r), "export FILE_VAR=\"from file \\$HOME \\\"q\\\"\"");
-    reply_free(&r);
-    r = run("exit 0");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "grep '^export FILE_VAR=' ~/.bashrc");
+    assert_string_equal(bb_content(&r), "export FILE_VAR=\"from file \\$HOME \\\"q\\\"\"");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "exit 0", BB_ANY_EXIT, NULL);
     /* A new shell: the setup script's export is gone, the persisted variable is not. */
-    r = run("printf '%s|%s' \"$SETUP_VAR\" \"$FILE_VAR\"");
-    assert_string_equal(content(&r), "|from file $HOME \"q\"");
-    reply_free(&r);
+    bb_expect_run(&ex, "printf '%s|%s' \"$SETUP_VAR\" \"$FILE_VAR\"", BB_ANY_EXIT,
+                  "|from file $HOME \"q\"");
 }
 
 static void test_setup_openhands_fallback(void **state)
 {
     (void)state;
-    assert_true(setup_done_when_ready);
-    struct reply r = run("echo $SETUP_VAR");
-    assert_string_equal(content(&r), "from-openhands-setup");
-    reply_free(&r);
+    assert_true(ex.ready_file_existed);
+    struct bb_reply r = bb_run(&ex, "echo $SETUP_VAR");
+    assert_string_equal(bb_content(&r), "from-openhands-setup");
+    bb_reply_free(&r);
 }
 
 /* ---- hostile commands as the agent's own uid (root only) ---------------------------------- */
@@ -1500,20 +1281,20 @@ static void assert_shell_is_agent(void)
 {
     char want[32];
     /* Job notices of earlier tests may come first: the last line counts. */
-    struct reply r = run("id -u");
-    const char *last = strrchr(content(&r), '\n');
-    last = last ? last + 1 : content(&r);
+    struct bb_reply r = bb_run(&ex, "id -u");
+    const char *last = strrchr(bb_content(&r), '\n');
+    last = last ? last + 1 : bb_content(&r);
     snprintf(want, sizeof want, "%lu", (unsigned long)agent_uid);
     if (strcmp(last, want) != 0)
         fail_msg("the shell runs as uid %s, not %s: hostile tests not run", last, want);
     assert_true(agent_uid != 0);
-    reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void wait_for_processes(uid_t uid, int want)
 {
-    double deadline = now() + 10;
-    while (processes_of(uid) != want && now() < deadline)
+    double deadline = bb_now() + 10;
+    while (processes_of(uid) != want && bb_now() < deadline)
         usleep(50000);
     assert_int_equal(processes_of(uid), want);
 }
@@ -1524,18 +1305,14 @@ static void test_agent_kill_minus_one_builtin(void **state)
     assert_shell_is_agent();
     /* Jobs of the shell under bash; under busybox ash orphans (a job of its own that ends at
      * the prompt ends ash too: docs/protocol.md). */
-    struct reply r =
-        run(shell_is_ash() ? "(sleep 100 &); (sleep 100 &)" : "sleep 100 & sleep 100 &");
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run(&ex, shell_is_ash() ? "(sleep 100 &); (sleep 100 &)" : "sleep 100 & sleep 100 &");
+    bb_reply_free(&r);
     assert_int_equal(processes_of(agent_uid), 3);
     /* bash's own kill: every other process of the uid dies, the shell (the caller) lives. */
-    r = run("kill -9 -1");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    bb_expect_run(&ex, "kill -9 -1", 0, NULL);
     wait_for_processes(agent_uid, 1);
-    r = run("echo ok");
-    assert_contains(content(&r), "ok");
-    reply_free(&r);
+    bb_expect_contains(&ex, "echo ok", "ok");
 }
 
 static void test_agent_kill_minus_one_external(void **state)
@@ -1543,17 +1320,16 @@ static void test_agent_kill_minus_one_external(void **state)
     (void)state;
     assert_shell_is_agent();
     /* kill(1) as a process of its own: the shell dies too, a new one is started. */
-    struct reply r = run("/bin/sh -c 'kill -9 -1'");
-    assert_int_equal(exit_code(&r), 137);
-    assert_contains(meta_str(&r, "suffix"), "\n[The shell exited with code 137 and a new shell "
-                                            "was started in ");
-    reply_free(&r);
-    r = http("GET", "/alive", NULL);
+    struct bb_reply r = bb_run(&ex, "/bin/sh -c 'kill -9 -1'");
+    assert_int_equal(bb_exit_code(&r), 137);
+    bb_assert_contains(bb_meta_str(&r, "suffix"),
+                       "\n[The shell exited with code 137 and a new shell "
+                       "was started in ");
+    bb_reply_free(&r);
+    r = bb_http(&ex, "GET", "/alive", NULL);
     assert_int_equal(r.status, 200);
-    reply_free(&r);
-    r = run("echo ok");
-    assert_string_equal(content(&r), "ok");
-    reply_free(&r);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo ok", BB_ANY_EXIT, "ok");
     wait_for_processes(agent_uid, 1);
 }
 
@@ -1565,9 +1341,10 @@ static void test_agent_fork_bomb(void **state)
      * container) the bomb hits the limit; the executor is another uid, unaffected. bash's
      * bombs keep retrying in the background; busybox ash's give up at once. */
     char *seen = strdup("");
-    struct reply r = run_full("( ulimit -u 48; bomb() { bomb | bomb & }; bomb )", false, 3);
-    append(&seen, content(&r));
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run_full(&ex, "( ulimit -u 48; bomb() { bomb | bomb & }; bomb )", false, 3);
+    append(&seen, bb_content(&r));
+    bb_reply_free(&r);
     int most = 0;
     for (int i = 0; i < 50; i++) {
         int n = processes_of(agent_uid);
@@ -1575,31 +1352,31 @@ static void test_agent_fork_bomb(void **state)
         usleep(20000);
     }
     assert_true(most <= 49); /* never past the limit (+1: the shell's own count) */
-    r = http("GET", "/alive", NULL);
+    r = bb_http(&ex, "GET", "/alive", NULL);
     assert_int_equal(r.status, 200);
-    reply_free(&r);
-    r = http("GET", "/server_info", NULL);
+    bb_reply_free(&r);
+    r = bb_http(&ex, "GET", "/server_info", NULL);
     assert_int_equal(r.status, 200);
-    reply_free(&r);
+    bb_reply_free(&r);
     /* The shell still answers; one kill -9 -1 ends the bomb, the executor reaps it all. */
-    r = run_full("kill -9 -1", false, 10);
-    append(&seen, content(&r));
-    reply_free(&r);
+    r = bb_run_full(&ex, "kill -9 -1", false, 10);
+    append(&seen, bb_content(&r));
+    bb_reply_free(&r);
     wait_for_processes(agent_uid, 1);
-    assert_int_equal(zombie_children(executor_pid), 0);
-    r = run("echo survived");
-    append(&seen, content(&r));
-    assert_contains(content(&r), "survived");
-    reply_free(&r);
+    assert_int_equal(zombie_children(ex.pid), 0);
+    r = bb_run(&ex, "echo survived");
+    append(&seen, bb_content(&r));
+    bb_assert_contains(bb_content(&r), "survived");
+    bb_reply_free(&r);
     /* The limit was reached: fork failed somewhere. */
-    assert_contains(seen, "Resource temporarily unavailable");
+    bb_assert_contains(seen, "Resource temporarily unavailable");
     free(seen);
 }
 
 static void test_agent_not_root(void **state)
 {
     (void)state;
-    skip(); /* the agent-uid group needs root to start the shell as another uid */
+    skip(); /* the group needs root: another uid for the shell, or a mount namespace */
 }
 
 /* ---- ports of OpenHands' tests/runtime/test_bash.py and test_env_vars.py ----------------- */
@@ -1610,13 +1387,6 @@ static void test_agent_not_root(void **state)
     "interrupt/kill the previous command before sending your new command, or use the timeout "     \
     "parameter in execute_bash for future commands."
 
-static bool have_program(const char *name)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
-    return system(cmd) == 0;
-}
-
 /* A port no other test on this machine is likely to use. */
 static int test_port(void)
 {
@@ -1626,86 +1396,83 @@ static int test_port(void)
 static void test_oh_bash_server(void **state)
 {
     (void)state;
-    if (!have_program("python3"))
+    if (!bb_have_program("python3"))
         skip();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "python3 -u -m http.server %d --bind 127.0.0.1", test_port());
-    struct reply r = run_full(cmd, false, 1);
-    assert_int_equal(exit_code(&r), -1);
-    assert_contains(content(&r), "Serving HTTP on");
-    assert_string_equal(meta_str(&r, "suffix"),
+    struct bb_reply r = bb_run_full(&ex, cmd, false, 1);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_assert_contains(bb_content(&r), "Serving HTTP on");
+    assert_string_equal(bb_meta_str(&r, "suffix"),
                         "\n[The command timed out after 1.0 seconds. " TIMEOUT_TEMPLATE_TEXT "]");
-    reply_free(&r);
-    r = run_full("C-c", true, 30);
-    assert_int_equal(exit_code(&r), 0); /* python exits cleanly on KeyboardInterrupt */
-    assert_contains(content(&r), "Keyboard interrupt received, exiting.");
-    assert_string_equal(meta_str(&r, "working_dir"), work_dir);
-    reply_free(&r);
-    r = run_full("ls", false, 1);
-    assert_int_equal(exit_code(&r), 0);
-    assert_null(strstr(content(&r), "Keyboard interrupt received, exiting."));
-    reply_free(&r);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-c", true, 30);
+    assert_int_equal(bb_exit_code(&r), 0); /* python exits cleanly on KeyboardInterrupt */
+    bb_assert_contains(bb_content(&r), "Keyboard interrupt received, exiting.");
+    assert_string_equal(bb_meta_str(&r, "working_dir"), ex.work);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "ls", false, 1);
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_null(strstr(bb_content(&r), "Keyboard interrupt received, exiting."));
+    bb_reply_free(&r);
     /* Again: the port is free. */
-    r = run_full(cmd, false, 1);
-    assert_int_equal(exit_code(&r), -1);
-    assert_contains(content(&r), "Serving HTTP on");
-    reply_free(&r);
-    r = run_full("C-c", true, 30);
-    reply_free(&r);
+    r = bb_run_full(&ex, cmd, false, 1);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_assert_contains(bb_content(&r), "Serving HTTP on");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-c", true, 30);
+    bb_reply_free(&r);
 }
 
 static void test_oh_background_server(void **state)
 {
     (void)state;
-    if (!have_program("python3") || !have_program("curl"))
+    if (!bb_have_program("python3") || !bb_have_program("curl"))
         skip();
     char cmd[160];
     snprintf(cmd, sizeof cmd, "python3 -m http.server %d --bind 127.0.0.1 > /dev/null 2>&1 &",
              test_port());
-    struct reply r = run(cmd);
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, cmd);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
     /* The job keeps serving between commands. */
     snprintf(cmd, sizeof cmd,
              "for i in 1 2 3 4 5 6 7 8 9 10; do curl -s http://127.0.0.1:%d/ && break; sleep "
              "0.3; done",
              test_port());
-    r = run(cmd);
-    assert_int_equal(exit_code(&r), 0);
-    assert_contains(content(&r), "Directory listing for");
-    reply_free(&r);
-    r = run("kill %1 && wait %1; echo stopped");
-    assert_contains(content(&r), "stopped");
-    reply_free(&r);
+    r = bb_run(&ex, cmd);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "Directory listing for");
+    bb_reply_free(&r);
+    bb_expect_contains(&ex, "kill %1 && wait %1; echo stopped", "stopped");
 }
 
 static void test_oh_multiline_commands(void **state)
 {
     (void)state;
-    struct reply r = run("echo \\\n -e \"foo\"");
-    assert_int_equal(exit_code(&r), 0);
-    assert_contains(content(&r), "foo");
-    reply_free(&r);
-    r = run("printf 'hello\\nworld\\n'");
-    assert_contains(content(&r), "hello\nworld");
-    assert_null(strstr(content(&r), ">")); /* test_no_ps2_in_output */
-    reply_free(&r);
-    r = run("printf 'a\\n\\n\\nz\\n'");
-    assert_contains(content(&r), "\n\n\n");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "echo \\\n -e \"foo\"");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "foo");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "printf 'hello\\nworld\\n'");
+    bb_assert_contains(bb_content(&r), "hello\nworld");
+    assert_null(strstr(bb_content(&r), ">")); /* test_no_ps2_in_output */
+    bb_reply_free(&r);
+    bb_expect_contains(&ex, "printf 'a\\n\\n\\nz\\n'", "\n\n\n");
 }
 
 static void test_oh_complex_commands(void **state)
 {
     (void)state;
-    struct reply r = run(
+    struct bb_reply r = bb_run(
+        &ex,
         "count=0; tries=0; while [ $count -lt 3 ]; do result=$(echo \"Heads\"); "
         "tries=$((tries+1)); echo \"Flip $tries: $result\"; if [ \"$result\" = \"Heads\" ]; then "
         "count=$((count+1)); else count=0; fi; done; echo \"Got 3 heads in a row after $tries "
         "flips!\";");
-    assert_int_equal(exit_code(&r), 0);
-    assert_contains(content(&r), "Got 3 heads in a row after 3 flips!");
-    reply_free(&r);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "Got 3 heads in a row after 3 flips!");
+    bb_reply_free(&r);
 }
 
 static void test_oh_multiline_command_loop(void **state)
@@ -1713,22 +1480,23 @@ static void test_oh_multiline_command_loop(void **state)
     (void)state;
     if (shell_is_ash())
         skip(); /* {01..04} is bash */
-    struct reply r = run("mkdir -p _modules && \\\nfor month in {01..04}; do\n    for day in "
-                         "{01..05}; do\n        touch \"_modules/2024-${month}-${day}-sample.md\"\n"
-                         "    done\ndone && echo \"created files\"\n");
-    assert_int_equal(exit_code(&r), 0);
-    assert_contains(content(&r), "created files");
-    reply_free(&r);
-    r = run("for file in _modules/*.md; do\n    new_date=$(echo $file | sed -E "
-            "'s/2024-(01|02|03|04)-/2024-/;s/2024-01/2024-08/;s/2024-02/2024-09/;s/2024-03/"
-            "2024-10/;s/2024-04/2024-11/')\n    mv \"$file\" \"$new_date\"\ndone && echo "
-            "\"success\"\n");
-    assert_int_equal(exit_code(&r), 0);
-    assert_contains(content(&r), "success");
-    reply_free(&r);
-    r = run("ls _modules | wc -l; rm -r _modules"); /* the renames merge months: 5 names */
-    assert_string_equal(content(&r), "5");
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run(&ex, "mkdir -p _modules && \\\nfor month in {01..04}; do\n    for day in "
+                    "{01..05}; do\n        touch \"_modules/2024-${month}-${day}-sample.md\"\n"
+                    "    done\ndone && echo \"created files\"\n");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "created files");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "for file in _modules/*.md; do\n    new_date=$(echo $file | sed -E "
+                    "'s/2024-(01|02|03|04)-/2024-/;s/2024-01/2024-08/;s/2024-02/2024-09/;s/2024-03/"
+                    "2024-10/;s/2024-04/2024-11/')\n    mv \"$file\" \"$new_date\"\ndone && echo "
+                    "\"success\"\n");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "success");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "ls _modules | wc -l; rm -r _modules"); /* the renames merge months: 5 names */
+    assert_string_equal(bb_content(&r), "5");
+    bb_reply_free(&r);
 }
 
 static void test_oh_multiple_multiline_commands(void **state)
@@ -1756,262 +1524,692 @@ static void test_oh_multiple_multiline_commands(void **state)
     for (size_t i = 0; i < 7; i++)
         snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", i ? "\n" : "",
                  cmds[i]);
-    struct reply r = run("mkdir -p empty && cd empty");
-    reply_free(&r);
-    r = run(joined);
-    assert_string_equal(observation_kind(&r), "error");
-    assert_contains(content(&r), "Cannot execute multiple commands at once");
+    struct bb_reply r = bb_run(&ex, "mkdir -p empty && cd empty");
+    bb_reply_free(&r);
+    r = bb_run(&ex, joined);
+    assert_string_equal(bb_observation(&r), "error");
+    bb_assert_contains(bb_content(&r), "Cannot execute multiple commands at once");
     for (size_t i = 0; i < 7; i++) {
         char item[300];
         snprintf(item, sizeof item, "\n(%zu) %s", i + 1, cmds[i]);
-        assert_contains(content(&r), item);
+        bb_assert_contains(bb_content(&r), item);
     }
-    reply_free(&r);
+    bb_reply_free(&r);
     for (size_t i = 0; i < 7; i++) {
-        r = run(cmds[i]);
-        assert_string_equal(observation_kind(&r), "run");
-        assert_int_equal(exit_code(&r), 0);
-        assert_contains(content(&r), want[i]);
-        reply_free(&r);
+        r = bb_run(&ex, cmds[i]);
+        assert_string_equal(bb_observation(&r), "run");
+        assert_int_equal(bb_exit_code(&r), 0);
+        bb_assert_contains(bb_content(&r), want[i]);
+        bb_reply_free(&r);
     }
-    r = run("cd .. && rmdir empty");
-    reply_free(&r);
+    bb_expect_run(&ex, "cd .. && rmdir empty", BB_ANY_EXIT, NULL);
 }
 
 static void test_oh_basic_command(void **state)
 {
     (void)state;
-    struct reply r = run("echo 'hello world'");
-    assert_contains(content(&r), "hello world");
-    reply_free(&r);
-    r = run("nonexistent_command");
-    assert_int_equal(exit_code(&r), 127);
-    assert_contains(content(&r), shell_is_ash() ? "nonexistent_command: not found"
-                                                : "nonexistent_command: command not found");
-    reply_free(&r);
-    r = run("echo 'hello   world    with\nspecial  chars'");
-    assert_contains(content(&r), "hello   world    with\nspecial  chars");
-    reply_free(&r);
-    r = run("echo \"first\" && echo \"second\" && echo \"third\"");
-    assert_string_equal(content(&r), "first\nsecond\nthird");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "echo 'hello world'");
+    bb_assert_contains(bb_content(&r), "hello world");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "nonexistent_command");
+    assert_int_equal(bb_exit_code(&r), 127);
+    bb_assert_contains(bb_content(&r), shell_is_ash() ? "nonexistent_command: not found"
+                                                      : "nonexistent_command: command not found");
+    bb_reply_free(&r);
+    bb_expect_contains(&ex, "echo 'hello   world    with\nspecial  chars'",
+                       "hello   world    with\nspecial  chars");
+    bb_expect_run(&ex, "echo \"first\" && echo \"second\" && echo \"third\"", BB_ANY_EXIT,
+                  "first\nsecond\nthird");
 }
 
 static void test_oh_interactive_command(void **state)
 {
     (void)state;
     /* No input comes: the 1 s no-change timeout returns (this executor runs with 1 s). */
-    char *body =
-        run_body("read -p \"Enter name: \" name && echo \"Hello $name\"", false, 30, false);
-    struct reply r = http("POST", "/execute_action", body);
-    free(body);
-    assert_contains(content(&r), "Enter name:");
-    assert_contains(meta_str(&r, "suffix"), "[The command has no new output after 1 seconds.");
-    reply_free(&r);
-    r = run_full("John", true, 5);
-    assert_contains(content(&r), "Hello John");
-    assert_contains(meta_str(&r, "suffix"), "[The command completed with exit code 0.]");
-    reply_free(&r);
-    r = run("cat << EOF\nline 1\nline 2\nEOF");
-    assert_contains(content(&r), "line 1\nline 2");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run_nonblocking(&ex, "read -p \"Enter name: \" name && echo \"Hello $name\"", false, 30);
+    bb_assert_contains(bb_content(&r), "Enter name:");
+    bb_assert_contains(bb_meta_str(&r, "suffix"),
+                       "[The command has no new output after 1 seconds.");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "John", true, 5);
+    bb_assert_contains(bb_content(&r), "Hello John");
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "[The command completed with exit code 0.]");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "cat << EOF\nline 1\nline 2\nEOF");
+    bb_assert_contains(bb_content(&r), "line 1\nline 2");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
 }
 
 static void test_oh_long_output(void **state)
 {
     (void)state;
-    struct reply r = run_full("for i in $(seq 1 5000); do echo \"Line $i\"; done", false, 10);
-    assert_int_equal(exit_code(&r), 0);
-    assert_contains(content(&r), "Line 1\n");
-    assert_contains(content(&r), "Line 5000");
-    assert_string_equal(meta_str(&r, "prefix"), "");
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run_full(&ex, "for i in $(seq 1 5000); do echo \"Line $i\"; done", false, 10);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "Line 1\n");
+    bb_assert_contains(bb_content(&r), "Line 5000");
+    assert_string_equal(bb_meta_str(&r, "prefix"), "");
+    bb_reply_free(&r);
 }
 
 static void test_oh_long_output_exceed_history_limit(void **state)
 {
     (void)state;
-    struct reply r = run_full("for i in $(seq 1 50000); do echo \"Line $i\"; done", false, 30);
-    assert_int_equal(exit_code(&r), 0);
-    assert_contains(meta_str(&r, "prefix"), "Previous command outputs are truncated");
-    assert_contains(content(&r), "Line 40000");
-    assert_contains(content(&r), "Line 50000");
-    assert_null(strstr(content(&r), "Line 38999\n"));
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run_full(&ex, "for i in $(seq 1 50000); do echo \"Line $i\"; done", false, 30);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_meta_str(&r, "prefix"), "Previous command outputs are truncated");
+    bb_assert_contains(bb_content(&r), "Line 40000");
+    bb_assert_contains(bb_content(&r), "Line 50000");
+    assert_null(strstr(bb_content(&r), "Line 38999\n"));
+    bb_reply_free(&r);
 }
 
 static void test_oh_command_backslash(void **state)
 {
     (void)state;
-    struct reply r = run("mkdir -p bs_dir && echo \"implemented_function\" > bs_dir/file_1.txt");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
-    r = run("find bs_dir -type f -exec grep -l \"implemented_function\" {} \\;");
-    assert_int_equal(exit_code(&r), 0);
-    assert_string_equal(content(&r), "bs_dir/file_1.txt");
-    reply_free(&r);
-    r = run("rm -r bs_dir");
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run(&ex, "mkdir -p bs_dir && echo \"implemented_function\" > bs_dir/file_1.txt");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "find bs_dir -type f -exec grep -l \"implemented_function\" {} \\;", 0,
+                  "bs_dir/file_1.txt");
+    bb_expect_run(&ex, "rm -r bs_dir", BB_ANY_EXIT, NULL);
 }
 
 static void test_oh_command_output_continuation(void **state)
 {
     (void)state;
     /* OpenHands' test with its timings scaled down (sleep 3 / timeout 2.5 -> 0.6 / 0.5). */
-    struct reply r = run_full("for i in 1 2 3 4 5; do echo $i; sleep 0.6; done", false, 0.5);
-    assert_string_equal(content(&r), "1");
-    assert_string_equal(meta_str(&r, "prefix"), "");
-    assert_contains(meta_str(&r, "suffix"), "[The command timed out after 0.5 seconds.");
-    reply_free(&r);
+    struct bb_reply r =
+        bb_run_full(&ex, "for i in 1 2 3 4 5; do echo $i; sleep 0.6; done", false, 0.5);
+    assert_string_equal(bb_content(&r), "1");
+    assert_string_equal(bb_meta_str(&r, "prefix"), "");
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "[The command timed out after 0.5 seconds.");
+    bb_reply_free(&r);
     for (int expected = 2; expected <= 5; expected++) {
         char want[8];
         snprintf(want, sizeof want, "%d", expected);
-        r = run_full("", false, 0.6);
-        assert_string_equal(meta_str(&r, "prefix"),
+        r = bb_run_full(&ex, "", false, 0.6);
+        assert_string_equal(bb_meta_str(&r, "prefix"),
                             "[Below is the output of the previous command.]\n");
-        assert_string_equal(content(&r), want);
-        assert_contains(meta_str(&r, "suffix"), "[The command timed out after 0.6 seconds.");
-        reply_free(&r);
+        assert_string_equal(bb_content(&r), want);
+        bb_assert_contains(bb_meta_str(&r, "suffix"), "[The command timed out after 0.6 seconds.");
+        bb_reply_free(&r);
     }
-    r = run_full("", false, 5);
-    assert_contains(meta_str(&r, "suffix"), "[The command completed with exit code 0.]");
-    reply_free(&r);
+    r = bb_run_full(&ex, "", false, 5);
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "[The command completed with exit code 0.]");
+    bb_reply_free(&r);
 }
 
 static void test_oh_long_running_command_follow_by_execute(void **state)
 {
     (void)state;
-    struct reply r = run_full("for i in 1 2 3; do echo $i; sleep 0.6; done", false, 0.5);
-    assert_contains(content(&r), "1");
-    assert_int_equal(exit_code(&r), -1);
-    assert_string_equal(meta_str(&r, "prefix"), "");
-    reply_free(&r);
-    r = run_full("", false, 0.5);
-    assert_contains(content(&r), "2");
-    assert_string_equal(meta_str(&r, "prefix"), "[Below is the output of the previous command.]\n");
-    assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
-    r = run_full("sleep 15", false, 0.5);
-    assert_null(strstr(content(&r), "3"));
-    assert_string_equal(meta_str(&r, "prefix"), "[Below is the output of the previous command.]\n");
-    assert_contains(meta_str(&r, "suffix"), "The previous command is still running");
-    assert_int_equal(exit_code(&r), -1);
-    reply_free(&r);
-    r = run_full("", false, 5);
-    assert_contains(content(&r), "3");
-    assert_contains(meta_str(&r, "suffix"), "[The command completed with exit code 0.]");
-    reply_free(&r);
+    struct bb_reply r = bb_run_full(&ex, "for i in 1 2 3; do echo $i; sleep 0.6; done", false, 0.5);
+    bb_assert_contains(bb_content(&r), "1");
+    assert_int_equal(bb_exit_code(&r), -1);
+    assert_string_equal(bb_meta_str(&r, "prefix"), "");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "", false, 0.5);
+    bb_assert_contains(bb_content(&r), "2");
+    assert_string_equal(bb_meta_str(&r, "prefix"),
+                        "[Below is the output of the previous command.]\n");
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "sleep 15", false, 0.5);
+    assert_null(strstr(bb_content(&r), "3"));
+    assert_string_equal(bb_meta_str(&r, "prefix"),
+                        "[Below is the output of the previous command.]\n");
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "The previous command is still running");
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "", false, 5);
+    bb_assert_contains(bb_content(&r), "3");
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "[The command completed with exit code 0.]");
+    bb_reply_free(&r);
 }
 
 static void test_oh_python_interactive_input(void **state)
 {
     (void)state;
-    if (!have_program("python3"))
+    if (!bb_have_program("python3"))
         skip();
     const char *script = "python3 -c \"name = input('Enter your name: '); age = input('Enter your "
                          "age: '); print(f'Hello {name}, you are {age} years old')\"";
     for (int without_set_input = 0; without_set_input < 2; without_set_input++) {
-        char *body = run_body(script, false, 30, false);
-        struct reply r = http("POST", "/execute_action", body);
-        free(body);
-        assert_contains(content(&r), "Enter your name:");
-        assert_int_equal(exit_code(&r), -1);
-        reply_free(&r);
+        struct bb_reply r = bb_run_nonblocking(&ex, script, false, 30);
+        bb_assert_contains(bb_content(&r), "Enter your name:");
+        assert_int_equal(bb_exit_code(&r), -1);
+        bb_reply_free(&r);
         if (without_set_input) {
-            r = run_full("Alice", false, 5);
-            assert_null(strstr(content(&r), "Enter your age:"));
-            assert_contains(meta_str(&r, "suffix"), "Your command \"Alice\" is NOT executed. The "
-                                                    "previous command is still running");
-            assert_int_equal(exit_code(&r), -1);
-            reply_free(&r);
+            r = bb_run_full(&ex, "Alice", false, 5);
+            assert_null(strstr(bb_content(&r), "Enter your age:"));
+            bb_assert_contains(bb_meta_str(&r, "suffix"),
+                               "Your command \"Alice\" is NOT executed. The "
+                               "previous command is still running");
+            assert_int_equal(bb_exit_code(&r), -1);
+            bb_reply_free(&r);
         }
-        r = run_full("Alice", true, 1);
-        assert_contains(content(&r), "Enter your age:");
-        assert_int_equal(exit_code(&r), -1);
-        reply_free(&r);
-        r = run_full("25", true, 5);
-        assert_contains(content(&r), "Hello Alice, you are 25 years old");
-        assert_int_equal(exit_code(&r), 0);
-        assert_contains(meta_str(&r, "suffix"), "[The command completed with exit code 0.]");
-        reply_free(&r);
+        r = bb_run_full(&ex, "Alice", true, 1);
+        bb_assert_contains(bb_content(&r), "Enter your age:");
+        assert_int_equal(bb_exit_code(&r), -1);
+        bb_reply_free(&r);
+        r = bb_run_full(&ex, "25", true, 5);
+        bb_assert_contains(bb_content(&r), "Hello Alice, you are 25 years old");
+        assert_int_equal(bb_exit_code(&r), 0);
+        bb_assert_contains(bb_meta_str(&r, "suffix"), "[The command completed with exit code 0.]");
+        bb_reply_free(&r);
     }
 }
 
 static void test_oh_bash_remove_prefix(void **state)
 {
     (void)state;
-    if (!have_program("git"))
+    if (!bb_have_program("git"))
         skip();
-    struct reply r = run("mkdir -p rp && cd rp && git init -q && git remote add origin "
-                         "https://github.com/All-Hands-AI/OpenHands");
-    assert_int_equal(exit_code(&r), 0);
-    reply_free(&r);
-    r = run("git remote -v");
-    assert_int_equal(exit_code(&r), 0);
-    assert_contains(content(&r), "https://github.com/All-Hands-AI/OpenHands");
-    assert_null(strstr(content(&r), "git remote -v"));
-    reply_free(&r);
-    r = run("cd .. && rm -rf rp");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "mkdir -p rp && cd rp && git init -q && git remote add origin "
+                                    "https://github.com/All-Hands-AI/OpenHands");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "git remote -v");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "https://github.com/All-Hands-AI/OpenHands");
+    assert_null(strstr(bb_content(&r), "git remote -v"));
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "cd .. && rm -rf rp", BB_ANY_EXIT, NULL);
 }
 
 static void test_oh_env_vars_os_environ(void **state)
 {
     (void)state;
     /* The container's environment reaches the shell (SANDBOX_ENV_FOOBAR=BAZ in OpenHands). */
-    struct reply r = run("echo $FOOBAR");
-    assert_int_equal(exit_code(&r), 0);
-    assert_string_equal(content(&r), "BAZ");
-    reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "echo $FOOBAR");
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_content(&r), "BAZ");
+    bb_reply_free(&r);
 }
 
 static void test_oh_env_vars_runtime_operations(void **state)
 {
     (void)state;
-    struct reply r = post_env("{\"QUUX\": \"abc\\\"def\"}");
+    struct bb_reply r = post_env("{\"QUUX\": \"abc\\\"def\"}");
     assert_int_equal(r.status, 200);
-    reply_free(&r);
-    r = run("echo $QUUX");
-    assert_string_equal(content(&r), "abc\"def");
-    reply_free(&r);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo $QUUX", BB_ANY_EXIT, "abc\"def");
     r = post_env("{\"FOOBAR\": \"xyz\"}");
-    reply_free(&r);
-    r = run("echo $QUUX $FOOBAR");
-    assert_string_equal(content(&r), "abc\"def xyz");
-    reply_free(&r);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo $QUUX $FOOBAR", BB_ANY_EXIT, "abc\"def xyz");
     /* Adding nothing changes nothing. */
-    r = run("env | sort");
-    char *before = strdup(content(&r));
-    reply_free(&r);
+    r = bb_run(&ex, "env | sort");
+    char *before = strdup(bb_content(&r));
+    bb_reply_free(&r);
     r = post_env("{}");
-    reply_free(&r);
-    r = run("env | sort");
-    assert_string_equal(content(&r), before);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "env | sort");
+    assert_string_equal(bb_content(&r), before);
     free(before);
-    reply_free(&r);
+    bb_reply_free(&r);
     r = post_env("{\"QUUX\": \"new_value\"}");
-    reply_free(&r);
-    r = run("echo $QUUX");
-    assert_string_equal(content(&r), "new_value");
-    reply_free(&r);
-    r = run("export FOOBAR=BAZ"); /* as test_oh_env_vars_os_environ expects */
-    reply_free(&r);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo $QUUX", BB_ANY_EXIT, "new_value");
+    r = bb_run(&ex, "export FOOBAR=BAZ"); /* as test_oh_env_vars_os_environ expects */
+    bb_reply_free(&r);
+}
+
+/* ---- more of OpenHands' test_bash.py and test_env_vars.py ------------------------------- */
+
+/* Runs command in a fresh empty directory of the workspace (cd'ed into), then back. */
+static void enter_empty_dir(const char *name)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s && mkdir %s && cd %s", name, name, name);
+    struct bb_reply r = bb_run(&ex, cmd);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
+}
+
+static void leave_dir(const char *name)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "cd %s && rm -rf %s", ex.work, name);
+    struct bb_reply r = bb_run(&ex, cmd);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
+}
+
+static void test_oh_cmd_run(void **state)
+{
+    (void)state;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls -l %s", ex.work);
+    struct bb_reply r = bb_run(&ex, cmd);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
+    enter_empty_dir("cmdrun");
+    r = bb_run(&ex, "ls -l");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "total 0");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "mkdir test");
+    assert_int_equal(bb_exit_code(&r), 0);
+    char user[64];
+    snprintf(user, sizeof user, "%s", bb_meta_str(&r, "username"));
+    bb_reply_free(&r);
+    /* The directory belongs to the user the metadata names. */
+    r = bb_run(&ex, "ls -l");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "test");
+    bb_assert_contains(bb_content(&r), user);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "touch test/foo.txt", 0, NULL);
+    r = bb_run(&ex, "ls -l test");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "foo.txt");
+    bb_reply_free(&r);
+    /* test_multi_cmd_run_in_single_line: several commands chained in one line. */
+    r = bb_run(&ex, "rm -rf test && pwd && ls -l");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), bb_path(ex.work, "cmdrun"));
+    bb_assert_contains(bb_content(&r), "total 0");
+    bb_reply_free(&r);
+    leave_dir("cmdrun");
+}
+
+static void test_oh_stateful_cmd_and_home(void **state)
+{
+    (void)state;
+    /* test_stateful_cmd and test_pwd_property. */
+    struct bb_reply r = bb_run(&ex, "mkdir -p test_state/random_dir");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "cd test_state", 0, NULL);
+    bb_expect_run(&ex, "pwd", BB_ANY_EXIT, bb_path(ex.work, "test_state"));
+    r = bb_run(&ex, "cd random_dir && pwd");
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_content(&r), bb_path(ex.work, "test_state/random_dir"));
+    assert_string_equal(bb_meta_str(&r, "working_dir"), bb_path(ex.work, "test_state/random_dir"));
+    bb_reply_free(&r);
+    /* test_run_as_user_correct_home_dir: ~ is the user's home (--home here). */
+    bb_expect_run(&ex, "cd ~ && pwd", 0, ex.home);
+    leave_dir("test_state");
+}
+
+static void test_oh_git_operation(void **state)
+{
+    (void)state;
+    if (!bb_have_program("git"))
+        skip();
+    enter_empty_dir("gitop");
+    /* The identity the executor configured lets a commit through without any git config. */
+    static const char *const steps[] = {"git init -q", "echo \"hello\" > test_file.txt",
+                                        "git add test_file.txt"};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        struct bb_reply r = bb_run(&ex, steps[i]);
+        assert_int_equal(bb_exit_code(&r), 0);
+        bb_reply_free(&r);
+    }
+    struct bb_reply r = bb_run(&ex, "git diff --no-color --cached");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "b/test_file.txt");
+    bb_assert_contains(bb_content(&r), "+hello");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "git commit -q -m \"test commit\" && git log --format=%an --oneline | wc -l",
+                  0, "1");
+    leave_dir("gitop");
+}
+
+static void test_oh_python_version(void **state)
+{
+    (void)state;
+    struct bb_reply r = bb_run(&ex, "command -v python >/dev/null && echo yes || echo no");
+    bool have = strcmp(bb_content(&r), "yes") == 0;
+    bb_reply_free(&r);
+    if (!have)
+        skip();
+    r = bb_run(&ex, "python --version");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "Python 3");
+    bb_reply_free(&r);
+}
+
+static void test_oh_long_output_from_nested_directories(void **state)
+{
+    (void)state;
+    /* 100 folders of 100 files (one touch per folder: 10,000 forks take too long here). */
+    struct bb_reply r = bb_run_full(
+        &ex,
+        "mkdir -p nested && cd nested && for i in $(seq 1 100); do mkdir -p \"folder_$i\"; "
+        "touch $(seq 1 100 | sed \"s|.*|folder_$i/file_&.txt|\"); done",
+        false, 60);
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "ls -R .", false, 60);
+    assert_int_equal(bb_exit_code(&r), 0);
+    const char *c = bb_content(&r);
+    bb_assert_contains(c, "folder_1");
+    bb_assert_contains(c, "file_1.txt");
+    bb_assert_contains(c, "folder_100");
+    bb_assert_contains(c, "file_100.txt");
+    bb_reply_free(&r);
+    leave_dir("nested");
+}
+
+static void test_oh_stress_soft_and_hard_timeout(void **state)
+{
+    (void)state;
+    /* OpenHands runs 10 rounds with 1 s sleeps and a 2 s hard timeout; 3 shorter ones here. */
+    for (int i = 0; i < 3; i++) {
+        struct bb_reply r = bb_run_nonblocking(
+            &ex,
+            "read -p \"Do you want to continue? [Y/n] \" answer; if [ \"$answer\" = \"Y\" ]; then "
+            "echo \"Proceeding with operation...\"; echo \"Operation completed successfully!\"; "
+            "else echo \"Operation cancelled.\"; exit 1; fi",
+            false, 30);
+        bb_assert_contains(bb_content(&r), "Do you want to continue?");
+        assert_int_equal(bb_exit_code(&r), -1);
+        bb_reply_free(&r);
+        r = bb_run_full(&ex, "Y", true, 5);
+        bb_assert_contains(bb_content(&r), "Proceeding with operation...");
+        bb_assert_contains(bb_content(&r), "Operation completed successfully!");
+        assert_int_equal(bb_exit_code(&r), 0);
+        bb_assert_contains(bb_meta_str(&r, "suffix"), "[The command completed with exit code 0.]");
+        bb_reply_free(&r);
+        char cmd[256], want[64];
+        snprintf(cmd, sizeof cmd,
+                 "export i=%d; for j in $(seq 1 100); do echo \"Line $j - Iteration $i - "
+                 "$(printf '%%1000s' | tr \" \" \"*\")\"; sleep 0.5; done",
+                 i);
+        r = bb_run_full(&ex, cmd, false, 1);
+        assert_int_equal(bb_exit_code(&r), -1);
+        snprintf(want, sizeof want, "Line 1 - Iteration %d - ****", i);
+        bb_assert_contains(bb_content(&r), want);
+        bb_reply_free(&r);
+        r = bb_run(&ex, "ls");
+        assert_int_equal(bb_exit_code(&r), -1);
+        bb_assert_contains(bb_meta_str(&r, "suffix"), "The previous command is still running");
+        bb_reply_free(&r);
+        r = bb_run_full(&ex, "C-c", true, 5);
+        assert_int_equal(bb_exit_code(&r), 130);
+        bb_reply_free(&r);
+        bb_expect_run(&ex, "ls", 0, NULL);
+    }
+}
+
+static void test_oh_env_vars_persist_after_restart(void **state)
+{
+    (void)state;
+    /* A credential-looking name is the agent's to set: POST /env does not filter it. */
+    struct bb_reply r = post_env("{\"GITHUB_TOKEN\": \"test_token\"}");
+    assert_int_equal(r.status, 200);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo $GITHUB_TOKEN", BB_ANY_EXIT, "test_token");
+    r = bb_run(&ex, "grep \"^export GITHUB_TOKEN=\" ~/.bashrc");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_assert_contains(bb_content(&r), "export GITHUB_TOKEN=");
+    bb_reply_free(&r);
+    /* A new shell (OpenHands pauses and resumes the container) reads it back. */
+    bb_expect_run(&ex, "exit", BB_ANY_EXIT, NULL);
+    bb_expect_run(&ex, "echo $GITHUB_TOKEN", 0, "test_token");
+}
+
+/* ---- keys to a running program ----------------------------------------------------------- */
+
+static void test_ctrl_z_stops_the_program(void **state)
+{
+    (void)state;
+    struct bb_reply r = bb_run_full(&ex, "sleep 31.4", false, 0.3);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    /* Stopped, not killed: the shell's prompt comes back with 128 + SIGTSTP. */
+    r = bb_run_full(&ex, "C-z", true, 5);
+    assert_int_equal(bb_exit_code(&r), 148);
+    assert_string_equal(bb_meta_str(&r, "suffix"),
+                        "\n[The command completed with exit code 148. CTRL+Z was sent.]");
+    bb_assert_contains(bb_content(&r), "Stopped");
+    bb_reply_free(&r);
+    bb_expect_contains(&ex, "jobs", "sleep 31.4");
+    bb_expect_contains(&ex, "kill -9 %1; sleep 0.2; echo gone", "gone");
+    bb_expect_run(&ex, "echo fine", BB_ANY_EXIT, "fine");
+}
+
+/* ---- bodies over the limit --------------------------------------------------------------- */
+
+static void test_chunked_body_too_large(void **state)
+{
+    (void)state;
+    /* No Content-Length to go by: what comes past 64 MiB is read and dropped (so that the
+     * client, still sending, gets to read the answer), then refused. */
+    size_t unsent;
+    struct bb_reply r = bb_post_spaces(&ex, "/execute_action", NULL, 80u << 20, true, &unsent);
+    assert_int_equal(r.status, 413);
+    assert_string_equal(bb_detail(&r), "Request body too large (limit 67108864 bytes)");
+    assert_int_equal(unsent, 0);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo still here", BB_ANY_EXIT, "still here");
+}
+
+/* ---- a full disk (root only: the workspace is a 256 KiB tmpfs of the agent's) ------------ */
+
+static void test_full_disk_from_the_agent(void **state)
+{
+    (void)state;
+    struct bb_reply r = bb_run(&ex, "id -u");
+    assert_string_equal(bb_content(&r), "65534");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo old content > keep.txt", BB_ANY_EXIT, NULL);
+    /* The agent fills the disk. */
+    r = bb_run(&ex, "dd if=/dev/zero of=fill bs=1k count=1000 2>&1; echo rc=$?");
+    bb_assert_contains(bb_content(&r), "No space left on device");
+    bb_assert_contains(bb_content(&r), "rc=1");
+    bb_reply_free(&r);
+    /* The executor writes nothing there itself: it still answers. */
+    r = bb_http(&ex, "GET", "/alive", NULL);
+    assert_int_equal(r.status, 200);
+    bb_reply_free(&r);
+    r = bb_http(&ex, "GET", "/server_info", NULL);
+    assert_int_equal(r.status, 200);
+    bb_reply_free(&r);
+    /* Writes get a clear error, and leave nothing half-written behind: no new file, and an
+     * existing one keeps its content (OpenHands truncates it first). */
+    static char big[65536];
+    memset(big, 'x', sizeof big - 1);
+    const char *more = bb_path(ex.work, "more.txt");
+    r = bb_act(&ex, "write", json_pack("{s:s, s:s}", "path", "more.txt", "content", big));
+    assert_string_equal(bb_observation(&r), "error");
+    char want[512];
+    snprintf(want, sizeof want, "Cannot write %s: No space left on device.", more);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
+    r = bb_act(&ex, "edit",
+               json_pack("{s:s, s:s, s:s}", "command", "create", "path", more, "file_text", big));
+    snprintf(want, sizeof want,
+             "ERROR:\nRan into [Errno 28] No space left on device: '%s' while trying to write to "
+             "%s",
+             more, more);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
+    char query[300];
+    snprintf(query, sizeof query, "?destination=%s", ex.work);
+    r = bb_upload(&ex, query, "up.bin", big, sizeof big);
+    assert_int_equal(r.status, 507);
+    bb_assert_contains(bb_detail(&r), "No space left on device");
+    bb_reply_free(&r);
+    r = bb_act(&ex, "write", json_pack("{s:s, s:s}", "path", "keep.txt", "content", big));
+    snprintf(want, sizeof want, "Cannot write %s: No space left on device.",
+             bb_path(ex.work, "keep.txt"));
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
+    r = bb_act(&ex, "edit",
+               json_pack("{s:s, s:s, s:s, s:s}", "command", "str_replace", "path",
+                         bb_path(ex.work, "keep.txt"), "old_str", "old", "new_str", big));
+    bb_assert_contains(bb_content(&r), "No space left on device");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "ls -1; cat keep.txt; echo still here", BB_ANY_EXIT,
+                  "fill\nkeep.txt\nold content\nstill here");
+    /* Space again: writes work again. */
+    bb_expect_run(&ex, "rm fill", BB_ANY_EXIT, NULL);
+    r = bb_act(&ex, "write", json_pack("{s:s, s:s}", "path", "more.txt", "content", "ok"));
+    assert_string_equal(bb_observation(&r), "write");
+    bb_reply_free(&r);
+}
+
+/* ---- no bash (root only: bash hidden in a mount namespace of the executor's) --------------- */
+
+static void test_no_bash_falls_back_to_sh(void **state)
+{
+    (void)state;
+    /* /bin/sh (dash or busybox here) with the same protocol. */
+    struct bb_reply r = bb_run(&ex, "test -x /bin/bash || echo no-bash");
+    assert_string_equal(bb_content(&r), "no-bash");
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_meta_str(&r, "working_dir"), ex.work);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "sh -c 'exit 3'");
+    assert_int_equal(bb_exit_code(&r), 3);
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 3.]");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "cd /tmp && export NB=1");
+    assert_string_equal(bb_meta_str(&r, "working_dir"), "/tmp");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo $NB; pwd", BB_ANY_EXIT, "1\n/tmp");
+    r = bb_run_full(&ex, "echo begin; sleep 5", false, 0.5);
+    assert_int_equal(bb_exit_code(&r), -1);
+    assert_string_equal(bb_content(&r), "begin");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-c", true, 5);
+    assert_int_equal(bb_exit_code(&r), 130);
+    bb_reply_free(&r);
+    r = bb_run(&ex, "echo a\necho b");
+    assert_string_equal(bb_observation(&r), "error");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo back", BB_ANY_EXIT, "back");
+}
+
+/* ---- executors of their own: timeouts from the environment, the setup script's limit ------ */
+
+static int stop_own(void **state)
+{
+    (void)state;
+    return bb_stop(&ex);
+}
+
+static int start_env_no_change_timeout(void **state)
+{
+    (void)state;
+    return bb_start(
+        &ex, &(struct bb_options){.no_change_timeout = "", .env = {"NO_CHANGE_TIMEOUT_SECONDS=2"}});
+}
+
+static void test_no_change_timeout_from_environment(void **state)
+{
+    (void)state;
+    struct bb_reply r = bb_run_nonblocking(&ex, "echo a; sleep 5", false, 30);
+    assert_int_equal(bb_exit_code(&r), -1);
+    assert_string_equal(bb_content(&r), "a");
+    bb_assert_prefix(bb_meta_str(&r, "suffix"),
+                     "\n[The command has no new output after 2 seconds. ");
+    bb_reply_free(&r);
+    /* Blocking commands do not get it: silent for longer, still waited for. */
+    r = bb_run_full(&ex, "C-c", true, 5);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "sleep 2.5; echo done", 0, "done");
+}
+
+static int start_default_no_change_timeout(void **state)
+{
+    (void)state;
+    return bb_start(&ex, &(struct bb_options){.no_change_timeout = ""});
+}
+
+static void test_no_change_timeout_default(void **state)
+{
+    (void)state;
+    /* The default (10 s) is longer than this hard timeout: the hard one ends the call. */
+    struct bb_reply r = bb_run_nonblocking(&ex, "echo a; sleep 5", false, 2.5);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_assert_prefix(bb_meta_str(&r, "suffix"), "\n[The command timed out after 2.5 seconds. ");
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-c", true, 5);
+    bb_reply_free(&r);
+    /* An invalid value in the environment is refused at start. */
+    static const char *const args[] = {"--socket", "/nonexistent/paddock.sock", NULL};
+    setenv("NO_CHANGE_TIMEOUT_SECONDS", "soon", 1);
+    int status;
+    char *err = bb_executor_stderr(args, &status);
+    unsetenv("NO_CHANGE_TIMEOUT_SECONDS");
+    assert_int_equal(status, 2);
+    assert_string_equal(err, "paddock-executor: invalid NO_CHANGE_TIMEOUT_SECONDS: soon\n");
+    free(err);
+}
+
+/* A workspace with .paddock/setup.sh holding text, started with --setup-timeout 1. */
+static int start_with_setup(const char *text)
+{
+    static const char *const args[] = {"--setup-timeout", "1", NULL};
+    if (bb_prepare(&ex, &(struct bb_options){.args = args, .own_home = true}) < 0)
+        return -1;
+    if (mkdir(ex.work, 0755) < 0 || mkdir(bb_path(ex.work, ".paddock"), 0755) < 0)
+        return -1;
+    bb_write_file(bb_path(ex.work, ".paddock/setup.sh"), text, strlen(text));
+    return bb_launch(&ex);
+}
+
+static int start_setup_hangs(void **state)
+{
+    (void)state;
+    return start_with_setup("export HALF=1\nsleep 31.7\n");
+}
+
+static void test_setup_script_limit(void **state)
+{
+    (void)state;
+    /* Served once the limit passed; the script (and its shell) are gone, and the agent's
+     * first observation says why its shell is a new one. */
+    double deadline = bb_now() + 5;
+    while (processes_running("sleep", "31.7") && bb_now() < deadline)
+        usleep(20000);
+    assert_false(processes_running("sleep", "31.7"));
+    struct bb_reply r = bb_run(&ex, "echo \"[$HALF]\"; pwd");
+    char want[256];
+    snprintf(want, sizeof want, "[]\n%s", ex.work);
+    assert_string_equal(bb_content(&r), want);
+    bb_assert_contains(bb_meta_str(&r, "suffix"),
+                       "\n[The shell exited with code 137 and a new shell was started in ");
+    bb_reply_free(&r);
+    r = bb_run(&ex, "echo again");
+    assert_string_equal(bb_meta_str(&r, "suffix"), "\n[The command completed with exit code 0.]");
+    bb_reply_free(&r);
+}
+
+static int start_setup_exits(void **state)
+{
+    (void)state;
+    return start_with_setup("export GONE=1\nexit 3\n");
+}
+
+static void test_setup_script_exits(void **state)
+{
+    (void)state;
+    struct bb_reply r = bb_run(&ex, "echo \"[$GONE]\"");
+    assert_string_equal(bb_content(&r), "[]");
+    bb_assert_contains(bb_meta_str(&r, "suffix"),
+                       "\n[The shell exited with code 3 and a new shell was started in ");
+    bb_reply_free(&r);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH-TO-paddock-executor\n", argv[0]);
+    if (bb_init(argc, argv) < 0)
         return 2;
-    }
-    executor_path = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alive_and_server_info),
         cmocka_unit_test(test_echo),
         cmocka_unit_test(test_cd_persists),
         cmocka_unit_test(test_export_persists),
         cmocka_unit_test(test_exit_codes),
+        cmocka_unit_test(test_openhands_serialisation_accepted),
         cmocka_unit_test(test_multiline_output),
         cmocka_unit_test(test_single_commands_spanning_lines),
         cmocka_unit_test(test_multiple_commands_refused),
@@ -2068,6 +2266,15 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_oh_python_interactive_input),
         cmocka_unit_test(test_oh_bash_remove_prefix),
         cmocka_unit_test(test_oh_env_vars_runtime_operations),
+        cmocka_unit_test(test_oh_cmd_run),
+        cmocka_unit_test(test_oh_stateful_cmd_and_home),
+        cmocka_unit_test(test_oh_git_operation),
+        cmocka_unit_test(test_oh_python_version),
+        cmocka_unit_test(test_oh_long_output_from_nested_directories),
+        cmocka_unit_test(test_oh_stress_soft_and_hard_timeout),
+        cmocka_unit_test(test_oh_env_vars_persist_after_restart),
+        cmocka_unit_test(test_ctrl_z_stops_the_program),
+        cmocka_unit_test(test_chunked_body_too_large),
     };
     const struct CMUnitTest startup_tests[] = {
         cmocka_unit_test(test_startup_first_command),
@@ -2081,6 +2288,20 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_agent_kill_minus_one_builtin),
         cmocka_unit_test(test_agent_kill_minus_one_external),
         cmocka_unit_test(test_agent_fork_bomb),
+    };
+    const struct CMUnitTest full_disk_tests[] = {
+        cmocka_unit_test(test_full_disk_from_the_agent),
+    };
+    const struct CMUnitTest no_bash_tests[] = {
+        cmocka_unit_test(test_no_bash_falls_back_to_sh),
+    };
+    const struct CMUnitTest own_tests[] = {
+        cmocka_unit_test_setup_teardown(test_no_change_timeout_from_environment,
+                                        start_env_no_change_timeout, stop_own),
+        cmocka_unit_test_setup_teardown(test_no_change_timeout_default,
+                                        start_default_no_change_timeout, stop_own),
+        cmocka_unit_test_setup_teardown(test_setup_script_limit, start_setup_hangs, stop_own),
+        cmocka_unit_test_setup_teardown(test_setup_script_exits, start_setup_exits, stop_own),
     };
     const struct CMUnitTest not_root_tests[] = {
         cmocka_unit_test(test_agent_not_root),
@@ -2106,6 +2327,22 @@ int main(int argc, char **argv)
             cmocka_run_group_tests_name("agent-uid", agent_tests, start_executor, stop_executor);
     else if (WANT("agent-uid"))
         failed += cmocka_run_group_tests_name("agent-uid", not_root_tests, NULL, NULL);
+    grp = &group_default;
+    if (WANT("own"))
+        failed += cmocka_run_group_tests_name("own executors", own_tests, NULL, NULL);
+    /* Groups that need root to set up (mount namespaces): skipped without it. */
+    grp = &group_full_disk;
+    if (WANT("full-disk") && geteuid() == 0)
+        failed += cmocka_run_group_tests_name("full-disk", full_disk_tests, start_executor,
+                                              stop_executor);
+    else if (WANT("full-disk"))
+        failed += cmocka_run_group_tests_name("full-disk", not_root_tests, NULL, NULL);
+    grp = &group_no_bash;
+    if (WANT("no-bash") && geteuid() == 0)
+        failed +=
+            cmocka_run_group_tests_name("no-bash", no_bash_tests, start_executor, stop_executor);
+    else if (WANT("no-bash"))
+        failed += cmocka_run_group_tests_name("no-bash", not_root_tests, NULL, NULL);
 #undef WANT
     return failed;
 }

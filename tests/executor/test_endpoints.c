@@ -32,24 +32,7 @@
 #define AGENT_UID 65534
 #define TEST_KEY "k3y-0123456789abcdef"
 
-static const char *executor_path;
 static struct bb ex;
-
-/* dir/rel in one of 8 rotating buffers (so results may be nested). */
-static char *path_in(const char *dir, const char *rel)
-{
-    static char p[8][512];
-    static int i;
-    i = (i + 1) % 8;
-    size_t dl = strlen(dir), rl = strlen(rel);
-    assert_true(dl + rl + 2 <= sizeof p[i]);
-    char tmp[512];
-    memcpy(tmp, dir, dl);
-    tmp[dl] = '/';
-    memcpy(tmp + dl + 1, rel, rl + 1);
-    memcpy(p[i], tmp, dl + rl + 2);
-    return p[i];
-}
 
 static const char *detail(const struct bb_reply *r)
 {
@@ -67,7 +50,7 @@ static void expect_detail(struct bb_reply r, long status, const char *want)
 static char *python(int *status, const char *script, const char *a1, const char *a2)
 {
     const char *argv[] = {"python3", "-c", script, a1 ? a1 : "", a2 ? a2 : "", NULL};
-    return bb_capture(argv, status);
+    return bb_capture(argv, 1, status);
 }
 
 /* What list_files says about a path, as compact JSON text. */
@@ -122,7 +105,7 @@ static bool is_root(void)
 static int start_plain(void **state)
 {
     (void)state;
-    return bb_start(&ex, executor_path);
+    return bb_start(&ex, NULL);
 }
 
 static int stop(void **state)
@@ -132,52 +115,52 @@ static int stop(void **state)
 }
 
 /* The temp dir must be passable for the agent uid; <dir>/private is root's alone. */
-static int prepare_for_agent(bool tcp)
+static int prepare_for_agent(const struct bb_options *o)
 {
-    if (bb_prepare(&ex, executor_path, tcp) < 0)
+    if (bb_prepare(&ex, o) < 0)
         return -1;
-    if (chmod(ex.dir, 0711) < 0 || mkdir(path_in(ex.dir, "private"), 0700) < 0)
+    if (mkdir(bb_path(ex.dir, "private"), 0700) < 0)
         return -1;
-    bb_write_file(path_in(ex.dir, "private/secret.txt"), "secret", 6);
+    bb_write_file(bb_path(ex.dir, "private/secret.txt"), "secret", 6);
     return 0;
 }
+
+static const char *const agent_args[] = {"--user-id", "65534", NULL};
 
 static int start_env_key(void **state)
 {
     (void)state;
-    if (prepare_for_agent(false) < 0)
+    struct bb_options o = {.args = is_root() ? agent_args : NULL,
+                           .env_key = TEST_KEY,
+                           .api_key = TEST_KEY,
+                           .dir_mode = 0711};
+    if (prepare_for_agent(&o) < 0)
         return -1;
-    const char *extra[] = {"--user-id", "65534", NULL};
-    ex.api_key = TEST_KEY;
-    return bb_launch(&ex, is_root() ? extra : NULL, false, TEST_KEY);
+    return bb_launch(&ex);
 }
 
 static int start_file_key_tcp(void **state)
 {
     (void)state;
-    if (prepare_for_agent(true) < 0)
+    static char key_arg[512];
+    static const char *args[] = {"--api-key-file", key_arg, "--user-id", "65534", NULL};
+    if (!is_root())
+        args[2] = NULL;
+    struct bb_options o = {.args = args, .tcp = true, .api_key = TEST_KEY, .dir_mode = 0711};
+    if (prepare_for_agent(&o) < 0)
         return -1;
-    char *key_file = path_in(ex.dir, "key");
-    bb_write_file(key_file, TEST_KEY "\n", strlen(TEST_KEY) + 1);
-    if (chmod(key_file, 0600) < 0)
+    snprintf(key_arg, sizeof key_arg, "%s", bb_path(ex.dir, "key"));
+    bb_write_file(key_arg, TEST_KEY "\n", strlen(TEST_KEY) + 1);
+    if (chmod(key_arg, 0600) < 0)
         return -1;
-    static char key_arg[512], listen_arg[64];
-    snprintf(key_arg, sizeof key_arg, "%s", key_file);
-    snprintf(listen_arg, sizeof listen_arg, "%s", ex.tcp);
-    const char *extra[] = {
-        "--api-key-file", key_arg, "--listen", listen_arg, is_root() ? "--user-id" : NULL,
-        "65534",          NULL};
-    ex.api_key = TEST_KEY;
-    return bb_launch(&ex, extra, false, NULL);
+    return bb_launch(&ex);
 }
 
 static int start_short_timeout(void **state)
 {
     (void)state;
-    if (bb_prepare(&ex, executor_path, false) < 0)
-        return -1;
-    const char *extra[] = {"--connection-timeout", "1", NULL};
-    return bb_launch(&ex, extra, false, NULL);
+    static const char *const args[] = {"--connection-timeout", "1", NULL};
+    return bb_start(&ex, &(struct bb_options){.args = args});
 }
 
 /* ---- /upload_file ------------------------------------------------------------------------ */
@@ -198,7 +181,7 @@ static void test_upload_file_creates_destination(void **state)
     json_decref(w);
     bb_reply_free(&r);
     size_t len;
-    char *got = bb_read_file(path_in(ex.work, "new/dir/hello.txt"), &len);
+    char *got = bb_read_file(bb_path(ex.work, "new/dir/hello.txt"), &len);
     assert_non_null(got);
     assert_int_equal(len, 12);
     assert_memory_equal(got, "hello\nworld\n", 12);
@@ -207,10 +190,10 @@ static void test_upload_file_creates_destination(void **state)
     r = bb_upload(&ex, query, "hello.txt", "v2", 2);
     assert_int_equal(r.status, 200);
     bb_reply_free(&r);
-    got = bb_read_file(path_in(ex.work, "new/dir/hello.txt"), &len);
+    got = bb_read_file(bb_path(ex.work, "new/dir/hello.txt"), &len);
     assert_string_equal(got, "v2");
     free(got);
-    assert_listing(path_in(ex.work, "new/dir"), "[\"hello.txt\"]");
+    assert_listing(bb_path(ex.work, "new/dir"), "[\"hello.txt\"]");
 }
 
 static void test_upload_basename_only(void **state)
@@ -222,8 +205,8 @@ static void test_upload_basename_only(void **state)
     assert_int_equal(r.status, 200);
     assert_string_equal(json_string_value(json_object_get(r.json, "filename")), "evil.txt");
     bb_reply_free(&r);
-    assert_listing(path_in(ex.work, "base"), "[\"evil.txt\"]");
-    assert_int_equal(access(path_in(ex.dir, "sneaky"), F_OK), -1);
+    assert_listing(bb_path(ex.work, "base"), "[\"evil.txt\"]");
+    assert_int_equal(access(bb_path(ex.dir, "sneaky"), F_OK), -1);
 }
 
 static void test_upload_errors(void **state)
@@ -240,7 +223,7 @@ static void test_upload_errors(void **state)
     snprintf(query, sizeof query, "?destination=%s", ex.work);
     expect_detail(bb_upload(&ex, query, "..", "x", 1), 400, "Invalid file name: ..");
     /* The destination is a file. */
-    bb_write_file(path_in(ex.work, "plainfile"), "p", 1);
+    bb_write_file(bb_path(ex.work, "plainfile"), "p", 1);
     snprintf(query, sizeof query, "?destination=%s/plainfile", ex.work);
     char want[512];
     snprintf(want, sizeof want, "Destination is not a directory: %s/plainfile", ex.work);
@@ -263,13 +246,13 @@ static void test_upload_errors(void **state)
     r.json = json_loads(r.body, 0, NULL);
     expect_detail(r, 400, "Missing form field: file");
     /* Nothing was written by any of these. */
-    assert_int_equal(access(path_in(ex.work, "a.txt"), F_OK), -1);
+    assert_int_equal(access(bb_path(ex.work, "a.txt"), F_OK), -1);
 }
 
 static void test_upload_zip_unpacks(void **state)
 {
     (void)state;
-    char *zip = path_in(ex.dir, "up.zip");
+    const char *zip = bb_path(ex.dir, "up.zip");
     int st;
     free(python(&st,
                 "import sys, zipfile\n"
@@ -289,8 +272,8 @@ static void test_upload_zip_unpacks(void **state)
     assert_string_equal(json_string_value(json_object_get(r.json, "filename")), "project.zip");
     bb_reply_free(&r);
     /* Unpacked, and the archive itself is not left there. */
-    assert_listing(path_in(ex.work, "unz"), "[\"empty/\",\"src/\",\"README\"]");
-    char *c = bb_read_file(path_in(ex.work, "unz/src/main.c"), &len);
+    assert_listing(bb_path(ex.work, "unz"), "[\"empty/\",\"src/\",\"README\"]");
+    char *c = bb_read_file(bb_path(ex.work, "unz/src/main.c"), &len);
     assert_int_equal(len, 2900);
     assert_memory_equal(c, "int main(void) { return 0; }\n", 29);
     free(c);
@@ -300,14 +283,14 @@ static void test_upload_zip_unpacks(void **state)
     assert_int_equal(r.status, 200);
     assert_true(json_is_true(json_object_get(r.json, "recursive")));
     bb_reply_free(&r);
-    assert_listing(path_in(ex.work, "unz2"), "[\"empty/\",\"src/\",\"README\"]");
+    assert_listing(bb_path(ex.work, "unz2"), "[\"empty/\",\"src/\",\"README\"]");
     free(data);
 }
 
 static void test_upload_zip_slip_and_garbage_refused(void **state)
 {
     (void)state;
-    char *zip = path_in(ex.dir, "slip.zip");
+    const char *zip = bb_path(ex.dir, "slip.zip");
     int st;
     free(python(&st,
                 "import sys, zipfile\n"
@@ -324,49 +307,25 @@ static void test_upload_zip_slip_and_garbage_refused(void **state)
     expect_detail(bb_upload(&ex, query, "slip.zip", data, len), 400,
                   "Refusing a zip entry with a '..' component: ../../outside.txt");
     free(data);
-    assert_listing(path_in(ex.work, "slip"), "[]");
-    assert_int_equal(access(path_in(ex.dir, "outside.txt"), F_OK), -1);
+    assert_listing(bb_path(ex.work, "slip"), "[]");
+    assert_int_equal(access(bb_path(ex.dir, "outside.txt"), F_OK), -1);
     expect_detail(bb_upload(&ex, query, "junk.zip", "not a zip", 9), 400,
                   "Not a zip archive (too short)");
-    assert_listing(path_in(ex.work, "slip"), "[]");
-}
-
-static size_t fill_spaces(char *buf, size_t size, size_t nmemb, void *ctx)
-{
-    size_t *left = ctx, n = size * nmemb;
-    if (n > *left)
-        n = *left;
-    memset(buf, ' ', n);
-    *left -= n;
-    return n;
+    assert_listing(bb_path(ex.work, "slip"), "[]");
 }
 
 static void test_upload_too_large(void **state)
 {
     (void)state;
     /* The 413 comes from the Content-Length alone: the 70 MB are never sent. */
-    size_t left = 70u * 1024 * 1024;
-    struct bb_reply r = {0};
+    size_t unsent;
     char path[512];
     snprintf(path, sizeof path, "/upload_file?destination=%s/big", ex.work);
-    CURL *h = curl_easy_init();
-    bb_setup(&ex, h, "POST", path, NULL, &r);
-    struct curl_slist *hdr =
-        curl_slist_append(NULL, "Content-Type: multipart/form-data; boundary=xyz");
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_READFUNCTION, fill_spaces);
-    curl_easy_setopt(h, CURLOPT_READDATA, &left);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)left);
-    assert_int_equal(curl_easy_perform(h), CURLE_OK);
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r.status);
-    assert_int_equal(r.status, 413);
-    assert_true(left > 60u * 1024 * 1024);
-    r.json = json_loads(r.body, 0, NULL);
+    struct bb_reply r = bb_post_spaces(&ex, path, "Content-Type: multipart/form-data; boundary=xyz",
+                                       70u << 20, false, &unsent);
+    assert_true(unsent > 60u << 20);
     expect_detail(r, 413, "Request body too large (limit 67108864 bytes)");
-    curl_slist_free_all(hdr);
-    curl_easy_cleanup(h);
-    assert_int_equal(access(path_in(ex.work, "big"), F_OK), -1);
+    assert_int_equal(access(bb_path(ex.work, "big"), F_OK), -1);
 }
 
 struct chunked_body {
@@ -422,7 +381,7 @@ static void test_upload_chunked_too_large(void **state)
     char *got = NULL;
     while (bb_now() < deadline) {
         free(got);
-        got = list_path(path_in(ex.work, "huge"));
+        got = list_path(bb_path(ex.work, "huge"));
         if (strcmp(got, "[]") == 0)
             break;
         usleep(50000);
@@ -430,7 +389,7 @@ static void test_upload_chunked_too_large(void **state)
     assert_string_equal(got, "[]");
     free(got);
     struct stat st; /* the child had started: it made the destination */
-    assert_int_equal(stat(path_in(ex.work, "huge"), &st), 0);
+    assert_int_equal(stat(bb_path(ex.work, "huge"), &st), 0);
     assert_true(S_ISDIR(st.st_mode));
 }
 
@@ -438,7 +397,7 @@ static void test_upload_abandoned_leaves_nothing(void **state)
 {
     (void)state;
     /* Half a file, then the client goes away: no file, no temporary. */
-    mkdir(path_in(ex.work, "half"), 0755);
+    mkdir(bb_path(ex.work, "half"), 0755);
     int fd = connect_unix(ex.sock);
     char req[1024];
     snprintf(req, sizeof req,
@@ -454,7 +413,7 @@ static void test_upload_abandoned_leaves_nothing(void **state)
     char *got = NULL;
     while (bb_now() < deadline) {
         free(got);
-        got = list_path(path_in(ex.work, "half"));
+        got = list_path(bb_path(ex.work, "half"));
         if (strcmp(got, "[]") == 0)
             break;
         usleep(50000);
@@ -489,7 +448,7 @@ static void test_upload_download_round_trip_large(void **state)
     assert_int_equal(r.status, 200);
     bb_reply_free(&r);
     size_t len;
-    char *got = bb_read_file(path_in(ex.work, "large/big.bin"), &len);
+    char *got = bb_read_file(bb_path(ex.work, "large/big.bin"), &len);
     assert_int_equal(len, n);
     assert_memory_equal(got, data, n);
     free(got);
@@ -499,7 +458,7 @@ static void test_upload_download_round_trip_large(void **state)
     assert_int_equal(r.status, 200);
     assert_string_equal(r.content_type, "application/zip");
     assert_string_equal(r.disposition, "attachment; filename=\"large.zip\"");
-    char *zip = path_in(ex.dir, "large.zip");
+    const char *zip = bb_path(ex.dir, "large.zip");
     bb_write_file(zip, r.body, r.len);
     bb_reply_free(&r);
     int st;
@@ -509,7 +468,7 @@ static void test_upload_download_round_trip_large(void **state)
                        "print(z.namelist(), z.getinfo('big.bin').compress_type,\n"
                        "      hashlib.sha256(z.read('big.bin')).hexdigest() ==\n"
                        "      hashlib.sha256(open(sys.argv[2], 'rb').read()).hexdigest())\n",
-                       zip, path_in(ex.work, "large/big.bin"));
+                       zip, bb_path(ex.work, "large/big.bin"));
     assert_int_equal(st, 0);
     assert_string_equal(out, "['big.bin'] 8 True\n");
     free(out);
@@ -608,7 +567,7 @@ static void test_upload_backpressure(void **state)
     if (grown > 8 * 1024 * 1024)
         fail_msg("the executor's RSS grew by %lld bytes while the upload was held up", grown);
     struct stat sb;
-    assert_int_equal(stat(path_in(ex.work, "bp/slow.bin"), &sb), 0);
+    assert_int_equal(stat(bb_path(ex.work, "bp/slow.bin"), &sb), 0);
     assert_int_equal(sb.st_size, (off_t)n);
 }
 
@@ -622,7 +581,7 @@ static const char list_zip_py[] = "import sys, zipfile\n"
 
 static char *zip_listing(const struct bb_reply *r)
 {
-    char *zip = path_in(ex.dir, "dl.zip");
+    const char *zip = bb_path(ex.dir, "dl.zip");
     bb_write_file(zip, r->body, r->len);
     int st;
     char *out = python(&st, list_zip_py, zip, NULL);
@@ -636,15 +595,15 @@ static void test_download_directory(void **state)
     char d[256];
     snprintf(d, sizeof d, "%s/tree", ex.work);
     mkdir(d, 0755);
-    mkdir(path_in(d, "sub"), 0755);
-    mkdir(path_in(d, "sub/emptydir"), 0755);
-    bb_write_file(path_in(d, "a.txt"), "alpha", 5);
-    bb_write_file(path_in(d, "sub/b.txt"), "beta", 4);
-    bb_write_file(path_in(d, ".hidden"), "h", 1);
+    mkdir(bb_path(d, "sub"), 0755);
+    mkdir(bb_path(d, "sub/emptydir"), 0755);
+    bb_write_file(bb_path(d, "a.txt"), "alpha", 5);
+    bb_write_file(bb_path(d, "sub/b.txt"), "beta", 4);
+    bb_write_file(bb_path(d, ".hidden"), "h", 1);
     /* Never followed or archived: a symlink out of the tree, a FIFO (would block a read). */
-    assert_int_equal(symlink("/etc/hostname", path_in(d, "link")), 0);
-    assert_int_equal(symlink("/etc", path_in(d, "linkdir")), 0);
-    assert_int_equal(mkfifo(path_in(d, "fifo"), 0644), 0);
+    assert_int_equal(symlink("/etc/hostname", bb_path(d, "link")), 0);
+    assert_int_equal(symlink("/etc", bb_path(d, "linkdir")), 0);
+    assert_int_equal(mkfifo(bb_path(d, "fifo"), 0644), 0);
     char path[512];
     snprintf(path, sizeof path, "/download_files?path=%s", d);
     struct bb_reply r = bb_http(&ex, "GET", path, NULL);
@@ -673,7 +632,7 @@ static void test_download_directory(void **state)
 static void test_download_file_and_empty_dir(void **state)
 {
     (void)state;
-    bb_write_file(path_in(ex.work, "single.txt"), "just me", 7);
+    bb_write_file(bb_path(ex.work, "single.txt"), "just me", 7);
     char path[512];
     snprintf(path, sizeof path, "/download_files?path=%s/single.txt", ex.work);
     struct bb_reply r = bb_http(&ex, "GET", path, NULL);
@@ -683,7 +642,7 @@ static void test_download_file_and_empty_dir(void **state)
     assert_string_equal(out, "single.txt 8 b'just me'\n");
     free(out);
     bb_reply_free(&r);
-    mkdir(path_in(ex.work, "nothing"), 0755);
+    mkdir(bb_path(ex.work, "nothing"), 0755);
     snprintf(path, sizeof path, "/download_files?path=%s/nothing", ex.work);
     r = bb_http(&ex, "GET", path, NULL);
     assert_int_equal(r.status, 200);
@@ -718,11 +677,11 @@ static void test_list_files_order(void **state)
     mkdir(d, 0755);
     const char *files[] = {"b.txt", "B.TXT", "A.txt", ".hidden", "_x", "Zebra"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        bb_write_file(path_in(d, files[i]), "", 0);
-    mkdir(path_in(d, "zdir"), 0755);
-    mkdir(path_in(d, "Adir"), 0755);
-    mkdir(path_in(d, ".git"), 0755);
-    assert_int_equal(symlink("zdir", path_in(d, "mlink")), 0);
+        bb_write_file(bb_path(d, files[i]), "", 0);
+    mkdir(bb_path(d, "zdir"), 0755);
+    mkdir(bb_path(d, "Adir"), 0755);
+    mkdir(bb_path(d, ".git"), 0755);
+    assert_int_equal(symlink("zdir", bb_path(d, "mlink")), 0);
     assert_listing(d, "[\".git/\",\"Adir/\",\"mlink/\",\"zdir/\",\".hidden\",\"_x\",\"A.txt\","
                       "\"B.TXT\",\"b.txt\",\"Zebra\"]");
 }
@@ -730,14 +689,14 @@ static void test_list_files_order(void **state)
 static void test_list_files_paths(void **state)
 {
     (void)state;
-    mkdir(path_in(ex.work, "rel"), 0755);
-    mkdir(path_in(ex.work, "rel/inner"), 0755);
-    bb_write_file(path_in(ex.work, "rel/f"), "", 0);
+    mkdir(bb_path(ex.work, "rel"), 0755);
+    mkdir(bb_path(ex.work, "rel/inner"), 0755);
+    bb_write_file(bb_path(ex.work, "rel/f"), "", 0);
     /* Relative to the initial working dir, even after the shell moved. */
     struct bb_reply r = bb_run(&ex, "cd /");
     bb_reply_free(&r);
     assert_listing("rel", "[\"inner/\",\"f\"]");
-    assert_listing(path_in(ex.work, "rel"), "[\"inner/\",\"f\"]");
+    assert_listing(bb_path(ex.work, "rel"), "[\"inner/\",\"f\"]");
     assert_listing("rel/f", "[]");
     assert_listing("does/not/exist", "[]");
     char *all = list("{}");
@@ -756,8 +715,7 @@ static void test_list_files_paths(void **state)
     bb_reply_free(&r);
     char back[300];
     snprintf(back, sizeof back, "cd %s", ex.work);
-    r = bb_run(&ex, back);
-    bb_reply_free(&r);
+    bb_expect_run(&ex, back, BB_ANY_EXIT, NULL);
 }
 
 /* ---- /server_info ------------------------------------------------------------------------ */
@@ -936,9 +894,8 @@ static void test_key_not_in_shell_env(void **state)
     bb_reply_free(&r);
     /* Nor in the executor's environment as /proc shows it: unreadable for another uid,
      * blanked for the same one. */
-    r = bb_run(&ex, "grep -c -a " TEST_KEY " /proc/$PPID/environ 2>/dev/null; echo \"rc=$?\"");
-    assert_string_equal(bb_content(&r), is_root() ? "rc=2" : "0\nrc=1");
-    bb_reply_free(&r);
+    bb_expect_run(&ex, "grep -c -a " TEST_KEY " /proc/$PPID/environ 2>/dev/null; echo \"rc=$?\"",
+                  BB_ANY_EXIT, is_root() ? "rc=2" : "0\nrc=1");
 }
 
 static void test_files_as_agent(void **state)
@@ -953,9 +910,9 @@ static void test_files_as_agent(void **state)
     assert_int_equal(r.status, 200);
     bb_reply_free(&r);
     struct stat st;
-    assert_int_equal(stat(path_in(ex.work, "mine/owned.txt"), &st), 0);
+    assert_int_equal(stat(bb_path(ex.work, "mine/owned.txt"), &st), 0);
     assert_int_equal(st.st_uid, AGENT_UID);
-    assert_int_equal(stat(path_in(ex.work, "mine"), &st), 0);
+    assert_int_equal(stat(bb_path(ex.work, "mine"), &st), 0);
     assert_int_equal(st.st_uid, AGENT_UID);
     /* What the agent cannot reach, the endpoints cannot either. */
     char priv[256];
@@ -964,7 +921,7 @@ static void test_files_as_agent(void **state)
     snprintf(query, sizeof query, "?destination=%s/sub", priv);
     snprintf(want, sizeof want, "Cannot create the destination %s/sub: Permission denied", priv);
     expect_detail(bb_upload(&ex, query, "a.txt", "x", 1), 403, want);
-    assert_int_equal(access(path_in(priv, "sub"), F_OK), -1);
+    assert_int_equal(access(bb_path(priv, "sub"), F_OK), -1);
     char path[512];
     snprintf(path, sizeof path, "/download_files?path=%s/secret.txt", priv);
     snprintf(want, sizeof want, "Cannot read %s/secret.txt: Permission denied", priv);
@@ -974,7 +931,7 @@ static void test_files_as_agent(void **state)
     expect_detail(bb_http(&ex, "GET", path, NULL), 403, want);
     assert_listing(priv, "[]");
     /* The same path as root would list it: the check is real. */
-    assert_int_equal(access(path_in(priv, "secret.txt"), R_OK), 0);
+    assert_int_equal(access(bb_path(priv, "secret.txt"), R_OK), 0);
 }
 
 static void test_key_file_not_readable_by_agent(void **state)
@@ -990,9 +947,7 @@ static void test_key_file_not_readable_by_agent(void **state)
     assert_string_equal(bb_content(&r), want);
     assert_int_equal(bb_exit_code(&r), 1);
     bb_reply_free(&r);
-    r = bb_run(&ex, "id -u");
-    assert_string_equal(bb_content(&r), "65534");
-    bb_reply_free(&r);
+    bb_expect_run(&ex, "id -u", BB_ANY_EXIT, "65534");
 }
 
 /* ---- TCP --------------------------------------------------------------------------------- */
@@ -1095,49 +1050,25 @@ static void test_waiting_request_not_timed_out(void **state)
 /* ---- start-up refusals -------------------------------------------------------------------- */
 
 /* Runs the executor with args; returns its exit status, stderr in *err. */
-static int run_executor(const char *const *args, const char *env_key, char **err)
+static int run_executor(const char *const *args, char **err)
 {
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        const char *argv[16] = {executor_path};
-        int i = 1;
-        for (int k = 0; args[k] && i < 15; k++)
-            argv[i++] = args[k];
-        argv[i] = NULL;
-        dup2(fds[1], 2);
-        close(fds[0]);
-        close(fds[1]);
-        if (env_key)
-            setenv("SESSION_API_KEY", env_key, 1);
-        else
-            unsetenv("SESSION_API_KEY");
-        execv(executor_path, (char *const *)argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    size_t len = 0;
-    *err = calloc(1, 4096);
-    ssize_t n;
-    while (len < 4095 && (n = read(fds[0], *err + len, 4095 - len)) > 0)
-        len += (size_t)n;
-    close(fds[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    int status;
+    *err = bb_executor_stderr(args, &status);
+    return status;
 }
 
 static void test_refuses_remote_listen_without_key(void **state)
 {
     (void)state;
     struct bb tmp;
-    assert_int_equal(bb_prepare(&tmp, executor_path, true), 0);
-    char listen_arg[64];
-    snprintf(listen_arg, sizeof listen_arg, "0.0.0.0:%s", strrchr(tmp.tcp, ':') + 1);
+    assert_int_equal(bb_prepare(&tmp, &(struct bb_options){.tcp_only = true,
+                                                           .listen_host = "0.0.0.0",
+                                                           .env_key = TEST_KEY}),
+                     0);
+    const char *listen_arg = tmp.listen;
     const char *args[] = {"--listen", listen_arg, "--working-dir", tmp.work, NULL};
     char *err;
-    assert_int_equal(run_executor(args, NULL, &err), 1);
+    assert_int_equal(run_executor(args, &err), 1);
     char want[256];
     snprintf(want, sizeof want,
              "paddock-executor: refusing to listen on %s: 0.0.0.0 is not a loopback address and "
@@ -1146,8 +1077,7 @@ static void test_refuses_remote_listen_without_key(void **state)
     assert_string_equal(err, want);
     free(err);
     /* With a key it serves there (reached here through 127.0.0.1). */
-    const char *extra[] = {"--listen", listen_arg, NULL};
-    assert_int_equal(bb_launch(&tmp, extra, true, TEST_KEY), 0);
+    assert_int_equal(bb_launch(&tmp), 0);
     struct bb_reply r = bb_http_key(&tmp, "POST", "/list_files", "{}", TEST_KEY);
     assert_int_equal(r.status, 200);
     bb_reply_free(&r);
@@ -1158,14 +1088,14 @@ static void test_refuses_readable_key_file(void **state)
 {
     (void)state;
     struct bb tmp;
-    assert_int_equal(bb_prepare(&tmp, executor_path, false), 0);
-    char *key = path_in(tmp.dir, "key");
+    assert_int_equal(bb_prepare(&tmp, NULL), 0);
+    const char *key = bb_path(tmp.dir, "key");
     bb_write_file(key, "abc\n", 4);
     assert_int_equal(chmod(key, 0640), 0);
     const char *args[] = {"--socket", tmp.sock, "--working-dir", tmp.work, "--api-key-file",
                           key,        NULL};
     char *err;
-    assert_int_equal(run_executor(args, NULL, &err), 1);
+    assert_int_equal(run_executor(args, &err), 1);
     char want[512];
     snprintf(want, sizeof want,
              "paddock-executor: the API key file %s must belong to uid %d and be readable by it "
@@ -1176,12 +1106,12 @@ static void test_refuses_readable_key_file(void **state)
     assert_int_equal(access(tmp.sock, F_OK), -1);
     bb_write_file(key, " \n", 2);
     assert_int_equal(chmod(key, 0600), 0);
-    assert_int_equal(run_executor(args, NULL, &err), 1);
+    assert_int_equal(run_executor(args, &err), 1);
     snprintf(want, sizeof want, "paddock-executor: the API key file %s is empty\n", key);
     assert_string_equal(err, want);
     free(err);
     const char *none[] = {"--working-dir", tmp.work, NULL};
-    assert_int_equal(run_executor(none, NULL, &err), 2);
+    assert_int_equal(run_executor(none, &err), 2);
     bb_assert_contains(err, "paddock-executor: --socket or --listen is required\n");
     free(err);
     assert_int_equal(bb_stop(&tmp), 0);
@@ -1189,11 +1119,8 @@ static void test_refuses_readable_key_file(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH-TO-paddock-executor\n", argv[0]);
+    if (bb_init(argc, argv) < 0)
         return 2;
-    }
-    executor_path = argv[1];
     const struct CMUnitTest files[] = {
         cmocka_unit_test(test_upload_file_creates_destination),
         cmocka_unit_test(test_upload_basename_only),

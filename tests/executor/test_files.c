@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blackbox.h"
+#include "bb.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -37,137 +37,81 @@ static const char *f(const char *fmt, ...)
     return b;
 }
 
-/* A path in the workspace; its own ring, so tests can hold a few while formatting others. */
+static struct bb ex;
+
+/* A path in the workspace. */
 static const char *wpath(const char *name)
 {
-    static char ring[32][256];
-    static int next;
-    char *b = ring[next++ % 32];
-    snprintf(b, sizeof ring[0], "%s/%s", blackbox_work_dir, name);
-    return b;
-}
-
-static void put_file(const char *path, const char *data, size_t n)
-{
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(data, 1, n, fp), n);
-    assert_int_equal(fclose(fp), 0);
+    return bb_path(ex.work, name);
 }
 
 static void put_text(const char *path, const char *text)
 {
-    put_file(path, text, strlen(text));
+    bb_write_file(path, text, strlen(text));
 }
 
-/* The file's bytes, NUL-terminated (free it). */
-static char *get_file(const char *path, size_t *n)
+/* dir and, below it, each name of tree: a directory when it ends in '/', else a file. */
+static void make_tree(const char *dir, const char *const *tree)
 {
-    FILE *fp = fopen(path, "rb");
-    assert_non_null(fp);
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = (cap + 4096) * 2;
-            buf = realloc(buf, cap);
-            assert_non_null(buf);
-        }
-        size_t got = fread(buf + len, 1, 4096, fp);
-        len += got;
-        if (got == 0)
-            break;
+    assert_int_equal(mkdir(dir, 0755), 0);
+    for (; *tree; tree++) {
+        const char *p = f("%s/%s", dir, *tree);
+        if ((*tree)[strlen(*tree) - 1] == '/')
+            assert_int_equal(mkdir(p, 0755), 0);
+        else
+            put_text(p, "x");
     }
-    fclose(fp);
-    buf[len] = '\0';
-    if (n)
-        *n = len;
-    return buf;
 }
 
 static void assert_file(const char *path, const char *want, size_t want_len)
 {
     size_t n;
-    char *got = get_file(path, &n);
+    char *got = bb_read_file(path, &n);
+    assert_non_null(got);
     if (n != want_len || memcmp(got, want, n) != 0)
         fail_msg("%s holds \"%s\" (%zu bytes), expected \"%s\" (%zu bytes)", path, got, n, want,
                  want_len);
     free(got);
 }
 
-/* Posts {"action": {"action": kind, "args": args}} (takes args). */
-static struct reply act(const char *kind, json_t *args)
+static struct bb_reply edit(json_t *args)
 {
-    json_t *body = json_pack("{s:{s:s, s:o}}", "action", "action", kind, "args", args);
-    char *s = json_dumps(body, JSON_COMPACT);
-    json_decref(body);
-    struct reply r = blackbox_action(s);
-    free(s);
-    return r;
-}
-
-static struct reply edit(json_t *args)
-{
-    return act("edit", args);
-}
-
-static const char *obs_type(const struct reply *r)
-{
-    return json_string_value(json_object_get(r->json, "observation"));
-}
-
-static const char *content(const struct reply *r)
-{
-    return json_string_value(json_object_get(r->json, "content"));
-}
-
-static const json_t *extra(const struct reply *r, const char *key)
-{
-    return json_object_get(json_object_get(r->json, "extras"), key);
-}
-
-static const char *extra_str(const struct reply *r, const char *key)
-{
-    return json_string_value(extra(r, key));
-}
-
-static const char *message(const struct reply *r)
-{
-    return json_string_value(json_object_get(r->json, "message"));
+    return bb_act(&ex, "edit", args);
 }
 
 /* An edit observation whose content is exactly want. */
 static void expect_edit(const char *command, const char *path, const char *want)
 {
-    struct reply r = edit(json_pack("{s:s, s:s}", "command", command, "path", path));
-    assert_string_equal(obs_type(&r), "edit");
-    assert_string_equal(content(&r), want);
-    blackbox_reply_free(&r);
+    struct bb_reply r = edit(json_pack("{s:s, s:s}", "command", command, "path", path));
+    assert_string_equal(bb_observation(&r), "edit");
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
 }
 
 /* An ErrorObservation with exactly this text. */
-static void assert_error_obs(const struct reply *r, const char *want)
+static void assert_error_obs(const struct bb_reply *r, const char *want)
 {
-    assert_string_equal(obs_type(r), "error");
-    assert_string_equal(content(r), want);
-    assert_string_equal(message(r), want);
-    assert_string_equal(extra_str(r, "error_id"), "");
+    assert_string_equal(bb_observation(r), "error");
+    assert_string_equal(bb_content(r), want);
+    assert_string_equal(bb_message(r), want);
+    assert_string_equal(bb_extra_str(r, "error_id"), "");
 }
 
-static struct reply write_file(const char *path, const char *text)
+static struct bb_reply write_file(const char *path, const char *text)
 {
-    return act("write", json_pack("{s:s, s:s}", "path", path, "content", text));
+    return bb_act(&ex, "write", json_pack("{s:s, s:s}", "path", path, "content", text));
 }
 
-static struct reply read_file(const char *path)
+static struct bb_reply read_file(const char *path)
 {
-    return act("read", json_pack("{s:s}", "path", path));
+    return bb_act(&ex, "read", json_pack("{s:s}", "path", path));
 }
 
-static struct reply view_range(const char *path, json_t *range)
+static struct bb_reply view_range(const char *path, json_t *range)
 {
-    return act("read", json_pack("{s:s, s:s, s:o}", "path", path, "impl_source", "oh_aci",
-                                 "view_range", range));
+    return bb_act(
+        &ex, "read",
+        json_pack("{s:s, s:s, s:o}", "path", path, "impl_source", "oh_aci", "view_range", range));
 }
 
 /* ---- write ------------------------------------------------------------------------------ */
@@ -175,14 +119,14 @@ static struct reply view_range(const char *path, json_t *range)
 static void test_write_relative_and_shape(void **state)
 {
     (void)state;
-    struct reply r =
+    struct bb_reply r =
         write_file("w1.txt", "This is a test file.\nThis file is for testing purposes.");
-    assert_string_equal(obs_type(&r), "write");
-    assert_string_equal(content(&r), "");
-    assert_string_equal(extra_str(&r, "path"), wpath("w1.txt"));
-    assert_string_equal(message(&r), f("I wrote to the file %s.", wpath("w1.txt")));
+    assert_string_equal(bb_observation(&r), "write");
+    assert_string_equal(bb_content(&r), "");
+    assert_string_equal(bb_extra_str(&r, "path"), wpath("w1.txt"));
+    assert_string_equal(bb_message(&r), f("I wrote to the file %s.", wpath("w1.txt")));
     assert_int_equal(json_object_size(json_object_get(r.json, "extras")), 1);
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     const char *want = "This is a test file.\nThis file is for testing purposes.\n";
     assert_file(wpath("w1.txt"), want, strlen(want));
     struct stat st;
@@ -194,20 +138,20 @@ static void test_write_trailing_newline_rule(void **state)
 {
     (void)state;
     /* Split on "\n", each piece + "\n": content ending in "\n" gets an empty line more. */
-    struct reply r = write_file("w2.txt", "a\n");
-    blackbox_reply_free(&r);
+    struct bb_reply r = write_file("w2.txt", "a\n");
+    bb_reply_free(&r);
     assert_file(wpath("w2.txt"), "a\n\n", 3);
     r = write_file("w3.txt", "");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     assert_file(wpath("w3.txt"), "\n", 1);
 }
 
 static void test_write_creates_parents(void **state)
 {
     (void)state;
-    struct reply r = write_file("deep/er/w4.txt", "x");
-    assert_string_equal(extra_str(&r, "path"), wpath("deep/er/w4.txt"));
-    blackbox_reply_free(&r);
+    struct bb_reply r = write_file("deep/er/w4.txt", "x");
+    assert_string_equal(bb_extra_str(&r, "path"), wpath("deep/er/w4.txt"));
+    bb_reply_free(&r);
     assert_file(wpath("deep/er/w4.txt"), "x\n", 2);
 }
 
@@ -216,17 +160,18 @@ static void test_write_start_end_keeps_mode(void **state)
     (void)state;
     put_text(wpath("w5.txt"), "1\n2\n3\n4\n");
     assert_int_equal(chmod(wpath("w5.txt"), 0600), 0);
-    struct reply r = act("write", json_pack("{s:s, s:s, s:i, s:i}", "path", wpath("w5.txt"),
-                                            "content", "X", "start", 1, "end", 3));
-    assert_string_equal(obs_type(&r), "write");
-    blackbox_reply_free(&r);
+    struct bb_reply r = bb_act(&ex, "write",
+                               json_pack("{s:s, s:s, s:i, s:i}", "path", wpath("w5.txt"), "content",
+                                         "X", "start", 1, "end", 3));
+    assert_string_equal(bb_observation(&r), "write");
+    bb_reply_free(&r);
     assert_file(wpath("w5.txt"), "1\nX\n4\n", 6);
     struct stat st;
     assert_int_equal(stat(wpath("w5.txt"), &st), 0);
     assert_int_equal(st.st_mode & 07777, 0600);
     /* Default start/end on an existing file: everything replaced. */
     r = write_file(wpath("w5.txt"), "new");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     assert_file(wpath("w5.txt"), "new\n", 4);
 }
 
@@ -234,13 +179,13 @@ static void test_write_errors(void **state)
 {
     (void)state;
     assert_int_equal(mkdir(wpath("wdir"), 0755), 0);
-    struct reply r = write_file("wdir", "x");
+    struct bb_reply r = write_file("wdir", "x");
     assert_error_obs(&r, f("Path is a directory: %s. You can only write to files", wpath("wdir")));
-    blackbox_reply_free(&r);
-    put_file(wpath("w6.txt"), "caf\xe9\n", 5);
+    bb_reply_free(&r);
+    bb_write_file(wpath("w6.txt"), "caf\xe9\n", 5);
     r = write_file("w6.txt", "x");
     assert_error_obs(&r, f("File could not be decoded as utf-8: %s", wpath("w6.txt")));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     assert_file(wpath("w6.txt"), "caf\xe9\n", 5);
 }
 
@@ -250,13 +195,13 @@ static void test_read_shape_and_slicing(void **state)
 {
     (void)state;
     put_text(wpath("r1.txt"), "l0\nl1\nl2\nl3\n");
-    struct reply r = read_file("r1.txt");
-    assert_string_equal(obs_type(&r), "read");
-    assert_string_equal(content(&r), "l0\nl1\nl2\nl3\n");
-    assert_string_equal(extra_str(&r, "path"), wpath("r1.txt"));
-    assert_string_equal(extra_str(&r, "impl_source"), "default");
-    assert_string_equal(message(&r), f("I read the file %s.", wpath("r1.txt")));
-    blackbox_reply_free(&r);
+    struct bb_reply r = read_file("r1.txt");
+    assert_string_equal(bb_observation(&r), "read");
+    assert_string_equal(bb_content(&r), "l0\nl1\nl2\nl3\n");
+    assert_string_equal(bb_extra_str(&r, "path"), wpath("r1.txt"));
+    assert_string_equal(bb_extra_str(&r, "impl_source"), "default");
+    assert_string_equal(bb_message(&r), f("I read the file %s.", wpath("r1.txt")));
+    bb_reply_free(&r);
     static const struct {
         int start, end;
         const char *want;
@@ -266,51 +211,53 @@ static void test_read_shape_and_slicing(void **state)
         {-5, 2, "l0\nl1\n"}, {2, 0, "l2\n"},      /* end below start: one line */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        r = act("read", json_pack("{s:s, s:i, s:i}", "path", "r1.txt", "start", cases[i].start,
-                                  "end", cases[i].end));
-        assert_string_equal(content(&r), cases[i].want);
-        blackbox_reply_free(&r);
+        r = bb_act(&ex, "read",
+                   json_pack("{s:s, s:i, s:i}", "path", "r1.txt", "start", cases[i].start, "end",
+                             cases[i].end));
+        assert_string_equal(bb_content(&r), cases[i].want);
+        bb_reply_free(&r);
     }
     /* Universal newlines, as Python's text files read. */
     put_text(wpath("r2.txt"), "a\r\nb\rc\n");
     r = read_file("r2.txt");
-    assert_string_equal(content(&r), "a\nb\nc\n");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), "a\nb\nc\n");
+    bb_reply_free(&r);
 }
 
 static void test_read_errors(void **state)
 {
     (void)state;
-    struct reply r = read_file("nope.txt");
+    struct bb_reply r = read_file("nope.txt");
     assert_error_obs(&r, f("File not found: %s. Your current working directory is %s.",
-                           wpath("nope.txt"), blackbox_work_dir));
-    blackbox_reply_free(&r);
+                           wpath("nope.txt"), ex.work));
+    bb_reply_free(&r);
     assert_int_equal(mkdir(wpath("rdir"), 0755), 0);
     r = read_file(wpath("rdir"));
     assert_error_obs(&r, f("Path is a directory: %s. You can only read files", wpath("rdir")));
-    blackbox_reply_free(&r);
-    put_file(wpath("r3.txt"), "caf\xe9\n", 5);
+    bb_reply_free(&r);
+    bb_write_file(wpath("r3.txt"), "caf\xe9\n", 5);
     r = read_file("r3.txt");
     assert_error_obs(&r, f("File could not be decoded as utf-8: %s.", wpath("r3.txt")));
-    blackbox_reply_free(&r);
-    put_file(wpath("r4.bin"), "ELF\0\1\2\3", 7);
+    bb_reply_free(&r);
+    bb_write_file(wpath("r4.bin"), "ELF\0\1\2\3", 7);
     r = read_file("r4.bin");
     assert_error_obs(&r, "ERROR_BINARY_FILE");
-    blackbox_reply_free(&r);
-    r = act("read", json_pack("{s:s, s:s}", "path", wpath("r4.bin"), "impl_source", "oh_aci"));
+    bb_reply_free(&r);
+    r = bb_act(&ex, "read",
+               json_pack("{s:s, s:s}", "path", wpath("r4.bin"), "impl_source", "oh_aci"));
     assert_error_obs(&r, "ERROR_BINARY_FILE");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_read_media_as_data_urls(void **state)
 {
     (void)state;
     /* A PNG signature with NUL bytes: binary, but sent as a data: URL. */
-    put_file(wpath("img.png"), "\x89PNG\r\n\x1a\n\0\0", 10);
-    struct reply r = read_file("img.png");
-    assert_string_equal(obs_type(&r), "read");
-    assert_string_equal(content(&r), "data:image/png;base64,iVBORw0KGgoAAA==");
-    blackbox_reply_free(&r);
+    bb_write_file(wpath("img.png"), "\x89PNG\r\n\x1a\n\0\0", 10);
+    struct bb_reply r = read_file("img.png");
+    assert_string_equal(bb_observation(&r), "read");
+    assert_string_equal(bb_content(&r), "data:image/png;base64,iVBORw0KGgoAAA==");
+    bb_reply_free(&r);
     static const struct {
         const char *name, *want;
     } cases[] = {
@@ -322,45 +269,44 @@ static void test_read_media_as_data_urls(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         put_text(wpath(cases[i].name), "abc");
         r = read_file(cases[i].name);
-        assert_string_equal(content(&r), cases[i].want);
-        blackbox_reply_free(&r);
+        assert_string_equal(bb_content(&r), cases[i].want);
+        bb_reply_free(&r);
     }
 }
 
 static void test_paths_relative_to_the_shell_cwd(void **state)
 {
     (void)state;
-    struct reply r = blackbox_run("mkdir -p sub && cd sub");
-    assert_int_equal(blackbox_exit_code(&r), 0);
-    blackbox_reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "mkdir -p sub && cd sub");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
     r = write_file("rel.txt", "in sub");
-    assert_string_equal(extra_str(&r, "path"), wpath("sub/rel.txt"));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_extra_str(&r, "path"), wpath("sub/rel.txt"));
+    bb_reply_free(&r);
     assert_file(wpath("sub/rel.txt"), "in sub\n", 7);
     r = read_file("./rel.txt");
-    assert_string_equal(content(&r), "in sub\n");
-    assert_string_equal(extra_str(&r, "path"), wpath("sub/rel.txt"));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), "in sub\n");
+    assert_string_equal(bb_extra_str(&r, "path"), wpath("sub/rel.txt"));
+    bb_reply_free(&r);
     r = read_file("../sub/missing");
     assert_error_obs(&r, f("File not found: %s/sub/../sub/missing. Your current working "
                            "directory is %s.",
-                           blackbox_work_dir, wpath("sub")));
-    blackbox_reply_free(&r);
-    r = blackbox_run(f("cd %s", blackbox_work_dir));
-    blackbox_reply_free(&r);
+                           ex.work, wpath("sub")));
+    bb_reply_free(&r);
+    bb_expect_run(&ex, f("cd %s", ex.work), BB_ANY_EXIT, NULL);
 }
 
 static void test_fifo_refused_without_hanging(void **state)
 {
     (void)state;
     assert_int_equal(mkfifo(wpath("pipe"), 0644), 0);
-    double t0 = blackbox_now();
-    struct reply r = read_file("pipe");
+    double t0 = bb_now();
+    struct bb_reply r = read_file("pipe");
     assert_error_obs(&r, f("Path is a FIFO: %s. You can only read files", wpath("pipe")));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     r = write_file("pipe", "x");
     assert_error_obs(&r, f("Path is a FIFO: %s. You can only write to files", wpath("pipe")));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     const char *p = wpath("pipe");
     expect_edit("view", p,
                 f("ERROR:\nInvalid `path` parameter: %s. The path %s is a FIFO, not a regular "
@@ -368,12 +314,12 @@ static void test_fifo_refused_without_hanging(void **state)
                   p, p));
     r = edit(json_pack("{s:s, s:s, s:s, s:s}", "command", "str_replace", "path", p, "old_str", "a",
                        "new_str", "b"));
-    assert_string_equal(content(&r),
+    assert_string_equal(bb_content(&r),
                         f("ERROR:\nInvalid `path` parameter: %s. The path %s is a FIFO, not a "
                           "regular file or a directory, and cannot be used with this tool.",
                           p, p));
-    blackbox_reply_free(&r);
-    assert_true(blackbox_now() - t0 < 5);
+    bb_reply_free(&r);
+    assert_true(bb_now() - t0 < 5);
 }
 
 /* ---- editor: view ----------------------------------------------------------------------- */
@@ -383,21 +329,21 @@ static void test_view_file(void **state)
     (void)state;
     const char *p = wpath("v1.txt");
     put_text(p, "This is a test file.\nThis file is for testing purposes.");
-    struct reply r = edit(json_pack("{s:s, s:s}", "command", "view", "path", p));
-    assert_string_equal(obs_type(&r), "edit");
-    assert_string_equal(content(&r), f("Here's the result of running `cat -n` on %s:\n"
-                                       "     1\tThis is a test file.\n"
-                                       "     2\tThis file is for testing purposes.\n",
-                                       p));
-    assert_string_equal(extra_str(&r, "path"), p);
-    assert_true(json_is_false(extra(&r, "prev_exist")));
-    assert_true(json_is_null(extra(&r, "old_content")));
-    assert_true(json_is_null(extra(&r, "new_content")));
-    assert_string_equal(extra_str(&r, "impl_source"), "oh_aci");
-    assert_string_equal(extra_str(&r, "diff"), "");
-    assert_true(json_is_null(extra(&r, "_diff_cache")));
-    assert_string_equal(message(&r), f("I edited the file %s.", p));
-    blackbox_reply_free(&r);
+    struct bb_reply r = edit(json_pack("{s:s, s:s}", "command", "view", "path", p));
+    assert_string_equal(bb_observation(&r), "edit");
+    assert_string_equal(bb_content(&r), f("Here's the result of running `cat -n` on %s:\n"
+                                          "     1\tThis is a test file.\n"
+                                          "     2\tThis file is for testing purposes.\n",
+                                          p));
+    assert_string_equal(bb_extra_str(&r, "path"), p);
+    assert_true(json_is_false(bb_extra(&r, "prev_exist")));
+    assert_true(json_is_null(bb_extra(&r, "old_content")));
+    assert_true(json_is_null(bb_extra(&r, "new_content")));
+    assert_string_equal(bb_extra_str(&r, "impl_source"), "oh_aci");
+    assert_string_equal(bb_extra_str(&r, "diff"), "");
+    assert_true(json_is_null(bb_extra(&r, "_diff_cache")));
+    assert_string_equal(bb_message(&r), f("I edited the file %s.", p));
+    bb_reply_free(&r);
     /* A trailing newline shows as an empty numbered line; an empty file as "1\t". */
     put_text(p, "x\n");
     expect_edit("view", p,
@@ -410,16 +356,10 @@ static void test_view_directory(void **state)
 {
     (void)state;
     const char *d = wpath("vd");
-    assert_int_equal(mkdir(d, 0755), 0);
-    put_text(f("%s/test.txt", d), "x");
-    put_text(f("%s/.hidden", d), "x");
-    assert_int_equal(mkdir(f("%s/sub", d), 0755), 0);
-    put_text(f("%s/sub/a.txt", d), "x");
-    put_text(f("%s/sub/.h2", d), "x");
-    assert_int_equal(mkdir(f("%s/.hdir", d), 0755), 0);
-    put_text(f("%s/.hdir/inside", d), "x");
-    assert_int_equal(mkdir(f("%s/sub/deeper", d), 0755), 0);
-    put_text(f("%s/sub/deeper/too-deep", d), "x");
+    static const char *const tree[] = {
+        "test.txt", ".hidden",      "sub/",        "sub/a.txt",           "sub/.h2",
+        ".hdir/",   ".hdir/inside", "sub/deeper/", "sub/deeper/too-deep", NULL};
+    make_tree(d, tree);
     assert_int_equal(symlink(f("%s/sub", d), f("%s/link", d)), 0);
     expect_edit("view", d,
                 f("Here's the files and directories up to 2 levels deep in %s, excluding hidden "
@@ -434,12 +374,12 @@ static void test_view_directory(void **state)
                   "\n\n1 hidden files/directories in this directory are excluded. You can use "
                   "'ls -la %s/sub' to see them.",
                   d, d, d, d, d, d));
-    struct reply r = view_range(d, json_pack("[i, i]", 1, 2));
-    assert_string_equal(obs_type(&r), "read");
-    assert_string_equal(content(&r), "ERROR:\nInvalid `view_range` parameter: [1, 2]. The "
-                                     "`view_range` parameter is not allowed when `path` points "
-                                     "to a directory.");
-    blackbox_reply_free(&r);
+    struct bb_reply r = view_range(d, json_pack("[i, i]", 1, 2));
+    assert_string_equal(bb_observation(&r), "read");
+    assert_string_equal(bb_content(&r), "ERROR:\nInvalid `view_range` parameter: [1, 2]. The "
+                                        "`view_range` parameter is not allowed when `path` points "
+                                        "to a directory.");
+    bb_reply_free(&r);
 }
 
 static void test_view_range(void **state)
@@ -452,20 +392,22 @@ static void test_view_range(void **state)
     put_text(p, text);
     char head[512];
     snprintf(head, sizeof head, "Here's the result of running `cat -n` on %s:\n", p);
-    struct reply r = view_range(p, json_pack("[i, i]", 3, 5));
-    assert_string_equal(obs_type(&r), "read");
-    assert_string_equal(extra_str(&r, "impl_source"), "oh_aci");
-    assert_string_equal(extra_str(&r, "path"), p);
-    assert_string_equal(content(&r), f("%s     3\tLine 3\n     4\tLine 4\n     5\tLine 5\n", head));
-    blackbox_reply_free(&r);
+    struct bb_reply r = view_range(p, json_pack("[i, i]", 3, 5));
+    assert_string_equal(bb_observation(&r), "read");
+    assert_string_equal(bb_extra_str(&r, "impl_source"), "oh_aci");
+    assert_string_equal(bb_extra_str(&r, "path"), p);
+    assert_string_equal(bb_content(&r),
+                        f("%s     3\tLine 3\n     4\tLine 4\n     5\tLine 5\n", head));
+    bb_reply_free(&r);
     r = view_range(p, json_pack("[i, i]", 9, -1));
-    assert_string_equal(content(&r), f("%s     9\tLine 9\n    10\tLine 10\n", head));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), f("%s     9\tLine 9\n    10\tLine 10\n", head));
+    bb_reply_free(&r);
     r = view_range(p, json_pack("[i, i]", 10, 20));
-    assert_string_equal(content(&r), f("NOTE: We only show up to 10 since there're only 10 lines "
-                                       "in this file.\n%s    10\tLine 10\n",
-                                       head));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r),
+                        f("NOTE: We only show up to 10 since there're only 10 lines "
+                          "in this file.\n%s    10\tLine 10\n",
+                          head));
+    bb_reply_free(&r);
     static const struct {
         const char *range, *want;
     } errors[] = {
@@ -483,13 +425,13 @@ static void test_view_range(void **state)
     };
     for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
         r = view_range(p, json_loads(errors[i].range, 0, NULL));
-        assert_string_equal(content(&r), f("ERROR:\n%s", errors[i].want));
-        blackbox_reply_free(&r);
+        assert_string_equal(bb_content(&r), f("ERROR:\n%s", errors[i].want));
+        bb_reply_free(&r);
     }
     /* No range (null or empty): the whole file. */
     r = view_range(p, json_array());
-    blackbox_assert_prefix(content(&r), f("%s     1\tLine 1\n", head));
-    blackbox_reply_free(&r);
+    bb_assert_prefix(bb_content(&r), f("%s     1\tLine 1\n", head));
+    bb_reply_free(&r);
 }
 
 static void test_view_clipped_at_16000_chars(void **state)
@@ -501,8 +443,8 @@ static void test_view_clipped_at_16000_chars(void **state)
     for (int i = 0; i < 16000; i++)
         fputs("Line 1\n", fp);
     fclose(fp);
-    struct reply r = edit(json_pack("{s:s, s:s}", "command", "view", "path", p));
-    const char *c = content(&r);
+    struct bb_reply r = edit(json_pack("{s:s, s:s}", "command", "view", "path", p));
+    const char *c = bb_content(&r);
     /* 2285 whole lines (15995 chars), then "Line " and the notice on line 2286. */
     const char *tail =
         "  2285\tLine 1\n  2286\tLine <response clipped><NOTE>Due to the max output limit, only "
@@ -511,7 +453,7 @@ static void test_view_clipped_at_16000_chars(void **state)
         "are looking for.</NOTE>\n";
     assert_true(strlen(c) > strlen(tail));
     assert_string_equal(c + strlen(c) - strlen(tail), tail);
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 }
 
 /* ---- editor: create --------------------------------------------------------------------- */
@@ -520,32 +462,33 @@ static void test_create(void **state)
 {
     (void)state;
     const char *p = wpath("c1.txt");
-    struct reply r =
+    struct bb_reply r =
         edit(json_pack("{s:s, s:s, s:s}", "command", "create", "path", p, "file_text", "hello"));
-    assert_string_equal(content(&r), f("File created successfully at: %s", p));
-    assert_string_equal(extra_str(&r, "diff"), f("--- %s\n+++ %s\n@@ -1 +1 @@\n-\n+hello", p, p));
-    assert_true(json_is_null(extra(&r, "new_content")));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), f("File created successfully at: %s", p));
+    assert_string_equal(bb_extra_str(&r, "diff"),
+                        f("--- %s\n+++ %s\n@@ -1 +1 @@\n-\n+hello", p, p));
+    assert_true(json_is_null(bb_extra(&r, "new_content")));
+    bb_reply_free(&r);
     assert_file(p, "hello", 5); /* no newline added */
     r = edit(json_pack("{s:s, s:s, s:s}", "command", "create", "path", p, "file_text", "again"));
-    assert_string_equal(content(&r),
+    assert_string_equal(bb_content(&r),
                         f("ERROR:\nInvalid `path` parameter: %s. File already exists at: %s. "
                           "Cannot overwrite files using command `create`.",
                           p, p));
-    assert_string_equal(extra_str(&r, "diff"), "");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_extra_str(&r, "diff"), "");
+    bb_reply_free(&r);
     r = edit(
         json_pack("{s:s, s:s, s:n}", "command", "create", "path", wpath("c2.txt"), "file_text"));
-    assert_string_equal(content(&r),
+    assert_string_equal(bb_content(&r),
                         "ERROR:\nParameter `file_text` is required for command: create.");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     /* Parents are not created. */
     const char *q = wpath("nodir/c3.txt");
     r = edit(json_pack("{s:s, s:s, s:s}", "command", "create", "path", q, "file_text", ""));
-    assert_string_equal(content(&r), f("ERROR:\nRan into [Errno 2] No such file or directory: "
-                                       "'%s' while trying to write to %s",
-                                       q, q));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), f("ERROR:\nRan into [Errno 2] No such file or directory: "
+                                          "'%s' while trying to write to %s",
+                                          q, q));
+    bb_reply_free(&r);
     /* create pushed its text: undo rewrites the same content. */
     expect_edit("undo_edit", p,
                 f("Last edit to %s undone successfully. Here's the result of running `cat -n` "
@@ -556,7 +499,7 @@ static void test_create(void **state)
 
 /* ---- editor: str_replace ---------------------------------------------------------------- */
 
-static struct reply replace(const char *path, const char *old_str, const char *new_str)
+static struct bb_reply replace(const char *path, const char *old_str, const char *new_str)
 {
     return edit(json_pack("{s:s, s:s, s:s, s:s}", "command", "str_replace", "path", path, "old_str",
                           old_str, "new_str", new_str));
@@ -567,47 +510,47 @@ static void test_str_replace(void **state)
     (void)state;
     const char *p = wpath("s1.txt");
     put_text(p, "This is a test file.\nThis file is for testing purposes.");
-    struct reply r = replace(p, "test file", "sample file");
-    assert_string_equal(content(&r),
+    struct bb_reply r = replace(p, "test file", "sample file");
+    assert_string_equal(bb_content(&r),
                         f("The file %s has been edited. Here's the result of running `cat -n` on "
                           "a snippet of %s:\n     1\tThis is a sample file.\n     2\tThis file is "
                           "for testing purposes.\nReview the changes and make sure they are as "
                           "expected. Edit the file again if necessary.",
                           p, p));
-    assert_string_equal(extra_str(&r, "old_content"), "test file");
-    assert_string_equal(extra_str(&r, "new_content"), "sample file");
-    assert_string_equal(extra_str(&r, "diff"),
+    assert_string_equal(bb_extra_str(&r, "old_content"), "test file");
+    assert_string_equal(bb_extra_str(&r, "new_content"), "sample file");
+    assert_string_equal(bb_extra_str(&r, "diff"),
                         f("--- %s\n+++ %s\n@@ -1 +1 @@\n-This is a test file.\n+This is a "
                           "sample file.",
                           p, p));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     const char *want = "This is a sample file.\nThis file is for testing purposes.";
     assert_file(p, want, strlen(want));
     /* Through `write` the file ends in "\n": the snippet shows the empty last line. */
     r = write_file(p, "This is a test file.\nThis file is for testing purposes.");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     r = replace(p, "test file", "sample file");
-    assert_string_equal(content(&r),
+    assert_string_equal(bb_content(&r),
                         f("The file %s has been edited. Here's the result of running `cat -n` on "
                           "a snippet of %s:\n     1\tThis is a sample file.\n     2\tThis file is "
                           "for testing purposes.\n     3\t\nReview the changes and make sure they "
                           "are as expected. Edit the file again if necessary.",
                           p, p));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     /* Tabs and several lines; new_str removing a line. */
     put_text(p, "def test():\n\tprint(\"Hello, World!\")");
     r = replace(p, "def test():\n\tprint(\"Hello, World!\")",
                 "def test():\n\tprint(\"Hello, Universe!\")");
-    assert_string_equal(content(&r),
+    assert_string_equal(bb_content(&r),
                         f("The file %s has been edited. Here's the result of running `cat -n` on "
                           "a snippet of %s:\n     1\tdef test():\n     2\t\tprint(\"Hello, "
                           "Universe!\")\nReview the changes and make sure they are as expected. "
                           "Edit the file again if necessary.",
                           p, p));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     put_text(p, "Line 1\nLine to remove\nLine 3");
     r = replace(p, "Line to remove\n", "");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     assert_file(p, "Line 1\nLine 3", 13);
 }
 
@@ -619,21 +562,23 @@ static void test_str_replace_snippet_window(void **state)
     for (int i = 1; i <= 20; i++)
         snprintf(text + strlen(text), sizeof text - strlen(text), "Line %d\n", i);
     put_text(p, text);
-    struct reply r = replace(p, "Line 10\n", "Line ten\nLine ten and a half\n");
+    struct bb_reply r = replace(p, "Line 10\n", "Line ten\nLine ten and a half\n");
     /* Lines L-4+1 .. L+4+newlines of new_str (OHEditor reads from max(0, L-4) + 1); the
      * slice ends in "\n", so an empty numbered line closes it. */
     assert_string_equal(
-        content(&r), f("The file %s has been edited. Here's the result of running `cat -n` on "
-                       "a snippet of %s:\n     7\tLine 7\n     8\tLine 8\n     9\tLine 9\n    "
-                       "10\tLine ten\n    11\tLine ten and a half\n    12\tLine 11\n    13\tLine "
-                       "12\n    14\tLine 13\n    15\tLine 14\n    16\tLine 15\n    17\t\nReview "
-                       "the changes and make sure they are as expected. Edit the file again if "
-                       "necessary.",
-                       p, p));
-    assert_string_equal(extra_str(&r, "diff"), f("--- %s\n+++ %s\n@@ -10 +10,2 @@\n-Line 10\n+Line "
-                                                 "ten\n+Line ten and a half",
-                                                 p, p));
-    blackbox_reply_free(&r);
+        bb_content(&r),
+        f("The file %s has been edited. Here's the result of running `cat -n` on "
+          "a snippet of %s:\n     7\tLine 7\n     8\tLine 8\n     9\tLine 9\n    "
+          "10\tLine ten\n    11\tLine ten and a half\n    12\tLine 11\n    13\tLine "
+          "12\n    14\tLine 13\n    15\tLine 14\n    16\tLine 15\n    17\t\nReview "
+          "the changes and make sure they are as expected. Edit the file again if "
+          "necessary.",
+          p, p));
+    assert_string_equal(bb_extra_str(&r, "diff"),
+                        f("--- %s\n+++ %s\n@@ -10 +10,2 @@\n-Line 10\n+Line "
+                          "ten\n+Line ten and a half",
+                          p, p));
+    bb_reply_free(&r);
 }
 
 static void test_str_replace_errors(void **state)
@@ -641,44 +586,47 @@ static void test_str_replace_errors(void **state)
     (void)state;
     const char *p = wpath("s3.txt");
     put_text(p, "This is a test file.\nThis file is for testing purposes.");
-    struct reply r = replace(p, "Non-existent Line", "New Line");
-    assert_string_equal(content(&r), f("ERROR:\nNo replacement was performed, old_str "
-                                       "`Non-existent Line` did not appear verbatim in %s.",
-                                       p));
-    assert_string_equal(extra_str(&r, "diff"), "");
-    blackbox_reply_free(&r);
+    struct bb_reply r = replace(p, "Non-existent Line", "New Line");
+    assert_string_equal(bb_content(&r), f("ERROR:\nNo replacement was performed, old_str "
+                                          "`Non-existent Line` did not appear verbatim in %s.",
+                                          p));
+    assert_string_equal(bb_extra_str(&r, "diff"), "");
+    bb_reply_free(&r);
     r = replace(p, "test", "sample");
-    assert_string_equal(content(&r), "ERROR:\nNo replacement was performed. Multiple occurrences "
-                                     "of old_str `test` in lines [1, 2]. Please ensure it is "
-                                     "unique.");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r),
+                        "ERROR:\nNo replacement was performed. Multiple occurrences "
+                        "of old_str `test` in lines [1, 2]. Please ensure it is "
+                        "unique.");
+    bb_reply_free(&r);
     r = replace(p, "test file", "test file");
-    assert_string_equal(content(&r), "ERROR:\nInvalid `new_str` parameter: test file. No "
-                                     "replacement was performed. `new_str` and `old_str` must be "
-                                     "different.");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r),
+                        "ERROR:\nInvalid `new_str` parameter: test file. No "
+                        "replacement was performed. `new_str` and `old_str` must be "
+                        "different.");
+    bb_reply_free(&r);
     r = edit(json_pack("{s:s, s:s, s:n, s:s}", "command", "str_replace", "path", p, "old_str",
                        "new_str", "x"));
-    assert_string_equal(content(&r),
+    assert_string_equal(bb_content(&r),
                         "ERROR:\nParameter `old_str` is required for command: str_replace.");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     /* Two identical blocks: the lines they start on. */
     const char *block = "def example():\n    print(\"Hello\")\n    return True";
     put_text(p, f("%s\n\nprint('separator')\n\n%s", block, block));
     r = replace(p, block, "def new():\n    print(\"World\")");
-    assert_string_equal(content(&r), f("ERROR:\nNo replacement was performed. Multiple "
-                                       "occurrences of old_str `%s` in lines [1, 7]. Please "
-                                       "ensure it is unique.",
-                                       block));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), f("ERROR:\nNo replacement was performed. Multiple "
+                                          "occurrences of old_str `%s` in lines [1, 7]. Please "
+                                          "ensure it is unique.",
+                                          block));
+    bb_reply_free(&r);
     /* An empty old_str matches everywhere: every line, and the one after the last "\n". */
     r = write_file(p, "Line 1\nLine 2\nLine 3");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     r = replace(p, "", "New string");
-    assert_string_equal(content(&r), "ERROR:\nNo replacement was performed. Multiple occurrences "
-                                     "of old_str `` in lines [1, 2, 3, 4]. Please ensure it is "
-                                     "unique.");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r),
+                        "ERROR:\nNo replacement was performed. Multiple occurrences "
+                        "of old_str `` in lines [1, 2, 3, 4]. Please ensure it is "
+                        "unique.");
+    bb_reply_free(&r);
 }
 
 static void test_str_replace_whitespace_retry(void **state)
@@ -686,22 +634,22 @@ static void test_str_replace_whitespace_retry(void **state)
     (void)state;
     const char *p = wpath("s4.txt");
     put_text(p, "foo = 1\nbar = 2\n");
-    struct reply r = replace(p, "  bar = 2\n\n", "  baz = 3  ");
-    assert_string_equal(content(&r),
+    struct bb_reply r = replace(p, "  bar = 2\n\n", "  baz = 3  ");
+    assert_string_equal(bb_content(&r),
                         f("The file %s has been edited. Here's the result of running `cat -n` on "
                           "a snippet of %s:\n     1\tfoo = 1\n     2\tbaz = 3\n     3\t\nReview "
                           "the changes and make sure they are as expected. Edit the file again if "
                           "necessary.",
                           p, p));
     /* The observation carries the action's strings, not the stripped ones. */
-    assert_string_equal(extra_str(&r, "old_content"), "  bar = 2\n\n");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_extra_str(&r, "old_content"), "  bar = 2\n\n");
+    bb_reply_free(&r);
     assert_file(p, "foo = 1\nbaz = 3\n", 16);
     r = replace(p, "  nothing  ", "x");
-    assert_string_equal(content(&r), f("ERROR:\nNo replacement was performed, old_str `nothing` "
-                                       "did not appear verbatim in %s.",
-                                       p));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), f("ERROR:\nNo replacement was performed, old_str `nothing` "
+                                          "did not appear verbatim in %s.",
+                                          p));
+    bb_reply_free(&r);
 }
 
 static void test_diff_hunks(void **state)
@@ -709,19 +657,20 @@ static void test_diff_hunks(void **state)
     (void)state;
     const char *p = wpath("s5.txt");
     put_text(p, "a\nb\nc\nd\ne\n");
-    struct reply r = replace(p, "b\nc\nd", "B\nc\nD");
-    assert_string_equal(extra_str(&r, "diff"),
+    struct bb_reply r = replace(p, "b\nc\nd", "B\nc\nD");
+    assert_string_equal(bb_extra_str(&r, "diff"),
                         f("--- %s\n+++ %s\n@@ -2 +2 @@\n-b\n+B\n@@ -4 +4 @@\n-d\n+D", p, p));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     /* Diff lines are right-stripped; a hunk that only deletes has a ",0" range. */
     r = replace(p, "B\nc\n", "");
-    assert_string_equal(extra_str(&r, "diff"), f("--- %s\n+++ %s\n@@ -2,2 +1,0 @@\n-B\n-c", p, p));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_extra_str(&r, "diff"),
+                        f("--- %s\n+++ %s\n@@ -2,2 +1,0 @@\n-B\n-c", p, p));
+    bb_reply_free(&r);
 }
 
 /* ---- editor: insert --------------------------------------------------------------------- */
 
-static struct reply insert_at(const char *path, json_t *line, const char *text)
+static struct bb_reply insert_at(const char *path, json_t *line, const char *text)
 {
     return edit(json_pack("{s:s, s:s, s:o, s:s}", "command", "insert", "path", path, "insert_line",
                           line, "new_str", text));
@@ -732,35 +681,35 @@ static void test_insert(void **state)
     (void)state;
     const char *p = wpath("i1.txt");
     put_text(p, "This is a test file.\nThis file is for testing purposes.");
-    struct reply r = insert_at(p, json_integer(1), "Inserted line");
-    assert_string_equal(content(&r),
+    struct bb_reply r = insert_at(p, json_integer(1), "Inserted line");
+    assert_string_equal(bb_content(&r),
                         f("The file %s has been edited. Here's the result of running `cat -n` on "
                           "a snippet of the edited file:\n     1\tThis is a test file.\n     "
                           "2\tInserted line\n     3\tThis file is for testing purposes.\nReview "
                           "the changes and make sure they are as expected (correct indentation, "
                           "no duplicate lines, etc). Edit the file again if necessary.",
                           p));
-    assert_string_equal(extra_str(&r, "diff"),
+    assert_string_equal(bb_extra_str(&r, "diff"),
                         f("--- %s\n+++ %s\n@@ -1,0 +2 @@\n+Inserted line", p, p));
-    assert_true(json_is_null(extra(&r, "old_content")));
-    assert_string_equal(extra_str(&r, "new_content"), "Inserted line");
-    blackbox_reply_free(&r);
+    assert_true(json_is_null(bb_extra(&r, "old_content")));
+    assert_string_equal(bb_extra_str(&r, "new_content"), "Inserted line");
+    bb_reply_free(&r);
     r = insert_at(p, json_integer(0), "\xe4\xb8\xad\xe6\x96\x87");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     const char *want = "\xe4\xb8\xad\xe6\x96\x87\nThis is a test file.\nInserted line\nThis file "
                        "is for testing purposes.";
     assert_file(p, want, strlen(want));
     /* At the end, after a last line without newline: glued onto it (OHEditor's quirk). */
     r = insert_at(p, json_integer(4), "END");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     want = "\xe4\xb8\xad\xe6\x96\x87\nThis is a test file.\nInserted line\nThis file is for "
            "testing purposes.END\n";
     assert_file(p, want, strlen(want));
     /* An empty new_str inserts one empty line; insert_line may come as a string. */
     put_text(p, "Line 1\nLine 2");
     r = insert_at(p, json_string("1"), "");
-    blackbox_assert_contains(content(&r), "     1\tLine 1\n     2\t\n     3\tLine 2\n");
-    blackbox_reply_free(&r);
+    bb_assert_contains(bb_content(&r), "     1\tLine 1\n     2\t\n     3\tLine 2\n");
+    bb_reply_free(&r);
     assert_file(p, "Line 1\n\nLine 2", 14);
 }
 
@@ -769,28 +718,28 @@ static void test_insert_errors(void **state)
     (void)state;
     const char *p = wpath("i2.txt");
     put_text(p, "Line 1\nLine 2");
-    struct reply r = insert_at(p, json_integer(10), "x");
-    assert_string_equal(content(&r), "ERROR:\nInvalid `insert_line` parameter: 10. It should be "
-                                     "within the range of allowed values: [0, 2]");
-    blackbox_reply_free(&r);
+    struct bb_reply r = insert_at(p, json_integer(10), "x");
+    assert_string_equal(bb_content(&r), "ERROR:\nInvalid `insert_line` parameter: 10. It should be "
+                                        "within the range of allowed values: [0, 2]");
+    bb_reply_free(&r);
     r = insert_at(p, json_integer(-1), "x");
-    assert_string_equal(content(&r), "ERROR:\nInvalid `insert_line` parameter: -1. It should be "
-                                     "within the range of allowed values: [0, 2]");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), "ERROR:\nInvalid `insert_line` parameter: -1. It should be "
+                                        "within the range of allowed values: [0, 2]");
+    bb_reply_free(&r);
     r = insert_at(p, json_string("abc"), "x");
-    assert_string_equal(content(&r), "ERROR:\nInvalid insert_line value: 'abc'. Expected an "
-                                     "integer.");
-    assert_string_equal(extra_str(&r, "diff"), "");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), "ERROR:\nInvalid insert_line value: 'abc'. Expected an "
+                                        "integer.");
+    assert_string_equal(bb_extra_str(&r, "diff"), "");
+    bb_reply_free(&r);
     r = edit(json_pack("{s:s, s:s, s:s}", "command", "insert", "path", p, "new_str", "x"));
-    assert_string_equal(content(&r),
+    assert_string_equal(bb_content(&r),
                         "ERROR:\nParameter `insert_line` is required for command: insert.");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     r = edit(json_pack("{s:s, s:s, s:i, s:n}", "command", "insert", "path", p, "insert_line", 1,
                        "new_str"));
-    assert_string_equal(content(&r),
+    assert_string_equal(bb_content(&r),
                         "ERROR:\nParameter `new_str` is required for command: insert.");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     assert_file(p, "Line 1\nLine 2", 13);
 }
 
@@ -802,23 +751,23 @@ static void test_undo_steps(void **state)
     const char *p = wpath("u1.txt");
     put_text(p, "v0\n");
     for (int i = 0; i < 3; i++) {
-        struct reply r = replace(p, f("v%d", i), f("v%d", i + 1));
-        blackbox_reply_free(&r);
+        struct bb_reply r = replace(p, f("v%d", i), f("v%d", i + 1));
+        bb_reply_free(&r);
     }
     assert_file(p, "v3\n", 3);
-    struct reply r = edit(json_pack("{s:s, s:s}", "command", "undo_edit", "path", p));
-    assert_string_equal(content(&r),
+    struct bb_reply r = edit(json_pack("{s:s, s:s}", "command", "undo_edit", "path", p));
+    assert_string_equal(bb_content(&r),
                         f("Last edit to %s undone successfully. Here's the result of running "
                           "`cat -n` on %s:\n     1\tv2\n     2\t\n",
                           p, p));
-    assert_string_equal(extra_str(&r, "diff"), f("--- %s\n+++ %s\n@@ -1 +1 @@\n-v3\n+v2", p, p));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_extra_str(&r, "diff"), f("--- %s\n+++ %s\n@@ -1 +1 @@\n-v3\n+v2", p, p));
+    bb_reply_free(&r);
     assert_file(p, "v2\n", 3);
     r = edit(json_pack("{s:s, s:s}", "command", "undo_edit", "path", p));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     assert_file(p, "v1\n", 3);
     r = edit(json_pack("{s:s, s:s}", "command", "undo_edit", "path", p));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     assert_file(p, "v0\n", 3);
     expect_edit("undo_edit", p, f("ERROR:\nNo edit history found for %s.", p));
     assert_file(p, "v0\n", 3);
@@ -830,13 +779,13 @@ static void test_undo_keeps_ten(void **state)
     const char *p = wpath("u2.txt");
     put_text(p, "n0");
     for (int i = 0; i < 12; i++) {
-        struct reply r = replace(p, f("n%d", i), f("n%d", i + 1));
-        blackbox_reply_free(&r);
+        struct bb_reply r = replace(p, f("n%d", i), f("n%d", i + 1));
+        bb_reply_free(&r);
     }
     for (int i = 0; i < 10; i++) {
-        struct reply r = edit(json_pack("{s:s, s:s}", "command", "undo_edit", "path", p));
-        blackbox_assert_prefix(content(&r), "Last edit to");
-        blackbox_reply_free(&r);
+        struct bb_reply r = edit(json_pack("{s:s, s:s}", "command", "undo_edit", "path", p));
+        bb_assert_prefix(bb_content(&r), "Last edit to");
+        bb_reply_free(&r);
     }
     assert_file(p, "n2", 2);
     expect_edit("undo_edit", p, f("ERROR:\nNo edit history found for %s.", p));
@@ -867,36 +816,36 @@ static void test_cp1251_round_trip(void **state)
 {
     (void)state;
     const char *p = wpath("cyr.py");
-    put_file(p, CP1251_ORIG, sizeof CP1251_ORIG - 1);
-    struct reply r = edit(json_pack("{s:s, s:s}", "command", "view", "path", p));
-    blackbox_assert_contains(content(&r), "     3\t# Тестовый файл с кириллицей\n     4\ttext = "
-                                          "\"Привет, мир!\"\n");
-    blackbox_reply_free(&r);
+    bb_write_file(p, CP1251_ORIG, sizeof CP1251_ORIG - 1);
+    struct bb_reply r = edit(json_pack("{s:s, s:s}", "command", "view", "path", p));
+    bb_assert_contains(bb_content(&r), "     3\t# Тестовый файл с кириллицей\n     4\ttext = "
+                                       "\"Привет, мир!\"\n");
+    bb_reply_free(&r);
     r = view_range(p, json_pack("[i, i]", 3, 4));
-    assert_string_equal(content(&r), f("Here's the result of running `cat -n` on %s:\n     3\t# "
-                                       "Тестовый файл с кириллицей\n     4\ttext = \"Привет, "
-                                       "мир!\"\n",
-                                       p));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), f("Here's the result of running `cat -n` on %s:\n     3\t# "
+                                          "Тестовый файл с кириллицей\n     4\ttext = \"Привет, "
+                                          "мир!\"\n",
+                                          p));
+    bb_reply_free(&r);
     r = replace(p, "Привет, мир!", "Здравствуй, мир!");
-    blackbox_assert_contains(content(&r), "Здравствуй, мир!");
-    blackbox_reply_free(&r);
+    bb_assert_contains(bb_content(&r), "Здравствуй, мир!");
+    bb_reply_free(&r);
     assert_file(p, CP1251_REPL, sizeof CP1251_REPL - 1);
     r = insert_at(p, json_integer(4), "new_var = \"Новая переменная\"");
-    blackbox_assert_contains(content(&r), "     5\tnew_var = \"Новая переменная\"\n");
-    blackbox_reply_free(&r);
+    bb_assert_contains(bb_content(&r), "     5\tnew_var = \"Новая переменная\"\n");
+    bb_reply_free(&r);
     assert_file(p, CP1251_INS, sizeof CP1251_INS - 1);
     /* A character cp1251 has no byte for: refused, file untouched. */
     r = replace(p, "мир", "中");
-    assert_string_equal(content(&r), f("ERROR:\nRan into 'charmap' codec can't encode character "
-                                       "'\\u4e2d' in position 75: character maps to <undefined> "
-                                       "while trying to write to %s",
-                                       p));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), f("ERROR:\nRan into 'charmap' codec can't encode character "
+                                          "'\\u4e2d' in position 75: character maps to <undefined> "
+                                          "while trying to write to %s",
+                                          p));
+    bb_reply_free(&r);
     assert_file(p, CP1251_INS, sizeof CP1251_INS - 1);
     for (int i = 0; i < 2; i++) {
         r = edit(json_pack("{s:s, s:s}", "command", "undo_edit", "path", p));
-        blackbox_reply_free(&r);
+        bb_reply_free(&r);
     }
     assert_file(p, CP1251_ORIG, sizeof CP1251_ORIG - 1);
 }
@@ -905,27 +854,28 @@ static void test_latin1_round_trip(void **state)
 {
     (void)state;
     const char *p = wpath("lat.txt");
-    put_file(p, "caf\xe9 cr\xe8me\nna\xefve\n", 17);
-    struct reply r = replace(p, "crème", "brûlée");
-    assert_string_equal(content(&r),
+    bb_write_file(p, "caf\xe9 cr\xe8me\nna\xefve\n", 17);
+    struct bb_reply r = replace(p, "crème", "brûlée");
+    assert_string_equal(bb_content(&r),
                         f("The file %s has been edited. Here's the result of running `cat -n` on "
                           "a snippet of %s:\n     1\tcafé brûlée\n     2\tnaïve\n     3\t\nReview "
                           "the changes and make sure they are as expected. Edit the file again if "
                           "necessary.",
                           p, p));
-    assert_string_equal(extra_str(&r, "diff"),
+    assert_string_equal(bb_extra_str(&r, "diff"),
                         f("--- %s\n+++ %s\n@@ -1 +1 @@\n-café crème\n+café brûlée", p, p));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     assert_file(p,
                 "caf\xe9 br\xfbl\xe9"
                 "e\nna\xefve\n",
                 18);
     r = replace(p, "naïve", "€");
-    assert_string_equal(content(&r), f("ERROR:\nRan into 'latin-1' codec can't encode character "
-                                       "'\\u20ac' in position 12: ordinal not in range(256) while "
-                                       "trying to write to %s",
-                                       p));
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r),
+                        f("ERROR:\nRan into 'latin-1' codec can't encode character "
+                          "'\\u20ac' in position 12: ordinal not in range(256) while "
+                          "trying to write to %s",
+                          p));
+    bb_reply_free(&r);
 }
 
 /* ---- refusals and path checks ----------------------------------------------------------- */
@@ -934,14 +884,14 @@ static void test_binary_and_size_refused(void **state)
 {
     (void)state;
     const char *p = wpath("bin.sql");
-    put_file(p, "Some text\0with binary\0content", 29);
+    bb_write_file(p, "Some text\0with binary\0content", 29);
     const char *msg = f("ERROR:\nFile validation failed for %s: File appears to be binary and this "
                         "file type cannot be read or edited by this tool.",
                         p);
     expect_edit("view", p, msg);
-    struct reply r = replace(p, "Some", "Any");
-    assert_string_equal(content(&r), msg);
-    blackbox_reply_free(&r);
+    struct bb_reply r = replace(p, "Some", "Any");
+    assert_string_equal(bb_content(&r), msg);
+    bb_reply_free(&r);
     const char *big = wpath("big.sql");
     int fd = open(big, O_CREAT | O_WRONLY, 0644);
     assert_true(fd >= 0);
@@ -952,8 +902,8 @@ static void test_binary_and_size_refused(void **state)
             big);
     expect_edit("view", big, msg);
     r = insert_at(big, json_integer(0), "x");
-    assert_string_equal(content(&r), msg);
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), msg);
+    bb_reply_free(&r);
 }
 
 static void test_path_checks(void **state)
@@ -972,10 +922,10 @@ static void test_path_checks(void **state)
                 f("ERROR:\nInvalid `path` parameter: %s. The path %s does not exist. Please "
                   "provide a valid path.",
                   missing, missing));
-    expect_edit("undo_edit", blackbox_work_dir,
+    expect_edit("undo_edit", ex.work,
                 f("ERROR:\nInvalid `path` parameter: %s. The path %s is a directory and only the "
                   "`view` command can be used on directories.",
-                  blackbox_work_dir, blackbox_work_dir));
+                  ex.work, ex.work));
     const char *pdf = wpath("doc.PDF");
     put_text(pdf, "%PDF-1.4");
     expect_edit("str_replace", pdf,
@@ -1005,23 +955,159 @@ static void test_bad_requests(void **state)
          "Invalid field: action.args.path (expected a string)"},
         {"{\"action\": {\"action\": \"read\", \"args\": {\"path\": \"a\\u0000b\"}}}",
          "Invalid field: action.args.path (contains a NUL byte)"},
+        {"{\"action\": {\"action\": \"write\", \"args\": {\"path\": \"x\", \"content\": "
+         "\"\", \"view_range\": [1, 2]}}}",
+         "Unknown field: action.args.view_range (write takes: path, content, start, end)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct reply r = blackbox_http("POST", "/execute_action", cases[i].body);
+        struct bb_reply r = bb_http(&ex, "POST", "/execute_action", cases[i].body);
         assert_int_equal(r.status, 400);
-        blackbox_assert_contains(json_string_value(json_object_get(r.json, "detail")),
-                                 cases[i].detail);
-        blackbox_reply_free(&r);
+        bb_assert_contains(json_string_value(json_object_get(r.json, "detail")), cases[i].detail);
+        bb_reply_free(&r);
     }
 }
 
 /* ---- as another user (root only) -------------------------------------------------------- */
 
-static int agent_group_setup(void **state)
+/* ---- more of the openhands-aci editor tests --------------------------------------------- */
+
+static void test_view_large_directory_clipped(void **state)
+{
+    (void)state;
+    const char *d = wpath("large_dir");
+    assert_int_equal(mkdir(d, 0755), 0);
+    for (int i = 0; i < 1000; i++)
+        put_text(f("%s/file_%d.txt", d, i), "content");
+    struct bb_reply r = edit(json_pack("{s:s, s:s}", "command", "view", "path", d));
+    assert_string_equal(bb_observation(&r), "edit");
+    bb_assert_prefix(bb_content(&r),
+                     f("Here's the files and directories up to 2 levels deep in %s, excluding "
+                       "hidden items:\n%s/\n",
+                       d, d));
+    bb_assert_contains(bb_content(&r), "<response clipped><NOTE>Due to the max output limit, "
+                                       "only part of this directory has been shown to you. You "
+                                       "should use `ls -la` instead to view large directories "
+                                       "incrementally.</NOTE>");
+    bb_reply_free(&r);
+}
+
+static void test_view_directory_on_hidden_path(void **state)
+{
+    (void)state;
+    /* The viewed directory may be hidden itself; below it, hidden entries are left out and
+     * only the first level's are counted. */
+    const char *d = wpath(".hidden_test_dir");
+    static const char *const tree[] = {"visible1.txt",
+                                       ".hidden1",
+                                       "visible_dir/",
+                                       "visible_dir/visible2.txt",
+                                       "visible_dir/.hidden2",
+                                       ".hidden_dir/",
+                                       ".hidden_dir/visible3.txt",
+                                       ".hidden_dir/.hidden3",
+                                       NULL};
+    make_tree(d, tree);
+    expect_edit("view", d,
+                f("Here's the files and directories up to 2 levels deep in %s, excluding hidden "
+                  "items:\n%s/\n%s/visible1.txt\n%s/visible_dir/\n%s/visible_dir/visible2.txt\n\n"
+                  "2 hidden files/directories in this directory are excluded. You can use 'ls -la "
+                  "%s' to see them.",
+                  d, d, d, d, d, d));
+}
+
+static void test_binary_bytes_and_text_types(void **state)
+{
+    (void)state;
+    /* charset-normalizer finds no encoding for these bytes and openhands-aci calls the file
+     * binary; this rule (docs/protocol.md) reads them as cp1251. */
+    const char *p = wpath("junk.bin");
+    bb_write_file(p, "\x8f\x8f\x8f\x8f", 4);
+    expect_edit("view", p, f("Here's the result of running `cat -n` on %s:\n     1\tЏЏЏЏ\n", p));
+    struct bb_reply r;
+    /* A .sql file of text is text. */
+    p = wpath("query.sql");
+    put_text(p, "\n    SELECT *\n    FROM users\n    WHERE id = 1;\n    ");
+    r = edit(json_pack("{s:s, s:s}", "command", "view", "path", p));
+    bb_assert_contains(bb_content(&r), "     2\t    SELECT *\n");
+    assert_null(strstr(bb_content(&r), "binary"));
+    bb_reply_free(&r);
+}
+
+static void test_encodings_kept_per_file(void **state)
+{
+    (void)state;
+    /* test_mixed_encoding_workflow: a UTF-8 Cyrillic file stays UTF-8 beside a cp1251 one. */
+    const char *u = wpath("utf8.py"), *c = wpath("cp1251.py");
+    put_text(u, "# -*- coding: utf-8 -*-\ntext_utf8 = \"Текст в кодировке UTF-8\"\n");
+    static const char orig_c[] = "# -*- coding: cp1251 -*-\ntext_cp1251 = \"\xd2\xe5\xea\xf1\xf2 "
+                                 "\xe2 \xea\xee\xe4\xe8\xf0\xee\xe2\xea\xe5 CP1251\"\n";
+    bb_write_file(c, orig_c, sizeof orig_c - 1);
+    struct bb_reply r = replace(c, "Текст в кодировке CP1251", "Измененный текст в CP1251");
+    bb_assert_contains(bb_content(&r), "Измененный текст в CP1251");
+    bb_reply_free(&r);
+    r = replace(u, "Текст в кодировке UTF-8", "Измененный текст в UTF-8");
+    bb_assert_contains(bb_content(&r), "Измененный текст в UTF-8");
+    bb_reply_free(&r);
+    const char *want_u = "# -*- coding: utf-8 -*-\ntext_utf8 = \"Измененный текст в UTF-8\"\n";
+    assert_file(u, want_u, strlen(want_u));
+    const char *want_c = "# -*- coding: cp1251 -*-\ntext_cp1251 = \"\xc8\xe7\xec\xe5\xed\xe5"
+                         "\xed\xed\xfb\xe9 \xf2\xe5\xea\xf1\xf2 \xe2 CP1251\"\n";
+    assert_file(c, want_c, strlen(want_c));
+    /* test_create_non_utf8_file: a new file is written as UTF-8, whatever it declares. */
+    const char *n = wpath("new_cyr.py");
+    const char *text = "# -*- coding: cp1251 -*-\n\n# Новый файл с кириллицей\ngreeting = "
+                       "\"Привет из нового файла!\"\n";
+    r = edit(json_pack("{s:s, s:s, s:s}", "command", "create", "path", n, "file_text", text));
+    bb_assert_contains(bb_content(&r), "File created successfully");
+    bb_reply_free(&r);
+    assert_file(n, text, strlen(text));
+    r = edit(json_pack("{s:s, s:s}", "command", "view", "path", n));
+    bb_assert_contains(bb_content(&r), "Привет из нового файла!");
+    bb_reply_free(&r);
+}
+
+static void test_path_rule(void **state)
+{
+    (void)state;
+    /* `..` is the kernel's to resolve and stays in the reported path. */
+    assert_int_equal(mkdir(wpath("pr"), 0755), 0);
+    put_text(wpath("pr.txt"), "dots\n");
+    struct bb_reply r = read_file("pr/../pr.txt");
+    assert_string_equal(bb_observation(&r), "read");
+    assert_string_equal(bb_content(&r), "dots\n");
+    assert_string_equal(bb_extra_str(&r, "path"), wpath("pr/../pr.txt"));
+    bb_reply_free(&r);
+    /* No path filtering: a symlink out of the workspace is followed with the agent's rights. */
+    put_text(bb_path(ex.dir, "outside.txt"), "outside\n");
+    assert_int_equal(symlink(bb_path(ex.dir, "outside.txt"), wpath("pr/out")), 0);
+    r = read_file("pr/out");
+    assert_string_equal(bb_content(&r), "outside\n");
+    bb_reply_free(&r);
+    /* /proc/self is the file process's own, which holds nothing of the executor: no API key
+     * variable in its environment (the harness gives the executor TEST_API_KEY). */
+    r = read_file("/proc/self/status");
+    assert_string_equal(bb_observation(&r), "read");
+    bb_assert_prefix(bb_content(&r), "Name:");
+    bb_reply_free(&r);
+}
+
+static int start_plain(void **state)
+{
+    (void)state;
+    return bb_start(&ex, NULL);
+}
+
+static int start_as_agent(void **state)
 {
     (void)state;
     static const char *const args[] = {"--user-id", "65534", NULL};
-    return blackbox_start(args, 0755);
+    return bb_start(&ex, &(struct bb_options){.args = args, .dir_mode = 0755});
+}
+
+static int stop(void **state)
+{
+    (void)state;
+    return bb_stop(&ex);
 }
 
 static void test_agent_permissions(void **state)
@@ -1031,25 +1117,37 @@ static void test_agent_permissions(void **state)
     const char *secret = wpath("secret.txt");
     put_text(secret, "top secret\n");
     assert_int_equal(chmod(secret, 0600), 0);
-    struct reply r = read_file(secret);
+    struct bb_reply r = read_file(secret);
     assert_error_obs(&r, f("Cannot read %s: Permission denied.", secret));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     expect_edit("view", secret,
                 f("ERROR:\nRan into [Errno 13] Permission denied: '%s' while trying to read %s",
                   secret, secret));
     r = replace(secret, "top", "bottom");
-    blackbox_assert_contains(content(&r), "Permission denied");
-    blackbox_reply_free(&r);
+    bb_assert_contains(bb_content(&r), "Permission denied");
+    bb_reply_free(&r);
     assert_file(secret, "top secret\n", 11);
     /* Through a symlink it is no better. */
     assert_int_equal(symlink(secret, wpath("link.txt")), 0);
     r = read_file("link.txt");
     assert_error_obs(&r, f("Cannot read %s: Permission denied.", wpath("link.txt")));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     /* The file process is not dumpable: its /proc/self is root's. */
     r = read_file("/proc/self/environ");
     assert_error_obs(&r, "Cannot read /proc/self/environ: Permission denied.");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
+    expect_edit("view", "/proc/self/environ",
+                "ERROR:\nRan into [Errno 13] Permission denied: '/proc/self/environ' while trying "
+                "to read /proc/self/environ");
+    /* Nor can it be written through (its files are root's), nor the executor's own. */
+    r = write_file("/proc/self/oom_score_adj", "-1000");
+    assert_error_obs(&r, "Cannot write /proc/self/oom_score_adj: Permission denied.");
+    bb_reply_free(&r);
+    char exec_environ[64];
+    snprintf(exec_environ, sizeof exec_environ, "/proc/%d/environ", (int)ex.pid);
+    r = read_file(exec_environ);
+    assert_error_obs(&r, f("Cannot read %s: Permission denied.", exec_environ));
+    bb_reply_free(&r);
     /* A directory find could not read turns the whole view into find's error, as in
      * OpenHands (find -L ... prints "find: ‘<dir>’: Permission denied" on stderr). */
     assert_int_equal(mkdir(wpath("view"), 0755), 0);
@@ -1059,8 +1157,8 @@ static void test_agent_permissions(void **state)
         f("ERROR:\nfind: \xE2\x80\x98%s\xE2\x80\x99: Permission denied\n", wpath("view/private")));
     /* What the agent creates is the agent's. */
     r = write_file("mine/new.txt", "hi");
-    assert_string_equal(obs_type(&r), "write");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_observation(&r), "write");
+    bb_reply_free(&r);
     struct stat st;
     assert_int_equal(stat(wpath("mine/new.txt"), &st), 0);
     assert_int_equal(st.st_uid, 65534);
@@ -1069,18 +1167,15 @@ static void test_agent_permissions(void **state)
     assert_int_equal(st.st_uid, 65534);
     r = edit(json_pack("{s:s, s:s, s:s}", "command", "create", "path", wpath("made.txt"),
                        "file_text", "x"));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     assert_int_equal(stat(wpath("made.txt"), &st), 0);
     assert_int_equal(st.st_uid, 65534);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH-TO-paddock-executor\n", argv[0]);
+    if (bb_init(argc, argv) < 0)
         return 2;
-    }
-    blackbox_executor_path = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_relative_and_shape),
         cmocka_unit_test(test_write_trailing_newline_rule),
@@ -1111,15 +1206,18 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_binary_and_size_refused),
         cmocka_unit_test(test_path_checks),
         cmocka_unit_test(test_bad_requests),
+        cmocka_unit_test(test_view_large_directory_clipped),
+        cmocka_unit_test(test_view_directory_on_hidden_path),
+        cmocka_unit_test(test_binary_bytes_and_text_types),
+        cmocka_unit_test(test_encodings_kept_per_file),
+        cmocka_unit_test(test_path_rule),
     };
-    int failed =
-        cmocka_run_group_tests_name("files", tests, blackbox_group_setup, blackbox_group_teardown);
+    int failed = cmocka_run_group_tests_name("files", tests, start_plain, stop);
     if (geteuid() == 0) {
         const struct CMUnitTest agent_tests[] = {
             cmocka_unit_test(test_agent_permissions),
         };
-        failed += cmocka_run_group_tests_name("files-as-agent", agent_tests, agent_group_setup,
-                                              blackbox_group_teardown);
+        failed += cmocka_run_group_tests_name("files-as-agent", agent_tests, start_as_agent, stop);
     }
     return failed;
 }

@@ -8,10 +8,11 @@
 /* cmocka needs the headers above first. */
 #include <cmocka.h>
 
-#include "blackbox.h"
+#include "bb.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,34 +22,7 @@
 
 #define NO_OUTPUT "[Code executed successfully with no output]"
 
-/* Start/stop with the options these tests need, over the shared harness. */
-struct executor_options {
-    const char *const *args;
-    const char *path_env;
-    bool open_tmpdir;
-};
-
-static int executor_start(const struct executor_options *o)
-{
-    blackbox_path_env = o ? o->path_env : NULL;
-    return blackbox_start(o ? o->args : NULL, o && o->open_tmpdir ? 0755 : 0700);
-}
-
-static int executor_stop(void)
-{
-    return blackbox_stop();
-}
-
-/* POSTs {"action": action} (takes the reference); asserts 200 + JSON. */
-static struct reply execute(json_t *action)
-{
-    json_t *body = json_pack("{s:o}", "action", action);
-    char *b = json_dumps(body, JSON_COMPACT);
-    struct reply r = blackbox_action(b);
-    free(b);
-    json_decref(body);
-    return r;
-}
+static struct bb ex;
 
 static char interpreter[4096]; /* sys.executable of python3 from our PATH */
 
@@ -68,7 +42,8 @@ static int command_line(const char *cmd, char *out, size_t outlen)
 
 /* {"action": "run_ipython", "args": {"code": code, ...}, "timeout": timeout}: include_extra
  * -1 leaves it out, timeout < 0 too, init NULL too. */
-static struct reply cell_full(const char *code, int include_extra, double timeout, const char *init)
+static struct bb_reply cell_full(const char *code, int include_extra, double timeout,
+                                 const char *init)
 {
     json_t *args = json_pack("{s:s, s:s}", "code", code, "thought", "");
     if (include_extra >= 0)
@@ -78,10 +53,10 @@ static struct reply cell_full(const char *code, int include_extra, double timeou
     json_t *action = json_pack("{s:s, s:o}", "action", "run_ipython", "args", args);
     if (timeout >= 0)
         json_object_set_new(action, "timeout", json_real(timeout));
-    return execute(action);
+    return bb_execute(&ex, action);
 }
 
-static struct reply cell(const char *code)
+static struct bb_reply cell(const char *code)
 {
     return cell_full(code, -1, 30, NULL);
 }
@@ -92,16 +67,15 @@ static char *with_extra(const char *output, const char *cwd)
     char *s = NULL;
     if (asprintf(&s,
                  "%s\n[Jupyter current working directory: %s]\n[Jupyter Python interpreter: %s]",
-                 output, cwd ? cwd : blackbox_work_dir, interpreter) < 0)
+                 output, cwd ? cwd : ex.work, interpreter) < 0)
         abort();
     return s;
 }
 
-static void assert_ipython_obs(const struct reply *r, const char *code)
+static void assert_ipython_obs(const struct bb_reply *r, const char *code)
 {
-    assert_string_equal(json_string_value(json_object_get(r->json, "observation")), "run_ipython");
-    assert_string_equal(json_string_value(json_object_get(r->json, "message")),
-                        "Code executed in IPython cell.");
+    assert_string_equal(bb_observation(r), "run_ipython");
+    assert_string_equal(bb_message(r), "Code executed in IPython cell.");
     assert_true(json_is_true(json_object_get(r->json, "success")));
     json_t *extras = json_object_get(r->json, "extras");
     assert_string_equal(json_string_value(json_object_get(extras, "code")), code);
@@ -111,12 +85,12 @@ static void assert_ipython_obs(const struct reply *r, const char *code)
 /* Runs code and checks the whole content: output, then the info lines for cwd. */
 static void expect_cell_in(const char *code, const char *output, const char *cwd)
 {
-    struct reply r = cell(code);
+    struct bb_reply r = cell(code);
     assert_ipython_obs(&r, code);
     char *want = with_extra(output, cwd);
-    assert_string_equal(blackbox_content(&r), want);
+    assert_string_equal(bb_content(&r), want);
     free(want);
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void expect_cell(const char *code, const char *output)
@@ -125,17 +99,17 @@ static void expect_cell(const char *code, const char *output)
 }
 
 /* The output part of a cell's content (without the info lines). */
-static struct reply cell_bare(const char *code)
+static struct bb_reply cell_bare(const char *code)
 {
     return cell_full(code, 0, 30, NULL);
 }
 
-static void expect_error_obs(struct reply *r, const char *text)
+static void expect_error_obs(struct bb_reply *r, const char *text)
 {
-    assert_string_equal(json_string_value(json_object_get(r->json, "observation")), "error");
-    assert_string_equal(blackbox_content(r), text);
-    assert_string_equal(json_string_value(json_object_get(r->json, "message")), text);
-    blackbox_reply_free(r);
+    assert_string_equal(bb_observation(r), "error");
+    assert_string_equal(bb_content(r), text);
+    assert_string_equal(bb_message(r), text);
+    bb_reply_free(r);
 }
 
 /* ---- one executor with --plugins ipython gitinfo ---------------------------------------- */
@@ -144,14 +118,14 @@ static int start_ipython(void **state)
 {
     static const char *const args[] = {"--plugins", "ipython", "gitinfo", NULL};
     (void)state;
-    struct executor_options o = {.args = args};
-    return executor_start(&o);
+    struct bb_options o = {.args = args};
+    return bb_start(&ex, &o);
 }
 
 static int stop_any(void **state)
 {
     (void)state;
-    return executor_stop();
+    return bb_stop(&ex);
 }
 
 static void test_print(void **state)
@@ -192,25 +166,24 @@ static void test_state_persists(void **state)
 static void test_traceback(void **state)
 {
     (void)state;
-    struct reply r = cell_bare("def boom():\n    return 1 / 0\nboom()");
-    const char *c = blackbox_content(&r);
-    blackbox_assert_prefix(c, "Traceback (most recent call last):\n");
-    blackbox_assert_contains(c, "in boom\n    return 1 / 0\n");
+    struct bb_reply r = cell_bare("def boom():\n    return 1 / 0\nboom()");
+    const char *c = bb_content(&r);
+    bb_assert_prefix(c, "Traceback (most recent call last):\n");
+    bb_assert_contains(c, "in boom\n    return 1 / 0\n");
     assert_string_equal(c + strlen(c) - strlen("ZeroDivisionError: division by zero"),
                         "ZeroDivisionError: division by zero");
     /* None of the runner's own frames. */
     if (strstr(c, "paddock"))
         fail_msg("runner frames in the traceback: %s", c);
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 
     r = cell_bare("import pymsgbox");
-    blackbox_assert_contains(blackbox_content(&r),
-                             "ModuleNotFoundError: No module named 'pymsgbox'");
-    blackbox_reply_free(&r);
+    bb_assert_contains(bb_content(&r), "ModuleNotFoundError: No module named 'pymsgbox'");
+    bb_reply_free(&r);
 
     r = cell_bare("def broken(:");
-    blackbox_assert_contains(blackbox_content(&r), "SyntaxError");
-    blackbox_reply_free(&r);
+    bb_assert_contains(bb_content(&r), "SyntaxError");
+    bb_reply_free(&r);
 
     /* The runner lives on after errors. */
     expect_cell("print('still here')", "still here");
@@ -220,83 +193,78 @@ static void test_no_output(void **state)
 {
     (void)state;
     expect_cell("with open('test.txt', 'w') as f: f.write('Hello, world!')", NO_OUTPUT);
-    struct reply r = blackbox_run("cat test.txt && rm test.txt");
-    assert_string_equal(blackbox_content(&r), "Hello, world!");
-    blackbox_reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "cat test.txt && rm test.txt");
+    assert_string_equal(bb_content(&r), "Hello, world!");
+    bb_reply_free(&r);
 }
 
 static void test_cwd_follows_bash(void **state)
 {
     (void)state;
     char sub[200], cmd[256];
-    snprintf(sub, sizeof sub, "%s/sub", blackbox_work_dir);
-    expect_cell("import os\nprint(os.getcwd())", blackbox_work_dir);
-    struct reply r = blackbox_run("mkdir -p sub && cd sub");
-    assert_int_equal(blackbox_exit_code(&r), 0);
-    blackbox_reply_free(&r);
+    snprintf(sub, sizeof sub, "%s/sub", ex.work);
+    expect_cell("import os\nprint(os.getcwd())", ex.work);
+    struct bb_reply r = bb_run(&ex, "mkdir -p sub && cd sub");
+    assert_int_equal(bb_exit_code(&r), 0);
+    bb_reply_free(&r);
     expect_cell_in("print(os.getcwd())", sub, sub);
     expect_cell_in("open('here.txt', 'w').close()", NO_OUTPUT, sub);
-    r = blackbox_run("ls");
-    assert_string_equal(blackbox_content(&r), "here.txt");
-    blackbox_reply_free(&r);
+    bb_expect_run(&ex, "ls", BB_ANY_EXIT, "here.txt");
 
     /* Python may go elsewhere; it follows bash again only when bash moves. */
     expect_cell_in("os.chdir('/')\nprint(os.getcwd())", "/", sub);
     expect_cell_in("print(os.getcwd())", "/", sub);
-    r = blackbox_run("cd /tmp");
-    blackbox_reply_free(&r);
+    bb_expect_run(&ex, "cd /tmp", BB_ANY_EXIT, NULL);
     expect_cell_in("print(os.getcwd())", "/tmp", "/tmp");
 
-    snprintf(cmd, sizeof cmd, "cd %s && rm -r sub", blackbox_work_dir);
-    r = blackbox_run(cmd);
-    assert_int_equal(blackbox_exit_code(&r), 0);
-    blackbox_reply_free(&r);
-    expect_cell("print(os.getcwd())", blackbox_work_dir);
+    snprintf(cmd, sizeof cmd, "cd %s && rm -r sub", ex.work);
+    bb_expect_run(&ex, cmd, 0, NULL);
+    expect_cell("print(os.getcwd())", ex.work);
 }
 
 static void test_include_extra_false(void **state)
 {
     (void)state;
-    struct reply r = cell_bare("print(1)");
+    struct bb_reply r = cell_bare("print(1)");
     assert_ipython_obs(&r, "print(1)");
-    assert_string_equal(blackbox_content(&r), "1");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), "1");
+    bb_reply_free(&r);
     r = cell_bare("quiet = 1");
-    assert_string_equal(blackbox_content(&r), NO_OUTPUT);
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), NO_OUTPUT);
+    bb_reply_free(&r);
     /* include_extra true is the default. */
     r = cell_full("print(2)", 1, 30, NULL);
     char *want = with_extra("2", NULL);
-    assert_string_equal(blackbox_content(&r), want);
+    assert_string_equal(bb_content(&r), want);
     free(want);
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_timeout_interrupts(void **state)
 {
     (void)state;
     expect_cell("survivor = 7", NO_OUTPUT);
-    double t0 = blackbox_now();
-    struct reply r = cell_full("import time\nprint('partial')\ntime.sleep(20)", -1, 1, NULL);
-    double took = blackbox_now() - t0;
+    double t0 = bb_now();
+    struct bb_reply r = cell_full("import time\nprint('partial')\ntime.sleep(20)", -1, 1, NULL);
+    double took = bb_now() - t0;
     assert_true(took >= 0.9 && took < 3);
     char *want = with_extra("[Execution timed out (1.0 seconds).]", NULL);
-    assert_string_equal(blackbox_content(&r), want);
+    assert_string_equal(bb_content(&r), want);
     free(want);
     assert_ipython_obs(&r, "import time\nprint('partial')\ntime.sleep(20)");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 
     /* The runner was interrupted, not killed: state is intact and it answers at once. */
-    t0 = blackbox_now();
+    t0 = bb_now();
     expect_cell("print(survivor)", "7");
-    assert_true(blackbox_now() - t0 < 2);
+    assert_true(bb_now() - t0 < 2);
 
     /* An integer timeout prints as an integer, as Python would. */
     json_t *action = json_pack("{s:s, s:{s:s, s:b}, s:i}", "action", "run_ipython", "args", "code",
                                "while True: pass", "include_extra", 0, "timeout", 1);
-    r = execute(action);
-    assert_string_equal(blackbox_content(&r), "[Execution timed out (1 seconds).]");
-    blackbox_reply_free(&r);
+    r = bb_execute(&ex, action);
+    assert_string_equal(bb_content(&r), "[Execution timed out (1 seconds).]");
+    bb_reply_free(&r);
     expect_cell("print(survivor + 1)", "8");
 }
 
@@ -305,16 +273,16 @@ static void test_timeout_kills_a_stubborn_cell(void **state)
     (void)state;
     expect_cell("doomed = 1", NO_OUTPUT);
     /* It swallows the interrupt: after the grace period the runner is replaced. */
-    struct reply r = cell_full("import time\nwhile True:\n    try:\n        time.sleep(30)\n"
-                               "    except KeyboardInterrupt:\n        pass",
-                               0, 0.5, NULL);
-    assert_string_equal(blackbox_content(&r), "[Execution timed out (0.5 seconds).]");
-    blackbox_reply_free(&r);
-    double t0 = blackbox_now();
+    struct bb_reply r = cell_full("import time\nwhile True:\n    try:\n        time.sleep(30)\n"
+                                  "    except KeyboardInterrupt:\n        pass",
+                                  0, 0.5, NULL);
+    assert_string_equal(bb_content(&r), "[Execution timed out (0.5 seconds).]");
+    bb_reply_free(&r);
+    double t0 = bb_now();
     r = cell_bare("print('fresh')\nprint('doomed' in globals())");
-    assert_string_equal(blackbox_content(&r), "fresh\nFalse");
-    blackbox_reply_free(&r);
-    assert_true(blackbox_now() - t0 < 10);
+    assert_string_equal(bb_content(&r), "fresh\nFalse");
+    bb_reply_free(&r);
+    assert_true(bb_now() - t0 < 10);
 }
 
 static void test_pip_magic(void **state)
@@ -323,19 +291,19 @@ static void test_pip_magic(void **state)
     char version[256];
     if (command_line("python3 -m pip --version 2>/dev/null", version, sizeof version) < 0)
         skip();
-    struct reply r = cell_bare("%pip --version");
-    blackbox_assert_prefix(blackbox_content(&r), version); /* the line pip itself prints */
-    blackbox_assert_contains(blackbox_content(&r),
-                             "\nNote: you may need to restart the kernel to use updated packages.");
-    blackbox_reply_free(&r);
+    struct bb_reply r = cell_bare("%pip --version");
+    bb_assert_prefix(bb_content(&r), version); /* the line pip itself prints */
+    bb_assert_contains(bb_content(&r),
+                       "\nNote: you may need to restart the kernel to use updated packages.");
+    bb_reply_free(&r);
     /* Magics and shell escapes mix with Python in one cell. */
     r = cell_bare("answer = 42\n!echo shell says hi\nprint(answer)");
-    assert_string_equal(blackbox_content(&r), "shell says hi\n42");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), "shell says hi\n42");
+    bb_reply_free(&r);
     r = cell_bare("%nosuchmagic");
-    assert_string_equal(blackbox_content(&r),
+    assert_string_equal(bb_content(&r),
                         "UsageError: Line magic function `%nosuchmagic` not found.");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_ansi_stripped(void **state)
@@ -349,38 +317,38 @@ static void test_kernel_init_code(void **state)
 {
     (void)state;
     /* It runs once per runner, before the first cell that brings it; its output is dropped. */
-    struct reply r = cell_full("print(from_init)", 0, 30, "from_init = 5\nprint('init ran')");
-    assert_string_equal(blackbox_content(&r), "5");
-    blackbox_reply_free(&r);
+    struct bb_reply r = cell_full("print(from_init)", 0, 30, "from_init = 5\nprint('init ran')");
+    assert_string_equal(bb_content(&r), "5");
+    bb_reply_free(&r);
     r = cell_full("print(from_init)", 0, 30, "from_init = 99");
-    assert_string_equal(blackbox_content(&r), "5");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), "5");
+    bb_reply_free(&r);
 }
 
 static void test_runner_exit_restarts(void **state)
 {
     (void)state;
-    struct reply r = cell_bare("lost = 1\nimport os\nprint('bye', flush=True)\nos._exit(3)");
-    assert_string_equal(blackbox_content(&r),
+    struct bb_reply r = cell_bare("lost = 1\nimport os\nprint('bye', flush=True)\nos._exit(3)");
+    assert_string_equal(bb_content(&r),
                         "bye\n[The Python process exited with code 3: the next cell starts a new "
                         "one, without the variables and imports of this one.]");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     r = cell_bare("print('lost' in globals())");
-    assert_string_equal(blackbox_content(&r), "False");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), "False");
+    bb_reply_free(&r);
     /* It follows bash's directory again from the start. */
-    expect_cell("import os\nprint(os.getcwd())", blackbox_work_dir);
+    expect_cell("import os\nprint(os.getcwd())", ex.work);
 }
 
 static void test_big_output_truncated(void **state)
 {
     (void)state;
-    struct reply r = cell_bare("for i in range(1, 100001):\n    print(i)");
-    const char *c = blackbox_content(&r);
-    blackbox_assert_prefix(c, "1\n2\n3\n");
-    blackbox_assert_contains(c, "\n[... Observation truncated due to length ...]\n");
+    struct bb_reply r = cell_bare("for i in range(1, 100001):\n    print(i)");
+    const char *c = bb_content(&r);
+    bb_assert_prefix(c, "1\n2\n3\n");
+    bb_assert_contains(c, "\n[... Observation truncated due to length ...]\n");
     assert_string_equal(c + strlen(c) - 7, "\n100000");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_bad_requests(void **state)
@@ -402,10 +370,10 @@ static void test_bad_requests(void **state)
         {"{\"action\": {\"action\": \"browse\", \"args\": {}}}", "Missing field: action.args.url"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct reply r = blackbox_http("POST", "/execute_action", cases[i].body);
+        struct bb_reply r = bb_http(&ex, "POST", "/execute_action", cases[i].body);
         assert_int_equal(r.status, 400);
         assert_string_equal(json_string_value(json_object_get(r.json, "detail")), cases[i].detail);
-        blackbox_reply_free(&r);
+        bb_reply_free(&r);
     }
 }
 
@@ -421,8 +389,8 @@ static void write_file(const char *dir, const char *name, const char *text)
 
 static void expect_git(const char *branch, const char *commit)
 {
-    struct reply r = blackbox_run("true");
-    json_t *md = blackbox_meta(&r);
+    struct bb_reply r = bb_run(&ex, "true");
+    json_t *md = bb_meta(&r);
     json_t *b = json_object_get(md, "git_branch"), *c = json_object_get(md, "git_commit");
     assert_non_null(b);
     assert_non_null(c);
@@ -434,7 +402,7 @@ static void expect_git(const char *branch, const char *commit)
         assert_string_equal(json_string_value(c), commit);
     else
         assert_true(json_is_null(c));
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 }
 
 static void test_gitinfo(void **state)
@@ -443,8 +411,8 @@ static void test_gitinfo(void **state)
     static const char sha1[] = "0123456789abcdef0123456789abcdef01234567";
     static const char sha2[] = "89abcdef0123456789abcdef0123456789abcdef";
     char git[200], cmd[512];
-    snprintf(git, sizeof git, "%s/.git", blackbox_work_dir);
-    snprintf(cmd, sizeof cmd, "mkdir -p %s/refs/heads/feature %s/sub", git, blackbox_work_dir);
+    snprintf(git, sizeof git, "%s/.git", ex.work);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/refs/heads/feature %s/sub", git, ex.work);
     assert_int_equal(system(cmd), 0);
     expect_git(NULL, NULL); /* no HEAD yet: an empty .git is a repository of nothing */
 
@@ -464,18 +432,15 @@ static void test_gitinfo(void **state)
     expect_git("feature/x", sha2);
 
     /* From a subdirectory, and detached. */
-    struct reply r = blackbox_run("cd sub");
-    blackbox_reply_free(&r);
+    struct bb_reply r = bb_run(&ex, "cd sub");
+    bb_reply_free(&r);
     write_file(git, "HEAD", sha1);
     expect_git(NULL, sha1);
 
-    r = blackbox_run("cd /");
-    blackbox_reply_free(&r);
+    bb_expect_run(&ex, "cd /", BB_ANY_EXIT, NULL);
     expect_git(NULL, NULL);
-    snprintf(cmd, sizeof cmd, "cd %s && rm -rf .git sub", blackbox_work_dir);
-    r = blackbox_run(cmd);
-    assert_int_equal(blackbox_exit_code(&r), 0);
-    blackbox_reply_free(&r);
+    snprintf(cmd, sizeof cmd, "cd %s && rm -rf .git sub", ex.work);
+    bb_expect_run(&ex, cmd, 0, NULL);
 }
 
 static void test_browse_without_browser(void **state)
@@ -486,11 +451,11 @@ static void test_browse_without_browser(void **state)
                      "chrome 2>/dev/null",
                      found, sizeof found) == 0)
         skip(); /* covered with a PATH of our own in test_no_python_no_browser */
-    struct reply r = execute(
-        json_pack("{s:s, s:{s:s}}", "action", "browse", "args", "url", "https://example.com"));
+    struct bb_reply r = bb_execute(
+        &ex, json_pack("{s:s, s:{s:s}}", "action", "browse", "args", "url", "https://example.com"));
     expect_error_obs(&r, "Browser functionality is not supported or disabled.");
-    r = execute(json_pack("{s:s, s:{s:s}}", "action", "browse_interactive", "args",
-                          "browser_actions", "goto(\"https://example.com\")"));
+    r = bb_execute(&ex, json_pack("{s:s, s:{s:s}}", "action", "browse_interactive", "args",
+                                  "browser_actions", "goto(\"https://example.com\")"));
     expect_error_obs(&r, "Browser functionality is not supported or disabled.");
 }
 
@@ -543,8 +508,8 @@ static int start_with_browser(void **state)
     (void)state;
     if (make_stub_browser() < 0)
         return -1;
-    struct executor_options o = {.path_env = stub_path};
-    return executor_start(&o);
+    struct bb_options o = {.path_env = stub_path};
+    return bb_start(&ex, &o);
 }
 
 static int stop_with_browser(void **state)
@@ -554,23 +519,23 @@ static int stop_with_browser(void **state)
     return rc;
 }
 
-static struct reply browse(const char *url, double timeout)
+static struct bb_reply browse(const char *url, double timeout)
 {
     json_t *action =
         json_pack("{s:s, s:{s:s, s:s}}", "action", "browse", "args", "url", url, "thought", "");
     if (timeout > 0)
         json_object_set_new(action, "timeout", json_real(timeout));
-    return execute(action);
+    return bb_execute(&ex, action);
 }
 
-static void assert_browser_obs(const struct reply *r, const char *url, const char *trigger,
+static void assert_browser_obs(const struct bb_reply *r, const char *url, const char *trigger,
                                bool error)
 {
     json_t *x = json_object_get(r->json, "extras");
     char msg[300];
     snprintf(msg, sizeof msg, "Visited %s", url);
-    assert_string_equal(json_string_value(json_object_get(r->json, "observation")), "browse");
-    assert_string_equal(json_string_value(json_object_get(r->json, "message")), msg);
+    assert_string_equal(bb_observation(r), "browse");
+    assert_string_equal(bb_message(r), msg);
     assert_string_equal(json_string_value(json_object_get(x, "url")), url);
     assert_string_equal(json_string_value(json_object_get(x, "trigger_by_action")), trigger);
     assert_int_equal(json_is_true(json_object_get(x, "error")), error);
@@ -584,112 +549,87 @@ static void test_browse_with_browser(void **state)
 {
     (void)state;
     char want[1024];
-    struct reply r = browse("https://example.com/a?b=1", -1);
+    struct bb_reply r = browse("https://example.com/a?b=1", -1);
     assert_browser_obs(&r, "https://example.com/a?b=1", "browse", false);
     snprintf(want, sizeof want,
              "Hello & welcome\n\nA para with bold text \xc3\xa9\xe2\x80\x94\n\none\ntwo\n\n"
              "url=https://example.com/a?b=1 args=--headless --no-sandbox --disable-gpu "
              "--disable-dev-shm-usage --dump-dom https://example.com/a?b=1 uid=%d",
              (int)geteuid());
-    assert_string_equal(blackbox_content(&r), want);
+    assert_string_equal(bb_content(&r), want);
     assert_string_equal(json_string_value(json_object_get(json_object_get(r.json, "extras"),
                                                           "last_browser_action")),
                         "goto(\"https://example.com/a?b=1\")");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
 
     /* A path is a file:// URL; browse_interactive takes its goto(). */
-    r = execute(json_pack("{s:s, s:{s:s}}", "action", "browse_interactive", "args",
-                          "browser_actions", "goto('/etc/hostname')"));
+    r = bb_execute(&ex, json_pack("{s:s, s:{s:s}}", "action", "browse_interactive", "args",
+                                  "browser_actions", "goto('/etc/hostname')"));
     assert_browser_obs(&r, "/etc/hostname", "browse_interactive", false);
-    blackbox_assert_contains(blackbox_content(&r), "url=file:///etc/hostname ");
-    blackbox_reply_free(&r);
-    r = execute(json_pack("{s:s, s:{s:s}}", "action", "browse_interactive", "args",
-                          "browser_actions", "click('12')"));
+    bb_assert_contains(bb_content(&r), "url=file:///etc/hostname ");
+    bb_reply_free(&r);
+    r = bb_execute(&ex, json_pack("{s:s, s:{s:s}}", "action", "browse_interactive", "args",
+                                  "browser_actions", "click('12')"));
     expect_error_obs(&r, "ERROR: browse_interactive supports only goto(\"<url>\") here: there is "
                          "no live browser page to click, type into or scroll.");
 
     /* Failures are BrowserOutputObservations with error set. */
-    double t0 = blackbox_now();
+    double t0 = bb_now();
     r = browse("https://slow.example.com", 1);
-    assert_true(blackbox_now() - t0 < 3);
+    assert_true(bb_now() - t0 < 3);
     assert_browser_obs(&r, "https://slow.example.com", "browse", true);
-    assert_string_equal(blackbox_content(&r),
+    assert_string_equal(bb_content(&r),
                         "ERROR: The browser did not load https://slow.example.com within 1.0 "
                         "seconds.");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
     r = browse("https://empty.example.com", -1);
     assert_browser_obs(&r, "https://empty.example.com", "browse", true);
-    assert_string_equal(blackbox_content(&r), "ERROR: The browser returned no page for "
-                                              "https://empty.example.com.");
-    blackbox_reply_free(&r);
-    r = blackbox_run("echo fine");
-    assert_string_equal(blackbox_content(&r), "fine");
-    blackbox_reply_free(&r);
+    assert_string_equal(bb_content(&r), "ERROR: The browser returned no page for "
+                                        "https://empty.example.com.");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo fine", BB_ANY_EXIT, "fine");
 }
 
 /* ---- executors of their own ------------------------------------------------------------- */
 
-/* Runs the executor with args and no socket that could come up; returns its exit status and
- * what it wrote to stderr. */
-static int run_failing(const char *const *args, char *err, size_t errlen)
-{
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        char *argv[32] = {(char *)blackbox_executor_path, "--socket", "/nonexistent/paddock.sock"};
-        int i = 3;
-        for (const char *const *a = args; *a && i < 31; a++)
-            argv[i++] = (char *)*a;
-        argv[i] = NULL;
-        dup2(p[1], 2);
-        close(p[0]);
-        execv(blackbox_executor_path, argv);
-        _exit(127);
-    }
-    close(p[1]);
-    size_t got = 0;
-    ssize_t n;
-    while (got + 1 < errlen && (n = read(p[0], err + got, errlen - 1 - got)) > 0)
-        got += (size_t)n;
-    err[got] = '\0';
-    close(p[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void test_unknown_plugin(void **state)
 {
     (void)state;
-    char err[1024];
-    static const char *const a1[] = {"--plugins",     "ipython", "nosuch",
-                                     "--working-dir", "/tmp",    NULL};
-    assert_int_equal(run_failing(a1, err, sizeof err), 2);
+    int status;
+    /* No socket could come up at that path: the plugin check must fail first. */
+    static const char *const a1[] = {"--socket",  "/nonexistent/paddock.sock",
+                                     "--plugins", "ipython",
+                                     "nosuch",    "--working-dir",
+                                     "/tmp",      NULL};
+    char *err = bb_executor_stderr(a1, &status);
+    assert_int_equal(status, 2);
     assert_string_equal(err, "paddock-executor: unknown plugin 'nosuch' (known: ipython, jupyter, "
                              "agent_skills, gitinfo)\n");
-    static const char *const a2[] = {"--plugins=vscode", NULL};
-    assert_int_equal(run_failing(a2, err, sizeof err), 2);
-    blackbox_assert_prefix(err, "paddock-executor: unknown plugin 'vscode' (known: ");
+    free(err);
+    static const char *const a2[] = {"--socket", "/nonexistent/paddock.sock", "--plugins=vscode",
+                                     NULL};
+    err = bb_executor_stderr(a2, &status);
+    assert_int_equal(status, 2);
+    bb_assert_prefix(err, "paddock-executor: unknown plugin 'vscode' (known: ");
+    free(err);
 }
 
 static int start_plain(void **state)
 {
     (void)state;
-    return executor_start(NULL);
+    return bb_start(&ex, NULL);
 }
 
 static void test_without_plugin(void **state)
 {
     (void)state;
-    struct reply r = cell("print(1)");
+    struct bb_reply r = cell("print(1)");
     expect_error_obs(&r, "ERROR: run_ipython is not available: the executor was started without "
                          "the ipython plugin (--plugins ipython).");
     /* No gitinfo either. */
-    r = blackbox_run("true");
-    assert_null(json_object_get(blackbox_meta(&r), "git_branch"));
-    blackbox_reply_free(&r);
+    r = bb_run(&ex, "true");
+    assert_null(json_object_get(bb_meta(&r), "git_branch"));
+    bb_reply_free(&r);
 }
 
 static int start_without_python(void **state)
@@ -697,24 +637,22 @@ static int start_without_python(void **state)
     static const char *const args[] = {"--plugins", "ipython", NULL};
     (void)state;
     /* Nothing in PATH: no python3, no browser (the shell is /bin/bash, found without PATH). */
-    struct executor_options o = {.args = args, .path_env = "/nonexistent-paddock-bin"};
-    return executor_start(&o);
+    struct bb_options o = {.args = args, .path_env = "/nonexistent-paddock-bin"};
+    return bb_start(&ex, &o);
 }
 
 static void test_no_python_no_browser(void **state)
 {
     (void)state;
-    struct reply r = cell("print(1)");
+    struct bb_reply r = cell("print(1)");
     expect_error_obs(&r, "ERROR: run_ipython needs python3, and there is none in PATH. Install "
                          "Python in the image (e.g. apt-get install python3) or run Python "
                          "through the `run` action.");
-    r = execute(
-        json_pack("{s:s, s:{s:s}}", "action", "browse", "args", "url", "https://example.com"));
+    r = bb_execute(
+        &ex, json_pack("{s:s, s:{s:s}}", "action", "browse", "args", "url", "https://example.com"));
     expect_error_obs(&r, "Browser functionality is not supported or disabled.");
     /* The shell is unaffected. */
-    r = blackbox_run("echo ok");
-    assert_string_equal(blackbox_content(&r), "ok");
-    blackbox_reply_free(&r);
+    bb_expect_run(&ex, "echo ok", BB_ANY_EXIT, "ok");
 }
 
 static char broken_dir[64];
@@ -736,8 +674,8 @@ static int start_with_broken_python(void **state)
     if (chmod(file, 0755) < 0)
         return -1;
     snprintf(path, sizeof path, "%s:%s", broken_dir, getenv("PATH"));
-    struct executor_options o = {.args = args, .path_env = path};
-    return executor_start(&o);
+    struct bb_options o = {.args = args, .path_env = path};
+    return bb_start(&ex, &o);
 }
 
 static int stop_broken_python(void **state)
@@ -759,36 +697,43 @@ static void test_broken_python(void **state)
              "this python is broken",
              broken_dir);
     for (int i = 0; i < 2; i++) { /* and again: each cell tries anew */
-        struct reply r = cell("print(1)");
+        struct bb_reply r = cell("print(1)");
         expect_error_obs(&r, want);
     }
 }
 
 static char venv[64];
 
-static int start_venv_without_pip(void **state)
+/* A venv at <tmp>/v made by the shell command setup (every %1$s is the temp dir), and an
+ * executor with its bin first in PATH. When setup fails the test skips (venv is ""). */
+static int start_in_venv(const char *setup, const char *const *args)
 {
-    static const char *const args[] = {"--plugins", "agent_skills", "jupyter", NULL};
-    char cmd[256], path[256];
-    (void)state;
+    char cmd[2048], path[256];
     snprintf(venv, sizeof venv, "/tmp/paddock-venv.XXXXXX");
     if (!mkdtemp(venv))
         return -1;
-    snprintf(cmd, sizeof cmd, "python3 -m venv --without-pip %s/v >/dev/null 2>&1", venv);
+    snprintf(cmd, sizeof cmd, setup, venv);
     if (system(cmd) != 0) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", venv);
         venv[0] = '\0';
-        return 0; /* the test skips */
+        return system(cmd) == 0 ? 0 : -1;
     }
     snprintf(path, sizeof path, "%s/v/bin:/usr/bin:/bin", venv);
     snprintf(interpreter, sizeof interpreter, "%s/v/bin/python3", venv);
-    struct executor_options o = {.args = args, .path_env = path};
-    return executor_start(&o);
+    return bb_start(&ex, &(struct bb_options){.args = args, .path_env = path});
+}
+
+static int start_venv_without_pip(void **state)
+{
+    static const char *const args[] = {"--plugins", "agent_skills", "jupyter", NULL};
+    (void)state;
+    return start_in_venv("python3 -m venv --without-pip %1$s/v >/dev/null 2>&1", args);
 }
 
 static int stop_venv(void **state)
 {
     char cmd[128];
-    int rc = venv[0] && blackbox_executor_pid > 0 ? executor_stop() : 0;
+    int rc = venv[0] && ex.pid > 0 ? bb_stop(&ex) : 0;
     (void)state;
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", venv);
     if (venv[0] && system(cmd) != 0)
@@ -821,13 +766,13 @@ static int start_as_agent(void **state)
         return 0; /* the tests skip */
     if (make_stub_browser() < 0)
         return -1;
-    struct executor_options o = {.args = args, .path_env = stub_path, .open_tmpdir = true};
-    return executor_start(&o);
+    struct bb_options o = {.args = args, .path_env = stub_path, .dir_mode = 0755};
+    return bb_start(&ex, &o);
 }
 
 static int stop_as_agent(void **state)
 {
-    int rc = blackbox_executor_pid > 0 ? stop_any(state) : 0;
+    int rc = ex.pid > 0 ? stop_any(state) : 0;
     remove_stub_browser();
     return rc;
 }
@@ -835,51 +780,129 @@ static int stop_as_agent(void **state)
 static void test_runs_as_the_agent(void **state)
 {
     (void)state;
-    if (blackbox_executor_pid <= 0)
+    if (ex.pid <= 0)
         skip();
-    struct reply r = cell_bare("import os\nprint(os.getuid(), os.geteuid())\nprint(os.getcwd())");
+    struct bb_reply r =
+        cell_bare("import os\nprint(os.getuid(), os.geteuid())\nprint(os.getcwd())");
     char want[256];
-    snprintf(want, sizeof want, "65534 65534\n%s", blackbox_work_dir);
-    assert_string_equal(blackbox_content(&r), want);
-    blackbox_reply_free(&r);
+    snprintf(want, sizeof want, "65534 65534\n%s", ex.work);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
+    struct passwd *pw = getpwuid(65534);
+    if (pw) {
+        r = cell_bare("print(os.environ['USER'])");
+        assert_string_equal(bb_content(&r), pw->pw_name);
+        bb_reply_free(&r);
+    }
     r = cell_bare("open('mine.txt', 'w').close()");
-    blackbox_reply_free(&r);
-    r = blackbox_run("stat -c %u mine.txt");
-    assert_string_equal(blackbox_content(&r), "65534");
-    blackbox_reply_free(&r);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "stat -c %u mine.txt", BB_ANY_EXIT, "65534");
 
     /* gitinfo reads as the agent: a repository it cannot read is none. */
     char dir[200], cmd[1024];
-    snprintf(dir, sizeof dir, "%s/locked", blackbox_tmpdir);
+    snprintf(dir, sizeof dir, "%s/locked", ex.dir);
     snprintf(cmd, sizeof cmd,
              "mkdir -p %s/.git && chmod 755 %s && chmod 700 %s/.git && "
              "echo 'ref: refs/heads/secret' > %s/.git/HEAD",
              dir, dir, dir, dir);
     assert_int_equal(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "cd %s", dir);
-    r = blackbox_run(cmd);
-    assert_int_equal(blackbox_exit_code(&r), 0);
-    assert_true(json_is_null(json_object_get(blackbox_meta(&r), "git_branch")));
-    blackbox_reply_free(&r);
+    r = bb_run(&ex, cmd);
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_true(json_is_null(json_object_get(bb_meta(&r), "git_branch")));
+    bb_reply_free(&r);
     snprintf(cmd, sizeof cmd, "chmod 755 %s/.git", dir);
     assert_int_equal(system(cmd), 0);
-    r = blackbox_run("true");
-    assert_string_equal(blackbox_meta_str(&r, "git_branch"), "secret");
-    blackbox_reply_free(&r);
+    r = bb_run(&ex, "true");
+    assert_string_equal(bb_meta_str(&r, "git_branch"), "secret");
+    bb_reply_free(&r);
 
     /* The browser runs as the agent too. */
     r = browse("https://example.com", -1);
-    blackbox_assert_contains(blackbox_content(&r), " uid=65534");
-    blackbox_reply_free(&r);
+    bb_assert_contains(bb_content(&r), " uid=65534");
+    bb_reply_free(&r);
+}
+
+/* ---- more of OpenHands' test_ipython.py --------------------------------------------------- */
+
+static void test_user_and_chdir(void **state)
+{
+    (void)state;
+    /* test_ipython_multi_user: the runner's USER is the agent's name. */
+    struct passwd *pw = getpwuid(geteuid());
+    assert_non_null(pw);
+    expect_cell("import os; print(os.environ['USER'])", pw->pw_name);
+    /* test_ipython_chdir: an absolute path from os.path.abspath, there and back. */
+    struct bb_reply r = cell_bare("import os\nos.makedirs('test_dir', exist_ok=True)\n"
+                                  "abs_path = os.path.abspath('test_dir')\nprint(abs_path)");
+    const char *dir = bb_path(ex.work, "test_dir");
+    assert_string_equal(bb_content(&r), dir);
+    bb_reply_free(&r);
+    r = cell_bare("os.chdir(abs_path)\nprint(os.getcwd())");
+    assert_string_equal(bb_content(&r), dir);
+    bb_reply_free(&r);
+    r = cell_bare("import shutil\nos.chdir('..')\nshutil.rmtree('test_dir', ignore_errors=True)\n"
+                  "print(os.path.exists(abs_path))");
+    assert_string_equal(bb_content(&r), "False");
+    bb_reply_free(&r);
+}
+
+/* With pip (offline: ensurepip), and a wheel made by hand to install from a file. */
+static int start_venv_with_pip(void **state)
+{
+    static const char *const args[] = {"--plugins", "ipython", NULL};
+    (void)state;
+    return start_in_venv(
+        "python3 -m venv %1$s/v >/dev/null 2>&1 && %1$s/v/bin/python3 -m pip --version "
+        ">/dev/null 2>&1 && python3 - %1$s <<'EOF'\n"
+        "import sys, zipfile\n"
+        "with zipfile.ZipFile(sys.argv[1] + '/paddock_probe-1.0-py3-none-any.whl', 'w') as z:\n"
+        "    z.writestr('paddock_probe/__init__.py', 'VALUE = 42\\n')\n"
+        "    d = 'paddock_probe-1.0.dist-info/'\n"
+        "    z.writestr(d + 'METADATA', 'Metadata-Version: 2.1\\nName: paddock-probe\\n"
+        "Version: 1.0\\n')\n"
+        "    z.writestr(d + 'WHEEL', 'Wheel-Version: 1.0\\nGenerator: paddock\\n"
+        "Root-Is-Purelib: true\\nTag: py3-none-any\\n')\n"
+        "    z.writestr(d + 'RECORD', 'paddock_probe/__init__.py,,\\n' + d + 'METADATA,,\\n' "
+        "+ d + 'WHEEL,,\\n' + d + 'RECORD,,\\n')\n"
+        "EOF",
+        args);
+}
+
+static void test_package_install(void **state)
+{
+    (void)state;
+    if (!venv[0])
+        skip();
+    /* test_ipython_package_install, offline: a wheel file instead of PyPI. */
+    struct bb_reply r = cell_bare("import paddock_probe");
+    bb_assert_contains(bb_content(&r), "ModuleNotFoundError: No module named 'paddock_probe'");
+    bb_reply_free(&r);
+    char code[256];
+    snprintf(code, sizeof code, "%%pip install --no-index %s/paddock_probe-1.0-py3-none-any.whl",
+             venv);
+    r = cell_bare(code);
+    bb_assert_contains(bb_content(&r), "Successfully installed paddock-probe-1.0");
+    bb_reply_free(&r);
+    /* In the running process, without a restart. */
+    r = cell_full("import paddock_probe", -1, 30, NULL);
+    char *want = NULL;
+    assert_true(asprintf(&want,
+                         NO_OUTPUT "\n[Jupyter current working directory: %s]\n[Jupyter Python "
+                                   "interpreter: %s/v/bin/python3]",
+                         ex.work, venv) > 0);
+    assert_string_equal(bb_content(&r), want);
+    free(want);
+    bb_reply_free(&r);
+    r = cell_bare("print(paddock_probe.VALUE)");
+    assert_string_equal(bb_content(&r), "42");
+    bb_reply_free(&r);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s PATH-TO-paddock-executor\n", argv[0]);
+    if (bb_init(argc, argv) < 0)
         return 2;
-    }
-    blackbox_executor_path = argv[1];
     if (command_line("python3 -c 'import sys; print(sys.executable)'", interpreter,
                      sizeof interpreter) < 0) {
         fprintf(stderr, "python3 is needed for these tests\n");
@@ -903,6 +926,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_gitinfo),
         cmocka_unit_test(test_browse_without_browser),
+        cmocka_unit_test(test_user_and_chdir),
     };
     const struct CMUnitTest own[] = {
         cmocka_unit_test(test_unknown_plugin),
@@ -915,6 +939,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_browse_with_browser, start_with_browser,
                                         stop_with_browser),
         cmocka_unit_test_setup_teardown(test_runs_as_the_agent, start_as_agent, stop_as_agent),
+        cmocka_unit_test_setup_teardown(test_package_install, start_venv_with_pip, stop_venv),
     };
     int failed = cmocka_run_group_tests_name("ipython", ipython, start_ipython, stop_any);
     failed += cmocka_run_group_tests_name("own executors", own, NULL, NULL);

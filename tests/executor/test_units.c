@@ -679,16 +679,27 @@ static void test_ansi_strip(void **state)
 
 /* ---- PATH lookup ------------------------------------------------------------------------ */
 
-static void test_env_which(void **state)
+static void test_which_find(void **state)
 {
     (void)state;
     char out[256];
     char *env[] = {"PATH=/nonexistent::/bin:/usr/bin", NULL};
-    assert_int_equal(env_which(env, "sh", out, sizeof out), 0);
+    assert_true(which_find_env(env, "sh", out, sizeof out));
     assert_string_equal(out, "/bin/sh");
-    assert_int_equal(env_which(env, "no-such-program-paddock", out, sizeof out), -1);
+    assert_false(which_find_env(env, "no-such-program-paddock", out, sizeof out));
+    assert_string_equal(out, "");
     char *dirs_only[] = {"PATH=/", NULL};
-    assert_int_equal(env_which(dirs_only, "tmp", out, sizeof out), -1); /* a directory */
+    assert_false(which_find_env(dirs_only, "tmp", out, sizeof out)); /* a directory */
+    /* The executor's own lookups skip empty and relative entries; the shell's take them
+     * from its cwd. */
+    assert_false(which_find(":bin", NULL, "sh", out, sizeof out));
+    assert_true(which_find(":bin", "/", "sh", out, sizeof out));
+    assert_string_equal(out, "//bin/sh");
+    assert_true(which_find("", "/bin", "sh", out, sizeof out));
+    assert_string_equal(out, "/bin/sh");
+    /* No PATH at all: the default one. */
+    char *none[] = {NULL};
+    assert_true(which_find_env(none, "sh", out, sizeof out));
 }
 
 /* ---- git repository lookup (gitinfo plugin) --------------------------------------------- */
@@ -1015,7 +1026,7 @@ int main(void)
         cmocka_unit_test(test_special_keys),
         cmocka_unit_test(test_env_filter),
         cmocka_unit_test(test_ansi_strip),
-        cmocka_unit_test(test_env_which),
+        cmocka_unit_test(test_which_find),
         cmocka_unit_test(test_gitinfo_lookup),
         cmocka_unit_test(test_htmltext),
     };
