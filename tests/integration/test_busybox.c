@@ -71,6 +71,16 @@ static void test_busybox_session(void **state)
     assert_int_equal(json_integer_value(jpath(o, "extras.metadata.exit_code")), 3);
     json_decref(o);
 
+    /* No python3 in this image: run_ipython answers with a clear error observation. */
+    char *path = strdupf("/v1/sessions/%s/execute_action", id);
+    struct reply r;
+    api(e, "POST", path,
+        "{\"action\": {\"action\": \"run_ipython\", \"args\": {\"code\": \"print(1)\"}}}", &r);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(jstr(r.json, "content"), "run_ipython needs python3"));
+    reply_free(&r);
+    free(path);
+
     session_delete(e, id);
     json_decref(s);
     free(body);
