@@ -46,9 +46,10 @@ int jsonl_feed(struct jsonl *j, const char *p, size_t n, jsonl_fn fn, void *ud)
 int jsonl_finish(struct jsonl *j, jsonl_fn fn, void *ud)
 {
     int rc = 0;
-    if (j->pending.len)
+    if (j->pending.len) {
         rc = jsonl_emit(j->pending.data, j->pending.len, fn, ud);
-    util_buf_consume(&j->pending, j->pending.len);
+        util_buf_consume(&j->pending, j->pending.len);
+    }
     return rc;
 }
 

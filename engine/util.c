@@ -107,6 +107,8 @@ int util_buf_append(struct util_buf *b, const void *p, size_t n)
 
 void util_buf_consume(struct util_buf *b, size_t n)
 {
+    if (n == 0 || !b->data)
+        return; /* an empty buffer has no storage yet */
     memmove(b->data, b->data + n, b->len - n);
     b->len -= n;
     if (b->data)

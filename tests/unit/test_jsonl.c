@@ -50,6 +50,13 @@ static void test_jsonl_lines_across_chunks(void **state)
 
 static void test_jsonl_stop_and_cap(void **state)
 {
+    /* A stream that ended before any byte came (a build that failed at once). */
+    struct jsonl none = {0};
+    struct seen z = {0};
+    assert_int_equal(jsonl_finish(&none, on_line, &z), 0);
+    assert_int_equal(z.objects + z.junk, 0);
+    jsonl_free(&none);
+
     struct jsonl j = {0};
     struct seen s = {.stop_after = 1};
     assert_int_equal(jsonl_feed(&j, "{\"id\":\"x\"}\n{\"id\":\"y\"}\n", 22, on_line, &s), -1);
