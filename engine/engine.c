@@ -183,6 +183,9 @@ int engine_serve(const struct engine_options *opt, char **err)
     eng.socket_path = strdup(opt->socket_path);
     eng.executor_path = opt->executor ? strdup(opt->executor) : NULL;
     eng.default_image = strdup(opt->image ? opt->image : "paddock/base:local");
+    eng.default_confirm = strdup(opt->confirm ? opt->confirm : "high");
+    eng.approval_timeout = opt->approval_timeout > 0 ? opt->approval_timeout : 600;
+    eng.retention_days = opt->retention_days > 0 ? opt->retention_days : 0;
     if (!(eng.engine_id = engine_read_id(opt->state_dir, err)))
         goto out;
     char *dbpath = util_strdupf("%s/paddock.db", opt->state_dir);
@@ -253,6 +256,7 @@ out:
     free(eng.socket_path);
     free(eng.executor_path);
     free(eng.default_image);
+    free(eng.default_confirm);
     free(eng.engine_id);
     free(eng.docker_api_version);
     free(eng.docker_error);

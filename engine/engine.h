@@ -9,6 +9,18 @@ struct engine_options {
     const char *image;       /* default sandbox image; NULL: paddock/base:local */
     const char *docker_host; /* NULL: $DOCKER_HOST or /var/run/docker.sock */
     const char *pool;        /* warm pool: "N" (default image) or "IMAGE=N,..."; NULL: none */
+    /* Approvals: the policy of sessions that name none ("never", "high", "medium", "always";
+     * NULL: "high") and how long an action waits for the operator (seconds; 0: 600). */
+    const char *confirm;
+    double approval_timeout;
+    /* History of deleted sessions older than this many days is removed (0: kept forever). */
+    double retention_days;
+    /* Optional TCP listener "HOST:PORT" (NULL: unix socket only). token: the bearer token it
+     * requires (NULL: generated into <state>/token, and only allowed on loopback). api_key:
+     * X-API-Key of the OpenHands remote-runtime endpoints (NULL: the token). */
+    const char *listen;
+    const char *token;
+    const char *api_key;
     /* Called once the socket accepts requests (the caller may print; the engine never does). */
     void (*on_ready)(const char *socket_path, void *ud);
     void *ud;
