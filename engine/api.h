@@ -8,6 +8,7 @@
 struct engine;
 struct api;
 struct api_req;
+struct session;
 
 typedef void (*api_handler_fn)(struct api_req *req);
 
@@ -54,6 +55,19 @@ void api_stream_write(struct api_stream *s, const char *data, size_t len);
 void api_stream_end(struct api_stream *s);
 /* "event: TYPE\ndata: JSON\n\n", malloc'd. */
 char *api_sse_format(const char *type, json_t *data);
+
+/* The live session of the request's first path parameter, or a 404/409 reply and NULL. */
+struct session *api_live_session(struct api_req *r);
+
+/* Handlers of the action path (api_actions.c). */
+void api_route_execute(struct api_req *r);
+void api_route_action_get(struct api_req *r);
+void api_route_action_approve(struct api_req *r);
+void api_route_action_reject(struct api_req *r);
+void api_route_approvals(struct api_req *r);
+void api_route_rules_get(struct api_req *r);
+void api_route_rules_add(struct api_req *r);
+void api_route_history(struct api_req *r);
 
 /* Server-sent events to every GET /v1/events subscriber. */
 void api_events_publish(struct api *a, const char *type, json_t *data);

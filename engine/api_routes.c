@@ -76,8 +76,7 @@ static void route_session_get(struct api_req *r)
         api_reply_json(r, 200, s);
 }
 
-/* A live session, or a 404/409 reply and NULL. */
-static struct session *route_live_session(struct api_req *r)
+struct session *api_live_session(struct api_req *r)
 {
     const char *id = api_req_param(r, 0);
     struct session *s = session_find(api_req_engine(r), id);
@@ -95,28 +94,28 @@ static struct session *route_live_session(struct api_req *r)
 
 static void route_session_delete(struct api_req *r)
 {
-    struct session *s = route_live_session(r);
+    struct session *s = api_live_session(r);
     if (s)
         session_delete(s, route_reply_result, r);
 }
 
 static void route_session_pause(struct api_req *r)
 {
-    struct session *s = route_live_session(r);
+    struct session *s = api_live_session(r);
     if (s)
         session_pause(s, route_reply_result, r);
 }
 
 static void route_session_resume(struct api_req *r)
 {
-    struct session *s = route_live_session(r);
+    struct session *s = api_live_session(r);
     if (s)
         session_resume(s, route_reply_result, r);
 }
 
 static void route_session_stop(struct api_req *r)
 {
-    struct session *s = route_live_session(r);
+    struct session *s = api_live_session(r);
     if (s)
         session_stop(s, route_reply_result, r);
 }
@@ -150,38 +149,6 @@ static void route_gc(struct api_req *r)
     else
         gc_run(api_req_engine(r), json_is_true(dry), route_gc_reply, r);
     json_decref(opts);
-}
-
-static void route_action_reply(const struct session_action_result *res, void *ud)
-{
-    api_reply_raw(ud, res->status, res->body, res->len, "application/json");
-}
-
-static void route_session_execute(struct api_req *r)
-{
-    struct session *s = route_live_session(r);
-    if (!s)
-        return;
-    json_t *body = api_req_json(r, 0);
-    if (!body)
-        return;
-    json_t *action = json_object_get(body, "action");
-    if (!json_is_object(action)) {
-        api_reply_error(r, 400, "bad_request",
-                        "\"action\" must be an object (an OpenHands "
-                        "action such as {\"action\":\"run\",\"args\":"
-                        "{\"command\":\"ls\"}})");
-    } else if (!json_is_string(json_object_get(action, "action"))) {
-        api_reply_error(r, 400, "bad_request", "\"action.action\" must be a string");
-    } else if (json_object_get(action, "args") &&
-               !json_is_object(json_object_get(action, "args"))) {
-        api_reply_error(r, 400, "bad_request", "\"action.args\" must be an object");
-    } else {
-        size_t len;
-        const char *raw = api_req_body(r, &len);
-        session_execute(s, action, raw, len, route_action_reply, r);
-    }
-    json_decref(body);
 }
 
 static void route_session_actions(struct api_req *r)
@@ -284,7 +251,14 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/sessions", route_sessions_create},
     {"GET", "/v1/sessions/*", route_session_get},
     {"DELETE", "/v1/sessions/*", route_session_delete},
-    {"POST", "/v1/sessions/*/execute_action", route_session_execute},
+    {"POST", "/v1/sessions/*/execute_action", api_route_execute},
+    {"GET", "/v1/actions/*", api_route_action_get},
+    {"POST", "/v1/actions/*/approve", api_route_action_approve},
+    {"POST", "/v1/actions/*/reject", api_route_action_reject},
+    {"GET", "/v1/approvals", api_route_approvals},
+    {"GET", "/v1/sessions/*/rules", api_route_rules_get},
+    {"POST", "/v1/sessions/*/rules", api_route_rules_add},
+    {"GET", "/v1/history", api_route_history},
     {"GET", "/v1/sessions/*/actions", route_session_actions},
     {"POST", "/v1/sessions/*/pause", route_session_pause},
     {"POST", "/v1/sessions/*/resume", route_session_resume},

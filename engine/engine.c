@@ -1,6 +1,7 @@
 /* `paddock serve`: lock the state dir, open the store, listen, run the loop, stop cleanly. */
 #include "engine/engine.h"
 
+#include "engine/action.h"
 #include "engine/api.h"
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
@@ -152,6 +153,17 @@ void engine_note_docker(struct engine *eng, bool reachable, const char *why)
 /* The client negotiated the API version before this reply: api_version is the one we speak. A
  * daemon that answers but shares no version with us (too old or too new) is reachable and
  * unusable: docker.error says why. */
+/* History of sessions deleted longer ago than the retention setting goes, at start and then
+ * every six hours. */
+static void engine_retention(void *ud)
+{
+    struct engine *eng = ud;
+    if (eng->retention_days <= 0)
+        return;
+    store_retention_apply(eng->store, util_now() - eng->retention_days * 86400.0, NULL);
+    loop_timer_add(eng->loop, 6L * 3600 * 1000, engine_retention, eng);
+}
+
 static void engine_on_version(const struct docker_reply *r, void *ud)
 {
     struct engine *eng = ud;
@@ -221,6 +233,11 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.pool = pool_new(&eng, opt->pool, err)))
         goto out;
     session_load_all(&eng);
+    if (actions_init(&eng) < 0) {
+        *err = strdup("out of memory");
+        goto out;
+    }
+    engine_retention(&eng);
     docker_version(eng.docker, engine_on_version, &eng);
     eng.monitor = monitor_start(&eng);
     if (opt->on_ready)
@@ -237,6 +254,7 @@ out:
     stats_free(eng.stats);
     if (eng.http)
         http_cancel_all(eng.http);
+    actions_shutdown(&eng);
     api_free(eng.api);
     if (listenfd >= 0)
         close(listenfd);

@@ -13,6 +13,7 @@ struct session;
 struct monitor;
 struct stats;
 struct pool;
+struct actions;
 
 struct engine {
     struct loop *loop;
@@ -23,6 +24,7 @@ struct engine {
     struct monitor *monitor; /* Docker's events stream and reconnection (monitor.c) */
     struct pool *pool;       /* the warm pool (pool.c) */
     struct stats *stats;     /* resource sampling (stats.c) */
+    struct actions *actions; /* actions held for approval or in flight (action.c) */
     char *state_dir;
     char *socket_path;
     char *engine_id;

@@ -4,6 +4,7 @@
  * session_control.c; reattaching and Docker's events in reconcile.c. */
 #include "engine/session.h"
 
+#include "engine/action.h"
 #include "engine/api.h"
 #include "engine/builder.h"
 #include "engine/docker.h"
@@ -48,6 +49,7 @@ static void session_free(struct session *s)
     free(s->container_id);
     free(s->sock_dir);
     free(s->exec_sock);
+    json_decref(s->rules);
     free(s);
 }
 
@@ -103,8 +105,7 @@ void session_publish(struct engine *eng, const char *id)
     pool_on_session(eng);
 }
 
-/* A store write failed: 507 when the disk is full (the operator can fix that), else 500. */
-static unsigned session_store_status(struct engine *eng, const char **code)
+unsigned session_store_status(struct engine *eng, const char **code)
 {
     bool full = store_last_error_was_full(eng->store);
     *code = full ? "storage_full" : "store_error";
@@ -712,6 +713,7 @@ static void delete_finish(struct delete_op *op)
     util_remove_tree(s->sock_dir);
     session_config_cleanup(eng, s->id);
     session_set_state(s, "deleted", NULL);
+    actions_session_gone(eng, s->id, "the session was deleted");
     json_t *body = store_session_get(eng->store, s->id);
     struct session_result res = {.status = 200, .body = body};
     op->fn(&res, op->ud);
@@ -812,194 +814,4 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
     }
     /* The log tail goes to the store first: the container takes its log with it. */
     logs_save_tail(s->eng, s->id, s->container_id, delete_on_tail_saved, op);
-}
-
-/* ---- execute ---- */
-
-struct exec_op {
-    struct session *s;
-    int64_t action_id;
-    session_action_fn fn;
-    void *ud;
-};
-
-static void exec_publish(struct engine *eng, int64_t id, const char *state_override)
-{
-    json_t *a = store_action_get(eng->store, id);
-    if (!a)
-        return;
-    if (state_override)
-        json_object_set_new(a, "state", json_string(state_override));
-    api_events_publish(eng->api, "action", a);
-    json_decref(a);
-}
-
-static void exec_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
-                             const char *msg)
-{
-    json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
-    char *body = json_dumps(j, JSON_COMPACT);
-    struct session_action_result res = {
-        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
-    fn(&res, ud);
-    free(body);
-    json_decref(j);
-}
-
-static void exec_on_explained(const char *msg, void *ud)
-{
-    struct exec_op *op = ud;
-    struct engine *eng = op->s->eng;
-    store_action_finish(eng->store, op->action_id, "failed", STORE_NO_EXIT_CODE, NULL, 0, msg,
-                        util_now(), NULL);
-    exec_publish(eng, op->action_id, NULL);
-    json_t *j = json_pack("{s:{s:s,s:s}}", "error", "code", "executor_error", "message", msg);
-    char *body = json_dumps(j, JSON_COMPACT);
-    struct session_action_result res = {.status = 502,
-                                        .body = body ? body : "",
-                                        .len = body ? strlen(body) : 0,
-                                        .code = "executor_error"};
-    op->fn(&res, op->ud);
-    free(body);
-    json_decref(j);
-    session_release(op->s);
-    free(op);
-}
-
-static void exec_on_done(const struct http_result *r, void *ud)
-{
-    struct exec_op *op = ud;
-    struct engine *eng = op->s->eng;
-    int exit_code = STORE_NO_EXIT_CODE;
-    if (r->status == 200) {
-        json_t *obs = json_loadb(r->body, r->len, 0, NULL);
-        json_t *ec = json_object_get(json_object_get(json_object_get(obs, "extras"), "metadata"),
-                                     "exit_code");
-        if (json_is_integer(ec))
-            exit_code = (int)json_integer_value(ec);
-        json_decref(obs);
-        char *err = NULL;
-        if (store_action_finish(eng->store, op->action_id, "done", exit_code, r->body, r->len, NULL,
-                                util_now(), &err) < 0) {
-            /* Acknowledged means recorded: the agent hears that it ran and that its result is
-             * not kept, rather than a result the history will not show. */
-            const char *code;
-            unsigned status = session_store_status(eng, &code);
-            char *msg = util_strdupf(
-                "the action ran (exit code %d) but its observation could not be recorded "
-                "(%s)%s%s",
-                exit_code == STORE_NO_EXIT_CODE ? -1 : exit_code, err ? err : "store error",
-                status == 507 ? "; free disk space under " : "",
-                status == 507 ? eng->state_dir : "");
-            exec_reply_error(op->fn, op->ud, status, code, msg ? msg : "store error");
-            free(msg);
-        } else {
-            struct session_action_result res = {.status = 200, .body = r->body, .len = r->len};
-            exec_publish(eng, op->action_id, NULL);
-            op->fn(&res, op->ud);
-        }
-        free(err);
-    } else if (r->status < 0) {
-        /* The connection broke: ask Docker what became of the container, so the agent hears
-         * "exited (code 137, out of memory)" rather than "connection reset". */
-        session_explain_failure(op->s, r->error, exec_on_explained, op);
-        return;
-    } else {
-        /* The executor refused the action (bad arguments...): its answer goes back as is. */
-        char *msg = util_strdupf("executor answered %ld", r->status);
-        store_action_finish(eng->store, op->action_id, "failed", exit_code, r->body, r->len, msg,
-                            util_now(), NULL);
-        exec_publish(eng, op->action_id, NULL);
-        struct session_action_result res = {
-            .status = (unsigned)r->status, .body = r->body, .len = r->len};
-        op->fn(&res, op->ud);
-        free(msg);
-    }
-    session_release(op->s);
-    free(op);
-}
-
-static const char *exec_summary(const char *kind, json_t *args)
-{
-    const char *v = NULL;
-    if (strcmp(kind, "run") == 0)
-        v = json_string_value(json_object_get(args, "command"));
-    else if (strcmp(kind, "run_ipython") == 0)
-        v = json_string_value(json_object_get(args, "code"));
-    else if (strcmp(kind, "browse") == 0)
-        v = json_string_value(json_object_get(args, "url"));
-    else
-        v = json_string_value(json_object_get(args, "path"));
-    return v ? v : kind;
-}
-
-void session_execute(struct session *s, json_t *action, const char *body, size_t len,
-                     session_action_fn fn, void *ud)
-{
-    struct engine *eng = s->eng;
-    if (strcmp(s->state, "ready") != 0) {
-        char hint[256], msg[512];
-        session_st_hint(s->state, s->id, hint, sizeof(hint));
-        json_t *cur = store_session_get(eng->store, s->id);
-        const char *why = json_string_value(json_object_get(cur, "reason"));
-        snprintf(msg, sizeof(msg), "session %s is %s%s%.200s%s; %s", s->id, s->state,
-                 why ? " (" : "", why ? why : "", why ? ")" : "", hint);
-        json_decref(cur);
-        unsigned st = session_st_refusal_status(s->state);
-        exec_reply_error(fn, ud, st, st == 503 ? "unavailable" : "conflict", msg);
-        return;
-    }
-    if (s->op && strcmp(s->op, "create") != 0) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "session %s is busy: %s in progress; retry once it is done",
-                 s->id, s->op);
-        exec_reply_error(fn, ud, 409, "conflict", msg);
-        return;
-    }
-    const char *kind = json_string_value(json_object_get(action, "action"));
-    json_t *args = json_object_get(action, "args");
-    char *args_json = json_dumps(action, JSON_COMPACT);
-    char *err = NULL;
-    /* Intent first: the row is committed before anything reaches the sandbox. */
-    int64_t id = store_action_insert(eng->store, s->id, kind, exec_summary(kind, args),
-                                     args_json ? args_json : "{}", util_now(), &err);
-    free(args_json);
-    if (id < 0) {
-        /* Nothing was sent: the action did not run. */
-        const char *code;
-        unsigned status = session_store_status(eng, &code);
-        char *msg = util_strdupf(
-            "the action was not run: it could not be recorded (%s)%s%s", err ? err : "store error",
-            status == 507 ? "; free disk space under " : "", status == 507 ? eng->state_dir : "");
-        exec_reply_error(fn, ud, status, code, msg ? msg : "cannot record the action");
-        free(msg);
-        free(err);
-        return;
-    }
-    struct exec_op *op = calloc(1, sizeof(*op));
-    if (!op) {
-        exec_reply_error(fn, ud, 500, "internal", "out of memory");
-        return;
-    }
-    op->s = s;
-    op->action_id = id;
-    op->fn = fn;
-    op->ud = ud;
-    session_hold(s);
-    exec_publish(eng, id, "running");
-    /* The executor enforces the action's own timeout; this one only guards a hung sandbox. */
-    json_t *jt = json_object_get(action, "timeout");
-    double t = json_is_number(jt) ? json_number_value(jt) : 120.0;
-    if (t < 0 || t > 86400)
-        t = 120.0;
-    struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
-                               .url = "http://executor/execute_action",
-                               .body = body,
-                               .body_len = len,
-                               .timeout_ms = (long)(t * 1000.0) + 60000};
-    if (http_start(eng->http, &req, exec_on_done, op) < 0) {
-        struct http_result r = {.status = -1, .error = "cannot start a request"};
-        exec_on_done(&r, op);
-    }
 }

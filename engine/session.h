@@ -67,11 +67,6 @@ void session_mark_disconnected(struct engine *eng, const char *why);
 /* One object of Docker's events stream. */
 void session_on_docker_event(struct engine *eng, json_t *event);
 
-/* Record, forward to the executor, record the observation, reply. action is the parsed
- * "action" object; body/len the raw request forwarded unchanged. */
-void session_execute(struct session *s, json_t *action, const char *body, size_t len,
-                     session_action_fn fn, void *ud);
-
 /* Publish the stored session object as a "session" event. */
 void session_publish(struct engine *eng, const char *id);
 

@@ -6,6 +6,7 @@
 #include "engine/engine_internal.h"
 #include "engine/git.h"
 #include "engine/mount_policy.h"
+#include "engine/policy.h"
 #include "engine/session.h"
 #include "engine/store.h"
 #include "engine/util.h"
@@ -504,6 +505,24 @@ static int opt_keep_alive(struct parse *p, json_t *v)
     return opt_bool(p, v, "keep_alive", &p->c->keep_alive);
 }
 
+static int opt_confirm(struct parse *p, json_t *v)
+{
+    int pol = policy_parse(json_string_value(v));
+    if (pol < 0)
+        return parse_fail(p, "\"confirm\" must be one of %s (what waits for the operator)",
+                          policy_names());
+    p->c->confirm = policy_name(pol);
+    return 0;
+}
+
+static int opt_approval_timeout(struct parse *p, json_t *v)
+{
+    if (!json_is_number(v) || json_number_value(v) < 1 || json_number_value(v) > 86400)
+        return parse_fail(p, "\"approval_timeout\" must be a number of seconds from 1 to 86400");
+    p->c->approval_timeout = json_number_value(v);
+    return 0;
+}
+
 #define SESSION_MAX_SETUP 32
 #define SESSION_MAX_SETUP_LEN 8192
 
@@ -603,6 +622,8 @@ static const struct session_option session_options[] = {
     {"workspace", opt_workspace},
     {"runtime", opt_runtime},
     {"keep_alive", opt_keep_alive},
+    {"confirm", opt_confirm},
+    {"approval_timeout", opt_approval_timeout},
     {"git", opt_git},
     {"setup", opt_setup},
     {"runtime_extra_deps", opt_extra_deps},
@@ -744,6 +765,12 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     json_object_set_new(o, "network", json_string(c->network));
     json_object_set_new(o, "read_only", json_boolean(c->read_only));
     json_object_set_new(o, "keep_alive", json_boolean(c->keep_alive));
+    /* The approval policy as it applies, so the session shows it and a changed engine default
+     * does not change an existing session. */
+    json_object_set_new(o, "confirm", json_string(c->confirm ? c->confirm : eng->default_confirm));
+    json_object_set_new(
+        o, "approval_timeout",
+        json_real(c->approval_timeout > 0 ? c->approval_timeout : eng->approval_timeout));
     if (c->gpus < 0)
         json_object_set_new(o, "gpus", json_string("all"));
     else if (c->gpus > 0)

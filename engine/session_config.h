@@ -52,6 +52,8 @@ struct session_config {
     bool ws_read_only;
     bool read_only;
     bool keep_alive;
+    const char *confirm;     /* approval policy name; NULL: the engine's default */
+    double approval_timeout; /* seconds; 0: the engine's default */
     char *runtime;
     char *git_url, *git_token, *git_ref; /* the token is wiped once the clone ran */
     /* The image builder's (builder.c): "setup" steps then "runtime_extra_deps", in order;

@@ -4,6 +4,7 @@
 
 #include "engine/session.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #define SESSION_ID_BYTES 8
@@ -38,9 +39,17 @@ struct session {
     bool seen;     /* reconcile: its container is in Docker's list */
     int busy;      /* async operations holding a pointer to this session */
     bool unlinked; /* removed from the list; freed when busy drops to 0 */
+    /* Approvals (action.c): the policy, how long an action waits, the operator's rules; read
+     * from the store at the first action. */
+    bool policy_loaded;
+    int confirm; /* enum policy */
+    double approval_timeout;
+    json_t *rules;
 };
 
 void session_hold(struct session *s);
+/* A store write failed: 507 when the disk is full (the operator can fix that), else 500. */
+unsigned session_store_status(struct engine *eng, const char **code);
 void session_release(struct session *s);
 /* Change state through the table (session_state.c): recorded in the store, as a lifecycle event
  * and as a "session" event. Returns 0, or -1 when the table does not allow it (nothing

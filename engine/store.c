@@ -10,9 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Observation text kept inline in the actions row, bytes; the full size is recorded. */
-#define STORE_OBSERVATION_CAP (1024 * 1024)
-
 /* Migrations: entry i moves the schema from version i to i+1. Never edit a shipped entry. */
 static const char *const store_migrations[] = {
     "CREATE TABLE sessions ("
@@ -78,6 +75,43 @@ static const char *const store_migrations[] = {
     "WHERE state = 'deleting';"
     "UPDATE events SET kind = 'starting' WHERE kind = 'creating';"
     "CREATE INDEX events_by_session ON events(session_id, id);",
+    /* 3 → 4: risk and approvals (engine/action.c), observations in their own table (so paging
+     * the actions never reads through a megabyte of output), operator rules, full-text search
+     * over commands and outputs. */
+    "ALTER TABLE actions ADD COLUMN risk TEXT NOT NULL DEFAULT 'low';"
+    "ALTER TABLE actions ADD COLUMN risk_reason TEXT;"
+    "ALTER TABLE actions ADD COLUMN declared_risk TEXT;"
+    "ALTER TABLE actions ADD COLUMN approval TEXT NOT NULL DEFAULT 'none';"
+    "CREATE TABLE observations ("
+    "  action_id INTEGER PRIMARY KEY,"
+    "  content TEXT NOT NULL,"
+    "  size INTEGER NOT NULL);"
+    "INSERT INTO observations SELECT id, observation, COALESCE(observation_size, "
+    "length(observation)) FROM actions WHERE observation IS NOT NULL;"
+    "UPDATE actions SET observation = NULL WHERE observation IS NOT NULL;"
+    "CREATE TABLE approvals ("
+    "  action_id INTEGER PRIMARY KEY,"
+    "  session_id TEXT NOT NULL,"
+    "  requested_at REAL NOT NULL,"
+    "  deadline REAL,"
+    "  decision TEXT,"
+    "  decided_by TEXT,"
+    "  decided_at REAL,"
+    "  reason TEXT);"
+    "CREATE INDEX approvals_open ON approvals(deadline) WHERE decision IS NULL;"
+    "CREATE INDEX actions_pending ON actions(session_id) WHERE state = 'pending';"
+    "CREATE TABLE rules ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  session_id TEXT NOT NULL,"
+    "  pattern TEXT NOT NULL,"
+    "  decision TEXT NOT NULL,"
+    "  created_by TEXT,"
+    "  created_at REAL NOT NULL);"
+    "CREATE INDEX rules_by_session ON rules(session_id);"
+    "CREATE VIRTUAL TABLE actions_fts USING fts5(summary, output);"
+    "INSERT INTO actions_fts(rowid, summary, output) SELECT a.id, a.summary, "
+    "COALESCE(CASE WHEN json_valid(o.content) THEN substr(json_extract(o.content, '$.content'), "
+    "1, 65536) END, '') FROM actions a LEFT JOIN observations o ON o.action_id = a.id;",
 };
 
 char *store_errf(struct store *s, const char *what)
@@ -178,6 +212,8 @@ void store_close(struct store *s)
 {
     if (!s)
         return;
+    for (int i = 0; i < STORE_SLOT_N; i++)
+        sqlite3_finalize(s->cache[i]);
     if (s->db) {
         sqlite3_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE);", NULL, NULL, NULL);
         sqlite3_close_v2(s->db);
@@ -192,6 +228,51 @@ sqlite3_stmt *store_prepare(struct store *s, const char *sql)
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return NULL;
     return st;
+}
+
+sqlite3_stmt *store_cached(struct store *s, enum store_slot slot, const char *sql)
+{
+    sqlite3_stmt **st = &s->cache[slot];
+    if (!*st &&
+        sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_reset(*st);
+    sqlite3_clear_bindings(*st);
+    return *st;
+}
+
+int store_cached_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
+{
+    int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
+    if (st)
+        sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        s->last_rc = rc;
+        if (err)
+            *err = store_errf(s, what);
+        return -1;
+    }
+    return 0;
+}
+
+int store_tx_begin(struct store *s, char **err)
+{
+    return store_exec(s, "BEGIN IMMEDIATE", err);
+}
+
+int store_tx_commit(struct store *s, char **err)
+{
+    if (store_exec(s, "COMMIT", err) < 0) {
+        store_tx_rollback(s);
+        return -1;
+    }
+    return 0;
+}
+
+void store_tx_rollback(struct store *s)
+{
+    if (!sqlite3_get_autocommit(s->db))
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 void store_bind_text(sqlite3_stmt *st, int i, const char *v)
@@ -368,7 +449,8 @@ json_t *store_col_real(sqlite3_stmt *st, int i)
     "(SELECT count(*) FROM actions a WHERE a.session_id = s.id), "                                 \
     "json_extract(s.config, '$.options'), json_extract(s.config, '$.ports'), s.reason, "           \
     "s.exit_code, s.oom_kills, json_extract(s.config, '$.options.keep_alive'), "                   \
-    "json_extract(s.config, '$.pooled')"
+    "json_extract(s.config, '$.pooled'), "                                                         \
+    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id AND a.state = 'pending')"
 
 /* A JSON column (from json_extract), or dflt when NULL or not JSON. */
 static json_t *store_col_json(sqlite3_stmt *st, int i, json_t *dflt)
@@ -407,6 +489,7 @@ static json_t *store_session_row(sqlite3_stmt *st)
                                      sqlite3_column_int(st, 14) != 0));
     if (sqlite3_column_int(st, 15))
         json_object_set_new(o, "pooled", json_true());
+    json_object_set_new(o, "pending_approvals", json_integer(sqlite3_column_int64(st, 16)));
     return o;
 }
 
@@ -476,127 +559,6 @@ void store_sync_full(struct store *s, int full)
 {
     sqlite3_exec(s->db, full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", NULL, NULL,
                  NULL);
-}
-
-int64_t store_action_insert(struct store *s, const char *session_id, const char *kind,
-                            const char *summary, const char *args_json, double now, char **err)
-{
-    sqlite3_stmt *st = store_prepare(s, "INSERT INTO actions(session_id, kind, summary, args, "
-                                        "state, created_at, started_at) "
-                                        "VALUES (?,?,?,?,'received',?,?)");
-    if (st) {
-        store_bind_text(st, 1, session_id);
-        store_bind_text(st, 2, kind);
-        store_bind_text(st, 3, summary);
-        store_bind_text(st, 4, args_json);
-        sqlite3_bind_double(st, 5, now);
-        sqlite3_bind_double(st, 6, now);
-    }
-    store_sync_full(s, 0);
-    int rc = store_step_done(s, st, "inserting action", err);
-    store_sync_full(s, 1);
-    return rc < 0 ? -1 : sqlite3_last_insert_rowid(s->db);
-}
-
-int store_action_finish(struct store *s, int64_t id, const char *state, int exit_code,
-                        const char *observation, size_t observation_len, const char *error,
-                        double now, char **err)
-{
-    sqlite3_stmt *st = store_prepare(s, "UPDATE actions SET state = ?, exit_code = ?, "
-                                        "observation = ?, observation_size = ?, error = ?, "
-                                        "finished_at = ? WHERE id = ?");
-    if (st) {
-        store_bind_text(st, 1, state);
-        if (exit_code == STORE_NO_EXIT_CODE)
-            sqlite3_bind_null(st, 2);
-        else
-            sqlite3_bind_int(st, 2, exit_code);
-        if (observation)
-            sqlite3_bind_text(st, 3, observation,
-                              (int)(observation_len > STORE_OBSERVATION_CAP ? STORE_OBSERVATION_CAP
-                                                                            : observation_len),
-                              SQLITE_TRANSIENT);
-        else
-            sqlite3_bind_null(st, 3);
-        sqlite3_bind_int64(st, 4, (sqlite3_int64)observation_len);
-        store_bind_text(st, 5, error);
-        sqlite3_bind_double(st, 6, now);
-        sqlite3_bind_int64(st, 7, id);
-    }
-    return store_step_done(s, st, "finishing action", err);
-}
-
-#define STORE_ACTION_COLS                                                                          \
-    "id, session_id, kind, summary, state, exit_code, created_at, started_at, finished_at, "       \
-    "error"
-
-static json_t *store_action_row(sqlite3_stmt *st)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "id", json_integer(sqlite3_column_int64(st, 0)));
-    json_object_set_new(o, "session_id", store_col_text(st, 1));
-    json_object_set_new(o, "kind", store_col_text(st, 2));
-    json_object_set_new(o, "summary", store_col_text(st, 3));
-    json_object_set_new(o, "state", store_col_text(st, 4));
-    json_object_set_new(o, "exit_code",
-                        sqlite3_column_type(st, 5) == SQLITE_NULL
-                            ? json_null()
-                            : json_integer(sqlite3_column_int(st, 5)));
-    json_object_set_new(o, "created_at", store_col_real(st, 6));
-    json_object_set_new(o, "started_at", store_col_real(st, 7));
-    json_object_set_new(o, "finished_at", store_col_real(st, 8));
-    if (sqlite3_column_type(st, 7) != SQLITE_NULL && sqlite3_column_type(st, 8) != SQLITE_NULL)
-        json_object_set_new(
-            o, "duration_ms",
-            json_real((sqlite3_column_double(st, 8) - sqlite3_column_double(st, 7)) * 1e3));
-    else
-        json_object_set_new(o, "duration_ms", json_null());
-    json_object_set_new(o, "error", store_col_text(st, 9));
-    return o;
-}
-
-json_t *store_action_get(struct store *s, int64_t id)
-{
-    sqlite3_stmt *st = store_prepare(s, "SELECT " STORE_ACTION_COLS " FROM actions WHERE id = ?");
-    json_t *o = NULL;
-    if (st) {
-        sqlite3_bind_int64(st, 1, id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            o = store_action_row(st);
-    }
-    sqlite3_finalize(st);
-    return o;
-}
-
-json_t *store_actions_list(struct store *s, const char *session_id, int limit, int64_t before)
-{
-    sqlite3_stmt *st = store_prepare(s, "SELECT " STORE_ACTION_COLS " FROM actions "
-                                        "WHERE session_id = ? AND id < ? "
-                                        "ORDER BY id DESC LIMIT ?");
-    json_t *arr = json_array();
-    if (st) {
-        store_bind_text(st, 1, session_id);
-        sqlite3_bind_int64(st, 2, before > 0 ? before : INT64_MAX);
-        sqlite3_bind_int(st, 3, limit);
-        while (sqlite3_step(st) == SQLITE_ROW)
-            json_array_append_new(arr, store_action_row(st));
-    }
-    sqlite3_finalize(st);
-    return arr;
-}
-
-int store_actions_interrupt_inflight(struct store *s, double now)
-{
-    sqlite3_stmt *st = store_prepare(s, "UPDATE actions SET state = 'interrupted', "
-                                        "finished_at = ?, error = 'engine stopped while the "
-                                        "action was in flight; not re-run' "
-                                        "WHERE state IN ('received', 'running')");
-    if (!st)
-        return -1;
-    sqlite3_bind_double(st, 1, now);
-    if (store_step_done(s, st, "interrupting actions", NULL) < 0)
-        return -1;
-    return sqlite3_changes(s->db);
 }
 
 int store_event_add(struct store *s, const char *session_id, const char *kind, const char *detail,

@@ -50,17 +50,61 @@ int store_session_claim(struct store *s, const char *id, const char *name, bool 
                         double now, char **err);
 json_t *store_session_get(struct store *s, const char *id);
 
-/* Commits the intent row (state "received") and returns its id, or -1. */
+/* ---- actions (store_actions.c) ---- */
+/* A new action row. state: "received" (it runs now), "pending" (it waits for the operator
+ * until deadline), "rejected" (decided at once: a deny rule or confirmation_state "rejected";
+ * observation is what the agent got). approval: "none", "pending", "auto" (an allow rule),
+ * "rejected"; decided_by/decision_reason for the last two. durable: commit with
+ * synchronous=FULL (the action is acknowledged before it finishes). */
+struct store_action_new {
+    const char *session_id, *kind, *summary, *args_json;
+    const char *risk, *risk_reason, *declared_risk; /* risk NULL: "low" */
+    const char *state, *approval;
+    double deadline;
+    const char *decided_by, *decision_reason, *observation;
+    bool durable;
+    double now;
+};
+/* The row (and its search entry, its approval) in one transaction; its id, or -1. */
+int64_t store_action_add(struct store *s, const struct store_action_new *a, char **err);
+/* The same for an action that runs now (state "received", no approval). */
 int64_t store_action_insert(struct store *s, const char *session_id, const char *kind,
                             const char *summary, const char *args_json, double now, char **err);
+/* Decide a pending action: "approved" (state running), "rejected" or "expired" (state rejected,
+ * observation recorded). 1 when decided, 0 when it was not pending (nothing changed), -1. */
+int store_action_decide(struct store *s, int64_t id, const char *decision, const char *by,
+                        const char *reason, const char *observation, double now, char **err);
+/* The end: state, exit code, the observation (kept up to 1 MiB, its full size recorded; its
+ * "content" indexed for search). */
 int store_action_finish(struct store *s, int64_t id, const char *state, int exit_code,
                         const char *observation, size_t observation_len, const char *error,
                         double now, char **err);
+/* The action object (docs/approvals.md), or NULL. */
 json_t *store_action_get(struct store *s, int64_t id);
+/* The same with "args" (the OpenHands action) and "observation" (parsed). */
+json_t *store_action_get_full(struct store *s, int64_t id);
 /* Newest first; before <= 0 means from the newest. */
 json_t *store_actions_list(struct store *s, const char *session_id, int limit, int64_t before);
-/* At start-up: actions a dead engine left in flight become "interrupted". Returns the count. */
+/* Actions waiting for the operator, oldest first, with "args"; session_id NULL: all. */
+json_t *store_actions_pending(struct store *s, const char *session_id);
+/* History: newest first, id < before (<= 0: from the newest); text: words that must all appear
+ * in the command or its output; the others: exact filters, NULL for any. */
+struct store_search {
+    const char *text, *session_id, *kind, *state, *risk;
+    int64_t before;
+    int limit;
+};
+json_t *store_actions_search(struct store *s, const struct store_search *q, char **err);
+/* At start-up: actions a dead engine left in flight become "interrupted" (pending ones keep
+ * waiting). Returns the count. */
 int store_actions_interrupt_inflight(struct store *s, double now);
+/* Operator rules of a session: allow or deny a pattern (engine/policy.c matches them). */
+int64_t store_rule_add(struct store *s, const char *session_id, const char *pattern,
+                       const char *decision, const char *by, double now, char **err);
+json_t *store_rules_list(struct store *s, const char *session_id);
+/* Remove deleted sessions last updated before the time, with all their history. Returns how
+ * many sessions went, or -1. */
+int store_retention_apply(struct store *s, double before, char **err);
 /* Append a lifecycle event for a session. */
 int store_event_add(struct store *s, const char *session_id, const char *kind, const char *detail,
                     double now);

@@ -5,9 +5,22 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+/* Statements on the action path, prepared once (store_cached). */
+enum store_slot {
+    STORE_SLOT_ACTION_INSERT,
+    STORE_SLOT_FTS_INSERT,
+    STORE_SLOT_APPROVAL_INSERT,
+    STORE_SLOT_ACTION_FINISH,
+    STORE_SLOT_OBSERVATION_SET,
+    STORE_SLOT_FTS_OUTPUT,
+    STORE_SLOT_ACTION_GET,
+    STORE_SLOT_N
+};
+
 struct store {
     sqlite3 *db;
     int last_rc; /* SQLite's result of the last failed write (SQLITE_FULL: disk full) */
+    sqlite3_stmt *cache[STORE_SLOT_N];
 };
 
 char *store_errf(struct store *s, const char *what);
@@ -15,6 +28,16 @@ int store_exec(struct store *s, const char *sql, char **err);
 /* NULL when the statement does not compile (a bug) or the database is gone. */
 sqlite3_stmt *store_prepare(struct store *s, const char *sql);
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);
+/* The statement of slot, prepared on first use, reset with its bindings cleared; do not
+ * finalize it. */
+sqlite3_stmt *store_cached(struct store *s, enum store_slot slot, const char *sql);
+/* Step a cached statement that returns no rows and reset it; 0 or -1 with *err. */
+int store_cached_done(struct store *s, sqlite3_stmt *st, const char *what, char **err);
+/* BEGIN IMMEDIATE (the write lock up front, so a busy store waits at the start, never half
+ * way), COMMIT, ROLLBACK. */
+int store_tx_begin(struct store *s, char **err);
+int store_tx_commit(struct store *s, char **err);
+void store_tx_rollback(struct store *s);
 /* Step a statement that returns no rows and finalize it; 0 or -1 with *err. */
 int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err);
 json_t *store_col_text(sqlite3_stmt *st, int i);

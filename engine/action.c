@@ -1,0 +1,808 @@
+/* The action path: record the intent, classify the risk, hold what the policy says for the
+ * operator, forward to the executor, record the observation, answer.
+ *
+ * An action waiting for the operator is a row in the store first (state "pending", with its
+ * deadline) and an entry in memory second: a restarted engine rebuilds the entries from the
+ * rows, so approvals survive it. Decisions are conditional updates (only a pending row
+ * changes), so a second decision, or one after the timeout, changes nothing. */
+#include "engine/action.h"
+
+#include "engine/api.h"
+#include "engine/engine_internal.h"
+#include "engine/http.h"
+#include "engine/loop.h"
+#include "engine/policy.h"
+#include "engine/risk.h"
+#include "engine/session_internal.h"
+#include "engine/session_state.h"
+#include "engine/store.h"
+#include "engine/util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ACTION_REJECTED_TEXT "Action has been rejected by the user! Waiting for further user input."
+#define ACTION_WORKSPACE "/workspace"
+/* Long polls end after this at the latest (GET /v1/actions/{id}?wait=S). */
+#define ACTION_WAIT_MAX 600.0
+
+/* An action the engine holds: waiting for the operator, or on its way to the executor. */
+struct action {
+    struct action *next;
+    struct engine *eng;
+    int64_t id;
+    char session_id[40];
+    json_t *action; /* the OpenHands action object */
+    char *body;     /* the request as received, forwarded unchanged; NULL: rebuilt */
+    size_t len;
+    session_action_fn fn; /* who waits for the observation; NULL: nobody (202, restored) */
+    void *ud;
+    struct loop_timer *timer; /* the approval's deadline */
+    struct session *s;        /* held while forwarding */
+};
+
+/* A long poll on an action's end. */
+struct action_waiter {
+    struct action_waiter *next;
+    struct engine *eng;
+    int64_t id;
+    struct loop_timer *timer;
+    action_wait_fn fn;
+    void *ud;
+};
+
+struct actions {
+    struct action *held;
+    struct action_waiter *waiters;
+};
+
+static const char *const action_final_states[] = {"done", "failed", "rejected", "interrupted",
+                                                  "skipped"};
+
+bool action_state_is_final(const char *state)
+{
+    for (size_t i = 0; state && i < sizeof(action_final_states) / sizeof(*action_final_states); i++)
+        if (strcmp(state, action_final_states[i]) == 0)
+            return true;
+    return false;
+}
+
+/* ---- events and waiters ---- */
+
+static void action_publish(struct engine *eng, int64_t id, bool approval)
+{
+    json_t *a = store_action_get(eng->store, id);
+    if (!a)
+        return;
+    api_events_publish(eng->api, "action", a);
+    if (approval)
+        api_events_publish(eng->api, "approval", a);
+    json_decref(a);
+}
+
+static void action_waiter_fire(struct action_waiter *w)
+{
+    struct engine *eng = w->eng;
+    struct actions *as = eng->actions;
+    for (struct action_waiter **pp = &as->waiters; *pp; pp = &(*pp)->next)
+        if (*pp == w) {
+            *pp = w->next;
+            break;
+        }
+    if (w->timer)
+        loop_timer_cancel(eng->loop, w->timer);
+    json_t *a = store_action_get_full(eng->store, w->id);
+    w->fn(a, w->ud);
+    json_decref(a);
+    free(w);
+}
+
+static void action_waiter_on_timer(void *ud)
+{
+    struct action_waiter *w = ud;
+    w->timer = NULL;
+    action_waiter_fire(w);
+}
+
+/* The action reached a final state: every long poll on it answers. */
+static void action_notify(struct engine *eng, int64_t id)
+{
+    struct action_waiter *w = eng->actions->waiters;
+    while (w) {
+        struct action_waiter *next = w->next;
+        if (w->id == id)
+            action_waiter_fire(w);
+        w = next;
+    }
+}
+
+void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn fn, void *ud)
+{
+    json_t *a = store_action_get(eng->store, id);
+    bool final = a && action_state_is_final(json_string_value(json_object_get(a, "state")));
+    json_decref(a);
+    struct action_waiter *w = a && !final && seconds > 0 ? calloc(1, sizeof(*w)) : NULL;
+    if (!w) {
+        json_t *full = a ? store_action_get_full(eng->store, id) : NULL;
+        fn(full, ud);
+        json_decref(full);
+        return;
+    }
+    w->eng = eng;
+    w->id = id;
+    w->fn = fn;
+    w->ud = ud;
+    w->timer = loop_timer_add(eng->loop,
+                              (long)((seconds > ACTION_WAIT_MAX ? ACTION_WAIT_MAX : seconds) * 1e3),
+                              action_waiter_on_timer, w);
+    w->next = eng->actions->waiters;
+    eng->actions->waiters = w;
+}
+
+/* ---- replies ---- */
+
+static void action_reply_json(session_action_fn fn, void *ud, unsigned status, json_t *j,
+                              const char *code)
+{
+    char *body = json_dumps(j, JSON_COMPACT);
+    struct session_action_result res = {
+        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
+    fn(&res, ud);
+    free(body);
+    json_decref(j);
+}
+
+static void action_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
+                               const char *msg)
+{
+    action_reply_json(fn, ud, status,
+                      json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg), code);
+}
+
+/* The observation a rejected action gets: OpenHands' UserRejectObservation, with why. */
+static char *action_rejected_observation(int64_t id, const char *by, const char *reason)
+{
+    char *content = reason && *reason ? util_strdupf("%s\nReason: %s", ACTION_REJECTED_TEXT, reason)
+                                      : strdup(ACTION_REJECTED_TEXT);
+    json_t *o = json_pack("{s:s,s:s,s:{s:s?,s:s?},s:s}", "observation", "user_rejected", "content",
+                          content ? content : ACTION_REJECTED_TEXT, "extras", "decided_by", by,
+                          "reason", reason, "message", ACTION_REJECTED_TEXT);
+    if (id > 0)
+        json_object_set_new(json_object_get(o, "extras"), "action_id", json_integer(id));
+    free(content);
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+static unsigned action_store_error(struct engine *eng, const char *what, const char *err,
+                                   const char **code, char **msg)
+{
+    unsigned status = session_store_status(eng, code);
+    *msg = util_strdupf("%s (%s)%s%s", what, err ? err : "store error",
+                        status == 507 ? "; free disk space under " : "",
+                        status == 507 ? eng->state_dir : "");
+    return status;
+}
+
+/* ---- held actions ---- */
+
+static void action_unhold(struct action *a)
+{
+    struct actions *as = a->eng->actions;
+    for (struct action **pp = &as->held; *pp; pp = &(*pp)->next)
+        if (*pp == a) {
+            *pp = a->next;
+            break;
+        }
+    if (a->timer)
+        loop_timer_cancel(a->eng->loop, a->timer);
+    json_decref(a->action);
+    free(a->body);
+    free(a);
+}
+
+static struct action *action_find(struct engine *eng, int64_t id)
+{
+    for (struct action *a = eng->actions->held; a; a = a->next)
+        if (a->id == id)
+            return a;
+    return NULL;
+}
+
+static struct action *action_hold(struct engine *eng, int64_t id, const char *session_id,
+                                  json_t *action, const char *body, size_t len)
+{
+    struct action *a = calloc(1, sizeof(*a));
+    if (!a)
+        return NULL;
+    a->eng = eng;
+    a->id = id;
+    snprintf(a->session_id, sizeof(a->session_id), "%s", session_id);
+    a->action = json_incref(action);
+    if (body) {
+        a->body = malloc(len ? len : 1);
+        if (!a->body) {
+            json_decref(a->action);
+            free(a);
+            return NULL;
+        }
+        memcpy(a->body, body, len);
+        a->len = len;
+    }
+    a->next = eng->actions->held;
+    eng->actions->held = a;
+    return a;
+}
+
+/* ---- forwarding to the executor ---- */
+
+static void action_finished(struct action *a)
+{
+    struct engine *eng = a->eng;
+    int64_t id = a->id;
+    if (a->s)
+        session_release(a->s);
+    action_unhold(a);
+    action_notify(eng, id);
+}
+
+static void action_on_explained(const char *msg, void *ud)
+{
+    struct action *a = ud;
+    struct engine *eng = a->eng;
+    store_action_finish(eng->store, a->id, "failed", STORE_NO_EXIT_CODE, NULL, 0, msg, util_now(),
+                        NULL);
+    action_publish(eng, a->id, false);
+    if (a->fn)
+        action_reply_error(a->fn, a->ud, 502, "executor_error", msg);
+    action_finished(a);
+}
+
+static void action_on_done(const struct http_result *r, void *ud)
+{
+    struct action *a = ud;
+    struct engine *eng = a->eng;
+    int exit_code = STORE_NO_EXIT_CODE;
+    if (r->status < 0) {
+        /* The connection broke: ask Docker what became of the container, so the agent hears
+         * "exited (code 137, out of memory)" rather than "connection reset". */
+        session_explain_failure(a->s, r->error, action_on_explained, a);
+        return;
+    }
+    json_t *obs = json_loadb(r->body, r->len, 0, NULL);
+    json_t *ec =
+        json_object_get(json_object_get(json_object_get(obs, "extras"), "metadata"), "exit_code");
+    if (json_is_integer(ec))
+        exit_code = (int)json_integer_value(ec);
+    json_decref(obs);
+    char *err = NULL;
+    if (r->status == 200) {
+        if (store_action_finish(eng->store, a->id, "done", exit_code, r->body, r->len, NULL,
+                                util_now(), &err) < 0) {
+            /* Acknowledged means recorded: the agent hears that it ran and that its result is
+             * not kept, rather than a result the history will not show. */
+            const char *code;
+            char *what = util_strdupf("the action ran (exit code %d) but its observation could "
+                                      "not be recorded",
+                                      exit_code == STORE_NO_EXIT_CODE ? -1 : exit_code);
+            char *msg = NULL;
+            unsigned status =
+                action_store_error(eng, what ? what : "store error", err, &code, &msg);
+            if (a->fn)
+                action_reply_error(a->fn, a->ud, status, code, msg ? msg : "store error");
+            free(what);
+            free(msg);
+        } else {
+            action_publish(eng, a->id, false);
+            if (a->fn) {
+                struct session_action_result res = {.status = 200, .body = r->body, .len = r->len};
+                a->fn(&res, a->ud);
+            }
+        }
+    } else {
+        /* The executor refused the action (bad arguments...): its answer goes back as is. */
+        char *msg = util_strdupf("executor answered %ld", r->status);
+        store_action_finish(eng->store, a->id, "failed", exit_code, r->body, r->len, msg,
+                            util_now(), NULL);
+        action_publish(eng, a->id, false);
+        if (a->fn) {
+            struct session_action_result res = {
+                .status = (unsigned)r->status, .body = r->body, .len = r->len};
+            a->fn(&res, a->ud);
+        }
+        free(msg);
+    }
+    free(err);
+    action_finished(a);
+}
+
+static void action_forward(struct action *a, struct session *s)
+{
+    struct engine *eng = a->eng;
+    a->s = s;
+    session_hold(s);
+    if (!a->body) {
+        /* Approved after a restart: the request is rebuilt from the stored action. */
+        json_t *req = json_pack("{s:O}", "action", a->action);
+        a->body = json_dumps(req, JSON_COMPACT);
+        a->len = a->body ? strlen(a->body) : 0;
+        json_decref(req);
+    }
+    /* The executor enforces the action's own timeout; this one only guards a hung sandbox. */
+    json_t *jt = json_object_get(a->action, "timeout");
+    double t = json_is_number(jt) ? json_number_value(jt) : 120.0;
+    if (t < 0 || t > 86400)
+        t = 120.0;
+    struct http_request req = {.method = "POST",
+                               .unix_socket = s->exec_sock,
+                               .url = "http://executor/execute_action",
+                               .body = a->body ? a->body : "{}",
+                               .body_len = a->body ? a->len : 2,
+                               .timeout_ms = (long)(t * 1000.0) + 60000};
+    if (http_start(eng->http, &req, action_on_done, a) < 0) {
+        struct http_result r = {.status = -1, .error = "cannot start a request"};
+        action_on_done(&r, a);
+    }
+}
+
+/* ---- the session's policy ---- */
+
+/* The policy, timeout and rules, read from the store once per session. */
+static void action_policy_load(struct session *s)
+{
+    if (s->policy_loaded)
+        return;
+    struct engine *eng = s->eng;
+    json_t *cfg = store_session_config(eng->store, s->id);
+    json_t *opt = json_object_get(cfg, "options");
+    int p = policy_parse(json_string_value(json_object_get(opt, "confirm")));
+    if (p < 0)
+        p = policy_parse(eng->default_confirm);
+    s->confirm = p < 0 ? POLICY_HIGH : p;
+    json_t *t = json_object_get(opt, "approval_timeout");
+    s->approval_timeout = json_is_number(t) ? json_number_value(t) : eng->approval_timeout;
+    json_decref(cfg);
+    json_decref(s->rules);
+    s->rules = store_rules_list(eng->store, s->id);
+    s->policy_loaded = true;
+}
+
+static const char *action_summary(const char *kind, json_t *args)
+{
+    const char *v = NULL;
+    if (strcmp(kind, "run") == 0)
+        v = json_string_value(json_object_get(args, "command"));
+    else if (strcmp(kind, "run_ipython") == 0)
+        v = json_string_value(json_object_get(args, "code"));
+    else if (strcmp(kind, "browse") == 0)
+        v = json_string_value(json_object_get(args, "url"));
+    else
+        v = json_string_value(json_object_get(args, "path"));
+    return v ? v : kind;
+}
+
+/* ---- the deadline ---- */
+
+static void action_expire(void *ud);
+
+static void action_arm(struct action *a, double deadline)
+{
+    double ms = (deadline - util_now()) * 1e3;
+    a->timer = loop_timer_add(a->eng->loop, ms < 0 ? 0 : (long)ms, action_expire, a);
+}
+
+/* End a pending action as rejected (by the operator, the timeout or the session's end). */
+static int action_reject(struct action *a, const char *decision, const char *by, const char *reason,
+                         char **err)
+{
+    struct engine *eng = a->eng;
+    char *obs = action_rejected_observation(a->id, by, reason);
+    int rc = store_action_decide(eng->store, a->id, decision, by, reason, obs, util_now(), err);
+    if (rc == 1) {
+        action_publish(eng, a->id, true);
+        if (a->fn) {
+            struct session_action_result res = {
+                .status = 200, .body = obs ? obs : "{}", .len = obs ? strlen(obs) : 2};
+            a->fn(&res, a->ud);
+        }
+        int64_t id = a->id;
+        action_unhold(a);
+        action_notify(eng, id);
+    }
+    free(obs);
+    return rc;
+}
+
+static void action_expire(void *ud)
+{
+    struct action *a = ud;
+    a->timer = NULL;
+    if (action_reject(a, "expired", "timeout", "no decision before the approval deadline", NULL) <
+        0) {
+        /* The store would not take it (disk full): try again in a while. */
+        a->timer = loop_timer_add(a->eng->loop, 5000, action_expire, a);
+    }
+}
+
+/* ---- submit ---- */
+
+void action_submit(struct session *s, json_t *action, const char *body, size_t len, bool wait,
+                   session_action_fn fn, void *ud)
+{
+    struct engine *eng = s->eng;
+    if (strcmp(s->state, "ready") != 0) {
+        char hint[256], msg[512];
+        session_st_hint(s->state, s->id, hint, sizeof(hint));
+        json_t *cur = store_session_get(eng->store, s->id);
+        const char *why = json_string_value(json_object_get(cur, "reason"));
+        snprintf(msg, sizeof(msg), "session %s is %s%s%.200s%s; %s", s->id, s->state,
+                 why ? " (" : "", why ? why : "", why ? ")" : "", hint);
+        json_decref(cur);
+        unsigned st = session_st_refusal_status(s->state);
+        action_reply_error(fn, ud, st, st == 503 ? "unavailable" : "conflict", msg);
+        return;
+    }
+    if (s->op && strcmp(s->op, "create") != 0) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "session %s is busy: %s in progress; retry once it is done",
+                 s->id, s->op);
+        action_reply_error(fn, ud, 409, "conflict", msg);
+        return;
+    }
+    action_policy_load(s);
+    const char *kind = json_string_value(json_object_get(action, "action"));
+    json_t *args = json_object_get(action, "args");
+    const char *summary = action_summary(kind, args);
+    struct risk_result risk;
+    risk_classify_action(action, ACTION_WORKSPACE, NULL, &risk);
+    char *args_json = json_dumps(action, JSON_COMPACT);
+    double now = util_now();
+    struct store_action_new row = {.session_id = s->id,
+                                   .kind = kind,
+                                   .summary = summary,
+                                   .args_json = args_json ? args_json : "{}",
+                                   .risk = risk_level_name(risk.level),
+                                   .risk_reason = risk.reason,
+                                   .declared_risk =
+                                       risk.declared >= 0 ? risk_level_name(risk.declared) : NULL,
+                                   .state = "received",
+                                   .approval = "none",
+                                   .durable = !wait,
+                                   .now = now};
+    const char *cstate = json_string_value(json_object_get(action, "confirmation_state"));
+    const char *rule_pat = NULL;
+    const char *rule = policy_rules_match(s->rules, summary, &rule_pat);
+    char why[512] = "";
+    char *obs = NULL;
+    bool held = false;
+    if (cstate && strcmp(cstate, "rejected") == 0) {
+        /* OpenHands sends a rejected action so that it is recorded; it never runs. */
+        row.state = "rejected";
+        row.approval = "rejected";
+        row.decided_by = "agent";
+        row.decision_reason = "the action arrived with confirmation_state \"rejected\"";
+    } else if (cstate && strcmp(cstate, "awaiting_confirmation") == 0) {
+        /* OpenHands' own client never sends these; its runtime answers a null observation. */
+        row.state = "skipped";
+        obs = strdup("{\"observation\":\"null\",\"content\":\"\",\"extras\":{},"
+                     "\"message\":\"No observation\"}");
+        row.observation = obs;
+    } else if (rule && strcmp(rule, "deny") == 0) {
+        snprintf(why, sizeof(why), "denied by the operator's rule \"%.400s\"", rule_pat);
+        row.state = "rejected";
+        row.approval = "rejected";
+        row.decided_by = "rule";
+        row.decision_reason = why;
+    } else if (rule) {
+        snprintf(why, sizeof(why), "allowed by the operator's rule \"%.400s\"", rule_pat);
+        row.approval = "auto";
+        row.decided_by = "rule";
+        row.decision_reason = why;
+    } else if (policy_needs_approval(s->confirm, (int)risk.level)) {
+        row.state = "pending";
+        row.approval = "pending";
+        row.deadline = now + s->approval_timeout;
+        row.durable = true;
+        held = true;
+    }
+    if (strcmp(row.state, "rejected") == 0) {
+        row.durable = true;
+        /* The id is not known before the insert: the observation names it afterwards. */
+        obs = action_rejected_observation(0, row.decided_by, row.decision_reason);
+        row.observation = obs;
+    }
+    char *err = NULL;
+    /* Intent first: the row is committed before anything reaches the sandbox. */
+    int64_t id = store_action_add(eng->store, &row, &err);
+    free(args_json);
+    if (id < 0) {
+        const char *code;
+        char *msg = NULL;
+        unsigned status = action_store_error(
+            eng, "the action was not run: it could not be recorded", err, &code, &msg);
+        action_reply_error(fn, ud, status, code, msg ? msg : "cannot record the action");
+        free(msg);
+        free(err);
+        free(obs);
+        return;
+    }
+    if (strcmp(row.state, "received") != 0 && !held) {
+        /* Answered at once: rejected or skipped, recorded, never run. */
+        action_publish(eng, id, strcmp(row.state, "rejected") == 0);
+        if (wait) {
+            struct session_action_result res = {.status = 200, .body = obs, .len = strlen(obs)};
+            fn(&res, ud);
+        } else {
+            action_reply_json(
+                fn, ud, 202,
+                json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state", row.state), NULL);
+        }
+        free(obs);
+        return;
+    }
+    struct action *a = action_hold(eng, id, s->id, action, body, len);
+    if (!a) {
+        store_action_finish(eng->store, id, "failed", STORE_NO_EXIT_CODE, NULL, 0, "out of memory",
+                            util_now(), NULL);
+        action_reply_error(fn, ud, 500, "internal", "out of memory");
+        return;
+    }
+    if (wait) {
+        a->fn = fn;
+        a->ud = ud;
+    } else {
+        action_reply_json(fn, ud, 202,
+                          json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state",
+                                    held ? "pending" : "running"),
+                          NULL);
+    }
+    if (held) {
+        action_arm(a, row.deadline);
+        action_publish(eng, id, true);
+        return;
+    }
+    json_t *pub = store_action_get(eng->store, id);
+    if (pub) {
+        json_object_set_new(pub, "state", json_string("running"));
+        api_events_publish(eng->api, "action", pub);
+        json_decref(pub);
+    }
+    action_forward(a, s);
+}
+
+/* ---- decisions ---- */
+
+static void action_result(struct action_result *out, unsigned status, const char *code,
+                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void action_result(struct action_result *out, unsigned status, const char *code,
+                          const char *fmt, ...)
+{
+    out->status = status;
+    out->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->message, sizeof(out->message), fmt, ap);
+    va_end(ap);
+}
+
+/* Why an action that is not pending cannot be decided. */
+static void action_already(json_t *cur, int64_t id, struct action_result *out)
+{
+    const char *approval = json_string_value(json_object_get(cur, "approval"));
+    const char *by = json_string_value(json_object_get(cur, "decided_by"));
+    const char *state = json_string_value(json_object_get(cur, "state"));
+    const char *reason = json_string_value(json_object_get(cur, "decision_reason"));
+    json_t *at = json_object_get(cur, "decided_at");
+    char when[64] = "an unknown time";
+    time_t t = json_is_number(at) ? (time_t)json_number_value(at) : 0;
+    struct tm tm;
+    if (t && gmtime_r(&t, &tm))
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+    if (approval && strcmp(approval, "expired") == 0)
+        action_result(out, 409, "expired",
+                      "action %lld expired at %s without a decision and was rejected; nothing "
+                      "changed",
+                      (long long)id, when);
+    else if (approval && (strcmp(approval, "approved") == 0 || strcmp(approval, "rejected") == 0 ||
+                          strcmp(approval, "auto") == 0))
+        action_result(out, 409, "already_decided",
+                      "action %lld was already %s by %s at %s%s%.200s%s; nothing changed",
+                      (long long)id, strcmp(approval, "auto") == 0 ? "allowed" : approval,
+                      by ? by : "someone", when, reason ? " (" : "", reason ? reason : "",
+                      reason ? ")" : "");
+    else
+        action_result(out, 409, "not_pending",
+                      "action %lld is %s and never waited for approval (its risk was below the "
+                      "session's policy); nothing to decide",
+                      (long long)id, state ? state : "unknown");
+}
+
+/* Pattern text that matches exactly this summary (glob characters escaped). */
+static char *action_exact_pattern(const char *summary)
+{
+    struct util_buf b = {0};
+    for (const char *p = summary; *p; p++) {
+        if (strchr("*?[]\\", *p))
+            util_buf_append(&b, "\\", 1);
+        util_buf_append(&b, p, 1);
+    }
+    util_buf_append(&b, "", 1);
+    return b.data;
+}
+
+int action_rule_add(struct session *s, json_t *rule, const char *by, struct action_result *out)
+{
+    struct engine *eng = s->eng;
+    action_policy_load(s);
+    char *err = NULL;
+    const char *pattern = json_string_value(json_object_get(rule, "pattern"));
+    const char *decision = json_string_value(json_object_get(rule, "decision"));
+    int64_t rid = store_rule_add(eng->store, s->id, pattern, decision, by, util_now(), &err);
+    if (rid < 0) {
+        const char *code;
+        char *msg = NULL;
+        unsigned st = action_store_error(eng, "the rule was not added", err, &code, &msg);
+        action_result(out, st, code, "%s", msg ? msg : "store error");
+        free(msg);
+        free(err);
+        return -1;
+    }
+    json_decref(s->rules);
+    s->rules = store_rules_list(eng->store, s->id);
+    return 0;
+}
+
+void action_decide(struct engine *eng, int64_t id, const struct action_decision *d,
+                   struct action_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    json_t *cur = store_action_get(eng->store, id);
+    if (!cur) {
+        action_result(out, 404, "not_found", "no action %lld", (long long)id);
+        return;
+    }
+    const char *state = json_string_value(json_object_get(cur, "state"));
+    struct action *a = action_find(eng, id);
+    if (strcmp(state, "pending") != 0 || !a) {
+        action_already(cur, id, out);
+        json_decref(cur);
+        return;
+    }
+    json_decref(cur);
+    struct session *s = session_find(eng, a->session_id);
+    bool approve = strcmp(d->decision, "approved") == 0;
+    if (approve && (!s || strcmp(s->state, "ready") != 0 || !s->container_id)) {
+        /* Nothing changes: the operator may resume the session and approve again, or reject. */
+        const char *st = s ? s->state : "deleted";
+        bool gone =
+            !s || !s->container_id || strcmp(st, "error") == 0 || strcmp(st, "deleted") == 0;
+        action_result(out, 409, gone ? "session_gone" : "conflict",
+                      "action %lld cannot run: session %s is %s%s; nothing changed", (long long)id,
+                      a->session_id, st,
+                      gone ? " and its container is gone (reject the action instead)"
+                           : " (resume it, then approve again)");
+        return;
+    }
+    char *err = NULL;
+    if (!approve) {
+        int rc = action_reject(a, "rejected", d->by, d->reason, &err);
+        if (rc <= 0) {
+            const char *code;
+            char *msg = NULL;
+            unsigned st =
+                action_store_error(eng, "the decision was not recorded", err, &code, &msg);
+            action_result(out, st, code, "%s", msg ? msg : "store error");
+            free(msg);
+        }
+        free(err);
+        out->status = out->status ? out->status : 200;
+        return;
+    }
+    if (d->remember && s) {
+        char *pat = d->pattern ? strdup(d->pattern)
+                               : action_exact_pattern(action_summary(
+                                     json_string_value(json_object_get(a->action, "action")),
+                                     json_object_get(a->action, "args")));
+        json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision", "allow");
+        free(pat);
+        int rc = action_rule_add(s, rule, d->by, out);
+        json_decref(rule);
+        if (rc < 0)
+            return;
+    }
+    int rc =
+        store_action_decide(eng->store, id, "approved", d->by, d->reason, NULL, util_now(), &err);
+    if (rc == 0) {
+        json_t *now_row = store_action_get(eng->store, id);
+        action_already(now_row, id, out);
+        json_decref(now_row);
+        return;
+    }
+    if (rc < 0) {
+        const char *code;
+        char *msg = NULL;
+        unsigned st = action_store_error(eng, "the decision was not recorded", err, &code, &msg);
+        action_result(out, st, code, "%s", msg ? msg : "store error");
+        free(msg);
+        free(err);
+        return;
+    }
+    if (a->timer) {
+        loop_timer_cancel(eng->loop, a->timer);
+        a->timer = NULL;
+    }
+    action_publish(eng, id, true);
+    out->status = 200;
+    action_forward(a, s);
+}
+
+/* ---- the session's end, start-up, shutdown ---- */
+
+void actions_session_gone(struct engine *eng, const char *session_id, const char *why)
+{
+    struct action *a = eng->actions->held;
+    while (a) {
+        struct action *next = a->next;
+        if (!a->s && strcmp(a->session_id, session_id) == 0)
+            action_reject(a, "rejected", "engine", why, NULL);
+        a = next;
+    }
+}
+
+int actions_init(struct engine *eng)
+{
+    eng->actions = calloc(1, sizeof(*eng->actions));
+    if (!eng->actions)
+        return -1;
+    /* Waiting actions survive the engine: their rows come back with their deadlines. An action
+     * of a session that is gone is rejected now; one whose deadline passed expires at once. */
+    json_t *pending = store_actions_pending(eng->store, NULL);
+    size_t i;
+    json_t *row;
+    json_array_foreach(pending, i, row)
+    {
+        int64_t id = json_integer_value(json_object_get(row, "id"));
+        const char *sid = json_string_value(json_object_get(row, "session_id"));
+        json_t *args = json_object_get(row, "args");
+        json_t *deadline = json_object_get(row, "deadline");
+        struct action *a =
+            sid && json_is_object(args) ? action_hold(eng, id, sid, args, NULL, 0) : NULL;
+        if (!a)
+            continue;
+        if (!session_find(eng, sid))
+            action_reject(a, "rejected", "engine", "the session is gone", NULL);
+        else
+            action_arm(a, json_is_number(deadline) ? json_number_value(deadline) : 0);
+    }
+    json_decref(pending);
+    return 0;
+}
+
+void actions_shutdown(struct engine *eng)
+{
+    struct actions *as = eng->actions;
+    if (!as)
+        return;
+    /* Whoever waits hears that the engine stops; pending rows stay pending for the next one. */
+    while (as->held) {
+        struct action *a = as->held;
+        if (a->fn && !a->s) {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "the engine is stopping; action %lld stays pending: poll GET /v1/actions/%lld",
+                     (long long)a->id, (long long)a->id);
+            action_reply_error(a->fn, a->ud, 503, "unavailable", msg);
+        }
+        if (a->s)
+            session_release(a->s);
+        action_unhold(a);
+    }
+    while (as->waiters)
+        action_waiter_fire(as->waiters);
+    free(as);
+    eng->actions = NULL;
+}

@@ -1,0 +1,54 @@
+/* The action path (action.c): record, classify, hold for approval, forward, record, answer;
+ * the operator's decisions; long polls on an action's end. docs/approvals.md. */
+#ifndef PADDOCK_ACTION_H
+#define PADDOCK_ACTION_H
+
+#include "engine/session.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct engine;
+
+/* At start-up, after the sessions are loaded: actions that were waiting wait again (deadlines
+ * kept); those of sessions that are gone are rejected. */
+int actions_init(struct engine *eng);
+/* At a stop: whoever waits for a pending action hears 503 (the row stays pending). */
+void actions_shutdown(struct engine *eng);
+
+/* POST .../execute_action. action: the parsed "action" object; body/len: the request as
+ * received (forwarded unchanged). wait: answer with the observation (after the approval
+ * when one is needed); else answer 202 {"action_id", "state"} as soon as it is recorded. */
+void action_submit(struct session *s, json_t *action, const char *body, size_t len, bool wait,
+                   session_action_fn fn, void *ud);
+
+/* An error or success of a synchronous request: status 200, or the error. */
+struct action_result {
+    unsigned status;
+    const char *code;
+    char message[512];
+};
+struct action_decision {
+    const char *decision; /* "approved" or "rejected" */
+    const char *by, *reason;
+    bool remember;       /* approve: allow this pattern for the rest of the session */
+    const char *pattern; /* with remember: the pattern; NULL: exactly this command or path */
+};
+/* Decide a pending action. 404 unknown; 409 already_decided / expired / not_pending /
+ * session_gone / conflict, and nothing changes; 200 when decided. */
+void action_decide(struct engine *eng, int64_t id, const struct action_decision *d,
+                   struct action_result *out);
+/* Add an operator rule ({"pattern", "decision"}, checked by policy_rule_check) to a session. */
+int action_rule_add(struct session *s, json_t *rule, const char *by, struct action_result *out);
+
+/* The full action object (with args and observation) once its state is final, or after
+ * seconds (≤ 600), whichever comes first; NULL when there is no such action. */
+typedef void (*action_wait_fn)(json_t *action, void *ud);
+void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn fn, void *ud);
+bool action_state_is_final(const char *state);
+
+/* A session's container went for good: its waiting actions are rejected with why. */
+void actions_session_gone(struct engine *eng, const char *session_id, const char *why);
+
+#endif

@@ -1,0 +1,251 @@
+/* Engine API: the action path, approvals, operator rules and history (docs/approvals.md). */
+#include "engine/action.h"
+#include "engine/api.h"
+#include "engine/engine_internal.h"
+#include "engine/policy.h"
+#include "engine/risk.h"
+#include "engine/session.h"
+#include "engine/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void api_action_reply(const struct session_action_result *res, void *ud)
+{
+    api_reply_raw(ud, res->status, res->body, res->len, "application/json");
+}
+
+/* A query parameter as a number in [lo, hi]; dflt when absent; -1 (and a 400 reply) when bad. */
+static int api_query_number(struct api_req *r, const char *key, double lo, double hi, double dflt,
+                            double *out)
+{
+    const char *v = api_req_query(r, key);
+    char *end = NULL;
+    *out = v ? strtod(v, &end) : dflt;
+    if (v && (!*v || *end || *out < lo || *out > hi)) {
+        api_reply_error(r, 400, "bad_request", "\"%s\" must be a number from %g to %g", key, lo,
+                        hi);
+        return -1;
+    }
+    return 0;
+}
+
+/* The action id of the first path parameter, or 0 and a 400 reply. */
+static int64_t api_action_id(struct api_req *r)
+{
+    const char *p = api_req_param(r, 0);
+    char *end = NULL;
+    long long id = strtoll(p, &end, 10);
+    if (*end || id <= 0) {
+        api_reply_error(r, 400, "bad_request", "an action id is a positive integer, not \"%.64s\"",
+                        p);
+        return 0;
+    }
+    return id;
+}
+
+void api_route_execute(struct api_req *r)
+{
+    struct session *s = api_live_session(r);
+    if (!s)
+        return;
+    double wait;
+    if (api_query_number(r, "wait", 0, 1, 1, &wait) < 0)
+        return;
+    json_t *body = api_req_json(r, 0);
+    if (!body)
+        return;
+    json_t *action = json_object_get(body, "action");
+    json_t *cstate = json_object_get(action, "confirmation_state");
+    if (!json_is_object(action)) {
+        api_reply_error(r, 400, "bad_request",
+                        "\"action\" must be an object (an OpenHands "
+                        "action such as {\"action\":\"run\",\"args\":"
+                        "{\"command\":\"ls\"}})");
+    } else if (!json_is_string(json_object_get(action, "action"))) {
+        api_reply_error(r, 400, "bad_request", "\"action.action\" must be a string");
+    } else if (json_object_get(action, "args") &&
+               !json_is_object(json_object_get(action, "args"))) {
+        api_reply_error(r, 400, "bad_request", "\"action.args\" must be an object");
+    } else if (cstate && !json_is_string(cstate)) {
+        api_reply_error(r, 400, "bad_request",
+                        "\"action.confirmation_state\" must be \"confirmed\", \"rejected\" or "
+                        "\"awaiting_confirmation\"");
+    } else {
+        size_t len;
+        const char *raw = api_req_body(r, &len);
+        action_submit(s, action, raw, len, wait != 0, api_action_reply, r);
+    }
+    json_decref(body);
+}
+
+static void api_action_waited(json_t *a, void *ud)
+{
+    struct api_req *r = ud;
+    if (!a)
+        api_reply_error(r, 404, "not_found", "no action %s", api_req_param(r, 0));
+    else
+        api_reply_json(r, 200, json_incref(a));
+}
+
+/* GET /v1/actions/{id}[?wait=S]: the action with its args and observation; with wait, once it
+ * has ended or after S seconds. */
+void api_route_action_get(struct api_req *r)
+{
+    int64_t id = api_action_id(r);
+    double wait;
+    if (!id || api_query_number(r, "wait", 0, 600, 0, &wait) < 0)
+        return;
+    action_wait(api_req_engine(r), id, wait, api_action_waited, r);
+}
+
+/* {"by", "reason", "remember", "pattern"}: all optional; unknown keys and wrong types are a
+ * 400. */
+static json_t *api_decision_body(struct api_req *r, bool approve, struct action_decision *d)
+{
+    json_t *body = api_req_json(r, 1);
+    if (!body)
+        return NULL;
+    const char *k;
+    json_t *v;
+    json_object_foreach(body, k, v)
+    {
+        bool str = strcmp(k, "by") == 0 || strcmp(k, "reason") == 0 ||
+                   (approve && strcmp(k, "pattern") == 0);
+        bool flag = approve && strcmp(k, "remember") == 0;
+        if ((!str && !flag) || (str && !json_is_string(v)) || (flag && !json_is_boolean(v)) ||
+            (str && strlen(json_string_value(v)) > 4096)) {
+            api_reply_error(r, 400, "bad_request",
+                            "%s takes {\"by\": name, \"reason\": text%s} (strings up to 4096 "
+                            "bytes); \"%.64s\" is not one of them or has the wrong type",
+                            approve ? "approve" : "reject",
+                            approve ? ", \"remember\": true|false, \"pattern\": glob" : "", k);
+            json_decref(body);
+            return NULL;
+        }
+    }
+    d->decision = approve ? "approved" : "rejected";
+    d->by = json_string_value(json_object_get(body, "by"));
+    if (!d->by || !*d->by)
+        d->by = "operator";
+    d->reason = json_string_value(json_object_get(body, "reason"));
+    d->remember = json_is_true(json_object_get(body, "remember"));
+    d->pattern = json_string_value(json_object_get(body, "pattern"));
+    if (d->pattern && !d->remember) {
+        api_reply_error(r, 400, "bad_request", "\"pattern\" goes with \"remember\": true");
+        json_decref(body);
+        return NULL;
+    }
+    return body;
+}
+
+static void api_decide(struct api_req *r, bool approve)
+{
+    int64_t id = api_action_id(r);
+    if (!id)
+        return;
+    struct action_decision d = {0};
+    json_t *body = api_decision_body(r, approve, &d);
+    if (!body)
+        return;
+    struct action_result res;
+    struct engine *eng = api_req_engine(r);
+    action_decide(eng, id, &d, &res);
+    if (res.status == 200)
+        api_reply_json(r, 200, store_action_get(eng->store, id));
+    else
+        api_reply_error(r, res.status, res.code, "%s", res.message);
+    json_decref(body);
+}
+
+void api_route_action_approve(struct api_req *r)
+{
+    api_decide(r, true);
+}
+
+void api_route_action_reject(struct api_req *r)
+{
+    api_decide(r, false);
+}
+
+/* GET /v1/approvals[?session=ID]: what waits for the operator, oldest first. */
+void api_route_approvals(struct api_req *r)
+{
+    api_reply_json(
+        r, 200,
+        json_pack("{s:o}", "approvals",
+                  store_actions_pending(api_req_engine(r)->store, api_req_query(r, "session"))));
+}
+
+void api_route_rules_get(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    json_t *s = store_session_get(eng->store, api_req_param(r, 0));
+    if (!s) {
+        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+        return;
+    }
+    json_decref(s);
+    api_reply_json(r, 200,
+                   json_pack("{s:o}", "rules", store_rules_list(eng->store, api_req_param(r, 0))));
+}
+
+/* POST /v1/sessions/{id}/rules {"pattern", "decision"}: for the rest of the session. */
+void api_route_rules_add(struct api_req *r)
+{
+    struct session *s = api_live_session(r);
+    if (!s)
+        return;
+    json_t *rule = api_req_json(r, 0);
+    if (!rule)
+        return;
+    const char *why = policy_rule_check(rule);
+    struct action_result res = {0};
+    if (why)
+        api_reply_error(r, 400, "bad_request", "%s", why);
+    else if (action_rule_add(s, rule, "operator", &res) < 0)
+        api_reply_error(r, res.status, res.code, "%s", res.message);
+    else
+        api_reply_json(
+            r, 201,
+            json_pack("{s:o}", "rules", store_rules_list(api_req_engine(r)->store, session_id(s))));
+    json_decref(rule);
+}
+
+/* GET /v1/history?q=&session=&kind=&state=&risk=&before=&limit=: every session's actions,
+ * newest first, q searched in commands and outputs. */
+void api_route_history(struct api_req *r)
+{
+    double limit, before;
+    if (api_query_number(r, "limit", 1, 1000, 100, &limit) < 0 ||
+        api_query_number(r, "before", 0, 9e15, 0, &before) < 0)
+        return;
+    const char *q = api_req_query(r, "q");
+    if (q && strlen(q) > 1024) {
+        api_reply_error(r, 400, "bad_request", "\"q\" is at most 1024 bytes");
+        return;
+    }
+    const char *risk = api_req_query(r, "risk");
+    if (risk && risk_level_parse(risk) < 0) {
+        api_reply_error(r, 400, "bad_request", "\"risk\" is low, medium or high");
+        return;
+    }
+    struct store_search s = {.text = q && *q ? q : NULL,
+                             .session_id = api_req_query(r, "session"),
+                             .kind = api_req_query(r, "kind"),
+                             .state = api_req_query(r, "state"),
+                             .risk = risk ? risk_level_name(risk_level_parse(risk)) : NULL,
+                             .before = (int64_t)before,
+                             .limit = (int)limit};
+    char *err = NULL;
+    json_t *list = store_actions_search(api_req_engine(r)->store, &s, &err);
+    if (!list) {
+        api_reply_error(r, 500, "store_error", "%s", err ? err : "search failed");
+        free(err);
+        return;
+    }
+    size_t n = json_array_size(list);
+    json_t *next = n == (size_t)limit ? json_object_get(json_array_get(list, n - 1), "id") : NULL;
+    api_reply_json(
+        r, 200, json_pack("{s:o,s:O}", "actions", list, "next_before", next ? next : json_null()));
+}
