@@ -162,6 +162,154 @@ static void test_interrupt_inflight(void **state)
     assert_int_equal(store_actions_interrupt_inflight(s, 4), 0);
 }
 
+/* A pending action: durable with its deadline, decided once; a rejection keeps its observation. */
+static void test_actions_pending_and_decided(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "eeee", "e", "img", "ready", NULL, 1, &err), 0);
+    struct store_action_new row = {.session_id = "eeee",
+                                   .kind = "run",
+                                   .summary = "rm -rf /home/x",
+                                   .args_json =
+                                       "{\"action\":\"run\",\"args\":{\"command\":\"rm\"}}",
+                                   .risk = "high",
+                                   .risk_reason = "deletes recursively",
+                                   .state = "pending",
+                                   .approval = "pending",
+                                   .deadline = 700,
+                                   .durable = true,
+                                   .now = 100};
+    int64_t a = store_action_add(s, &row, &err);
+    int64_t b = store_action_add(s, &row, &err);
+    assert_true(a > 0 && b > a);
+    json_t *p = store_actions_pending(s, NULL);
+    assert_int_equal(json_array_size(p), 2);
+    json_t *first = json_array_get(p, 0);
+    assert_int_equal(json_integer_value(json_object_get(first, "id")), a);
+    assert_true(json_real_value(json_object_get(first, "deadline")) == 700.0);
+    assert_string_equal(json_string_value(json_object_get(first, "risk")), "high");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(first, "args"), "args"), "command")),
+                        "rm");
+    json_decref(p);
+    json_t *sess = store_session_get(s, "eeee");
+    assert_int_equal(json_integer_value(json_object_get(sess, "pending_approvals")), 2);
+    json_decref(sess);
+    /* a pending action is not in flight: a restart leaves it waiting */
+    assert_int_equal(store_actions_interrupt_inflight(s, 150), 0);
+
+    assert_int_equal(store_action_decide(s, a, "approved", "alice", "ok", NULL, 200, &err), 1);
+    assert_int_equal(store_action_decide(s, a, "rejected", "bob", NULL, NULL, 201, &err), 0);
+    json_t *ja = store_action_get(s, a);
+    assert_string_equal(json_string_value(json_object_get(ja, "state")), "running");
+    assert_string_equal(json_string_value(json_object_get(ja, "approval")), "approved");
+    assert_string_equal(json_string_value(json_object_get(ja, "decided_by")), "alice");
+    assert_true(json_is_null(json_object_get(ja, "deadline")));
+    assert_true(json_real_value(json_object_get(ja, "started_at")) == 200.0);
+    json_decref(ja);
+
+    const char *obs = "{\"observation\":\"user_rejected\",\"content\":\"no\"}";
+    assert_int_equal(store_action_decide(s, b, "expired", "timeout", "late", obs, 700, &err), 1);
+    json_t *jb = store_action_get_full(s, b);
+    assert_string_equal(json_string_value(json_object_get(jb, "state")), "rejected");
+    assert_string_equal(json_string_value(json_object_get(jb, "approval")), "expired");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(jb, "observation"), "observation")),
+        "user_rejected");
+    json_decref(jb);
+    p = store_actions_pending(s, "eeee");
+    assert_int_equal(json_array_size(p), 0);
+    json_decref(p);
+    assert_int_equal(store_action_decide(s, 99999, "approved", "x", NULL, NULL, 1, &err), 0);
+}
+
+static int64_t add_done(struct store *s, const char *sid, const char *cmd, const char *output)
+{
+    char *err = NULL;
+    int64_t id = store_action_insert(s, sid, "run", cmd, "{}", 1, &err);
+    assert_true(id > 0);
+    json_t *o = json_pack("{s:s,s:s}", "observation", "run", "content", output);
+    char *obs = json_dumps(o, JSON_COMPACT);
+    assert_int_equal(store_action_finish(s, id, "done", 0, obs, strlen(obs), NULL, 2, &err), 0);
+    free(obs);
+    json_decref(o);
+    return id;
+}
+
+static size_t search_count(struct store *s, const char *text, const char *sid, int64_t before)
+{
+    char *err = NULL;
+    struct store_search q = {.text = text, .session_id = sid, .before = before, .limit = 100};
+    json_t *r = store_actions_search(s, &q, &err);
+    assert_non_null(r);
+    size_t n = json_array_size(r);
+    json_decref(r);
+    return n;
+}
+
+/* Full-text search over commands and outputs, with filters and paging; any typed text is a
+ * query, never a syntax error. */
+static void test_actions_search(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "ffff", "f", "img", "ready", NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "gggg", "g", "img", "ready", NULL, 1, &err), 0);
+    int64_t a = add_done(s, "ffff", "make test", "all 12 tests passed: zebra");
+    add_done(s, "ffff", "ls", "README.md src");
+    int64_t c = add_done(s, "gggg", "cat notes", "zebra crossing");
+    assert_int_equal(search_count(s, "zebra", NULL, 0), 2);
+    assert_int_equal(search_count(s, "zebra", "ffff", 0), 1);
+    assert_int_equal(search_count(s, "zebra passed", NULL, 0), 1);
+    assert_int_equal(search_count(s, "make", NULL, 0), 1);
+    assert_int_equal(search_count(s, "zebra", NULL, c), 1);
+    assert_int_equal(search_count(s, "nothing-like-it", NULL, 0), 0);
+    assert_int_equal(search_count(s, NULL, NULL, 0), 3);
+    const char *hostile[] = {"\"", "a\"b", "*", "NEAR(", "x:y", "-rf", "(a OR b)", "^", "'", ""};
+    for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++)
+        search_count(s, hostile[i], NULL, 0); /* asserts a list, not an error */
+    struct store_search q = {.text = "zebra", .state = "done", .kind = "run", .limit = 1};
+    json_t *r = store_actions_search(s, &q, &err);
+    assert_int_equal(json_array_size(r), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 0), "id")), c);
+    json_decref(r);
+    q.kind = "read";
+    r = store_actions_search(s, &q, &err);
+    assert_int_equal(json_array_size(r), 0);
+    json_decref(r);
+    (void)a;
+}
+
+static void test_rules_and_retention(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "hhhh", "h", "img", "ready", NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "iiii", "i", "img", "ready", NULL, 1, &err), 0);
+    assert_true(store_rule_add(s, "hhhh", "git push *", "allow", "alice", 5, &err) > 0);
+    assert_true(store_rule_add(s, "hhhh", "*curl*", "deny", "alice", 6, &err) > 0);
+    json_t *rules = store_rules_list(s, "hhhh");
+    assert_int_equal(json_array_size(rules), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 1), "decision")),
+                        "deny");
+    json_decref(rules);
+    add_done(s, "hhhh", "echo old", "kept-word");
+    add_done(s, "iiii", "echo young", "kept-word");
+    assert_int_equal(store_session_update(s, "hhhh", "deleted", NULL, NULL, 10, &err), 0);
+    assert_int_equal(store_session_update(s, "iiii", "deleted", NULL, NULL, 1000, &err), 0);
+    assert_int_equal(store_retention_apply(s, 500, &err), 1);
+    assert_null(store_session_get(s, "hhhh"));
+    json_t *still = store_session_get(s, "iiii");
+    assert_non_null(still);
+    json_decref(still);
+    assert_int_equal(search_count(s, "kept", NULL, 0), 1);
+    rules = store_rules_list(s, "hhhh");
+    assert_int_equal(json_array_size(rules), 0);
+    json_decref(rules);
+    assert_int_equal(store_retention_apply(s, 500, &err), 0);
+}
+
 /* State changes: reason, exit code, the error column only for the error state; lifecycle events
  * oldest first; OOM kills counted; keep_alive read from the stored options. */
 static void test_transitions_and_events(void **state)
@@ -242,6 +390,9 @@ static void test_migration_from_v1(void **state)
         "INSERT INTO sessions VALUES ('b1', 'b', 'i', 'c', 'deleting', NULL, '{}', 1, 1);"
         "INSERT INTO sessions VALUES ('c1', 'c', 'i', 'c', 'error', 'boom', '{}', 1, 1);"
         "INSERT INTO events(session_id, kind, at) VALUES ('a1', 'creating', 1);"
+        "INSERT INTO actions(session_id, kind, summary, args, state, created_at, observation, "
+        "observation_size) VALUES ('c1', 'run', 'echo old', '{}', 'done', 1, "
+        "'{\"content\":\"platypus\"}', 21);"
         "PRAGMA user_version = 1;";
     assert_int_equal(sqlite3_exec(db, v1, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
@@ -263,6 +414,18 @@ static void test_migration_from_v1(void **state)
     assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 0), "kind")),
                         "starting");
     json_decref(ev);
+    /* v4: the observation moved to its own table and the action is searchable by its output */
+    struct store_search q = {.text = "platypus", .limit = 10};
+    json_t *found = store_actions_search(s, &q, &err);
+    assert_int_equal(json_array_size(found), 1);
+    json_t *full = store_action_get_full(
+        s, json_integer_value(json_object_get(json_array_get(found, 0), "id")));
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(full, "observation"), "content")),
+        "platypus");
+    assert_string_equal(json_string_value(json_object_get(full, "risk")), "low");
+    json_decref(full);
+    json_decref(found);
     store_close(s);
     char cmd[160];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
@@ -288,6 +451,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_actions_intent_then_finish, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_paging, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_inflight, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_actions_pending_and_decided, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_actions_search, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rules_and_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
         cmocka_unit_test(test_migration_from_v1),
         cmocka_unit_test(test_open_bad_path),

@@ -1,0 +1,98 @@
+/* Approval policy and operator rules (engine/policy.c). */
+#include "engine/policy.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka needs the headers above first. */
+#include <cmocka.h>
+
+#include <string.h>
+
+/* What waits under each policy, for each risk level (low, medium, high). */
+static void test_policy_table(void **state)
+{
+    static const struct {
+        const char *policy;
+        bool waits[3];
+    } cases[] = {
+        {"never", {false, false, false}},
+        {"high", {false, false, true}},
+        {"medium", {false, true, true}},
+        {"always", {true, true, true}},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        int p = policy_parse(cases[i].policy);
+        assert_true(p >= 0);
+        assert_string_equal(policy_name(p), cases[i].policy);
+        for (int level = 0; level < 3; level++)
+            assert_int_equal(policy_needs_approval(p, level), cases[i].waits[level]);
+    }
+    assert_int_equal(policy_parse("HIGH"), -1);
+    assert_int_equal(policy_parse(""), -1);
+    assert_int_equal(policy_parse(NULL), -1);
+}
+
+static void test_rules_match(void **state)
+{
+    json_t *rules = json_loads("[{\"pattern\":\"git push *\",\"decision\":\"allow\"},"
+                               "{\"pattern\":\"*--force*\",\"decision\":\"deny\"},"
+                               "{\"pattern\":\"ls\",\"decision\":\"allow\"}]",
+                               0, NULL);
+    const char *pat = NULL;
+    assert_string_equal(policy_rules_match(rules, "git push origin main", &pat), "allow");
+    assert_string_equal(pat, "git push *");
+    /* a deny wins over an earlier allow */
+    assert_string_equal(policy_rules_match(rules, "git push --force origin", &pat), "deny");
+    assert_string_equal(pat, "*--force*");
+    assert_null(policy_rules_match(rules, "git pull", &pat));
+    assert_null(policy_rules_match(rules, "ls -la", &pat)); /* whole-string match only */
+    assert_null(policy_rules_match(NULL, "ls", &pat));
+    json_decref(rules);
+    /* an escaped pattern matches only itself */
+    rules = json_loads("[{\"pattern\":\"rm -rf /tmp/\\\\*\",\"decision\":\"allow\"}]", 0, NULL);
+    assert_string_equal(policy_rules_match(rules, "rm -rf /tmp/*", &pat), "allow");
+    assert_null(policy_rules_match(rules, "rm -rf /tmp/x", &pat));
+    json_decref(rules);
+}
+
+static void test_rule_check(void **state)
+{
+    static const struct {
+        const char *json;
+        const char *why; /* substring of the refusal, NULL: accepted */
+    } cases[] = {
+        {"{\"pattern\":\"make *\",\"decision\":\"allow\"}", NULL},
+        {"{\"pattern\":\"x\",\"decision\":\"deny\"}", NULL},
+        {"{\"pattern\":\"\",\"decision\":\"deny\"}", "pattern"},
+        {"{\"pattern\":1,\"decision\":\"deny\"}", "pattern"},
+        {"{\"pattern\":\"x\",\"decision\":\"maybe\"}", "decision"},
+        {"{\"pattern\":\"x\"}", "decision"},
+        {"{\"pattern\":\"x\",\"decision\":\"allow\",\"extra\":1}", "only"},
+        {"[1]", "object"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        json_t *j = json_loads(cases[i].json, 0, NULL);
+        assert_non_null(j);
+        const char *why = policy_rule_check(j);
+        if (cases[i].why) {
+            assert_non_null(why);
+            assert_non_null(strstr(why, cases[i].why));
+        } else {
+            assert_null(why);
+        }
+        json_decref(j);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_policy_table),
+        cmocka_unit_test(test_rules_match),
+        cmocka_unit_test(test_rule_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
