@@ -543,8 +543,9 @@ static void test_history(void **state)
     sqlite3_busy_timeout(h, 5000);
     sqlite3_stmt *st = NULL;
     int prc = sqlite3_prepare_v2(h,
-                                 "SELECT kind, summary, state, exit_code, args, observation "
-                                 "FROM actions WHERE session_id = ? ORDER BY id",
+                                 "SELECT a.kind, a.summary, a.state, a.exit_code, a.args, "
+                                 "o.content FROM actions a LEFT JOIN observations o ON "
+                                 "o.action_id = a.id WHERE a.session_id = ? ORDER BY a.id",
                                  -1, &st, NULL);
     if (prc != SQLITE_OK)
         fprintf(stderr, "sqlite: %s\n", sqlite3_errmsg(h));
