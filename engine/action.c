@@ -589,6 +589,18 @@ static void action_result(struct action_result *out, unsigned status, const char
     va_end(ap);
 }
 
+/* A failed store write as the request's error (507 when the disk is full). */
+static void action_result_store(struct action_result *out, struct engine *eng, const char *what,
+                                char *err)
+{
+    const char *code;
+    char *msg = NULL;
+    unsigned st = action_store_error(eng, what, err, &code, &msg);
+    action_result(out, st, code, "%s", msg ? msg : "store error");
+    free(msg);
+    free(err);
+}
+
 /* Why an action that is not pending cannot be decided. */
 static void action_already(json_t *cur, int64_t id, struct action_result *out)
 {
@@ -643,12 +655,7 @@ int action_rule_add(struct session *s, json_t *rule, const char *by, struct acti
     const char *decision = json_string_value(json_object_get(rule, "decision"));
     int64_t rid = store_rule_add(eng->store, s->id, pattern, decision, by, util_now(), &err);
     if (rid < 0) {
-        const char *code;
-        char *msg = NULL;
-        unsigned st = action_store_error(eng, "the rule was not added", err, &code, &msg);
-        action_result(out, st, code, "%s", msg ? msg : "store error");
-        free(msg);
-        free(err);
+        action_result_store(out, eng, "the rule was not added", err);
         return -1;
     }
     json_decref(s->rules);
@@ -690,16 +697,10 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
     char *err = NULL;
     if (!approve) {
         int rc = action_reject(a, "rejected", d->by, d->reason, &err);
-        if (rc <= 0) {
-            const char *code;
-            char *msg = NULL;
-            unsigned st =
-                action_store_error(eng, "the decision was not recorded", err, &code, &msg);
-            action_result(out, st, code, "%s", msg ? msg : "store error");
-            free(msg);
-        }
-        free(err);
-        out->status = out->status ? out->status : 200;
+        if (rc <= 0)
+            action_result_store(out, eng, "the decision was not recorded", err);
+        else
+            out->status = 200;
         return;
     }
     if (d->remember && s) {
@@ -723,12 +724,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         return;
     }
     if (rc < 0) {
-        const char *code;
-        char *msg = NULL;
-        unsigned st = action_store_error(eng, "the decision was not recorded", err, &code, &msg);
-        action_result(out, st, code, "%s", msg ? msg : "store error");
-        free(msg);
-        free(err);
+        action_result_store(out, eng, "the decision was not recorded", err);
         return;
     }
     if (a->timer) {

@@ -180,12 +180,8 @@ void api_route_approvals(struct api_req *r)
 void api_route_rules_get(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
-    json_t *s = store_session_get(eng->store, api_req_param(r, 0));
-    if (!s) {
-        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+    if (!api_session_known(r))
         return;
-    }
-    json_decref(s);
     api_reply_json(r, 200,
                    json_pack("{s:o}", "rules", store_rules_list(eng->store, api_req_param(r, 0))));
 }

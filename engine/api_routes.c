@@ -76,6 +76,15 @@ static void route_session_get(struct api_req *r)
         api_reply_json(r, 200, s);
 }
 
+bool api_session_known(struct api_req *r)
+{
+    json_t *s = store_session_get(api_req_engine(r)->store, api_req_param(r, 0));
+    if (!s)
+        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+    json_decref(s);
+    return s != NULL;
+}
+
 struct session *api_live_session(struct api_req *r)
 {
     const char *id = api_req_param(r, 0);
@@ -124,12 +133,8 @@ static void route_session_events(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
     const char *id = api_req_param(r, 0);
-    json_t *stored = store_session_get(eng->store, id);
-    if (!stored) {
-        api_reply_error(r, 404, "not_found", "no session %s", id);
+    if (!api_session_known(r))
         return;
-    }
-    json_decref(stored);
     api_reply_json(r, 200, json_pack("{s:o}", "events", store_events_list(eng->store, id, 1000)));
 }
 
@@ -155,12 +160,8 @@ static void route_session_actions(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
     const char *id = api_req_param(r, 0);
-    json_t *stored = store_session_get(eng->store, id);
-    if (!stored) {
-        api_reply_error(r, 404, "not_found", "no session %s", id);
+    if (!api_session_known(r))
         return;
-    }
-    json_decref(stored);
     const char *ls = api_req_query(r, "limit"), *bs = api_req_query(r, "before");
     char *end = NULL;
     long limit = ls ? strtol(ls, &end, 10) : 100;
@@ -184,12 +185,8 @@ static void route_session_actions(struct api_req *r)
 static void route_session_stats(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
-    json_t *s = store_session_get(eng->store, api_req_param(r, 0));
-    if (!s) {
-        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+    if (!api_session_known(r))
         return;
-    }
-    json_decref(s);
     stats_flush(eng->stats, api_req_param(r, 0));
     const char *since = api_req_query(r, "since"), *limit = api_req_query(r, "limit");
     char *end = NULL;

@@ -30,9 +30,9 @@ struct engine {
     char *engine_id;
     char *executor_path;
     char *default_image;
-    char *default_confirm;   /* approval policy of sessions that name none */
-    double approval_timeout; /* seconds an action waits for the operator */
-    double retention_days;   /* 0: history kept forever */
+    char *default_confirm;    /* approval policy of sessions that name none */
+    double approval_timeout;  /* seconds an action waits for the operator */
+    double retention_days;    /* 0: history kept forever */
     struct session *sessions; /* live (not deleted) sessions, in memory */
     bool docker_ok;           /* last known daemon reachability */
     char *docker_error;       /* why the daemon was last unreachable, NULL when it answered */
