@@ -57,6 +57,12 @@ static bool sanitize_is_invisible(uint32_t cp)
     return false;
 }
 
+bool sanitize_codepoint_ok(uint32_t cp)
+{
+    return cp >= 0x20 && cp != 0x7F && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) &&
+           !sanitize_is_invisible(cp);
+}
+
 /* Append one token, never split; in_pos is where the token started in the input. */
 static void sanitize_emit(struct sanitize_buf *b, const char *p, size_t n, size_t in_pos)
 {

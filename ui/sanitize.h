@@ -22,7 +22,9 @@
 #ifndef PADDOCK_UI_SANITIZE_H
 #define PADDOCK_UI_SANITIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum {
     SANITIZE_MULTILINE = 1u << 0, /* keep \n; expand \t to 8-column stops */
@@ -39,5 +41,9 @@ size_t sanitize_text_flags(const char *in, size_t len, char *out, size_t outsz, 
 
 /* Allocating variant: at most max bytes of output (plus the NUL). NULL when out of memory. */
 char *sanitize_dup(const char *in, size_t len, size_t max, unsigned flags);
+
+/* Whether one code point may be drawn as it is (a terminal cell): printable, visible, not a
+ * control, bidi or zero-width character. The embedded terminal draws the others as a mark. */
+bool sanitize_codepoint_ok(uint32_t cp);
 
 #endif
