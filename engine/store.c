@@ -513,21 +513,25 @@ json_t *store_sessions_list(struct store *s, int flags)
     return arr;
 }
 
-int store_session_claim(struct store *s, const char *id, const char *name, bool keep_alive,
+int store_session_claim(struct store *s, const char *id, const char *name, json_t *options,
                         double now, char **err)
 {
-    /* One statement: a claimed sandbox is the caller's from its name to its keep_alive. */
-    sqlite3_stmt *st = store_prepare(
-        s, "UPDATE sessions SET name = ?, created_at = ?, updated_at = ?, "
-           "config = json_set(json_remove(config, '$.pooled'), '$.options.keep_alive', "
-           "json(?)) WHERE id = ? AND json_extract(config, '$.pooled') IS NOT NULL");
+    /* One statement: a claimed sandbox is the caller's from its name to its options. */
+    json_t *patch = json_pack("{s:O}", "options", options);
+    char *pj = patch ? json_dumps(patch, JSON_COMPACT) : NULL;
+    json_decref(patch);
+    sqlite3_stmt *st =
+        store_prepare(s, "UPDATE sessions SET name = ?, created_at = ?, updated_at = ?, "
+                         "config = json_patch(json_remove(config, '$.pooled'), json(?)) "
+                         "WHERE id = ? AND json_extract(config, '$.pooled') IS NOT NULL");
     if (st) {
         store_bind_text(st, 1, name);
         sqlite3_bind_double(st, 2, now);
         sqlite3_bind_double(st, 3, now);
-        store_bind_text(st, 4, keep_alive ? "true" : "false");
+        store_bind_text(st, 4, pj ? pj : "{}");
         store_bind_text(st, 5, id);
     }
+    free(pj);
     if (store_step_done(s, st, "claiming a pooled session", err) < 0)
         return -1;
     if (sqlite3_changes(s->db) != 1) {

@@ -44,9 +44,10 @@ json_t *store_session_config(struct store *s, const char *id);
 #define STORE_LIST_DELETED 1
 #define STORE_LIST_POOLED 2
 json_t *store_sessions_list(struct store *s, int flags);
-/* A warm-pool session becomes an ordinary one: its name, keep_alive and creation time are
- * the claimer's. -1 when it is not (or no longer) pooled. */
-int store_session_claim(struct store *s, const char *id, const char *name, bool keep_alive,
+/* A warm-pool session becomes an ordinary one: its name, creation time and the given options
+ * (merged into its stored options: keep_alive, confirm...) are the claimer's. -1 when it is
+ * not (or no longer) pooled. */
+int store_session_claim(struct store *s, const char *id, const char *name, json_t *options,
                         double now, char **err);
 json_t *store_session_get(struct store *s, const char *id);
 

@@ -101,15 +101,40 @@ static void test_pool_fill_claim_refill(void **state)
     json_t *warm = pooled_ids();
     assert_int_equal(json_array_size(warm), POOL_SIZE);
 
-    json_t *s = session_new(harness_eng, "{\"name\": \"warm1\", \"env\": {\"FOO\": \"from-env\"}}");
+    /* The approval policy lives in the engine: a warm sandbox serves it too. */
+    json_t *s = session_new(harness_eng, "{\"name\": \"warm1\", \"env\": {\"FOO\": "
+                                         "\"from-env\"}, \"confirm\": \"always\", "
+                                         "\"approval_timeout\": 30}");
     const char *id = jstr(s, "id");
     assert_string_equal(jstr(s, "name"), "warm1");
     assert_true(contains(warm, jstr(s, "container_id")));
     assert_true(json_is_true(json_object_get(s, "keep_alive")));
+    assert_string_equal(jstr(s, "options.confirm"), "always");
+    assert_true(json_number_value(jpath(s, "options.approval_timeout")) == 30.0);
     assert_null(json_object_get(s, "pooled"));
-    json_t *obs = session_run(harness_eng, id, "echo $FOO");
-    assert_string_equal(jstr(obs, "content"), "from-env");
-    json_decref(obs);
+    /* confirm "always": the action waits; approve it through the API, then it runs */
+    char *exec_path = strdupf("/v1/sessions/%s/execute_action?wait=0", id);
+    struct reply er;
+    api(harness_eng, "POST", exec_path,
+        "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"echo $FOO\"}}}", &er);
+    assert_int_equal(er.status, 202);
+    assert_string_equal(jstr(er.json, "state"), "pending");
+    char *approve = strdupf("/v1/actions/%lld/approve",
+                            (long long)json_integer_value(json_object_get(er.json, "action_id")));
+    char *poll = strdupf("/v1/actions/%lld?wait=30",
+                         (long long)json_integer_value(json_object_get(er.json, "action_id")));
+    reply_free(&er);
+    api(harness_eng, "POST", approve, "{}", &er);
+    assert_int_equal(er.status, 200);
+    reply_free(&er);
+    api(harness_eng, "GET", poll, NULL, &er);
+    assert_int_equal(er.status, 200);
+    assert_string_equal(jstr(er.json, "state"), "done");
+    assert_string_equal(jstr(er.json, "observation.content"), "from-env");
+    reply_free(&er);
+    free(exec_path);
+    free(approve);
+    free(poll);
     list = get("/v1/sessions");
     assert_int_equal(json_array_size(json_object_get(list, "sessions")), 1);
     json_decref(list);
