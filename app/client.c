@@ -1,5 +1,6 @@
 /* Blocking engine-API client over the engine's unix socket, plus a pollable SSE reader. */
 #include "app/client.h"
+#include "app/client_internal.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -22,11 +23,6 @@ struct client {
     volatile int *interrupt;
 };
 
-struct buf {
-    char *data;
-    size_t len, cap;
-};
-
 static char *client_strdupf(const char *fmt, ...)
 {
     va_list ap;
@@ -38,7 +34,7 @@ static char *client_strdupf(const char *fmt, ...)
     return s;
 }
 
-static int buf_append(struct buf *b, const char *p, size_t n)
+static int buf_append(struct client_buf *b, const char *p, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 4096;
@@ -121,25 +117,20 @@ static size_t client_on_body(char *p, size_t size, size_t n, void *ud)
     return buf_append(ud, p, size * n) == 0 ? size * n : 0;
 }
 
-int client_request(struct client *c, const char *method, const char *path, json_t *body,
-                   long timeout_ms, json_t **reply, char **err)
+int client_xfer_setup(struct client *c, struct client_xfer *x, CURL *h, const char *method,
+                      const char *path, json_t *body, long timeout_ms)
 {
-    struct buf out = {0};
-    char *payload = NULL;
     char url[1024];
-    char errbuf[CURL_ERROR_SIZE] = "";
-    struct curl_slist *hdrs = NULL;
-    CURL *h = c->curl;
-
-    *reply = NULL;
+    memset(x, 0, sizeof(*x));
+    x->h = h;
     snprintf(url, sizeof(url), "http://paddock%s", path);
     curl_easy_reset(h);
     curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, client_on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &out);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &x->out);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     if (timeout_ms > 0)
         curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
@@ -148,32 +139,48 @@ int client_request(struct client *c, const char *method, const char *path, json_
         curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, client_on_progress);
         curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)c->interrupt);
     }
-    hdrs = curl_slist_append(hdrs, "Expect:");
+    x->hdrs = curl_slist_append(x->hdrs, "Expect:");
     if (body) {
-        payload = json_dumps(body, JSON_COMPACT);
-        hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload ? payload : "");
+        x->payload = json_dumps(body, JSON_COMPACT);
+        x->hdrs = curl_slist_append(x->hdrs, "Content-Type: application/json");
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, x->payload ? x->payload : "");
     } else if (strcmp(method, "POST") == 0) {
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, "");
     }
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->hdrs);
+    return 0;
+}
 
-    CURLcode rc = curl_easy_perform(h);
+int client_xfer_finish(struct client *c, struct client_xfer *x, CURLcode rc, json_t **reply,
+                       char **err)
+{
     long status = -1;
+    *reply = NULL;
     if (rc == CURLE_OK) {
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-        if (out.len)
-            *reply = json_loadb(out.data, out.len, 0, NULL);
+        curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &status);
+        if (x->out.len)
+            *reply = json_loadb(x->out.data, x->out.len, 0, NULL);
     } else if (err) {
         *err = rc == CURLE_ABORTED_BY_CALLBACK
                    ? strdup("interrupted")
                    : client_strdupf("engine at %s: %s", c->socket_path,
-                                    errbuf[0] ? errbuf : curl_easy_strerror(rc));
+                                    x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
     }
-    curl_slist_free_all(hdrs);
-    free(payload);
-    free(out.data);
+    curl_slist_free_all(x->hdrs);
+    free(x->payload);
+    free(x->out.data);
+    x->hdrs = NULL;
+    x->payload = NULL;
+    x->out = (struct client_buf){0};
     return rc == CURLE_OK ? (int)status : -1;
+}
+
+int client_request(struct client *c, const char *method, const char *path, json_t *body,
+                   long timeout_ms, json_t **reply, char **err)
+{
+    struct client_xfer x;
+    client_xfer_setup(c, &x, c->curl, method, path, body, timeout_ms);
+    return client_xfer_finish(c, &x, curl_easy_perform(c->curl), reply, err);
 }
 
 const char *client_error_message(json_t *reply, const char *fallback)
@@ -253,10 +260,10 @@ struct client_events {
     int fd;
     bool headers_done;
     bool chunked;
-    size_t chunk_left;    /* bytes left in the current chunk */
-    bool chunk_need_size; /* expecting a chunk-size line */
-    struct buf raw;       /* bytes read, not yet de-chunked */
-    struct buf text;      /* de-chunked event text, not yet dispatched */
+    size_t chunk_left;      /* bytes left in the current chunk */
+    bool chunk_need_size;   /* expecting a chunk-size line */
+    struct client_buf raw;  /* bytes read, not yet de-chunked */
+    struct client_buf text; /* de-chunked event text, not yet dispatched */
 };
 
 struct client_events *client_events_open(struct client *c, char **err)
@@ -298,7 +305,7 @@ int client_events_fd(struct client_events *ev)
     return ev ? ev->fd : -1;
 }
 
-static void buf_consume(struct buf *b, size_t n)
+static void buf_consume(struct client_buf *b, size_t n)
 {
     memmove(b->data, b->data + n, b->len - n);
     b->len -= n;
@@ -353,7 +360,7 @@ static void events_dispatch(struct client_events *ev, client_event_fn fn, void *
             return;
         *end = '\0';
         char type[64] = "message";
-        struct buf data = {0};
+        struct client_buf data = {0};
         for (char *line = ev->text.data; line && *line;) {
             char *nl = strchr(line, '\n');
             if (nl)
