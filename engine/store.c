@@ -111,7 +111,11 @@ static const char *const store_migrations[] = {
     "CREATE VIRTUAL TABLE actions_fts USING fts5(summary, output);"
     "INSERT INTO actions_fts(rowid, summary, output) SELECT a.id, a.summary, "
     "COALESCE(CASE WHEN json_valid(o.content) THEN substr(json_extract(o.content, '$.content'), "
-    "1, 65536) END, '') FROM actions a LEFT JOIN observations o ON o.action_id = a.id;",
+    "1, 65536) END, '') FROM actions a LEFT JOIN observations o ON o.action_id = a.id;"
+    /* the count kept with the session: listing sessions never counts a million rows */
+    "ALTER TABLE sessions ADD COLUMN action_count INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE sessions SET action_count = (SELECT count(*) FROM actions a WHERE a.session_id = "
+    "sessions.id);",
 };
 
 char *store_errf(struct store *s, const char *what)
@@ -446,7 +450,7 @@ json_t *store_col_real(sqlite3_stmt *st, int i)
 
 #define STORE_SESSION_COLS                                                                         \
     "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "        \
-    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id), "                                 \
+    "s.action_count, "                                                                             \
     "json_extract(s.config, '$.options'), json_extract(s.config, '$.ports'), s.reason, "           \
     "s.exit_code, s.oom_kills, json_extract(s.config, '$.options.keep_alive'), "                   \
     "json_extract(s.config, '$.pooled'), "                                                         \

@@ -43,6 +43,12 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
     if (store_cached_done(s, st, "inserting action", err) < 0)
         return -1;
     *id = sqlite3_last_insert_rowid(s->db);
+    st = store_cached(s, STORE_SLOT_SESSION_COUNT,
+                      "UPDATE sessions SET action_count = action_count + 1 WHERE id = ?");
+    if (st)
+        store_bind_text(st, 1, a->session_id);
+    if (store_cached_done(s, st, "counting the action", err) < 0)
+        return -1;
     st = store_cached(s, STORE_SLOT_FTS_INSERT,
                       "INSERT INTO actions_fts(rowid, summary, output) VALUES (?, ?, '')");
     if (st) {

@@ -409,6 +409,7 @@ static void test_migration_from_v1(void **state)
     json_decref(o);
     o = store_session_get(s, "c1");
     assert_string_equal(json_string_value(json_object_get(o, "reason")), "boom");
+    assert_int_equal(json_integer_value(json_object_get(o, "action_count")), 1); /* counted */
     json_decref(o);
     json_t *ev = store_events_list(s, "a1", 10);
     assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 0), "kind")),
