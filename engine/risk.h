@@ -1,14 +1,28 @@
+/* The risk classifier: every action gets LOW, MEDIUM or HIGH and a reason a person can read.
+ * Pure: no I/O. docs/risk.md has the levels, the pipeline and the rules. */
 #ifndef PADDOCK_RISK_H
 #define PADDOCK_RISK_H
+
 #include <jansson.h>
+
 enum risk_level { RISK_LOW = 0, RISK_MEDIUM = 1, RISK_HIGH = 2 };
+
 struct risk_result {
     enum risk_level level;
-    char reason[200];
-    int declared;
+    char reason[200]; /* "deletes recursively outside the workspace (/home/x)" */
+    int declared;     /* the agent's declared level, -1 when none or unknown */
 };
+
+/* An OpenHands action {"action": "run", "args": {...}}. workspace: the sandbox's workspace
+ * root; cwd: the shell's directory when known, else NULL (relative paths are taken as in the
+ * workspace; ".." that leaves it is outside). The agent's args.security_risk (-1..2, or
+ * "LOW".."HIGH") raises the level, never lowers it. Never fails. */
 void risk_classify_action(const json_t *action, const char *workspace, const char *cwd,
                           struct risk_result *out);
-const char *risk_level_name(enum risk_level l);
-int risk_level_parse(const char *s);
+/* A shell command line alone. */
+void risk_classify_command(const char *cmd, const char *workspace, const char *cwd,
+                           struct risk_result *out);
+const char *risk_level_name(enum risk_level l); /* "low", "medium", "high" */
+int risk_level_parse(const char *s);            /* any case; -1 when not a level */
+
 #endif
