@@ -2,9 +2,15 @@
 #include "app/app.h"
 #include "engine/engine.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void serve_on_ready(const char *socket_path, void *ud)
 {
@@ -12,6 +18,47 @@ static void serve_on_ready(const char *socket_path, void *ud)
     fprintf(stderr, "paddock engine %s listening on %s (state %s, image %s, executor %s)\n",
             PADDOCK_VERSION, socket_path, o->state_dir, o->image,
             o->executor ? o->executor : "NOT FOUND");
+    if (o->listen)
+        fprintf(stderr, "paddock engine also listening on http://%s (bearer token %s)\n", o->listen,
+                o->token ? "as given" : "in <state>/token; GET /v1/info has the port");
+}
+
+/* The token of --token-file: the file's content without surrounding white space. The file
+ * must be ours alone (chmod 600): a token others can read guards nothing. NULL after a
+ * message. */
+static char *serve_read_token(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        fprintf(stderr, "paddock serve: cannot read the token file %s: %s\n", path,
+                strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) || (st.st_mode & 077)) {
+        fprintf(stderr,
+                "paddock serve: the token file %s must be a regular file readable by its owner "
+                "alone (chmod 600); it is mode %03o\n",
+                path, (unsigned)(st.st_mode & 0777));
+        close(fd);
+        return NULL;
+    }
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    char *p = buf, *end = buf + strlen(buf);
+    while (*p && isspace((unsigned char)*p))
+        p++;
+    while (end > p && isspace((unsigned char)end[-1]))
+        *--end = '\0';
+    if (!*p) {
+        fprintf(stderr, "paddock serve: the token file %s is empty\n", path);
+        return NULL;
+    }
+    return strdup(p);
 }
 
 int cmd_serve(struct app *app, int argc, char **argv)
@@ -19,9 +66,12 @@ int cmd_serve(struct app *app, int argc, char **argv)
     static const struct option opts[] = {{"socket", required_argument, NULL, 's'},
                                          {"state-dir", required_argument, NULL, 'd'},
                                          {"pool", required_argument, NULL, 'p'},
+                                         {"listen", required_argument, NULL, 'l'},
+                                         {"token-file", required_argument, NULL, 't'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *sock = NULL, *state = NULL, *pool = getenv("PADDOCK_POOL");
+    const char *listen = getenv("PADDOCK_LISTEN"), *token_file = NULL;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -34,9 +84,20 @@ int cmd_serve(struct app *app, int argc, char **argv)
         case 'p':
             pool = optarg;
             break;
+        case 'l':
+            listen = optarg;
+            break;
+        case 't':
+            token_file = optarg;
+            break;
         case 'h':
             printf("usage: paddock serve [--socket PATH] [--state-dir DIR] [--pool N|IMAGE=N,...]\n"
-                   "  --pool  keep N sandboxes started ahead (per image); also $PADDOCK_POOL\n");
+                   "                     [--listen HOST:PORT [--token-file FILE]]\n"
+                   "  --pool  keep N sandboxes started ahead (per image); also $PADDOCK_POOL\n"
+                   "  --listen  also serve the API on TCP (Authorization: Bearer <token>);\n"
+                   "            also $PADDOCK_LISTEN\n"
+                   "  --token-file  the token (chmod 600); also $PADDOCK_TOKEN; without one it is\n"
+                   "            generated into <state>/token, on a loopback address only\n");
             return 0;
         default:
             return 2;
@@ -46,6 +107,12 @@ int cmd_serve(struct app *app, int argc, char **argv)
         fprintf(stderr, "paddock serve: unexpected argument %s\n", argv[optind]);
         return 2;
     }
+    char *token = NULL;
+    if (token_file && !(token = serve_read_token(token_file)))
+        return 1;
+    if (!token && getenv("PADDOCK_TOKEN") && *getenv("PADDOCK_TOKEN"))
+        token = strdup(getenv("PADDOCK_TOKEN"));
+    const char *api_key = getenv("PADDOCK_API_KEY");
     char *exe = app_find_executor(app);
     const char *image = getenv("PADDOCK_IMAGE");
     struct engine_options o = {
@@ -54,6 +121,9 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .executor = exe,
         .image = image && *image ? image : "paddock/base:local",
         .pool = pool,
+        .listen = listen && *listen ? listen : NULL,
+        .token = token,
+        .api_key = api_key && *api_key ? api_key : NULL,
         .on_ready = serve_on_ready,
     };
     o.ud = &o;
@@ -64,5 +134,6 @@ int cmd_serve(struct app *app, int argc, char **argv)
         free(err);
     }
     free(exe);
+    free(token);
     return rc < 0 ? 1 : 0;
 }

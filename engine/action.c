@@ -434,23 +434,12 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                    session_action_fn fn, void *ud)
 {
     struct engine *eng = s->eng;
-    if (strcmp(s->state, "ready") != 0) {
-        char hint[256], msg[512];
-        session_st_hint(s->state, s->id, hint, sizeof(hint));
-        json_t *cur = store_session_get(eng->store, s->id);
-        const char *why = json_string_value(json_object_get(cur, "reason"));
-        snprintf(msg, sizeof(msg), "session %s is %s%s%.200s%s; %s", s->id, s->state,
-                 why ? " (" : "", why ? why : "", why ? ")" : "", hint);
-        json_decref(cur);
-        unsigned st = session_st_refusal_status(s->state);
-        action_reply_error(fn, ud, st, st == 503 ? "unavailable" : "conflict", msg);
-        return;
-    }
-    if (s->op && strcmp(s->op, "create") != 0) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "session %s is busy: %s in progress; retry once it is done",
-                 s->id, s->op);
-        action_reply_error(fn, ud, 409, "conflict", msg);
+    unsigned refusal;
+    const char *refusal_code;
+    char refusal_msg[512];
+    if (session_check_actionable(s, &refusal, &refusal_code, refusal_msg, sizeof(refusal_msg)) <
+        0) {
+        action_reply_error(fn, ud, refusal, refusal_code, refusal_msg);
         return;
     }
     action_policy_load(s);

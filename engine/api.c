@@ -4,6 +4,7 @@
 #include "engine/api.h"
 
 #include "engine/engine_internal.h"
+#include "engine/listen.h"
 #include "engine/loop.h"
 #include "engine/util.h"
 
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 
 #define API_MAX_BODY (64u * 1024 * 1024)
 #define API_MAX_PARAMS 4
@@ -42,6 +44,10 @@ struct api {
     /* A connection was resumed outside MHD_run: in external-epoll mode nothing wakes MHD,
      * so the loop's prepare hook runs it once before sleeping. */
     bool run_pending;
+    /* The optional TCP listener is a server of its own (api_listen_tcp) with the same routes;
+     * its requests need credentials (listen.c), and events reach its subscribers too. */
+    bool tcp;
+    struct api *peer;
 };
 
 struct api_req {
@@ -242,6 +248,11 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         r->method = strdup(method);
         r->url = strdup(url);
         *con_cls = r;
+        /* Over TCP, credentials first: a stranger learns nothing and sends no body. */
+        if (a->tcp && listen_auth_check(r) < 0) {
+            r->dispatched = true;
+            return api_queue(r);
+        }
         /* Refuse an oversized body from its Content-Length before reading any of it: a reply
          * queued now makes MHD skip the body and close the connection after answering. */
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
@@ -338,6 +349,8 @@ static void api_sub_append(struct api_stream *s, const char *p, size_t n)
 
 void api_events_publish(struct api *a, const char *type, json_t *data)
 {
+    if (a && a->peer)
+        api_events_publish(a->peer, type, data);
     if (!a || !a->subs)
         return;
     char *msg = api_sse_format(type, data);
@@ -489,6 +502,7 @@ void api_free(struct api *a)
 {
     if (!a)
         return;
+    api_free(a->peer);
     if (a->ping_timer)
         loop_timer_cancel(a->eng->loop, a->ping_timer);
     for (struct api_stream *s = a->subs; s; s = s->next) {
@@ -502,4 +516,50 @@ void api_free(struct api *a)
     loop_del_fd(a->eng->loop, a->epfd);
     MHD_stop_daemon(a->mhd);
     free(a);
+}
+
+/* ---- the TCP listener and what its endpoints need ---- */
+
+int api_listen_tcp(struct api *a, int listen_fd, char **err)
+{
+    struct api *t = api_new(a->eng, listen_fd, err);
+    if (!t)
+        return -1;
+    t->tcp = true;
+    a->peer = t;
+    return 0;
+}
+
+bool api_req_is_tcp(struct api_req *r)
+{
+    return r->api->tcp;
+}
+
+const char *api_req_path(struct api_req *r)
+{
+    return r->url;
+}
+
+const char *api_req_header(struct api_req *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+void api_reply_header(struct api_req *r, const char *name, const char *value)
+{
+    if (r->resp && value)
+        MHD_add_response_header(r->resp, name, value);
+}
+
+void api_reply_fd(struct api_req *r, unsigned status, int fd, uint64_t size,
+                  const char *content_type)
+{
+    struct MHD_Response *resp = MHD_create_response_from_fd64(size, fd);
+    if (!resp) {
+        close(fd);
+        api_reply_error(r, 500, "internal", "out of memory");
+        return;
+    }
+    MHD_add_response_header(resp, "Content-Type", content_type);
+    api_set_response(r, status, resp);
 }

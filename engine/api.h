@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct engine;
 struct api;
@@ -72,6 +73,21 @@ void api_route_approvals(struct api_req *r);
 void api_route_rules_get(struct api_req *r);
 void api_route_rules_add(struct api_req *r);
 void api_route_history(struct api_req *r);
+
+/* ---- the optional TCP listener (listen.c decides who may use it) ---- */
+/* Serve a second, listening TCP socket with the same routes; its requests pass
+ * listen_auth_check before anything else. The events feed reaches both. 0, or -1 with *err. */
+int api_listen_tcp(struct api *a, int listen_fd, char **err);
+bool api_req_is_tcp(struct api_req *r);
+/* The request's path (no query string). */
+const char *api_req_path(struct api_req *r);
+/* A request header's value (case-insensitive name), or NULL. */
+const char *api_req_header(struct api_req *r, const char *name);
+/* Add a header to the reply just made (call right after api_reply_*, in the same turn). */
+void api_reply_header(struct api_req *r, const char *name, const char *value);
+/* Reply with size bytes of the file fd from its start (the reply closes fd). */
+void api_reply_fd(struct api_req *r, unsigned status, int fd, uint64_t size,
+                  const char *content_type);
 
 /* Server-sent events to every GET /v1/events subscriber. */
 void api_events_publish(struct api *a, const char *type, json_t *data);

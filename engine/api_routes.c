@@ -3,9 +3,12 @@
 
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
+#include "engine/files.h"
 #include "engine/gc.h"
+#include "engine/listen.h"
 #include "engine/logs.h"
 #include "engine/pool.h"
+#include "engine/remote_runtime.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store.h"
@@ -16,13 +19,13 @@
 static void route_info(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
-    api_reply_json(r, 200,
-                   json_pack("{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:b,s:s?,s:s?}}", "version",
-                             PADDOCK_VERSION, "api", "v1", "state_dir", eng->state_dir,
-                             "default_image", eng->default_image, "executor", eng->executor_path,
-                             "docker", "socket", docker_socket(eng->docker), "reachable",
-                             eng->docker_ok, "api_version", eng->docker_api_version, "error",
-                             eng->docker_error));
+    json_t *info = json_pack(
+        "{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:b,s:s?,s:s?}}", "version", PADDOCK_VERSION, "api", "v1",
+        "state_dir", eng->state_dir, "default_image", eng->default_image, "executor",
+        eng->executor_path, "docker", "socket", docker_socket(eng->docker), "reachable",
+        eng->docker_ok, "api_version", eng->docker_api_version, "error", eng->docker_error);
+    json_object_set_new(info, "listen", listen_info(eng));
+    api_reply_json(r, 200, info);
 }
 
 static void route_sessions_list(struct api_req *r)
@@ -267,5 +270,23 @@ const struct api_route api_routes[] = {
     {"GET", "/v1/events", api_events_open},
     {"GET", "/v1/pool", route_pool_get},
     {"POST", "/v1/pool", route_pool_set},
+    {"POST", "/v1/sessions/*/upload_file", files_route_upload},
+    {"GET", "/v1/sessions/*/download_files", files_route_download},
+    {"POST", "/v1/sessions/*/list_files", files_route_list},
+    {"GET", "/v1/sessions/*/alive", files_route_alive},
+    {"GET", "/v1/sessions/*/server_info", files_route_server_info},
+    {"GET", "/v1/sessions/*/vscode/connection_token", remote_route_vscode_token},
+    {"POST", "/v1/sessions/*/update_mcp_server", remote_route_update_mcp},
+    {"POST", "/start", remote_route_start},
+    {"GET", "/sessions/*", remote_route_session},
+    {"GET", "/runtime/*", remote_route_runtime},
+    {"POST", "/pause", remote_route_pause},
+    {"POST", "/resume", remote_route_resume},
+    {"POST", "/stop", remote_route_stop},
+    {"GET", "/image_exists", remote_route_image_exists},
+    {"GET", "/registry_prefix", remote_route_registry_prefix},
+    {"GET", "/list", remote_route_list},
+    {"POST", "/build", remote_route_build},
+    {"GET", "/build_status", remote_route_build},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

@@ -6,6 +6,7 @@
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/http.h"
+#include "engine/listen.h"
 #include "engine/loop.h"
 #include "engine/monitor.h"
 #include "engine/pool.h"
@@ -229,6 +230,8 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.api = api_new(&eng, listenfd, err)))
         goto out;
     listenfd = -2; /* libmicrohttpd owns (and closes) the listening socket now */
+    if (opt->listen && listen_tcp_start(&eng, opt->listen, opt->token, opt->api_key, err) < 0)
+        goto out;
     eng.stats = stats_new(&eng);
     if (!(eng.pool = pool_new(&eng, opt->pool, err)))
         goto out;
@@ -278,6 +281,7 @@ out:
     free(eng.engine_id);
     free(eng.docker_api_version);
     free(eng.docker_error);
+    listen_free(&eng);
     curl_global_cleanup();
     if (lockfd >= 0)
         close(lockfd);

@@ -38,6 +38,10 @@ struct engine {
     char *docker_error;       /* why the daemon was last unreachable, NULL when it answered */
     char *docker_api_version;
     bool stopping; /* SIGTERM/SIGINT came: deleting keep_alive=false sessions, then exit */
+    /* The optional TCP listener (listen.c): its bound address, the bearer token it requires
+     * (and the file it was generated into, or NULL), the remote-runtime X-API-Key. All NULL
+     * when it is off. */
+    char *listen_addr, *token, *token_file, *api_key;
 };
 
 /* Record whether the daemon answered the last call (engine.c). */

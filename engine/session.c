@@ -822,3 +822,30 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
     /* The log tail goes to the store first: the container takes its log with it. */
     logs_save_tail(s->eng, s->id, s->container_id, delete_on_tail_saved, op);
 }
+
+/* ---- actions ---- */
+
+int session_check_actionable(struct session *s, unsigned *status, const char **code, char *msg,
+                             size_t size)
+{
+    if (strcmp(s->state, "ready") != 0) {
+        char hint[256];
+        session_st_hint(s->state, s->id, hint, sizeof(hint));
+        json_t *cur = store_session_get(s->eng->store, s->id);
+        const char *why = json_string_value(json_object_get(cur, "reason"));
+        snprintf(msg, size, "session %s is %s%s%.200s%s; %s", s->id, s->state, why ? " (" : "",
+                 why ? why : "", why ? ")" : "", hint);
+        json_decref(cur);
+        *status = session_st_refusal_status(s->state);
+        *code = *status == 503 ? "unavailable" : "conflict";
+        return -1;
+    }
+    if (s->op && strcmp(s->op, "create") != 0) {
+        snprintf(msg, size, "session %s is busy: %s in progress; retry once it is done", s->id,
+                 s->op);
+        *status = 409;
+        *code = "conflict";
+        return -1;
+    }
+    return 0;
+}

@@ -72,6 +72,12 @@ int session_create_pooled(struct engine *eng, const char *image, session_done_fn
 /* Find a session by id, or by name among sessions that are not in error. */
 struct session *session_find_ref(struct engine *eng, const char *ref);
 
+/* Whether the session takes actions and file transfers now (ready, and no lifecycle operation
+ * but its creation in progress): 0, or -1 with the refusal's status (409, or 503 while
+ * disconnected), code and message (what state, why, what to do). session.c. */
+int session_check_actionable(struct session *s, unsigned *status, const char **code, char *msg,
+                             size_t size);
+
 /* ---- start and probe (session.c): docker start, then /alive until ready ---- */
 /* restart: the container exists and was stopped (resume) rather than just created. fn gets
  * 200 (restart) / 201 (create) with the session, or the error. */

@@ -11,8 +11,10 @@
 /* cmocka needs the headers above first. */
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,25 @@ struct sse *sse_open(const char *sock, const char *path)
     char *req = strdupf("GET %s HTTP/1.1\r\nHost: localhost\r\n"
                         "Accept: text/event-stream\r\n\r\n",
                         path);
+    assert_int_equal(write(s->fd, req, strlen(req)), (ssize_t)strlen(req));
+    free(req);
+    fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
+    return s;
+}
+
+struct sse *sse_open_tcp(int port, const char *path, const char *token)
+{
+    struct sse *s = calloc(1, sizeof(*s));
+    assert_non_null(s);
+    s->events = json_array();
+    s->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(s->fd >= 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(s->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    char *req = strdupf("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
+                        "Accept: text/event-stream\r\n\r\n",
+                        path, port, token);
     assert_int_equal(write(s->fd, req, strlen(req)), (ssize_t)strlen(req));
     free(req);
     fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);

@@ -21,6 +21,8 @@ struct sse {
 
 /* GET path on the engine socket; asserts the connection. */
 struct sse *sse_open(const char *sock, const char *path);
+/* GET path on 127.0.0.1:port with "Authorization: Bearer <token>". */
+struct sse *sse_open_tcp(int port, const char *path, const char *token);
 void sse_close(struct sse *s);
 /* Read what arrives within ms milliseconds (returns early once any event is in). */
 void sse_pump(struct sse *s, long ms);
