@@ -29,5 +29,15 @@ int cmd_run(struct app *app, int argc, char **argv);
 int cmd_ls(struct app *app, int argc, char **argv);
 int cmd_dashboard(struct app *app, int argc, char **argv);
 int cmd_gc(struct app *app, int argc, char **argv);
+int cmd_pause(struct app *app, int argc, char **argv);
+int cmd_resume(struct app *app, int argc, char **argv);
+int cmd_stop(struct app *app, int argc, char **argv);
+int cmd_rm(struct app *app, int argc, char **argv);
+int cmd_approvals(struct app *app, int argc, char **argv);
+int cmd_approve(struct app *app, int argc, char **argv);
+int cmd_reject(struct app *app, int argc, char **argv);
+int cmd_history(struct app *app, int argc, char **argv);
+int cmd_show(struct app *app, int argc, char **argv);
+int cmd_export(struct app *app, int argc, char **argv);
 
 #endif

@@ -1,0 +1,35 @@
+/* What the subcommands share: one request with its error printed, sanitized text, times. */
+#ifndef PADDOCK_CLI_H
+#define PADDOCK_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct app;
+struct client;
+
+/* One request to the engine. The reply (owned by the caller) when the status is want (0: any
+ * 2xx); otherwise prints "paddock CMD: <the engine's message>" and returns NULL. */
+json_t *cli_call(struct app *app, const char *cmd, const char *method, const char *path,
+                 json_t *body, int want);
+/* A string from a container or an agent, made safe for the terminal (one line, or
+ * multiline). Returns buf. */
+const char *cli_safe(const char *s, char *buf, size_t size);
+/* The same, written to f with newlines kept (observations, logs); the bytes are not bounded
+ * by a buffer. */
+void cli_write_safe(FILE *f, const char *s, size_t len);
+/* Local time "YYYY-MM-DD HH:MM:SS", or "-" for 0. */
+const char *cli_time(double t, char *buf, size_t size);
+/* A JSON document, indented, and a newline. */
+void cli_print_json(json_t *j);
+/* A session id from an id or a name (live sessions first, then past ones), into out; false
+ * after printing why. */
+bool cli_session_id(struct app *app, const char *cmd, const char *ref, char *out, size_t size);
+/* Append "&key=value" (value URL-encoded; "?" first) to a path buffer. */
+void cli_query_add(char *path, size_t size, const char *key, const char *value);
+/* argv[optind] as an action id (> 0), or 0 after printing why. */
+long long cli_action_id(const char *cmd, const char *arg);
+
+#endif

@@ -1,0 +1,308 @@
+/* paddock export SESSION [--format json|md|cast] [-o FILE]: a session's whole record, as JSON
+ * (everything), a Markdown report (for people), or an asciinema v2 cast of the agent's
+ * terminal (its commands and their output, at the times they happened). */
+#include "app/app.h"
+#include "app/cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The session, its events, every action in full (oldest first) and the log tail. */
+static json_t *export_collect(struct app *app, const char *id)
+{
+    char path[200];
+    snprintf(path, sizeof(path), "/v1/sessions/%s", id);
+    json_t *s = cli_call(app, "export", "GET", path, NULL, 200);
+    if (!s)
+        return NULL;
+    json_t *doc = json_pack("{s:o,s:[],s:[]}", "session", s, "events", "actions");
+    snprintf(path, sizeof(path), "/v1/sessions/%s/events", id);
+    json_t *ev = cli_call(app, "export", "GET", path, NULL, 200);
+    if (ev)
+        json_object_set(doc, "events", json_object_get(ev, "events"));
+    json_decref(ev);
+    /* page through the history, then fetch each action whole */
+    json_t *ids = json_array();
+    long long before = 0;
+    for (;;) {
+        snprintf(path, sizeof(path), "/v1/sessions/%s/actions?limit=1000%s%lld", id,
+                 before ? "&before=" : "", before);
+        if (!before)
+            path[strlen(path) - 1] = '\0'; /* drop the 0 */
+        json_t *page = cli_call(app, "export", "GET", path, NULL, 200);
+        if (!page)
+            break;
+        size_t i;
+        json_t *a;
+        json_array_foreach(json_object_get(page, "actions"), i, a)
+            json_array_insert(ids, 0, json_object_get(a, "id"));
+        json_t *next = json_object_get(page, "next_before");
+        before = json_is_integer(next) ? json_integer_value(next) : 0;
+        json_decref(page);
+        if (!before)
+            break;
+    }
+    size_t i;
+    json_t *aid;
+    json_array_foreach(ids, i, aid)
+    {
+        snprintf(path, sizeof(path), "/v1/actions/%lld", (long long)json_integer_value(aid));
+        json_t *full = cli_call(app, "export", "GET", path, NULL, 200);
+        if (full)
+            json_array_append_new(json_object_get(doc, "actions"), full);
+    }
+    json_decref(ids);
+    snprintf(path, sizeof(path), "/v1/sessions/%s/logs?tail=2000", id);
+    json_t *logs = cli_call(app, "export", "GET", path, NULL, 0);
+    json_object_set_new(doc, "logs", logs ? logs : json_null());
+    return doc;
+}
+
+/* A fence longer than any run of backticks in the text. */
+static void md_fence(FILE *f, const char *text, size_t len)
+{
+    size_t run = 0, best = 2;
+    for (size_t i = 0; i < len; i++) {
+        run = text[i] == '`' ? run + 1 : 0;
+        if (run > best)
+            best = run;
+    }
+    for (size_t i = 0; i < best + 1; i++)
+        fputc('`', f);
+}
+
+static void md_block(FILE *f, const char *text)
+{
+    size_t len = strlen(text);
+    md_fence(f, text, len);
+    fputc('\n', f);
+    cli_write_safe(f, text, len);
+    if (len && text[len - 1] != '\n')
+        fputc('\n', f);
+    md_fence(f, text, len);
+    fputc('\n', f);
+}
+
+/* Table cells: one line, no pipes. */
+static const char *md_cell(const char *s, char *buf, size_t size)
+{
+    cli_safe(s, buf, size);
+    for (char *p = buf; *p; p++)
+        if (*p == '|')
+            *p = '/';
+    return buf;
+}
+
+static void export_md(FILE *f, json_t *doc)
+{
+    json_t *s = json_object_get(doc, "session");
+    char a[256], b[256], c[64];
+    fprintf(f, "# paddock session %s\n\n",
+            md_cell(json_string_value(json_object_get(s, "name")), a, sizeof(a)));
+    fprintf(f, "| | |\n|---|---|\n");
+    static const char *const keys[] = {"id", "state", "reason", "image", NULL};
+    for (const char *const *k = keys; *k; k++)
+        fprintf(f, "| %s | %s |\n", *k,
+                md_cell(json_string_value(json_object_get(s, *k)) ?: "-", a, sizeof(a)));
+    fprintf(f, "| created | %s |\n",
+            cli_time(json_number_value(json_object_get(s, "created_at")), c, sizeof(c)));
+    json_t *actions = json_object_get(doc, "actions");
+    fprintf(f, "| actions | %zu |\n\n## Actions\n\n", json_array_size(actions));
+    fprintf(f, "| # | time | kind | risk | approval | exit | ms | summary |\n"
+               "|---|---|---|---|---|---|---|---|\n");
+    size_t i;
+    json_t *x;
+    json_array_foreach(actions, i, x)
+    {
+        json_t *ec = json_object_get(x, "exit_code"), *d = json_object_get(x, "duration_ms");
+        char ecs[16] = "-", ds[24] = "-";
+        if (json_is_integer(ec))
+            snprintf(ecs, sizeof(ecs), "%lld", (long long)json_integer_value(ec));
+        if (json_is_number(d))
+            snprintf(ds, sizeof(ds), "%.1f", json_number_value(d));
+        fprintf(f, "| %lld | %s | %s | %s | %s | %s | %s | %s |\n",
+                (long long)json_integer_value(json_object_get(x, "id")),
+                cli_time(json_number_value(json_object_get(x, "created_at")), c, sizeof(c)),
+                md_cell(json_string_value(json_object_get(x, "kind")), a, sizeof(a)),
+                json_string_value(json_object_get(x, "risk")) ?: "-",
+                json_string_value(json_object_get(x, "approval")) ?: "-", ecs, ds,
+                md_cell(json_string_value(json_object_get(x, "summary")), b, sizeof(b)));
+    }
+    json_array_foreach(actions, i, x)
+    {
+        fprintf(f, "\n### %lld. %s (%s, risk %s: %s)\n\n",
+                (long long)json_integer_value(json_object_get(x, "id")),
+                md_cell(json_string_value(json_object_get(x, "kind")), a, sizeof(a)),
+                json_string_value(json_object_get(x, "state")) ?: "-",
+                json_string_value(json_object_get(x, "risk")) ?: "-",
+                md_cell(json_string_value(json_object_get(x, "risk_reason")) ?: "", b, sizeof(b)));
+        const char *summary = json_string_value(json_object_get(x, "summary"));
+        md_block(f, summary ? summary : "");
+        const char *by = json_string_value(json_object_get(x, "decided_by"));
+        if (by)
+            fprintf(f, "\n%s by %s%s%s\n",
+                    json_string_value(json_object_get(x, "approval")) ?: "decided",
+                    md_cell(by, a, sizeof(a)),
+                    json_string_value(json_object_get(x, "decision_reason")) ? ": " : "",
+                    md_cell(json_string_value(json_object_get(x, "decision_reason")) ?: "", b,
+                            sizeof(b)));
+        const char *out =
+            json_string_value(json_object_get(json_object_get(x, "observation"), "content"));
+        if (out && *out) {
+            fprintf(f, "\nOutput:\n\n");
+            md_block(f, out);
+        }
+    }
+    const char *log = json_string_value(json_object_get(json_object_get(doc, "logs"), "text"));
+    if (log && *log) {
+        fprintf(f, "\n## Container log (tail)\n\n");
+        md_block(f, log);
+    }
+}
+
+/* Text as the terminal shows it: \n → \r\n. */
+static json_t *cast_text(const char *s)
+{
+    size_t n = strlen(s), extra = 0;
+    for (size_t i = 0; i < n; i++)
+        extra += s[i] == '\n';
+    char *o = malloc(n + extra + 1), *p = o;
+    if (!o)
+        return json_string("");
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n' && (i == 0 || s[i - 1] != '\r'))
+            *p++ = '\r';
+        *p++ = s[i];
+    }
+    *p = '\0';
+    json_t *j = json_stringn(o, (size_t)(p - o));
+    free(o);
+    return j ? j : json_string("");
+}
+
+static void cast_event(FILE *f, double t, const char *text)
+{
+    json_t *e = json_pack("[f,s,o]", t < 0 ? 0 : t, "o", cast_text(text));
+    char *line = json_dumps(e, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    if (line)
+        fprintf(f, "%s\n", line);
+    free(line);
+    json_decref(e);
+}
+
+static void export_cast(FILE *f, json_t *doc)
+{
+    json_t *s = json_object_get(doc, "session");
+    json_t *actions = json_object_get(doc, "actions");
+    double t0 = json_number_value(json_object_get(json_array_get(actions, 0), "created_at"));
+    if (t0 <= 0)
+        t0 = json_number_value(json_object_get(s, "created_at"));
+    char title[300];
+    snprintf(title, sizeof(title), "paddock session %s",
+             json_string_value(json_object_get(s, "name")) ?: "?");
+    json_t *hdr =
+        json_pack("{s:i,s:i,s:i,s:I,s:s,s:{s:s}}", "version", 2, "width", 120, "height", 36,
+                  "timestamp", (json_int_t)t0, "title", title, "env", "TERM", "xterm-256color");
+    char *h = json_dumps(hdr, JSON_COMPACT);
+    fprintf(f, "%s\n", h ? h : "{}");
+    free(h);
+    json_decref(hdr);
+    size_t i;
+    json_t *x;
+    json_array_foreach(actions, i, x)
+    {
+        const char *kind = json_string_value(json_object_get(x, "kind"));
+        if (!kind || (strcmp(kind, "run") && strcmp(kind, "run_ipython")))
+            continue;
+        double start = json_number_value(json_object_get(x, "started_at"));
+        double end = json_number_value(json_object_get(x, "finished_at"));
+        if (start <= 0)
+            start = json_number_value(json_object_get(x, "created_at"));
+        if (end < start)
+            end = start;
+        const char *cmd = json_string_value(json_object_get(x, "summary")) ?: "";
+        char *prompt = malloc(strlen(cmd) + 16);
+        if (!prompt)
+            continue;
+        sprintf(prompt, "%s %s\n", strcmp(kind, "run") == 0 ? "$" : ">>>", cmd);
+        cast_event(f, start - t0, prompt);
+        free(prompt);
+        const char *out =
+            json_string_value(json_object_get(json_object_get(x, "observation"), "content"));
+        const char *state = json_string_value(json_object_get(x, "state")) ?: "";
+        if (out && *out) {
+            size_t n = strlen(out);
+            char *o = malloc(n + 2);
+            if (o) {
+                memcpy(o, out, n);
+                o[n] = n && out[n - 1] == '\n' ? '\0' : '\n';
+                o[n + 1] = '\0';
+                cast_event(f, end - t0, o);
+                free(o);
+            }
+        } else if (strcmp(state, "rejected") == 0) {
+            cast_event(f, end - t0, "[rejected by the operator]\n");
+        }
+    }
+}
+
+int cmd_export(struct app *app, int argc, char **argv)
+{
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *format = "json", *output = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+        if (c == 'f') {
+            format = optarg;
+        } else if (c == 'o') {
+            output = optarg;
+        } else if (c == 'h') {
+            printf("usage: paddock export SESSION [--format json|md|cast] [-o FILE]\n"
+                   "  json: the session, its events, every action with its observation, the log\n"
+                   "  md: a Markdown report; cast: an asciinema v2 recording of its commands\n");
+            return 0;
+        } else {
+            return 2;
+        }
+    }
+    if (strcmp(format, "json") && strcmp(format, "md") && strcmp(format, "cast")) {
+        fprintf(stderr, "paddock export: --format is json, md or cast\n");
+        return 2;
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "paddock export: name a session (id or name)\n");
+        return 2;
+    }
+    char id[80];
+    if (!cli_session_id(app, "export", argv[optind], id, sizeof(id)))
+        return 1;
+    json_t *doc = export_collect(app, id);
+    if (!doc)
+        return 1;
+    FILE *f = output ? fopen(output, "w") : stdout;
+    if (!f) {
+        perror(output);
+        json_decref(doc);
+        return 1;
+    }
+    if (strcmp(format, "json") == 0) {
+        json_dumpf(doc, f, JSON_INDENT(2));
+        fputc('\n', f);
+    } else if (strcmp(format, "md") == 0) {
+        export_md(f, doc);
+    } else {
+        export_cast(f, doc);
+    }
+    int rc = 0;
+    if (output && fclose(f) != 0) {
+        perror(output);
+        rc = 1;
+    }
+    json_decref(doc);
+    return rc;
+}

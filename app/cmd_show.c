@@ -1,0 +1,153 @@
+/* paddock show SESSION | ACTION-ID: one session (its options, state history, counts) or one
+ * action (arguments, risk, decision, observation) in full. */
+#include "app/app.h"
+#include "app/cli.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void show_field(const char *name, const char *value)
+{
+    char safe[1024];
+    printf("%-16s %s\n", name, cli_safe(value ? value : "-", safe, sizeof(safe)));
+}
+
+static void show_action(json_t *a)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(json_object_get(a, "id")));
+    show_field("action", buf);
+    static const char *const keys[] = {
+        "session_id", "kind",       "summary",         "state", "risk", "risk_reason",
+        "approval",   "decided_by", "decision_reason", "error", NULL};
+    for (const char *const *k = keys; *k; k++)
+        if (json_is_string(json_object_get(a, *k)))
+            show_field(*k, json_string_value(json_object_get(a, *k)));
+    static const char *const times[] = {"created_at", "started_at", "finished_at",
+                                        "decided_at", "deadline",   NULL};
+    for (const char *const *k = times; *k; k++)
+        if (json_is_number(json_object_get(a, *k)))
+            show_field(*k, cli_time(json_number_value(json_object_get(a, *k)), buf, sizeof(buf)));
+    json_t *ec = json_object_get(a, "exit_code");
+    if (json_is_integer(ec)) {
+        snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(ec));
+        show_field("exit_code", buf);
+    }
+    json_t *d = json_object_get(a, "duration_ms");
+    if (json_is_number(d)) {
+        snprintf(buf, sizeof(buf), "%.1f ms", json_number_value(d));
+        show_field("duration", buf);
+    }
+    char *args = json_dumps(json_object_get(a, "args"), JSON_INDENT(2));
+    printf("\nargs:\n");
+    cli_write_safe(stdout, args ? args : "null", args ? strlen(args) : 4);
+    free(args);
+    json_t *obs = json_object_get(a, "observation");
+    const char *content = json_string_value(json_object_get(obs, "content"));
+    printf("\n\nobservation (%s):\n",
+           json_string_value(json_object_get(obs, "observation")) ?: "none");
+    if (content)
+        cli_write_safe(stdout, content, strlen(content));
+    json_t *diff = json_object_get(json_object_get(obs, "extras"), "diff");
+    if (json_is_string(diff)) {
+        printf("\n\ndiff:\n");
+        cli_write_safe(stdout, json_string_value(diff), strlen(json_string_value(diff)));
+    }
+    printf("\n");
+}
+
+static void show_session(json_t *s, json_t *events)
+{
+    static const char *const keys[] = {"id",    "name",         "state", "reason",
+                                       "image", "container_id", NULL};
+    for (const char *const *k = keys; *k; k++)
+        show_field(*k, json_string_value(json_object_get(s, *k)));
+    char buf[64];
+    show_field("created",
+               cli_time(json_number_value(json_object_get(s, "created_at")), buf, sizeof(buf)));
+    snprintf(buf, sizeof(buf), "%lld (%lld waiting for approval)",
+             (long long)json_integer_value(json_object_get(s, "action_count")),
+             (long long)json_integer_value(json_object_get(s, "pending_approvals")));
+    show_field("actions", buf);
+    char *opts = json_dumps(json_object_get(s, "options"), JSON_INDENT(2));
+    printf("\noptions:\n");
+    cli_write_safe(stdout, opts ? opts : "{}", opts ? strlen(opts) : 2);
+    free(opts);
+    if (json_array_size(json_object_get(s, "ports"))) {
+        char *ports = json_dumps(json_object_get(s, "ports"), JSON_INDENT(2));
+        printf("\nports:\n");
+        cli_write_safe(stdout, ports ? ports : "[]", ports ? strlen(ports) : 2);
+        free(ports);
+    }
+    printf("\n\nstate history:\n");
+    size_t i;
+    json_t *e;
+    json_array_foreach(events, i, e)
+    {
+        char when[32], kind[40], detail[300];
+        printf("  %s  %-12s %s\n",
+               cli_time(json_number_value(json_object_get(e, "at")), when, sizeof(when)),
+               cli_safe(json_string_value(json_object_get(e, "kind")), kind, sizeof(kind)),
+               cli_safe(json_string_value(json_object_get(e, "detail")), detail, sizeof(detail)));
+    }
+}
+
+int cmd_show(struct app *app, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    bool as_json = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+        if (c == 'j') {
+            as_json = true;
+        } else if (c == 'h') {
+            printf("usage: paddock show [--json] SESSION | ACTION-ID\n");
+            return 0;
+        } else {
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "paddock show: name a session (id or name) or an action (its number)\n");
+        return 2;
+    }
+    const char *ref = argv[optind];
+    bool digits = *ref && strspn(ref, "0123456789") == strlen(ref) && strlen(ref) < 16;
+    char path[200];
+    if (digits) {
+        snprintf(path, sizeof(path), "/v1/actions/%s", ref);
+        json_t *a = cli_call(app, "show", "GET", path, NULL, 200);
+        if (!a)
+            return 1;
+        if (as_json)
+            cli_print_json(a);
+        else
+            show_action(a);
+        json_decref(a);
+        return 0;
+    }
+    char id[80];
+    if (!cli_session_id(app, "show", ref, id, sizeof(id)))
+        return 1;
+    snprintf(path, sizeof(path), "/v1/sessions/%s", id);
+    json_t *s = cli_call(app, "show", "GET", path, NULL, 200);
+    snprintf(path, sizeof(path), "/v1/sessions/%s/events", id);
+    json_t *ev = s ? cli_call(app, "show", "GET", path, NULL, 200) : NULL;
+    if (!ev) {
+        json_decref(s);
+        return 1;
+    }
+    if (as_json) {
+        json_object_set(s, "events", json_object_get(ev, "events"));
+        cli_print_json(s);
+    } else {
+        show_session(s, json_object_get(ev, "events"));
+    }
+    json_decref(s);
+    json_decref(ev);
+    return 0;
+}
