@@ -2,13 +2,16 @@
 #ifndef PADDOCK_APP_H
 #define PADDOCK_APP_H
 
+#include "app/config.h"
+
 #include <stdbool.h>
 
 struct app {
     const char *argv0;
-    char *self_exe;  /* absolute path of this binary */
-    char *state_dir; /* resolved state dir */
-    char *socket;    /* resolved engine socket */
+    char *self_exe;       /* absolute path of this binary */
+    char *state_dir;      /* resolved state dir */
+    char *socket;         /* resolved engine socket */
+    struct config config; /* the config file (empty when there is none) */
 };
 
 struct app_command {

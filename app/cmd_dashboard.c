@@ -9,10 +9,12 @@
 
 int cmd_dashboard(struct app *app, int argc, char **argv)
 {
-    struct ui_options opt = {0};
+    struct ui_options opt = {.theme = app->config.theme};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--read-only") == 0) {
             opt.read_only = true;
+        } else if (strcmp(argv[i], "--theme") == 0 && i + 1 < argc) {
+            opt.theme = argv[++i];
         } else {
             fprintf(stderr, "paddock: unknown dashboard option %s\n", argv[i]);
             return 2;

@@ -10,17 +10,24 @@
 
 int cmd_ls(struct app *app, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"all", no_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"all", no_argument, NULL, 'a'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     bool all = false, as_json = false;
     int c;
-    while ((c = getopt_long(argc, argv, "aj", opts, NULL)) != -1) {
-        if (c == 'a')
+    while ((c = getopt_long(argc, argv, "ajh", opts, NULL)) != -1) {
+        if (c == 'a') {
             all = true;
-        else if (c == 'j')
+        } else if (c == 'j') {
             as_json = true;
-        else
+        } else if (c == 'h') {
+            printf("usage: paddock ls [--all] [--json]\n"
+                   "  sessions, newest first; --all: deleted ones too\n");
+            return 0;
+        } else {
             return 2;
+        }
     }
     struct client *cl = client_new(app->socket);
     json_t *reply = NULL;
@@ -37,8 +44,8 @@ int cmd_ls(struct app *app, int argc, char **argv)
         json_dumpf(json_object_get(reply, "sessions"), stdout, JSON_INDENT(2));
         putchar('\n');
     } else {
-        printf("%-16s  %-20s  %-12s  %-24s  %7s  %s\n", "ID", "NAME", "STATE", "IMAGE", "ACTIONS",
-               "CREATED");
+        printf("%-16s  %-20s  %-12s  %-24s  %7s  %7s  %s\n", "ID", "NAME", "STATE", "IMAGE",
+               "ACTIONS", "WAITING", "CREATED");
         size_t i;
         json_t *s;
         json_array_foreach(json_object_get(reply, "sessions"), i, s)
@@ -46,12 +53,13 @@ int cmd_ls(struct app *app, int argc, char **argv)
             time_t t = (time_t)json_number_value(json_object_get(s, "created_at"));
             char when[32];
             strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
-            printf("%-16s  %-20.20s  %-12s  %-24.24s  %7lld  %s\n",
+            printf("%-16s  %-20.20s  %-12s  %-24.24s  %7lld  %7lld  %s\n",
                    json_string_value(json_object_get(s, "id")),
                    json_string_value(json_object_get(s, "name")),
                    json_string_value(json_object_get(s, "state")),
                    json_string_value(json_object_get(s, "image")),
-                   (long long)json_integer_value(json_object_get(s, "action_count")), when);
+                   (long long)json_integer_value(json_object_get(s, "action_count")),
+                   (long long)json_integer_value(json_object_get(s, "pending_approvals")), when);
         }
     }
     json_decref(reply);

@@ -1,5 +1,6 @@
 /* paddock serve: the engine in the foreground. */
 #include "app/app.h"
+#include "app/config.h"
 #include "engine/engine.h"
 
 #include <ctype.h>
@@ -70,8 +71,14 @@ int cmd_serve(struct app *app, int argc, char **argv)
                                          {"token-file", required_argument, NULL, 't'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
+    /* flag > environment > config file > default */
+    const struct config *cfg = &app->config;
     const char *sock = NULL, *state = NULL, *pool = getenv("PADDOCK_POOL");
-    const char *listen = getenv("PADDOCK_LISTEN"), *token_file = NULL;
+    const char *listen = getenv("PADDOCK_LISTEN"), *token_file = cfg->token_file;
+    if (!pool)
+        pool = cfg->pool;
+    if (!listen)
+        listen = cfg->listen;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -115,6 +122,22 @@ int cmd_serve(struct app *app, int argc, char **argv)
     const char *api_key = getenv("PADDOCK_API_KEY");
     char *exe = app_find_executor(app);
     const char *image = getenv("PADDOCK_IMAGE");
+    if (!image || !*image)
+        image = cfg->base_container_image;
+    const char *confirm = config_confirm(cfg);
+    static const char *const policies[] = {"never", "high", "medium", "always"};
+    bool known = !confirm;
+    for (size_t i = 0; confirm && i < sizeof(policies) / sizeof(policies[0]); i++)
+        known |= strcmp(confirm, policies[i]) == 0;
+    if (!known) {
+        fprintf(stderr,
+                "paddock serve: %s: confirm = \"%s\" is not a policy (never, high, "
+                "medium, always)\n",
+                cfg->path ? cfg->path : "config", confirm);
+        free(exe);
+        free(token);
+        return 2;
+    }
     struct engine_options o = {
         .state_dir = state ? state : app->state_dir,
         .socket_path = sock ? sock : app->socket,
@@ -124,6 +147,9 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .listen = listen && *listen ? listen : NULL,
         .token = token,
         .api_key = api_key && *api_key ? api_key : NULL,
+        .confirm = confirm,
+        .approval_timeout = cfg->approval_timeout,
+        .retention_days = cfg->retention_days,
         .on_ready = serve_on_ready,
     };
     o.ud = &o;

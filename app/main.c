@@ -16,7 +16,8 @@ const struct app_command app_commands[] = {
     {"run", "[--image IMG] [--session ID] [--json] -- CMD...",
      "run one command in a sandbox, print its output, exit with its code", cmd_run},
     {"ls", "[--all] [--json]", "list sessions", cmd_ls},
-    {"dashboard", "[--read-only]", "open the dashboard (the default)", cmd_dashboard},
+    {"dashboard", "[--read-only] [--theme NAME]", "open the dashboard (the default)",
+     cmd_dashboard},
     {"gc", "[--dry-run] [--json]", "remove containers, volumes, socket dirs of no live session",
      cmd_gc},
     {"pause", "[--json] SESSION...", "freeze sessions (docker pause)", cmd_pause},
@@ -37,12 +38,14 @@ const struct app_command app_commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: paddock [--socket PATH] [--state-dir DIR] [COMMAND [ARGS]]\n\n"
-               "commands:\n");
+    fprintf(f,
+            "usage: paddock [--socket PATH] [--state-dir DIR] [--config FILE] [COMMAND [ARGS]]\n\n"
+            "commands:\n");
     for (const struct app_command *c = app_commands; c->name; c++)
         fprintf(f, "  %-10s %-48s %s\n", c->name, c->args, c->help);
-    fprintf(f, "\nenvironment: PADDOCK_STATE_DIR, PADDOCK_SOCKET, PADDOCK_IMAGE, "
-               "PADDOCK_EXECUTOR, DOCKER_HOST\n");
+    fprintf(f, "\nenvironment: PADDOCK_STATE_DIR, PADDOCK_SOCKET, PADDOCK_IMAGE, PADDOCK_CONFIG, "
+               "PADDOCK_EXECUTOR, DOCKER_HOST\n"
+               "config file: $XDG_CONFIG_HOME/paddock/config.toml (see man paddock)\n");
 }
 
 char *app_find_executor(const struct app *app)
@@ -73,7 +76,7 @@ int main(int argc, char **argv)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     struct app app = {.argv0 = argv[0]};
     app.self_exe = realpath("/proc/self/exe", NULL);
-    const char *state = NULL, *sock = NULL;
+    const char *state = NULL, *sock = NULL, *config = NULL;
 
     /* Global options come before the command name. */
     int i = 1;
@@ -82,13 +85,15 @@ int main(int argc, char **argv)
             state = argv[++i];
         } else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {
             sock = argv[++i];
+        } else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+            config = argv[++i];
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;
         } else if (strcmp(argv[i], "--version") == 0) {
             printf("paddock %s\n", PADDOCK_VERSION);
             return 0;
-        } else if (strcmp(argv[i], "--read-only") == 0) {
+        } else if (strcmp(argv[i], "--read-only") == 0 || strcmp(argv[i], "--theme") == 0) {
             break; /* a dashboard option: the default command takes it */
         } else {
             fprintf(stderr, "paddock: unknown option %s\n", argv[i]);
@@ -96,12 +101,38 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    char *warnings = NULL, *err = NULL;
+    if (config_load(config, &app.config, &warnings, &err) < 0) {
+        fprintf(stderr, "paddock: %s\n", err ? err : "cannot read the config file");
+        free(err);
+        return 2;
+    }
+    if (warnings)
+        fputs(warnings, stderr);
+    free(warnings);
+    /* flag > environment > config file > default */
+    const char *env_state = getenv("PADDOCK_STATE_DIR"), *env_sock = getenv("PADDOCK_SOCKET");
+    if (!state && !(env_state && *env_state))
+        state = app.config.state_dir;
+    if (!sock && !(env_sock && *env_sock))
+        sock = app.config.socket;
     app.state_dir = state ? strdup(state) : client_default_state_dir();
     app.socket = sock ? strdup(sock) : client_default_socket(app.state_dir);
 
     const struct app_command *cmd = &app_commands[3]; /* dashboard */
     int sub_argc = argc - i + 1;
     char **sub_argv = argv + i - 1;
+    if (i < argc && strcmp(argv[i], "__commands") == 0) {
+        /* for shell completion and the man page test: the command names, one a line */
+        for (const struct app_command *c = app_commands; c->name; c++)
+            printf("%s\n", c->name);
+        config_free(&app.config);
+        free(app.self_exe);
+        free(app.state_dir);
+        free(app.socket);
+        curl_global_cleanup();
+        return 0;
+    }
     if (i < argc && argv[i][0] != '-') {
         cmd = NULL;
         for (const struct app_command *c = app_commands; c->name; c++)
@@ -120,6 +151,7 @@ int main(int argc, char **argv)
     free(app.self_exe);
     free(app.state_dir);
     free(app.socket);
+    config_free(&app.config);
     curl_global_cleanup();
     return rc;
 }

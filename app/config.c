@@ -1,0 +1,381 @@
+/* The config file, a TOML subset: enough for sections, scalars and string arrays, with
+ * errors that name the line. Unknown keys are warned about, never fatal (a newer file on an
+ * older paddock still starts). */
+#include "app/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum config_type { CT_STRING, CT_BOOL, CT_NUMBER };
+
+/* Every key: its section, name, type and where it goes. */
+struct config_key {
+    const char *section, *name;
+    enum config_type type;
+    size_t offset;
+};
+
+#define CK(sec, key, type, field)                                                                  \
+    {                                                                                              \
+        sec, key, type, offsetof(struct config, field)                                             \
+    }
+static const struct config_key config_keys[] = {
+    CK("sandbox", "base_container_image", CT_STRING, base_container_image),
+    CK("sandbox", "keep_runtime_alive", CT_BOOL, keep_runtime_alive),
+    CK("security", "confirmation_mode", CT_BOOL, confirmation_mode),
+    CK("paddock", "confirm", CT_STRING, confirm),
+    CK("paddock", "approval_timeout", CT_NUMBER, approval_timeout),
+    CK("paddock", "retention_days", CT_NUMBER, retention_days),
+    CK("paddock", "socket", CT_STRING, socket),
+    CK("paddock", "state_dir", CT_STRING, state_dir),
+    CK("paddock", "pool", CT_STRING, pool),
+    CK("paddock", "listen", CT_STRING, listen),
+    CK("paddock", "token_file", CT_STRING, token_file),
+    CK("paddock", "theme", CT_STRING, theme),
+};
+#undef CK
+
+struct config_parser {
+    const char *name;
+    int line;
+    char section[64];
+    char **err;
+    char *warnings;
+    size_t wlen;
+};
+
+static int config_fail(struct config_parser *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int config_fail(struct config_parser *p, const char *fmt, ...)
+{
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (asprintf(p->err, "%s:%d: %s", p->name, p->line, msg) < 0)
+        *p->err = NULL;
+    return -1;
+}
+
+static void config_warn(struct config_parser *p, const char *key)
+{
+    char line[400];
+    int n = snprintf(line, sizeof(line), "%s:%d: unknown key %s%s%s (ignored)\n", p->name, p->line,
+                     p->section[0] ? p->section : "", p->section[0] ? "." : "", key);
+    if (n <= 0)
+        return;
+    char *w = realloc(p->warnings, p->wlen + (size_t)n + 1);
+    if (!w)
+        return;
+    memcpy(w + p->wlen, line, (size_t)n + 1);
+    p->warnings = w;
+    p->wlen += (size_t)n;
+}
+
+static const char *config_skip_ws(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* The rest of the line may hold only a comment. */
+static int config_line_end(struct config_parser *p, const char *s)
+{
+    s = config_skip_ws(s);
+    if (*s && *s != '#')
+        return config_fail(p, "unexpected text after the value: %.20s", s);
+    return 0;
+}
+
+/* A basic "string" with \" \\ \n \t \uXXXX escapes, or a 'literal'. */
+static char *config_string(struct config_parser *p, const char **sp)
+{
+    const char *s = *sp;
+    char q = *s++;
+    size_t cap = strlen(s) + 1, n = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    while (*s && *s != q) {
+        if (q == '"' && *s == '\\') {
+            s++;
+            switch (*s) {
+            case 'n':
+                out[n++] = '\n';
+                break;
+            case 't':
+                out[n++] = '\t';
+                break;
+            case '"':
+            case '\\':
+                out[n++] = *s;
+                break;
+            default:
+                free(out);
+                config_fail(p, "unknown escape \\%c in a string", *s ? *s : ' ');
+                return NULL;
+            }
+            s++;
+            continue;
+        }
+        out[n++] = *s++;
+    }
+    if (*s != q) {
+        free(out);
+        config_fail(p, "the string has no closing %c", q);
+        return NULL;
+    }
+    out[n] = '\0';
+    *sp = s + 1;
+    return out;
+}
+
+static const struct config_key *config_find(const char *section, const char *key)
+{
+    for (size_t i = 0; i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
+        if (strcmp(config_keys[i].section, section) == 0 && strcmp(config_keys[i].name, key) == 0)
+            return &config_keys[i];
+    return NULL;
+}
+
+static int config_value(struct config_parser *p, struct config *c, const char *key, const char *s)
+{
+    const struct config_key *k = config_find(p->section, key);
+    void *field = k ? (char *)c + k->offset : NULL;
+    if (*s == '"' || *s == '\'') {
+        char *v = config_string(p, &s);
+        if (!v)
+            return -1;
+        if (config_line_end(p, s) < 0) {
+            free(v);
+            return -1;
+        }
+        if (!k) {
+            config_warn(p, key);
+            free(v);
+            return 0;
+        }
+        if (k->type != CT_STRING) {
+            free(v);
+            return config_fail(p, "%s takes %s, not a string", key,
+                               k->type == CT_BOOL ? "true or false" : "a number");
+        }
+        free(*(char **)field);
+        *(char **)field = v;
+        return 0;
+    }
+    if (*s == '[') {
+        /* arrays of strings are read (and checked) but no key takes one yet */
+        s++;
+        for (;;) {
+            s = config_skip_ws(s);
+            if (*s == ']')
+                break;
+            if (*s != '"' && *s != '\'')
+                return config_fail(p, "an array holds strings, one line only");
+            char *v = config_string(p, &s);
+            if (!v)
+                return -1;
+            free(v);
+            s = config_skip_ws(s);
+            if (*s == ',')
+                s++;
+            else if (*s != ']')
+                return config_fail(p, "expected ',' or ']' in the array");
+        }
+        if (config_line_end(p, s + 1) < 0)
+            return -1;
+        if (k)
+            return config_fail(p, "%s does not take an array", key);
+        config_warn(p, key);
+        return 0;
+    }
+    if (strncmp(s, "true", 4) == 0 || strncmp(s, "false", 5) == 0) {
+        bool v = s[0] == 't';
+        if (config_line_end(p, s + (v ? 4 : 5)) < 0)
+            return -1;
+        if (!k) {
+            config_warn(p, key);
+            return 0;
+        }
+        if (k->type != CT_BOOL)
+            return config_fail(p, "%s takes %s, not true/false", key,
+                               k->type == CT_STRING ? "a \"string\"" : "a number");
+        *(int *)field = v;
+        return 0;
+    }
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (end == s || errno)
+        return config_fail(p,
+                           "expected a value (\"string\", number, true, false or [array]) "
+                           "for %s",
+                           key);
+    if (config_line_end(p, end) < 0)
+        return -1;
+    if (!k) {
+        config_warn(p, key);
+        return 0;
+    }
+    if (k->type != CT_NUMBER)
+        return config_fail(p, "%s takes %s, not a number", key,
+                           k->type == CT_STRING ? "a \"string\"" : "true or false");
+    if (d <= 0)
+        return config_fail(p, "%s must be above 0", key);
+    *(double *)field = d;
+    return 0;
+}
+
+int config_parse(const char *text, size_t len, const char *name, struct config *c, char **warnings,
+                 char **err)
+{
+    struct config_parser p = {.name = name, .err = err};
+    *err = NULL;
+    if (warnings)
+        *warnings = NULL;
+    char *copy = strndup(text, len);
+    if (!copy) {
+        *err = strdup("out of memory");
+        return -1;
+    }
+    int rc = 0;
+    char *save = NULL;
+    char *line = copy;
+    for (char *nl; line && rc == 0; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl++ = '\0';
+        p.line++;
+        const char *s = config_skip_ws(line);
+        size_t n = strlen(s);
+        while (n && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+            ((char *)s)[--n] = '\0';
+        if (!*s || *s == '#')
+            continue;
+        if (*s == '[') {
+            const char *close = strchr(s, ']');
+            if (!close || close == s + 1)
+                rc = config_fail(&p, "a section is [name]");
+            else if ((size_t)(close - s - 1) >= sizeof(p.section))
+                rc = config_fail(&p, "the section name is too long");
+            else {
+                snprintf(p.section, sizeof(p.section), "%.*s", (int)(close - s - 1), s + 1);
+                rc = config_line_end(&p, close + 1);
+            }
+            continue;
+        }
+        const char *k = s;
+        while (*s && (isalnum((unsigned char)*s) || *s == '_' || *s == '-'))
+            s++;
+        if (s == k) {
+            rc = config_fail(&p, "expected a key (letters, digits, _ and -)");
+            continue;
+        }
+        char key[64];
+        snprintf(key, sizeof(key), "%.*s", (int)(s - k), k);
+        s = config_skip_ws(s);
+        if (*s != '=') {
+            rc = config_fail(&p, "expected '=' after the key %s", key);
+            continue;
+        }
+        rc = config_value(&p, c, key, config_skip_ws(s + 1));
+    }
+    (void)save;
+    free(copy);
+    if (warnings)
+        *warnings = p.warnings;
+    else
+        free(p.warnings);
+    return rc;
+}
+
+char *config_default_path(void)
+{
+    const char *env = getenv("PADDOCK_CONFIG");
+    if (env && *env)
+        return strdup(env);
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    char *p = NULL;
+    if (xdg && *xdg) {
+        if (asprintf(&p, "%s/paddock/config.toml", xdg) < 0)
+            p = NULL;
+    } else {
+        const char *home = getenv("HOME");
+        if (asprintf(&p, "%s/.config/paddock/config.toml", home ? home : "") < 0)
+            p = NULL;
+    }
+    return p;
+}
+
+int config_load(const char *path, struct config *c, char **warnings, char **err)
+{
+    memset(c, 0, sizeof(*c));
+    c->keep_runtime_alive = -1;
+    c->confirmation_mode = -1;
+    *err = NULL;
+    if (warnings)
+        *warnings = NULL;
+    bool explicit = path != NULL;
+    char *p = path ? strdup(path) : config_default_path();
+    if (!p)
+        return 0;
+    FILE *f = fopen(p, "r");
+    if (!f) {
+        int e = errno;
+        if (!explicit && e == ENOENT && !getenv("PADDOCK_CONFIG")) {
+            free(p);
+            return 0;
+        }
+        if (asprintf(err, "%s: %s", p, strerror(e)) < 0)
+            *err = NULL;
+        free(p);
+        return -1;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    char buf[4096];
+    size_t n;
+    while (m && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+        fwrite(buf, 1, n, m);
+    fclose(f);
+    if (m)
+        fclose(m);
+    int rc = config_parse(text ? text : "", len, p, c, warnings, err);
+    free(text);
+    if (rc == 0)
+        c->path = p;
+    else
+        free(p);
+    return rc;
+}
+
+void config_free(struct config *c)
+{
+    for (size_t i = 0; i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
+        if (config_keys[i].type == CT_STRING) {
+            char **f = (char **)((char *)c + config_keys[i].offset);
+            free(*f);
+            *f = NULL;
+        }
+    free(c->path);
+    c->path = NULL;
+}
+
+const char *config_confirm(const struct config *c)
+{
+    if (c->confirm)
+        return c->confirm;
+    if (c->confirmation_mode == 1)
+        return "high";
+    if (c->confirmation_mode == 0)
+        return "never";
+    return NULL;
+}

@@ -1,0 +1,38 @@
+/* The config file: $PADDOCK_CONFIG, else $XDG_CONFIG_HOME/paddock/config.toml, else
+ * ~/.config/paddock/config.toml. A TOML subset: [sections], key = "string" | integer | float |
+ * true | false | ["strings"], # comments. Keys use OpenHands' [sandbox] and [security] names
+ * where they mean the same thing. */
+#ifndef PADDOCK_CONFIG_H
+#define PADDOCK_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct config {
+    /* [sandbox] */
+    char *base_container_image; /* the default image */
+    int keep_runtime_alive;     /* -1: not set */
+    /* [security] */
+    int confirmation_mode; /* -1: not set; true → confirm "high", false → "never" */
+    /* [paddock] */
+    char *confirm;           /* never, high, medium, always */
+    double approval_timeout; /* 0: not set */
+    double retention_days;   /* 0: not set */
+    char *socket, *state_dir, *pool, *listen, *token_file, *theme;
+    char *path; /* the file read, NULL when none */
+};
+
+/* Read the file at path (NULL: the default place; a missing default file is no error).
+ * Unknown keys are warnings: *warnings (malloc'd, one per line) when any. 0, or -1 with *err
+ * ("config.toml:7: expected '=' after the key"). */
+int config_load(const char *path, struct config *c, char **warnings, char **err);
+/* Parse text (name is used in messages). */
+int config_parse(const char *text, size_t len, const char *name, struct config *c, char **warnings,
+                 char **err);
+void config_free(struct config *c);
+/* The default path (malloc'd). */
+char *config_default_path(void);
+/* The approval policy it sets: confirm, else from confirmation_mode, else NULL. */
+const char *config_confirm(const struct config *c);
+
+#endif
