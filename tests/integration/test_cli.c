@@ -169,13 +169,236 @@ static void test_ls_json(void **state)
     json_decref(s);
 }
 
+/* The operator's approval flow from a shell: approvals lists the waiting action, approve lets
+ * it run, a second approve is refused with who decided; reject gives the agent user_rejected. */
+static void test_approve_reject(void **state)
+{
+    json_t *s = session_new(harness_eng, "{\"name\": \"cli-appr\", \"confirm\": \"high\"}");
+    const char *id = jstr(s, "id");
+    char *path = strdupf("/v1/sessions/%s/execute_action?wait=0", id);
+    struct reply r;
+    api(harness_eng, "POST", path,
+        "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"rm -rf /home/nobody; echo "
+        "ran-after-approval\"}}}",
+        &r);
+    assert_int_equal(r.status, 202);
+    long long a1 = json_integer_value(json_object_get(r.json, "action_id"));
+    reply_free(&r);
+    api(harness_eng, "POST", path,
+        "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"sudo touch /x\"}}}", &r);
+    long long a2 = json_integer_value(json_object_get(r.json, "action_id"));
+    reply_free(&r);
+
+    struct proc_result pr;
+    const char *list[] = {"approvals", "--json", NULL};
+    cli(list, &pr);
+    assert_int_equal(pr.status, 0);
+    json_t *j = json_loads(pr.out, 0, NULL);
+    assert_int_equal(json_array_size(j), 2);
+    assert_string_equal(jstr(json_array_get(j, 0), "risk"), "high");
+    json_decref(j);
+    proc_result_free(&pr);
+    const char *table[] = {"approvals", "cli-appr", NULL};
+    cli(table, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "rm -rf /home/nobody"));
+    proc_result_free(&pr);
+
+    char n1[32], n2[32];
+    snprintf(n1, sizeof(n1), "%lld", a1);
+    snprintf(n2, sizeof(n2), "%lld", a2);
+    const char *approve[] = {"approve", n1, "--by", "alice", "--reason", "checked", NULL};
+    cli(approve, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "approved action"));
+    proc_result_free(&pr);
+    cli(approve, &pr); /* twice: refused, says who */
+    assert_int_equal(pr.status, 1);
+    assert_non_null(strstr(pr.err, "already approved by alice"));
+    proc_result_free(&pr);
+
+    char *poll = strdupf("/v1/actions/%lld?wait=30", a1);
+    api(harness_eng, "GET", poll, NULL, &r);
+    assert_string_equal(jstr(r.json, "state"), "done");
+    assert_non_null(strstr(jstr(r.json, "observation.content"), "ran-after-approval"));
+    reply_free(&r);
+    free(poll);
+
+    const char *reject[] = {"reject", n2, "--reason", "not on this box", "--json", NULL};
+    cli(reject, &pr);
+    assert_int_equal(pr.status, 0);
+    j = json_loads(pr.out, 0, NULL);
+    assert_string_equal(jstr(j, "state"), "rejected");
+    assert_string_equal(jstr(j, "decision_reason"), "not on this box");
+    json_decref(j);
+    proc_result_free(&pr);
+    const char *bad[] = {"approve", "banana", NULL};
+    cli(bad, &pr);
+    assert_int_equal(pr.status, 2);
+    proc_result_free(&pr);
+    const char *unknown[] = {"approve", "999999", NULL};
+    cli(unknown, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_non_null(strstr(pr.err, "no action 999999"));
+    proc_result_free(&pr);
+    free(path);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
+/* history --search finds an action by a word of its output; show prints an action and a
+ * session; export writes JSON, Markdown and an asciinema cast. */
+static void test_history_show_export(void **state)
+{
+    json_t *s = session_new(harness_eng, "{\"name\": \"cli-hist\", \"confirm\": \"never\"}");
+    const char *id = jstr(s, "id");
+    json_t *o = session_run(harness_eng, id, "echo quokka-$((6*7)); echo '```fence```'");
+    json_decref(o);
+    o = session_run(harness_eng, id, "ls /workspace");
+    json_decref(o);
+
+    struct proc_result pr;
+    const char *hist[] = {"history", "cli-hist", "--search", "quokka-42", "--json", NULL};
+    cli(hist, &pr);
+    assert_int_equal(pr.status, 0);
+    json_t *j = json_loads(pr.out, 0, NULL);
+    json_t *acts = json_object_get(j, "actions");
+    assert_int_equal(json_array_size(acts), 1);
+    assert_non_null(strstr(jstr(json_array_get(acts, 0), "summary"), "quokka"));
+    char aid[32];
+    snprintf(aid, sizeof(aid), "%lld",
+             (long long)json_integer_value(json_object_get(json_array_get(acts, 0), "id")));
+    json_decref(j);
+    proc_result_free(&pr);
+    const char *none[] = {"history", "--search", "no-such-word-anywhere", NULL};
+    cli(none, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_null(strstr(pr.out, "quokka"));
+    proc_result_free(&pr);
+
+    const char *show_a[] = {"show", aid, NULL};
+    cli(show_a, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "quokka-42"));
+    assert_non_null(strstr(pr.out, "risk"));
+    proc_result_free(&pr);
+    const char *show_s[] = {"show", "cli-hist", NULL};
+    cli(show_s, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "state history"));
+    assert_non_null(strstr(pr.out, "ready"));
+    proc_result_free(&pr);
+
+    const char *ej[] = {"export", "cli-hist", NULL};
+    cli(ej, &pr);
+    assert_int_equal(pr.status, 0);
+    j = json_loads(pr.out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(jstr(j, "session.id"), id);
+    assert_int_equal(json_array_size(json_object_get(j, "actions")), 2);
+    assert_non_null(
+        strstr(jstr(json_array_get(json_object_get(j, "actions"), 0), "observation.content"),
+               "quokka-42"));
+    json_decref(j);
+    proc_result_free(&pr);
+
+    const char *em[] = {"export", "cli-hist", "--format", "md", NULL};
+    cli(em, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "# paddock session cli-hist"));
+    /* the output holds ``` so its fence is longer */
+    assert_non_null(strstr(pr.out, "````\nquokka-42"));
+    proc_result_free(&pr);
+
+    char *castfile = strdupf("%s/s.cast", harness_eng->state_dir);
+    const char *ec[] = {"export", "cli-hist", "--format", "cast", "-o", castfile, NULL};
+    cli(ec, &pr);
+    assert_int_equal(pr.status, 0);
+    proc_result_free(&pr);
+    FILE *f = fopen(castfile, "r");
+    assert_non_null(f);
+    char line[4096];
+    assert_non_null(fgets(line, sizeof(line), f));
+    json_t *hdr = json_loads(line, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(hdr, "version")), 2);
+    assert_true(json_integer_value(json_object_get(hdr, "width")) > 0);
+    json_decref(hdr);
+    int events = 0;
+    double last = 0;
+    bool saw_prompt = false, saw_output = false;
+    while (fgets(line, sizeof(line), f)) {
+        json_t *e = json_loads(line, 0, NULL);
+        assert_true(json_is_array(e));
+        assert_int_equal(json_array_size(e), 3);
+        assert_true(json_is_number(json_array_get(e, 0)));
+        assert_true(json_number_value(json_array_get(e, 0)) >= last);
+        last = json_number_value(json_array_get(e, 0));
+        assert_string_equal(json_string_value(json_array_get(e, 1)), "o");
+        const char *t = json_string_value(json_array_get(e, 2));
+        saw_prompt |= strstr(t, "$ echo quokka") != NULL;
+        saw_output |= strstr(t, "quokka-42\r\n") != NULL;
+        json_decref(e);
+        events++;
+    }
+    fclose(f);
+    assert_true(events >= 3);
+    assert_true(saw_prompt);
+    assert_true(saw_output);
+    free(castfile);
+    const char *badf[] = {"export", "cli-hist", "--format", "pdf", NULL};
+    cli(badf, &pr);
+    assert_int_equal(pr.status, 2);
+    proc_result_free(&pr);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
+/* pause, resume, stop, rm by name. */
+static void test_lifecycle_commands(void **state)
+{
+    json_t *s = session_new(harness_eng, "{\"name\": \"cli-life\"}");
+    const char *id = jstr(s, "id");
+    static const struct {
+        const char *cmd, *state;
+    } steps[] = {{"pause", "paused"},
+                 {"resume", "ready"},
+                 {"stop", "stopped"},
+                 {"resume", "ready"},
+                 {"rm", "deleted"}};
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        struct proc_result pr;
+        const char *args[] = {steps[i].cmd, "--json", "cli-life", NULL};
+        cli(args, &pr);
+        if (pr.status != 0)
+            fprintf(stderr, "%s: %s\n", steps[i].cmd, pr.err);
+        assert_int_equal(pr.status, 0);
+        json_t *j = json_loads(pr.out, 0, NULL);
+        assert_string_equal(jstr(json_array_get(j, 0), "state"), steps[i].state);
+        assert_string_equal(jstr(json_array_get(j, 0), "id"), id);
+        json_decref(j);
+        proc_result_free(&pr);
+    }
+    struct proc_result pr;
+    const char *gone[] = {"pause", "no-such-session", NULL};
+    cli(gone, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_non_null(strstr(pr.err, "no session"));
+    proc_result_free(&pr);
+    json_decref(s);
+}
+
 int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_run_echo),    cmocka_unit_test(test_run_exit_code),
-        cmocka_unit_test(test_run_quoting), cmocka_unit_test(test_run_in_session),
+        cmocka_unit_test(test_run_echo),
+        cmocka_unit_test(test_run_exit_code),
+        cmocka_unit_test(test_run_quoting),
+        cmocka_unit_test(test_run_in_session),
         cmocka_unit_test(test_ls_json),
+        cmocka_unit_test(test_approve_reject),
+        cmocka_unit_test(test_history_show_export),
+        cmocka_unit_test(test_lifecycle_commands),
     };
     int failed = cmocka_run_group_tests_name("cli", tests, harness_group_setup,
                                              harness_group_teardown_clean);
