@@ -31,6 +31,8 @@ const struct app_command app_commands[] = {
     {"history", "[SESSION] [--search T] [--state S] [--kind K] [--json]",
      "recorded actions, newest first; full-text search", cmd_history},
     {"show", "[--json] SESSION | ACTION", "one session or one action in full", cmd_show},
+    {"exec", "[--user agent|root] SESSION [-- CMD...]",
+     "a terminal in a sandbox (exit the shell to leave)", cmd_exec},
     {"export", "SESSION [--format json|md|cast] [-o FILE]",
      "a session's record as JSON, Markdown or an asciinema cast", cmd_export},
     {NULL, NULL, NULL, NULL},

@@ -475,11 +475,11 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
         return NULL;
     }
     a->eng = eng;
-    a->mhd =
-        MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, api_on_access, a,
-                         MHD_OPTION_LISTEN_SOCKET, listen_fd, MHD_OPTION_NOTIFY_COMPLETED,
-                         api_on_completed, a, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-                         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
+    a->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE, 0, NULL,
+                              NULL, api_on_access, a, MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                              MHD_OPTION_NOTIFY_COMPLETED, api_on_completed, a,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
     if (!a->mhd) {
         *err = strdup("cannot start the HTTP server (libmicrohttpd)");
         free(a);
@@ -562,4 +562,42 @@ void api_reply_fd(struct api_req *r, unsigned status, int fd, uint64_t size,
     }
     MHD_add_response_header(resp, "Content-Type", content_type);
     api_set_response(r, status, resp);
+}
+
+/* The connection, once MHD sent the 101: the socket is the handler's from then on. */
+struct api_upgrade {
+    api_upgrade_fn fn;
+    void *ud;
+};
+
+static void api_on_upgraded(void *cls, struct MHD_Connection *conn, void *con_cls,
+                            const char *extra, size_t extra_len, MHD_socket sock,
+                            struct MHD_UpgradeResponseHandle *urh)
+{
+    (void)conn;
+    (void)con_cls;
+    struct api_upgrade *u = cls;
+    u->fn(sock, extra, extra_len, urh, u->ud);
+    free(u);
+}
+
+void api_reply_upgrade(struct api_req *r, const char *protocol, api_upgrade_fn fn, void *ud)
+{
+    struct api_upgrade *u = calloc(1, sizeof(*u));
+    struct MHD_Response *resp = u ? MHD_create_response_for_upgrade(api_on_upgraded, u) : NULL;
+    if (!resp) {
+        free(u);
+        api_reply_error(r, 500, "internal", "out of memory");
+        return;
+    }
+    u->fn = fn;
+    u->ud = ud;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, protocol);
+    api_set_response(r, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
+}
+
+void api_upgrade_close(struct api *a, void *urh)
+{
+    MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+    a->run_pending = true; /* MHD finishes the connection on its next run */
 }

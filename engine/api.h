@@ -89,6 +89,14 @@ void api_reply_header(struct api_req *r, const char *name, const char *value);
 void api_reply_fd(struct api_req *r, unsigned status, int fd, uint64_t size,
                   const char *content_type);
 
+/* A 101 upgrade: once MHD has sent it, fn gets the connection's socket (blocking mode as MHD
+ * left it), the bytes the client sent after its request, and a handle for api_upgrade_close,
+ * which closes the socket and must be called exactly once. Headers may be added with
+ * api_reply_header right after. */
+typedef void (*api_upgrade_fn)(int sock, const char *extra, size_t extra_len, void *urh, void *ud);
+void api_reply_upgrade(struct api_req *r, const char *protocol, api_upgrade_fn fn, void *ud);
+void api_upgrade_close(struct api *a, void *urh);
+
 /* Server-sent events to every GET /v1/events subscriber. */
 void api_events_publish(struct api *a, const char *type, json_t *data);
 /* Handler for GET /v1/events (api_events.c). */

@@ -12,6 +12,7 @@
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store.h"
+#include "engine/terminal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +260,9 @@ const struct api_route api_routes[] = {
     {"GET", "/v1/sessions/*/rules", api_route_rules_get},
     {"POST", "/v1/sessions/*/rules", api_route_rules_add},
     {"GET", "/v1/history", api_route_history},
+    {"POST", "/v1/sessions/*/terminal", terminal_route_open},
+    {"POST", "/v1/sessions/*/terminal/resize", terminal_route_resize},
+    {"GET", "/v1/sessions/*/terminal/*", terminal_route_get},
     {"GET", "/v1/sessions/*/actions", route_session_actions},
     {"POST", "/v1/sessions/*/pause", route_session_pause},
     {"POST", "/v1/sessions/*/resume", route_session_resume},

@@ -13,6 +13,7 @@
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store.h"
+#include "engine/terminal.h"
 #include "engine/util.h"
 
 #include <curl/curl.h>
@@ -258,6 +259,7 @@ out:
     if (eng.http)
         http_cancel_all(eng.http);
     actions_shutdown(&eng);
+    terminals_free(&eng);
     api_free(eng.api);
     if (listenfd >= 0)
         close(listenfd);

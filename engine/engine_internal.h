@@ -14,6 +14,7 @@ struct monitor;
 struct stats;
 struct pool;
 struct actions;
+struct term;
 
 struct engine {
     struct loop *loop;
@@ -25,6 +26,7 @@ struct engine {
     struct pool *pool;       /* the warm pool (pool.c) */
     struct stats *stats;     /* resource sampling (stats.c) */
     struct actions *actions; /* actions held for approval or in flight (action.c) */
+    struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
     char *state_dir;
     char *socket_path;
     char *engine_id;

@@ -1,0 +1,434 @@
+/* Operator terminals into sandboxes: POST /v1/sessions/{id}/terminal upgrades the HTTP
+ * connection to a raw byte stream joined to a Docker exec with a TTY (a login shell as the
+ * agent's user, or ?cmd=). Both directions go through the engine's loop with bounded buffers:
+ * a client that stops reading pauses the exec's output, a full exec input queue pauses
+ * reading from the client. The dashboard's Terminal view and `paddock exec` are its clients. */
+#include "engine/terminal.h"
+
+#include "engine/api.h"
+#include "engine/docker.h"
+#include "engine/engine_internal.h"
+#include "engine/loop.h"
+#include "engine/session_internal.h"
+#include "engine/store.h"
+#include "engine/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#define TERM_MAX_BUFFER (256 * 1024) /* output held for a slow client before pausing */
+#define TERM_KEEP_MS 60000           /* an ended terminal answers about its exit this long */
+#define TERM_AGENT_USER "1000:1000"  /* the executor runs the agent's shell as uid 1000 */
+
+struct term {
+    struct term *next;
+    struct engine *eng;
+    char id[17];
+    char session_id[40];
+    char *cmd; /* what runs, for the record */
+    struct docker_exec *x;
+    int fd; /* the upgraded connection; -1 before the upgrade and after the end */
+    void *urh;
+    struct util_buf out; /* output the client has not taken yet */
+    struct util_buf in;  /* input the exec queue did not take yet */
+    bool paused;         /* the exec's output waits for the client */
+    bool reading;
+    bool tty; /* false (?tty=0, for piped input): the client's half-close is stdin's end */
+    bool exited, closed;
+    int exit_code;
+    char *error;
+    int rows, cols;
+    struct loop_timer *reap;
+};
+
+static struct term *term_find(struct engine *eng, const char *session_id, const char *id)
+{
+    for (struct term *t = eng->terminals; t; t = t->next)
+        if (strcmp(t->id, id) == 0 && strcmp(t->session_id, session_id) == 0)
+            return t;
+    return NULL;
+}
+
+static void term_free(struct term *t)
+{
+    for (struct term **pp = &t->eng->terminals; *pp; pp = &(*pp)->next)
+        if (*pp == t) {
+            *pp = t->next;
+            break;
+        }
+    if (t->reap)
+        loop_timer_cancel(t->eng->loop, t->reap);
+    util_buf_free(&t->out);
+    util_buf_free(&t->in);
+    free(t->cmd);
+    free(t->error);
+    free(t);
+}
+
+static void term_on_reap(void *ud)
+{
+    struct term *t = ud;
+    t->reap = NULL;
+    term_free(t);
+}
+
+static void term_watch(struct term *t)
+{
+    if (t->fd < 0)
+        return;
+    uint32_t ev = (t->reading ? EPOLLIN : 0) | (t->out.len ? EPOLLOUT : 0);
+    loop_mod_fd(t->eng->loop, t->fd, ev);
+}
+
+/* The connection ends: the socket goes back to MHD to close, the record says how it ended;
+ * the terminal answers GET .../terminal/{id} for a minute more. */
+static void term_close(struct term *t)
+{
+    if (t->closed)
+        return;
+    t->closed = true;
+    if (t->fd >= 0) {
+        loop_del_fd(t->eng->loop, t->fd);
+        api_upgrade_close(t->eng->api, t->urh);
+        t->fd = -1;
+    }
+    if (t->x) {
+        docker_exec_close(t->x); /* the shell gets SIGHUP */
+        t->x = NULL;
+        if (!t->exited) {
+            t->exited = true;
+            t->exit_code = -1;
+            t->error = strdup("the client closed the terminal");
+        }
+    }
+    char detail[300];
+    if (t->error)
+        snprintf(detail, sizeof(detail), "closed %s: %.200s", t->id, t->error);
+    else
+        snprintf(detail, sizeof(detail), "closed %s: exit code %d", t->id, t->exit_code);
+    store_event_add(t->eng->store, t->session_id, "terminal", detail, util_now());
+    t->reap = loop_timer_add(t->eng->loop, TERM_KEEP_MS, term_on_reap, t);
+}
+
+/* Send what the client can take now. */
+static void term_flush(struct term *t)
+{
+    while (t->fd >= 0 && t->out.len) {
+        ssize_t n = write(t->fd, t->out.data, t->out.len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (n <= 0) { /* the client is gone */
+            util_buf_free(&t->out);
+            term_close(t);
+            return;
+        }
+        util_buf_consume(&t->out, (size_t)n);
+    }
+    if (t->paused && t->out.len < TERM_MAX_BUFFER / 2 && t->x) {
+        t->paused = false;
+        docker_exec_resume_output(t->x);
+    }
+    if (t->exited && !t->out.len) {
+        term_close(t);
+        return;
+    }
+    term_watch(t);
+}
+
+/* Input for the exec: what its queue does not take waits, and reading stops until it drains. */
+static void term_input(struct term *t, const char *p, size_t n)
+{
+    if (!t->x || t->exited)
+        return;
+    if (t->in.len) {
+        util_buf_append(&t->in, p, n);
+        return;
+    }
+    long w = docker_exec_write(t->x, p, n);
+    if (w < 0)
+        return;
+    if ((size_t)w < n) {
+        util_buf_append(&t->in, p + w, n - (size_t)w);
+        t->reading = false;
+        term_watch(t);
+    }
+}
+
+static void term_on_drain(void *ud)
+{
+    struct term *t = ud;
+    if (!t->in.len || !t->x)
+        return;
+    long w = docker_exec_write(t->x, t->in.data, t->in.len);
+    if (w > 0)
+        util_buf_consume(&t->in, (size_t)w);
+    if (!t->in.len && !t->closed) {
+        t->reading = true;
+        term_watch(t);
+    }
+}
+
+static void term_on_fd(int fd, uint32_t events, void *ud)
+{
+    struct term *t = ud;
+    if (events & EPOLLOUT)
+        term_flush(t);
+    if (t->closed || t->fd < 0)
+        return;
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        char buf[16384];
+        for (int i = 0; i < 16 && t->reading; i++) {
+            ssize_t n = read(fd, buf, sizeof(buf));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                break;
+            if (n == 0 && !t->tty && t->x) {
+                /* piped input ended: the command's stdin ends, its output still comes */
+                docker_exec_close_input(t->x);
+                t->reading = false;
+                term_watch(t);
+                return;
+            }
+            if (n <= 0) {
+                term_close(t); /* the client went: the shell is hung up */
+                return;
+            }
+            term_input(t, buf, (size_t)n);
+        }
+    }
+}
+
+static int term_on_output(const char *data, size_t len, int fd, void *ud)
+{
+    (void)fd;
+    struct term *t = ud;
+    if (t->closed)
+        return 0;
+    if (util_buf_append(&t->out, data, len) < 0)
+        return -1;
+    if (t->fd >= 0)
+        term_flush(t);
+    if (t->out.len >= TERM_MAX_BUFFER) {
+        t->paused = true; /* a client that does not read slows the shell, not the engine */
+        return -1;
+    }
+    return 0;
+}
+
+static void term_on_exit(int exit_code, const char *error, void *ud)
+{
+    struct term *t = ud;
+    t->x = NULL; /* freed when this returns */
+    t->exited = true;
+    t->exit_code = exit_code;
+    if (error)
+        t->error = strdup(error);
+    if (error && t->fd >= 0) {
+        /* the client hears why in its terminal before the end */
+        char msg[400];
+        snprintf(msg, sizeof(msg), "\r\npaddock: the terminal could not start: %.300s\r\n", error);
+        util_buf_append(&t->out, msg, strlen(msg));
+    }
+    if (t->fd >= 0)
+        term_flush(t);
+}
+
+static void term_on_upgraded(int sock, const char *extra, size_t extra_len, void *urh, void *ud)
+{
+    struct term *t = ud;
+    t->fd = sock;
+    t->urh = urh;
+    fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
+    t->reading = true;
+    if (loop_add_fd(t->eng->loop, sock, EPOLLIN, term_on_fd, t) < 0) {
+        t->fd = -1;
+        api_upgrade_close(t->eng->api, urh);
+        term_close(t);
+        return;
+    }
+    if (extra_len)
+        term_input(t, extra, extra_len);
+    if (t->error) {
+        char msg[400];
+        snprintf(msg, sizeof(msg), "\r\npaddock: the terminal could not start: %.300s\r\n",
+                 t->error);
+        util_buf_append(&t->out, msg, strlen(msg));
+    }
+    term_flush(t);
+}
+
+/* A query number in [lo, hi], dflt when absent; -1 after a 400. */
+static int term_query_int(struct api_req *r, const char *key, int lo, int hi, int dflt, int *out)
+{
+    const char *v = api_req_query(r, key);
+    char *end = NULL;
+    long n = v ? strtol(v, &end, 10) : dflt;
+    if (v && (!*v || *end || n < lo || n > hi)) {
+        api_reply_error(r, 400, "bad_request", "\"%s\" must be an integer from %d to %d", key, lo,
+                        hi);
+        return -1;
+    }
+    *out = (int)n;
+    return 0;
+}
+
+void terminal_route_open(struct api_req *r)
+{
+    struct session *s = api_live_session(r);
+    if (!s)
+        return;
+    struct engine *eng = api_req_engine(r);
+    unsigned status;
+    const char *code;
+    char msg[512];
+    if (session_check_actionable(s, &status, &code, msg, sizeof(msg)) < 0 || !s->container_id) {
+        api_reply_error(r, status ? status : 409, code ? code : "conflict", "%s", msg);
+        return;
+    }
+    const char *up = api_req_header(r, "Upgrade"), *conn = api_req_header(r, "Connection");
+    if (!up || !conn || !strcasestr(conn, "upgrade")) {
+        api_reply_error(r, 400, "bad_request",
+                        "this endpoint is an HTTP upgrade: send Connection: Upgrade and "
+                        "Upgrade: tcp, then use the connection as the terminal");
+        return;
+    }
+    int rows, cols;
+    if (term_query_int(r, "rows", 1, 1000, 24, &rows) < 0 ||
+        term_query_int(r, "cols", 1, 1000, 80, &cols) < 0)
+        return;
+    const char *cmd = api_req_query(r, "cmd");
+    if (cmd && (!*cmd || strlen(cmd) > 8192)) {
+        api_reply_error(r, 400, "bad_request", "\"cmd\" is a shell command line (1..8192 bytes)");
+        return;
+    }
+    const char *tty = api_req_query(r, "tty");
+    if (tty && strcmp(tty, "0") && strcmp(tty, "1")) {
+        api_reply_error(r, 400, "bad_request", "\"tty\" is 1 (the default) or 0");
+        return;
+    }
+    const char *user = api_req_query(r, "user");
+    if (user && strcmp(user, "agent") && strcmp(user, "root")) {
+        api_reply_error(r, 400, "bad_request", "\"user\" is agent (the default) or root");
+        return;
+    }
+    struct term *t = calloc(1, sizeof(*t));
+    if (!t || util_random_hex(t->id, 8) < 0) {
+        free(t);
+        api_reply_error(r, 500, "internal", "out of memory");
+        return;
+    }
+    t->eng = eng;
+    t->fd = -1;
+    t->rows = rows;
+    t->cols = cols;
+    t->tty = !tty || strcmp(tty, "1") == 0;
+    snprintf(t->session_id, sizeof(t->session_id), "%s", session_id(s));
+    /* a login shell: bash when the image has it */
+    const char *shell =
+        "if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi";
+    t->cmd = strdup(cmd ? cmd : "login shell");
+    const char *argv[] = {"/bin/sh", "-c", cmd ? cmd : shell, NULL};
+    const char *env[] = {"TERM=xterm-256color", "LANG=C.UTF-8", NULL};
+    struct docker_exec_opts o = {.cmd = argv,
+                                 .env = env,
+                                 .user =
+                                     user && strcmp(user, "root") == 0 ? "0:0" : TERM_AGENT_USER,
+                                 .working_dir = "/workspace",
+                                 .tty = t->tty,
+                                 .rows = rows,
+                                 .cols = cols,
+                                 .on_drain = term_on_drain};
+    t->x = docker_exec_open(eng->docker, s->container_id, &o, term_on_output, term_on_exit, t);
+    if (!t->x) {
+        free(t->cmd);
+        free(t);
+        api_reply_error(r, 500, "internal", "cannot start an exec");
+        return;
+    }
+    t->next = eng->terminals;
+    eng->terminals = t;
+    char detail[300];
+    snprintf(detail, sizeof(detail), "opened %s: %.200s%s", t->id, t->cmd,
+             user && strcmp(user, "root") == 0 ? " (as root)" : "");
+    store_event_add(eng->store, t->session_id, "terminal", detail, util_now());
+    api_reply_upgrade(r, "tcp", term_on_upgraded, t);
+    api_reply_header(r, "X-Paddock-Terminal", t->id);
+}
+
+void terminal_route_resize(struct api_req *r)
+{
+    if (!api_session_known(r))
+        return;
+    json_t *body = api_req_json(r, 0);
+    if (!body)
+        return;
+    json_t *id = json_object_get(body, "terminal"), *jr = json_object_get(body, "rows"),
+           *jc = json_object_get(body, "cols");
+    struct term *t = json_is_string(id)
+                         ? term_find(api_req_engine(r), api_req_param(r, 0), json_string_value(id))
+                         : NULL;
+    if (!json_is_string(id) || !json_is_integer(jr) || !json_is_integer(jc) ||
+        json_integer_value(jr) < 1 || json_integer_value(jr) > 1000 || json_integer_value(jc) < 1 ||
+        json_integer_value(jc) > 1000)
+        api_reply_error(r, 400, "bad_request",
+                        "the body is {\"terminal\": id, \"rows\": 1..1000, \"cols\": 1..1000}");
+    else if (!t)
+        api_reply_error(r, 404, "not_found", "no terminal %.40s in session %s",
+                        json_string_value(id), api_req_param(r, 0));
+    else if (!t->x)
+        api_reply_error(r, 409, "conflict", "terminal %s has ended", t->id);
+    else {
+        t->rows = (int)json_integer_value(jr);
+        t->cols = (int)json_integer_value(jc);
+        docker_exec_resize(t->x, t->rows, t->cols, NULL, NULL);
+        api_reply_json(
+            r, 200,
+            json_pack("{s:s,s:i,s:i}", "terminal", t->id, "rows", t->rows, "cols", t->cols));
+    }
+    json_decref(body);
+}
+
+void terminal_route_get(struct api_req *r)
+{
+    if (!api_session_known(r))
+        return;
+    struct term *t = term_find(api_req_engine(r), api_req_param(r, 0), api_req_param(r, 1));
+    if (!t) {
+        api_reply_error(r, 404, "not_found",
+                        "no terminal %.40s in session %s (an ended one is kept a minute)",
+                        api_req_param(r, 1), api_req_param(r, 0));
+        return;
+    }
+    json_t *o = json_pack("{s:s,s:s,s:i,s:i,s:b}", "terminal", t->id, "cmd", t->cmd, "rows",
+                          t->rows, "cols", t->cols, "running", !t->exited);
+    json_object_set_new(o, "exit_code",
+                        t->exited && !t->error ? json_integer(t->exit_code) : json_null());
+    json_object_set_new(o, "error", t->error ? json_string(t->error) : json_null());
+    api_reply_json(r, 200, o);
+}
+
+void terminals_free(struct engine *eng)
+{
+    while (eng->terminals) {
+        struct term *t = eng->terminals;
+        if (!t->closed) {
+            t->closed = true;
+            if (t->fd >= 0) {
+                loop_del_fd(eng->loop, t->fd);
+                api_upgrade_close(eng->api, t->urh);
+            }
+            if (t->x)
+                docker_exec_close(t->x);
+        }
+        term_free(t);
+    }
+}
