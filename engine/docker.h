@@ -3,6 +3,7 @@
 #define PADDOCK_DOCKER_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 struct loop;
 struct http;
@@ -165,9 +166,13 @@ int docker_exec_resize(struct docker_exec *x, int rows, int cols, docker_done_fn
 void docker_exec_resume_output(struct docker_exec *x);
 /* The exec's id once created ("" before). */
 const char *docker_exec_id(const struct docker_exec *x);
-/* Close the stream (a TTY process gets SIGHUP); no callback afterwards. Not after on_exit.
- * Safe from inside on_output. */
+/* Close the stream; no callback afterwards. Not after on_exit. Safe from inside on_output.
+ * Docker does not end the process when its client goes: see docker_exec_inspect. */
 void docker_exec_close(struct docker_exec *x);
+/* GET /exec/{id}/json: {"Running", "Pid" (on the daemon's host), "ExitCode", ...}. */
+int docker_exec_inspect(struct docker *d, const char *exec_id, docker_done_fn fn, void *ud);
+/* The daemon is on this host (a unix socket): its PIDs are ours to signal. */
+bool docker_is_local(const struct docker *d);
 
 /* ---- images (docker_image.c) ---- */
 /* One progress object of a pull or a build ({"status", "progressDetail"} or {"stream"}),

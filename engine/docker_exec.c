@@ -717,3 +717,13 @@ void docker_exec_close_all(struct docker *d)
         exec_maybe_free(x);
     }
 }
+
+int docker_exec_inspect(struct docker *d, const char *exec_id, docker_done_fn fn, void *ud)
+{
+    return docker_call_id(d, "GET", "/exec/%s/json", exec_id, NULL, 10000, 0, fn, ud);
+}
+
+bool docker_is_local(const struct docker *d)
+{
+    return d->socket != NULL;
+}

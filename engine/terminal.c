@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,70 @@ struct term {
     char *error;
     int rows, cols;
     struct loop_timer *reap;
+    struct api_req *resize_req; /* answered once Docker applied the size */
 };
+
+/* A process whose client went: Docker leaves it running (its TTY stays open in the shim), so
+ * the engine hangs it up itself, then kills it if it ignored that. Local daemons only: the
+ * PID is the host's. */
+struct term_hangup {
+    struct engine *eng;
+    char exec_id[80];
+    int tries;
+};
+
+static void term_hangup_inspect(struct term_hangup *h);
+
+static void term_on_hangup_timer(void *ud)
+{
+    term_hangup_inspect(ud);
+}
+
+static void term_on_hangup_inspect(const struct docker_reply *r, void *ud)
+{
+    struct term_hangup *h = ud;
+    json_t *pid = json_object_get(r->json, "Pid");
+    bool running = r->status == 200 && json_is_true(json_object_get(r->json, "Running"));
+    if (running && json_is_integer(pid) && json_integer_value(pid) > 1 && h->tries < 2) {
+        kill((pid_t)json_integer_value(pid), h->tries == 0 ? SIGHUP : SIGKILL);
+        h->tries++;
+        if (loop_timer_add(h->eng->loop, 2000, term_on_hangup_timer, h))
+            return;
+    }
+    free(h);
+}
+
+static void term_hangup_inspect(struct term_hangup *h)
+{
+    if (docker_exec_inspect(h->eng->docker, h->exec_id, term_on_hangup_inspect, h) < 0)
+        free(h);
+}
+
+static void term_hangup(struct engine *eng, const char *exec_id)
+{
+    if (!*exec_id || !docker_is_local(eng->docker))
+        return;
+    struct term_hangup *h = calloc(1, sizeof(*h));
+    if (!h)
+        return;
+    h->eng = eng;
+    snprintf(h->exec_id, sizeof(h->exec_id), "%s", exec_id);
+    term_hangup_inspect(h);
+}
+
+static void term_resize_answer(struct term *t, unsigned status, const char *why)
+{
+    struct api_req *r = t->resize_req;
+    if (!r)
+        return;
+    t->resize_req = NULL;
+    if (status == 200)
+        api_reply_json(
+            r, 200,
+            json_pack("{s:s,s:i,s:i}", "terminal", t->id, "rows", t->rows, "cols", t->cols));
+    else
+        api_reply_error(r, status, status == 409 ? "conflict" : "docker_error", "%s", why);
+}
 
 static struct term *term_find(struct engine *eng, const char *session_id, const char *id)
 {
@@ -98,9 +162,13 @@ static void term_close(struct term *t)
         api_upgrade_close(t->eng->api, t->urh);
         t->fd = -1;
     }
+    term_resize_answer(t, 409, "the terminal ended");
     if (t->x) {
-        docker_exec_close(t->x); /* the shell gets SIGHUP */
+        char exec_id[80];
+        snprintf(exec_id, sizeof(exec_id), "%s", docker_exec_id(t->x));
+        docker_exec_close(t->x);
         t->x = NULL;
+        term_hangup(t->eng, exec_id);
         if (!t->exited) {
             t->exited = true;
             t->exit_code = -1;
@@ -229,6 +297,7 @@ static void term_on_exit(int exit_code, const char *error, void *ud)
     struct term *t = ud;
     t->x = NULL; /* freed when this returns */
     t->exited = true;
+    term_resize_answer(t, 409, "the terminal ended");
     t->exit_code = exit_code;
     if (error)
         t->error = strdup(error);
@@ -364,6 +433,15 @@ void terminal_route_open(struct api_req *r)
     api_reply_header(r, "X-Paddock-Terminal", t->id);
 }
 
+static void term_on_resized(const struct docker_reply *dr, void *ud)
+{
+    struct term *t = ud;
+    if (dr->status == 200 || dr->status == 201)
+        term_resize_answer(t, 200, NULL);
+    else
+        term_resize_answer(t, 502, dr->message && *dr->message ? dr->message : "Docker refused");
+}
+
 void terminal_route_resize(struct api_req *r)
 {
     if (!api_session_known(r))
@@ -387,12 +465,13 @@ void terminal_route_resize(struct api_req *r)
     else if (!t->x)
         api_reply_error(r, 409, "conflict", "terminal %s has ended", t->id);
     else {
+        /* the answer waits for Docker: a client that resizes then runs `stty size` sees it */
         t->rows = (int)json_integer_value(jr);
         t->cols = (int)json_integer_value(jc);
-        docker_exec_resize(t->x, t->rows, t->cols, NULL, NULL);
-        api_reply_json(
-            r, 200,
-            json_pack("{s:s,s:i,s:i}", "terminal", t->id, "rows", t->rows, "cols", t->cols));
+        term_resize_answer(t, 200, NULL); /* a newer size supersedes one in flight */
+        t->resize_req = r;
+        if (docker_exec_resize(t->x, t->rows, t->cols, term_on_resized, t) < 0)
+            term_resize_answer(t, 500, "out of memory");
     }
     json_decref(body);
 }
@@ -428,6 +507,7 @@ void terminals_free(struct engine *eng)
             }
             if (t->x)
                 docker_exec_close(t->x);
+            term_resize_answer(t, 503, "the engine is stopping");
         }
         term_free(t);
     }

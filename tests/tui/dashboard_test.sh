@@ -282,6 +282,56 @@ if [ -s "$TMP/dash.err" ]; then
   fail "the dashboard wrote to stderr"; cat "$TMP/dash.err" >&2
 fi
 
+# ---------------------------------------------------------------- paddock exec in tmux
+# An interactive shell in the sandbox without the dashboard: typing runs in the sandbox, the
+# window size follows tmux's, Ctrl-C goes to the sandbox, `exit 5` returns 5 to the outer shell.
+tm new-window -t dash -n ex "bash --norc --noprofile"
+exs() { tm capture-pane -p -t dash:ex; }
+wait_ex() {
+  local i
+  for i in $(seq 1 "${2:-100}"); do
+    exs | grep -qE -- "$1" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+tm send-keys -t dash:ex -l "PS1='OUTER\$ '; $PADDOCK --socket $SOCK --state-dir $TMP/state exec $NAME; echo EXEC-RC=\$?"
+tm send-keys -t dash:ex Enter
+if wait_ex 'agent@.*workspace' 100; then
+  ok "paddock exec opened a login shell in the sandbox"
+  tm send-keys -t dash:ex -l 'echo hi-$((40+2))'
+  tm send-keys -t dash:ex Enter
+  wait_ex '^hi-42$' && ok "typing 'echo hi' in the exec terminal shows hi" || { fail "exec echo"; exs >&2; }
+  tm send-keys -t dash:ex -l 'sleep 100'
+  tm send-keys -t dash:ex Enter
+  sleep 0.3
+  tm send-keys -t dash:ex C-c
+  tm send-keys -t dash:ex -l 'echo after-ctrl-c'
+  tm send-keys -t dash:ex Enter
+  wait_ex '^after-ctrl-c$' && ok "Ctrl-C reaches the sandbox's shell, the terminal stays" ||
+    { fail "Ctrl-C in exec"; exs >&2; }
+  tm resize-window -t dash:ex -x 97 -y 31 2>/dev/null
+  sleep 0.5
+  tm send-keys -t dash:ex -l 'stty size'
+  tm send-keys -t dash:ex Enter
+  wait_ex '^31 97$' && ok "the exec terminal follows a resize (stty size 31 97)" ||
+    { fail "exec resize"; exs >&2; }
+  tm send-keys -t dash:ex -l 'exit 5'
+  tm send-keys -t dash:ex Enter
+  wait_ex '^EXEC-RC=5$' && ok "exit 5 in the sandbox: paddock exec returns 5 to the outer shell" ||
+    { fail "exec exit code"; exs >&2; }
+  tm send-keys -t dash:ex -l 'stty -a | grep -o " icanon" ; echo CANON-CHECKED'
+  tm send-keys -t dash:ex Enter
+  wait_ex '^ icanon$' && ok "the local terminal is back in canonical mode after exec" ||
+    { fail "terminal mode restored after exec"; exs >&2; }
+else
+  fail "paddock exec shows the sandbox's prompt"; exs >&2
+fi
+out=$(printf 'echo piped-$((3*3))\nexit 6\n' | "$PADDOCK" --socket "$SOCK" --state-dir "$TMP/state" exec "$NAME")
+rc=$?
+[ "$out" = "piped-9" ] && [ $rc = 6 ] && ok "piped input to paddock exec: the output alone and the exit code" ||
+  fail "piped exec: '$out' rc=$rc"
+
 # ---------------------------------------------------------------- cleanup
 api DELETE "/v1/sessions/$SESSION_ID" >/dev/null
 [ "$(cat "$TMP/status")" = 200 ] && { ok "session deleted"; SESSION_ID=; } ||
