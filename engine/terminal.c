@@ -47,54 +47,38 @@ struct term {
     int rows, cols;
     struct loop_timer *reap;
     struct api_req *resize_req; /* answered once Docker applied the size */
+    char exec_id[80];           /* for the hang-up after the client went */
+    int hangup_tries;
+    struct loop_timer *hangup_timer;
 };
 
 /* A process whose client went: Docker leaves it running (its TTY stays open in the shim), so
  * the engine hangs it up itself, then kills it if it ignored that. Local daemons only: the
- * PID is the host's. */
-struct term_hangup {
-    struct engine *eng;
-    char exec_id[80];
-    int tries;
-};
-
-static void term_hangup_inspect(struct term_hangup *h);
+ * PID is the host's. The state lives in the terminal, which outlives it (TERM_KEEP_MS). */
+static void term_hangup_inspect(struct term *t);
 
 static void term_on_hangup_timer(void *ud)
 {
-    term_hangup_inspect(ud);
+    struct term *t = ud;
+    t->hangup_timer = NULL;
+    term_hangup_inspect(t);
 }
 
 static void term_on_hangup_inspect(const struct docker_reply *r, void *ud)
 {
-    struct term_hangup *h = ud;
+    struct term *t = ud;
     json_t *pid = json_object_get(r->json, "Pid");
     bool running = r->status == 200 && json_is_true(json_object_get(r->json, "Running"));
-    if (running && json_is_integer(pid) && json_integer_value(pid) > 1 && h->tries < 2) {
-        kill((pid_t)json_integer_value(pid), h->tries == 0 ? SIGHUP : SIGKILL);
-        h->tries++;
-        if (loop_timer_add(h->eng->loop, 2000, term_on_hangup_timer, h))
-            return;
+    if (running && json_is_integer(pid) && json_integer_value(pid) > 1 && t->hangup_tries < 2) {
+        kill((pid_t)json_integer_value(pid), t->hangup_tries == 0 ? SIGHUP : SIGKILL);
+        t->hangup_tries++;
+        t->hangup_timer = loop_timer_add(t->eng->loop, 2000, term_on_hangup_timer, t);
     }
-    free(h);
 }
 
-static void term_hangup_inspect(struct term_hangup *h)
+static void term_hangup_inspect(struct term *t)
 {
-    if (docker_exec_inspect(h->eng->docker, h->exec_id, term_on_hangup_inspect, h) < 0)
-        free(h);
-}
-
-static void term_hangup(struct engine *eng, const char *exec_id)
-{
-    if (!*exec_id || !docker_is_local(eng->docker))
-        return;
-    struct term_hangup *h = calloc(1, sizeof(*h));
-    if (!h)
-        return;
-    h->eng = eng;
-    snprintf(h->exec_id, sizeof(h->exec_id), "%s", exec_id);
-    term_hangup_inspect(h);
+    docker_exec_inspect(t->eng->docker, t->exec_id, term_on_hangup_inspect, t);
 }
 
 static void term_resize_answer(struct term *t, unsigned status, const char *why)
@@ -128,6 +112,8 @@ static void term_free(struct term *t)
         }
     if (t->reap)
         loop_timer_cancel(t->eng->loop, t->reap);
+    if (t->hangup_timer)
+        loop_timer_cancel(t->eng->loop, t->hangup_timer);
     util_buf_free(&t->out);
     util_buf_free(&t->in);
     free(t->cmd);
@@ -164,11 +150,11 @@ static void term_close(struct term *t)
     }
     term_resize_answer(t, 409, "the terminal ended");
     if (t->x) {
-        char exec_id[80];
-        snprintf(exec_id, sizeof(exec_id), "%s", docker_exec_id(t->x));
+        snprintf(t->exec_id, sizeof(t->exec_id), "%s", docker_exec_id(t->x));
         docker_exec_close(t->x);
         t->x = NULL;
-        term_hangup(t->eng, exec_id);
+        if (t->exec_id[0] && docker_is_local(t->eng->docker))
+            term_hangup_inspect(t);
         if (!t->exited) {
             t->exited = true;
             t->exit_code = -1;
