@@ -4,6 +4,8 @@
  *
  *   paddock-bench --paddock build/paddock [--image IMG] [--ready N] [--echo N] [--exec N]
  */
+#include "bench.h"
+
 #include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
@@ -24,12 +26,7 @@
 
 extern char **environ;
 
-struct samples {
-    double *v;
-    size_t n, cap;
-};
-
-static void samples_add(struct samples *s, double x)
+void samples_add(struct samples *s, double x)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 64;
@@ -46,7 +43,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double samples_pct(struct samples *s, double p)
+double samples_pct(struct samples *s, double p)
 {
     if (!s->n)
         return 0;
@@ -55,7 +52,7 @@ static double samples_pct(struct samples *s, double p)
     return s->v[i];
 }
 
-static double now_ms(void)
+double now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -87,8 +84,8 @@ static const char *engine_sock;
 static char exec_sock[300];
 
 /* One keep-alive request on handle e over a unix socket. */
-static long req_on(CURL *e, const char *sock, const char *method, const char *path,
-                   const char *payload, json_t **out)
+long req_on(CURL *e, const char *sock, const char *method, const char *path, const char *payload,
+            json_t **out)
 {
     char url[512];
     struct body b = {0};
@@ -338,7 +335,7 @@ static long executor_rss_kb(const char *container)
     return rss;
 }
 
-static long proc_status_kb(pid_t pid, const char *field)
+long proc_status_kb(pid_t pid, const char *field)
 {
     char p[64], buf[256];
     long v = -1;
@@ -492,6 +489,72 @@ static void concurrent_sessions(int n, pid_t eng, const char *image, struct conc
     free(ids);
 }
 
+/* Recorded actions per second across n sessions: rounds of one `echo hi` per session at once
+ * (each recorded, classified and answered), against the same number of `docker exec`s across
+ * the sessions' containers at once. */
+struct tput_result {
+    int sessions, actions, ok;
+    double ms, peer_ms;
+    int peer_n;
+};
+
+static void throughput(int n, int rounds, struct tput_result *r)
+{
+    char **ids = calloc((size_t)n, sizeof(*ids)), **cids = calloc((size_t)n, sizeof(*cids));
+    char **paths = calloc((size_t)n, sizeof(*paths));
+    memset(r, 0, sizeof(*r));
+    for (int i = 0; i < n; i++) {
+        double ms;
+        ids[i] = session_create(&ms);
+        if (!ids[i])
+            continue;
+        cids[i] = session_container(ids[i]);
+        paths[r->sessions] = malloc(128);
+        snprintf(paths[r->sessions], 128, "/v1/sessions/%s/execute_action", ids[i]);
+        r->sessions++;
+    }
+    const char *payload = "{\"action\":" RUN("echo hi") "}";
+    burst(r->sessions, "POST", paths, payload, 200, NULL, &r->ok); /* warm-up */
+    double t0 = now_ms();
+    for (int k = 0; k < rounds; k++) {
+        int ok;
+        burst(r->sessions, "POST", paths, payload, 200, NULL, &ok);
+        r->ok += ok;
+        r->actions += r->sessions;
+    }
+    r->ms = now_ms() - t0;
+    r->ok -= r->sessions; /* the warm-up's */
+    /* the peer: the same containers, docker exec at once, fewer rounds (it is slow) */
+    int peer_rounds = rounds / 10 > 1 ? rounds / 10 : 1;
+    char ***argvs = calloc((size_t)n, sizeof(*argvs));
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (!cids[i])
+            continue;
+        argvs[m] = calloc(7, sizeof(char *));
+        argvs[m][0] = "docker", argvs[m][1] = "exec", argvs[m][2] = cids[i];
+        argvs[m][3] = "sh", argvs[m][4] = "-c", argvs[m][5] = "echo hi";
+        m++;
+    }
+    for (int k = 0; k < peer_rounds && m; k++) {
+        r->peer_ms += spawn_all(m, (char *const *const *)argvs);
+        r->peer_n += m;
+    }
+    for (int i = 0; i < m; i++)
+        free(argvs[i]);
+    free(argvs);
+    for (int i = 0; i < n; i++) {
+        if (ids[i])
+            session_delete(ids[i]);
+        free(ids[i]);
+        free(cids[i]);
+        free(paths[i]);
+    }
+    free(ids);
+    free(cids);
+    free(paths);
+}
+
 static void row(const char *what, struct samples *a, const char *peer, struct samples *b)
 {
     if (!a->n || !b->n) {
@@ -511,10 +574,14 @@ int main(int argc, char **argv)
         {"paddock", required_argument, NULL, 'p'},    {"image", required_argument, NULL, 'i'},
         {"ready", required_argument, NULL, 'r'},      {"echo", required_argument, NULL, 'e'},
         {"exec", required_argument, NULL, 'x'},       {"executor", required_argument, NULL, 'E'},
-        {"concurrent", required_argument, NULL, 'c'}, {NULL, 0, NULL, 0}};
+        {"concurrent", required_argument, NULL, 'c'}, {"history", required_argument, NULL, 'H'},
+        {"sessions", required_argument, NULL, 'S'},   {NULL, 0, NULL, 0}};
     const char *paddock = "build/paddock", *image = "paddock/base:local";
     const char *executor = NULL;
-    int n_ready = 20, n_echo = 500, n_exec = 30, n_conc = 50, c;
+    int n_ready = 20, n_echo = 500, n_exec = 30, n_conc = 50, n_tput = 10, c;
+    long n_history = 1000000;
+    if (getenv("PADDOCK_BENCH_HISTORY"))
+        n_history = atol(getenv("PADDOCK_BENCH_HISTORY"));
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
@@ -537,6 +604,12 @@ int main(int argc, char **argv)
             break;
         case 'c':
             n_conc = atoi(optarg);
+            break;
+        case 'H':
+            n_history = atol(optarg);
+            break;
+        case 'S':
+            n_tput = atoi(optarg);
             break;
         default:
             return 2;
@@ -673,6 +746,11 @@ int main(int argc, char **argv)
     if (sid)
         session_delete(sid);
 
+    /* 3b. recorded actions per second across sessions */
+    struct tput_result tput = {0};
+    if (n_tput > 0)
+        throughput(n_tput, 100, &tput);
+
     /* 4. many sessions at once */
     struct conc_result conc = {0};
     if (n_conc > 0)
@@ -706,6 +784,19 @@ int main(int argc, char **argv)
            rss_fresh > 0 ? (double)rss_fresh / 1024.0 : -1.0,
            rss > 0 ? (double)rss / 1024.0 : -1.0);
 
+    if (echo.n && echo_x.n)
+        printf("the engine's added latency per action over the executor alone (echo hi, "
+               "difference of the medians above): p50 %.3f ms, p95 %.3f ms (recording, risk, "
+               "policy, forwarding)\n",
+               samples_pct(&echo, 0.5) - samples_pct(&echo_x, 0.5),
+               samples_pct(&echo, 0.95) - samples_pct(&echo_x, 0.95));
+    if (tput.sessions)
+        printf("recorded actions across %d sessions at once: %d in %.0f ms = %.0f actions/s (%d "
+               "answered 200); docker exec across the same containers at once: %d in %.0f ms = "
+               "%.0f/s\n",
+               tput.sessions, tput.actions, tput.ms, tput.actions * 1000.0 / tput.ms, tput.ok,
+               tput.peer_n, tput.peer_ms,
+               tput.peer_ms > 0 ? tput.peer_n * 1000.0 / tput.peer_ms : 0);
     if (n_conc > 0)
         printf("%d sessions created at once: %d ready in %.0f ms (docker run -d ×%d at once: "
                "%.0f ms); deleted at once: %d in %.0f ms (docker rm -f ×%d: %.0f ms); engine "
@@ -716,6 +807,8 @@ int main(int argc, char **argv)
 
     kill(eng, SIGTERM);
     waitpid(eng, NULL, 0);
+    if (n_history > 0)
+        bench_history(paddock, n_history);
     free(sid);
     free(cid);
     curl_easy_cleanup(curl);

@@ -100,6 +100,8 @@ static const char *const store_migrations[] = {
     "  reason TEXT);"
     "CREATE INDEX approvals_open ON approvals(deadline) WHERE decision IS NULL;"
     "CREATE INDEX actions_pending ON actions(session_id) WHERE state = 'pending';"
+    /* a restart finds what was in flight without reading every action */
+    "CREATE INDEX actions_inflight ON actions(id) WHERE state IN ('received', 'running');"
     "CREATE TABLE rules ("
     "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
     "  session_id TEXT NOT NULL,"

@@ -1,0 +1,25 @@
+/* What the bench's parts share. */
+#ifndef PADDOCK_BENCH_H
+#define PADDOCK_BENCH_H
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct samples {
+    double *v;
+    size_t n, cap;
+};
+void samples_add(struct samples *s, double x);
+double samples_pct(struct samples *s, double p);
+double now_ms(void);
+/* One keep-alive request on handle e over a unix socket; the HTTP status (-1: transport). */
+long req_on(CURL *e, const char *sock, const char *method, const char *path, const char *payload,
+            json_t **out);
+long proc_status_kb(pid_t pid, const char *field);
+
+/* The history part (history.c): a store of n actions, then pages and searches on it. */
+void bench_history(const char *paddock, long n);
+
+#endif
