@@ -42,6 +42,9 @@ struct api {
     /* A connection was resumed outside MHD_run: in external-epoll mode nothing wakes MHD,
      * so the loop's prepare hook runs it once before sleeping. */
     bool run_pending;
+    /* api_free runs MHD once more to send the last replies: a request that arrives then finds
+     * the actions and sessions already gone, so it gets a 503. */
+    bool closing;
 };
 
 struct api_req {
@@ -270,6 +273,8 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
     r->dispatched = true;
     if (r->too_large)
         api_reply_error(r, 413, "too_large", "request body exceeds %u bytes", API_MAX_BODY);
+    else if (a->closing)
+        api_reply_error(r, 503, "unavailable", "the engine is stopping; retry once it is back");
     else
         api_dispatch(r);
     if (r->resp)
@@ -491,6 +496,7 @@ void api_free(struct api *a)
         return;
     if (a->ping_timer)
         loop_timer_cancel(a->eng->loop, a->ping_timer);
+    a->closing = true;
     for (struct api_stream *s = a->subs; s; s = s->next) {
         s->closing = true;
         if (s->suspended) {
