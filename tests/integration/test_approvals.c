@@ -923,6 +923,7 @@ static void test_decision_errors(void **state)
         {"approve", "{\"pattern\": \"rm *\"}", "bad_request", "\"remember\": true"},
         {"approve", "{\"pattern\": \"rm *\", \"remember\": false}", "bad_request",
          "\"remember\": true"},
+        {"approve", "{\"pattern\": \"\", \"remember\": true}", "bad_request", "non-empty"},
         {"approve", "{", "invalid_json", "malformed JSON"},
         {"approve", "{\"by\": \"a\", \"by\": \"b\"}", "invalid_json", NULL},
         {"approve", "[]", "invalid_json", "object"},
@@ -1318,8 +1319,19 @@ static void test_approvals_list(void **state)
     assert_int_equal(json_array_size(json_object_get(r.json, "approvals")), 0);
     reply_free(&r);
 
-    /* Decided, they leave the list. */
+    /* The session object counts what waits. */
+    p = strdupf("/v1/sessions/%s", a.id);
+    api(harness_eng, "GET", p, NULL, &r);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "pending_approvals")), 2);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "action_count")), 2);
+    reply_free(&r);
+
+    /* Decided, they leave the list and the count. */
     json_decref(decide_ok(harness_eng, a1, "approve", NULL));
+    api(harness_eng, "GET", p, NULL, &r);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "pending_approvals")), 1);
+    reply_free(&r);
+    free(p);
     p = strdupf("/v1/approvals?session=%s", a.id);
     api(harness_eng, "GET", p, NULL, &r);
     free(p);
