@@ -656,14 +656,14 @@ static void test_agent_gave_up(void **state)
     char *body = run_body(cmd, NO_RISK, NULL);
     char *path = exec_path(high.id, false);
     struct reply r;
-    http_unix(harness_eng->socket, "POST", path, body, -1, 300, &r);
+    http_unix(harness_eng->socket, "POST", path, body, -1, 1000, &r);
     assert_true(r.status < 0); /* timed out: nothing can answer before a decision */
     reply_free(&r);
     free(path);
     free(body);
     json_int_t id = wait_pending(harness_eng, high.id, cmd, NULL);
     path = strdupf("/v1/actions/%lld?wait=60", (long long)id);
-    http_unix(harness_eng->socket, "GET", path, NULL, -1, 300, &r);
+    http_unix(harness_eng->socket, "GET", path, NULL, -1, 1000, &r);
     assert_true(r.status < 0);
     reply_free(&r);
     free(path);
@@ -678,7 +678,7 @@ static void test_agent_gave_up(void **state)
     const char *cmd2 = "rm -rf /home/x && touch /workspace/gave-up-rejected";
     body = run_body(cmd2, NO_RISK, NULL);
     path = exec_path(high.id, false);
-    http_unix(harness_eng->socket, "POST", path, body, -1, 300, &r);
+    http_unix(harness_eng->socket, "POST", path, body, -1, 1000, &r);
     assert_true(r.status < 0);
     reply_free(&r);
     free(path);

@@ -523,6 +523,15 @@ static void test_crash(void **state)
         fail_msg("the engine did not exit cleanly on SIGTERM (status %d)", code);
 
     check_store();
+    /* A sanitizer report in any run's log (a killed run has no exit status to show it). */
+    for (int run = 1; run <= eng->runs; run++) {
+        char *p = strdupf("%s/serve-%d.log", eng->state_dir, run);
+        char *log = slurp(p);
+        if (strstr(log, "runtime error") || strstr(log, "Sanitizer"))
+            problem("engine run %d reported an error: %s\n%s", run, p, log);
+        free(log);
+        free(p);
+    }
     if (failures)
         fail_msg("%d inconsistencies between the store and what clients were told (seed %u)",
                  failures, seed);
