@@ -124,7 +124,9 @@ int cmd_serve(struct app *app, int argc, char **argv)
     const char *image = getenv("PADDOCK_IMAGE");
     if (!image || !*image)
         image = cfg->base_container_image;
-    const char *confirm = config_confirm(cfg);
+    const char *confirm = getenv("PADDOCK_CONFIRM");
+    if (!confirm || !*confirm)
+        confirm = config_confirm(cfg);
     static const char *const policies[] = {"never", "high", "medium", "always"};
     bool known = !confirm;
     for (size_t i = 0; confirm && i < sizeof(policies) / sizeof(policies[0]); i++)
@@ -133,7 +135,10 @@ int cmd_serve(struct app *app, int argc, char **argv)
         fprintf(stderr,
                 "paddock serve: %s: confirm = \"%s\" is not a policy (never, high, "
                 "medium, always)\n",
-                cfg->path ? cfg->path : "config", confirm);
+                getenv("PADDOCK_CONFIRM") && *getenv("PADDOCK_CONFIRM")
+                    ? "PADDOCK_CONFIRM"
+                    : (cfg->path ? cfg->path : "config"),
+                confirm);
         free(exe);
         free(token);
         return 2;

@@ -267,6 +267,23 @@ static void action_on_done(const struct http_result *r, void *ud)
     struct action *a = ud;
     struct engine *eng = a->eng;
     int exit_code = STORE_NO_EXIT_CODE;
+    if (r->status < 0 && eng->stopping) {
+        /* The engine stops, not the executor: the action may still run in the sandbox. As after
+         * a crash it is "interrupted" (never re-run), and the agent hears that, not "failed". */
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "the engine is stopping; action %lld was in flight and may have run in the "
+                 "sandbox; it is recorded as interrupted and will not be re-run",
+                 (long long)a->id);
+        store_action_finish(eng->store, a->id, "interrupted", STORE_NO_EXIT_CODE, NULL, 0,
+                            "engine stopped while the action was in flight; not re-run", util_now(),
+                            NULL);
+        action_publish(eng, a->id, false);
+        if (a->fn)
+            action_reply_error(a->fn, a->ud, 503, "unavailable", msg);
+        action_finished(a);
+        return;
+    }
     if (r->status < 0) {
         /* The connection broke: ask Docker what became of the container, so the agent hears
          * "exited (code 137, out of memory)" rather than "connection reset". */

@@ -48,6 +48,9 @@ struct api {
      * its requests need credentials (listen.c), and events reach its subscribers too. */
     bool tcp;
     struct api *peer;
+    /* api_free runs MHD once more to send the last replies: a request that arrives then finds
+     * the actions and sessions already gone, so it gets a 503. */
+    bool closing;
 };
 
 struct api_req {
@@ -281,6 +284,8 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
     r->dispatched = true;
     if (r->too_large)
         api_reply_error(r, 413, "too_large", "request body exceeds %u bytes", API_MAX_BODY);
+    else if (a->closing)
+        api_reply_error(r, 503, "unavailable", "the engine is stopping; retry once it is back");
     else
         api_dispatch(r);
     if (r->resp)
@@ -505,6 +510,7 @@ void api_free(struct api *a)
     api_free(a->peer);
     if (a->ping_timer)
         loop_timer_cancel(a->eng->loop, a->ping_timer);
+    a->closing = true;
     for (struct api_stream *s = a->subs; s; s = s->next) {
         s->closing = true;
         if (s->suspended) {

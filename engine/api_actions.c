@@ -136,6 +136,14 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
         json_decref(body);
         return NULL;
     }
+    if (d->pattern && !*d->pattern) {
+        /* As POST /rules: an empty glob would be a rule that matches nothing. */
+        api_reply_error(r, 400, "bad_request",
+                        "\"pattern\" must be a non-empty string (a shell glob such as \"git "
+                        "push *\")");
+        json_decref(body);
+        return NULL;
+    }
     return body;
 }
 

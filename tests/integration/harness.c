@@ -685,6 +685,19 @@ int harness_group_setup(void **state)
     return -1;
 }
 
+/* For tests of execution itself (hostile agents, limits, states): their commands are HIGH on
+ * purpose, and under the default policy they would wait for an operator who never comes. */
+int harness_group_setup_unsupervised(void **state)
+{
+    harness_eng = engine_new();
+    harness_eng->extra_env[0] = "PADDOCK_CONFIRM=never";
+    if (engine_start(harness_eng) == 0)
+        return 0;
+    engine_destroy(harness_eng);
+    harness_eng = NULL;
+    return -1;
+}
+
 static int harness_teardown(bool require_clean)
 {
     int code = engine_stop(harness_eng);

@@ -71,6 +71,8 @@ char *engine_read_id(const struct engine_proc *e);
 extern struct engine_proc *harness_eng;
 extern int harness_teardown_failed; /* main() returns 1 when set */
 int harness_group_setup(void **state);
+/* The same with PADDOCK_CONFIRM=never: no action waits for approval. */
+int harness_group_setup_unsupervised(void **state);
 /* Stop the engine (it must exit 0 on SIGTERM: a sanitizer report changes that) and remove what
  * the test made. */
 int harness_group_teardown(void **state);

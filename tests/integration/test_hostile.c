@@ -109,7 +109,7 @@ int main(void)
         cmocka_unit_test(test_fork_bomb_is_contained),
         cmocka_unit_test(test_agent_cannot_touch_the_executor),
     };
-    int failed = cmocka_run_group_tests_name("hostile", tests, harness_group_setup,
+    int failed = cmocka_run_group_tests_name("hostile", tests, harness_group_setup_unsupervised,
                                              harness_group_teardown_clean);
     return failed || harness_teardown_failed ? 1 : 0;
 }
