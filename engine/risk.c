@@ -1316,9 +1316,15 @@ static void rule_read_only(struct rk_cmd *x)
                                              "test", "[",        "[[",       "which",    NULL};
     if (!rk_in(x->verb, names_only))
         rk_reads(x);
-    /* cat /dev/urandom > f never ends */
+    /* cat /dev/urandom > f never ends (head -c N ends, unless N is huge) */
     bool endless =
         rk_has_arg(x, "/dev/zero") || rk_has_arg(x, "/dev/urandom") || rk_has_arg(x, "/dev/random");
+    if (strcmp(x->verb, "cat") != 0) {
+        bool huge = false;
+        for (int i = 1; strcmp(x->verb, "head") == 0 && i < rk_nargs(x); i++)
+            huge |= strcmp(rk_arg(x, i), "-c") == 0 && rk_size(rk_arg(x, i + 1)) >= RK_HUGE;
+        endless &= huge;
+    }
     for (int i = 0; endless && i < x->c->nredirs; i++)
         if (x->c->redirs[i].kind == RS_REDIR_OUT && x->c->redirs[i].target &&
             strcmp(x->c->redirs[i].target, "/dev/null") != 0)
