@@ -55,6 +55,7 @@ struct rs_list {
     int nnested, capnested;
     bool obfuscated;       /* $'..' escapes, ${IFS} splitting */
     bool defines_function; /* name() { ... } */
+    bool unterminated;     /* a quote, substitution or here-document left open */
 };
 
 void rs_list_parse(struct rs_list *l, const char *s, size_t len);

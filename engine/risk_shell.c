@@ -228,7 +228,6 @@ static int rs_hex(char c)
 static size_t rs_ansi_c(struct rs_parse *p, size_t i)
 {
     const char *s = p->s;
-    p->out->obfuscated = true; /* a plain word never needs it */
     while (i < p->len && s[i] != '\'') {
         if (s[i] != '\\' || i + 1 >= p->len) {
             rs_putc(&p->word, s[i++]);
@@ -239,6 +238,9 @@ static size_t rs_ansi_c(struct rs_parse *p, size_t i)
         static const char esc_from[] = "ntrabfev\\'\"?";
         static const char esc_to[] = "\n\t\r\a\b\f\x1b\v\\'\"?";
         const char *f = strchr(esc_from, e);
+        /* letters spelled as numbers ($'\x72\x6d' is rm) hide a word; $'\n' does not */
+        if (e == 'x' || (e >= '0' && e <= '7') || e == 'u' || e == 'U' || e == 'c')
+            p->out->obfuscated = true;
         if (e == 'x') {
             int v = 0, k = 0;
             while (k < 2 && i < p->len && rs_hex(s[i]) >= 0)
@@ -256,6 +258,8 @@ static size_t rs_ansi_c(struct rs_parse *p, size_t i)
             rs_putc(&p->word, e);
         }
     }
+    if (i >= p->len)
+        p->out->unterminated = true;
     return i < p->len ? i + 1 : i;
 }
 
@@ -275,10 +279,12 @@ static size_t rs_dollar(struct rs_parse *p, size_t i)
     if (c == '(') {
         if (i + 2 < len && s[i + 2] == '(') { /* $(( arithmetic )) */
             size_t end = rs_match_paren(s, len, i + 3);
+            p->out->unterminated |= end + 2 > len;
             p->dyn = true;
             return end + 2 <= len ? end + 2 : len;
         }
         size_t end = rs_match_paren(s, len, i + 2);
+        p->out->unterminated |= end >= len;
         rs_nested(p, s + i + 2, end - (i + 2), RS_SUBST_COMMAND);
         p->dyn = true;
         return end < len ? end + 1 : len;
@@ -286,6 +292,7 @@ static size_t rs_dollar(struct rs_parse *p, size_t i)
     if (c == '{') {
         const char *close = memchr(s + i + 2, '}', len - i - 2);
         size_t end = close ? (size_t)(close - s) : len;
+        p->out->unterminated |= !close;
         size_t n = end - (i + 2);
         if (n == 3 && memcmp(s + i + 2, "IFS", 3) == 0) {
             rs_putc(&p->word, ' ');
@@ -339,6 +346,7 @@ static size_t rs_heredocs(struct rs_parse *p, size_t i)
     for (int k = 0; k < p->npending; k++) {
         const char *delim = p->heredoc_delim[k] ? p->heredoc_delim[k] : "";
         struct rs_str body = {0};
+        bool found = false;
         while (i < p->len) {
             const char *nl = memchr(p->s + i, '\n', p->len - i);
             size_t end = nl ? (size_t)(nl - p->s) : p->len;
@@ -347,11 +355,14 @@ static size_t rs_heredocs(struct rs_parse *p, size_t i)
                 a++;
             bool last = end - a == strlen(delim) && memcmp(p->s + a, delim, end - a) == 0;
             i = nl ? end + 1 : end;
-            if (last)
+            if (last) {
+                found = true;
                 break;
+            }
             rs_put(&body, p->s + a, end - a);
             rs_putc(&body, '\n');
         }
+        p->out->unterminated |= !found;
         struct rs_redir *r = rs_pending(p, k);
         if (r && !r->body)
             r->body = body.s ? body.s : strdup("");
@@ -378,6 +389,7 @@ static size_t rs_redirect(struct rs_parse *p, size_t i)
     char c = s[i];
     if (i + 1 < len && s[i + 1] == '(') { /* <(...) >(...) */
         size_t end = rs_match_paren(s, len, i + 2);
+        p->out->unterminated |= end >= len;
         rs_nested(p, s + i + 2, end - (i + 2), RS_SUBST_PROCESS);
         p->in_word = true;
         p->dyn = true;
@@ -416,11 +428,16 @@ static size_t rs_redirect(struct rs_parse *p, size_t i)
         }
         return i;
     }
-    if (c == '>' && i + 1 < len && s[i + 1] == '&') { /* >&2 */
-        i += 2;
-        while (i < len && strchr("0123456789-", s[i]))
-            i++;
-        return i;
+    if (c == '>' && i + 1 < len && s[i + 1] == '&') {
+        /* >&2 and >&- duplicate a descriptor; >&file (bash) sends stdout and stderr there:
+         * the reverse shell's `bash -i >& /dev/tcp/h/p` */
+        size_t j = i + 2;
+        while (j < len && s[j] && strchr("0123456789-", s[j]))
+            j++;
+        if (j > i + 2 && (j == len || strchr(" \t\n;&|<>()", s[j])))
+            return j;
+        p->redir_kind = RS_REDIR_OUT;
+        return i + 2;
     }
     if (c == '<' && i + 1 < len && s[i + 1] == '&') {
         i += 2;
@@ -498,6 +515,7 @@ static void rs_parse(struct rs_parse *p)
             p->in_word = true;
             const char *q = memchr(s + i + 1, '\'', len - i - 1);
             size_t end = q ? (size_t)(q - s) : len;
+            p->out->unterminated |= !q;
             rs_put(&p->word, s + i + 1, end - i - 1);
             i = end + 1;
         } else if (c == '"') {
@@ -515,6 +533,7 @@ static void rs_parse(struct rs_parse *p)
                 } else if (s[i] == '`') {
                     const char *q = memchr(s + i + 1, '`', len - i - 1);
                     size_t end = q ? (size_t)(q - s) : len;
+                    p->out->unterminated |= !q;
                     rs_nested(p, s + i + 1, end - i - 1, RS_SUBST_COMMAND);
                     p->dyn = true;
                     i = end + 1;
@@ -522,6 +541,7 @@ static void rs_parse(struct rs_parse *p)
                     rs_putc(&p->word, s[i++]);
                 }
             }
+            p->out->unterminated |= i >= len;
             i++;
         } else if (c == '$') {
             i = rs_dollar(p, i);
@@ -529,6 +549,7 @@ static void rs_parse(struct rs_parse *p)
             p->in_word = true;
             const char *q = memchr(s + i + 1, '`', len - i - 1);
             size_t end = q ? (size_t)(q - s) : len;
+            p->out->unterminated |= !q;
             rs_nested(p, s + i + 1, end - i - 1, RS_SUBST_COMMAND);
             p->dyn = true;
             i = end + 1;
@@ -539,6 +560,7 @@ static void rs_parse(struct rs_parse *p)
         }
     }
     rs_cmd_end(p, RS_LINK_SEQ);
+    p->out->unterminated |= p->npending > 0; /* a here-document that never started */
     for (int k = 0; k < p->npending; k++) {
         struct rs_redir *r = rs_pending(p, k);
         if (r && !r->body)
