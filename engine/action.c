@@ -475,7 +475,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                                    .risk_reason = risk.reason,
                                    .declared_risk =
                                        risk.declared >= 0 ? risk_level_name(risk.declared) : NULL,
-                                   .state = "received",
+                                   .state = "running",
                                    .approval = "none",
                                    .durable = !wait,
                                    .now = now};
@@ -536,7 +536,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
         free(obs);
         return;
     }
-    if (strcmp(row.state, "received") != 0 && !held) {
+    if (strcmp(row.state, "running") != 0 && !held) {
         /* Answered at once: rejected or skipped, recorded, never run. */
         action_publish(eng, id, strcmp(row.state, "rejected") == 0);
         if (wait) {
@@ -573,7 +573,6 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     }
     json_t *pub = store_action_get(eng->store, id);
     if (pub) {
-        json_object_set_new(pub, "state", json_string("running"));
         api_events_publish(eng->api, "action", pub);
         json_decref(pub);
     }
@@ -698,6 +697,14 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
                       a->session_id, st,
                       gone ? " and its container is gone (reject the action instead)"
                            : " (resume it, then approve again)");
+        return;
+    }
+    if (approve && s->op && strcmp(s->op, "create") != 0) {
+        /* A pause, stop or delete is under way: running now would race it. */
+        action_result(out, 409, "conflict",
+                      "action %lld cannot run now: session %s is busy (%s in progress); nothing "
+                      "changed, approve again once it is done",
+                      (long long)id, a->session_id, s->op);
         return;
     }
     char *err = NULL;

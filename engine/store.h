@@ -52,11 +52,11 @@ int store_session_claim(struct store *s, const char *id, const char *name, json_
 json_t *store_session_get(struct store *s, const char *id);
 
 /* ---- actions (store_actions.c) ---- */
-/* A new action row. state: "received" (it runs now), "pending" (it waits for the operator
- * until deadline), "rejected" (decided at once: a deny rule or confirmation_state "rejected";
- * observation is what the agent got). approval: "none", "pending", "auto" (an allow rule),
- * "rejected"; decided_by/decision_reason for the last two. durable: commit with
- * synchronous=FULL (the action is acknowledged before it finishes). */
+/* A new action row. state: "running" (it runs now: committed before it reaches the sandbox),
+ * "pending" (it waits for the operator until deadline), "rejected" (decided at once: a deny rule or
+ * confirmation_state "rejected"; observation is what the agent got). approval: "none", "pending",
+ * "auto" (an allow rule), "rejected"; decided_by/decision_reason for the last two. durable: commit
+ * with synchronous=FULL (the action is acknowledged before it finishes). */
 struct store_action_new {
     const char *session_id, *kind, *summary, *args_json;
     const char *risk, *risk_reason, *declared_risk; /* risk NULL: "low" */
@@ -68,7 +68,7 @@ struct store_action_new {
 };
 /* The row (and its search entry, its approval) in one transaction; its id, or -1. */
 int64_t store_action_add(struct store *s, const struct store_action_new *a, char **err);
-/* The same for an action that runs now (state "received", no approval). */
+/* The same for an action that runs now (state "running", no approval). */
 int64_t store_action_insert(struct store *s, const char *session_id, const char *kind,
                             const char *summary, const char *args_json, double now, char **err);
 /* Decide a pending action: "approved" (state running), "rejected" or "expired" (state rejected,

@@ -24,7 +24,7 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
                                     "declared_risk, approval) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st)
         return store_cached_done(s, NULL, "inserting action", err);
-    bool runs = strcmp(a->state, "received") == 0;
+    bool runs = strcmp(a->state, "running") == 0;
     bool ended = strcmp(a->state, "rejected") == 0;
     store_bind_text(st, 1, a->session_id);
     store_bind_text(st, 2, a->kind);
@@ -138,7 +138,7 @@ int64_t store_action_insert(struct store *s, const char *session_id, const char 
                                  .kind = kind,
                                  .summary = summary,
                                  .args_json = args_json,
-                                 .state = "received",
+                                 .state = "running",
                                  .now = now};
     return store_action_add(s, &a, err);
 }

@@ -609,6 +609,16 @@ static void test_wait0_and_long_poll(void **state)
     assert_string_equal(jstr(g, "observation.content"), "low-wait0");
     json_decref(g);
 
+    /* While it runs, the record says so (and its start time), not "received". */
+    id = submit(harness_eng, high.id, "sleep 2; echo slept", NO_RISK, "running");
+    g = action_get(harness_eng, id, 0);
+    assert_state(g, "running", "none");
+    assert_true(json_is_number(json_object_get(g, "started_at")));
+    json_decref(g);
+    g = action_get(harness_eng, id, 60);
+    assert_state(g, "done", "none");
+    json_decref(g);
+
     /* Bad waits: 400, nothing recorded. */
     struct reply r;
     char *body = run_body("touch /workspace/badwait", NO_RISK, NULL);

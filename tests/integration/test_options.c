@@ -1212,6 +1212,7 @@ int main(void)
         cmocka_unit_test(test_read_only_root),
         cmocka_unit_test(test_git_workspace),
     };
-    int failed = cmocka_run_group_tests_name("options", tests, harness_group_setup_unsupervised, group_teardown);
+    int failed = cmocka_run_group_tests_name("options", tests, harness_group_setup_unsupervised,
+                                             group_teardown);
     return failed || harness_teardown_failed ? 1 : 0;
 }

@@ -102,7 +102,7 @@ static void test_actions_intent_then_finish(void **state)
     int64_t id = store_action_insert(s, "bbbb", "run", "echo hi", "{}", 100.0, &err);
     assert_true(id > 0);
     json_t *a = store_action_get(s, id);
-    assert_string_equal(json_string_value(json_object_get(a, "state")), "received");
+    assert_string_equal(json_string_value(json_object_get(a, "state")), "running");
     assert_true(json_is_null(json_object_get(a, "exit_code")));
     json_decref(a);
     const char obs[] = "{\"content\":\"hi\"}";
