@@ -5,6 +5,9 @@
 #include "app/client.h"
 #include "ui/sanitize.h"
 
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -131,4 +134,25 @@ void cli_query_add(char *path, size_t size, const char *key, const char *value)
             n += (size_t)snprintf(path + n, size - n, "%%%02X", *p);
     }
     path[n] = '\0';
+}
+
+int cli_parse_json_only(int argc, char **argv, bool *as_json, const char *usage, ...)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+        if (c == 'j') {
+            *as_json = true;
+        } else if (c == 'h') {
+            va_list ap;
+            va_start(ap, usage);
+            vprintf(usage, ap);
+            va_end(ap);
+            return 0;
+        } else {
+            return 2;
+        }
+    }
+    return -1;
 }

@@ -31,5 +31,9 @@ bool cli_session_id(struct app *app, const char *cmd, const char *ref, char *out
 void cli_query_add(char *path, size_t size, const char *key, const char *value);
 /* argv[optind] as an action id (> 0), or 0 after printing why. */
 long long cli_action_id(const char *cmd, const char *arg);
+/* Options of a command that takes only --json and --help: -1 to go on (optind at the first
+ * operand), else the exit code (0 after printing the usage, 2 after getopt's complaint). */
+int cli_parse_json_only(int argc, char **argv, bool *as_json, const char *usage, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

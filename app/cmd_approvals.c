@@ -40,21 +40,12 @@ static void approvals_print(json_t *list)
 
 int cmd_approvals(struct app *app, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     bool as_json = false;
-    int c;
-    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-        if (c == 'j') {
-            as_json = true;
-        } else if (c == 'h') {
-            printf("usage: paddock approvals [--json] [SESSION]\n"
-                   "  actions waiting for the operator, oldest first\n");
-            return 0;
-        } else {
-            return 2;
-        }
-    }
+    int rc = cli_parse_json_only(argc, argv, &as_json,
+                                 "usage: paddock approvals [--json] [SESSION]\n"
+                                 "  actions waiting for the operator, oldest first\n");
+    if (rc >= 0)
+        return rc;
     char path[200] = "/v1/approvals";
     if (optind < argc) {
         char id[80];

@@ -18,23 +18,14 @@ static const struct {
 
 static int session_verb(struct app *app, int argc, char **argv, const char *cmd)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     size_t v = 0;
     while (strcmp(session_verbs[v].cmd, cmd) != 0)
         v++;
     bool as_json = false;
-    int c;
-    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-        if (c == 'j') {
-            as_json = true;
-        } else if (c == 'h') {
-            printf("usage: paddock %s [--json] SESSION...\n", cmd);
-            return 0;
-        } else {
-            return 2;
-        }
-    }
+    int parsed =
+        cli_parse_json_only(argc, argv, &as_json, "usage: paddock %s [--json] SESSION...\n", cmd);
+    if (parsed >= 0)
+        return parsed;
     if (optind >= argc) {
         fprintf(stderr, "paddock %s: name at least one session (id or name)\n", cmd);
         return 2;

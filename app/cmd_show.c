@@ -97,20 +97,11 @@ static void show_session(json_t *s, json_t *events)
 
 int cmd_show(struct app *app, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     bool as_json = false;
-    int c;
-    while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-        if (c == 'j') {
-            as_json = true;
-        } else if (c == 'h') {
-            printf("usage: paddock show [--json] SESSION | ACTION-ID\n");
-            return 0;
-        } else {
-            return 2;
-        }
-    }
+    int rc = cli_parse_json_only(argc, argv, &as_json,
+                                 "usage: paddock show [--json] SESSION | ACTION-ID\n");
+    if (rc >= 0)
+        return rc;
     if (optind >= argc) {
         fprintf(stderr, "paddock show: name a session (id or name) or an action (its number)\n");
         return 2;

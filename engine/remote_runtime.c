@@ -12,6 +12,7 @@
 #include "engine/engine_internal.h"
 #include "engine/listen.h"
 #include "engine/session.h"
+#include "engine/session_config.h"
 #include "engine/session_internal.h"
 #include "engine/store.h"
 #include "engine/util.h"
@@ -231,18 +232,6 @@ static void remote_start_done(const struct session_result *res, void *ud)
         remote_start_free(st);
 }
 
-/* A name for the session from OpenHands' session id; NULL when it cannot be one. */
-static bool remote_name_ok(const char *n)
-{
-    size_t len = strlen(n);
-    if (len == 0 || len > 64 || !isalnum((unsigned char)n[0]))
-        return false;
-    for (size_t i = 0; i < len; i++)
-        if (!isalnum((unsigned char)n[i]) && !strchr("_.-", n[i]))
-            return false;
-    return true;
-}
-
 /* OpenHands' /start body → session options; NULL after a 400 reply. */
 static json_t *remote_start_options(struct api_req *r, json_t *body)
 {
@@ -250,7 +239,7 @@ static json_t *remote_start_options(struct api_req *r, json_t *body)
     json_t *env = json_object_get(body, "environment");
     json_t *factor = json_object_get(body, "resource_factor");
     json_t *rclass = json_object_get(body, "runtime_class");
-    if (!json_is_string(sid) || !remote_name_ok(json_string_value(sid))) {
+    if (!json_is_string(sid) || !session_config_name_ok(json_string_value(sid))) {
         api_reply_error(r, 400, "bad_request",
                         "\"session_id\" must be a string matching [A-Za-z0-9][A-Za-z0-9_.-]{0,63} "
                         "(it names the paddock session)");

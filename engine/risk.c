@@ -989,23 +989,6 @@ static void rule_npm(struct rk_cmd *x)
     rk_raise(x->k, 1, "runs project scripts (%s)", x->verb);
 }
 
-static void rk_put(struct rs_str *b, const char *p, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *g = realloc(b->s, cap);
-        if (!g)
-            return;
-        b->s = g;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, p, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
 /* Every string literal of code classified as a command line, adjacent ones joined: the
  * list ['rm', '-rf', '/'] and the sum "rm -rf " + "/" are one line each. */
 static void rk_code_strings(struct rk *k, const char *code)
@@ -1017,12 +1000,12 @@ static void rk_code_strings(struct rk *k, const char *code)
         const char *end = strchr(p + 1, q);
         if (!end)
             break;
-        rk_put(&line, p + 1, (size_t)(end - p - 1));
+        rs_put(&line, p + 1, (size_t)(end - p - 1));
         p = end + 1;
         size_t gap = strspn(p, " \t\n,+.");
         if (p[gap] && strchr("'\"`", p[gap])) {
             if (memchr(p, ',', gap))
-                rk_put(&line, " ", 1); /* list items are words */
+                rs_put(&line, " ", 1); /* list items are words */
             p += gap;
             continue;
         }
@@ -1886,7 +1869,7 @@ static void rk_put_unescaped(struct rs_str *b, const char *s, bool esc)
     for (const char *p = s; *p; p++) {
         const char *e = esc && p[0] == '\\' && p[1] ? strchr(from, p[1]) : NULL;
         if (e && *e) {
-            rk_put(b, &to[e - from], 1);
+            rs_put(b, &to[e - from], 1);
             p++;
         } else if (esc && p[0] == '\\' && (p[1] == 'x' || (p[1] >= '0' && p[1] <= '7'))) {
             bool hex = p[1] == 'x';
@@ -1900,10 +1883,10 @@ static void rk_put_unescaped(struct rs_str *b, const char *s, bool esc)
             }
             char c = (char)v;
             if (c)
-                rk_put(b, &c, 1);
+                rs_put(b, &c, 1);
             p = q - 1;
         } else {
-            rk_put(b, p, 1);
+            rs_put(b, p, 1);
         }
     }
 }
@@ -1921,10 +1904,10 @@ static bool rk_said(const struct rs_cmd *c, struct rs_str *out)
         for (int i = 0; i < c->nredirs; i++) {
             const struct rs_redir *r = &c->redirs[i];
             if (r->kind == RS_REDIR_HEREDOC && r->body)
-                rk_put(out, r->body, strlen(r->body));
+                rs_put(out, r->body, strlen(r->body));
             else if (r->kind == RS_REDIR_HERESTRING && r->target) {
-                rk_put(out, r->target, strlen(r->target));
-                rk_put(out, "\n", 1);
+                rs_put(out, r->target, strlen(r->target));
+                rs_put(out, "\n", 1);
             }
         }
     if (echo || printf_) {
@@ -1936,10 +1919,10 @@ static bool rk_said(const struct rs_cmd *c, struct rs_str *out)
             esc |= strchr(c->words[i].s, 'e') != NULL;
         for (int first = i; i < c->nwords; i++) {
             if (i > first)
-                rk_put(out, " ", 1);
+                rs_put(out, " ", 1);
             rk_put_unescaped(out, c->words[i].s, esc);
         }
-        rk_put(out, "\n", 1);
+        rs_put(out, "\n", 1);
     }
     return out->len > 0;
 }
@@ -2192,7 +2175,7 @@ static void rk_ipython_shell(const char *code, struct rs_str *out)
         if (strncmp(p, *c, strlen(*c)) == 0) {
             const char *body = strchr(p, '\n');
             if (body)
-                rk_put(out, body + 1, strlen(body + 1));
+                rs_put(out, body + 1, strlen(body + 1));
             return;
         }
     for (p = code; *p;) {
@@ -2222,8 +2205,8 @@ static void rk_ipython_shell(const char *code, struct rs_str *out)
         else if (e - q > 4 && strncmp(q, "%sx ", 4) == 0)
             cmd = q + 4;
         if (cmd && cmd < e) {
-            rk_put(out, cmd, (size_t)(e - cmd));
-            rk_put(out, "\n", 1);
+            rs_put(out, cmd, (size_t)(e - cmd));
+            rs_put(out, "\n", 1);
         }
         p = nl ? nl + 1 : e;
     }

@@ -10,6 +10,9 @@ struct rs_str {
     size_t len, cap;
 };
 
+/* Append n bytes, keeping the string NUL-terminated (out of memory: unchanged). */
+void rs_put(struct rs_str *b, const char *p, size_t n);
+
 enum {
     RS_SUBST_COMMAND = 1, /* $(...) or `...` */
     RS_SUBST_PROCESS = 2, /* <(...) or >(...) */

@@ -10,7 +10,21 @@
 
 /* ---- a growing byte string ---- */
 
-static void rs_put(struct rs_str *b, const char *p, size_t n)
+/* Room for one more element in an array of n with *cap slots (first: the first size). */
+static int rs_grow(void **arr, int *cap, int n, size_t elem, int first)
+{
+    if (n < *cap)
+        return 0;
+    int ncap = *cap ? *cap * 2 : first;
+    void *g = realloc(*arr, (size_t)ncap * elem);
+    if (!g)
+        return -1;
+    *arr = g;
+    *cap = ncap;
+    return 0;
+}
+
+void rs_put(struct rs_str *b, const char *p, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
@@ -53,14 +67,8 @@ struct rs_parse {
 static struct rs_cmd *rs_cmd_new(struct rs_parse *p)
 {
     struct rs_list *l = p->out;
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 8;
-        struct rs_cmd *c = realloc(l->cmds, (size_t)cap * sizeof(*c));
-        if (!c)
-            return NULL;
-        l->cmds = c;
-        l->cap = cap;
-    }
+    if (rs_grow((void **)&l->cmds, &l->cap, l->n, sizeof(*l->cmds), 8) < 0)
+        return NULL;
     struct rs_cmd *c = &l->cmds[l->n++];
     memset(c, 0, sizeof(*c));
     return c;
@@ -75,27 +83,15 @@ static struct rs_cmd *rs_cur(struct rs_parse *p)
 
 static void rs_word_add(struct rs_cmd *c, const char *s, bool dyn, int subst)
 {
-    if (c->nwords == c->capwords) {
-        int cap = c->capwords ? c->capwords * 2 : 8;
-        struct rs_word *w = realloc(c->words, (size_t)cap * sizeof(*w));
-        if (!w)
-            return;
-        c->words = w;
-        c->capwords = cap;
-    }
+    if (rs_grow((void **)&c->words, &c->capwords, c->nwords, sizeof(*c->words), 8) < 0)
+        return;
     c->words[c->nwords++] = (struct rs_word){.s = strdup(s), .dyn = dyn, .subst = subst};
 }
 
 static struct rs_redir *rs_redir_add(struct rs_cmd *c, int kind)
 {
-    if (c->nredirs == c->capredirs) {
-        int cap = c->capredirs ? c->capredirs * 2 : 4;
-        struct rs_redir *r = realloc(c->redirs, (size_t)cap * sizeof(*r));
-        if (!r)
-            return NULL;
-        c->redirs = r;
-        c->capredirs = cap;
-    }
+    if (rs_grow((void **)&c->redirs, &c->capredirs, c->nredirs, sizeof(*c->redirs), 4) < 0)
+        return NULL;
     struct rs_redir *r = &c->redirs[c->nredirs++];
     memset(r, 0, sizeof(*r));
     r->kind = kind;

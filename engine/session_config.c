@@ -80,7 +80,7 @@ static int parse_known(struct parse *p, json_t *obj, const char *prefix, const c
     return 0;
 }
 
-static bool valid_name(const char *n)
+bool session_config_name_ok(const char *n)
 {
     size_t len = strlen(n);
     if (len == 0 || len > 64 || !isalnum((unsigned char)n[0]))
@@ -172,7 +172,7 @@ static int opt_image(struct parse *p, json_t *v)
 static int opt_name(struct parse *p, json_t *v)
 {
     const char *s = json_cstr(v);
-    if (!s || !valid_name(s))
+    if (!s || !session_config_name_ok(s))
         return parse_fail(p, "\"name\" must match [A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
     p->c->name = strdup(s);
     return 0;

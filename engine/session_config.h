@@ -68,6 +68,9 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
                          struct session_result *bad);
 void session_config_free(struct session_config *c);
 
+/* A usable session name: 1-64 of [A-Za-z0-9_.-], starting with a letter or digit. */
+bool session_config_name_ok(const char *n);
+
 /* What the store keeps in sessions.config: {"image", "env", "options"}; options is the
  * normalised, secret-free form shown in the session object. */
 json_t *session_config_stored(const struct session_config *c, struct engine *eng, const char *id,
