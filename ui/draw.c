@@ -129,3 +129,18 @@ void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr)
     for (int i = 0; i < width; i++)
         waddch(w, ' ' | attr);
 }
+
+void draw_frame(struct ui *ui, WINDOW *w, const char *title, bool focused)
+{
+    attr_t border = theme_attr(focused ? UI_C_BORDER_FOCUS : UI_C_BORDER);
+    wattrset(w, border);
+    box(w, 0, 0);
+    wattrset(w, A_NORMAL);
+    if (!title || !*title)
+        return;
+    int width = getmaxx(w);
+    int x = 2;
+    x += draw_text(ui, w, 0, x, width - 4, " ", theme_attr(UI_C_TITLE));
+    x += draw_text(ui, w, 0, x, width - 2 - x, title, theme_attr(UI_C_TITLE));
+    draw_text(ui, w, 0, x, width - 2 - x, " ", theme_attr(UI_C_TITLE));
+}

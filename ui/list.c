@@ -1,5 +1,6 @@
-/* A bordered list pane with a title, column headings and a scrolling selection; the views
- * (view_sessions.c, view_actions.c) supply rows and cells through struct ui_view. */
+/* A list with column headings and a scrolling selection, framed as a pane or bare inside a
+ * tab; the views (view_sessions.c, view_approvals.c, view_actions.c) supply rows and cells
+ * through struct ui_view. */
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
@@ -53,10 +54,10 @@ void list_fit_columns(const struct list_column *cols, int ncols, int avail, stru
     }
 }
 
-void list_clamp(struct ui *ui, enum ui_pane pane)
+void list_clamp(struct ui *ui, enum ui_list_id id)
 {
-    struct ui_list *l = &ui->list[pane];
-    size_t n = ui_views[pane]->count(ui);
+    struct ui_list *l = &ui->list[id];
+    size_t n = ui_lists[id]->count(ui);
     if (n == 0) {
         l->sel = l->top = 0;
         return;
@@ -72,96 +73,96 @@ void list_clamp(struct ui *ui, enum ui_pane pane)
         l->top = n > rows ? n - rows : 0;
 }
 
-static unsigned list_dirty_bit(enum ui_pane pane)
+int list_focused(const struct ui *ui)
 {
-    return pane == UI_PANE_SESSIONS ? UI_DIRTY_SESSIONS : UI_DIRTY_ACTIONS;
+    if (ui->page)
+        return ui->page->list;
+    switch (ui->focus) {
+    case UI_PANE_SESSIONS:
+        return UI_LIST_SESSIONS;
+    case UI_PANE_APPROVALS:
+        return UI_LIST_APPROVALS;
+    default:
+        return ui_current_page(ui) ? ui_current_page(ui)->list : -1;
+    }
 }
 
-static unsigned list_select(struct ui *ui, enum ui_pane pane, size_t row)
+static unsigned list_select(struct ui *ui, enum ui_list_id id, size_t row)
 {
-    size_t n = ui_views[pane]->count(ui);
+    const struct ui_view *v = ui_lists[id];
+    size_t n = v->count(ui);
     if (n == 0)
         return 0;
     if (row >= n)
         row = n - 1;
-    unsigned dirty = list_dirty_bit(pane);
-    ui->list[pane].sel = row;
-    list_clamp(ui, pane);
-    if (ui_views[pane]->on_select)
-        dirty |= ui_views[pane]->on_select(ui, row);
+    unsigned dirty = v->dirty;
+    ui->list[id].sel = row;
+    list_clamp(ui, id);
+    if (v->on_select)
+        dirty |= v->on_select(ui, row);
     return dirty;
 }
 
-unsigned list_move(struct ui *ui, enum ui_pane pane, long delta)
+unsigned list_move(struct ui *ui, enum ui_list_id id, long delta)
 {
-    size_t n = ui_views[pane]->count(ui);
+    size_t n = ui_lists[id]->count(ui);
     if (n == 0)
         return 0;
-    long row = (long)ui->list[pane].sel + delta;
+    long row = (long)ui->list[id].sel + delta;
     if (row < 0)
         row = 0;
     if (row >= (long)n)
         row = (long)n - 1;
-    if ((size_t)row == ui->list[pane].sel)
+    if ((size_t)row == ui->list[id].sel)
         return 0;
-    return list_select(ui, pane, (size_t)row);
+    return list_select(ui, id, (size_t)row);
 }
 
-unsigned list_jump(struct ui *ui, enum ui_pane pane, bool bottom)
+unsigned list_jump(struct ui *ui, enum ui_list_id id, bool bottom)
 {
-    size_t n = ui_views[pane]->count(ui);
+    size_t n = ui_lists[id]->count(ui);
     if (n == 0)
         return 0;
-    return list_select(ui, pane, bottom ? n - 1 : 0);
+    return list_select(ui, id, bottom ? n - 1 : 0);
 }
 
-static void list_draw_frame(struct ui *ui, WINDOW *w, enum ui_pane pane)
+void list_draw(struct ui *ui, enum ui_list_id id, WINDOW *w, bool focused, bool framed)
 {
-    const struct ui_view *v = ui_views[pane];
-    bool focused = ui->focus == pane;
-    attr_t border = theme_attr(focused ? UI_C_BORDER_FOCUS : UI_C_BORDER);
-    wattrset(w, border);
-    box(w, 0, 0);
-    wattrset(w, A_NORMAL);
-    char title[256];
-    v->title(ui, title, sizeof(title));
-    int width = getmaxx(w);
-    int x = 2;
-    x += draw_text(ui, w, 0, x, width - 4, " ", theme_attr(UI_C_TITLE));
-    x += draw_text(ui, w, 0, x, width - 2 - x, title, theme_attr(UI_C_TITLE));
-    draw_text(ui, w, 0, x, width - 2 - x, " ", theme_attr(UI_C_TITLE));
-}
-
-void list_draw(struct ui *ui, enum ui_pane pane)
-{
-    WINDOW *w = ui->win_pane[pane];
     if (!w)
         return;
-    const struct ui_view *v = ui_views[pane];
-    struct ui_list *l = &ui->list[pane];
+    const struct ui_view *v = ui_lists[id];
+    struct ui_list *l = &ui->list[id];
     int h = getmaxy(w), width = getmaxx(w);
-    int inner = width - 2;
+    /* framed: border, title, columns from row 1 and column 2; bare: columns at row 0 */
+    int x0 = framed ? 2 : 1, y0 = framed ? 1 : 0;
+    int inner = framed ? width - 2 : width;
     werase(w);
-    list_draw_frame(ui, w, pane);
-    l->rows = h - 3 > 0 ? h - 3 : 0; /* border top, column headings, border bottom */
-    list_clamp(ui, pane);
+    if (framed) {
+        char title[256];
+        v->title(ui, title, sizeof(title));
+        draw_frame(ui, w, title, focused);
+    }
+    l->rows = h - y0 - 1 - (framed ? 1 : 0);
+    if (l->rows < 0)
+        l->rows = 0;
+    list_clamp(ui, id);
 
     struct list_layout lay;
     list_fit_columns(v->columns, v->ncolumns, inner - 2, &lay);
     for (int c = 0; c < lay.n; c++) {
         const struct list_column *col = &v->columns[lay.idx[c]];
         if (col->right)
-            draw_text_right(ui, w, 1, 2 + lay.x[c], lay.w[c], col->title, theme_attr(UI_C_COLUMNS));
+            draw_text_right(ui, w, y0, x0 + lay.x[c], lay.w[c], col->title,
+                            theme_attr(UI_C_COLUMNS));
         else
-            draw_text(ui, w, 1, 2 + lay.x[c], lay.w[c], col->title, theme_attr(UI_C_COLUMNS));
+            draw_text(ui, w, y0, x0 + lay.x[c], lay.w[c], col->title, theme_attr(UI_C_COLUMNS));
     }
 
     size_t n = v->count(ui);
     if (n == 0) {
-        draw_text(ui, w, 2, 2, inner - 2, v->empty(ui), theme_attr(UI_C_DIM));
+        draw_text(ui, w, y0 + 1, x0, inner - 2, v->empty(ui), theme_attr(UI_C_DIM));
         return;
     }
-    bool focused = ui->focus == pane;
     for (int r = 0; r < l->rows; r++) {
         size_t row = l->top + (size_t)r;
         if (row >= n)
@@ -169,7 +170,7 @@ void list_draw(struct ui *ui, enum ui_pane pane)
         bool sel = row == l->sel;
         attr_t row_attr = sel ? theme_attr(focused ? UI_C_SELECTED : UI_C_SELECTED_BLUR) : 0;
         if (sel)
-            draw_fill(w, 2 + r, 1, inner, row_attr);
+            draw_fill(w, y0 + 1 + r, x0 - 1, inner, row_attr);
         for (int c = 0; c < lay.n; c++) {
             char buf[1024];
             enum ui_color color = UI_C_NORMAL;
@@ -177,19 +178,21 @@ void list_draw(struct ui *ui, enum ui_pane pane)
             v->cell(ui, row, lay.idx[c], buf, sizeof(buf), &color);
             attr_t a = sel ? row_attr : theme_attr(color);
             if (v->columns[lay.idx[c]].right)
-                draw_text_right(ui, w, 2 + r, 2 + lay.x[c], lay.w[c], buf, a);
+                draw_text_right(ui, w, y0 + 1 + r, x0 + lay.x[c], lay.w[c], buf, a);
             else
-                draw_text(ui, w, 2 + r, 2 + lay.x[c], lay.w[c], buf, a);
+                draw_text(ui, w, y0 + 1 + r, x0 + lay.x[c], lay.w[c], buf, a);
         }
     }
-    /* more rows than shown: say so on the bottom border */
+    /* more rows than shown: say so (on the bottom border, or the last row's right end) */
     if (n > (size_t)l->rows && l->rows > 0) {
         char more[64];
         snprintf(more, sizeof(more), " %zu-%zu of %zu ", l->top + 1,
                  l->top + (size_t)l->rows < n ? l->top + (size_t)l->rows : n, n);
         int mw = (int)strlen(more);
-        if (mw < inner - 2)
+        if (framed && mw < inner - 2)
             draw_text(ui, w, h - 1, width - 2 - mw, mw, more,
                       theme_attr(focused ? UI_C_BORDER_FOCUS : UI_C_BORDER));
+        else if (!framed && mw < inner - 2)
+            draw_text(ui, w, 0, width - mw, mw, more, theme_attr(UI_C_DIM));
     }
 }

@@ -1,6 +1,5 @@
 /* The dashboard's copy of the engine's sessions and of one session's actions. Filled by a
  * fetch on (re)connect and on selection, then kept current from events. No ncurses here. */
-#include "app/client.h"
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
@@ -27,6 +26,7 @@ static void model_session_clear(struct model_session *s)
     free(s->state);
     free(s->error);
     free(s->reason);
+    json_decref(s->raw);
     memset(s, 0, sizeof(*s));
 }
 
@@ -54,6 +54,7 @@ static bool model_session_parse(json_t *j, struct model_session *s)
     s->created_at = model_number(j, "created_at");
     json_t *n = json_object_get(j, "action_count");
     s->action_count = json_is_integer(n) ? json_integer_value(n) : 0;
+    s->raw = json_incref(j);
     if (!s->id) {
         model_session_clear(s);
         return false;
@@ -116,66 +117,45 @@ void model_free(struct model *m)
 {
     model_clear_sessions(m);
     model_clear_actions(m);
+    json_decref(m->approvals);
+    m->approvals = NULL;
 }
 
-static int model_get(struct client *c, const char *path, const char *key, json_t **out, char **err)
+static json_t *model_list(json_t *reply, const char *key, const char **err)
 {
-    json_t *reply = NULL;
-    int st = client_request(c, "GET", path, NULL, 3000, &reply, err);
-    if (st < 0)
-        return -1;
-    if (st != 200) {
-        if (asprintf(err, "GET %s: %d %s", path, st,
-                     client_error_message(reply, "unexpected reply")) < 0)
-            *err = NULL;
-        json_decref(reply);
-        return -1;
-    }
     json_t *arr = json_object_get(reply, key);
     if (!json_is_array(arr)) {
-        *err = strdup("the engine's reply has no list");
-        json_decref(reply);
-        return -1;
+        *err = "the engine's reply has no list";
+        return NULL;
     }
-    *out = json_incref(arr);
-    json_decref(reply);
-    return 0;
+    return arr;
 }
 
-int model_fetch_sessions(struct model *m, struct client *c, char **err)
+int model_set_sessions(struct model *m, json_t *reply, const char **err)
 {
-    json_t *arr = NULL;
-    if (model_get(c, "/v1/sessions", "sessions", &arr, err) < 0)
+    json_t *arr = model_list(reply, "sessions", err);
+    if (!arr)
         return -1;
     size_t n = json_array_size(arr);
     struct model_session *list = calloc(n ? n : 1, sizeof(*list));
     if (!list) {
-        json_decref(arr);
-        *err = strdup("out of memory");
+        *err = "out of memory";
         return -1;
     }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (model_session_parse(json_array_get(arr, i), &list[k]))
             k++;
-    json_decref(arr);
     model_clear_sessions(m);
     m->sessions = list;
     m->nsessions = k;
     return 0;
 }
 
-int model_fetch_actions(struct model *m, struct client *c, const char *session_id, char **err)
+int model_set_actions(struct model *m, const char *session_id, json_t *reply, const char **err)
 {
-    if (!model_id_valid(session_id)) {
-        *err = strdup("invalid session id");
-        return -1;
-    }
-    char path[160];
-    snprintf(path, sizeof(path), "/v1/sessions/%s/actions?limit=%d", session_id,
-             MODEL_ACTIONS_LIMIT);
-    json_t *arr = NULL;
-    if (model_get(c, path, "actions", &arr, err) < 0)
+    json_t *arr = model_list(reply, "actions", err);
+    if (!arr)
         return -1;
     size_t n = json_array_size(arr);
     struct model_action *list = calloc(n ? n : 1, sizeof(*list));
@@ -183,20 +163,43 @@ int model_fetch_actions(struct model *m, struct client *c, const char *session_i
     if (!list || !owner) {
         free(list);
         free(owner);
-        json_decref(arr);
-        *err = strdup("out of memory");
+        *err = "out of memory";
         return -1;
     }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (model_action_parse(json_array_get(arr, i), &list[k]))
             k++;
-    json_decref(arr);
     model_clear_actions(m);
     m->actions = list;
     m->nactions = k;
     m->actions_for = owner;
     return 0;
+}
+
+int model_set_approvals(struct model *m, json_t *reply, const char **err)
+{
+    json_t *arr = model_list(reply, "approvals", err);
+    if (!arr)
+        return -1;
+    json_decref(m->approvals);
+    m->approvals = json_incref(arr);
+    return 0;
+}
+
+size_t model_count_approvals(const struct model *m, const char *session_id)
+{
+    if (!session_id)
+        return json_array_size(m->approvals);
+    size_t n = 0, i;
+    json_t *a;
+    json_array_foreach(m->approvals, i, a)
+    {
+        const char *sid = json_string_value(json_object_get(a, "session_id"));
+        if (sid && strcmp(sid, session_id) == 0)
+            n++;
+    }
+    return n;
 }
 
 ssize_t model_find_session(const struct model *m, const char *id)

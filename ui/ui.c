@@ -3,6 +3,7 @@
  * turn ends with at most one frame (only dirty windows, one doupdate). Event-driven frames
  * are coalesced to UI_FRAME_MS; keys and resizes draw at once. */
 #include "app/client.h"
+#include "app/client_async.h"
 #include "ui/ui_internal.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +24,20 @@
 #define UI_RECONNECT_MS 1000       /* retry the engine once a second, not faster */
 #define UI_SESSIONS_REFETCH_MS 200 /* action counters: one refetch per burst of actions */
 
-const struct ui_view *const ui_views[UI_PANE_COUNT] = {
-    [UI_PANE_SESSIONS] = &view_sessions,
-    [UI_PANE_ACTIONS] = &view_actions,
+/* The detail pane's tabs, in order: one line per tab file. */
+const struct ui_page *const ui_tabs[] = {
+    &tab_actions,
 };
+const size_t ui_ntabs = sizeof(ui_tabs) / sizeof(ui_tabs[0]);
+
+const struct ui_view *const ui_lists[UI_LIST_COUNT] = {
+    [UI_LIST_SESSIONS] = &view_sessions,
+    [UI_LIST_APPROVALS] = &view_approvals,
+    [UI_LIST_ACTIONS] = &view_actions,
+};
+
+#define UI_REQUEST_MS 10000 /* a fetch that takes longer is reported, not waited for */
+#define UI_APPROVALS_REFETCH_MS 50
 
 int64_t ui_now_ms(void)
 {
@@ -34,63 +46,255 @@ int64_t ui_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static void ui_vstatus(struct ui *ui, bool error, const char *fmt, va_list ap)
+{
+    vsnprintf(ui->status, sizeof(ui->status), fmt, ap);
+    ui->status_error = error;
+    ui->dirty |= UI_DIRTY_FOOTER;
+}
+
 void ui_set_status(struct ui *ui, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ui->status, sizeof(ui->status), fmt, ap);
+    ui_vstatus(ui, false, fmt, ap);
     va_end(ap);
-    ui->dirty |= UI_DIRTY_FOOTER;
+}
+
+void ui_set_error(struct ui *ui, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ui_vstatus(ui, true, fmt, ap);
+    va_end(ap);
+}
+
+/* Recover the ui from the address of one of its token fields. */
+#define UI_FROM_TOKEN(ud, field) ((struct ui *)((char *)(ud)-offsetof(struct ui, field)))
+
+static void ui_request_failed(int status, json_t *reply, const char *err, void *ud)
+{
+    (void)ud;
+    (void)status;
+    (void)reply;
+    (void)err;
+}
+
+int ui_request(struct ui *ui, const char *method, const char *path, json_t *body,
+               void (*fn)(int status, json_t *reply, const char *err, void *ud), void *ud)
+{
+    if (client_async_request(ui->async, method, path, body, UI_REQUEST_MS,
+                             fn ? fn : ui_request_failed, ud) < 0) {
+        ui_set_error(ui, "%s %s: out of memory", method, path);
+        return -1;
+    }
+    return 0;
+}
+
+void ui_cancel(struct ui *ui, void *ud)
+{
+    client_async_cancel(ui->async, ud);
+}
+
+void ui_modal_open(struct ui *ui, const struct ui_modal *m, void *state)
+{
+    ui_modal_close(ui);
+    ui->modal = m;
+    ui->modal_state = state;
+    ui->dirty |= UI_DIRTY_ALL;
+}
+
+void ui_modal_close(struct ui *ui)
+{
+    const struct ui_modal *m = ui->modal;
+    if (!m)
+        return;
+    ui->modal = NULL;
+    if (m->close)
+        m->close(ui);
+    ui->modal_state = NULL;
+    if (ui->win_modal) {
+        delwin(ui->win_modal);
+        ui->win_modal = NULL;
+    }
+    ui->dirty |= UI_DIRTY_ALL;
+}
+
+const struct model_session *ui_session(const struct ui *ui)
+{
+    ssize_t at = model_find_session(&ui->model, ui->sel_session);
+    return at >= 0 ? &ui->model.sessions[at] : NULL;
+}
+
+void **ui_page_slot(struct ui *ui, const struct ui_page *p)
+{
+    size_t n = sizeof(ui->slots) / sizeof(ui->slots[0]);
+    for (size_t i = 0; i < n; i++)
+        if (ui->slots[i].page == p)
+            return &ui->slots[i].state;
+    for (size_t i = 0; i < n; i++) {
+        if (!ui->slots[i].page) {
+            ui->slots[i].page = p;
+            return &ui->slots[i].state;
+        }
+    }
+    return NULL; /* more pages than slots: a programming error, seen at once */
+}
+
+const struct ui_page *ui_current_page(const struct ui *ui)
+{
+    if (ui->page)
+        return ui->page;
+    return ui_ntabs ? ui_tabs[ui->tab < ui_ntabs ? ui->tab : 0] : NULL;
+}
+
+/* Close what is open and open what is current (after a tab, page or session change). */
+static unsigned ui_page_reopen(struct ui *ui)
+{
+    if (ui->page_open) {
+        const struct ui_page *p = ui->page_open;
+        ui->page_open = NULL;
+        if (p->close)
+            p->close(ui);
+    }
+    const struct ui_page *p = ui_current_page(ui);
+    ui->page_open = p;
+    unsigned dirty = UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+    if (p && p->open)
+        dirty |= p->open(ui);
+    return dirty;
+}
+
+unsigned ui_show_tab(struct ui *ui, size_t tab)
+{
+    if (tab >= ui_ntabs || (tab == ui->tab && !ui->page))
+        return 0;
+    ui->tab = tab;
+    ui->page = NULL;
+    return ui_page_reopen(ui) | UI_DIRTY_LAYOUT;
+}
+
+unsigned ui_show_page(struct ui *ui, const struct ui_page *p)
+{
+    if (ui->page == p)
+        return 0;
+    ui->page = p;
+    return ui_page_reopen(ui) | UI_DIRTY_LAYOUT;
+}
+
+static void ui_actions_fetched(int status, json_t *reply, const char *err, void *ud)
+{
+    struct ui *ui = UI_FROM_TOKEN(ud, tok_actions);
+    const char *why = NULL;
+    if (status < 0)
+        ui_set_error(ui, "fetching actions: %s", err ? err : "no answer");
+    else if (status != 200)
+        ui_set_error(ui, "fetching actions: %s", client_error_message(reply, "refused"));
+    else if (!ui->sel_session || model_set_actions(&ui->model, ui->sel_session, reply, &why) < 0)
+        ui_set_error(ui, "fetching actions: %s", why ? why : "no session");
+    view_actions.sync(ui);
+    ui->dirty |= UI_DIRTY_DETAIL;
 }
 
 /* Fetch the actions of the selected session into the model. */
 static void ui_fetch_actions(struct ui *ui)
 {
+    ui_cancel(ui, &ui->tok_actions);
     model_clear_actions(&ui->model);
-    if (ui->sel_session && ui->connected) {
-        char *err = NULL;
-        if (model_fetch_actions(&ui->model, ui->client, ui->sel_session, &err) < 0)
-            ui_set_status(ui, "%s", err ? err : "cannot fetch actions");
-        free(err);
-    }
     view_actions.sync(ui);
+    if (!ui->sel_session || !ui->connected || !model_id_valid(ui->sel_session))
+        return;
+    char path[160];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/actions?limit=%d", ui->sel_session,
+             MODEL_ACTIONS_LIMIT);
+    ui_request(ui, "GET", path, NULL, ui_actions_fetched, &ui->tok_actions);
 }
 
 unsigned ui_select_session(struct ui *ui, const char *id)
 {
     bool same = id && ui->sel_session && strcmp(id, ui->sel_session) == 0;
-    bool loaded = same && ui->model.actions_for && strcmp(id, ui->model.actions_for) == 0;
-    if (same && loaded)
+    bool was_none = !id && !ui->sel_session;
+    if (same || was_none)
         return 0;
-    if (!same) {
-        char *dup = id ? strdup(id) : NULL;
-        free(ui->sel_session);
-        ui->sel_session = dup;
-        ui->list[UI_PANE_ACTIONS].sel = ui->list[UI_PANE_ACTIONS].top = 0;
-        ui->sel_action = 0;
-        ui->actions_follow = true;
-    }
+    char *dup = id ? strdup(id) : NULL;
+    free(ui->sel_session);
+    ui->sel_session = dup;
+    ui->list[UI_LIST_ACTIONS].sel = ui->list[UI_LIST_ACTIONS].top = 0;
+    ui->sel_action = 0;
+    ui->actions_follow = true;
     ui_fetch_actions(ui);
-    return UI_DIRTY_ACTIONS | UI_DIRTY_HEADER;
+    unsigned dirty = UI_DIRTY_DETAIL | UI_DIRTY_HEADER;
+    if (!ui->page)
+        dirty |= ui_page_reopen(ui);
+    return dirty;
 }
 
-/* Everything from the engine again. Returns -1 when the sessions cannot be fetched. */
-static int ui_fetch_all(struct ui *ui)
+static void ui_engine_lost(struct ui *ui, const char *why);
+
+static void ui_sessions_fetched(int status, json_t *reply, const char *err, void *ud)
 {
-    char *err = NULL;
-    if (model_fetch_sessions(&ui->model, ui->client, &err) < 0) {
-        ui_set_status(ui, "%s", err ? err : "cannot fetch sessions");
-        free(err);
-        return -1;
+    struct ui *ui = UI_FROM_TOKEN(ud, tok_sessions);
+    const char *why = NULL;
+    if (status < 0 || status != 200 || model_set_sessions(&ui->model, reply, &why) < 0) {
+        char msg[400];
+        snprintf(msg, sizeof(msg), "fetching sessions: %s",
+                 status < 0 ? (err ? err : "no answer")
+                 : why      ? why
+                            : client_error_message(reply, "refused"));
+        if (status < 0)
+            ui_engine_lost(ui, msg);
+        else
+            ui_set_error(ui, "%s", msg);
+        return;
     }
-    ui->status[0] = '\0';
-    ui->sessions_refetch_at = 0;
-    model_clear_actions(&ui->model);
     view_sessions.sync(ui); /* may select another session, which fetches its actions */
-    if (!ui->model.actions_for)
-        ui_fetch_actions(ui);
     ui->dirty |= UI_DIRTY_ALL;
-    return 0;
+}
+
+static void ui_approvals_fetched(int status, json_t *reply, const char *err, void *ud)
+{
+    struct ui *ui = UI_FROM_TOKEN(ud, tok_approvals);
+    const char *why = NULL;
+    if (status < 0)
+        ui_set_error(ui, "fetching approvals: %s", err ? err : "no answer");
+    else if (status != 200)
+        ui_set_error(ui, "fetching approvals: %s", client_error_message(reply, "refused"));
+    else {
+        size_t before = json_array_size(ui->model.approvals);
+        if (model_set_approvals(&ui->model, reply, &why) < 0)
+            ui_set_error(ui, "fetching approvals: %s", why);
+        size_t now = json_array_size(ui->model.approvals);
+        if (now > before && ui->opt->bell)
+            beep();
+    }
+    view_approvals.sync(ui);
+    ui->dirty |= UI_DIRTY_APPROVALS | UI_DIRTY_SESSIONS | UI_DIRTY_HEADER;
+}
+
+static void ui_fetch_sessions(struct ui *ui)
+{
+    ui->sessions_refetch_at = 0;
+    ui_cancel(ui, &ui->tok_sessions);
+    ui_request(ui, "GET", "/v1/sessions", NULL, ui_sessions_fetched, &ui->tok_sessions);
+}
+
+static void ui_fetch_approvals(struct ui *ui)
+{
+    ui->approvals_refetch_at = 0;
+    ui_cancel(ui, &ui->tok_approvals);
+    ui_request(ui, "GET", "/v1/approvals", NULL, ui_approvals_fetched, &ui->tok_approvals);
+}
+
+/* Everything from the engine again. */
+static void ui_fetch_all(struct ui *ui)
+{
+    ui->status[0] = '\0';
+    ui_fetch_sessions(ui);
+    ui_fetch_approvals(ui);
+    ui_fetch_actions(ui);
+    if (ui->page_open)
+        ui->dirty |= ui_page_reopen(ui);
+    ui->dirty |= UI_DIRTY_ALL;
 }
 
 static void ui_engine_lost(struct ui *ui, const char *why)
@@ -100,7 +304,7 @@ static void ui_engine_lost(struct ui *ui, const char *why)
     ui->connected = false;
     ui->reconnect_at = ui_now_ms() + UI_RECONNECT_MS;
     if (why)
-        ui_set_status(ui, "%s", why);
+        ui_set_error(ui, "%s", why);
     ui->dirty |= UI_DIRTY_ALL;
 }
 
@@ -116,20 +320,15 @@ static void ui_engine_connect(struct ui *ui)
         return;
     }
     ui->connected = true;
-    if (ui_fetch_all(ui) < 0) {
-        char why[sizeof(ui->status)];
-        snprintf(why, sizeof(why), "%s", ui->status);
-        ui_engine_lost(ui, why);
-    }
+    ui_fetch_all(ui);
 }
 
 unsigned ui_refresh_all(struct ui *ui)
 {
-    if (!ui->connected) {
+    if (!ui->connected)
         ui_engine_connect(ui);
-        return UI_DIRTY_ALL;
-    }
-    ui_fetch_all(ui);
+    else
+        ui_fetch_all(ui);
     return UI_DIRTY_ALL;
 }
 
@@ -139,31 +338,24 @@ static void ui_on_event(const char *type, json_t *data, void *ud)
     if (strcmp(type, "session") == 0) {
         if (model_upsert_session(&ui->model, data)) {
             view_sessions.sync(ui);
-            ui->dirty |= UI_DIRTY_SESSIONS | UI_DIRTY_ACTIONS | UI_DIRTY_HEADER;
+            ui->dirty |= UI_DIRTY_SESSIONS | UI_DIRTY_DETAIL | UI_DIRTY_HEADER;
         }
     } else if (strcmp(type, "action") == 0) {
         const char *sid = json_string_value(json_object_get(data, "session_id"));
         if (model_upsert_action(&ui->model, sid, data)) {
             view_actions.sync(ui);
-            ui->dirty |= UI_DIRTY_ACTIONS;
+            ui->dirty |= UI_DIRTY_DETAIL;
         }
         /* Session objects carry the action counter: refetch once per burst. */
         if (!ui->sessions_refetch_at)
             ui->sessions_refetch_at = ui_now_ms() + UI_SESSIONS_REFETCH_MS;
+    } else if (strcmp(type, "approval") == 0) {
+        if (!ui->approvals_refetch_at)
+            ui->approvals_refetch_at = ui_now_ms() + UI_APPROVALS_REFETCH_MS;
     }
-}
-
-static void ui_refetch_sessions(struct ui *ui)
-{
-    char *err = NULL;
-    ui->sessions_refetch_at = 0;
-    if (model_fetch_sessions(&ui->model, ui->client, &err) < 0) {
-        ui_set_status(ui, "%s", err ? err : "cannot fetch sessions");
-        free(err);
-        return;
-    }
-    view_sessions.sync(ui);
-    ui->dirty |= UI_DIRTY_SESSIONS | UI_DIRTY_HEADER | UI_DIRTY_ACTIONS;
+    const struct ui_page *p = ui->page_open;
+    if (p && p->on_event)
+        ui->dirty |= p->on_event(ui, type, data);
 }
 
 /* Read every pending key. Returns dirty bits (and UI_QUIT). */
@@ -173,22 +365,22 @@ static unsigned ui_read_keys(struct ui *ui)
     wint_t ch;
     int r;
     while ((r = wget_wch(ui->input, &ch)) != ERR) {
-        int key;
-        if (r == KEY_CODE_YES)
-            key = (int)ch;
-        else if (ch < 0x80)
-            key = (int)ch;
-        else
-            continue; /* no bindings outside ASCII */
-        if (key == KEY_RESIZE) {
+        bool code = r == KEY_CODE_YES;
+        if (code && (int)ch == KEY_RESIZE) {
             dirty |= UI_DIRTY_LAYOUT;
             continue;
         }
-        dirty |= keys_dispatch(ui, key);
+        dirty |= keys_dispatch(ui, (int)ch, code);
         if (dirty & UI_QUIT)
             break;
     }
     return dirty;
+}
+
+static void ui_timeout_min(int64_t *next, int64_t at)
+{
+    if (at > 0 && (*next < 0 || at < *next))
+        *next = at;
 }
 
 static int ui_timeout(const struct ui *ui, int64_t now, int64_t last_draw)
@@ -196,26 +388,45 @@ static int ui_timeout(const struct ui *ui, int64_t now, int64_t last_draw)
     int64_t next = -1;
     if (ui->dirty)
         next = last_draw + UI_FRAME_MS;
-    if (ui->reconnect_at && (next < 0 || ui->reconnect_at < next))
-        next = ui->reconnect_at;
-    if (ui->sessions_refetch_at && (next < 0 || ui->sessions_refetch_at < next))
-        next = ui->sessions_refetch_at;
+    ui_timeout_min(&next, ui->reconnect_at);
+    ui_timeout_min(&next, ui->sessions_refetch_at);
+    ui_timeout_min(&next, ui->approvals_refetch_at);
+    if (ui->page_open && ui->page_open->next_tick)
+        ui_timeout_min(&next, ui->page_open->next_tick(ui));
     if (next < 0)
-        return -1;
+        return 1000; /* the queue's WAITED column and the clock move on */
     return next <= now ? 0 : (int)(next - now);
+}
+
+static void ui_run_timers(struct ui *ui)
+{
+    int64_t now = ui_now_ms();
+    if (!ui->connected && ui->reconnect_at && now >= ui->reconnect_at)
+        ui_engine_connect(ui);
+    if (ui->connected && ui->sessions_refetch_at && now >= ui->sessions_refetch_at)
+        ui_fetch_sessions(ui);
+    if (ui->connected && ui->approvals_refetch_at && now >= ui->approvals_refetch_at)
+        ui_fetch_approvals(ui);
+    const struct ui_page *p = ui->page_open;
+    if (p && p->next_tick && p->on_tick) {
+        int64_t at = p->next_tick(ui);
+        if (at > 0 && now >= at)
+            ui->dirty |= p->on_tick(ui);
+    }
 }
 
 static int ui_loop(struct ui *ui)
 {
-    int64_t last_draw = 0;
+    int64_t last_draw = 0, last_second = 0;
     bool urgent = true;
     for (;;) {
+        ui_run_timers(ui);
         int64_t now = ui_now_ms();
-        if (!ui->connected && ui->reconnect_at && now >= ui->reconnect_at)
-            ui_engine_connect(ui);
-        if (ui->connected && ui->sessions_refetch_at && now >= ui->sessions_refetch_at)
-            ui_refetch_sessions(ui);
-        now = ui_now_ms();
+        if (now - last_second >= 1000) { /* ages and waiting times */
+            last_second = now;
+            if (json_array_size(ui->model.approvals))
+                ui->dirty |= UI_DIRTY_APPROVALS;
+        }
         if (ui->dirty && (urgent || now - last_draw >= UI_FRAME_MS)) {
             layout_draw(ui, ui->dirty);
             ui->dirty = 0;
@@ -223,14 +434,18 @@ static int ui_loop(struct ui *ui)
             urgent = false;
         }
 
-        struct pollfd p[3] = {
+        short page_events = 0;
+        int page_fd =
+            ui->page_open && ui->page_open->poll_fd ? ui->page_open->poll_fd(ui, &page_events) : -1;
+        struct pollfd p[4] = {
             {.fd = STDIN_FILENO, .events = POLLIN},
             {.fd = term_signal_fd(), .events = POLLIN},
             {.fd = client_events_fd(ui->events), .events = POLLIN},
+            {.fd = page_fd, .events = page_events},
         };
-        int n = poll(p, 3, ui_timeout(ui, now, last_draw));
+        int n = client_async_poll(ui->async, p, 4, ui_timeout(ui, now, last_draw));
         if (n < 0 && errno != EINTR) {
-            ui_set_status(ui, "poll: %s", strerror(errno));
+            ui_set_error(ui, "poll: %s", strerror(errno));
             return 1;
         }
         if (n <= 0)
@@ -260,6 +475,8 @@ static int ui_loop(struct ui *ui)
             if (client_events_pump(ui->events, ui_on_event, ui) < 0)
                 ui_engine_lost(ui, "the engine closed the event stream");
         }
+        if (page_fd >= 0 && p[3].revents && ui->page_open && ui->page_open->on_ready)
+            ui->dirty |= ui->page_open->on_ready(ui, p[3].revents);
     }
 }
 
@@ -278,12 +495,18 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
         .focus = UI_PANE_SESSIONS,
         .actions_follow = true,
     };
+
     *err = NULL;
     ui.theme = theme_find(ui.opt->theme);
     if (!ui.theme) {
         if (asprintf(err, "unknown theme '%s' (have: %s)", ui.opt->theme, theme_names()) < 0)
             *err = NULL;
         return 2;
+    }
+    ui.async = client_async_new(c);
+    if (!ui.async) {
+        *err = strdup("out of memory");
+        return 1;
     }
     /* The caller normally did setlocale(LC_ALL, ""); wide characters need at least CTYPE. */
     const char *ctype = setlocale(LC_CTYPE, NULL);
@@ -321,11 +544,16 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
         *err = strdup("cannot create the input window");
     } else {
         ui_engine_connect(&ui);
+        ui.dirty |= ui_page_reopen(&ui);
         rc = ui_loop(&ui);
         if (rc == 1 && ui.status[0])
             *err = strdup(ui.status);
     }
 
+    ui_modal_close(&ui);
+    if (ui.page_open && ui.page_open->close)
+        ui.page_open->close(&ui);
+    client_async_free(ui.async);
     client_events_close(ui.events);
     model_free(&ui.model);
     free(ui.sel_session);

@@ -10,6 +10,7 @@ struct ui_options {
     const char *theme; /* theme name ("dark", "light"); NULL = "dark" */
     bool no_color;     /* monochrome: bold/reverse/underline only (NO_COLOR) */
     bool read_only;    /* never change anything in the engine (no mutating keys) */
+    bool bell;         /* ring the terminal bell when an action starts waiting for approval */
 };
 
 /* Run the dashboard on the controlling terminal until the operator quits or a SIGINT,

@@ -24,6 +24,7 @@ struct model_session {
     char *id, *name, *image, *state, *error, *reason;
     double created_at;
     long long action_count;
+    json_t *raw; /* the engine's whole session object (config, limits, ports ...) */
 };
 
 struct model_action {
@@ -42,11 +43,16 @@ struct model {
     struct model_action *actions; /* of actions_for; newest first (largest id first) */
     size_t nactions;
     char *actions_for; /* session id the actions belong to, or NULL */
+    json_t *approvals; /* GET /v1/approvals' list: action objects, oldest first */
 };
 
 void model_free(struct model *m);
-int model_fetch_sessions(struct model *m, struct client *c, char **err);
-int model_fetch_actions(struct model *m, struct client *c, const char *session_id, char **err);
+/* Replace the sessions / one session's actions / the approvals with a reply's list. 0, or -1
+ * with a message (*err static) when the reply has no list. */
+int model_set_sessions(struct model *m, json_t *reply, const char **err);
+int model_set_actions(struct model *m, const char *session_id, json_t *reply, const char **err);
+int model_set_approvals(struct model *m, json_t *reply, const char **err);
+size_t model_count_approvals(const struct model *m, const char *session_id);
 /* Apply an event's data. Return true when the model changed. */
 bool model_upsert_session(struct model *m, json_t *j);
 bool model_upsert_action(struct model *m, const char *session_id, json_t *j);
@@ -104,60 +110,183 @@ enum ui_color theme_state_color(const char *state);
 
 /* ---- the dashboard state ---- */
 
-enum ui_pane { UI_PANE_SESSIONS, UI_PANE_ACTIONS, UI_PANE_COUNT };
+/* Where the keyboard goes on the main screen. */
+enum ui_pane { UI_PANE_SESSIONS, UI_PANE_APPROVALS, UI_PANE_DETAIL, UI_PANE_COUNT };
+
+/* The list widgets (list.c) and their state; one struct ui_view each. */
+enum ui_list_id { UI_LIST_SESSIONS, UI_LIST_APPROVALS, UI_LIST_ACTIONS, UI_LIST_COUNT };
 
 /* Dirty bits: what the next frame redraws; handlers return them (plus UI_QUIT). */
 enum {
     UI_DIRTY_HEADER = 1u << 0,
     UI_DIRTY_FOOTER = 1u << 1,
     UI_DIRTY_SESSIONS = 1u << 2,
-    UI_DIRTY_ACTIONS = 1u << 3,
-    UI_DIRTY_HELP = 1u << 4,
-    UI_DIRTY_LAYOUT = 1u << 5, /* windows re-created: everything */
-    UI_DIRTY_ALL = 0x1Fu,      /* every window; not a new layout */
+    UI_DIRTY_APPROVALS = 1u << 3,
+    UI_DIRTY_DETAIL = 1u << 4, /* the right pane: tab bar and the current tab (or a page) */
+    UI_DIRTY_HELP = 1u << 5,
+    UI_DIRTY_LAYOUT = 1u << 6, /* windows re-created: everything */
+    UI_DIRTY_ALL = 0x3Fu,      /* every window; not a new layout */
     UI_QUIT = 1u << 8,
 };
+#define UI_DIRTY_ACTIONS UI_DIRTY_DETAIL
 
 struct ui_list {
     size_t sel; /* selected row */
     size_t top; /* first row shown */
-    int rows;   /* rows the pane shows (set when drawn) */
+    int rows;   /* rows the list shows (set when drawn) */
 };
+
+/* ---- keys.c: key tables ---- */
+
+struct ui;
+typedef unsigned (*ui_key_fn)(struct ui *ui);
+
+struct ui_key {
+    int key;          /* a character or a KEY_* code */
+    const char *name; /* as shown in help */
+    const char *help;
+    ui_key_fn fn;
+    const char *hint; /* footer hint "KEYS label", or NULL */
+    bool mutates;     /* changes the engine's state: refused with --read-only */
+};
+
+#define KEY_CTRL(c) ((c)&0x1f)
+/* Leaves a tab that takes every key (the terminal): shown on its border. */
+#define UI_KEY_LEAVE KEY_CTRL(']')
+#define UI_KEY_LEAVE_NAME "^]"
+
+/* Navigation and the rest that works everywhere. */
+extern const struct ui_key ui_keys[];
+/* Moving in a list (j/k, PgUp/PgDn, g/G ...): the list panes and list tabs use it. */
+extern const struct ui_key ui_list_keys[];
+/* Dispatch one key: help overlay, modal, the focused page's table, the list keys, then the
+ * global table. Returns dirty bits, maybe UI_QUIT. */
+unsigned keys_dispatch(struct ui *ui, int key, bool code);
+/* Run one table's entry for key (code: a KEY_* code, else a character): 1 handled (*dirty
+ * set), 0 not in the table. */
+int keys_run(struct ui *ui, const struct ui_key *table, int key, bool code, unsigned *dirty);
+/* The tables that apply now, most specific first, with a title each (help, footer). */
+size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **titles, size_t max);
+
+/* ---- a page: a tab of the detail pane (tab_*.c) or a full-screen page (history) ---- */
+
+struct ui_page {
+    const char *name; /* tab bar and help title */
+    char key;         /* its digit or letter in the tab bar, or 0 */
+    /* Its own keys (a NULL-terminated table, before the global one), or NULL. */
+    const struct ui_key *keys;
+    /* The list it shows (UI_LIST_*), or -1: the list keys then move that list. */
+    int list;
+    /* Became visible, or the selected session changed while visible: (re)start fetches or
+     * streams for ui->sel_session (which may be NULL). Returns dirty bits. */
+    unsigned (*open)(struct ui *ui);
+    /* Hidden, the session changed (before open) or the dashboard ends: stop streams, free. */
+    void (*close)(struct ui *ui);
+    /* Draw into w (the pane's inside, already erased); focused: the pane has the keyboard. */
+    void (*draw)(struct ui *ui, WINDOW *w, bool focused);
+    /* Optional: an engine event (type, data) while open. Returns dirty bits. */
+    unsigned (*on_event)(struct ui *ui, const char *type, json_t *data);
+    /* Optional: a descriptor to wait on while open (-1: none) and what to wait for. */
+    int (*poll_fd)(struct ui *ui, short *events);
+    /* Optional: that descriptor is ready. Returns dirty bits. */
+    unsigned (*on_ready)(struct ui *ui, short revents);
+    /* Optional: true while every key should go to on_key (a terminal) except UI_KEY_LEAVE. */
+    bool (*takes_keys)(const struct ui *ui);
+    unsigned (*on_key)(struct ui *ui, int key, bool code);
+    /* Optional: the border hint ("^] leaves"). */
+    const char *(*hint)(const struct ui *ui);
+    /* Optional: the next time (ms, ui_now_ms) it wants a tick, or 0; and the tick. */
+    int64_t (*next_tick)(const struct ui *ui);
+    unsigned (*on_tick)(struct ui *ui);
+};
+
+/* The detail pane's tabs, in tab-bar order ([ and ] move, Enter on a session opens). */
+extern const struct ui_page *const ui_tabs[];
+extern const size_t ui_ntabs;
+extern const struct ui_page tab_actions;
+
+/* ---- a modal (prompt, confirm, form): takes every key while set ---- */
+
+struct ui_modal {
+    unsigned (*on_key)(struct ui *ui, int key, bool code);
+    void (*draw)(struct ui *ui); /* on top of the frame, in its own window */
+    void (*close)(struct ui *ui);
+};
+
+/* ---- the dashboard ---- */
+
+struct client_async;
 
 struct ui {
     struct client *client;
+    struct client_async *async; /* every request of the loop goes through it */
     const struct ui_options *opt;
     const struct ui_theme *theme;
     bool color, utf8;
     struct model model;
 
     /* windows (layout.c) */
-    WINDOW *win_header, *win_footer, *win_pane[UI_PANE_COUNT], *win_help;
-    WINDOW *input; /* a 1x1 pad: wget_wch on a pad never refreshes anything */
+    WINDOW *win_header, *win_footer, *win_pane[UI_PANE_COUNT], *win_help, *win_modal;
+    WINDOW *win_body; /* inside of the detail pane (a derwin of win_pane[UI_PANE_DETAIL]) */
+    WINDOW *input;    /* a 1x1 pad: wget_wch on a pad never refreshes anything */
     bool too_small;
+    unsigned shape; /* what the layout was made for (layout.c) */
 
     enum ui_pane focus;
-    struct ui_list list[UI_PANE_COUNT];
+    struct ui_list list[UI_LIST_COUNT];
+    size_t tab;                 /* index into ui_tabs */
+    const struct ui_page *page; /* a full-screen page (history), or NULL for the main screen */
+    const struct ui_modal *modal;
+    void *modal_state;
+    const struct ui_page *page_open; /* the page whose open() ran last (its close() is due) */
+    struct {
+        const struct ui_page *page;
+        void *state;
+    } slots[16];          /* pages' own state (ui_page_slot) */
     char *sel_session;    /* selection pinned by id, not index */
     long long sel_action; /* 0 = none */
-    bool actions_follow;  /* the newest action stays selected as new ones arrive */
+    long long sel_approval;
+    bool actions_follow; /* the newest action stays selected as new ones arrive */
     bool help_visible;
+    bool bell;
 
     /* engine link */
     struct client_events *events;
     bool connected;
-    int64_t reconnect_at;        /* ms, monotonic; 0 = none pending */
-    int64_t sessions_refetch_at; /* ms; 0 = none pending */
-    char status[512];            /* last error (raw, drawn sanitized) */
+    int64_t reconnect_at;                                  /* ms, monotonic; 0 = none pending */
+    int64_t sessions_refetch_at;                           /* ms; 0 = none pending */
+    int64_t approvals_refetch_at;                          /* ms; 0 = none pending */
+    char tok_sessions, tok_actions, tok_approvals, tok_op; /* async tokens (their addresses) */
+    char status[512];                                      /* last message (raw, drawn sanitized) */
+    bool status_error;
     unsigned dirty;
 };
 
 int64_t ui_now_ms(void);
-/* Set/clear the footer's error text (raw engine text is fine: it is drawn sanitized). */
+/* Set the footer's message (raw engine text is fine: it is drawn sanitized). */
 void ui_set_status(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The selected session changed (or was re-pinned): fetch its actions. */
+void ui_set_error(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The selected session changed (or was re-pinned): fetch its actions, reopen the tab. */
 unsigned ui_select_session(struct ui *ui, const char *id);
 unsigned ui_refresh_all(struct ui *ui);
+/* The selected session's model entry, or NULL. */
+const struct model_session *ui_session(const struct ui *ui);
+/* A page's own state slot (allocated and freed by the page). */
+void **ui_page_slot(struct ui *ui, const struct ui_page *p);
+/* Switch the detail tab (index) / open or leave a full-screen page. Return dirty bits. */
+unsigned ui_show_tab(struct ui *ui, size_t tab);
+unsigned ui_show_page(struct ui *ui, const struct ui_page *p);
+/* The page the keyboard and the detail pane show: the full-screen page, else the tab. */
+const struct ui_page *ui_current_page(const struct ui *ui);
+/* An asynchronous request (10 s timeout). fn may be NULL: errors then go to the footer. ud
+ * identifies the request for client_async_cancel. 0, or -1 (out of memory: said in the
+ * footer). */
+int ui_request(struct ui *ui, const char *method, const char *path, json_t *body,
+               void (*fn)(int status, json_t *reply, const char *err, void *ud), void *ud);
+void ui_cancel(struct ui *ui, void *ud);
+/* Open and close a modal. */
+void ui_modal_open(struct ui *ui, const struct ui_modal *m, void *state);
+void ui_modal_close(struct ui *ui);
 
 /* ---- draw.c: the one way text reaches the screen ---- */
 
@@ -172,8 +301,10 @@ int draw_text_width(struct ui *ui, const char *s);
 const char *draw_glyph(const struct ui *ui, const char *utf8, const char *ascii);
 /* Fill columns x..x+width of row y with spaces in attr. */
 void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr);
+/* A box around w with " title " on the top border (raw text, sanitized). */
+void draw_frame(struct ui *ui, WINDOW *w, const char *title, bool focused);
 
-/* ---- list.c: a bordered list pane with columns, used by the list views ---- */
+/* ---- list.c: a list with columns, used by the list panes and the list tabs ---- */
 
 struct list_column {
     const char *title;
@@ -192,7 +323,7 @@ struct list_layout {
     int w[LIST_MAX_COLUMNS];
 };
 
-/* A list view: one per file (view_sessions.c, view_actions.c). */
+/* A list: one per file (view_sessions.c, view_approvals.c, tab_actions.c). */
 struct ui_view {
     const char *name;
     const struct list_column *columns;
@@ -208,43 +339,37 @@ struct ui_view {
     unsigned (*on_select)(struct ui *ui, size_t row);
     /* Re-find the pinned selection after the model changed. */
     void (*sync)(struct ui *ui);
+    /* Its own keys while focused (before the list keys), or NULL. */
+    const struct ui_key *keys;
+    unsigned dirty; /* the dirty bit of where it is drawn */
 };
 
 extern const struct ui_view view_sessions;
+extern const struct ui_view view_approvals;
 extern const struct ui_view view_actions;
-extern const struct ui_view *const ui_views[UI_PANE_COUNT];
+extern const struct ui_view *const ui_lists[UI_LIST_COUNT];
+/* Approve or reject the selected approval (reason may be NULL). Returns dirty bits. */
+unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason);
 
 void list_fit_columns(const struct list_column *cols, int ncols, int avail,
                       struct list_layout *out);
-void list_draw(struct ui *ui, enum ui_pane pane);
+/* Draw list id into w: framed (a pane: border and title) or bare (inside a tab). */
+void list_draw(struct ui *ui, enum ui_list_id id, WINDOW *w, bool focused, bool framed);
 /* Move the selection by delta rows (clamped), or to the top/bottom. Returns dirty bits. */
-unsigned list_move(struct ui *ui, enum ui_pane pane, long delta);
-unsigned list_jump(struct ui *ui, enum ui_pane pane, bool bottom);
+unsigned list_move(struct ui *ui, enum ui_list_id id, long delta);
+unsigned list_jump(struct ui *ui, enum ui_list_id id, bool bottom);
 /* Keep sel within the list and visible. */
-void list_clamp(struct ui *ui, enum ui_pane pane);
+void list_clamp(struct ui *ui, enum ui_list_id id);
+/* Whether the pane can take the focus now (the approvals pane only when not empty). */
+bool keys_pane_usable(const struct ui *ui, enum ui_pane p);
+/* The list the keyboard moves now, or -1. */
+int list_focused(const struct ui *ui);
 
 /* ---- view_status.c: header and footer; view_help.c: the help overlay ---- */
 
 void view_status_draw_header(struct ui *ui);
 void view_status_draw_footer(struct ui *ui);
 void view_help_draw(struct ui *ui);
-
-/* ---- keys.c: the one key table ---- */
-
-typedef unsigned (*ui_key_fn)(struct ui *ui);
-
-struct ui_key {
-    int key;          /* a character or a KEY_* code */
-    const char *name; /* as shown in help */
-    const char *help;
-    ui_key_fn fn;
-    const char *hint; /* footer hint "KEYS label", or NULL */
-    bool mutates;     /* changes the engine's state: refused with --read-only */
-};
-
-extern const struct ui_key ui_keys[];
-/* Dispatch one key (help overlay first). Returns dirty bits, maybe UI_QUIT. */
-unsigned keys_dispatch(struct ui *ui, int key);
 
 /* ---- layout.c ---- */
 

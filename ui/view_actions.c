@@ -128,7 +128,7 @@ static unsigned view_actions_on_select(struct ui *ui, size_t row)
 
 static void view_actions_sync(struct ui *ui)
 {
-    struct ui_list *l = &ui->list[UI_PANE_ACTIONS];
+    struct ui_list *l = &ui->list[UI_LIST_ACTIONS];
     size_t n = view_actions_count(ui);
     if (n == 0) {
         l->sel = l->top = 0;
@@ -138,7 +138,7 @@ static void view_actions_sync(struct ui *ui)
     ssize_t at = ui->actions_follow ? 0 : model_find_action(&ui->model, ui->sel_action);
     if (at >= 0)
         l->sel = (size_t)at;
-    list_clamp(ui, UI_PANE_ACTIONS);
+    list_clamp(ui, UI_LIST_ACTIONS);
     ui->sel_action = ui->model.actions[l->sel].id;
 }
 
@@ -152,4 +152,5 @@ const struct ui_view view_actions = {
     .empty = view_actions_empty,
     .on_select = view_actions_on_select,
     .sync = view_actions_sync,
+    .dirty = UI_DIRTY_DETAIL,
 };

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define HELP_MAX_LINES 64
+#define HELP_MAX_LINES 128
 
 struct help_line {
     char keys[64];
@@ -26,25 +26,36 @@ static bool view_help_has(const char *list, const char *name)
     return false;
 }
 
-static int view_help_lines(struct help_line *out, int max)
+/* One line per handler in a table; a "title" line before each table. */
+static int view_help_lines(const struct ui *ui, struct help_line *out, int max)
 {
+    const struct ui_key *tables[8];
+    const char *titles[8];
+    size_t nt = keys_tables(ui, tables, titles, 8);
     int n = 0;
-    for (const struct ui_key *k = ui_keys; k->fn && n < max; k++) {
-        int at = -1;
-        for (int i = 0; i < n; i++)
-            if (out[i].fn == k->fn)
-                at = i;
-        if (at >= 0) {
-            if (view_help_has(out[at].keys, k->name))
-                continue;
-            size_t used = strlen(out[at].keys);
-            snprintf(out[at].keys + used, sizeof(out[at].keys) - used, ", %s", k->name);
-            continue;
-        }
-        snprintf(out[n].keys, sizeof(out[n].keys), "%s", k->name);
-        out[n].help = k->help;
-        out[n].fn = k->fn;
+    for (size_t t = 0; t < nt && n < max; t++) {
+        snprintf(out[n].keys, sizeof(out[n].keys), "%s", titles[t]);
+        out[n].help = NULL;
+        out[n].fn = NULL;
         n++;
+        int first = n;
+        for (const struct ui_key *k = tables[t]; k->fn && n < max; k++) {
+            int at = -1;
+            for (int i = first; i < n; i++)
+                if (out[i].fn == k->fn)
+                    at = i;
+            if (at >= 0) {
+                if (view_help_has(out[at].keys, k->name))
+                    continue;
+                size_t used = strlen(out[at].keys);
+                snprintf(out[at].keys + used, sizeof(out[at].keys) - used, ", %s", k->name);
+                continue;
+            }
+            snprintf(out[n].keys, sizeof(out[n].keys), "%s", k->name);
+            out[n].help = k->help;
+            out[n].fn = k->fn;
+            n++;
+        }
     }
     return n;
 }
@@ -52,9 +63,11 @@ static int view_help_lines(struct help_line *out, int max)
 void view_help_draw(struct ui *ui)
 {
     struct help_line lines[HELP_MAX_LINES];
-    int n = view_help_lines(lines, HELP_MAX_LINES);
+    int n = view_help_lines(ui, lines, HELP_MAX_LINES);
     int keyw = 0, helpw = 0;
     for (int i = 0; i < n; i++) {
+        if (!lines[i].help)
+            continue;
         int kw = draw_text_width(ui, lines[i].keys), hw = draw_text_width(ui, lines[i].help);
         keyw = kw > keyw ? kw : keyw;
         helpw = hw > helpw ? hw : helpw;
@@ -80,6 +93,10 @@ void view_help_draw(struct ui *ui)
     wattrset(win, A_NORMAL);
     draw_text(ui, win, 0, 2, w - 4, " Keys ", base | A_BOLD);
     for (int i = 0; i < n && i < h - 4; i++) {
+        if (!lines[i].help) { /* a table's title */
+            draw_text(ui, win, 1 + i, 2, w - 4, lines[i].keys, base | A_BOLD | A_UNDERLINE);
+            continue;
+        }
         draw_text(ui, win, 1 + i, 2, keyw, lines[i].keys, theme_attr(UI_C_HELP_KEY));
         draw_text(ui, win, 1 + i, 4 + keyw, w - 6 - keyw, lines[i].help, base);
     }

@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { COL_ID, COL_NAME, COL_STATE, COL_COUNT, COL_IMAGE };
+enum { COL_ID, COL_NAME, COL_STATE, COL_COUNT, COL_WAIT, COL_IMAGE };
 
 static const struct list_column view_sessions_columns[] = {
     [COL_ID] = {"ID", 8, 90, false, false},        [COL_NAME] = {"NAME", 8, 100, false, true},
     [COL_STATE] = {"STATE", 12, 80, false, false}, [COL_COUNT] = {"ACTS", 4, 70, true, false},
-    [COL_IMAGE] = {"IMAGE", 18, 10, false, false},
+    [COL_WAIT] = {"WAIT", 4, 85, true, false},     [COL_IMAGE] = {"IMAGE", 18, 10, false, false},
 };
 
 static size_t view_sessions_count(const struct ui *ui)
@@ -41,6 +41,14 @@ static void view_sessions_cell(const struct ui *ui, size_t row, int column, char
     case COL_COUNT:
         snprintf(buf, sz, "%lld", s->action_count);
         break;
+    case COL_WAIT: {
+        size_t n = model_count_approvals(&ui->model, s->id);
+        if (n) {
+            snprintf(buf, sz, "%zu", n);
+            *color = UI_C_WARN;
+        }
+        break;
+    }
     case COL_IMAGE:
         snprintf(buf, sz, "%s", s->image ? s->image : "");
         *color = UI_C_DIM;
@@ -66,15 +74,15 @@ static unsigned view_sessions_on_select(struct ui *ui, size_t row)
 
 static void view_sessions_sync(struct ui *ui)
 {
-    struct ui_list *l = &ui->list[UI_PANE_SESSIONS];
+    struct ui_list *l = &ui->list[UI_LIST_SESSIONS];
     ssize_t at = model_find_session(&ui->model, ui->sel_session);
     if (at >= 0) {
         l->sel = (size_t)at;
-        list_clamp(ui, UI_PANE_SESSIONS);
+        list_clamp(ui, UI_LIST_SESSIONS);
         return;
     }
     /* The pinned session is gone (or none was chosen): the row at the same place. */
-    list_clamp(ui, UI_PANE_SESSIONS);
+    list_clamp(ui, UI_LIST_SESSIONS);
     if (ui->model.nsessions)
         ui->dirty |= ui_select_session(ui, ui->model.sessions[l->sel].id);
     else
@@ -91,4 +99,5 @@ const struct ui_view view_sessions = {
     .empty = view_sessions_empty,
     .on_select = view_sessions_on_select,
     .sync = view_sessions_sync,
+    .dirty = UI_DIRTY_SESSIONS,
 };

@@ -20,12 +20,16 @@ void view_status_draw_header(struct ui *ui)
     werase(w);
     draw_fill(w, 0, 0, width, base);
 
-    char link[64];
-    if (ui->connected)
+    size_t waiting = model_count_approvals(&ui->model, NULL);
+    char link[96];
+    if (ui->connected && waiting)
+        snprintf(link, sizeof(link), " %zu waiting for approval (2) %s live ", waiting,
+                 draw_glyph(ui, "\xE2\x97\x8F", "*"));
+    else if (ui->connected)
         snprintf(link, sizeof(link), " %s live ", draw_glyph(ui, "\xE2\x97\x8F", "*"));
     else
         snprintf(link, sizeof(link), " engine disconnected, retrying ");
-    attr_t link_attr = theme_attr(ui->connected ? UI_C_HEADER : UI_C_HEADER_ALERT);
+    attr_t link_attr = theme_attr(ui->connected && !waiting ? UI_C_HEADER : UI_C_HEADER_ALERT);
     int lw = draw_text_width(ui, link);
     if (lw > width / 2)
         lw = width / 2;
@@ -52,23 +56,31 @@ void view_status_draw_footer(struct ui *ui)
     werase(w);
     draw_fill(w, 0, 0, width, theme_attr(UI_C_FOOTER));
     int x = 1;
+    const struct ui_key *tables[8];
+    const char *titles[8];
+    size_t nt = keys_tables(ui, tables, titles, 8);
     /* A hint is "KEYS label": the first word in the key colour. */
-    for (const struct ui_key *k = ui_keys; k->fn; k++) {
-        if (!k->hint)
-            continue;
-        char keys[32];
-        const char *sp = strchr(k->hint, ' ');
-        size_t kn = sp ? (size_t)(sp - k->hint) : strlen(k->hint);
-        snprintf(keys, sizeof(keys), "%.*s", (int)kn, k->hint);
-        const char *label = sp ? sp : "";
-        int need = draw_text_width(ui, k->hint) + 2;
-        if (x + need > width - 1)
-            break;
-        x += draw_text(ui, w, 0, x, width - x, keys, theme_attr(UI_C_FOOTER_KEY));
-        x += draw_text(ui, w, 0, x, width - x, label, theme_attr(UI_C_FOOTER));
-        x += 2;
+    for (size_t t = 0; t < nt; t++) {
+        for (const struct ui_key *k = tables[t]; k->fn; k++) {
+            if (!k->hint || (k->mutates && ui->opt->read_only))
+                continue;
+            char keys[32];
+            const char *sp = strchr(k->hint, ' ');
+            size_t kn = sp ? (size_t)(sp - k->hint) : strlen(k->hint);
+            snprintf(keys, sizeof(keys), "%.*s", (int)kn, k->hint);
+            const char *label = sp ? sp : "";
+            int need = draw_text_width(ui, k->hint) + 2;
+            if (x + need > width - 1) {
+                t = nt; /* the footer is full */
+                break;
+            }
+            x += draw_text(ui, w, 0, x, width - x, keys, theme_attr(UI_C_FOOTER_KEY));
+            x += draw_text(ui, w, 0, x, width - x, label, theme_attr(UI_C_FOOTER));
+            x += 2;
+        }
     }
     if (ui->status[0] && width - x > 8)
-        draw_text_right(ui, w, 0, x, width - x - 1, ui->status, theme_attr(UI_C_FOOTER_ERROR));
+        draw_text_right(ui, w, 0, x, width - x - 1, ui->status,
+                        theme_attr(ui->status_error ? UI_C_FOOTER_ERROR : UI_C_FOOTER));
     wnoutrefresh(w);
 }

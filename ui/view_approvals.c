@@ -1,0 +1,214 @@
+/* Left pane, under the sessions whenever the queue is not empty: actions waiting for the
+ * operator, oldest first, each with its exact command or file, risk and reason. `y` approves,
+ * `n` rejects; Enter does nothing destructive (it shows the session's Actions tab). The
+ * selection is pinned by action id. */
+#include "app/client.h"
+#include "ui/ui_internal.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+enum { COL_ID, COL_SESSION, COL_RISK, COL_WAITED, COL_WHAT, COL_WHY };
+
+static const struct list_column view_approvals_columns[] = {
+    [COL_ID] = {"ID", 5, 60, true, false},
+    [COL_SESSION] = {"SESSION", 10, 50, false, false},
+    [COL_RISK] = {"RISK", 6, 90, false, false},
+    [COL_WAITED] = {"WAITED", 6, 40, true, false},
+    [COL_WHAT] = {"ACTION", 16, 100, false, true},
+    [COL_WHY] = {"WHY", 24, 30, false, false},
+};
+
+static json_t *view_approvals_at(const struct ui *ui, size_t row)
+{
+    return json_array_get(ui->model.approvals, row);
+}
+
+static long long view_approvals_id(const struct ui *ui, size_t row)
+{
+    return (long long)json_integer_value(json_object_get(view_approvals_at(ui, row), "id"));
+}
+
+static size_t view_approvals_count(const struct ui *ui)
+{
+    return json_array_size(ui->model.approvals);
+}
+
+static void view_approvals_title(const struct ui *ui, char *buf, size_t sz)
+{
+    snprintf(buf, sz, "Approvals (%zu waiting)  y approve %s n reject", view_approvals_count(ui),
+             draw_glyph(ui, "\xC2\xB7", "-"));
+}
+
+static const char *view_approvals_str(json_t *a, const char *key)
+{
+    const char *s = json_string_value(json_object_get(a, key));
+    return s ? s : "";
+}
+
+static void view_approvals_cell(const struct ui *ui, size_t row, int column, char *buf, size_t sz,
+                                enum ui_color *color)
+{
+    json_t *a = view_approvals_at(ui, row);
+    switch (column) {
+    case COL_ID:
+        snprintf(buf, sz, "%lld", view_approvals_id(ui, row));
+        *color = UI_C_DIM;
+        break;
+    case COL_SESSION: {
+        const char *sid = view_approvals_str(a, "session_id");
+        ssize_t at = model_find_session(&ui->model, sid);
+        const struct model_session *s = at >= 0 ? &ui->model.sessions[at] : NULL;
+        snprintf(buf, sz, "%s", s && s->name && *s->name ? s->name : sid);
+        break;
+    }
+    case COL_RISK: {
+        const char *risk = view_approvals_str(a, "risk");
+        snprintf(buf, sz, "%s", risk);
+        *color = strcasecmp(risk, "high") == 0 ? UI_C_BAD : UI_C_WARN;
+        break;
+    }
+    case COL_WAITED: {
+        double at = json_number_value(json_object_get(a, "created_at"));
+        double waited = (double)time(NULL) - at;
+        if (waited < 0)
+            waited = 0;
+        if (waited < 120)
+            snprintf(buf, sz, "%.0fs", waited);
+        else
+            snprintf(buf, sz, "%.0fm", waited / 60);
+        break;
+    }
+    case COL_WHAT:
+        snprintf(buf, sz, "%s: %s", view_approvals_str(a, "kind"),
+                 view_approvals_str(a, "summary"));
+        break;
+    case COL_WHY:
+        snprintf(buf, sz, "%s", view_approvals_str(a, "risk_reason"));
+        *color = UI_C_DIM;
+        break;
+    default:
+        break;
+    }
+}
+
+static const char *view_approvals_empty(const struct ui *ui)
+{
+    (void)ui;
+    return "nothing waits for approval";
+}
+
+static unsigned view_approvals_on_select(struct ui *ui, size_t row)
+{
+    ui->sel_approval = view_approvals_id(ui, row);
+    return UI_DIRTY_APPROVALS;
+}
+
+static void view_approvals_sync(struct ui *ui)
+{
+    struct ui_list *l = &ui->list[UI_LIST_APPROVALS];
+    size_t n = view_approvals_count(ui);
+    for (size_t i = 0; i < n; i++) {
+        if (view_approvals_id(ui, i) == ui->sel_approval) {
+            l->sel = i;
+            break;
+        }
+    }
+    list_clamp(ui, UI_LIST_APPROVALS);
+    ui->sel_approval = n ? view_approvals_id(ui, l->sel) : 0;
+}
+
+/* The decision's answer: the event stream refreshes the queue; errors go to the footer. */
+static void view_approvals_decided(int status, json_t *reply, const char *err, void *ud)
+{
+    struct ui *ui = (struct ui *)((char *)ud - offsetof(struct ui, tok_op));
+    if (status < 0)
+        ui_set_error(ui, "%s", err ? err : "the engine did not answer");
+    else if (status != 200)
+        ui_set_error(ui, "%s", client_error_message(reply, "the engine refused"));
+    else
+        ui_set_status(
+            ui, "%s action %lld",
+            json_is_string(json_object_get(reply, "approval")) &&
+                    strcmp(json_string_value(json_object_get(reply, "approval")), "rejected") == 0
+                ? "rejected"
+                : "approved",
+            (long long)json_integer_value(json_object_get(reply, "id")));
+    ui->approvals_refetch_at = ui_now_ms();
+}
+
+/* Decide the selected action (approve or reject, with an optional reason). */
+unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason)
+{
+    if (!view_approvals_count(ui))
+        return 0;
+    long long id = view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel);
+    json_t *body = json_object();
+    const char *user = getenv("USER");
+    char by[128];
+    snprintf(by, sizeof(by), "%s (dashboard)", user && *user ? user : "operator");
+    json_object_set_new(body, "by", json_string(by));
+    if (reason && *reason)
+        json_object_set_new(body, "reason", json_string(reason));
+    char path[96];
+    snprintf(path, sizeof(path), "/v1/actions/%lld/%s", id, approve ? "approve" : "reject");
+    ui_request(ui, "POST", path, body, view_approvals_decided, &ui->tok_op);
+    json_decref(body);
+    ui_set_status(ui, "%s action %lld ...", approve ? "approving" : "rejecting", id);
+    return UI_DIRTY_FOOTER;
+}
+
+static unsigned view_approvals_approve(struct ui *ui)
+{
+    return view_approvals_decide(ui, true, NULL);
+}
+
+static unsigned view_approvals_reject(struct ui *ui)
+{
+    return view_approvals_decide(ui, false, "rejected by the operator in the dashboard");
+}
+
+/* Enter: look at the action in its session's Actions tab; never a decision. */
+static unsigned view_approvals_show(struct ui *ui)
+{
+    json_t *a = view_approvals_at(ui, ui->list[UI_LIST_APPROVALS].sel);
+    const char *sid = json_string_value(json_object_get(a, "session_id"));
+    if (!sid)
+        return 0;
+    unsigned dirty = ui_select_session(ui, sid);
+    view_sessions.sync(ui);
+    for (size_t t = 0; t < ui_ntabs; t++)
+        if (ui_tabs[t] == &tab_actions)
+            dirty |= ui_show_tab(ui, t);
+    ui->focus = UI_PANE_DETAIL;
+    return dirty | UI_DIRTY_ALL;
+}
+
+static const struct ui_key view_approvals_keys[] = {
+    {'y', "y", "approve the selected action (it runs now)", view_approvals_approve, "y approve",
+     true},
+    {'n', "n", "reject the selected action", view_approvals_reject, "n reject", true},
+    {'\n', "Enter", "show the action in its session (no decision)", view_approvals_show, NULL,
+     false},
+    {KEY_ENTER, "Enter", "show the action in its session (no decision)", view_approvals_show, NULL,
+     false},
+    {0, NULL, NULL, NULL, NULL, false},
+};
+
+const struct ui_view view_approvals = {
+    .name = "approvals",
+    .columns = view_approvals_columns,
+    .ncolumns = sizeof(view_approvals_columns) / sizeof(view_approvals_columns[0]),
+    .count = view_approvals_count,
+    .title = view_approvals_title,
+    .cell = view_approvals_cell,
+    .empty = view_approvals_empty,
+    .on_select = view_approvals_on_select,
+    .sync = view_approvals_sync,
+    .keys = view_approvals_keys,
+    .dirty = UI_DIRTY_APPROVALS,
+};
