@@ -213,6 +213,18 @@ struct ui_modal {
     void (*close)(struct ui *ui);
 };
 
+/* ---- prompt.c: the text prompt and the yes/no question (modals) ---- */
+
+/* text: what was typed, or NULL when cancelled (Esc, ^C). Returns dirty bits. */
+typedef unsigned (*prompt_done_fn)(struct ui *ui, const char *text, void *ud);
+typedef unsigned (*confirm_fn)(struct ui *ui, void *ud);
+/* A one-line prompt on the bottom row: "label text_"; Enter accepts, Esc cancels, Backspace,
+ * ^U and ^W edit. */
+void prompt_open(struct ui *ui, const char *label, const char *initial, prompt_done_fn done,
+                 void *ud);
+/* A centred question; only y confirms (n, Esc, Enter and any other key say no). */
+void confirm_open(struct ui *ui, const char *question, confirm_fn yes, void *ud);
+
 /* ---- the dashboard ---- */
 
 struct client_async;

@@ -167,9 +167,36 @@ static unsigned view_approvals_approve(struct ui *ui)
     return view_approvals_decide(ui, true, NULL);
 }
 
+static unsigned view_approvals_rejected(struct ui *ui, const char *reason, void *ud)
+{
+    long long id = *(long long *)ud;
+    if (!reason) {
+        ui_set_status(ui, "not rejected");
+        return UI_DIRTY_FOOTER;
+    }
+    /* the queue may have moved while the operator typed: decide the action asked about */
+    size_t n = json_array_size(ui->model.approvals);
+    for (size_t i = 0; i < n; i++) {
+        if (view_approvals_id(ui, i) == id) {
+            ui->list[UI_LIST_APPROVALS].sel = i;
+            return view_approvals_decide(ui, false, *reason ? reason : NULL);
+        }
+    }
+    ui_set_error(ui, "action %lld no longer waits", id);
+    return UI_DIRTY_FOOTER;
+}
+
+/* n: reject, with an optional reason the agent sees (Enter alone: none; Esc: no decision). */
 static unsigned view_approvals_reject(struct ui *ui)
 {
-    return view_approvals_decide(ui, false, "rejected by the operator in the dashboard");
+    static long long asked; /* one prompt at a time: the modal holds the keyboard */
+    if (!view_approvals_count(ui))
+        return 0;
+    asked = view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel);
+    char label[96];
+    snprintf(label, sizeof(label), "reject action %lld, reason (optional, Esc cancels): ", asked);
+    prompt_open(ui, label, NULL, view_approvals_rejected, &asked);
+    return UI_DIRTY_FOOTER;
 }
 
 /* Enter: look at the action in its session's Actions tab; never a decision. */
@@ -191,7 +218,8 @@ static unsigned view_approvals_show(struct ui *ui)
 static const struct ui_key view_approvals_keys[] = {
     {'y', "y", "approve the selected action (it runs now)", view_approvals_approve, "y approve",
      true},
-    {'n', "n", "reject the selected action", view_approvals_reject, "n reject", true},
+    {'n', "n", "reject the selected action (with an optional reason)", view_approvals_reject,
+     "n reject", true},
     {'\n', "Enter", "show the action in its session (no decision)", view_approvals_show, NULL,
      false},
     {KEY_ENTER, "Enter", "show the action in its session (no decision)", view_approvals_show, NULL,

@@ -11,116 +11,15 @@
 # Needs dockerd and the image paddock/base:local: without them it FAILS (exit 1), or skips
 # (exit 77) with PADDOCK_ALLOW_SKIP=1.
 set -uo pipefail
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
 
-PADDOCK=${1:-${PADDOCK_EXE:-}}
-[ -n "$PADDOCK" ] && [ -x "$PADDOCK" ] || { echo "usage: $0 PATH/TO/paddock" >&2; exit 2; }
-PADDOCK=$(readlink -f "$PADDOCK")
-IMAGE=${PADDOCK_IMAGE:-paddock/base:local}
-DOCKER_SOCK=${DOCKER_SOCK:-/var/run/docker.sock}
-export PADDOCK_TEST_LABEL=1
-
-failed=0 passed=0
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL - $1" >&2; }
-unavailable() {
-  if [ "${PADDOCK_ALLOW_SKIP:-}" = 1 ]; then echo "SKIP: $1" >&2; exit 77; fi
-  echo "FAIL: $1 (PADDOCK_ALLOW_SKIP=1 to skip instead of failing)" >&2
-  exit 1
-}
-
-for tool in tmux curl python3; do
-  command -v "$tool" >/dev/null || unavailable "$tool is not installed"
-done
-curl -s --max-time 2 --unix-socket "$DOCKER_SOCK" http://d/_ping 2>/dev/null | grep -q OK ||
-  unavailable "no Docker daemon answers at $DOCKER_SOCK (source scripts/lib.sh && paddock_ensure_dockerd)"
-curl -s --max-time 5 --unix-socket "$DOCKER_SOCK" "http://d/images/$IMAGE/json" 2>/dev/null |
-  grep -q '"Id"' || unavailable "image $IMAGE is missing (scripts/build-image)"
-
-TMP=$(mktemp -d /tmp/paddock-tui.XXXXXX)
-SOCK=$TMP/engine.sock
-# A private tmux server whose socket lives in $TMP (removed with it).
-export TMUX_TMPDIR=$TMP
-unset TMUX
-TMUX_CMD=(tmux -L "paddock-test-$$" -f /dev/null)
-ENGINE_PID=
-SESSION_ID=
-
-api() { # api METHOD PATH [BODY] -> body on stdout; the HTTP status in $TMP/status
-  local args=(-s --max-time 150 -X "$1" --unix-socket "$SOCK" -o "$TMP/reply" -w '%{http_code}')
-  rm -f "$TMP/reply"
-  [ $# -ge 3 ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
-  curl "${args[@]}" "http://paddock$2" >"$TMP/status" 2>/dev/null || echo 000 >"$TMP/status"
-  cat "$TMP/reply" 2>/dev/null
-}
-json_get() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval("d" + sys.argv[1]))' "$1"; }
-
-cleanup() {
-  "${TMUX_CMD[@]}" kill-server 2>/dev/null
-  if [ -n "$SESSION_ID" ]; then
-    [ -n "$ENGINE_PID" ] && api DELETE "/v1/sessions/$SESSION_ID" >/dev/null
-    if [ "$(cat "$TMP/status" 2>/dev/null)" != 200 ]; then # no engine to ask: remove it directly
-      local f ids
-      f=$(python3 -c 'import json,sys,urllib.parse; print(urllib.parse.quote(json.dumps({"label":["paddock.session="+sys.argv[1]]})))' "$SESSION_ID")
-      ids=$(curl -s --unix-socket "$DOCKER_SOCK" "http://d/containers/json?all=1&filters=$f" |
-        python3 -c 'import json,sys; print(" ".join(c["Id"] for c in json.load(sys.stdin)))' 2>/dev/null)
-      for id in $ids; do
-        curl -s -X DELETE --unix-socket "$DOCKER_SOCK" "http://d/containers/$id?force=1&v=1" >/dev/null
-      done
-    fi
-  fi
-  [ -n "$ENGINE_PID" ] && kill -0 "$ENGINE_PID" 2>/dev/null && stop_engine
-  if [ "$failed" -ne 0 ]; then
-    for f in engine.log dash.err; do
-      [ -s "$TMP/$f" ] && { echo "--- $f (last 30 lines)" >&2; tail -n 30 "$TMP/$f" >&2; }
-    done
-  fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# ---------------------------------------------------------------- engine, session, actions
-start_engine() { # sets ENGINE_PID; 0 once GET /v1/info answers 200
-  "$PADDOCK" serve --state-dir "$TMP/state" --socket "$SOCK" >>"$TMP/engine.log" 2>&1 &
-  ENGINE_PID=$!
-  for _ in $(seq 1 100); do
-    [ "$(api GET /v1/info >/dev/null; cat "$TMP/status")" = 200 ] && return 0
-    kill -0 "$ENGINE_PID" 2>/dev/null || return 1
-    sleep 0.1
-  done
-  return 1
-}
-stop_engine() {
-  kill -TERM "$ENGINE_PID"
-  for _ in $(seq 1 100); do kill -0 "$ENGINE_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$ENGINE_PID" 2>/dev/null && kill -KILL "$ENGINE_PID"
-  wait "$ENGINE_PID" 2>/dev/null
-  ENGINE_PID=
-}
 start_engine || { fail "engine answers GET /v1/info"; exit 1; }
 ok "engine started (pid $ENGINE_PID)"
 
 NAME=tui-$$
-reply=$(api POST /v1/sessions "{\"name\":\"$NAME\",\"image\":\"$IMAGE\"}")
-SESSION_ID=$(printf '%s' "$reply" | json_get '["id"]' 2>/dev/null)
-if [ "$(cat "$TMP/status")" != 201 ] || [ -z "$SESSION_ID" ]; then
-  fail "POST /v1/sessions: $(cat "$TMP/status") $reply"
-  exit 1
-fi
-for _ in $(seq 1 300); do # creation may return before the sandbox is ready
-  state=$(api GET "/v1/sessions/$SESSION_ID" | json_get '["state"]' 2>/dev/null)
-  [ "$state" = ready ] || [ "$state" = error ] && break
-  sleep 0.1
-done
-[ "$state" = ready ] || { fail "session $SESSION_ID is ready (state: $state)"; exit 1; }
+create_session "$NAME" || exit 1
 ok "session $SESSION_ID created"
 
-run_action() { # run_action COMMAND -> 0 when the observation says exit code 0
-  local body
-  body=$(python3 -c 'import json,sys; print(json.dumps({"action":{"action":"run","args":{"command":sys.argv[1]}}}))' "$1")
-  local r
-  r=$(api POST "/v1/sessions/$SESSION_ID/execute_action" "$body")
-  [ "$(cat "$TMP/status")" = 200 ] && [ "$(printf '%s' "$r" | json_get '["extras"]["metadata"]["exit_code"]' 2>/dev/null)" = 0 ]
-}
 if run_action "echo hi" && run_action "echo second-$$"; then
   ok "two actions ran through POST /v1/sessions/{id}/execute_action"
 else
@@ -128,53 +27,7 @@ else
   exit 1
 fi
 
-# ---------------------------------------------------------------- the dashboard in tmux
-tm() { "${TMUX_CMD[@]}" "$@"; }
-screen() { tm capture-pane -p -t dash; }
-# wait_for TEXT [TRIES]: poll the screen every 0.1 s (bounded) until it shows TEXT.
-wait_for() {
-  local i
-  for i in $(seq 1 "${2:-100}"); do
-    screen | grep -qF -- "$1" && return 0
-    sleep 0.1
-  done
-  return 1
-}
-wait_gone() {
-  local i
-  for i in $(seq 1 "${2:-100}"); do
-    screen | grep -qF -- "$1" || return 0
-    sleep 0.1
-  done
-  return 1
-}
-flag() { tm display -p -t dash "#{$1}"; }
-# terminal_restored: the alternate screen is left, the cursor is visible, keypad mode is off.
-terminal_restored() {
-  local i
-  for i in $(seq 1 100); do
-    [ "$(flag alternate_on)" = 0 ] && [ "$(flag cursor_flag)" = 1 ] && [ "$(flag keypad_flag)" = 0 ] &&
-      return 0
-    sleep 0.1
-  done
-  return 1
-}
-start_dashboard() { # the pid is written by the sh that then execs paddock
-  rm -f "$TMP/dash.pid"
-  tm send-keys -t dash -l "clear; sh -c 'echo \$\$ >$TMP/dash.pid; exec \"\$0\" 2>>$TMP/dash.err' $PADDOCK"
-  tm send-keys -t dash Enter
-  for _ in $(seq 1 50); do [ -s "$TMP/dash.pid" ] && break; sleep 0.1; done
-}
-
-printf '%s\n' "PS1='READY\$ '" >"$TMP/bashrc"
-tm new-session -d -s dash -x 160 -y 32 \
-  -e "LANG=C.UTF-8" -e "LC_ALL=C.UTF-8" \
-  -e "PADDOCK_SOCKET=$SOCK" -e "PADDOCK_STATE_DIR=$TMP/state" -e "HOME=$TMP" \
-  "bash --noprofile --rcfile $TMP/bashrc -i" || { fail "tmux starts"; exit 1; }
-# Let applications in the pane write the clipboard, so an OSC 52 that got through would show.
-tm set -g set-clipboard on
-wait_for 'READY$' || { fail "shell prompt in tmux"; exit 1; }
-
+open_tmux || exit 1
 start_dashboard
 short=${SESSION_ID:0:8}
 if wait_for "$NAME" && wait_for "$short" && wait_for "paddock " && wait_for "● live"; then
@@ -334,7 +187,7 @@ rc=$?
 
 # ---------------------------------------------------------------- cleanup
 api DELETE "/v1/sessions/$SESSION_ID" >/dev/null
-[ "$(cat "$TMP/status")" = 200 ] && { ok "session deleted"; SESSION_ID=; } ||
+[ "$(cat "$TMP/status")" = 200 ] && { ok "session deleted"; SESSION_IDS=(); } ||
   fail "DELETE /v1/sessions/$SESSION_ID: $(cat "$TMP/status") $(cat "$TMP/reply")"
 
 echo "$passed passed, $failed failed"
