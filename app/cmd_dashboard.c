@@ -9,10 +9,12 @@
 
 int cmd_dashboard(struct app *app, int argc, char **argv)
 {
-    struct ui_options opt = {.theme = app->config.theme};
+    struct ui_options opt = {.theme = app->config.theme, .bell = app->config.bell == 1};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--read-only") == 0) {
             opt.read_only = true;
+        } else if (strcmp(argv[i], "--bell") == 0) {
+            opt.bell = true;
         } else if (strcmp(argv[i], "--theme") == 0 && i + 1 < argc) {
             opt.theme = argv[++i];
         } else {

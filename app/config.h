@@ -19,6 +19,7 @@ struct config {
     double approval_timeout; /* 0: not set */
     double retention_days;   /* 0: not set */
     char *socket, *state_dir, *pool, *listen, *token_file, *theme;
+    int bell;   /* -1: not set; ring the bell when an action starts waiting */
     char *path; /* the file read, NULL when none */
 };
 

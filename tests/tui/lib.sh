@@ -147,9 +147,9 @@ terminal_restored() {
   done
   return 1
 }
-start_dashboard() { # the pid is written by the sh that then execs paddock
+start_dashboard() { # start_dashboard [ARGS]: the pid is written by the sh that then execs paddock
   rm -f "$TMP/dash.pid"
-  tm send-keys -t dash -l "clear; sh -c 'echo \$\$ >$TMP/dash.pid; exec \"\$0\" 2>>$TMP/dash.err' $PADDOCK"
+  tm send-keys -t dash -l "clear; sh -c 'echo \$\$ >$TMP/dash.pid; exec \"\$0\" \"\$@\" 2>>$TMP/dash.err' $PADDOCK $*"
   tm send-keys -t dash Enter
   for _ in $(seq 1 50); do [ -s "$TMP/dash.pid" ] && break; sleep 0.1; done
 }

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Approvals in the dashboard end to end, through a private tmux server against a real engine:
+# an agent's request blocks until the operator presses `y` (and then gets the command's
+# observation); `n` with a typed reason gives the agent a `user_rejected` observation carrying
+# it; Enter on the queue decides nothing; the header counts what waits; `--read-only` refuses
+# `y`; the help lists the queue's keys; `--bell` rings when an action starts waiting.
+#
+#   tests/tui/approvals_test.sh [PATH/TO/paddock]        (or PADDOCK_EXE=...)
+set -uo pipefail
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
+
+export PADDOCK_CONFIRM=high # HIGH actions wait for the operator (the default, said explicitly)
+start_engine || { fail "engine answers GET /v1/info"; exit 1; }
+NAME=appr-$$
+create_session "$NAME" || exit 1
+ok "session $SESSION_ID created"
+
+# agent_action N COMMAND: the agent's blocking request in the background; its reply in
+# $TMP/agent-N.json once the engine answers, its HTTP status in $TMP/agent-N.status.
+agent_action() {
+  local body
+  body=$(python3 -c 'import json,sys; print(json.dumps({"action":{"action":"run","args":{"command":sys.argv[1]}}}))' "$2")
+  curl -s --max-time 120 -X POST --unix-socket "$SOCK" -H 'Content-Type: application/json' \
+    --data-binary "$body" -o "$TMP/agent-$1.tmp" -w '%{http_code}' \
+    "http://paddock/v1/sessions/$SESSION_ID/execute_action" >"$TMP/agent-$1.status" 2>/dev/null
+  mv "$TMP/agent-$1.tmp" "$TMP/agent-$1.json"
+}
+pending_count() { api GET /v1/approvals | json_get '["approvals"].__len__()' 2>/dev/null; }
+wait_pending() { # wait_pending N: the engine's queue holds N
+  for _ in $(seq 1 100); do [ "$(pending_count)" = "$1" ] && return 0; sleep 0.1; done
+  return 1
+}
+
+open_tmux || exit 1
+start_dashboard
+wait_for "$NAME" || { fail "dashboard shows the session"; screen >&2; exit 1; }
+
+# ---------------------------------------------------------------- y: the agent's request runs
+agent_action 1 "rm -rf /opt/nothing-$$" &
+agent1=$!
+wait_pending 1 || fail "the action waits in the engine's queue"
+if wait_for "1 waiting for approval" && wait_for "Approvals (1 waiting)" &&
+  wait_for "run: rm -rf /opt/nothing"; then
+  ok "the header counts the waiting action and the queue shows its exact command"
+else
+  fail "queue shown"; screen >&2
+fi
+screen | grep -F "rm -rf /opt/nothing" | grep -qiF high && ok "the queue shows the risk (high)" ||
+  { fail "risk shown"; screen >&2; }
+tm send-keys -t dash 2
+tm send-keys -t dash '?'
+wait_for "approve the selected action" && wait_for "reject the selected action" &&
+  ok "the help lists the queue's keys (generated from its table)" || { fail "help for the queue"; screen >&2; }
+tm send-keys -t dash Escape
+wait_gone "approve the selected action" || fail "help closes"
+
+# Enter is never a decision.
+tm send-keys -t dash 2 Enter
+sleep 0.5
+[ "$(pending_count)" = 1 ] && [ ! -e "$TMP/agent-1.json" ] &&
+  ok "Enter on the queue decides nothing (the agent still waits)" || fail "Enter decided something"
+
+tm send-keys -t dash 2 y
+if wait "$agent1" && [ "$(cat "$TMP/agent-1.status")" = 200 ] &&
+  [ "$(json_get '["observation"]' <"$TMP/agent-1.json")" = run ]; then
+  ok "y approves: the agent's blocked request returns the command's observation"
+else
+  fail "y approves ($(cat "$TMP/agent-1.status" 2>/dev/null) $(cat "$TMP/agent-1.json" 2>/dev/null))"
+fi
+wait_gone "waiting for approval" && ok "the queue empties and the header count goes" ||
+  { fail "queue empties"; screen >&2; }
+by=$(api GET "/v1/actions/$(api GET "/v1/sessions/$SESSION_ID/actions?limit=1" | json_get '["actions"][0]["id"]')" |
+  json_get '["decided_by"]')
+case "$by" in *dashboard*) ok "the decision is recorded as the dashboard's ($by)" ;;
+*) fail "decided_by is '$by'" ;; esac
+
+# ---------------------------------------------------------------- n: user_rejected with the reason
+agent_action 2 "rm -rf /srv/nothing-$$" &
+agent2=$!
+wait_for "run: rm -rf /srv/nothing" || { fail "second action queued"; screen >&2; }
+tm send-keys -t dash 2 n
+wait_for "reason (optional" || { fail "n asks for a reason"; screen >&2; }
+tm send-keys -t dash -l "not on this box $$"
+tm send-keys -t dash Enter
+if wait "$agent2" && [ "$(json_get '["observation"]' <"$TMP/agent-2.json")" = user_rejected ] &&
+  grep -qF "not on this box $$" "$TMP/agent-2.json"; then
+  ok "n rejects: the agent gets user_rejected with the operator's reason"
+else
+  fail "n rejects ($(cat "$TMP/agent-2.json" 2>/dev/null))"
+fi
+
+# Esc at the reason prompt decides nothing.
+agent_action 3 "rm -rf /mnt/nothing-$$" &
+agent3=$!
+wait_for "run: rm -rf /mnt/nothing" || { fail "third action queued"; screen >&2; }
+tm send-keys -t dash 2 n
+wait_for "reason (optional" || fail "n asks for a reason"
+tm send-keys -t dash Escape
+sleep 0.5
+[ "$(pending_count)" = 1 ] && ok "Esc at the reason prompt rejects nothing" || fail "Esc decided"
+
+# ---------------------------------------------------------------- --read-only cannot approve
+tm send-keys -t dash q
+wait_for 'READY$' || fail "dashboard quits"
+start_dashboard --read-only
+wait_for "[read-only]" || { fail "read-only dashboard starts"; screen >&2; }
+wait_for "run: rm -rf /mnt/nothing" || fail "read-only dashboard shows the queue"
+tm send-keys -t dash 2 y
+wait_for "read-only dashboard: y" && ok "--read-only refuses y with a message" ||
+  { fail "read-only y message"; screen >&2; }
+sleep 0.3
+[ "$(pending_count)" = 1 ] && ok "--read-only: the action still waits" || fail "read-only approved"
+tm send-keys -t dash q
+wait_for 'READY$' || fail "read-only dashboard quits"
+id3=$(api GET /v1/approvals | json_get '["approvals"][0]["id"]')
+api POST "/v1/actions/$id3/reject" '{"reason":"test over"}' >/dev/null
+wait "$agent3"
+
+# ---------------------------------------------------------------- --bell rings once per new wait
+tm set -g monitor-bell on
+tm set -g bell-action any
+tm set-hook -g alert-bell "run-shell 'touch $TMP/bell'"
+tm new-window -d -t dash -n other "sleep 600" # alerts are for windows other than the current
+start_dashboard --bell
+wait_for "$NAME" || fail "bell dashboard starts"
+tm select-window -t dash:other
+agent_action 4 "rm -rf /media/nothing-$$" &
+agent4=$!
+wait_pending 1 || fail "fourth action waits"
+for _ in $(seq 1 50); do [ -e "$TMP/bell" ] && break; sleep 0.1; done
+[ -e "$TMP/bell" ] && ok "--bell rings the terminal bell when an action starts waiting" ||
+  fail "no bell with --bell"
+tm select-window -t dash:0
+id4=$(api GET /v1/approvals | json_get '["approvals"][0]["id"]')
+api POST "/v1/actions/$id4/reject" '{"reason":"test over"}' >/dev/null
+wait "$agent4"
+tm send-keys -t dash q
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
