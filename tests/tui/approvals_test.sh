@@ -135,6 +135,8 @@ id4=$(api GET /v1/approvals | json_get '["approvals"][0]["id"]')
 api POST "/v1/actions/$id4/reject" '{"reason":"test over"}' >/dev/null
 wait "$agent4"
 tm send-keys -t dash q
+wait_for 'READY$' || fail "bell dashboard quits"
+[ -s "$TMP/dash.err" ] && { fail "the dashboard wrote to stderr"; cat "$TMP/dash.err" >&2; }
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

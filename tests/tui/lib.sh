@@ -66,12 +66,20 @@ cleanup() {
     fi
   done
   [ -n "$ENGINE_PID" ] && kill -0 "$ENGINE_PID" 2>/dev/null && stop_engine
+  local rc=0
+  # A sanitizer report from the dashboard or the engine (the ASan build) fails the test.
+  if grep -qE "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:" \
+    "$TMP/dash.err" "$TMP/engine.log" 2>/dev/null; then
+    fail "a sanitizer reported an error (dash.err / engine.log below)"
+    rc=1
+  fi
   if [ "$failed" -ne 0 ]; then
     for f in engine.log dash.err; do
       [ -s "$TMP/$f" ] && { echo "--- $f (last 30 lines)" >&2; tail -n 30 "$TMP/$f" >&2; }
     done
   fi
   rm -rf "$TMP"
+  [ "$rc" -eq 0 ] || exit "$rc"
 }
 trap cleanup EXIT
 
