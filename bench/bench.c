@@ -26,39 +26,6 @@
 
 extern char **environ;
 
-void samples_add(struct samples *s, double x)
-{
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 64;
-        s->v = realloc(s->v, s->cap * sizeof(double));
-        if (!s->v)
-            abort();
-    }
-    s->v[s->n++] = x;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-double samples_pct(struct samples *s, double p)
-{
-    if (!s->n)
-        return 0;
-    qsort(s->v, s->n, sizeof(double), cmp_double);
-    size_t i = (size_t)(p * (double)(s->n - 1) + 0.5);
-    return s->v[i];
-}
-
-double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* ---- a keep-alive client for the engine socket ---- */
 
 struct body {
@@ -333,23 +300,6 @@ static long executor_rss_kb(const char *container)
     if (d)
         closedir(d);
     return rss;
-}
-
-long proc_status_kb(pid_t pid, const char *field)
-{
-    char p[64], buf[256];
-    long v = -1;
-    snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
-    FILE *f = fopen(p, "r");
-    size_t flen = strlen(field);
-    while (f && fgets(buf, sizeof(buf), f))
-        if (strncmp(buf, field, flen) == 0 && buf[flen] == ':') {
-            v = atol(buf + flen + 1);
-            break;
-        }
-    if (f)
-        fclose(f);
-    return v;
 }
 
 /* n requests at once on the engine socket (curl multi); returns the wall time in ms and
