@@ -269,3 +269,10 @@ size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **
     }
     return n;
 }
+
+bool keys_page_takes_all(const struct ui *ui)
+{
+    const struct ui_page *p = ui_current_page(ui);
+    bool in_page = p && (ui->page || ui->focus == UI_PANE_DETAIL);
+    return !ui->help_visible && !ui->modal && in_page && p->takes_keys && p->takes_keys(ui);
+}
