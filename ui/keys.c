@@ -228,8 +228,10 @@ unsigned keys_dispatch(struct ui *ui, int key, bool code)
     bool in_page = p && (ui->page || ui->focus == UI_PANE_DETAIL);
     unsigned dirty = 0;
     if (in_page && p->takes_keys && p->takes_keys(ui)) {
-        if (key == UI_KEY_LEAVE && !code)
-            return keys_back(ui);
+        if (key == UI_KEY_LEAVE && !code) {
+            unsigned told = p->on_key(ui, key, code); /* it learns the keyboard leaves */
+            return told | keys_back(ui);
+        }
         return p->on_key(ui, key, code);
     }
     if (in_page && keys_run(ui, p->keys, key, code, &dirty))

@@ -340,8 +340,8 @@ static const struct ui_key term_keys[] = {
 
 /* ---- typing ---- */
 
-/* Typing: the shell has the keyboard. The pane losing the focus ends it (seen here at once,
- * and for good at the next draw). */
+/* Typing: the shell has the keyboard, until ^] (on_key sees it) or the pane loses the focus
+ * otherwise (seen here at once, and for good at the next draw). */
 static bool term_takes_keys(const struct ui *ui)
 {
     const struct term_tab *t = term_tab_c(ui);
@@ -354,6 +354,11 @@ static unsigned term_on_key(struct ui *ui, int key, bool code)
     struct term_tab *t = term_tab(ui);
     if (!t || !t->vt)
         return 0;
+    if (key == UI_KEY_LEAVE && !code) { /* the keyboard goes back to the dashboard */
+        t->typing = false;
+        ui_set_status(ui, "the shell keeps running: Enter in its pane types into it again");
+        return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+    }
     /* the terminal's own scrollback keys, as in xterm */
     if (code && (key == KEY_SPREVIOUS || key == KEY_SNEXT))
         return term_scroll(t, key == KEY_SPREVIOUS ? term_page(t) : -term_page(t));

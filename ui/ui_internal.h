@@ -194,6 +194,7 @@ struct ui_page {
     unsigned (*on_ready)(struct ui *ui, short revents);
     /* Optional: true while every key should go to on_key (a terminal) except UI_KEY_LEAVE. */
     bool (*takes_keys)(const struct ui *ui);
+    /* UI_KEY_LEAVE comes too, just before the keyboard goes back to the sessions. */
     unsigned (*on_key)(struct ui *ui, int key, bool code);
     /* Optional: the border hint ("^] leaves"). */
     const char *(*hint)(const struct ui *ui);
