@@ -166,11 +166,12 @@ static void term_hangup(struct term_tab *t)
 /* The connection is over: say how (the engine keeps an ended terminal a minute). */
 static void term_ended(struct term_tab *t, const char *failure)
 {
+    if (failure) /* before the hang-up: failure may be the connection's own text */
+        snprintf(t->note, sizeof(t->note), "cannot open a shell: %.250s", failure);
     term_hangup(t);
     t->st = TERM_ENDED;
     t->typing = false;
     if (failure) {
-        snprintf(t->note, sizeof(t->note), "cannot open a shell: %.250s", failure);
         ui_set_error(t->ui, "%s", t->note);
         char line[400];
         snprintf(line, sizeof(line), "[%s]", t->note);
@@ -213,6 +214,7 @@ static unsigned term_open_shell(struct term_tab *t)
         return UI_DIRTY_FOOTER;
     }
     vt_resize(t->vt, rows, cols);
+    ui_cancel(ui, &t->tok_end); /* the last shell's ending is old news */
     char path[200], *err = NULL;
     snprintf(path, sizeof(path), "/v1/sessions/%s/terminal?rows=%d&cols=%d", t->sid, rows, cols);
     t->tid[0] = '\0';
