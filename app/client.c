@@ -34,7 +34,7 @@ static char *client_strdupf(const char *fmt, ...)
     return s;
 }
 
-static int buf_append(struct client_buf *b, const char *p, size_t n)
+int client_buf_append(struct client_buf *b, const char *p, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 4096;
@@ -114,7 +114,7 @@ static int client_on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t
 
 static size_t client_on_body(char *p, size_t size, size_t n, void *ud)
 {
-    return buf_append(ud, p, size * n) == 0 ? size * n : 0;
+    return client_buf_append(ud, p, size * n) == 0 ? size * n : 0;
 }
 
 int client_xfer_setup(struct client *c, struct client_xfer *x, CURL *h, const char *method,
@@ -318,7 +318,7 @@ static int events_dechunk(struct client_events *ev)
 {
     while (ev->raw.len) {
         if (!ev->chunked) {
-            if (buf_append(&ev->text, ev->raw.data, ev->raw.len) < 0)
+            if (client_buf_append(&ev->text, ev->raw.data, ev->raw.len) < 0)
                 return -1;
             buf_consume(&ev->raw, ev->raw.len);
             return 0;
@@ -337,7 +337,7 @@ static int events_dechunk(struct client_events *ev)
         }
         if (ev->chunk_left) {
             size_t n = ev->raw.len < ev->chunk_left ? ev->raw.len : ev->chunk_left;
-            if (buf_append(&ev->text, ev->raw.data, n) < 0)
+            if (client_buf_append(&ev->text, ev->raw.data, n) < 0)
                 return -1;
             buf_consume(&ev->raw, n);
             ev->chunk_left -= n;
@@ -370,7 +370,7 @@ static void events_dispatch(struct client_events *ev, client_event_fn fn, void *
                 snprintf(type, sizeof(type), "%s", v);
             } else if (strncmp(line, "data:", 5) == 0) {
                 const char *v = line + 5 + (line[5] == ' ');
-                buf_append(&data, v, strlen(v));
+                client_buf_append(&data, v, strlen(v));
             }
             line = nl ? nl + 1 : NULL;
         }
@@ -400,7 +400,7 @@ int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
                 continue;
             return -1;
         }
-        if (buf_append(&ev->raw, tmp, (size_t)n) < 0)
+        if (client_buf_append(&ev->raw, tmp, (size_t)n) < 0)
             return -1;
         if (!ev->headers_done) {
             char *end = strstr(ev->raw.data, "\r\n\r\n");

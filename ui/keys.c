@@ -228,8 +228,10 @@ unsigned keys_dispatch(struct ui *ui, int key, bool code)
     bool in_page = p && (ui->page || ui->focus == UI_PANE_DETAIL);
     unsigned dirty = 0;
     if (in_page && p->takes_keys && p->takes_keys(ui)) {
-        if (key == UI_KEY_LEAVE && !code)
-            return keys_back(ui);
+        if (key == UI_KEY_LEAVE && !code) {
+            unsigned told = p->on_key(ui, key, code); /* it learns the keyboard leaves */
+            return told | keys_back(ui);
+        }
         return p->on_key(ui, key, code);
     }
     if (in_page && keys_run(ui, p->keys, key, code, &dirty))
@@ -268,4 +270,11 @@ size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **
         out[n++] = ui_keys;
     }
     return n;
+}
+
+bool keys_page_takes_all(const struct ui *ui)
+{
+    const struct ui_page *p = ui_current_page(ui);
+    bool in_page = p && (ui->page || ui->focus == UI_PANE_DETAIL);
+    return !ui->help_visible && !ui->modal && in_page && p->takes_keys && p->takes_keys(ui);
 }

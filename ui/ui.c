@@ -27,6 +27,7 @@
 /* The detail pane's tabs, in order: one line per tab file. */
 const struct ui_page *const ui_tabs[] = {
     &tab_actions,
+    &tab_terminal,
 };
 const size_t ui_ntabs = sizeof(ui_tabs) / sizeof(ui_tabs[0]);
 
@@ -434,6 +435,7 @@ static int ui_loop(struct ui *ui)
             urgent = false;
         }
 
+        term_keys_raw(keys_page_takes_all(ui));
         short page_events = 0;
         int page_fd =
             ui->page_open && ui->page_open->poll_fd ? ui->page_open->poll_fd(ui, &page_events) : -1;

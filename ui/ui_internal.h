@@ -167,6 +167,8 @@ unsigned keys_dispatch(struct ui *ui, int key, bool code);
 int keys_run(struct ui *ui, const struct ui_key *table, int key, bool code, unsigned *dirty);
 /* The tables that apply now, most specific first, with a title each (help, footer). */
 size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **titles, size_t max);
+/* Whether the page on screen takes every key now (a terminal being typed into). */
+bool keys_page_takes_all(const struct ui *ui);
 
 /* ---- a page: a tab of the detail pane (tab_*.c) or a full-screen page (history) ---- */
 
@@ -192,6 +194,7 @@ struct ui_page {
     unsigned (*on_ready)(struct ui *ui, short revents);
     /* Optional: true while every key should go to on_key (a terminal) except UI_KEY_LEAVE. */
     bool (*takes_keys)(const struct ui *ui);
+    /* UI_KEY_LEAVE comes too, just before the keyboard goes back to the sessions. */
     unsigned (*on_key)(struct ui *ui, int key, bool code);
     /* Optional: the border hint ("^] leaves"). */
     const char *(*hint)(const struct ui *ui);
@@ -204,6 +207,7 @@ struct ui_page {
 extern const struct ui_page *const ui_tabs[];
 extern const size_t ui_ntabs;
 extern const struct ui_page tab_actions;
+extern const struct ui_page tab_terminal;
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
@@ -407,5 +411,8 @@ int term_signal_fd(void);
 unsigned long term_signals_read(void);
 /* Resize curses to the terminal's size (after SIGWINCH). */
 void term_resize(void);
+/* Raw keys while a page takes every key (^C, ^Z, ^\ and ^S reach it as keys, not as
+ * signals or flow control), else cbreak. Only a change touches the terminal. */
+void term_keys_raw(bool on);
 
 #endif
