@@ -367,22 +367,22 @@ typedef unsigned (*bench_step_fn)(struct bench_run *r, int i);
 /* Time n frames of step (each returns the dirty bits its change made) into one row. */
 static void bench_measure(struct bench_run *r, const char *what, int n, bench_step_fn step)
 {
-    struct samples s = {0};
+    struct timings s = {0};
     unsigned long long b0 = bench_tty_settle(r->tty);
     for (int i = 0; i < n; i++) {
         double t0 = now_ms();
         unsigned dirty = step(r, i);
         layout_draw(r->ui, dirty);
-        samples_add(&s, now_ms() - t0);
+        timings_add(&s, now_ms() - t0);
     }
     unsigned long long b1 = bench_tty_settle(r->tty);
     if (r->nrows < sizeof(r->rows) / sizeof(r->rows[0])) {
         struct bench_row *row = &r->rows[r->nrows++];
         snprintf(row->what, sizeof(row->what), "%s", what);
         row->n = s.n;
-        row->p50 = samples_pct(&s, 0.5);
-        row->p95 = samples_pct(&s, 0.95);
-        row->max = samples_pct(&s, 1.0);
+        row->p50 = timings_pct(&s, 0.5);
+        row->p95 = timings_pct(&s, 0.95);
+        row->max = timings_pct(&s, 1.0);
         row->bytes = s.n ? (double)(b1 - b0) / (double)s.n : 0;
     }
     free(s.v);

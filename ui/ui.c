@@ -26,7 +26,9 @@
 
 /* The detail pane's tabs, in order: one line per tab file. */
 const struct ui_page *const ui_tabs[] = {
+    &tab_overview,
     &tab_actions,
+    &tab_resources,
     &tab_terminal,
 };
 const size_t ui_ntabs = sizeof(ui_tabs) / sizeof(ui_tabs[0]);
@@ -249,6 +251,7 @@ static void ui_sessions_fetched(int status, json_t *reply, const char *err, void
         return;
     }
     view_sessions.sync(ui); /* may select another session, which fetches its actions */
+    view_sessions_seed(ui);
     ui->dirty |= UI_DIRTY_ALL;
 }
 
@@ -353,6 +356,9 @@ static void ui_on_event(const char *type, json_t *data, void *ud)
     } else if (strcmp(type, "approval") == 0) {
         if (!ui->approvals_refetch_at)
             ui->approvals_refetch_at = ui_now_ms() + UI_APPROVALS_REFETCH_MS;
+    } else if (strcmp(type, "stats") == 0) {
+        if (model_add_sample(&ui->model, data))
+            ui->dirty |= UI_DIRTY_SESSIONS;
     }
     const struct ui_page *p = ui->page_open;
     if (p && p->on_event)

@@ -4,6 +4,7 @@
 #ifndef PADDOCK_UI_INTERNAL_H
 #define PADDOCK_UI_INTERNAL_H
 
+#include "ui/samples.h"
 #include "ui/ui.h"
 
 #include <curses.h>
@@ -24,7 +25,8 @@ struct model_session {
     char *id, *name, *image, *state, *error, *reason;
     double created_at;
     long long action_count;
-    json_t *raw; /* the engine's whole session object (config, limits, ports ...) */
+    json_t *raw;                /* the engine's whole session object (config, limits, ports ...) */
+    struct samples_spark spark; /* the list's CPU/MEM sparklines (kept across refetches) */
 };
 
 struct model_action {
@@ -63,6 +65,12 @@ long long model_count_actions(const struct model *m);
 size_t model_count_sessions_in(const struct model *m, const char *state);
 /* Session ids go into URL paths: only [A-Za-z0-9_-], 1..64 bytes. */
 bool model_id_valid(const char *id);
+/* A `stats` event's data (a sample plus "session") into that session's sparklines; true when
+ * it changed. */
+bool model_add_sample(struct model *m, json_t *data);
+/* A GET /v1/sessions/{id}/stats reply into the session's sparklines (before the live ones);
+ * true when it changed. */
+bool model_seed_samples(struct model *m, const char *session_id, json_t *reply);
 
 /* ---- theme.c: every colour lives here ---- */
 
@@ -208,6 +216,8 @@ extern const struct ui_page *const ui_tabs[];
 extern const size_t ui_ntabs;
 extern const struct ui_page tab_actions;
 extern const struct ui_page tab_terminal;
+extern const struct ui_page tab_overview;
+extern const struct ui_page tab_resources;
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
@@ -276,6 +286,8 @@ struct ui {
     char status[512];                                      /* last message (raw, drawn sanitized) */
     bool status_error;
     unsigned dirty;
+    char tok_spark;     /* the sparklines' history request (view_sessions_seed), one at a time */
+    char spark_for[72]; /* the session it is for, or "" */
 };
 
 int64_t ui_now_ms(void);
@@ -366,6 +378,9 @@ extern const struct ui_view view_actions;
 extern const struct ui_view *const ui_lists[UI_LIST_COUNT];
 /* Approve or reject the selected approval (reason may be NULL). Returns dirty bits. */
 unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason);
+/* Fill the sparklines of running sessions that have none yet from their stored samples
+ * (one request at a time; after each sessions fetch). */
+void view_sessions_seed(struct ui *ui);
 
 void list_fit_columns(const struct list_column *cols, int ncols, int avail,
                       struct list_layout *out);

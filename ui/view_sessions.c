@@ -1,16 +1,50 @@
 /* Left pane: the engine's sessions, newest first; the selection is pinned by session id. */
+#include "ui/graph.h"
 #include "ui/ui_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-enum { COL_ID, COL_NAME, COL_STATE, COL_COUNT, COL_WAIT, COL_IMAGE };
+enum { COL_ID, COL_NAME, COL_STATE, COL_COUNT, COL_WAIT, COL_IMAGE, COL_CPU, COL_MEM };
 
 static const struct list_column view_sessions_columns[] = {
     [COL_ID] = {"ID", 8, 90, false, false},        [COL_NAME] = {"NAME", 8, 100, false, true},
     [COL_STATE] = {"STATE", 12, 80, false, false}, [COL_COUNT] = {"ACTS", 4, 70, true, false},
     [COL_WAIT] = {"WAIT", 4, 85, true, false},     [COL_IMAGE] = {"IMAGE", 18, 10, false, false},
+    [COL_CPU] = {"CPU", 8, 50, false, false},      [COL_MEM] = {"MEM", 8, 40, false, false},
 };
+
+/* States in which the engine samples the container (its sparklines mean "now"). */
+static bool view_sessions_sampled(const struct model_session *s)
+{
+    static const char *const states[] = {"ready", "paused", "started", "disconnected"};
+    for (size_t i = 0; s->state && i < sizeof(states) / sizeof(states[0]); i++)
+        if (strcmp(s->state, states[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The sparkline of the last samples: CPU against the session's CPU limit (100% a CPU),
+ * memory against its limit. */
+static void view_sessions_spark(const struct ui *ui, const struct model_session *s, bool mem,
+                                int width, char *buf, size_t sz)
+{
+    double v[SAMPLES_SPARK_N];
+    size_t n = samples_spark_values(&s->spark, mem, v);
+    json_t *limits = json_object_get(json_object_get(s->raw, "options"), "limits");
+    double max;
+    if (mem) {
+        max = s->spark.mem_limit > 0 ? s->spark.mem_limit
+                                     : json_number_value(json_object_get(limits, "memory"));
+        if (!(max > 0))
+            max = graph_nice_max(v, n, 1);
+    } else {
+        double cpus = json_number_value(json_object_get(limits, "cpus"));
+        max = 100.0 * (cpus > 0 ? cpus : 1);
+    }
+    graph_sparkline(v, n, max, width, ui->utf8, buf, sz);
+}
 
 static size_t view_sessions_count(const struct ui *ui)
 {
@@ -53,6 +87,13 @@ static void view_sessions_cell(const struct ui *ui, size_t row, int column, char
         snprintf(buf, sz, "%s", s->image ? s->image : "");
         *color = UI_C_DIM;
         break;
+    case COL_CPU:
+    case COL_MEM:
+        if (view_sessions_sampled(s) && s->spark.n)
+            view_sessions_spark(ui, s, column == COL_MEM, view_sessions_columns[column].width, buf,
+                                sz);
+        *color = UI_C_INFO;
+        break;
     default:
         break;
     }
@@ -87,6 +128,38 @@ static void view_sessions_sync(struct ui *ui)
         ui->dirty |= ui_select_session(ui, ui->model.sessions[l->sel].id);
     else
         ui->dirty |= ui_select_session(ui, NULL);
+}
+
+#define VIEW_SESSIONS_SEED_LIMIT 30 /* samples asked for: the sparkline's width and some */
+
+static void view_sessions_seeded(int status, json_t *reply, const char *err, void *ud)
+{
+    (void)err;
+    struct ui *ui = (struct ui *)((char *)ud - offsetof(struct ui, tok_spark));
+    if (status == 200 && model_seed_samples(&ui->model, ui->spark_for, reply))
+        ui->dirty |= UI_DIRTY_SESSIONS;
+    ui->spark_for[0] = '\0';
+    if (status >= 0) /* no engine: the next sessions fetch goes on */
+        view_sessions_seed(ui);
+}
+
+void view_sessions_seed(struct ui *ui)
+{
+    if (ui->spark_for[0] || !ui->connected)
+        return;
+    for (size_t i = 0; i < ui->model.nsessions; i++) {
+        struct model_session *s = &ui->model.sessions[i];
+        if (s->spark.seeded || !view_sessions_sampled(s))
+            continue;
+        s->spark.seeded = true; /* asked once: a failure is not retried in a loop */
+        char path[160];
+        snprintf(ui->spark_for, sizeof(ui->spark_for), "%s", s->id);
+        snprintf(path, sizeof(path), "/v1/sessions/%s/stats?limit=%d", s->id,
+                 VIEW_SESSIONS_SEED_LIMIT);
+        if (ui_request(ui, "GET", path, NULL, view_sessions_seeded, &ui->tok_spark) < 0)
+            ui->spark_for[0] = '\0';
+        return;
+    }
 }
 
 const struct ui_view view_sessions = {

@@ -35,6 +35,7 @@ if wait_for "$NAME" && wait_for "$short" && wait_for "paddock " && wait_for "●
 else
   fail "dashboard shows the session"; screen >&2
 fi
+show_tab SUMMARY # the Actions tab (Overview is the first)
 if wait_for "echo hi" && wait_for "echo second-$$"; then
   ok "dashboard shows the actions (echo hi, echo second-$$)"
 else

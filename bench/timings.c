@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-void samples_add(struct samples *s, double x)
+void timings_add(struct timings *s, double x)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 64;
@@ -24,7 +24,7 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double samples_pct(struct samples *s, double p)
+double timings_pct(struct timings *s, double p)
 {
     if (!s->n)
         return 0;
