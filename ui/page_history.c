@@ -194,37 +194,16 @@ static bool hist_text_push(struct hist_text *t, size_t off, size_t len)
     return true;
 }
 
-/* Cut the text into rows: at newlines (a CR before one dropped) and every width characters
- * (UTF-8 sequences stay whole). */
+static bool hist_text_row(void *ud, size_t off, size_t len)
+{
+    return hist_text_push(ud, off, len);
+}
+
 static void hist_text_wrap(struct hist_text *t, int width)
 {
     t->nrows = 0;
     t->width = width;
-    if (width < 1)
-        return;
-    size_t start = 0, chars = 0;
-    for (size_t i = 0; i <= t->len; i++) {
-        bool end = i == t->len;
-        if (end || t->text[i] == '\n') {
-            size_t n = i - start;
-            if (n && t->text[start + n - 1] == '\r')
-                n--;
-            if (!(end && n == 0 && start == t->len && t->nrows) && !hist_text_push(t, start, n))
-                return;
-            start = i + 1;
-            chars = 0;
-            continue;
-        }
-        if (((unsigned char)t->text[i] & 0xC0) == 0x80)
-            continue;
-        if (chars == (size_t)width || i - start >= HIST_ROW_BYTES - 8) {
-            if (!hist_text_push(t, start, i - start))
-                return;
-            start = i;
-            chars = 0;
-        }
-        chars++;
-    }
+    history_wrap(t->text, t->len, width, HIST_ROW_BYTES - 8, hist_text_row, t);
 }
 
 static size_t hist_text_max_top(const struct hist_text *t)
