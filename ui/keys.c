@@ -211,6 +211,7 @@ const struct ui_key ui_keys[] = {
     {'[', "[", "previous tab", keys_tab_prev, NULL, false},
     {'1', "1", "jump to the sessions", keys_focus_sessions, NULL, false},
     {'2', "2", "jump to the approvals queue", keys_focus_approvals, NULL, false},
+    {'3', "3", "History: past sessions and search (full screen)", page_history_show, NULL, false},
     {'r', "r", "refetch everything from the engine", keys_refresh, NULL, false},
     {KEY_CTRL('l'), "^L", "redraw the screen", keys_redraw, NULL, false},
     {0, NULL, NULL, NULL, NULL, false},

@@ -37,6 +37,9 @@ const struct ui_view *const ui_lists[UI_LIST_COUNT] = {
     [UI_LIST_SESSIONS] = &view_sessions,
     [UI_LIST_APPROVALS] = &view_approvals,
     [UI_LIST_ACTIONS] = &view_actions,
+    [UI_LIST_HISTORY] = &view_history,
+    [UI_LIST_HISTORY_ACTIONS] = &view_history_actions,
+    [UI_LIST_HISTORY_SEARCH] = &view_history_search,
 };
 
 #define UI_REQUEST_MS 10000 /* a fetch that takes longer is reported, not waited for */

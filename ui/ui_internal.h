@@ -122,7 +122,15 @@ enum ui_color theme_state_color(const char *state);
 enum ui_pane { UI_PANE_SESSIONS, UI_PANE_APPROVALS, UI_PANE_DETAIL, UI_PANE_COUNT };
 
 /* The list widgets (list.c) and their state; one struct ui_view each. */
-enum ui_list_id { UI_LIST_SESSIONS, UI_LIST_APPROVALS, UI_LIST_ACTIONS, UI_LIST_COUNT };
+enum ui_list_id {
+    UI_LIST_SESSIONS,
+    UI_LIST_APPROVALS,
+    UI_LIST_ACTIONS,
+    UI_LIST_HISTORY,         /* page_history.c: past and present sessions */
+    UI_LIST_HISTORY_ACTIONS, /* page_history.c: one session's actions */
+    UI_LIST_HISTORY_SEARCH,  /* page_history.c: full-text search results */
+    UI_LIST_COUNT
+};
 
 /* Dirty bits: what the next frame redraws; handlers return them (plus UI_QUIT). */
 enum {
@@ -218,6 +226,9 @@ extern const struct ui_page tab_actions;
 extern const struct ui_page tab_terminal;
 extern const struct ui_page tab_overview;
 extern const struct ui_page tab_resources;
+/* The History page (full screen, `3`): past sessions, search, stored logs and samples. */
+extern const struct ui_page page_history;
+unsigned page_history_show(struct ui *ui);
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
@@ -375,6 +386,7 @@ struct ui_view {
 extern const struct ui_view view_sessions;
 extern const struct ui_view view_approvals;
 extern const struct ui_view view_actions;
+extern const struct ui_view view_history, view_history_actions, view_history_search;
 extern const struct ui_view *const ui_lists[UI_LIST_COUNT];
 /* Approve or reject the selected approval (reason may be NULL). Returns dirty bits. */
 unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason);
