@@ -314,3 +314,14 @@ size_t model_count_sessions_in(const struct model *m, const char *state)
             n++;
     return n;
 }
+
+bool model_session_matches(const struct model_session *s, const char *needle)
+{
+    if (!needle || !*needle)
+        return true;
+    const char *fields[] = {s->id, s->name, s->image, s->state};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (fields[i] && strcasestr(fields[i], needle))
+            return true;
+    return false;
+}
