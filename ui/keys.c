@@ -214,11 +214,14 @@ const struct ui_key ui_keys[] = {
     {'3', "3", "History: past sessions and search (full screen)", page_history_show, NULL, false},
     {'r', "r", "refetch everything from the engine", keys_refresh, NULL, false},
     {KEY_CTRL('l'), "^L", "redraw the screen", keys_redraw, NULL, false},
+    {':', ":", "command line (:help lists the commands)", cmdline_open, ": command", false},
     {0, NULL, NULL, NULL, NULL, false},
 };
 
 unsigned keys_dispatch(struct ui *ui, int key, bool code)
 {
+    if (code && key == KEY_MOUSE) /* only with --mouse: clicks and the wheel */
+        return mouse_dispatch(ui);
     if (ui->help_visible) { /* any key closes the overlay */
         ui->help_visible = false;
         return UI_DIRTY_ALL;

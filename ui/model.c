@@ -347,3 +347,14 @@ bool model_seed_samples(struct model *m, const char *session_id, json_t *reply)
     samples_spark_seed(&m->sessions[at].spark, hist, k);
     return true;
 }
+
+bool model_session_matches(const struct model_session *s, const char *needle)
+{
+    if (!needle || !*needle)
+        return true;
+    const char *fields[] = {s->id, s->name, s->image, s->state};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (fields[i] && strcasestr(fields[i], needle))
+            return true;
+    return false;
+}

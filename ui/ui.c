@@ -497,6 +497,13 @@ static bool ui_locale_is_utf8(void)
     return cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
 }
 
+int ui_check_options(const struct ui_options *opt, char **err)
+{
+    struct ui_theme t;
+    *err = NULL;
+    return theme_load(opt ? opt->theme : NULL, opt ? opt->theme_dirs : NULL, &t, err);
+}
+
 int ui_run(struct client *c, const struct ui_options *opt, char **err)
 {
     static const struct ui_options defaults = {0};
@@ -508,12 +515,9 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
     };
 
     *err = NULL;
-    ui.theme = theme_find(ui.opt->theme);
-    if (!ui.theme) {
-        if (asprintf(err, "unknown theme '%s' (have: %s)", ui.opt->theme, theme_names()) < 0)
-            *err = NULL;
+    if (theme_load(ui.opt->theme, ui.opt->theme_dirs, &ui.theme_cur, err) < 0)
         return 2;
-    }
+    ui.theme = &ui.theme_cur;
     ui.async = client_async_new(c);
     if (!ui.async) {
         *err = strdup("out of memory");
@@ -548,6 +552,8 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
         keypad(ui.input, TRUE);
         nodelay(ui.input, TRUE);
     }
+    if (ui.opt->mouse)
+        mouse_start(&ui);
 
     ui.dirty = UI_DIRTY_LAYOUT | UI_DIRTY_ALL;
     int rc = 1;
@@ -567,6 +573,7 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
     client_async_free(ui.async);
     client_events_close(ui.events);
     model_free(&ui.model);
+    ops_free(&ui);
     free(ui.sel_session);
     layout_free(&ui);
     if (ui.input)
