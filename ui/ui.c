@@ -27,6 +27,7 @@
 /* The detail pane's tabs, in order: one line per tab file. */
 const struct ui_page *const ui_tabs[] = {
     &tab_actions,
+    &tab_logs,
 };
 const size_t ui_ntabs = sizeof(ui_tabs) / sizeof(ui_tabs[0]);
 

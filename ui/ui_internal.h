@@ -204,6 +204,7 @@ struct ui_page {
 extern const struct ui_page *const ui_tabs[];
 extern const size_t ui_ntabs;
 extern const struct ui_page tab_actions;
+extern const struct ui_page tab_logs;
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
