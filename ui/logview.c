@@ -246,14 +246,25 @@ void logview_move(struct logview_pos *p, long delta, size_t n, size_t height, lo
 
 /* ---- search in what is shown ---- */
 
+/* Printable ASCII only: shown exactly as it is, so it can be searched without the sanitizer. */
+static bool logview_plain(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+            return false;
+    return true;
+}
+
 static bool logview_line_has(const struct logbuf *b, size_t i, const char *needle, unsigned flags,
                              char **buf, size_t *cap)
 {
     const struct logbuf_line *l = logbuf_get(b, i);
     if (!l)
         return false;
-    size_t n = logview_display(l->text, l->len, flags, buf, cap);
     size_t pos;
+    if (logview_plain(l->text, l->len))
+        return logbuf_matches(l->text, l->len, needle, &pos, 1) > 0;
+    size_t n = logview_display(l->text, l->len, flags, buf, cap);
     return logbuf_matches(*buf, n, needle, &pos, 1) > 0;
 }
 

@@ -23,6 +23,7 @@
 #define LOGS_DEFAULT_LINES 100000          /* the buffer's bound (PADDOCK_LOG_LINES changes it) */
 #define LOGS_MAX_BYTES (32u * 1024 * 1024) /* and its bytes: one line is cut at a quarter */
 #define LOGS_MAX_MATCHES 256               /* highlighted matches per line */
+#define LOGS_ROWS_CACHE 128                /* rows of recently wrapped lines */
 
 enum logs_phase {
     LOGS_NONE,        /* no session */
@@ -37,6 +38,14 @@ enum logs_phase {
 static struct {
     bool wrap, stamps;
 } logs_prefs;
+
+/* Rows a wrapped line takes, by its absolute number: a line of megabytes is not wrapped again
+ * for every frame. */
+struct logs_rows_entry {
+    uint64_t abs;
+    size_t len, rows;
+    int width;
+};
 
 struct logs {
     struct ui *ui;
@@ -60,6 +69,7 @@ struct logs {
     char save_path[PATH_MAX];
     char hint[192];
     char tok; /* its address identifies the tail request */
+    struct logs_rows_entry rows_cache[LOGS_ROWS_CACHE]; /* emptied when the buffer is */
 };
 
 static struct logs *logs_get(struct ui *ui)
@@ -94,15 +104,30 @@ static size_t logs_bound(void)
 
 /* ---- where the view is ---- */
 
+/* Empty the buffer (line numbers start again: so does the rows cache). */
+static void logs_clear(struct logs *L)
+{
+    logbuf_clear(&L->buf);
+    memset(L->rows_cache, 0, sizeof(L->rows_cache));
+}
+
 static size_t logs_rows(size_t line, void *ud)
 {
     struct logs *L = ud;
     const struct logbuf_line *l = logbuf_get(&L->buf, line);
     if (!logs_prefs.wrap || !l)
         return 1;
+    uint64_t abs = L->buf.dropped + line;
+    struct logs_rows_entry *c = &L->rows_cache[abs % LOGS_ROWS_CACHE];
+    if (c->rows && c->abs == abs && c->len == l->len && c->width == L->text_width)
+        return c->rows;
     size_t n = logview_display(l->text, l->len, L->flags, &L->disp, &L->disp_cap);
     size_t start;
-    return logview_wrap(L->disp, n, L->text_width, 0, &start, 0);
+    c->abs = abs;
+    c->len = l->len;
+    c->width = L->text_width;
+    c->rows = logview_wrap(L->disp, n, L->text_width, 0, &start, 0);
+    return c->rows;
 }
 
 static size_t logs_area(const struct logs *L)
@@ -191,7 +216,7 @@ static void logs_on_tail(int status, json_t *reply, const char *err, void *ud)
             L->ui->dirty |= UI_DIRTY_DETAIL; /* ended with nothing written: say only that */
             return;
         }
-        logbuf_clear(&L->buf);
+        logs_clear(L);
         const char *t = json_string_value(text);
         logview_append(&L->buf, 1, t, len, false, 0);
         if (len && t[len - 1] != '\n')
@@ -241,7 +266,7 @@ static void logs_follow(struct logs *L)
     snprintf(path, sizeof(path), "/v1/sessions/%s/logs?follow=1&tail=%d&timestamps=1", L->sid,
              LOGS_TAIL);
     logs_stop_stream(L);
-    logbuf_clear(&L->buf);
+    logs_clear(L);
     L->follow = true;
     L->has_match = false;
     char *err = NULL;
@@ -415,7 +440,11 @@ static int logs_draw_line(struct ui *ui, struct logs *L, WINDOW *w, size_t i, si
                           int rows_left)
 {
     const struct logbuf_line *l = logbuf_get(&L->buf, i);
-    size_t n = logview_display(l->text, l->len, L->flags, &L->disp, &L->disp_cap);
+    /* A cut line needs only what fits (a sanitizer token takes at least one column). */
+    size_t prefix = (size_t)L->text_width * 16 + 64;
+    bool partial = !logs_prefs.wrap && l->len > prefix;
+    size_t n =
+        logview_display(l->text, partial ? prefix : l->len, L->flags, &L->disp, &L->disp_cap);
     const char *s = L->disp;
     int x = 0;
     if (logs_prefs.stamps && L->text_width < L->width) {
@@ -434,7 +463,7 @@ static int logs_draw_line(struct ui *ui, struct logs *L, WINDOW *w, size_t i, si
     int tw = L->text_width;
     if (!logs_prefs.wrap) {
         size_t cut[2] = {0, n};
-        if (logview_wrap(s, n, tw, 0, cut, 2) > 1) {
+        if (logview_wrap(s, n, tw, 0, cut, 2) > 1 || partial) {
             /* longer than the row: cut, marked */
             logview_wrap(s, n, tw - 1, 0, cut, 2);
             int c = logs_draw_run(ui, w, y, x, tw - 1, s, 0, cut[1], starts, nm, nl, base, hl);
@@ -636,7 +665,7 @@ static unsigned logs_key_clear(struct ui *ui)
     struct logs *L = logs_get(ui);
     if (!L)
         return 0;
-    logbuf_clear(&L->buf);
+    logs_clear(L);
     L->has_match = false;
     L->follow = true;
     ui_set_status(ui, "view cleared; new lines still come");
