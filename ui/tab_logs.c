@@ -56,6 +56,7 @@ struct logs {
     enum logs_phase phase;
     char note[320];   /* what the phase line says: an end reason, an error, the tail's origin */
     bool follow;      /* the view sticks to the last line */
+    bool got_lines;   /* the stream sent a line (an end without any asks for a stored tail) */
     uint64_t top_abs; /* first shown line as an absolute number (buf.dropped + index) */
     size_t top_row;   /* and its first shown row when wrapped */
     char needle[256];
@@ -193,6 +194,7 @@ static void logs_on_sse(const char *type, json_t *data, void *ud)
     if (strcmp(type, "log") == 0) {
         json_t *text = json_object_get(data, "text");
         json_int_t fd = json_integer_value(json_object_get(data, "fd"));
+        L->got_lines = true;
         if (json_is_string(text))
             logview_append(&L->buf, fd == 2 ? 2 : 1, json_string_value(text),
                            json_string_length(text), true, logs_wall_now());
@@ -239,6 +241,9 @@ static void logs_on_tail(int status, json_t *reply, const char *err, void *ud)
     } else if (status == 404 && after_end) {
         size_t n = strlen(L->note);
         snprintf(L->note + n, sizeof(L->note) - n, "; the engine kept no log tail");
+    } else if (status == 404) { /* not created yet, or removed before anything was kept */
+        L->phase = LOGS_STORED;
+        snprintf(L->note, sizeof(L->note), "%s", client_error_message(reply, "no log"));
     } else {
         L->phase = LOGS_FAILED;
         snprintf(L->note, sizeof(L->note), "%s",
@@ -269,6 +274,7 @@ static void logs_follow(struct logs *L)
     logs_clear(L);
     L->follow = true;
     L->has_match = false;
+    L->got_lines = false;
     char *err = NULL;
     L->sse = client_sse_open(L->ui->client, path, &err);
     if (!L->sse) {
@@ -311,7 +317,7 @@ static unsigned tab_logs_on_ready(struct ui *ui, short revents)
                                  : "the engine closed the log stream");
     }
     logs_stop_stream(L);
-    if (L->phase == LOGS_ENDED && L->buf.total == 0)
+    if (L->phase == LOGS_ENDED && !L->got_lines)
         logs_fetch_tail(L); /* nothing came: maybe the engine kept a tail */
     return UI_DIRTY_DETAIL;
 }
