@@ -27,6 +27,7 @@
 /* The detail pane's tabs, in order: one line per tab file. */
 const struct ui_page *const ui_tabs[] = {
     &tab_overview,
+    &tab_logs,
     &tab_actions,
     &tab_resources,
     &tab_terminal,

@@ -243,6 +243,9 @@ extern const struct ui_page tab_resources;
 /* The History page (full screen, `3`): past sessions, search, stored logs and samples. */
 extern const struct ui_page page_history;
 unsigned page_history_show(struct ui *ui);
+extern const struct ui_page tab_logs;
+/* The open Logs tab's buffer (the frame bench fills it), or NULL. */
+struct logbuf *tab_logs_buffer(struct ui *ui);
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
