@@ -24,13 +24,9 @@
 #define UI_RECONNECT_MS 1000       /* retry the engine once a second, not faster */
 #define UI_SESSIONS_REFETCH_MS 200 /* action counters: one refetch per burst of actions */
 
-/* The detail pane's tabs, in order: one line per tab file. */
+/* The detail pane's tabs, in order: one entry per tab file. */
 const struct ui_page *const ui_tabs[] = {
-    &tab_overview,
-    &tab_logs,
-    &tab_actions,
-    &tab_resources,
-    &tab_terminal,
+    &tab_overview, &tab_logs, &tab_actions, &tab_resources, &tab_terminal,
 };
 const size_t ui_ntabs = sizeof(ui_tabs) / sizeof(ui_tabs[0]);
 
