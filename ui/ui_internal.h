@@ -471,7 +471,7 @@ struct list_column {
     bool flex;  /* takes the remaining width (one per view) */
 };
 
-#define LIST_MAX_COLUMNS 8
+#define LIST_MAX_COLUMNS 10
 
 struct list_layout {
     int n;

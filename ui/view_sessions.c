@@ -1,5 +1,6 @@
 /* Left pane: the engine's sessions, newest first; the selection is pinned by session id. */
 #include "ui/graph.h"
+#include "ui/history_query.h"
 #include "ui/ui_internal.h"
 
 #include <stddef.h>
@@ -7,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-enum { COL_ID, COL_NAME, COL_STATE, COL_COUNT, COL_WAIT, COL_IMAGE, COL_CPU, COL_MEM };
+enum { COL_ID, COL_NAME, COL_STATE, COL_AGE, COL_COUNT, COL_WAIT, COL_IMAGE, COL_CPU, COL_MEM };
 
 static const struct list_column view_sessions_columns[] = {
     [COL_ID] = {"ID", 8, 90, false, false},        [COL_NAME] = {"NAME", 8, 100, false, true},
-    [COL_STATE] = {"STATE", 12, 80, false, false}, [COL_COUNT] = {"ACTS", 4, 70, true, false},
+    [COL_STATE] = {"STATE", 12, 80, false, false}, [COL_AGE] = {"AGE", 6, 60, true, false},
+    [COL_COUNT] = {"ACTS", 4, 70, true, false},
     [COL_WAIT] = {"WAIT", 4, 85, true, false},     [COL_IMAGE] = {"IMAGE", 18, 10, false, false},
     [COL_CPU] = {"CPU", 8, 50, false, false},      [COL_MEM] = {"MEM", 8, 40, false, false},
 };
@@ -106,6 +109,11 @@ static void view_sessions_cell(const struct ui *ui, size_t row, int column, char
     case COL_STATE:
         snprintf(buf, sz, "%s", s->state ? s->state : "?");
         *color = theme_state_color(s->state);
+        break;
+    case COL_AGE: /* since created, as docker ps and k9s count it */
+        if (s->created_at > 0)
+            history_format_span((double)time(NULL) - s->created_at, buf, sz);
+        *color = UI_C_DIM;
         break;
     case COL_COUNT:
         snprintf(buf, sz, "%lld", s->action_count);
