@@ -89,13 +89,7 @@ static unsigned cmd_history(struct ui *ui, int argc, char **argv)
 
 static unsigned cmd_filter(struct ui *ui, int argc, char **argv)
 {
-    unsigned dirty = view_sessions_set_filter(ui, argc > 1 ? argv[1] : NULL);
-    if (ui->sessions_filter)
-        ui_set_status(ui, "%zu of %zu sessions match /%s", ui->sessions_nrows, ui->model.nsessions,
-                      ui->sessions_filter);
-    else
-        ui_set_status(ui, "no filter");
-    return dirty | UI_DIRTY_FOOTER;
+    return ops_filter_apply(ui, argc > 1 ? argv[1] : NULL);
 }
 
 static unsigned cmd_export(struct ui *ui, int argc, char **argv)

@@ -361,16 +361,21 @@ static unsigned ops_filter_changed(struct ui *ui, const char *text, void *ud)
     return view_sessions_set_filter(ui, text);
 }
 
-static unsigned ops_filter_done(struct ui *ui, const char *text, void *ud)
+unsigned ops_filter_apply(struct ui *ui, const char *text)
 {
-    (void)ud;
-    unsigned dirty = view_sessions_set_filter(ui, text); /* Esc (NULL): no filter */
+    unsigned dirty = view_sessions_set_filter(ui, text); /* NULL or "": no filter */
     if (ui->sessions_filter)
         ui_set_status(ui, "%zu of %zu sessions match /%s", ui->sessions_nrows, ui->model.nsessions,
                       ui->sessions_filter);
     else
         ui_set_status(ui, "no filter");
     return dirty | UI_DIRTY_FOOTER;
+}
+
+static unsigned ops_filter_done(struct ui *ui, const char *text, void *ud)
+{
+    (void)ud;
+    return ops_filter_apply(ui, text); /* Esc (NULL): no filter */
 }
 
 static unsigned ops_key_filter(struct ui *ui)

@@ -323,6 +323,8 @@ void ops_free(struct ui *ui);
 /* Show only the sessions whose id, name, image or state contains text (case-insensitive;
  * NULL or "": all). Returns dirty bits. */
 unsigned view_sessions_set_filter(struct ui *ui, const char *text);
+/* The same, saying in the status line how many sessions match (`/` and `:filter`). */
+unsigned ops_filter_apply(struct ui *ui, const char *text);
 /* The model index of a row on screen, or (size_t)-1. */
 size_t view_sessions_row_index(const struct ui *ui, size_t row);
 
