@@ -623,6 +623,18 @@ static void term_close(struct ui *ui)
     *slot = NULL;
 }
 
+/* `r` or a reconnect: an open shell stays open (its connection is its own, not the event
+ * stream's); otherwise the tab starts again. */
+static unsigned term_refresh(struct ui *ui)
+{
+    void **slot = ui_page_slot(ui, &tab_terminal);
+    struct term_tab *t = slot ? *slot : NULL;
+    if (t && (t->st == TERM_CONNECTING || t->st == TERM_OPEN))
+        return UI_DIRTY_DETAIL;
+    term_close(ui);
+    return term_open(ui);
+}
+
 const struct ui_page tab_terminal = {
     .name = "Terminal",
     .keys = term_keys,
@@ -636,4 +648,5 @@ const struct ui_page tab_terminal = {
     .takes_keys = term_takes_keys,
     .on_key = term_on_key,
     .hint = term_hint,
+    .on_refresh = term_refresh,
 };

@@ -296,7 +296,9 @@ static void ui_fetch_all(struct ui *ui)
     ui_fetch_sessions(ui);
     ui_fetch_approvals(ui);
     ui_fetch_actions(ui);
-    if (ui->page_open)
+    if (ui->page_open && ui->page_open->on_refresh)
+        ui->dirty |= ui->page_open->on_refresh(ui);
+    else if (ui->page_open)
         ui->dirty |= ui_page_reopen(ui);
     ui->dirty |= UI_DIRTY_ALL;
 }

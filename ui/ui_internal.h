@@ -231,6 +231,9 @@ struct ui_page {
     /* Optional: the next time (ms, ui_now_ms) it wants a tick, or 0; and the tick. */
     int64_t (*next_tick)(const struct ui *ui);
     unsigned (*on_tick)(struct ui *ui);
+    /* Optional: `r` or a reconnect while open. Without it the page is closed and opened
+     * again; a page with something live of its own (a shell) keeps it. Returns dirty bits. */
+    unsigned (*on_refresh)(struct ui *ui);
 };
 
 /* The detail pane's tabs, in tab-bar order ([ and ] move, Enter on a session opens). */

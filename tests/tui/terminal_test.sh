@@ -181,6 +181,20 @@ wait_for "^] leaves" || fail "Enter types again"
 type_line 'echo again-$((4*4))'
 wait_lines 'again-16' 1 && ok "Enter types into the same shell again" || { fail "typing again"; screen >&2; }
 
+# r refetches everything but keeps the open shell: its state is still there afterwards.
+type_line 'export KEPT=still-$((3*3))'
+tm send-keys -t dash C-]
+wait_for "Enter types" || fail "^] before r"
+tm send-keys -t dash r
+sleep 0.5
+tm send-keys -t dash l
+wait_for "Enter types" || fail "back in the pane after r"
+tm send-keys -t dash Enter
+wait_for "^] leaves" || fail "Enter types after r"
+type_line 'echo "kept:$KEPT"'
+wait_lines 'kept:still-9' 1 && ok "r (refetch) keeps the open shell: its variable is still set" ||
+  { fail "the shell survives r"; screen >&2; }
+
 # The shell ends: how it ended is shown; Enter opens a new one.
 type_line 'exit 7'
 if wait_for "the shell exited with code 7" 100 && wait_for "Enter opens a shell"; then
