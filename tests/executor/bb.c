@@ -271,6 +271,49 @@ struct bb_reply bb_run(struct bb *e, const char *command)
     return run_any(e, command, false, 30, true);
 }
 
+char *bb_output_until(struct bb *e, const char *first, const char *want, double within)
+{
+    /* A slow start (python on a loaded machine) must not fail a test that waits for a
+     * program's first line: keep asking for new output until it shows or time is up. */
+    size_t len = strlen(first ? first : "");
+    char *seen = strdup(first ? first : "");
+    double deadline = bb_now() + within;
+    while (seen && !strstr(seen, want) && bb_now() < deadline) {
+        struct bb_reply r = bb_run_full(e, "", false, 1);
+        const char *more = bb_content(&r) ? bb_content(&r) : "";
+        size_t n = strlen(more);
+        char *grown = realloc(seen, len + n + 2);
+        if (grown) {
+            grown[len] = '\n';
+            memcpy(grown + len + 1, more, n + 1);
+            len += n + 1;
+        }
+        seen = grown;
+        bb_reply_free(&r);
+    }
+    return seen;
+}
+
+struct bb *bb_settle_target;
+
+int bb_settle_shell(void **state)
+{
+    (void)state;
+    /* One failed test must not leave its program in the foreground for every test after it:
+     * interrupt whatever still runs until the shell says nothing is running. */
+    for (int i = 0; i < 5; i++) {
+        struct bb_reply r = bb_run_full(bb_settle_target, "", false, 1);
+        const char *c = bb_content(&r);
+        bool idle = c && strstr(c, "No previous running command");
+        bb_reply_free(&r);
+        if (idle)
+            return 0;
+        r = bb_run_full(bb_settle_target, "C-c", true, 5);
+        bb_reply_free(&r);
+    }
+    return -1;
+}
+
 void bb_expect_run(struct bb *e, const char *command, long long exit_code, const char *content)
 {
     struct bb_reply r = bb_run(e, command);

@@ -126,6 +126,14 @@ void bb_expect_run(struct bb *e, const char *command, long long exit_code, const
 /* bb_run, then: the content holds part. */
 void bb_expect_contains(struct bb *e, const char *command, const char *part);
 
+/* first and then the new output of the running command, asked for each second, until it
+ * holds want or within seconds pass; malloc'd (NULL when out of memory). */
+char *bb_output_until(struct bb *e, const char *first, const char *want, double within);
+/* A cmocka teardown: ^C until nothing runs in bb_settle_target's shell (-1 if it never
+ * settles). */
+extern struct bb *bb_settle_target;
+int bb_settle_shell(void **state);
+
 /* Parts of an observation. */
 const char *bb_observation(const struct bb_reply *r);
 const char *bb_content(const struct bb_reply *r);
