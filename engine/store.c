@@ -118,6 +118,12 @@ static const char *const store_migrations[] = {
     "ALTER TABLE sessions ADD COLUMN action_count INTEGER NOT NULL DEFAULT 0;"
     "UPDATE sessions SET action_count = (SELECT count(*) FROM actions a WHERE a.session_id = "
     "sessions.id);",
+    /* 4 → 5: a session's file changes (engine/changes.c) kept when its container goes, as the
+     * reply of GET /v1/sessions/{id}/changes. */
+    "CREATE TABLE changes ("
+    "  session_id TEXT PRIMARY KEY,"
+    "  body TEXT NOT NULL,"
+    "  at REAL NOT NULL);",
 };
 
 char *store_errf(struct store *s, const char *what)
