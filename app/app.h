@@ -44,4 +44,9 @@ int cmd_show(struct app *app, int argc, char **argv);
 int cmd_export(struct app *app, int argc, char **argv);
 int cmd_exec(struct app *app, int argc, char **argv);
 
+/* The dashboard's export (struct ui_options.export_session): session id's record into dir
+ * as NAME.json, NAME.md and NAME.cast (NAME: the session's name when plain, else its id).
+ * ctx is the engine's socket path. 0 with *msg saying where, or -1 with *msg saying why. */
+int app_export_session(void *ctx, const char *id, const char *dir, char **msg);
+
 #endif

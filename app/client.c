@@ -34,7 +34,7 @@ static char *client_strdupf(const char *fmt, ...)
     return s;
 }
 
-static int buf_append(struct client_buf *b, const char *p, size_t n)
+int client_buf_append(struct client_buf *b, const char *p, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 4096;
@@ -114,7 +114,7 @@ static int client_on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t
 
 static size_t client_on_body(char *p, size_t size, size_t n, void *ud)
 {
-    return buf_append(ud, p, size * n) == 0 ? size * n : 0;
+    return client_buf_append(ud, p, size * n) == 0 ? size * n : 0;
 }
 
 int client_xfer_setup(struct client *c, struct client_xfer *x, CURL *h, const char *method,
@@ -260,14 +260,28 @@ struct client_events {
     int fd;
     bool headers_done;
     bool chunked;
+    int status;             /* the reply's HTTP status once its headers arrived */
+    long long body_left;    /* a refusal's Content-Length still to read; -1 unknown */
+    char *error;            /* a refusal's message */
     size_t chunk_left;      /* bytes left in the current chunk */
     bool chunk_need_size;   /* expecting a chunk-size line */
     struct client_buf raw;  /* bytes read, not yet de-chunked */
     struct client_buf text; /* de-chunked event text, not yet dispatched */
 };
 
-struct client_events *client_events_open(struct client *c, char **err)
+struct client_events *client_sse_open(struct client *c, const char *path, char **err)
 {
+    /* The path goes into the request line as it is: nothing that could end or split it. */
+    if (!path || path[0] != '/' || strlen(path) > 2048) {
+        *err = client_strdupf("bad path for an event stream: %.80s", path ? path : "(null)");
+        return NULL;
+    }
+    for (const char *p = path; *p; p++) {
+        if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+            *err = client_strdupf("bad path for an event stream: %.80s", path);
+            return NULL;
+        }
+    }
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (strlen(c->socket_path) >= sizeof(sa.sun_path)) {
         *err = client_strdupf("socket path too long: %s", c->socket_path);
@@ -281,13 +295,18 @@ struct client_events *client_events_open(struct client *c, char **err)
             close(fd);
         return NULL;
     }
-    static const char req[] = "GET /v1/events HTTP/1.1\r\nHost: paddock\r\n"
-                              "Accept: text/event-stream\r\n\r\n";
-    if (write(fd, req, sizeof(req) - 1) != (ssize_t)(sizeof(req) - 1)) {
-        *err = client_strdupf("engine at %s: write: %s", c->socket_path, strerror(errno));
+    char *req = client_strdupf("GET %s HTTP/1.1\r\nHost: paddock\r\n"
+                               "Accept: text/event-stream\r\n\r\n",
+                               path);
+    size_t reqlen = req ? strlen(req) : 0;
+    if (!req || write(fd, req, reqlen) != (ssize_t)reqlen) {
+        *err = client_strdupf("engine at %s: write: %s", c->socket_path,
+                              req ? strerror(errno) : "out of memory");
+        free(req);
         close(fd);
         return NULL;
     }
+    free(req);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     struct client_events *ev = calloc(1, sizeof(*ev));
     if (!ev) {
@@ -300,9 +319,24 @@ struct client_events *client_events_open(struct client *c, char **err)
     return ev;
 }
 
+struct client_events *client_events_open(struct client *c, char **err)
+{
+    return client_sse_open(c, "/v1/events", err);
+}
+
 int client_events_fd(struct client_events *ev)
 {
     return ev ? ev->fd : -1;
+}
+
+int client_events_status(const struct client_events *ev)
+{
+    return ev ? ev->status : 0;
+}
+
+const char *client_events_error(const struct client_events *ev)
+{
+    return ev ? ev->error : NULL;
 }
 
 static void buf_consume(struct client_buf *b, size_t n)
@@ -318,7 +352,7 @@ static int events_dechunk(struct client_events *ev)
 {
     while (ev->raw.len) {
         if (!ev->chunked) {
-            if (buf_append(&ev->text, ev->raw.data, ev->raw.len) < 0)
+            if (client_buf_append(&ev->text, ev->raw.data, ev->raw.len) < 0)
                 return -1;
             buf_consume(&ev->raw, ev->raw.len);
             return 0;
@@ -337,7 +371,7 @@ static int events_dechunk(struct client_events *ev)
         }
         if (ev->chunk_left) {
             size_t n = ev->raw.len < ev->chunk_left ? ev->raw.len : ev->chunk_left;
-            if (buf_append(&ev->text, ev->raw.data, n) < 0)
+            if (client_buf_append(&ev->text, ev->raw.data, n) < 0)
                 return -1;
             buf_consume(&ev->raw, n);
             ev->chunk_left -= n;
@@ -370,7 +404,7 @@ static void events_dispatch(struct client_events *ev, client_event_fn fn, void *
                 snprintf(type, sizeof(type), "%s", v);
             } else if (strncmp(line, "data:", 5) == 0) {
                 const char *v = line + 5 + (line[5] == ' ');
-                buf_append(&data, v, strlen(v));
+                client_buf_append(&data, v, strlen(v));
             }
             line = nl ? nl + 1 : NULL;
         }
@@ -386,13 +420,48 @@ static void events_dispatch(struct client_events *ev, client_event_fn fn, void *
     }
 }
 
+/* A refusal's body (any status but 200) is the engine's error: keep its message. */
+static void events_refused(struct client_events *ev)
+{
+    json_t *j = ev->text.len ? json_loadb(ev->text.data, ev->text.len, 0, NULL) : NULL;
+    char fallback[48];
+    snprintf(fallback, sizeof(fallback), "the engine answered HTTP %d", ev->status);
+    free(ev->error);
+    ev->error = strdup(client_error_message(j, fallback));
+    json_decref(j);
+}
+
+/* The reply's status line and headers. 1 read, 0 not all there yet, -1 not HTTP. */
+static int events_headers(struct client_events *ev)
+{
+    char *end = strstr(ev->raw.data, "\r\n\r\n");
+    if (!end)
+        return 0;
+    *end = '\0';
+    for (char *p = ev->raw.data; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    int status = 0;
+    if (sscanf(ev->raw.data, "http/1.%*d %d", &status) != 1 || status < 100)
+        return -1;
+    ev->status = status;
+    ev->chunked = strstr(ev->raw.data, "transfer-encoding: chunked") != NULL;
+    const char *cl = strstr(ev->raw.data, "\r\ncontent-length:");
+    ev->body_left = cl ? strtoll(cl + 17, NULL, 10) : -1;
+    ev->headers_done = true;
+    buf_consume(&ev->raw, (size_t)(end - ev->raw.data) + 4);
+    return 1;
+}
+
 int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
 {
     char tmp[8192];
     for (;;) {
         ssize_t n = read(ev->fd, tmp, sizeof(tmp));
-        if (n == 0)
+        if (n == 0) {
+            if (ev->status && ev->status != 200)
+                events_refused(ev);
             return -1;
+        }
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 break;
@@ -400,24 +469,27 @@ int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
                 continue;
             return -1;
         }
-        if (buf_append(&ev->raw, tmp, (size_t)n) < 0)
+        if (client_buf_append(&ev->raw, tmp, (size_t)n) < 0)
             return -1;
         if (!ev->headers_done) {
-            char *end = strstr(ev->raw.data, "\r\n\r\n");
-            if (!end)
-                continue;
-            *end = '\0';
-            if (strncmp(ev->raw.data, "HTTP/1.1 200", 12) != 0)
+            int h = events_headers(ev);
+            if (h < 0)
                 return -1;
-            for (char *p = ev->raw.data; *p; p++)
-                *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
-            ev->chunked = strstr(ev->raw.data, "transfer-encoding: chunked") != NULL;
-            ev->headers_done = true;
-            buf_consume(&ev->raw, (size_t)(end - ev->raw.data) + 4);
+            if (h == 0)
+                continue;
         }
         int end = events_dechunk(ev);
         if (end < 0)
             return -1;
+        if (ev->status != 200) {
+            /* The connection may stay open after a refusal: its length says when it is done. */
+            if (end == 1 || ev->text.len > 65536 ||
+                (!ev->chunked && ev->body_left >= 0 && (long long)ev->text.len >= ev->body_left)) {
+                events_refused(ev);
+                return -1;
+            }
+            continue;
+        }
         /* SSE allows CRLF line ends; JSON data lines never hold a raw CR. */
         size_t w = 0;
         for (size_t i = 0; i < ev->text.len; i++)
@@ -440,5 +512,6 @@ void client_events_close(struct client_events *ev)
     close(ev->fd);
     free(ev->raw.data);
     free(ev->text.data);
+    free(ev->error);
     free(ev);
 }

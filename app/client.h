@@ -37,15 +37,23 @@ int client_request(struct client *c, const char *method, const char *path, json_
 /* The message of an engine error reply ({"error":{"message"}}), or a fallback text. */
 const char *client_error_message(json_t *reply, const char *fallback);
 
-/* Server-sent events stream (GET /v1/events) for an event loop: a non-blocking reader. */
+/* A server-sent events stream for an event loop: a non-blocking reader. */
 struct client_events;
 typedef void (*client_event_fn)(const char *type, json_t *data, void *ud);
+/* GET path (with its query; no spaces or controls) as an event stream. NULL with *err
+ * (malloc'd) when the engine cannot be reached; a refusal shows later, in pump. */
+struct client_events *client_sse_open(struct client *c, const char *path, char **err);
+/* client_sse_open on GET /v1/events, the engine's events. */
 struct client_events *client_events_open(struct client *c, char **err);
 /* The descriptor to poll for reading (changes only after reopen); -1 when closed. */
 int client_events_fd(struct client_events *ev);
 /* Read what is available and dispatch whole events. Returns 0, or -1 when the stream ended
- * (the caller may reopen it). */
+ * or was refused (the caller may reopen it). */
 int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud);
+/* The reply's HTTP status once its headers arrived, else 0. After pump returned -1 on a
+ * refusal (not 200): the engine's error message (else NULL); valid until close. */
+int client_events_status(const struct client_events *ev);
+const char *client_events_error(const struct client_events *ev);
 void client_events_close(struct client_events *ev);
 
 #endif

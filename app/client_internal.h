@@ -12,6 +12,9 @@ struct client_buf {
     size_t len, cap;
 };
 
+/* Append n bytes (kept NUL-terminated). 0, or -1 out of memory. */
+int client_buf_append(struct client_buf *b, const char *p, size_t n);
+
 /* One request's state while libcurl runs it. */
 struct client_xfer {
     CURL *h;

@@ -3,18 +3,64 @@
 #include "app/client.h"
 #include "ui/ui.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef PADDOCK_DATADIR
+#define PADDOCK_DATADIR "/usr/local/share"
+#endif
+
+#define DASH_THEME_DIRS 4
+
+/* Where NAME.theme is looked for, in order: the operator's own, next to the binary (the build
+ * tree's build/themes), the install relative to the binary, the configured data dir. */
+static void dashboard_theme_dirs(const struct app *app, char *dirs[DASH_THEME_DIRS + 1])
+{
+    size_t n = 0;
+    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) {
+        if (asprintf(&dirs[n], "%s/paddock/themes", xdg) >= 0)
+            n++;
+    } else if (home && *home) {
+        if (asprintf(&dirs[n], "%s/.config/paddock/themes", home) >= 0)
+            n++;
+    }
+    if (app->self_exe) {
+        char exe_dir[PATH_MAX];
+        snprintf(exe_dir, sizeof(exe_dir), "%s", app->self_exe);
+        char *slash = strrchr(exe_dir, '/');
+        if (slash)
+            *slash = '\0';
+        if (asprintf(&dirs[n], "%s/themes", exe_dir) >= 0)
+            n++;
+        if (asprintf(&dirs[n], "%s/../share/paddock/themes", exe_dir) >= 0)
+            n++;
+    }
+    if ((dirs[n] = strdup(PADDOCK_DATADIR "/paddock/themes")))
+        n++;
+    dirs[n] = NULL;
+}
+
 int cmd_dashboard(struct app *app, int argc, char **argv)
 {
-    struct ui_options opt = {.theme = app->config.theme, .bell = app->config.bell == 1};
+    struct ui_options opt = {
+        .theme = app->config.theme,
+        .bell = app->config.bell == 1,
+        .mouse = app->config.mouse == 1,
+        .export_session = app_export_session,
+        .export_ctx = app->socket,
+    };
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--read-only") == 0) {
             opt.read_only = true;
         } else if (strcmp(argv[i], "--bell") == 0) {
             opt.bell = true;
+        } else if (strcmp(argv[i], "--mouse") == 0) {
+            opt.mouse = true;
+        } else if (strcmp(argv[i], "--no-mouse") == 0) {
+            opt.mouse = false;
         } else if (strcmp(argv[i], "--theme") == 0 && i + 1 < argc) {
             opt.theme = argv[++i];
         } else {
@@ -23,19 +69,29 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
         }
     }
     opt.no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
-    struct client *cl = client_new(app->socket);
+    char *dirs[DASH_THEME_DIRS + 1] = {NULL};
+    dashboard_theme_dirs(app, dirs);
+    opt.theme_dirs = (const char *const *)dirs;
     char *err = NULL;
-    if (!cl || client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
+    if (ui_check_options(&opt, &err) < 0) { /* before an engine is started for nothing */
         fprintf(stderr, "paddock: %s\n", err ? err : "out of memory");
         free(err);
-        client_free(cl);
-        return 1;
+        for (size_t i = 0; dirs[i]; i++)
+            free(dirs[i]);
+        return 2;
     }
-    int rc = ui_run(cl, &opt, &err);
-    if (err) {
-        fprintf(stderr, "paddock: %s\n", err);
-        free(err);
+    struct client *cl = client_new(app->socket);
+    int rc = 1;
+    if (!cl || client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
+        fprintf(stderr, "paddock: %s\n", err ? err : "out of memory");
+    } else {
+        rc = ui_run(cl, &opt, &err);
+        if (err)
+            fprintf(stderr, "paddock: %s\n", err);
     }
+    free(err);
     client_free(cl);
+    for (size_t i = 0; dirs[i]; i++)
+        free(dirs[i]);
     return rc;
 }

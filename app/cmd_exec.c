@@ -5,6 +5,7 @@
 #include "app/app.h"
 #include "app/cli.h"
 #include "app/client.h"
+#include "app/client_term.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -41,27 +39,6 @@ static void exec_on_signal(int sig)
     }
 }
 
-static int exec_connect(const char *path, char **err)
-{
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if (fd < 0 || strlen(path) >= sizeof(sa.sun_path)) {
-        if (asprintf(err, "cannot use the socket %s", path) < 0)
-            *err = NULL;
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    strcpy(sa.sun_path, path);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        if (asprintf(err, "engine at %s: %s", path, strerror(errno)) < 0)
-            *err = NULL;
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 static int exec_write_all(int fd, const char *p, size_t n)
 {
     while (n) {
@@ -76,68 +53,33 @@ static int exec_write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-/* Send the upgrade request and read the answer's head. 0 with the terminal id (and any bytes
- * that came after the head in *extra), or -1 with the engine's message. */
-static int exec_upgrade(int fd, const char *path, char *tid, size_t tidsz, char **extra,
-                        size_t *extra_len, char **err)
+static bool exec_stdout_failed;
+
+static void exec_on_data(const char *data, size_t len, void *ud)
 {
-    char req[4096];
-    int n = snprintf(req, sizeof(req),
-                     "POST %s HTTP/1.1\r\nHost: paddock\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
-                     "Content-Length: 0\r\n\r\n",
-                     path);
-    if (n <= 0 || (size_t)n >= sizeof(req) || exec_write_all(fd, req, (size_t)n) < 0) {
-        *err = strdup("cannot send the request");
-        return -1;
-    }
-    char buf[65536];
-    size_t len = 0;
-    char *end = NULL;
-    while (!end && len < sizeof(buf) - 1) {
-        ssize_t r = read(fd, buf + len, sizeof(buf) - 1 - len);
-        if (r <= 0)
+    (void)ud;
+    if (!exec_stdout_failed && exec_write_all(STDOUT_FILENO, data, len) < 0)
+        exec_stdout_failed = true;
+}
+
+/* Connect and wait for the upgrade (client_term's state machine, driven by a plain poll).
+ * The connection, or NULL with the engine's message in *err. */
+static struct client_term *exec_upgrade(const char *socket, const char *path, char **err)
+{
+    struct client_term *t = client_term_open(socket, path, err);
+    while (t && client_term_state(t) == CLIENT_TERM_CONNECTING) {
+        struct pollfd p = {.fd = client_term_fd(t), .events = client_term_events(t)};
+        if (poll(&p, 1, -1) < 0 && errno != EINTR)
             break;
-        len += (size_t)r;
-        buf[len] = '\0';
-        end = strstr(buf, "\r\n\r\n");
+        client_term_pump(t, p.revents, exec_on_data, NULL);
     }
-    if (!end) {
-        *err = strdup("the engine closed the connection");
-        return -1;
+    if (t && client_term_state(t) != CLIENT_TERM_OPEN) {
+        const char *why = client_term_error(t);
+        *err = strdup(why ? why : "the engine closed the connection");
+        client_term_close(t);
+        t = NULL;
     }
-    int status = 0;
-    sscanf(buf, "HTTP/1.%*d %d", &status);
-    if (status != 101) {
-        /* a JSON error body follows the head */
-        json_t *j = json_loads(end + 4, JSON_DISABLE_EOF_CHECK, NULL);
-        if (!j) {
-            /* the body may not all be here yet */
-            size_t have = len - (size_t)(end + 4 - buf);
-            while (len < sizeof(buf) - 1) {
-                ssize_t r = read(fd, buf + len, sizeof(buf) - 1 - len);
-                if (r <= 0)
-                    break;
-                len += (size_t)r;
-                buf[len] = '\0';
-                if ((j = json_loads(end + 4, JSON_DISABLE_EOF_CHECK, NULL)))
-                    break;
-            }
-            (void)have;
-        }
-        *err = strdup(client_error_message(j, "the engine refused the terminal"));
-        json_decref(j);
-        return -1;
-    }
-    tid[0] = '\0';
-    for (char *line = strstr(buf, "\r\n"); line && line < end; line = strstr(line + 2, "\r\n"))
-        if (strncasecmp(line + 2, "X-Paddock-Terminal:", 19) == 0)
-            sscanf(line + 2 + 19, " %63[0-9a-f]", tid);
-    (void)tidsz;
-    *extra_len = len - (size_t)(end + 4 - buf);
-    *extra = malloc(*extra_len + 1);
-    if (*extra)
-        memcpy(*extra, end + 4, *extra_len);
-    return 0;
+    return t;
 }
 
 static void exec_resize(struct client *c, const char *sid, const char *tid)
@@ -158,48 +100,50 @@ static void exec_resize(struct client *c, const char *sid, const char *tid)
 }
 
 /* Copy between the terminal and the connection until the connection ends. */
-static int exec_pump(int fd, struct client *c, const char *sid, const char *tid, bool tty)
+static int exec_pump(struct client_term *t, struct client *c, const char *sid, bool tty)
 {
     bool stdin_open = true;
     for (;;) {
-        struct pollfd p[3] = {{.fd = fd, .events = POLLIN},
-                              {.fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN},
+        /* input waits while the engine is not taking what was typed */
+        bool room = client_term_pending(t) < CLIENT_TERM_OUT_MAX / 2;
+        struct pollfd p[3] = {{.fd = client_term_fd(t), .events = client_term_events(t)},
+                              {.fd = stdin_open && room ? STDIN_FILENO : -1, .events = POLLIN},
                               {.fd = exec_sigpipe[0], .events = POLLIN}};
         if (poll(p, 3, -1) < 0) {
             if (errno == EINTR)
                 continue;
             return -1;
         }
-        char buf[16384];
         if (p[2].revents & POLLIN) {
             unsigned char sig;
             while (read(exec_sigpipe[0], &sig, 1) == 1) {
                 if (sig == SIGWINCH)
-                    exec_resize(c, sid, tid);
+                    exec_resize(c, sid, client_term_id(t));
                 else
                     return 128 + sig;
             }
         }
-        if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t n = read(fd, buf, sizeof(buf));
-            if (n <= 0)
-                return 0; /* the shell ended */
-            if (exec_write_all(STDOUT_FILENO, buf, (size_t)n) < 0)
+        if (p[0].revents) {
+            enum client_term_state st = client_term_pump(t, p[0].revents, exec_on_data, NULL);
+            if (exec_stdout_failed)
                 return -1;
+            if (st != CLIENT_TERM_OPEN)
+                return 0; /* the shell ended */
         }
         if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+            char buf[16384];
             ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
             if (n <= 0) {
                 /* input ended: without a TTY the command's stdin ends (a half-close); with
                  * one, ^D as a terminal would send */
                 stdin_open = false;
                 if (!tty)
-                    shutdown(fd, SHUT_WR);
-                else if (exec_write_all(fd, "\x04", 1) < 0)
-                    return -1;
+                    client_term_shutdown_write(t);
+                else if (client_term_send(t, "\x04", 1) < 0)
+                    return 0;
                 continue;
             }
-            if (exec_write_all(fd, buf, (size_t)n) < 0)
+            if (client_term_send(t, buf, (size_t)n) < 0)
                 return 0;
         }
     }
@@ -261,20 +205,13 @@ int cmd_exec(struct app *app, int argc, char **argv)
         cli_query_add(path, sizeof(path), "cmd", line);
     }
     char *err = NULL;
-    int fd = exec_connect(app->socket, &err);
-    char tid[64], *extra = NULL;
-    size_t extra_len = 0;
-    if (fd < 0 || exec_upgrade(fd, path, tid, sizeof(tid), &extra, &extra_len, &err) < 0) {
+    struct client_term *t = exec_upgrade(app->socket, path, &err);
+    if (!t) {
         char safe[1024];
         fprintf(stderr, "paddock exec: %s\n", cli_safe(err ? err : "failed", safe, sizeof(safe)));
         free(err);
-        if (fd >= 0)
-            close(fd);
         return 1;
     }
-    if (extra_len)
-        exec_write_all(STDOUT_FILENO, extra, extra_len);
-    free(extra);
     struct client *cl = client_new(app->socket);
     if (pipe(exec_sigpipe) == 0) {
         fcntl(exec_sigpipe[0], F_SETFL, O_NONBLOCK);
@@ -294,9 +231,11 @@ int cmd_exec(struct app *app, int argc, char **argv)
             atexit(exec_restore);
         }
     }
-    int rc = exec_pump(fd, cl, sid, tid, tty);
+    char tid[CLIENT_TERM_ID_MAX];
+    snprintf(tid, sizeof(tid), "%s", client_term_id(t));
+    int rc = exec_pump(t, cl, sid, tty);
     exec_restore();
-    close(fd);
+    client_term_close(t);
     if (rc == 0 && tid[0]) {
         /* the engine records the exit before it closes the connection: one question */
         char q[200];

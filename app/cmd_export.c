@@ -1,25 +1,60 @@
 /* paddock export SESSION [--format json|md|cast] [-o FILE]: a session's whole record, as JSON
  * (everything), a Markdown report (for people), or an asciinema v2 cast of the agent's
- * terminal (its commands and their output, at the times they happened). */
+ * terminal (its commands and their output, at the times they happened). The dashboard's `e`
+ * writes all three through app_export_session. */
 #include "app/app.h"
 #include "app/cli.h"
+#include "app/client.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Where an export reads from; a failed request is noted (the first message kept) and, for the
+ * CLI, said on stderr at once. */
+struct export_src {
+    const char *socket;
+    bool print;
+    char *err; /* the first failure (malloc'd), or NULL */
+};
+
+static json_t *export_get(struct export_src *src, const char *path, int want)
+{
+    struct client *cl = client_new(src->socket);
+    json_t *reply = NULL;
+    char *err = NULL;
+    int st = cl ? client_request(cl, "GET", path, NULL, 120000, &reply, &err) : -1;
+    client_free(cl);
+    bool ok = want ? st == want : st >= 200 && st < 300;
+    if (ok) {
+        free(err);
+        return reply ? reply : json_object();
+    }
+    const char *msg = err ? err : client_error_message(reply, "no engine answers");
+    if (src->print) {
+        char safe[1024];
+        fprintf(stderr, "paddock export: %s\n", cli_safe(msg, safe, sizeof(safe)));
+    }
+    if (!src->err)
+        src->err = strdup(msg);
+    json_decref(reply);
+    free(err);
+    return NULL;
+}
+
 /* The session, its events, every action in full (oldest first) and the log tail. */
-static json_t *export_collect(struct app *app, const char *id)
+static json_t *export_collect(struct export_src *src, const char *id)
 {
     char path[200];
     snprintf(path, sizeof(path), "/v1/sessions/%s", id);
-    json_t *s = cli_call(app, "export", "GET", path, NULL, 200);
+    json_t *s = export_get(src, path, 200);
     if (!s)
         return NULL;
     json_t *doc = json_pack("{s:o,s:[],s:[]}", "session", s, "events", "actions");
     snprintf(path, sizeof(path), "/v1/sessions/%s/events", id);
-    json_t *ev = cli_call(app, "export", "GET", path, NULL, 200);
+    json_t *ev = export_get(src, path, 200);
     if (ev)
         json_object_set(doc, "events", json_object_get(ev, "events"));
     json_decref(ev);
@@ -31,7 +66,7 @@ static json_t *export_collect(struct app *app, const char *id)
                  before ? "&before=" : "", before);
         if (!before)
             path[strlen(path) - 1] = '\0'; /* drop the 0 */
-        json_t *page = cli_call(app, "export", "GET", path, NULL, 200);
+        json_t *page = export_get(src, path, 200);
         if (!page)
             break;
         size_t i;
@@ -49,13 +84,13 @@ static json_t *export_collect(struct app *app, const char *id)
     json_array_foreach(ids, i, aid)
     {
         snprintf(path, sizeof(path), "/v1/actions/%lld", (long long)json_integer_value(aid));
-        json_t *full = cli_call(app, "export", "GET", path, NULL, 200);
+        json_t *full = export_get(src, path, 200);
         if (full)
             json_array_append_new(json_object_get(doc, "actions"), full);
     }
     json_decref(ids);
     snprintf(path, sizeof(path), "/v1/sessions/%s/logs?tail=2000", id);
-    json_t *logs = cli_call(app, "export", "GET", path, NULL, 0);
+    json_t *logs = export_get(src, path, 0);
     json_object_set_new(doc, "logs", logs ? logs : json_null());
     return doc;
 }
@@ -248,6 +283,75 @@ static void export_cast(FILE *f, json_t *doc)
     }
 }
 
+static const char *const export_formats[] = {"json", "md", "cast", NULL};
+
+static void export_write(FILE *f, json_t *doc, const char *format)
+{
+    if (strcmp(format, "json") == 0) {
+        json_dumpf(doc, f, JSON_INDENT(2));
+        fputc('\n', f);
+    } else if (strcmp(format, "md") == 0) {
+        export_md(f, doc);
+    } else {
+        export_cast(f, doc);
+    }
+}
+
+/* A file name from the session's name when it is a plain one, else its id. */
+static const char *export_base(json_t *doc, const char *id)
+{
+    const char *name = json_string_value(json_object_get(json_object_get(doc, "session"), "name"));
+    if (!name || !*name || name[0] == '.' || strlen(name) > 100)
+        return id;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '-' || *c == '_' || *c == '.'))
+            return id;
+    return name;
+}
+
+int app_export_session(void *ctx, const char *id, const char *dir, char **msg)
+{
+    struct export_src src = {.socket = ctx};
+    *msg = NULL;
+    json_t *doc = export_collect(&src, id);
+    if (!doc) {
+        *msg = src.err ? src.err : strdup("the engine did not answer");
+        return -1;
+    }
+    const char *base = export_base(doc, id);
+    int rc = 0;
+    for (size_t i = 0; export_formats[i] && rc == 0; i++) {
+        char *path = NULL;
+        if (asprintf(&path, "%s/%s.%s", dir, base, export_formats[i]) < 0) {
+            rc = -1;
+            *msg = strdup("out of memory");
+            break;
+        }
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            if (asprintf(msg, "%s: %s", path, strerror(errno)) < 0)
+                *msg = NULL;
+            rc = -1;
+        } else {
+            export_write(f, doc, export_formats[i]);
+            if (fclose(f) != 0) {
+                if (asprintf(msg, "%s: %s", path, strerror(errno)) < 0)
+                    *msg = NULL;
+                rc = -1;
+            }
+        }
+        free(path);
+    }
+    if (rc == 0 && asprintf(msg, "exported %zu actions to %s/%s.{json,md,cast}%s%s",
+                            json_array_size(json_object_get(doc, "actions")), dir, base,
+                            src.err ? "; missing parts: " : "", src.err ? src.err : "") < 0)
+        *msg = NULL;
+    free(src.err);
+    json_decref(doc);
+    return rc;
+}
+
 int cmd_export(struct app *app, int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
@@ -281,7 +385,9 @@ int cmd_export(struct app *app, int argc, char **argv)
     char id[80];
     if (!cli_session_id(app, "export", argv[optind], id, sizeof(id)))
         return 1;
-    json_t *doc = export_collect(app, id);
+    struct export_src src = {.socket = app->socket, .print = true};
+    json_t *doc = export_collect(&src, id);
+    free(src.err);
     if (!doc)
         return 1;
     FILE *f = output ? fopen(output, "w") : stdout;
@@ -290,14 +396,7 @@ int cmd_export(struct app *app, int argc, char **argv)
         json_decref(doc);
         return 1;
     }
-    if (strcmp(format, "json") == 0) {
-        json_dumpf(doc, f, JSON_INDENT(2));
-        fputc('\n', f);
-    } else if (strcmp(format, "md") == 0) {
-        export_md(f, doc);
-    } else {
-        export_cast(f, doc);
-    }
+    export_write(f, doc, format);
     int rc = 0;
     if (output && fclose(f) != 0) {
         perror(output);

@@ -37,6 +37,7 @@ static const struct config_key config_keys[] = {
     CK("paddock", "token_file", CT_STRING, token_file),
     CK("paddock", "theme", CT_STRING, theme),
     CK("paddock", "bell", CT_BOOL, bell),
+    CK("paddock", "mouse", CT_BOOL, mouse),
 };
 #undef CK
 
@@ -320,6 +321,7 @@ int config_load(const char *path, struct config *c, char **warnings, char **err)
     memset(c, 0, sizeof(*c));
     c->keep_runtime_alive = -1;
     c->bell = -1;
+    c->mouse = -1;
     c->confirmation_mode = -1;
     *err = NULL;
     if (warnings)

@@ -20,6 +20,7 @@ struct config {
     double retention_days;   /* 0: not set */
     char *socket, *state_dir, *pool, *listen, *token_file, *theme;
     int bell;   /* -1: not set; ring the bell when an action starts waiting */
+    int mouse;  /* -1: not set; the dashboard takes clicks and the wheel */
     char *path; /* the file read, NULL when none */
 };
 

@@ -16,8 +16,8 @@ const struct app_command app_commands[] = {
     {"run", "[--image IMG] [--session ID] [--json] -- CMD...",
      "run one command in a sandbox, print its output, exit with its code", cmd_run},
     {"ls", "[--all] [--json]", "list sessions", cmd_ls},
-    {"dashboard", "[--read-only] [--theme NAME] [--bell]", "open the dashboard (the default)",
-     cmd_dashboard},
+    {"dashboard", "[--read-only] [--theme NAME] [--bell] [--mouse]",
+     "open the dashboard (the default)", cmd_dashboard},
     {"gc", "[--dry-run] [--json]", "remove containers, volumes, socket dirs of no live session",
      cmd_gc},
     {"pause", "[--json] SESSION...", "freeze sessions (docker pause)", cmd_pause},
@@ -97,7 +97,8 @@ int main(int argc, char **argv)
             printf("paddock %s\n", PADDOCK_VERSION);
             return 0;
         } else if (strcmp(argv[i], "--read-only") == 0 || strcmp(argv[i], "--theme") == 0 ||
-                   strcmp(argv[i], "--bell") == 0) {
+                   strcmp(argv[i], "--bell") == 0 || strcmp(argv[i], "--mouse") == 0 ||
+                   strcmp(argv[i], "--no-mouse") == 0) {
             break; /* a dashboard option: the default command takes it */
         } else {
             fprintf(stderr, "paddock: unknown option %s\n", argv[i]);

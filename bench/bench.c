@@ -26,39 +26,6 @@
 
 extern char **environ;
 
-void samples_add(struct samples *s, double x)
-{
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 64;
-        s->v = realloc(s->v, s->cap * sizeof(double));
-        if (!s->v)
-            abort();
-    }
-    s->v[s->n++] = x;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-double samples_pct(struct samples *s, double p)
-{
-    if (!s->n)
-        return 0;
-    qsort(s->v, s->n, sizeof(double), cmp_double);
-    size_t i = (size_t)(p * (double)(s->n - 1) + 0.5);
-    return s->v[i];
-}
-
-double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* ---- a keep-alive client for the engine socket ---- */
 
 struct body {
@@ -237,8 +204,8 @@ static bool op_edit(void)
 }
 
 /* paddock's op interleaved with the peer command: per peer run, several paddock runs. */
-static void measure(bool (*op)(void), char *const peer[], int n_op, int n_peer, struct samples *a,
-                    struct samples *b)
+static void measure(bool (*op)(void), char *const peer[], int n_op, int n_peer, struct timings *a,
+                    struct timings *b)
 {
     for (int i = 0; i < 5; i++)
         op();
@@ -248,18 +215,18 @@ static void measure(bool (*op)(void), char *const peer[], int n_op, int n_peer, 
             double t0 = now_ms();
             if (!op())
                 return; /* not supported by this executor: the row says so */
-            samples_add(a, now_ms() - t0);
+            timings_add(a, now_ms() - t0);
         }
         if (i < n_peer && peer) {
             double t0 = now_ms();
             if (spawn_wait(peer, true) == 0)
-                samples_add(b, now_ms() - t0);
+                timings_add(b, now_ms() - t0);
         }
     }
 }
 
 /* Milliseconds from exec of the static executor to its socket accepting, on the host. */
-static void measure_executor_start(const char *exe, const char *dir, int n, struct samples *out)
+static void measure_executor_start(const char *exe, const char *dir, int n, struct timings *out)
 {
     for (int i = 0; i < n; i++) {
         char sock[300], ws[300];
@@ -288,7 +255,7 @@ static void measure_executor_start(const char *exe, const char *dir, int n, stru
             close(fd);
         }
         if (up)
-            samples_add(out, now_ms() - t0);
+            timings_add(out, now_ms() - t0);
         kill(pid, SIGTERM);
         waitpid(pid, NULL, 0);
     }
@@ -333,23 +300,6 @@ static long executor_rss_kb(const char *container)
     if (d)
         closedir(d);
     return rss;
-}
-
-long proc_status_kb(pid_t pid, const char *field)
-{
-    char p[64], buf[256];
-    long v = -1;
-    snprintf(p, sizeof(p), "/proc/%d/status", (int)pid);
-    FILE *f = fopen(p, "r");
-    size_t flen = strlen(field);
-    while (f && fgets(buf, sizeof(buf), f))
-        if (strncmp(buf, field, flen) == 0 && buf[flen] == ':') {
-            v = atol(buf + flen + 1);
-            break;
-        }
-    if (f)
-        fclose(f);
-    return v;
 }
 
 /* n requests at once on the engine socket (curl multi); returns the wall time in ms and
@@ -555,15 +505,15 @@ static void throughput(int n, int rounds, struct tput_result *r)
     free(paths);
 }
 
-static void row(const char *what, struct samples *a, const char *peer, struct samples *b)
+static void row(const char *what, struct timings *a, const char *peer, struct timings *b)
 {
     if (!a->n || !b->n) {
         printf("| %-30s | %9s | %9s | %-44s | %9s | %9s | %-22s |\n", what, "n/a", "n/a", peer,
                "n/a", "n/a", "not measured");
         return;
     }
-    double a50 = samples_pct(a, 0.5), a95 = samples_pct(a, 0.95);
-    double b50 = samples_pct(b, 0.5), b95 = samples_pct(b, 0.95);
+    double a50 = timings_pct(a, 0.5), a95 = timings_pct(a, 0.95);
+    double b50 = timings_pct(b, 0.5), b95 = timings_pct(b, 0.95);
     printf("| %-30s | %9.3f | %9.3f | %-44s | %9.3f | %9.3f | %6.3f× (%.1f× faster) |\n", what, a50,
            a95, peer, b50, b95, a50 / b50, b50 / a50);
 }
@@ -640,7 +590,7 @@ int main(int argc, char **argv)
     srand((unsigned)time(NULL));
 
     /* 1. session ready vs docker run --rm --network none IMG true */
-    struct samples ready = {0}, drun = {0};
+    struct timings ready = {0}, drun = {0};
     char *run_argv[] = {
         "docker",      "run",  "--rm", "--network", "none", "--label", "paddock.test=bench",
         (char *)image, "true", NULL};
@@ -659,21 +609,21 @@ int main(int argc, char **argv)
                 double ms;
                 char *id = session_create(&ms);
                 if (id) {
-                    samples_add(&ready, ms);
+                    timings_add(&ready, ms);
                     session_delete(id);
                 }
                 free(id);
             } else {
                 double t0 = now_ms();
                 if (spawn_wait(run_argv, true) == 0)
-                    samples_add(&drun, now_ms() - t0);
+                    timings_add(&drun, now_ms() - t0);
             }
         }
     }
 
     /* 1b. session ready when the warm pool has one: claim, then wait for the refill so every
      * sample finds a warm sandbox (the refill is not what is measured). */
-    struct samples warm = {0};
+    struct timings warm = {0};
     if (req("POST", "/v1/pool", "{\"size\": 2}", NULL) == 200) {
         for (int i = 0; i < n_ready; i++) {
             for (int t = 0; t < 600; t++) { /* up to 60 s for the pool to be full again */
@@ -689,7 +639,7 @@ int main(int argc, char **argv)
             double ms;
             char *id = session_create(&ms);
             if (id) {
-                samples_add(&warm, ms);
+                timings_add(&warm, ms);
                 session_delete(id);
             }
             free(id);
@@ -702,7 +652,7 @@ int main(int argc, char **argv)
     char *sid = session_create(&ms);
     char *cid = sid ? session_container(sid) : NULL;
     long rss_fresh = -1;
-    struct samples echo = {0}, dexec = {0}, echo_x = {0}, dexec2 = {0}, big = {0}, dbig = {0},
+    struct timings echo = {0}, dexec = {0}, echo_x = {0}, dexec2 = {0}, big = {0}, dbig = {0},
                    rd = {0}, drd = {0}, ed = {0}, ded = {0}, start = {0};
     if (sid && cid) {
         bench_sid = sid;
@@ -779,7 +729,7 @@ int main(int argc, char **argv)
     if (start.n)
         printf("executor start (exec → socket accepting, host): p50 %.2f ms, p95 %.2f ms (budget "
                "10 ms)\n",
-               samples_pct(&start, 0.5), samples_pct(&start, 0.95));
+               timings_pct(&start, 0.5), timings_pct(&start, 0.95));
     printf("executor idle RSS: %.2f MB fresh, %.2f MB after the runs above (budget 2 MB)\n",
            rss_fresh > 0 ? (double)rss_fresh / 1024.0 : -1.0,
            rss > 0 ? (double)rss / 1024.0 : -1.0);
@@ -788,8 +738,8 @@ int main(int argc, char **argv)
         printf("the engine's added latency per action over the executor alone (echo hi, "
                "difference of the medians above): p50 %.3f ms, p95 %.3f ms (recording, risk, "
                "policy, forwarding)\n",
-               samples_pct(&echo, 0.5) - samples_pct(&echo_x, 0.5),
-               samples_pct(&echo, 0.95) - samples_pct(&echo_x, 0.95));
+               timings_pct(&echo, 0.5) - timings_pct(&echo_x, 0.5),
+               timings_pct(&echo, 0.95) - timings_pct(&echo_x, 0.95));
     if (tput.sessions)
         printf("recorded actions across %d sessions at once: %d in %.0f ms = %.0f actions/s (%d "
                "answered 200); docker exec across the same containers at once: %d in %.0f ms = "

@@ -7,12 +7,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-struct samples {
+struct timings {
     double *v;
     size_t n, cap;
 };
-void samples_add(struct samples *s, double x);
-double samples_pct(struct samples *s, double p);
+void timings_add(struct timings *s, double x);
+double timings_pct(struct timings *s, double p);
 double now_ms(void);
 /* One keep-alive request on handle e over a unix socket; the HTTP status (-1: transport). */
 long req_on(CURL *e, const char *sock, const char *method, const char *path, const char *payload,

@@ -120,22 +120,22 @@ static int history_fill(const char *db, long n, char **sid)
 
 static void history_time(CURL *c, const char *sock, const char *what, const char *path, int reps)
 {
-    struct samples s = {0};
+    struct timings s = {0};
     long status = 0;
     size_t found = 0;
     for (int i = 0; i < reps; i++) {
         json_t *out = NULL;
         double t0 = now_ms();
         status = req_on(c, sock, "GET", path, NULL, &out);
-        samples_add(&s, now_ms() - t0);
+        timings_add(&s, now_ms() - t0);
         json_t *list = json_object_get(out, "actions");
         if (!list)
             list = json_object_get(out, "sessions");
         found = json_array_size(list);
         json_decref(out);
     }
-    printf("| %-44s | %9.3f | %9.3f | %6zu rows | HTTP %ld |\n", what, samples_pct(&s, 0.5),
-           samples_pct(&s, 0.95), found, status);
+    printf("| %-44s | %9.3f | %9.3f | %6zu rows | HTTP %ld |\n", what, timings_pct(&s, 0.5),
+           timings_pct(&s, 0.95), found, status);
     free(s.v);
 }
 

@@ -82,6 +82,20 @@ const char *api_req_query(struct api_req *r, const char *key)
     return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
+int api_query_number(struct api_req *r, const char *key, double lo, double hi, double dflt,
+                     double *out)
+{
+    const char *v = api_req_query(r, key);
+    char *end = NULL;
+    *out = v ? strtod(v, &end) : dflt;
+    if (v && (!*v || *end || *out < lo || *out > hi)) {
+        api_reply_error(r, 400, "bad_request", "\"%s\" must be a number from %g to %g", key, lo,
+                        hi);
+        return -1;
+    }
+    return 0;
+}
+
 const char *api_req_body(struct api_req *r, size_t *len)
 {
     *len = r->body.len;

@@ -32,6 +32,10 @@ struct engine *api_req_engine(struct api_req *r);
 /* The i-th "*" segment of the matched pattern. */
 const char *api_req_param(struct api_req *r, int i);
 const char *api_req_query(struct api_req *r, const char *key);
+/* The query parameter key as a number in [lo, hi] (dflt when absent): 0, or -1 after a 400
+ * reply. */
+int api_query_number(struct api_req *r, const char *key, double lo, double hi, double dflt,
+                     double *out);
 const char *api_req_body(struct api_req *r, size_t *len);
 /* Parse the body as a JSON object; on failure replies 400 and returns NULL. An empty body
  * gives an empty object when allow_empty. */

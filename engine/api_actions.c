@@ -16,20 +16,6 @@ static void api_action_reply(const struct session_action_result *res, void *ud)
 }
 
 /* A query parameter as a number in [lo, hi]; dflt when absent; -1 (and a 400 reply) when bad. */
-static int api_query_number(struct api_req *r, const char *key, double lo, double hi, double dflt,
-                            double *out)
-{
-    const char *v = api_req_query(r, key);
-    char *end = NULL;
-    *out = v ? strtod(v, &end) : dflt;
-    if (v && (!*v || *end || *out < lo || *out > hi)) {
-        api_reply_error(r, 400, "bad_request", "\"%s\" must be a number from %g to %g", key, lo,
-                        hi);
-        return -1;
-    }
-    return 0;
-}
-
 /* The action id of the first path parameter, or 0 and a 400 reply. */
 static int64_t api_action_id(struct api_req *r)
 {

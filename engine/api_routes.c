@@ -11,6 +11,7 @@
 #include "engine/pool.h"
 #include "engine/remote_runtime.h"
 #include "engine/session.h"
+#include "engine/session_state.h"
 #include "engine/stats.h"
 #include "engine/store.h"
 #include "engine/terminal.h"
@@ -30,15 +31,59 @@ static void route_info(struct api_req *r)
     api_reply_json(r, 200, info);
 }
 
+/* GET /v1/sessions[?all=1&pool=1&state=S&image=TEXT&since=T&until=T&limit=N&before=ID]:
+ * newest first, filtered; with limit, one page and "next_before" (the next page's cursor, or
+ * null at the end). */
 static void route_sessions_list(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
     const char *all = api_req_query(r, "all");
     const char *pool = api_req_query(r, "pool");
-    json_t *list = store_sessions_list(
-        eng->store, (all && strcmp(all, "0") != 0 ? STORE_LIST_DELETED : 0) |
-                        (pool && strcmp(pool, "0") != 0 ? STORE_LIST_POOLED : 0));
-    api_reply_json(r, 200, json_pack("{s:o}", "sessions", list));
+    double since, until, limit;
+    if (api_query_number(r, "since", 0, 9e15, 0, &since) < 0 ||
+        api_query_number(r, "until", 0, 9e15, 0, &until) < 0 ||
+        api_query_number(r, "limit", 1, 1000, 0, &limit) < 0)
+        return;
+    if (limit != (double)(long)limit) {
+        api_reply_error(r, 400, "bad_request", "\"limit\" must be an integer from 1 to 1000");
+        return;
+    }
+    struct store_session_query q = {
+        .flags = (all && strcmp(all, "0") != 0 ? STORE_LIST_DELETED : 0) |
+                 (pool && strcmp(pool, "0") != 0 ? STORE_LIST_POOLED : 0),
+        .state = api_req_query(r, "state"),
+        .image = api_req_query(r, "image"),
+        .before = api_req_query(r, "before"),
+        .since = since,
+        .until = until,
+        .limit = (int)limit,
+    };
+    if (q.state && session_st_parse(q.state) < 0) {
+        api_reply_error(r, 400, "bad_request", "no session state \"%.64s\"", q.state);
+        return;
+    }
+    if (q.image && strlen(q.image) > 512) {
+        api_reply_error(r, 400, "bad_request", "\"image\" is at most 512 bytes");
+        return;
+    }
+    json_t *cursor = q.before ? store_session_get(eng->store, q.before) : NULL;
+    if (q.before && !cursor) {
+        api_reply_error(r, 400, "bad_request", "\"before\": no session %.64s", q.before);
+        return;
+    }
+    json_decref(cursor);
+    char *err = NULL;
+    json_t *list = store_sessions_query(eng->store, &q, &err);
+    if (!list) {
+        api_reply_error(r, 500, "store_error", "%s", err ? err : "listing sessions failed");
+        free(err);
+        return;
+    }
+    size_t n = json_array_size(list);
+    json_t *next =
+        q.limit && n == (size_t)q.limit ? json_object_get(json_array_get(list, n - 1), "id") : NULL;
+    api_reply_json(
+        r, 200, json_pack("{s:o,s:O}", "sessions", list, "next_before", next ? next : json_null()));
 }
 
 static void route_reply_result(const struct session_result *res, void *ud)

@@ -5,6 +5,7 @@
 #include "engine/store_internal.h"
 #include "engine/util.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +119,10 @@ static const char *const store_migrations[] = {
     "ALTER TABLE sessions ADD COLUMN action_count INTEGER NOT NULL DEFAULT 0;"
     "UPDATE sessions SET action_count = (SELECT count(*) FROM actions a WHERE a.session_id = "
     "sessions.id);",
-    /* 4 → 5: a session's file changes (engine/changes.c) kept when its container goes, as the
+    /* 4 → 5: sessions paged newest first (the dashboard's History, GET /v1/sessions?limit=):
+     * a page walks this index from its cursor instead of sorting the whole table. */
+    "CREATE INDEX sessions_by_created ON sessions(created_at, id);",
+    /* 5 → 6: a session's file changes (engine/changes.c) kept when its container goes, as the
      * reply of GET /v1/sessions/{id}/changes. */
     "CREATE TABLE changes ("
     "  session_id TEXT PRIMARY KEY,"
@@ -505,24 +509,70 @@ static json_t *store_session_row(sqlite3_stmt *st)
     return o;
 }
 
-json_t *store_sessions_list(struct store *s, int flags)
+json_t *store_sessions_query(struct store *s, const struct store_session_query *q, char **err)
 {
-    /* Warm-pool sandboxes are the engine's own until claimed: listed only when asked. */
-    static const char *const sql[4] = {
-        "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.state != 'deleted' AND "
-        "json_extract(s.config, '$.pooled') IS NULL ORDER BY s.created_at DESC",
-        "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE "
-        "json_extract(s.config, '$.pooled') IS NULL ORDER BY s.created_at DESC",
-        "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE s.state != 'deleted' "
-        "ORDER BY s.created_at DESC",
-        "SELECT " STORE_SESSION_COLS " FROM sessions s ORDER BY s.created_at DESC",
-    };
-    sqlite3_stmt *st = store_prepare(s, sql[flags & 3]);
+    /* Keyset paging: (created_at, id) below the cursor's, so a page costs the same however
+     * deep it is. Absent bounds are bound as infinities: one plan, always an index range. */
+    double cur_at = INFINITY;
+    if (q->before) {
+        sqlite3_stmt *c = store_prepare(s, "SELECT created_at FROM sessions WHERE id = ?");
+        int found = 0;
+        if (c) {
+            store_bind_text(c, 1, q->before);
+            if (sqlite3_step(c) == SQLITE_ROW) {
+                cur_at = sqlite3_column_double(c, 0);
+                found = 1;
+            }
+        }
+        sqlite3_finalize(c);
+        if (!found) {
+            if (err)
+                *err = util_strdupf("no session %s to page after", q->before);
+            return NULL;
+        }
+    }
+    /* Warm-pool sandboxes are the engine's own until claimed: listed only when asked. An
+     * explicit state filter names what it wants, deleted included. */
+    sqlite3_stmt *st = store_prepare(
+        s, "SELECT " STORE_SESSION_COLS " FROM sessions s WHERE "
+           "(?1 OR json_extract(s.config, '$.pooled') IS NULL) AND "
+           "(CASE WHEN ?2 IS NOT NULL THEN s.state = ?2 ELSE (?3 OR s.state != 'deleted') END) "
+           "AND (?4 IS NULL OR instr(s.image, ?4) > 0) AND s.created_at >= ?5 AND "
+           "s.created_at < ?6 AND (s.created_at, s.id) < (?7, ?8) "
+           "ORDER BY s.created_at DESC, s.id DESC LIMIT ?9");
+    if (!st) {
+        if (err)
+            *err = store_errf(s, "listing sessions");
+        return NULL;
+    }
+    sqlite3_bind_int(st, 1, (q->flags & STORE_LIST_POOLED) != 0);
+    store_bind_text(st, 2, q->state);
+    sqlite3_bind_int(st, 3, (q->flags & STORE_LIST_DELETED) != 0);
+    store_bind_text(st, 4, q->image && *q->image ? q->image : NULL);
+    sqlite3_bind_double(st, 5, q->since > 0 ? q->since : -INFINITY);
+    sqlite3_bind_double(st, 6, q->until > 0 ? q->until : INFINITY);
+    sqlite3_bind_double(st, 7, cur_at);
+    store_bind_text(st, 8, q->before ? q->before : "");
+    sqlite3_bind_int(st, 9, q->limit > 0 ? q->limit : -1);
     json_t *arr = json_array();
-    while (st && sqlite3_step(st) == SQLITE_ROW)
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
         json_array_append_new(arr, store_session_row(st));
+    if (rc != SQLITE_DONE) {
+        if (err)
+            *err = store_errf(s, "listing sessions");
+        json_decref(arr);
+        arr = NULL;
+    }
     sqlite3_finalize(st);
     return arr;
+}
+
+json_t *store_sessions_list(struct store *s, int flags)
+{
+    struct store_session_query q = {.flags = flags};
+    json_t *arr = store_sessions_query(s, &q, NULL);
+    return arr ? arr : json_array();
 }
 
 int store_session_claim(struct store *s, const char *id, const char *name, json_t *options,

@@ -44,6 +44,18 @@ json_t *store_session_config(struct store *s, const char *id);
 #define STORE_LIST_DELETED 1
 #define STORE_LIST_POOLED 2
 json_t *store_sessions_list(struct store *s, int flags);
+/* One page of sessions, newest first (created_at, then id): flags as above; state: only that
+ * state (deleted included when it is the one asked for); image: text the image contains;
+ * since/until: created at or after / before (<= 0: unbounded); before: the id of the last
+ * session of the previous page (NULL: from the newest); limit <= 0: all. NULL with *err
+ * (err may be NULL) when `before` is no session or the store fails. */
+struct store_session_query {
+    int flags;
+    const char *state, *image, *before;
+    double since, until;
+    int limit;
+};
+json_t *store_sessions_query(struct store *s, const struct store_session_query *q, char **err);
 /* A warm-pool session becomes an ordinary one: its name, creation time and the given options
  * (merged into its stored options: keep_alive, confirm...) are the claimer's. -1 when it is
  * not (or no longer) pooled. */

@@ -19,6 +19,7 @@ PADDOCK_PACKAGES=(
   docker.io tini busybox-static
   tmux curl libcmocka-dev clang-format python3
   git patch procps xz-utils file less hostname
+  python3-pil fonts-dejavu-core # scripts/ansi2png.py: screenshots and its test
 )
 
 paddock_install_packages() {

@@ -211,13 +211,17 @@ const struct ui_key ui_keys[] = {
     {'[', "[", "previous tab", keys_tab_prev, NULL, false},
     {'1', "1", "jump to the sessions", keys_focus_sessions, NULL, false},
     {'2', "2", "jump to the approvals queue", keys_focus_approvals, NULL, false},
+    {'3', "3", "History: past sessions and search (full screen)", page_history_show, NULL, false},
     {'r', "r", "refetch everything from the engine", keys_refresh, NULL, false},
     {KEY_CTRL('l'), "^L", "redraw the screen", keys_redraw, NULL, false},
+    {':', ":", "command line (:help lists the commands)", cmdline_open, ": command", false},
     {0, NULL, NULL, NULL, NULL, false},
 };
 
 unsigned keys_dispatch(struct ui *ui, int key, bool code)
 {
+    if (code && key == KEY_MOUSE) /* only with --mouse: clicks and the wheel */
+        return mouse_dispatch(ui);
     if (ui->help_visible) { /* any key closes the overlay */
         ui->help_visible = false;
         return UI_DIRTY_ALL;
@@ -228,8 +232,10 @@ unsigned keys_dispatch(struct ui *ui, int key, bool code)
     bool in_page = p && (ui->page || ui->focus == UI_PANE_DETAIL);
     unsigned dirty = 0;
     if (in_page && p->takes_keys && p->takes_keys(ui)) {
-        if (key == UI_KEY_LEAVE && !code)
-            return keys_back(ui);
+        if (key == UI_KEY_LEAVE && !code) {
+            unsigned told = p->on_key(ui, key, code); /* it learns the keyboard leaves */
+            return told | keys_back(ui);
+        }
         return p->on_key(ui, key, code);
     }
     if (in_page && keys_run(ui, p->keys, key, code, &dirty))
@@ -268,4 +274,11 @@ size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **
         out[n++] = ui_keys;
     }
     return n;
+}
+
+bool keys_page_takes_all(const struct ui *ui)
+{
+    const struct ui_page *p = ui_current_page(ui);
+    bool in_page = p && (ui->page || ui->focus == UI_PANE_DETAIL);
+    return !ui->help_visible && !ui->modal && in_page && p->takes_keys && p->takes_keys(ui);
 }

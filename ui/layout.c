@@ -5,6 +5,7 @@
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void layout_delwin(WINDOW **w)
 {
@@ -44,14 +45,17 @@ static unsigned layout_shape(const struct ui *ui)
 static WINDOW *layout_newwin(int h, int w, int y, int x)
 {
     WINDOW *win = h > 0 && w > 0 ? newwin(h, w, y, x) : NULL;
-    if (win)
+    if (win) {
         leaveok(win, TRUE);
+        wbkgdset(win, ' ' | theme_attr(UI_C_NORMAL)); /* a theme's own background */
+    }
     return win;
 }
 
 void layout_apply(struct ui *ui)
 {
     layout_free(ui);
+    wbkgdset(stdscr, ' ' | theme_attr(UI_C_NORMAL));
     werase(stdscr);
     wnoutrefresh(stdscr);
     ui->shape = layout_shape(ui);
@@ -82,8 +86,10 @@ void layout_apply(struct ui *ui)
     WINDOW *d = ui->win_pane[UI_PANE_DETAIL];
     if (d && getmaxy(d) > 2 && getmaxx(d) > 2) {
         ui->win_body = derwin(d, getmaxy(d) - 2, getmaxx(d) - 2, 1, 1);
-        if (ui->win_body)
+        if (ui->win_body) {
             leaveok(ui->win_body, TRUE);
+            wbkgdset(ui->win_body, ' ' | theme_attr(UI_C_NORMAL));
+        }
     }
     if (!keys_pane_usable(ui, ui->focus))
         ui->focus = UI_PANE_SESSIONS;
@@ -118,13 +124,19 @@ static void layout_draw_detail_frame(struct ui *ui, WINDOW *w, bool focused)
         char who[96];
         snprintf(who, sizeof(who), " %s ", s ? (s->name && *s->name ? s->name : s->id) : "-");
         x += draw_text(ui, w, 0, x, width / 3, who, theme_attr(UI_C_TITLE));
+        memset(ui->tab_x, 0, sizeof(ui->tab_x));
         for (size_t t = 0; t < ui_ntabs && x < width - 3; t++) {
             bool cur = t == ui->tab;
             attr_t a = cur ? theme_attr(focused ? UI_C_SELECTED : UI_C_SELECTED_BLUR)
                            : theme_attr(UI_C_DIM);
             char name[48];
             snprintf(name, sizeof(name), " %s ", ui_tabs[t]->name);
+            int x0 = x;
             x += draw_text(ui, w, 0, x, width - 2 - x, name, a);
+            if (t < sizeof(ui->tab_x) / sizeof(ui->tab_x[0])) { /* for clicks (mouse.c) */
+                ui->tab_x[t][0] = (short)x0;
+                ui->tab_x[t][1] = (short)x;
+            }
             x += 1;
         }
     }

@@ -146,6 +146,11 @@ int model_set_sessions(struct model *m, json_t *reply, const char **err)
     for (size_t i = 0; i < n; i++)
         if (model_session_parse(json_array_get(arr, i), &list[k]))
             k++;
+    for (size_t i = 0; i < k; i++) { /* the sparklines outlive a refetch */
+        ssize_t old = model_find_session(m, list[i].id);
+        if (old >= 0)
+            list[i].spark = m->sessions[old].spark;
+    }
     model_clear_sessions(m);
     m->sessions = list;
     m->nsessions = k;
@@ -241,6 +246,7 @@ bool model_upsert_session(struct model *m, json_t *j)
         /* Events may lag the counter a fetch returned: never count down. */
         if (s.action_count < m->sessions[at].action_count)
             s.action_count = m->sessions[at].action_count;
+        s.spark = m->sessions[at].spark;
         model_session_clear(&m->sessions[at]);
         m->sessions[at] = s;
         return true;
@@ -313,4 +319,42 @@ size_t model_count_sessions_in(const struct model *m, const char *state)
         if (m->sessions[i].state && strcmp(m->sessions[i].state, state) == 0)
             n++;
     return n;
+}
+
+bool model_add_sample(struct model *m, json_t *data)
+{
+    struct sample x;
+    ssize_t at = model_find_session(m, json_string_value(json_object_get(data, "session")));
+    if (at < 0 || !sample_parse(data, &x))
+        return false;
+    return samples_spark_push(&m->sessions[at].spark, &x);
+}
+
+bool model_seed_samples(struct model *m, const char *session_id, json_t *reply)
+{
+    ssize_t at = model_find_session(m, session_id);
+    json_t *arr = json_object_get(reply, "samples");
+    if (at < 0 || !json_is_array(arr))
+        return false;
+    /* Only the newest SAMPLES_SPARK_N can show. */
+    size_t n = json_array_size(arr), from = n > SAMPLES_SPARK_N ? n - SAMPLES_SPARK_N : 0, k = 0;
+    struct sample hist[SAMPLES_SPARK_N];
+    for (size_t i = from; i < n; i++)
+        if (sample_parse(json_array_get(arr, i), &hist[k]))
+            k++;
+    if (!k)
+        return false;
+    samples_spark_seed(&m->sessions[at].spark, hist, k);
+    return true;
+}
+
+bool model_session_matches(const struct model_session *s, const char *needle)
+{
+    if (!needle || !*needle)
+        return true;
+    const char *fields[] = {s->id, s->name, s->image, s->state};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (fields[i] && strcasestr(fields[i], needle))
+            return true;
+    return false;
 }

@@ -14,6 +14,7 @@ struct prompt {
     char text[PROMPT_MAX]; /* UTF-8 */
     size_t len;
     prompt_done_fn done;
+    prompt_change_fn changed; /* or NULL */
     void *ud;
 };
 
@@ -42,24 +43,56 @@ static size_t prompt_utf8(unsigned cp, char *out)
 }
 
 /* Drop the last character (a whole UTF-8 sequence). */
-static void prompt_backspace(struct prompt *p)
+static void prompt_backspace(char *text, size_t *len)
 {
-    while (p->len > 0) {
-        unsigned char c = (unsigned char)p->text[--p->len];
+    while (*len > 0) {
+        unsigned char c = (unsigned char)text[--*len];
         if ((c & 0xC0) != 0x80)
             break;
     }
-    p->text[p->len] = '\0';
+    text[*len] = '\0';
 }
 
 /* Ctrl-W: the last word and the spaces before it. */
-static void prompt_kill_word(struct prompt *p)
+static void prompt_kill_word(char *text, size_t *len)
 {
-    while (p->len > 0 && p->text[p->len - 1] == ' ')
-        p->len--;
-    while (p->len > 0 && p->text[p->len - 1] != ' ')
-        p->len--;
-    p->text[p->len] = '\0';
+    while (*len > 0 && text[*len - 1] == ' ')
+        (*len)--;
+    while (*len > 0 && text[*len - 1] != ' ')
+        (*len)--;
+    text[*len] = '\0';
+}
+
+bool prompt_edit(char *text, size_t *len, size_t cap, int key, bool code)
+{
+    if (code) {
+        if (key != KEY_BACKSPACE)
+            return false;
+        prompt_backspace(text, len);
+        return true;
+    }
+    switch (key) {
+    case 127:
+    case KEY_CTRL('h'):
+        prompt_backspace(text, len);
+        return true;
+    case KEY_CTRL('u'):
+        *len = 0;
+        text[0] = '\0';
+        return true;
+    case KEY_CTRL('w'):
+        prompt_kill_word(text, len);
+        return true;
+    default:
+        if (key >= 0x20 && key != 0x7F && key <= 0x10FFFF) {
+            if (*len + 5 <= cap) {
+                *len += prompt_utf8((unsigned)key, text + *len);
+                text[*len] = '\0';
+            }
+            return true;
+        }
+        return false;
+    }
 }
 
 static unsigned prompt_finish(struct ui *ui, bool accept)
@@ -77,40 +110,24 @@ static unsigned prompt_finish(struct ui *ui, bool accept)
 static unsigned prompt_on_key(struct ui *ui, int key, bool code)
 {
     struct prompt *p = ui->modal_state;
-    if (code) {
-        if (key == KEY_ENTER)
-            return prompt_finish(ui, true);
-        if (key == KEY_BACKSPACE)
-            prompt_backspace(p);
-        return UI_DIRTY_FOOTER;
-    }
-    switch (key) {
-    case '\n':
-    case '\r':
+    if (code && key == KEY_ENTER)
         return prompt_finish(ui, true);
-    case 27:            /* Esc */
-    case KEY_CTRL('c'): /* Ctrl-C: the same, as in a shell's prompt */
-    case KEY_CTRL('g'):
-        return prompt_finish(ui, false);
-    case 127:
-    case KEY_CTRL('h'):
-        prompt_backspace(p);
-        break;
-    case KEY_CTRL('u'):
-        p->len = 0;
-        p->text[0] = '\0';
-        break;
-    case KEY_CTRL('w'):
-        prompt_kill_word(p);
-        break;
-    default:
-        if (key >= 0x20 && key != 0x7F && key <= 0x10FFFF && p->len + 4 < sizeof(p->text)) {
-            p->len += prompt_utf8((unsigned)key, p->text + p->len);
-            p->text[p->len] = '\0';
+    if (!code)
+        switch (key) {
+        case '\n':
+        case '\r':
+            return prompt_finish(ui, true);
+        case 27:            /* Esc */
+        case KEY_CTRL('c'): /* Ctrl-C: the same, as in a shell's prompt */
+        case KEY_CTRL('g'):
+            return prompt_finish(ui, false);
+        default:
+            break;
         }
-        break;
-    }
-    return UI_DIRTY_FOOTER;
+    unsigned dirty = UI_DIRTY_FOOTER;
+    if (prompt_edit(p->text, &p->len, sizeof(p->text), key, code) && p->changed)
+        dirty |= p->changed(ui, p->text, p->ud);
+    return dirty;
 }
 
 static void prompt_draw(struct ui *ui)
@@ -152,6 +169,12 @@ static const struct ui_modal prompt_modal = {
 void prompt_open(struct ui *ui, const char *label, const char *initial, prompt_done_fn done,
                  void *ud)
 {
+    prompt_open_live(ui, label, initial, done, NULL, ud);
+}
+
+void prompt_open_live(struct ui *ui, const char *label, const char *initial, prompt_done_fn done,
+                      prompt_change_fn changed, void *ud)
+{
     struct prompt *p = calloc(1, sizeof(*p));
     if (!p) {
         ui_set_error(ui, "out of memory");
@@ -161,6 +184,7 @@ void prompt_open(struct ui *ui, const char *label, const char *initial, prompt_d
     snprintf(p->text, sizeof(p->text), "%s", initial ? initial : "");
     p->len = strlen(p->text);
     p->done = done;
+    p->changed = changed;
     p->ud = ud;
     ui_modal_open(ui, &prompt_modal, p);
 }

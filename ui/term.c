@@ -169,3 +169,15 @@ void term_resize(void)
     if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
         resizeterm(ws.ws_row, ws.ws_col);
 }
+
+void term_keys_raw(bool on)
+{
+    static bool raw_now;
+    if (!term_screen || on == raw_now)
+        return;
+    raw_now = on;
+    if (on)
+        raw();
+    else
+        cbreak();
+}

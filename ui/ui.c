@@ -24,9 +24,9 @@
 #define UI_RECONNECT_MS 1000       /* retry the engine once a second, not faster */
 #define UI_SESSIONS_REFETCH_MS 200 /* action counters: one refetch per burst of actions */
 
-/* The detail pane's tabs, in order: one line per tab file. */
+/* The detail pane's tabs, in order: one entry per tab file. */
 const struct ui_page *const ui_tabs[] = {
-    &tab_actions,
+    &tab_overview, &tab_logs, &tab_actions, &tab_resources, &tab_terminal,
 };
 const size_t ui_ntabs = sizeof(ui_tabs) / sizeof(ui_tabs[0]);
 
@@ -34,6 +34,9 @@ const struct ui_view *const ui_lists[UI_LIST_COUNT] = {
     [UI_LIST_SESSIONS] = &view_sessions,
     [UI_LIST_APPROVALS] = &view_approvals,
     [UI_LIST_ACTIONS] = &view_actions,
+    [UI_LIST_HISTORY] = &view_history,
+    [UI_LIST_HISTORY_ACTIONS] = &view_history_actions,
+    [UI_LIST_HISTORY_SEARCH] = &view_history_search,
 };
 
 #define UI_REQUEST_MS 10000 /* a fetch that takes longer is reported, not waited for */
@@ -248,6 +251,7 @@ static void ui_sessions_fetched(int status, json_t *reply, const char *err, void
         return;
     }
     view_sessions.sync(ui); /* may select another session, which fetches its actions */
+    view_sessions_seed(ui);
     ui->dirty |= UI_DIRTY_ALL;
 }
 
@@ -292,7 +296,9 @@ static void ui_fetch_all(struct ui *ui)
     ui_fetch_sessions(ui);
     ui_fetch_approvals(ui);
     ui_fetch_actions(ui);
-    if (ui->page_open)
+    if (ui->page_open && ui->page_open->on_refresh)
+        ui->dirty |= ui->page_open->on_refresh(ui);
+    else if (ui->page_open)
         ui->dirty |= ui_page_reopen(ui);
     ui->dirty |= UI_DIRTY_ALL;
 }
@@ -352,6 +358,9 @@ static void ui_on_event(const char *type, json_t *data, void *ud)
     } else if (strcmp(type, "approval") == 0) {
         if (!ui->approvals_refetch_at)
             ui->approvals_refetch_at = ui_now_ms() + UI_APPROVALS_REFETCH_MS;
+    } else if (strcmp(type, "stats") == 0) {
+        if (model_add_sample(&ui->model, data))
+            ui->dirty |= UI_DIRTY_SESSIONS;
     }
     const struct ui_page *p = ui->page_open;
     if (p && p->on_event)
@@ -434,6 +443,7 @@ static int ui_loop(struct ui *ui)
             urgent = false;
         }
 
+        term_keys_raw(keys_page_takes_all(ui));
         short page_events = 0;
         int page_fd =
             ui->page_open && ui->page_open->poll_fd ? ui->page_open->poll_fd(ui, &page_events) : -1;
@@ -486,6 +496,13 @@ static bool ui_locale_is_utf8(void)
     return cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
 }
 
+int ui_check_options(const struct ui_options *opt, char **err)
+{
+    struct ui_theme t;
+    *err = NULL;
+    return theme_load(opt ? opt->theme : NULL, opt ? opt->theme_dirs : NULL, &t, err);
+}
+
 int ui_run(struct client *c, const struct ui_options *opt, char **err)
 {
     static const struct ui_options defaults = {0};
@@ -497,12 +514,9 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
     };
 
     *err = NULL;
-    ui.theme = theme_find(ui.opt->theme);
-    if (!ui.theme) {
-        if (asprintf(err, "unknown theme '%s' (have: %s)", ui.opt->theme, theme_names()) < 0)
-            *err = NULL;
+    if (theme_load(ui.opt->theme, ui.opt->theme_dirs, &ui.theme_cur, err) < 0)
         return 2;
-    }
+    ui.theme = &ui.theme_cur;
     ui.async = client_async_new(c);
     if (!ui.async) {
         *err = strdup("out of memory");
@@ -537,6 +551,8 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
         keypad(ui.input, TRUE);
         nodelay(ui.input, TRUE);
     }
+    if (ui.opt->mouse)
+        mouse_start(&ui);
 
     ui.dirty = UI_DIRTY_LAYOUT | UI_DIRTY_ALL;
     int rc = 1;
@@ -556,6 +572,7 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
     client_async_free(ui.async);
     client_events_close(ui.events);
     model_free(&ui.model);
+    ops_free(&ui);
     free(ui.sel_session);
     layout_free(&ui);
     if (ui.input)

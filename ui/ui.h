@@ -11,6 +11,17 @@ struct ui_options {
     bool no_color;     /* monochrome: bold/reverse/underline only (NO_COLOR) */
     bool read_only;    /* never change anything in the engine (no mutating keys) */
     bool bell;         /* ring the terminal bell when an action starts waiting for approval */
+    /* Where NAME.theme files are looked for, in order (NULL-terminated); NULL: only the
+     * built-in dark. `:theme NAME` switches live. */
+    const char *const *theme_dirs;
+    /* Clicks select rows, focus panes and pick tabs; the wheel scrolls. Off by default: a
+     * terminal's own text selection then works without Shift. */
+    bool mouse;
+    /* `e` in the sessions list: write session id's record (JSON, Markdown, an asciinema
+     * cast) into dir. 0 with *msg saying where, or -1 with *msg saying why (malloc'd). Runs
+     * to the end before returning. NULL: no export. */
+    int (*export_session)(void *ctx, const char *id, const char *dir, char **msg);
+    void *export_ctx;
 };
 
 /* Run the dashboard on the controlling terminal until the operator quits or a SIGINT,
@@ -20,5 +31,8 @@ struct ui_options {
  * 128 + signal number after a signal, 1 when the dashboard cannot start (*err then holds a
  * malloc'd message; nothing is ever printed by ui/). */
 int ui_run(struct client *c, const struct ui_options *opt, char **err);
+/* Check the options before anything starts (the theme loads): 0, or -1 with *err (malloc'd:
+ * a bad theme file names the file and the line). */
+int ui_check_options(const struct ui_options *opt, char **err);
 
 #endif

@@ -4,6 +4,7 @@
 #ifndef PADDOCK_UI_INTERNAL_H
 #define PADDOCK_UI_INTERNAL_H
 
+#include "ui/samples.h"
 #include "ui/ui.h"
 
 #include <curses.h>
@@ -24,7 +25,8 @@ struct model_session {
     char *id, *name, *image, *state, *error, *reason;
     double created_at;
     long long action_count;
-    json_t *raw; /* the engine's whole session object (config, limits, ports ...) */
+    json_t *raw;                /* the engine's whole session object (config, limits, ports ...) */
+    struct samples_spark spark; /* the list's CPU/MEM sparklines (kept across refetches) */
 };
 
 struct model_action {
@@ -63,6 +65,14 @@ long long model_count_actions(const struct model *m);
 size_t model_count_sessions_in(const struct model *m, const char *state);
 /* Session ids go into URL paths: only [A-Za-z0-9_-], 1..64 bytes. */
 bool model_id_valid(const char *id);
+/* A `stats` event's data (a sample plus "session") into that session's sparklines; true when
+ * it changed. */
+bool model_add_sample(struct model *m, json_t *data);
+/* A GET /v1/sessions/{id}/stats reply into the session's sparklines (before the live ones);
+ * true when it changed. */
+bool model_seed_samples(struct model *m, const char *session_id, json_t *reply);
+/* Whether needle is in the session's id, name, image or state (case-insensitive). */
+bool model_session_matches(const struct model_session *s, const char *needle);
 
 /* ---- theme.c: every colour lives here ---- */
 
@@ -96,13 +106,25 @@ struct ui_theme_slot {
 };
 
 struct ui_theme {
-    const char *name;
+    char name[64];
     struct ui_theme_slot slot[UI_C_COUNT];
 };
 
+/* The built-in theme: "dark" (or NULL); NULL for any other name (those are files). */
 const struct ui_theme *theme_find(const char *name);
-const char *theme_names(void); /* "dark, light" */
-/* Set up colour pairs (after start_color) or monochrome. */
+/* A slot's name in theme files ("header_alert"). */
+const char *theme_slot_name(enum ui_color c);
+/* Parse a theme file's text (file names it in errors and gives the theme its name) over the
+ * built-in dark: slots it leaves out keep dark's look. 0, or -1 with *err (malloc'd)
+ * "FILE:LINE: why". */
+int theme_parse(const char *text, size_t len, const char *file, struct ui_theme *out, char **err);
+/* Load a theme: NAME.theme from the first of dirs (NULL-terminated) that has one, a file when
+ * name holds a '/', else the built-in for "dark". 0, or -1 with *err (malloc'd): a bad file
+ * names the file and the line; an unknown name lists the themes there are. */
+int theme_load(const char *name, const char *const *dirs, struct ui_theme *out, char **err);
+/* The names of the themes in dirs and the built-in one, sorted, ", "-separated (malloc'd). */
+char *theme_list(const char *const *dirs);
+/* Set up colour pairs (after start_color) or monochrome; again to switch themes live. */
 void theme_apply(const struct ui_theme *t, bool color);
 attr_t theme_attr(enum ui_color c);
 /* Colour of a session or action state name. */
@@ -114,7 +136,15 @@ enum ui_color theme_state_color(const char *state);
 enum ui_pane { UI_PANE_SESSIONS, UI_PANE_APPROVALS, UI_PANE_DETAIL, UI_PANE_COUNT };
 
 /* The list widgets (list.c) and their state; one struct ui_view each. */
-enum ui_list_id { UI_LIST_SESSIONS, UI_LIST_APPROVALS, UI_LIST_ACTIONS, UI_LIST_COUNT };
+enum ui_list_id {
+    UI_LIST_SESSIONS,
+    UI_LIST_APPROVALS,
+    UI_LIST_ACTIONS,
+    UI_LIST_HISTORY,         /* page_history.c: past and present sessions */
+    UI_LIST_HISTORY_ACTIONS, /* page_history.c: one session's actions */
+    UI_LIST_HISTORY_SEARCH,  /* page_history.c: full-text search results */
+    UI_LIST_COUNT
+};
 
 /* Dirty bits: what the next frame redraws; handlers return them (plus UI_QUIT). */
 enum {
@@ -167,6 +197,8 @@ unsigned keys_dispatch(struct ui *ui, int key, bool code);
 int keys_run(struct ui *ui, const struct ui_key *table, int key, bool code, unsigned *dirty);
 /* The tables that apply now, most specific first, with a title each (help, footer). */
 size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **titles, size_t max);
+/* Whether the page on screen takes every key now (a terminal being typed into). */
+bool keys_page_takes_all(const struct ui *ui);
 
 /* ---- a page: a tab of the detail pane (tab_*.c) or a full-screen page (history) ---- */
 
@@ -192,18 +224,31 @@ struct ui_page {
     unsigned (*on_ready)(struct ui *ui, short revents);
     /* Optional: true while every key should go to on_key (a terminal) except UI_KEY_LEAVE. */
     bool (*takes_keys)(const struct ui *ui);
+    /* UI_KEY_LEAVE comes too, just before the keyboard goes back to the sessions. */
     unsigned (*on_key)(struct ui *ui, int key, bool code);
     /* Optional: the border hint ("^] leaves"). */
     const char *(*hint)(const struct ui *ui);
     /* Optional: the next time (ms, ui_now_ms) it wants a tick, or 0; and the tick. */
     int64_t (*next_tick)(const struct ui *ui);
     unsigned (*on_tick)(struct ui *ui);
+    /* Optional: `r` or a reconnect while open. Without it the page is closed and opened
+     * again; a page with something live of its own (a shell) keeps it. Returns dirty bits. */
+    unsigned (*on_refresh)(struct ui *ui);
 };
 
 /* The detail pane's tabs, in tab-bar order ([ and ] move, Enter on a session opens). */
 extern const struct ui_page *const ui_tabs[];
 extern const size_t ui_ntabs;
 extern const struct ui_page tab_actions;
+extern const struct ui_page tab_terminal;
+extern const struct ui_page tab_overview;
+extern const struct ui_page tab_resources;
+/* The History page (full screen, `3`): past sessions, search, stored logs and samples. */
+extern const struct ui_page page_history;
+unsigned page_history_show(struct ui *ui);
+extern const struct ui_page tab_logs;
+/* The open Logs tab's buffer (the frame bench fills it), or NULL. */
+struct logbuf *tab_logs_buffer(struct ui *ui);
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
@@ -224,6 +269,99 @@ void prompt_open(struct ui *ui, const char *label, const char *initial, prompt_d
                  void *ud);
 /* A centred question; only y confirms (n, Esc, Enter and any other key say no). */
 void confirm_open(struct ui *ui, const char *question, confirm_fn yes, void *ud);
+/* The prompt that tells as it is typed: changed runs after every edit (a live filter). */
+typedef unsigned (*prompt_change_fn)(struct ui *ui, const char *text, void *ud);
+void prompt_open_live(struct ui *ui, const char *label, const char *initial, prompt_done_fn done,
+                      prompt_change_fn changed, void *ud);
+/* One line editor's keys on text (cap bytes with the NUL): Backspace, ^U, ^W, printable
+ * characters (UTF-8). True when the key was one of them. */
+bool prompt_edit(char *text, size_t *len, size_t cap, int key, bool code);
+
+/* ---- form.c: a small form (a modal): labelled fields, Tab/S-Tab (or Up/Down) move between
+ * them, Left/Right/Space pick a choice, Enter submits, Esc cancels ---- */
+
+enum form_kind { FORM_TEXT, FORM_CHOICE };
+
+struct form_field {
+    const char *label;
+    enum form_kind kind;
+    const char *value;          /* the initial text, or the initial choice */
+    const char *const *choices; /* FORM_CHOICE: NULL-terminated */
+    const char *help;           /* shown under the fields while the field has the cursor */
+};
+
+#define FORM_MAX_FIELDS 12
+/* values[i]: field i's text or choice. Return 0 to close the form, or -1 to keep it open
+ * with err shown (a value to correct). */
+typedef int (*form_submit_fn)(struct ui *ui, const char *const *values, void *ud, char *err,
+                              size_t errsz);
+void form_open(struct ui *ui, const char *title, const struct form_field *fields, size_t n,
+               form_submit_fn submit, void *ud);
+
+/* ---- ops.c: operations on sessions (the sessions list's keys and the : commands) ---- */
+
+enum ops_kind { OPS_PAUSE, OPS_RESUME, OPS_STOP, OPS_DELETE, OPS_CREATE, OPS_COUNT };
+
+/* The sessions list's keys: p u S D c t e / (view_sessions.keys). */
+extern const struct ui_key ops_session_keys[];
+/* Pause, resume, stop (at once) or delete (after a y/n question) session id (NULL: the
+ * selected one). Returns dirty bits; errors go to the footer. */
+unsigned ops_session(struct ui *ui, enum ops_kind op, const char *id);
+/* The create form (image, name, memory, cpus, network, approval policy). */
+unsigned ops_create_open(struct ui *ui);
+/* Export session id (NULL: the selected one) into dir (NULL: ask, the current directory
+ * offered). */
+unsigned ops_export(struct ui *ui, const char *id, const char *dir);
+/* Show the Terminal tab, focused. */
+unsigned ops_terminal(struct ui *ui);
+/* A session the operator named: its id, a unique start of it, or its name. Its model index,
+ * or -1 with *why. */
+ssize_t ops_find_session(const struct ui *ui, const char *ref, const char **why);
+/* Switch the theme live (the loaded theme is kept in ui->theme_cur). Returns dirty bits. */
+unsigned ops_theme(struct ui *ui, const char *name);
+void ops_free(struct ui *ui);
+
+/* ---- view_sessions.c: the filter (`/`) ---- */
+
+/* Show only the sessions whose id, name, image or state contains text (case-insensitive;
+ * NULL or "": all). Returns dirty bits. */
+unsigned view_sessions_set_filter(struct ui *ui, const char *text);
+/* The same, saying in the status line how many sessions match (`/` and `:filter`). */
+unsigned ops_filter_apply(struct ui *ui, const char *text);
+/* The model index of a row on screen, or (size_t)-1. */
+size_t view_sessions_row_index(const struct ui *ui, size_t row);
+
+/* ---- cmdline.c: the `:` command line ---- */
+
+struct ui_command {
+    const char *name;
+    const char *alias; /* a short name (":q"), or NULL */
+    const char *args;  /* as shown in help: "NAME", "[SESSION]", "" */
+    const char *help;
+    int min_args, max_args;
+    bool rest;    /* the last argument takes the rest of the line (a reason with spaces) */
+    bool mutates; /* changes the engine: refused with --read-only */
+    unsigned (*fn)(struct ui *ui, int argc, char **argv); /* argv[0] is the command's name */
+};
+
+extern const struct ui_command ui_commands[];
+/* The `:` key: the command prompt. */
+unsigned cmdline_open(struct ui *ui);
+/* Run one command line (without the ':'). Returns dirty bits; errors go to the footer. */
+unsigned cmdline_run(struct ui *ui, const char *line);
+/* The command called name (its name, alias, or a start of its name that only it has), or
+ * NULL with *why. */
+const struct ui_command *cmdline_find(const char *name, const char **why);
+/* Split line into words in place (spaces); with rest, word max-1 is the remainder of the
+ * line. Returns the count, or max + 1 when there are more words than max. */
+int cmdline_split(char *line, char **argv, int max, bool rest);
+
+/* ---- mouse.c (--mouse): clicks and the wheel ---- */
+
+/* Turn mouse reporting on (after the terminal started). */
+void mouse_start(struct ui *ui);
+/* A KEY_MOUSE from the keyboard queue. Returns dirty bits. */
+unsigned mouse_dispatch(struct ui *ui);
 
 /* ---- the dashboard ---- */
 
@@ -272,6 +410,18 @@ struct ui {
     char status[512];                                      /* last message (raw, drawn sanitized) */
     bool status_error;
     unsigned dirty;
+    char tok_spark;     /* the sparklines' history request (view_sessions_seed), one at a time */
+    char spark_for[72]; /* the session it is for, or "" */
+
+    /* operations, filter, themes, mouse (ops.c, view_sessions.c, cmdline.c, mouse.c) */
+    struct ui_theme theme_cur; /* the theme in use (ui->theme points here) */
+    char tok_ops[OPS_COUNT];   /* a token per operation; each holds its own index */
+    char tok_info;             /* GET /v1/info for the create form's default image */
+    char ops_id[80];           /* the session a question or prompt is about */
+    char *sessions_filter;     /* `/`: the sessions shown contain it (NULL: all) */
+    size_t *sessions_rows;     /* with a filter: row on screen → model index */
+    size_t sessions_nrows;
+    short tab_x[16][2]; /* the tab bar: each tab's first and last column (layout.c), for clicks */
 };
 
 int64_t ui_now_ms(void);
@@ -326,7 +476,7 @@ struct list_column {
     bool flex;  /* takes the remaining width (one per view) */
 };
 
-#define LIST_MAX_COLUMNS 8
+#define LIST_MAX_COLUMNS 10
 
 struct list_layout {
     int n;
@@ -359,9 +509,13 @@ struct ui_view {
 extern const struct ui_view view_sessions;
 extern const struct ui_view view_approvals;
 extern const struct ui_view view_actions;
+extern const struct ui_view view_history, view_history_actions, view_history_search;
 extern const struct ui_view *const ui_lists[UI_LIST_COUNT];
 /* Approve or reject the selected approval (reason may be NULL). Returns dirty bits. */
 unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason);
+/* Fill the sparklines of running sessions that have none yet from their stored samples
+ * (one request at a time; after each sessions fetch). */
+void view_sessions_seed(struct ui *ui);
 
 void list_fit_columns(const struct list_column *cols, int ncols, int avail,
                       struct list_layout *out);
@@ -407,5 +561,8 @@ int term_signal_fd(void);
 unsigned long term_signals_read(void);
 /* Resize curses to the terminal's size (after SIGWINCH). */
 void term_resize(void);
+/* Raw keys while a page takes every key (^C, ^Z, ^\ and ^S reach it as keys, not as
+ * signals or flow control), else cbreak. Only a change touches the terminal. */
+void term_keys_raw(bool on);
 
 #endif

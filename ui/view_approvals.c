@@ -3,6 +3,7 @@
  * `n` rejects; Enter does nothing destructive (it shows the session's Actions tab). The
  * selection is pinned by action id. */
 #include "app/client.h"
+#include "ui/history_query.h"
 #include "ui/ui_internal.h"
 
 #include <stddef.h>
@@ -75,12 +76,7 @@ static void view_approvals_cell(const struct ui *ui, size_t row, int column, cha
     case COL_WAITED: {
         double at = json_number_value(json_object_get(a, "created_at"));
         double waited = (double)time(NULL) - at;
-        if (waited < 0)
-            waited = 0;
-        if (waited < 120)
-            snprintf(buf, sz, "%.0fs", waited);
-        else
-            snprintf(buf, sz, "%.0fm", waited / 60);
+        history_format_span(waited, buf, sz);
         break;
     }
     case COL_WHAT:

@@ -57,6 +57,20 @@ static int view_help_lines(const struct ui *ui, struct help_line *out, int max)
             n++;
         }
     }
+    /* the `:` commands, from their table */
+    if (n < max) {
+        snprintf(out[n].keys, sizeof(out[n].keys), "commands (: then Enter)");
+        out[n].help = NULL;
+        out[n].fn = NULL;
+        n++;
+    }
+    for (const struct ui_command *c = ui_commands; c->name && n < max; c++) {
+        snprintf(out[n].keys, sizeof(out[n].keys), ":%s%s%s%s%s", c->name, c->args[0] ? " " : "",
+                 c->args, c->alias ? ", :" : "", c->alias ? c->alias : "");
+        out[n].help = c->help;
+        out[n].fn = NULL;
+        n++;
+    }
     return n;
 }
 
@@ -72,7 +86,20 @@ void view_help_draw(struct ui *ui)
         keyw = kw > keyw ? kw : keyw;
         helpw = hw > helpw ? hw : helpw;
     }
-    int w = keyw + helpw + 7, h = n + 4;
+    int colw = keyw + helpw + 3;
+    int w = colw + 4, h = n + 4;
+    /* too tall for the screen: two columns when they fit side by side */
+    int percol = n;
+    if (h > LINES - 2) {
+        int half = (COLS - 8) / 2; /* long help texts are cut rather than rows lost */
+        if (colw > half)
+            colw = half;
+        if (colw >= keyw + 20) {
+            percol = (n + 1) / 2;
+            w = 2 * colw + 6;
+            h = percol + 4;
+        }
+    }
     if (w > COLS - 2)
         w = COLS - 2;
     if (h > LINES - 2)
@@ -92,13 +119,18 @@ void view_help_draw(struct ui *ui)
     box(win, 0, 0);
     wattrset(win, A_NORMAL);
     draw_text(ui, win, 0, 2, w - 4, " Keys ", base | A_BOLD);
-    for (int i = 0; i < n && i < h - 4; i++) {
+    for (int i = 0; i < n; i++) {
+        int col = i / percol, y = 1 + i % percol;
+        int x = 2 + col * (colw + 2), cw = percol < n ? colw : w - 4;
+        if (y > h - 4 || x + 4 + keyw >= w)
+            continue;
         if (!lines[i].help) { /* a table's title */
-            draw_text(ui, win, 1 + i, 2, w - 4, lines[i].keys, base | A_BOLD | A_UNDERLINE);
+            draw_text(ui, win, y, x, cw, lines[i].keys, base | A_BOLD | A_UNDERLINE);
             continue;
         }
-        draw_text(ui, win, 1 + i, 2, keyw, lines[i].keys, theme_attr(UI_C_HELP_KEY));
-        draw_text(ui, win, 1 + i, 4 + keyw, w - 6 - keyw, lines[i].help, base);
+        draw_text(ui, win, y, x, keyw, lines[i].keys, theme_attr(UI_C_HELP_KEY));
+        draw_text(ui, win, y, x + 2 + keyw, (x + cw < w - 2 ? x + cw : w - 2) - x - 2 - keyw,
+                  lines[i].help, base);
     }
     draw_text(ui, win, h - 2, 2, w - 4, "press any key to close", base | A_DIM);
     wnoutrefresh(win);

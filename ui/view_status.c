@@ -56,6 +56,10 @@ void view_status_draw_footer(struct ui *ui)
     werase(w);
     draw_fill(w, 0, 0, width, theme_attr(UI_C_FOOTER));
     int x = 1;
+    /* the last message keeps up to two thirds of the row: hints give way to it */
+    int sw = ui->status[0] ? draw_text_width(ui, ui->status) + 2 : 0;
+    if (sw > width * 2 / 3)
+        sw = width * 2 / 3;
     const struct ui_key *tables[8];
     const char *titles[8];
     size_t nt = keys_tables(ui, tables, titles, 8);
@@ -70,7 +74,7 @@ void view_status_draw_footer(struct ui *ui)
             snprintf(keys, sizeof(keys), "%.*s", (int)kn, k->hint);
             const char *label = sp ? sp : "";
             int need = draw_text_width(ui, k->hint) + 2;
-            if (x + need > width - 1) {
+            if (x + need > width - 1 - sw) {
                 t = nt; /* the footer is full */
                 break;
             }

@@ -235,11 +235,21 @@ static int vt_on_bell(void *user)
     return 1;
 }
 
+/* An erased cell with nothing that shows (no background, no reverse or underline). */
+static bool vt_cell_blank(const VTermScreenCell *c)
+{
+    return (c->chars[0] == 0 || (c->chars[0] == ' ' && c->chars[1] == 0)) &&
+           VTERM_COLOR_IS_DEFAULT_BG(&c->bg) && !c->attrs.reverse && !c->attrs.underline;
+}
+
 static int vt_on_pushline(int cols, const VTermScreenCell *cells, void *user)
 {
     struct vt *v = user;
     if (!v->sb_cap)
         return 0;
+    /* trailing blanks are not kept: vt_cell and popline give blanks past a line's end */
+    while (cols > 0 && vt_cell_blank(&cells[cols - 1]))
+        cols--;
     struct vt_line *l = malloc(sizeof(*l) + (size_t)cols * sizeof(struct vt_cell));
     if (!l)
         return 0;

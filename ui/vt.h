@@ -1,5 +1,5 @@
 /* A terminal emulator for the Terminal pane: libvterm (0.1.4) parses what the sandbox's shell
- * writes into a grid of cells; the view draws the cells (ui/view_terminal.c). Nothing the
+ * writes into a grid of cells; the Terminal tab draws the cells (ui/tab_terminal.c). Nothing the
  * sandbox writes reaches the operator's terminal as bytes: titles, OSC 52 clipboard writes,
  * cursor moves and queries stay inside this grid, and every code point drawn passes
  * sanitize_codepoint_ok. Keys go the other way through libvterm, which encodes them as the

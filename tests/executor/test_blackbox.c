@@ -1242,7 +1242,8 @@ static void test_setup_openhands_fallback(void **state)
 
 /* ---- hostile commands as the agent's own uid (root only) ---------------------------------- */
 
-/* Processes (zombies included) whose real uid is uid. */
+/* Live processes whose real uid is uid. Zombies are dead already: bash may defer reaping a
+ * killed job until its next command, which is not what these tests are about. */
 static int processes_of(uid_t uid)
 {
     int count = 0;
@@ -1255,11 +1256,15 @@ static int processes_of(uid_t uid)
         if (!f)
             continue;
         unsigned long u;
-        while (fgets(line, sizeof line, f))
+        bool zombie = false;
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "State:", 6) == 0)
+                zombie = strchr(line, 'Z') != NULL;
             if (sscanf(line, "Uid: %lu", &u) == 1) {
-                count += u == uid;
+                count += u == uid && !zombie;
                 break;
             }
+        }
         fclose(f);
     }
     if (d)
@@ -1279,14 +1284,16 @@ static void append(char **s, const char *more)
 /* Refuses to go on unless the shell really runs as the fresh agent uid. */
 static void assert_shell_is_agent(void)
 {
-    char want[32];
-    /* Job notices of earlier tests may come first: the last line counts. */
-    struct bb_reply r = bb_run(&ex, "id -u");
-    const char *last = strrchr(bb_content(&r), '\n');
-    last = last ? last + 1 : bb_content(&r);
-    snprintf(want, sizeof want, "%lu", (unsigned long)agent_uid);
-    if (strcmp(last, want) != 0)
-        fail_msg("the shell runs as uid %s, not %s: hostile tests not run", last, want);
+    char want[48];
+    /* Job notices of earlier tests ("[2]+ Killed ...") may come before or after the answer,
+     * so the answer is marked and looked for as a whole line. */
+    struct bb_reply r = bb_run(&ex, "echo \"uid=$(id -u)\"");
+    snprintf(want, sizeof want, "uid=%lu", (unsigned long)agent_uid);
+    const char *c = bb_content(&r), *hit = strstr(c, want);
+    size_t n = strlen(want);
+    bool whole = hit && (hit == c || hit[-1] == '\n') && (hit[n] == '\0' || hit[n] == '\n');
+    if (!whole)
+        fail_msg("the shell's answer is %s, not %s: hostile tests not run", c, want);
     assert_true(agent_uid != 0);
     bb_reply_free(&r);
 }

@@ -35,6 +35,7 @@ if wait_for "$NAME" && wait_for "$short" && wait_for "paddock " && wait_for "●
 else
   fail "dashboard shows the session"; screen >&2
 fi
+show_tab SUMMARY # the Actions tab (Overview is the first)
 if wait_for "echo hi" && wait_for "echo second-$$"; then
   ok "dashboard shows the actions (echo hi, echo second-$$)"
 else
@@ -42,6 +43,12 @@ else
 fi
 screen | grep -F "$short" | grep -qF ready && ok "session state shown (ready)" ||
   { fail "session row shows state ready"; screen >&2; }
+# AGE: since the session was created, right after the state (seconds here).
+if screen | grep -qE 'STATE +AGE' && screen | grep -F "$short" | grep -qE 'ready +[0-9]+s '; then
+  ok "the sessions list has an AGE column counting since creation"
+else
+  fail "AGE column"; screen >&2
+fi
 
 # A third action while the dashboard is open: it appears without a key press.
 run_action "echo live-$$" &

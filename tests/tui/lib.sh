@@ -172,3 +172,12 @@ open_tmux() { # open_tmux [COLS ROWS]: the private tmux server with bash at a RE
   tm set -g set-clipboard on
   wait_for 'READY$' || { fail "shell prompt in tmux"; return 1; }
 }
+# show_tab TEXT: press ] (next tab) until the screen shows TEXT, a heading only that tab has.
+show_tab() {
+  local i
+  for i in $(seq 1 12); do
+    wait_for "$1" 5 && return 0
+    tm send-keys -t dash ']'
+  done
+  wait_for "$1" 20
+}

@@ -204,6 +204,33 @@ static void test_scrollback_and_resize(void **state)
     vt_free(v);
 }
 
+/* A line that scrolls off keeps what shows (a coloured background, reverse) and drops trailing
+ * blanks; past its end the cells are blank, and it comes back whole. */
+static void test_scrollback_trailing(void **state)
+{
+    struct vt *v = vt_new(2, 20, 10);
+    feed(v, "ab\x1b[41m  \x1b[0m  \x1b[7m \x1b[0m\r\nx\r\ny");
+    assert_int_equal(vt_scrollback(v), 1);
+    struct vt_cell c;
+    vt_cell(v, -1, 1, &c);
+    assert_int_equal(c.ch[0], 'b');
+    vt_cell(v, -1, 3, &c);
+    assert_int_equal(c.bg, 1); /* the red background is kept */
+    vt_cell(v, -1, 6, &c);
+    assert_true(c.reverse);
+    vt_cell(v, -1, 15, &c);
+    assert_int_equal(c.ch[0], ' ');
+    assert_int_equal(c.bg, -1);
+    assert_int_equal(c.width, 1);
+    vt_resize(v, 3, 20);
+    assert_int_equal(vt_scrollback(v), 0);
+    vt_cell(v, 0, 3, &c);
+    assert_int_equal(c.bg, 1);
+    vt_cell(v, 0, 19, &c);
+    assert_int_equal(c.ch[0], ' ');
+    vt_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_colors),
         cmocka_unit_test(test_scrollback_and_resize),
+        cmocka_unit_test(test_scrollback_trailing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

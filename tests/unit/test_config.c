@@ -37,6 +37,7 @@ static void test_good_file(void **state)
                        "approval_timeout = 90\n"
                        "retention_days = 7.5\n"
                        "theme = 'light'\n"
+                       "mouse = true\n"
                        "socket = \"/run/p \\\"x\\\".sock\"\n";
     struct config c;
     char *w = NULL, *err = NULL;
@@ -50,6 +51,7 @@ static void test_good_file(void **state)
     assert_true(c.approval_timeout == 90.0);
     assert_true(c.retention_days == 7.5);
     assert_string_equal(c.theme, "light");
+    assert_int_equal(c.mouse, 1);
     assert_string_equal(c.socket, "/run/p \"x\".sock");
     config_free(&c);
     /* confirm wins over confirmation_mode; false means never */

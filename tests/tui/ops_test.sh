@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# Operations in the dashboard, through a private tmux server against a real engine: create a
+# session with the form (a bad value is refused in the form; the limits reach the engine);
+# pause, resume, stop and resume again; delete asks (n keeps it, y deletes it); the `/`
+# filter narrows the list while typing and Esc clears it; the `:` command line (:pause NAME,
+# an unknown command, :theme light changes the colours on screen); export writes the three
+# files; t opens the Terminal tab (or says there is none); --mouse: a click selects;
+# --read-only refuses p, S, D, c, :pause and y with a message and changes nothing.
+#
+#   tests/tui/ops_test.sh [PATH/TO/paddock]        (or PADDOCK_EXE=...)
+set -uo pipefail
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
+
+export PADDOCK_CONFIRM=high
+start_engine || { fail "engine answers GET /v1/info"; exit 1; }
+A=opsa B=opsb NEW=opsnew # the engine is private: short names fit the NAME column
+create_session "$A" || exit 1
+A_ID=$SESSION_ID
+create_session "$B" || exit 1
+B_ID=$SESSION_ID
+ok "sessions $A and $B created"
+
+state_of() { api GET "/v1/sessions/$1" | json_get '["state"]' 2>/dev/null; }
+wait_state() { # wait_state ID STATE
+  for _ in $(seq 1 150); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.1; done
+  return 1
+}
+id_of() { # the live session called $1
+  api GET /v1/sessions | python3 -c 'import json,sys
+for s in json.load(sys.stdin)["sessions"]:
+    if s.get("name") == sys.argv[1]: print(s["id"])' "$1"
+}
+# The sessions pane's rows (not the header, the detail pane or the footer).
+list_rows() { screen | sed '1,3d;$d' | cut -c1-64; }
+cmd() { tm send-keys -t dash :; tm send-keys -t dash -l "$1"; tm send-keys -t dash Enter; }
+
+open_tmux || exit 1
+start_dashboard
+wait_for "$B" || { fail "dashboard shows the sessions"; screen >&2; exit 1; }
+
+# ---------------------------------------------------------------- create with the form
+tm send-keys -t dash c
+if wait_for "New session" && wait_for "image      $IMAGE"; then
+  ok "c opens the form with the engine's default image filled in"
+else
+  fail "create form"; screen >&2
+fi
+tm send-keys -t dash Tab
+tm send-keys -t dash -l "$NEW"
+tm send-keys -t dash Tab
+tm send-keys -t dash -l 256m
+tm send-keys -t dash Tab
+tm send-keys -t dash -l lots
+tm send-keys -t dash Enter
+wait_for "cpus: a number above 0" && ok "a bad value is refused in the form, which stays open" ||
+  { fail "cpus checked"; screen >&2; }
+tm send-keys -t dash C-u
+tm send-keys -t dash -l 1.5
+tm send-keys -t dash Tab Tab Right Right # network none; approvals default → never → high
+tm send-keys -t dash Enter
+wait_gone "New session" || fail "the form closes on Enter"
+NEW_ID=
+for _ in $(seq 1 150); do NEW_ID=$(id_of "$NEW"); [ -n "$NEW_ID" ] && break; sleep 0.1; done
+[ -n "$NEW_ID" ] && SESSION_IDS+=("$NEW_ID")
+if [ -n "$NEW_ID" ] && wait_for "$NEW" && wait_state "$NEW_ID" ready; then
+  ok "the form creates the session and the list shows it"
+else
+  fail "created session ($NEW_ID)"; screen >&2
+fi
+opts=$(api GET "/v1/sessions/$NEW_ID" | json_get '["options"]')
+case "$opts" in
+*"'memory': 268435456"*"'cpus': 1.5"* | *"'cpus': 1.5"*"'memory': 268435456"*) ok "the form's limits reach the engine" ;;
+*) fail "limits: $opts" ;;
+esac
+case "$opts" in *"'confirm': 'high'"*) ok "the form's approval policy reaches the engine" ;;
+*) fail "confirm: $opts" ;; esac
+list_rows | grep -F " $NEW " | grep -q ready && ok "the new session is listed as ready" || fail "ready shown"
+
+# ---------------------------------------------------------------- pause, resume, stop, resume
+# The new session is the selected one (the newest, first row).
+screen | sed -n 2p | grep -qF "$NEW" && ok "the new session is selected" || fail "selection"
+tm send-keys -t dash h p
+wait_state "$NEW_ID" paused && wait_for "paused $NEW" &&
+  ok "p pauses it (state paused; the footer says so)" || { fail "p pauses"; screen >&2; }
+list_rows | grep -F " $NEW " | grep -q paused && ok "the list shows paused" || fail "paused shown"
+tm send-keys -t dash u
+wait_state "$NEW_ID" ready && ok "u resumes it (ready)" || fail "u resumes"
+wait_for "resumed $NEW" || fail "resumed said"
+tm send-keys -t dash S
+wait_state "$NEW_ID" stopped && ok "S stops it" || fail "S stops ($(state_of "$NEW_ID"))"
+tm send-keys -t dash u
+wait_state "$NEW_ID" ready && ok "u starts a stopped one again (ready)" || fail "u after stop"
+
+# ---------------------------------------------------------------- the command line
+cmd "pause $B"
+wait_state "$B_ID" paused && ok ":pause NAME pauses that session" || fail ":pause NAME"
+cmd "resume $B"
+wait_state "$B_ID" ready && ok ":resume NAME resumes it" || fail ":resume NAME"
+cmd "frobnicate"
+wait_for ":frobnicate: unknown command (:help lists the commands)" &&
+  ok "an unknown command is a clear error" || { fail "unknown command"; screen >&2; }
+cmd "pause no-such-$$"
+wait_for "no-such-$$: no such session" && ok "an unknown session is a clear error" || fail "no such"
+tm send-keys -t dash '?'
+wait_for ":reject ID [REASON]" && wait_for ":theme [NAME]" &&
+  ok "? lists the commands (from their table)" || { fail "help lists commands"; screen >&2; }
+tm send-keys -t dash Escape
+wait_gone ":reject ID [REASON]" || fail "help closes"
+
+# ---------------------------------------------------------------- themes
+before=$(tm capture-pane -p -e -t dash | head -n 3)
+cmd "theme light"
+wait_for "theme light" || fail ":theme light answered"
+after=$(tm capture-pane -p -e -t dash | head -n 3)
+plain_before=$(printf '%s' "$before" | sed 's/\x1b\[[0-9;]*m//g')
+plain_after=$(printf '%s' "$after" | sed 's/\x1b\[[0-9;]*m//g')
+if [ "$before" != "$after" ] && [ "$plain_before" = "$plain_after" ]; then
+  ok ":theme light changes the colours (same text, other SGR)"
+else
+  fail ":theme light: colours unchanged"
+fi
+cmd "theme no-such-theme"
+wait_for "no theme 'no-such-theme' (have: dark, high-contrast, light, solarized" &&
+  ok "an unknown theme is refused, naming the themes there are" || { fail "bad theme"; screen >&2; }
+cmd "theme dark"
+wait_for "theme dark" || fail ":theme dark"
+[ "$(tm capture-pane -p -e -t dash | head -n 3)" = "$before" ] &&
+  ok ":theme dark gives the first colours back" || fail "dark again"
+
+# ---------------------------------------------------------------- filter
+tm send-keys -t dash /
+tm send-keys -t dash -l "$A"
+for _ in $(seq 1 50); do list_rows | grep -qF " $B " || break; sleep 0.1; done
+if ! list_rows | grep -qF " $B " && list_rows | grep -qF " $A "; then
+  ok "/ narrows the list while typing"
+else
+  fail "live filter"; screen >&2
+fi
+tm send-keys -t dash Enter
+wait_for "Sessions (1 of 3) /$A" && ok "the pane title shows the filter" || { fail "title"; screen >&2; }
+list_rows | grep -qF " $NEW " && fail "filtered list shows $NEW" || ok "the filter keeps hiding the others"
+tm send-keys -t dash /
+tm send-keys -t dash Escape
+wait_for "$B" && wait_for "Sessions (3)" && ok "Esc at / clears the filter" || { fail "clear"; screen >&2; }
+tm send-keys -t dash /
+tm send-keys -t dash -l "paddock/base"
+tm send-keys -t dash Enter
+wait_for "Sessions (3 of 3) /paddock/base" && ok "the filter matches images too" || fail "image filter"
+tm send-keys -t dash Escape
+wait_for "Sessions (3)" && ok "Esc in the list clears it too" || fail "Esc clears"
+
+# ---------------------------------------------------------------- export, terminal
+mkdir -p "$TMP/export"
+tm send-keys -t dash g e # the first row: the new session
+wait_for "into directory:" || { fail "e asks for a directory"; screen >&2; }
+tm send-keys -t dash C-u
+tm send-keys -t dash -l "$TMP/export"
+tm send-keys -t dash Enter
+if wait_for "exported" && [ -s "$TMP/export/$NEW.json" ] && [ -s "$TMP/export/$NEW.md" ] &&
+  [ -s "$TMP/export/$NEW.cast" ]; then
+  ok "e exports JSON, Markdown and a cast into the directory and says where"
+else
+  fail "export"; ls -la "$TMP/export" >&2; screen >&2
+fi
+[ "$(json_get '["session"]["id"]' <"$TMP/export/$NEW.json")" = "$NEW_ID" ] &&
+  ok "the exported JSON is that session's" || fail "export content"
+tm send-keys -t dash e
+wait_for "into directory:" || fail "e asks again"
+tm send-keys -t dash C-u
+tm send-keys -t dash -l "$TMP/no/such/dir"
+tm send-keys -t dash Enter
+wait_for "export: $TMP/no/such/dir/$NEW.json: No such file" &&
+  ok "an export that cannot write says why" || { fail "export error"; screen >&2; }
+
+tm send-keys -t dash h t
+if wait_for "has no Terminal tab" 20; then
+  ok "t says there is no Terminal tab in this build"
+elif screen | sed -n 2p | grep -q "Terminal" && ! screen | tail -n 1 | grep -qF "/ filter"; then
+  ok "t opens the Terminal tab (the keyboard left the sessions)"
+  tm send-keys -t dash C-]
+else
+  fail "t"; screen >&2
+fi
+
+# ---------------------------------------------------------------- delete asks
+tm send-keys -t dash h g D
+wait_for "Delete session $NEW?" && ok "D asks before deleting" || { fail "D asks"; screen >&2; }
+tm send-keys -t dash n
+wait_gone "Delete session" || fail "n closes the question"
+sleep 0.3
+[ "$(state_of "$NEW_ID")" = ready ] && ok "n keeps the session" || fail "n deleted"
+tm send-keys -t dash D
+wait_for "Delete session $NEW?" || fail "D asks again"
+tm send-keys -t dash Enter
+sleep 0.3
+[ "$(state_of "$NEW_ID")" = ready ] && ok "Enter is no too" || fail "Enter deleted"
+tm send-keys -t dash D
+wait_for "Delete session $NEW?" || fail "D asks a third time"
+tm send-keys -t dash y
+wait_state "$NEW_ID" deleted && ok "y deletes it" || fail "y deletes ($(state_of "$NEW_ID"))"
+for _ in $(seq 1 50); do list_rows | grep -qF " $NEW " || break; sleep 0.1; done
+list_rows | grep -qF " $NEW " && { fail "list after delete"; screen >&2; } ||
+  ok "the deleted session leaves the list"
+
+tm send-keys -t dash q
+terminal_restored && wait_for 'READY$' && ok "q quits" || fail "quit"
+
+# ---------------------------------------------------------------- the mouse (--mouse)
+start_dashboard --mouse
+wait_for "$B" || fail "mouse dashboard starts"
+# rows: 0 header, 1 border, 2 headings, 3 first session ($B, the newer), 4 $A
+click() { tm send-keys -t dash -l "$(printf '\033[M%b%b%b' "\\x$(printf %x $((32 + $1)))" \
+  "\\x$(printf %x $((33 + $2)))" "\\x$(printf %x $((33 + $3)))")"; }
+screen | sed -n 2p | grep -qF "$B" || fail "the first session is selected first"
+click 0 5 4
+for _ in $(seq 1 50); do screen | sed -n 2p | grep -qF "$A" && break; sleep 0.1; done
+screen | sed -n 2p | grep -qF "$A" && ok "--mouse: a click selects the row" || { fail "click"; screen >&2; }
+tm send-keys -t dash q
+wait_for 'READY$' || fail "mouse dashboard quits"
+
+# ---------------------------------------------------------------- --read-only
+agent_body=$(python3 -c 'import json,sys; print(json.dumps({"action":{"action":"run","args":{"command":sys.argv[1]}}}))' "rm -rf /opt/nothing-$$")
+curl -s --max-time 120 -X POST --unix-socket "$SOCK" -H 'Content-Type: application/json' \
+  --data-binary "$agent_body" -o "$TMP/agent.json" \
+  "http://paddock/v1/sessions/$A_ID/execute_action" >/dev/null 2>&1 &
+agent=$!
+start_dashboard --read-only
+wait_for "[read-only]" || { fail "read-only dashboard starts"; screen >&2; }
+wait_for "Approvals (1 waiting)" || fail "the queue shows the waiting action"
+tm send-keys -t dash h p
+wait_for "read-only dashboard: p" && ok "--read-only refuses p with a message" ||
+  { fail "read-only p"; screen >&2; }
+tm send-keys -t dash S
+wait_for "read-only dashboard: S" || fail "read-only S"
+tm send-keys -t dash D
+wait_for "read-only dashboard: D" || fail "read-only D"
+screen | grep -q "Delete session" && fail "read-only D asked anyway"
+tm send-keys -t dash c
+wait_for "read-only dashboard: c" || fail "read-only c"
+screen | grep -q "New session" && fail "read-only c opened the form"
+cmd "pause $A"
+wait_for "read-only dashboard: :pause" || fail "read-only :pause"
+tm send-keys -t dash 2 y
+wait_for "read-only dashboard: y" && ok "--read-only refuses y" || { fail "read-only y"; screen >&2; }
+sleep 0.3
+[ "$(state_of "$A_ID")" = ready ] && [ "$(state_of "$B_ID")" = ready ] &&
+  [ "$(api GET /v1/approvals | json_get '["approvals"].__len__()')" = 1 ] &&
+  ok "--read-only: nothing changed (states, the queue)" || fail "read-only changed something"
+screen | tail -n 1 | grep -qE "c new|p/u|D delete" && fail "read-only footer offers mutating keys" ||
+  ok "--read-only: the footer offers no key that changes anything"
+tm send-keys -t dash q
+wait_for 'READY$' || fail "read-only dashboard quits"
+id=$(api GET /v1/approvals | json_get '["approvals"][0]["id"]')
+api POST "/v1/actions/$id/reject" '{"reason":"test over"}' >/dev/null
+wait "$agent"
+
+# ---------------------------------------------------------------- a bad theme file
+mkdir -p "$TMP/.config/paddock/themes"
+printf 'header = black cyan\nfooter = purple default\n' >"$TMP/.config/paddock/themes/bad.theme"
+start_dashboard --theme bad
+for _ in $(seq 1 50); do [ -s "$TMP/dash.err" ] && break; sleep 0.1; done
+if wait_for 'READY$' &&
+  grep -qF "paddock: $TMP/.config/paddock/themes/bad.theme:2: unknown colour 'purple'" "$TMP/dash.err"; then
+  ok "a bad theme file is refused at start, naming the file and the line"
+else
+  fail "bad theme: $(cat "$TMP/dash.err")"; screen >&2
+fi
+: >"$TMP/dash.err" # that message went to stderr on purpose
+
+[ -s "$TMP/dash.err" ] && { fail "the dashboard wrote to stderr"; cat "$TMP/dash.err" >&2; }
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,227 @@
+/* The `:` command line: one table of commands (name, alias, arguments, help, handler), from
+ * which the help is generated. A command is its name, its alias or any start of its name that
+ * no other command shares (":th light"). Commands that change the engine are refused by
+ * --read-only, as their keys are. */
+#include "ui/ui_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMDLINE_MAX_ARGS 8
+
+static unsigned cmd_quit(struct ui *ui, int argc, char **argv)
+{
+    (void)ui, (void)argc, (void)argv;
+    return UI_QUIT;
+}
+
+static unsigned cmd_help(struct ui *ui, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    ui->help_visible = true;
+    return UI_DIRTY_HELP;
+}
+
+static unsigned cmd_theme(struct ui *ui, int argc, char **argv)
+{
+    if (argc > 1)
+        return ops_theme(ui, argv[1]);
+    char *have = theme_list(ui->opt->theme_dirs);
+    ui_set_status(ui, "theme %s (have: %s)", ui->theme ? ui->theme->name : "dark",
+                  have ? have : "dark");
+    free(have);
+    return UI_DIRTY_FOOTER;
+}
+
+static unsigned cmd_new(struct ui *ui, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    return ops_create_open(ui);
+}
+
+static enum ops_kind cmd_op(const char *name)
+{
+    return strcmp(name, "pause") == 0    ? OPS_PAUSE
+           : strcmp(name, "resume") == 0 ? OPS_RESUME
+           : strcmp(name, "stop") == 0   ? OPS_STOP
+                                         : OPS_DELETE;
+}
+
+static unsigned cmd_session_op(struct ui *ui, int argc, char **argv)
+{
+    return ops_session(ui, cmd_op(argv[0]), argc > 1 ? argv[1] : NULL);
+}
+
+/* :approve ID, :reject ID [REASON]: the action must be in the queue. */
+static unsigned cmd_decide(struct ui *ui, int argc, char **argv)
+{
+    char *end = NULL;
+    long long id = strtoll(argv[1], &end, 10);
+    if (!end || *end || id <= 0) {
+        ui_set_error(ui, ":%s: '%s' is not an action id (the queue's ID column)", argv[0], argv[1]);
+        return UI_DIRTY_FOOTER;
+    }
+    size_t n = json_array_size(ui->model.approvals);
+    for (size_t i = 0; i < n; i++) {
+        json_t *a = json_array_get(ui->model.approvals, i);
+        if (json_integer_value(json_object_get(a, "id")) == id) {
+            ui->list[UI_LIST_APPROVALS].sel = i;
+            return view_approvals_decide(ui, strcmp(argv[0], "approve") == 0,
+                                         argc > 2 ? argv[2] : NULL) |
+                   UI_DIRTY_APPROVALS;
+        }
+    }
+    ui_set_error(ui, ":%s: action %lld does not wait for approval", argv[0], id);
+    return UI_DIRTY_FOOTER;
+}
+
+/* :history: the History page is the global key 3 (docs/dashboard.md). */
+static unsigned cmd_history(struct ui *ui, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    unsigned dirty = 0;
+    if (keys_run(ui, ui_keys, '3', false, &dirty))
+        return dirty;
+    ui_set_error(ui, "this dashboard has no History page yet (paddock history)");
+    return UI_DIRTY_FOOTER;
+}
+
+static unsigned cmd_filter(struct ui *ui, int argc, char **argv)
+{
+    return ops_filter_apply(ui, argc > 1 ? argv[1] : NULL);
+}
+
+static unsigned cmd_export(struct ui *ui, int argc, char **argv)
+{
+    return ops_export(ui, NULL, argc > 1 ? argv[1] : NULL);
+}
+
+static unsigned cmd_terminal(struct ui *ui, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    return ops_terminal(ui);
+}
+
+const struct ui_command ui_commands[] = {
+    {"quit", "q", "", "quit (the engine and its sessions keep running)", 0, 0, false, false,
+     cmd_quit},
+    {"help", "h", "", "the keys and these commands", 0, 0, false, false, cmd_help},
+    {"theme", NULL, "[NAME]", "switch the colour theme (no NAME: list them)", 0, 1, false, false,
+     cmd_theme},
+    {"new", NULL, "", "create a session (the form)", 0, 0, false, true, cmd_new},
+    {"pause", NULL, "[SESSION]", "pause the selected session, or SESSION (id or name)", 0, 1, false,
+     true, cmd_session_op},
+    {"resume", NULL, "[SESSION]", "resume a paused or stopped session", 0, 1, false, true,
+     cmd_session_op},
+    {"stop", NULL, "[SESSION]", "stop a session's container", 0, 1, false, true, cmd_session_op},
+    {"delete", "rm", "[SESSION]", "delete a session (asks first)", 0, 1, false, true,
+     cmd_session_op},
+    {"approve", NULL, "ID", "approve the waiting action ID", 1, 1, false, true, cmd_decide},
+    {"reject", NULL, "ID [REASON]", "reject action ID; the agent sees REASON", 1, 2, true, true,
+     cmd_decide},
+    {"filter", NULL, "[TEXT]", "only the sessions containing TEXT (none: all)", 0, 1, true, false,
+     cmd_filter},
+    {"export", NULL, "[DIR]", "export the selected session into DIR", 0, 1, true, false,
+     cmd_export},
+    {"terminal", NULL, "", "the selected session's Terminal tab", 0, 0, false, false, cmd_terminal},
+    {"history", NULL, "", "past sessions (the History page)", 0, 0, false, false, cmd_history},
+    {NULL, NULL, NULL, NULL, 0, 0, false, false, NULL},
+};
+
+const struct ui_command *cmdline_find(const char *name, const char **why)
+{
+    const struct ui_command *hit = NULL;
+    size_t n = strlen(name), hits = 0;
+    if (n == 0) {
+        *why = "no command";
+        return NULL;
+    }
+    for (const struct ui_command *c = ui_commands; c->name; c++)
+        if (strcmp(c->name, name) == 0 || (c->alias && strcmp(c->alias, name) == 0))
+            return c;
+    for (const struct ui_command *c = ui_commands; c->name; c++) {
+        if (strncmp(c->name, name, n) == 0) {
+            hit = c;
+            hits++;
+        }
+    }
+    if (hits == 1)
+        return hit;
+    *why = hits ? "more than one command starts with that" : "unknown command";
+    return NULL;
+}
+
+int cmdline_split(char *line, char **argv, int max, bool rest)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            return n;
+        if (n == max)
+            return max + 1;
+        argv[n++] = p;
+        if (rest && n == max) { /* the remainder, without trailing blanks */
+            char *end = p + strlen(p);
+            while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+                *--end = '\0';
+            return n;
+        }
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        if (*p)
+            *p++ = '\0';
+    }
+}
+
+unsigned cmdline_run(struct ui *ui, const char *line)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s", line);
+    char *p = buf;
+    while (*p == ' ' || *p == ':')
+        p++;
+    char *args = p;
+    while (*args && *args != ' ' && *args != '\t')
+        args++;
+    if (*args)
+        *args++ = '\0';
+    if (!*p)
+        return 0;
+    const char *why = NULL;
+    const struct ui_command *c = cmdline_find(p, &why);
+    if (!c) {
+        ui_set_error(ui, ":%.40s: %s (:help lists the commands)", p, why);
+        return UI_DIRTY_FOOTER;
+    }
+    if (c->mutates && ui->opt->read_only) {
+        ui_set_error(ui, "read-only dashboard: :%s (%s) is disabled", c->name, c->help);
+        return UI_DIRTY_FOOTER;
+    }
+    char *argv[CMDLINE_MAX_ARGS + 1];
+    argv[0] = (char *)c->name;
+    int max = c->max_args < CMDLINE_MAX_ARGS ? c->max_args : CMDLINE_MAX_ARGS;
+    int n = cmdline_split(args, argv + 1, max, c->rest);
+    if (n < c->min_args || n > max) {
+        ui_set_error(ui, "usage: :%s%s%s", c->name, c->args[0] ? " " : "", c->args);
+        return UI_DIRTY_FOOTER;
+    }
+    return c->fn(ui, n + 1, argv);
+}
+
+static unsigned cmdline_done(struct ui *ui, const char *text, void *ud)
+{
+    (void)ud;
+    if (!text)
+        return UI_DIRTY_FOOTER;
+    return cmdline_run(ui, text);
+}
+
+unsigned cmdline_open(struct ui *ui)
+{
+    prompt_open(ui, ":", NULL, cmdline_done, NULL);
+    return UI_DIRTY_FOOTER;
+}

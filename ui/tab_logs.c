@@ -1,0 +1,883 @@
+/* The Logs tab: the selected session's container log, live (GET .../logs?follow=1 as
+ * server-sent events on the page's descriptor), or the tail the engine kept when there is no
+ * container any more. Lines go into a bounded ring (ui/logbuf.c; the lines it dropped are
+ * counted on the border); what is shown, wrapped and searched is the sanitized text
+ * (ui/logview.c), drawn through draw_text like every untrusted string. */
+#include "app/client.h"
+#include "ui/logview.h"
+#include "ui/sanitize.h"
+#include "ui/ui_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOGS_TAIL 2000                     /* lines asked for when the stream starts */
+#define LOGS_DEFAULT_LINES 100000          /* the buffer's bound (PADDOCK_LOG_LINES changes it) */
+#define LOGS_MAX_BYTES (32u * 1024 * 1024) /* and its bytes: one line is cut at a quarter */
+#define LOGS_MAX_MATCHES 256               /* highlighted matches per line */
+#define LOGS_ROWS_CACHE 128                /* rows of recently wrapped lines */
+
+enum logs_phase {
+    LOGS_NONE,        /* no session */
+    LOGS_LIVE,        /* following the container's log */
+    LOGS_ENDED,       /* the stream ended (the container stopped or went) */
+    LOGS_STORED_WAIT, /* asking for the tail (no container to follow) */
+    LOGS_STORED,      /* showing a tail: the stored one, or the container's without follow */
+    LOGS_FAILED,
+};
+
+/* The operator's choices outlive a session change (the tab's state does not). */
+static struct {
+    bool wrap, stamps;
+} logs_prefs;
+
+/* Rows a wrapped line takes, by its absolute number: a line of megabytes is not wrapped again
+ * for every frame. */
+struct logs_rows_entry {
+    uint64_t abs;
+    size_t len, rows;
+    int width;
+};
+
+struct logs {
+    struct ui *ui;
+    char *sid;
+    char state[24]; /* the session's last known state (a restart follows again) */
+    struct logbuf buf;
+    struct client_events *sse;
+    enum logs_phase phase;
+    char note[320];   /* what the phase line says: an end reason, an error, the tail's origin */
+    bool follow;      /* the view sticks to the last line */
+    bool got_lines;   /* the stream sent a line (an end without any asks for a stored tail) */
+    uint64_t top_abs; /* first shown line as an absolute number (buf.dropped + index) */
+    size_t top_row;   /* and its first shown row when wrapped */
+    char needle[256];
+    bool has_match;
+    uint64_t match_abs; /* the line n/N went to */
+    int width, height;  /* the log area when last drawn */
+    int text_width;     /* columns for the text (the width less the times) */
+    unsigned flags;     /* SANITIZE_* for this terminal */
+    char *disp;         /* a line's shown text, reused */
+    size_t disp_cap;
+    char save_path[PATH_MAX];
+    char hint[192];
+    char tok; /* its address identifies the tail request */
+    struct logs_rows_entry rows_cache[LOGS_ROWS_CACHE]; /* emptied when the buffer is */
+};
+
+static struct logs *logs_get(struct ui *ui)
+{
+    void **slot = ui_page_slot(ui, &tab_logs);
+    return slot ? *slot : NULL;
+}
+
+/* The state without claiming a slot (hint takes a const ui). */
+static struct logs *logs_peek(const struct ui *ui)
+{
+    for (size_t i = 0; i < sizeof(ui->slots) / sizeof(ui->slots[0]); i++)
+        if (ui->slots[i].page == &tab_logs)
+            return ui->slots[i].state;
+    return NULL;
+}
+
+static double logs_wall_now(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static size_t logs_bound(void)
+{
+    const char *v = getenv("PADDOCK_LOG_LINES");
+    char *end = NULL;
+    long n = v && *v ? strtol(v, &end, 10) : 0;
+    return n >= 1 && end && !*end ? (size_t)n : LOGS_DEFAULT_LINES;
+}
+
+/* ---- where the view is ---- */
+
+/* Empty the buffer (line numbers start again: so does the rows cache). */
+static void logs_clear(struct logs *L)
+{
+    logbuf_clear(&L->buf);
+    memset(L->rows_cache, 0, sizeof(L->rows_cache));
+}
+
+static size_t logs_rows(size_t line, void *ud)
+{
+    struct logs *L = ud;
+    const struct logbuf_line *l = logbuf_get(&L->buf, line);
+    if (!logs_prefs.wrap || !l)
+        return 1;
+    uint64_t abs = L->buf.dropped + line;
+    struct logs_rows_entry *c = &L->rows_cache[abs % LOGS_ROWS_CACHE];
+    if (c->rows && c->abs == abs && c->len == l->len && c->width == L->text_width)
+        return c->rows;
+    size_t n = logview_display(l->text, l->len, L->flags, &L->disp, &L->disp_cap);
+    size_t start;
+    c->abs = abs;
+    c->len = l->len;
+    c->width = L->text_width;
+    c->rows = logview_wrap(L->disp, n, L->text_width, 0, &start, 0);
+    return c->rows;
+}
+
+static size_t logs_area(const struct logs *L)
+{
+    return L->height > 0 ? (size_t)L->height : 20;
+}
+
+/* The first row shown now (the bottom while following). */
+static struct logview_pos logs_top(struct logs *L)
+{
+    if (L->follow)
+        return logview_bottom(L->buf.count, logs_area(L), logs_rows, L);
+    struct logview_pos p = {0, 0};
+    if (L->top_abs >= L->buf.dropped) {
+        p.line = (size_t)(L->top_abs - L->buf.dropped);
+        p.row = L->top_row;
+    }
+    logview_move(&p, 0, L->buf.count, logs_area(L), logs_rows, L);
+    return p;
+}
+
+static void logs_set_top(struct logs *L, struct logview_pos p)
+{
+    L->top_abs = L->buf.dropped + p.line;
+    L->top_row = p.row;
+}
+
+static unsigned logs_scroll(struct ui *ui, long delta)
+{
+    struct logs *L = logs_get(ui);
+    if (!L)
+        return 0;
+    struct logview_pos p = logs_top(L);
+    logview_move(&p, delta, L->buf.count, logs_area(L), logs_rows, L);
+    logs_set_top(L, p);
+    if (delta < 0 && L->follow) {
+        L->follow = false;
+        ui_set_status(ui, "follow off (f or G follows the end again)");
+    }
+    return UI_DIRTY_DETAIL;
+}
+
+/* Show line i a third of the way down, not following. */
+static void logs_show_line(struct logs *L, size_t i)
+{
+    struct logview_pos p = {i, 0};
+    L->follow = false;
+    logview_move(&p, -(long)(logs_area(L) / 3), L->buf.count, logs_area(L), logs_rows, L);
+    logs_set_top(L, p);
+}
+
+/* ---- the stream and the stored tail ---- */
+
+static void logs_stop_stream(struct logs *L)
+{
+    client_events_close(L->sse);
+    L->sse = NULL;
+}
+
+static void logs_on_sse(const char *type, json_t *data, void *ud)
+{
+    struct logs *L = ud;
+    if (strcmp(type, "log") == 0) {
+        json_t *text = json_object_get(data, "text");
+        json_int_t fd = json_integer_value(json_object_get(data, "fd"));
+        L->got_lines = true;
+        if (json_is_string(text))
+            logview_append(&L->buf, fd == 2 ? 2 : 1, json_string_value(text),
+                           json_string_length(text), true, logs_wall_now());
+    } else if (strcmp(type, "end") == 0) {
+        const char *why = json_string_value(json_object_get(data, "reason"));
+        L->phase = LOGS_ENDED;
+        snprintf(L->note, sizeof(L->note), "ended: %s", why && *why ? why : "the stream ended");
+    }
+}
+
+static void logs_on_tail(int status, json_t *reply, const char *err, void *ud)
+{
+    struct logs *L = (struct logs *)((char *)ud - offsetof(struct logs, tok));
+    bool after_end = L->phase == LOGS_ENDED;
+    if (status == 200) {
+        json_t *text = json_object_get(reply, "text");
+        const char *source = json_string_value(json_object_get(reply, "source"));
+        bool stored = source && strcmp(source, "stored") == 0;
+        size_t len = json_string_length(text);
+        if (!stored && after_end && !len) {
+            L->ui->dirty |= UI_DIRTY_DETAIL; /* ended with nothing written: say only that */
+            return;
+        }
+        logs_clear(L);
+        const char *t = json_string_value(text);
+        logview_append(&L->buf, 1, t, len, false, 0);
+        if (len && t[len - 1] != '\n')
+            logbuf_append(&L->buf, 1, "\n", 1, 0); /* a last line without its newline */
+        L->phase = LOGS_STORED;
+        L->follow = true;
+        if (stored) {
+            char when[64] = "";
+            json_t *at = json_object_get(reply, "at");
+            if (json_is_number(at)) {
+                time_t kept = (time_t)json_number_value(at);
+                struct tm tm;
+                if (localtime_r(&kept, &tm))
+                    strftime(when, sizeof(when), ", kept %Y-%m-%d %H:%M:%S", &tm);
+            }
+            snprintf(L->note, sizeof(L->note), "stored log tail: the container is gone%s", when);
+        } else {
+            snprintf(L->note, sizeof(L->note), "the container's log (not followed)");
+        }
+    } else if (status == 404 && after_end) {
+        size_t n = strlen(L->note);
+        snprintf(L->note + n, sizeof(L->note) - n, "; the engine kept no log tail");
+    } else if (status == 404) { /* not created yet, or removed before anything was kept */
+        L->phase = LOGS_STORED;
+        snprintf(L->note, sizeof(L->note), "%s", client_error_message(reply, "no log"));
+    } else {
+        L->phase = LOGS_FAILED;
+        snprintf(L->note, sizeof(L->note), "%s",
+                 status < 0 ? (err ? err : "the engine does not answer")
+                            : client_error_message(reply, "the engine refused the log tail"));
+    }
+    L->ui->dirty |= UI_DIRTY_DETAIL;
+}
+
+static void logs_fetch_tail(struct logs *L)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/logs?tail=%d", L->sid, LOGS_TAIL);
+    if (L->phase != LOGS_ENDED) {
+        L->phase = LOGS_STORED_WAIT;
+        snprintf(L->note, sizeof(L->note), "no container to follow: loading the stored log tail");
+    }
+    ui_cancel(L->ui, &L->tok);
+    ui_request(L->ui, "GET", path, NULL, logs_on_tail, &L->tok);
+}
+
+static void logs_follow(struct logs *L)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/logs?follow=1&tail=%d&timestamps=1", L->sid,
+             LOGS_TAIL);
+    logs_stop_stream(L);
+    logs_clear(L);
+    L->follow = true;
+    L->has_match = false;
+    L->got_lines = false;
+    char *err = NULL;
+    L->sse = client_sse_open(L->ui->client, path, &err);
+    if (!L->sse) {
+        L->phase = LOGS_FAILED;
+        snprintf(L->note, sizeof(L->note), "%s", err ? err : "cannot reach the engine");
+        free(err);
+        return;
+    }
+    L->phase = LOGS_LIVE;
+    L->note[0] = '\0';
+}
+
+static int tab_logs_poll_fd(struct ui *ui, short *events)
+{
+    struct logs *L = logs_get(ui);
+    *events = POLLIN;
+    return L && L->sse ? client_events_fd(L->sse) : -1;
+}
+
+static unsigned tab_logs_on_ready(struct ui *ui, short revents)
+{
+    (void)revents;
+    struct logs *L = logs_get(ui);
+    if (!L || !L->sse)
+        return 0;
+    if (client_events_pump(L->sse, logs_on_sse, L) == 0)
+        return UI_DIRTY_DETAIL;
+    int status = client_events_status(L->sse);
+    if (status == 409) { /* no container (any more): what the engine kept */
+        logs_stop_stream(L);
+        logs_fetch_tail(L);
+        return UI_DIRTY_DETAIL;
+    }
+    if (L->phase == LOGS_LIVE) {
+        const char *e = client_events_error(L->sse);
+        L->phase = status == 200 ? LOGS_ENDED : LOGS_FAILED;
+        snprintf(L->note, sizeof(L->note), "%s",
+                 e               ? e
+                 : status == 200 ? "ended: the engine closed the log stream"
+                                 : "the engine closed the log stream");
+    }
+    logs_stop_stream(L);
+    if (L->phase == LOGS_ENDED && !L->got_lines)
+        logs_fetch_tail(L); /* nothing came: maybe the engine kept a tail */
+    return UI_DIRTY_DETAIL;
+}
+
+/* A session's container runs in these states: its log can be followed. */
+static bool logs_state_runs(const char *state)
+{
+    static const char *const running[] = {"started", "ready", "paused"};
+    for (size_t i = 0; state && i < sizeof(running) / sizeof(running[0]); i++)
+        if (strcmp(state, running[i]) == 0)
+            return true;
+    return false;
+}
+
+static unsigned tab_logs_on_event(struct ui *ui, const char *type, json_t *data)
+{
+    struct logs *L = logs_get(ui);
+    if (!L || !L->sid || strcmp(type, "session") != 0)
+        return 0;
+    const char *id = json_string_value(json_object_get(data, "id"));
+    const char *state = json_string_value(json_object_get(data, "state"));
+    if (!id || !state || strcmp(id, L->sid) != 0)
+        return 0;
+    bool was = logs_state_runs(L->state);
+    snprintf(L->state, sizeof(L->state), "%s", state);
+    /* Started again (after a stop): a new stream from the start of the kept log. */
+    if (!L->sse && !was && logs_state_runs(state) && L->phase != LOGS_STORED_WAIT) {
+        logs_follow(L);
+        return UI_DIRTY_DETAIL;
+    }
+    return 0;
+}
+
+/* ---- open / close ---- */
+
+static void tab_logs_close(struct ui *ui)
+{
+    void **slot = ui_page_slot(ui, &tab_logs);
+    struct logs *L = slot ? *slot : NULL;
+    if (!L)
+        return;
+    ui_cancel(ui, &L->tok);
+    logs_stop_stream(L);
+    logbuf_free(&L->buf);
+    free(L->disp);
+    free(L->sid);
+    free(L);
+    *slot = NULL;
+}
+
+static unsigned tab_logs_open(struct ui *ui)
+{
+    void **slot = ui_page_slot(ui, &tab_logs);
+    if (!slot)
+        return 0;
+    if (*slot)
+        tab_logs_close(ui);
+    struct logs *L = calloc(1, sizeof(*L));
+    if (!L || logbuf_init(&L->buf, logs_bound(), LOGS_MAX_BYTES) < 0) {
+        free(L);
+        ui_set_error(ui, "logs: out of memory");
+        return UI_DIRTY_FOOTER;
+    }
+    *slot = L;
+    L->ui = ui;
+    L->follow = true;
+    L->flags = ui->utf8 ? 0 : SANITIZE_ASCII;
+    L->text_width = 80;
+    if (!ui->sel_session) {
+        L->phase = LOGS_NONE;
+        return UI_DIRTY_DETAIL;
+    }
+    L->sid = strdup(ui->sel_session);
+    const struct model_session *s = ui_session(ui);
+    snprintf(L->state, sizeof(L->state), "%s", s && s->state ? s->state : "");
+    if (!L->sid || !model_id_valid(L->sid)) {
+        L->phase = LOGS_FAILED;
+        snprintf(L->note, sizeof(L->note), "not a session id");
+    } else if (!ui->connected) {
+        L->phase = LOGS_FAILED;
+        snprintf(L->note, sizeof(L->note), "the engine is not connected");
+    } else if (!s || strcmp(L->state, "deleted") == 0) {
+        logs_fetch_tail(L); /* a past session: only its kept tail */
+    } else {
+        logs_follow(L);
+    }
+    return UI_DIRTY_DETAIL;
+}
+
+/* ---- drawing ---- */
+
+/* Draw s[from, to) (shown text) at y, x in at most width columns, the parts inside a match
+ * (starts[], each nl bytes) in hl. Returns the columns drawn. */
+static int logs_draw_run(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s,
+                         size_t from, size_t to, const size_t *starts, size_t nm, size_t nl,
+                         attr_t base, attr_t hl)
+{
+    int cols = 0;
+    size_t m = 0;
+    char piece[2048];
+    for (size_t i = from; i < to && cols < width;) {
+        while (m < nm && starts[m] + nl <= i)
+            m++;
+        bool in = m < nm && starts[m] <= i;
+        size_t end = in ? starts[m] + nl : (m < nm ? starts[m] : to);
+        if (end > to)
+            end = to;
+        if (end - i >= sizeof(piece)) { /* keep whole UTF-8 characters in each piece */
+            end = i + sizeof(piece) - 1;
+            while (end > i && ((unsigned char)s[end] & 0xC0) == 0x80)
+                end--;
+        }
+        memcpy(piece, s + i, end - i);
+        piece[end - i] = '\0';
+        int n = draw_text(ui, w, y, x + cols, width - cols, piece, in ? hl : base);
+        if (n <= 0)
+            break;
+        cols += n;
+        i = end;
+    }
+    return cols;
+}
+
+/* Draw line i from its row `first` on, from screen row y; returns the rows used. */
+static int logs_draw_line(struct ui *ui, struct logs *L, WINDOW *w, size_t i, size_t first, int y,
+                          int rows_left)
+{
+    const struct logbuf_line *l = logbuf_get(&L->buf, i);
+    /* A cut line needs only what fits (a sanitizer token takes at least one column). */
+    size_t prefix = (size_t)L->text_width * 16 + 64;
+    bool partial = !logs_prefs.wrap && l->len > prefix;
+    size_t n =
+        logview_display(l->text, partial ? prefix : l->len, L->flags, &L->disp, &L->disp_cap);
+    const char *s = L->disp;
+    int x = 0;
+    if (logs_prefs.stamps && L->text_width < L->width) {
+        char when[32];
+        logview_stamp_format(l->at, when, sizeof(when));
+        if (first == 0)
+            draw_text(ui, w, y, 0, LOGVIEW_STAMP_COLS - 1, when, theme_attr(UI_C_DIM));
+        x = LOGVIEW_STAMP_COLS;
+    }
+    static size_t starts[LOGS_MAX_MATCHES];
+    size_t nl = strlen(L->needle);
+    size_t nm = nl ? logbuf_matches(s, n, L->needle, starts, LOGS_MAX_MATCHES) : 0;
+    attr_t base = theme_attr(l->fd == 2 ? UI_C_WARN : UI_C_NORMAL);
+    bool current = L->has_match && L->match_abs == L->buf.dropped + i;
+    attr_t hl = theme_attr(current ? UI_C_SELECTED : UI_C_SELECTED_BLUR);
+    int tw = L->text_width;
+    if (!logs_prefs.wrap) {
+        size_t cut[2] = {0, n};
+        if (logview_wrap(s, n, tw, 0, cut, 2) > 1 || partial) {
+            /* longer than the row: cut, marked */
+            logview_wrap(s, n, tw - 1, 0, cut, 2);
+            int c = logs_draw_run(ui, w, y, x, tw - 1, s, 0, cut[1], starts, nm, nl, base, hl);
+            draw_text(ui, w, y, x + c, 1, draw_glyph(ui, "\u2026", "~"), theme_attr(UI_C_DIM));
+        } else {
+            logs_draw_run(ui, w, y, x, tw, s, 0, n, starts, nm, nl, base, hl);
+        }
+        return 1;
+    }
+    /* where each shown row starts, and one more: where the last shown row ends */
+    size_t rs[257];
+    size_t want = (size_t)rows_left < 256 ? (size_t)rows_left : 256;
+    size_t total = logview_wrap(s, n, tw, first, rs, want + 1);
+    int used = 0;
+    for (size_t r = first; r < total && (size_t)used < want; r++, used++) {
+        size_t j = r - first;
+        size_t to = r + 1 < total ? rs[j + 1] : n;
+        logs_draw_run(ui, w, y + used, x, tw, s, rs[j], to, starts, nm, nl, base, hl);
+    }
+    return used ? used : 1;
+}
+
+static const char *logs_phase_text(const struct ui *ui, const struct logs *L, enum ui_color *color)
+{
+    static char buf[400];
+    switch (L->phase) {
+    case LOGS_NONE:
+        *color = UI_C_DIM;
+        return "no session selected";
+    case LOGS_LIVE:
+        *color = UI_C_OK;
+        snprintf(buf, sizeof(buf), "%s live, %s", draw_glyph(ui, "\u25cf", "*"),
+                 L->follow ? "following the end" : "follow off (f or G follows)");
+        return buf;
+    case LOGS_ENDED:
+        *color = UI_C_WARN;
+        return L->note;
+    case LOGS_STORED_WAIT:
+    case LOGS_STORED:
+        *color = UI_C_INFO;
+        return L->note;
+    case LOGS_FAILED:
+        break;
+    }
+    *color = UI_C_BAD;
+    return L->note;
+}
+
+static void tab_logs_draw(struct ui *ui, WINDOW *w, bool focused)
+{
+    (void)focused;
+    struct logs *L = logs_get(ui);
+    int width = getmaxx(w), height = getmaxy(w);
+    if (!L || width < 4 || height < 1)
+        return;
+    /* the first row: where the lines come from; the search on the right */
+    enum ui_color pc;
+    const char *phase = logs_phase_text(ui, L, &pc);
+    char search[320] = "";
+    if (L->needle[0])
+        snprintf(search, sizeof(search), " /%s ", L->needle);
+    int sw = L->needle[0] ? draw_text_width(ui, search) : 0;
+    if (sw > width / 2)
+        sw = width / 2;
+    draw_text(ui, w, 0, 0, width - sw - 1, phase, theme_attr(pc));
+    if (sw)
+        draw_text_right(ui, w, 0, width - sw, sw, search, theme_attr(UI_C_INFO));
+
+    L->width = width;
+    L->height = height > 1 ? height - 1 : 1;
+    L->text_width =
+        logs_prefs.stamps && width > LOGVIEW_STAMP_COLS + 10 ? width - LOGVIEW_STAMP_COLS : width;
+    if (height < 2)
+        return;
+    if (!L->buf.count) {
+        const char *empty = L->phase == LOGS_LIVE          ? "no log lines yet"
+                            : L->phase == LOGS_STORED_WAIT ? "loading…"
+                            : L->phase == LOGS_NONE        ? ""
+                                                           : "no log lines";
+        draw_text(ui, w, 1, 1, width - 2, empty, theme_attr(UI_C_DIM));
+        return;
+    }
+    struct logview_pos top = logs_top(L);
+    if (!L->follow)
+        logs_set_top(L, top);
+    int y = 1;
+    for (size_t i = top.line; i < L->buf.count && y < height; i++) {
+        y += logs_draw_line(ui, L, w, i, i == top.line ? top.row : 0, y, height - y);
+    }
+}
+
+static const char *tab_logs_hint(const struct ui *ui)
+{
+    struct logs *L = logs_peek(ui);
+    if (!L)
+        return NULL;
+    char flags[64];
+    snprintf(flags, sizeof(flags), "%s%s%s", L->follow ? "[follow] " : "",
+             logs_prefs.wrap ? "[wrap] " : "", logs_prefs.stamps ? "[time] " : "");
+    char counts[96];
+    int n = snprintf(counts, sizeof(counts), "%zu lines", L->buf.count);
+    if (L->buf.dropped && n > 0 && (size_t)n < sizeof(counts))
+        snprintf(counts + n, sizeof(counts) - (size_t)n, ", %llu dropped",
+                 (unsigned long long)L->buf.dropped);
+    /* the counts matter most: the flags go first when the pane is narrow */
+    int room = L->width - 6;
+    snprintf(L->hint, sizeof(L->hint), "%s%s", flags, counts);
+    if ((int)strlen(L->hint) > room)
+        snprintf(L->hint, sizeof(L->hint), "%s", counts);
+    return L->hint;
+}
+
+/* ---- keys ---- */
+
+static unsigned logs_key_down(struct ui *ui)
+{
+    return logs_scroll(ui, 1);
+}
+
+static unsigned logs_key_up(struct ui *ui)
+{
+    return logs_scroll(ui, -1);
+}
+
+static long logs_page(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    long rows = L ? (long)logs_area(L) : 1;
+    return rows > 1 ? rows - 1 : 1;
+}
+
+static unsigned logs_key_page_down(struct ui *ui)
+{
+    return logs_scroll(ui, logs_page(ui));
+}
+
+static unsigned logs_key_page_up(struct ui *ui)
+{
+    return logs_scroll(ui, -logs_page(ui));
+}
+
+static unsigned logs_key_top(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    if (!L)
+        return 0;
+    L->follow = false;
+    logs_set_top(L, (struct logview_pos){0, 0});
+    return UI_DIRTY_DETAIL;
+}
+
+static unsigned logs_key_bottom(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    if (!L)
+        return 0;
+    L->follow = true;
+    return UI_DIRTY_DETAIL;
+}
+
+static unsigned logs_key_follow(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    if (!L)
+        return 0;
+    if (L->follow)
+        logs_set_top(L, logs_top(L)); /* stay where the view is */
+    L->follow = !L->follow;
+    ui_set_status(ui, "%s", L->follow ? "following the end" : "follow off");
+    return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+static unsigned logs_key_wrap(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    if (L && !L->follow) {
+        struct logview_pos p = logs_top(L);
+        L->top_row = 0; /* the same first line, from its start */
+        L->top_abs = L->buf.dropped + p.line;
+    }
+    logs_prefs.wrap = !logs_prefs.wrap;
+    ui_set_status(ui, "%s", logs_prefs.wrap ? "long lines wrap" : "long lines are cut (…)");
+    return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+static unsigned logs_key_stamps(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    logs_prefs.stamps = !logs_prefs.stamps;
+    if (L && L->phase == LOGS_STORED && logs_prefs.stamps)
+        ui_set_status(ui, "times shown (a stored tail has none)");
+    else
+        ui_set_status(ui, "%s", logs_prefs.stamps ? "times shown" : "times hidden");
+    return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+static unsigned logs_key_clear(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    if (!L)
+        return 0;
+    logs_clear(L);
+    L->has_match = false;
+    L->follow = true;
+    ui_set_status(ui, "view cleared; new lines still come");
+    return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+/* Go to the next (dir > 0) or previous line with a match. */
+static unsigned logs_find(struct ui *ui, int dir, bool first)
+{
+    struct logs *L = logs_get(ui);
+    if (!L)
+        return 0;
+    if (!L->needle[0]) {
+        ui_set_status(ui, "no search yet: / searches");
+        return UI_DIRTY_FOOTER;
+    }
+    if (!L->buf.count) {
+        ui_set_error(ui, "no match for \"%s\" (no lines)", L->needle);
+        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
+    }
+    size_t cur;
+    bool have = L->has_match && L->match_abs >= L->buf.dropped &&
+                L->match_abs - L->buf.dropped < L->buf.count;
+    if (first || !have) {
+        cur = logs_top(L).line; /* from what is shown */
+    } else {
+        size_t at = (size_t)(L->match_abs - L->buf.dropped);
+        cur = dir > 0 ? (at + 1) % L->buf.count : (at + L->buf.count - 1) % L->buf.count;
+    }
+    long found = logview_find(&L->buf, L->needle, cur, dir, L->flags);
+    if (found < 0) {
+        L->has_match = false;
+        ui_set_error(ui, "no match for \"%s\"", L->needle);
+        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
+    }
+    bool wrapped = have && !first &&
+                   (dir > 0 ? (uint64_t)found + L->buf.dropped <= L->match_abs
+                            : (uint64_t)found + L->buf.dropped >= L->match_abs);
+    L->has_match = true;
+    L->match_abs = L->buf.dropped + (uint64_t)found;
+    logs_show_line(L, (size_t)found);
+    if (first)
+        ui_set_status(ui, "\"%s\": %zu of %zu lines match", L->needle,
+                      logview_count(&L->buf, L->needle, L->flags), L->buf.count);
+    else
+        ui_set_status(ui, "\"%s\": line %zu of %zu%s", L->needle, (size_t)found + 1, L->buf.count,
+                      wrapped ? (dir > 0 ? " (wrapped to the top)" : " (wrapped to the end)") : "");
+    return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
+}
+
+static unsigned logs_search_done(struct ui *ui, const char *text, void *ud)
+{
+    (void)ud;
+    struct logs *L = ui->page_open == &tab_logs ? logs_get(ui) : NULL;
+    if (!L || !text)
+        return UI_DIRTY_FOOTER;
+    snprintf(L->needle, sizeof(L->needle), "%s", text);
+    L->has_match = false;
+    if (!L->needle[0]) {
+        ui_set_status(ui, "search cleared");
+        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
+    }
+    return logs_find(ui, 1, true);
+}
+
+static unsigned logs_key_search(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    if (!L)
+        return 0;
+    prompt_open(ui, "search: ", L->needle, logs_search_done, NULL);
+    return UI_DIRTY_FOOTER;
+}
+
+static unsigned logs_key_next(struct ui *ui)
+{
+    return logs_find(ui, 1, false);
+}
+
+static unsigned logs_key_prev(struct ui *ui)
+{
+    return logs_find(ui, -1, false);
+}
+
+/* Write the buffer to path (truncate: the operator said so). */
+static unsigned logs_write(struct ui *ui, struct logs *L, int oflags)
+{
+    int fd = open(L->save_path, O_WRONLY | O_CREAT | O_CLOEXEC | oflags, 0644);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            return UI_DIRTY_ALL; /* asked first (logs_save_done) */
+        ui_set_error(ui, "cannot save to %s: %s", L->save_path, strerror(errno));
+        return UI_DIRTY_FOOTER;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        ui_set_error(ui, "cannot save to %s: %s", L->save_path, strerror(errno));
+        close(fd);
+        return UI_DIRTY_FOOTER;
+    }
+    errno = 0;
+    int rc = logview_save(&L->buf, f, logs_prefs.stamps);
+    int saved = errno;
+    if (fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc < 0) {
+        ui_set_error(ui, "cannot save to %s: %s", L->save_path, strerror(saved ? saved : EIO));
+        return UI_DIRTY_FOOTER;
+    }
+    char real[PATH_MAX];
+    ui_set_status(ui, "saved %zu lines to %s", L->buf.count,
+                  realpath(L->save_path, real) ? real : L->save_path);
+    return UI_DIRTY_FOOTER;
+}
+
+static unsigned logs_overwrite(struct ui *ui, void *ud)
+{
+    (void)ud;
+    struct logs *L = ui->page_open == &tab_logs ? logs_get(ui) : NULL;
+    return L ? logs_write(ui, L, O_TRUNC) : 0;
+}
+
+static unsigned logs_save_done(struct ui *ui, const char *text, void *ud)
+{
+    (void)ud;
+    struct logs *L = ui->page_open == &tab_logs ? logs_get(ui) : NULL;
+    if (!L || !text || !*text)
+        return UI_DIRTY_FOOTER;
+    const char *home = getenv("HOME");
+    if (text[0] == '~' && text[1] == '/' && home && *home)
+        snprintf(L->save_path, sizeof(L->save_path), "%s%s", home, text + 1);
+    else
+        snprintf(L->save_path, sizeof(L->save_path), "%s", text);
+    if (access(L->save_path, F_OK) == 0) {
+        char q[PATH_MAX + 32];
+        snprintf(q, sizeof(q), "%s exists: overwrite it?", L->save_path);
+        confirm_open(ui, q, logs_overwrite, NULL);
+        return UI_DIRTY_ALL;
+    }
+    return logs_write(ui, L, O_EXCL);
+}
+
+static unsigned logs_key_save(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    if (!L || !L->sid)
+        return 0;
+    const struct model_session *s = ui_session(ui);
+    const char *name = s && s->name && *s->name ? s->name : L->sid;
+    char safe[80];
+    size_t k = 0;
+    for (const char *p = name; *p && k + 1 < sizeof(safe); p++) {
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '_' || c == '.';
+        safe[k++] = ok ? c : '_';
+    }
+    safe[k] = '\0';
+    char path[128];
+    snprintf(path, sizeof(path), "./paddock-%s-logs.txt", safe);
+    prompt_open(ui, "save the lines to: ", path, logs_save_done, NULL);
+    return UI_DIRTY_FOOTER;
+}
+
+static const struct ui_key logs_keys[] = {
+    {'f', "f", "follow the end on/off (scrolling up stops following)", logs_key_follow, "f follow",
+     false},
+    {'w', "w", "wrap long lines on/off (off: cut, marked with …)", logs_key_wrap, "w wrap", false},
+    {'t', "t", "show the times on/off", logs_key_stamps, "t time", false},
+    {'/', "/", "search (every match highlighted)", logs_key_search, "/ search", false},
+    {'n', "n", "next line with a match (wraps)", logs_key_next, "n/N match", false},
+    {'N', "N", "previous line with a match (wraps)", logs_key_prev, NULL, false},
+    {'s', "s", "save the lines to a file", logs_key_save, "s save", false},
+    {'c', "c", "clear the view (new lines keep coming)", logs_key_clear, "c clear", false},
+    {'j', "j", "scroll down", logs_key_down, NULL, false},
+    {KEY_DOWN, "Down", "scroll down", logs_key_down, NULL, false},
+    {'k', "k", "scroll up (stops following)", logs_key_up, NULL, false},
+    {KEY_UP, "Up", "scroll up (stops following)", logs_key_up, NULL, false},
+    {KEY_NPAGE, "PgDn", "page down", logs_key_page_down, NULL, false},
+    {KEY_CTRL('f'), "^F", "page down", logs_key_page_down, NULL, false},
+    {KEY_PPAGE, "PgUp", "page up (stops following)", logs_key_page_up, NULL, false},
+    {KEY_CTRL('b'), "^B", "page up (stops following)", logs_key_page_up, NULL, false},
+    {'g', "g", "go to the first line (stops following)", logs_key_top, NULL, false},
+    {KEY_HOME, "Home", "go to the first line (stops following)", logs_key_top, NULL, false},
+    {'G', "G", "go to the end and follow it", logs_key_bottom, NULL, false},
+    {KEY_END, "End", "go to the end and follow it", logs_key_bottom, NULL, false},
+    {0, NULL, NULL, NULL, NULL, false},
+};
+
+struct logbuf *tab_logs_buffer(struct ui *ui)
+{
+    struct logs *L = logs_get(ui);
+    return L ? &L->buf : NULL;
+}
+
+const struct ui_page tab_logs = {
+    .name = "Logs",
+    .keys = logs_keys,
+    .list = -1,
+    .open = tab_logs_open,
+    .close = tab_logs_close,
+    .draw = tab_logs_draw,
+    .on_event = tab_logs_on_event,
+    .poll_fd = tab_logs_poll_fd,
+    .on_ready = tab_logs_on_ready,
+    .hint = tab_logs_hint,
+};

@@ -1,0 +1,652 @@
+/* The Terminal tab: a shell in the sandbox inside the pane (app/client_term.c's connection to
+ * POST /v1/sessions/{id}/terminal, drawn through ui/vt.c), and the agent's own shell as a
+ * read-only transcript (ui/agentlog.c); `a` switches between them.
+ *
+ * A shell opens only on Enter (or o), never on a mere tab switch. While it is open and the
+ * pane has the keyboard ("typing"), every key goes to the shell but ^] (keys.c), which hands
+ * the keyboard back to the sessions; coming back shows the shell and Enter types again. The
+ * remote tty follows the pane's size; Shift-PgUp/PgDn scroll back while typing, PgUp/PgDn
+ * otherwise. Leaving the tab or the session hangs the shell up (the engine ends it). */
+#include "app/client.h"
+#include "app/client_term.h"
+#include "ui/agentlog.h"
+#include "ui/paircache.h"
+#include "ui/ui_internal.h"
+#include "ui/vt.h"
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#define TERM_SCROLLBACK 5000
+#define TERM_PAIRS_MAX 4096 /* colour pairs the pane may hold at once */
+
+enum term_state { TERM_IDLE, TERM_CONNECTING, TERM_OPEN, TERM_ENDED };
+
+struct term_tab {
+    struct ui *ui;
+    char sid[72];
+    enum term_state st;
+    bool typing; /* the pane takes every key */
+    bool agent;  /* showing the agent's shell */
+    struct client_term *conn;
+    struct vt *vt; /* yours: NULL until the first shell */
+    struct agentlog *log;
+    int scroll; /* lines scrolled back in the view shown */
+    char tid[CLIENT_TERM_ID_MAX];
+    char note[300];           /* why it failed or how it ended (raw) */
+    int rows, cols;           /* the pane's inside */
+    int sent_rows, sent_cols; /* the remote tty's size (asked for) */
+    bool resizing;            /* a resize request is in flight */
+    struct paircache *pairs;
+    bool default_colors;
+    char tok_resize, tok_end; /* async tokens */
+};
+
+static struct term_tab *term_tab(struct ui *ui)
+{
+    void **slot = ui_page_slot(ui, &tab_terminal);
+    return slot ? *slot : NULL;
+}
+
+static const struct term_tab *term_tab_c(const struct ui *ui)
+{
+    return term_tab((struct ui *)ui);
+}
+
+#define TERM_FROM_TOKEN(ud, field)                                                                 \
+    ((struct term_tab *)((char *)(ud)-offsetof(struct term_tab, field)))
+
+/* The view shown now (yours or the agent's), or NULL. */
+static struct vt *term_view(const struct term_tab *t)
+{
+    if (t->agent)
+        return t->log ? agentlog_vt(t->log) : NULL;
+    return t->vt;
+}
+
+/* ---- the connection ---- */
+
+/* What libvterm produced for the sandbox (keys, answers to queries) goes to the socket. */
+static void term_send_output(struct term_tab *t)
+{
+    size_t len;
+    const char *out = vt_output(t->vt, &len);
+    if (!len)
+        return;
+    if (!t->conn || t->st == TERM_ENDED) {
+        vt_output_consume(t->vt, len);
+        return;
+    }
+    if (client_term_send(t->conn, out, len) < 0)
+        ui_set_error(t->ui, "the shell is not reading its input: %zu bytes dropped", len);
+    vt_output_consume(t->vt, len);
+}
+
+static void term_on_resized(int status, json_t *reply, const char *err, void *ud);
+
+/* Tell the remote tty the pane's size; one request at a time, the newest size wins. */
+static void term_resize_remote(struct term_tab *t)
+{
+    if (t->st != TERM_OPEN || t->resizing || !t->tid[0] ||
+        (t->rows == t->sent_rows && t->cols == t->sent_cols))
+        return;
+    char path[160];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal/resize", t->sid);
+    json_t *body = json_pack("{s:s,s:i,s:i}", "terminal", t->tid, "rows", t->rows, "cols", t->cols);
+    if (body && ui_request(t->ui, "POST", path, body, term_on_resized, &t->tok_resize) == 0) {
+        t->resizing = true;
+        t->sent_rows = t->rows;
+        t->sent_cols = t->cols;
+    }
+    json_decref(body);
+}
+
+static void term_on_resized(int status, json_t *reply, const char *err, void *ud)
+{
+    struct term_tab *t = TERM_FROM_TOKEN(ud, tok_resize);
+    t->resizing = false;
+    if (status < 0)
+        ui_set_error(t->ui, "resizing the shell: %s", err ? err : "no answer");
+    else if (status != 200 && status != 409) /* 409: it ended meanwhile */
+        ui_set_error(t->ui, "resizing the shell: %s", client_error_message(reply, "refused"));
+    term_resize_remote(t);
+}
+
+/* A line of ours in the shell's view (a dim note between shells); only printable bytes. */
+static void term_note(struct term_tab *t, const char *text)
+{
+    if (!t->vt)
+        return;
+    char line[400];
+    size_t n = 0;
+    for (const char *p = text; *p && n < sizeof(line) - 1; p++)
+        line[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+    line[n] = '\0';
+    /* leave an alternate screen (a full-screen program that died) and reset colours first */
+    vt_write(t->vt, "\x1b[?1047l\x1b[0m\r\n\x1b[7m", 19);
+    vt_write(t->vt, line, n);
+    vt_write(t->vt, "\x1b[0m\r\n", 6);
+    size_t len;
+    vt_output(t->vt, &len);
+    vt_output_consume(t->vt, len);
+}
+
+static void term_on_end(int status, json_t *reply, const char *err, void *ud)
+{
+    struct term_tab *t = TERM_FROM_TOKEN(ud, tok_end);
+    json_t *code = json_object_get(reply, "exit_code");
+    const char *why = json_string_value(json_object_get(reply, "error"));
+    if (status == 200 && json_is_integer(code))
+        snprintf(t->note, sizeof(t->note), "the shell exited with code %lld",
+                 (long long)json_integer_value(code));
+    else if (status == 200 && why)
+        snprintf(t->note, sizeof(t->note), "the shell ended: %.200s", why);
+    else
+        snprintf(t->note, sizeof(t->note), "the shell ended (%.200s)",
+                 status < 0 ? (err ? err : "no answer") : client_error_message(reply, "unknown"));
+    char line[400];
+    snprintf(line, sizeof(line), "[%s. Enter opens a new one.]", t->note);
+    term_note(t, line);
+    ui_set_status(t->ui, "%s", t->note);
+    t->ui->dirty |= UI_DIRTY_DETAIL;
+}
+
+static void term_hangup(struct term_tab *t)
+{
+    ui_cancel(t->ui, &t->tok_resize);
+    t->resizing = false;
+    client_term_close(t->conn);
+    t->conn = NULL;
+}
+
+/* The connection is over: say how (the engine keeps an ended terminal a minute). */
+static void term_ended(struct term_tab *t, const char *failure)
+{
+    if (failure) /* before the hang-up: failure may be the connection's own text */
+        snprintf(t->note, sizeof(t->note), "cannot open a shell: %.250s", failure);
+    term_hangup(t);
+    t->st = TERM_ENDED;
+    t->typing = false;
+    if (failure) {
+        ui_set_error(t->ui, "%s", t->note);
+        char line[400];
+        snprintf(line, sizeof(line), "[%s]", t->note);
+        term_note(t, line);
+        return;
+    }
+    snprintf(t->note, sizeof(t->note), "the shell ended");
+    char path[200];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal/%s", t->sid, t->tid);
+    if (!t->tid[0] || ui_request(t->ui, "GET", path, NULL, term_on_end, &t->tok_end) < 0)
+        term_note(t, "[the shell ended. Enter opens a new one.]");
+}
+
+static void term_on_data(const char *data, size_t len, void *ud)
+{
+    struct term_tab *t = ud;
+    size_t before = vt_scrollback(t->vt);
+    vt_write(t->vt, data, len);
+    /* scrolled back: the lines in view stay where they are as output arrives */
+    if (t->scroll && !t->agent)
+        t->scroll += (int)(vt_scrollback(t->vt) - before);
+}
+
+static unsigned term_open_shell(struct term_tab *t)
+{
+    struct ui *ui = t->ui;
+    t->agent = false;
+    t->scroll = 0;
+    if (t->st == TERM_CONNECTING || t->st == TERM_OPEN) {
+        t->typing = true;
+        return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+    }
+    if (!t->sid[0]) {
+        ui_set_error(ui, "no session selected");
+        return UI_DIRTY_FOOTER;
+    }
+    int rows = t->rows > 0 ? t->rows : 24, cols = t->cols > 0 ? t->cols : 80;
+    if (!t->vt && !(t->vt = vt_new(rows, cols, TERM_SCROLLBACK))) {
+        ui_set_error(ui, "out of memory");
+        return UI_DIRTY_FOOTER;
+    }
+    vt_resize(t->vt, rows, cols);
+    ui_cancel(ui, &t->tok_end); /* the last shell's ending is old news */
+    char path[200], *err = NULL;
+    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal?rows=%d&cols=%d", t->sid, rows, cols);
+    t->tid[0] = '\0';
+    t->note[0] = '\0';
+    t->conn = client_term_open(client_socket(ui->client), path, &err);
+    if (!t->conn) {
+        term_ended(t, err ? err : "out of memory");
+        free(err);
+        return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+    }
+    t->st = TERM_CONNECTING;
+    t->typing = true;
+    t->sent_rows = rows;
+    t->sent_cols = cols;
+    ui_set_status(ui, "opening a shell in the sandbox (^] gives the keys back)");
+    return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+/* ---- keys (not typing) ---- */
+
+static unsigned term_key_open(struct ui *ui)
+{
+    struct term_tab *t = term_tab(ui);
+    return t ? term_open_shell(t) : 0;
+}
+
+static unsigned term_key_agent(struct ui *ui)
+{
+    struct term_tab *t = term_tab(ui);
+    if (!t)
+        return 0;
+    if (!t->sid[0]) {
+        ui_set_error(ui, "no session selected");
+        return UI_DIRTY_FOOTER;
+    }
+    t->agent = !t->agent;
+    t->scroll = 0;
+    if (t->agent && !t->log) {
+        t->log = agentlog_new(ui, t->sid, t->rows > 0 ? t->rows : 24, t->cols > 0 ? t->cols : 80);
+        if (!t->log) {
+            t->agent = false;
+            ui_set_error(ui, "out of memory");
+        }
+    }
+    if (t->agent)
+        t->typing = false;
+    return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+static unsigned term_key_hangup(struct ui *ui)
+{
+    struct term_tab *t = term_tab(ui);
+    if (!t || (t->st != TERM_OPEN && t->st != TERM_CONNECTING))
+        return 0;
+    term_hangup(t);
+    t->st = TERM_ENDED;
+    snprintf(t->note, sizeof(t->note), "hung up");
+    term_note(t, "[hung up. Enter opens a new shell.]");
+    return UI_DIRTY_DETAIL;
+}
+
+static unsigned term_scroll(struct term_tab *t, long delta)
+{
+    struct vt *v = term_view(t);
+    if (!v)
+        return 0;
+    long s = (long)t->scroll + delta, max = (long)vt_scrollback(v);
+    if (s < 0)
+        s = 0;
+    if (s > max)
+        s = max;
+    if (s == t->scroll)
+        return 0;
+    t->scroll = (int)s;
+    return UI_DIRTY_DETAIL;
+}
+
+static long term_page(const struct term_tab *t)
+{
+    return t->rows > 2 ? t->rows - 1 : 1;
+}
+
+static unsigned term_key_page_up(struct ui *ui)
+{
+    struct term_tab *t = term_tab(ui);
+    return t ? term_scroll(t, term_page(t)) : 0;
+}
+
+static unsigned term_key_page_down(struct ui *ui)
+{
+    struct term_tab *t = term_tab(ui);
+    return t ? term_scroll(t, -term_page(t)) : 0;
+}
+
+static unsigned term_key_top(struct ui *ui)
+{
+    struct term_tab *t = term_tab(ui);
+    return t ? term_scroll(t, 1L << 30) : 0;
+}
+
+static unsigned term_key_bottom(struct ui *ui)
+{
+    struct term_tab *t = term_tab(ui);
+    return t ? term_scroll(t, -(1L << 30)) : 0;
+}
+
+static const struct ui_key term_keys[] = {
+    {'\n', "Enter", "open a shell in the sandbox (or type into the open one)", term_key_open,
+     "Enter shell", true},
+    {KEY_ENTER, "Enter", "open a shell in the sandbox (or type into the open one)", term_key_open,
+     NULL, true},
+    {'o', "o", "open a shell in the sandbox (or type into the open one)", term_key_open, NULL,
+     true},
+    {'a', "a", "switch between your shell and the agent's (read-only)", term_key_agent,
+     "a agent/yours", false},
+    {'x', "x", "hang up the shell", term_key_hangup, NULL, false},
+    {KEY_PPAGE, "PgUp", "scroll back", term_key_page_up, "PgUp/PgDn scroll", false},
+    {KEY_SPREVIOUS, "S-PgUp", "scroll back", term_key_page_up, NULL, false},
+    {KEY_NPAGE, "PgDn", "scroll forward", term_key_page_down, NULL, false},
+    {KEY_SNEXT, "S-PgDn", "scroll forward", term_key_page_down, NULL, false},
+    {'g', "g", "the oldest line kept", term_key_top, NULL, false},
+    {'G', "G", "the newest lines", term_key_bottom, NULL, false},
+    {0, NULL, NULL, NULL, NULL, false},
+};
+
+/* ---- typing ---- */
+
+/* Typing: the shell has the keyboard, until ^] (on_key sees it) or the pane loses the focus
+ * otherwise (seen here at once, and for good at the next draw). */
+static bool term_takes_keys(const struct ui *ui)
+{
+    const struct term_tab *t = term_tab_c(ui);
+    return t && t->typing && !t->agent && (t->st == TERM_CONNECTING || t->st == TERM_OPEN) &&
+           (ui->page || ui->focus == UI_PANE_DETAIL);
+}
+
+static unsigned term_on_key(struct ui *ui, int key, bool code)
+{
+    struct term_tab *t = term_tab(ui);
+    if (!t || !t->vt)
+        return 0;
+    if (key == UI_KEY_LEAVE && !code) { /* the keyboard goes back to the dashboard */
+        t->typing = false;
+        ui_set_status(ui, "the shell keeps running: Enter in its pane types into it again");
+        return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+    }
+    /* the terminal's own scrollback keys, as in xterm */
+    if (code && (key == KEY_SPREVIOUS || key == KEY_SNEXT))
+        return term_scroll(t, key == KEY_SPREVIOUS ? term_page(t) : -term_page(t));
+    unsigned dirty = t->scroll ? UI_DIRTY_DETAIL : 0;
+    t->scroll = 0;
+    vt_key(t->vt, key, code, false);
+    term_send_output(t);
+    return dirty;
+}
+
+/* ---- the loop's descriptor ---- */
+
+static int term_poll_fd(struct ui *ui, short *events)
+{
+    struct term_tab *t = term_tab(ui);
+    if (!t || !t->conn)
+        return -1;
+    *events = client_term_events(t->conn);
+    return client_term_fd(t->conn);
+}
+
+static unsigned term_on_ready(struct ui *ui, short revents)
+{
+    struct term_tab *t = term_tab(ui);
+    if (!t || !t->conn)
+        return 0;
+    enum client_term_state s = client_term_pump(t->conn, revents, term_on_data, t);
+    if (t->st == TERM_CONNECTING && s == CLIENT_TERM_OPEN) {
+        t->st = TERM_OPEN;
+        snprintf(t->tid, sizeof(t->tid), "%s", client_term_id(t->conn));
+        ui_set_status(ui, "shell open: every key goes to it, ^] gives the keys back");
+        term_resize_remote(t); /* the pane may have changed while it connected */
+    }
+    if (s == CLIENT_TERM_FAILED)
+        term_ended(t, client_term_error(t->conn));
+    else if (s == CLIENT_TERM_CLOSED)
+        term_ended(t, NULL);
+    else
+        term_send_output(t); /* answers to the shell's terminal queries */
+    return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+/* ---- events ---- */
+
+static unsigned term_on_event(struct ui *ui, const char *type, json_t *data)
+{
+    struct term_tab *t = term_tab(ui);
+    if (!t || !t->log || strcmp(type, "action") != 0)
+        return 0;
+    unsigned dirty = agentlog_on_action(t->log, data);
+    return t->agent ? dirty : 0;
+}
+
+/* ---- drawing ---- */
+
+/* The colour pair and attributes of a cell. */
+static attr_t term_cell_attr(struct term_tab *t, const struct vt_cell *c, int *pair)
+{
+    attr_t a = A_NORMAL;
+    bool bold = c->bold;
+    *pair = 0;
+    if (t->ui->color && t->pairs && (c->fg >= 0 || c->bg >= 0)) {
+        int fg = vt_color_fold(c->fg, COLORS, &bold), bg = vt_color_fold(c->bg, COLORS, NULL);
+        if (!t->default_colors) { /* -1 is not a colour there */
+            fg = fg < 0 ? COLOR_WHITE : fg;
+            bg = bg < 0 ? COLOR_BLACK : bg;
+        }
+        if (fg < COLORS && bg < COLORS) {
+            bool fresh;
+            int p = paircache_get(t->pairs, fg, bg, &fresh);
+            if (p > 0 && (!fresh || init_extended_pair(p, fg, bg) == OK))
+                *pair = p;
+        }
+    }
+    if (bold)
+        a |= A_BOLD;
+    if (c->underline)
+        a |= A_UNDERLINE;
+    if (c->reverse)
+        a |= A_REVERSE;
+    if (c->italic)
+        a |= A_ITALIC;
+    if (c->blink)
+        a |= A_BLINK;
+    if (c->suspicious)
+        a |= A_STANDOUT;
+    return a;
+}
+
+static void term_draw_cell(struct term_tab *t, WINDOW *w, int y, int x, const struct vt_cell *c,
+                           bool cursor)
+{
+    wchar_t wc[VT_MAX_CHARS + 1];
+    int n = 0;
+    for (int i = 0; i < VT_MAX_CHARS && c->ch[i]; i++) {
+        uint32_t cp = c->ch[i];
+        if (!t->ui->utf8 && cp > 0x7e)
+            cp = i ? 0 : '?';
+        if (!cp)
+            continue;
+        /* the locale must agree on the width, else the row would shift */
+        int cw = wcwidth((wchar_t)cp);
+        if (i == 0 && (cw < 0 || cw > c->width))
+            cp = '?';
+        else if (i > 0 && cw != 0)
+            continue;
+        wc[n++] = (wchar_t)cp;
+    }
+    if (!n)
+        wc[n++] = L' ';
+    wc[n] = L'\0';
+    int pair;
+    attr_t a = term_cell_attr(t, c, &pair);
+    if (cursor)
+        a ^= A_REVERSE;
+    cchar_t cc;
+    if (setcchar(&cc, wc, a, 0, &pair) == OK)
+        mvwadd_wch(w, y, x, &cc);
+}
+
+static void term_draw_vt(struct term_tab *t, WINDOW *w, struct vt *v, bool cursor)
+{
+    int rows, cols, cr = -1, cc = -1;
+    bool visible = false;
+    vt_size(v, &rows, &cols);
+    if (cursor)
+        vt_cursor(v, &cr, &cc, &visible);
+    for (int y = 0; y < rows && y < getmaxy(w); y++) {
+        int row = y - t->scroll; /* negative: the scrollback */
+        for (int x = 0; x < cols && x < getmaxx(w); x++) {
+            struct vt_cell c;
+            vt_cell(v, row, x, &c);
+            if (c.width == 0)
+                continue; /* the right half of a wide character */
+            if (c.width == 2 && x + 1 >= getmaxx(w))
+                break;
+            term_draw_cell(t, w, y, x, &c, visible && !t->scroll && row == cr && x == cc);
+        }
+    }
+    if (t->scroll) {
+        char where[64];
+        snprintf(where, sizeof(where), " scrolled back %d/%zu ", t->scroll, vt_scrollback(v));
+        draw_text_right(t->ui, w, 0, 0, getmaxx(w), where, theme_attr(UI_C_INFO) | A_REVERSE);
+    }
+}
+
+static void term_draw_idle(struct term_tab *t, WINDOW *w)
+{
+    struct ui *ui = t->ui;
+    int width = getmaxx(w) - 2;
+    if (!ui_session(ui)) {
+        draw_text(ui, w, 0, 1, width, "no session selected", theme_attr(UI_C_DIM));
+        return;
+    }
+    static const char *const lines[] = {
+        "Enter (or o) opens a shell in the sandbox, as the agent's user, in /workspace.",
+        "While it has the keyboard every key goes to it (Tab, Esc, Ctrl-C too);",
+        "^] gives the keyboard back to the dashboard.",
+        "",
+        "a shows the agent's own shell: its commands and their output, live (read-only).",
+    };
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && (int)i + 1 < getmaxy(w); i++)
+        draw_text(ui, w, (int)i + 1, 1, width, lines[i],
+                  theme_attr(i < 3 ? UI_C_NORMAL : UI_C_DIM));
+}
+
+static void term_draw(struct ui *ui, WINDOW *w, bool focused)
+{
+    struct term_tab *t = term_tab(ui);
+    if (!t)
+        return;
+    if (!focused)
+        t->typing = false; /* the keyboard went elsewhere (^]): Enter types again */
+    int rows = getmaxy(w), cols = getmaxx(w);
+    if (rows != t->rows || cols != t->cols) {
+        t->rows = rows;
+        t->cols = cols;
+        if (t->vt)
+            vt_resize(t->vt, rows, cols);
+        if (t->log)
+            vt_resize(agentlog_vt(t->log), rows, cols);
+        term_resize_remote(t);
+    }
+    struct vt *v = term_view(t);
+    if (t->agent) {
+        const char *status = t->log ? agentlog_status(t->log) : NULL;
+        if (v)
+            term_draw_vt(t, w, v, false);
+        if (status)
+            draw_text(ui, w, rows - 1, 0, cols, status, theme_attr(UI_C_DIM));
+        return;
+    }
+    if (!v) {
+        term_draw_idle(t, w);
+        return;
+    }
+    term_draw_vt(t, w, v, focused && t->typing && t->st == TERM_OPEN);
+}
+
+static const char *term_hint(const struct ui *ui)
+{
+    const struct term_tab *t = term_tab_c(ui);
+    if (!t)
+        return NULL;
+    if (t->agent)
+        return "agent's shell, read-only · a yours";
+    if (term_takes_keys(ui))
+        return t->st == TERM_CONNECTING ? "connecting · " UI_KEY_LEAVE_NAME " leaves"
+                                        : UI_KEY_LEAVE_NAME " leaves";
+    if (t->st == TERM_OPEN)
+        return "Enter types · a agent";
+    if (ui->opt->read_only)
+        return "read-only: no shell · a agent";
+    return "Enter opens a shell · a agent";
+}
+
+/* ---- open and close ---- */
+
+static unsigned term_open(struct ui *ui)
+{
+    void **slot = ui_page_slot(ui, &tab_terminal);
+    if (!slot)
+        return 0;
+    struct term_tab *t = calloc(1, sizeof(*t));
+    if (!t) {
+        ui_set_error(ui, "out of memory");
+        return UI_DIRTY_FOOTER;
+    }
+    *slot = t;
+    t->ui = ui;
+    if (ui->sel_session && model_id_valid(ui->sel_session))
+        snprintf(t->sid, sizeof(t->sid), "%s", ui->sel_session);
+    if (ui->color) {
+        /* pairs the themes do not use; COLOR_PAIRS is 64 on an 8-colour terminal */
+        int last = COLOR_PAIRS - 1 < UI_C_COUNT + TERM_PAIRS_MAX ? COLOR_PAIRS - 1
+                                                                 : UI_C_COUNT + TERM_PAIRS_MAX;
+        t->pairs = paircache_new(UI_C_COUNT + 1, last);
+        t->default_colors = use_default_colors() == OK;
+    }
+    /* Shift-PgUp/PgDn as xterm sends them, for terminals whose terminfo lacks kPRV/kNXT */
+    if (!key_defined("\x1b[5;2~"))
+        define_key("\x1b[5;2~", KEY_SPREVIOUS);
+    if (!key_defined("\x1b[6;2~"))
+        define_key("\x1b[6;2~", KEY_SNEXT);
+    return UI_DIRTY_DETAIL;
+}
+
+static void term_close(struct ui *ui)
+{
+    void **slot = ui_page_slot(ui, &tab_terminal);
+    struct term_tab *t = slot ? *slot : NULL;
+    if (!t)
+        return;
+    term_hangup(t); /* the engine hangs the shell up when its client goes */
+    ui_cancel(ui, &t->tok_end);
+    agentlog_free(t->log);
+    vt_free(t->vt);
+    paircache_free(t->pairs);
+    free(t);
+    *slot = NULL;
+}
+
+/* `r` or a reconnect: an open shell stays open (its connection is its own, not the event
+ * stream's); otherwise the tab starts again. */
+static unsigned term_refresh(struct ui *ui)
+{
+    void **slot = ui_page_slot(ui, &tab_terminal);
+    struct term_tab *t = slot ? *slot : NULL;
+    if (t && (t->st == TERM_CONNECTING || t->st == TERM_OPEN))
+        return UI_DIRTY_DETAIL;
+    term_close(ui);
+    return term_open(ui);
+}
+
+const struct ui_page tab_terminal = {
+    .name = "Terminal",
+    .keys = term_keys,
+    .list = -1,
+    .open = term_open,
+    .close = term_close,
+    .draw = term_draw,
+    .on_event = term_on_event,
+    .poll_fd = term_poll_fd,
+    .on_ready = term_on_ready,
+    .takes_keys = term_takes_keys,
+    .on_key = term_on_key,
+    .hint = term_hint,
+    .on_refresh = term_refresh,
+};
