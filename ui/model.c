@@ -35,6 +35,8 @@ static void model_action_clear(struct model_action *a)
     free(a->kind);
     free(a->summary);
     free(a->state);
+    free(a->risk);
+    free(a->approval);
     memset(a, 0, sizeof(*a));
 }
 
@@ -72,6 +74,8 @@ static bool model_action_parse(json_t *j, struct model_action *a)
     a->kind = model_strdup(j, "kind");
     a->summary = model_strdup(j, "summary");
     a->state = model_strdup(j, "state");
+    a->risk = model_strdup(j, "risk");
+    a->approval = model_strdup(j, "approval");
     json_t *ec = json_object_get(j, "exit_code");
     a->has_exit = json_is_integer(ec);
     a->exit_code = a->has_exit ? (int)json_integer_value(ec) : 0;

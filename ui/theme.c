@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MONO_NONE A_NORMAL
 #define THEME_FILE_MAX (64 * 1024) /* a theme is ~40 lines; anything bigger is not one */
@@ -497,6 +498,15 @@ attr_t theme_attr(enum ui_color c)
     return (c >= 0 && c < UI_C_COUNT) ? theme_attrs[c] : A_NORMAL;
 }
 
+enum ui_color theme_risk_color(const char *risk)
+{
+    if (risk && strcasecmp(risk, "high") == 0)
+        return UI_C_BAD;
+    if (risk && strcasecmp(risk, "medium") == 0)
+        return UI_C_WARN;
+    return UI_C_DIM;
+}
+
 enum ui_color theme_state_color(const char *state)
 {
     static const struct {
@@ -520,6 +530,12 @@ enum ui_color theme_state_color(const char *state)
         {"done", UI_C_OK},
         {"failed", UI_C_BAD},
         {"interrupted", UI_C_BAD},
+        /* approvals */
+        {"pending", UI_C_WARN},
+        {"approved", UI_C_OK},
+        {"auto", UI_C_DIM},
+        {"rejected", UI_C_BAD},
+        {"expired", UI_C_BAD},
     };
     for (size_t i = 0; state && i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].state, state) == 0)

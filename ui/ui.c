@@ -152,15 +152,18 @@ const struct ui_page *ui_current_page(const struct ui *ui)
     return ui_ntabs ? ui_tabs[ui->tab < ui_ntabs ? ui->tab : 0] : NULL;
 }
 
+void ui_page_close(struct ui *ui)
+{
+    const struct ui_page *p = ui->page_open;
+    ui->page_open = NULL;
+    if (p && p->close)
+        p->close(ui);
+}
+
 /* Close what is open and open what is current (after a tab, page or session change). */
 static unsigned ui_page_reopen(struct ui *ui)
 {
-    if (ui->page_open) {
-        const struct ui_page *p = ui->page_open;
-        ui->page_open = NULL;
-        if (p->close)
-            p->close(ui);
-    }
+    ui_page_close(ui);
     const struct ui_page *p = ui_current_page(ui);
     ui->page_open = p;
     unsigned dirty = UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
@@ -568,8 +571,7 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
     }
 
     ui_modal_close(&ui);
-    if (ui.page_open && ui.page_open->close)
-        ui.page_open->close(&ui);
+    ui_page_close(&ui);
     client_async_free(ui.async);
     client_events_close(ui.events);
     model_free(&ui.model);

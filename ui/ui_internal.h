@@ -32,6 +32,7 @@ struct model_session {
 struct model_action {
     long long id;
     char *kind, *summary, *state;
+    char *risk, *approval; /* low/medium/high; none, pending, approved, rejected, expired, auto */
     bool has_exit;
     int exit_code;
     double created_at, started_at;
@@ -128,6 +129,8 @@ char *theme_list(const char *const *dirs);
 void theme_apply(const struct ui_theme *t, bool color);
 attr_t theme_attr(enum ui_color c);
 /* Colour of a session or action state name. */
+/* high: bad, medium: warn, low or unknown: dim. */
+enum ui_color theme_risk_color(const char *risk);
 enum ui_color theme_state_color(const char *state);
 
 /* ---- the dashboard state ---- */
@@ -441,6 +444,8 @@ const struct model_session *ui_session(const struct ui *ui);
 /* A page's own state slot (allocated and freed by the page). */
 void **ui_page_slot(struct ui *ui, const struct ui_page *p);
 /* Switch the detail tab (index) / open or leave a full-screen page. Return dirty bits. */
+/* Close the open page or tab (its close hook frees its state). */
+void ui_page_close(struct ui *ui);
 unsigned ui_show_tab(struct ui *ui, size_t tab);
 unsigned ui_show_page(struct ui *ui, const struct ui_page *p);
 /* The page the keyboard and the detail pane show: the full-screen page, else the tab. */

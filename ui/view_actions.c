@@ -7,12 +7,17 @@
 #include <string.h>
 #include <time.h>
 
-enum { COL_TIME, COL_KIND, COL_SUMMARY, COL_STATE, COL_EXIT, COL_MS };
+enum { COL_TIME, COL_KIND, COL_SUMMARY, COL_RISK, COL_APPROVAL, COL_STATE, COL_EXIT, COL_MS };
 
 static const struct list_column view_actions_columns[] = {
-    [COL_TIME] = {"TIME", 8, 60, false, false},        [COL_KIND] = {"KIND", 5, 20, false, false},
-    [COL_SUMMARY] = {"SUMMARY", 12, 100, false, true}, [COL_STATE] = {"STATE", 8, 90, false, false},
-    [COL_EXIT] = {"EXIT", 4, 80, true, false},         [COL_MS] = {"MS", 8, 40, true, false},
+    [COL_TIME] = {"TIME", 8, 60, false, false},
+    [COL_KIND] = {"KIND", 5, 20, false, false},
+    [COL_SUMMARY] = {"SUMMARY", 12, 100, false, true},
+    [COL_RISK] = {"RISK", 6, 75, false, false},
+    [COL_APPROVAL] = {"APPROVAL", 8, 70, false, false},
+    [COL_STATE] = {"STATE", 8, 90, false, false},
+    [COL_EXIT] = {"EXIT", 4, 80, true, false},
+    [COL_MS] = {"MS", 8, 40, true, false},
 };
 
 static const struct model_session *view_actions_session(const struct ui *ui)
@@ -69,6 +74,15 @@ static void view_actions_cell(const struct ui *ui, size_t row, int column, char 
         break;
     case COL_SUMMARY:
         snprintf(buf, sz, "%s", a->summary ? a->summary : "");
+        break;
+    case COL_RISK:
+        snprintf(buf, sz, "%s", a->risk ? a->risk : "-");
+        *color = theme_risk_color(a->risk);
+        break;
+    case COL_APPROVAL: /* "none": nobody was asked */
+        snprintf(buf, sz, "%s",
+                 a->approval && strcmp(a->approval, "none") != 0 ? a->approval : "-");
+        *color = theme_state_color(a->approval);
         break;
     case COL_STATE:
         snprintf(buf, sz, "%s", a->state ? a->state : "?");

@@ -70,7 +70,7 @@ static void view_approvals_cell(const struct ui *ui, size_t row, int column, cha
     case COL_RISK: {
         const char *risk = view_approvals_str(a, "risk");
         snprintf(buf, sz, "%s", risk);
-        *color = strcasecmp(risk, "high") == 0 ? UI_C_BAD : UI_C_WARN;
+        *color = theme_risk_color(risk);
         break;
     }
     case COL_WAITED: {

@@ -89,6 +89,16 @@ else
   fail "n rejects ($(cat "$TMP/agent-2.json" 2>/dev/null))"
 fi
 
+# The session's Actions tab: each row's risk and approval as recorded.
+tm send-keys -t dash 1
+show_tab SUMMARY
+if wait_for "APPROVAL" && screen | grep -F "rm -rf /opt/nothing" | grep -qE 'high +approved' &&
+  screen | grep -F "rm -rf /srv/nothing" | grep -qE 'high +rejected'; then
+  ok "the Actions tab shows each action's risk and approval (high approved, high rejected)"
+else
+  fail "risk and approval columns"; screen >&2
+fi
+
 # Esc at the reason prompt decides nothing.
 agent_action 3 "rm -rf /mnt/nothing-$$" &
 agent3=$!
