@@ -1,6 +1,7 @@
 /* Engine API endpoints: one handler each, one line each in the table at the bottom. */
 #include "engine/api.h"
 
+#include "engine/changes.h"
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/files.h"
@@ -315,6 +316,7 @@ const struct api_route api_routes[] = {
     {"GET", "/v1/sessions/*/events", route_session_events},
     {"POST", "/v1/gc", route_gc},
     {"GET", "/v1/sessions/*/logs", logs_route_get},
+    {"GET", "/v1/sessions/*/changes", changes_route_get},
     {"GET", "/v1/sessions/*/stats", route_session_stats},
     {"GET", "/v1/events", api_events_open},
     {"GET", "/v1/pool", route_pool_get},

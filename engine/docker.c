@@ -810,3 +810,8 @@ int docker_container_logs_tail(struct docker *d, const char *id, int tail, docke
     snprintf(fmt, sizeof(fmt), "/containers/%%s/logs?stdout=1&stderr=1&tail=%d", tail);
     return docker_call_id(d, "GET", fmt, id, NULL, 10000, 1, fn, ud);
 }
+
+int docker_container_changes(struct docker *d, const char *id, docker_done_fn fn, void *ud)
+{
+    return docker_call_id(d, "GET", "/containers/%s/changes", id, NULL, 60000, 0, fn, ud);
+}

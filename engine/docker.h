@@ -77,6 +77,9 @@ int docker_container_list(struct docker *d, const char *label, docker_done_fn fn
 /* GET /containers/{id}/logs?stdout=1&stderr=1&tail=N (demultiplexed text in message). */
 int docker_container_logs_tail(struct docker *d, const char *id, int tail, docker_done_fn fn,
                                void *ud);
+/* GET /containers/{id}/changes: [{"Path", "Kind": 0 modified, 1 added, 2 deleted}] or null;
+ * the container's own filesystem only (mounts are not seen). */
+int docker_container_changes(struct docker *d, const char *id, docker_done_fn fn, void *ud);
 
 /* ---- volumes (docker_volume.c) ---- */
 /* GET /volumes filtered by one label; reply json {"Volumes": [{"Name", "Labels", ...}]}. */

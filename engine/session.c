@@ -7,6 +7,7 @@
 #include "engine/action.h"
 #include "engine/api.h"
 #include "engine/builder.h"
+#include "engine/changes.h"
 #include "engine/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/http.h"
@@ -788,15 +789,23 @@ static void delete_on_remove(const struct docker_reply *r, void *ud)
     free(label);
 }
 
-static void delete_on_tail_saved(void *ud, const char *error)
+static void delete_on_changes_saved(void *ud, const char *error)
 {
     struct delete_op *op = ud;
-    (void)error; /* a log we could not read does not keep the container alive */
+    (void)error; /* changes we could not keep do not keep the container alive either */
     if (docker_container_remove(op->s->eng->docker, op->s->container_id, delete_on_remove, op) <
         0) {
         struct docker_reply r = {.status = -1, .message = "cannot start a request"};
         delete_on_remove(&r, op);
     }
+}
+
+/* Then its file changes: the container's layer and an overlay's upper dir go with it. */
+static void delete_on_tail_saved(void *ud, const char *error)
+{
+    struct delete_op *op = ud;
+    (void)error; /* a log we could not read does not keep the container alive */
+    changes_save(op->s->eng, op->s->id, op->s->container_id, delete_on_changes_saved, op);
 }
 
 void session_delete(struct session *s, session_done_fn fn, void *ud)

@@ -122,6 +122,12 @@ static const char *const store_migrations[] = {
     /* 4 → 5: sessions paged newest first (the dashboard's History, GET /v1/sessions?limit=):
      * a page walks this index from its cursor instead of sorting the whole table. */
     "CREATE INDEX sessions_by_created ON sessions(created_at, id);",
+    /* 5 → 6: a session's file changes (engine/changes.c) kept when its container goes, as the
+     * reply of GET /v1/sessions/{id}/changes. */
+    "CREATE TABLE changes ("
+    "  session_id TEXT PRIMARY KEY,"
+    "  body TEXT NOT NULL,"
+    "  at REAL NOT NULL);",
 };
 
 char *store_errf(struct store *s, const char *what)

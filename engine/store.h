@@ -146,4 +146,19 @@ int store_log_tail_set(struct store *s, const char *session_id, const char *text
 /* {"text", "size", "at"} or NULL. */
 json_t *store_log_tail_get(struct store *s, const char *session_id);
 
+/* ---- file changes (store_changes.c; engine/changes.c) ---- */
+/* The changes reply (JSON text) kept when a session's container goes (replaces an earlier
+ * one). */
+int store_changes_set(struct store *s, const char *session_id, const char *body, double now,
+                      char **err);
+/* That reply with "at" (when it was kept), or NULL. */
+json_t *store_changes_get(struct store *s, const char *session_id);
+/* The session's write, edit and upload actions that succeeded, newest first, at most limit:
+ * [{"id", "kind", "path", "command"?}] (an upload's path: the file it wrote). */
+json_t *store_actions_file_writes(struct store *s, const char *session_id, int limit);
+/* How many run and run_ipython actions ran (their effect on files is not recorded). */
+long long store_actions_count_opaque(struct store *s, const char *session_id);
+/* When the session's container first started (its first started/ready event), or 0. */
+double store_session_first_start(struct store *s, const char *session_id);
+
 #endif

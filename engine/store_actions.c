@@ -477,6 +477,7 @@ int store_retention_apply(struct store *s, double before, char **err)
         "DELETE FROM events WHERE session_id IN (SELECT id FROM old)",
         "DELETE FROM samples WHERE session_id IN (SELECT id FROM old)",
         "DELETE FROM log_tails WHERE session_id IN (SELECT id FROM old)",
+        "DELETE FROM changes WHERE session_id IN (SELECT id FROM old)",
         "DELETE FROM sessions WHERE id IN (SELECT id FROM old)",
     };
     if (store_tx_begin(s, err) < 0)

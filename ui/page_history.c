@@ -10,6 +10,7 @@
  * previous one, so holding `j` costs one answer, not one per row. Everything shown came from
  * the engine (and so from sandboxes): it reaches the screen through draw_text only. */
 #include "app/client.h"
+#include "ui/action_detail.h"
 #include "ui/graph.h"
 #include "ui/history_query.h"
 #include "ui/ui_internal.h"
@@ -514,7 +515,8 @@ static void hist_cur_got(int status, json_t *reply, const char *err, void *ud)
     h->ui->dirty |= UI_DIRTY_DETAIL;
 }
 
-/* The observation: what ran and what came back, as text to read. */
+/* The observation: what ran and what came back, as text to read (as the Actions tab's Enter
+ * shows it: ui/action_detail.c). */
 static void hist_obs_got(int status, json_t *reply, const char *err, void *ud)
 {
     struct hist *h = HIST_OF(ud, obs.tok);
@@ -528,60 +530,14 @@ static void hist_obs_got(int status, json_t *reply, const char *err, void *ud)
         h->obs.loaded = true;
         return;
     }
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) {
+    struct action_detail d;
+    if (action_detail_build(reply, &d) < 0) {
         h->obs.error = strdup("out of memory");
         h->obs.loaded = true;
         return;
     }
-    char t1[32], t2[32], t3[32];
-    history_format_time(hist_num(reply, "created_at"), t1, sizeof(t1));
-    history_format_time(hist_num(reply, "started_at"), t2, sizeof(t2));
-    history_format_time(hist_num(reply, "finished_at"), t3, sizeof(t3));
-    fprintf(f, "#%lld %s, %s", (long long)json_integer_value(json_object_get(reply, "id")),
-            hist_str(reply, "kind"), hist_str(reply, "state"));
-    if (json_is_integer(json_object_get(reply, "exit_code")))
-        fprintf(f, ", exit %lld",
-                (long long)json_integer_value(json_object_get(reply, "exit_code")));
-    if (json_is_number(json_object_get(reply, "duration_ms")))
-        fprintf(f, ", %.1f ms", hist_num(reply, "duration_ms"));
-    fprintf(f, "\nsession %s\ncreated %s, started %s, finished %s\nrisk %s%s%s\n",
-            hist_str(reply, "session_id"), t1, t2, t3, hist_str(reply, "risk"),
-            *hist_str(reply, "risk_reason") ? ": " : "", hist_str(reply, "risk_reason"));
-    const char *approval = hist_str(reply, "approval");
-    if (*approval && strcmp(approval, "none") != 0)
-        fprintf(f, "approval %s%s%s%s%s\n", approval, *hist_str(reply, "decided_by") ? " by " : "",
-                hist_str(reply, "decided_by"), *hist_str(reply, "decision_reason") ? ": " : "",
-                hist_str(reply, "decision_reason"));
-    if (*hist_str(reply, "error"))
-        fprintf(f, "error: %s\n", hist_str(reply, "error"));
-    fprintf(f, "\n$ %s\n", hist_str(reply, "summary"));
-    json_t *args = json_object_get(reply, "args");
-    json_t *a = json_object_get(args, "args");
-    if (strcmp(hist_str(reply, "kind"), "run") != 0 && json_is_object(a)) {
-        char *d = json_dumps(a, JSON_INDENT(2) | JSON_SORT_KEYS);
-        if (d)
-            fprintf(f, "%s\n", d);
-        free(d);
-    }
-    json_t *obs = json_object_get(reply, "observation");
-    const char *content = json_string_value(json_object_get(obs, "content"));
-    if (!content)
-        content = json_string_value(json_object_get(obs, "truncated_text"));
-    fprintf(f, "\n");
-    if (content)
-        fwrite(content, 1, strlen(content), f);
-    else
-        fprintf(f, "(no observation recorded)");
-    json_t *size = json_object_get(reply, "observation_size");
-    if (json_is_integer(size) && json_integer_value(size) > 1024 * 1024)
-        fprintf(f, "\n… %lld bytes in all; the first MiB is kept",
-                (long long)json_integer_value(size));
-    fclose(f);
-    hist_text_set(&h->obs, buf ? buf : "", buf ? len : 0, false);
-    free(buf);
+    hist_text_set(&h->obs, d.text, d.len, false);
+    action_detail_free(&d);
 }
 
 /* Jump to an action of a search result: its session on the right, from that action down. */

@@ -1,4 +1,5 @@
-/* The Actions tab: the selected session's timeline (view_actions.c is the list). */
+/* The Actions tab: the selected session's timeline (view_actions.c is the list); Enter shows
+ * the selected action whole (page_action.c). */
 #include "ui/ui_internal.h"
 
 static unsigned tab_actions_open(struct ui *ui)
@@ -17,8 +18,21 @@ static void tab_actions_draw(struct ui *ui, WINDOW *w, bool focused)
     list_draw(ui, UI_LIST_ACTIONS, w, focused, false);
 }
 
+static unsigned tab_actions_show(struct ui *ui)
+{
+    return ui->sel_action > 0 ? page_action_show(ui, ui->sel_action) : 0;
+}
+
+static const struct ui_key tab_actions_keys[] = {
+    {'\n', "Enter", "show the action whole: risk, approval, diff, the whole observation",
+     tab_actions_show, "Enter details", false},
+    {KEY_ENTER, "Enter", "show the action whole", tab_actions_show, NULL, false},
+    {0, NULL, NULL, NULL, NULL, false},
+};
+
 const struct ui_page tab_actions = {
     .name = "Actions",
+    .keys = tab_actions_keys,
     .list = UI_LIST_ACTIONS,
     .open = tab_actions_open,
     .close = tab_actions_close,

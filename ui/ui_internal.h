@@ -146,6 +146,7 @@ enum ui_list_id {
     UI_LIST_HISTORY,         /* page_history.c: past and present sessions */
     UI_LIST_HISTORY_ACTIONS, /* page_history.c: one session's actions */
     UI_LIST_HISTORY_SEARCH,  /* page_history.c: full-text search results */
+    UI_LIST_CHANGES,         /* tab_changes.c: the files a session changed */
     UI_LIST_COUNT
 };
 
@@ -250,6 +251,10 @@ extern const struct ui_page tab_resources;
 extern const struct ui_page page_history;
 unsigned page_history_show(struct ui *ui);
 extern const struct ui_page tab_logs;
+extern const struct ui_page tab_changes;
+/* One action shown whole (full screen): Enter on the Actions or Changes tab. */
+extern const struct ui_page page_action;
+unsigned page_action_show(struct ui *ui, long long id);
 /* The open Logs tab's buffer (the frame bench fills it), or NULL. */
 struct logbuf *tab_logs_buffer(struct ui *ui);
 
@@ -515,6 +520,7 @@ extern const struct ui_view view_sessions;
 extern const struct ui_view view_approvals;
 extern const struct ui_view view_actions;
 extern const struct ui_view view_history, view_history_actions, view_history_search;
+extern const struct ui_view view_changes;
 extern const struct ui_view *const ui_lists[UI_LIST_COUNT];
 /* Approve or reject the selected approval (reason may be NULL). Returns dirty bits. */
 unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason);

@@ -12,7 +12,7 @@ PADDOCK=${1:-${PADDOCK_EXE:-}}
 PADDOCK=$(readlink -f "$PADDOCK")
 IMAGE=${PADDOCK_IMAGE:-paddock/base:local}
 DOCKER_SOCK=${DOCKER_SOCK:-/var/run/docker.sock}
-export PADDOCK_TEST_LABEL=1
+export PADDOCK_TEST_LABEL=${PADDOCK_TEST_LABEL:-1} # paddock.test=VALUE on what the engine makes
 
 failed=0 passed=0
 ok() { passed=$((passed + 1)); echo "ok - $1"; }
