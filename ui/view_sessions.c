@@ -15,9 +15,9 @@ enum { COL_ID, COL_NAME, COL_STATE, COL_AGE, COL_COUNT, COL_WAIT, COL_IMAGE, COL
 static const struct list_column view_sessions_columns[] = {
     [COL_ID] = {"ID", 8, 90, false, false},        [COL_NAME] = {"NAME", 8, 100, false, true},
     [COL_STATE] = {"STATE", 12, 80, false, false}, [COL_AGE] = {"AGE", 6, 60, true, false},
-    [COL_COUNT] = {"ACTS", 4, 70, true, false},
-    [COL_WAIT] = {"WAIT", 4, 85, true, false},     [COL_IMAGE] = {"IMAGE", 18, 10, false, false},
-    [COL_CPU] = {"CPU", 8, 50, false, false},      [COL_MEM] = {"MEM", 8, 40, false, false},
+    [COL_COUNT] = {"ACTS", 4, 70, true, false},    [COL_WAIT] = {"WAIT", 4, 85, true, false},
+    [COL_IMAGE] = {"IMAGE", 18, 10, false, false}, [COL_CPU] = {"CPU", 8, 50, false, false},
+    [COL_MEM] = {"MEM", 8, 40, false, false},
 };
 
 /* States in which the engine samples the container (its sparklines mean "now"). */
