@@ -3,7 +3,7 @@
 # PATH/TO/paddock as $1 (or PADDOCK_EXE), checks dockerd and the image (FAIL, or skip with
 # PADDOCK_ALLOW_SKIP=1), makes $TMP, and gives: ok/fail, api, json_get, start_engine/
 # stop_engine, create_session NAME (sets SESSION_ID; each one is deleted at exit),
-# run_action COMMAND, and the tmux helpers (tm, screen, wait_for, wait_gone, flag,
+# run_action COMMAND, and the tmux helpers (tm, screen, cells, wait_for, wait_gone, flag,
 # terminal_restored, start_dashboard, open_tmux). The exit trap removes what it started.
 set -uo pipefail
 
@@ -127,6 +127,9 @@ run_action() { # run_action COMMAND -> 0 when the observation says exit code 0
 # ---------------------------------------------------------------- the dashboard in tmux
 tm() { "${TMUX_CMD[@]}" "$@"; }
 screen() { tm capture-pane -p -t dash; }
+# cells runs ATTR | cells colours: the pane's cells by attribute (tests/tui/cells.py).
+TUI_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+cells() { tm capture-pane -p -e -t dash | python3 "$TUI_DIR/cells.py" "$@"; }
 # wait_for TEXT [TRIES]: poll the screen every 0.1 s (bounded) until it shows TEXT.
 wait_for() {
   local i
