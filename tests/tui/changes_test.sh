@@ -36,17 +36,6 @@ docker_api() { # docker_api METHOD PATH [BODY]
   [ $# -ge 3 ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
   curl "${args[@]}" "http://d$2"
 }
-# sgr_before TEXT: the SGR sequences drawn right before TEXT's first occurrence (capture -e).
-sgr_before() {
-  tm capture-pane -p -e -t dash | python3 -c '
-import re, sys
-screen, text = sys.stdin.read(), sys.argv[1]
-i = screen.find(text)
-if i < 0:
-    sys.exit(1)
-seqs = re.findall(r"((?:\x1b\[[0-9;]*m)+)$", screen[:i])
-print(seqs[0].replace("\x1b", "ESC") if seqs else "none")' "$1"
-}
 # marker_sgr PATH: the SGR sequences drawn right before the A/C/D marker of PATH's row.
 marker_sgr() {
   tm capture-pane -p -e -t dash | python3 -c '

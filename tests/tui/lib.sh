@@ -130,6 +130,17 @@ screen() { tm capture-pane -p -t dash; }
 # cells runs ATTR | cells colours: the pane's cells by attribute (tests/tui/cells.py).
 TUI_DIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 cells() { tm capture-pane -p -e -t dash | python3 "$TUI_DIR/cells.py" "$@"; }
+# sgr_before TEXT: the SGR sequences drawn right before TEXT's first occurrence (capture -e).
+sgr_before() {
+  tm capture-pane -p -e -t dash | python3 -c '
+import re, sys
+screen, text = sys.stdin.read(), sys.argv[1]
+i = screen.find(text)
+if i < 0:
+    sys.exit(1)
+seqs = re.findall(r"((?:\x1b\[[0-9;]*m)+)$", screen[:i])
+print(seqs[0].replace("\x1b", "ESC") if seqs else "none")' "$1"
+}
 # wait_for TEXT [TRIES]: poll the screen every 0.1 s (bounded) until it shows TEXT.
 wait_for() {
   local i

@@ -47,17 +47,6 @@ container_log() {
   fail "docker exec $id ended"
   return 1
 }
-# sgr_before TEXT: the SGR sequences drawn right before TEXT's first occurrence (capture -e).
-sgr_before() {
-  tm capture-pane -p -e -t dash | python3 -c '
-import re, sys
-screen, text = sys.stdin.read(), sys.argv[1]
-i = screen.find(text)
-if i < 0:
-    sys.exit(1)
-seqs = re.findall(r"((?:\x1b\[[0-9;]*m)+)$", screen[:i])
-print(seqs[0].replace("\x1b", "ESC") if seqs else "none")' "$1"
-}
 hint() { screen | grep -E '(lines|dropped)[─-]*┘' | tail -1; }
 
 # Before the dashboard: an action (the executor's access line, stderr) and exact lines.
