@@ -92,6 +92,7 @@ c "/tmp is 1777"             sh -c '[ "$(stat -c %a /tmp)" = 1777 ]'
 c "mount points"             sh -c '[ -d /run/paddock ] && [ -d /opt/paddock ]'
 c "WORKDIR /workspace"       sh -c '[ "$(pwd)" = /workspace ]'
 c "git templates"            test -d /usr/share/git-core/templates/hooks
+c "pager for git (less)"     sh -c '[ "$(echo paged | pager)" = paged ]'
 EOF
 )
 checks_agent=$(
