@@ -62,8 +62,10 @@ void api_stream_end(struct api_stream *s);
 /* "event: TYPE\ndata: JSON\n\n", malloc'd. */
 char *api_sse_format(const char *type, json_t *data);
 
-/* Whether the store knows the session of the request's first path parameter (deleted ones
- * included); false after a 404 reply. */
+/* The stored session of the request's first path parameter (deleted ones included; the
+ * caller's reference), or a 404 reply and NULL. */
+json_t *api_stored_session(struct api_req *r);
+/* Whether the store knows it; false after a 404 reply. */
 bool api_session_known(struct api_req *r);
 /* The live session of the request's first path parameter, or a 404/409 reply and NULL. */
 struct session *api_live_session(struct api_req *r);

@@ -117,20 +117,24 @@ static void route_sessions_create(struct api_req *r)
     json_decref(opts);
 }
 
-static void route_session_get(struct api_req *r)
+json_t *api_stored_session(struct api_req *r)
 {
     json_t *s = store_session_get(api_req_engine(r)->store, api_req_param(r, 0));
     if (!s)
         api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
-    else
+    return s;
+}
+
+static void route_session_get(struct api_req *r)
+{
+    json_t *s = api_stored_session(r);
+    if (s)
         api_reply_json(r, 200, s);
 }
 
 bool api_session_known(struct api_req *r)
 {
-    json_t *s = store_session_get(api_req_engine(r)->store, api_req_param(r, 0));
-    if (!s)
-        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+    json_t *s = api_stored_session(r);
     json_decref(s);
     return s != NULL;
 }

@@ -673,12 +673,9 @@ static struct changes_op *changes_op_new(struct engine *eng, json_t *session)
 void changes_route_get(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
-    const char *id = api_req_param(r, 0);
-    json_t *s = store_session_get(eng->store, id);
-    if (!s) {
-        api_reply_error(r, 404, "not_found", "no session %s", id);
+    json_t *s = api_stored_session(r);
+    if (!s)
         return;
-    }
     const char *cid = json_string_value(json_object_get(s, "container_id"));
     const char *state = json_string_value(json_object_get(s, "state"));
     if (!cid || (state && strcmp(state, "deleted") == 0)) {

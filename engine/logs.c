@@ -145,11 +145,9 @@ void logs_route_get(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
     const char *id = api_req_param(r, 0);
-    json_t *s = store_session_get(eng->store, id);
-    if (!s) {
-        api_reply_error(r, 404, "not_found", "no session %s", id);
+    json_t *s = api_stored_session(r);
+    if (!s)
         return;
-    }
     bool bad = false;
     long tail = logs_query_long(r, "tail", LOGS_DEFAULT_TAIL, LOGS_MAX_TAIL, &bad);
     long follow = logs_query_long(r, "follow", 0, 1, &bad);

@@ -169,15 +169,9 @@ static void form_draw(struct ui *ui)
     wnoutrefresh(win);
 }
 
-static void form_close(struct ui *ui)
-{
-    free(ui->modal_state);
-}
-
 static const struct ui_modal form_modal = {
     .on_key = form_on_key,
     .draw = form_draw,
-    .close = form_close,
 };
 
 void form_open(struct ui *ui, const char *title, const struct form_field *fields, size_t n,

@@ -154,16 +154,9 @@ static void prompt_draw(struct ui *ui)
     wnoutrefresh(w);
 }
 
-static void prompt_close(struct ui *ui)
-{
-    free(ui->modal_state);
-    ui->dirty |= UI_DIRTY_FOOTER;
-}
-
 static const struct ui_modal prompt_modal = {
     .on_key = prompt_on_key,
     .draw = prompt_draw,
-    .close = prompt_close,
 };
 
 void prompt_open(struct ui *ui, const char *label, const char *initial, prompt_done_fn done,
@@ -240,15 +233,9 @@ static void confirm_draw(struct ui *ui)
     wnoutrefresh(win);
 }
 
-static void confirm_close(struct ui *ui)
-{
-    free(ui->modal_state);
-}
-
 static const struct ui_modal confirm_modal = {
     .on_key = confirm_on_key,
     .draw = confirm_draw,
-    .close = confirm_close,
 };
 
 void confirm_open(struct ui *ui, const char *question, confirm_fn yes, void *ud)

@@ -116,6 +116,8 @@ void ui_modal_close(struct ui *ui)
     ui->modal = NULL;
     if (m->close)
         m->close(ui);
+    else
+        free(ui->modal_state);
     ui->modal_state = NULL;
     if (ui->win_modal) {
         delwin(ui->win_modal);

@@ -263,6 +263,7 @@ struct logbuf *tab_logs_buffer(struct ui *ui);
 struct ui_modal {
     unsigned (*on_key)(struct ui *ui, int key, bool code);
     void (*draw)(struct ui *ui); /* on top of the frame, in its own window */
+    /* frees what modal_state holds; NULL: modal_state is one malloc'd block, freed */
     void (*close)(struct ui *ui);
 };
 
