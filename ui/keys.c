@@ -159,7 +159,7 @@ static unsigned keys_focus_detail(struct ui *ui)
 }
 
 /* Esc: leave a full-screen page, else go back to the sessions. */
-static unsigned keys_back(struct ui *ui)
+unsigned keys_back(struct ui *ui)
 {
     if (ui->page)
         return ui_show_page(ui, NULL);

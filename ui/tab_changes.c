@@ -356,6 +356,16 @@ static unsigned tab_chg_key_filter(struct ui *ui)
     return UI_DIRTY_FOOTER;
 }
 
+/* Esc: clear the filter first, as in the sessions list; without one, back as everywhere. */
+static unsigned tab_chg_key_escape(struct ui *ui)
+{
+    const struct tab_chg *st = tab_chg_find(ui);
+    if (!st || !st->filter)
+        return keys_back(ui);
+    ui_set_status(ui, "no filter");
+    return tab_chg_filter_set(ui, NULL) | UI_DIRTY_FOOTER;
+}
+
 static unsigned tab_chg_key_action(struct ui *ui)
 {
     const struct changeset_entry *e = tab_chg_entry(ui, ui->list[UI_LIST_CHANGES].sel);
@@ -375,6 +385,8 @@ static const struct ui_key tab_chg_keys[] = {
     {KEY_ENTER, "Enter", "show the action that last wrote the path", tab_chg_key_action, NULL,
      false},
     {'/', "/", "filter the paths (Esc at the prompt clears)", tab_chg_key_filter, "/ filter",
+     false},
+    {27, "Esc", "clear the filter (without one: back to the sessions)", tab_chg_key_escape, NULL,
      false},
     {0, NULL, NULL, NULL, NULL, false},
 };

@@ -203,6 +203,9 @@ int keys_run(struct ui *ui, const struct ui_key *table, int key, bool code, unsi
 size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **titles, size_t max);
 /* Whether the page on screen takes every key now (a terminal being typed into). */
 bool keys_page_takes_all(const struct ui *ui);
+/* What Esc does when a view has nothing of its own to undo: leave a page, else focus the
+ * sessions. */
+unsigned keys_back(struct ui *ui);
 
 /* ---- a page: a tab of the detail pane (tab_*.c) or a full-screen page (history) ---- */
 

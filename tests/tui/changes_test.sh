@@ -137,6 +137,16 @@ wait_for "C /workspace/mod.txt" && wait_gone "edit, done" && ok "Esc goes back t
 tm send-keys -t dash /
 tm send-keys -t dash Escape
 wait_for "A /workspace/new.txt" && ok "Esc at the prompt clears the filter" || { fail "filter cleared"; screen >&2; }
+tm send-keys -t dash /
+tm send-keys -t dash -l "mod.txt"
+tm send-keys -t dash Enter
+wait_gone "A /workspace/new.txt" || { fail "filter mod.txt again"; screen >&2; }
+tm send-keys -t dash Escape
+wait_for "A /workspace/new.txt" && wait_for "no filter" &&
+  ok "Esc in the list clears the filter (as in the sessions list)" || { fail "Esc clears the filter"; screen >&2; }
+tm send-keys -t dash Escape
+wait_for "c new" && ok "Esc without a filter goes back to the sessions" || { fail "Esc back"; screen >&2; }
+tm send-keys -t dash l
 
 # ---------------------------------------------------------------- the Actions tab: Enter
 run_action "seq 1 300" || fail "the long command ran"
