@@ -158,9 +158,8 @@ const struct ui_view view_changes = {
 
 /* ---- fetching ---- */
 
-static void tab_chg_fetched(int status, json_t *reply, const char *err, void *ud)
+static void tab_chg_take(struct tab_chg *st, int status, json_t *reply, const char *err)
 {
-    struct tab_chg *st = (struct tab_chg *)((char *)ud - offsetof(struct tab_chg, tok));
     st->loading = false;
     st->ui->dirty |= UI_DIRTY_DETAIL;
     const char *why = NULL;
@@ -175,6 +174,21 @@ static void tab_chg_fetched(int status, json_t *reply, const char *err, void *ud
     st->loaded = true;
     tab_chg_refilter(st);
     tab_chg_sync(st->ui);
+}
+
+static void tab_chg_fetched(int status, json_t *reply, const char *err, void *ud)
+{
+    tab_chg_take((struct tab_chg *)((char *)ud - offsetof(struct tab_chg, tok)), status, reply,
+                 err);
+}
+
+void tab_changes_take(struct ui *ui, int status, json_t *reply, const char *err)
+{
+    struct tab_chg *st = tab_chg_find(ui);
+    if (st) {
+        ui_cancel(ui, &st->tok);
+        tab_chg_take(st, status, reply, err);
+    }
 }
 
 static void tab_chg_fetch(struct ui *ui, struct tab_chg *st)

@@ -260,6 +260,9 @@ extern const struct ui_page page_action;
 unsigned page_action_show(struct ui *ui, long long id);
 /* The open Logs tab's buffer (the frame bench fills it), or NULL. */
 struct logbuf *tab_logs_buffer(struct ui *ui);
+/* What the open Changes tab does with an answer of GET /v1/sessions/{id}/changes (its fetch's
+ * callback; the frame bench feeds it a list without an engine). */
+void tab_changes_take(struct ui *ui, int status, json_t *reply, const char *err);
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
