@@ -3,6 +3,7 @@
 #define PADDOCK_APP_H
 
 #include "app/config.h"
+#include "ui/ui.h"
 
 #include <stdbool.h>
 
@@ -45,8 +46,11 @@ int cmd_export(struct app *app, int argc, char **argv);
 int cmd_exec(struct app *app, int argc, char **argv);
 
 /* The dashboard's export (struct ui_options.export_session): session id's record into dir
- * as NAME.json, NAME.md and NAME.cast (NAME: the session's name when plain, else its id).
- * ctx is the engine's socket path. 0 with *msg saying where, or -1 with *msg saying why. */
-int app_export_session(void *ctx, const char *id, const char *dir, char **msg);
+ * as NAME.json, NAME.md and NAME.cast (NAME: the session's name when plain, else its id;
+ * each written as NAME.EXT.part and renamed when whole). ctx is the engine's socket path;
+ * progress (may be NULL) hears (done, total) actions fetched. 0 with *msg saying where, or
+ * -1 with *msg saying why. */
+int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
+                       void *progress_ctx, char **msg);
 
 #endif

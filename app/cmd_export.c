@@ -11,22 +11,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Where an export reads from; a failed request is noted (the first message kept) and, for the
  * CLI, said on stderr at once. */
 struct export_src {
     const char *socket;
     bool print;
-    char *err; /* the first failure (malloc'd), or NULL */
+    char *err;               /* the first failure (malloc'd), or NULL */
+    struct client *cl;       /* one connection for every request (opened at the first) */
+    ui_progress_fn progress; /* (done, total) actions fetched; may be NULL */
+    void *progress_ctx;
 };
 
 static json_t *export_get(struct export_src *src, const char *path, int want)
 {
-    struct client *cl = client_new(src->socket);
+    if (!src->cl)
+        src->cl = client_new(src->socket);
     json_t *reply = NULL;
     char *err = NULL;
-    int st = cl ? client_request(cl, "GET", path, NULL, 120000, &reply, &err) : -1;
-    client_free(cl);
+    int st = src->cl ? client_request(src->cl, "GET", path, NULL, 120000, &reply, &err) : -1;
     bool ok = want ? st == want : st >= 200 && st < 300;
     if (ok) {
         free(err);
@@ -79,15 +83,19 @@ static json_t *export_collect(struct export_src *src, const char *id)
         if (!before)
             break;
     }
-    size_t i;
+    size_t i, total = json_array_size(ids);
     json_t *aid;
     json_array_foreach(ids, i, aid)
     {
+        if (src->progress)
+            src->progress(src->progress_ctx, i, total);
         snprintf(path, sizeof(path), "/v1/actions/%lld", (long long)json_integer_value(aid));
         json_t *full = export_get(src, path, 200);
         if (full)
             json_array_append_new(json_object_get(doc, "actions"), full);
     }
+    if (src->progress)
+        src->progress(src->progress_ctx, total, total);
     json_decref(ids);
     snprintf(path, sizeof(path), "/v1/sessions/%s/logs?tail=2000", id);
     json_t *logs = export_get(src, path, 0);
@@ -188,6 +196,11 @@ static void export_md(FILE *f, json_t *doc)
         if (out && *out) {
             fprintf(f, "\nOutput:\n\n");
             md_block(f, out);
+        }
+        const char *diff = cli_action_diff(x);
+        if (diff) {
+            fprintf(f, "\nChanges:\n\n");
+            md_block(f, diff);
         }
     }
     const char *log = json_string_value(json_object_get(json_object_get(doc, "logs"), "text"));
@@ -310,39 +323,55 @@ static const char *export_base(json_t *doc, const char *id)
     return name;
 }
 
-int app_export_session(void *ctx, const char *id, const char *dir, char **msg)
+/* path.part first, renamed when whole: an export cut short leaves no half file behind a
+ * name that looks finished. 0, or -1 with *msg. */
+static int export_file(json_t *doc, const char *dir, const char *base, const char *format,
+                       char **msg)
 {
-    struct export_src src = {.socket = ctx};
+    char *path = NULL, *part = NULL;
+    int rc = -1;
+    if (asprintf(&path, "%s/%s.%s", dir, base, format) < 0 ||
+        asprintf(&part, "%s.part", path) < 0) {
+        *msg = strdup("out of memory");
+        free(path);
+        return -1;
+    }
+    FILE *f = fopen(part, "w");
+    int e = errno;
+    if (f) {
+        export_write(f, doc, format);
+        e = ferror(f) ? EIO : 0;
+        if (fclose(f) != 0 && !e)
+            e = errno;
+        if (!e && rename(part, path) != 0)
+            e = errno;
+        if (e)
+            unlink(part);
+        else
+            rc = 0;
+    }
+    if (rc < 0 && asprintf(msg, "%s: %s", path, strerror(e)) < 0)
+        *msg = NULL;
+    free(part);
+    free(path);
+    return rc;
+}
+
+int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
+                       void *progress_ctx, char **msg)
+{
+    struct export_src src = {.socket = ctx, .progress = progress, .progress_ctx = progress_ctx};
     *msg = NULL;
     json_t *doc = export_collect(&src, id);
+    client_free(src.cl);
     if (!doc) {
         *msg = src.err ? src.err : strdup("the engine did not answer");
         return -1;
     }
     const char *base = export_base(doc, id);
     int rc = 0;
-    for (size_t i = 0; export_formats[i] && rc == 0; i++) {
-        char *path = NULL;
-        if (asprintf(&path, "%s/%s.%s", dir, base, export_formats[i]) < 0) {
-            rc = -1;
-            *msg = strdup("out of memory");
-            break;
-        }
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            if (asprintf(msg, "%s: %s", path, strerror(errno)) < 0)
-                *msg = NULL;
-            rc = -1;
-        } else {
-            export_write(f, doc, export_formats[i]);
-            if (fclose(f) != 0) {
-                if (asprintf(msg, "%s: %s", path, strerror(errno)) < 0)
-                    *msg = NULL;
-                rc = -1;
-            }
-        }
-        free(path);
-    }
+    for (size_t i = 0; export_formats[i] && rc == 0; i++)
+        rc = export_file(doc, dir, base, export_formats[i], msg);
     if (rc == 0 && asprintf(msg, "exported %zu actions to %s/%s.{json,md,cast}%s%s",
                             json_array_size(json_object_get(doc, "actions")), dir, base,
                             src.err ? "; missing parts: " : "", src.err ? src.err : "") < 0)
@@ -387,6 +416,7 @@ int cmd_export(struct app *app, int argc, char **argv)
         return 1;
     struct export_src src = {.socket = app->socket, .print = true};
     json_t *doc = export_collect(&src, id);
+    client_free(src.cl);
     free(src.err);
     if (!doc)
         return 1;

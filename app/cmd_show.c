@@ -51,10 +51,10 @@ static void show_action(json_t *a)
            json_string_value(json_object_get(obs, "observation")) ?: "none");
     if (content)
         cli_write_safe(stdout, content, strlen(content));
-    json_t *diff = json_object_get(json_object_get(obs, "extras"), "diff");
-    if (json_is_string(diff)) {
+    const char *diff = cli_action_diff(a);
+    if (diff) {
         printf("\n\ndiff:\n");
-        cli_write_safe(stdout, json_string_value(diff), strlen(json_string_value(diff)));
+        cli_write_safe(stdout, diff, strlen(diff));
     }
     printf("\n");
 }

@@ -295,11 +295,26 @@ static void action_on_done(const struct http_result *r, void *ud)
         json_object_get(json_object_get(json_object_get(obs, "extras"), "metadata"), "exit_code");
     if (json_is_integer(ec))
         exit_code = (int)json_integer_value(ec);
+    /* A write's diff (asked for in action_forward) is recorded beside the observation and
+     * taken out of it: the agent gets OpenHands' observation, key for key. */
+    char *diff = NULL, *clean = NULL;
+    const char *body = r->body;
+    size_t len = r->len;
+    json_t *pd = json_object_get(obs, "paddock_diff");
+    if (pd) {
+        diff = json_is_string(pd) ? strdup(json_string_value(pd)) : NULL;
+        json_object_del(obs, "paddock_diff");
+        clean = json_dumps(obs, JSON_COMPACT);
+        if (clean) {
+            body = clean;
+            len = strlen(clean);
+        }
+    }
     json_decref(obs);
     char *err = NULL;
     if (r->status == 200) {
-        if (store_action_finish(eng->store, a->id, "done", exit_code, r->body, r->len, NULL,
-                                util_now(), &err) < 0) {
+        if (store_action_finish_diff(eng->store, a->id, "done", exit_code, body, len, diff, NULL,
+                                     util_now(), &err) < 0) {
             /* Acknowledged means recorded: the agent hears that it ran and that its result is
              * not kept, rather than a result the history will not show. */
             const char *code;
@@ -316,7 +331,7 @@ static void action_on_done(const struct http_result *r, void *ud)
         } else {
             action_publish(eng, a->id, false);
             if (a->fn) {
-                struct session_action_result res = {.status = 200, .body = r->body, .len = r->len};
+                struct session_action_result res = {.status = 200, .body = body, .len = len};
                 a->fn(&res, a->ud);
             }
         }
@@ -334,6 +349,8 @@ static void action_on_done(const struct http_result *r, void *ud)
         free(msg);
     }
     free(err);
+    free(diff);
+    free(clean);
     action_finished(a);
 }
 
@@ -354,9 +371,14 @@ static void action_forward(struct action *a, struct session *s)
     double t = json_is_number(jt) ? json_number_value(jt) : 120.0;
     if (t < 0 || t > 86400)
         t = 120.0;
+    /* A write's observation says only "wrote"; the executor, which reads the old text anyway,
+     * adds what changed for the record when asked (docs/protocol.md). */
+    const char *kind = json_string_value(json_object_get(a->action, "action"));
+    bool want_diff = kind && strcmp(kind, "write") == 0;
     struct http_request req = {.method = "POST",
                                .unix_socket = s->exec_sock,
-                               .url = "http://executor/execute_action",
+                               .url = want_diff ? "http://executor/execute_action?paddock_diff=1"
+                                                : "http://executor/execute_action",
                                .body = a->body ? a->body : "{}",
                                .body_len = a->body ? a->len : 2,
                                .timeout_ms = (long)(t * 1000.0) + 60000};

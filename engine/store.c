@@ -128,6 +128,9 @@ static const char *const store_migrations[] = {
     "  session_id TEXT PRIMARY KEY,"
     "  body TEXT NOT NULL,"
     "  at REAL NOT NULL);",
+    /* 6 → 7: what a write changed (the executor's unified diff of the old text and the new),
+     * kept beside the observation: the agent's observation stays OpenHands' own. */
+    "ALTER TABLE observations ADD COLUMN diff TEXT;",
 };
 
 char *store_errf(struct store *s, const char *what)

@@ -92,6 +92,11 @@ int store_action_decide(struct store *s, int64_t id, const char *decision, const
 int store_action_finish(struct store *s, int64_t id, const char *state, int exit_code,
                         const char *observation, size_t observation_len, const char *error,
                         double now, char **err);
+/* The same, with what a write changed (a unified diff; NULL: none), shown as the action's
+ * "diff" by store_action_get_full. */
+int store_action_finish_diff(struct store *s, int64_t id, const char *state, int exit_code,
+                             const char *observation, size_t observation_len, const char *diff,
+                             const char *error, double now, char **err);
 /* The action object (docs/approvals.md), or NULL. */
 json_t *store_action_get(struct store *s, int64_t id);
 /* The same with "args" (the OpenHands action) and "observation" (parsed). */

@@ -82,17 +82,18 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
 }
 
 static int store_observation_set(struct store *s, int64_t id, const char *obs, size_t len,
-                                 char **err)
+                                 const char *diff, char **err)
 {
     sqlite3_stmt *st = store_cached(
         s, STORE_SLOT_OBSERVATION_SET,
-        "INSERT OR REPLACE INTO observations(action_id, content, size) VALUES (?,?,?)");
+        "INSERT OR REPLACE INTO observations(action_id, content, size, diff) VALUES (?,?,?,?)");
     if (st) {
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_text(st, 2, obs,
                           (int)(len > STORE_OBSERVATION_CAP ? STORE_OBSERVATION_CAP : len),
                           SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, (sqlite3_int64)len);
+        store_bind_text(st, 4, diff);
     }
     if (store_cached_done(s, st, "recording the observation", err) < 0)
         return -1;
@@ -121,7 +122,7 @@ int64_t store_action_add(struct store *s, const struct store_action_new *a, char
     if (rc == 0)
         rc = store_action_write(s, a, &id, err);
     if (rc == 0 && a->observation)
-        rc = store_observation_set(s, id, a->observation, strlen(a->observation), err);
+        rc = store_observation_set(s, id, a->observation, strlen(a->observation), NULL, err);
     if (rc == 0)
         rc = store_tx_commit(s, err);
     else
@@ -178,7 +179,7 @@ int store_action_decide(struct store *s, int64_t id, const char *decision, const
     }
     int rc = store_step_done(s, st, "recording the decision", err);
     if (rc == 0 && observation)
-        rc = store_observation_set(s, id, observation, strlen(observation), err);
+        rc = store_observation_set(s, id, observation, strlen(observation), NULL, err);
     if (rc == 0)
         return store_tx_commit(s, err) < 0 ? -1 : 1;
     store_tx_rollback(s);
@@ -188,6 +189,14 @@ int store_action_decide(struct store *s, int64_t id, const char *decision, const
 int store_action_finish(struct store *s, int64_t id, const char *state, int exit_code,
                         const char *observation, size_t observation_len, const char *error,
                         double now, char **err)
+{
+    return store_action_finish_diff(s, id, state, exit_code, observation, observation_len, NULL,
+                                    error, now, err);
+}
+
+int store_action_finish_diff(struct store *s, int64_t id, const char *state, int exit_code,
+                             const char *observation, size_t observation_len, const char *diff,
+                             const char *error, double now, char **err)
 {
     if (store_tx_begin(s, err) < 0)
         return -1;
@@ -207,7 +216,7 @@ int store_action_finish(struct store *s, int64_t id, const char *state, int exit
     }
     int rc = store_cached_done(s, st, "finishing action", err);
     if (rc == 0 && observation)
-        rc = store_observation_set(s, id, observation, observation_len, err);
+        rc = store_observation_set(s, id, observation, observation_len, diff, err);
     if (rc == 0)
         return store_tx_commit(s, err);
     store_tx_rollback(s);
@@ -278,7 +287,7 @@ json_t *store_action_get_full(struct store *s, int64_t id)
     json_t *o = store_action_get(s, id);
     if (!o)
         return NULL;
-    sqlite3_stmt *st = store_prepare(s, "SELECT a.args, o.content FROM actions a LEFT JOIN "
+    sqlite3_stmt *st = store_prepare(s, "SELECT a.args, o.content, o.diff FROM actions a LEFT JOIN "
                                         "observations o ON o.action_id = a.id WHERE a.id = ?");
     json_t *args = NULL, *obs = NULL;
     if (st) {
@@ -286,6 +295,8 @@ json_t *store_action_get_full(struct store *s, int64_t id)
         if (sqlite3_step(st) == SQLITE_ROW) {
             const char *a = (const char *)sqlite3_column_text(st, 0);
             const char *ob = (const char *)sqlite3_column_text(st, 1);
+            if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+                json_object_set_new(o, "diff", store_col_text(st, 2));
             args = a ? json_loads(a, 0, NULL) : NULL;
             if (ob) {
                 obs = json_loads(ob, 0, NULL);

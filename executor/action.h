@@ -33,6 +33,10 @@ struct action_req {
     const struct action_type *type;
     void *args;
     json_t *result; /* the observation; NULL when the executor gave up on it */
+    /* The engine asked (`?paddock_diff=1`) for what a write changed: the observation then
+     * carries a top-level "paddock_diff" (a unified diff) that the engine records and takes
+     * out before the agent sees it. Clients that do not ask never get the key. */
+    bool want_diff;
     /* Called when a request that was not finished at submit time gets its result. */
     void (*done)(struct action_req *req);
     void *owner;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "action.h"
+#include "diff.h"
 #include "editor.h"
 #include "editor_encoding.h"
 #include "executor.h"
@@ -25,6 +26,10 @@
 #include "pytext.h"
 
 #define WRITE_MAX_EXISTING (64u * 1024 * 1024) /* an existing file read for line replacement */
+/* paddock_diff: texts up to this size are compared (difflib's matching is quadratic at
+ * worst); the diff itself is cut at a line end past DIFF_MAX_TEXT. */
+#define DIFF_MAX_INPUT (2u * 1024 * 1024)
+#define DIFF_MAX_TEXT (256u * 1024)
 
 struct write_args {
     char *path;
@@ -32,6 +37,7 @@ struct write_args {
     size_t content_len;
     long start, end;
     double timeout;
+    bool want_diff; /* action_req.want_diff */
 };
 
 void action_write_free(void *p)
@@ -169,6 +175,34 @@ out:
     return rc;
 }
 
+/* The observation, with what the write changed as "paddock_diff" when the engine asked:
+ * a unified diff of the old text and the new, or a line saying why there is none. */
+static json_t *write_observation(const char *filepath, const struct write_args *a,
+                                 const struct buf *old, const struct buf *next)
+{
+    json_t *obs = observation_write(filepath);
+    if (!a->want_diff || !obs)
+        return obs;
+    struct buf d = BUF_INIT;
+    if (old->len > DIFF_MAX_INPUT || next->len > DIFF_MAX_INPUT) {
+        buf_printf(&d, "(no diff: the file is over %u MiB)\n", DIFF_MAX_INPUT >> 20);
+    } else if (diff_unified(&d, filepath, old->data ? old->data : "", old->len,
+                            next->data ? next->data : "", next->len) < 0) {
+        buf_free(&d);
+        return obs;
+    }
+    if (d.len > DIFF_MAX_TEXT) {
+        const char *cut = memchr(d.data + DIFF_MAX_TEXT, '\n', d.len - DIFF_MAX_TEXT);
+        size_t keep = cut ? (size_t)(cut - d.data) + 1 : d.len;
+        size_t total = d.len;
+        d.len = keep;
+        buf_printf(&d, "(diff cut: %zu of %zu bytes shown)\n", keep, total);
+    }
+    json_object_set_new(obs, "paddock_diff", json_stringn(d.data ? d.data : "", d.len));
+    buf_free(&d);
+    return obs;
+}
+
 static json_t *write_existing(const char *filepath, const struct write_args *a)
 {
     struct stat st;
@@ -190,7 +224,8 @@ static json_t *write_existing(const char *filepath, const struct write_args *a)
         build_new(&next, old.data ? old.data : "", old.len, a) < 0)
         goto out;
     rc = fileio_replace(fd, next.data ? next.data : "", next.len);
-    r = rc < 0 ? os_error_reply(-rc, &st, filepath) : fsjob_reply(observation_write(filepath));
+    r = rc < 0 ? os_error_reply(-rc, &st, filepath)
+               : fsjob_reply(write_observation(filepath, a, &old, &next));
 out:
     close(fd);
     buf_free(&raw);
@@ -229,7 +264,8 @@ static json_t *write_new(const char *filepath, const struct write_args *a)
         buf_free(&msg);
         goto out;
     }
-    r = fsjob_reply(observation_write(filepath));
+    struct buf none = BUF_INIT;
+    r = fsjob_reply(write_observation(filepath, a, &none, &next));
 out:
     close(fd);
     buf_free(&next);
@@ -260,6 +296,7 @@ out:
 
 enum action_status action_write_start(struct executor *ex, struct action_req *req)
 {
-    const struct write_args *a = req->args;
+    struct write_args *a = req->args;
+    a->want_diff = req->want_diff;
     return fsjob_start(ex, req, write_in_child, a->timeout);
 }

@@ -1,4 +1,6 @@
 /* POST /execute_action: one action, queued behind the one that runs (action.h). */
+#include <string.h>
+
 #include "action.h"
 #include "endpoint.h"
 #include "executor.h"
@@ -41,6 +43,8 @@ enum MHD_Result endpoint_execute(struct request *rq)
         buf_free(&err);
         return rc;
     }
+    const char *diff = endpoint_query(rq, "paddock_diff");
+    req->want_diff = diff && strcmp(diff, "1") == 0;
     req->done = on_action_done;
     req->owner = rq;
     rq->state = req;

@@ -145,9 +145,14 @@ static void action_detail_args(FILE *f, struct action_detail *d, json_t *a)
     free(j);
 }
 
-static void action_detail_diff(FILE *f, struct action_detail *d, json_t *obs)
+/* An edit's diff is in its observation (OpenHands'); a write's is recorded beside it by the
+ * engine (the action's "diff"). */
+static void action_detail_diff(FILE *f, struct action_detail *d, json_t *action)
 {
+    json_t *obs = json_object_get(action, "observation");
     const char *diff = action_detail_str(json_object_get(obs, "extras"), "diff");
+    if (!*diff)
+        diff = action_detail_str(action, "diff");
     if (!*diff)
         return;
     fputc('\n', f);
@@ -197,7 +202,7 @@ int action_detail_build(json_t *action, struct action_detail *d)
     action_detail_head(f, action);
     action_detail_risk(f, action);
     action_detail_args(f, d, action);
-    action_detail_diff(f, d, json_object_get(action, "observation"));
+    action_detail_diff(f, d, action);
     action_detail_observation(f, d, action);
     if (fclose(f) != 0 || !buf) {
         free(buf);

@@ -257,24 +257,36 @@ unsigned ops_terminal(struct ui *ui)
     return UI_DIRTY_FOOTER;
 }
 
+/* What the export's child process reads (its own copy of it). */
+struct ops_export_arg {
+    const struct ui_options *opt;
+    const char *id, *dir;
+};
+
+static int ops_export_run(void *arg, ui_progress_fn progress, void *progress_ctx, char **msg)
+{
+    const struct ops_export_arg *a = arg;
+    return a->opt->export_session(a->opt->export_ctx, a->id, a->dir, progress, progress_ctx, msg);
+}
+
 static unsigned ops_export_to(struct ui *ui, const char *id, const char *dir)
 {
     if (!ui->opt->export_session) {
         ui_set_error(ui, "export is not available here (paddock export SESSION)");
         return UI_DIRTY_FOOTER;
     }
-    /* It runs to the end: say so on screen first. */
-    ui_set_status(ui, "exporting to %s ...", dir);
-    layout_draw(ui, ui->dirty | UI_DIRTY_FOOTER);
-    ui->dirty = 0;
-    char *msg = NULL;
-    int rc = ui->opt->export_session(ui->opt->export_ctx, id, dir, &msg);
-    if (rc == 0)
-        ui_set_status(ui, "%s", msg ? msg : "exported");
-    else
-        ui_set_error(ui, "export: %s", msg ? msg : "failed");
-    free(msg);
-    return UI_DIRTY_ALL;
+    /* A session of many actions takes a while: a child process fetches and writes it while
+     * the dashboard stays live; the footer counts the actions fetched. */
+    struct ops_export_arg arg = {.opt = ui->opt, .id = id, .dir = dir};
+    char what[200], *err = NULL;
+    snprintf(what, sizeof(what), "exporting to %s", dir);
+    if (job_start(ui, what, "actions", ops_export_run, &arg, &err) < 0) {
+        ui_set_error(ui, "export: %s", err ? err : "out of memory");
+        free(err);
+        return UI_DIRTY_FOOTER;
+    }
+    ui_set_status(ui, "%s ...", what);
+    return UI_DIRTY_FOOTER;
 }
 
 static unsigned ops_export_dir(struct ui *ui, const char *dir, void *ud)

@@ -453,13 +453,14 @@ static int ui_loop(struct ui *ui)
         short page_events = 0;
         int page_fd =
             ui->page_open && ui->page_open->poll_fd ? ui->page_open->poll_fd(ui, &page_events) : -1;
-        struct pollfd p[4] = {
+        struct pollfd p[5] = {
             {.fd = STDIN_FILENO, .events = POLLIN},
             {.fd = term_signal_fd(), .events = POLLIN},
             {.fd = client_events_fd(ui->events), .events = POLLIN},
             {.fd = page_fd, .events = page_events},
+            {.fd = job_poll_fd(ui), .events = POLLIN},
         };
-        int n = client_async_poll(ui->async, p, 4, ui_timeout(ui, now, last_draw));
+        int n = client_async_poll(ui->async, p, 5, ui_timeout(ui, now, last_draw));
         if (n < 0 && errno != EINTR) {
             ui_set_error(ui, "poll: %s", strerror(errno));
             return 1;
@@ -493,6 +494,8 @@ static int ui_loop(struct ui *ui)
         }
         if (page_fd >= 0 && p[3].revents && ui->page_open && ui->page_open->on_ready)
             ui->dirty |= ui->page_open->on_ready(ui, p[3].revents);
+        if (p[4].fd >= 0 && p[4].revents)
+            ui->dirty |= job_on_ready(ui);
     }
 }
 
@@ -572,6 +575,7 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
             *err = strdup(ui.status);
     }
 
+    job_stop(&ui);
     ui_modal_close(&ui);
     ui_page_close(&ui);
     client_async_free(ui.async);

@@ -3,8 +3,12 @@
 #define PADDOCK_UI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct client;
+
+/* How far a long operation got: done of total (total 0: not known yet). */
+typedef void (*ui_progress_fn)(void *ctx, size_t done, size_t total);
 
 struct ui_options {
     const char *theme; /* theme name ("dark", "light"); NULL = "dark" */
@@ -18,9 +22,11 @@ struct ui_options {
      * terminal's own text selection then works without Shift. */
     bool mouse;
     /* `e` in the sessions list: write session id's record (JSON, Markdown, an asciinema
-     * cast) into dir. 0 with *msg saying where, or -1 with *msg saying why (malloc'd). Runs
-     * to the end before returning. NULL: no export. */
-    int (*export_session)(void *ctx, const char *id, const char *dir, char **msg);
+     * cast) into dir, telling progress how far it got. 0 with *msg saying where, or -1 with
+     * *msg saying why (malloc'd). It blocks, so the dashboard runs it in a child process
+     * (ui/job.c) and stays live meanwhile. NULL: no export. */
+    int (*export_session)(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
+                          void *progress_ctx, char **msg);
     void *export_ctx;
 };
 

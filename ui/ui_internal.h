@@ -437,6 +437,7 @@ struct ui {
     size_t *sessions_rows;     /* with a filter: row on screen → model index */
     size_t sessions_nrows;
     short tab_x[16][2]; /* the tab bar: each tab's first and last column (layout.c), for clicks */
+    struct ui_job *job; /* a blocking operation running in a child process (job.c), or NULL */
 };
 
 int64_t ui_now_ms(void);
@@ -466,6 +467,23 @@ void ui_cancel(struct ui *ui, void *ud);
 /* Open and close a modal. */
 void ui_modal_open(struct ui *ui, const struct ui_modal *m, void *state);
 void ui_modal_close(struct ui *ui);
+
+/* ---- job.c: a blocking operation in a child process ---- */
+
+/* Runs in the child: report progress through progress(progress_ctx, done, total); 0 with
+ * *msg saying what was done, or -1 with *msg saying why (malloc'd, may be NULL). */
+typedef int (*ui_job_fn)(void *arg, ui_progress_fn progress, void *progress_ctx, char **msg);
+/* Fork a child that runs fn(arg) (arg is read in the child's copy of memory). The footer
+ * then shows "WHAT: DONE of TOTAL UNIT" and at the end fn's message. -1 with *err (malloc'd)
+ * when a job is already running or the child cannot start. */
+int job_start(struct ui *ui, const char *what, const char *unit, ui_job_fn fn, void *arg,
+              char **err);
+/* The descriptor the loop polls for the running job, or -1. */
+int job_poll_fd(const struct ui *ui);
+/* It is readable: take progress, or the result once the child is done. Dirty bits. */
+unsigned job_on_ready(struct ui *ui);
+/* End a running job's child (SIGTERM by its PID) and reap it: the dashboard is closing. */
+void job_stop(struct ui *ui);
 
 /* ---- draw.c: the one way text reaches the screen ---- */
 

@@ -175,6 +175,91 @@ static void test_write_start_end_keeps_mode(void **state)
     assert_file(wpath("w5.txt"), "new\n", 4);
 }
 
+/* ?paddock_diff=1 (the engine asks it for writes): the observation gains a top-level
+ * "paddock_diff", difflib's unified diff of the old text and the new; without it the reply
+ * is OpenHands' observation, key for key. */
+static struct bb_reply write_with_diff(const char *path, json_t *args)
+{
+    json_object_set_new(args, "path", json_string(path));
+    json_t *body = json_pack("{s:{s:s, s:o}}", "action", "action", "write", "args", args);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    struct bb_reply r = bb_http(&ex, "POST", "/execute_action?paddock_diff=1", text);
+    free(text);
+    assert_int_equal(r.status, 200);
+    return r;
+}
+
+static void test_write_diff_when_asked(void **state)
+{
+    (void)state;
+    char *p = strdup(wpath("wd.txt"));
+    put_text(p, "1\n2\n3\n4\n");
+    struct bb_reply r = bb_act(&ex, "write", json_pack("{s:s, s:s}", "path", p, "content", "a"));
+    assert_null(json_object_get(r.json, "paddock_diff")); /* not asked: not there */
+    bb_reply_free(&r);
+
+    put_text(p, "1\n2\n3\n4\n");
+    r = write_with_diff(p, json_pack("{s:s, s:i, s:i}", "content", "X", "start", 1, "end", 3));
+    assert_string_equal(bb_observation(&r), "write");
+    assert_int_equal(json_object_size(json_object_get(r.json, "extras")), 1);
+    const char *d = json_string_value(json_object_get(r.json, "paddock_diff"));
+    assert_non_null(d);
+    assert_string_equal(d, f("--- %s\n+++ %s\n@@ -2,2 +2 @@\n-2\n-3\n+X", p, p));
+    bb_reply_free(&r);
+    assert_file(p, "1\nX\n4\n", 6);
+
+    /* a new file: every line added */
+    char *n = strdup(wpath("wd-new.txt"));
+    r = write_with_diff(n, json_pack("{s:s}", "content", "x"));
+    assert_string_equal(json_string_value(json_object_get(r.json, "paddock_diff")),
+                        f("--- %s\n+++ %s\n@@ -0,0 +1 @@\n+x", n, n));
+    bb_reply_free(&r);
+
+    /* the same text again: an empty diff, still said */
+    r = write_with_diff(n, json_pack("{s:s}", "content", "x"));
+    assert_string_equal(json_string_value(json_object_get(r.json, "paddock_diff")), "");
+    bb_reply_free(&r);
+
+    /* a failed write has no diff */
+    r = write_with_diff(f("%s/x", p), json_pack("{s:s}", "content", "x"));
+    assert_string_equal(bb_observation(&r), "error");
+    assert_null(json_object_get(r.json, "paddock_diff"));
+    bb_reply_free(&r);
+    free(p);
+    free(n);
+}
+
+/* A diff past 256 KiB is cut at a line end and says how much it showed. */
+static void test_write_diff_cut(void **state)
+{
+    (void)state;
+    char *p = strdup(wpath("wd-big.txt"));
+    size_t lines = 40000; /* "line NNNNN\n" x 40,000: ~440 KB each way */
+    char *old = malloc(lines * 16), *next = malloc(lines * 16);
+    assert_non_null(old);
+    assert_non_null(next);
+    size_t ol = 0, nl = 0;
+    for (size_t i = 0; i < lines; i++) {
+        ol += (size_t)sprintf(old + ol, "line %zu\n", i);
+        nl += (size_t)sprintf(next + nl, "LINE %zu\n", i);
+    }
+    put_text(p, old);
+    next[nl - 1] = '\0'; /* write adds the last newline */
+    struct bb_reply r = write_with_diff(p, json_pack("{s:s}", "content", next));
+    const char *d = json_string_value(json_object_get(r.json, "paddock_diff"));
+    assert_non_null(d);
+    assert_true(strlen(d) > 256 * 1024);
+    assert_true(strlen(d) < 256 * 1024 + 200);
+    bb_assert_contains(d, "\n(diff cut: ");
+    bb_assert_contains(d, "-line 1\n");
+    assert_int_equal(d[strlen(d) - 1], '\n');
+    bb_reply_free(&r);
+    free(old);
+    free(next);
+    free(p);
+}
+
 static void test_write_errors(void **state)
 {
     (void)state;
@@ -1182,6 +1267,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_write_creates_parents),
         cmocka_unit_test(test_write_start_end_keeps_mode),
         cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_write_diff_when_asked),
+        cmocka_unit_test(test_write_diff_cut),
         cmocka_unit_test(test_read_shape_and_slicing),
         cmocka_unit_test(test_read_errors),
         cmocka_unit_test(test_read_media_as_data_urls),

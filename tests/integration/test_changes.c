@@ -100,6 +100,8 @@ static long long file_action(const char *id, json_t *action)
     api(harness_eng, "POST", path, body, &r);
     assert_int_equal(r.status, 200);
     assert_string_not_equal(jstr(r.json, "observation"), "error");
+    /* what the engine asks of the executor for its record never reaches the agent */
+    assert_null(json_object_get(r.json, "paddock_diff"));
     reply_free(&r);
     free(path);
     free(body);
@@ -341,6 +343,50 @@ static void test_volume_workspace(void **state)
     json_decref(s);
 }
 
+/* A write's observation says only "wrote": the engine records what it changed (the
+ * executor's diff of the old text and the new) as the action's "diff", and the agent's
+ * observation stays OpenHands' own. */
+static void test_write_diff_recorded(void **state)
+{
+    (void)state;
+    json_t *s = session_new(harness_eng, "{}");
+    const char *id = jstr(s, "id");
+    long long w1 = file_action(id, json_pack("{s:s,s:{s:s,s:s}}", "action", "write", "args", "path",
+                                             "/workspace/d.txt", "content", "one\ntwo"));
+    long long w2 = file_action(id, json_pack("{s:s,s:{s:s,s:s}}", "action", "write", "args", "path",
+                                             "/workspace/d.txt", "content", "one\nTWO"));
+    long long e = file_action(id, json_pack("{s:s,s:{s:s,s:s,s:s,s:s}}", "action", "edit", "args",
+                                            "path", "/workspace/d.txt", "command", "str_replace",
+                                            "old_str", "one", "new_str", "ONE"));
+    struct reply r;
+    char *path = strdupf("/v1/actions/%lld", w1);
+    api(harness_eng, "GET", path, NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "diff"),
+                        "--- /workspace/d.txt\n+++ /workspace/d.txt\n@@ -0,0 +1,2 @@\n+one\n+two");
+    reply_free(&r);
+    free(path);
+    path = strdupf("/v1/actions/%lld", w2);
+    api(harness_eng, "GET", path, NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "diff"),
+                        "--- /workspace/d.txt\n+++ /workspace/d.txt\n@@ -2 +2 @@\n-two\n+TWO");
+    assert_string_equal(jstr(r.json, "observation.observation"), "write");
+    assert_null(jpath(r.json, "observation.paddock_diff"));
+    reply_free(&r);
+    free(path);
+    /* an edit's diff stays in its observation, where OpenHands puts it */
+    path = strdupf("/v1/actions/%lld", e);
+    api(harness_eng, "GET", path, NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_null(json_object_get(r.json, "diff"));
+    assert_non_null(strstr(jstr(r.json, "observation.extras.diff"), "-one\n+ONE"));
+    reply_free(&r);
+    free(path);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -373,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_overlay_workspace),
         cmocka_unit_test(test_bind_workspace),
         cmocka_unit_test(test_volume_workspace),
+        cmocka_unit_test(test_write_diff_recorded),
         cmocka_unit_test(test_refusals),
     };
     int failed = cmocka_run_group_tests_name("changes", tests, harness_group_setup_unsupervised,

@@ -302,12 +302,45 @@ static void test_history_show_export(void **state)
     json_decref(j);
     proc_result_free(&pr);
 
+    /* A file written twice: show and the Markdown report give what the second write changed
+     * (recorded by the engine beside the observation). */
+    char *xpath = strdupf("/v1/sessions/%s/execute_action", id);
+    const char *writes[] = {"one\\ntwo", "one\\nTWO"};
+    long long wid = 0;
+    for (int i = 0; i < 2; i++) {
+        char *body = strdupf("{\"action\": {\"action\": \"write\", \"args\": {\"path\": "
+                             "\"/workspace/w.txt\", \"content\": \"%s\"}}}",
+                             writes[i]);
+        struct reply r;
+        api(harness_eng, "POST", xpath, body, &r);
+        assert_int_equal(r.status, 200);
+        reply_free(&r);
+        free(body);
+    }
+    free(xpath);
+    char *lpath = strdupf("/v1/sessions/%s/actions?limit=1", id);
+    struct reply lr;
+    api(harness_eng, "GET", lpath, NULL, &lr);
+    wid = json_integer_value(json_object_get(json_array_get(jpath(lr.json, "actions"), 0), "id"));
+    reply_free(&lr);
+    free(lpath);
+    char wids[32];
+    snprintf(wids, sizeof(wids), "%lld", wid);
+    const char *show_w[] = {"show", wids, NULL};
+    cli(show_w, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "diff:\n--- /workspace/w.txt\n+++ /workspace/w.txt\n"
+                                   "@@ -2 +2 @@\n-two\n+TWO"));
+    proc_result_free(&pr);
+
     const char *em[] = {"export", "cli-hist", "--format", "md", NULL};
     cli(em, &pr);
     assert_int_equal(pr.status, 0);
     assert_non_null(strstr(pr.out, "# paddock session cli-hist"));
     /* the output holds ``` so its fence is longer */
     assert_non_null(strstr(pr.out, "````\nquokka-42"));
+    assert_non_null(strstr(pr.out, "\nChanges:\n\n```\n--- /workspace/w.txt\n+++ "
+                                   "/workspace/w.txt\n@@ -2 +2 @@\n-two\n+TWO\n```\n"));
     proc_result_free(&pr);
 
     char *castfile = strdupf("%s/s.cast", harness_eng->state_dir);

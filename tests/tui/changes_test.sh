@@ -134,6 +134,28 @@ fi
 tm send-keys -t dash Escape
 wait_for "C /workspace/mod.txt" && wait_gone "edit, done" && ok "Esc goes back to the Changes tab" ||
   { fail "Esc back to Changes"; screen >&2; }
+# a write over a file: its observation says only "wrote"; the diff the engine recorded shows
+action '{"action":"write","args":{"path":"/workspace/new.txt","content":"newer"}}' ||
+  fail "the write action ran"
+tm send-keys -t dash /
+tm send-keys -t dash C-u
+tm send-keys -t dash -l "new.txt"
+tm send-keys -t dash Enter
+wait_gone "C /workspace/mod.txt" || { fail "filter new.txt"; screen >&2; }
+for _ in $(seq 1 50); do screen | grep -qE 'new\.txt +workspace +#[0-9]+' && break; sleep 0.1; done
+tm send-keys -t dash Enter
+if wait_for "write, done" && wait_for "@@ -1 +1 @@" && wait_for "-new" && wait_for "+newer"; then
+  ok "Enter on a written path shows the write with what it changed (-new +newer)"
+else
+  fail "a write's diff"; screen >&2
+fi
+tm send-keys -t dash Escape
+wait_gone "write, done" || { fail "Esc back from the write"; screen >&2; }
+tm send-keys -t dash /
+tm send-keys -t dash C-u
+tm send-keys -t dash -l "mod.txt"
+tm send-keys -t dash Enter
+wait_for "C /workspace/mod.txt" || { fail "filter mod.txt after the write"; screen >&2; }
 tm send-keys -t dash /
 tm send-keys -t dash Escape
 wait_for "A /workspace/new.txt" && ok "Esc at the prompt clears the filter" || { fail "filter cleared"; screen >&2; }

@@ -22,42 +22,10 @@ for n in a b c; do
 done
 ok "three sessions (keys-a/b/c-$$)"
 
-# The relay: what the dashboard sends goes to the engine unchanged; each request line is
-# appended to $TMP/requests.
-cat >"$TMP/relay.py" <<'EOF'
-import asyncio, re, sys
-upstream, listen, log = sys.argv[1:4]
-async def pipe(reader, writer, tap):
-    try:
-        while True:
-            data = await reader.read(65536)
-            if not data:
-                break
-            if tap:
-                with open(log, "a") as f:
-                    for m in re.finditer(rb"(GET|POST|PUT|PATCH|DELETE) (\S+) HTTP/1", data):
-                        f.write(m.group(1).decode() + " " + m.group(2).decode() + "\n")
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        writer.close()
-async def client(cr, cw):
-    try:
-        sr, sw = await asyncio.open_unix_connection(upstream)
-    except OSError:
-        cw.close()
-        return
-    await asyncio.gather(pipe(cr, sw, True), pipe(sr, cw, False))
-async def main():
-    server = await asyncio.start_unix_server(client, listen)
-    async with server:
-        await server.serve_forever()
-asyncio.run(main())
-EOF
+# The relay (tests/tui/relay.py): what the dashboard sends goes to the engine unchanged; each
+# request line is appended to $TMP/requests.
 : >"$TMP/requests"
-python3 "$TMP/relay.py" "$SOCK" "$TMP/relay.sock" "$TMP/requests" &
+python3 "$TUI_DIR/relay.py" "$SOCK" "$TMP/relay.sock" "$TMP/requests" &
 RELAY_PID=$!
 for _ in $(seq 1 50); do [ -S "$TMP/relay.sock" ] && break; sleep 0.1; done
 

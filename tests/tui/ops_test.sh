@@ -12,6 +12,8 @@ set -uo pipefail
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
 
 export PADDOCK_CONFIRM=high
+RELAY_PID=
+trap '[ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null; cleanup' EXIT
 start_engine || { fail "engine answers GET /v1/info"; exit 1; }
 A=opsa B=opsb NEW=opsnew # the engine is private: short names fit the NAME column
 create_session "$A" || exit 1
@@ -204,6 +206,77 @@ list_rows | grep -qF " $NEW " && { fail "list after delete"; screen >&2; } ||
 
 tm send-keys -t dash q
 terminal_restored && wait_for 'READY$' && ok "q quits" || fail "quit"
+
+# ---------------------------------------------------------------- an export that takes a while
+# The dashboard talks to the engine through the relay (tests/tui/relay.py), which holds each
+# request for one action while $TMP/hold exists: an engine as slow as the test wants.
+SESSION_ID=$A_ID
+run_action "echo one" && run_action "echo two" || fail "two actions in $A"
+python3 "$TUI_DIR/relay.py" "$SOCK" "$TMP/relay.sock" "$TMP/requests" \
+  '^GET /v1/actions/[0-9]+$' "$TMP/hold" &
+RELAY_PID=$!
+for _ in $(seq 1 50); do [ -S "$TMP/relay.sock" ] && break; sleep 0.1; done
+touch "$TMP/hold"
+mkdir -p "$TMP/slow" "$TMP/quit"
+start_dashboard --socket "$TMP/relay.sock"
+wait_for "$A" || { fail "the dashboard through the relay"; screen >&2; }
+tm send-keys -t dash G e # the last row: $A, the oldest
+wait_for "into directory:" || fail "e asks (slow export)"
+tm send-keys -t dash C-u
+tm send-keys -t dash -l "$TMP/slow"
+tm send-keys -t dash Enter
+wait_for "exporting to $TMP/slow: 0 of 2 actions" &&
+  ok "the footer counts the actions fetched while an export runs" || { fail "progress"; screen >&2; }
+tm send-keys -t dash '?'
+wait_for ":reject ID [REASON]" && ok "the dashboard takes keys while the export waits on the engine" ||
+  { fail "live during export"; screen >&2; }
+tm send-keys -t dash Escape
+wait_gone ":reject ID [REASON]" || fail "help closes during the export"
+tm send-keys -t dash e
+wait_for "into directory:" || fail "e asks during the export"
+tm send-keys -t dash C-u
+tm send-keys -t dash -l "$TMP/quit"
+tm send-keys -t dash Enter
+wait_for "export: exporting to $TMP/slow is still running; wait for it" &&
+  ok "a second export while one runs is refused, naming the first" || { fail "one at a time"; screen >&2; }
+[ -z "$(ls -A "$TMP/slow")" ] && ok "nothing is written before the export has the whole record" ||
+  { fail "early files"; ls -la "$TMP/slow" >&2; }
+rm -f "$TMP/hold"
+if wait_for "exported 2 actions to $TMP/slow/$A.{json,md,cast}" && [ -s "$TMP/slow/$A.json" ] &&
+  [ -s "$TMP/slow/$A.md" ] && [ -s "$TMP/slow/$A.cast" ] && ! ls "$TMP/slow" | grep -q '\.part$'; then
+  ok "once the engine answers, the export ends: three files and the footer says so"
+else
+  fail "slow export's end"; ls -la "$TMP/slow" >&2; screen >&2
+fi
+[ "$(json_get '["actions"].__len__()' <"$TMP/slow/$A.json")" = 2 ] &&
+  ok "the slow export holds both actions" || fail "slow export content"
+# q during an export ends its worker process (by its PID) and leaves no file behind.
+touch "$TMP/hold"
+tm send-keys -t dash e
+wait_for "into directory:" || fail "e asks (quit)"
+tm send-keys -t dash C-u
+tm send-keys -t dash -l "$TMP/quit"
+tm send-keys -t dash Enter
+wait_for "exporting to $TMP/quit: 0 of 2 actions" || { fail "second slow export"; screen >&2; }
+dash=$(cat "$TMP/dash.pid")
+worker=$(pgrep -P "$dash" | head -n 1)
+[ -n "$worker" ] && ok "the export runs in a child process of the dashboard ($worker)" ||
+  fail "no worker process under $dash"
+tm send-keys -t dash q
+wait_for 'READY$' || fail "q during an export quits"
+gone=no
+for _ in $(seq 1 50); do
+  [ -n "$worker" ] && ! kill -0 "$worker" 2>/dev/null && { gone=yes; break; }
+  sleep 0.1
+done
+[ "$gone" = yes ] && ok "q ends the export's worker" || fail "worker $worker outlived the dashboard"
+rm -f "$TMP/hold"
+sleep 0.3
+[ -z "$(ls -A "$TMP/quit")" ] && ok "an export ended by q leaves no file" ||
+  { fail "files after q"; ls -la "$TMP/quit" >&2; }
+kill "$RELAY_PID" 2>/dev/null
+wait "$RELAY_PID" 2>/dev/null
+RELAY_PID=
 
 # ---------------------------------------------------------------- the mouse (--mouse)
 start_dashboard --mouse

@@ -144,10 +144,38 @@ static void test_write_and_run(void **state)
     json_decref(p);
 }
 
+/* A write over a file: its diff comes from the action (the engine records it beside the
+ * observation), classified as an edit's is. */
+static void test_write_with_diff(void **state)
+{
+    (void)state;
+    json_t *w = json_loads("{\"id\": 9, \"kind\": \"write\", \"summary\": \"/w/o.txt\","
+                           " \"state\": \"done\", \"approval\": \"none\","
+                           " \"args\": {\"action\": \"write\", \"args\": {\"path\": \"/w/o.txt\","
+                           " \"content\": \"one\\nTWO\"}},"
+                           " \"diff\": \"--- /w/o.txt\\n+++ /w/o.txt\\n@@ -2 +2 @@\\n-two\\n+TWO\","
+                           " \"observation\": {\"observation\": \"write\", \"content\": \"\","
+                           " \"extras\": {\"path\": \"/w/o.txt\"}}}",
+                           0, NULL);
+    assert_non_null(w);
+    struct action_detail d;
+    assert_int_equal(action_detail_build(w, &d), 0);
+    assert_true(d.diff_start < d.diff_end);
+    assert_true(strstr(d.text, "\ndiff\n") < strstr(d.text, "\nobservation (write, "));
+    assert_int_equal(line_of(&d, "diff"), ACTION_LINE_TITLE);
+    assert_int_equal(line_of(&d, "--- /w/o.txt"), ACTION_LINE_FILE);
+    assert_int_equal(line_of(&d, "@@ -2"), ACTION_LINE_HUNK);
+    assert_int_equal(line_of(&d, "-two"), ACTION_LINE_DEL);
+    assert_int_equal(line_of(&d, "+TWO"), ACTION_LINE_ADD);
+    action_detail_free(&d);
+    json_decref(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_diff_lines),
+        cmocka_unit_test(test_write_with_diff),
         cmocka_unit_test(test_edit),
         cmocka_unit_test(test_write_and_run),
     };
