@@ -132,10 +132,11 @@ static void action_detail_args(FILE *f, struct action_detail *d, json_t *a)
     json_t *content = json_object_get(args, "content");
     if (strcmp(kind, "write") == 0 && json_is_string(content)) {
         fputc('\n', f);
-        action_detail_title(f, d,
-                            "content written (%zu bytes; the file's earlier content is "
-                            "not recorded)",
-                            json_string_length(content));
+        /* an engine before schema 7, or an executor that was not asked, recorded no diff */
+        bool diffed = json_is_string(json_object_get(a, "diff"));
+        action_detail_title(f, d, "content written (%zu bytes; %s)", json_string_length(content),
+                            diffed ? "what it changed in the file is the diff below"
+                                   : "the file's earlier content is not recorded");
         action_detail_raw(f, json_string_value(content));
         return;
     }

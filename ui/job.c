@@ -20,7 +20,8 @@
 struct ui_job {
     pid_t pid;
     int fd;         /* the pipe's read end (non-blocking) */
-    char what[200]; /* "exporting to DIR" */
+    char name[32];  /* "export": errors start with it */
+    char what[200]; /* "exporting to DIR": progress starts with it */
     char unit[24];  /* what DONE and TOTAL count ("actions") */
     char *buf;      /* bytes read and not yet taken */
     size_t len, cap;
@@ -94,26 +95,28 @@ static _Noreturn void job_child(int fd, ui_job_fn fn, void *arg)
 
 /* ---- the dashboard's side ---- */
 
-int job_start(struct ui *ui, const char *what, const char *unit, ui_job_fn fn, void *arg,
-              char **err)
+int job_start(struct ui *ui, const char *name, const char *what, const char *unit, ui_job_fn fn,
+              void *arg, char **err)
 {
     *err = NULL;
     if (ui->job) {
-        if (asprintf(err, "%s is still running; wait for it", ui->job->what) < 0)
+        if (asprintf(err, "%s: %s is still running (%s); wait for it", name, ui->job->name,
+                     ui->job->what) < 0)
             *err = NULL;
         return -1;
     }
     struct ui_job *job = calloc(1, sizeof(*job));
     int fds[2];
     if (!job || pipe2(fds, O_CLOEXEC) < 0) {
-        if (asprintf(err, "cannot start: %s", job ? strerror(errno) : "out of memory") < 0)
+        if (asprintf(err, "%s: cannot start: %s", name, job ? strerror(errno) : "out of memory") <
+            0)
             *err = NULL;
         free(job);
         return -1;
     }
     pid_t pid = fork();
     if (pid < 0) {
-        if (asprintf(err, "cannot start: %s", strerror(errno)) < 0)
+        if (asprintf(err, "%s: cannot start: %s", name, strerror(errno)) < 0)
             *err = NULL;
         close(fds[0]);
         close(fds[1]);
@@ -128,6 +131,7 @@ int job_start(struct ui *ui, const char *what, const char *unit, ui_job_fn fn, v
     fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
     job->pid = pid;
     job->fd = fds[0];
+    snprintf(job->name, sizeof(job->name), "%s", name);
     snprintf(job->what, sizeof(job->what), "%s", what);
     snprintf(job->unit, sizeof(job->unit), "%s", unit);
     ui->job = job;
@@ -186,18 +190,18 @@ static unsigned job_finish(struct ui *ui)
             if (rc == 0)
                 ui_set_status(ui, "%s", *msg ? msg : "done");
             else
-                ui_set_error(ui, "%s: %s", job->what, *msg ? msg : "failed");
+                ui_set_error(ui, "%s: %s", job->name, *msg ? msg : "failed");
         } else {
             off = 0;
         }
     }
     if (!off) {
         if (WIFSIGNALED(status))
-            ui_set_error(ui, "%s: the worker process ended by signal %d, with no result", job->what,
+            ui_set_error(ui, "%s: the worker process ended by signal %d, with no result", job->name,
                          WTERMSIG(status));
         else
             ui_set_error(ui, "%s: the worker process ended with no result (exit code %d)",
-                         job->what, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                         job->name, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
     ui->job = NULL;
     job_free(job);

@@ -280,8 +280,8 @@ static unsigned ops_export_to(struct ui *ui, const char *id, const char *dir)
     struct ops_export_arg arg = {.opt = ui->opt, .id = id, .dir = dir};
     char what[200], *err = NULL;
     snprintf(what, sizeof(what), "exporting to %s", dir);
-    if (job_start(ui, what, "actions", ops_export_run, &arg, &err) < 0) {
-        ui_set_error(ui, "export: %s", err ? err : "out of memory");
+    if (job_start(ui, "export", what, "actions", ops_export_run, &arg, &err) < 0) {
+        ui_set_error(ui, "%s", err ? err : "export: out of memory");
         free(err);
         return UI_DIRTY_FOOTER;
     }

@@ -217,8 +217,8 @@ tm send-keys -t dash Escape
 wait_for "seq 1 300" && wait_gone "run, done, exit code 0" && ok "Esc goes back to the Actions tab" ||
   { fail "Esc back to Actions"; screen >&2; }
 
-# the edit: second newest
-tm send-keys -t dash j Enter
+# the edit: third newest (after the write over new.txt)
+tm send-keys -t dash j j Enter
 if wait_for "edit, done" && wait_for "str_replace" && wait_for "@@ -1 +1 @@" &&
   wait_for "-old line" && wait_for "+new line"; then
   ok "an edit shows its diff"

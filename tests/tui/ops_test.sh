@@ -237,7 +237,7 @@ wait_for "into directory:" || fail "e asks during the export"
 tm send-keys -t dash C-u
 tm send-keys -t dash -l "$TMP/quit"
 tm send-keys -t dash Enter
-wait_for "export: exporting to $TMP/slow is still running; wait for it" &&
+wait_for "export: export is still running (exporting to $TMP/slow); wait for it" &&
   ok "a second export while one runs is refused, naming the first" || { fail "one at a time"; screen >&2; }
 [ -z "$(ls -A "$TMP/slow")" ] && ok "nothing is written before the export has the whole record" ||
   { fail "early files"; ls -la "$TMP/slow" >&2; }

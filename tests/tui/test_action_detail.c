@@ -108,7 +108,8 @@ static void test_write_and_run(void **state)
     struct action_detail d;
     assert_int_equal(action_detail_build(w, &d), 0);
     assert_non_null(strstr(d.text, "approval not asked\n"));
-    assert_non_null(strstr(d.text, "content written (6 bytes;"));
+    assert_non_null(
+        strstr(d.text, "content written (6 bytes; the file's earlier content is not recorded)"));
     assert_non_null(strstr(d.text, "\n+a\n-b\n"));
     assert_non_null(strstr(d.text, "I wrote to the file /w/n.txt.\n"));
     assert_int_equal(d.diff_start, d.diff_end); /* no diff */
@@ -161,6 +162,8 @@ static void test_write_with_diff(void **state)
     struct action_detail d;
     assert_int_equal(action_detail_build(w, &d), 0);
     assert_true(d.diff_start < d.diff_end);
+    assert_non_null(strstr(d.text, "content written (7 bytes; what it changed in the file is the "
+                                   "diff below)\n"));
     assert_true(strstr(d.text, "\ndiff\n") < strstr(d.text, "\nobservation (write, "));
     assert_int_equal(line_of(&d, "diff"), ACTION_LINE_TITLE);
     assert_int_equal(line_of(&d, "--- /w/o.txt"), ACTION_LINE_FILE);

@@ -73,7 +73,8 @@ static void test_job_result_success(void **state)
     struct ui ui = {0};
     struct job_plan plan = {.rc = 0, .msg = "exported 3 actions to /x", .gate = -1};
     char *err = NULL;
-    assert_int_equal(job_start(&ui, "exporting to /x", "actions", job_plan_run, &plan, &err), 0);
+    assert_int_equal(
+        job_start(&ui, "export", "exporting to /x", "actions", job_plan_run, &plan, &err), 0);
     assert_null(err);
     assert_true(job_poll_fd(&ui) >= 0);
     job_pump(&ui, NULL);
@@ -89,9 +90,10 @@ static void test_job_result_failure_names_the_job(void **state)
     struct ui ui = {0};
     struct job_plan plan = {.rc = -1, .msg = "/nope/a.json: No such file or directory", .gate = -1};
     char *err = NULL;
-    assert_int_equal(job_start(&ui, "exporting to /nope", "actions", job_plan_run, &plan, &err), 0);
+    assert_int_equal(
+        job_start(&ui, "export", "exporting to /nope", "actions", job_plan_run, &plan, &err), 0);
     job_pump(&ui, NULL);
-    assert_string_equal(ui.status, "exporting to /nope: /nope/a.json: No such file or directory");
+    assert_string_equal(ui.status, "export: /nope/a.json: No such file or directory");
     assert_true(ui.status_error);
     no_children_left();
 }
@@ -106,7 +108,8 @@ static void test_job_progress_and_one_at_a_time(void **state)
     assert_int_equal(pipe(gate), 0);
     struct job_plan plan = {.rc = 0, .msg = "done it", .done = 5, .total = 10, .gate = gate[0]};
     char *err = NULL;
-    assert_int_equal(job_start(&ui, "exporting to /y", "actions", job_plan_run, &plan, &err), 0);
+    assert_int_equal(
+        job_start(&ui, "export", "exporting to /y", "actions", job_plan_run, &plan, &err), 0);
     job_pump(&ui, "exporting to /y: 5 of 10 actions");
     assert_false(ui.status_error);
     /* Nothing more to read: job_on_ready returns at once, the job still running. */
@@ -114,9 +117,10 @@ static void test_job_progress_and_one_at_a_time(void **state)
     assert_non_null(ui.job);
 
     struct job_plan other = {.rc = 0, .msg = "other", .gate = -1};
-    assert_int_equal(job_start(&ui, "exporting to /z", "actions", job_plan_run, &other, &err), -1);
+    assert_int_equal(
+        job_start(&ui, "export", "exporting to /z", "actions", job_plan_run, &other, &err), -1);
     assert_non_null(err);
-    assert_non_null(strstr(err, "exporting to /y is still running"));
+    assert_string_equal(err, "export: export is still running (exporting to /y); wait for it");
     free(err);
 
     assert_int_equal(write(gate[1], "g", 1), 1);
@@ -135,7 +139,7 @@ static void test_job_progress_flood(void **state)
     struct ui ui = {0};
     struct job_plan plan = {.rc = 0, .msg = "flooded", .gate = -1, .flood = 200000};
     char *err = NULL;
-    assert_int_equal(job_start(&ui, "big", "actions", job_plan_run, &plan, &err), 0);
+    assert_int_equal(job_start(&ui, "export", "big", "actions", job_plan_run, &plan, &err), 0);
     job_pump(&ui, NULL);
     assert_string_equal(ui.status, "flooded");
     no_children_left();
@@ -147,10 +151,11 @@ static void test_job_child_killed(void **state)
     struct ui ui = {0};
     struct job_plan plan = {.rc = 0, .msg = "never said", .gate = -1, .die_by = SIGKILL};
     char *err = NULL;
-    assert_int_equal(job_start(&ui, "exporting to /k", "actions", job_plan_run, &plan, &err), 0);
+    assert_int_equal(
+        job_start(&ui, "export", "exporting to /k", "actions", job_plan_run, &plan, &err), 0);
     job_pump(&ui, NULL);
     assert_true(ui.status_error);
-    assert_non_null(strstr(ui.status, "exporting to /k: the worker process ended by signal 9"));
+    assert_string_equal(ui.status, "export: the worker process ended by signal 9, with no result");
     no_children_left();
 }
 
@@ -163,7 +168,7 @@ static void test_job_stop_ends_the_child(void **state)
     assert_int_equal(pipe(gate), 0);
     struct job_plan plan = {.rc = 0, .msg = "x", .done = 1, .total = 2, .gate = gate[0]};
     char *err = NULL;
-    assert_int_equal(job_start(&ui, "slow", "actions", job_plan_run, &plan, &err), 0);
+    assert_int_equal(job_start(&ui, "export", "slow", "actions", job_plan_run, &plan, &err), 0);
     job_pump(&ui, "slow: 1 of 2 actions");
     job_stop(&ui);
     assert_null(ui.job);
