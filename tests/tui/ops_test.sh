@@ -35,6 +35,13 @@ for s in json.load(sys.stdin)["sessions"]:
 # The sessions pane's rows (not the header, the detail pane or the footer).
 list_rows() { screen | sed '1,3d;$d' | cut -c1-64; }
 cmd() { tm send-keys -t dash :; tm send-keys -t dash -l "$1"; tm send-keys -t dash Enter; }
+export_into() { # export_into DIR: e on the selected session, DIR typed at its prompt
+  tm send-keys -t dash e
+  wait_for "into directory:" || { fail "e asks for a directory ($1)"; screen >&2; }
+  tm send-keys -t dash C-u
+  tm send-keys -t dash -l "$1"
+  tm send-keys -t dash Enter
+}
 
 open_tmux || exit 1
 start_dashboard
@@ -153,11 +160,8 @@ wait_for "Sessions (3)" && ok "Esc in the list clears it too" || fail "Esc clear
 
 # ---------------------------------------------------------------- export, terminal
 mkdir -p "$TMP/export"
-tm send-keys -t dash g e # the first row: the new session
-wait_for "into directory:" || { fail "e asks for a directory"; screen >&2; }
-tm send-keys -t dash C-u
-tm send-keys -t dash -l "$TMP/export"
-tm send-keys -t dash Enter
+tm send-keys -t dash g # the first row: the new session
+export_into "$TMP/export"
 if wait_for "exported" && [ -s "$TMP/export/$NEW.json" ] && [ -s "$TMP/export/$NEW.md" ] &&
   [ -s "$TMP/export/$NEW.cast" ]; then
   ok "e exports JSON, Markdown and a cast into the directory and says where"
@@ -166,11 +170,7 @@ else
 fi
 [ "$(json_get '["session"]["id"]' <"$TMP/export/$NEW.json")" = "$NEW_ID" ] &&
   ok "the exported JSON is that session's" || fail "export content"
-tm send-keys -t dash e
-wait_for "into directory:" || fail "e asks again"
-tm send-keys -t dash C-u
-tm send-keys -t dash -l "$TMP/no/such/dir"
-tm send-keys -t dash Enter
+export_into "$TMP/no/such/dir"
 wait_for "export: $TMP/no/such/dir/$NEW.json: No such file" &&
   ok "an export that cannot write says why" || { fail "export error"; screen >&2; }
 
@@ -220,11 +220,8 @@ touch "$TMP/hold"
 mkdir -p "$TMP/slow" "$TMP/quit"
 start_dashboard --socket "$TMP/relay.sock"
 wait_for "$A" || { fail "the dashboard through the relay"; screen >&2; }
-tm send-keys -t dash G e # the last row: $A, the oldest
-wait_for "into directory:" || fail "e asks (slow export)"
-tm send-keys -t dash C-u
-tm send-keys -t dash -l "$TMP/slow"
-tm send-keys -t dash Enter
+tm send-keys -t dash G # the last row: $A, the oldest
+export_into "$TMP/slow"
 wait_for "exporting to $TMP/slow: 0 of 2 actions" &&
   ok "the footer counts the actions fetched while an export runs" || { fail "progress"; screen >&2; }
 tm send-keys -t dash '?'
@@ -232,11 +229,7 @@ wait_for ":reject ID [REASON]" && ok "the dashboard takes keys while the export 
   { fail "live during export"; screen >&2; }
 tm send-keys -t dash Escape
 wait_gone ":reject ID [REASON]" || fail "help closes during the export"
-tm send-keys -t dash e
-wait_for "into directory:" || fail "e asks during the export"
-tm send-keys -t dash C-u
-tm send-keys -t dash -l "$TMP/quit"
-tm send-keys -t dash Enter
+export_into "$TMP/quit"
 wait_for "export: export is still running (exporting to $TMP/slow); wait for it" &&
   ok "a second export while one runs is refused, naming the first" || { fail "one at a time"; screen >&2; }
 [ -z "$(ls -A "$TMP/slow")" ] && ok "nothing is written before the export has the whole record" ||
@@ -252,11 +245,7 @@ fi
   ok "the slow export holds both actions" || fail "slow export content"
 # q during an export ends its worker process (by its PID) and leaves no file behind.
 touch "$TMP/hold"
-tm send-keys -t dash e
-wait_for "into directory:" || fail "e asks (quit)"
-tm send-keys -t dash C-u
-tm send-keys -t dash -l "$TMP/quit"
-tm send-keys -t dash Enter
+export_into "$TMP/quit"
 wait_for "exporting to $TMP/quit: 0 of 2 actions" || { fail "second slow export"; screen >&2; }
 dash=$(cat "$TMP/dash.pid")
 worker=$(pgrep -P "$dash" | head -n 1)
