@@ -183,6 +183,19 @@ void api(struct engine_proc *e, const char *method, const char *path, const char
         fprintf(stderr, "engine request failed: %s\n", out->err);
 }
 
+json_t *api_json(struct engine_proc *e, const char *method, const char *path, const char *body,
+                 long want)
+{
+    struct reply r;
+    api(e, method, path, body, &r);
+    if (r.status != want)
+        fprintf(stderr, "%s %s → %ld %s\n", method, path, r.status, r.body ? r.body : "");
+    assert_int_equal(r.status, want);
+    json_t *j = json_incref(r.json);
+    reply_free(&r);
+    return j;
+}
+
 /* The daemon the engine uses by default: DOCKER_HOST=unix://PATH, else the standard socket. */
 const char *harness_docker_socket(void)
 {

@@ -89,6 +89,10 @@ void reply_free(struct reply *r);
 /* Engine API shorthands. */
 void api(struct engine_proc *e, const char *method, const char *path, const char *body,
          struct reply *out);
+/* The same, asserting the status is want; returns the JSON reply (caller decrefs; NULL when
+ * the body is not JSON). */
+json_t *api_json(struct engine_proc *e, const char *method, const char *path, const char *body,
+                 long want);
 /* Docker Engine API on the host daemon, path starting with "/v1.41/...". */
 void docker(const char *method, const char *path, struct reply *out);
 

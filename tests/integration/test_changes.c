@@ -343,6 +343,25 @@ static void test_volume_workspace(void **state)
     json_decref(s);
 }
 
+/* GET /v1/actions/{aid}: the action whole (caller decrefs). */
+static json_t *action_whole(long long aid)
+{
+    char *path = strdupf("/v1/actions/%lld", aid);
+    json_t *a = api_json(harness_eng, "GET", path, NULL, 200);
+    free(path);
+    return a;
+}
+
+/* A file action on d.txt (kind, then its other string arguments as key, value pairs). */
+static long long d_action(const char *id, json_t *args)
+{
+    json_object_set_new(args, "path", json_string("/workspace/d.txt"));
+    json_t *kind = json_object_get(args, "kind");
+    json_t *action = json_pack("{s:O,s:o}", "action", kind, "args", args);
+    json_object_del(args, "kind");
+    return file_action(id, action);
+}
+
 /* A write's observation says only "wrote": the engine records what it changed (the
  * executor's diff of the old text and the new) as the action's "diff", and the agent's
  * observation stays OpenHands' own. */
@@ -351,38 +370,25 @@ static void test_write_diff_recorded(void **state)
     (void)state;
     json_t *s = session_new(harness_eng, "{}");
     const char *id = jstr(s, "id");
-    long long w1 = file_action(id, json_pack("{s:s,s:{s:s,s:s}}", "action", "write", "args", "path",
-                                             "/workspace/d.txt", "content", "one\ntwo"));
-    long long w2 = file_action(id, json_pack("{s:s,s:{s:s,s:s}}", "action", "write", "args", "path",
-                                             "/workspace/d.txt", "content", "one\nTWO"));
-    long long e = file_action(id, json_pack("{s:s,s:{s:s,s:s,s:s,s:s}}", "action", "edit", "args",
-                                            "path", "/workspace/d.txt", "command", "str_replace",
-                                            "old_str", "one", "new_str", "ONE"));
-    struct reply r;
-    char *path = strdupf("/v1/actions/%lld", w1);
-    api(harness_eng, "GET", path, NULL, &r);
-    assert_int_equal(r.status, 200);
-    assert_string_equal(jstr(r.json, "diff"),
+    long long w1 = d_action(id, json_pack("{s:s,s:s}", "kind", "write", "content", "one\ntwo"));
+    long long w2 = d_action(id, json_pack("{s:s,s:s}", "kind", "write", "content", "one\nTWO"));
+    long long e = d_action(id, json_pack("{s:s,s:s,s:s,s:s}", "kind", "edit", "command",
+                                         "str_replace", "old_str", "one", "new_str", "ONE"));
+    json_t *a = action_whole(w1);
+    assert_string_equal(jstr(a, "diff"),
                         "--- /workspace/d.txt\n+++ /workspace/d.txt\n@@ -0,0 +1,2 @@\n+one\n+two");
-    reply_free(&r);
-    free(path);
-    path = strdupf("/v1/actions/%lld", w2);
-    api(harness_eng, "GET", path, NULL, &r);
-    assert_int_equal(r.status, 200);
-    assert_string_equal(jstr(r.json, "diff"),
+    json_decref(a);
+    a = action_whole(w2);
+    assert_string_equal(jstr(a, "diff"),
                         "--- /workspace/d.txt\n+++ /workspace/d.txt\n@@ -2 +2 @@\n-two\n+TWO");
-    assert_string_equal(jstr(r.json, "observation.observation"), "write");
-    assert_null(jpath(r.json, "observation.paddock_diff"));
-    reply_free(&r);
-    free(path);
+    assert_string_equal(jstr(a, "observation.observation"), "write");
+    assert_null(jpath(a, "observation.paddock_diff"));
+    json_decref(a);
     /* an edit's diff stays in its observation, where OpenHands puts it */
-    path = strdupf("/v1/actions/%lld", e);
-    api(harness_eng, "GET", path, NULL, &r);
-    assert_int_equal(r.status, 200);
-    assert_null(json_object_get(r.json, "diff"));
-    assert_non_null(strstr(jstr(r.json, "observation.extras.diff"), "-one\n+ONE"));
-    reply_free(&r);
-    free(path);
+    a = action_whole(e);
+    assert_null(json_object_get(a, "diff"));
+    assert_non_null(strstr(jstr(a, "observation.extras.diff"), "-one\n+ONE"));
+    json_decref(a);
     session_delete(harness_eng, id);
     json_decref(s);
 }

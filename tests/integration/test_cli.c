@@ -311,18 +311,14 @@ static void test_history_show_export(void **state)
         char *body = strdupf("{\"action\": {\"action\": \"write\", \"args\": {\"path\": "
                              "\"/workspace/w.txt\", \"content\": \"%s\"}}}",
                              writes[i]);
-        struct reply r;
-        api(harness_eng, "POST", xpath, body, &r);
-        assert_int_equal(r.status, 200);
-        reply_free(&r);
+        json_decref(api_json(harness_eng, "POST", xpath, body, 200));
         free(body);
     }
     free(xpath);
     char *lpath = strdupf("/v1/sessions/%s/actions?limit=1", id);
-    struct reply lr;
-    api(harness_eng, "GET", lpath, NULL, &lr);
-    wid = json_integer_value(json_object_get(json_array_get(jpath(lr.json, "actions"), 0), "id"));
-    reply_free(&lr);
+    json_t *newest = api_json(harness_eng, "GET", lpath, NULL, 200);
+    wid = json_integer_value(json_object_get(json_array_get(jpath(newest, "actions"), 0), "id"));
+    json_decref(newest);
     free(lpath);
     char wids[32];
     snprintf(wids, sizeof(wids), "%lld", wid);

@@ -20,11 +20,7 @@ static json_t *run_timeout(const char *id, const char *command, double timeout)
                              "command", command, "blocking", 1, "timeout", timeout);
     char *b = json_dumps(body, JSON_COMPACT);
     char *path = strdupf("/v1/sessions/%s/execute_action", id);
-    struct reply r;
-    api(harness_eng, "POST", path, b, &r);
-    assert_int_equal(r.status, 200);
-    json_t *obs = json_incref(r.json);
-    reply_free(&r);
+    json_t *obs = api_json(harness_eng, "POST", path, b, 200);
     free(path);
     free(b);
     json_decref(body);
