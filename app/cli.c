@@ -156,12 +156,3 @@ int cli_parse_json_only(int argc, char **argv, bool *as_json, const char *usage,
     }
     return -1;
 }
-
-const char *cli_action_diff(json_t *action)
-{
-    json_t *obs = json_object_get(action, "observation");
-    const char *d = json_string_value(json_object_get(json_object_get(obs, "extras"), "diff"));
-    if (!d || !*d)
-        d = json_string_value(json_object_get(action, "diff"));
-    return d && *d ? d : NULL;
-}

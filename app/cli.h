@@ -20,9 +20,6 @@ const char *cli_safe(const char *s, char *buf, size_t size);
 /* The same, written to f with newlines kept (observations, logs); the bytes are not bounded
  * by a buffer. */
 void cli_write_safe(FILE *f, const char *s, size_t len);
-/* What a file action changed, as a unified diff: an edit's is in its observation
- * (OpenHands'), a write's is recorded beside it (the action's "diff"). NULL: none. */
-const char *cli_action_diff(json_t *action);
 /* Local time "YYYY-MM-DD HH:MM:SS", or "-" for 0. */
 const char *cli_time(double t, char *buf, size_t size);
 /* A JSON document, indented, and a newline. */

@@ -5,6 +5,7 @@
 #include "app/app.h"
 #include "app/cli.h"
 #include "app/client.h"
+#include "ui/action_detail.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +20,7 @@ struct export_src {
     const char *socket;
     bool print;
     char *err;               /* the first failure (malloc'd), or NULL */
-    struct client *cl;       /* one connection for every request (opened at the first) */
+    struct client *cl;       /* one connection for every request of export_collect */
     ui_progress_fn progress; /* (done, total) actions fetched; may be NULL */
     void *progress_ctx;
 };
@@ -49,7 +50,7 @@ static json_t *export_get(struct export_src *src, const char *path, int want)
 }
 
 /* The session, its events, every action in full (oldest first) and the log tail. */
-static json_t *export_collect(struct export_src *src, const char *id)
+static json_t *export_collect_on(struct export_src *src, const char *id)
 {
     char path[200];
     snprintf(path, sizeof(path), "/v1/sessions/%s", id);
@@ -100,6 +101,15 @@ static json_t *export_collect(struct export_src *src, const char *id)
     snprintf(path, sizeof(path), "/v1/sessions/%s/logs?tail=2000", id);
     json_t *logs = export_get(src, path, 0);
     json_object_set_new(doc, "logs", logs ? logs : json_null());
+    return doc;
+}
+
+/* The same over one connection, closed at the end. */
+static json_t *export_collect(struct export_src *src, const char *id)
+{
+    json_t *doc = export_collect_on(src, id);
+    client_free(src->cl);
+    src->cl = NULL;
     return doc;
 }
 
@@ -197,7 +207,7 @@ static void export_md(FILE *f, json_t *doc)
             fprintf(f, "\nOutput:\n\n");
             md_block(f, out);
         }
-        const char *diff = cli_action_diff(x);
+        const char *diff = action_detail_diff_of(x);
         if (diff) {
             fprintf(f, "\nChanges:\n\n");
             md_block(f, diff);
@@ -363,7 +373,6 @@ int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_f
     struct export_src src = {.socket = ctx, .progress = progress, .progress_ctx = progress_ctx};
     *msg = NULL;
     json_t *doc = export_collect(&src, id);
-    client_free(src.cl);
     if (!doc) {
         *msg = src.err ? src.err : strdup("the engine did not answer");
         return -1;
@@ -416,7 +425,6 @@ int cmd_export(struct app *app, int argc, char **argv)
         return 1;
     struct export_src src = {.socket = app->socket, .print = true};
     json_t *doc = export_collect(&src, id);
-    client_free(src.cl);
     free(src.err);
     if (!doc)
         return 1;

@@ -2,6 +2,7 @@
  * action (arguments, risk, decision, observation) in full. */
 #include "app/app.h"
 #include "app/cli.h"
+#include "ui/action_detail.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -51,7 +52,7 @@ static void show_action(json_t *a)
            json_string_value(json_object_get(obs, "observation")) ?: "none");
     if (content)
         cli_write_safe(stdout, content, strlen(content));
-    const char *diff = cli_action_diff(a);
+    const char *diff = action_detail_diff_of(a);
     if (diff) {
         printf("\n\ndiff:\n");
         cli_write_safe(stdout, diff, strlen(diff));

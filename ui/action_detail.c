@@ -146,15 +146,19 @@ static void action_detail_args(FILE *f, struct action_detail *d, json_t *a)
     free(j);
 }
 
-/* An edit's diff is in its observation (OpenHands'); a write's is recorded beside it by the
- * engine (the action's "diff"). */
-static void action_detail_diff(FILE *f, struct action_detail *d, json_t *action)
+const char *action_detail_diff_of(json_t *action)
 {
     json_t *obs = json_object_get(action, "observation");
     const char *diff = action_detail_str(json_object_get(obs, "extras"), "diff");
     if (!*diff)
         diff = action_detail_str(action, "diff");
-    if (!*diff)
+    return *diff ? diff : NULL;
+}
+
+static void action_detail_diff(FILE *f, struct action_detail *d, json_t *action)
+{
+    const char *diff = action_detail_diff_of(action);
+    if (!diff)
         return;
     fputc('\n', f);
     action_detail_title(f, d, "diff");

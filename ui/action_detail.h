@@ -34,10 +34,15 @@ enum action_line action_detail_diff_line(const char *line, size_t len, bool in_h
 
 /* Build the text of an action reply: what it was (kind, state, exit code, duration, times),
  * its risk and reason, the approval (who decided, when, why), the command or path and its
- * arguments (a write's content as it was written), the diff an edit's observation carries
- * (extras.diff), then the whole observation. 0, or -1 when out of memory (*d then empty). */
+ * arguments (a write's content as it was written), the diff (action_detail_diff_of), then the whole
+ * observation. 0, or -1 when out of memory (*d then empty). */
 int action_detail_build(json_t *action, struct action_detail *d);
 void action_detail_free(struct action_detail *d);
+
+/* What a file action changed, as a unified diff: an edit's is in its observation
+ * (extras.diff, as OpenHands has it), a write's is recorded beside it by the engine (the
+ * action's "diff"). NULL: none, or empty. */
+const char *action_detail_diff_of(json_t *action);
 
 /* What the line starting at off is (off must be the start of a line). */
 enum action_line action_detail_line(const struct action_detail *d, size_t off);

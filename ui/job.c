@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 struct ui_job {
@@ -26,7 +25,6 @@ struct ui_job {
     char *buf;      /* bytes read and not yet taken */
     size_t len, cap;
     size_t done, total;
-    bool have_progress;
 };
 
 /* ---- the child's side ---- */
@@ -135,6 +133,7 @@ int job_start(struct ui *ui, const char *name, const char *what, const char *uni
     snprintf(job->what, sizeof(job->what), "%s", what);
     snprintf(job->unit, sizeof(job->unit), "%s", unit);
     ui->job = job;
+    ui_set_status(ui, "%s ...", what);
     return 0;
 }
 
@@ -158,7 +157,6 @@ static void job_take_progress(struct ui_job *job)
         if (sscanf(job->buf + start, "p %zu %zu", &done, &total) == 2) {
             job->done = done;
             job->total = total;
-            job->have_progress = true;
         }
         start = (size_t)(nl - job->buf) + 1;
     }
@@ -232,12 +230,9 @@ unsigned job_on_ready(struct ui *ui)
         job->len += (size_t)n;
         job_take_progress(job);
     }
-    if (!job->have_progress)
+    if (!job->total) /* nothing to count yet: job_start's "WHAT ..." stays */
         return 0;
-    if (job->total)
-        ui_set_status(ui, "%s: %zu of %zu %s", job->what, job->done, job->total, job->unit);
-    else
-        ui_set_status(ui, "%s ...", job->what);
+    ui_set_status(ui, "%s: %zu of %zu %s", job->what, job->done, job->total, job->unit);
     return UI_DIRTY_FOOTER;
 }
 

@@ -283,9 +283,7 @@ static unsigned ops_export_to(struct ui *ui, const char *id, const char *dir)
     if (job_start(ui, "export", what, "actions", ops_export_run, &arg, &err) < 0) {
         ui_set_error(ui, "%s", err ? err : "export: out of memory");
         free(err);
-        return UI_DIRTY_FOOTER;
     }
-    ui_set_status(ui, "%s ...", what);
     return UI_DIRTY_FOOTER;
 }
 

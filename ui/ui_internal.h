@@ -474,9 +474,9 @@ void ui_modal_close(struct ui *ui);
  * *msg saying what was done, or -1 with *msg saying why (malloc'd, may be NULL). */
 typedef int (*ui_job_fn)(void *arg, ui_progress_fn progress, void *progress_ctx, char **msg);
 /* Fork a child that runs fn(arg) (arg is read in the child's copy of memory). The footer
- * then shows "WHAT: DONE of TOTAL UNIT" and at the end fn's message, or "NAME: why" when
- * it failed. -1 with *err (malloc'd, a whole sentence starting with NAME) when a job is
- * already running or the child cannot start. */
+ * then shows "WHAT ...", "WHAT: DONE of TOTAL UNIT" once the child counts, and at the end
+ * fn's message, or "NAME: why" when it failed. -1 with *err (malloc'd, a whole sentence starting
+ * with NAME) when a job is already running or the child cannot start. */
 int job_start(struct ui *ui, const char *name, const char *what, const char *unit, ui_job_fn fn,
               void *arg, char **err);
 /* The descriptor the loop polls for the running job, or -1. */
