@@ -45,6 +45,7 @@ m = re.search(r"((?:\x1b\[[0-9;]*m)+)[ACD](?:\x1b\[[0-9;]*m| )*" + re.escape(pat
 print(m.group(1).replace("\x1b", "ESC") if m else "")' "$1"
 }
 hint() { screen | grep -E 'Esc back[─-]*┘' | tail -1; }
+filter_to() { tm send-keys -t dash / C-u; tm send-keys -t dash -l "$1"; tm send-keys -t dash Enter; }
 
 open_tmux 160 40 || exit 1
 start_dashboard
@@ -117,10 +118,7 @@ wait_for "no write, edit or upload action recorded" &&
 
 action '{"action":"edit","args":{"path":"/workspace/mod.txt","command":"str_replace","old_str":"old line","new_str":"new line"}}' ||
   fail "the edit action ran"
-tm send-keys -t dash /
-tm send-keys -t dash C-u
-tm send-keys -t dash -l "mod.txt"
-tm send-keys -t dash Enter
+filter_to "mod.txt"
 wait_for "C /workspace/mod.txt" && wait_gone "byhand-$$" || { fail "filter mod.txt"; screen >&2; }
 for _ in $(seq 1 50); do screen | grep -qE 'mod\.txt +workspace +#[0-9]+' && break; sleep 0.1; done
 screen | grep -qE 'mod\.txt +workspace +#[0-9]+' && ok "the edited path names its action" ||
@@ -137,10 +135,7 @@ wait_for "C /workspace/mod.txt" && wait_gone "edit, done" && ok "Esc goes back t
 # a write over a file: its observation says only "wrote"; the diff the engine recorded shows
 action '{"action":"write","args":{"path":"/workspace/new.txt","content":"newer"}}' ||
   fail "the write action ran"
-tm send-keys -t dash /
-tm send-keys -t dash C-u
-tm send-keys -t dash -l "new.txt"
-tm send-keys -t dash Enter
+filter_to "new.txt"
 wait_gone "C /workspace/mod.txt" || { fail "filter new.txt"; screen >&2; }
 for _ in $(seq 1 50); do screen | grep -qE 'new\.txt +workspace +#[0-9]+' && break; sleep 0.1; done
 tm send-keys -t dash Enter
@@ -151,10 +146,7 @@ else
 fi
 tm send-keys -t dash Escape
 wait_gone "write, done" || { fail "Esc back from the write"; screen >&2; }
-tm send-keys -t dash /
-tm send-keys -t dash C-u
-tm send-keys -t dash -l "mod.txt"
-tm send-keys -t dash Enter
+filter_to "mod.txt"
 wait_for "C /workspace/mod.txt" || { fail "filter mod.txt after the write"; screen >&2; }
 tm send-keys -t dash /
 tm send-keys -t dash Escape
