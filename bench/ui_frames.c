@@ -62,15 +62,21 @@ static void *bench_tty_drain(void *arg)
     }
 }
 
-/* Wait until the reader has everything written so far (nothing new for 5 ms). */
+/* Wait until the reader has everything written so far: nothing left unread in the pty and
+ * no new count for 5 ms. A quiet spell alone was not enough: on a loaded machine the reader
+ * may not run for longer than that with a frame still waiting in the pty (a full redraw
+ * counted 0 bytes once in CI). */
 static unsigned long long bench_tty_settle(struct bench_tty *t)
 {
     unsigned long long last = atomic_load(&t->bytes);
     for (;;) {
         struct timespec ts = {0, 5000000};
         nanosleep(&ts, NULL);
+        int pending = 0;
+        if (ioctl(t->master, FIONREAD, &pending) < 0)
+            pending = 0;
         unsigned long long now = atomic_load(&t->bytes);
-        if (now == last)
+        if (now == last && pending == 0)
             return now;
         last = now;
     }
