@@ -1,6 +1,6 @@
 /* paddock (no command): the dashboard, starting an engine when none answers. */
 #include "app/app.h"
-#include "app/client.h"
+#include "client/client.h"
 #include "ui/ui.h"
 
 #include <limits.h>

@@ -4,8 +4,8 @@
  * writes all three through app_export_session. */
 #include "app/app.h"
 #include "app/cli.h"
-#include "app/client.h"
-#include "ui/action_detail.h"
+#include "client/action_detail.h"
+#include "client/client.h"
 
 #include <errno.h>
 #include <getopt.h>

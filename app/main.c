@@ -1,6 +1,6 @@
 /* paddock: the dashboard by default; subcommands from one table. */
 #include "app/app.h"
-#include "app/client.h"
+#include "client/client.h"
 
 #include <curl/curl.h>
 #include <getopt.h>

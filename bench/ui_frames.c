@@ -11,9 +11,9 @@
  * A frame is timed from the key (or the event) to doupdate's return: the handler, the
  * drawing of what it made dirty and the write to the terminal.
  */
-#include "app/client.h"
-#include "app/client_async.h"
 #include "bench.h"
+#include "client/client.h"
+#include "client/client_async.h"
 #include "ui/logbuf.h"
 #include "ui/ui_internal.h"
 

@@ -8,15 +8,15 @@
 #include "engine/action.h"
 
 #include "engine/api.h"
+#include "engine/base/loop.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
+#include "engine/docker/http.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
-#include "engine/loop.h"
-#include "engine/policy.h"
-#include "engine/risk.h"
+#include "engine/risk/policy.h"
+#include "engine/risk/risk.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,10 +3,10 @@
  * reply is ready, so nothing blocks and nothing polls. */
 #include "engine/api.h"
 
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
 #include "engine/engine_internal.h"
 #include "engine/listen.h"
-#include "engine/loop.h"
-#include "engine/util.h"
 
 #include <microhttpd.h>
 #include <stdarg.h>

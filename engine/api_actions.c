@@ -2,10 +2,10 @@
 #include "engine/action.h"
 #include "engine/api.h"
 #include "engine/engine_internal.h"
-#include "engine/policy.h"
-#include "engine/risk.h"
+#include "engine/risk/policy.h"
+#include "engine/risk/risk.h"
 #include "engine/session.h"
-#include "engine/store.h"
+#include "engine/store/store.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,9 @@
 /* Engine API endpoints: one handler each, one line each in the table at the bottom. */
 #include "engine/api.h"
 
+#include "engine/base/session_state.h"
 #include "engine/changes.h"
-#include "engine/docker.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/files.h"
 #include "engine/gc.h"
@@ -11,9 +12,8 @@
 #include "engine/pool.h"
 #include "engine/remote_runtime.h"
 #include "engine/session.h"
-#include "engine/session_state.h"
 #include "engine/stats.h"
-#include "engine/store.h"
+#include "engine/store/store.h"
 #include "engine/terminal.h"
 
 #include <stdlib.h>

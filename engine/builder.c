@@ -5,10 +5,10 @@
 #include "engine/builder.h"
 
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
+#include "engine/docker/tar.h"
 #include "engine/engine_internal.h"
-#include "engine/tar.h"
-#include "engine/util.h"
 
 #include <errno.h>
 #include <stdio.h>

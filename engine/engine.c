@@ -3,18 +3,18 @@
 
 #include "engine/action.h"
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
+#include "engine/docker/http.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
 #include "engine/listen.h"
-#include "engine/loop.h"
 #include "engine/monitor.h"
 #include "engine/pool.h"
 #include "engine/session.h"
 #include "engine/stats.h"
-#include "engine/store.h"
+#include "engine/store/store.h"
 #include "engine/terminal.h"
-#include "engine/util.h"
 
 #include <curl/curl.h>
 #include <errno.h>

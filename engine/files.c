@@ -5,11 +5,11 @@
 #include "engine/files.h"
 
 #include "engine/api.h"
+#include "engine/base/util.h"
+#include "engine/docker/http.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
 #include "engine/session_internal.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>

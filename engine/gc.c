@@ -2,12 +2,12 @@
  * the engine's label, never by a name prefix. */
 #include "engine/gc.h"
 
-#include "engine/docker.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/session.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
-#include "engine/util.h"
 
 #include <dirent.h>
 #include <stdio.h>

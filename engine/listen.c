@@ -3,9 +3,9 @@
 #include "engine/listen.h"
 
 #include "engine/api.h"
+#include "engine/base/util.h"
 #include "engine/engine_internal.h"
 #include "engine/remote_runtime.h"
-#include "engine/util.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

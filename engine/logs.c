@@ -3,11 +3,11 @@
 #include "engine/logs.h"
 
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/utf8.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
-#include "engine/store.h"
-#include "engine/utf8.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,11 +4,11 @@
  * reconciled with the containers. */
 #include "engine/monitor.h"
 
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
-#include "engine/loop.h"
 #include "engine/session.h"
-#include "engine/util.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

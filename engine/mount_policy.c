@@ -4,9 +4,9 @@
  * Everything is compared after realpath(), so symlinks and ".." cannot walk around it. */
 #include "engine/mount_policy.h"
 
-#include "engine/docker.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
-#include "engine/util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -7,15 +7,15 @@
 #include "engine/pool.h"
 
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
+#include "engine/docker/http.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
-#include "engine/loop.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
 #include "engine/stats.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

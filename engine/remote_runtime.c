@@ -7,15 +7,15 @@
 #include "engine/remote_runtime.h"
 
 #include "engine/api.h"
+#include "engine/base/util.h"
 #include "engine/builder.h"
-#include "engine/docker.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/listen.h"
 #include "engine/session.h"
 #include "engine/session_config.h"
 #include "engine/session_internal.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <ctype.h>
 #include <jansson.h>

@@ -6,20 +6,20 @@
 
 #include "engine/action.h"
 #include "engine/api.h"
+#include "engine/base/loop.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
 #include "engine/builder.h"
 #include "engine/changes.h"
-#include "engine/docker.h"
+#include "engine/docker/docker.h"
+#include "engine/docker/http.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
 #include "engine/logs.h"
-#include "engine/loop.h"
 #include "engine/pool.h"
 #include "engine/session_config.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
 #include "engine/stats.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <ctype.h>
 #include <errno.h>

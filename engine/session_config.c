@@ -2,14 +2,14 @@
  * every refusal a sentence naming the field; the create body built from the parsed struct. */
 #include "engine/session_config.h"
 
-#include "engine/docker.h"
+#include "engine/base/git.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
-#include "engine/git.h"
 #include "engine/mount_policy.h"
-#include "engine/policy.h"
+#include "engine/risk/policy.h"
 #include "engine/session.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <ctype.h>
 #include <dirent.h>

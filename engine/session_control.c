@@ -2,13 +2,13 @@
  * clean stop, which deletes the sessions that asked not to be kept (keep_alive false). */
 #include "engine/session.h"
 
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
-#include "engine/loop.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

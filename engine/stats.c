@@ -3,10 +3,10 @@
 #include "engine/stats.h"
 
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
-#include "engine/loop.h"
-#include "engine/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #ifndef PADDOCK_STATS_H
 #define PADDOCK_STATS_H
 
-#include "engine/store.h"
+#include "engine/store/store.h"
 
 #include <jansson.h>
 

@@ -6,12 +6,12 @@
 #include "engine/terminal.h"
 
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
+#include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
-#include "engine/loop.h"
 #include "engine/session_internal.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>

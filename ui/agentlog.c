@@ -3,7 +3,7 @@
  * Actions of a session run one at a time, so the order written is the order they ran. */
 #include "ui/agentlog.h"
 
-#include "app/client.h"
+#include "client/client.h"
 #include "ui/ui_internal.h"
 #include "ui/vt.h"
 

@@ -1,6 +1,6 @@
-/* The one way text reaches the screen: sanitize (ui/sanitize.c), then draw wide characters
+/* The one way text reaches the screen: sanitize (common/sanitize.c), then draw wide characters
  * clipped to a number of columns. Nothing in ui/ calls waddstr & co. on its own. */
-#include "ui/sanitize.h"
+#include "common/sanitize.h"
 #include "ui/ui_internal.h"
 
 #include <string.h>

@@ -2,7 +2,7 @@
  * view is in lines of several rows, search in what is shown, and the saved file. */
 #include "ui/logview.h"
 
-#include "ui/sanitize.h"
+#include "common/sanitize.h"
 
 #include <errno.h>
 #include <math.h>

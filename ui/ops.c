@@ -2,7 +2,7 @@
  * form), open the terminal, export, and the sessions filter; as the sessions list's keys and
  * as the `:` commands (cmdline.c). Every request is asynchronous; the engine's answer (the
  * session) updates the model at once, its events follow. */
-#include "app/client.h"
+#include "client/client.h"
 #include "ui/ui_internal.h"
 
 #include <errno.h>

@@ -1,10 +1,10 @@
 /* One action shown whole (full screen; Enter on the Actions or Changes tab, Esc back): what
  * ran, its risk, the approval (who, when, why), exit code, duration, an edit's diff with +
  * lines green and - lines red, and the whole observation, from GET /v1/actions/{id}
- * (ui/action_detail.c builds the text). Wrapped to the width; j/k/PgUp/PgDn/g/G scroll. An
+ * (client/action_detail.c builds the text). Wrapped to the width; j/k/PgUp/PgDn/g/G scroll. An
  * action still running is fetched again when its event says it changed. */
-#include "app/client.h"
-#include "ui/action_detail.h"
+#include "client/action_detail.h"
+#include "client/client.h"
 #include "ui/history_query.h"
 #include "ui/ui_internal.h"
 

@@ -9,8 +9,8 @@
  * time, and nothing is loaded beyond that. A new selection cancels the requests made for the
  * previous one, so holding `j` costs one answer, not one per row. Everything shown came from
  * the engine (and so from sandboxes): it reaches the screen through draw_text only. */
-#include "app/client.h"
-#include "ui/action_detail.h"
+#include "client/action_detail.h"
+#include "client/client.h"
 #include "ui/graph.h"
 #include "ui/history_query.h"
 #include "ui/ui_internal.h"
@@ -516,7 +516,7 @@ static void hist_cur_got(int status, json_t *reply, const char *err, void *ud)
 }
 
 /* The observation: what ran and what came back, as text to read (as the Actions tab's Enter
- * shows it: ui/action_detail.c). */
+ * shows it: client/action_detail.c). */
 static void hist_obs_got(int status, json_t *reply, const char *err, void *ud)
 {
     struct hist *h = HIST_OF(ud, obs.tok);

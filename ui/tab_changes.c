@@ -3,7 +3,7 @@
  * each kind on the first row. Fetched on open, on `r`, and again shortly after an action of
  * the session finishes (a burst of them costs one fetch). `/` narrows the list; Enter shows
  * the action that last wrote the path. Paths are the sandbox's bytes: draw_text sanitizes. */
-#include "app/client.h"
+#include "client/client.h"
 #include "ui/changeset.h"
 #include "ui/ui_internal.h"
 

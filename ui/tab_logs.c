@@ -3,9 +3,9 @@
  * container any more. Lines go into a bounded ring (ui/logbuf.c; the lines it dropped are
  * counted on the border); what is shown, wrapped and searched is the sanitized text
  * (ui/logview.c), drawn through draw_text like every untrusted string. */
-#include "app/client.h"
+#include "client/client.h"
+#include "common/sanitize.h"
 #include "ui/logview.h"
-#include "ui/sanitize.h"
 #include "ui/ui_internal.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * keeps the whole session object), and its state history from GET /v1/sessions/{id}/events,
  * refetched after each `session` event of the session. Env values are never shown: only
  * names, and only if the engine sends them (it does not today). j/k scroll. */
-#include "app/client.h"
+#include "client/client.h"
 #include "ui/ui_internal.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * time. On open it fetches the stored samples (GET /v1/sessions/{id}/stats), then adds the
  * live `stats` events. The top line is the newest sample as `docker stats` prints it; the
  * graphs (ui/graph.c) cover a time window (+/-) in braille, blocks or ASCII (b). */
-#include "app/client.h"
+#include "client/client.h"
 #include "ui/graph.h"
 #include "ui/ui_internal.h"
 

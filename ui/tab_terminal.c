@@ -1,4 +1,4 @@
-/* The Terminal tab: a shell in the sandbox inside the pane (app/client_term.c's connection to
+/* The Terminal tab: a shell in the sandbox inside the pane (client/client_term.c's connection to
  * POST /v1/sessions/{id}/terminal, drawn through ui/vt.c), and the agent's own shell as a
  * read-only transcript (ui/agentlog.c); `a` switches between them.
  *
@@ -7,8 +7,8 @@
  * the keyboard back to the sessions; coming back shows the shell and Enter types again. The
  * remote tty follows the pane's size; Shift-PgUp/PgDn scroll back while typing, PgUp/PgDn
  * otherwise. Leaving the tab or the session hangs the shell up (the engine ends it). */
-#include "app/client.h"
-#include "app/client_term.h"
+#include "client/client.h"
+#include "client/client_term.h"
 #include "ui/agentlog.h"
 #include "ui/paircache.h"
 #include "ui/ui_internal.h"

@@ -513,7 +513,7 @@ enum ui_color theme_state_color(const char *state)
         const char *state;
         enum ui_color color;
     } map[] = {
-        /* sessions (engine/session_state.c) */
+        /* sessions (engine/base/session_state.c) */
         {"building", UI_C_WARN},
         {"starting", UI_C_WARN},
         {"started", UI_C_WARN},

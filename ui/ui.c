@@ -2,8 +2,8 @@
  * engine's event stream; events update the model, keys go through the key table, and each
  * turn ends with at most one frame (only dirty windows, one doupdate). Event-driven frames
  * are coalesced to UI_FRAME_MS; keys and resizes draw at once. */
-#include "app/client.h"
-#include "app/client_async.h"
+#include "client/client.h"
+#include "client/client_async.h"
 #include "ui/ui_internal.h"
 
 #include <errno.h>

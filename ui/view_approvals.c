@@ -2,7 +2,7 @@
  * operator, oldest first, each with its exact command or file, risk and reason. `y` approves,
  * `n` rejects; Enter does nothing destructive (it shows the session's Actions tab). The
  * selection is pinned by action id. */
-#include "app/client.h"
+#include "client/client.h"
 #include "ui/history_query.h"
 #include "ui/ui_internal.h"
 

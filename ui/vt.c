@@ -4,7 +4,7 @@
  * titles arrive as a temporary string. */
 #include "ui/vt.h"
 
-#include "ui/sanitize.h"
+#include "common/sanitize.h"
 
 #include <curses.h>
 #include <stdio.h>

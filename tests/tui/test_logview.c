@@ -1,7 +1,7 @@
 /* The Logs tab's pure parts (ui/logview.c): Docker timestamps, shown text, wrapping, scrolling
  * over wrapped lines, search in what is shown, saving. */
+#include "common/sanitize.h"
 #include "ui/logview.h"
-#include "ui/sanitize.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,6 @@
-/* The sanitizer (ui/sanitize.c): hostile inputs from security.md §3 (I05-I13), exact outputs. */
-#include "ui/sanitize.h"
+/* The sanitizer (common/sanitize.c): hostile inputs from security.md §3 (I05-I13), exact outputs.
+ */
+#include "common/sanitize.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -4,9 +4,9 @@
  * exec upgrade's edge cases: the stream's first bytes in the 101's packet, a reply head split
  * across reads, a refused start with a JSON body, input held until the first resize, the exit
  * code asked again while Docker still says Running. */
-#include "engine/docker.h"
-#include "engine/http.h"
-#include "engine/loop.h"
+#include "engine/base/loop.h"
+#include "engine/docker/docker.h"
+#include "engine/docker/http.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

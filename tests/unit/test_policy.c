@@ -1,5 +1,5 @@
-/* Approval policy and operator rules (engine/policy.c). */
-#include "engine/policy.h"
+/* Approval policy and operator rules (engine/risk/policy.c). */
+#include "engine/risk/policy.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
-/* The risk classifier (engine/risk.c): research/security.md §5's rules and bypass vectors,
+/* The risk classifier (engine/risk/risk.c): research/security.md §5's rules and bypass vectors,
  * table-driven. Each row: the command, the lowest and highest level it may get, and a word
  * its reason must contain (NULL: any). */
-#include "engine/risk.h"
+#include "engine/risk/risk.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

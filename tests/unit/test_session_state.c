@@ -1,6 +1,6 @@
 /* The session state machine's table: the transitions docs/architecture.md lists, and nothing
  * else; the state names; what a refused request is told. */
-#include "engine/session_state.h"
+#include "engine/base/session_state.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

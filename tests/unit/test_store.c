@@ -1,5 +1,5 @@
 /* The store against a real SQLite file: schema, intent-then-observation, paging, recovery. */
-#include "engine/store.h"
+#include "engine/store/store.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
