@@ -110,7 +110,7 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
             return NULL;
         }
     }
-    d->decision = approve ? "approved" : "rejected";
+    d->approve = approve;
     d->by = json_string_value(json_object_get(body, "by"));
     if (!d->by || !*d->by)
         d->by = "operator";
