@@ -392,9 +392,7 @@ static void action_policy_load(struct session *s)
     json_t *cfg = store_session_config(eng->store, s->id);
     json_t *opt = json_object_get(cfg, "options");
     int p = policy_parse(json_string_value(json_object_get(opt, "confirm")));
-    if (p < 0)
-        p = policy_parse(eng->default_confirm);
-    s->confirm = p < 0 ? POLICY_HIGH : p;
+    s->confirm = p < 0 ? eng->default_confirm : (enum policy)p;
     json_t *t = json_object_get(opt, "approval_timeout");
     s->approval_timeout = json_is_number(t) ? json_number_value(t) : eng->approval_timeout;
     json_decref(cfg);
@@ -496,7 +494,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                                    .now = now};
     const char *cstate = json_string_value(json_object_get(action, "confirmation_state"));
     const char *rule_pat = NULL;
-    const char *rule = policy_rules_match(s->rules, summary, &rule_pat);
+    enum policy_rule rule = policy_rules_match(s->rules, summary, &rule_pat);
     char why[512] = "";
     char *obs = NULL;
     bool held = false;
@@ -512,13 +510,13 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
         obs = strdup("{\"observation\":\"null\",\"content\":\"\",\"extras\":{},"
                      "\"message\":\"No observation\"}");
         row.observation = obs;
-    } else if (rule && strcmp(rule, "deny") == 0) {
+    } else if (rule == POLICY_RULE_DENY) {
         snprintf(why, sizeof(why), "denied by the operator's rule \"%.400s\"", rule_pat);
         row.state = ACTION_REJECTED;
         row.approval = APPROVAL_REJECTED;
         row.decided_by = "rule";
         row.decision_reason = why;
-    } else if (rule) {
+    } else if (rule == POLICY_RULE_ALLOW) {
         snprintf(why, sizeof(why), "allowed by the operator's rule \"%.400s\"", rule_pat);
         row.approval = APPROVAL_AUTO;
         row.decided_by = "rule";
@@ -682,7 +680,11 @@ int action_rule_add(struct session *s, json_t *rule, const char *by, struct acti
     action_policy_load(s);
     char *err = NULL;
     const char *pattern = json_string_value(json_object_get(rule, "pattern"));
-    const char *decision = json_string_value(json_object_get(rule, "decision"));
+    enum policy_rule decision;
+    if (policy_rule_parse(json_string_value(json_object_get(rule, "decision")), &decision) < 0) {
+        action_result(out, 400, "bad_request", "\"decision\" must be \"allow\" or \"deny\"");
+        return -1;
+    }
     int64_t rid = store_rule_add(eng->store, s->id, pattern, decision, by, util_now(), &err);
     if (rid < 0) {
         action_result_store(out, eng, "the rule was not added", err);
@@ -747,7 +749,8 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
                                : action_exact_pattern(action_summary(
                                      json_string_value(json_object_get(a->action, "action")),
                                      json_object_get(a->action, "args")));
-        json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision", "allow");
+        json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision",
+                                 policy_rule_name(POLICY_RULE_ALLOW));
         free(pat);
         int rc = action_rule_add(s, rule, d->by, out);
         json_decref(rule);

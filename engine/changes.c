@@ -9,6 +9,7 @@
 #include "engine/changes.h"
 
 #include "engine/api.h"
+#include "engine/base/session_state.h"
 #include "engine/base/utf8.h"
 #include "engine/base/util.h"
 #include "engine/docker/docker.h"
@@ -678,7 +679,8 @@ void changes_route_get(struct api_req *r)
         return;
     const char *cid = json_string_value(json_object_get(s, "container_id"));
     const char *state = json_string_value(json_object_get(s, "state"));
-    if (!cid || (state && strcmp(state, "deleted") == 0)) {
+    enum session_st st;
+    if (!cid || (session_st_parse(state, &st) == 0 && st == SESSION_DELETED)) {
         char why[96];
         snprintf(why, sizeof(why), "it is %s", state ? state : "unknown");
         changes_reply_stored(r, s, why);

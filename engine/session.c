@@ -587,10 +587,10 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
     const char *name = cfg->name;
     if (!eng->stopping && (!name || !session_find_ref(eng, name)) && pool_fits(eng, opts, image)) {
         struct session *warm = pool_take(eng, image);
-        json_t *o =
-            json_pack("{s:b,s:s,s:f}", "keep_alive", cfg->keep_alive, "confirm",
-                      cfg->confirm ? cfg->confirm : eng->default_confirm, "approval_timeout",
-                      cfg->approval_timeout > 0 ? cfg->approval_timeout : eng->approval_timeout);
+        json_t *o = json_pack(
+            "{s:b,s:s,s:f}", "keep_alive", cfg->keep_alive, "confirm",
+            cfg->confirm ? cfg->confirm : policy_name(eng->default_confirm), "approval_timeout",
+            cfg->approval_timeout > 0 ? cfg->approval_timeout : eng->approval_timeout);
         int rc = warm && o ? session_claim(warm, name ? name : warm->id, o,
                                            json_object_get(opts, "env"), fn, ud)
                            : -1;

@@ -767,7 +767,8 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     json_object_set_new(o, "keep_alive", json_boolean(c->keep_alive));
     /* The approval policy as it applies, so the session shows it and a changed engine default
      * does not change an existing session. */
-    json_object_set_new(o, "confirm", json_string(c->confirm ? c->confirm : eng->default_confirm));
+    json_object_set_new(o, "confirm",
+                        json_string(c->confirm ? c->confirm : policy_name(eng->default_confirm)));
     json_object_set_new(
         o, "approval_timeout",
         json_real(c->approval_timeout > 0 ? c->approval_timeout : eng->approval_timeout));

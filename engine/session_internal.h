@@ -3,6 +3,7 @@
 #define PADDOCK_SESSION_INTERNAL_H
 
 #include "engine/base/session_state.h"
+#include "engine/risk/policy.h"
 #include "engine/session.h"
 
 #include <jansson.h>
@@ -43,7 +44,7 @@ struct session {
     /* Approvals (action.c): the policy, how long an action waits, the operator's rules; read
      * from the store at the first action. */
     bool policy_loaded;
-    int confirm; /* enum policy */
+    enum policy confirm;
     double approval_timeout;
     json_t *rules;
 };

@@ -4,6 +4,7 @@
 
 #include "engine/base/action_state.h"
 #include "engine/base/session_state.h"
+#include "engine/risk/policy.h"
 #include "engine/risk/risk.h"
 
 #include <jansson.h>
@@ -126,7 +127,7 @@ json_t *store_actions_search(struct store *s, const struct store_search *q, char
 int store_actions_interrupt_inflight(struct store *s, double now);
 /* Operator rules of a session: allow or deny a pattern (engine/risk/policy.c matches them). */
 int64_t store_rule_add(struct store *s, const char *session_id, const char *pattern,
-                       const char *decision, const char *by, double now, char **err);
+                       enum policy_rule decision, const char *by, double now, char **err);
 json_t *store_rules_list(struct store *s, const char *session_id);
 /* Remove deleted sessions last updated before the time, with all their history. Returns how
  * many sessions went, or -1. */

@@ -443,14 +443,14 @@ int store_actions_interrupt_inflight(struct store *s, double now)
 }
 
 int64_t store_rule_add(struct store *s, const char *session_id, const char *pattern,
-                       const char *decision, const char *by, double now, char **err)
+                       enum policy_rule decision, const char *by, double now, char **err)
 {
     sqlite3_stmt *st = store_prepare(s, "INSERT INTO rules(session_id, pattern, decision, "
                                         "created_by, created_at) VALUES (?,?,?,?,?)");
     if (st) {
         store_bind_text(st, 1, session_id);
         store_bind_text(st, 2, pattern);
-        store_bind_text(st, 3, decision);
+        store_bind_text(st, 3, policy_rule_name(decision));
         store_bind_text(st, 4, by);
         sqlite3_bind_double(st, 5, now);
     }

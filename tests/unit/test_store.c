@@ -291,8 +291,8 @@ static void test_rules_and_retention(void **state)
     char *err = NULL;
     assert_int_equal(store_session_insert(s, "hhhh", "h", "img", SESSION_READY, NULL, 1, &err), 0);
     assert_int_equal(store_session_insert(s, "iiii", "i", "img", SESSION_READY, NULL, 1, &err), 0);
-    assert_true(store_rule_add(s, "hhhh", "git push *", "allow", "alice", 5, &err) > 0);
-    assert_true(store_rule_add(s, "hhhh", "*curl*", "deny", "alice", 6, &err) > 0);
+    assert_true(store_rule_add(s, "hhhh", "git push *", POLICY_RULE_ALLOW, "alice", 5, &err) > 0);
+    assert_true(store_rule_add(s, "hhhh", "*curl*", POLICY_RULE_DENY, "alice", 6, &err) > 0);
     json_t *rules = store_rules_list(s, "hhhh");
     assert_int_equal(json_array_size(rules), 2);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 1), "decision")),
