@@ -117,7 +117,9 @@ json_t *store_actions_pending(struct store *s, const char *session_id);
 /* History: newest first, id < before (<= 0: from the newest); text: words that must all appear
  * in the command or its output; the others: exact filters, NULL for any. */
 struct store_search {
-    const char *text, *session_id, *kind, *state, *risk;
+    const char *text, *session_id, *kind;
+    const enum action_st *state;
+    const enum risk_level *risk;
     int64_t before;
     int limit;
 };

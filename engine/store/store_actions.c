@@ -410,8 +410,8 @@ json_t *store_actions_search(struct store *s, const struct store_search *q, char
     sqlite3_bind_int64(st, 2, q->before > 0 ? q->before : INT64_MAX);
     store_bind_text(st, 3, q->session_id);
     store_bind_text(st, 4, q->kind);
-    store_bind_text(st, 5, q->state);
-    store_bind_text(st, 6, q->risk);
+    store_bind_text(st, 5, q->state ? action_st_name(*q->state) : NULL);
+    store_bind_text(st, 6, q->risk ? risk_level_name(*q->risk) : NULL);
     sqlite3_bind_int(st, 7, q->limit);
     json_t *arr = json_array();
     int rc;

@@ -273,7 +273,8 @@ static void test_actions_search(void **state)
     const char *hostile[] = {"\"", "a\"b", "*", "NEAR(", "x:y", "-rf", "(a OR b)", "^", "'", ""};
     for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++)
         search_count(s, hostile[i], NULL, 0); /* asserts a list, not an error */
-    struct store_search q = {.text = "zebra", .state = "done", .kind = "run", .limit = 1};
+    enum action_st done = ACTION_DONE;
+    struct store_search q = {.text = "zebra", .state = &done, .kind = "run", .limit = 1};
     json_t *r = store_actions_search(s, &q, &err);
     assert_int_equal(json_array_size(r), 1);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 0), "id")), c);
