@@ -492,19 +492,22 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                                    .approval = APPROVAL_NONE,
                                    .durable = !wait,
                                    .now = now};
-    const char *cstate = json_string_value(json_object_get(action, "confirmation_state"));
+    /* Absent (or a value OpenHands does not send): confirmed. */
+    enum action_confirmation confirmation = CONFIRMATION_CONFIRMED;
+    action_confirmation_parse(json_string_value(json_object_get(action, "confirmation_state")),
+                              &confirmation);
     const char *rule_pat = NULL;
     enum policy_rule rule = policy_rules_match(s->rules, summary, &rule_pat);
     char why[512] = "";
     char *obs = NULL;
     bool held = false;
-    if (cstate && strcmp(cstate, "rejected") == 0) {
+    if (confirmation == CONFIRMATION_REJECTED) {
         /* OpenHands sends a rejected action so that it is recorded; it never runs. */
         row.state = ACTION_REJECTED;
         row.approval = APPROVAL_REJECTED;
         row.decided_by = "agent";
         row.decision_reason = "the action arrived with confirmation_state \"rejected\"";
-    } else if (cstate && strcmp(cstate, "awaiting_confirmation") == 0) {
+    } else if (confirmation == CONFIRMATION_AWAITING) {
         /* OpenHands' own client never sends these; its runtime answers a null observation. */
         row.state = ACTION_SKIPPED;
         obs = strdup("{\"observation\":\"null\",\"content\":\"\",\"extras\":{},"

@@ -1,4 +1,5 @@
-/* The one table of an action's state names and the one of its approval names. */
+/* The one table of an action's state names, the one of its approval names and the one of
+ * OpenHands' confirmation states. */
 #include "engine/base/action_state.h"
 
 #include <string.h>
@@ -17,6 +18,12 @@ static const char *const action_approval_names[APPROVAL_COUNT] = {
     [APPROVAL_NONE] = "none",         [APPROVAL_PENDING] = "pending",
     [APPROVAL_AUTO] = "auto",         [APPROVAL_APPROVED] = "approved",
     [APPROVAL_REJECTED] = "rejected", [APPROVAL_EXPIRED] = "expired",
+};
+
+static const char *const action_confirmation_names[CONFIRMATION_COUNT] = {
+    [CONFIRMATION_CONFIRMED] = "confirmed",
+    [CONFIRMATION_REJECTED] = "rejected",
+    [CONFIRMATION_AWAITING] = "awaiting_confirmation",
 };
 
 const char *action_st_name(enum action_st st)
@@ -49,6 +56,21 @@ int action_approval_parse(const char *name, enum action_approval *a)
     for (int i = 0; name && i < APPROVAL_COUNT; i++)
         if (strcmp(action_approval_names[i], name) == 0) {
             *a = (enum action_approval)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *action_confirmation_name(enum action_confirmation c)
+{
+    return (unsigned)c < CONFIRMATION_COUNT ? action_confirmation_names[c] : NULL;
+}
+
+int action_confirmation_parse(const char *name, enum action_confirmation *c)
+{
+    for (int i = 0; name && i < CONFIRMATION_COUNT; i++)
+        if (strcmp(action_confirmation_names[i], name) == 0) {
+            *c = (enum action_confirmation)i;
             return 0;
         }
     return -1;

@@ -26,6 +26,14 @@ enum action_approval {
     APPROVAL_COUNT
 };
 
+/* The confirmation_state an OpenHands action arrives with (absent: confirmed). */
+enum action_confirmation {
+    CONFIRMATION_CONFIRMED,
+    CONFIRMATION_REJECTED, /* recorded, never run */
+    CONFIRMATION_AWAITING, /* "awaiting_confirmation": skipped */
+    CONFIRMATION_COUNT
+};
+
 /* "pending", "running", ...: the text the store and the API carry; NULL out of range. */
 const char *action_st_name(enum action_st st);
 /* The state named by text: 0 and *st, or -1 (*st untouched) when no state has that name. */
@@ -37,5 +45,10 @@ bool action_st_is_final(enum action_st st);
 const char *action_approval_name(enum action_approval a);
 /* The approval named by text: 0 and *a, or -1 (*a untouched). */
 int action_approval_parse(const char *name, enum action_approval *a);
+
+/* "confirmed", "rejected", "awaiting_confirmation"; NULL out of range. */
+const char *action_confirmation_name(enum action_confirmation c);
+/* The confirmation state named by text: 0 and *c, or -1 (*c untouched). */
+int action_confirmation_parse(const char *name, enum action_confirmation *c);
 
 #endif

@@ -124,8 +124,9 @@ static void test_live_and_refusals(void **state)
     assert_true(strlen(tiny) < sizeof(tiny));
 }
 
-/* An action's states and approvals: the names docs/approvals.md lists, each enum value round
- * trips, unknown text is refused; the final states are the five that end an action. */
+/* An action's states, approvals and confirmation states: the names docs/approvals.md and
+ * OpenHands use, each enum value round trips, unknown text is refused; the final states are the
+ * five that end an action. */
 static void test_action_names_round_trip(void **state)
 {
     const char *names[] = {"pending",  "running",     "done",   "failed",
@@ -159,6 +160,20 @@ static void test_action_names_round_trip(void **state)
     assert_int_equal(action_approval_parse(NULL, &a), -1);
     assert_int_equal(a, APPROVAL_AUTO);
     assert_null(action_approval_name(APPROVAL_COUNT));
+
+    const char *confirmations[] = {"confirmed", "rejected", "awaiting_confirmation"};
+    assert_int_equal(sizeof(confirmations) / sizeof(confirmations[0]), CONFIRMATION_COUNT);
+    for (int i = 0; i < CONFIRMATION_COUNT; i++) {
+        enum action_confirmation c = CONFIRMATION_COUNT;
+        assert_int_equal(action_confirmation_parse(confirmations[i], &c), 0);
+        assert_int_equal(c, i);
+        assert_string_equal(action_confirmation_name(c), confirmations[i]);
+    }
+    enum action_confirmation c = CONFIRMATION_REJECTED;
+    assert_int_equal(action_confirmation_parse("awaiting", &c), -1);
+    assert_int_equal(action_confirmation_parse(NULL, &c), -1);
+    assert_int_equal(c, CONFIRMATION_REJECTED);
+    assert_null(action_confirmation_name(CONFIRMATION_COUNT));
 }
 
 int main(void)
