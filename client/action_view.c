@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const struct action_view action_views[] = {
-    {.name = "run", .args = ACTION_VIEW_ARGS_NONE, .cast_prompt = "$"},
+    {.name = "run", .args = ACTION_VIEW_ARGS_NONE, .cast_prompt = "$", .in_shell = true},
     {.name = "run_ipython", .args = ACTION_VIEW_ARGS_JSON, .cast_prompt = ">>>"},
     {.name = "write", .args = ACTION_VIEW_ARGS_CONTENT},
 };
