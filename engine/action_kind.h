@@ -1,8 +1,8 @@
 /* The kinds of action the engine records: one table (action_kind.c) that the action path,
  * the risk classifier, the file changes and the store's queries read. Adding a kind is one row
  * there plus its own functions (its classifier in engine/risk/risk.c, its handler in the
- * executor's table, executor/action.c). The lower layer (engine/risk, engine/store) knows no
- * kind: it gets the classifier or the list of names from here. */
+ * executor's table, executor/action.c). The lower layer (engine/risk, engine/store) picks no
+ * kind by its name: it is given the kind's classifier or the list of names from here. */
 #ifndef PADDOCK_ACTION_KIND_H
 #define PADDOCK_ACTION_KIND_H
 
