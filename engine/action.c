@@ -7,12 +7,12 @@
  * changes), so a second decision, or one after the timeout, changes nothing. */
 #include "engine/action.h"
 
-#include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "engine/risk/policy.h"
 #include "engine/risk/risk.h"
 #include "engine/session_internal.h"
@@ -77,9 +77,9 @@ static void action_publish(struct engine *eng, int64_t id, bool approval)
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;
-    api_events_publish(eng->api, "action", a);
+    events_publish(eng->events, "action", a);
     if (approval)
-        api_events_publish(eng->api, "approval", a);
+        events_publish(eng->events, "approval", a);
     json_decref(a);
 }
 
@@ -595,7 +595,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     }
     json_t *pub = store_action_get(eng->store, id);
     if (pub) {
-        api_events_publish(eng->api, "action", pub);
+        events_publish(eng->events, "action", pub);
         json_decref(pub);
     }
     action_forward(a, s);

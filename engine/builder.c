@@ -4,11 +4,11 @@
  * built from the base first. Every image carries paddock.image=1 for gc and tests. */
 #include "engine/builder.h"
 
-#include "engine/api.h"
 #include "engine/base/util.h"
 #include "engine/docker/docker.h"
 #include "engine/docker/tar.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,7 +59,7 @@ static void build_event(struct build_op *op, const char *stage, const char *imag
                            image ? image : op->base, "message", message);
     if (percent >= 0)
         json_object_set_new(ev, "percent", json_integer(percent));
-    api_events_publish(op->eng->api, "build", ev);
+    events_publish(op->eng->events, "build", ev);
     json_decref(ev);
 }
 
@@ -363,7 +363,7 @@ static void pull_on_progress(json_t *obj, void *ud)
                            op->image, "message", status);
     if (total > 0)
         json_object_set_new(ev, "percent", json_integer((json_int_t)(cur * 100.0 / total)));
-    api_events_publish(op->eng->api, "build", ev);
+    events_publish(op->eng->events, "build", ev);
     json_decref(ev);
 }
 
@@ -410,7 +410,7 @@ int builder_pull(struct engine *eng, const char *session_id, const char *image,
     }
     json_t *ev = json_pack("{s:s,s:s,s:s,s:s}", "session", session_id, "stage", "pull", "image",
                            image, "message", "pulling");
-    api_events_publish(eng->api, "build", ev);
+    events_publish(eng->events, "build", ev);
     json_decref(ev);
     return 0;
 }

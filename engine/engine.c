@@ -8,6 +8,7 @@
 #include "engine/docker/docker.h"
 #include "engine/docker/http.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "engine/listen.h"
 #include "engine/monitor.h"
 #include "engine/pool.h"
@@ -210,9 +211,10 @@ int engine_serve(const struct engine_options *opt, char **err)
     store_actions_interrupt_inflight(eng.store, util_now());
 
     eng.loop = loop_new();
+    eng.events = events_new();
     eng.http = eng.loop ? http_new(eng.loop) : NULL;
     eng.docker = eng.http ? docker_new(eng.http, opt->docker_host) : NULL;
-    if (!eng.docker) {
+    if (!eng.docker || !eng.events) {
         *err = strdup("out of memory");
         goto out;
     }
@@ -275,6 +277,7 @@ out:
     if (sigfd >= 0)
         close(sigfd);
     loop_free(eng.loop);
+    events_free(eng.events);
     free(eng.state_dir);
     free(eng.socket_path);
     free(eng.executor_path);

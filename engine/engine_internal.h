@@ -9,6 +9,7 @@ struct http;
 struct docker;
 struct store;
 struct api;
+struct events;
 struct session;
 struct monitor;
 struct stats;
@@ -22,6 +23,7 @@ struct engine {
     struct docker *docker;
     struct store *store;
     struct api *api;
+    struct events *events;   /* what modules publish and the API's feeds receive (events.c) */
     struct monitor *monitor; /* Docker's events stream and reconnection (monitor.c) */
     struct pool *pool;       /* the warm pool (pool.c) */
     struct stats *stats;     /* resource sampling (stats.c) */

@@ -8,6 +8,7 @@
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "engine/session_internal.h"
 #include "engine/store/store.h"
 
@@ -69,7 +70,7 @@ static void files_publish(struct engine *eng, int64_t id, const char *state)
         return;
     if (state)
         json_object_set_new(a, "state", json_string(state));
-    api_events_publish(eng->api, "action", a);
+    events_publish(eng->events, "action", a);
     json_decref(a);
 }
 

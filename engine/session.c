@@ -5,7 +5,6 @@
 #include "engine/session.h"
 
 #include "engine/action.h"
-#include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
@@ -14,10 +13,12 @@
 #include "engine/docker/docker.h"
 #include "engine/docker/http.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "engine/logs.h"
 #include "engine/pool.h"
 #include "engine/session_config.h"
 #include "engine/session_internal.h"
+#include "engine/session_prepare.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
 
@@ -101,7 +102,7 @@ void session_publish(struct engine *eng, const char *id)
 {
     json_t *j = store_session_get(eng->store, id);
     if (j && !json_is_true(json_object_get(j, "pooled")))
-        api_events_publish(eng->api, "session", j);
+        events_publish(eng->events, "session", j);
     json_decref(j);
     pool_on_session(eng);
 }
@@ -267,7 +268,7 @@ static int session_refuse(struct session_result *bad, unsigned status, const cha
 static void start_on_removed(const struct docker_reply *r, void *ud)
 {
     struct session *s = ud;
-    session_config_cleanup(s->eng, s->id);
+    session_prepare_cleanup(s->eng, s->id);
     session_release(s);
 }
 
@@ -297,7 +298,7 @@ static void start_fail(struct start_op *op, unsigned status, const char *code, c
             if (docker_container_remove(s->eng->docker, s->container_id, start_on_removed, s) < 0)
                 session_release(s);
         } else {
-            session_config_cleanup(s->eng, s->id);
+            session_prepare_cleanup(s->eng, s->id);
         }
         util_remove_tree(s->sock_dir);
     } else if (op->exited) {
@@ -430,8 +431,8 @@ static void start_on_start(const struct docker_reply *r, void *ud)
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
     if (op->cfg) /* the host ports Docker chose go into the store */
-        session_config_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, start_probe,
-                               op);
+        session_prepare_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, start_probe,
+                                op);
     else
         start_probe(op);
 }
@@ -701,7 +702,7 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
         start_fail(op, 500, "internal", "cannot create the session's socket directory");
         return 0;
     }
-    session_config_prepare(eng, cfg, s->id, create_on_prepared, op);
+    session_prepare(eng, cfg, s->id, create_on_prepared, op);
     return 0;
 }
 
@@ -719,7 +720,7 @@ static void delete_finish(struct delete_op *op)
     struct session *s = op->s;
     struct engine *eng = s->eng;
     util_remove_tree(s->sock_dir);
-    session_config_cleanup(eng, s->id);
+    session_prepare_cleanup(eng, s->id);
     session_set_state(s, "deleted", NULL);
     actions_session_gone(eng, s->id, "the session was deleted");
     json_t *body = store_session_get(eng->store, s->id);

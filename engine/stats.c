@@ -2,11 +2,11 @@
  * every few seconds in one transaction, and published as events as they arrive. */
 #include "engine/stats.h"
 
-#include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
 #include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +161,7 @@ static int stats_on_item(const struct docker_item *it, void *ud)
     w->pending[w->npending++] = v;
     json_t *ev = stats_sample_json(&v);
     json_object_set_new(ev, "session", json_string(w->session_id));
-    api_events_publish(w->st->eng->api, "stats", ev);
+    events_publish(w->st->eng->events, "stats", ev);
     json_decref(ev);
     return 0;
 }
