@@ -11,6 +11,7 @@
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 #include "engine/risk/policy.h"
@@ -376,13 +377,12 @@ static void action_forward(struct action *a, struct session *s)
     const char *kind = json_string_value(json_object_get(a->action, "action"));
     bool want_diff = kind && strcmp(kind, "write") == 0;
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = want_diff ? "http://executor/execute_action?paddock_diff=1"
                                                 : "http://executor/execute_action",
                                .body = a->body ? a->body : "{}",
                                .body_len = a->body ? a->len : 2,
                                .timeout_ms = (long)(t * 1000.0) + 60000};
-    if (http_start(eng->http, &req, action_on_done, a) < 0) {
+    if (eng->driver->executor_request(s, &req, action_on_done, a) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         action_on_done(&r, a);
     }

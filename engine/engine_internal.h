@@ -6,7 +6,7 @@
 
 struct loop;
 struct http;
-struct docker;
+struct sandbox_driver;
 struct store;
 struct api;
 struct events;
@@ -20,7 +20,10 @@ struct term;
 struct engine {
     struct loop *loop;
     struct http *http;
-    struct docker *docker;
+    /* The sandbox runtime: every call that reaches it goes through this table (driver.h),
+     * with its state in driver_state (Docker's: struct docker). */
+    const struct sandbox_driver *driver;
+    void *driver_state;
     struct store *store;
     struct api *api;
     struct events *events;   /* what modules publish and the API's feeds receive (events.c) */

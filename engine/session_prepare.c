@@ -5,7 +5,7 @@
 
 #include "engine/base/git.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/mount_policy.h"
 #include "engine/session.h"
@@ -55,7 +55,7 @@ static void prep_failf(struct prep *op, unsigned status, const char *code, const
 }
 
 /* A transport failure to the daemon: 503 with the engine's usual text. */
-static bool prep_docker_down(struct prep *op, const struct docker_reply *r)
+static bool prep_docker_down(struct prep *op, const struct sandbox_reply *r)
 {
     engine_note_docker(op->eng, r->status >= 0, r->message);
     if (r->status >= 0)
@@ -91,7 +91,7 @@ static bool disk_quota_supported(json_t *info, char *desc, size_t n)
            strcmp(driver, "devicemapper") == 0 || strcmp(driver, "windowsfilter") == 0;
 }
 
-static void prep_on_info(const struct docker_reply *r, void *ud)
+static void prep_on_info(const struct sandbox_reply *r, void *ud)
 {
     struct prep *op = ud;
     if (prep_docker_down(op, r))
@@ -135,7 +135,7 @@ static void prep_on_info(const struct docker_reply *r, void *ud)
 
 /* A named volume made with the local driver's mount options can point anywhere on the host
  * (type=none, o=bind, device=/etc): its device goes through the same policy as a bind. */
-static void prep_on_volume(const struct docker_reply *r, void *ud)
+static void prep_on_volume(const struct sandbox_reply *r, void *ud)
 {
     struct prep *op = ud;
     if (prep_docker_down(op, r))
@@ -202,7 +202,7 @@ static void prep_volumes(struct prep *op)
         prep_dirs_and_git(op);
         return;
     }
-    if (docker_volume_inspect(op->eng->docker, name, prep_on_volume, op) < 0)
+    if (op->eng->driver->volume_inspect(op->eng, name, prep_on_volume, op) < 0)
         prep_finish(op, 500, "internal", "cannot start a request");
 }
 
@@ -317,7 +317,7 @@ void session_prepare(struct engine *eng, struct session_config *c, const char *i
     op->fn = fn;
     op->ud = ud;
     if (c->runtime || c->disk) {
-        if (docker_info(eng->docker, prep_on_info, op) < 0)
+        if (eng->driver->info(eng, prep_on_info, op) < 0)
             prep_finish(op, 500, "internal", "cannot start a request");
         return;
     }
@@ -333,7 +333,7 @@ struct started {
     void *ud;
 };
 
-static void started_on_inspect(const struct docker_reply *r, void *ud)
+static void started_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct started *op = ud;
     json_t *ports = json_array();
@@ -377,7 +377,7 @@ void session_prepare_started(struct engine *eng, const struct session_config *c,
     op->eng = eng;
     op->next = next;
     op->ud = ud;
-    if (docker_container_inspect(eng->docker, container_id, started_on_inspect, op) < 0) {
+    if (eng->driver->inspect(eng, container_id, started_on_inspect, op) < 0) {
         free(op->id);
         free(op);
         next(ud);
