@@ -10,7 +10,7 @@
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/builder.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/listen.h"
 #include "engine/session.h"
@@ -380,7 +380,7 @@ static void remote_op_done(const struct session_result *res, void *ud)
     else if (op->stop)
         api_reply_json(op->r, 200,
                        json_pack("{s:s,s:s,s:s}", "runtime_id", op->id, "status", "stopped",
-                                 "paddock_state", "deleted"));
+                                 "paddock_state", session_st_name(SESSION_DELETED)));
     else
         remote_reply_runtime(op->r, 200, op->id, false);
     free(op);
@@ -438,7 +438,7 @@ void remote_route_stop(struct api_req *r)
 
 /* ---- images ---- */
 
-static void remote_on_image(const struct docker_reply *d, void *ud)
+static void remote_on_image(const struct sandbox_reply *d, void *ud)
 {
     struct api_req *r = ud;
     if (d->status == 200) {
@@ -469,7 +469,8 @@ void remote_route_image_exists(struct api_req *r)
         api_reply_error(r, 400, "bad_request", "image_exists needs ?image=<reference>");
         return;
     }
-    if (docker_image_inspect(api_req_engine(r)->docker, image, remote_on_image, r) < 0)
+    struct engine *eng = api_req_engine(r);
+    if (eng->driver->image_inspect(eng, image, remote_on_image, r) < 0)
         api_reply_error(r, 500, "internal", "cannot start a request");
 }
 
