@@ -519,13 +519,14 @@ static json_t *changes_compute(struct engine *eng, json_t *session, json_t *diff
         .container_exact = diff && !read_only,
         .notes = json_array(),
     };
-    /* None stored: the image's own /workspace. A type this build does not know is mounted
-     * somehow, and not read (as a volume). */
+    /* None stored: the image's own /workspace. "anonymous_volume" (the image's /workspace
+     * under a read-only root), like any type this build does not know, is a volume the engine
+     * does not read. The reply names the stored type as it is. */
     enum session_ws ws_type = SESSION_WS_IMAGE;
     const char *ws_name = json_string_value(json_object_get(ws, "type"));
     if (ws_name && session_ws_parse(ws_name, &ws_type) < 0)
         ws_type = SESSION_WS_VOLUME;
-    c.ws_type = session_ws_name(ws_type);
+    c.ws_type = ws_name ? ws_name : session_ws_name(SESSION_WS_IMAGE);
     bool ws_mounted = ws_type != SESSION_WS_IMAGE;
     struct changes_list l = {0};
     if (diff)
