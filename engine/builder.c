@@ -71,11 +71,13 @@ static void build_busy(struct build_op *op)
     }
 }
 
-static void build_finish(struct build_op *op, unsigned status, const char *code,
-                         const char *message, const char *image)
+/* err ERR_NONE: image is the one to run. */
+static void build_finish(struct build_op *op, enum err_code err, const char *message,
+                         const char *image)
 {
+    unsigned status = err_status(err);
     struct builder_result r = {.status = status,
-                               .code = code,
+                               .err = err,
                                .message = message,
                                .image = image,
                                .executor_baked = status == 0 && image != op->base};
@@ -142,8 +144,9 @@ static void build_on_built(const struct docker_reply *r, void *ud)
     struct build_op *op = ud;
     if (r->status != 200) {
         char *msg = util_strdupf("building the runtime image failed: %s", r->message);
-        build_finish(op, r->status < 0 ? 503 : 400, "build_failed", msg ? msg : "build failed",
-                     NULL);
+        /* Docker gone mid-build is the daemon's failure, not the steps'. */
+        build_finish(op, r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_BUILD_FAILED,
+                     msg ? msg : "build failed", NULL);
         free(msg);
         return;
     }
@@ -157,7 +160,7 @@ static void build_on_built(const struct docker_reply *r, void *ud)
         free(repo);
         free(tag);
     } else {
-        build_finish(op, 0, NULL, NULL, op->tags.source);
+        build_finish(op, ERR_NONE, NULL, op->tags.source);
     }
 }
 
@@ -218,7 +221,7 @@ static void build_next(struct build_op *op)
     const char *tag = op->stage == STAGE_BUILD_LOCK ? op->tags.lock : op->tags.source;
     if (!ok || build_start(op, tag, d.data, op->stage == STAGE_THIN) < 0) {
         util_buf_free(&d);
-        build_finish(op, 500, "internal", "cannot start the image build", NULL);
+        build_finish(op, ERR_INTERNAL, "cannot start the image build", NULL);
         return;
     }
     util_buf_free(&d);
@@ -245,7 +248,7 @@ static void build_on_inspect(const struct docker_reply *r, void *ud)
 {
     struct build_op *op = ud;
     if (r->status < 0) {
-        build_finish(op, 503, "docker_unavailable", r->message, NULL);
+        build_finish(op, ERR_DOCKER_UNAVAILABLE, r->message, NULL);
         return;
     }
     switch (op->stage) {
@@ -254,13 +257,13 @@ static void build_on_inspect(const struct docker_reply *r, void *ud)
             op->pulled = true;
             build_busy(op);
             if (builder_pull(op->eng, op->session_id, op->base, build_on_base_pulled, op) < 0)
-                build_finish(op, 500, "internal", "cannot start a pull", NULL);
+                build_finish(op, ERR_INTERNAL, "cannot start a pull", NULL);
             return;
         }
         const char *id = json_string_value(json_object_get(r->json, "Id"));
         if (r->status != 200 || !id) {
             char *msg = util_strdupf("cannot inspect %s: %s", op->base, r->message);
-            build_finish(op, 400, "image_not_found", msg ? msg : "image missing", NULL);
+            build_finish(op, ERR_IMAGE_NOT_FOUND, msg ? msg : "image missing", NULL);
             free(msg);
             return;
         }
@@ -269,7 +272,7 @@ static void build_on_inspect(const struct docker_reply *r, void *ud)
         if (!op->eng->executor_path || builder_file_digest(op->eng->executor_path, digest) < 0 ||
             builder_tags_compute(repo && *repo ? repo : BUILDER_DEFAULT_REPO, PADDOCK_VERSION,
                                  op->base, id, op->steps, digest, &op->tags) < 0) {
-            build_finish(op, 500, "internal", "cannot compute the runtime image's tags", NULL);
+            build_finish(op, ERR_INTERNAL, "cannot compute the runtime image's tags", NULL);
             return;
         }
         if (op->rebuild) { /* OpenHands' force_rebuild: from scratch, no cache */
@@ -280,18 +283,18 @@ static void build_on_inspect(const struct docker_reply *r, void *ud)
         }
         op->stage = STAGE_SOURCE;
         if (build_inspect(op, op->tags.source) < 0)
-            build_finish(op, 500, "internal", "cannot start a request", NULL);
+            build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
         return;
     }
     case STAGE_SOURCE:
         if (r->status == 200) {
             build_event(op, "reused", op->tags.source, "runtime image exists", 100);
-            build_finish(op, 0, NULL, NULL, op->tags.source);
+            build_finish(op, ERR_NONE, NULL, op->tags.source);
             return;
         }
         op->stage = STAGE_LOCK;
         if (build_inspect(op, op->tags.lock) < 0)
-            build_finish(op, 500, "internal", "cannot start a request", NULL);
+            build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
         return;
     case STAGE_LOCK:
         build_busy(op);
@@ -312,11 +315,11 @@ static void build_on_base_pulled(const struct builder_result *r, void *ud)
 {
     struct build_op *op = ud;
     if (r->status) {
-        build_finish(op, r->status, r->code, r->message, NULL);
+        build_finish(op, r->err, r->message, NULL);
         return;
     }
     if (build_inspect(op, op->base) < 0)
-        build_finish(op, 500, "internal", "cannot start a request", NULL);
+        build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
 }
 
 int builder_prepare(struct engine *eng, const char *session_id, const char *image, json_t *steps,
@@ -378,8 +381,8 @@ static void pull_on_done(const struct docker_reply *r, void *ud)
                            "registry is reachable",
                            op->image, r->message && *r->message ? r->message : "no answer",
                            op->image);
-        res.status = r->status < 0 ? 503 : 400;
-        res.code = r->status < 0 ? "docker_unavailable" : "image_not_found";
+        res.err = r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_IMAGE_NOT_FOUND;
+        res.status = err_status(res.err);
         res.message = msg ? msg : "image not found";
     }
     op->done(&res, op->ud);

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "engine/base/errors.h"
+
 struct engine;
 
 /* Where the executor sits in every sandbox (bind-mounted, or baked into a runtime image). */
@@ -16,8 +18,8 @@ struct engine;
 #define BUILDER_DEFAULT_REPO "paddock/runtime"
 
 struct builder_result {
-    unsigned status;     /* 0 on success, else the HTTP status the session fails with */
-    const char *code;    /* NULL on success: "image_not_found", "build_failed", ... */
+    unsigned status;     /* 0 on success, else err_status(err) */
+    enum err_code err;   /* ERR_NONE on success: ERR_IMAGE_NOT_FOUND, ERR_BUILD_FAILED, ... */
     const char *message; /* why, on failure */
     const char *image;   /* on success: the image to run (borrowed during the callback) */
     bool executor_baked; /* the image holds the executor: no bind mount */
