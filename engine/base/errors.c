@@ -28,7 +28,7 @@ const struct err_entry err_table[ERR_COUNT] = {
                                 .meaning = "the path exists, not with this method"},
     [ERR_CONFLICT] = {.name = "conflict",
                       .status = 409,
-                      .meaning = "a state, a taken name or an operation in progress does not allow it"},
+                      .meaning = "a state, a taken name or an operation under way forbids it"},
     [ERR_ALREADY_DECIDED] = {.name = "already_decided",
                              .status = 409,
                              .meaning = "the approval was decided before (who, what, when)"},
