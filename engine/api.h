@@ -108,7 +108,7 @@ void api_upgrade_close(struct api *a, void *urh);
 
 /* Server-sent events to every GET /v1/events subscriber. */
 void api_events_publish(struct api *a, const char *type, json_t *data);
-/* Handler for GET /v1/events (api_events.c). */
+/* Handler for GET /v1/events (api.c). */
 void api_events_open(struct api_req *r);
 
 #endif

@@ -1,4 +1,4 @@
-/* Runtime images. The reuse order follows OpenHands (openhands-protocol.md §9) with our
+/* Runtime images. The reuse order follows OpenHands (runtime_build.py) with our
  * executor as the "source": the source tag (base + steps + this executor) is used as it is;
  * else the lock tag (base + steps) gets a thin layer with the executor; else the lock image is
  * built from the base first. Every image carries paddock.image=1 for gc and tests. */

@@ -1,6 +1,7 @@
 /* The image builder: a missing base image pulled (once), and a runtime image (base + extra
  * setup commands + the static executor baked in) built and reused by three tags
- * (openhands-protocol.md §9, adapted; docs/architecture.md "Image builder"). */
+ * (as OpenHands' openhands/runtime/utils/runtime_build.py does, adapted; docs/architecture.md
+ * "Image builder"). */
 #ifndef PADDOCK_BUILDER_H
 #define PADDOCK_BUILDER_H
 

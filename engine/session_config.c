@@ -1210,7 +1210,8 @@ static json_t *device_requests(const struct session_config *c)
     return json_pack("[o]", r);
 }
 
-/* The hardened container (docs/architecture.md, research/security.md §2). */
+/* The hardened container (docs/architecture.md, "Hardened container"; the fields are Docker's
+ * create body: https://docs.docker.com/reference/api/engine/). */
 json_t *session_config_container(struct engine *eng, const struct session_config *c, const char *id,
                                  const char *sock_dir)
 {
