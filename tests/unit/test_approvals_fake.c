@@ -8,8 +8,9 @@
  * once; a HIGH one waits (pending, listed by /v1/approvals, the executor has not seen it), is
  * approved and then runs, the agent's blocked request getting the executor's observation; a
  * second HIGH one is rejected: the agent gets OpenHands' user_rejected and the executor never
- * sees it; a second decision is refused with already_decided. Every assertion is on the main
- * thread; waits poll to a deadline. */
+ * sees it; a second decision is refused with already_decided; a waiting action outlives an
+ * engine restart (reconciled with the container the fake lists by label). Every assertion is
+ * on the main thread; waits poll to a deadline. */
 #include "engine/base/loop.h"
 #include "engine/engine.h"
 #include "tests/unit/fake_http.h"
@@ -50,6 +51,7 @@ struct fakes {
     struct fake_http *executor;
     pthread_mutex_t mu;
     char sock_dir[512]; /* the create body's mount at /run/paddock */
+    char labels[1024];  /* the create body's Labels, as JSON; "" before the create */
     char ran[4096];     /* "cmd\n" per execute_action the executor got, in order */
     char unknown[2048]; /* Docker requests the fake has no answer for */
 };
@@ -113,7 +115,14 @@ static void docker_route(struct fake_conn *c, const char *method, const char *fu
     } else if (strncmp(path, "/events", 7) == 0 || strstr(path, "/stats")) {
         fake_http_hold(c); /* nothing happens outside the engine */
     } else if (strncmp(path, "/containers/json", 16) == 0) {
-        fake_http_reply(c, 200, NULL, "[]");
+        /* The one container once created (a restarted engine finds it by its labels). */
+        char list[1300] = "[]";
+        pthread_mutex_lock(&FK.mu);
+        if (*FK.labels)
+            snprintf(list, sizeof(list),
+                     "[{\"Id\":\"fakec1\",\"State\":\"running\",\"Labels\":%s}]", FK.labels);
+        pthread_mutex_unlock(&FK.mu);
+        fake_http_reply(c, 200, NULL, list);
     } else if (strncmp(path, "/containers/create", 18) == 0) {
         json_t *b = json_loads(body, 0, NULL);
         json_t *m;
@@ -128,6 +137,11 @@ static void docker_route(struct fake_conn *c, const char *method, const char *fu
                 pthread_mutex_unlock(&FK.mu);
             }
         }
+        char *labels = json_dumps(json_object_get(b, "Labels"), JSON_COMPACT);
+        pthread_mutex_lock(&FK.mu);
+        snprintf(FK.labels, sizeof(FK.labels), "%s", labels ? labels : "{}");
+        pthread_mutex_unlock(&FK.mu);
+        free(labels);
         json_decref(b);
         fake_http_reply(c, 201, NULL, "{\"Id\":\"fakec1\",\"Warnings\":[]}");
     } else if (strcmp(path, "/containers/fakec1/start") == 0) {
@@ -287,24 +301,11 @@ static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *
     return remove(p);
 }
 
-static int setup(void **state)
+static char docker_host[160];
+
+/* engine_serve in a child, on the state dir and the fake daemon; 0 once it answers. */
+static int engine_start(void)
 {
-    snprintf(state_dir, sizeof(state_dir), "/tmp/paddock-approvals-fake-XXXXXX");
-    if (!mkdtemp(state_dir))
-        return -1;
-    snprintf(engine_sock, sizeof(engine_sock), "%s/engine.sock", state_dir);
-    char docker_sock[128], docker_host[160];
-    snprintf(docker_sock, sizeof(docker_sock), "%s/docker.sock", state_dir);
-    snprintf(docker_host, sizeof(docker_host), "unix://%s", docker_sock);
-    memset(&FK, 0, sizeof(FK));
-    pthread_mutex_init(&FK.mu, NULL);
-    FK.l = loop_new();
-    FK.stop_fd = eventfd(0, EFD_CLOEXEC);
-    /* Listening before the engine starts: it finds its daemon at once. */
-    FK.docker = fake_http_listen(FK.l, docker_sock, docker_route, NULL, NULL);
-    if (!FK.l || FK.stop_fd < 0 || !FK.docker ||
-        loop_add_fd(FK.l, FK.stop_fd, EPOLLIN, on_stop, NULL) < 0)
-        return -1;
     engine_pid = fork();
     if (engine_pid < 0)
         return -1;
@@ -321,8 +322,6 @@ static int setup(void **state)
             fprintf(stderr, "engine: %s\n", err ? err : "failed");
         _exit(rc < 0 ? 1 : 0);
     }
-    if (pthread_create(&fakes_thread, NULL, fakes_run, NULL) != 0)
-        return -1;
     /* The engine answers /v1/info once it listens. */
     double deadline = now_ms() + WAIT_MS;
     while (now_ms() < deadline) {
@@ -336,21 +335,52 @@ static int setup(void **state)
     return -1;
 }
 
+/* SIGTERM, as an operator stops it; SIGKILL only past the deadline. Its exit status. */
+static int engine_stop(void)
+{
+    int ws = -1;
+    if (engine_pid <= 0)
+        return -1;
+    kill(engine_pid, SIGTERM);
+    double deadline = now_ms() + WAIT_MS;
+    while (waitpid(engine_pid, &ws, WNOHANG) == 0) {
+        if (now_ms() > deadline) {
+            kill(engine_pid, SIGKILL);
+            waitpid(engine_pid, &ws, 0);
+            break;
+        }
+        usleep(10 * 1000);
+    }
+    engine_pid = 0;
+    return ws;
+}
+
+static int setup(void **state)
+{
+    snprintf(state_dir, sizeof(state_dir), "/tmp/paddock-approvals-fake-XXXXXX");
+    if (!mkdtemp(state_dir))
+        return -1;
+    snprintf(engine_sock, sizeof(engine_sock), "%s/engine.sock", state_dir);
+    char docker_sock[128];
+    snprintf(docker_sock, sizeof(docker_sock), "%s/docker.sock", state_dir);
+    snprintf(docker_host, sizeof(docker_host), "unix://%s", docker_sock);
+    memset(&FK, 0, sizeof(FK));
+    pthread_mutex_init(&FK.mu, NULL);
+    FK.l = loop_new();
+    FK.stop_fd = eventfd(0, EFD_CLOEXEC);
+    /* Listening before the engine starts: it finds its daemon at once. */
+    FK.docker = fake_http_listen(FK.l, docker_sock, docker_route, NULL, NULL);
+    if (!FK.l || FK.stop_fd < 0 || !FK.docker ||
+        loop_add_fd(FK.l, FK.stop_fd, EPOLLIN, on_stop, NULL) < 0)
+        return -1;
+    if (pthread_create(&fakes_thread, NULL, fakes_run, NULL) != 0)
+        return -1;
+    return engine_start();
+}
+
 static int teardown(void **state)
 {
-    if (engine_pid > 0) {
-        kill(engine_pid, SIGTERM);
-        int ws;
-        double deadline = now_ms() + WAIT_MS;
-        while (waitpid(engine_pid, &ws, WNOHANG) == 0) {
-            if (now_ms() > deadline) {
-                kill(engine_pid, SIGKILL);
-                waitpid(engine_pid, &ws, 0);
-                break;
-            }
-            usleep(10 * 1000);
-        }
-    }
+    engine_stop();
     uint64_t one = 1;
     if (write(FK.stop_fd, &one, sizeof(one)) == sizeof(one))
         pthread_join(fakes_thread, NULL);
@@ -472,12 +502,73 @@ static void test_approve_and_reject(void **state)
     assert_false(ran(worse));
 }
 
+/* The state of a session, once it is want (NULL at the deadline; the last one seen then). */
+static bool wait_state(const char *id, const char *want, char *seen, size_t size)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "/v1/sessions/%s", id);
+    double deadline = now_ms() + WAIT_MS;
+    while (now_ms() < deadline) {
+        long st;
+        json_t *j = api("GET", path, NULL, &st);
+        snprintf(seen, size, "%s", jstr(j, "state") ? jstr(j, "state") : "?");
+        json_decref(j);
+        if (strcmp(seen, want) == 0)
+            return true;
+        usleep(20 * 1000);
+    }
+    return false;
+}
+
+/* A waiting action is durable: the engine stops and starts again, reconciles the session with
+ * the container the (fake) daemon lists by label and its executor, and the action still waits;
+ * approved then, it runs. */
+static void test_pending_survives_restart(void **state)
+{
+    long st;
+    json_t *s = api("POST", "/v1/sessions", "{\"name\": \"fake\"}", &st);
+    assert_int_equal(st, 201);
+    char id[64];
+    snprintf(id, sizeof(id), "%s", jstr(s, "id"));
+    json_decref(s);
+
+    const char *risky = "rm -rf /home/kept";
+    char path[160], body[160];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action?wait=0", id);
+    snprintf(body, sizeof(body),
+             "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"%s\"}}}", risky);
+    json_t *a = api("POST", path, body, &st);
+    assert_int_equal(st, 202);
+    json_int_t aid = json_integer_value(json_object_get(a, "action_id"));
+    json_decref(a);
+
+    assert_int_equal(engine_stop(), 0); /* a clean stop */
+    assert_int_equal(engine_start(), 0);
+    char seen[32];
+    if (!wait_state(id, "ready", seen, sizeof(seen)))
+        fail_msg("after the restart the session is %s, not ready; unknown Docker requests: %s",
+                 seen, FK.unknown);
+    assert_int_equal(wait_pending(risky), aid);
+    assert_false(ran(risky));
+
+    snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
+    json_t *d = api("POST", path, "{}", &st);
+    assert_int_equal(st, 200);
+    json_decref(d);
+    snprintf(path, sizeof(path), "/v1/actions/%lld?wait=10", (long long)aid);
+    a = api("GET", path, NULL, &st);
+    assert_string_equal(jstr(a, "state"), "done");
+    json_decref(a);
+    assert_true(ran(risky));
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_approve_and_reject, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pending_survives_restart, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("approvals_fake", tests, NULL, NULL);
     curl_global_cleanup();
