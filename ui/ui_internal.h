@@ -4,7 +4,9 @@
 #ifndef PADDOCK_UI_INTERNAL_H
 #define PADDOCK_UI_INTERNAL_H
 
-#include "ui/samples.h"
+#include "ui/cmdline.h"
+#include "ui/model.h"
+#include "ui/theme.h"
 #include "ui/ui.h"
 
 #include <curses.h>
@@ -17,121 +19,8 @@
 struct client;
 struct client_events;
 
-/* ---- model.c: what the engine told us (no ncurses here) ---- */
-
-#define MODEL_ACTIONS_LIMIT 200
-
-struct model_session {
-    char *id, *name, *image, *state, *error, *reason;
-    double created_at;
-    long long action_count;
-    json_t *raw;                /* the engine's whole session object (config, limits, ports ...) */
-    struct samples_spark spark; /* the list's CPU/MEM sparklines (kept across refetches) */
-};
-
-struct model_action {
-    long long id;
-    char *kind, *summary, *state;
-    char *risk, *approval; /* low/medium/high; none, pending, approved, rejected, expired, auto */
-    bool has_exit;
-    int exit_code;
-    double created_at, started_at;
-    bool has_duration;
-    double duration_ms;
-};
-
-struct model {
-    struct model_session *sessions; /* newest first, as the engine lists them */
-    size_t nsessions;
-    struct model_action *actions; /* of actions_for; newest first (largest id first) */
-    size_t nactions;
-    char *actions_for; /* session id the actions belong to, or NULL */
-    json_t *approvals; /* GET /v1/approvals' list: action objects, oldest first */
-};
-
-void model_free(struct model *m);
-/* Replace the sessions / one session's actions / the approvals with a reply's list. 0, or -1
- * with a message (*err static) when the reply has no list. */
-int model_set_sessions(struct model *m, json_t *reply, const char **err);
-int model_set_actions(struct model *m, const char *session_id, json_t *reply, const char **err);
-int model_set_approvals(struct model *m, json_t *reply, const char **err);
-size_t model_count_approvals(const struct model *m, const char *session_id);
-/* Apply an event's data. Return true when the model changed. */
-bool model_upsert_session(struct model *m, json_t *j);
-bool model_upsert_action(struct model *m, const char *session_id, json_t *j);
-void model_clear_actions(struct model *m);
-ssize_t model_find_session(const struct model *m, const char *id);
-ssize_t model_find_action(const struct model *m, long long id);
-long long model_count_actions(const struct model *m);
-size_t model_count_sessions_in(const struct model *m, const char *state);
-/* Session ids go into URL paths: only [A-Za-z0-9_-], 1..64 bytes. */
-bool model_id_valid(const char *id);
-/* A `stats` event's data (a sample plus "session") into that session's sparklines; true when
- * it changed. */
-bool model_add_sample(struct model *m, json_t *data);
-/* A GET /v1/sessions/{id}/stats reply into the session's sparklines (before the live ones);
- * true when it changed. */
-bool model_seed_samples(struct model *m, const char *session_id, json_t *reply);
-/* Whether needle is in the session's id, name, image or state (case-insensitive). */
-bool model_session_matches(const struct model_session *s, const char *needle);
-
-/* ---- theme.c: every colour lives here ---- */
-
-enum ui_color {
-    UI_C_NORMAL,
-    UI_C_HEADER,
-    UI_C_HEADER_ALERT, /* "engine disconnected" */
-    UI_C_FOOTER,
-    UI_C_FOOTER_KEY,
-    UI_C_FOOTER_ERROR,
-    UI_C_BORDER,
-    UI_C_BORDER_FOCUS,
-    UI_C_TITLE,
-    UI_C_COLUMNS, /* column headings */
-    UI_C_SELECTED,
-    UI_C_SELECTED_BLUR, /* selection of the pane without focus */
-    UI_C_DIM,
-    UI_C_OK,
-    UI_C_WARN,
-    UI_C_BAD,
-    UI_C_INFO,
-    UI_C_HELP,
-    UI_C_HELP_KEY,
-    UI_C_COUNT
-};
-
-struct ui_theme_slot {
-    short fg, bg; /* curses colours; -1 = terminal default */
-    attr_t attr;  /* added in colour mode */
-    attr_t mono;  /* the whole look in monochrome mode */
-};
-
-struct ui_theme {
-    char name[64];
-    struct ui_theme_slot slot[UI_C_COUNT];
-};
-
-/* The built-in theme: "dark" (or NULL); NULL for any other name (those are files). */
-const struct ui_theme *theme_find(const char *name);
-/* A slot's name in theme files ("header_alert"). */
-const char *theme_slot_name(enum ui_color c);
-/* Parse a theme file's text (file names it in errors and gives the theme its name) over the
- * built-in dark: slots it leaves out keep dark's look. 0, or -1 with *err (malloc'd)
- * "FILE:LINE: why". */
-int theme_parse(const char *text, size_t len, const char *file, struct ui_theme *out, char **err);
-/* Load a theme: NAME.theme from the first of dirs (NULL-terminated) that has one, a file when
- * name holds a '/', else the built-in for "dark". 0, or -1 with *err (malloc'd): a bad file
- * names the file and the line; an unknown name lists the themes there are. */
-int theme_load(const char *name, const char *const *dirs, struct ui_theme *out, char **err);
-/* The names of the themes in dirs and the built-in one, sorted, ", "-separated (malloc'd). */
-char *theme_list(const char *const *dirs);
-/* Set up colour pairs (after start_color) or monochrome; again to switch themes live. */
-void theme_apply(const struct ui_theme *t, bool color);
+/* A slot's look on this terminal, after theme_apply (theme.c). */
 attr_t theme_attr(enum ui_color c);
-/* Colour of a session or action state name. */
-/* high: bad, medium: warn, low or unknown: dim. */
-enum ui_color theme_risk_color(const char *risk);
-enum ui_color theme_state_color(const char *state);
 
 /* ---- the dashboard state ---- */
 
@@ -345,31 +234,6 @@ unsigned view_sessions_set_filter(struct ui *ui, const char *text);
 unsigned ops_filter_apply(struct ui *ui, const char *text);
 /* The model index of a row on screen, or (size_t)-1. */
 size_t view_sessions_row_index(const struct ui *ui, size_t row);
-
-/* ---- cmdline.c: the `:` command line ---- */
-
-struct ui_command {
-    const char *name;
-    const char *alias; /* a short name (":q"), or NULL */
-    const char *args;  /* as shown in help: "NAME", "[SESSION]", "" */
-    const char *help;
-    int min_args, max_args;
-    bool rest;    /* the last argument takes the rest of the line (a reason with spaces) */
-    bool mutates; /* changes the engine: refused with --read-only */
-    unsigned (*fn)(struct ui *ui, int argc, char **argv); /* argv[0] is the command's name */
-};
-
-extern const struct ui_command ui_commands[];
-/* The `:` key: the command prompt. */
-unsigned cmdline_open(struct ui *ui);
-/* Run one command line (without the ':'). Returns dirty bits; errors go to the footer. */
-unsigned cmdline_run(struct ui *ui, const char *line);
-/* The command called name (its name, alias, or a start of its name that only it has), or
- * NULL with *why. */
-const struct ui_command *cmdline_find(const char *name, const char **why);
-/* Split line into words in place (spaces); with rest, word max-1 is the remainder of the
- * line. Returns the count, or max + 1 when there are more words than max. */
-int cmdline_split(char *line, char **argv, int max, bool rest);
 
 /* ---- mouse.c (--mouse): clicks and the wheel ---- */
 
