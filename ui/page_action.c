@@ -307,17 +307,21 @@ static unsigned page_act_bottom(struct ui *ui)
 }
 
 static const struct ui_key page_act_keys[] = {
-    {'j', "j", "scroll down", page_act_down, "j/k scroll", false},
-    {KEY_DOWN, "Down", "scroll down", page_act_down, NULL, false},
-    {'k', "k", "scroll up", page_act_up, NULL, false},
-    {KEY_UP, "Up", "scroll up", page_act_up, NULL, false},
-    {KEY_NPAGE, "PgDn", "page down", page_act_page_down, NULL, false},
-    {KEY_PPAGE, "PgUp", "page up", page_act_page_up, NULL, false},
-    {'g', "g", "go to the top", page_act_top, NULL, false},
-    {KEY_HOME, "Home", "go to the top", page_act_top, NULL, false},
-    {'G', "G", "go to the end (of the observation)", page_act_bottom, "g/G ends", false},
-    {KEY_END, "End", "go to the end", page_act_bottom, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'j', .name = "j", .help = "scroll down", .fn = page_act_down, .hint = "j/k scroll"},
+    {.key = KEY_DOWN, .name = "Down", .help = "scroll down", .fn = page_act_down},
+    {.key = 'k', .name = "k", .help = "scroll up", .fn = page_act_up},
+    {.key = KEY_UP, .name = "Up", .help = "scroll up", .fn = page_act_up},
+    {.key = KEY_NPAGE, .name = "PgDn", .help = "page down", .fn = page_act_page_down},
+    {.key = KEY_PPAGE, .name = "PgUp", .help = "page up", .fn = page_act_page_up},
+    {.key = 'g', .name = "g", .help = "go to the top", .fn = page_act_top},
+    {.key = KEY_HOME, .name = "Home", .help = "go to the top", .fn = page_act_top},
+    {.key = 'G',
+     .name = "G",
+     .help = "go to the end (of the observation)",
+     .fn = page_act_bottom,
+     .hint = "g/G ends"},
+    {.key = KEY_END, .name = "End", .help = "go to the end", .fn = page_act_bottom},
+    {0},
 };
 
 const struct ui_page page_action = {

@@ -360,11 +360,19 @@ static unsigned tab_res_zoom_out(struct ui *ui)
 }
 
 static const struct ui_key tab_res_keys[] = {
-    {'b', "b", "graph style: braille, blocks, ASCII", tab_res_style, "b style", false},
-    {'+', "+", "shorter time window (zoom in)", tab_res_zoom_in, "+/- window", false},
-    {'=', "=", "shorter time window (zoom in)", tab_res_zoom_in, NULL, false},
-    {'-', "-", "longer time window (zoom out)", tab_res_zoom_out, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'b',
+     .name = "b",
+     .help = "graph style: braille, blocks, ASCII",
+     .fn = tab_res_style,
+     .hint = "b style"},
+    {.key = '+',
+     .name = "+",
+     .help = "shorter time window (zoom in)",
+     .fn = tab_res_zoom_in,
+     .hint = "+/- window"},
+    {.key = '=', .name = "=", .help = "shorter time window (zoom in)", .fn = tab_res_zoom_in},
+    {.key = '-', .name = "-", .help = "longer time window (zoom out)", .fn = tab_res_zoom_out},
+    {0},
 };
 
 const struct ui_page tab_resources = {
