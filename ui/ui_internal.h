@@ -366,6 +366,15 @@ void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr);
 /* A box around w with " title " on the top border (raw text, sanitized). */
 void draw_frame(struct ui *ui, WINDOW *w, const char *title, bool focused);
 
+/* ---- textview.c: drawing a text view (ui/textview.h) ---- */
+
+struct textview;
+/* Draw the view's rows into height rows of width columns of w from y, x (the gutter, then
+ * the text: each line in its colour, the search's matches highlighted, the current one
+ * apart). Sets the view's width and height. */
+void textview_draw(struct ui *ui, struct textview *tv, WINDOW *w, int y, int x, int height,
+                   int width);
+
 /* ---- list.c: a list with columns, used by the list panes and the list tabs ---- */
 
 struct list_column {
