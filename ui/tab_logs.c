@@ -548,30 +548,7 @@ static unsigned logs_key_clear(struct ui *ui)
 static unsigned logs_find(struct ui *ui, int dir, bool first)
 {
     struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    const char *needle = L->tv.needle;
-    if (!needle[0]) {
-        ui_set_status(ui, "no search yet: / searches");
-        return UI_DIRTY_FOOTER;
-    }
-    if (!L->buf.count) {
-        ui_set_error(ui, "no match for \"%s\" (no lines)", needle);
-        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
-    }
-    bool wrapped;
-    long found = textview_find(&L->tv, dir, first, &wrapped);
-    if (found < 0) {
-        ui_set_error(ui, "no match for \"%s\"", needle);
-        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
-    }
-    if (first)
-        ui_set_status(ui, "\"%s\": %zu of %zu lines match", needle, textview_count_matches(&L->tv),
-                      L->buf.count);
-    else
-        ui_set_status(ui, "\"%s\": line %zu of %zu%s", needle, (size_t)found + 1, L->buf.count,
-                      wrapped ? (dir > 0 ? " (wrapped to the top)" : " (wrapped to the end)") : "");
-    return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
+    return L ? textview_search(ui, &L->tv, dir, first) : 0;
 }
 
 static unsigned logs_search_done(struct ui *ui, const char *text, void *ud)
@@ -580,12 +557,7 @@ static unsigned logs_search_done(struct ui *ui, const char *text, void *ud)
     struct logs *L = ui->page_open == &tab_logs ? logs_get(ui) : NULL;
     if (!L || !text)
         return UI_DIRTY_FOOTER;
-    textview_set_needle(&L->tv, text);
-    if (!L->tv.needle[0]) {
-        ui_set_status(ui, "search cleared");
-        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
-    }
-    return logs_find(ui, 1, true);
+    return textview_search_set(ui, &L->tv, text);
 }
 
 static unsigned logs_key_search(struct ui *ui)

@@ -32,9 +32,15 @@ void textview_free(struct textview *tv)
     tv->disp_cap = 0;
 }
 
-void textview_reset(struct textview *tv)
+void textview_changed(struct textview *tv)
 {
     memset(tv->cache, 0, sizeof(tv->cache));
+    tv->total_width = 0;
+}
+
+void textview_reset(struct textview *tv)
+{
+    textview_changed(tv);
     tv->has_match = false;
     tv->top_abs = tv->src && tv->src->first ? tv->src->first(tv->ud) : 0;
     tv->top_row = 0;
@@ -169,15 +175,19 @@ void textview_set_wrap(struct textview *tv, bool wrap)
 void textview_position(struct textview *tv, size_t *first, size_t *last, size_t *total)
 {
     struct logview_pos p = textview_top(tv);
-    size_t n = textview_count(tv), before = 0, all = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t r = textview_rows(tv, i);
-        if (i < p.line)
-            before += r;
-        all += r;
+    size_t n = textview_count(tv), before = p.row;
+    for (size_t i = 0; i < p.line && i < n; i++)
+        before += textview_rows(tv, i);
+    if (tv->total_width != tv->width || tv->total_wrap != tv->wrap || tv->total_lines != n) {
+        size_t all = before - p.row;
+        for (size_t i = p.line; i < n; i++)
+            all += textview_rows(tv, i);
+        tv->total_rows = all;
+        tv->total_lines = n;
+        tv->total_width = tv->width;
+        tv->total_wrap = tv->wrap;
     }
-    before += p.row;
-    size_t shown = textview_height(tv);
+    size_t all = tv->total_rows, shown = textview_height(tv);
     *total = all;
     *first = all ? before + 1 : 0;
     *last = before + shown < all ? before + shown : all;
@@ -315,6 +325,44 @@ const struct textview_source textview_text_source = {
     .count = textview_text_count,
     .line = textview_text_line,
 };
+
+/* ---- the keys' side: search with its messages ---- */
+
+unsigned textview_search(struct ui *ui, struct textview *tv, int dir, bool first)
+{
+    const char *needle = tv->needle;
+    size_t n = textview_count(tv);
+    if (!needle[0]) {
+        ui_set_status(ui, "no search yet: / searches");
+        return UI_DIRTY_FOOTER;
+    }
+    if (!n) {
+        ui_set_error(ui, "no match for \"%s\" (no lines)", needle);
+        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
+    }
+    bool wrapped;
+    long found = textview_find(tv, dir, first, &wrapped);
+    if (found < 0) {
+        ui_set_error(ui, "no match for \"%s\"", needle);
+        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
+    }
+    if (first)
+        ui_set_status(ui, "\"%s\": %zu of %zu lines match", needle, textview_count_matches(tv), n);
+    else
+        ui_set_status(ui, "\"%s\": line %zu of %zu%s", needle, (size_t)found + 1, n,
+                      wrapped ? (dir > 0 ? " (wrapped to the top)" : " (wrapped to the end)") : "");
+    return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
+}
+
+unsigned textview_search_set(struct ui *ui, struct textview *tv, const char *text)
+{
+    textview_set_needle(tv, text);
+    if (!tv->needle[0]) {
+        ui_set_status(ui, "search cleared");
+        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
+    }
+    return textview_search(ui, tv, 1, true);
+}
 
 /* ---- drawing ---- */
 

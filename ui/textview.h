@@ -56,6 +56,10 @@ struct textview {
     char *disp;         /* a line's shown text, reused */
     size_t disp_cap;
     struct textview_rows_entry cache[TEXTVIEW_ROWS_CACHE];
+    /* textview_position's count of every row, and what it was counted for */
+    size_t total_rows, total_lines;
+    int total_width; /* 0: not counted */
+    bool total_wrap;
 };
 
 /* A view of src's lines (ud is the source's), from the top, 20 rows of 80 columns until it
@@ -63,8 +67,11 @@ struct textview {
 void textview_init(struct textview *tv, const struct textview_source *src, const void *ud,
                    unsigned flags);
 void textview_free(struct textview *tv);
-/* The lines were replaced (or emptied): forget the wrapped rows and the match. */
+/* The lines were replaced (or emptied): forget the wrapped rows and the match; the view goes
+ * to the top. */
 void textview_reset(struct textview *tv);
+/* The lines' text changed in place (a refetch): forget the wrapped rows, keep the place. */
+void textview_changed(struct textview *tv);
 
 size_t textview_count(const struct textview *tv);
 /* Line i's shown text (sanitized, one line) and its length; borrowed until the next call. */

@@ -374,6 +374,11 @@ struct textview;
  * apart). Sets the view's width and height. */
 void textview_draw(struct ui *ui, struct textview *tv, WINDOW *w, int y, int x, int height,
                    int width);
+/* n/N: the next (dir > 0) or previous match (first: a new search, from what is shown), said
+ * in the footer ("no match for ..."). Returns dirty bits. */
+unsigned textview_search(struct ui *ui, struct textview *tv, int dir, bool first);
+/* The `/` prompt's answer: search for text ("" clears the search). Returns dirty bits. */
+unsigned textview_search_set(struct ui *ui, struct textview *tv, const char *text);
 
 /* ---- list.c: a list with columns, used by the list panes and the list tabs ---- */
 
