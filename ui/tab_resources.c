@@ -202,14 +202,9 @@ static void tab_res_draw_graph(struct ui *ui, WINDOW *w, const struct tab_res *s
     if (gw < 4 || height < 1)
         return;
     size_t nslots = (size_t)gw * (mode == GRAPH_BRAILLE ? 2 : 1);
-    size_t rowsz = (size_t)gw * 3 + 1;
     double *v = malloc(nslots * sizeof(*v));
-    char *rows = malloc(rowsz * (size_t)height);
-    if (!v || !rows) {
-        free(v);
-        free(rows);
+    if (!v)
         return;
-    }
     double max = 0;
     samples_series(&st->hist, g->field, last->at, tab_res_windows[tab_res_window], nslots, v, &max);
     double scale = g->scale(max);
@@ -229,9 +224,7 @@ static void tab_res_draw_graph(struct ui *ui, WINDOW *w, const struct tab_res *s
     snprintf(title, sizeof(title), "%s %s  max %s%s", g->title, now, top, extra);
     draw_text(ui, w, y, x, width, title, theme_attr(g->color) | A_BOLD);
 
-    graph_render(v, nslots, scale, gw, height, mode, rows, rowsz);
-    for (int r = 0; r < height; r++)
-        draw_text(ui, w, y + 1 + r, x, gw, rows + (size_t)r * rowsz, theme_attr(g->color));
+    draw_graph(ui, w, y + 1, x, gw, height, v, nslots, scale, mode, theme_attr(g->color));
     char label[32];
     if (g->field == SAMPLE_CPU)
         snprintf(label, sizeof(label), "%.0f%%", scale); /* the axis: short */
@@ -241,7 +234,6 @@ static void tab_res_draw_graph(struct ui *ui, WINDOW *w, const struct tab_res *s
     if (height > 1)
         draw_text(ui, w, y + height, x + gw + 1, TAB_RES_AXIS - 1, "0", theme_attr(UI_C_DIM));
     free(v);
-    free(rows);
 }
 
 /* The newest sample as docker stats prints it: CPU %, MEM USAGE / LIMIT, MEM %, NET I/O,

@@ -5,6 +5,7 @@
 #define PADDOCK_UI_INTERNAL_H
 
 #include "ui/cmdline.h"
+#include "ui/graph.h"
 #include "ui/model.h"
 #include "ui/theme.h"
 #include "ui/ui.h"
@@ -365,6 +366,15 @@ const char *draw_glyph(const struct ui *ui, const char *utf8, const char *ascii)
 void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr);
 /* A box around w with " title " on the top border (raw text, sanitized). */
 void draw_frame(struct ui *ui, WINDOW *w, const char *title, bool focused);
+/* A tab bar on row y from column x, before column end: " name " each, one column apart, the
+ * current one highlighted (in the selection's colour when focused, else its blurred one).
+ * Each tab's first and last column go to cols (n entries; NULL: not kept). Returns the
+ * column after the last tab drawn. Dashboard's detail pane and the History page draw it. */
+int draw_tabs(struct ui *ui, WINDOW *w, int y, int x, int end, const char *const *names, size_t n,
+              size_t cur, bool focused, short (*cols)[2]);
+/* A graph of the newest values (ui/graph.c) in rows y..y+height of width columns. */
+void draw_graph(struct ui *ui, WINDOW *w, int y, int x, int width, int height, const double *values,
+                size_t n, double max, enum graph_mode mode, attr_t attr);
 
 /* ---- textview.c: drawing a text view (ui/textview.h) ---- */
 
