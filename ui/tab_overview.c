@@ -12,6 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+/* This tab (ui.c's table lists it; no other file names it). */
+extern const struct ui_page tab_overview;
+
 #define TAB_OV_LABEL 12       /* the label column */
 #define TAB_OV_REFETCH_MS 150 /* one events refetch per burst of state changes */
 

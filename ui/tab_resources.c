@@ -12,6 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+/* This tab (ui.c's table lists it; no other file names it). */
+extern const struct ui_page tab_resources;
+
 #define TAB_RES_FETCH 3600 /* an hour of per-second samples */
 #define TAB_RES_KEEP 4096  /* the history kept while the tab is open */
 #define TAB_RES_AXIS 8     /* columns right of a graph for its scale */

@@ -21,6 +21,9 @@
 #include <string.h>
 #include <wchar.h>
 
+/* This tab (ui.c's table lists it; no other file names it). */
+extern const struct ui_page tab_terminal;
+
 #define TERM_SCROLLBACK 5000
 #define TERM_PAIRS_MAX 4096 /* colour pairs the pane may hold at once */
 

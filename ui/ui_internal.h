@@ -133,13 +133,12 @@ struct ui_page {
     unsigned (*on_refresh)(struct ui *ui);
 };
 
-/* The detail pane's tabs, in tab-bar order ([ and ] move, Enter on a session opens). */
+/* The detail pane's tabs, in tab-bar order ([ and ] move, Enter on a session opens): ui.c's
+ * table. A tab no other file names is declared there only (a new tab: its file, its line in
+ * the table, its line in meson.build). */
 extern const struct ui_page *const ui_tabs[];
 extern const size_t ui_ntabs;
 extern const struct ui_page tab_actions;
-extern const struct ui_page tab_terminal;
-extern const struct ui_page tab_overview;
-extern const struct ui_page tab_resources;
 /* The History page (full screen, `3`): past sessions, search, stored logs and samples. */
 extern const struct ui_page page_history;
 unsigned page_history_show(struct ui *ui);

@@ -58,6 +58,9 @@ static void test_wrap_words(void **state)
     assert_int_equal(logview_wrap(s, strlen(s), 8, true, 0, st, 8), 3);
     assert_int_equal(st[1], 6);
     assert_int_equal(st[2], 12);
+    const char *fox = "the quick brown fox";
+    assert_int_equal(logview_wrap(fox, strlen(fox), 10, true, 0, st, 8), 2);
+    assert_int_equal(st[1], 10); /* "the quick " | "brown fox" */
     /* a space before half the width is not worth it: cut by columns */
     const char *t = "a bcdefghijkl";
     assert_int_equal(logview_wrap(t, strlen(t), 8, true, 0, st, 8), 2);
