@@ -260,6 +260,8 @@ unsigned keys_dispatch(struct ui *ui, int key, bool code)
     }
     if (in_page && keys_run(ui, p->keys, key, code, &dirty))
         return dirty;
+    if (keys_text(ui) && keys_run(ui, textview_keys, key, code, &dirty))
+        return dirty;
     if (!in_page && list_focused(ui) >= 0 &&
         keys_run(ui, ui_lists[list_focused(ui)]->keys, key, code, &dirty))
         return dirty;
@@ -280,6 +282,10 @@ size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **
         titles[n] = p->name;
         out[n++] = p->keys;
     }
+    if (keys_text(ui) && n < max) {
+        titles[n] = "text";
+        out[n++] = textview_keys;
+    }
     int l = list_focused(ui);
     if (!in_page && l >= 0 && ui_lists[l]->keys && n < max) {
         titles[n] = ui_lists[l]->name;
@@ -294,6 +300,13 @@ size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **
         out[n++] = ui_keys;
     }
     return n;
+}
+
+struct textview *keys_text(const struct ui *ui)
+{
+    const struct ui_page *p = ui_current_page(ui);
+    bool in_page = p && (ui->page || ui->focus == UI_PANE_DETAIL);
+    return in_page && p->text ? p->text(ui) : NULL;
 }
 
 bool keys_page_takes_all(const struct ui *ui)

@@ -1,9 +1,9 @@
 /* One action shown whole (full screen; Enter on the Actions or Changes tab, Esc back): what
  * ran, its risk, the approval (who, when, why), exit code, duration, an edit's diff with +
  * lines green and - lines red, and the whole observation, from GET /v1/actions/{id}
- * (client/action_detail.c builds the text). The shared text viewer (ui/textview.c) shows it:
- * wrapped at words, j/k/PgUp/PgDn/g/G scroll, / n N search. An action still running is
- * fetched again when its event says it changed. */
+ * (client/action_detail.c builds the text). The shared text viewer (ui/textview.c) shows it,
+ * wrapped at words; its keys scroll and search (j/k/PgUp/PgDn/g/G, / n N). An action still running
+ * is fetched again when its event says it changed. */
 #include "client/action_detail.h"
 #include "client/client.h"
 #include "common/sanitize.h"
@@ -234,116 +234,29 @@ static const char *page_act_hint(const struct ui *ui)
     return st->hint;
 }
 
-/* ---- keys: scrolling and search ---- */
-
-static unsigned page_act_scroll(struct ui *ui, long delta)
-{
-    struct page_act *st = page_act_find(ui);
-    if (!st)
-        return 0;
-    struct logview_pos before = textview_top(&st->tv);
-    textview_scroll(&st->tv, delta);
-    struct logview_pos after = textview_top(&st->tv);
-    return before.line == after.line && before.row == after.row ? 0 : UI_DIRTY_DETAIL;
-}
-
-static long page_act_page(const struct ui *ui)
-{
-    const struct page_act *st = page_act_find(ui);
-    return st ? textview_page(&st->tv) : 1;
-}
-
-static unsigned page_act_down(struct ui *ui)
-{
-    return page_act_scroll(ui, 1);
-}
-
-static unsigned page_act_up(struct ui *ui)
-{
-    return page_act_scroll(ui, -1);
-}
-
-static unsigned page_act_page_down(struct ui *ui)
-{
-    return page_act_scroll(ui, page_act_page(ui));
-}
-
-static unsigned page_act_page_up(struct ui *ui)
-{
-    return page_act_scroll(ui, -page_act_page(ui));
-}
-
-static unsigned page_act_top(struct ui *ui)
-{
-    return page_act_scroll(ui, -(long)1e9);
-}
-
-static unsigned page_act_bottom(struct ui *ui)
-{
-    return page_act_scroll(ui, (long)1e9);
-}
-
-static unsigned page_act_search_done(struct ui *ui, const char *text, void *ud)
-{
-    (void)ud;
-    struct page_act *st = ui->page_open == &page_action ? page_act_find(ui) : NULL;
-    if (!st || !text)
-        return UI_DIRTY_FOOTER;
-    return textview_search_set(ui, &st->tv, text);
-}
-
-static unsigned page_act_search(struct ui *ui)
-{
-    struct page_act *st = page_act_find(ui);
-    if (!st)
-        return 0;
-    prompt_open(ui, "search: ", st->tv.needle, page_act_search_done, NULL);
-    return UI_DIRTY_FOOTER;
-}
-
-static unsigned page_act_next(struct ui *ui)
-{
-    struct page_act *st = page_act_find(ui);
-    return st ? textview_search(ui, &st->tv, 1, false) : 0;
-}
-
-static unsigned page_act_prev(struct ui *ui)
-{
-    struct page_act *st = page_act_find(ui);
-    return st ? textview_search(ui, &st->tv, -1, false) : 0;
-}
-
+/* The end is the observation's (an action still running keeps it in view). */
 static const struct ui_key page_act_keys[] = {
-    {.key = 'j', .name = "j", .help = "scroll down", .fn = page_act_down, .hint = "j/k scroll"},
-    {.key = KEY_DOWN, .name = "Down", .help = "scroll down", .fn = page_act_down},
-    {.key = 'k', .name = "k", .help = "scroll up", .fn = page_act_up},
-    {.key = KEY_UP, .name = "Up", .help = "scroll up", .fn = page_act_up},
-    {.key = KEY_NPAGE, .name = "PgDn", .help = "page down", .fn = page_act_page_down},
-    {.key = KEY_CTRL('f'), .name = "^F", .help = "page down", .fn = page_act_page_down},
-    {.key = KEY_PPAGE, .name = "PgUp", .help = "page up", .fn = page_act_page_up},
-    {.key = KEY_CTRL('b'), .name = "^B", .help = "page up", .fn = page_act_page_up},
-    {.key = 'g', .name = "g", .help = "go to the top", .fn = page_act_top},
-    {.key = KEY_HOME, .name = "Home", .help = "go to the top", .fn = page_act_top},
     {.key = 'G',
      .name = "G",
      .help = "go to the end (of the observation)",
-     .fn = page_act_bottom,
+     .fn = textview_key_end,
      .hint = "g/G ends"},
-    {.key = KEY_END, .name = "End", .help = "go to the end", .fn = page_act_bottom},
-    {.key = '/',
-     .name = "/",
-     .help = "search the text (every match highlighted)",
-     .fn = page_act_search,
-     .hint = "/ search"},
-    {.key = 'n', .name = "n", .help = "next line with a match (wraps)", .fn = page_act_next},
-    {.key = 'N', .name = "N", .help = "previous line with a match (wraps)", .fn = page_act_prev},
+    {.key = KEY_END, .name = "End", .help = "go to the end", .fn = textview_key_end},
     {0},
 };
+
+/* Scrolling and search: the text keys (textview_keys), once the text is there. */
+static struct textview *page_act_text(const struct ui *ui)
+{
+    struct page_act *st = page_act_find(ui);
+    return st && st->loaded ? &st->tv : NULL;
+}
 
 const struct ui_page page_action = {
     .name = "Action",
     .keys = page_act_keys,
     .list = -1,
+    .text = page_act_text,
     .open = page_act_open,
     .close = page_act_close,
     .draw = page_act_draw,

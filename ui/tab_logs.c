@@ -131,16 +131,6 @@ static void logs_clear(struct logs *L)
     textview_reset(&L->tv);
 }
 
-static unsigned logs_scroll(struct ui *ui, long delta)
-{
-    struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    if (textview_scroll(&L->tv, delta))
-        ui_set_status(ui, "follow off (f or G follows the end again)");
-    return UI_DIRTY_DETAIL;
-}
-
 /* ---- the stream and the stored tail ---- */
 
 static void logs_stop_stream(struct logs *L)
@@ -454,50 +444,6 @@ static const char *tab_logs_hint(const struct ui *ui)
 
 /* ---- keys ---- */
 
-static unsigned logs_key_down(struct ui *ui)
-{
-    return logs_scroll(ui, 1);
-}
-
-static unsigned logs_key_up(struct ui *ui)
-{
-    return logs_scroll(ui, -1);
-}
-
-static long logs_page(struct ui *ui)
-{
-    struct logs *L = logs_get(ui);
-    return L ? textview_page(&L->tv) : 1;
-}
-
-static unsigned logs_key_page_down(struct ui *ui)
-{
-    return logs_scroll(ui, logs_page(ui));
-}
-
-static unsigned logs_key_page_up(struct ui *ui)
-{
-    return logs_scroll(ui, -logs_page(ui));
-}
-
-static unsigned logs_key_top(struct ui *ui)
-{
-    struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    textview_home(&L->tv);
-    return UI_DIRTY_DETAIL;
-}
-
-static unsigned logs_key_bottom(struct ui *ui)
-{
-    struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    textview_end(&L->tv);
-    return UI_DIRTY_DETAIL;
-}
-
 static unsigned logs_key_follow(struct ui *ui)
 {
     struct logs *L = logs_get(ui);
@@ -542,41 +488,6 @@ static unsigned logs_key_clear(struct ui *ui)
     L->tv.follow = true;
     ui_set_status(ui, "view cleared; new lines still come");
     return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
-}
-
-/* Go to the next (dir > 0) or previous line with a match. */
-static unsigned logs_find(struct ui *ui, int dir, bool first)
-{
-    struct logs *L = logs_get(ui);
-    return L ? textview_search(ui, &L->tv, dir, first) : 0;
-}
-
-static unsigned logs_search_done(struct ui *ui, const char *text, void *ud)
-{
-    (void)ud;
-    struct logs *L = ui->page_open == &tab_logs ? logs_get(ui) : NULL;
-    if (!L || !text)
-        return UI_DIRTY_FOOTER;
-    return textview_search_set(ui, &L->tv, text);
-}
-
-static unsigned logs_key_search(struct ui *ui)
-{
-    struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    prompt_open(ui, "search: ", L->tv.needle, logs_search_done, NULL);
-    return UI_DIRTY_FOOTER;
-}
-
-static unsigned logs_key_next(struct ui *ui)
-{
-    return logs_find(ui, 1, false);
-}
-
-static unsigned logs_key_prev(struct ui *ui)
-{
-    return logs_find(ui, -1, false);
 }
 
 /* Write the buffer to path (truncate: the operator said so). */
@@ -677,17 +588,6 @@ static const struct ui_key logs_keys[] = {
      .help = "show the times on/off",
      .fn = logs_key_stamps,
      .hint = "t time"},
-    {.key = '/',
-     .name = "/",
-     .help = "search (every match highlighted)",
-     .fn = logs_key_search,
-     .hint = "/ search"},
-    {.key = 'n',
-     .name = "n",
-     .help = "next line with a match (wraps)",
-     .fn = logs_key_next,
-     .hint = "n/N match"},
-    {.key = 'N', .name = "N", .help = "previous line with a match (wraps)", .fn = logs_key_prev},
     {.key = 's',
      .name = "s",
      .help = "save the lines to a file",
@@ -698,26 +598,17 @@ static const struct ui_key logs_keys[] = {
      .help = "clear the view (new lines keep coming)",
      .fn = logs_key_clear,
      .hint = "c clear"},
-    {.key = 'j', .name = "j", .help = "scroll down", .fn = logs_key_down},
-    {.key = KEY_DOWN, .name = "Down", .help = "scroll down", .fn = logs_key_down},
-    {.key = 'k', .name = "k", .help = "scroll up (stops following)", .fn = logs_key_up},
-    {.key = KEY_UP, .name = "Up", .help = "scroll up (stops following)", .fn = logs_key_up},
-    {.key = KEY_NPAGE, .name = "PgDn", .help = "page down", .fn = logs_key_page_down},
-    {.key = KEY_CTRL('f'), .name = "^F", .help = "page down", .fn = logs_key_page_down},
-    {.key = KEY_PPAGE, .name = "PgUp", .help = "page up (stops following)", .fn = logs_key_page_up},
-    {.key = KEY_CTRL('b'),
-     .name = "^B",
-     .help = "page up (stops following)",
-     .fn = logs_key_page_up},
-    {.key = 'g', .name = "g", .help = "go to the first line (stops following)", .fn = logs_key_top},
-    {.key = KEY_HOME,
-     .name = "Home",
-     .help = "go to the first line (stops following)",
-     .fn = logs_key_top},
-    {.key = 'G', .name = "G", .help = "go to the end and follow it", .fn = logs_key_bottom},
-    {.key = KEY_END, .name = "End", .help = "go to the end and follow it", .fn = logs_key_bottom},
+    {.key = 'G', .name = "G", .help = "go to the end and follow it", .fn = textview_key_end},
+    {.key = KEY_END, .name = "End", .help = "go to the end and follow it", .fn = textview_key_end},
     {0},
 };
+
+/* Scrolling and search: the text keys (textview_keys) on the view. */
+static struct textview *tab_logs_text(const struct ui *ui)
+{
+    struct logs *L = logs_peek(ui);
+    return L ? &L->tv : NULL;
+}
 
 struct logbuf *tab_logs_buffer(struct ui *ui)
 {
@@ -729,6 +620,7 @@ const struct ui_page tab_logs = {
     .name = "Logs",
     .keys = logs_keys,
     .list = -1,
+    .text = tab_logs_text,
     .open = tab_logs_open,
     .close = tab_logs_close,
     .draw = tab_logs_draw,

@@ -364,6 +364,121 @@ unsigned textview_search_set(struct ui *ui, struct textview *tv, const char *tex
     return textview_search(ui, tv, 1, true);
 }
 
+/* ---- the text keys (textview_keys): on the current page's text ---- */
+
+static unsigned textview_key_scroll(struct ui *ui, long rows, long pages)
+{
+    struct textview *tv = keys_text(ui);
+    if (!tv)
+        return 0;
+    if (textview_scroll(tv, rows + pages * textview_page(tv)))
+        ui_set_status(ui, "follow off (G follows the end again)");
+    return UI_DIRTY_DETAIL;
+}
+
+static unsigned textview_key_down(struct ui *ui)
+{
+    return textview_key_scroll(ui, 1, 0);
+}
+
+static unsigned textview_key_up(struct ui *ui)
+{
+    return textview_key_scroll(ui, -1, 0);
+}
+
+static unsigned textview_key_page_down(struct ui *ui)
+{
+    return textview_key_scroll(ui, 0, 1);
+}
+
+static unsigned textview_key_page_up(struct ui *ui)
+{
+    return textview_key_scroll(ui, 0, -1);
+}
+
+static unsigned textview_key_home(struct ui *ui)
+{
+    struct textview *tv = keys_text(ui);
+    if (tv)
+        textview_home(tv);
+    return tv ? UI_DIRTY_DETAIL : 0;
+}
+
+unsigned textview_key_end(struct ui *ui)
+{
+    struct textview *tv = keys_text(ui);
+    if (tv)
+        textview_end(tv);
+    return tv ? UI_DIRTY_DETAIL : 0;
+}
+
+/* The prompt's answer goes to the text of the page that asked, if it is still the one shown. */
+static unsigned textview_key_search_done(struct ui *ui, const char *text, void *ud)
+{
+    struct textview *tv = ui_current_page(ui) == ud ? keys_text(ui) : NULL;
+    if (!tv || !text)
+        return UI_DIRTY_FOOTER;
+    return textview_search_set(ui, tv, text);
+}
+
+static unsigned textview_key_search(struct ui *ui)
+{
+    struct textview *tv = keys_text(ui);
+    if (!tv)
+        return 0;
+    prompt_open(ui, "search: ", tv->needle, textview_key_search_done, (void *)ui_current_page(ui));
+    return UI_DIRTY_FOOTER;
+}
+
+static unsigned textview_key_next(struct ui *ui)
+{
+    struct textview *tv = keys_text(ui);
+    return tv ? textview_search(ui, tv, 1, false) : 0;
+}
+
+static unsigned textview_key_prev(struct ui *ui)
+{
+    struct textview *tv = keys_text(ui);
+    return tv ? textview_search(ui, tv, -1, false) : 0;
+}
+
+const struct ui_key textview_keys[] = {
+    {.key = '/',
+     .name = "/",
+     .help = "search (every match highlighted)",
+     .fn = textview_key_search,
+     .hint = "/ search"},
+    {.key = 'n',
+     .name = "n",
+     .help = "next line with a match (wraps)",
+     .fn = textview_key_next,
+     .hint = "n/N match"},
+    {.key = 'N',
+     .name = "N",
+     .help = "previous line with a match (wraps)",
+     .fn = textview_key_prev},
+    {.key = 'j', .name = "j", .help = "scroll down", .fn = textview_key_down, .hint = "j/k scroll"},
+    {.key = KEY_DOWN, .name = "Down", .help = "scroll down", .fn = textview_key_down},
+    {.key = 'k', .name = "k", .help = "scroll up (stops following)", .fn = textview_key_up},
+    {.key = KEY_UP, .name = "Up", .help = "scroll up (stops following)", .fn = textview_key_up},
+    {.key = KEY_NPAGE, .name = "PgDn", .help = "page down", .fn = textview_key_page_down},
+    {.key = KEY_CTRL('f'), .name = "^F", .help = "page down", .fn = textview_key_page_down},
+    {.key = KEY_PPAGE,
+     .name = "PgUp",
+     .help = "page up (stops following)",
+     .fn = textview_key_page_up},
+    {.key = KEY_CTRL('b'),
+     .name = "^B",
+     .help = "page up (stops following)",
+     .fn = textview_key_page_up},
+    {.key = 'g', .name = "g", .help = "go to the top (stops following)", .fn = textview_key_home},
+    {.key = KEY_HOME,
+     .name = "Home",
+     .help = "go to the top (stops following)",
+     .fn = textview_key_home},
+    {0},
+};
+
 /* ---- drawing ---- */
 
 /* Draw s[from, to) (shown text) at y, x in at most width columns, the parts inside a match

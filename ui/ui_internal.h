@@ -83,6 +83,13 @@ struct ui_key {
 extern const struct ui_key ui_keys[];
 /* Moving in a list (j/k, PgUp/PgDn, g/G ...): the list panes and list tabs use it. */
 extern const struct ui_key ui_list_keys[];
+/* Scrolling and searching a text (textview.c): the pages whose text hook gives one. The end
+ * (G, End) is the page's own entry, in its words (a log's end is followed), calling
+ * textview_key_end. */
+extern const struct ui_key textview_keys[];
+unsigned textview_key_end(struct ui *ui);
+/* The text the keyboard scrolls now (the current page's text hook), or NULL. */
+struct textview *keys_text(const struct ui *ui);
 /* Dispatch one key: help overlay, modal, the focused page's table, the list keys, then the
  * global table. Returns dirty bits, maybe UI_QUIT. */
 unsigned keys_dispatch(struct ui *ui, int key, bool code);
@@ -106,6 +113,9 @@ struct ui_page {
     const struct ui_key *keys;
     /* The list it shows (UI_LIST_*), or -1: the list keys then move that list. */
     int list;
+    /* Optional: the text it shows now (ui/textview.h), or NULL: the text keys
+     * (textview_keys: scrolling and search) then work on it, after the page's own. */
+    struct textview *(*text)(const struct ui *ui);
     /* Became visible, or the selected session changed while visible: (re)start fetches or
      * streams for ui->sel_session (which may be NULL). Returns dirty bits. */
     unsigned (*open)(struct ui *ui);

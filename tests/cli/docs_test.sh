@@ -26,6 +26,8 @@ got=$(PATH="$dir:$PATH" bash -c "source '$src/scripts/paddock-completion.bash'; 
 [ "$got" = "exec export" ] || [ "$got" = "export" ] || { echo "FAIL: completing after --config gave '$got'"; fail=1; }
 got=$(PATH="$dir:$PATH" bash -c "source '$src/scripts/paddock-completion.bash'; COMP_WORDS=(paddock approve --re); COMP_CWORD=2; _paddock; echo \${COMPREPLY[@]}")
 [ "$got" = "--reason --remember" ] || { echo "FAIL: completing 'approve --re' gave '$got'"; fail=1; }
+got=$(PATH="$dir:$PATH" bash -c "source '$src/scripts/paddock-completion.bash'; COMP_WORDS=(paddock dashboard --no); COMP_CWORD=2; _paddock; echo \${COMPREPLY[@]}")
+[ "$got" = "--no-mouse" ] || { echo "FAIL: completing 'dashboard --no' gave '$got'"; fail=1; }
 rm -rf "$dir"
 # every command answers --help with its usage (no engine needed)
 for c in $cmds; do
