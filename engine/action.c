@@ -7,12 +7,13 @@
  * changes), so a second decision, or one after the timeout, changes nothing. */
 #include "engine/action.h"
 
-#include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "engine/risk/policy.h"
 #include "engine/risk/risk.h"
 #include "engine/session_internal.h"
@@ -77,9 +78,9 @@ static void action_publish(struct engine *eng, int64_t id, bool approval)
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;
-    api_events_publish(eng->api, "action", a);
+    events_publish(eng->events, "action", a);
     if (approval)
-        api_events_publish(eng->api, "approval", a);
+        events_publish(eng->events, "approval", a);
     json_decref(a);
 }
 
@@ -376,13 +377,12 @@ static void action_forward(struct action *a, struct session *s)
     const char *kind = json_string_value(json_object_get(a->action, "action"));
     bool want_diff = kind && strcmp(kind, "write") == 0;
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = want_diff ? "http://executor/execute_action?paddock_diff=1"
                                                 : "http://executor/execute_action",
                                .body = a->body ? a->body : "{}",
                                .body_len = a->body ? a->len : 2,
                                .timeout_ms = (long)(t * 1000.0) + 60000};
-    if (http_start(eng->http, &req, action_on_done, a) < 0) {
+    if (eng->driver->executor_request(s, &req, action_on_done, a) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         action_on_done(&r, a);
     }
@@ -595,7 +595,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     }
     json_t *pub = store_action_get(eng->store, id);
     if (pub) {
-        api_events_publish(eng->api, "action", pub);
+        events_publish(eng->events, "action", pub);
         json_decref(pub);
     }
     action_forward(a, s);

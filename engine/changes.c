@@ -11,7 +11,7 @@
 #include "engine/api.h"
 #include "engine/base/utf8.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/store/store.h"
 
@@ -612,7 +612,7 @@ static void changes_reply_stored(struct api_req *r, json_t *session, const char 
     api_reply_json(r, 200, kept);
 }
 
-static void changes_on_diff(const struct docker_reply *rep, void *ud)
+static void changes_on_diff(const struct sandbox_reply *rep, void *ud)
 {
     struct changes_op *op = ud;
     if (op->r) {
@@ -691,7 +691,7 @@ void changes_route_get(struct api_req *r)
         return;
     }
     op->r = r;
-    if (docker_container_changes(eng->docker, cid, changes_on_diff, op) < 0) {
+    if (eng->driver->changes(eng, cid, changes_on_diff, op) < 0) {
         changes_op_free(op);
         api_reply_error(r, 500, "internal", "cannot start a request");
     }
@@ -709,12 +709,12 @@ void changes_save(struct engine *eng, const char *session_id, const char *contai
     op->done = done;
     op->ud = ud;
     if (!container_id) {
-        struct docker_reply rep = {.status = 404, .message = ""};
+        struct sandbox_reply rep = {.status = 404, .message = ""};
         changes_on_diff(&rep, op);
         return;
     }
-    if (docker_container_changes(eng->docker, container_id, changes_on_diff, op) < 0) {
-        struct docker_reply rep = {.status = -1, .message = "cannot start a request"};
+    if (eng->driver->changes(eng, container_id, changes_on_diff, op) < 0) {
+        struct sandbox_reply rep = {.status = -1, .message = "cannot start a request"};
         changes_on_diff(&rep, op);
     }
 }
