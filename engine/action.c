@@ -7,6 +7,7 @@
  * changes), so a second decision, or one after the timeout, changes nothing. */
 #include "engine/action.h"
 
+#include "engine/action_kind.h"
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
@@ -373,9 +374,10 @@ static void action_forward(struct action *a, struct session *s)
     if (t < 0 || t > 86400)
         t = 120.0;
     /* A write's observation says only "wrote"; the executor, which reads the old text anyway,
-     * adds what changed for the record when asked (docs/protocol.md). */
-    const char *kind = json_string_value(json_object_get(a->action, "action"));
-    bool want_diff = kind && strcmp(kind, "write") == 0;
+     * adds what changed for the record when its kind asks (docs/protocol.md). */
+    const struct action_kind *kind =
+        action_kind_find(json_string_value(json_object_get(a->action, "action")));
+    bool want_diff = kind && kind->ask_diff;
     struct http_request req = {.method = "POST",
                                .url = want_diff ? "http://executor/execute_action?paddock_diff=1"
                                                 : "http://executor/execute_action",
@@ -408,20 +410,6 @@ static void action_policy_load(struct session *s)
     json_decref(s->rules);
     s->rules = store_rules_list(eng->store, s->id);
     s->policy_loaded = true;
-}
-
-static const char *action_summary(const char *kind, json_t *args)
-{
-    const char *v = NULL;
-    if (strcmp(kind, "run") == 0)
-        v = json_string_value(json_object_get(args, "command"));
-    else if (strcmp(kind, "run_ipython") == 0)
-        v = json_string_value(json_object_get(args, "code"));
-    else if (strcmp(kind, "browse") == 0)
-        v = json_string_value(json_object_get(args, "url"));
-    else
-        v = json_string_value(json_object_get(args, "path"));
-    return v ? v : kind;
 }
 
 /* ---- the deadline ---- */
@@ -484,9 +472,9 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     action_policy_load(s);
     const char *kind = json_string_value(json_object_get(action, "action"));
     json_t *args = json_object_get(action, "args");
-    const char *summary = action_summary(kind, args);
+    const char *summary = action_kind_summary(kind, args);
     struct risk_result risk;
-    risk_classify_action(action, ACTION_WORKSPACE, NULL, &risk);
+    action_kind_classify(action, ACTION_WORKSPACE, NULL, &risk);
     char *args_json = json_dumps(action, JSON_COMPACT);
     double now = util_now();
     struct store_action_new row = {.session_id = s->id,
@@ -740,7 +728,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
     }
     if (d->remember && s) {
         char *pat = d->pattern ? strdup(d->pattern)
-                               : action_exact_pattern(action_summary(
+                               : action_exact_pattern(action_kind_summary(
                                      json_string_value(json_object_get(a->action, "action")),
                                      json_object_get(a->action, "args")));
         json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision", "allow");
