@@ -34,7 +34,7 @@ const struct app_command app_commands[] = {
     {"show", "[--json] SESSION | ACTION", "one session or one action in full", cmd_show},
     {"exec", "[--user agent|root] SESSION [-- CMD...]",
      "a terminal in a sandbox (exit the shell to leave)", cmd_exec},
-    {"export", "SESSION [--format json|md|cast] [-o FILE]",
+    {"export", "SESSION [--format json|md|cast] [--raw] [-o FILE]",
      "a session's record as JSON, Markdown or an asciinema cast", cmd_export},
     {NULL, NULL, NULL, NULL},
 };
