@@ -128,10 +128,8 @@ struct sanitize_token {
     unsigned char intro, final;
     const unsigned char *seq; /* the first SANITIZE_SEQ_MAX bytes */
     size_t seq_len, seq_total;
-    bool more;       /* STRING: a body besides the number */
-    bool terminated; /* STRING: by BEL, ST, CAN or SUB */
-    bool c1;         /* introduced by a C1 control */
-    size_t pos;      /* input offset where it started */
+    bool more;  /* STRING: a body besides the number */
+    size_t pos; /* input offset where it started */
 };
 
 static void scan_emit(struct sanitize_scan *s, struct sanitize_token *t)
@@ -148,8 +146,7 @@ static void scan_simple(struct sanitize_scan *s, enum sanitize_kind kind, uint32
 }
 
 /* The open sequence as a token: CSI, ESC (nF or lone) or STRING. */
-static void scan_emit_seq(struct sanitize_scan *s, enum sanitize_kind kind, unsigned char final,
-                          bool terminated)
+static void scan_emit_seq(struct sanitize_scan *s, enum sanitize_kind kind, unsigned char final)
 {
     struct sanitize_token t = {.kind = kind,
                                .intro = s->intro,
@@ -158,19 +155,15 @@ static void scan_emit_seq(struct sanitize_scan *s, enum sanitize_kind kind, unsi
                                .seq_len = s->seq_len,
                                .seq_total = s->seq_total,
                                .more = s->body > 0,
-                               .terminated = terminated,
-                               .c1 = s->from_c1,
                                .pos = s->tok_pos};
     s->state = SCAN_GROUND;
     scan_emit(s, &t);
 }
 
-static void scan_open(struct sanitize_scan *s, enum sanitize_state state, unsigned char intro,
-                      bool c1)
+static void scan_open(struct sanitize_scan *s, enum sanitize_state state, unsigned char intro)
 {
     s->state = state;
     s->intro = intro;
-    s->from_c1 = c1;
     s->seq_len = s->seq_total = s->body = 0;
     s->str_cont = 0;
 }
@@ -188,12 +181,12 @@ static void scan_c1(struct sanitize_scan *s, uint32_t cp)
     static const unsigned char strings[][2] = {
         {0x9D, ']'}, {0x90, 'P'}, {0x98, 'X'}, {0x9E, '^'}, {0x9F, '_'}};
     if (cp == 0x9B) {
-        scan_open(s, SCAN_CSI, '[', true);
+        scan_open(s, SCAN_CSI, '[');
         return;
     }
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
         if (cp == strings[i][0]) {
-            scan_open(s, SCAN_STRING, strings[i][1], true);
+            scan_open(s, SCAN_STRING, strings[i][1]);
             return;
         }
     scan_simple(s, TOK_C1, cp, NULL, 0, s->tok_pos);
@@ -243,21 +236,21 @@ static void scan_utf8_done(struct sanitize_scan *s)
 }
 
 /* A byte of a string's body; in replay, a C1 ST (raw, or U+009C) ends it, a 0x9C inside a
- * UTF-8 character does not. Returns whether the string ended. */
-static bool scan_string_body(struct sanitize_scan *s, unsigned char c)
+ * UTF-8 character does not; past string_max bytes it ends too. */
+static void scan_string_body(struct sanitize_scan *s, unsigned char c)
 {
     if (s->c1) {
         bool cont = (c & 0xC0) == 0x80;
         if (cont && s->str_cont > 0) {
             if (s->lead == 0xC2 && c == 0x9C) {
                 s->body--; /* the C2 before it was the terminator's */
-                scan_emit_seq(s, TOK_STRING, 0, true);
-                return true;
+                scan_emit_seq(s, TOK_STRING, 0);
+                return;
             }
             s->str_cont--;
         } else if (c == 0x9C) {
-            scan_emit_seq(s, TOK_STRING, 0, true);
-            return true;
+            scan_emit_seq(s, TOK_STRING, 0);
+            return;
         } else {
             size_t need = utf8_need(c);
             s->str_cont = need ? (unsigned char)(need - 1) : 0;
@@ -265,11 +258,8 @@ static bool scan_string_body(struct sanitize_scan *s, unsigned char c)
         }
     }
     s->body++;
-    if (s->string_max && s->body >= s->string_max) {
-        scan_emit_seq(s, TOK_STRING, 0, false);
-        return true;
-    }
-    return false;
+    if (s->string_max && s->body >= s->string_max)
+        scan_emit_seq(s, TOK_STRING, 0);
 }
 
 static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos)
@@ -279,7 +269,7 @@ static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos)
         case SCAN_GROUND:
             s->tok_pos = pos;
             if (c == 0x1B) {
-                scan_open(s, SCAN_ESC, 0, false);
+                scan_open(s, SCAN_ESC, 0);
             } else if (c < 0x20 || c == 0x7F) {
                 scan_simple(s, TOK_CTRL, c, NULL, 0, pos);
             } else if (c < 0x80) {
@@ -307,16 +297,16 @@ static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos)
             return;
         case SCAN_ESC:
             if (c == '[') {
-                scan_open(s, SCAN_CSI, '[', false);
+                scan_open(s, SCAN_CSI, '[');
             } else if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_') {
-                scan_open(s, SCAN_STRING, c, false);
+                scan_open(s, SCAN_STRING, c);
             } else if (c >= 0x20 && c <= 0x2F) {
                 s->state = SCAN_NF;
                 scan_seq_add(s, c);
             } else if (c >= 0x30 && c <= 0x7E) {
-                scan_emit_seq(s, TOK_ESC, c, true);
+                scan_emit_seq(s, TOK_ESC, c);
             } else {
-                scan_emit_seq(s, TOK_ESC, 0, false); /* lone ESC */
+                scan_emit_seq(s, TOK_ESC, 0); /* lone ESC */
                 continue;
             }
             return;
@@ -324,9 +314,9 @@ static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos)
             if (c >= 0x20 && c <= 0x3F) {
                 scan_seq_add(s, c);
             } else if (c >= 0x40 && c <= 0x7E) {
-                scan_emit_seq(s, TOK_CSI, c, true);
+                scan_emit_seq(s, TOK_CSI, c);
             } else {
-                scan_emit_seq(s, TOK_CSI, 0, false);
+                scan_emit_seq(s, TOK_CSI, 0);
                 continue;
             }
             return;
@@ -334,9 +324,9 @@ static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos)
             if (c >= 0x20 && c <= 0x2F) {
                 scan_seq_add(s, c);
             } else if (c >= 0x30 && c <= 0x7E) {
-                scan_emit_seq(s, TOK_ESC, c, true);
+                scan_emit_seq(s, TOK_ESC, c);
             } else {
-                scan_emit_seq(s, TOK_ESC, 0, false);
+                scan_emit_seq(s, TOK_ESC, 0);
                 continue;
             }
             return;
@@ -345,7 +335,7 @@ static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos)
                 c <= '9') {
                 scan_seq_add(s, c);
             } else if (c == 0x07 || c == 0x18 || c == 0x1A) {
-                scan_emit_seq(s, TOK_STRING, 0, true);
+                scan_emit_seq(s, TOK_STRING, 0);
             } else if (c == 0x1B) {
                 s->esc_pos = pos;
                 s->state = SCAN_STRING_ESC;
@@ -355,12 +345,12 @@ static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos)
             return;
         case SCAN_STRING_ESC:
             if (c == '\\') {
-                scan_emit_seq(s, TOK_STRING, 0, true);
+                scan_emit_seq(s, TOK_STRING, 0);
                 return;
             }
             /* the ESC aborts the string and starts its own sequence */
-            scan_emit_seq(s, TOK_STRING, 0, false);
-            scan_open(s, SCAN_ESC, 0, false);
+            scan_emit_seq(s, TOK_STRING, 0);
+            scan_open(s, SCAN_ESC, 0);
             s->tok_pos = s->esc_pos;
             continue;
         }
@@ -392,17 +382,17 @@ static void scan_finish(struct sanitize_scan *s)
             break;
         case SCAN_ESC:
         case SCAN_NF:
-            scan_emit_seq(s, TOK_ESC, 0, false);
+            scan_emit_seq(s, TOK_ESC, 0);
             break;
         case SCAN_CSI:
-            scan_emit_seq(s, TOK_CSI, 0, false);
+            scan_emit_seq(s, TOK_CSI, 0);
             break;
         case SCAN_STRING:
-            scan_emit_seq(s, TOK_STRING, 0, false);
+            scan_emit_seq(s, TOK_STRING, 0);
             break;
         case SCAN_STRING_ESC:
-            scan_emit_seq(s, TOK_STRING, 0, false);
-            scan_open(s, SCAN_ESC, 0, false);
+            scan_emit_seq(s, TOK_STRING, 0);
+            scan_open(s, SCAN_ESC, 0);
             s->tok_pos = s->esc_pos;
             break;
         case SCAN_GROUND:

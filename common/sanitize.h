@@ -88,9 +88,8 @@ struct sanitize_token;
  * hold one). */
 struct sanitize_scan {
     unsigned char state, intro, lead;
-    bool c1;      /* C1 controls introduce sequences (replay) */
-    bool from_c1; /* the open sequence was introduced by a C1 control */
-    bool stop;    /* the sink wants nothing more */
+    bool c1;   /* C1 controls introduce sequences (replay) */
+    bool stop; /* the sink wants nothing more */
     unsigned char u8[4];
     unsigned char u8_len, u8_need, str_cont;
     unsigned char seq[SANITIZE_SEQ_MAX];

@@ -427,8 +427,8 @@ static void test_replay_unterminated_string_bounded(void **state)
 static void test_replay_output_is_clean(void **state)
 {
     (void)state;
-    /* Random bytes from the alphabet of sequences: the output is valid UTF-8 and the filter
-     * keeps it as it is (everything it writes is on the allowlist). */
+    /* Random bytes from the alphabet of sequences, whole and in random chunks: the output is
+     * the same, valid UTF-8, and the filter keeps it as it is (all it writes is allowed). */
     static const char alpha[] = "\x1b[]PX^_\\\x07\x18\x1a;0123456789?m(tqh$ \x7f\n\x80\x9b\x9c\x9d"
                                 "\xc2\xc3\xe2\x80\xae\xf0\x9f";
     srand(7);
@@ -439,6 +439,17 @@ static void test_replay_output_is_clean(void **state)
             in[i] = alpha[rand() % (int)(sizeof(alpha) - 1)];
         size_t n = 0, n2 = 0;
         char *once = sanitize_replay_dup(in, len, &n);
+        /* the same bytes in random chunks */
+        struct collect c = {.len = 0};
+        struct sanitize_replay r;
+        sanitize_replay_init(&r, collect_write, &c);
+        for (size_t i = 0, step; i < len; i += step) {
+            step = 1 + (size_t)(rand() % 8);
+            sanitize_replay_feed(&r, in + i, step < len - i ? step : len - i);
+        }
+        sanitize_replay_finish(&r);
+        assert_int_equal(c.len, n);
+        assert_memory_equal(c.buf, once, n);
         char *twice = sanitize_replay_dup(once, n, &n2);
         assert_int_equal(n, n2);
         assert_memory_equal(once, twice, n);
