@@ -111,7 +111,7 @@ enum sanitize_state {
 };
 
 enum sanitize_kind {
-    TOK_CHAR,   /* a well-formed UTF-8 character (ASCII included), not a control */
+    TOK_CHAR,   /* a well-formed UTF-8 character, or a run of printable ASCII; no control */
     TOK_CTRL,   /* a C0 control or DEL */
     TOK_BAD,    /* one byte that starts no well-formed character */
     TOK_C1,     /* a C1 control that introduces nothing (replay only) */
@@ -122,8 +122,8 @@ enum sanitize_kind {
 
 struct sanitize_token {
     enum sanitize_kind kind;
-    uint32_t cp;                /* CHAR, C1: the code point; CTRL, BAD: the byte */
-    const unsigned char *bytes; /* CHAR: its UTF-8 bytes */
+    uint32_t cp;                /* CHAR, C1: the (first) code point; CTRL, BAD: the byte */
+    const unsigned char *bytes; /* CHAR: its UTF-8 bytes (n of them) */
     size_t n;
     unsigned char intro, final;
     const unsigned char *seq; /* the first SANITIZE_SEQ_MAX bytes */
@@ -368,8 +368,21 @@ static void scan_init(struct sanitize_scan *s, bool (*sink)(void *, const struct
 
 static void scan_feed(struct sanitize_scan *s, const unsigned char *in, size_t len)
 {
-    for (size_t i = 0; i < len && !s->stop; i++)
-        scan_byte(s, in[i], s->pos++);
+    for (size_t i = 0; i < len && !s->stop;) {
+        /* printable ASCII, most of any text, goes to the sink a run at a time */
+        size_t run = 0;
+        while (s->state == SCAN_GROUND && i + run < len && in[i + run] >= 0x20 &&
+               in[i + run] < 0x7F)
+            run++;
+        if (run) {
+            s->tok_pos = s->pos;
+            scan_simple(s, TOK_CHAR, in[i], in + i, run, s->pos);
+            s->pos += run;
+            i += run;
+            continue;
+        }
+        scan_byte(s, in[i++], s->pos++);
+    }
 }
 
 /* The end of the input: what is open becomes its token, cut short. */
@@ -465,7 +478,10 @@ static bool sanitize_sink(void *ctx, const struct sanitize_token *t)
         }
         break;
     case TOK_CHAR:
-        if (t->cp >= 0x80 && ((b->flags & SANITIZE_ASCII) || sanitize_is_invisible(t->cp))) {
+        if (t->cp < 0x80) {
+            for (size_t i = 0; i < t->n && !b->overflow; i++)
+                sanitize_emit(b, (const char *)t->bytes + i, 1, t->pos + i);
+        } else if ((b->flags & SANITIZE_ASCII) || sanitize_is_invisible(t->cp)) {
             snprintf(tok, sizeof(tok), "<U+%04X>", (unsigned)t->cp);
             sanitize_emit_str(b, tok, t->pos);
         } else {
