@@ -305,6 +305,7 @@ const struct api_route api_routes[] = {
     {"GET", "/v1/sessions/*", route_session_get},
     {"DELETE", "/v1/sessions/*", route_session_delete},
     {"POST", "/v1/sessions/*/execute_action", api_route_execute},
+    {"POST", "/v1/risk", api_route_risk},
     {"GET", "/v1/actions/*", api_route_action_get},
     {"POST", "/v1/actions/*/approve", api_route_action_approve},
     {"POST", "/v1/actions/*/reject", api_route_action_reject},
