@@ -1,4 +1,5 @@
-/* Integration tests of the CLI (`paddock run`, `paddock ls`) against a real engine. */
+/* Integration tests of the CLI (`paddock run`, `paddock ls`, `paddock risk`...) against a real
+ * engine. */
 #include "harness.h"
 
 #include <setjmp.h>
@@ -383,6 +384,62 @@ static void test_history_show_export(void **state)
 }
 
 /* pause, resume, stop, rm by name. */
+/* paddock risk -- CMD: the engine's verdict, nothing run or recorded; --json; the session's
+ * rule with --session; usage errors. */
+static void test_risk(void **state)
+{
+    struct proc_result pr;
+    const char *plain[] = {"risk", "--", "history -c && unset HISTFILE", NULL};
+    cli(plain, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "high: clears the shell history"));
+    proc_result_free(&pr);
+
+    /* several operands are one command line */
+    const char *words[] = {"risk", "--json", "--", "rm", "-rf", "build/", NULL};
+    cli(words, &pr);
+    assert_int_equal(pr.status, 0);
+    json_t *j = json_loads(pr.out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(jstr(j, "risk"), "low");
+    assert_true(json_is_null(json_object_get(j, "rule")));
+    json_decref(j);
+    proc_result_free(&pr);
+
+    json_t *s = session_new(harness_eng, "{\"name\": \"cli-risk\"}");
+    char *rules = strdupf("/v1/sessions/%s/rules", jstr(s, "id"));
+    struct reply r;
+    api(harness_eng, "POST", rules, "{\"pattern\": \"pkill *\", \"decision\": \"allow\"}", &r);
+    assert_int_equal(r.status, 201);
+    reply_free(&r);
+    const char *ruled[] = {"risk", "--session", "cli-risk", "--", "pkill -f http.server", NULL};
+    cli(ruled, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "medium: stops processes by name"));
+    assert_non_null(strstr(pr.out, "decided by the rule: allow \"pkill *\""));
+    proc_result_free(&pr);
+    /* nothing was recorded */
+    char *hist = strdupf("/v1/history?session=%s", jstr(s, "id"));
+    api(harness_eng, "GET", hist, NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_array_size(json_object_get(r.json, "actions")), 0);
+    reply_free(&r);
+    free(hist);
+    free(rules);
+    session_delete(harness_eng, jstr(s, "id"));
+    json_decref(s);
+
+    const char *none[] = {"risk", NULL};
+    cli(none, &pr);
+    assert_int_equal(pr.status, 2);
+    assert_non_null(strstr(pr.err, "no command given"));
+    proc_result_free(&pr);
+    const char *unknown[] = {"risk", "--session", "no-such-session", "--", "ls", NULL};
+    cli(unknown, &pr);
+    assert_int_equal(pr.status, 1);
+    proc_result_free(&pr);
+}
+
 static void test_lifecycle_commands(void **state)
 {
     json_t *s = session_new(harness_eng, "{\"name\": \"cli-life\"}");
@@ -428,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_approve_reject),
         cmocka_unit_test(test_history_show_export),
         cmocka_unit_test(test_lifecycle_commands),
+        cmocka_unit_test(test_risk),
     };
     int failed = cmocka_run_group_tests_name("cli", tests, harness_group_setup,
                                              harness_group_teardown_clean);
