@@ -1,6 +1,8 @@
 /* The sanitizer for untrusted text; the rules are in sanitize.h. */
 #include "common/sanitize.h"
 
+#include "common/utf8.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,9 +81,7 @@ static void sanitize_emit(struct sanitize_buf *b, const char *p, size_t n, size_
     }
     memcpy(b->out + b->len, p, n);
     b->len += n;
-    for (size_t i = 0; i < n; i++)
-        if (((unsigned char)p[i] & 0xC0) != 0x80)
-            b->col++;
+    b->col += utf8_count(p, n);
 }
 
 static void sanitize_emit_str(struct sanitize_buf *b, const char *s, size_t in_pos)
@@ -92,35 +92,6 @@ static void sanitize_emit_str(struct sanitize_buf *b, const char *s, size_t in_p
 static const char *sanitize_ellipsis(const struct sanitize_buf *b)
 {
     return (b->flags & SANITIZE_ASCII) ? "..." : "\xE2\x80\xA6";
-}
-
-/* Strict UTF-8 decoding of one character at p (n bytes available). Returns its length, or 0
- * when the bytes are not valid UTF-8. */
-static size_t sanitize_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
-{
-    unsigned char c = p[0];
-    size_t need;
-    uint32_t v, min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 2, v = c & 0x1F, min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 3, v = c & 0x0F, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 4, v = c & 0x07, min = 0x10000;
-    } else {
-        return 0; /* continuation byte, C0/C1 overlong lead, F5..FF */
-    }
-    if (n < need)
-        return 0;
-    for (size_t i = 1; i < need; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (p[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return need;
 }
 
 /* A string sequence (OSC, DCS, SOS, PM, APC) starting at in[i] (after its introducer): the
@@ -268,7 +239,7 @@ size_t sanitize_text_flags(const char *in_chars, size_t len, char *out, size_t o
             continue;
         }
         uint32_t cp = 0;
-        size_t n = sanitize_utf8_decode(in + i, len - i, &cp);
+        size_t n = utf8_decode((const char *)in + i, len - i, &cp);
         if (n == 0) {
             snprintf(tok, sizeof(tok), "\\x%02X", c);
             sanitize_emit_str(&b, tok, i);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/io.h"
+#include "common/utf8.h"
 #include "fileio.h"
 #include "text.h"
 #include "zip.h"
@@ -50,7 +52,7 @@ static void append_name(struct buf *err, const unsigned char *name, size_t n)
         buf_append(&clean, &c, 1);
     }
     if (clean.data)
-        text_utf8_repair(err, clean.data, clean.len);
+        utf8_repair(err, clean.data, clean.len, 0, NULL);
     buf_free(&clean);
 }
 
@@ -370,7 +372,7 @@ static enum zip_result unpack_data(struct zip_job *j, const struct zip_item *it,
             r = refuse(j, it, "Refusing a zip entry that unpacks to more than its declared size");
             break;
         }
-        if (have && fileio_write_all(out_fd, j->out, have) < 0) {
+        if (have && io_write_all(out_fd, j->out, have) < 0) {
             r = system_error(j, it, "Cannot write");
             break;
         }

@@ -2,6 +2,8 @@
  * cycle, the prefetch rule, time formats. */
 #include "ui/history_query.h"
 
+#include "common/utf8.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,7 +211,7 @@ void history_wrap(const char *text, size_t len, int width, size_t max_bytes,
             chars = space = 0;
             continue;
         }
-        if (((unsigned char)text[i] & 0xC0) == 0x80)
+        if (utf8_is_cont((unsigned char)text[i]))
             continue;
         if (chars == (size_t)width || i - start > max_bytes - 4) {
             bool at_space = space > start && space_chars >= (size_t)width / 2;

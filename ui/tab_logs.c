@@ -5,6 +5,7 @@
  * (ui/logview.c), drawn through draw_text like every untrusted string. */
 #include "client/client.h"
 #include "common/sanitize.h"
+#include "common/utf8.h"
 #include "ui/logview.h"
 #include "ui/ui_internal.h"
 
@@ -426,9 +427,7 @@ static int logs_draw_run(struct ui *ui, WINDOW *w, int y, int x, int width, cons
         if (end > to)
             end = to;
         if (end - i >= sizeof(piece)) { /* keep whole UTF-8 characters in each piece */
-            end = i + sizeof(piece) - 1;
-            while (end > i && ((unsigned char)s[end] & 0xC0) == 0x80)
-                end--;
+            end = i + utf8_cut(s + i, sizeof(piece) - 1);
         }
         memcpy(piece, s + i, end - i);
         piece[end - i] = '\0';
