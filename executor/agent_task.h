@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "common/buf.h"
-#include "evloop.h"
+#include "common/evloop.h"
 
 struct executor;
 

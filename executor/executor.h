@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "action.h"
-#include "evloop.h"
+#include "common/evloop.h"
 #include "shell.h"
 
 #define EXECUTOR_DEFAULT_TIMEOUT 120.0        /* seconds, OpenHands' sandbox.timeout */

@@ -23,7 +23,7 @@
 #include "ansi.h"
 #include "clip.h"
 #include "common/buf.h"
-#include "evloop.h"
+#include "common/evloop.h"
 
 extern const char ipython_runner_script[];
 

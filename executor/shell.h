@@ -9,7 +9,7 @@
 
 #include "clip.h"
 #include "common/buf.h"
-#include "evloop.h"
+#include "common/evloop.h"
 #include "marker.h"
 
 /* Wide like OpenHands' 1000-column tmux window, so tools format output as agents expect;

@@ -1,6 +1,9 @@
-/* The executor's one event loop: epoll over file descriptors, each with its handler. */
-#ifndef PADDOCK_EXECUTOR_EVLOOP_H
-#define PADDOCK_EXECUTOR_EVLOOP_H
+/* The epoll core of both event loops: descriptors watched through a struct the owner embeds
+ * (no allocation, no lookup), deletion that is safe inside a batch of events, and deadline
+ * timers on a timerfd. The executor drives it directly; the engine's loop (engine/base/loop.c)
+ * adds its callbacks with user data, one-shot timers and prepare hooks on top. */
+#ifndef PADDOCK_COMMON_EVLOOP_H
+#define PADDOCK_COMMON_EVLOOP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,8 +31,8 @@ int evloop_run_once(struct evloop *l, int timeout_ms);
 /* CLOCK_MONOTONIC in seconds. */
 double evloop_now(void);
 
-/* Deadline timers: a timerfd in the loop, w->fn called when it falls due. The one timer of
- * each action type and of start-up. */
+/* Deadline timers: a timerfd in the loop, w->fn called when it falls due (the executor's one
+ * timer of each action type and of start-up). */
 int evloop_timer_open(struct evloop *l, struct evloop_watch *w, evloop_fn fn);
 void evloop_timer_close(struct evloop *l, struct evloop_watch *w);
 /* Falls due at `when` (evloop_now() seconds; a time already past: at once); INFINITY

@@ -1,4 +1,4 @@
-#include "evloop.h"
+#include "common/evloop.h"
 
 #include <errno.h>
 #include <math.h>
