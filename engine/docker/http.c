@@ -3,7 +3,6 @@
 
 #include "common/buf.h"
 #include "engine/base/loop.h"
-#include "engine/base/util.h"
 
 #include <curl/curl.h>
 #include <errno.h>

@@ -4,7 +4,6 @@
 #include "common/buf.h"
 #include "engine/store/store.h"
 
-#include "engine/base/util.h"
 #include "engine/store/store_internal.h"
 
 #include <sqlite3.h>
