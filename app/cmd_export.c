@@ -5,6 +5,7 @@
 #include "app/app.h"
 #include "app/cli.h"
 #include "client/action_detail.h"
+#include "client/action_view.h"
 #include "client/client.h"
 
 #include <errno.h>
@@ -271,8 +272,9 @@ static void export_cast(FILE *f, json_t *doc)
     json_t *x;
     json_array_foreach(actions, i, x)
     {
-        const char *kind = json_string_value(json_object_get(x, "kind"));
-        if (!kind || (strcmp(kind, "run") && strcmp(kind, "run_ipython")))
+        const struct action_view *view =
+            action_view_find(json_string_value(json_object_get(x, "kind")));
+        if (!view->cast_prompt)
             continue;
         double start = json_number_value(json_object_get(x, "started_at"));
         double end = json_number_value(json_object_get(x, "finished_at"));
@@ -281,10 +283,10 @@ static void export_cast(FILE *f, json_t *doc)
         if (end < start)
             end = start;
         const char *cmd = json_string_value(json_object_get(x, "summary")) ?: "";
-        char *prompt = malloc(strlen(cmd) + 16);
+        char *prompt = malloc(strlen(view->cast_prompt) + strlen(cmd) + 3);
         if (!prompt)
             continue;
-        sprintf(prompt, "%s %s\n", strcmp(kind, "run") == 0 ? "$" : ">>>", cmd);
+        sprintf(prompt, "%s %s\n", view->cast_prompt, cmd);
         cast_event(f, start - t0, prompt);
         free(prompt);
         const char *out =

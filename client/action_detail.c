@@ -2,6 +2,8 @@
  * heading, inside the diff) so the page can colour them without parsing the text again. */
 #include "client/action_detail.h"
 
+#include "client/action_view.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,13 +126,13 @@ static void action_detail_risk(FILE *f, json_t *a)
 /* The command or path, then the other arguments (a write's content as it was written). */
 static void action_detail_args(FILE *f, struct action_detail *d, json_t *a)
 {
-    const char *kind = action_detail_str(a, "kind");
+    const struct action_view *view = action_view_find(action_detail_str(a, "kind"));
     json_t *args = json_object_get(json_object_get(a, "args"), "args");
     fprintf(f, "\n$ %s\n", action_detail_str(a, "summary"));
-    if (strcmp(kind, "run") == 0 || !json_is_object(args))
+    if (view->args == ACTION_VIEW_ARGS_NONE || !json_is_object(args))
         return;
     json_t *content = json_object_get(args, "content");
-    if (strcmp(kind, "write") == 0 && json_is_string(content)) {
+    if (view->args == ACTION_VIEW_ARGS_CONTENT && json_is_string(content)) {
         fputc('\n', f);
         /* an engine before schema 7, or an executor that was not asked, recorded no diff */
         bool diffed = json_is_string(json_object_get(a, "diff"));

@@ -8,12 +8,14 @@
 #include "engine/action.h"
 
 #include "common/buf.h"
-#include "engine/api.h"
+#include "engine/action_kind.h"
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "engine/risk/policy.h"
 #include "engine/risk/risk.h"
 #include "engine/session_internal.h"
@@ -78,9 +80,9 @@ static void action_publish(struct engine *eng, int64_t id, bool approval)
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;
-    api_events_publish(eng->api, "action", a);
+    events_publish(eng->events, "action", a);
     if (approval)
-        api_events_publish(eng->api, "approval", a);
+        events_publish(eng->events, "approval", a);
     json_decref(a);
 }
 
@@ -373,17 +375,17 @@ static void action_forward(struct action *a, struct session *s)
     if (t < 0 || t > 86400)
         t = 120.0;
     /* A write's observation says only "wrote"; the executor, which reads the old text anyway,
-     * adds what changed for the record when asked (docs/protocol.md). */
-    const char *kind = json_string_value(json_object_get(a->action, "action"));
-    bool want_diff = kind && strcmp(kind, "write") == 0;
+     * adds what changed for the record when its kind asks (docs/protocol.md). */
+    const struct action_kind *kind =
+        action_kind_find(json_string_value(json_object_get(a->action, "action")));
+    bool want_diff = kind && kind->ask_diff;
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = want_diff ? "http://executor/execute_action?paddock_diff=1"
                                                 : "http://executor/execute_action",
                                .body = a->body ? a->body : "{}",
                                .body_len = a->body ? a->len : 2,
                                .timeout_ms = (long)(t * 1000.0) + 60000};
-    if (http_start(eng->http, &req, action_on_done, a) < 0) {
+    if (eng->driver->executor_request(s, &req, action_on_done, a) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         action_on_done(&r, a);
     }
@@ -409,20 +411,6 @@ static void action_policy_load(struct session *s)
     json_decref(s->rules);
     s->rules = store_rules_list(eng->store, s->id);
     s->policy_loaded = true;
-}
-
-static const char *action_summary(const char *kind, json_t *args)
-{
-    const char *v = NULL;
-    if (strcmp(kind, "run") == 0)
-        v = json_string_value(json_object_get(args, "command"));
-    else if (strcmp(kind, "run_ipython") == 0)
-        v = json_string_value(json_object_get(args, "code"));
-    else if (strcmp(kind, "browse") == 0)
-        v = json_string_value(json_object_get(args, "url"));
-    else
-        v = json_string_value(json_object_get(args, "path"));
-    return v ? v : kind;
 }
 
 /* ---- the deadline ---- */
@@ -485,9 +473,9 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     action_policy_load(s);
     const char *kind = json_string_value(json_object_get(action, "action"));
     json_t *args = json_object_get(action, "args");
-    const char *summary = action_summary(kind, args);
+    const char *summary = action_kind_summary(kind, args);
     struct risk_result risk;
-    risk_classify_action(action, ACTION_WORKSPACE, NULL, &risk);
+    action_kind_classify(action, ACTION_WORKSPACE, NULL, &risk);
     char *args_json = json_dumps(action, JSON_COMPACT);
     double now = util_now();
     struct store_action_new row = {.session_id = s->id,
@@ -596,7 +584,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     }
     json_t *pub = store_action_get(eng->store, id);
     if (pub) {
-        api_events_publish(eng->api, "action", pub);
+        events_publish(eng->events, "action", pub);
         json_decref(pub);
     }
     action_forward(a, s);
@@ -741,7 +729,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
     }
     if (d->remember && s) {
         char *pat = d->pattern ? strdup(d->pattern)
-                               : action_exact_pattern(action_summary(
+                               : action_exact_pattern(action_kind_summary(
                                      json_string_value(json_object_get(a->action, "action")),
                                      json_object_get(a->action, "args")));
         json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision", "allow");

@@ -7,6 +7,7 @@
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "engine/listen.h"
 
 #include <microhttpd.h>
@@ -30,7 +31,7 @@ struct api_stream {
     struct buf out;
     bool suspended;
     bool closing;
-    bool events;                /* receives api_events_publish */
+    bool events;                /* receives what is published to the engine's events */
     void (*on_close)(void *ud); /* the client went away or the engine stops */
     void *ud;
     struct api_stream *next;
@@ -367,11 +368,11 @@ static void api_sub_append(struct api_stream *s, const char *p, size_t n)
     }
 }
 
-void api_events_publish(struct api *a, const char *type, json_t *data)
+/* Subscribed to the engine's events (events.h) by api_new: one SSE message to every feed. */
+static void api_on_event(const char *type, json_t *data, void *ud)
 {
-    if (a && a->peer)
-        api_events_publish(a->peer, type, data);
-    if (!a || !a->subs)
+    struct api *a = ud;
+    if (!a->subs)
         return;
     char *msg = api_sse_format(type, data);
     if (!msg)
@@ -495,6 +496,12 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
         return NULL;
     }
     a->eng = eng;
+    /* The TCP listener's server subscribes too: its feeds get every event. */
+    if (events_subscribe(eng->events, api_on_event, a) < 0) {
+        *err = strdup("out of memory");
+        free(a);
+        return NULL;
+    }
     a->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE, 0, NULL,
                               NULL, api_on_access, a, MHD_OPTION_LISTEN_SOCKET, listen_fd,
                               MHD_OPTION_NOTIFY_COMPLETED, api_on_completed, a,
@@ -502,6 +509,7 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
                               MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
     if (!a->mhd) {
         *err = strdup("cannot start the HTTP server (libmicrohttpd)");
+        events_unsubscribe(eng->events, api_on_event, a);
         free(a);
         return NULL;
     }
@@ -510,6 +518,7 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
     if (a->epfd < 0 || loop_add_fd(eng->loop, a->epfd, EPOLLIN, api_on_ready, a) < 0) {
         *err = strdup("cannot watch the HTTP server's epoll descriptor");
         MHD_stop_daemon(a->mhd);
+        events_unsubscribe(eng->events, api_on_event, a);
         free(a);
         return NULL;
     }
@@ -523,6 +532,7 @@ void api_free(struct api *a)
     if (!a)
         return;
     api_free(a->peer);
+    events_unsubscribe(a->eng->events, api_on_event, a);
     if (a->ping_timer)
         loop_timer_cancel(a->eng->loop, a->ping_timer);
     a->closing = true;

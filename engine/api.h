@@ -103,9 +103,8 @@ typedef void (*api_upgrade_fn)(int sock, const char *extra, size_t extra_len, vo
 void api_reply_upgrade(struct api_req *r, const char *protocol, api_upgrade_fn fn, void *ud);
 void api_upgrade_close(struct api *a, void *urh);
 
-/* Server-sent events to every GET /v1/events subscriber. */
-void api_events_publish(struct api *a, const char *type, json_t *data);
-/* Handler for GET /v1/events (api_events.c). */
+/* Handler for GET /v1/events: server-sent events of everything published to the engine's
+ * events (events.h). */
 void api_events_open(struct api_req *r);
 
 #endif

@@ -3,7 +3,7 @@
 
 #include "engine/base/session_state.h"
 #include "engine/changes.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/files.h"
 #include "engine/gc.h"
@@ -25,7 +25,7 @@ static void route_info(struct api_req *r)
     json_t *info = json_pack(
         "{s:s,s:s,s:s,s:s,s:s?,s:{s:s,s:b,s:s?,s:s?}}", "version", PADDOCK_VERSION, "api", "v1",
         "state_dir", eng->state_dir, "default_image", eng->default_image, "executor",
-        eng->executor_path, "docker", "socket", docker_socket(eng->docker), "reachable",
+        eng->executor_path, "docker", "socket", eng->driver->address(eng), "reachable",
         eng->docker_ok, "api_version", eng->docker_api_version, "error", eng->docker_error);
     json_object_set_new(info, "listen", listen_info(eng));
     api_reply_json(r, 200, info);

@@ -5,11 +5,11 @@
 #include "engine/builder.h"
 
 #include "common/buf.h"
-#include "engine/api.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
 #include "engine/docker/tar.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -60,7 +60,7 @@ static void build_event(struct build_op *op, const char *stage, const char *imag
                            image ? image : op->base, "message", message);
     if (percent >= 0)
         json_object_set_new(ev, "percent", json_integer(percent));
-    api_events_publish(op->eng->api, "build", ev);
+    events_publish(op->eng->events, "build", ev);
     json_decref(ev);
 }
 
@@ -136,9 +136,9 @@ static char *read_executor(const char *path, size_t *len)
 }
 
 static void build_next(struct build_op *op);
-static void build_on_tagged(const struct docker_reply *r, void *ud);
+static void build_on_tagged(const struct sandbox_reply *r, void *ud);
 
-static void build_on_built(const struct docker_reply *r, void *ud)
+static void build_on_built(const struct sandbox_reply *r, void *ud)
 {
     struct build_op *op = ud;
     if (r->status != 200) {
@@ -151,12 +151,9 @@ static void build_on_built(const struct docker_reply *r, void *ud)
     if (op->stage == STAGE_BUILD_LOCK) {
         /* The versioned tag names the newest setup layer built on this base by this paddock
          * version (for people and `docker images`); then the executor layer. */
-        char *repo = NULL, *tag = NULL;
-        if (docker_image_ref_split(op->tags.versioned, &repo, &tag) < 0 ||
-            docker_image_tag(op->eng->docker, op->tags.lock, repo, tag, build_on_tagged, op) < 0)
-            build_on_tagged(&(struct docker_reply){.status = -1, .message = ""}, op);
-        free(repo);
-        free(tag);
+        if (op->eng->driver->image_tag(op->eng, op->tags.lock, op->tags.versioned, build_on_tagged,
+                                       op) < 0)
+            build_on_tagged(&(struct sandbox_reply){.status = -1, .message = ""}, op);
     } else {
         build_finish(op, 0, NULL, NULL, op->tags.source);
     }
@@ -179,8 +176,9 @@ static int build_start(struct build_op *op, const char *tag, const char *dockerf
         rc = tar_finish(&t);
     json_t *labels = build_labels();
     if (rc == 0)
-        rc = docker_image_build(op->eng->docker, tag, labels, op->rebuild, t.buf.data, t.buf.len,
-                                BUILDER_BUILD_TIMEOUT_MS, build_on_progress, build_on_built, op);
+        rc = op->eng->driver->image_build(op->eng, tag, labels, op->rebuild, t.buf.data, t.buf.len,
+                                          BUILDER_BUILD_TIMEOUT_MS, build_on_progress,
+                                          build_on_built, op);
     json_decref(labels);
     tar_free(&t);
     return rc;
@@ -225,14 +223,14 @@ static void build_next(struct build_op *op)
     buf_free(&d);
 }
 
-static void build_on_inspect(const struct docker_reply *r, void *ud);
+static void build_on_inspect(const struct sandbox_reply *r, void *ud);
 
 static int build_inspect(struct build_op *op, const char *image)
 {
-    return docker_image_inspect(op->eng->docker, image, build_on_inspect, op);
+    return op->eng->driver->image_inspect(op->eng, image, build_on_inspect, op);
 }
 
-static void build_on_tagged(const struct docker_reply *r, void *ud)
+static void build_on_tagged(const struct sandbox_reply *r, void *ud)
 {
     struct build_op *op = ud;
     (void)r; /* the versioned tag is a convenience for people; the lock tag is what counts */
@@ -242,7 +240,7 @@ static void build_on_tagged(const struct docker_reply *r, void *ud)
 
 static void build_on_base_pulled(const struct builder_result *r, void *ud);
 
-static void build_on_inspect(const struct docker_reply *r, void *ud)
+static void build_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct build_op *op = ud;
     if (r->status < 0) {
@@ -364,11 +362,11 @@ static void pull_on_progress(json_t *obj, void *ud)
                            op->image, "message", status);
     if (total > 0)
         json_object_set_new(ev, "percent", json_integer((json_int_t)(cur * 100.0 / total)));
-    api_events_publish(op->eng->api, "build", ev);
+    events_publish(op->eng->events, "build", ev);
     json_decref(ev);
 }
 
-static void pull_on_done(const struct docker_reply *r, void *ud)
+static void pull_on_done(const struct sandbox_reply *r, void *ud)
 {
     struct pull_op *op = ud;
     struct builder_result res = {.image = op->image};
@@ -402,8 +400,8 @@ int builder_pull(struct engine *eng, const char *session_id, const char *image,
     op->done = done;
     op->ud = ud;
     if (!op->session_id || !op->image ||
-        docker_image_pull(eng->docker, image, BUILDER_PULL_TIMEOUT_MS, pull_on_progress,
-                          pull_on_done, op) < 0) {
+        eng->driver->image_pull(eng, image, BUILDER_PULL_TIMEOUT_MS, pull_on_progress, pull_on_done,
+                                op) < 0) {
         free(op->session_id);
         free(op->image);
         free(op);
@@ -411,7 +409,7 @@ int builder_pull(struct engine *eng, const char *session_id, const char *image,
     }
     json_t *ev = json_pack("{s:s,s:s,s:s,s:s}", "session", session_id, "stage", "pull", "image",
                            image, "message", "pulling");
-    api_events_publish(eng->api, "build", ev);
+    events_publish(eng->events, "build", ev);
     json_decref(ev);
     return 0;
 }

@@ -9,9 +9,10 @@
 #include "engine/changes.h"
 
 #include "common/utf8.h"
+#include "engine/action_kind.h"
 #include "engine/api.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/store/store.h"
 
@@ -417,23 +418,28 @@ static char *changes_action_path(const char *p)
 static void changes_from_actions(struct changes_list *out, struct store *st, const char *sid,
                                  const struct changes_ctx *c)
 {
-    json_t *rows = store_actions_file_writes(st, sid, CHANGES_MAX);
+    const char *writers[ACTION_KIND_MAX + 1];
+    action_kind_names(action_kind_writes_files, writers);
+    json_t *rows = store_actions_file_writes(st, sid, writers, CHANGES_MAX);
     size_t i;
     json_t *row;
     json_array_foreach(rows, i, row)
     {
-        const char *kind = json_string_value(json_object_get(row, "kind"));
-        const char *cmd = json_string_value(json_object_get(row, "command"));
-        if (kind && strcmp(kind, "edit") == 0 && cmd && strcmp(cmd, "view") == 0)
-            continue;
-        char *p = changes_action_path(json_string_value(json_object_get(row, "path")));
-        if (!p)
+        const struct action_kind *kind =
+            action_kind_find(json_string_value(json_object_get(row, "kind")));
+        if (!kind || !kind->file_change)
             continue;
         /* A write or an upload may have made the file or replaced one: the record does not
-         * say; an editor's create made it. */
-        enum changes_kind k = kind && cmd && strcmp(kind, "edit") == 0 && strcmp(cmd, "create") == 0
-                                  ? CHANGES_ADDED
-                                  : CHANGES_CHANGED;
+         * say; an editor's create made it, its view wrote nothing. */
+        enum action_file_change fc =
+            kind->file_change(json_string_value(json_object_get(row, "command")));
+        if (fc == ACTION_FILE_NONE)
+            continue;
+        char *p = changes_action_path(json_string_value(
+            json_object_get(row, kind->path_in_observation ? "observed_path" : "path")));
+        if (!p)
+            continue;
+        enum changes_kind k = fc == ACTION_FILE_ADDED ? CHANGES_ADDED : CHANGES_CHANGED;
         bool exact = changes_in_workspace(p) ? c->ws_exact : c->container_exact;
         changes_add(out, p, strlen(p), k, FROM_ACTION,
                     (long long)json_integer_value(json_object_get(row, "id")), exact);
@@ -572,7 +578,9 @@ static json_t *changes_compute(struct engine *eng, json_t *session, json_t *diff
         changes_note(&c, "the session's other volumes are not compared");
 
     changes_from_actions(&l, eng->store, sid, &c);
-    c.opaque = store_actions_count_opaque(eng->store, sid);
+    const char *shells[ACTION_KIND_MAX + 1];
+    action_kind_names(action_kind_is_shell_like, shells);
+    c.opaque = store_actions_count_finished(eng->store, sid, shells);
     if (c.opaque && !(c.ws_exact && c.container_exact))
         changes_note(&c,
                      "%lld run action%s may have changed files no comparison here covers: "
@@ -615,7 +623,7 @@ static void changes_reply_stored(struct api_req *r, json_t *session, const char 
     api_reply_json(r, 200, kept);
 }
 
-static void changes_on_diff(const struct docker_reply *rep, void *ud)
+static void changes_on_diff(const struct sandbox_reply *rep, void *ud)
 {
     struct changes_op *op = ud;
     if (op->r) {
@@ -694,7 +702,7 @@ void changes_route_get(struct api_req *r)
         return;
     }
     op->r = r;
-    if (docker_container_changes(eng->docker, cid, changes_on_diff, op) < 0) {
+    if (eng->driver->changes(eng, cid, changes_on_diff, op) < 0) {
         changes_op_free(op);
         api_reply_error(r, 500, "internal", "cannot start a request");
     }
@@ -712,12 +720,12 @@ void changes_save(struct engine *eng, const char *session_id, const char *contai
     op->done = done;
     op->ud = ud;
     if (!container_id) {
-        struct docker_reply rep = {.status = 404, .message = ""};
+        struct sandbox_reply rep = {.status = 404, .message = ""};
         changes_on_diff(&rep, op);
         return;
     }
-    if (docker_container_changes(eng->docker, container_id, changes_on_diff, op) < 0) {
-        struct docker_reply rep = {.status = -1, .message = "cannot start a request"};
+    if (eng->driver->changes(eng, container_id, changes_on_diff, op) < 0) {
+        struct sandbox_reply rep = {.status = -1, .message = "cannot start a request"};
         changes_on_diff(&rep, op);
     }
 }

@@ -6,9 +6,10 @@
 
 struct loop;
 struct http;
-struct docker;
+struct sandbox_driver;
 struct store;
 struct api;
+struct events;
 struct session;
 struct monitor;
 struct stats;
@@ -19,9 +20,13 @@ struct term;
 struct engine {
     struct loop *loop;
     struct http *http;
-    struct docker *docker;
+    /* The sandbox runtime: every call that reaches it goes through this table (driver.h),
+     * with its state in driver_state (Docker's: struct docker). */
+    const struct sandbox_driver *driver;
+    void *driver_state;
     struct store *store;
     struct api *api;
+    struct events *events;   /* what modules publish and the API's feeds receive (events.c) */
     struct monitor *monitor; /* Docker's events stream and reconnection (monitor.c) */
     struct pool *pool;       /* the warm pool (pool.c) */
     struct stats *stats;     /* resource sampling (stats.c) */

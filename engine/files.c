@@ -7,7 +7,9 @@
 #include "engine/api.h"
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "engine/session_internal.h"
 #include "engine/store/store.h"
 
@@ -69,7 +71,7 @@ static void files_publish(struct engine *eng, int64_t id, const char *state)
         return;
     if (state)
         json_object_set_new(a, "state", json_string(state));
-    api_events_publish(eng->api, "action", a);
+    events_publish(eng->events, "action", a);
     json_decref(a);
 }
 
@@ -271,7 +273,7 @@ static void files_on_done(const struct http_result *res, void *ud)
 
 static void files_forward(struct files_op *op, const struct http_request *req)
 {
-    if (http_start(op->eng->http, req, files_on_done, op) < 0) {
+    if (op->eng->driver->executor_request(op->s, req, files_on_done, op) < 0) {
         struct http_result res = {.status = -1, .error = "cannot start a request"};
         files_on_done(&res, op);
     }
@@ -316,7 +318,6 @@ void files_route_upload(struct api_req *r)
     free(rc);
     /* The executor allows 64 MiB and OpenHands' client waits 300 s. */
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = url ? url : "http://executor/upload_file",
                                .body = body,
                                .body_len = len,
@@ -405,11 +406,8 @@ void files_route_download(struct api_req *r)
         return;
     }
     /* The archive streams as it is made; an hour guards only a hung sandbox. */
-    struct http_request req = {.method = "GET",
-                               .unix_socket = s->exec_sock,
-                               .url = url,
-                               .timeout_ms = 3600000,
-                               .on_data = files_on_data};
+    struct http_request req = {
+        .method = "GET", .url = url, .timeout_ms = 3600000, .on_data = files_on_data};
     files_forward(op, &req);
     free(url);
 }
@@ -441,7 +439,6 @@ void files_route_list(struct api_req *r)
     const char *raw = api_req_body(r, &len);
     bool empty = strspn(raw, " \t\r\n") == len;
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = "http://executor/list_files",
                                .body = empty ? "{}" : raw,
                                .body_len = empty ? 2 : len,
@@ -458,8 +455,7 @@ static void files_probe(struct api_req *r, struct session *s, const char *what, 
         return;
     char url[64];
     snprintf(url, sizeof(url), "http://executor/%s", what);
-    struct http_request req = {
-        .method = "GET", .unix_socket = s->exec_sock, .url = url, .timeout_ms = timeout_ms};
+    struct http_request req = {.method = "GET", .url = url, .timeout_ms = timeout_ms};
     files_forward(op, &req);
 }
 

@@ -6,7 +6,7 @@
 #include "common/utf8.h"
 #include "engine/api.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/store/store.h"
 
@@ -22,7 +22,7 @@
 struct logs_follow {
     struct engine *eng;
     struct api_stream *out;
-    struct docker_stream *in;
+    struct sandbox_stream *in;
     /* Per stream, the start of a UTF-8 sequence a chunk cut in two. */
     unsigned char carry[3][4];
     size_t ncarry[3];
@@ -41,7 +41,7 @@ static void logs_send(struct logs_follow *f, const char *type, json_t *data)
     free(msg);
 }
 
-static int logs_on_item(const struct docker_item *it, void *ud)
+static int logs_on_item(const struct sandbox_item *it, void *ud)
 {
     struct logs_follow *f = ud;
     int fd = it->fd == 2 ? 2 : 1;
@@ -69,7 +69,7 @@ static int logs_on_item(const struct docker_item *it, void *ud)
 }
 
 /* Docker ended the stream: the container stopped or went away, or the daemon did. */
-static void logs_on_end(const struct docker_reply *r, void *ud)
+static void logs_on_end(const struct sandbox_reply *r, void *ud)
 {
     struct logs_follow *f = ud;
     const char *why = r->status == 200 ? "the container stopped"
@@ -87,7 +87,7 @@ static void logs_on_end(const struct docker_reply *r, void *ud)
 static void logs_on_close(void *ud)
 {
     struct logs_follow *f = ud;
-    docker_stream_close(f->eng->docker, f->in);
+    f->eng->driver->stream_close(f->eng, f->in);
     logs_follow_free(f);
 }
 
@@ -108,7 +108,7 @@ static void logs_reply_stored(struct api_req *r, const char *session_id)
     api_reply_json(r, 200, t);
 }
 
-static void logs_on_tail(const struct docker_reply *rep, void *ud)
+static void logs_on_tail(const struct sandbox_reply *rep, void *ud)
 {
     struct logs_tail_req *q = ud;
     if (rep->status == 200) {
@@ -183,8 +183,8 @@ void logs_route_get(struct api_req *r)
             return;
         }
         f->eng = eng;
-        f->in = docker_logs_follow(eng->docker, cid, (int)tail, (int)stamps, 0, logs_on_item,
-                                   logs_on_end, f);
+        f->in = eng->driver->logs_follow(eng, cid, (int)tail, (int)stamps, logs_on_item,
+                                         logs_on_end, f);
         json_decref(s);
         if (!f->in) {
             free(f);
@@ -193,7 +193,7 @@ void logs_route_get(struct api_req *r)
         }
         f->out = api_stream_open(r, "text/event-stream", logs_on_close, f);
         if (!f->out) {
-            docker_stream_close(eng->docker, f->in);
+            eng->driver->stream_close(eng, f->in);
             free(f);
         }
         return;
@@ -203,8 +203,7 @@ void logs_route_get(struct api_req *r)
         q->r = r;
         q->session_id = strdup(id);
     }
-    if (!q || !q->session_id ||
-        docker_container_logs_tail(eng->docker, cid, (int)tail, logs_on_tail, q) < 0) {
+    if (!q || !q->session_id || eng->driver->logs_tail(eng, cid, (int)tail, logs_on_tail, q) < 0) {
         if (q)
             free(q->session_id);
         free(q);
@@ -222,7 +221,7 @@ struct logs_save {
     void *ud;
 };
 
-static void logs_on_save_tail(const struct docker_reply *rep, void *ud)
+static void logs_on_save_tail(const struct sandbox_reply *rep, void *ud)
 {
     struct logs_save *op = ud;
     const char *error = NULL;
@@ -273,9 +272,8 @@ void logs_save_tail(struct engine *eng, const char *session_id, const char *cont
     op->eng = eng;
     op->done = done;
     op->ud = ud;
-    if (docker_container_logs_tail(eng->docker, container_id, LOGS_TAIL_LINES, logs_on_save_tail,
-                                   op) < 0) {
-        struct docker_reply rep = {.status = -1, .message = "cannot start a request"};
+    if (eng->driver->logs_tail(eng, container_id, LOGS_TAIL_LINES, logs_on_save_tail, op) < 0) {
+        struct sandbox_reply rep = {.status = -1, .message = "cannot start a request"};
         logs_on_save_tail(&rep, op);
     }
 }

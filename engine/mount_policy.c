@@ -6,7 +6,7 @@
 
 #include "common/buf.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 
 #include <dirent.h>
@@ -99,7 +99,7 @@ static char *mount_denied(const struct engine *eng, const char *cand, const char
             why = mount_deny_reason(cand, rule, d->tree, d->what);
         free(rule);
     }
-    const char *sock = eng->docker ? docker_socket(eng->docker) : NULL;
+    const char *sock = eng->driver ? eng->driver->address(eng) : NULL;
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     const char *agent = getenv("SSH_AUTH_SOCK");
     struct mount_deny dyn[] = {

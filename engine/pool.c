@@ -10,8 +10,8 @@
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
 #include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/session_internal.h"
 #include "engine/stats.h"
@@ -282,7 +282,7 @@ struct session *pool_take(struct engine *eng, const char *image)
 
 /* ---- claim ---- */
 
-static void pool_on_renamed(const struct docker_reply *r, void *ud)
+static void pool_on_renamed(const struct sandbox_reply *r, void *ud)
 {
     (void)r;
     (void)ud;
@@ -350,7 +350,7 @@ int session_claim(struct session *s, const char *name, json_t *options, json_t *
     if (strcmp(name, s->id) != 0 && s->container_id) {
         char cname[96];
         snprintf(cname, sizeof(cname), "paddock-%.8s-%s", eng->engine_id, name);
-        docker_container_rename(eng->docker, s->container_id, cname, pool_on_renamed, NULL);
+        eng->driver->rename(eng, s->container_id, cname, pool_on_renamed, NULL);
     }
     session_publish(eng, s->id); /* the first event of the session as its own; kicks a refill */
     struct claim_op *op = calloc(1, sizeof(*op));
@@ -368,14 +368,13 @@ int session_claim(struct session *s, const char *name, json_t *options, json_t *
      * ~/.bashrc), as OpenHands' add_env_vars does. */
     char *body = json_dumps(env, JSON_COMPACT);
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = "http://executor/env",
                                .body = body,
                                .body_len = body ? strlen(body) : 0,
                                .timeout_ms = 30000};
     session_hold(s);
     session_op_begin(s, "claim");
-    if (!body || http_start(eng->http, &req, claim_on_env, op) < 0) {
+    if (!body || eng->driver->executor_request(s, &req, claim_on_env, op) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         claim_on_env(&r, op);
     }

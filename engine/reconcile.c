@@ -7,8 +7,8 @@
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
 #include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/session_internal.h"
 #include "engine/store/store.h"
@@ -101,15 +101,12 @@ static void refresh_on_alive(const struct http_result *r, void *ud)
 static void refresh_probe(struct session *s)
 {
     struct refresh_op *op = calloc(1, sizeof(*op));
-    struct http_request req = {.method = "GET",
-                               .unix_socket = s->exec_sock,
-                               .url = "http://executor/alive",
-                               .timeout_ms = 2000};
+    struct http_request req = {.method = "GET", .url = "http://executor/alive", .timeout_ms = 2000};
     if (op) {
         op->s = s;
         op->gen = s->gen;
     }
-    if (!op || http_start(s->eng->http, &req, refresh_on_alive, op) < 0) {
+    if (!op || s->eng->driver->executor_request(s, &req, refresh_on_alive, op) < 0) {
         free(op);
         retry_schedule(s);
         refresh_done(s);
@@ -133,7 +130,7 @@ static char *refresh_exit_reason(json_t *state, json_t *host, bool oom, int code
                         err ? err : "");
 }
 
-static void refresh_on_inspect(const struct docker_reply *r, void *ud)
+static void refresh_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct refresh_op *op = ud;
     struct session *s = op->s;
@@ -221,8 +218,7 @@ void session_refresh(struct session *s)
         op->s = s;
         op->gen = s->gen;
     }
-    if (!op ||
-        docker_container_inspect(s->eng->docker, s->container_id, refresh_on_inspect, op) < 0) {
+    if (!op || s->eng->driver->inspect(s->eng, s->container_id, refresh_on_inspect, op) < 0) {
         free(op);
         retry_schedule(s);
         refresh_done(s);
@@ -231,7 +227,7 @@ void session_refresh(struct session *s)
 
 /* ---- reconcile: every session against Docker's list of this engine's containers ---- */
 
-static void reconcile_on_list(const struct docker_reply *r, void *ud)
+static void reconcile_on_list(const struct sandbox_reply *r, void *ud)
 {
     struct engine *eng = ud;
     if (eng->stopping)
@@ -279,8 +275,8 @@ static void reconcile_on_list(const struct docker_reply *r, void *ud)
 void session_reconcile(struct engine *eng)
 {
     char *label = util_strdupf("paddock.engine=%s", eng->engine_id);
-    if (!label || docker_container_list(eng->docker, label, reconcile_on_list, eng) < 0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+    if (!label || eng->driver->list(eng, label, reconcile_on_list, eng) < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         reconcile_on_list(&r, eng);
     }
     free(label);
@@ -325,7 +321,7 @@ static void event_oom(struct session *s)
     session_publish(eng, s->id);
 }
 
-void session_on_docker_event(struct engine *eng, json_t *ev)
+void session_on_sandbox_event(struct engine *eng, json_t *ev)
 {
     const char *action = json_string_value(json_object_get(ev, "Action"));
     json_t *actor = json_object_get(ev, "Actor");
@@ -384,29 +380,29 @@ struct explain {
     bool waited;
 };
 
-static void explain_on_inspect(const struct docker_reply *r, void *ud);
+static void explain_on_inspect(const struct sandbox_reply *r, void *ud);
 
 /* The connection broke a moment before Docker saw the container die: wait for it, briefly
  * (POST /wait returns when it stops; event-driven, no polling). */
-static void explain_on_wait(const struct docker_reply *r, void *ud)
+static void explain_on_wait(const struct sandbox_reply *r, void *ud)
 {
     struct explain *x = ud;
-    if (r->status != 200 || docker_container_inspect(x->s->eng->docker, x->s->container_id,
-                                                     explain_on_inspect, x) < 0) {
-        struct docker_reply running = {.status = 200, .message = ""};
+    if (r->status != 200 ||
+        x->s->eng->driver->inspect(x->s->eng, x->s->container_id, explain_on_inspect, x) < 0) {
+        struct sandbox_reply running = {.status = 200, .message = ""};
         explain_on_inspect(&running, x);
     }
 }
 
-static void explain_on_inspect(const struct docker_reply *r, void *ud)
+static void explain_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct explain *x = ud;
     json_t *state = json_object_get(r->json, "State");
     const char *status = json_string_value(json_object_get(state, "Status"));
     if (r->status == 200 && status && strcmp(status, "running") == 0 && !x->waited) {
         x->waited = true;
-        if (docker_container_wait_timeout(x->s->eng->docker, x->s->container_id, EXPLAIN_WAIT_MS,
-                                          explain_on_wait, x) == 0)
+        if (x->s->eng->driver->wait(x->s->eng, x->s->container_id, EXPLAIN_WAIT_MS, explain_on_wait,
+                                    x) == 0)
             return;
     }
     char *msg;
@@ -454,8 +450,8 @@ void session_explain_failure(struct session *s, const char *transport_error,
         return;
     }
     session_hold(s);
-    if (docker_container_inspect(s->eng->docker, s->container_id, explain_on_inspect, x) < 0) {
-        struct docker_reply none = {.status = -1, .message = ""};
+    if (s->eng->driver->inspect(s->eng, s->container_id, explain_on_inspect, x) < 0) {
+        struct sandbox_reply none = {.status = -1, .message = ""};
         explain_on_inspect(&none, x);
     }
 }

@@ -9,7 +9,7 @@
 #include "engine/api.h"
 #include "engine/base/util.h"
 #include "engine/builder.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/listen.h"
 #include "engine/session.h"
@@ -439,7 +439,7 @@ void remote_route_stop(struct api_req *r)
 
 /* ---- images ---- */
 
-static void remote_on_image(const struct docker_reply *d, void *ud)
+static void remote_on_image(const struct sandbox_reply *d, void *ud)
 {
     struct api_req *r = ud;
     if (d->status == 200) {
@@ -470,7 +470,8 @@ void remote_route_image_exists(struct api_req *r)
         api_reply_error(r, 400, "bad_request", "image_exists needs ?image=<reference>");
         return;
     }
-    if (docker_image_inspect(api_req_engine(r)->docker, image, remote_on_image, r) < 0)
+    struct engine *eng = api_req_engine(r);
+    if (eng->driver->image_inspect(eng, image, remote_on_image, r) < 0)
         api_reply_error(r, 500, "internal", "cannot start a request");
 }
 

@@ -5,19 +5,20 @@
 #include "engine/session.h"
 
 #include "engine/action.h"
-#include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/builder.h"
 #include "engine/changes.h"
-#include "engine/docker/docker.h"
 #include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "engine/logs.h"
 #include "engine/pool.h"
 #include "engine/session_config.h"
 #include "engine/session_internal.h"
+#include "engine/session_prepare.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
 
@@ -27,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -101,7 +101,7 @@ void session_publish(struct engine *eng, const char *id)
 {
     json_t *j = store_session_get(eng->store, id);
     if (j && !json_is_true(json_object_get(j, "pooled")))
-        api_events_publish(eng->api, "session", j);
+        events_publish(eng->events, "session", j);
     json_decref(j);
     pool_on_session(eng);
 }
@@ -264,10 +264,10 @@ static int session_refuse(struct session_result *bad, unsigned status, const cha
     return -1;
 }
 
-static void start_on_removed(const struct docker_reply *r, void *ud)
+static void start_on_removed(const struct sandbox_reply *r, void *ud)
 {
     struct session *s = ud;
-    session_config_cleanup(s->eng, s->id);
+    session_prepare_cleanup(s->eng, s->id);
     session_release(s);
 }
 
@@ -281,7 +281,7 @@ static void start_finish(struct start_op *op, const struct session_result *res)
 }
 
 /* A restart that failed leaves the container stopped: nothing of the session is lost. */
-static void start_on_stopped(const struct docker_reply *r, void *ud)
+static void start_on_stopped(const struct sandbox_reply *r, void *ud)
 {
     session_release(ud);
 }
@@ -294,10 +294,10 @@ static void start_fail(struct start_op *op, unsigned status, const char *code, c
         session_set_state(s, "error", msg);
         if (s->container_id) {
             session_hold(s);
-            if (docker_container_remove(s->eng->docker, s->container_id, start_on_removed, s) < 0)
+            if (s->eng->driver->remove(s->eng, s->container_id, start_on_removed, s) < 0)
                 session_release(s);
         } else {
-            session_config_cleanup(s->eng, s->id);
+            session_prepare_cleanup(s->eng, s->id);
         }
         util_remove_tree(s->sock_dir);
     } else if (op->exited) {
@@ -308,7 +308,7 @@ static void start_fail(struct start_op *op, unsigned status, const char *code, c
     } else {
         if (strcmp(s->state, "started") == 0) {
             session_hold(s);
-            if (docker_container_stop(s->eng->docker, s->container_id, 5, start_on_stopped, s) < 0)
+            if (s->eng->driver->stop(s->eng, s->container_id, 5, start_on_stopped, s) < 0)
                 session_release(s);
         }
         session_set_state(s, "stopped", msg);
@@ -320,7 +320,7 @@ static void start_fail(struct start_op *op, unsigned status, const char *code, c
 static void start_probe(void *ud);
 
 /* The container died before its executor answered: say why, with the last lines it printed. */
-static void start_on_exit_logs(const struct docker_reply *r, void *ud)
+static void start_on_exit_logs(const struct sandbox_reply *r, void *ud)
 {
     struct start_op *op = ud;
     const char *logs = r->status == 200 ? r->message : "";
@@ -337,7 +337,7 @@ static void start_on_exit_logs(const struct docker_reply *r, void *ud)
     free(msg);
 }
 
-static void start_on_inspect(const struct docker_reply *r, void *ud)
+static void start_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct start_op *op = ud;
     if (r->status < 0) {
@@ -352,9 +352,9 @@ static void start_on_inspect(const struct docker_reply *r, void *ud)
     if (r->status == 200 && state && !json_is_true(json_object_get(state, "Running"))) {
         op->exit_code = (int)json_integer_value(json_object_get(state, "ExitCode"));
         op->oom = json_is_true(json_object_get(state, "OOMKilled"));
-        if (docker_container_logs_tail(op->s->eng->docker, op->s->container_id, 20,
-                                       start_on_exit_logs, op) < 0) {
-            struct docker_reply none = {.status = -1, .message = ""};
+        if (op->s->eng->driver->logs_tail(op->s->eng, op->s->container_id, 20, start_on_exit_logs,
+                                          op) < 0) {
+            struct sandbox_reply none = {.status = -1, .message = ""};
             start_on_exit_logs(&none, op);
         }
         return;
@@ -381,8 +381,7 @@ static void start_on_alive(const struct http_result *r, void *ud)
     if (loop_now_ms() > op->next_inspect) {
         op->next_inspect = loop_now_ms() + 500;
         /* Now and then ask Docker whether the container still runs; the reply probes again. */
-        if (docker_container_inspect(op->s->eng->docker, op->s->container_id, start_on_inspect,
-                                     op) == 0)
+        if (op->s->eng->driver->inspect(op->s->eng, op->s->container_id, start_on_inspect, op) == 0)
             return;
     }
     /* Tight backoff: the executor binds its socket milliseconds after start. */
@@ -394,21 +393,17 @@ static void start_on_alive(const struct http_result *r, void *ud)
 static void start_probe(void *ud)
 {
     struct start_op *op = ud;
-    struct stat st;
-    if (stat(op->s->exec_sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+    if (!op->s->eng->driver->executor_ready(op->s)) {
         struct http_result r = {.status = -1, .error = "no socket yet"};
         start_on_alive(&r, op);
         return;
     }
-    struct http_request req = {.method = "GET",
-                               .unix_socket = op->s->exec_sock,
-                               .url = "http://executor/alive",
-                               .timeout_ms = 2000};
-    if (http_start(op->s->eng->http, &req, start_on_alive, op) < 0)
+    struct http_request req = {.method = "GET", .url = "http://executor/alive", .timeout_ms = 2000};
+    if (op->s->eng->driver->executor_request(op->s, &req, start_on_alive, op) < 0)
         start_fail(op, 500, "internal", "cannot start a request");
 }
 
-static void start_on_start(const struct docker_reply *r, void *ud)
+static void start_on_start(const struct sandbox_reply *r, void *ud)
 {
     struct start_op *op = ud;
     if (r->status != 204 && r->status != 304) {
@@ -430,15 +425,15 @@ static void start_on_start(const struct docker_reply *r, void *ud)
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
     if (op->cfg) /* the host ports Docker chose go into the store */
-        session_config_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, start_probe,
-                               op);
+        session_prepare_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, start_probe,
+                                op);
     else
         start_probe(op);
 }
 
 static void start_begin(struct start_op *op)
 {
-    if (docker_container_start(op->s->eng->docker, op->s->container_id, start_on_start, op) < 0)
+    if (op->s->eng->driver->start(op->s->eng, op->s->container_id, start_on_start, op) < 0)
         start_fail(op, 500, "internal", "cannot start a request");
 }
 
@@ -462,7 +457,7 @@ void session_start_container(struct session *s, bool restart, session_done_fn fn
 
 static void create_on_pulled(const struct builder_result *r, void *ud);
 
-static void create_on_create(const struct docker_reply *r, void *ud)
+static void create_on_create(const struct sandbox_reply *r, void *ud)
 {
     struct start_op *op = ud;
     struct engine *eng = op->s->eng;
@@ -520,7 +515,7 @@ static void create_container(struct start_op *op)
     /* Named after the engine and the session: predictable for people, unique per engine. */
     char cname[96];
     snprintf(cname, sizeof(cname), "paddock-%.8s-%s", s->eng->engine_id, s->name);
-    if (docker_container_create(s->eng->docker, cname, op->body, create_on_create, op) < 0)
+    if (s->eng->driver->create(s->eng, cname, op->body, create_on_create, op) < 0)
         start_fail(op, 500, "internal", "cannot start a request");
 }
 
@@ -701,7 +696,7 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
         start_fail(op, 500, "internal", "cannot create the session's socket directory");
         return 0;
     }
-    session_config_prepare(eng, cfg, s->id, create_on_prepared, op);
+    session_prepare(eng, cfg, s->id, create_on_prepared, op);
     return 0;
 }
 
@@ -719,7 +714,7 @@ static void delete_finish(struct delete_op *op)
     struct session *s = op->s;
     struct engine *eng = s->eng;
     util_remove_tree(s->sock_dir);
-    session_config_cleanup(eng, s->id);
+    session_prepare_cleanup(eng, s->id);
     session_set_state(s, "deleted", NULL);
     actions_session_gone(eng, s->id, "the session was deleted");
     json_t *body = store_session_get(eng->store, s->id);
@@ -731,7 +726,7 @@ static void delete_finish(struct delete_op *op)
     free(op);
 }
 
-static void delete_on_volume_removed(const struct docker_reply *r, void *ud)
+static void delete_on_volume_removed(const struct sandbox_reply *r, void *ud)
 {
     struct delete_op *op = ud;
     /* A volume still in use stays for gc; the session is gone either way. */
@@ -741,7 +736,7 @@ static void delete_on_volume_removed(const struct docker_reply *r, void *ud)
 
 /* Volumes the engine made for this session carry its label (the anonymous ones went with the
  * container: v=1). */
-static void delete_on_volumes(const struct docker_reply *r, void *ud)
+static void delete_on_volumes(const struct sandbox_reply *r, void *ud)
 {
     struct delete_op *op = ud;
     json_t *vols = json_object_get(r->json, "Volumes");
@@ -755,23 +750,24 @@ static void delete_on_volumes(const struct docker_reply *r, void *ud)
             if (!name)
                 continue;
             op->volumes_left++;
-            if (docker_volume_remove(op->s->eng->docker, name, delete_on_volume_removed, op) < 0)
+            if (op->s->eng->driver->volume_remove(op->s->eng, name, delete_on_volume_removed, op) <
+                0)
                 op->volumes_left--;
         }
     if (--op->volumes_left == 0)
         delete_finish(op);
 }
 
-static void delete_on_remove(const struct docker_reply *r, void *ud)
+static void delete_on_remove(const struct sandbox_reply *r, void *ud)
 {
     struct delete_op *op = ud;
     struct session *s = op->s;
     struct engine *eng = s->eng;
     if (r->status < 0 || (r->status != 204 && r->status != 404)) {
-        char *msg = r->status < 0
-                        ? util_strdupf("Docker daemon not reachable at %s (%s); %s",
-                                       docker_socket(eng->docker), r->message, docker_start_hint())
-                        : util_strdupf("docker remove failed: %s", r->message);
+        char *msg = r->status < 0 ? util_strdupf("Docker daemon not reachable at %s (%s); %s",
+                                                 eng->driver->address(eng), r->message,
+                                                 eng->driver->hint(eng))
+                                  : util_strdupf("docker remove failed: %s", r->message);
         struct session_result res = {.status = r->status < 0 ? 503 : 502,
                                      .code = r->status < 0 ? "docker_unavailable" : "docker_error",
                                      .message = msg ? msg : "docker remove failed"};
@@ -782,8 +778,8 @@ static void delete_on_remove(const struct docker_reply *r, void *ud)
         return;
     }
     char *label = util_strdupf("paddock.session=%s", s->id);
-    if (!label || docker_volume_list(eng->docker, label, delete_on_volumes, op) < 0) {
-        struct docker_reply none = {.status = -1, .message = ""};
+    if (!label || eng->driver->volume_list(eng, label, delete_on_volumes, op) < 0) {
+        struct sandbox_reply none = {.status = -1, .message = ""};
         delete_on_volumes(&none, op);
     }
     free(label);
@@ -793,9 +789,8 @@ static void delete_on_changes_saved(void *ud, const char *error)
 {
     struct delete_op *op = ud;
     (void)error; /* changes we could not keep do not keep the container alive either */
-    if (docker_container_remove(op->s->eng->docker, op->s->container_id, delete_on_remove, op) <
-        0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+    if (op->s->eng->driver->remove(op->s->eng, op->s->container_id, delete_on_remove, op) < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         delete_on_remove(&r, op);
     }
 }
@@ -824,7 +819,7 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
     op->ud = ud;
     session_op_begin(s, "delete");
     if (!s->container_id) {
-        struct docker_reply r = {.status = 404, .message = ""};
+        struct sandbox_reply r = {.status = 404, .message = ""};
         delete_on_remove(&r, op);
         return;
     }

@@ -64,8 +64,8 @@ void session_attach(struct engine *eng, const char *ref, session_done_fn fn, voi
 void session_reconcile(struct engine *eng);
 /* The daemon went away: ready, started and paused sessions become disconnected. */
 void session_mark_disconnected(struct engine *eng, const char *why);
-/* One object of Docker's events stream. */
-void session_on_docker_event(struct engine *eng, json_t *event);
+/* One object of the driver's events stream (driver.h: the normalized form). */
+void session_on_sandbox_event(struct engine *eng, json_t *event);
 
 /* Publish the stored session object as a "session" event. */
 void session_publish(struct engine *eng, const char *id);

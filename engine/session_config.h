@@ -1,6 +1,6 @@
 /* Per-session options of POST /v1/sessions: parsed and checked into a struct, then the Docker
- * create body built from it. With no option the body is the hardened default
- * (docs/architecture.md "Hardened container"). */
+ * create body built from it (no I/O to the daemon: session_prepare.h does that). With no option the
+ * body is the hardened default (docs/architecture.md "Hardened container"). */
 #ifndef PADDOCK_SESSION_CONFIG_H
 #define PADDOCK_SESSION_CONFIG_H
 
@@ -67,6 +67,8 @@ struct session_config {
 int session_config_parse(struct engine *eng, json_t *opts, struct session_config **out,
                          struct session_result *bad);
 void session_config_free(struct session_config *c);
+/* Wipe and drop the git token (once the clone ran). */
+void session_config_forget_token(struct session_config *c);
 
 /* A usable session name: 1-64 of [A-Za-z0-9_.-], starting with a letter or digit. */
 bool session_config_name_ok(const char *n);
@@ -76,24 +78,12 @@ bool session_config_name_ok(const char *n);
 json_t *session_config_stored(const struct session_config *c, struct engine *eng, const char *id,
                               const char *image);
 
-/* Before docker create: the checks that need the daemon (runtime, disk, named volumes), the
- * engine-owned directories, the git clone. fn gets NULL, or the refusal (status, code,
- * message valid during the call). fn may run before this returns. */
-typedef void (*session_config_done_fn)(const struct session_result *err, void *ud);
-void session_config_prepare(struct engine *eng, struct session_config *c, const char *id,
-                            session_config_done_fn fn, void *ud);
-
 /* The body of POST /containers/create. */
 json_t *session_config_container(struct engine *eng, const struct session_config *c, const char *id,
                                  const char *sock_dir);
 
-/* After docker start: the host ports Docker chose go into the store (sessions.config.ports,
- * shown as the session's "ports"); then next(ud), possibly before this returns. */
-void session_config_started(struct engine *eng, const struct session_config *c, const char *id,
-                            const char *container_id, void (*next)(void *ud), void *ud);
-
-/* Remove what the engine made for the session (<state>/work/<id>), once its container is
- * gone. */
-void session_config_cleanup(struct engine *eng, const char *id);
+/* <state>/work/<id>: what the engine makes for a session's overlay or clone workspace
+ * (malloc'd). */
+char *session_config_work_dir(const struct engine *eng, const char *id);
 
 #endif

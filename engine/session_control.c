@@ -5,7 +5,7 @@
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/session_internal.h"
 #include "engine/store/store.h"
@@ -63,15 +63,15 @@ int session_check(struct session *s, const char *verb, const char *target, const
 }
 
 /* A Docker call of an operation failed: the reply says why; 404 means the container is gone. */
-static void control_docker_failed(struct session *s, const char *verb, const struct docker_reply *r,
-                                  session_done_fn fn, void *ud)
+static void control_docker_failed(struct session *s, const char *verb,
+                                  const struct sandbox_reply *r, session_done_fn fn, void *ud)
 {
     char *msg;
     unsigned status;
     const char *code;
     if (r->status < 0) {
         msg = util_strdupf("cannot %s session %s: Docker daemon not reachable at %s (%s)", verb,
-                           s->id, docker_socket(s->eng->docker), r->message);
+                           s->id, s->eng->driver->address(s->eng), r->message);
         status = 503;
         code = "docker_unavailable";
     } else if (r->status == 404) {
@@ -122,7 +122,7 @@ static void control_op_end(struct control_op *op)
 
 /* ---- pause ---- */
 
-static void pause_on_paused(const struct docker_reply *r, void *ud)
+static void pause_on_paused(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status == 204) {
@@ -139,15 +139,15 @@ void session_pause(struct session *s, session_done_fn fn, void *ud)
     if (session_check(s, "pause", "paused", "ready started disconnected", fn, ud))
         return;
     struct control_op *op = control_op_new(s, "pause", fn, ud);
-    if (op && docker_container_pause(s->eng->docker, s->container_id, pause_on_paused, op) < 0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+    if (op && s->eng->driver->pause(s->eng, s->container_id, pause_on_paused, op) < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         pause_on_paused(&r, op);
     }
 }
 
 /* ---- resume: unpause (paused) or start again (stopped, oom-killed) ---- */
 
-static void resume_on_unpaused(const struct docker_reply *r, void *ud)
+static void resume_on_unpaused(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status == 204) {
@@ -165,9 +165,8 @@ static void control_resume(struct session *s, const char *verb, session_done_fn 
         return;
     if (strcmp(s->state, "paused") == 0) {
         struct control_op *op = control_op_new(s, "resume", fn, ud);
-        if (op &&
-            docker_container_unpause(s->eng->docker, s->container_id, resume_on_unpaused, op) < 0) {
-            struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+        if (op && s->eng->driver->resume(s->eng, s->container_id, resume_on_unpaused, op) < 0) {
+            struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
             resume_on_unpaused(&r, op);
         }
         return;
@@ -186,7 +185,7 @@ void session_resume(struct session *s, session_done_fn fn, void *ud)
 
 /* ---- stop ---- */
 
-static void stop_on_inspect(const struct docker_reply *r, void *ud)
+static void stop_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     json_t *st = json_object_get(r->json, "State");
@@ -198,7 +197,7 @@ static void stop_on_inspect(const struct docker_reply *r, void *ud)
     control_op_end(op);
 }
 
-static void stop_on_stopped(const struct docker_reply *r, void *ud)
+static void stop_on_stopped(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status != 204 && r->status != 304) {
@@ -207,9 +206,8 @@ static void stop_on_stopped(const struct docker_reply *r, void *ud)
         return;
     }
     /* The exit code goes with the state. */
-    if (docker_container_inspect(op->s->eng->docker, op->s->container_id, stop_on_inspect, op) <
-        0) {
-        struct docker_reply none = {.status = -1, .message = ""};
+    if (op->s->eng->driver->inspect(op->s->eng, op->s->container_id, stop_on_inspect, op) < 0) {
+        struct sandbox_reply none = {.status = -1, .message = ""};
         stop_on_inspect(&none, op);
     }
 }
@@ -221,8 +219,8 @@ void session_stop(struct session *s, session_done_fn fn, void *ud)
     struct control_op *op = control_op_new(s, "stop", fn, ud);
     /* docker stop sends SIGTERM (the init passes it on) and SIGKILL after 5 s; a paused
      * container is thawed by Docker so that it can die. */
-    if (op && docker_container_stop(s->eng->docker, s->container_id, 5, stop_on_stopped, op) < 0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+    if (op && s->eng->driver->stop(s->eng, s->container_id, 5, stop_on_stopped, op) < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         stop_on_stopped(&r, op);
     }
 }

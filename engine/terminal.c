@@ -9,7 +9,7 @@
 #include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
-#include "engine/docker/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/session_internal.h"
 #include "engine/store/store.h"
@@ -34,7 +34,7 @@ struct term {
     char id[17];
     char session_id[40];
     char *cmd; /* what runs, for the record */
-    struct docker_exec *x;
+    struct sandbox_exec *x;
     int fd; /* the upgraded connection; -1 before the upgrade and after the end */
     void *urh;
     struct buf out; /* output the client has not taken yet */
@@ -65,7 +65,7 @@ static void term_on_hangup_timer(void *ud)
     term_hangup_inspect(t);
 }
 
-static void term_on_hangup_inspect(const struct docker_reply *r, void *ud)
+static void term_on_hangup_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct term *t = ud;
     json_t *pid = json_object_get(r->json, "Pid");
@@ -79,7 +79,7 @@ static void term_on_hangup_inspect(const struct docker_reply *r, void *ud)
 
 static void term_hangup_inspect(struct term *t)
 {
-    docker_exec_inspect(t->eng->docker, t->exec_id, term_on_hangup_inspect, t);
+    t->eng->driver->exec_inspect(t->eng, t->exec_id, term_on_hangup_inspect, t);
 }
 
 static void term_resize_answer(struct term *t, unsigned status, const char *why)
@@ -151,10 +151,10 @@ static void term_close(struct term *t)
     }
     term_resize_answer(t, 409, "the terminal ended");
     if (t->x) {
-        snprintf(t->exec_id, sizeof(t->exec_id), "%s", docker_exec_id(t->x));
-        docker_exec_close(t->x);
+        snprintf(t->exec_id, sizeof(t->exec_id), "%s", t->eng->driver->exec_id(t->x));
+        t->eng->driver->exec_close(t->x);
         t->x = NULL;
-        if (t->exec_id[0] && docker_is_local(t->eng->docker))
+        if (t->exec_id[0] && t->eng->driver->is_local(t->eng))
             term_hangup_inspect(t);
         if (!t->exited) {
             t->exited = true;
@@ -189,7 +189,7 @@ static void term_flush(struct term *t)
     }
     if (t->paused && t->out.len < TERM_MAX_BUFFER / 2 && t->x) {
         t->paused = false;
-        docker_exec_resume_output(t->x);
+        t->eng->driver->exec_resume_output(t->x);
     }
     if (t->exited && !t->out.len) {
         term_close(t);
@@ -207,7 +207,7 @@ static void term_input(struct term *t, const char *p, size_t n)
         buf_append(&t->in, p, n);
         return;
     }
-    long w = docker_exec_write(t->x, p, n);
+    long w = t->eng->driver->exec_write(t->x, p, n);
     if (w < 0)
         return;
     if ((size_t)w < n) {
@@ -222,7 +222,7 @@ static void term_on_drain(void *ud)
     struct term *t = ud;
     if (!t->in.len || !t->x)
         return;
-    long w = docker_exec_write(t->x, t->in.data, t->in.len);
+    long w = t->eng->driver->exec_write(t->x, t->in.data, t->in.len);
     if (w > 0)
         buf_consume(&t->in, (size_t)w);
     if (!t->in.len && !t->closed) {
@@ -248,7 +248,7 @@ static void term_on_fd(int fd, uint32_t events, void *ud)
                 break;
             if (n == 0 && !t->tty && t->x) {
                 /* piped input ended: the command's stdin ends, its output still comes */
-                docker_exec_close_input(t->x);
+                t->eng->driver->exec_close_input(t->x);
                 t->reading = false;
                 term_watch(t);
                 return;
@@ -394,16 +394,16 @@ void terminal_route_open(struct api_req *r)
     t->cmd = strdup(cmd ? cmd : "login shell");
     const char *argv[] = {"/bin/sh", "-c", cmd ? cmd : shell, NULL};
     const char *env[] = {"TERM=xterm-256color", "LANG=C.UTF-8", NULL};
-    struct docker_exec_opts o = {.cmd = argv,
-                                 .env = env,
-                                 .user =
-                                     user && strcmp(user, "root") == 0 ? "0:0" : TERM_AGENT_USER,
-                                 .working_dir = "/workspace",
-                                 .tty = t->tty,
-                                 .rows = rows,
-                                 .cols = cols,
-                                 .on_drain = term_on_drain};
-    t->x = docker_exec_open(eng->docker, s->container_id, &o, term_on_output, term_on_exit, t);
+    struct sandbox_exec_opts o = {.cmd = argv,
+                                  .env = env,
+                                  .user =
+                                      user && strcmp(user, "root") == 0 ? "0:0" : TERM_AGENT_USER,
+                                  .working_dir = "/workspace",
+                                  .tty = t->tty,
+                                  .rows = rows,
+                                  .cols = cols,
+                                  .on_drain = term_on_drain};
+    t->x = eng->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
     if (!t->x) {
         free(t->cmd);
         free(t);
@@ -420,7 +420,7 @@ void terminal_route_open(struct api_req *r)
     api_reply_header(r, "X-Paddock-Terminal", t->id);
 }
 
-static void term_on_resized(const struct docker_reply *dr, void *ud)
+static void term_on_resized(const struct sandbox_reply *dr, void *ud)
 {
     struct term *t = ud;
     if (dr->status == 200 || dr->status == 201)
@@ -457,7 +457,7 @@ void terminal_route_resize(struct api_req *r)
         t->cols = (int)json_integer_value(jc);
         term_resize_answer(t, 200, NULL); /* a newer size supersedes one in flight */
         t->resize_req = r;
-        if (docker_exec_resize(t->x, t->rows, t->cols, term_on_resized, t) < 0)
+        if (t->eng->driver->exec_resize(t->x, t->rows, t->cols, term_on_resized, t) < 0)
             term_resize_answer(t, 500, "out of memory");
     }
     json_decref(body);
@@ -493,7 +493,7 @@ void terminals_free(struct engine *eng)
                 api_upgrade_close(eng->api, t->urh);
             }
             if (t->x)
-                docker_exec_close(t->x);
+                t->eng->driver->exec_close(t->x);
             term_resize_answer(t, 503, "the engine is stopping");
         }
         term_free(t);

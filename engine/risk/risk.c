@@ -2198,8 +2198,77 @@ static const char *rk_str(const json_t *o, const char *key)
     return json_string_value(json_object_get(o, key));
 }
 
-void risk_classify_action(const json_t *action, const char *workspace, const char *cwd,
-                          struct risk_result *out)
+void risk_classify_run(struct rk *k, const json_t *args)
+{
+    /* the length from JSON: a NUL inside is seen, not a shorter command */
+    json_t *jc = json_object_get(args, "command");
+    const char *cmd = json_string_value(jc);
+    rk_command_line(k, cmd ? cmd : "", cmd ? json_string_length(jc) : 0);
+}
+
+void risk_classify_ipython(struct rk *k, const json_t *args)
+{
+    json_t *jc = json_object_get(args, "code");
+    const char *code = json_string_value(jc);
+    size_t len = code ? json_string_length(jc) : 0;
+    code = code ? code : "";
+    if (memchr(code, '\0', len)) {
+        rk_raise(k, 2, "contains a NUL byte");
+    } else if (len > RISK_MAX_LEN) {
+        rk_raise(k, 2, "is too long to analyse (%zu bytes)", len);
+    } else {
+        struct buf shell = {0};
+        rk_ipython_shell(code, &shell);
+        if (shell.data) {
+            rk_command_line(k, shell.data, shell.len);
+            free(shell.data);
+        }
+        rk_code(k, code, "Python", NULL);
+    }
+}
+
+void risk_classify_read(struct rk *k, const json_t *args)
+{
+    const char *path = rk_str(args, "path");
+    if (!path || !rk_read(k, path, "read")) {
+        char norm[1024];
+        enum rk_where w = rk_where(k, path ? path : "", false, norm, sizeof(norm));
+        (void)w;
+    }
+}
+
+void risk_classify_write(struct rk *k, const json_t *args)
+{
+    const char *path = rk_str(args, "path");
+    rk_file_write(k, path ? path : "", rk_str(args, "content"));
+}
+
+void risk_classify_edit(struct rk *k, const json_t *args)
+{
+    const char *path = rk_str(args, "path");
+    const char *sub = rk_str(args, "command");
+    if (sub && strcmp(sub, "view") == 0) {
+        if (path)
+            rk_read(k, path, "the editor");
+    } else {
+        const char *text = rk_str(args, "file_text");
+        if (!text)
+            text = rk_str(args, "new_str");
+        rk_file_write(k, path ? path : "", text);
+    }
+}
+
+void risk_classify_browse(struct rk *k, const json_t *args)
+{
+    /* a file:// URL is a read; others go out to the network */
+    const char *url = rk_str(args, "url");
+    if (url && strncasecmp(url, "file://", 7) == 0)
+        rk_read(k, url + 7, "the browser");
+    rk_raise(k, 1, "visits a web page");
+}
+
+void risk_classify_action(const json_t *action, risk_kind_fn *classify, const char *workspace,
+                          const char *cwd, struct risk_result *out)
 {
     struct rk k;
     char ws[512];
@@ -2207,62 +2276,12 @@ void risk_classify_action(const json_t *action, const char *workspace, const cha
     const char *kind = rk_str(action, "action");
     json_t *args = json_object_get(action, "args");
     out->declared = -1;
-    if (!kind) {
+    if (!kind)
         rk_raise(&k, 1, "is not a known kind of action");
-    } else if (strcmp(kind, "run") == 0) {
-        /* the length from JSON: a NUL inside is seen, not a shorter command */
-        json_t *jc = json_object_get(args, "command");
-        const char *cmd = json_string_value(jc);
-        rk_command_line(&k, cmd ? cmd : "", cmd ? json_string_length(jc) : 0);
-    } else if (strcmp(kind, "run_ipython") == 0) {
-        json_t *jc = json_object_get(args, "code");
-        const char *code = json_string_value(jc);
-        size_t len = code ? json_string_length(jc) : 0;
-        code = code ? code : "";
-        if (memchr(code, '\0', len)) {
-            rk_raise(&k, 2, "contains a NUL byte");
-        } else if (len > RISK_MAX_LEN) {
-            rk_raise(&k, 2, "is too long to analyse (%zu bytes)", len);
-        } else {
-            struct buf shell = {0};
-            rk_ipython_shell(code, &shell);
-            if (shell.data) {
-                rk_command_line(&k, shell.data, shell.len);
-                free(shell.data);
-            }
-            rk_code(&k, code, "Python", NULL);
-        }
-    } else if (strcmp(kind, "read") == 0) {
-        const char *path = rk_str(args, "path");
-        if (!path || !rk_read(&k, path, "read")) {
-            char norm[1024];
-            enum rk_where w = rk_where(&k, path ? path : "", false, norm, sizeof(norm));
-            (void)w;
-        }
-    } else if (strcmp(kind, "write") == 0) {
-        const char *path = rk_str(args, "path");
-        rk_file_write(&k, path ? path : "", rk_str(args, "content"));
-    } else if (strcmp(kind, "edit") == 0) {
-        const char *path = rk_str(args, "path");
-        const char *sub = rk_str(args, "command");
-        if (sub && strcmp(sub, "view") == 0) {
-            if (path)
-                rk_read(&k, path, "the editor");
-        } else {
-            const char *text = rk_str(args, "file_text");
-            if (!text)
-                text = rk_str(args, "new_str");
-            rk_file_write(&k, path ? path : "", text);
-        }
-    } else if (strcmp(kind, "browse") == 0 || strcmp(kind, "browse_interactive") == 0) {
-        /* a file:// URL is a read; others go out to the network */
-        const char *url = rk_str(args, "url");
-        if (url && strncasecmp(url, "file://", 7) == 0)
-            rk_read(&k, url + 7, "the browser");
-        rk_raise(&k, 1, "visits a web page");
-    } else {
+    else if (classify)
+        classify(&k, args);
+    else
         rk_raise(&k, 1, "is a %.40s action", kind);
-    }
     rk_finish(&k, out);
     /* the agent may raise its own action's level, never lower it */
     json_t *d = json_object_get(args, "security_risk");

@@ -158,11 +158,16 @@ int store_changes_set(struct store *s, const char *session_id, const char *body,
                       char **err);
 /* That reply with "at" (when it was kept), or NULL. */
 json_t *store_changes_get(struct store *s, const char *session_id);
-/* The session's write, edit and upload actions that succeeded, newest first, at most limit:
- * [{"id", "kind", "path", "command"?}] (an upload's path: the file it wrote). */
-json_t *store_actions_file_writes(struct store *s, const char *session_id, int limit);
-/* How many run and run_ipython actions ran (their effect on files is not recorded). */
-long long store_actions_count_opaque(struct store *s, const char *session_id);
+/* The session's actions of these kinds (names, NULL-terminated: the ones that write files)
+ * that succeeded, newest first, at most limit: [{"id", "kind", "path"?, "observed_path"?,
+ * "command"?}]: args.path, the observation's "path" (an upload's: the file it wrote),
+ * args.command. */
+json_t *store_actions_file_writes(struct store *s, const char *session_id, const char *const *kinds,
+                                  int limit);
+/* How many of the session's actions of these kinds (NULL-terminated) ran to an end: done,
+ * failed or interrupted. */
+long long store_actions_count_finished(struct store *s, const char *session_id,
+                                       const char *const *kinds);
 /* When the session's container first started (its first started/ready event), or 0. */
 double store_session_first_start(struct store *s, const char *session_id);
 

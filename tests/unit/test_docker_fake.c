@@ -3,10 +3,14 @@
  * too old, too new or without the API-Version header, which the real one cannot show; and the
  * exec upgrade's edge cases: the stream's first bytes in the 101's packet, a reply head split
  * across reads, a refused start with a JSON body, input held until the first resize, the exit
- * code asked again while Docker still says Running. */
+ * code asked again while Docker still says Running. Then the Docker sandbox driver
+ * (engine/driver_docker.c) over the same fake: its table is complete, and replies, exec output,
+ * exit and resize come back through it unchanged. */
 #include "engine/base/loop.h"
 #include "engine/docker/docker.h"
 #include "engine/docker/http.h"
+#include "engine/driver.h"
+#include "engine/engine_internal.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -590,6 +594,142 @@ static void test_exec_close_early(void **state)
     finish(d);
 }
 
+/* ---------------------------------------------------------------- the Docker driver */
+
+/* Every op of every driver is set: the engine calls them without checking. */
+static void test_driver_table_complete(void **state)
+{
+    assert_null(driver_find("no-such-driver"));
+    assert_string_equal(driver_names(), "docker");
+    const struct sandbox_driver *d = driver_find("docker");
+    assert_non_null(d);
+    assert_string_equal(d->name, "docker");
+    const bool set[] = {
+        d->open,
+        d->close,
+        d->address,
+        d->hint,
+        d->api_version,
+        d->is_local,
+        d->ping,
+        d->version,
+        d->info,
+        d->create,
+        d->start,
+        d->stop,
+        d->pause,
+        d->resume,
+        d->remove,
+        d->rename,
+        d->inspect,
+        d->wait,
+        d->list,
+        d->changes,
+        d->logs_tail,
+        d->events_follow,
+        d->stats_follow,
+        d->logs_follow,
+        d->stream_close,
+        d->volume_inspect,
+        d->volume_list,
+        d->volume_remove,
+        d->exec_open,
+        d->exec_write,
+        d->exec_close_input,
+        d->exec_resize,
+        d->exec_resume_output,
+        d->exec_id,
+        d->exec_close,
+        d->exec_inspect,
+        d->image_inspect,
+        d->image_pull,
+        d->image_build,
+        d->image_tag,
+        d->executor_ready,
+        d->executor_request,
+    };
+    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+        assert_true(set[i]);
+}
+
+struct drep {
+    bool done;
+    long status;
+    json_t *json;
+    char message[512];
+};
+
+static void on_drep(const struct sandbox_reply *r, void *ud)
+{
+    struct drep *w = ud;
+    w->status = r->status;
+    w->json = json_incref(r->json);
+    snprintf(w->message, sizeof(w->message), "%s", r->message);
+    w->done = true;
+    loop_stop(L);
+}
+
+static void test_driver_docker_relays(void **state)
+{
+    const struct sandbox_driver *drv = driver_find("docker");
+    struct engine eng = {.loop = L, .http = H, .driver = drv};
+    char host[160], *err = NULL;
+    snprintf(host, sizeof(host), "unix://%s", F.path);
+    assert_int_equal(drv->open(&eng, host, &err), 0);
+    assert_string_equal(drv->address(&eng), F.path);
+    assert_true(drv->is_local(&eng));
+
+    /* A one-shot call: status and body as the daemon gave them. */
+    struct drep w = {0};
+    assert_int_equal(drv->exec_inspect(&eng, "e1", on_drep, &w), 0);
+    run_until(&w.done);
+    assert_int_equal(w.status, 200);
+    assert_int_equal(json_integer_value(json_object_get(w.json, "ExitCode")), 7);
+    json_decref(w.json);
+    assert_string_equal(drv->api_version(&eng), "1.41");
+
+    /* A refusal: Docker's status and message. */
+    struct drep gone = {0};
+    assert_int_equal(drv->inspect(&eng, "gone", on_drep, &gone), 0);
+    run_until(&gone.done);
+    assert_int_equal(gone.status, 404);
+    assert_string_equal(gone.message, "fake: no route");
+    json_decref(gone.json);
+
+    /* An exec: output, a resize answered, the exit code. */
+    F.start = START_ONE_PACKET;
+    const char *cmd[] = {"sh", NULL};
+    struct sandbox_exec_opts o = {.cmd = cmd, .tty = 1, .rows = 24, .cols = 80};
+    struct term t = {0};
+    struct sandbox_exec *x = drv->exec_open(&eng, "c1", &o, on_out, on_exit_, &t);
+    assert_non_null(x);
+    assert_int_equal(drv->exec_write(x, "abc", 3), 3);
+    expect_out(&t, "hello\r\nabc");
+    assert_string_equal(drv->exec_id(x), "e1");
+    struct drep rs = {0};
+    assert_int_equal(drv->exec_resize(x, 30, 100, on_drep, &rs), 0);
+    run_until(&rs.done);
+    assert_int_equal(rs.status, 201);
+    assert_non_null(strstr(F.log, "resize h=30&w=100;"));
+    assert_int_equal(drv->exec_write(x, "quit", 4), 4);
+    run_until(&t.exited);
+    assert_int_equal(t.code, 7);
+    assert_string_equal(t.error, "");
+
+    /* Closed before it answered: no callback, nothing leaks (the ASan build checks). */
+    struct term t2 = {0};
+    struct sandbox_exec *x2 = drv->exec_open(&eng, "c1", &o, on_out, on_exit_, &t2);
+    assert_non_null(x2);
+    drv->exec_close(x2);
+    struct drep p = {0};
+    assert_int_equal(drv->ping(&eng, on_drep, &p), 0);
+    run_until(&p.done);
+    assert_false(t2.exited);
+
+    http_cancel_all(H);
+    drv->close(&eng);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -606,6 +746,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_exec_console_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exec_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exec_close_early, setup, teardown),
+        cmocka_unit_test(test_driver_table_complete),
+        cmocka_unit_test_setup_teardown(test_driver_docker_relays, setup, teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
