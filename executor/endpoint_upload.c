@@ -70,20 +70,6 @@ struct upload_args {
 
 /* ---- the child, as the agent ------------------------------------------------------------- */
 
-static int read_full(int fd, void *buf, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, (char *)buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
 static int mkdir_p(const char *path)
 {
     char *tmp = strdup(path);
@@ -113,7 +99,7 @@ static int receive(int in_fd, int fd)
     static char chunk[UPLOAD_CHUNK];
     for (;;) {
         unsigned char head[4];
-        if (read_full(in_fd, head, sizeof head) < 0)
+        if (io_read_full(in_fd, head, sizeof head, -1) < 0)
             return -2;
         uint32_t len = (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 |
                        (uint32_t)head[3] << 24;
@@ -121,7 +107,7 @@ static int receive(int in_fd, int fd)
             return 0;
         while (len > 0) {
             size_t want = len < sizeof chunk ? len : sizeof chunk;
-            if (read_full(in_fd, chunk, want) < 0)
+            if (io_read_full(in_fd, chunk, want, -1) < 0)
                 return -2;
             if (io_write_all(fd, chunk, want) < 0)
                 return -1;

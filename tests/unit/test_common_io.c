@@ -1,5 +1,5 @@
-/* common/io.c: io_write_all delivers everything through a pipe smaller than the data, and
- * reports the errors of a closed reader and a bad descriptor. */
+/* common/io.c: io_write_all and io_read_full move everything through a pipe smaller than the
+ * data; pread at an offset; a short file, a closed reader and a bad descriptor are errors. */
 #include "common/io.h"
 
 #include <errno.h>
@@ -19,7 +19,7 @@
 
 #define BIG (1024 * 1024) /* far more than a pipe holds: the writes are partial */
 
-static void test_io_write_all_whole(void **state)
+static void test_io_whole_through_a_pipe(void **state)
 {
     int p[2];
     assert_int_equal(pipe(p), 0);
@@ -34,24 +34,18 @@ static void test_io_write_all_whole(void **state)
         _exit(io_write_all(p[1], data, BIG) == 0 ? 0 : 1);
     }
     close(p[1]);
-    char *got = malloc(BIG + 1);
+    char *got = malloc(BIG);
     assert_non_null(got);
-    size_t n = 0;
-    for (;;) {
-        ssize_t r = read(p[0], got + n, BIG + 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        assert_true(r >= 0);
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
+    assert_int_equal(io_read_full(p[0], got, BIG, -1), 0);
+    char more;
+    errno = EINVAL;
+    assert_int_equal(io_read_full(p[0], &more, 1, -1), -1); /* the writer is done: the end */
+    assert_int_equal(errno, 0);
     close(p[0]);
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
-    assert_int_equal(n, BIG);
     assert_memory_equal(got, data, BIG);
     free(got);
     free(data);
@@ -73,11 +67,37 @@ static void test_io_write_all_errors(void **state)
     assert_int_equal(io_write_all(p[1], "", 0), 0); /* nothing to write: no call at all */
 }
 
+static void test_io_read_full_at(void **state)
+{
+    char path[] = "/tmp/paddock-test-io-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    assert_int_equal(io_write_all(fd, "0123456789", 10), 0);
+    char b[5] = {0};
+    assert_int_equal(io_read_full(fd, b, 4, 3), 0);
+    assert_string_equal(b, "3456");
+    assert_int_equal(io_read_full(fd, b, 4, 0), 0);
+    assert_string_equal(b, "0123");
+    errno = EINVAL;
+    assert_int_equal(io_read_full(fd, b, 4, 8), -1); /* two bytes left there */
+    assert_int_equal(errno, 0);
+    /* the position is untouched by pread: read goes on at the end of what was written */
+    assert_int_equal(io_read_full(fd, b, 1, -1), -1);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    assert_int_equal(io_read_full(fd, b, 2, -1), 0);
+    assert_memory_equal(b, "01", 2);
+    close(fd);
+    assert_int_equal(io_read_full(fd, b, 1, 0), -1);
+    assert_int_equal(errno, EBADF);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_io_write_all_whole),
+        cmocka_unit_test(test_io_whole_through_a_pipe),
         cmocka_unit_test(test_io_write_all_errors),
+        cmocka_unit_test(test_io_read_full_at),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
