@@ -150,10 +150,9 @@ int client_xfer_finish(struct client *c, struct client_xfer *x, CURLcode rc, jso
     }
     curl_slist_free_all(x->hdrs);
     free(x->payload);
-    free(x->out.data);
+    buf_free(&x->out);
     x->hdrs = NULL;
     x->payload = NULL;
-    x->out = (struct buf){0};
     return rc == CURLE_OK ? (int)status : -1;
 }
 
