@@ -25,7 +25,8 @@ _paddock()
     done
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--socket --state-dir --config --help --version" -- "$cur"))
+            # the global options, and the default command's (the dashboard)
+            COMPREPLY=($(compgen -W "--socket --state-dir --config --help --version --read-only --theme --bell --mouse --no-mouse" -- "$cur"))
         else
             COMPREPLY=($(compgen -W "$(paddock __commands 2>/dev/null)" -- "$cur"))
         fi
@@ -38,6 +39,9 @@ _paddock()
         else
             COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))
         fi
+        ;;
+    dashboard)
+        COMPREPLY=($(compgen -W "--read-only --theme --bell --mouse --no-mouse --help" -- "$cur"))
         ;;
     approve | reject)
         if [[ $cur == -* ]]; then

@@ -1,5 +1,5 @@
-/* The sanitizer (common/sanitize.c): hostile inputs from security.md §3 (I05-I13), exact outputs.
- */
+/* The sanitizer (common/sanitize.c): hostile inputs (escape sequences, control bytes, bidi
+ * overrides, endless lines; numbered I06-I13 below), exact outputs. */
 #include "common/sanitize.h"
 
 #include <setjmp.h>
