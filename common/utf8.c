@@ -143,9 +143,9 @@ size_t utf8_prev(const char *s, size_t n)
 
 size_t utf8_cut(const char *s, size_t n)
 {
+    if (n == 0)
+        return 0;
     size_t start = utf8_prev(s, n);
-    if (start == n)
-        return n;
     unsigned char c = (unsigned char)s[start];
     size_t want = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
     return start + want > n ? start : n;
