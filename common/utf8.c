@@ -1,32 +1,39 @@
 #include "common/utf8.h"
 
+size_t utf8_lead_len(unsigned char c)
+{
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return 2;
+    if (c >= 0xE0 && c <= 0xEF)
+        return 3;
+    if (c >= 0xF0 && c <= 0xF4)
+        return 4;
+    return 0;
+}
+
 int utf8_char_len(const char *s, size_t n, size_t *bad)
 {
     const unsigned char *p = (const unsigned char *)s;
     unsigned char c = p[0];
-    int need;
+    int need = (int)utf8_lead_len(c);
     unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range; later ones 80..BF */
-    if (c < 0x80)
+    if (need == 1)
         return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 3;
-        if (c == 0xE0)
-            lo = 0xA0; /* overlong */
-        else if (c == 0xED)
-            hi = 0x9F; /* surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 4;
-        if (c == 0xF0)
-            lo = 0x90; /* overlong */
-        else if (c == 0xF4)
-            hi = 0x8F; /* past U+10FFFF */
-    } else {
+    if (need == 0) {
         if (bad)
-            *bad = 1; /* a continuation byte, C0/C1 (overlong), F5..FF */
+            *bad = 1;
         return 0;
     }
+    if (c == 0xE0)
+        lo = 0xA0; /* overlong */
+    else if (c == 0xED)
+        hi = 0x9F; /* surrogates */
+    else if (c == 0xF0)
+        lo = 0x90; /* overlong */
+    else if (c == 0xF4)
+        hi = 0x8F; /* past U+10FFFF */
     for (int i = 1; i < need; i++) {
         if ((size_t)i >= n) {
             if (bad)

@@ -16,6 +16,9 @@ static inline bool utf8_is_cont(unsigned char c)
     return (c & 0xC0) == 0x80;
 }
 
+/* The length of a character whose first byte is c: 1 (ASCII), 2..4 (a byte that can start a
+ * well-formed character), or 0 (a continuation byte, C0/C1 (always overlong), F5..FF). */
+size_t utf8_lead_len(unsigned char c);
 /* The character at s[0..n), n >= 1: its length 1..4 when well-formed; 0 when ill-formed; -1
  * when the n bytes end inside a character that may still complete. On 0 and -1, *bad (when
  * not NULL) is the length of its maximal ill-formed subpart, the bytes one U+FFFD replaces

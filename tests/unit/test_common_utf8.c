@@ -65,6 +65,18 @@ static void test_utf8_every_two_bytes_checked(void **state)
         }
 }
 
+static void test_utf8_lead_len(void **state)
+{
+    for (unsigned c = 0; c < 256; c++) {
+        size_t want = c < 0x80                 ? 1
+                      : c >= 0xC2 && c <= 0xDF ? 2
+                      : c >= 0xE0 && c <= 0xEF ? 3
+                      : c >= 0xF0 && c <= 0xF4 ? 4
+                                               : 0;
+        assert_int_equal(utf8_lead_len((unsigned char)c), want);
+    }
+}
+
 static void test_utf8_ill_formed(void **state)
 {
     size_t bad = 0;
@@ -201,6 +213,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_utf8_every_code_point_round_trips),
         cmocka_unit_test(test_utf8_every_two_bytes_checked),
+        cmocka_unit_test(test_utf8_lead_len),
         cmocka_unit_test(test_utf8_ill_formed),
         cmocka_unit_test(test_utf8_encode_without_a_form),
         cmocka_unit_test(test_utf8_count_offset_next_prev_cut),
