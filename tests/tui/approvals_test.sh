@@ -91,7 +91,7 @@ fi
 
 # The session's Actions tab: each row's risk and approval as recorded.
 tm send-keys -t dash 1
-show_tab SUMMARY
+show_tab Actions SUMMARY
 if wait_for "APPROVAL" && screen | grep -F "rm -rf /opt/nothing" | grep -qE 'high +approved' &&
   screen | grep -F "rm -rf /srv/nothing" | grep -qE 'high +rejected'; then
   ok "the Actions tab shows each action's risk and approval (high approved, high rejected)"

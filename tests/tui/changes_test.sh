@@ -55,7 +55,7 @@ title_before=$(flag pane_title)
 # ---------------------------------------------------------------- the tab, last in the bar
 screen | grep -qE 'Overview ─ Logs ─ Actions ─ Resources ─ Terminal ─ Changes ─' &&
   ok "Changes is the last tab, after Terminal" || { fail "tab order"; screen >&2; }
-show_tab "changed  D " || { fail "the Changes tab shows its counts"; screen >&2; exit 1; }
+show_tab Changes "changed  D " || { fail "the Changes tab shows its counts"; screen >&2; exit 1; }
 tm send-keys -t dash l
 wait_for "D 0 deleted" && wait_gone "/workspace/" 5 &&
   ok "before any action: nothing in the workspace, no deletion" || { fail "empty changes"; screen >&2; }
@@ -165,7 +165,8 @@ tm send-keys -t dash l
 # ---------------------------------------------------------------- the Actions tab: Enter
 run_action "seq 1 300" || fail "the long command ran"
 tm send-keys -t dash '['
-show_tab "SUMMARY" || { fail "the Actions tab"; screen >&2; }
+poll 100 tab_is Terminal || { fail "[ shows the Terminal tab"; screen >&2; }
+show_tab Actions SUMMARY || { fail "the Actions tab"; screen >&2; }
 wait_for "seq 1 300" || { fail "the long action listed"; screen >&2; }
 tm send-keys -t dash g Enter
 if wait_for "run, done, exit code 0" && wait_for "risk " && wait_for "approval not asked" &&

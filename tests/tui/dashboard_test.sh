@@ -35,7 +35,7 @@ if wait_for "$NAME" && wait_for "$short" && wait_for "paddock " && wait_for "●
 else
   fail "dashboard shows the session"; screen >&2
 fi
-show_tab SUMMARY # the Actions tab (Overview is the first)
+show_tab Actions SUMMARY # Overview is the first tab
 if wait_for "echo hi" && wait_for "echo second-$$"; then
   ok "dashboard shows the actions (echo hi, echo second-$$)"
 else

@@ -147,7 +147,7 @@ printf '%s' "$spark" | grep -q '[▂▃▄▅▆▇█]' && ok "the list's CPU s
   { fail "CPU sparkline '$spark'"; screen >&2; }
 
 # ---------------------------------------------------------------- Resources
-show_tab "% of one CPU" || { fail "the Resources tab opens"; screen >&2; }
+show_tab Resources "% of one CPU" || { fail "the Resources tab opens"; screen >&2; }
 tm send-keys -t dash l # its keys work while the pane has the focus
 for _ in $(seq 1 100); do
   cpu=$(pane now | cut -d' ' -f1)
@@ -211,7 +211,7 @@ tm send-keys -t dash -l "export LANG=C LC_ALL=C"
 tm send-keys -t dash Enter
 start_dashboard
 wait_for "$NAME" || fail "the dashboard starts in the C locale"
-show_tab "% of one CPU" || { fail "the Resources tab opens (C locale)"; screen >&2; }
+show_tab Resources "% of one CPU" || { fail "the Resources tab opens (C locale)"; screen >&2; }
 tm send-keys -t dash l
 if wait_for " ASCII " && pane chars | grep -qw hash && pane chars | grep -qw ascii-only; then
   ok "a non-UTF-8 terminal gets ASCII graphs by itself (a stopped session: the stored samples)"
