@@ -2,8 +2,8 @@
 #include "app/cli.h"
 
 #include "app/app.h"
-#include "app/client.h"
-#include "ui/sanitize.h"
+#include "client/client.h"
+#include "common/sanitize.h"
 
 #include <getopt.h>
 #include <stdarg.h>

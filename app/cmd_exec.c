@@ -4,8 +4,8 @@
  * follows the local one; the exit code is the remote command's. */
 #include "app/app.h"
 #include "app/cli.h"
-#include "app/client.h"
-#include "app/client_term.h"
+#include "client/client.h"
+#include "client/client_term.h"
 
 #include <errno.h>
 #include <fcntl.h>

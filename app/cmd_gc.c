@@ -1,8 +1,8 @@
 /* paddock gc: remove the containers, volumes and socket dirs of no live session (the engine
  * decides: POST /v1/gc). */
 #include "app/app.h"
-#include "app/client.h"
-#include "ui/sanitize.h"
+#include "client/client.h"
+#include "common/sanitize.h"
 
 #include <getopt.h>
 #include <jansson.h>

@@ -1,6 +1,6 @@
 /* paddock ls: sessions as a table or JSON. */
 #include "app/app.h"
-#include "app/client.h"
+#include "client/client.h"
 
 #include <getopt.h>
 #include <jansson.h>

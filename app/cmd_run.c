@@ -1,6 +1,6 @@
 /* paddock run: one command in a sandbox, like `docker run --rm`, but through the engine. */
 #include "app/app.h"
-#include "app/client.h"
+#include "client/client.h"
 
 #include <getopt.h>
 #include <jansson.h>

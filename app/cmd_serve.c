@@ -2,6 +2,7 @@
 #include "app/app.h"
 #include "app/config.h"
 #include "engine/engine.h"
+#include "engine/risk/policy.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -69,12 +70,16 @@ int cmd_serve(struct app *app, int argc, char **argv)
                                          {"pool", required_argument, NULL, 'p'},
                                          {"listen", required_argument, NULL, 'l'},
                                          {"token-file", required_argument, NULL, 't'},
+                                         {"driver", required_argument, NULL, 'D'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     /* flag > environment > config file > default */
     const struct config *cfg = &app->config;
     const char *sock = NULL, *state = NULL, *pool = getenv("PADDOCK_POOL");
     const char *listen = getenv("PADDOCK_LISTEN"), *token_file = cfg->token_file;
+    const char *driver = getenv("PADDOCK_DRIVER");
+    if (!driver || !*driver)
+        driver = cfg->driver;
     if (!pool)
         pool = cfg->pool;
     if (!listen)
@@ -97,14 +102,18 @@ int cmd_serve(struct app *app, int argc, char **argv)
         case 't':
             token_file = optarg;
             break;
+        case 'D':
+            driver = optarg;
+            break;
         case 'h':
             printf("usage: paddock serve [--socket PATH] [--state-dir DIR] [--pool N|IMAGE=N,...]\n"
-                   "                     [--listen HOST:PORT [--token-file FILE]]\n"
+                   "                     [--listen HOST:PORT [--token-file FILE]] [--driver NAME]\n"
                    "  --pool  keep N sandboxes started ahead (per image); also $PADDOCK_POOL\n"
                    "  --listen  also serve the API on TCP (Authorization: Bearer <token>);\n"
                    "            also $PADDOCK_LISTEN\n"
                    "  --token-file  the token (chmod 600); also $PADDOCK_TOKEN; without one it is\n"
-                   "            generated into <state>/token, on a loopback address only\n");
+                   "            generated into <state>/token, on a loopback address only\n"
+                   "  --driver  the sandbox runtime (docker); also $PADDOCK_DRIVER\n");
             return 0;
         default:
             return 2;
@@ -127,18 +136,12 @@ int cmd_serve(struct app *app, int argc, char **argv)
     const char *confirm = getenv("PADDOCK_CONFIRM");
     if (!confirm || !*confirm)
         confirm = config_confirm(cfg);
-    static const char *const policies[] = {"never", "high", "medium", "always"};
-    bool known = !confirm;
-    for (size_t i = 0; confirm && i < sizeof(policies) / sizeof(policies[0]); i++)
-        known |= strcmp(confirm, policies[i]) == 0;
-    if (!known) {
-        fprintf(stderr,
-                "paddock serve: %s: confirm = \"%s\" is not a policy (never, high, "
-                "medium, always)\n",
+    if (confirm && policy_parse(confirm) < 0) {
+        fprintf(stderr, "paddock serve: %s: confirm = \"%s\" is not a policy (%s)\n",
                 getenv("PADDOCK_CONFIRM") && *getenv("PADDOCK_CONFIRM")
                     ? "PADDOCK_CONFIRM"
                     : (cfg->path ? cfg->path : "config"),
-                confirm);
+                confirm, policy_names());
         free(exe);
         free(token);
         return 2;
@@ -149,6 +152,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .executor = exe,
         .image = image && *image ? image : "paddock/base:local",
         .pool = pool,
+        .driver = driver && *driver ? driver : NULL,
         .listen = listen && *listen ? listen : NULL,
         .token = token,
         .api_key = api_key && *api_key ? api_key : NULL,

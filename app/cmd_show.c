@@ -2,7 +2,7 @@
  * action (arguments, risk, decision, observation) in full. */
 #include "app/app.h"
 #include "app/cli.h"
-#include "ui/action_detail.h"
+#include "client/action_detail.h"
 
 #include <ctype.h>
 #include <getopt.h>

@@ -33,6 +33,7 @@ static const struct config_key config_keys[] = {
     CK("paddock", "socket", CT_STRING, socket),
     CK("paddock", "state_dir", CT_STRING, state_dir),
     CK("paddock", "pool", CT_STRING, pool),
+    CK("paddock", "driver", CT_STRING, driver),
     CK("paddock", "listen", CT_STRING, listen),
     CK("paddock", "token_file", CT_STRING, token_file),
     CK("paddock", "theme", CT_STRING, theme),

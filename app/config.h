@@ -19,9 +19,10 @@ struct config {
     double approval_timeout; /* 0: not set */
     double retention_days;   /* 0: not set */
     char *socket, *state_dir, *pool, *listen, *token_file, *theme;
-    int bell;   /* -1: not set; ring the bell when an action starts waiting */
-    int mouse;  /* -1: not set; the dashboard takes clicks and the wheel */
-    char *path; /* the file read, NULL when none */
+    char *driver; /* the sandbox driver (engine/driver.c's table): "docker" */
+    int bell;     /* -1: not set; ring the bell when an action starts waiting */
+    int mouse;    /* -1: not set; the dashboard takes clicks and the wheel */
+    char *path;   /* the file read, NULL when none */
 };
 
 /* Read the file at path (NULL: the default place; a missing default file is no error).

@@ -7,16 +7,19 @@
  * changes), so a second decision, or one after the timeout, changes nothing. */
 #include "engine/action.h"
 
-#include "engine/api.h"
+#include "engine/action_kind.h"
+#include "engine/base/action_state.h"
+#include "engine/base/loop.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
+#include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
-#include "engine/loop.h"
-#include "engine/policy.h"
-#include "engine/risk.h"
+#include "engine/events.h"
+#include "engine/risk/policy.h"
+#include "engine/risk/risk.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,17 +62,6 @@ struct actions {
     struct action_waiter *waiters;
 };
 
-static const char *const action_final_states[] = {"done", "failed", "rejected", "interrupted",
-                                                  "skipped"};
-
-bool action_state_is_final(const char *state)
-{
-    for (size_t i = 0; state && i < sizeof(action_final_states) / sizeof(*action_final_states); i++)
-        if (strcmp(state, action_final_states[i]) == 0)
-            return true;
-    return false;
-}
-
 /* ---- events and waiters ---- */
 
 static void action_publish(struct engine *eng, int64_t id, bool approval)
@@ -77,9 +69,9 @@ static void action_publish(struct engine *eng, int64_t id, bool approval)
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;
-    api_events_publish(eng->api, "action", a);
+    events_publish(eng->events, "action", a);
     if (approval)
-        api_events_publish(eng->api, "approval", a);
+        events_publish(eng->events, "approval", a);
     json_decref(a);
 }
 
@@ -122,7 +114,10 @@ static void action_notify(struct engine *eng, int64_t id)
 void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn fn, void *ud)
 {
     json_t *a = store_action_get(eng->store, id);
-    bool final = a && action_state_is_final(json_string_value(json_object_get(a, "state")));
+    enum action_st state;
+    bool final = a &&
+                 action_st_parse(json_string_value(json_object_get(a, "state")), &state) == 0 &&
+                 action_st_is_final(state);
     json_decref(a);
     struct action_waiter *w = a && !final && seconds > 0 ? calloc(1, sizeof(*w)) : NULL;
     if (!w) {
@@ -145,21 +140,21 @@ void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn 
 /* ---- replies ---- */
 
 static void action_reply_json(session_action_fn fn, void *ud, unsigned status, json_t *j,
-                              const char *code)
+                              enum err_code err)
 {
     char *body = json_dumps(j, JSON_COMPACT);
     struct session_action_result res = {
-        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
+        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .err = err};
     fn(&res, ud);
     free(body);
     json_decref(j);
 }
 
-static void action_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
-                               const char *msg)
+static void action_reply_error(session_action_fn fn, void *ud, enum err_code err, const char *msg)
 {
-    action_reply_json(fn, ud, status,
-                      json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg), code);
+    action_reply_json(fn, ud, err_status(err),
+                      json_pack("{s:{s:s,s:s}}", "error", "code", err_name(err), "message", msg),
+                      err);
 }
 
 /* The observation a rejected action gets: OpenHands' UserRejectObservation, with why. */
@@ -178,14 +173,14 @@ static char *action_rejected_observation(int64_t id, const char *by, const char 
     return s;
 }
 
-static unsigned action_store_error(struct engine *eng, const char *what, const char *err,
-                                   const char **code, char **msg)
+static enum err_code action_store_error(struct engine *eng, const char *what, const char *err,
+                                        char **msg)
 {
-    unsigned status = session_store_status(eng, code);
+    enum err_code e = session_store_error(eng);
     *msg = util_strdupf("%s (%s)%s%s", what, err ? err : "store error",
-                        status == 507 ? "; free disk space under " : "",
-                        status == 507 ? eng->state_dir : "");
-    return status;
+                        e == ERR_STORAGE_FULL ? "; free disk space under " : "",
+                        e == ERR_STORAGE_FULL ? eng->state_dir : "");
+    return e;
 }
 
 /* ---- held actions ---- */
@@ -254,11 +249,11 @@ static void action_on_explained(const char *msg, void *ud)
 {
     struct action *a = ud;
     struct engine *eng = a->eng;
-    store_action_finish(eng->store, a->id, "failed", STORE_NO_EXIT_CODE, NULL, 0, msg, util_now(),
-                        NULL);
+    store_action_finish(eng->store, a->id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0, msg,
+                        util_now(), NULL);
     action_publish(eng, a->id, false);
     if (a->fn)
-        action_reply_error(a->fn, a->ud, 502, "executor_error", msg);
+        action_reply_error(a->fn, a->ud, ERR_EXECUTOR_ERROR, msg);
     action_finished(a);
 }
 
@@ -275,12 +270,12 @@ static void action_on_done(const struct http_result *r, void *ud)
                  "the engine is stopping; action %lld was in flight and may have run in the "
                  "sandbox; it is recorded as interrupted and will not be re-run",
                  (long long)a->id);
-        store_action_finish(eng->store, a->id, "interrupted", STORE_NO_EXIT_CODE, NULL, 0,
+        store_action_finish(eng->store, a->id, ACTION_INTERRUPTED, STORE_NO_EXIT_CODE, NULL, 0,
                             "engine stopped while the action was in flight; not re-run", util_now(),
                             NULL);
         action_publish(eng, a->id, false);
         if (a->fn)
-            action_reply_error(a->fn, a->ud, 503, "unavailable", msg);
+            action_reply_error(a->fn, a->ud, ERR_UNAVAILABLE, msg);
         action_finished(a);
         return;
     }
@@ -313,19 +308,17 @@ static void action_on_done(const struct http_result *r, void *ud)
     json_decref(obs);
     char *err = NULL;
     if (r->status == 200) {
-        if (store_action_finish_diff(eng->store, a->id, "done", exit_code, body, len, diff, NULL,
-                                     util_now(), &err) < 0) {
+        if (store_action_finish_diff(eng->store, a->id, ACTION_DONE, exit_code, body, len, diff,
+                                     NULL, util_now(), &err) < 0) {
             /* Acknowledged means recorded: the agent hears that it ran and that its result is
              * not kept, rather than a result the history will not show. */
-            const char *code;
             char *what = util_strdupf("the action ran (exit code %d) but its observation could "
                                       "not be recorded",
                                       exit_code == STORE_NO_EXIT_CODE ? -1 : exit_code);
             char *msg = NULL;
-            unsigned status =
-                action_store_error(eng, what ? what : "store error", err, &code, &msg);
+            enum err_code e = action_store_error(eng, what ? what : "store error", err, &msg);
             if (a->fn)
-                action_reply_error(a->fn, a->ud, status, code, msg ? msg : "store error");
+                action_reply_error(a->fn, a->ud, e, msg ? msg : "store error");
             free(what);
             free(msg);
         } else {
@@ -338,7 +331,7 @@ static void action_on_done(const struct http_result *r, void *ud)
     } else {
         /* The executor refused the action (bad arguments...): its answer goes back as is. */
         char *msg = util_strdupf("executor answered %ld", r->status);
-        store_action_finish(eng->store, a->id, "failed", exit_code, r->body, r->len, msg,
+        store_action_finish(eng->store, a->id, ACTION_FAILED, exit_code, r->body, r->len, msg,
                             util_now(), NULL);
         action_publish(eng, a->id, false);
         if (a->fn) {
@@ -372,17 +365,17 @@ static void action_forward(struct action *a, struct session *s)
     if (t < 0 || t > 86400)
         t = 120.0;
     /* A write's observation says only "wrote"; the executor, which reads the old text anyway,
-     * adds what changed for the record when asked (docs/protocol.md). */
-    const char *kind = json_string_value(json_object_get(a->action, "action"));
-    bool want_diff = kind && strcmp(kind, "write") == 0;
+     * adds what changed for the record when its kind asks (docs/protocol.md). */
+    const struct action_kind *kind =
+        action_kind_find(json_string_value(json_object_get(a->action, "action")));
+    bool want_diff = kind && kind->ask_diff;
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = want_diff ? "http://executor/execute_action?paddock_diff=1"
                                                 : "http://executor/execute_action",
                                .body = a->body ? a->body : "{}",
                                .body_len = a->body ? a->len : 2,
                                .timeout_ms = (long)(t * 1000.0) + 60000};
-    if (http_start(eng->http, &req, action_on_done, a) < 0) {
+    if (eng->driver->executor_request(s, &req, action_on_done, a) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         action_on_done(&r, a);
     }
@@ -399,29 +392,13 @@ static void action_policy_load(struct session *s)
     json_t *cfg = store_session_config(eng->store, s->id);
     json_t *opt = json_object_get(cfg, "options");
     int p = policy_parse(json_string_value(json_object_get(opt, "confirm")));
-    if (p < 0)
-        p = policy_parse(eng->default_confirm);
-    s->confirm = p < 0 ? POLICY_HIGH : p;
+    s->confirm = p < 0 ? eng->default_confirm : (enum policy)p;
     json_t *t = json_object_get(opt, "approval_timeout");
     s->approval_timeout = json_is_number(t) ? json_number_value(t) : eng->approval_timeout;
     json_decref(cfg);
     json_decref(s->rules);
     s->rules = store_rules_list(eng->store, s->id);
     s->policy_loaded = true;
-}
-
-static const char *action_summary(const char *kind, json_t *args)
-{
-    const char *v = NULL;
-    if (strcmp(kind, "run") == 0)
-        v = json_string_value(json_object_get(args, "command"));
-    else if (strcmp(kind, "run_ipython") == 0)
-        v = json_string_value(json_object_get(args, "code"));
-    else if (strcmp(kind, "browse") == 0)
-        v = json_string_value(json_object_get(args, "url"));
-    else
-        v = json_string_value(json_object_get(args, "path"));
-    return v ? v : kind;
 }
 
 /* ---- the deadline ---- */
@@ -435,8 +412,8 @@ static void action_arm(struct action *a, double deadline)
 }
 
 /* End a pending action as rejected (by the operator, the timeout or the session's end). */
-static int action_reject(struct action *a, const char *decision, const char *by, const char *reason,
-                         char **err)
+static int action_reject(struct action *a, enum action_approval decision, const char *by,
+                         const char *reason, char **err)
 {
     struct engine *eng = a->eng;
     char *obs = action_rejected_observation(a->id, by, reason);
@@ -460,8 +437,8 @@ static void action_expire(void *ud)
 {
     struct action *a = ud;
     a->timer = NULL;
-    if (action_reject(a, "expired", "timeout", "no decision before the approval deadline", NULL) <
-        0) {
+    if (action_reject(a, APPROVAL_EXPIRED, "timeout", "no decision before the approval deadline",
+                      NULL) < 0) {
         /* The store would not take it (disk full): try again in a while. */
         a->timer = loop_timer_add(a->eng->loop, 5000, action_expire, a);
     }
@@ -473,71 +450,72 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                    session_action_fn fn, void *ud)
 {
     struct engine *eng = s->eng;
-    unsigned refusal;
-    const char *refusal_code;
+    enum err_code refusal;
     char refusal_msg[512];
-    if (session_check_actionable(s, &refusal, &refusal_code, refusal_msg, sizeof(refusal_msg)) <
-        0) {
-        action_reply_error(fn, ud, refusal, refusal_code, refusal_msg);
+    if (session_check_actionable(s, &refusal, refusal_msg, sizeof(refusal_msg)) < 0) {
+        action_reply_error(fn, ud, refusal, refusal_msg);
         return;
     }
     action_policy_load(s);
     const char *kind = json_string_value(json_object_get(action, "action"));
     json_t *args = json_object_get(action, "args");
-    const char *summary = action_summary(kind, args);
+    const char *summary = action_kind_summary(kind, args);
     struct risk_result risk;
-    risk_classify_action(action, ACTION_WORKSPACE, NULL, &risk);
+    action_kind_classify(action, ACTION_WORKSPACE, NULL, &risk);
     char *args_json = json_dumps(action, JSON_COMPACT);
     double now = util_now();
+    enum risk_level declared = (enum risk_level)risk.declared;
     struct store_action_new row = {.session_id = s->id,
                                    .kind = kind,
                                    .summary = summary,
                                    .args_json = args_json ? args_json : "{}",
-                                   .risk = risk_level_name(risk.level),
+                                   .risk = risk.level,
                                    .risk_reason = risk.reason,
-                                   .declared_risk =
-                                       risk.declared >= 0 ? risk_level_name(risk.declared) : NULL,
-                                   .state = "running",
-                                   .approval = "none",
+                                   .declared_risk = risk.declared >= 0 ? &declared : NULL,
+                                   .state = ACTION_RUNNING,
+                                   .approval = APPROVAL_NONE,
                                    .durable = !wait,
                                    .now = now};
-    const char *cstate = json_string_value(json_object_get(action, "confirmation_state"));
+    /* Absent (or a value OpenHands does not send): confirmed. */
+    enum action_confirmation confirmation = CONFIRMATION_CONFIRMED;
+    action_confirmation_parse(json_string_value(json_object_get(action, "confirmation_state")),
+                              &confirmation);
     const char *rule_pat = NULL;
-    const char *rule = policy_rules_match(s->rules, summary, &rule_pat);
+    enum policy_rule rule = policy_rules_match(s->rules, summary, &rule_pat);
     char why[512] = "";
     char *obs = NULL;
     bool held = false;
-    if (cstate && strcmp(cstate, "rejected") == 0) {
+    if (confirmation == CONFIRMATION_REJECTED) {
         /* OpenHands sends a rejected action so that it is recorded; it never runs. */
-        row.state = "rejected";
-        row.approval = "rejected";
+        row.state = ACTION_REJECTED;
+        row.approval = APPROVAL_REJECTED;
         row.decided_by = "agent";
         row.decision_reason = "the action arrived with confirmation_state \"rejected\"";
-    } else if (cstate && strcmp(cstate, "awaiting_confirmation") == 0) {
+    } else if (confirmation == CONFIRMATION_AWAITING) {
         /* OpenHands' own client never sends these; its runtime answers a null observation. */
-        row.state = "skipped";
+        row.state = ACTION_SKIPPED;
         obs = strdup("{\"observation\":\"null\",\"content\":\"\",\"extras\":{},"
                      "\"message\":\"No observation\"}");
         row.observation = obs;
-    } else if (rule && strcmp(rule, "deny") == 0) {
+    } else if (rule == POLICY_RULE_DENY) {
         snprintf(why, sizeof(why), "denied by the operator's rule \"%.400s\"", rule_pat);
-        row.state = "rejected";
-        row.approval = "rejected";
+        row.state = ACTION_REJECTED;
+        row.approval = APPROVAL_REJECTED;
         row.decided_by = "rule";
         row.decision_reason = why;
-    } else if (rule) {
+    } else if (rule == POLICY_RULE_ALLOW) {
         snprintf(why, sizeof(why), "allowed by the operator's rule \"%.400s\"", rule_pat);
-        row.approval = "auto";
+        row.approval = APPROVAL_AUTO;
         row.decided_by = "rule";
         row.decision_reason = why;
     } else if (policy_needs_approval(s->confirm, (int)risk.level)) {
-        row.state = "pending";
-        row.approval = "pending";
+        row.state = ACTION_PENDING;
+        row.approval = APPROVAL_PENDING;
         row.deadline = now + s->approval_timeout;
         row.durable = true;
         held = true;
     }
-    if (strcmp(row.state, "rejected") == 0) {
+    if (row.state == ACTION_REJECTED) {
         row.durable = true;
         /* The id is not known before the insert: the observation names it afterwards. */
         obs = action_rejected_observation(0, row.decided_by, row.decision_reason);
@@ -548,35 +526,35 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     int64_t id = store_action_add(eng->store, &row, &err);
     free(args_json);
     if (id < 0) {
-        const char *code;
         char *msg = NULL;
-        unsigned status = action_store_error(
-            eng, "the action was not run: it could not be recorded", err, &code, &msg);
-        action_reply_error(fn, ud, status, code, msg ? msg : "cannot record the action");
+        enum err_code e =
+            action_store_error(eng, "the action was not run: it could not be recorded", err, &msg);
+        action_reply_error(fn, ud, e, msg ? msg : "cannot record the action");
         free(msg);
         free(err);
         free(obs);
         return;
     }
-    if (strcmp(row.state, "running") != 0 && !held) {
+    if (row.state != ACTION_RUNNING && !held) {
         /* Answered at once: rejected or skipped, recorded, never run. */
-        action_publish(eng, id, strcmp(row.state, "rejected") == 0);
+        action_publish(eng, id, row.state == ACTION_REJECTED);
         if (wait) {
             struct session_action_result res = {.status = 200, .body = obs, .len = strlen(obs)};
             fn(&res, ud);
         } else {
-            action_reply_json(
-                fn, ud, 202,
-                json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state", row.state), NULL);
+            action_reply_json(fn, ud, 202,
+                              json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state",
+                                        action_st_name(row.state)),
+                              ERR_NONE);
         }
         free(obs);
         return;
     }
     struct action *a = action_hold(eng, id, s->id, action, body, len);
     if (!a) {
-        store_action_finish(eng->store, id, "failed", STORE_NO_EXIT_CODE, NULL, 0, "out of memory",
-                            util_now(), NULL);
-        action_reply_error(fn, ud, 500, "internal", "out of memory");
+        store_action_finish(eng->store, id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0,
+                            "out of memory", util_now(), NULL);
+        action_reply_error(fn, ud, ERR_INTERNAL, "out of memory");
         return;
     }
     if (wait) {
@@ -585,8 +563,8 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     } else {
         action_reply_json(fn, ud, 202,
                           json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state",
-                                    held ? "pending" : "running"),
-                          NULL);
+                                    action_st_name(held ? ACTION_PENDING : ACTION_RUNNING)),
+                          ERR_NONE);
     }
     if (held) {
         action_arm(a, row.deadline);
@@ -595,7 +573,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     }
     json_t *pub = store_action_get(eng->store, id);
     if (pub) {
-        api_events_publish(eng->api, "action", pub);
+        events_publish(eng->events, "action", pub);
         json_decref(pub);
     }
     action_forward(a, s);
@@ -603,13 +581,12 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
 
 /* ---- decisions ---- */
 
-static void action_result(struct action_result *out, unsigned status, const char *code,
-                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void action_result(struct action_result *out, unsigned status, const char *code,
-                          const char *fmt, ...)
+static void action_result(struct action_result *out, enum err_code err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void action_result(struct action_result *out, enum err_code err, const char *fmt, ...)
 {
-    out->status = status;
-    out->code = code;
+    out->status = err_status(err);
+    out->err = err;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(out->message, sizeof(out->message), fmt, ap);
@@ -620,10 +597,9 @@ static void action_result(struct action_result *out, unsigned status, const char
 static void action_result_store(struct action_result *out, struct engine *eng, const char *what,
                                 char *err)
 {
-    const char *code;
     char *msg = NULL;
-    unsigned st = action_store_error(eng, what, err, &code, &msg);
-    action_result(out, st, code, "%s", msg ? msg : "store error");
+    enum err_code e = action_store_error(eng, what, err, &msg);
+    action_result(out, e, "%s", msg ? msg : "store error");
     free(msg);
     free(err);
 }
@@ -631,7 +607,8 @@ static void action_result_store(struct action_result *out, struct engine *eng, c
 /* Why an action that is not pending cannot be decided. */
 static void action_already(json_t *cur, int64_t id, struct action_result *out)
 {
-    const char *approval = json_string_value(json_object_get(cur, "approval"));
+    enum action_approval approval = APPROVAL_NONE; /* unknown text: it never waited */
+    action_approval_parse(json_string_value(json_object_get(cur, "approval")), &approval);
     const char *by = json_string_value(json_object_get(cur, "decided_by"));
     const char *state = json_string_value(json_object_get(cur, "state"));
     const char *reason = json_string_value(json_object_get(cur, "decision_reason"));
@@ -641,23 +618,31 @@ static void action_already(json_t *cur, int64_t id, struct action_result *out)
     struct tm tm;
     if (t && gmtime_r(&t, &tm))
         strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
-    if (approval && strcmp(approval, "expired") == 0)
-        action_result(out, 409, "expired",
+    switch (approval) {
+    case APPROVAL_EXPIRED:
+        action_result(out, ERR_EXPIRED,
                       "action %lld expired at %s without a decision and was rejected; nothing "
                       "changed",
                       (long long)id, when);
-    else if (approval && (strcmp(approval, "approved") == 0 || strcmp(approval, "rejected") == 0 ||
-                          strcmp(approval, "auto") == 0))
-        action_result(out, 409, "already_decided",
-                      "action %lld was already %s by %s at %s%s%.200s%s; nothing changed",
-                      (long long)id, strcmp(approval, "auto") == 0 ? "allowed" : approval,
-                      by ? by : "someone", when, reason ? " (" : "", reason ? reason : "",
-                      reason ? ")" : "");
-    else
-        action_result(out, 409, "not_pending",
+        break;
+    case APPROVAL_AUTO:
+    case APPROVAL_APPROVED:
+    case APPROVAL_REJECTED:
+        action_result(
+            out, ERR_ALREADY_DECIDED,
+            "action %lld was already %s by %s at %s%s%.200s%s; nothing changed", (long long)id,
+            approval == APPROVAL_AUTO ? "allowed" : action_approval_name(approval),
+            by ? by : "someone", when, reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
+        break;
+    case APPROVAL_NONE:
+    case APPROVAL_PENDING:
+    case APPROVAL_COUNT:
+        action_result(out, ERR_NOT_PENDING,
                       "action %lld is %s and never waited for approval (its risk was below the "
                       "session's policy); nothing to decide",
                       (long long)id, state ? state : "unknown");
+        break;
+    }
 }
 
 /* Pattern text that matches exactly this summary (glob characters escaped). */
@@ -679,7 +664,11 @@ int action_rule_add(struct session *s, json_t *rule, const char *by, struct acti
     action_policy_load(s);
     char *err = NULL;
     const char *pattern = json_string_value(json_object_get(rule, "pattern"));
-    const char *decision = json_string_value(json_object_get(rule, "decision"));
+    enum policy_rule decision;
+    if (policy_rule_parse(json_string_value(json_object_get(rule, "decision")), &decision) < 0) {
+        action_result(out, ERR_BAD_REQUEST, "\"decision\" must be \"allow\" or \"deny\"");
+        return -1;
+    }
     int64_t rid = store_rule_add(eng->store, s->id, pattern, decision, by, util_now(), &err);
     if (rid < 0) {
         action_result_store(out, eng, "the rule was not added", err);
@@ -696,62 +685,64 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
     memset(out, 0, sizeof(*out));
     json_t *cur = store_action_get(eng->store, id);
     if (!cur) {
-        action_result(out, 404, "not_found", "no action %lld", (long long)id);
+        action_result(out, ERR_NOT_FOUND, "no action %lld", (long long)id);
         return;
     }
-    const char *state = json_string_value(json_object_get(cur, "state"));
+    enum action_st state;
+    bool pending = action_st_parse(json_string_value(json_object_get(cur, "state")), &state) == 0 &&
+                   state == ACTION_PENDING;
     struct action *a = action_find(eng, id);
-    if (strcmp(state, "pending") != 0 || !a) {
+    if (!pending || !a) {
         action_already(cur, id, out);
         json_decref(cur);
         return;
     }
     json_decref(cur);
     struct session *s = session_find(eng, a->session_id);
-    bool approve = strcmp(d->decision, "approved") == 0;
-    if (approve && (!s || strcmp(s->state, "ready") != 0 || !s->container_id)) {
+    bool approve = d->approve;
+    if (approve && (!s || s->state != SESSION_READY || !s->container_id)) {
         /* Nothing changes: the operator may resume the session and approve again, or reject. */
-        const char *st = s ? s->state : "deleted";
-        bool gone =
-            !s || !s->container_id || strcmp(st, "error") == 0 || strcmp(st, "deleted") == 0;
-        action_result(out, 409, gone ? "session_gone" : "conflict",
+        enum session_st st = s ? s->state : SESSION_DELETED;
+        bool gone = !s || !s->container_id || !session_st_is_live(st);
+        action_result(out, gone ? ERR_SESSION_GONE : ERR_CONFLICT,
                       "action %lld cannot run: session %s is %s%s; nothing changed", (long long)id,
-                      a->session_id, st,
+                      a->session_id, session_st_name(st),
                       gone ? " and its container is gone (reject the action instead)"
                            : " (resume it, then approve again)");
         return;
     }
-    if (approve && s->op && strcmp(s->op, "create") != 0) {
+    if (approve && s->op != SESSION_OP_NONE && s->op != SESSION_OP_CREATE) {
         /* A pause, stop or delete is under way: running now would race it. */
-        action_result(out, 409, "conflict",
+        action_result(out, ERR_CONFLICT,
                       "action %lld cannot run now: session %s is busy (%s in progress); nothing "
                       "changed, approve again once it is done",
-                      (long long)id, a->session_id, s->op);
+                      (long long)id, a->session_id, session_op_name(s->op));
         return;
     }
     char *err = NULL;
     if (!approve) {
-        int rc = action_reject(a, "rejected", d->by, d->reason, &err);
+        int rc = action_reject(a, APPROVAL_REJECTED, d->by, d->reason, &err);
         if (rc <= 0)
             action_result_store(out, eng, "the decision was not recorded", err);
         else
-            out->status = 200;
+            *out = (struct action_result){.status = 200};
         return;
     }
     if (d->remember && s) {
         char *pat = d->pattern ? strdup(d->pattern)
-                               : action_exact_pattern(action_summary(
+                               : action_exact_pattern(action_kind_summary(
                                      json_string_value(json_object_get(a->action, "action")),
                                      json_object_get(a->action, "args")));
-        json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision", "allow");
+        json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision",
+                                 policy_rule_name(POLICY_RULE_ALLOW));
         free(pat);
         int rc = action_rule_add(s, rule, d->by, out);
         json_decref(rule);
         if (rc < 0)
             return;
     }
-    int rc =
-        store_action_decide(eng->store, id, "approved", d->by, d->reason, NULL, util_now(), &err);
+    int rc = store_action_decide(eng->store, id, APPROVAL_APPROVED, d->by, d->reason, NULL,
+                                 util_now(), &err);
     if (rc == 0) {
         json_t *now_row = store_action_get(eng->store, id);
         action_already(now_row, id, out);
@@ -767,7 +758,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         a->timer = NULL;
     }
     action_publish(eng, id, true);
-    out->status = 200;
+    *out = (struct action_result){.status = 200};
     action_forward(a, s);
 }
 
@@ -779,7 +770,7 @@ void actions_session_gone(struct engine *eng, const char *session_id, const char
     while (a) {
         struct action *next = a->next;
         if (!a->s && strcmp(a->session_id, session_id) == 0)
-            action_reject(a, "rejected", "engine", why, NULL);
+            action_reject(a, APPROVAL_REJECTED, "engine", why, NULL);
         a = next;
     }
 }
@@ -805,7 +796,7 @@ int actions_init(struct engine *eng)
         if (!a)
             continue;
         if (!session_find(eng, sid))
-            action_reject(a, "rejected", "engine", "the session is gone", NULL);
+            action_reject(a, APPROVAL_REJECTED, "engine", "the session is gone", NULL);
         else
             action_arm(a, json_is_number(deadline) ? json_number_value(deadline) : 0);
     }
@@ -826,7 +817,7 @@ void actions_shutdown(struct engine *eng)
             snprintf(msg, sizeof(msg),
                      "the engine is stopping; action %lld stays pending: poll GET /v1/actions/%lld",
                      (long long)a->id, (long long)a->id);
-            action_reply_error(a->fn, a->ud, 503, "unavailable", msg);
+            action_reply_error(a->fn, a->ud, ERR_UNAVAILABLE, msg);
         }
         if (a->s)
             session_release(a->s);

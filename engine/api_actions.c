@@ -1,11 +1,12 @@
 /* Engine API: the action path, approvals, operator rules and history (docs/approvals.md). */
 #include "engine/action.h"
 #include "engine/api.h"
+#include "engine/base/action_state.h"
 #include "engine/engine_internal.h"
-#include "engine/policy.h"
-#include "engine/risk.h"
+#include "engine/risk/policy.h"
+#include "engine/risk/risk.h"
 #include "engine/session.h"
-#include "engine/store.h"
+#include "engine/store/store.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,7 @@ static int64_t api_action_id(struct api_req *r)
     char *end = NULL;
     long long id = strtoll(p, &end, 10);
     if (*end || id <= 0) {
-        api_reply_error(r, 400, "bad_request", "an action id is a positive integer, not \"%.64s\"",
-                        p);
+        api_reply_error(r, ERR_BAD_REQUEST, "an action id is a positive integer, not \"%.64s\"", p);
         return 0;
     }
     return id;
@@ -44,17 +44,17 @@ void api_route_execute(struct api_req *r)
     json_t *action = json_object_get(body, "action");
     json_t *cstate = json_object_get(action, "confirmation_state");
     if (!json_is_object(action)) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"action\" must be an object (an OpenHands "
                         "action such as {\"action\":\"run\",\"args\":"
                         "{\"command\":\"ls\"}})");
     } else if (!json_is_string(json_object_get(action, "action"))) {
-        api_reply_error(r, 400, "bad_request", "\"action.action\" must be a string");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"action.action\" must be a string");
     } else if (json_object_get(action, "args") &&
                !json_is_object(json_object_get(action, "args"))) {
-        api_reply_error(r, 400, "bad_request", "\"action.args\" must be an object");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"action.args\" must be an object");
     } else if (cstate && !json_is_string(cstate)) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"action.confirmation_state\" must be \"confirmed\", \"rejected\" or "
                         "\"awaiting_confirmation\"");
     } else {
@@ -69,7 +69,7 @@ static void api_action_waited(json_t *a, void *ud)
 {
     struct api_req *r = ud;
     if (!a)
-        api_reply_error(r, 404, "not_found", "no action %s", api_req_param(r, 0));
+        api_reply_error(r, ERR_NOT_FOUND, "no action %s", api_req_param(r, 0));
     else
         api_reply_json(r, 200, json_incref(a));
 }
@@ -101,7 +101,7 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
         bool flag = approve && strcmp(k, "remember") == 0;
         if ((!str && !flag) || (str && !json_is_string(v)) || (flag && !json_is_boolean(v)) ||
             (str && strlen(json_string_value(v)) > 4096)) {
-            api_reply_error(r, 400, "bad_request",
+            api_reply_error(r, ERR_BAD_REQUEST,
                             "%s takes {\"by\": name, \"reason\": text%s} (strings up to 4096 "
                             "bytes); \"%.64s\" is not one of them or has the wrong type",
                             approve ? "approve" : "reject",
@@ -110,7 +110,7 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
             return NULL;
         }
     }
-    d->decision = approve ? "approved" : "rejected";
+    d->approve = approve;
     d->by = json_string_value(json_object_get(body, "by"));
     if (!d->by || !*d->by)
         d->by = "operator";
@@ -118,13 +118,13 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
     d->remember = json_is_true(json_object_get(body, "remember"));
     d->pattern = json_string_value(json_object_get(body, "pattern"));
     if (d->pattern && !d->remember) {
-        api_reply_error(r, 400, "bad_request", "\"pattern\" goes with \"remember\": true");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"pattern\" goes with \"remember\": true");
         json_decref(body);
         return NULL;
     }
     if (d->pattern && !*d->pattern) {
         /* As POST /rules: an empty glob would be a rule that matches nothing. */
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"pattern\" must be a non-empty string (a shell glob such as \"git "
                         "push *\")");
         json_decref(body);
@@ -148,7 +148,7 @@ static void api_decide(struct api_req *r, bool approve)
     if (res.status == 200)
         api_reply_json(r, 200, store_action_get(eng->store, id));
     else
-        api_reply_error(r, res.status, res.code, "%s", res.message);
+        api_reply_error(r, res.err, "%s", res.message);
     json_decref(body);
 }
 
@@ -192,9 +192,9 @@ void api_route_rules_add(struct api_req *r)
     const char *why = policy_rule_check(rule);
     struct action_result res = {0};
     if (why)
-        api_reply_error(r, 400, "bad_request", "%s", why);
+        api_reply_error(r, ERR_BAD_REQUEST, "%s", why);
     else if (action_rule_add(s, rule, "operator", &res) < 0)
-        api_reply_error(r, res.status, res.code, "%s", res.message);
+        api_reply_error(r, res.err, "%s", res.message);
     else
         api_reply_json(
             r, 201,
@@ -212,25 +212,35 @@ void api_route_history(struct api_req *r)
         return;
     const char *q = api_req_query(r, "q");
     if (q && strlen(q) > 1024) {
-        api_reply_error(r, 400, "bad_request", "\"q\" is at most 1024 bytes");
-        return;
-    }
-    const char *risk = api_req_query(r, "risk");
-    if (risk && risk_level_parse(risk) < 0) {
-        api_reply_error(r, 400, "bad_request", "\"risk\" is low, medium or high");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"q\" is at most 1024 bytes");
         return;
     }
     struct store_search s = {.text = q && *q ? q : NULL,
                              .session_id = api_req_query(r, "session"),
                              .kind = api_req_query(r, "kind"),
-                             .state = api_req_query(r, "state"),
-                             .risk = risk ? risk_level_name(risk_level_parse(risk)) : NULL,
                              .before = (int64_t)before,
                              .limit = (int)limit};
+    const char *risk_name = api_req_query(r, "risk");
+    int risk_level = risk_name ? risk_level_parse(risk_name) : -1; /* any case, as agents send */
+    enum risk_level risk = (enum risk_level)risk_level;
+    if (risk_name && risk_level < 0) {
+        api_reply_error(r, ERR_BAD_REQUEST, "\"risk\" is low, medium or high");
+        return;
+    }
+    s.risk = risk_name ? &risk : NULL;
+    const char *state_name = api_req_query(r, "state");
+    enum action_st state;
+    if (state_name && action_st_parse(state_name, &state) < 0) {
+        api_reply_error(r, ERR_BAD_REQUEST,
+                        "\"state\" is pending, running, done, failed, rejected, interrupted or "
+                        "skipped");
+        return;
+    }
+    s.state = state_name ? &state : NULL;
     char *err = NULL;
     json_t *list = store_actions_search(api_req_engine(r)->store, &s, &err);
     if (!list) {
-        api_reply_error(r, 500, "store_error", "%s", err ? err : "search failed");
+        api_reply_error(r, ERR_STORE_ERROR, "%s", err ? err : "search failed");
         free(err);
         return;
     }

@@ -1,14 +1,14 @@
-/* Runtime images. The reuse order follows OpenHands (openhands-protocol.md §9) with our
+/* Runtime images. The reuse order follows OpenHands (runtime_build.py) with our
  * executor as the "source": the source tag (base + steps + this executor) is used as it is;
  * else the lock tag (base + steps) gets a thin layer with the executor; else the lock image is
  * built from the base first. Every image carries paddock.image=1 for gc and tests. */
 #include "engine/builder.h"
 
-#include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/util.h"
+#include "engine/docker/tar.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/tar.h"
-#include "engine/util.h"
+#include "engine/events.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,7 +59,7 @@ static void build_event(struct build_op *op, const char *stage, const char *imag
                            image ? image : op->base, "message", message);
     if (percent >= 0)
         json_object_set_new(ev, "percent", json_integer(percent));
-    api_events_publish(op->eng->api, "build", ev);
+    events_publish(op->eng->events, "build", ev);
     json_decref(ev);
 }
 
@@ -71,11 +71,13 @@ static void build_busy(struct build_op *op)
     }
 }
 
-static void build_finish(struct build_op *op, unsigned status, const char *code,
-                         const char *message, const char *image)
+/* err ERR_NONE: image is the one to run. */
+static void build_finish(struct build_op *op, enum err_code err, const char *message,
+                         const char *image)
 {
+    unsigned status = err_status(err);
     struct builder_result r = {.status = status,
-                               .code = code,
+                               .err = err,
                                .message = message,
                                .image = image,
                                .executor_baked = status == 0 && image != op->base};
@@ -135,29 +137,27 @@ static char *read_executor(const char *path, size_t *len)
 }
 
 static void build_next(struct build_op *op);
-static void build_on_tagged(const struct docker_reply *r, void *ud);
+static void build_on_tagged(const struct sandbox_reply *r, void *ud);
 
-static void build_on_built(const struct docker_reply *r, void *ud)
+static void build_on_built(const struct sandbox_reply *r, void *ud)
 {
     struct build_op *op = ud;
     if (r->status != 200) {
         char *msg = util_strdupf("building the runtime image failed: %s", r->message);
-        build_finish(op, r->status < 0 ? 503 : 400, "build_failed", msg ? msg : "build failed",
-                     NULL);
+        /* Docker gone mid-build is the daemon's failure, not the steps'. */
+        build_finish(op, r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_BUILD_FAILED,
+                     msg ? msg : "build failed", NULL);
         free(msg);
         return;
     }
     if (op->stage == STAGE_BUILD_LOCK) {
         /* The versioned tag names the newest setup layer built on this base by this paddock
          * version (for people and `docker images`); then the executor layer. */
-        char *repo = NULL, *tag = NULL;
-        if (docker_image_ref_split(op->tags.versioned, &repo, &tag) < 0 ||
-            docker_image_tag(op->eng->docker, op->tags.lock, repo, tag, build_on_tagged, op) < 0)
-            build_on_tagged(&(struct docker_reply){.status = -1, .message = ""}, op);
-        free(repo);
-        free(tag);
+        if (op->eng->driver->image_tag(op->eng, op->tags.lock, op->tags.versioned, build_on_tagged,
+                                       op) < 0)
+            build_on_tagged(&(struct sandbox_reply){.status = -1, .message = ""}, op);
     } else {
-        build_finish(op, 0, NULL, NULL, op->tags.source);
+        build_finish(op, ERR_NONE, NULL, op->tags.source);
     }
 }
 
@@ -178,8 +178,9 @@ static int build_start(struct build_op *op, const char *tag, const char *dockerf
         rc = tar_finish(&t);
     json_t *labels = build_labels();
     if (rc == 0)
-        rc = docker_image_build(op->eng->docker, tag, labels, op->rebuild, t.buf.data, t.buf.len,
-                                BUILDER_BUILD_TIMEOUT_MS, build_on_progress, build_on_built, op);
+        rc = op->eng->driver->image_build(op->eng, tag, labels, op->rebuild, t.buf.data, t.buf.len,
+                                          BUILDER_BUILD_TIMEOUT_MS, build_on_progress,
+                                          build_on_built, op);
     json_decref(labels);
     tar_free(&t);
     return rc;
@@ -218,20 +219,20 @@ static void build_next(struct build_op *op)
     const char *tag = op->stage == STAGE_BUILD_LOCK ? op->tags.lock : op->tags.source;
     if (!ok || build_start(op, tag, d.data, op->stage == STAGE_THIN) < 0) {
         util_buf_free(&d);
-        build_finish(op, 500, "internal", "cannot start the image build", NULL);
+        build_finish(op, ERR_INTERNAL, "cannot start the image build", NULL);
         return;
     }
     util_buf_free(&d);
 }
 
-static void build_on_inspect(const struct docker_reply *r, void *ud);
+static void build_on_inspect(const struct sandbox_reply *r, void *ud);
 
 static int build_inspect(struct build_op *op, const char *image)
 {
-    return docker_image_inspect(op->eng->docker, image, build_on_inspect, op);
+    return op->eng->driver->image_inspect(op->eng, image, build_on_inspect, op);
 }
 
-static void build_on_tagged(const struct docker_reply *r, void *ud)
+static void build_on_tagged(const struct sandbox_reply *r, void *ud)
 {
     struct build_op *op = ud;
     (void)r; /* the versioned tag is a convenience for people; the lock tag is what counts */
@@ -241,11 +242,11 @@ static void build_on_tagged(const struct docker_reply *r, void *ud)
 
 static void build_on_base_pulled(const struct builder_result *r, void *ud);
 
-static void build_on_inspect(const struct docker_reply *r, void *ud)
+static void build_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct build_op *op = ud;
     if (r->status < 0) {
-        build_finish(op, 503, "docker_unavailable", r->message, NULL);
+        build_finish(op, ERR_DOCKER_UNAVAILABLE, r->message, NULL);
         return;
     }
     switch (op->stage) {
@@ -254,13 +255,13 @@ static void build_on_inspect(const struct docker_reply *r, void *ud)
             op->pulled = true;
             build_busy(op);
             if (builder_pull(op->eng, op->session_id, op->base, build_on_base_pulled, op) < 0)
-                build_finish(op, 500, "internal", "cannot start a pull", NULL);
+                build_finish(op, ERR_INTERNAL, "cannot start a pull", NULL);
             return;
         }
         const char *id = json_string_value(json_object_get(r->json, "Id"));
         if (r->status != 200 || !id) {
             char *msg = util_strdupf("cannot inspect %s: %s", op->base, r->message);
-            build_finish(op, 400, "image_not_found", msg ? msg : "image missing", NULL);
+            build_finish(op, ERR_IMAGE_NOT_FOUND, msg ? msg : "image missing", NULL);
             free(msg);
             return;
         }
@@ -269,7 +270,7 @@ static void build_on_inspect(const struct docker_reply *r, void *ud)
         if (!op->eng->executor_path || builder_file_digest(op->eng->executor_path, digest) < 0 ||
             builder_tags_compute(repo && *repo ? repo : BUILDER_DEFAULT_REPO, PADDOCK_VERSION,
                                  op->base, id, op->steps, digest, &op->tags) < 0) {
-            build_finish(op, 500, "internal", "cannot compute the runtime image's tags", NULL);
+            build_finish(op, ERR_INTERNAL, "cannot compute the runtime image's tags", NULL);
             return;
         }
         if (op->rebuild) { /* OpenHands' force_rebuild: from scratch, no cache */
@@ -280,18 +281,18 @@ static void build_on_inspect(const struct docker_reply *r, void *ud)
         }
         op->stage = STAGE_SOURCE;
         if (build_inspect(op, op->tags.source) < 0)
-            build_finish(op, 500, "internal", "cannot start a request", NULL);
+            build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
         return;
     }
     case STAGE_SOURCE:
         if (r->status == 200) {
             build_event(op, "reused", op->tags.source, "runtime image exists", 100);
-            build_finish(op, 0, NULL, NULL, op->tags.source);
+            build_finish(op, ERR_NONE, NULL, op->tags.source);
             return;
         }
         op->stage = STAGE_LOCK;
         if (build_inspect(op, op->tags.lock) < 0)
-            build_finish(op, 500, "internal", "cannot start a request", NULL);
+            build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
         return;
     case STAGE_LOCK:
         build_busy(op);
@@ -303,8 +304,9 @@ static void build_on_inspect(const struct docker_reply *r, void *ud)
         op->stage = STAGE_BUILD_LOCK;
         build_next(op);
         return;
-    default:
-        return;
+    case STAGE_BUILD_LOCK:
+    case STAGE_THIN:
+        return; /* builds, not inspects: they never get here */
     }
 }
 
@@ -312,11 +314,11 @@ static void build_on_base_pulled(const struct builder_result *r, void *ud)
 {
     struct build_op *op = ud;
     if (r->status) {
-        build_finish(op, r->status, r->code, r->message, NULL);
+        build_finish(op, r->err, r->message, NULL);
         return;
     }
     if (build_inspect(op, op->base) < 0)
-        build_finish(op, 500, "internal", "cannot start a request", NULL);
+        build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
 }
 
 int builder_prepare(struct engine *eng, const char *session_id, const char *image, json_t *steps,
@@ -363,11 +365,11 @@ static void pull_on_progress(json_t *obj, void *ud)
                            op->image, "message", status);
     if (total > 0)
         json_object_set_new(ev, "percent", json_integer((json_int_t)(cur * 100.0 / total)));
-    api_events_publish(op->eng->api, "build", ev);
+    events_publish(op->eng->events, "build", ev);
     json_decref(ev);
 }
 
-static void pull_on_done(const struct docker_reply *r, void *ud)
+static void pull_on_done(const struct sandbox_reply *r, void *ud)
 {
     struct pull_op *op = ud;
     struct builder_result res = {.image = op->image};
@@ -378,8 +380,8 @@ static void pull_on_done(const struct docker_reply *r, void *ud)
                            "registry is reachable",
                            op->image, r->message && *r->message ? r->message : "no answer",
                            op->image);
-        res.status = r->status < 0 ? 503 : 400;
-        res.code = r->status < 0 ? "docker_unavailable" : "image_not_found";
+        res.err = r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_IMAGE_NOT_FOUND;
+        res.status = err_status(res.err);
         res.message = msg ? msg : "image not found";
     }
     op->done(&res, op->ud);
@@ -401,8 +403,8 @@ int builder_pull(struct engine *eng, const char *session_id, const char *image,
     op->done = done;
     op->ud = ud;
     if (!op->session_id || !op->image ||
-        docker_image_pull(eng->docker, image, BUILDER_PULL_TIMEOUT_MS, pull_on_progress,
-                          pull_on_done, op) < 0) {
+        eng->driver->image_pull(eng, image, BUILDER_PULL_TIMEOUT_MS, pull_on_progress, pull_on_done,
+                                op) < 0) {
         free(op->session_id);
         free(op->image);
         free(op);
@@ -410,7 +412,7 @@ int builder_pull(struct engine *eng, const char *session_id, const char *image,
     }
     json_t *ev = json_pack("{s:s,s:s,s:s,s:s}", "session", session_id, "stage", "pull", "image",
                            image, "message", "pulling");
-    api_events_publish(eng->api, "build", ev);
+    events_publish(eng->events, "build", ev);
     json_decref(ev);
     return 0;
 }

@@ -8,12 +8,15 @@
  * are opaque, and the reply says so. The result is kept in the store at delete. */
 #include "engine/changes.h"
 
+#include "engine/action_kind.h"
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/session_state.h"
+#include "engine/base/utf8.h"
+#include "engine/base/util.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/store.h"
-#include "engine/utf8.h"
-#include "engine/util.h"
+#include "engine/session_config.h"
+#include "engine/store/store.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -414,23 +417,28 @@ static char *changes_action_path(const char *p)
 static void changes_from_actions(struct changes_list *out, struct store *st, const char *sid,
                                  const struct changes_ctx *c)
 {
-    json_t *rows = store_actions_file_writes(st, sid, CHANGES_MAX);
+    const char *writers[ACTION_KIND_MAX + 1];
+    action_kind_names(action_kind_writes_files, writers);
+    json_t *rows = store_actions_file_writes(st, sid, writers, CHANGES_MAX);
     size_t i;
     json_t *row;
     json_array_foreach(rows, i, row)
     {
-        const char *kind = json_string_value(json_object_get(row, "kind"));
-        const char *cmd = json_string_value(json_object_get(row, "command"));
-        if (kind && strcmp(kind, "edit") == 0 && cmd && strcmp(cmd, "view") == 0)
-            continue;
-        char *p = changes_action_path(json_string_value(json_object_get(row, "path")));
-        if (!p)
+        const struct action_kind *kind =
+            action_kind_find(json_string_value(json_object_get(row, "kind")));
+        if (!kind || !kind->file_change)
             continue;
         /* A write or an upload may have made the file or replaced one: the record does not
-         * say; an editor's create made it. */
-        enum changes_kind k = kind && cmd && strcmp(kind, "edit") == 0 && strcmp(cmd, "create") == 0
-                                  ? CHANGES_ADDED
-                                  : CHANGES_CHANGED;
+         * say; an editor's create made it, its view wrote nothing. */
+        enum action_file_change fc =
+            kind->file_change(json_string_value(json_object_get(row, "command")));
+        if (fc == ACTION_FILE_NONE)
+            continue;
+        char *p = changes_action_path(json_string_value(
+            json_object_get(row, kind->path_in_observation ? "observed_path" : "path")));
+        if (!p)
+            continue;
+        enum changes_kind k = fc == ACTION_FILE_ADDED ? CHANGES_ADDED : CHANGES_CHANGED;
         bool exact = changes_in_workspace(p) ? c->ws_exact : c->container_exact;
         changes_add(out, p, strlen(p), k, FROM_ACTION,
                     (long long)json_integer_value(json_object_get(row, "id")), exact);
@@ -509,12 +517,17 @@ static json_t *changes_compute(struct engine *eng, json_t *session, json_t *diff
                                               : "none",
         .container_error = container_error ? strdup(container_error) : NULL,
         .container_exact = diff && !read_only,
-        .ws_type = json_string_value(json_object_get(ws, "type")),
         .notes = json_array(),
     };
-    if (!c.ws_type)
-        c.ws_type = "image";
-    bool ws_mounted = strcmp(c.ws_type, "image") != 0;
+    /* None stored: the image's own /workspace. "anonymous_volume" (the image's /workspace
+     * under a read-only root), like any type this build does not know, is a volume the engine
+     * does not read. The reply names the stored type as it is. */
+    enum session_ws ws_type = SESSION_WS_IMAGE;
+    const char *ws_name = json_string_value(json_object_get(ws, "type"));
+    if (ws_name && session_ws_parse(ws_name, &ws_type) < 0)
+        ws_type = SESSION_WS_VOLUME;
+    c.ws_type = ws_name ? ws_name : session_ws_name(SESSION_WS_IMAGE);
+    bool ws_mounted = ws_type != SESSION_WS_IMAGE;
     struct changes_list l = {0};
     if (diff)
         changes_from_diff(&l, diff, ws_mounted);
@@ -535,12 +548,12 @@ static json_t *changes_compute(struct engine *eng, json_t *session, json_t *diff
     if (!ws_mounted && diff) {
         c.ws_source = "docker diff";
         c.ws_exact = true;
-    } else if (strcmp(c.ws_type, "overlay") == 0) {
+    } else if (ws_type == SESSION_WS_OVERLAY) {
         if (changes_walk_workspace(&l, upper, src, 0, &stopped, &why)) {
             c.ws_source = "overlay upper dir";
             c.ws_exact = true;
         }
-    } else if (strcmp(c.ws_type, "bind") == 0 || strcmp(c.ws_type, "clone") == 0) {
+    } else if (ws_type == SESSION_WS_BIND || ws_type == SESSION_WS_CLONE) {
         double since = store_session_first_start(eng->store, sid);
         if (since <= 0)
             since = json_number_value(json_object_get(session, "created_at"));
@@ -569,7 +582,9 @@ static json_t *changes_compute(struct engine *eng, json_t *session, json_t *diff
         changes_note(&c, "the session's other volumes are not compared");
 
     changes_from_actions(&l, eng->store, sid, &c);
-    c.opaque = store_actions_count_opaque(eng->store, sid);
+    const char *shells[ACTION_KIND_MAX + 1];
+    action_kind_names(action_kind_is_shell_like, shells);
+    c.opaque = store_actions_count_finished(eng->store, sid, shells);
     if (c.opaque && !(c.ws_exact && c.container_exact))
         changes_note(&c,
                      "%lld run action%s may have changed files no comparison here covers: "
@@ -603,7 +618,7 @@ static void changes_reply_stored(struct api_req *r, json_t *session, const char 
     const char *id = json_string_value(json_object_get(session, "id"));
     json_t *kept = store_changes_get(api_req_engine(r)->store, id);
     if (!kept) {
-        api_reply_error(r, 409, "conflict",
+        api_reply_error(r, ERR_CONFLICT,
                         "session %s has no container (%s) and no changes were kept for it", id,
                         why);
         return;
@@ -612,15 +627,14 @@ static void changes_reply_stored(struct api_req *r, json_t *session, const char 
     api_reply_json(r, 200, kept);
 }
 
-static void changes_on_diff(const struct docker_reply *rep, void *ud)
+static void changes_on_diff(const struct sandbox_reply *rep, void *ud)
 {
     struct changes_op *op = ud;
     if (op->r) {
         if (rep->status == 404) {
             changes_reply_stored(op->r, op->session, "it was removed");
         } else if (rep->status != 200) {
-            api_reply_error(op->r, rep->status < 0 ? 503 : 502,
-                            rep->status < 0 ? "docker_unavailable" : "docker_error",
+            api_reply_error(op->r, rep->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR,
                             "cannot read the container's changes: %s", rep->message);
         } else {
             /* Docker answers null when nothing changed */
@@ -678,7 +692,8 @@ void changes_route_get(struct api_req *r)
         return;
     const char *cid = json_string_value(json_object_get(s, "container_id"));
     const char *state = json_string_value(json_object_get(s, "state"));
-    if (!cid || (state && strcmp(state, "deleted") == 0)) {
+    enum session_st st;
+    if (!cid || (session_st_parse(state, &st) == 0 && st == SESSION_DELETED)) {
         char why[96];
         snprintf(why, sizeof(why), "it is %s", state ? state : "unknown");
         changes_reply_stored(r, s, why);
@@ -687,13 +702,13 @@ void changes_route_get(struct api_req *r)
     }
     struct changes_op *op = changes_op_new(eng, s);
     if (!op) {
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return;
     }
     op->r = r;
-    if (docker_container_changes(eng->docker, cid, changes_on_diff, op) < 0) {
+    if (eng->driver->changes(eng, cid, changes_on_diff, op) < 0) {
         changes_op_free(op);
-        api_reply_error(r, 500, "internal", "cannot start a request");
+        api_reply_error(r, ERR_INTERNAL, "cannot start a request");
     }
 }
 
@@ -709,12 +724,12 @@ void changes_save(struct engine *eng, const char *session_id, const char *contai
     op->done = done;
     op->ud = ud;
     if (!container_id) {
-        struct docker_reply rep = {.status = 404, .message = ""};
+        struct sandbox_reply rep = {.status = 404, .message = ""};
         changes_on_diff(&rep, op);
         return;
     }
-    if (docker_container_changes(eng->docker, container_id, changes_on_diff, op) < 0) {
-        struct docker_reply rep = {.status = -1, .message = "cannot start a request"};
+    if (eng->driver->changes(eng, container_id, changes_on_diff, op) < 0) {
+        struct sandbox_reply rep = {.status = -1, .message = "cannot start a request"};
         changes_on_diff(&rep, op);
     }
 }

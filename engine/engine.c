@@ -3,18 +3,19 @@
 
 #include "engine/action.h"
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
+#include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
+#include "engine/events.h"
 #include "engine/listen.h"
-#include "engine/loop.h"
 #include "engine/monitor.h"
 #include "engine/pool.h"
 #include "engine/session.h"
 #include "engine/stats.h"
-#include "engine/store.h"
+#include "engine/store/store.h"
 #include "engine/terminal.h"
-#include "engine/util.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -146,10 +147,10 @@ void engine_note_docker(struct engine *eng, bool reachable, const char *why)
 {
     eng->docker_ok = reachable;
     free(eng->docker_error);
-    eng->docker_error = reachable ? NULL
-                                  : util_strdupf("Docker daemon not reachable at %s (%s); %s",
-                                                 docker_socket(eng->docker), why ? why : "",
-                                                 docker_hint(eng->docker));
+    eng->docker_error =
+        reachable ? NULL
+                  : util_strdupf("Docker daemon not reachable at %s (%s); %s",
+                                 eng->driver->address(eng), why ? why : "", eng->driver->hint(eng));
 }
 
 /* The client negotiated the API version before this reply: api_version is the one we speak. A
@@ -166,16 +167,16 @@ static void engine_retention(void *ud)
     loop_timer_add(eng->loop, 6L * 3600 * 1000, engine_retention, eng);
 }
 
-static void engine_on_version(const struct docker_reply *r, void *ud)
+static void engine_on_version(const struct sandbox_reply *r, void *ud)
 {
     struct engine *eng = ud;
     engine_note_docker(eng, r->status >= 0, r->message);
     if (r->status >= 0 && r->status != 200) {
         free(eng->docker_error);
         eng->docker_error =
-            util_strdupf("Docker daemon at %s: %s", docker_socket(eng->docker), r->message);
+            util_strdupf("Docker daemon at %s: %s", eng->driver->address(eng), r->message);
     }
-    const char *v = docker_api_version(eng->docker);
+    const char *v = eng->driver->api_version(eng);
     free(eng->docker_api_version);
     eng->docker_api_version = v ? strdup(v) : NULL;
 }
@@ -197,9 +198,15 @@ int engine_serve(const struct engine_options *opt, char **err)
     eng.socket_path = strdup(opt->socket_path);
     eng.executor_path = opt->executor ? strdup(opt->executor) : NULL;
     eng.default_image = strdup(opt->image ? opt->image : "paddock/base:local");
-    eng.default_confirm = strdup(opt->confirm ? opt->confirm : "high");
+    int confirm = opt->confirm ? policy_parse(opt->confirm) : POLICY_HIGH;
+    eng.default_confirm = confirm < 0 ? POLICY_HIGH : (enum policy)confirm;
     eng.approval_timeout = opt->approval_timeout > 0 ? opt->approval_timeout : 600;
     eng.retention_days = opt->retention_days > 0 ? opt->retention_days : 0;
+    if (confirm < 0) {
+        *err = util_strdupf("confirm = \"%s\" is not an approval policy (%s)", opt->confirm,
+                            policy_names());
+        goto out;
+    }
     if (!(eng.engine_id = engine_read_id(opt->state_dir, err)))
         goto out;
     char *dbpath = util_strdupf("%s/paddock.db", opt->state_dir);
@@ -210,10 +217,19 @@ int engine_serve(const struct engine_options *opt, char **err)
     store_actions_interrupt_inflight(eng.store, util_now());
 
     eng.loop = loop_new();
+    eng.events = events_new();
     eng.http = eng.loop ? http_new(eng.loop) : NULL;
-    eng.docker = eng.http ? docker_new(eng.http, opt->docker_host) : NULL;
-    if (!eng.docker) {
+    if (!eng.http || !eng.events) {
         *err = strdup("out of memory");
+        goto out;
+    }
+    const char *driver = opt->driver ? opt->driver : "docker";
+    if (!(eng.driver = driver_find(driver))) {
+        *err = util_strdupf("no sandbox driver \"%s\" (there is: %s)", driver, driver_names());
+        goto out;
+    }
+    if (eng.driver->open(&eng, opt->docker_host, err) < 0) {
+        eng.driver = NULL;
         goto out;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -242,7 +258,7 @@ int engine_serve(const struct engine_options *opt, char **err)
         goto out;
     }
     engine_retention(&eng);
-    docker_version(eng.docker, engine_on_version, &eng);
+    eng.driver->version(&eng, engine_on_version, &eng);
     eng.monitor = monitor_start(&eng);
     if (opt->on_ready)
         opt->on_ready(opt->socket_path, opt->ud);
@@ -269,17 +285,18 @@ out:
     /* After everything in flight finished: their callbacks still count the pool's creations. */
     pool_free(eng.pool);
     eng.pool = NULL;
-    docker_free(eng.docker);
+    if (eng.driver)
+        eng.driver->close(&eng);
     http_free(eng.http);
     store_close(eng.store);
     if (sigfd >= 0)
         close(sigfd);
     loop_free(eng.loop);
+    events_free(eng.events);
     free(eng.state_dir);
     free(eng.socket_path);
     free(eng.executor_path);
     free(eng.default_image);
-    free(eng.default_confirm);
     free(eng.engine_id);
     free(eng.docker_api_version);
     free(eng.docker_error);

@@ -7,7 +7,9 @@ struct engine_options {
     const char *socket_path; /* required */
     const char *executor;    /* path of paddock-executor on the host; NULL: not found */
     const char *image;       /* default sandbox image; NULL: paddock/base:local */
-    const char *docker_host; /* NULL: $DOCKER_HOST or /var/run/docker.sock */
+    const char *driver;      /* the sandbox driver (driver.c's table); NULL: "docker" */
+    const char *docker_host; /* the driver's address; Docker's NULL: $DOCKER_HOST or
+                                /var/run/docker.sock */
     const char *pool;        /* warm pool: "N" (default image) or "IMAGE=N,..."; NULL: none */
     /* Approvals: the policy of sessions that name none ("never", "high", "medium", "always";
      * NULL: "high") and how long an action waits for the operator (seconds; 0: 600). */

@@ -2,13 +2,16 @@
 #ifndef PADDOCK_ENGINE_INTERNAL_H
 #define PADDOCK_ENGINE_INTERNAL_H
 
+#include "engine/risk/policy.h"
+
 #include <stdbool.h>
 
 struct loop;
 struct http;
-struct docker;
+struct sandbox_driver;
 struct store;
 struct api;
+struct events;
 struct session;
 struct monitor;
 struct stats;
@@ -19,9 +22,13 @@ struct term;
 struct engine {
     struct loop *loop;
     struct http *http;
-    struct docker *docker;
+    /* The sandbox runtime: every call that reaches it goes through this table (driver.h),
+     * with its state in driver_state (Docker's: struct docker). */
+    const struct sandbox_driver *driver;
+    void *driver_state;
     struct store *store;
     struct api *api;
+    struct events *events;   /* what modules publish and the API's feeds receive (events.c) */
     struct monitor *monitor; /* Docker's events stream and reconnection (monitor.c) */
     struct pool *pool;       /* the warm pool (pool.c) */
     struct stats *stats;     /* resource sampling (stats.c) */
@@ -32,12 +39,12 @@ struct engine {
     char *engine_id;
     char *executor_path;
     char *default_image;
-    char *default_confirm;    /* approval policy of sessions that name none */
-    double approval_timeout;  /* seconds an action waits for the operator */
-    double retention_days;    /* 0: history kept forever */
-    struct session *sessions; /* live (not deleted) sessions, in memory */
-    bool docker_ok;           /* last known daemon reachability */
-    char *docker_error;       /* why the daemon was last unreachable, NULL when it answered */
+    enum policy default_confirm; /* approval policy of sessions that name none */
+    double approval_timeout;     /* seconds an action waits for the operator */
+    double retention_days;       /* 0: history kept forever */
+    struct session *sessions;    /* live (not deleted) sessions, in memory */
+    bool docker_ok;              /* last known daemon reachability */
+    char *docker_error;          /* why the daemon was last unreachable, NULL when it answered */
     char *docker_api_version;
     bool stopping; /* SIGTERM/SIGINT came: deleting keep_alive=false sessions, then exit */
     /* The optional TCP listener (listen.c): its bound address, the bearer token it requires

@@ -5,11 +5,13 @@
 #include "engine/files.h"
 
 #include "engine/api.h"
+#include "engine/base/util.h"
+#include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
+#include "engine/events.h"
 #include "engine/session_internal.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,14 +64,12 @@ static char *files_escape(const char *v)
     return out;
 }
 
-static void files_publish(struct engine *eng, int64_t id, const char *state)
+static void files_publish(struct engine *eng, int64_t id)
 {
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;
-    if (state)
-        json_object_set_new(a, "state", json_string(state));
-    api_events_publish(eng->api, "action", a);
+    events_publish(eng->events, "action", a);
     json_decref(a);
 }
 
@@ -77,11 +77,10 @@ static void files_publish(struct engine *eng, int64_t id, const char *state)
 static void files_reply_store_error(struct api_req *r, struct engine *eng, const char *what,
                                     char *err)
 {
-    const char *code;
-    unsigned status = session_store_status(eng, &code);
-    api_reply_error(r, status, code, "%s (%s)%s%s", what, err ? err : "store error",
-                    status == 507 ? "; free disk space under " : "",
-                    status == 507 ? eng->state_dir : "");
+    enum err_code e = session_store_error(eng);
+    api_reply_error(r, e, "%s (%s)%s%s", what, err ? err : "store error",
+                    e == ERR_STORAGE_FULL ? "; free disk space under " : "",
+                    e == ERR_STORAGE_FULL ? eng->state_dir : "");
     free(err);
 }
 
@@ -101,17 +100,16 @@ static struct files_op *files_begin(struct api_req *r, struct session *s, const 
                                     const char *summary, json_t *args)
 {
     struct engine *eng = s->eng;
-    unsigned status;
-    const char *code;
+    enum err_code refusal;
     char msg[512];
-    if (session_check_actionable(s, &status, &code, msg, sizeof(msg)) < 0) {
-        api_reply_error(r, status, code, "%s", msg);
+    if (session_check_actionable(s, &refusal, msg, sizeof(msg)) < 0) {
+        api_reply_error(r, refusal, "%s", msg);
         return NULL;
     }
     struct files_op *op = calloc(1, sizeof(*op));
     if (!op || !(op->path = strdup(summary))) {
         free(op);
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return NULL;
     }
     op->eng = eng;
@@ -132,7 +130,7 @@ static struct files_op *files_begin(struct api_req *r, struct session *s, const 
             files_op_free(op);
             return NULL;
         }
-        files_publish(eng, op->id, "running");
+        files_publish(eng, op->id); /* stored as running */
     }
     op->s = s;
     session_hold(s);
@@ -169,8 +167,9 @@ static int files_record(struct files_op *op, bool ok, unsigned status, const cha
         json_decref(o);
     }
     char *err = NULL;
-    int rc = store_action_finish(op->eng->store, op->id, ok ? "done" : "failed", STORE_NO_EXIT_CODE,
-                                 obs, obs ? strlen(obs) : 0, error, util_now(), &err);
+    int rc = store_action_finish(op->eng->store, op->id, ok ? ACTION_DONE : ACTION_FAILED,
+                                 STORE_NO_EXIT_CODE, obs, obs ? strlen(obs) : 0, error, util_now(),
+                                 &err);
     free(obs);
     if (rc < 0) {
         char *what = util_strdupf("the %s of %s ran but could not be recorded", op->kind, op->path);
@@ -178,7 +177,7 @@ static int files_record(struct files_op *op, bool ok, unsigned status, const cha
         free(what);
         return -1;
     }
-    files_publish(op->eng, op->id, NULL);
+    files_publish(op->eng, op->id);
     return 0;
 }
 
@@ -186,7 +185,7 @@ static void files_on_explained(const char *msg, void *ud)
 {
     struct files_op *op = ud;
     if (files_record(op, false, 502, NULL, 0, msg) == 0)
-        api_reply_error(op->r, 502, "executor_error", "%s", msg);
+        api_reply_error(op->r, ERR_EXECUTOR_ERROR, "%s", msg);
     files_op_free(op);
 }
 
@@ -223,13 +222,9 @@ static void files_on_done(const struct http_result *res, void *ud)
                 : util_strdupf("cannot keep the archive of %s under %s: %s", op->path,
                                op->eng->state_dir, strerror(op->write_errno));
         bool full = op->write_errno == ENOSPC || op->write_errno == EDQUOT;
-        unsigned status = op->too_large ? 413 : full ? 507 : 500;
-        if (files_record(op, false, status, NULL, 0, msg ? msg : "failed") == 0)
-            api_reply_error(r, status,
-                            op->too_large ? "too_large"
-                            : full        ? "storage_full"
-                                          : "internal",
-                            "%s", msg ? msg : "failed");
+        enum err_code e = op->too_large ? ERR_TOO_LARGE : full ? ERR_STORAGE_FULL : ERR_INTERNAL;
+        if (files_record(op, false, err_status(e), NULL, 0, msg ? msg : "failed") == 0)
+            api_reply_error(r, e, "%s", msg ? msg : "failed");
         free(msg);
         files_op_free(op);
         return;
@@ -271,7 +266,7 @@ static void files_on_done(const struct http_result *res, void *ud)
 
 static void files_forward(struct files_op *op, const struct http_request *req)
 {
-    if (http_start(op->eng->http, req, files_on_done, op) < 0) {
+    if (op->eng->driver->executor_request(op->s, req, files_on_done, op) < 0) {
         struct http_result res = {.status = -1, .error = "cannot start a request"};
         files_on_done(&res, op);
     }
@@ -286,13 +281,13 @@ void files_route_upload(struct api_req *r)
         return;
     const char *ctype = api_req_header(r, "Content-Type");
     if (!ctype || !*ctype) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "upload_file takes a multipart/form-data body with the file in the field "
                         "\"file\" (no Content-Type given)");
         return;
     }
     if (strlen(ctype) > FILES_CTYPE_MAX) {
-        api_reply_error(r, 400, "bad_request", "the Content-Type is longer than %d bytes",
+        api_reply_error(r, ERR_BAD_REQUEST, "the Content-Type is longer than %d bytes",
                         FILES_CTYPE_MAX);
         return;
     }
@@ -316,7 +311,6 @@ void files_route_upload(struct api_req *r)
     free(rc);
     /* The executor allows 64 MiB and OpenHands' client waits 300 s. */
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = url ? url : "http://executor/upload_file",
                                .body = body,
                                .body_len = len,
@@ -379,7 +373,7 @@ void files_route_download(struct api_req *r)
         return;
     const char *path = api_req_query(r, "path");
     if (!path || !*path) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "download_files needs ?path=<absolute path> of a file or directory");
         return;
     }
@@ -405,11 +399,8 @@ void files_route_download(struct api_req *r)
         return;
     }
     /* The archive streams as it is made; an hour guards only a hung sandbox. */
-    struct http_request req = {.method = "GET",
-                               .unix_socket = s->exec_sock,
-                               .url = url,
-                               .timeout_ms = 3600000,
-                               .on_data = files_on_data};
+    struct http_request req = {
+        .method = "GET", .url = url, .timeout_ms = 3600000, .on_data = files_on_data};
     files_forward(op, &req);
     free(url);
 }
@@ -426,7 +417,7 @@ void files_route_list(struct api_req *r)
         return;
     json_t *p = json_object_get(body, "path");
     if (p && !json_is_string(p) && !json_is_null(p)) {
-        api_reply_error(r, 400, "bad_request", "\"path\" must be a string (or null: %s)",
+        api_reply_error(r, ERR_BAD_REQUEST, "\"path\" must be a string (or null: %s)",
                         FILES_WORKSPACE);
         json_decref(body);
         return;
@@ -441,7 +432,6 @@ void files_route_list(struct api_req *r)
     const char *raw = api_req_body(r, &len);
     bool empty = strspn(raw, " \t\r\n") == len;
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = "http://executor/list_files",
                                .body = empty ? "{}" : raw,
                                .body_len = empty ? 2 : len,
@@ -458,8 +448,7 @@ static void files_probe(struct api_req *r, struct session *s, const char *what, 
         return;
     char url[64];
     snprintf(url, sizeof(url), "http://executor/%s", what);
-    struct http_request req = {
-        .method = "GET", .unix_socket = s->exec_sock, .url = url, .timeout_ms = timeout_ms};
+    struct http_request req = {.method = "GET", .url = url, .timeout_ms = timeout_ms};
     files_forward(op, &req);
 }
 
@@ -469,9 +458,9 @@ void files_route_alive(struct api_req *r)
     if (!s)
         return;
     /* Not ready is "not alive (yet)": OpenHands polls until 200. */
-    if (strcmp(session_state(s), "ready") != 0) {
-        api_reply_error(r, 503, "unavailable", "session %s is %s, not ready", session_id(s),
-                        session_state(s));
+    if (session_state(s) != SESSION_READY) {
+        api_reply_error(r, ERR_UNAVAILABLE, "session %s is %s, not ready", session_id(s),
+                        session_st_name(session_state(s)));
         return;
     }
     files_probe(r, s, "alive", 5000);

@@ -2,12 +2,12 @@
  * the engine's label, never by a name prefix. */
 #include "engine/gc.h"
 
-#include "engine/docker.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/session.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
-#include "engine/util.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -51,16 +51,15 @@ static void gc_finish(struct gc *g)
     free(g);
 }
 
-static void gc_fail(struct gc *g, const struct docker_reply *r)
+static void gc_fail(struct gc *g, const struct sandbox_reply *r)
 {
-    unsigned status = r->status < 0 ? 503 : 502;
+    enum err_code e = r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR;
     char *msg = r->status < 0 ? util_strdupf("Docker daemon not reachable at %s (%s)",
-                                             docker_socket(g->eng->docker), r->message)
+                                             g->eng->driver->address(g->eng), r->message)
                               : util_strdupf("docker answered %ld: %s", r->status, r->message);
-    json_t *err = json_pack("{s:{s:s,s:s}}", "error", "code",
-                            r->status < 0 ? "docker_unavailable" : "docker_error", "message",
+    json_t *err = json_pack("{s:{s:s,s:s}}", "error", "code", err_name(e), "message",
                             msg ? msg : "docker error");
-    g->fn(status, err, g->ud);
+    g->fn(err_status(e), err, g->ud);
     json_decref(err);
     free(msg);
     json_decref(g->report);
@@ -78,7 +77,7 @@ struct gc_removal {
     char *what;
 };
 
-static void gc_on_removed(const struct docker_reply *r, void *ud)
+static void gc_on_removed(const struct sandbox_reply *r, void *ud)
 {
     struct gc_removal *rm = ud;
     if (r->status != 204 && r->status != 404)
@@ -99,10 +98,10 @@ static void gc_remove(struct gc *g, bool volume, const char *id)
     }
     rm->g = g;
     g->pending++;
-    int rc = volume ? docker_volume_remove(g->eng->docker, id, gc_on_removed, rm)
-                    : docker_container_remove(g->eng->docker, id, gc_on_removed, rm);
+    int rc = volume ? g->eng->driver->volume_remove(g->eng, id, gc_on_removed, rm)
+                    : g->eng->driver->remove(g->eng, id, gc_on_removed, rm);
     if (rc < 0) {
-        struct docker_reply none = {.status = -1, .message = "cannot start a request"};
+        struct sandbox_reply none = {.status = -1, .message = "cannot start a request"};
         gc_on_removed(&none, rm);
     }
 }
@@ -135,7 +134,7 @@ static void gc_socket_dirs(struct gc *g)
 
 /* ---- 2. volumes ---- */
 
-static void gc_on_volumes(const struct docker_reply *r, void *ud)
+static void gc_on_volumes(const struct sandbox_reply *r, void *ud)
 {
     struct gc *g = ud;
     if (r->status != 200) {
@@ -164,8 +163,8 @@ static void gc_on_volumes(const struct docker_reply *r, void *ud)
 static void gc_volumes(struct gc *g)
 {
     char *label = util_strdupf("paddock.engine=%s", g->eng->engine_id);
-    if (!label || docker_volume_list(g->eng->docker, label, gc_on_volumes, g) < 0) {
-        struct docker_reply none = {.status = -1, .message = "cannot start a request"};
+    if (!label || g->eng->driver->volume_list(g->eng, label, gc_on_volumes, g) < 0) {
+        struct sandbox_reply none = {.status = -1, .message = "cannot start a request"};
         gc_on_volumes(&none, g);
     }
     free(label);
@@ -173,7 +172,7 @@ static void gc_volumes(struct gc *g)
 
 /* ---- 1. containers ---- */
 
-static void gc_on_containers(const struct docker_reply *r, void *ud)
+static void gc_on_containers(const struct sandbox_reply *r, void *ud)
 {
     struct gc *g = ud;
     if (r->status != 200 || !json_is_array(r->json)) {
@@ -207,9 +206,9 @@ void gc_run(struct engine *eng, bool dry_run, gc_done_fn fn, void *ud)
 {
     struct gc *g = calloc(1, sizeof(*g));
     if (!g) {
-        json_t *err =
-            json_pack("{s:{s:s,s:s}}", "error", "code", "internal", "message", "out of memory");
-        fn(500, err, ud);
+        json_t *err = json_pack("{s:{s:s,s:s}}", "error", "code", err_name(ERR_INTERNAL), "message",
+                                "out of memory");
+        fn(err_status(ERR_INTERNAL), err, ud);
         json_decref(err);
         return;
     }
@@ -220,8 +219,8 @@ void gc_run(struct engine *eng, bool dry_run, gc_done_fn fn, void *ud)
     g->report = json_pack("{s:b,s:[],s:[],s:[],s:[]}", "dry_run", dry_run, "containers", "volumes",
                           "socket_dirs", "errors");
     char *label = util_strdupf("paddock.engine=%s", eng->engine_id);
-    if (!label || docker_container_list(eng->docker, label, gc_on_containers, g) < 0) {
-        struct docker_reply none = {.status = -1, .message = "cannot start a request"};
+    if (!label || eng->driver->list(eng, label, gc_on_containers, g) < 0) {
+        struct sandbox_reply none = {.status = -1, .message = "cannot start a request"};
         gc_on_containers(&none, g);
     }
     free(label);

@@ -3,11 +3,12 @@
 #include "engine/logs.h"
 
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/session_state.h"
+#include "engine/base/utf8.h"
+#include "engine/base/util.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/store.h"
-#include "engine/utf8.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 struct logs_follow {
     struct engine *eng;
     struct api_stream *out;
-    struct docker_stream *in;
+    struct sandbox_stream *in;
     /* Per stream, the start of a UTF-8 sequence a chunk cut in two. */
     unsigned char carry[3][4];
     size_t ncarry[3];
@@ -38,7 +39,7 @@ static void logs_send(struct logs_follow *f, const char *type, json_t *data)
     free(msg);
 }
 
-static int logs_on_item(const struct docker_item *it, void *ud)
+static int logs_on_item(const struct sandbox_item *it, void *ud)
 {
     struct logs_follow *f = ud;
     int fd = it->fd == 2 ? 2 : 1;
@@ -67,7 +68,7 @@ static int logs_on_item(const struct docker_item *it, void *ud)
 }
 
 /* Docker ended the stream: the container stopped or went away, or the daemon did. */
-static void logs_on_end(const struct docker_reply *r, void *ud)
+static void logs_on_end(const struct sandbox_reply *r, void *ud)
 {
     struct logs_follow *f = ud;
     const char *why = r->status == 200 ? "the container stopped"
@@ -85,7 +86,7 @@ static void logs_on_end(const struct docker_reply *r, void *ud)
 static void logs_on_close(void *ud)
 {
     struct logs_follow *f = ud;
-    docker_stream_close(f->eng->docker, f->in);
+    f->eng->driver->stream_close(f->eng, f->in);
     logs_follow_free(f);
 }
 
@@ -98,7 +99,7 @@ static void logs_reply_stored(struct api_req *r, const char *session_id)
 {
     json_t *t = store_log_tail_get(api_req_engine(r)->store, session_id);
     if (!t) {
-        api_reply_error(r, 404, "not_found", "session %s has no container and no stored log tail",
+        api_reply_error(r, ERR_NOT_FOUND, "session %s has no container and no stored log tail",
                         session_id);
         return;
     }
@@ -106,7 +107,7 @@ static void logs_reply_stored(struct api_req *r, const char *session_id)
     api_reply_json(r, 200, t);
 }
 
-static void logs_on_tail(const struct docker_reply *rep, void *ud)
+static void logs_on_tail(const struct sandbox_reply *rep, void *ud)
 {
     struct logs_tail_req *q = ud;
     if (rep->status == 200) {
@@ -119,8 +120,7 @@ static void logs_on_tail(const struct docker_reply *rep, void *ud)
     } else if (rep->status == 404) {
         logs_reply_stored(q->r, q->session_id);
     } else {
-        api_reply_error(q->r, rep->status < 0 ? 503 : 502,
-                        rep->status < 0 ? "docker_unavailable" : "docker_error",
+        api_reply_error(q->r, rep->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR,
                         "cannot read the container's log: %s", rep->message);
     }
     free(q->session_id);
@@ -154,17 +154,18 @@ void logs_route_get(struct api_req *r)
     long stamps = logs_query_long(r, "timestamps", 0, 1, &bad);
     if (bad) {
         json_decref(s);
-        api_reply_error(r, 400, "bad_request", "tail must be 0..%d, follow and timestamps 0 or 1",
+        api_reply_error(r, ERR_BAD_REQUEST, "tail must be 0..%d, follow and timestamps 0 or 1",
                         LOGS_MAX_TAIL);
         return;
     }
     const char *cid = json_string_value(json_object_get(s, "container_id"));
     const char *state = json_string_value(json_object_get(s, "state"));
-    bool gone = !cid || (state && strcmp(state, "deleted") == 0);
+    enum session_st st;
+    bool gone = !cid || (session_st_parse(state, &st) == 0 && st == SESSION_DELETED);
     if (gone) {
         json_decref(s);
         if (follow)
-            api_reply_error(r, 409, "conflict",
+            api_reply_error(r, ERR_CONFLICT,
                             "session %s has no container to follow; GET without follow=1 "
                             "gives its stored log tail",
                             id);
@@ -176,21 +177,21 @@ void logs_route_get(struct api_req *r)
         struct logs_follow *f = calloc(1, sizeof(*f));
         if (!f) {
             json_decref(s);
-            api_reply_error(r, 500, "internal", "out of memory");
+            api_reply_error(r, ERR_INTERNAL, "out of memory");
             return;
         }
         f->eng = eng;
-        f->in = docker_logs_follow(eng->docker, cid, (int)tail, (int)stamps, 0, logs_on_item,
-                                   logs_on_end, f);
+        f->in = eng->driver->logs_follow(eng, cid, (int)tail, (int)stamps, logs_on_item,
+                                         logs_on_end, f);
         json_decref(s);
         if (!f->in) {
             free(f);
-            api_reply_error(r, 500, "internal", "cannot start a request");
+            api_reply_error(r, ERR_INTERNAL, "cannot start a request");
             return;
         }
         f->out = api_stream_open(r, "text/event-stream", logs_on_close, f);
         if (!f->out) {
-            docker_stream_close(eng->docker, f->in);
+            eng->driver->stream_close(eng, f->in);
             free(f);
         }
         return;
@@ -200,12 +201,11 @@ void logs_route_get(struct api_req *r)
         q->r = r;
         q->session_id = strdup(id);
     }
-    if (!q || !q->session_id ||
-        docker_container_logs_tail(eng->docker, cid, (int)tail, logs_on_tail, q) < 0) {
+    if (!q || !q->session_id || eng->driver->logs_tail(eng, cid, (int)tail, logs_on_tail, q) < 0) {
         if (q)
             free(q->session_id);
         free(q);
-        api_reply_error(r, 500, "internal", "cannot start a request");
+        api_reply_error(r, ERR_INTERNAL, "cannot start a request");
     }
     json_decref(s);
 }
@@ -219,7 +219,7 @@ struct logs_save {
     void *ud;
 };
 
-static void logs_on_save_tail(const struct docker_reply *rep, void *ud)
+static void logs_on_save_tail(const struct sandbox_reply *rep, void *ud)
 {
     struct logs_save *op = ud;
     const char *error = NULL;
@@ -270,9 +270,8 @@ void logs_save_tail(struct engine *eng, const char *session_id, const char *cont
     op->eng = eng;
     op->done = done;
     op->ud = ud;
-    if (docker_container_logs_tail(eng->docker, container_id, LOGS_TAIL_LINES, logs_on_save_tail,
-                                   op) < 0) {
-        struct docker_reply rep = {.status = -1, .message = "cannot start a request"};
+    if (eng->driver->logs_tail(eng, container_id, LOGS_TAIL_LINES, logs_on_save_tail, op) < 0) {
+        struct sandbox_reply rep = {.status = -1, .message = "cannot start a request"};
         logs_on_save_tail(&rep, op);
     }
 }

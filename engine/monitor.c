@@ -4,11 +4,11 @@
  * reconciled with the containers. */
 #include "engine/monitor.h"
 
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/loop.h"
 #include "engine/session.h"
-#include "engine/util.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@
 
 struct monitor {
     struct engine *eng;
-    struct docker_stream *events;
+    struct sandbox_stream *events;
     struct loop_timer *timer;
     long backoff_ms;
     double opened_at;
@@ -32,16 +32,16 @@ struct monitor {
 
 static void monitor_open(struct monitor *m);
 
-static int monitor_on_event(const struct docker_item *it, void *ud)
+static int monitor_on_event(const struct sandbox_item *it, void *ud)
 {
     struct monitor *m = ud;
-    session_on_docker_event(m->eng, it->json);
+    session_on_sandbox_event(m->eng, it->json);
     return 0;
 }
 
 static void monitor_retry_later(struct monitor *m);
 
-static void monitor_on_ping(const struct docker_reply *r, void *ud)
+static void monitor_on_ping(const struct sandbox_reply *r, void *ud)
 {
     struct monitor *m = ud;
     m->ping_in_flight = false;
@@ -56,7 +56,7 @@ static void monitor_on_ping(const struct docker_reply *r, void *ud)
     }
     engine_note_docker(m->eng, r->status >= 0, r->status < 0 ? r->message : "");
     char *why =
-        util_strdupf("Docker daemon not reachable at %s (%s)", docker_socket(m->eng->docker),
+        util_strdupf("Docker daemon not reachable at %s (%s)", m->eng->driver->address(m->eng),
                      r->status < 0 ? r->message : "unexpected /_ping answer");
     session_mark_disconnected(m->eng, why ? why : "Docker daemon not reachable");
     free(why);
@@ -68,7 +68,7 @@ static void monitor_ping(void *ud)
     struct monitor *m = ud;
     m->timer = NULL;
     m->ping_in_flight = true;
-    if (docker_ping(m->eng->docker, monitor_on_ping, m) < 0) {
+    if (m->eng->driver->ping(m->eng, monitor_on_ping, m) < 0) {
         m->ping_in_flight = false;
         monitor_retry_later(m);
     }
@@ -82,7 +82,7 @@ static void monitor_retry_later(struct monitor *m)
     m->timer = loop_timer_add(m->eng->loop, m->backoff_ms, monitor_ping, m);
 }
 
-static void monitor_on_end(const struct docker_reply *r, void *ud)
+static void monitor_on_end(const struct sandbox_reply *r, void *ud)
 {
     struct monitor *m = ud;
     m->events = NULL;
@@ -103,7 +103,7 @@ static void monitor_open(struct monitor *m)
     char *label = util_strdupf("paddock.engine=%s", m->eng->engine_id);
     m->opened_at = loop_now_ms();
     m->events =
-        label ? docker_events_follow(m->eng->docker, label, monitor_on_event, monitor_on_end, m)
+        label ? m->eng->driver->events_follow(m->eng, label, monitor_on_event, monitor_on_end, m)
               : NULL;
     free(label);
     if (!m->events) {
@@ -129,7 +129,7 @@ void monitor_free(struct monitor *m)
     if (!m)
         return;
     if (m->events)
-        docker_stream_close(m->eng->docker, m->events);
+        m->eng->driver->stream_close(m->eng, m->events);
     if (m->timer)
         loop_timer_cancel(m->eng->loop, m->timer);
     if (m->ping_in_flight)

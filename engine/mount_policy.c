@@ -1,12 +1,12 @@
-/* Host mount policy (research/security.md §2.3). A path is refused when it equals a denied
- * path or contains one (mounting /home/op exposes ~/.ssh: the ancestor rule), and, for the
+/* Host mount policy (docs/architecture.md, "Mount policy"). A path is refused when it equals a
+ * denied path or contains one (mounting /home/op exposes ~/.ssh: the ancestor rule), and, for the
  * "tree" entries, when it lies inside one. Then it must lie strictly inside an allowed prefix.
  * Everything is compared after realpath(), so symlinks and ".." cannot walk around it. */
 #include "engine/mount_policy.h"
 
-#include "engine/docker.h"
+#include "engine/base/util.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -98,7 +98,7 @@ static char *mount_denied(const struct engine *eng, const char *cand, const char
             why = mount_deny_reason(cand, rule, d->tree, d->what);
         free(rule);
     }
-    const char *sock = eng->docker ? docker_socket(eng->docker) : NULL;
+    const char *sock = eng->driver ? eng->driver->address(eng) : NULL;
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     const char *agent = getenv("SSH_AUTH_SOCK");
     struct mount_deny dyn[] = {

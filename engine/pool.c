@@ -7,15 +7,15 @@
 #include "engine/pool.h"
 
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
+#include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
-#include "engine/loop.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
 #include "engine/stats.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,10 +122,25 @@ static int pool_parse(struct pool *p, const char *spec, char **err)
     return rc;
 }
 
+/* Whether a pooled sandbox counts towards the pool's size: it is, or is becoming, ready. */
 static bool pool_live(const struct session *s)
 {
-    return strcmp(s->state, "starting") == 0 || strcmp(s->state, "started") == 0 ||
-           strcmp(s->state, "ready") == 0 || strcmp(s->state, "building") == 0;
+    switch (s->state) {
+    case SESSION_BUILDING:
+    case SESSION_STARTING:
+    case SESSION_STARTED:
+    case SESSION_READY:
+        return true;
+    case SESSION_PAUSED:
+    case SESSION_STOPPED:
+    case SESSION_ERROR:
+    case SESSION_DISCONNECTED:
+    case SESSION_OOM_KILLED:
+    case SESSION_DELETED:
+    case SESSION_ST_COUNT:
+        return false;
+    }
+    return false;
 }
 
 static void pool_ignore(const struct session_result *r, void *ud)
@@ -138,13 +153,13 @@ static void pool_on_created(const struct session_result *r, void *ud)
 {
     struct pool_entry *e = ud;
     e->creating--;
-    if (r->code) {
+    if (r->err) {
         e->backoff_ms = e->backoff_ms ? e->backoff_ms * 2 : POOL_BACKOFF_MIN_MS;
         if (e->backoff_ms > POOL_BACKOFF_MAX_MS)
             e->backoff_ms = POOL_BACKOFF_MAX_MS;
         e->retry_at = loop_now_ms() + (double)e->backoff_ms;
         free(e->last_error);
-        e->last_error = strdup(r->message ? r->message : r->code);
+        e->last_error = strdup(r->message ? r->message : err_name(r->err));
     } else {
         e->backoff_ms = 0;
         free(e->last_error);
@@ -160,12 +175,13 @@ static void pool_refill_entry(struct pool *p, struct pool_entry *e)
      * not worth the bookkeeping: any idle one will do). */
     for (struct session *s = eng->sessions, *next; s; s = next) {
         next = s->next;
-        if (!s->pooled || !s->image || strcmp(s->image, e->image) != 0 || s->op)
+        if (!s->pooled || !s->image || strcmp(s->image, e->image) != 0 || s->op != SESSION_OP_NONE)
             continue;
-        bool dead = strcmp(s->state, "stopped") == 0 || strcmp(s->state, "oom-killed") == 0 ||
-                    strcmp(s->state, "error") == 0;
+        bool dead = (SESSION_ST_SET(SESSION_STOPPED) | SESSION_ST_SET(SESSION_OOM_KILLED) |
+                     SESSION_ST_SET(SESSION_ERROR)) &
+                    SESSION_ST_SET(s->state);
         if (dead || (pool_live(s) && live + e->creating >= e->size)) {
-            if (!dead && strcmp(s->state, "ready") != 0)
+            if (!dead && s->state != SESSION_READY)
                 continue; /* starting: let it finish, it is counted next time */
             session_delete(s, pool_ignore, NULL);
             continue;
@@ -174,8 +190,8 @@ static void pool_refill_entry(struct pool *p, struct pool_entry *e)
             live++;
     }
     for (struct session *s = eng->sessions; s; s = s->next)
-        if (s->pooled && s->op && s->image && strcmp(s->image, e->image) == 0 && pool_live(s) &&
-            strcmp(s->op, "create") != 0)
+        if (s->pooled && s->op != SESSION_OP_NONE && s->image && strcmp(s->image, e->image) == 0 &&
+            pool_live(s) && s->op != SESSION_OP_CREATE)
             live++;
     while (live + e->creating < e->size && e->creating < POOL_PARALLEL &&
            loop_now_ms() >= e->retry_at && !eng->stopping) {
@@ -274,15 +290,15 @@ bool pool_fits(struct engine *eng, json_t *opts, const char *image)
 struct session *pool_take(struct engine *eng, const char *image)
 {
     for (struct session *s = eng->sessions; s; s = s->next)
-        if (s->pooled && !s->op && !s->unlinked && s->image && strcmp(s->image, image) == 0 &&
-            strcmp(s->state, "ready") == 0)
+        if (s->pooled && s->op == SESSION_OP_NONE && !s->unlinked && s->image &&
+            strcmp(s->image, image) == 0 && s->state == SESSION_READY)
             return s;
     return NULL;
 }
 
 /* ---- claim ---- */
 
-static void pool_on_renamed(const struct docker_reply *r, void *ud)
+static void pool_on_renamed(const struct sandbox_reply *r, void *ud)
 {
     (void)r;
     (void)ud;
@@ -316,7 +332,7 @@ static void claim_on_env(const struct http_result *r, void *ud)
         char *msg = util_strdupf("the warm sandbox did not take the environment (%s)",
                                  r->status < 0 ? r->error : "executor refused");
         struct session_result res = {
-            .status = 502, .code = "executor_error", .message = msg ? msg : "env failed"};
+            .status = 502, .err = ERR_EXECUTOR_ERROR, .message = msg ? msg : "env failed"};
         op->fn(&res, op->ud);
         free(msg);
         if (!s->unlinked)
@@ -350,7 +366,7 @@ int session_claim(struct session *s, const char *name, json_t *options, json_t *
     if (strcmp(name, s->id) != 0 && s->container_id) {
         char cname[96];
         snprintf(cname, sizeof(cname), "paddock-%.8s-%s", eng->engine_id, name);
-        docker_container_rename(eng->docker, s->container_id, cname, pool_on_renamed, NULL);
+        eng->driver->rename(eng, s->container_id, cname, pool_on_renamed, NULL);
     }
     session_publish(eng, s->id); /* the first event of the session as its own; kicks a refill */
     struct claim_op *op = calloc(1, sizeof(*op));
@@ -368,14 +384,13 @@ int session_claim(struct session *s, const char *name, json_t *options, json_t *
      * ~/.bashrc), as OpenHands' add_env_vars does. */
     char *body = json_dumps(env, JSON_COMPACT);
     struct http_request req = {.method = "POST",
-                               .unix_socket = s->exec_sock,
                                .url = "http://executor/env",
                                .body = body,
                                .body_len = body ? strlen(body) : 0,
                                .timeout_ms = 30000};
     session_hold(s);
-    session_op_begin(s, "claim");
-    if (!body || http_start(eng->http, &req, claim_on_env, op) < 0) {
+    session_op_begin(s, SESSION_OP_CLAIM);
+    if (!body || eng->driver->executor_request(s, &req, claim_on_env, op) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         claim_on_env(&r, op);
     }
@@ -395,7 +410,7 @@ json_t *pool_status(struct engine *eng)
         for (struct session *s = eng->sessions; s; s = s->next) {
             if (!s->pooled || !s->image || strcmp(s->image, e->image) != 0)
                 continue;
-            if (strcmp(s->state, "ready") == 0 && !s->op)
+            if (s->state == SESSION_READY && s->op == SESSION_OP_NONE)
                 ready++;
             else if (pool_live(s))
                 starting++;

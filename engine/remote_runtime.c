@@ -7,15 +7,16 @@
 #include "engine/remote_runtime.h"
 
 #include "engine/api.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
 #include "engine/builder.h"
-#include "engine/docker.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/listen.h"
 #include "engine/session.h"
 #include "engine/session_config.h"
 #include "engine/session_internal.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -32,25 +33,23 @@
  * /alive; pending/running: wait; failed: give up; anything else: keep waiting). A stopped
  * session can be started again, so it is "paused" to OpenHands. */
 static const struct {
-    const char *state, *status, *pod_status;
-} remote_states[] = {
-    {"building", "running", "pending"},     {"starting", "running", "pending"},
-    {"started", "running", "running"},      {"ready", "running", "ready"},
-    {"disconnected", "running", "pending"}, /* paddock reconnects on its own */
-    {"paused", "paused", "paused"},         {"stopped", "paused", "stopped"},
-    {"oom-killed", "paused", "oomkilled"},  {"error", "error", "failed"},
-    {"deleted", "stopped", "not found"},
+    const char *status, *pod_status;
+} remote_states[SESSION_ST_COUNT] = {
+    [SESSION_BUILDING] = {"running", "pending"},     [SESSION_STARTING] = {"running", "pending"},
+    [SESSION_STARTED] = {"running", "running"},      [SESSION_READY] = {"running", "ready"},
+    [SESSION_DISCONNECTED] = {"running", "pending"}, /* paddock reconnects on its own */
+    [SESSION_PAUSED] = {"paused", "paused"},         [SESSION_STOPPED] = {"paused", "stopped"},
+    [SESSION_OOM_KILLED] = {"paused", "oomkilled"},  [SESSION_ERROR] = {"error", "failed"},
+    [SESSION_DELETED] = {"stopped", "not found"},
 };
 
+/* state: the stored session's text. */
 static void remote_state_map(const char *state, const char **status, const char **pod)
 {
-    *status = "error";
-    *pod = "unknown";
-    for (size_t i = 0; state && i < sizeof(remote_states) / sizeof(*remote_states); i++)
-        if (strcmp(remote_states[i].state, state) == 0) {
-            *status = remote_states[i].status;
-            *pod = remote_states[i].pod_status;
-        }
+    enum session_st st;
+    bool known = session_st_parse(state, &st) == 0;
+    *status = known ? remote_states[st].status : "error";
+    *pod = known ? remote_states[st].pod_status : "unknown";
 }
 
 /* The session's key, made and stored on first need when create; NULL when there is none (or
@@ -171,7 +170,7 @@ static void remote_reply_runtime(struct api_req *r, unsigned status, const char 
     if (o)
         api_reply_json(r, status, o);
     else
-        api_reply_error(r, 404, "not_found", "no runtime %s", id);
+        api_reply_error(r, ERR_NOT_FOUND, "no runtime %s", id);
 }
 
 /* ---- start ---- */
@@ -197,17 +196,15 @@ static void remote_start_reply(struct remote_start *st)
     struct session *s = session_find_ref(st->eng, st->name);
     st->replied = true;
     if (!s) {
-        api_reply_error(st->r, 500, "internal", "the session of %s vanished while starting",
-                        st->name);
+        api_reply_error(st->r, ERR_INTERNAL, "the session of %s vanished while starting", st->name);
         return;
     }
     json_t *oh = json_pack("{s:s}", "session_id", st->name);
     char *err = NULL;
     if (store_session_config_set(st->eng->store, session_id(s), "openhands", oh, &err) < 0) {
-        const char *code;
-        unsigned status = session_store_status(st->eng, &code);
-        api_reply_error(st->r, status, code, "runtime %s started but its key was not kept (%s)",
-                        session_id(s), err ? err : "store error");
+        api_reply_error(st->r, session_store_error(st->eng),
+                        "runtime %s started but its key was not kept (%s)", session_id(s),
+                        err ? err : "store error");
     } else {
         remote_reply_runtime(st->r, 200, session_id(s), true);
     }
@@ -221,9 +218,9 @@ static void remote_start_done(const struct session_result *res, void *ud)
     st->done = true;
     if (!st->replied) {
         /* Failed (or claimed from the warm pool) before session_create returned. */
-        if (res->code) {
+        if (res->err) {
             st->replied = true;
-            api_reply_error(st->r, res->status, res->code, "%s", res->message);
+            api_reply_error(st->r, res->err, "%s", res->message);
         } else {
             remote_start_reply(st);
         }
@@ -240,21 +237,21 @@ static json_t *remote_start_options(struct api_req *r, json_t *body)
     json_t *factor = json_object_get(body, "resource_factor");
     json_t *rclass = json_object_get(body, "runtime_class");
     if (!json_is_string(sid) || !session_config_name_ok(json_string_value(sid))) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"session_id\" must be a string matching [A-Za-z0-9][A-Za-z0-9_.-]{0,63} "
                         "(it names the paddock session)");
         return NULL;
     }
     if ((image && !json_is_string(image)) || (env && !json_is_object(env) && !json_is_null(env)) ||
         (rclass && !json_is_string(rclass) && !json_is_null(rclass))) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"image\" must be a string, \"environment\" an object of strings, "
                         "\"runtime_class\" a string");
         return NULL;
     }
     double f = factor ? json_number_value(factor) : 1;
     if (factor && (!json_is_number(factor) || f < 1 || f > 8)) {
-        api_reply_error(r, 400, "bad_request", "\"resource_factor\" must be a number from 1 to 8");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"resource_factor\" must be a number from 1 to 8");
         return NULL;
     }
     json_t *opts = json_pack("{s:O,s:b}", "name", sid, "keep_alive", 1);
@@ -284,10 +281,10 @@ void remote_route_start(struct api_req *r)
     const char *name = json_string_value(json_object_get(opts, "name"));
     struct session *same = session_find_ref(eng, name);
     if (same) {
-        api_reply_error(r, 409, "conflict",
+        api_reply_error(r, ERR_CONFLICT,
                         "a runtime for session_id %s exists (runtime_id %s, %s): attach with GET "
                         "/sessions/%s, or POST /stop it first",
-                        name, session_id(same), session_state(same), name);
+                        name, session_id(same), session_st_name(session_state(same)), name);
         json_decref(opts);
         json_decref(body);
         return;
@@ -296,7 +293,7 @@ void remote_route_start(struct api_req *r)
     if (!st || !(st->name = strdup(name))) {
         if (st)
             remote_start_free(st);
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         json_decref(opts);
         json_decref(body);
         return;
@@ -305,7 +302,7 @@ void remote_route_start(struct api_req *r)
     st->eng = eng;
     struct session_result bad = {0};
     if (session_create(eng, opts, remote_start_done, st, &bad) < 0) {
-        api_reply_error(r, bad.status, bad.code, "%s", bad.message);
+        api_reply_error(r, bad.err, "%s", bad.message);
         remote_start_free(st);
     } else {
         if (!st->replied)
@@ -326,8 +323,8 @@ void remote_route_session(struct api_req *r)
     const char *sid = api_req_param(r, 0);
     struct session *s = session_find_ref(eng, sid);
     /* A session in error holds no name: OpenHands may start a new one under it. */
-    if (!s || s->pooled || strcmp(session_state(s), "error") == 0) {
-        api_reply_error(r, 404, "not_found", "no runtime for session_id %s", sid);
+    if (!s || s->pooled || session_state(s) == SESSION_ERROR) {
+        api_reply_error(r, ERR_NOT_FOUND, "no runtime for session_id %s", sid);
         return;
     }
     remote_reply_runtime(r, 200, session_id(s), true);
@@ -341,10 +338,10 @@ void remote_route_runtime(struct api_req *r)
     if (!s || s->pooled) {
         json_t *stored = s ? NULL : store_session_get(eng->store, id);
         if (stored)
-            api_reply_error(r, 404, "not_found", "runtime %s was stopped (its session is deleted)",
+            api_reply_error(r, ERR_NOT_FOUND, "runtime %s was stopped (its session is deleted)",
                             id);
         else
-            api_reply_error(r, 404, "not_found", "no runtime %s", id);
+            api_reply_error(r, ERR_NOT_FOUND, "no runtime %s", id);
         json_decref(stored);
         return;
     }
@@ -376,12 +373,12 @@ struct remote_op {
 static void remote_op_done(const struct session_result *res, void *ud)
 {
     struct remote_op *op = ud;
-    if (res->code)
-        api_reply_error(op->r, res->status, res->code, "%s", res->message);
+    if (res->err)
+        api_reply_error(op->r, res->err, "%s", res->message);
     else if (op->stop)
         api_reply_json(op->r, 200,
                        json_pack("{s:s,s:s,s:s}", "runtime_id", op->id, "status", "stopped",
-                                 "paddock_state", "deleted"));
+                                 "paddock_state", session_st_name(SESSION_DELETED)));
     else
         remote_reply_runtime(op->r, 200, op->id, false);
     free(op);
@@ -396,9 +393,9 @@ static struct session *remote_body_session(struct api_req *r)
     const char *id = json_string_value(json_object_get(body, "runtime_id"));
     struct session *s = id ? session_find(api_req_engine(r), id) : NULL;
     if (!id)
-        api_reply_error(r, 400, "bad_request", "the body is {\"runtime_id\": \"<id>\"}");
+        api_reply_error(r, ERR_BAD_REQUEST, "the body is {\"runtime_id\": \"<id>\"}");
     else if (!s || s->pooled)
-        api_reply_error(r, 404, "not_found", "no runtime %.64s", id);
+        api_reply_error(r, ERR_NOT_FOUND, "no runtime %.64s", id);
     json_decref(body);
     return s && !s->pooled ? s : NULL;
 }
@@ -411,7 +408,7 @@ static void remote_lifecycle(struct api_req *r,
         return;
     struct remote_op *op = calloc(1, sizeof(*op));
     if (!op) {
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return;
     }
     op->r = r;
@@ -439,7 +436,7 @@ void remote_route_stop(struct api_req *r)
 
 /* ---- images ---- */
 
-static void remote_on_image(const struct docker_reply *d, void *ud)
+static void remote_on_image(const struct sandbox_reply *d, void *ud)
 {
     struct api_req *r = ud;
     if (d->status == 200) {
@@ -455,10 +452,9 @@ static void remote_on_image(const struct docker_reply *d, void *ud)
     } else if (d->status == 404) {
         api_reply_json(r, 200, json_pack("{s:b}", "exists", 0));
     } else if (d->status < 0) {
-        api_reply_error(r, 503, "docker_unavailable", "Docker daemon not reachable (%s)",
-                        d->message);
+        api_reply_error(r, ERR_DOCKER_UNAVAILABLE, "Docker daemon not reachable (%s)", d->message);
     } else {
-        api_reply_error(r, 502, "docker_error", "docker image inspect answered %ld: %s", d->status,
+        api_reply_error(r, ERR_DOCKER_ERROR, "docker image inspect answered %ld: %s", d->status,
                         d->message);
     }
 }
@@ -467,11 +463,12 @@ void remote_route_image_exists(struct api_req *r)
 {
     const char *image = api_req_query(r, "image");
     if (!image || !*image) {
-        api_reply_error(r, 400, "bad_request", "image_exists needs ?image=<reference>");
+        api_reply_error(r, ERR_BAD_REQUEST, "image_exists needs ?image=<reference>");
         return;
     }
-    if (docker_image_inspect(api_req_engine(r)->docker, image, remote_on_image, r) < 0)
-        api_reply_error(r, 500, "internal", "cannot start a request");
+    struct engine *eng = api_req_engine(r);
+    if (eng->driver->image_inspect(eng, image, remote_on_image, r) < 0)
+        api_reply_error(r, ERR_INTERNAL, "cannot start a request");
 }
 
 void remote_route_registry_prefix(struct api_req *r)
@@ -489,7 +486,7 @@ void remote_route_registry_prefix(struct api_req *r)
 
 void remote_route_build(struct api_req *r)
 {
-    api_reply_error(r, 501, "not_implemented",
+    api_reply_error(r, ERR_NOT_IMPLEMENTED,
                     "paddock does not build OpenHands runtime images: set "
                     "sandbox.runtime_container_image to an image with a shell (paddock runs its "
                     "own executor in it), or give paddock's sessions \"setup\" steps "
@@ -508,7 +505,7 @@ void remote_route_vscode_token(struct api_req *r)
 void remote_route_update_mcp(struct api_req *r)
 {
     if (api_live_session(r))
-        api_reply_error(r, 501, "not_implemented",
+        api_reply_error(r, ERR_NOT_IMPLEMENTED,
                         "paddock's executor runs no MCP servers; configure MCP servers on the "
                         "OpenHands side (sse or shttp servers reach the agent directly)");
 }

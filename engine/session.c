@@ -5,21 +5,22 @@
 #include "engine/session.h"
 
 #include "engine/action.h"
-#include "engine/api.h"
+#include "engine/base/loop.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
 #include "engine/builder.h"
 #include "engine/changes.h"
-#include "engine/docker.h"
+#include "engine/docker/http.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/http.h"
+#include "engine/events.h"
 #include "engine/logs.h"
-#include "engine/loop.h"
 #include "engine/pool.h"
 #include "engine/session_config.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
+#include "engine/session_prepare.h"
 #include "engine/stats.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -27,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -36,7 +36,7 @@ const char *session_id(const struct session *s)
     return s->id;
 }
 
-const char *session_state(const struct session *s)
+enum session_st session_state(const struct session *s)
 {
     return s->state;
 }
@@ -92,7 +92,7 @@ struct session *session_find_ref(struct engine *eng, const char *ref)
     if (s)
         return s;
     for (s = eng->sessions; s; s = s->next)
-        if (s->name && strcmp(s->name, ref) == 0 && strcmp(s->state, "error") != 0)
+        if (s->name && strcmp(s->name, ref) == 0 && s->state != SESSION_ERROR)
             return s;
     return NULL;
 }
@@ -101,23 +101,18 @@ void session_publish(struct engine *eng, const char *id)
 {
     json_t *j = store_session_get(eng->store, id);
     if (j && !json_is_true(json_object_get(j, "pooled")))
-        api_events_publish(eng->api, "session", j);
+        events_publish(eng->events, "session", j);
     json_decref(j);
     pool_on_session(eng);
 }
 
-unsigned session_store_status(struct engine *eng, const char **code)
+enum err_code session_store_error(struct engine *eng)
 {
-    bool full = store_last_error_was_full(eng->store);
-    *code = full ? "storage_full" : "store_error";
-    return full ? 507 : 500;
+    return store_last_error_was_full(eng->store) ? ERR_STORAGE_FULL : ERR_STORE_ERROR;
 }
 
-int session_set_state_exit(struct session *s, const char *state, const char *reason, int exit_code)
+int session_set_state_exit(struct session *s, enum session_st to, const char *reason, int exit_code)
 {
-    const char *to = session_st_intern(state);
-    if (!to)
-        return -1;
     if (to == s->state) {
         /* Not a transition; only a new reason (a disconnected session's latest cause) is news. */
         json_t *cur = store_session_get(s->eng->store, s->id);
@@ -126,7 +121,7 @@ int session_set_state_exit(struct session *s, const char *state, const char *rea
         json_decref(cur);
         if (same)
             return 0;
-    } else if (!session_st_allows_name(s->state, to)) {
+    } else if (!session_st_allows(s->state, to)) {
         return -1;
     }
     s->state = to;
@@ -139,12 +134,12 @@ int session_set_state_exit(struct session *s, const char *state, const char *rea
     return 0;
 }
 
-int session_set_state(struct session *s, const char *state, const char *reason)
+int session_set_state(struct session *s, enum session_st state, const char *reason)
 {
     return session_set_state_exit(s, state, reason, STORE_NO_EXIT_CODE);
 }
 
-void session_op_begin(struct session *s, const char *op)
+void session_op_begin(struct session *s, enum session_op op)
 {
     s->op = op;
     s->stale = false;
@@ -154,7 +149,7 @@ void session_op_begin(struct session *s, const char *op)
 
 void session_op_end(struct session *s)
 {
-    s->op = NULL;
+    s->op = SESSION_OP_NONE;
     if (s->doomed)
         session_shutdown_delete(s);
     else if (!s->unlinked && s->stale && session_st_is_live(s->state))
@@ -164,19 +159,19 @@ void session_op_end(struct session *s)
 }
 
 static struct session *session_alloc(struct engine *eng, const char *id, const char *name,
-                                     const char *state)
+                                     enum session_st state)
 {
     struct session *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
     s->eng = eng;
     snprintf(s->id, sizeof(s->id), "%s", id);
-    s->state = session_st_intern(state);
+    s->state = state;
     s->keep_alive = true;
     s->name = strdup(name ? name : id);
     s->sock_dir = util_strdupf("%s/run/%s", eng->state_dir, id);
     s->exec_sock = s->sock_dir ? util_strdupf("%s/executor.sock", s->sock_dir) : NULL;
-    if (!s->exec_sock || !s->name || !s->state) {
+    if (!s->exec_sock || !s->name) {
         session_free(s);
         return NULL;
     }
@@ -205,9 +200,9 @@ void session_load_all(struct engine *eng)
     json_array_foreach(all, i, row)
     {
         const char *id = json_string_value(json_object_get(row, "id"));
-        const char *state = json_string_value(json_object_get(row, "state"));
         const char *cid = json_string_value(json_object_get(row, "container_id"));
-        if (!id || !session_st_intern(state))
+        enum session_st state;
+        if (!id || session_st_parse(json_string_value(json_object_get(row, "state")), &state) < 0)
             continue;
         struct session *s =
             session_alloc(eng, id, json_string_value(json_object_get(row, "name")), state);
@@ -255,19 +250,18 @@ struct start_op {
 };
 
 /* Fill a synchronous refusal of session_create; returns -1 for the caller to return. */
-static int session_refuse(struct session_result *bad, unsigned status, const char *code,
-                          const char *msg)
+static int session_refuse(struct session_result *bad, enum err_code err, const char *msg)
 {
-    bad->status = status;
-    bad->code = code;
+    bad->status = err_status(err);
+    bad->err = err;
     bad->message = msg;
     return -1;
 }
 
-static void start_on_removed(const struct docker_reply *r, void *ud)
+static void start_on_removed(const struct sandbox_reply *r, void *ud)
 {
     struct session *s = ud;
-    session_config_cleanup(s->eng, s->id);
+    session_prepare_cleanup(s->eng, s->id);
     session_release(s);
 }
 
@@ -281,46 +275,47 @@ static void start_finish(struct start_op *op, const struct session_result *res)
 }
 
 /* A restart that failed leaves the container stopped: nothing of the session is lost. */
-static void start_on_stopped(const struct docker_reply *r, void *ud)
+static void start_on_stopped(const struct sandbox_reply *r, void *ud)
 {
     session_release(ud);
 }
 
-static void start_fail(struct start_op *op, unsigned status, const char *code, const char *msg)
+static void start_fail(struct start_op *op, enum err_code err, const char *msg)
 {
     struct session *s = op->s;
     if (!op->restart) {
         /* A session that never became ready keeps nothing: no container, no socket dir. */
-        session_set_state(s, "error", msg);
+        session_set_state(s, SESSION_ERROR, msg);
         if (s->container_id) {
             session_hold(s);
-            if (docker_container_remove(s->eng->docker, s->container_id, start_on_removed, s) < 0)
+            if (s->eng->driver->remove(s->eng, s->container_id, start_on_removed, s) < 0)
                 session_release(s);
         } else {
-            session_config_cleanup(s->eng, s->id);
+            session_prepare_cleanup(s->eng, s->id);
         }
         util_remove_tree(s->sock_dir);
     } else if (op->exited) {
-        session_set_state_exit(s, op->oom ? "oom-killed" : "stopped", msg, op->exit_code);
-    } else if (status == 404) {
-        session_set_state(s, "error", msg);
+        session_set_state_exit(s, op->oom ? SESSION_OOM_KILLED : SESSION_STOPPED, msg,
+                               op->exit_code);
+    } else if (err == ERR_NOT_FOUND) {
+        session_set_state(s, SESSION_ERROR, msg);
         util_remove_tree(s->sock_dir);
     } else {
-        if (strcmp(s->state, "started") == 0) {
+        if (s->state == SESSION_STARTED) {
             session_hold(s);
-            if (docker_container_stop(s->eng->docker, s->container_id, 5, start_on_stopped, s) < 0)
+            if (s->eng->driver->stop(s->eng, s->container_id, 5, start_on_stopped, s) < 0)
                 session_release(s);
         }
-        session_set_state(s, "stopped", msg);
+        session_set_state(s, SESSION_STOPPED, msg);
     }
-    struct session_result res = {.status = status, .code = code, .message = msg};
+    struct session_result res = {.status = err_status(err), .err = err, .message = msg};
     start_finish(op, &res);
 }
 
 static void start_probe(void *ud);
 
 /* The container died before its executor answered: say why, with the last lines it printed. */
-static void start_on_exit_logs(const struct docker_reply *r, void *ud)
+static void start_on_exit_logs(const struct sandbox_reply *r, void *ud)
 {
     struct start_op *op = ud;
     const char *logs = r->status == 200 ? r->message : "";
@@ -333,18 +328,18 @@ static void start_on_exit_logs(const struct docker_reply *r, void *ud)
                              op->exit_code, op->oom ? ", out of memory" : "",
                              n ? "; it printed: " : "", (int)(n - start), logs + start);
     op->exited = true;
-    start_fail(op, 502, "executor_error", msg ? msg : "sandbox exited");
+    start_fail(op, ERR_EXECUTOR_ERROR, msg ? msg : "sandbox exited");
     free(msg);
 }
 
-static void start_on_inspect(const struct docker_reply *r, void *ud)
+static void start_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct start_op *op = ud;
     if (r->status < 0) {
         char *msg = util_strdupf("Docker daemon not reachable while the sandbox was starting "
                                  "(%s)",
                                  r->message);
-        start_fail(op, 503, "docker_unavailable", msg ? msg : "Docker daemon not reachable");
+        start_fail(op, ERR_DOCKER_UNAVAILABLE, msg ? msg : "Docker daemon not reachable");
         free(msg);
         return;
     }
@@ -352,9 +347,9 @@ static void start_on_inspect(const struct docker_reply *r, void *ud)
     if (r->status == 200 && state && !json_is_true(json_object_get(state, "Running"))) {
         op->exit_code = (int)json_integer_value(json_object_get(state, "ExitCode"));
         op->oom = json_is_true(json_object_get(state, "OOMKilled"));
-        if (docker_container_logs_tail(op->s->eng->docker, op->s->container_id, 20,
-                                       start_on_exit_logs, op) < 0) {
-            struct docker_reply none = {.status = -1, .message = ""};
+        if (op->s->eng->driver->logs_tail(op->s->eng, op->s->container_id, 20, start_on_exit_logs,
+                                          op) < 0) {
+            struct sandbox_reply none = {.status = -1, .message = ""};
             start_on_exit_logs(&none, op);
         }
         return;
@@ -366,7 +361,7 @@ static void start_on_alive(const struct http_result *r, void *ud)
 {
     struct start_op *op = ud;
     if (r->status == 200) {
-        session_set_state(op->s, "ready", NULL);
+        session_set_state(op->s, SESSION_READY, NULL);
         json_t *body = store_session_get(op->s->eng->store, op->s->id);
         struct session_result res = {.status = op->restart ? 200 : 201, .body = body};
         start_finish(op, &res);
@@ -374,15 +369,13 @@ static void start_on_alive(const struct http_result *r, void *ud)
         return;
     }
     if (loop_now_ms() > op->deadline) {
-        start_fail(op, 504, "executor_timeout",
-                   "the sandbox's executor did not answer within 30 s");
+        start_fail(op, ERR_EXECUTOR_TIMEOUT, "the sandbox's executor did not answer within 30 s");
         return;
     }
     if (loop_now_ms() > op->next_inspect) {
         op->next_inspect = loop_now_ms() + 500;
         /* Now and then ask Docker whether the container still runs; the reply probes again. */
-        if (docker_container_inspect(op->s->eng->docker, op->s->container_id, start_on_inspect,
-                                     op) == 0)
+        if (op->s->eng->driver->inspect(op->s->eng, op->s->container_id, start_on_inspect, op) == 0)
             return;
     }
     /* Tight backoff: the executor binds its socket milliseconds after start. */
@@ -394,59 +387,53 @@ static void start_on_alive(const struct http_result *r, void *ud)
 static void start_probe(void *ud)
 {
     struct start_op *op = ud;
-    struct stat st;
-    if (stat(op->s->exec_sock, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+    if (!op->s->eng->driver->executor_ready(op->s)) {
         struct http_result r = {.status = -1, .error = "no socket yet"};
         start_on_alive(&r, op);
         return;
     }
-    struct http_request req = {.method = "GET",
-                               .unix_socket = op->s->exec_sock,
-                               .url = "http://executor/alive",
-                               .timeout_ms = 2000};
-    if (http_start(op->s->eng->http, &req, start_on_alive, op) < 0)
-        start_fail(op, 500, "internal", "cannot start a request");
+    struct http_request req = {.method = "GET", .url = "http://executor/alive", .timeout_ms = 2000};
+    if (op->s->eng->driver->executor_request(op->s, &req, start_on_alive, op) < 0)
+        start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
-static void start_on_start(const struct docker_reply *r, void *ud)
+static void start_on_start(const struct sandbox_reply *r, void *ud)
 {
     struct start_op *op = ud;
     if (r->status != 204 && r->status != 304) {
         char *msg = r->status == 404 ? strdup("container removed outside paddock")
                                      : util_strdupf("docker start failed: %s", r->message);
         start_fail(op,
-                   r->status < 0      ? 503
-                   : r->status == 404 ? 404
-                                      : 502,
-                   r->status < 0      ? "docker_unavailable"
-                   : r->status == 404 ? "not_found"
-                                      : "docker_error",
+                   r->status < 0      ? ERR_DOCKER_UNAVAILABLE
+                   : r->status == 404 ? ERR_NOT_FOUND
+                                      : ERR_DOCKER_ERROR,
                    msg ? msg : "docker start failed");
         free(msg);
         return;
     }
-    session_set_state(op->s, "started", NULL);
+    session_set_state(op->s, SESSION_STARTED, NULL);
     op->backoff_ms = 1;
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
     if (op->cfg) /* the host ports Docker chose go into the store */
-        session_config_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, start_probe,
-                               op);
+        session_prepare_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, start_probe,
+                                op);
     else
         start_probe(op);
 }
 
 static void start_begin(struct start_op *op)
 {
-    if (docker_container_start(op->s->eng->docker, op->s->container_id, start_on_start, op) < 0)
-        start_fail(op, 500, "internal", "cannot start a request");
+    if (op->s->eng->driver->start(op->s->eng, op->s->container_id, start_on_start, op) < 0)
+        start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
 void session_start_container(struct session *s, bool restart, session_done_fn fn, void *ud)
 {
     struct start_op *op = calloc(1, sizeof(*op));
     if (!op) {
-        struct session_result res = {.status = 500, .code = "internal", .message = "out of memory"};
+        struct session_result res = {
+            .status = 500, .err = ERR_INTERNAL, .message = "out of memory"};
         fn(&res, ud);
         session_op_end(s);
         return;
@@ -462,13 +449,13 @@ void session_start_container(struct session *s, bool restart, session_done_fn fn
 
 static void create_on_pulled(const struct builder_result *r, void *ud);
 
-static void create_on_create(const struct docker_reply *r, void *ud)
+static void create_on_create(const struct sandbox_reply *r, void *ud)
 {
     struct start_op *op = ud;
     struct engine *eng = op->s->eng;
     engine_note_docker(eng, r->status >= 0, r->message);
     if (r->status < 0) {
-        start_fail(op, 503, "docker_unavailable",
+        start_fail(op, ERR_DOCKER_UNAVAILABLE,
                    eng->docker_error ? eng->docker_error : "Docker daemon not reachable");
         return;
     }
@@ -476,20 +463,20 @@ static void create_on_create(const struct docker_reply *r, void *ud)
         const char *image = json_string_value(json_object_get(op->body, "Image"));
         if (!op->pull_tried && image) {
             op->pull_tried = true;
-            session_set_state(op->s, "building", "pulling the image");
+            session_set_state(op->s, SESSION_BUILDING, "pulling the image");
             if (builder_pull(eng, op->s->id, image, create_on_pulled, op) == 0)
                 return;
         }
         char *msg = util_strdupf("image not found: %s (build the default one with "
                                  "scripts/build-image, or docker pull it)",
                                  r->message);
-        start_fail(op, 400, "image_not_found", msg ? msg : "image not found");
+        start_fail(op, ERR_IMAGE_NOT_FOUND, msg ? msg : "image not found");
         free(msg);
         return;
     }
     if (r->status == 400) {
         char *msg = util_strdupf("Docker refused the configuration: %s", r->message);
-        start_fail(op, 400, "bad_request", msg ? msg : "Docker refused the configuration");
+        start_fail(op, ERR_BAD_REQUEST, msg ? msg : "Docker refused the configuration");
         free(msg);
         return;
     }
@@ -498,14 +485,14 @@ static void create_on_create(const struct docker_reply *r, void *ud)
         char *msg = util_strdupf("container name already in use: %s; remove that container, or "
                                  "run `paddock gc` if an earlier session of this engine left it",
                                  r->message);
-        start_fail(op, 409, "conflict", msg ? msg : "container name already in use");
+        start_fail(op, ERR_CONFLICT, msg ? msg : "container name already in use");
         free(msg);
         return;
     }
     const char *cid = json_string_value(json_object_get(r->json, "Id"));
     if (r->status != 201 || !cid) {
         char *msg = util_strdupf("docker create failed (%ld): %s", r->status, r->message);
-        start_fail(op, 502, "docker_error", msg ? msg : "docker create failed");
+        start_fail(op, ERR_DOCKER_ERROR, msg ? msg : "docker create failed");
         free(msg);
         return;
     }
@@ -520,23 +507,23 @@ static void create_container(struct start_op *op)
     /* Named after the engine and the session: predictable for people, unique per engine. */
     char cname[96];
     snprintf(cname, sizeof(cname), "paddock-%.8s-%s", s->eng->engine_id, s->name);
-    if (docker_container_create(s->eng->docker, cname, op->body, create_on_create, op) < 0)
-        start_fail(op, 500, "internal", "cannot start a request");
+    if (s->eng->driver->create(s->eng, cname, op->body, create_on_create, op) < 0)
+        start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
 static void create_on_building(void *ud)
 {
     struct start_op *op = ud;
-    session_set_state(op->s, "building", "preparing the image");
+    session_set_state(op->s, SESSION_BUILDING, "preparing the image");
 }
 
 static void create_on_image(const struct builder_result *r, void *ud)
 {
     struct start_op *op = ud;
-    if (strcmp(op->s->state, "building") == 0)
-        session_set_state(op->s, "starting", NULL);
+    if (op->s->state == SESSION_BUILDING)
+        session_set_state(op->s, SESSION_STARTING, NULL);
     if (r->status) {
-        start_fail(op, r->status, r->code, r->message);
+        start_fail(op, r->err, r->message);
         return;
     }
     builder_apply(r, op->body);
@@ -556,12 +543,12 @@ static void create_on_prepared(const struct session_result *err, void *ud)
     struct start_op *op = ud;
     struct session *s = op->s;
     if (err) {
-        start_fail(op, err->status, err->code, err->message);
+        start_fail(op, err->err, err->message);
         return;
     }
     op->body = session_config_container(s->eng, op->cfg, s->id, s->sock_dir);
     if (!op->body) {
-        start_fail(op, 500, "internal", "out of memory");
+        start_fail(op, ERR_INTERNAL, "out of memory");
         return;
     }
     /* Setup steps (or a baked executor) need a runtime image first. */
@@ -569,7 +556,7 @@ static void create_on_prepared(const struct session_result *err, void *ud)
         const char *image = json_string_value(json_object_get(op->body, "Image"));
         if (builder_prepare(s->eng, s->id, image, op->cfg->setup, op->cfg->rebuild,
                             create_on_building, create_on_image, op) < 0)
-            start_fail(op, 500, "internal", "cannot start preparing the image");
+            start_fail(op, ERR_INTERNAL, "cannot start preparing the image");
         return;
     }
     create_container(op);
@@ -589,10 +576,10 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
     const char *name = cfg->name;
     if (!eng->stopping && (!name || !session_find_ref(eng, name)) && pool_fits(eng, opts, image)) {
         struct session *warm = pool_take(eng, image);
-        json_t *o =
-            json_pack("{s:b,s:s,s:f}", "keep_alive", cfg->keep_alive, "confirm",
-                      cfg->confirm ? cfg->confirm : eng->default_confirm, "approval_timeout",
-                      cfg->approval_timeout > 0 ? cfg->approval_timeout : eng->approval_timeout);
+        json_t *o = json_pack(
+            "{s:b,s:s,s:f}", "keep_alive", cfg->keep_alive, "confirm",
+            cfg->confirm ? cfg->confirm : policy_name(eng->default_confirm), "approval_timeout",
+            cfg->approval_timeout > 0 ? cfg->approval_timeout : eng->approval_timeout);
         int rc = warm && o ? session_claim(warm, name ? name : warm->id, o,
                                            json_object_get(opts, "env"), fn, ud)
                            : -1;
@@ -622,14 +609,14 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
 {
     if (!eng->executor_path) {
         session_config_free(cfg);
-        return session_refuse(bad, 500, "executor_missing",
+        return session_refuse(bad, ERR_EXECUTOR_MISSING,
                               "paddock-executor not found next to paddock; set PADDOCK_EXECUTOR");
     }
     const char *image = cfg->image ? cfg->image : eng->default_image;
     char id[2 * SESSION_ID_BYTES + 1];
     if (util_random_hex(id, SESSION_ID_BYTES) < 0) {
         session_config_free(cfg);
-        return session_refuse(bad, 500, "internal", "no randomness for a session id");
+        return session_refuse(bad, ERR_INTERNAL, "no randomness for a session id");
     }
     const char *name = cfg->name ? cfg->name : id;
     /* Names are unique among the engine's sessions that are not deleted or in error: they
@@ -640,30 +627,30 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
         snprintf(msg, sizeof(msg),
                  "a session named \"%s\" already exists (id %s, %s); attach to it with "
                  "{\"attach\": \"%s\"} or delete it first",
-                 name, same->id, same->state, name);
+                 name, same->id, session_st_name(same->state), name);
         session_config_free(cfg);
-        return session_refuse(bad, 409, "conflict", msg);
+        return session_refuse(bad, ERR_CONFLICT, msg);
     }
     if (eng->stopping) {
         session_config_free(cfg);
-        return session_refuse(bad, 503, "stopping", "the engine is stopping");
+        return session_refuse(bad, ERR_STOPPING, "the engine is stopping");
     }
 
-    struct session *s = session_alloc(eng, id, name, "starting");
+    struct session *s = session_alloc(eng, id, name, SESSION_STARTING);
     struct start_op *op = calloc(1, sizeof(*op));
     if (!s || !op) {
         if (s)
             session_unlink(s);
         free(op);
         session_config_free(cfg);
-        return session_refuse(bad, 500, "internal", "out of memory");
+        return session_refuse(bad, ERR_INTERNAL, "out of memory");
     }
     struct sockaddr_un sa;
     if (strlen(s->exec_sock) >= sizeof(sa.sun_path)) {
         session_unlink(s);
         free(op);
         session_config_free(cfg);
-        return session_refuse(bad, 500, "internal",
+        return session_refuse(bad, ERR_INTERNAL,
                               "state dir path too long for a unix socket (108 bytes)");
     }
     s->keep_alive = cfg->keep_alive;
@@ -673,35 +660,34 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
     if (pooled)
         json_object_set_new(config, "pooled", json_true());
     char *err = NULL;
-    if (store_session_insert(eng->store, id, name, image, "starting", config, util_now(), &err) <
-        0) {
+    if (store_session_insert(eng->store, id, name, image, SESSION_STARTING, config, util_now(),
+                             &err) < 0) {
         json_decref(config);
         session_unlink(s);
         free(op);
         session_config_free(cfg);
         static char msg[512];
-        const char *code;
-        unsigned status = session_store_status(eng, &code);
+        enum err_code e = session_store_error(eng);
         snprintf(msg, sizeof(msg), "%s%s%s", err ? err : "store error",
-                 status == 507 ? "; free disk space under " : "",
-                 status == 507 ? eng->state_dir : "");
+                 e == ERR_STORAGE_FULL ? "; free disk space under " : "",
+                 e == ERR_STORAGE_FULL ? eng->state_dir : "");
         free(err);
-        return session_refuse(bad, status, code, msg);
+        return session_refuse(bad, e, msg);
     }
     json_decref(config);
-    store_event_add(eng->store, id, "starting", image, util_now());
+    store_event_add(eng->store, id, session_st_name(SESSION_STARTING), image, util_now());
     session_publish(eng, id);
 
-    session_op_begin(s, "create");
+    session_op_begin(s, SESSION_OP_CREATE);
     op->s = s;
     op->fn = fn;
     op->ud = ud;
     op->cfg = cfg;
     if (util_mkdir_p(s->sock_dir, 0711) < 0) {
-        start_fail(op, 500, "internal", "cannot create the session's socket directory");
+        start_fail(op, ERR_INTERNAL, "cannot create the session's socket directory");
         return 0;
     }
-    session_config_prepare(eng, cfg, s->id, create_on_prepared, op);
+    session_prepare(eng, cfg, s->id, create_on_prepared, op);
     return 0;
 }
 
@@ -719,8 +705,8 @@ static void delete_finish(struct delete_op *op)
     struct session *s = op->s;
     struct engine *eng = s->eng;
     util_remove_tree(s->sock_dir);
-    session_config_cleanup(eng, s->id);
-    session_set_state(s, "deleted", NULL);
+    session_prepare_cleanup(eng, s->id);
+    session_set_state(s, SESSION_DELETED, NULL);
     actions_session_gone(eng, s->id, "the session was deleted");
     json_t *body = store_session_get(eng->store, s->id);
     struct session_result res = {.status = 200, .body = body};
@@ -731,7 +717,7 @@ static void delete_finish(struct delete_op *op)
     free(op);
 }
 
-static void delete_on_volume_removed(const struct docker_reply *r, void *ud)
+static void delete_on_volume_removed(const struct sandbox_reply *r, void *ud)
 {
     struct delete_op *op = ud;
     /* A volume still in use stays for gc; the session is gone either way. */
@@ -741,7 +727,7 @@ static void delete_on_volume_removed(const struct docker_reply *r, void *ud)
 
 /* Volumes the engine made for this session carry its label (the anonymous ones went with the
  * container: v=1). */
-static void delete_on_volumes(const struct docker_reply *r, void *ud)
+static void delete_on_volumes(const struct sandbox_reply *r, void *ud)
 {
     struct delete_op *op = ud;
     json_t *vols = json_object_get(r->json, "Volumes");
@@ -755,26 +741,27 @@ static void delete_on_volumes(const struct docker_reply *r, void *ud)
             if (!name)
                 continue;
             op->volumes_left++;
-            if (docker_volume_remove(op->s->eng->docker, name, delete_on_volume_removed, op) < 0)
+            if (op->s->eng->driver->volume_remove(op->s->eng, name, delete_on_volume_removed, op) <
+                0)
                 op->volumes_left--;
         }
     if (--op->volumes_left == 0)
         delete_finish(op);
 }
 
-static void delete_on_remove(const struct docker_reply *r, void *ud)
+static void delete_on_remove(const struct sandbox_reply *r, void *ud)
 {
     struct delete_op *op = ud;
     struct session *s = op->s;
     struct engine *eng = s->eng;
     if (r->status < 0 || (r->status != 204 && r->status != 404)) {
-        char *msg = r->status < 0
-                        ? util_strdupf("Docker daemon not reachable at %s (%s); %s",
-                                       docker_socket(eng->docker), r->message, docker_start_hint())
-                        : util_strdupf("docker remove failed: %s", r->message);
-        struct session_result res = {.status = r->status < 0 ? 503 : 502,
-                                     .code = r->status < 0 ? "docker_unavailable" : "docker_error",
-                                     .message = msg ? msg : "docker remove failed"};
+        char *msg = r->status < 0 ? util_strdupf("Docker daemon not reachable at %s (%s); %s",
+                                                 eng->driver->address(eng), r->message,
+                                                 eng->driver->hint(eng))
+                                  : util_strdupf("docker remove failed: %s", r->message);
+        enum err_code e = r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR;
+        struct session_result res = {
+            .status = err_status(e), .err = e, .message = msg ? msg : "docker remove failed"};
         op->fn(&res, op->ud);
         free(msg);
         session_op_end(s);
@@ -782,8 +769,8 @@ static void delete_on_remove(const struct docker_reply *r, void *ud)
         return;
     }
     char *label = util_strdupf("paddock.session=%s", s->id);
-    if (!label || docker_volume_list(eng->docker, label, delete_on_volumes, op) < 0) {
-        struct docker_reply none = {.status = -1, .message = ""};
+    if (!label || eng->driver->volume_list(eng, label, delete_on_volumes, op) < 0) {
+        struct sandbox_reply none = {.status = -1, .message = ""};
         delete_on_volumes(&none, op);
     }
     free(label);
@@ -793,9 +780,8 @@ static void delete_on_changes_saved(void *ud, const char *error)
 {
     struct delete_op *op = ud;
     (void)error; /* changes we could not keep do not keep the container alive either */
-    if (docker_container_remove(op->s->eng->docker, op->s->container_id, delete_on_remove, op) <
-        0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+    if (op->s->eng->driver->remove(op->s->eng, op->s->container_id, delete_on_remove, op) < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         delete_on_remove(&r, op);
     }
 }
@@ -810,21 +796,26 @@ static void delete_on_tail_saved(void *ud, const char *error)
 
 void session_delete(struct session *s, session_done_fn fn, void *ud)
 {
-    if (session_check(s, "delete", "deleted",
-                      "ready paused stopped error disconnected oom-killed started", fn, ud))
+    if (session_check(s, "delete", SESSION_DELETED,
+                      SESSION_ST_SET(SESSION_READY) | SESSION_ST_SET(SESSION_PAUSED) |
+                          SESSION_ST_SET(SESSION_STOPPED) | SESSION_ST_SET(SESSION_ERROR) |
+                          SESSION_ST_SET(SESSION_DISCONNECTED) |
+                          SESSION_ST_SET(SESSION_OOM_KILLED) | SESSION_ST_SET(SESSION_STARTED),
+                      fn, ud))
         return;
     struct delete_op *op = calloc(1, sizeof(*op));
     if (!op) {
-        struct session_result res = {.status = 500, .code = "internal", .message = "out of memory"};
+        struct session_result res = {
+            .status = 500, .err = ERR_INTERNAL, .message = "out of memory"};
         fn(&res, ud);
         return;
     }
     op->s = s;
     op->fn = fn;
     op->ud = ud;
-    session_op_begin(s, "delete");
+    session_op_begin(s, SESSION_OP_DELETE);
     if (!s->container_id) {
-        struct docker_reply r = {.status = 404, .message = ""};
+        struct sandbox_reply r = {.status = 404, .message = ""};
         delete_on_remove(&r, op);
         return;
     }
@@ -834,26 +825,23 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
 
 /* ---- actions ---- */
 
-int session_check_actionable(struct session *s, unsigned *status, const char **code, char *msg,
-                             size_t size)
+int session_check_actionable(struct session *s, enum err_code *err, char *msg, size_t size)
 {
-    if (strcmp(s->state, "ready") != 0) {
+    if (s->state != SESSION_READY) {
         char hint[256];
         session_st_hint(s->state, s->id, hint, sizeof(hint));
         json_t *cur = store_session_get(s->eng->store, s->id);
         const char *why = json_string_value(json_object_get(cur, "reason"));
-        snprintf(msg, size, "session %s is %s%s%.200s%s; %s", s->id, s->state, why ? " (" : "",
-                 why ? why : "", why ? ")" : "", hint);
+        snprintf(msg, size, "session %s is %s%s%.200s%s; %s", s->id, session_st_name(s->state),
+                 why ? " (" : "", why ? why : "", why ? ")" : "", hint);
         json_decref(cur);
-        *status = session_st_refusal_status(s->state);
-        *code = *status == 503 ? "unavailable" : "conflict";
+        *err = session_st_refusal_status(s->state) == 503 ? ERR_UNAVAILABLE : ERR_CONFLICT;
         return -1;
     }
-    if (s->op && strcmp(s->op, "create") != 0) {
+    if (s->op != SESSION_OP_NONE && s->op != SESSION_OP_CREATE) {
         snprintf(msg, size, "session %s is busy: %s in progress; retry once it is done", s->id,
-                 s->op);
-        *status = 409;
-        *code = "conflict";
+                 session_op_name(s->op));
+        *err = ERR_CONFLICT;
         return -1;
     }
     return 0;

@@ -2,17 +2,21 @@
 #ifndef PADDOCK_SESSION_H
 #define PADDOCK_SESSION_H
 
+#include "engine/base/session_state.h"
+
 #include <jansson.h>
 #include <stddef.h>
+
+#include "engine/base/errors.h"
 
 struct engine;
 struct session;
 
-/* Outcome of an asynchronous session operation. status is an HTTP status; on success code
- * is NULL and body is the reply document (borrowed). */
+/* Outcome of an asynchronous session operation. status is an HTTP status; on success err is
+ * ERR_NONE and body is the reply document (borrowed). */
 struct session_result {
-    unsigned status;
-    const char *code;    /* error code, NULL on success */
+    unsigned status;     /* on failure err_status(err) */
+    enum err_code err;   /* ERR_NONE on success */
     const char *message; /* error text, NULL on success */
     json_t *body;        /* success reply, borrowed */
 };
@@ -23,7 +27,7 @@ struct session_action_result {
     unsigned status;
     const char *body;
     size_t len;
-    const char *code; /* engine-side error code when the engine answers itself, else NULL */
+    enum err_code err; /* when the engine answers an error itself, else ERR_NONE */
 };
 typedef void (*session_action_fn)(const struct session_action_result *r, void *ud);
 
@@ -38,7 +42,7 @@ void session_shutdown(struct engine *eng, void (*done)(void *ud), void *ud);
 
 struct session *session_find(struct engine *eng, const char *id);
 const char *session_id(const struct session *s);
-const char *session_state(const struct session *s);
+enum session_st session_state(const struct session *s);
 
 /* Validates opts synchronously: returns -1 and fills *bad (400) when they are wrong; otherwise
  * starts creating and calls fn once the session is ready or failed. */
@@ -64,8 +68,8 @@ void session_attach(struct engine *eng, const char *ref, session_done_fn fn, voi
 void session_reconcile(struct engine *eng);
 /* The daemon went away: ready, started and paused sessions become disconnected. */
 void session_mark_disconnected(struct engine *eng, const char *why);
-/* One object of Docker's events stream. */
-void session_on_docker_event(struct engine *eng, json_t *event);
+/* One object of the driver's events stream (driver.h: the normalized form). */
+void session_on_sandbox_event(struct engine *eng, json_t *event);
 
 /* Publish the stored session object as a "session" event. */
 void session_publish(struct engine *eng, const char *id);

@@ -1,15 +1,14 @@
 /* Session options (see session_config.h): one parser per field in a table, strict types,
- * every refusal a sentence naming the field; the create body built from the parsed struct. */
+ * every refusal a sentence naming the field; the create body built from the parsed struct.
+ * No Docker or git call here (session_prepare.c does those). */
 #include "engine/session_config.h"
 
-#include "engine/docker.h"
+#include "engine/base/git.h"
+#include "engine/base/util.h"
 #include "engine/engine_internal.h"
-#include "engine/git.h"
 #include "engine/mount_policy.h"
-#include "engine/policy.h"
+#include "engine/risk/policy.h"
 #include "engine/session.h"
-#include "engine/store.h"
-#include "engine/util.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -30,8 +29,6 @@
 #define SESSION_PIDS_MAX 4194304
 #define SESSION_DISK_MIN (64LL * 1024 * 1024)
 #define SESSION_TMPFS_SIZE (512LL * 1024 * 1024)
-#define SESSION_AGENT_UID 1000
-#define SESSION_GIT_TIMEOUT_MS (10L * 60 * 1000)
 #define EXECUTOR_IN_CONTAINER "/opt/paddock/paddock-executor"
 #define SOCKET_DIR_IN_CONTAINER "/run/paddock"
 #define WORKSPACE_IN_CONTAINER "/workspace"
@@ -241,15 +238,31 @@ static int opt_limits(struct parse *p, json_t *v)
     return 0;
 }
 
-static int opt_network(struct parse *p, json_t *v)
+static const char *const net_modes[SESSION_NET_COUNT] = {
+    [SESSION_NET_NONE] = "none",
+    [SESSION_NET_BRIDGE] = "bridge",
+    [SESSION_NET_HOST] = "host",
+};
+
+const char *session_net_name(enum session_net net)
 {
-    static const char *const modes[] = {"none", "bridge", "host"};
-    const char *s = json_cstr(v);
-    for (size_t i = 0; s && i < 3; i++)
-        if (strcmp(s, modes[i]) == 0) {
-            p->c->network = modes[i];
+    return (unsigned)net < SESSION_NET_COUNT ? net_modes[net] : NULL;
+}
+
+int session_net_parse(const char *name, enum session_net *net)
+{
+    for (int i = 0; name && i < SESSION_NET_COUNT; i++)
+        if (strcmp(net_modes[i], name) == 0) {
+            *net = (enum session_net)i;
             return 0;
         }
+    return -1;
+}
+
+static int opt_network(struct parse *p, json_t *v)
+{
+    if (session_net_parse(json_cstr(v), &p->c->network) == 0)
+        return 0;
     return parse_fail(p, "\"network\" must be \"none\" (the default), \"bridge\" or \"host\"");
 }
 
@@ -635,9 +648,10 @@ static const struct session_option session_options[] = {
 static int parse_combined(struct parse *p)
 {
     struct session_config *c = p->c;
-    if (c->n_ports && strcmp(c->network, "bridge") != 0)
-        return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)", c->network,
-                          strcmp(c->network, "host") == 0
+    if (c->n_ports && c->network != SESSION_NET_BRIDGE)
+        return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)",
+                          session_net_name(c->network),
+                          c->network == SESSION_NET_HOST
                               ? "the container's ports are the host's already"
                               : "nothing can reach the container");
     if (c->git_url) {
@@ -671,13 +685,13 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     if (!c || !(c->env = json_object())) {
         free(c);
         *bad =
-            (struct session_result){.status = 500, .code = "internal", .message = "out of memory"};
+            (struct session_result){.status = 500, .err = ERR_INTERNAL, .message = "out of memory"};
         return -1;
     }
     c->cpus = SESSION_CPUS_DEFAULT;
     c->memory = SESSION_MEMORY_DEFAULT;
     c->pids = SESSION_PIDS_DEFAULT;
-    c->network = "none";
+    c->network = SESSION_NET_NONE;
     c->keep_alive = true; /* sessions outlive the engine unless asked otherwise */
     int rc = 0;
     const char *k;
@@ -708,7 +722,7 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
         free(p.why);
         session_config_free(c);
         *bad = (struct session_result){
-            .status = 400, .code = "bad_request", .message = session_config_msg};
+            .status = 400, .err = ERR_BAD_REQUEST, .message = session_config_msg};
         return -1;
     }
     *out = c;
@@ -721,6 +735,12 @@ static void wipe(char *s)
         explicit_bzero(s, strlen(s));
         free(s);
     }
+}
+
+void session_config_forget_token(struct session_config *c)
+{
+    wipe(c->git_token);
+    c->git_token = NULL;
 }
 
 void session_config_free(struct session_config *c)
@@ -746,12 +766,30 @@ void session_config_free(struct session_config *c)
 
 /* ---- what the store keeps ---- */
 
-static char *work_dir(const struct engine *eng, const char *id)
+char *session_config_work_dir(const struct engine *eng, const char *id)
 {
     return util_strdupf("%s/work/%s", eng->state_dir, id);
 }
 
-static const char *const ws_types[] = {"image", "bind", "volume", "overlay", "clone"};
+static const char *const ws_types[SESSION_WS_COUNT] = {
+    [SESSION_WS_IMAGE] = "image",     [SESSION_WS_BIND] = "bind",   [SESSION_WS_VOLUME] = "volume",
+    [SESSION_WS_OVERLAY] = "overlay", [SESSION_WS_CLONE] = "clone",
+};
+
+const char *session_ws_name(enum session_ws ws)
+{
+    return (unsigned)ws < SESSION_WS_COUNT ? ws_types[ws] : NULL;
+}
+
+int session_ws_parse(const char *name, enum session_ws *ws)
+{
+    for (int i = 0; name && i < SESSION_WS_COUNT; i++)
+        if (strcmp(ws_types[i], name) == 0) {
+            *ws = (enum session_ws)i;
+            return 0;
+        }
+    return -1;
+}
 
 json_t *session_config_stored(const struct session_config *c, struct engine *eng, const char *id,
                               const char *image)
@@ -762,12 +800,13 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     if (c->disk)
         json_object_set_new(limits, "disk", json_integer(c->disk));
     json_object_set_new(o, "limits", limits);
-    json_object_set_new(o, "network", json_string(c->network));
+    json_object_set_new(o, "network", json_string(session_net_name(c->network)));
     json_object_set_new(o, "read_only", json_boolean(c->read_only));
     json_object_set_new(o, "keep_alive", json_boolean(c->keep_alive));
     /* The approval policy as it applies, so the session shows it and a changed engine default
      * does not change an existing session. */
-    json_object_set_new(o, "confirm", json_string(c->confirm ? c->confirm : eng->default_confirm));
+    json_object_set_new(o, "confirm",
+                        json_string(c->confirm ? c->confirm : policy_name(eng->default_confirm)));
     json_object_set_new(
         o, "approval_timeout",
         json_real(c->approval_timeout > 0 ? c->approval_timeout : eng->approval_timeout));
@@ -796,8 +835,9 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
         json_object_set_new(o, "volumes", vols);
     }
     if (c->ws != SESSION_WS_IMAGE || c->read_only) {
-        json_t *ws = json_pack("{s:s,s:b}", "type", ws_types[c->ws], "read_only", c->ws_read_only);
-        char *wd = work_dir(eng, id);
+        json_t *ws =
+            json_pack("{s:s,s:b}", "type", session_ws_name(c->ws), "read_only", c->ws_read_only);
+        char *wd = session_config_work_dir(eng, id);
         if (c->ws_source)
             json_object_set_new(ws, "source", json_string(c->ws_source));
         else if (c->ws == SESSION_WS_CLONE && wd) {
@@ -830,308 +870,6 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
         json_object_set_new(o, "git", g);
     }
     return json_pack("{s:s,s:O,s:o}", "image", image, "env", c->env, "options", o);
-}
-
-/* ---- before docker create ---- */
-
-struct prep {
-    struct engine *eng;
-    struct session_config *c;
-    char *id;
-    size_t vol_i; /* next named volume to inspect; n_volumes means the workspace's */
-    session_config_done_fn fn;
-    void *ud;
-};
-
-static void prep_finish(struct prep *op, unsigned status, const char *code, const char *msg)
-{
-    struct session_result res = {.status = status, .code = code, .message = msg};
-    op->fn(msg ? &res : NULL, op->ud);
-    free(op->id);
-    free(op);
-}
-
-static void prep_failf(struct prep *op, unsigned status, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void prep_failf(struct prep *op, unsigned status, const char *code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = util_vstrdupf(fmt, ap);
-    va_end(ap);
-    prep_finish(op, status, code, msg ? msg : "refused");
-    free(msg);
-}
-
-/* A transport failure to the daemon: 503 with the engine's usual text. */
-static bool prep_docker_down(struct prep *op, const struct docker_reply *r)
-{
-    engine_note_docker(op->eng, r->status >= 0, r->message);
-    if (r->status >= 0)
-        return false;
-    prep_finish(op, 503, "docker_unavailable",
-                op->eng->docker_error ? op->eng->docker_error : "Docker daemon not reachable");
-    return true;
-}
-
-static void prep_volumes(struct prep *op);
-
-/* Per-container quotas: overlay2 only over xfs (with pquota, which /info does not show:
- * Docker itself refuses without it), btrfs, zfs, devicemapper, windowsfilter. */
-static bool disk_quota_supported(json_t *info, char *desc, size_t n)
-{
-    const char *driver = json_string_value(json_object_get(info, "Driver"));
-    const char *backing = NULL;
-    size_t i;
-    json_t *kv;
-    json_array_foreach(json_object_get(info, "DriverStatus"), i, kv)
-    {
-        const char *k = json_string_value(json_array_get(kv, 0));
-        if (k && strcmp(k, "Backing Filesystem") == 0)
-            backing = json_string_value(json_array_get(kv, 1));
-    }
-    snprintf(desc, n, "%s%s%s", driver ? driver : "an unknown driver", backing ? " on " : "",
-             backing ? backing : "");
-    if (!driver)
-        return false;
-    if (strcmp(driver, "overlay2") == 0)
-        return backing && strcmp(backing, "xfs") == 0;
-    return strcmp(driver, "btrfs") == 0 || strcmp(driver, "zfs") == 0 ||
-           strcmp(driver, "devicemapper") == 0 || strcmp(driver, "windowsfilter") == 0;
-}
-
-static void prep_on_info(const struct docker_reply *r, void *ud)
-{
-    struct prep *op = ud;
-    if (prep_docker_down(op, r))
-        return;
-    if (r->status != 200 || !json_is_object(r->json)) {
-        prep_failf(op, 502, "docker_error", "docker info failed (%ld): %s", r->status, r->message);
-        return;
-    }
-    struct session_config *c = op->c;
-    if (c->runtime) {
-        json_t *rts = json_object_get(r->json, "Runtimes");
-        if (!json_object_get(rts, c->runtime)) {
-            struct util_buf list = {0};
-            const char *k;
-            json_t *v;
-            json_object_foreach(rts, k, v)
-            {
-                if (list.len)
-                    util_buf_append(&list, ", ", 2);
-                util_buf_append(&list, k, strlen(k));
-            }
-            prep_failf(op, 400, "bad_request",
-                       "\"runtime\": \"%s\" is not offered by this Docker daemon (available: "
-                       "%s)",
-                       c->runtime, list.len ? list.data : "none listed");
-            util_buf_free(&list);
-            return;
-        }
-    }
-    char desc[128];
-    if (c->disk && !disk_quota_supported(r->json, desc, sizeof(desc))) {
-        prep_failf(op, 400, "bad_request",
-                   "\"limits.disk\": this Docker daemon's storage driver (%s) does not support "
-                   "a per-container disk size (it needs overlay2 on xfs with pquota, btrfs, zfs "
-                   "or devicemapper)",
-                   desc);
-        return;
-    }
-    prep_volumes(op);
-}
-
-/* A named volume made with the local driver's mount options can point anywhere on the host
- * (type=none, o=bind, device=/etc): its device goes through the same policy as a bind. */
-static void prep_on_volume(const struct docker_reply *r, void *ud)
-{
-    struct prep *op = ud;
-    if (prep_docker_down(op, r))
-        return;
-    bool ws = op->vol_i == op->c->n_volumes;
-    const char *name = ws ? op->c->ws_source : op->c->volumes[op->vol_i].source;
-    char field[64];
-    if (ws)
-        snprintf(field, sizeof(field), "workspace.source");
-    else
-        snprintf(field, sizeof(field), "volumes[%zu].source", op->vol_i);
-    if (r->status == 200) {
-        const char *driver = json_string_value(json_object_get(r->json, "Driver"));
-        json_t *o = json_object_get(r->json, "Options");
-        const char *type = json_string_value(json_object_get(o, "type"));
-        const char *device = json_string_value(json_object_get(o, "device"));
-        const char *mo = json_string_value(json_object_get(o, "o"));
-        if (!driver || strcmp(driver, "local") != 0) {
-            prep_failf(op, 400, "bad_request",
-                       "\"%s\": volume %s uses the driver %s; only local volumes are accepted",
-                       field, name, driver ? driver : "(unknown)");
-            return;
-        }
-        if (json_object_size(o) && !(type && strcmp(type, "tmpfs") == 0)) {
-            bool bind = mo && strstr(mo, "bind") && (!type || strcmp(type, "none") == 0);
-            char *resolved = NULL, *why = NULL;
-            if (!bind || !device) {
-                prep_failf(op, 400, "bad_request",
-                           "\"%s\": volume %s is mounted with driver options (type %s) the "
-                           "engine cannot check",
-                           field, name, type ? type : "unset");
-                return;
-            }
-            if (mount_policy_check(op->eng, device, false, &resolved, &why) < 0) {
-                prep_failf(op, 400, "bad_request", "\"%s\": volume %s binds %s", field, name,
-                           why ? why : device);
-                free(why);
-                return;
-            }
-            free(resolved);
-        }
-    } else if (r->status != 404) {
-        prep_failf(op, 502, "docker_error", "docker volume inspect %s failed (%ld): %s", name,
-                   r->status, r->message);
-        return;
-    }
-    op->vol_i++;
-    prep_volumes(op);
-}
-
-static void prep_dirs_and_git(struct prep *op);
-
-static void prep_volumes(struct prep *op)
-{
-    struct session_config *c = op->c;
-    while (op->vol_i < c->n_volumes && !c->volumes[op->vol_i].volume)
-        op->vol_i++;
-    const char *name = NULL;
-    if (op->vol_i < c->n_volumes)
-        name = c->volumes[op->vol_i].source;
-    else if (op->vol_i == c->n_volumes && c->ws == SESSION_WS_VOLUME)
-        name = c->ws_source;
-    if (!name) {
-        prep_dirs_and_git(op);
-        return;
-    }
-    if (docker_volume_inspect(op->eng->docker, name, prep_on_volume, op) < 0)
-        prep_finish(op, 500, "internal", "cannot start a request");
-}
-
-static void prep_on_git(const char *err, void *ud)
-{
-    struct prep *op = ud;
-    wipe(op->c->git_token); /* needed once */
-    op->c->git_token = NULL;
-    if (err)
-        prep_failf(op, 502, "git_error", "cloning %s failed: %s", op->c->git_url, err);
-    else
-        prep_finish(op, 0, NULL, NULL);
-}
-
-/* mkdir -p and chown/chmod, for the engine's own per-session dirs. */
-static int make_dir(const char *path, const struct stat *like, char **err)
-{
-    if (util_mkdir_p(path, 0700) < 0) {
-        *err = util_strdupf("cannot create %s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (like) {
-        /* The overlay's root takes the upper dir's owner and mode: make it the host dir's. */
-        if ((geteuid() == 0 && chown(path, like->st_uid, like->st_gid) < 0) ||
-            chmod(path, like->st_mode & 07777) < 0) {
-            *err = util_strdupf("cannot set the owner of %s: %s", path, strerror(errno));
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static void prep_dirs_and_git(struct prep *op)
-{
-    struct session_config *c = op->c;
-    if (c->ws != SESSION_WS_OVERLAY && c->ws != SESSION_WS_CLONE && !c->git_url) {
-        prep_finish(op, 0, NULL, NULL);
-        return;
-    }
-    char *wd = work_dir(op->eng, op->id);
-    char *err = NULL;
-    char *target = NULL;
-    struct stat lower;
-    if (!wd) {
-        prep_finish(op, 500, "internal", "out of memory");
-        return;
-    }
-    if (c->ws == SESSION_WS_OVERLAY) {
-        char *upper = util_strdupf("%s/upper", wd);
-        char *work = util_strdupf("%s/work", wd);
-        if (stat(c->ws_source, &lower) < 0)
-            err = util_strdupf("workspace %s: %s", c->ws_source, strerror(errno));
-        if (!err && (!upper || !work))
-            err = strdup("out of memory");
-        if (!err && make_dir(upper, &lower, &err) == 0)
-            make_dir(work, NULL, &err);
-        free(upper);
-        free(work);
-    } else if (c->ws == SESSION_WS_CLONE) {
-        target = util_strdupf("%s/workspace", wd);
-        if (!target || make_dir(target, NULL, &err) < 0 || chmod(target, 0755) < 0) {
-            if (!err)
-                err = util_strdupf("cannot create %s", target ? target : "the workspace");
-        }
-    } else {
-        target = strdup(c->ws_source);
-    }
-    free(wd);
-    if (err) {
-        prep_finish(op, 500, "internal", err);
-        free(err);
-        free(target);
-        return;
-    }
-    if (!c->git_url) {
-        free(target);
-        prep_finish(op, 0, NULL, NULL);
-        return;
-    }
-    /* The clone runs as the engine's user; as root, the checkout is then given to the agent
-     * (an engine-made workspace) or to the host directory's owner. */
-    struct stat st = {.st_uid = SESSION_AGENT_UID, .st_gid = SESSION_AGENT_UID};
-    if (c->ws == SESSION_WS_BIND && stat(target, &st) < 0)
-        st.st_uid = st.st_gid = 0;
-    struct git_clone_spec gs = {.url = c->git_url,
-                                .token = c->git_token,
-                                .ref = c->git_ref,
-                                .dir = target,
-                                .chown = geteuid() == 0,
-                                .owner_uid = st.st_uid,
-                                .owner_gid = st.st_gid,
-                                .timeout_ms = SESSION_GIT_TIMEOUT_MS};
-    int rc = git_clone_start(op->eng->loop, &gs, prep_on_git, op, &err);
-    free(target);
-    if (rc < 0) {
-        prep_failf(op, 500, "internal", "cannot clone: %s", err ? err : "git failed");
-        free(err);
-    }
-}
-
-void session_config_prepare(struct engine *eng, struct session_config *c, const char *id,
-                            session_config_done_fn fn, void *ud)
-{
-    struct prep *op = calloc(1, sizeof(*op));
-    if (!op || !(op->id = strdup(id))) {
-        free(op);
-        struct session_result res = {.status = 500, .code = "internal", .message = "out of memory"};
-        fn(&res, ud);
-        return;
-    }
-    op->eng = eng;
-    op->c = c;
-    op->fn = fn;
-    op->ud = ud;
-    if (c->runtime || c->disk) {
-        if (docker_info(eng->docker, prep_on_info, op) < 0)
-            prep_finish(op, 500, "internal", "cannot start a request");
-        return;
-    }
-    prep_volumes(op);
 }
 
 /* ---- the create body ---- */
@@ -1174,20 +912,22 @@ static json_t *workspace_mount(struct engine *eng, const struct session_config *
                       WORKSPACE_IN_CONTAINER, "ReadOnly", c->ws_read_only);
         break;
     case SESSION_WS_CLONE:
-        wd = work_dir(eng, id);
+        wd = session_config_work_dir(eng, id);
         d = wd ? util_strdupf("%s/workspace", wd) : NULL;
         if (d)
             m = mount_bind(d, WORKSPACE_IN_CONTAINER, false);
         break;
     case SESSION_WS_OVERLAY:
         /* dockerd mounts it (the engine needs no privilege): the local driver's overlay. */
-        wd = work_dir(eng, id);
+        wd = session_config_work_dir(eng, id);
         o = wd ? util_strdupf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", c->ws_source, wd, wd)
                : NULL;
         if (o)
             m = mount_anonymous(WORKSPACE_IN_CONTAINER, labels,
                                 json_pack("{s:s,s:{s:s,s:s,s:s}}", "Name", "local", "Options",
                                           "type", "overlay", "device", "overlay", "o", o));
+        break;
+    case SESSION_WS_COUNT:
         break;
     }
     free(wd);
@@ -1208,7 +948,8 @@ static json_t *device_requests(const struct session_config *c)
     return json_pack("[o]", r);
 }
 
-/* The hardened container (docs/architecture.md, research/security.md §2). */
+/* The hardened container (docs/architecture.md, "Hardened container"; the fields are Docker's
+ * create body: https://docs.docker.com/reference/api/engine/). */
 json_t *session_config_container(struct engine *eng, const struct session_config *c, const char *id,
                                  const char *sock_dir)
 {
@@ -1252,7 +993,7 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         "CapDrop", "ALL", "CapAdd", "CHOWN", "SETUID", "SETGID", "KILL", "SecurityOpt",
         "no-new-privileges", "PidsLimit", (json_int_t)c->pids, "Memory", (json_int_t)c->memory,
         "MemorySwap", (json_int_t)c->memory, "NanoCpus", (json_int_t)(c->cpus * 1e9 + 0.5),
-        "NetworkMode", c->network, "Init", 1, "IpcMode", "private", "ShmSize",
+        "NetworkMode", session_net_name(c->network), "Init", 1, "IpcMode", "private", "ShmSize",
         (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type", "json-file", "Config", "max-size",
         "10m", "max-file", "1", "RestartPolicy", "Name", "no", "Mounts", mounts, "Ulimits", "Name",
         "nofile", "Soft", (json_int_t)8192, "Hard", (json_int_t)8192, "Name", "core", "Soft",
@@ -1305,72 +1046,4 @@ json_t *session_config_container(struct engine *eng, const struct session_config
     else
         json_decref(exposed);
     return body;
-}
-
-/* ---- after docker start ---- */
-
-struct started {
-    struct engine *eng;
-    char *id;
-    void (*next)(void *ud);
-    void *ud;
-};
-
-static void started_on_inspect(const struct docker_reply *r, void *ud)
-{
-    struct started *op = ud;
-    json_t *ports = json_array();
-    const char *k;
-    json_t *v;
-    json_object_foreach(json_object_get(json_object_get(r->json, "NetworkSettings"), "Ports"), k, v)
-    {
-        int port = atoi(k);
-        const char *proto = strchr(k, '/');
-        size_t i;
-        json_t *b;
-        json_array_foreach(v, i, b)
-        {
-            const char *hip = json_string_value(json_object_get(b, "HostIp"));
-            const char *hp = json_string_value(json_object_get(b, "HostPort"));
-            if (hip && hp)
-                json_array_append_new(ports, json_pack("{s:i,s:s,s:s,s:i}", "container_port", port,
-                                                       "protocol", proto ? proto + 1 : "tcp",
-                                                       "host_ip", hip, "host_port", atoi(hp)));
-        }
-    }
-    store_session_config_set(op->eng->store, op->id, "ports", ports, NULL);
-    json_decref(ports);
-    op->next(op->ud);
-    free(op->id);
-    free(op);
-}
-
-void session_config_started(struct engine *eng, const struct session_config *c, const char *id,
-                            const char *container_id, void (*next)(void *ud), void *ud)
-{
-    struct started *op = c->n_ports ? calloc(1, sizeof(*op)) : NULL;
-    if (op && !(op->id = strdup(id))) {
-        free(op);
-        op = NULL;
-    }
-    if (!op) {
-        next(ud);
-        return;
-    }
-    op->eng = eng;
-    op->next = next;
-    op->ud = ud;
-    if (docker_container_inspect(eng->docker, container_id, started_on_inspect, op) < 0) {
-        free(op->id);
-        free(op);
-        next(ud);
-    }
-}
-
-void session_config_cleanup(struct engine *eng, const char *id)
-{
-    char *wd = work_dir(eng, id);
-    if (wd)
-        util_remove_tree(wd);
-    free(wd);
 }

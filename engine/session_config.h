@@ -1,6 +1,6 @@
 /* Per-session options of POST /v1/sessions: parsed and checked into a struct, then the Docker
- * create body built from it. With no option the body is the hardened default
- * (docs/architecture.md "Hardened container"). */
+ * create body built from it (no I/O to the daemon: session_prepare.h does that). With no option the
+ * body is the hardened default (docs/architecture.md "Hardened container"). */
 #ifndef PADDOCK_SESSION_CONFIG_H
 #define PADDOCK_SESSION_CONFIG_H
 
@@ -20,7 +20,24 @@ enum session_ws {
     SESSION_WS_VOLUME,  /* a named Docker volume */
     SESSION_WS_OVERLAY, /* a host directory as the lower layer, changes in <state>/work/<id> */
     SESSION_WS_CLONE,   /* a git clone into <state>/work/<id>/workspace */
+    SESSION_WS_COUNT
 };
+/* "image", "bind", "volume", "overlay", "clone": the workspace's "type" in the stored config;
+ * NULL out of range. */
+const char *session_ws_name(enum session_ws ws);
+/* The workspace type named by text: 0 and *ws, or -1 (*ws untouched). */
+int session_ws_parse(const char *name, enum session_ws *ws);
+
+enum session_net {
+    SESSION_NET_NONE,   /* no network (the default) */
+    SESSION_NET_BRIDGE, /* Docker's bridge: outbound, and published ports */
+    SESSION_NET_HOST,   /* the host's own */
+    SESSION_NET_COUNT
+};
+/* "none", "bridge", "host": the stored option and Docker's NetworkMode; NULL out of range. */
+const char *session_net_name(enum session_net net);
+/* The network mode named by text: 0 and *net, or -1 (*net untouched). */
+int session_net_parse(const char *name, enum session_net *net);
 
 struct session_mount {
     char *source; /* bind: the resolved host path; volume: its name */
@@ -40,9 +57,9 @@ struct session_config {
     json_t *env; /* object of strings, never NULL */
     double cpus;
     long long memory, pids, disk; /* disk 0: no StorageOpt */
-    const char *network;          /* "none", "bridge", "host" */
-    int gpus;                     /* 0: none, -1: all, n: that many; or gpu_ids */
-    json_t *gpu_ids;              /* array of device id strings, or NULL */
+    enum session_net network;
+    int gpus;        /* 0: none, -1: all, n: that many; or gpu_ids */
+    json_t *gpu_ids; /* array of device id strings, or NULL */
     struct session_port ports[SESSION_MAX_PORTS];
     size_t n_ports;
     struct session_mount volumes[SESSION_MAX_VOLUMES];
@@ -67,6 +84,8 @@ struct session_config {
 int session_config_parse(struct engine *eng, json_t *opts, struct session_config **out,
                          struct session_result *bad);
 void session_config_free(struct session_config *c);
+/* Wipe and drop the git token (once the clone ran). */
+void session_config_forget_token(struct session_config *c);
 
 /* A usable session name: 1-64 of [A-Za-z0-9_.-], starting with a letter or digit. */
 bool session_config_name_ok(const char *n);
@@ -76,24 +95,12 @@ bool session_config_name_ok(const char *n);
 json_t *session_config_stored(const struct session_config *c, struct engine *eng, const char *id,
                               const char *image);
 
-/* Before docker create: the checks that need the daemon (runtime, disk, named volumes), the
- * engine-owned directories, the git clone. fn gets NULL, or the refusal (status, code,
- * message valid during the call). fn may run before this returns. */
-typedef void (*session_config_done_fn)(const struct session_result *err, void *ud);
-void session_config_prepare(struct engine *eng, struct session_config *c, const char *id,
-                            session_config_done_fn fn, void *ud);
-
 /* The body of POST /containers/create. */
 json_t *session_config_container(struct engine *eng, const struct session_config *c, const char *id,
                                  const char *sock_dir);
 
-/* After docker start: the host ports Docker chose go into the store (sessions.config.ports,
- * shown as the session's "ports"); then next(ud), possibly before this returns. */
-void session_config_started(struct engine *eng, const struct session_config *c, const char *id,
-                            const char *container_id, void (*next)(void *ud), void *ud);
-
-/* Remove what the engine made for the session (<state>/work/<id>), once its container is
- * gone. */
-void session_config_cleanup(struct engine *eng, const char *id);
+/* <state>/work/<id>: what the engine makes for a session's overlay or clone workspace
+ * (malloc'd). */
+char *session_config_work_dir(const struct engine *eng, const char *id);
 
 #endif

@@ -2,13 +2,13 @@
  * clean stop, which deletes the sessions that asked not to be kept (keep_alive false). */
 #include "engine/session.h"
 
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/session_state.h"
+#include "engine/base/util.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/loop.h"
 #include "engine/session_internal.h"
-#include "engine/session_state.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,71 +25,64 @@ static void control_reply_session(struct session *s, unsigned status, session_do
     json_decref(body);
 }
 
-static void control_refuse(session_done_fn fn, void *ud, unsigned status, const char *code,
-                           const char *msg)
+static void control_refuse(session_done_fn fn, void *ud, enum err_code err, const char *msg)
 {
-    struct session_result res = {.status = status, .code = code, .message = msg};
+    struct session_result res = {.status = err_status(err), .err = err, .message = msg};
     fn(&res, ud);
 }
 
-int session_check(struct session *s, const char *verb, const char *target, const char *from_ok,
+int session_check(struct session *s, const char *verb, enum session_st target, unsigned from_ok,
                   session_done_fn fn, void *ud)
 {
     char msg[640];
-    if (s->op) {
+    if (s->op != SESSION_OP_NONE) {
         snprintf(msg, sizeof(msg), "cannot %s session %s: %s in progress; retry once it is done",
-                 verb, s->id, s->op);
-        control_refuse(fn, ud, 409, "conflict", msg);
+                 verb, s->id, session_op_name(s->op));
+        control_refuse(fn, ud, ERR_CONFLICT, msg);
         return -1;
     }
-    if (strcmp(s->state, target) == 0) {
+    if (s->state == target) {
         control_reply_session(s, 200, fn, ud);
         return 1;
     }
-    /* from_ok is a space-separated list of whole names. */
-    size_t n = strlen(s->state);
-    for (const char *p = strstr(from_ok, s->state); p; p = strstr(p + 1, s->state))
-        if ((p == from_ok || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            return 0;
+    if (from_ok & SESSION_ST_SET(s->state))
+        return 0;
     char hint[256];
     session_st_hint(s->state, s->id, hint, sizeof(hint));
     json_t *cur = store_session_get(s->eng->store, s->id);
     const char *why = json_string_value(json_object_get(cur, "reason"));
     snprintf(msg, sizeof(msg), "cannot %s session %s: it is %s%s%.200s%s%s%s", verb, s->id,
-             s->state, why ? " (" : "", why ? why : "", why ? ")" : "", hint[0] ? "; " : "", hint);
+             session_st_name(s->state), why ? " (" : "", why ? why : "", why ? ")" : "",
+             hint[0] ? "; " : "", hint);
     json_decref(cur);
-    control_refuse(fn, ud, 409, "conflict", msg);
+    control_refuse(fn, ud, ERR_CONFLICT, msg);
     return -1;
 }
 
 /* A Docker call of an operation failed: the reply says why; 404 means the container is gone. */
-static void control_docker_failed(struct session *s, const char *verb, const struct docker_reply *r,
-                                  session_done_fn fn, void *ud)
+static void control_docker_failed(struct session *s, const char *verb,
+                                  const struct sandbox_reply *r, session_done_fn fn, void *ud)
 {
     char *msg;
-    unsigned status;
-    const char *code;
+    enum err_code err;
     if (r->status < 0) {
         msg = util_strdupf("cannot %s session %s: Docker daemon not reachable at %s (%s)", verb,
-                           s->id, docker_socket(s->eng->docker), r->message);
-        status = 503;
-        code = "docker_unavailable";
+                           s->id, s->eng->driver->address(s->eng), r->message);
+        err = ERR_DOCKER_UNAVAILABLE;
     } else if (r->status == 404) {
-        session_set_state(s, "error", "container removed outside paddock");
+        session_set_state(s, SESSION_ERROR, "container removed outside paddock");
         util_remove_tree(s->sock_dir);
         msg = util_strdupf("cannot %s session %s: its container was removed outside paddock", verb,
                            s->id);
-        status = 409;
-        code = "conflict";
+        err = ERR_CONFLICT;
     } else {
         msg = util_strdupf("cannot %s session %s: docker %s failed (%ld): %s", verb, s->id, verb,
                            r->status, r->message);
         /* Docker's 409: the container is not in the state we thought (an event is on its way). */
-        status = r->status == 409 ? 409 : 502;
-        code = r->status == 409 ? "conflict" : "docker_error";
+        err = r->status == 409 ? ERR_CONFLICT : ERR_DOCKER_ERROR;
         s->stale = true; /* look at the container again: it may not be what we thought */
     }
-    control_refuse(fn, ud, status, code, msg ? msg : "docker call failed");
+    control_refuse(fn, ud, err, msg ? msg : "docker call failed");
     free(msg);
 }
 
@@ -99,18 +92,18 @@ struct control_op {
     void *ud;
 };
 
-static struct control_op *control_op_new(struct session *s, const char *op_name, session_done_fn fn,
-                                         void *ud)
+static struct control_op *control_op_new(struct session *s, enum session_op kind,
+                                         session_done_fn fn, void *ud)
 {
     struct control_op *op = calloc(1, sizeof(*op));
     if (!op) {
-        control_refuse(fn, ud, 500, "internal", "out of memory");
+        control_refuse(fn, ud, ERR_INTERNAL, "out of memory");
         return NULL;
     }
     op->s = s;
     op->fn = fn;
     op->ud = ud;
-    session_op_begin(s, op_name);
+    session_op_begin(s, kind);
     return op;
 }
 
@@ -122,11 +115,11 @@ static void control_op_end(struct control_op *op)
 
 /* ---- pause ---- */
 
-static void pause_on_paused(const struct docker_reply *r, void *ud)
+static void pause_on_paused(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status == 204) {
-        session_set_state(op->s, "paused", "paused by request");
+        session_set_state(op->s, SESSION_PAUSED, "paused by request");
         control_reply_session(op->s, 200, op->fn, op->ud);
     } else {
         control_docker_failed(op->s, "pause", r, op->fn, op->ud);
@@ -136,22 +129,25 @@ static void pause_on_paused(const struct docker_reply *r, void *ud)
 
 void session_pause(struct session *s, session_done_fn fn, void *ud)
 {
-    if (session_check(s, "pause", "paused", "ready started disconnected", fn, ud))
+    if (session_check(s, "pause", SESSION_PAUSED,
+                      SESSION_ST_SET(SESSION_READY) | SESSION_ST_SET(SESSION_STARTED) |
+                          SESSION_ST_SET(SESSION_DISCONNECTED),
+                      fn, ud))
         return;
-    struct control_op *op = control_op_new(s, "pause", fn, ud);
-    if (op && docker_container_pause(s->eng->docker, s->container_id, pause_on_paused, op) < 0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+    struct control_op *op = control_op_new(s, SESSION_OP_PAUSE, fn, ud);
+    if (op && s->eng->driver->pause(s->eng, s->container_id, pause_on_paused, op) < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         pause_on_paused(&r, op);
     }
 }
 
 /* ---- resume: unpause (paused) or start again (stopped, oom-killed) ---- */
 
-static void resume_on_unpaused(const struct docker_reply *r, void *ud)
+static void resume_on_unpaused(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status == 204) {
-        session_set_state(op->s, "ready", NULL);
+        session_set_state(op->s, SESSION_READY, NULL);
         control_reply_session(op->s, 200, op->fn, op->ud);
     } else {
         control_docker_failed(op->s, "resume", r, op->fn, op->ud);
@@ -161,21 +157,23 @@ static void resume_on_unpaused(const struct docker_reply *r, void *ud)
 
 static void control_resume(struct session *s, const char *verb, session_done_fn fn, void *ud)
 {
-    if (session_check(s, verb, "ready", "paused stopped oom-killed", fn, ud))
+    if (session_check(s, verb, SESSION_READY,
+                      SESSION_ST_SET(SESSION_PAUSED) | SESSION_ST_SET(SESSION_STOPPED) |
+                          SESSION_ST_SET(SESSION_OOM_KILLED),
+                      fn, ud))
         return;
-    if (strcmp(s->state, "paused") == 0) {
-        struct control_op *op = control_op_new(s, "resume", fn, ud);
-        if (op &&
-            docker_container_unpause(s->eng->docker, s->container_id, resume_on_unpaused, op) < 0) {
-            struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+    if (s->state == SESSION_PAUSED) {
+        struct control_op *op = control_op_new(s, SESSION_OP_RESUME, fn, ud);
+        if (op && s->eng->driver->resume(s->eng, s->container_id, resume_on_unpaused, op) < 0) {
+            struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
             resume_on_unpaused(&r, op);
         }
         return;
     }
     /* Stopped: the same container starts again (its filesystem is kept, its processes are
      * new), then the executor is awaited as at create. */
-    session_op_begin(s, "resume");
-    session_set_state(s, "starting", "restarting the stopped container");
+    session_op_begin(s, SESSION_OP_RESUME);
+    session_set_state(s, SESSION_STARTING, "restarting the stopped container");
     session_start_container(s, true, fn, ud);
 }
 
@@ -186,19 +184,19 @@ void session_resume(struct session *s, session_done_fn fn, void *ud)
 
 /* ---- stop ---- */
 
-static void stop_on_inspect(const struct docker_reply *r, void *ud)
+static void stop_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     json_t *st = json_object_get(r->json, "State");
     int code = json_is_integer(json_object_get(st, "ExitCode"))
                    ? (int)json_integer_value(json_object_get(st, "ExitCode"))
                    : STORE_NO_EXIT_CODE;
-    session_set_state_exit(op->s, "stopped", "stopped by request", code);
+    session_set_state_exit(op->s, SESSION_STOPPED, "stopped by request", code);
     control_reply_session(op->s, 200, op->fn, op->ud);
     control_op_end(op);
 }
 
-static void stop_on_stopped(const struct docker_reply *r, void *ud)
+static void stop_on_stopped(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status != 204 && r->status != 304) {
@@ -207,22 +205,24 @@ static void stop_on_stopped(const struct docker_reply *r, void *ud)
         return;
     }
     /* The exit code goes with the state. */
-    if (docker_container_inspect(op->s->eng->docker, op->s->container_id, stop_on_inspect, op) <
-        0) {
-        struct docker_reply none = {.status = -1, .message = ""};
+    if (op->s->eng->driver->inspect(op->s->eng, op->s->container_id, stop_on_inspect, op) < 0) {
+        struct sandbox_reply none = {.status = -1, .message = ""};
         stop_on_inspect(&none, op);
     }
 }
 
 void session_stop(struct session *s, session_done_fn fn, void *ud)
 {
-    if (session_check(s, "stop", "stopped", "ready paused started disconnected", fn, ud))
+    if (session_check(s, "stop", SESSION_STOPPED,
+                      SESSION_ST_SET(SESSION_READY) | SESSION_ST_SET(SESSION_PAUSED) |
+                          SESSION_ST_SET(SESSION_STARTED) | SESSION_ST_SET(SESSION_DISCONNECTED),
+                      fn, ud))
         return;
-    struct control_op *op = control_op_new(s, "stop", fn, ud);
+    struct control_op *op = control_op_new(s, SESSION_OP_STOP, fn, ud);
     /* docker stop sends SIGTERM (the init passes it on) and SIGKILL after 5 s; a paused
      * container is thawed by Docker so that it can die. */
-    if (op && docker_container_stop(s->eng->docker, s->container_id, 5, stop_on_stopped, op) < 0) {
-        struct docker_reply r = {.status = -1, .message = "cannot start a request"};
+    if (op && s->eng->driver->stop(s->eng, s->container_id, 5, stop_on_stopped, op) < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         stop_on_stopped(&r, op);
     }
 }
@@ -240,10 +240,10 @@ void session_attach(struct engine *eng, const char *ref, session_done_fn fn, voi
         else
             snprintf(msg, sizeof(msg), "no session with id or name \"%.200s\"", ref);
         json_decref(stored);
-        control_refuse(fn, ud, 404, "not_found", msg);
+        control_refuse(fn, ud, ERR_NOT_FOUND, msg);
         return;
     }
-    if (strcmp(s->state, "ready") == 0 && !s->op) {
+    if (s->state == SESSION_READY && s->op == SESSION_OP_NONE) {
         control_reply_session(s, 200, fn, ud);
         return;
     }
@@ -291,7 +291,7 @@ static void shutdown_on_timeout(void *ud)
 void session_shutdown_delete(struct session *s)
 {
     s->doomed = false;
-    if (s->unlinked || strcmp(s->state, "deleted") == 0)
+    if (s->unlinked || s->state == SESSION_DELETED)
         shutdown_on_deleted(NULL, NULL); /* an earlier delete got there first */
     else
         session_delete(s, shutdown_on_deleted, NULL);
@@ -321,7 +321,7 @@ void session_shutdown(struct engine *eng, void (*done)(void *ud), void *ud)
     for (size_t i = 0; i < k; i++) {
         struct session *s = doomed[i];
         sd->pending++;
-        if (s->op)
+        if (s->op != SESSION_OP_NONE)
             s->doomed = true; /* deleted when its operation ends */
         else
             session_shutdown_delete(s);

@@ -2,11 +2,11 @@
  * every few seconds in one transaction, and published as events as they arrive. */
 #include "engine/stats.h"
 
-#include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/loop.h"
-#include "engine/util.h"
+#include "engine/events.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ struct stats_watch {
     struct stats *st;
     char *session_id;
     char *container_id;
-    struct docker_stream *stream;
+    struct sandbox_stream *stream;
     struct store_sample pending[STATS_PENDING_MAX];
     size_t npending;
 };
@@ -150,7 +150,7 @@ static void stats_on_downsample(void *ud)
         loop_timer_add(st->eng->loop, STATS_DOWNSAMPLE_MS, stats_on_downsample, st);
 }
 
-static int stats_on_item(const struct docker_item *it, void *ud)
+static int stats_on_item(const struct sandbox_item *it, void *ud)
 {
     struct stats_watch *w = ud;
     struct store_sample v;
@@ -161,7 +161,7 @@ static int stats_on_item(const struct docker_item *it, void *ud)
     w->pending[w->npending++] = v;
     json_t *ev = stats_sample_json(&v);
     json_object_set_new(ev, "session", json_string(w->session_id));
-    api_events_publish(w->st->eng->api, "stats", ev);
+    events_publish(w->st->eng->events, "stats", ev);
     json_decref(ev);
     return 0;
 }
@@ -185,7 +185,7 @@ static void stats_unlink(struct stats *st, struct stats_watch *w)
 
 /* The stream ended by itself (container gone, daemon gone): the next state change that says
  * the container runs starts a new one. */
-static void stats_on_end(const struct docker_reply *r, void *ud)
+static void stats_on_end(const struct sandbox_reply *r, void *ud)
 {
     struct stats_watch *w = ud;
     (void)r;
@@ -202,26 +202,37 @@ static struct stats_watch *stats_find(struct stats *st, const char *session_id)
     return NULL;
 }
 
-static bool stats_state_samples(const char *state)
+static bool stats_state_samples(enum session_st state)
 {
-    static const char *const live[] = {"ready", "paused", "started", "disconnected"};
-    for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++)
-        if (strcmp(state, live[i]) == 0)
-            return true;
+    switch (state) {
+    case SESSION_STARTED:
+    case SESSION_READY:
+    case SESSION_PAUSED:
+    case SESSION_DISCONNECTED:
+        return true;
+    case SESSION_BUILDING:
+    case SESSION_STARTING:
+    case SESSION_STOPPED:
+    case SESSION_ERROR:
+    case SESSION_OOM_KILLED:
+    case SESSION_DELETED:
+    case SESSION_ST_COUNT:
+        return false;
+    }
     return false;
 }
 
 void stats_on_state(struct stats *st, const char *session_id, const char *container_id,
-                    const char *state)
+                    enum session_st state)
 {
     if (!st)
         return;
     struct stats_watch *w = stats_find(st, session_id);
-    bool want = container_id && state && stats_state_samples(state);
+    bool want = container_id && stats_state_samples(state);
     if (!want) {
         if (w) {
             stats_unlink(st, w);
-            docker_stream_close(st->eng->docker, w->stream);
+            st->eng->driver->stream_close(st->eng, w->stream);
             stats_watch_free(w);
         }
         return;
@@ -230,7 +241,7 @@ void stats_on_state(struct stats *st, const char *session_id, const char *contai
         return;
     if (w) { /* a new container for the session (resumed from stopped) */
         stats_unlink(st, w);
-        docker_stream_close(st->eng->docker, w->stream);
+        st->eng->driver->stream_close(st->eng, w->stream);
         stats_watch_free(w);
     }
     w = calloc(1, sizeof(*w));
@@ -243,7 +254,8 @@ void stats_on_state(struct stats *st, const char *session_id, const char *contai
         stats_watch_free(w);
         return;
     }
-    w->stream = docker_stats_follow(st->eng->docker, container_id, stats_on_item, stats_on_end, w);
+    w->stream =
+        st->eng->driver->stats_follow(st->eng, container_id, stats_on_item, stats_on_end, w);
     if (!w->stream) {
         stats_watch_free(w);
         return;
@@ -278,7 +290,7 @@ void stats_free(struct stats *st)
     while (st->watches) {
         struct stats_watch *w = st->watches;
         st->watches = w->next;
-        docker_stream_close(st->eng->docker, w->stream);
+        st->eng->driver->stream_close(st->eng, w->stream);
         stats_watch_free(w);
     }
     if (st->flush_timer)

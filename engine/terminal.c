@@ -6,12 +6,12 @@
 #include "engine/terminal.h"
 
 #include "engine/api.h"
-#include "engine/docker.h"
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
+#include "engine/driver.h"
 #include "engine/engine_internal.h"
-#include "engine/loop.h"
 #include "engine/session_internal.h"
-#include "engine/store.h"
-#include "engine/util.h"
+#include "engine/store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +33,7 @@ struct term {
     char id[17];
     char session_id[40];
     char *cmd; /* what runs, for the record */
-    struct docker_exec *x;
+    struct sandbox_exec *x;
     int fd; /* the upgraded connection; -1 before the upgrade and after the end */
     void *urh;
     struct util_buf out; /* output the client has not taken yet */
@@ -64,7 +64,7 @@ static void term_on_hangup_timer(void *ud)
     term_hangup_inspect(t);
 }
 
-static void term_on_hangup_inspect(const struct docker_reply *r, void *ud)
+static void term_on_hangup_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct term *t = ud;
     json_t *pid = json_object_get(r->json, "Pid");
@@ -78,21 +78,22 @@ static void term_on_hangup_inspect(const struct docker_reply *r, void *ud)
 
 static void term_hangup_inspect(struct term *t)
 {
-    docker_exec_inspect(t->eng->docker, t->exec_id, term_on_hangup_inspect, t);
+    t->eng->driver->exec_inspect(t->eng, t->exec_id, term_on_hangup_inspect, t);
 }
 
-static void term_resize_answer(struct term *t, unsigned status, const char *why)
+/* err ERR_NONE: the new size is applied. */
+static void term_resize_answer(struct term *t, enum err_code err, const char *why)
 {
     struct api_req *r = t->resize_req;
     if (!r)
         return;
     t->resize_req = NULL;
-    if (status == 200)
+    if (err == ERR_NONE)
         api_reply_json(
             r, 200,
             json_pack("{s:s,s:i,s:i}", "terminal", t->id, "rows", t->rows, "cols", t->cols));
     else
-        api_reply_error(r, status, status == 409 ? "conflict" : "docker_error", "%s", why);
+        api_reply_error(r, err, "%s", why);
 }
 
 static struct term *term_find(struct engine *eng, const char *session_id, const char *id)
@@ -148,12 +149,12 @@ static void term_close(struct term *t)
         api_upgrade_close(t->eng->api, t->urh);
         t->fd = -1;
     }
-    term_resize_answer(t, 409, "the terminal ended");
+    term_resize_answer(t, ERR_CONFLICT, "the terminal ended");
     if (t->x) {
-        snprintf(t->exec_id, sizeof(t->exec_id), "%s", docker_exec_id(t->x));
-        docker_exec_close(t->x);
+        snprintf(t->exec_id, sizeof(t->exec_id), "%s", t->eng->driver->exec_id(t->x));
+        t->eng->driver->exec_close(t->x);
         t->x = NULL;
-        if (t->exec_id[0] && docker_is_local(t->eng->docker))
+        if (t->exec_id[0] && t->eng->driver->is_local(t->eng))
             term_hangup_inspect(t);
         if (!t->exited) {
             t->exited = true;
@@ -188,7 +189,7 @@ static void term_flush(struct term *t)
     }
     if (t->paused && t->out.len < TERM_MAX_BUFFER / 2 && t->x) {
         t->paused = false;
-        docker_exec_resume_output(t->x);
+        t->eng->driver->exec_resume_output(t->x);
     }
     if (t->exited && !t->out.len) {
         term_close(t);
@@ -206,7 +207,7 @@ static void term_input(struct term *t, const char *p, size_t n)
         util_buf_append(&t->in, p, n);
         return;
     }
-    long w = docker_exec_write(t->x, p, n);
+    long w = t->eng->driver->exec_write(t->x, p, n);
     if (w < 0)
         return;
     if ((size_t)w < n) {
@@ -221,7 +222,7 @@ static void term_on_drain(void *ud)
     struct term *t = ud;
     if (!t->in.len || !t->x)
         return;
-    long w = docker_exec_write(t->x, t->in.data, t->in.len);
+    long w = t->eng->driver->exec_write(t->x, t->in.data, t->in.len);
     if (w > 0)
         util_buf_consume(&t->in, (size_t)w);
     if (!t->in.len && !t->closed) {
@@ -247,7 +248,7 @@ static void term_on_fd(int fd, uint32_t events, void *ud)
                 break;
             if (n == 0 && !t->tty && t->x) {
                 /* piped input ended: the command's stdin ends, its output still comes */
-                docker_exec_close_input(t->x);
+                t->eng->driver->exec_close_input(t->x);
                 t->reading = false;
                 term_watch(t);
                 return;
@@ -283,7 +284,7 @@ static void term_on_exit(int exit_code, const char *error, void *ud)
     struct term *t = ud;
     t->x = NULL; /* freed when this returns */
     t->exited = true;
-    term_resize_answer(t, 409, "the terminal ended");
+    term_resize_answer(t, ERR_CONFLICT, "the terminal ended");
     t->exit_code = exit_code;
     if (error)
         t->error = strdup(error);
@@ -328,8 +329,7 @@ static int term_query_int(struct api_req *r, const char *key, int lo, int hi, in
     char *end = NULL;
     long n = v ? strtol(v, &end, 10) : dflt;
     if (v && (!*v || *end || n < lo || n > hi)) {
-        api_reply_error(r, 400, "bad_request", "\"%s\" must be an integer from %d to %d", key, lo,
-                        hi);
+        api_reply_error(r, ERR_BAD_REQUEST, "\"%s\" must be an integer from %d to %d", key, lo, hi);
         return -1;
     }
     *out = (int)n;
@@ -342,16 +342,15 @@ void terminal_route_open(struct api_req *r)
     if (!s)
         return;
     struct engine *eng = api_req_engine(r);
-    unsigned status;
-    const char *code;
-    char msg[512];
-    if (session_check_actionable(s, &status, &code, msg, sizeof(msg)) < 0 || !s->container_id) {
-        api_reply_error(r, status ? status : 409, code ? code : "conflict", "%s", msg);
+    enum err_code refusal = ERR_NONE;
+    char msg[512] = "";
+    if (session_check_actionable(s, &refusal, msg, sizeof(msg)) < 0 || !s->container_id) {
+        api_reply_error(r, refusal ? refusal : ERR_CONFLICT, "%s", msg);
         return;
     }
     const char *up = api_req_header(r, "Upgrade"), *conn = api_req_header(r, "Connection");
     if (!up || !conn || !strcasestr(conn, "upgrade")) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "this endpoint is an HTTP upgrade: send Connection: Upgrade and "
                         "Upgrade: tcp, then use the connection as the terminal");
         return;
@@ -362,23 +361,23 @@ void terminal_route_open(struct api_req *r)
         return;
     const char *cmd = api_req_query(r, "cmd");
     if (cmd && (!*cmd || strlen(cmd) > 8192)) {
-        api_reply_error(r, 400, "bad_request", "\"cmd\" is a shell command line (1..8192 bytes)");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"cmd\" is a shell command line (1..8192 bytes)");
         return;
     }
     const char *tty = api_req_query(r, "tty");
     if (tty && strcmp(tty, "0") && strcmp(tty, "1")) {
-        api_reply_error(r, 400, "bad_request", "\"tty\" is 1 (the default) or 0");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"tty\" is 1 (the default) or 0");
         return;
     }
     const char *user = api_req_query(r, "user");
     if (user && strcmp(user, "agent") && strcmp(user, "root")) {
-        api_reply_error(r, 400, "bad_request", "\"user\" is agent (the default) or root");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"user\" is agent (the default) or root");
         return;
     }
     struct term *t = calloc(1, sizeof(*t));
     if (!t || util_random_hex(t->id, 8) < 0) {
         free(t);
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return;
     }
     t->eng = eng;
@@ -393,20 +392,20 @@ void terminal_route_open(struct api_req *r)
     t->cmd = strdup(cmd ? cmd : "login shell");
     const char *argv[] = {"/bin/sh", "-c", cmd ? cmd : shell, NULL};
     const char *env[] = {"TERM=xterm-256color", "LANG=C.UTF-8", NULL};
-    struct docker_exec_opts o = {.cmd = argv,
-                                 .env = env,
-                                 .user =
-                                     user && strcmp(user, "root") == 0 ? "0:0" : TERM_AGENT_USER,
-                                 .working_dir = "/workspace",
-                                 .tty = t->tty,
-                                 .rows = rows,
-                                 .cols = cols,
-                                 .on_drain = term_on_drain};
-    t->x = docker_exec_open(eng->docker, s->container_id, &o, term_on_output, term_on_exit, t);
+    struct sandbox_exec_opts o = {.cmd = argv,
+                                  .env = env,
+                                  .user =
+                                      user && strcmp(user, "root") == 0 ? "0:0" : TERM_AGENT_USER,
+                                  .working_dir = "/workspace",
+                                  .tty = t->tty,
+                                  .rows = rows,
+                                  .cols = cols,
+                                  .on_drain = term_on_drain};
+    t->x = eng->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
     if (!t->x) {
         free(t->cmd);
         free(t);
-        api_reply_error(r, 500, "internal", "cannot start an exec");
+        api_reply_error(r, ERR_INTERNAL, "cannot start an exec");
         return;
     }
     t->next = eng->terminals;
@@ -419,13 +418,14 @@ void terminal_route_open(struct api_req *r)
     api_reply_header(r, "X-Paddock-Terminal", t->id);
 }
 
-static void term_on_resized(const struct docker_reply *dr, void *ud)
+static void term_on_resized(const struct sandbox_reply *dr, void *ud)
 {
     struct term *t = ud;
     if (dr->status == 200 || dr->status == 201)
-        term_resize_answer(t, 200, NULL);
+        term_resize_answer(t, ERR_NONE, NULL);
     else
-        term_resize_answer(t, 502, dr->message && *dr->message ? dr->message : "Docker refused");
+        term_resize_answer(t, ERR_DOCKER_ERROR,
+                           dr->message && *dr->message ? dr->message : "Docker refused");
 }
 
 void terminal_route_resize(struct api_req *r)
@@ -443,21 +443,21 @@ void terminal_route_resize(struct api_req *r)
     if (!json_is_string(id) || !json_is_integer(jr) || !json_is_integer(jc) ||
         json_integer_value(jr) < 1 || json_integer_value(jr) > 1000 || json_integer_value(jc) < 1 ||
         json_integer_value(jc) > 1000)
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "the body is {\"terminal\": id, \"rows\": 1..1000, \"cols\": 1..1000}");
     else if (!t)
-        api_reply_error(r, 404, "not_found", "no terminal %.40s in session %s",
-                        json_string_value(id), api_req_param(r, 0));
+        api_reply_error(r, ERR_NOT_FOUND, "no terminal %.40s in session %s", json_string_value(id),
+                        api_req_param(r, 0));
     else if (!t->x)
-        api_reply_error(r, 409, "conflict", "terminal %s has ended", t->id);
+        api_reply_error(r, ERR_CONFLICT, "terminal %s has ended", t->id);
     else {
         /* the answer waits for Docker: a client that resizes then runs `stty size` sees it */
         t->rows = (int)json_integer_value(jr);
         t->cols = (int)json_integer_value(jc);
-        term_resize_answer(t, 200, NULL); /* a newer size supersedes one in flight */
+        term_resize_answer(t, ERR_NONE, NULL); /* a newer size supersedes one in flight */
         t->resize_req = r;
-        if (docker_exec_resize(t->x, t->rows, t->cols, term_on_resized, t) < 0)
-            term_resize_answer(t, 500, "out of memory");
+        if (t->eng->driver->exec_resize(t->x, t->rows, t->cols, term_on_resized, t) < 0)
+            term_resize_answer(t, ERR_INTERNAL, "out of memory");
     }
     json_decref(body);
 }
@@ -468,7 +468,7 @@ void terminal_route_get(struct api_req *r)
         return;
     struct term *t = term_find(api_req_engine(r), api_req_param(r, 0), api_req_param(r, 1));
     if (!t) {
-        api_reply_error(r, 404, "not_found",
+        api_reply_error(r, ERR_NOT_FOUND,
                         "no terminal %.40s in session %s (an ended one is kept a minute)",
                         api_req_param(r, 1), api_req_param(r, 0));
         return;
@@ -492,8 +492,8 @@ void terminals_free(struct engine *eng)
                 api_upgrade_close(eng->api, t->urh);
             }
             if (t->x)
-                docker_exec_close(t->x);
-            term_resize_answer(t, 503, "the engine is stopping");
+                t->eng->driver->exec_close(t->x);
+            term_resize_answer(t, ERR_UNAVAILABLE, "the engine is stopping");
         }
         term_free(t);
     }

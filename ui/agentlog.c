@@ -3,7 +3,8 @@
  * Actions of a session run one at a time, so the order written is the order they ran. */
 #include "ui/agentlog.h"
 
-#include "app/client.h"
+#include "client/action_view.h"
+#include "client/client.h"
 #include "ui/ui_internal.h"
 #include "ui/vt.h"
 
@@ -208,9 +209,10 @@ static void agentlog_fetched(int status, json_t *reply, const char *err, void *u
 /* An action as the engine describes it (event or list): keep it, fetch its output when final. */
 static bool agentlog_take(struct agentlog *a, json_t *j)
 {
-    const char *kind = json_string_value(json_object_get(j, "kind"));
+    const struct action_view *view =
+        action_view_find(json_string_value(json_object_get(j, "kind")));
     json_t *jid = json_object_get(j, "id");
-    if (!kind || strcmp(kind, "run") != 0 || !json_is_integer(jid))
+    if (!view->in_shell || !json_is_integer(jid))
         return false;
     long long id = (long long)json_integer_value(jid);
     if (id <= a->written)

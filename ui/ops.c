@@ -2,7 +2,7 @@
  * form), open the terminal, export, and the sessions filter; as the sessions list's keys and
  * as the `:` commands (cmdline.c). Every request is asynchronous; the engine's answer (the
  * session) updates the model at once, its events follow. */
-#include "app/client.h"
+#include "client/client.h"
 #include "ui/ui_internal.h"
 
 #include <errno.h>
@@ -403,17 +403,48 @@ static unsigned ops_key_clear_filter(struct ui *ui)
 }
 
 const struct ui_key ops_session_keys[] = {
-    {'/', "/", "filter by id, name, image or state (Esc clears)", ops_key_filter, "/ filter",
-     false},
-    {27, "Esc", "clear the filter", ops_key_clear_filter, NULL, false},
-    {'c', "c", "create a session (a form)", ops_create_open, "c new", true},
-    {'p', "p", "pause the selected session (a freeze)", ops_key_pause, "p/u pause/resume", true},
-    {'u', "u", "resume it (unfreeze, or start a stopped one)", ops_key_resume, NULL, true},
-    {'S', "S", "stop its container (resume starts it again)", ops_key_stop, "S stop", true},
-    {'D', "D", "delete it (asks first; its history stays)", ops_key_delete, "D delete", true},
-    {'t', "t", "open its terminal (the Terminal tab)", ops_terminal, NULL, false},
-    {'e', "e", "export its record (JSON, Markdown, cast)", ops_key_export, "e export", false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = '/',
+     .name = "/",
+     .help = "filter by id, name, image or state (Esc clears)",
+     .fn = ops_key_filter,
+     .hint = "/ filter"},
+    {.key = 27, .name = "Esc", .help = "clear the filter", .fn = ops_key_clear_filter},
+    {.key = 'c',
+     .name = "c",
+     .help = "create a session (a form)",
+     .fn = ops_create_open,
+     .hint = "c new",
+     .mutates = true},
+    {.key = 'p',
+     .name = "p",
+     .help = "pause the selected session (a freeze)",
+     .fn = ops_key_pause,
+     .hint = "p/u pause/resume",
+     .mutates = true},
+    {.key = 'u',
+     .name = "u",
+     .help = "resume it (unfreeze, or start a stopped one)",
+     .fn = ops_key_resume,
+     .mutates = true},
+    {.key = 'S',
+     .name = "S",
+     .help = "stop its container (resume starts it again)",
+     .fn = ops_key_stop,
+     .hint = "S stop",
+     .mutates = true},
+    {.key = 'D',
+     .name = "D",
+     .help = "delete it (asks first; its history stays)",
+     .fn = ops_key_delete,
+     .hint = "D delete",
+     .mutates = true},
+    {.key = 't', .name = "t", .help = "open its terminal (the Terminal tab)", .fn = ops_terminal},
+    {.key = 'e',
+     .name = "e",
+     .help = "export its record (JSON, Markdown, cast)",
+     .fn = ops_key_export,
+     .hint = "e export"},
+    {0},
 };
 
 void ops_free(struct ui *ui)

@@ -2,8 +2,8 @@
  * engine's event stream; events update the model, keys go through the key table, and each
  * turn ends with at most one frame (only dirty windows, one doupdate). Event-driven frames
  * are coalesced to UI_FRAME_MS; keys and resizes draw at once. */
-#include "app/client.h"
-#include "app/client_async.h"
+#include "client/client.h"
+#include "client/client_async.h"
 #include "ui/ui_internal.h"
 
 #include <errno.h>
@@ -25,6 +25,7 @@
 #define UI_SESSIONS_REFETCH_MS 200 /* action counters: one refetch per burst of actions */
 
 /* The detail pane's tabs, in order: one entry per tab file. */
+extern const struct ui_page tab_overview, tab_resources, tab_terminal;
 const struct ui_page *const ui_tabs[] = {
     &tab_overview, &tab_logs, &tab_actions, &tab_resources, &tab_terminal, &tab_changes,
 };

@@ -1,6 +1,6 @@
 /* Header (name, version, engine socket, counts, link state) and footer (key hints from the key
  * table, last error). */
-#include "app/client.h"
+#include "client/client.h"
 #include "ui/ui_internal.h"
 
 #include <stdio.h>

@@ -3,9 +3,9 @@
  * the same over DOCKER_HOST=tcp:// with TLS through a TLS proxy on 127.0.0.1, also for
  * `paddock serve` (ping, a session running `echo hi`, a wrong CA, an unreachable host).
  * Containers carry paddock.test=1 and a label of this run, and are removed by it. */
-#include "engine/docker.h"
-#include "engine/http.h"
-#include "engine/loop.h"
+#include "engine/base/loop.h"
+#include "engine/docker/docker.h"
+#include "engine/docker/http.h"
 #include "harness.h"
 #include "tls_proxy.h"
 

@@ -1,6 +1,6 @@
-/* An action shown whole (ui/action_detail.c): diff lines classified (file names only before
+/* An action shown whole (client/action_detail.c): diff lines classified (file names only before
  * the hunks), the text of an edit, a write and a run reply, every line's class. */
-#include "ui/action_detail.h"
+#include "client/action_detail.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

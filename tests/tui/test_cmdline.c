@@ -3,8 +3,8 @@
  * arguments are clear errors, --read-only refuses what changes the engine; and the sessions
  * filter and session references the commands use (ops.c, view_sessions.c, model.c). Runs on
  * a dashboard state without a terminal: nothing here draws. */
-#include "app/client.h"
-#include "app/client_async.h"
+#include "client/client.h"
+#include "client/client_async.h"
 #include "ui/ui_internal.h"
 
 #include <setjmp.h>

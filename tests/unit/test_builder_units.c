@@ -1,7 +1,7 @@
 /* The builder's pure parts: the ustar writer (headers, checksums, padding, the end blocks;
  * python3's tarfile reads it back when python3 is there) and the runtime-image tags. */
 #include "engine/builder.h"
-#include "engine/tar.h"
+#include "engine/docker/tar.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
-/* The dashboard's non-blocking requests (app/client_async.c) against a fake engine on a unix
+/* The dashboard's non-blocking requests (client/client_async.c) against a fake engine on a unix
  * socket: replies arrive out of order, a slow one never blocks the caller's descriptors, a
  * dead socket is a transport error, cancelled requests never call back. */
-#include "app/client.h"
-#include "app/client_async.h"
+#include "client/client.h"
+#include "client/client_async.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* The dashboard's event-stream reader against a fake server that splits events and chunks at
  * awkward places, as a real HTTP server may. */
-#include "app/client.h"
+#include "client/client.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,8 +1,8 @@
-/* The terminal connection (app/client_term.c): the upgrade reply's parser, and the state
+/* The terminal connection (client/client_term.c): the upgrade reply's parser, and the state
  * machine against a fake engine on a unix socket in this process (the request as sent, nothing
  * typed goes out before the 101, bytes after the head delivered, refusals with their message,
  * the outgoing buffer under back-pressure, half-close, the end). */
-#include "app/client_term.h"
+#include "client/client_term.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
-/* Docker's stdout/stderr framing decoder (engine/docker_internal.h): frames whose headers and
- * payloads are split at every possible place, several frames per chunk, empty frames. */
-#include "engine/docker_internal.h"
+/* Docker's stdout/stderr framing decoder (engine/docker/docker_internal.h): frames whose headers
+ * and payloads are split at every possible place, several frames per chunk, empty frames. */
+#include "engine/docker/docker_internal.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -3,10 +3,15 @@
  * too old, too new or without the API-Version header, which the real one cannot show; and the
  * exec upgrade's edge cases: the stream's first bytes in the 101's packet, a reply head split
  * across reads, a refused start with a JSON body, input held until the first resize, the exit
- * code asked again while Docker still says Running. */
-#include "engine/docker.h"
-#include "engine/http.h"
-#include "engine/loop.h"
+ * code asked again while Docker still says Running. Then the Docker sandbox driver
+ * (engine/driver_docker.c) over the same fake: its table is complete, and replies, exec output,
+ * exit and resize come back through it unchanged. */
+#include "engine/base/loop.h"
+#include "engine/docker/docker.h"
+#include "engine/docker/http.h"
+#include "engine/driver.h"
+#include "engine/engine_internal.h"
+#include "tests/unit/fake_http.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,9 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- the fake daemon */
@@ -32,7 +34,7 @@ enum start_mode { START_ONE_PACKET, START_SPLIT, START_404 };
 
 struct fake {
     struct loop *l;
-    int lfd;
+    struct fake_http *srv;
     char path[108];
     /* behaviour */
     const char *ping_api; /* API-Version header of /_ping, NULL: none */
@@ -50,15 +52,6 @@ struct fake {
     int requests;
     int split_fd;
     int split_step;
-    struct fconn *conns[64]; /* open connections, closed at teardown */
-};
-
-struct fconn {
-    struct fake *f;
-    int fd;
-    char in[8192];
-    size_t len;
-    int hijacked;
 };
 
 static void logf_(struct fake *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -79,25 +72,9 @@ static void keep(char *dst, size_t n, const char *src)
     dst[len] = '\0';
 }
 
-static void put(int fd, const char *s, size_t n)
+static void put(int fd, const char *p, size_t n)
 {
-    while (n) {
-        ssize_t w = write(fd, s, n);
-        assert_true(w > 0);
-        s += w;
-        n -= (size_t)w;
-    }
-}
-
-static void reply(int fd, int code, const char *extra_headers, const char *body)
-{
-    char head[512];
-    int m =
-        snprintf(head, sizeof(head),
-                 "HTTP/1.1 %d X\r\n%sContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-                 code, extra_headers ? extra_headers : "", strlen(body));
-    put(fd, head, (size_t)m);
-    put(fd, body, strlen(body));
+    assert_true(fake_http_put(fd, p, n));
 }
 
 static const char upgraded[] = "HTTP/1.1 101 UPGRADED\r\nContent-Type: "
@@ -122,11 +99,10 @@ static void on_split_timer(void *ud)
 }
 
 /* One request: method, path (after the version prefix), body. */
-static void route(struct fconn *c, const char *head, const char *body)
+static void route(struct fake_conn *c, const char *method, const char *full, const char *head,
+                  const char *body, void *ud)
 {
-    struct fake *f = c->f;
-    char method[8], full[512];
-    assert_int_equal(sscanf(head, "%7s %511s", method, full), 2);
+    struct fake *f = ud;
     f->requests++;
     const char *path = full;
     if (strncmp(path, "/v1.", 4) == 0)
@@ -135,35 +111,35 @@ static void route(struct fconn *c, const char *head, const char *body)
         char h[64] = "";
         if (f->ping_api)
             snprintf(h, sizeof(h), "API-Version: %s\r\n", f->ping_api);
-        reply(c->fd, 200, h, "OK");
+        fake_http_reply(c, 200, h, "OK");
     } else if (strcmp(path, "/version") == 0) {
         keep(f->version_path, sizeof(f->version_path), full);
         char b[256];
         if (f->refuse) {
             snprintf(b, sizeof(b), "{\"message\":\"%s\"}", f->refuse);
-            reply(c->fd, 400, NULL, b);
+            fake_http_reply(c, 400, NULL, b);
             return;
         }
         snprintf(b, sizeof(b), "{\"ApiVersion\":\"%s\",\"MinAPIVersion\":\"%s\"}", f->api_max,
                  f->api_min);
-        reply(c->fd, 200, NULL, b);
+        fake_http_reply(c, 200, NULL, b);
     } else if (strcmp(path, "/containers/c1/exec") == 0) {
         keep(f->create_body, sizeof(f->create_body), body);
         logf_(f, "create %s;", full);
-        reply(c->fd, 201, NULL, "{\"Id\":\"e1\"}");
+        fake_http_reply(c, 201, NULL, "{\"Id\":\"e1\"}");
     } else if (strcmp(path, "/containers/paused/exec") == 0) {
-        reply(c->fd, 409, NULL,
-              "{\"message\":\"Container paused is paused, unpause the container "
-              "before exec\"}");
+        fake_http_reply(c, 409, NULL,
+                        "{\"message\":\"Container paused is paused, unpause the container "
+                        "before exec\"}");
     } else if (strcmp(path, "/exec/e1/start") == 0) {
         keep(f->start_head, sizeof(f->start_head), head);
         keep(f->start_body, sizeof(f->start_body), body);
         logf_(f, "start %s;", full);
         if (f->start == START_404) {
-            reply(c->fd, 404, NULL, "{\"message\":\"No such exec instance: e1\"}");
+            fake_http_reply(c, 404, NULL, "{\"message\":\"No such exec instance: e1\"}");
             return;
         }
-        c->hijacked = 1;
+        c->raw = true;
         if (f->start == START_ONE_PACKET) {
             /* The head and the stream's first bytes in one write. */
             char first[512];
@@ -176,84 +152,29 @@ static void route(struct fconn *c, const char *head, const char *body)
         }
     } else if (strncmp(path, "/exec/e1/resize?", 16) == 0) {
         logf_(f, "resize %s;", path + 16);
-        reply(c->fd, 201, NULL, "");
+        fake_http_reply(c, 201, NULL, "");
     } else if (strcmp(path, "/exec/e1/json") == 0) {
         logf_(f, "inspect;");
         if (f->running_answers-- > 0)
-            reply(c->fd, 200, NULL, "{\"Running\":true,\"ExitCode\":null}");
+            fake_http_reply(c, 200, NULL, "{\"Running\":true,\"ExitCode\":null}");
         else
-            reply(c->fd, 200, NULL, "{\"Running\":false,\"ExitCode\":7}");
+            fake_http_reply(c, 200, NULL, "{\"Running\":false,\"ExitCode\":7}");
     } else {
-        reply(c->fd, 404, NULL, "{\"message\":\"fake: no route\"}");
+        fake_http_reply(c, 404, NULL, "{\"message\":\"fake: no route\"}");
     }
 }
 
-static void fconn_close(struct fconn *c)
-{
-    for (int i = 0; i < 64; i++)
-        if (c->f->conns[i] == c)
-            c->f->conns[i] = NULL;
-    loop_del_fd(c->f->l, c->fd);
-    close(c->fd);
-    free(c);
-}
-
-static void on_fconn(int fd, uint32_t ev, void *ud)
-{
-    struct fconn *c = ud;
-    ssize_t n = read(fd, c->in + c->len, sizeof(c->in) - 1 - c->len);
-    if (n <= 0) {
-        fconn_close(c);
-        return;
-    }
-    c->len += (size_t)n;
-    c->in[c->len] = '\0';
-    for (;;) {
-        if (c->hijacked) {
-            /* The process: echoes input; "quit" ends it (the stream closes). */
-            if (!c->len)
-                return;
-            logf_(c->f, "input %.*s;", (int)c->len, c->in);
-            bool quit = strstr(c->in, "quit") != NULL;
-            put(fd, c->in, c->len);
-            c->len = 0;
-            if (quit)
-                fconn_close(c);
-            return;
-        }
-        char *end = strstr(c->in, "\r\n\r\n");
-        if (!end)
-            return;
-        size_t head_len = (size_t)(end - c->in) + 4;
-        const char *cl = strcasestr(c->in, "Content-Length:");
-        size_t body_len = cl && cl < end ? (size_t)strtoul(cl + 15, NULL, 10) : 0;
-        if (c->len < head_len + body_len)
-            return;
-        char head[2048], body[2048];
-        snprintf(head, sizeof(head), "%.*s", (int)head_len, c->in);
-        snprintf(body, sizeof(body), "%.*s", (int)body_len, c->in + head_len);
-        memmove(c->in, c->in + head_len + body_len, c->len - head_len - body_len);
-        c->len -= head_len + body_len;
-        c->in[c->len] = '\0';
-        route(c, head, body);
-    }
-}
-
-static void on_faccept(int fd, uint32_t ev, void *ud)
+/* The upgraded exec stream: the process echoes input; "quit" ends it (the stream closes). */
+static void on_raw(struct fake_conn *c, void *ud)
 {
     struct fake *f = ud;
-    int s = accept(fd, NULL, NULL);
-    if (s < 0)
-        return;
-    struct fconn *c = calloc(1, sizeof(*c));
-    c->f = f;
-    c->fd = s;
-    for (int i = 0; i < 64; i++)
-        if (!f->conns[i]) {
-            f->conns[i] = c;
-            break;
-        }
-    assert_int_equal(loop_add_fd(f->l, s, EPOLLIN, on_fconn, c), 0);
+    logf_(f, "input %.*s;", (int)c->len, c->in);
+    bool quit = strstr(c->in, "quit") != NULL;
+    put(c->fd, c->in, c->len);
+    c->len = 0;
+    c->in[0] = '\0';
+    if (quit)
+        fake_http_close(c);
 }
 
 /* ---------------------------------------------------------------- fixtures */
@@ -289,26 +210,16 @@ static int setup(void **state)
     F.ping_api = "1.41";
     F.api_max = "1.41";
     F.api_min = "1.12";
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(F.path, sizeof(F.path), "/tmp/paddock-fake-docker-%d.sock", (int)getpid());
-    strcpy(sa.sun_path, F.path);
-    unlink(F.path);
-    F.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (bind(F.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(F.lfd, 16) < 0)
-        return -1;
-    return loop_add_fd(L, F.lfd, EPOLLIN, on_faccept, &F);
+    F.srv = fake_http_listen(L, F.path, route, on_raw, &F);
+    return F.srv ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     http_cancel_all(H);
     http_free(H);
-    for (int i = 0; i < 64; i++)
-        if (F.conns[i])
-            fconn_close(F.conns[i]);
-    loop_del_fd(L, F.lfd);
-    close(F.lfd);
-    unlink(F.path);
+    fake_http_free(F.srv);
     loop_free(L);
     return 0;
 }
@@ -590,6 +501,142 @@ static void test_exec_close_early(void **state)
     finish(d);
 }
 
+/* ---------------------------------------------------------------- the Docker driver */
+
+/* Every op of every driver is set: the engine calls them without checking. */
+static void test_driver_table_complete(void **state)
+{
+    assert_null(driver_find("no-such-driver"));
+    assert_string_equal(driver_names(), "docker");
+    const struct sandbox_driver *d = driver_find("docker");
+    assert_non_null(d);
+    assert_string_equal(d->name, "docker");
+    const bool set[] = {
+        d->open,
+        d->close,
+        d->address,
+        d->hint,
+        d->api_version,
+        d->is_local,
+        d->ping,
+        d->version,
+        d->info,
+        d->create,
+        d->start,
+        d->stop,
+        d->pause,
+        d->resume,
+        d->remove,
+        d->rename,
+        d->inspect,
+        d->wait,
+        d->list,
+        d->changes,
+        d->logs_tail,
+        d->events_follow,
+        d->stats_follow,
+        d->logs_follow,
+        d->stream_close,
+        d->volume_inspect,
+        d->volume_list,
+        d->volume_remove,
+        d->exec_open,
+        d->exec_write,
+        d->exec_close_input,
+        d->exec_resize,
+        d->exec_resume_output,
+        d->exec_id,
+        d->exec_close,
+        d->exec_inspect,
+        d->image_inspect,
+        d->image_pull,
+        d->image_build,
+        d->image_tag,
+        d->executor_ready,
+        d->executor_request,
+    };
+    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+        assert_true(set[i]);
+}
+
+struct drep {
+    bool done;
+    long status;
+    json_t *json;
+    char message[512];
+};
+
+static void on_drep(const struct sandbox_reply *r, void *ud)
+{
+    struct drep *w = ud;
+    w->status = r->status;
+    w->json = json_incref(r->json);
+    snprintf(w->message, sizeof(w->message), "%s", r->message);
+    w->done = true;
+    loop_stop(L);
+}
+
+static void test_driver_docker_relays(void **state)
+{
+    const struct sandbox_driver *drv = driver_find("docker");
+    struct engine eng = {.loop = L, .http = H, .driver = drv};
+    char host[160], *err = NULL;
+    snprintf(host, sizeof(host), "unix://%s", F.path);
+    assert_int_equal(drv->open(&eng, host, &err), 0);
+    assert_string_equal(drv->address(&eng), F.path);
+    assert_true(drv->is_local(&eng));
+
+    /* A one-shot call: status and body as the daemon gave them. */
+    struct drep w = {0};
+    assert_int_equal(drv->exec_inspect(&eng, "e1", on_drep, &w), 0);
+    run_until(&w.done);
+    assert_int_equal(w.status, 200);
+    assert_int_equal(json_integer_value(json_object_get(w.json, "ExitCode")), 7);
+    json_decref(w.json);
+    assert_string_equal(drv->api_version(&eng), "1.41");
+
+    /* A refusal: Docker's status and message. */
+    struct drep gone = {0};
+    assert_int_equal(drv->inspect(&eng, "gone", on_drep, &gone), 0);
+    run_until(&gone.done);
+    assert_int_equal(gone.status, 404);
+    assert_string_equal(gone.message, "fake: no route");
+    json_decref(gone.json);
+
+    /* An exec: output, a resize answered, the exit code. */
+    F.start = START_ONE_PACKET;
+    const char *cmd[] = {"sh", NULL};
+    struct sandbox_exec_opts o = {.cmd = cmd, .tty = 1, .rows = 24, .cols = 80};
+    struct term t = {0};
+    struct sandbox_exec *x = drv->exec_open(&eng, "c1", &o, on_out, on_exit_, &t);
+    assert_non_null(x);
+    assert_int_equal(drv->exec_write(x, "abc", 3), 3);
+    expect_out(&t, "hello\r\nabc");
+    assert_string_equal(drv->exec_id(x), "e1");
+    struct drep rs = {0};
+    assert_int_equal(drv->exec_resize(x, 30, 100, on_drep, &rs), 0);
+    run_until(&rs.done);
+    assert_int_equal(rs.status, 201);
+    assert_non_null(strstr(F.log, "resize h=30&w=100;"));
+    assert_int_equal(drv->exec_write(x, "quit", 4), 4);
+    run_until(&t.exited);
+    assert_int_equal(t.code, 7);
+    assert_string_equal(t.error, "");
+
+    /* Closed before it answered: no callback, nothing leaks (the ASan build checks). */
+    struct term t2 = {0};
+    struct sandbox_exec *x2 = drv->exec_open(&eng, "c1", &o, on_out, on_exit_, &t2);
+    assert_non_null(x2);
+    drv->exec_close(x2);
+    struct drep p = {0};
+    assert_int_equal(drv->ping(&eng, on_drep, &p), 0);
+    run_until(&p.done);
+    assert_false(t2.exited);
+
+    http_cancel_all(H);
+    drv->close(&eng);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -606,6 +653,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_exec_console_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exec_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exec_close_early, setup, teardown),
+        cmocka_unit_test(test_driver_table_complete),
+        cmocka_unit_test_setup_teardown(test_driver_docker_relays, setup, teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

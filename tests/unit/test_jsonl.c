@@ -1,5 +1,5 @@
 /* The newline-delimited JSON splitter: lines split across chunks, junk lines, the size cap. */
-#include "engine/jsonl.h"
+#include "engine/docker/jsonl.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

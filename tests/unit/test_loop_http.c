@@ -1,7 +1,7 @@
 /* The engine loop and its async HTTP client, against a small fake HTTP server that runs on the
  * same loop (a fake inside a unit test; the real peers are covered by the integration suite). */
-#include "engine/http.h"
-#include "engine/loop.h"
+#include "engine/base/loop.h"
+#include "engine/docker/http.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,8 @@
-/* The risk classifier (engine/risk.c): research/security.md §5's rules and bypass vectors,
- * table-driven. Each row: the command, the lowest and highest level it may get, and a word
- * its reason must contain (NULL: any). */
-#include "engine/risk.h"
+/* The risk classifier (engine/risk/risk.c, docs/risk.md): its rules and the bypass tricks a
+ * classifier must catch, table-driven. Each row: the command, the lowest and highest level it may
+ * get, and a word its reason must contain (NULL: any). */
+#include "engine/action_kind.h"
+#include "engine/risk/risk.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,7 +44,8 @@ static void check_rows(const struct row *rows, size_t n)
     }
 }
 
-/* §5.4: every bypass trick is at least MEDIUM; the destructive ones HIGH. */
+/* Every bypass trick (quoting, paths, wrappers, substitutions...) is at least MEDIUM; the
+ * destructive ones HIGH. */
 static void test_bypass_vectors(void **state)
 {
     static const struct row rows[] = {
@@ -127,7 +129,7 @@ static void test_bypass_vectors(void **state)
     check_rows(rows, sizeof(rows) / sizeof(rows[0]));
 }
 
-/* §5.3: at least one example per rule row. */
+/* At least one example per row of the rule table. */
 static void test_rule_rows(void **state)
 {
     static const struct row rows[] = {
@@ -304,7 +306,7 @@ static void test_guards(void **state)
     /* a NUL inside the command */
     json_t *a =
         json_pack("{s:s,s:{s:s%}}", "action", "run", "args", "command", "ls\0rm -rf /", (size_t)11);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     json_decref(a);
     assert_int_equal(r.level, H);
     assert_non_null(strstr(r.reason, "NUL"));
@@ -326,7 +328,7 @@ static void test_guards(void **state)
     /* the same guards for IPython code */
     a = json_pack("{s:s,s:{s:s%}}", "action", "run_ipython", "args", "code", "1\0import os",
                   (size_t)11);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     json_decref(a);
     assert_int_equal(r.level, H);
     assert_non_null(strstr(r.reason, "NUL"));
@@ -423,7 +425,7 @@ static void test_file_actions(void **state)
         json_t *a = json_loads(cases[i].json, 0, NULL);
         assert_non_null(a);
         struct risk_result r;
-        risk_classify_action(a, "/workspace", NULL, &r);
+        action_kind_classify(a, "/workspace", NULL, &r);
         if ((int)r.level != cases[i].level || (cases[i].why && !strstr(r.reason, cases[i].why))) {
             fprintf(stderr, "FAIL %s -> %s (%s)\n", cases[i].json, risk_level_name(r.level),
                     r.reason);
@@ -438,7 +440,7 @@ static void test_declared_raises_never_lowers(void **state)
     struct risk_result r;
     json_t *a = json_loads("{\"action\":\"run\",\"args\":{\"command\":\"ls\",\"security_risk\":2}}",
                            0, NULL);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     assert_int_equal(r.level, H);
     assert_int_equal(r.declared, 2);
     assert_non_null(strstr(r.reason, "declared"));
@@ -446,27 +448,27 @@ static void test_declared_raises_never_lowers(void **state)
     a = json_loads("{\"action\":\"run\",\"args\":{\"command\":\"rm -rf /home/x\","
                    "\"security_risk\":0}}",
                    0, NULL);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     assert_int_equal(r.level, H);
     assert_int_equal(r.declared, 0);
     assert_non_null(strstr(r.reason, "deletes"));
     json_decref(a);
     a = json_loads("{\"action\":\"run\",\"args\":{\"command\":\"ls\",\"security_risk\":-1}}", 0,
                    NULL);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     assert_int_equal(r.level, L);
     assert_int_equal(r.declared, -1);
     json_decref(a);
     a = json_loads(
         "{\"action\":\"run\",\"args\":{\"command\":\"ls\",\"security_risk\":\"MEDIUM\"}}", 0, NULL);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     assert_int_equal(r.level, M);
     json_decref(a);
     /* a lower declaration on a file action changes nothing; a string in any case counts */
     a = json_loads("{\"action\":\"write\",\"args\":{\"path\":\"/etc/passwd\",\"content\":\"x\","
                    "\"security_risk\":\"low\"}}",
                    0, NULL);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     assert_int_equal(r.level, H);
     assert_int_equal(r.declared, L);
     assert_null(strstr(r.reason, "declared"));
@@ -474,21 +476,21 @@ static void test_declared_raises_never_lowers(void **state)
     a = json_loads("{\"action\":\"read\",\"args\":{\"path\":\"/workspace/a\","
                    "\"security_risk\":\"High\"}}",
                    0, NULL);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     assert_int_equal(r.level, H);
     assert_string_equal(r.reason, "the agent declared it HIGH");
     json_decref(a);
     /* out of range or unknown: ignored */
     a = json_loads("{\"action\":\"run\",\"args\":{\"command\":\"ls\",\"security_risk\":7}}", 0,
                    NULL);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     assert_int_equal(r.level, L);
     assert_int_equal(r.declared, -1);
     json_decref(a);
     a = json_loads("{\"action\":\"run\",\"args\":{\"command\":\"ls\",\"security_risk\":"
                    "\"UNKNOWN\"}}",
                    0, NULL);
-    risk_classify_action(a, "/workspace", NULL, &r);
+    action_kind_classify(a, "/workspace", NULL, &r);
     assert_int_equal(r.level, L);
     assert_int_equal(r.declared, -1);
     json_decref(a);

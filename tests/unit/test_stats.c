@@ -1,8 +1,8 @@
 /* Resource samples as `docker stats` computes them, UTF-8 repair of container output, and the
  * samples and log-tail tables on a real SQLite file. */
+#include "engine/base/utf8.h"
 #include "engine/stats.h"
-#include "engine/store.h"
-#include "engine/utf8.h"
+#include "engine/store/store.h"
 
 #include <math.h>
 #include <stdio.h>

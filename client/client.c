@@ -1,0 +1,517 @@
+/* Blocking engine-API client over the engine's unix socket, plus a pollable SSE reader. */
+#include "client/client.h"
+#include "client/client_internal.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct client {
+    char *socket_path;
+    CURL *curl; /* reused: keep-alive on the unix socket */
+    volatile int *interrupt;
+};
+
+static char *client_strdupf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+int client_buf_append(struct client_buf *b, const char *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d)
+            return -1;
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+char *client_default_state_dir(void)
+{
+    const char *s = getenv("PADDOCK_STATE_DIR");
+    if (s && *s)
+        return strdup(s);
+    s = getenv("XDG_STATE_HOME");
+    if (s && *s)
+        return client_strdupf("%s/paddock", s);
+    s = getenv("HOME");
+    return client_strdupf("%s/.local/state/paddock", s && *s ? s : "/tmp");
+}
+
+char *client_default_socket(const char *state_dir)
+{
+    const char *s = getenv("PADDOCK_SOCKET");
+    if (s && *s)
+        return strdup(s);
+    return client_strdupf("%s/engine.sock", state_dir);
+}
+
+struct client *client_new(const char *socket_path)
+{
+    struct client *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    c->socket_path = strdup(socket_path);
+    c->curl = curl_easy_init();
+    if (!c->socket_path || !c->curl) {
+        client_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void client_free(struct client *c)
+{
+    if (!c)
+        return;
+    if (c->curl)
+        curl_easy_cleanup(c->curl);
+    free(c->socket_path);
+    free(c);
+}
+
+const char *client_socket(const struct client *c)
+{
+    return c->socket_path;
+}
+
+void client_set_interrupt(struct client *c, volatile int *flag)
+{
+    c->interrupt = flag;
+}
+
+static int client_on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    volatile int *flag = ud;
+    return *flag ? 1 : 0;
+}
+
+static size_t client_on_body(char *p, size_t size, size_t n, void *ud)
+{
+    return client_buf_append(ud, p, size * n) == 0 ? size * n : 0;
+}
+
+int client_xfer_setup(struct client *c, struct client_xfer *x, CURL *h, const char *method,
+                      const char *path, json_t *body, long timeout_ms)
+{
+    char url[1024];
+    memset(x, 0, sizeof(*x));
+    x->h = h;
+    snprintf(url, sizeof(url), "http://paddock%s", path);
+    curl_easy_reset(h);
+    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, client_on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &x->out);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    if (timeout_ms > 0)
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+    if (c->interrupt) {
+        curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+        curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, client_on_progress);
+        curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)c->interrupt);
+    }
+    x->hdrs = curl_slist_append(x->hdrs, "Expect:");
+    if (body) {
+        x->payload = json_dumps(body, JSON_COMPACT);
+        x->hdrs = curl_slist_append(x->hdrs, "Content-Type: application/json");
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, x->payload ? x->payload : "");
+    } else if (strcmp(method, "POST") == 0) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, "");
+    }
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, x->hdrs);
+    return 0;
+}
+
+int client_xfer_finish(struct client *c, struct client_xfer *x, CURLcode rc, json_t **reply,
+                       char **err)
+{
+    long status = -1;
+    *reply = NULL;
+    if (rc == CURLE_OK) {
+        curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &status);
+        if (x->out.len)
+            *reply = json_loadb(x->out.data, x->out.len, 0, NULL);
+    } else if (err) {
+        *err = rc == CURLE_ABORTED_BY_CALLBACK
+                   ? strdup("interrupted")
+                   : client_strdupf("engine at %s: %s", c->socket_path,
+                                    x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+    }
+    curl_slist_free_all(x->hdrs);
+    free(x->payload);
+    free(x->out.data);
+    x->hdrs = NULL;
+    x->payload = NULL;
+    x->out = (struct client_buf){0};
+    return rc == CURLE_OK ? (int)status : -1;
+}
+
+int client_request(struct client *c, const char *method, const char *path, json_t *body,
+                   long timeout_ms, json_t **reply, char **err)
+{
+    struct client_xfer x;
+    client_xfer_setup(c, &x, c->curl, method, path, body, timeout_ms);
+    return client_xfer_finish(c, &x, curl_easy_perform(c->curl), reply, err);
+}
+
+const char *client_error_message(json_t *reply, const char *fallback)
+{
+    const char *m = json_string_value(json_object_get(json_object_get(reply, "error"), "message"));
+    return m ? m : fallback;
+}
+
+bool client_ping(struct client *c)
+{
+    json_t *reply = NULL;
+    int st = client_request(c, "GET", "/v1/info", NULL, 2000, &reply, NULL);
+    json_decref(reply);
+    return st == 200;
+}
+
+static void client_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir, char **err)
+{
+    if (client_ping(c))
+        return 0;
+    if (mkdir(state_dir, 0700) < 0 && errno != EEXIST) {
+        *err = client_strdupf("cannot create state dir %s: %s", state_dir, strerror(errno));
+        return -1;
+    }
+    char *log = client_strdupf("%s/engine.log", state_dir);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(log);
+        *err = client_strdupf("fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* Detach twice so the engine outlives us and is not our zombie. */
+        setsid();
+        if (fork() != 0)
+            _exit(0);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0)
+            dup2(nul, 0);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(self_exe, self_exe, "serve", "--state-dir", state_dir, "--socket", c->socket_path,
+              (char *)NULL);
+        _exit(127);
+    }
+    waitpid(pid, NULL, 0);
+    /* The engine binds its socket within milliseconds; back off gently up to 10 s. */
+    long waited = 0, step = 2;
+    while (waited < 10000) {
+        if (client_ping(c)) {
+            free(log);
+            return 0;
+        }
+        client_sleep_ms(step);
+        waited += step;
+        if (step < 100)
+            step *= 2;
+    }
+    *err = client_strdupf("started `paddock serve` but no engine answers at %s; see %s",
+                          c->socket_path, log);
+    free(log);
+    return -1;
+}
+
+/* ---- server-sent events ---- */
+
+struct client_events {
+    int fd;
+    bool headers_done;
+    bool chunked;
+    int status;             /* the reply's HTTP status once its headers arrived */
+    long long body_left;    /* a refusal's Content-Length still to read; -1 unknown */
+    char *error;            /* a refusal's message */
+    size_t chunk_left;      /* bytes left in the current chunk */
+    bool chunk_need_size;   /* expecting a chunk-size line */
+    struct client_buf raw;  /* bytes read, not yet de-chunked */
+    struct client_buf text; /* de-chunked event text, not yet dispatched */
+};
+
+struct client_events *client_sse_open(struct client *c, const char *path, char **err)
+{
+    /* The path goes into the request line as it is: nothing that could end or split it. */
+    if (!path || path[0] != '/' || strlen(path) > 2048) {
+        *err = client_strdupf("bad path for an event stream: %.80s", path ? path : "(null)");
+        return NULL;
+    }
+    for (const char *p = path; *p; p++) {
+        if ((unsigned char)*p <= ' ' || *p == 0x7f) {
+            *err = client_strdupf("bad path for an event stream: %.80s", path);
+            return NULL;
+        }
+    }
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(c->socket_path) >= sizeof(sa.sun_path)) {
+        *err = client_strdupf("socket path too long: %s", c->socket_path);
+        return NULL;
+    }
+    strcpy(sa.sun_path, c->socket_path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        *err = client_strdupf("engine at %s: %s", c->socket_path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    char *req = client_strdupf("GET %s HTTP/1.1\r\nHost: paddock\r\n"
+                               "Accept: text/event-stream\r\n\r\n",
+                               path);
+    size_t reqlen = req ? strlen(req) : 0;
+    if (!req || write(fd, req, reqlen) != (ssize_t)reqlen) {
+        *err = client_strdupf("engine at %s: write: %s", c->socket_path,
+                              req ? strerror(errno) : "out of memory");
+        free(req);
+        close(fd);
+        return NULL;
+    }
+    free(req);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    struct client_events *ev = calloc(1, sizeof(*ev));
+    if (!ev) {
+        close(fd);
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    ev->fd = fd;
+    ev->chunk_need_size = true;
+    return ev;
+}
+
+struct client_events *client_events_open(struct client *c, char **err)
+{
+    return client_sse_open(c, "/v1/events", err);
+}
+
+int client_events_fd(struct client_events *ev)
+{
+    return ev ? ev->fd : -1;
+}
+
+int client_events_status(const struct client_events *ev)
+{
+    return ev ? ev->status : 0;
+}
+
+const char *client_events_error(const struct client_events *ev)
+{
+    return ev ? ev->error : NULL;
+}
+
+static void buf_consume(struct client_buf *b, size_t n)
+{
+    memmove(b->data, b->data + n, b->len - n);
+    b->len -= n;
+    if (b->data)
+        b->data[b->len] = '\0';
+}
+
+/* Move de-chunked payload from raw into text. Returns 0, 1 at the last chunk, -1 on error. */
+static int events_dechunk(struct client_events *ev)
+{
+    while (ev->raw.len) {
+        if (!ev->chunked) {
+            if (client_buf_append(&ev->text, ev->raw.data, ev->raw.len) < 0)
+                return -1;
+            buf_consume(&ev->raw, ev->raw.len);
+            return 0;
+        }
+        if (ev->chunk_need_size) {
+            char *nl = memchr(ev->raw.data, '\n', ev->raw.len);
+            if (!nl)
+                return 0;
+            unsigned long n = strtoul(ev->raw.data, NULL, 16);
+            if (n == 0 && ev->raw.data[0] == '0')
+                return 1; /* last chunk: stream over */
+            buf_consume(&ev->raw, (size_t)(nl - ev->raw.data) + 1);
+            ev->chunk_left = n;
+            ev->chunk_need_size = false;
+            continue;
+        }
+        if (ev->chunk_left) {
+            size_t n = ev->raw.len < ev->chunk_left ? ev->raw.len : ev->chunk_left;
+            if (client_buf_append(&ev->text, ev->raw.data, n) < 0)
+                return -1;
+            buf_consume(&ev->raw, n);
+            ev->chunk_left -= n;
+            continue;
+        }
+        /* chunk payload done: expect CRLF */
+        if (ev->raw.len < 2)
+            return 0;
+        buf_consume(&ev->raw, 2);
+        ev->chunk_need_size = true;
+    }
+    return 0;
+}
+
+static void events_dispatch(struct client_events *ev, client_event_fn fn, void *ud)
+{
+    for (;;) {
+        char *end = strstr(ev->text.data ? ev->text.data : "", "\n\n");
+        if (!end)
+            return;
+        *end = '\0';
+        char type[64] = "message";
+        struct client_buf data = {0};
+        for (char *line = ev->text.data; line && *line;) {
+            char *nl = strchr(line, '\n');
+            if (nl)
+                *nl = '\0';
+            if (strncmp(line, "event:", 6) == 0) {
+                const char *v = line + 6 + (line[6] == ' ');
+                snprintf(type, sizeof(type), "%s", v);
+            } else if (strncmp(line, "data:", 5) == 0) {
+                const char *v = line + 5 + (line[5] == ' ');
+                client_buf_append(&data, v, strlen(v));
+            }
+            line = nl ? nl + 1 : NULL;
+        }
+        if (data.len) {
+            json_t *j = json_loadb(data.data, data.len, 0, NULL);
+            if (j) {
+                fn(type, j, ud);
+                json_decref(j);
+            }
+        }
+        free(data.data);
+        buf_consume(&ev->text, (size_t)(end - ev->text.data) + 2);
+    }
+}
+
+/* A refusal's body (any status but 200) is the engine's error: keep its message. */
+static void events_refused(struct client_events *ev)
+{
+    json_t *j = ev->text.len ? json_loadb(ev->text.data, ev->text.len, 0, NULL) : NULL;
+    char fallback[48];
+    snprintf(fallback, sizeof(fallback), "the engine answered HTTP %d", ev->status);
+    free(ev->error);
+    ev->error = strdup(client_error_message(j, fallback));
+    json_decref(j);
+}
+
+/* The reply's status line and headers. 1 read, 0 not all there yet, -1 not HTTP. */
+static int events_headers(struct client_events *ev)
+{
+    char *end = strstr(ev->raw.data, "\r\n\r\n");
+    if (!end)
+        return 0;
+    *end = '\0';
+    for (char *p = ev->raw.data; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    int status = 0;
+    if (sscanf(ev->raw.data, "http/1.%*d %d", &status) != 1 || status < 100)
+        return -1;
+    ev->status = status;
+    ev->chunked = strstr(ev->raw.data, "transfer-encoding: chunked") != NULL;
+    const char *cl = strstr(ev->raw.data, "\r\ncontent-length:");
+    ev->body_left = cl ? strtoll(cl + 17, NULL, 10) : -1;
+    ev->headers_done = true;
+    buf_consume(&ev->raw, (size_t)(end - ev->raw.data) + 4);
+    return 1;
+}
+
+int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
+{
+    char tmp[8192];
+    for (;;) {
+        ssize_t n = read(ev->fd, tmp, sizeof(tmp));
+        if (n == 0) {
+            if (ev->status && ev->status != 200)
+                events_refused(ev);
+            return -1;
+        }
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                break;
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (client_buf_append(&ev->raw, tmp, (size_t)n) < 0)
+            return -1;
+        if (!ev->headers_done) {
+            int h = events_headers(ev);
+            if (h < 0)
+                return -1;
+            if (h == 0)
+                continue;
+        }
+        int end = events_dechunk(ev);
+        if (end < 0)
+            return -1;
+        if (ev->status != 200) {
+            /* The connection may stay open after a refusal: its length says when it is done. */
+            if (end == 1 || ev->text.len > 65536 ||
+                (!ev->chunked && ev->body_left >= 0 && (long long)ev->text.len >= ev->body_left)) {
+                events_refused(ev);
+                return -1;
+            }
+            continue;
+        }
+        /* SSE allows CRLF line ends; JSON data lines never hold a raw CR. */
+        size_t w = 0;
+        for (size_t i = 0; i < ev->text.len; i++)
+            if (ev->text.data[i] != '\r')
+                ev->text.data[w++] = ev->text.data[i];
+        ev->text.len = w;
+        if (ev->text.data)
+            ev->text.data[w] = '\0';
+        events_dispatch(ev, fn, ud); /* what arrived with the last chunk counts too */
+        if (end == 1)
+            return -1;
+    }
+    return 0;
+}
+
+void client_events_close(struct client_events *ev)
+{
+    if (!ev)
+        return;
+    close(ev->fd);
+    free(ev->raw.data);
+    free(ev->text.data);
+    free(ev->error);
+    free(ev);
+}

@@ -1,0 +1,472 @@
+/* libcurl multi driven by the engine loop: socket and timer callbacks, no polling. */
+#include "engine/docker/http.h"
+
+#include "engine/base/loop.h"
+#include "engine/base/util.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+struct http_call;
+
+struct http {
+    struct loop *loop;
+    CURLM *multi;
+    struct loop_timer *timer;
+    struct http_call *calls; /* in flight, so shutdown can finish each one */
+    /* A raw connection's private multi: */
+    struct http_raw *raw; /* its owner */
+    curl_socket_t raw_fd; /* the socket once handed over (the owner watches it, not us) */
+    int depth;            /* inside libcurl's callbacks: the multi cannot be freed yet */
+    bool release_pending; /* closed meanwhile: free once out of them */
+};
+
+struct http_raw {
+    struct http *h; /* a multi of its own */
+    struct http_call *call;
+    http_raw_fn fn;
+    void *ud;
+    curl_socket_t fd;
+    bool tls;
+    char err[CURL_ERROR_SIZE + 64];
+};
+
+struct http_call {
+    struct http_call *next, *prev;
+    CURL *easy;
+    struct curl_slist *hdrs;
+    char *body_out;
+    struct util_buf in;
+    char errbuf[CURL_ERROR_SIZE];
+    http_done_fn fn;
+    http_data_fn on_data;
+    void *ud;
+    bool receiver_aborted;
+    struct http_raw *raw; /* CONNECT_ONLY: the connection is handed to this raw handle */
+};
+
+static size_t http_on_data(char *p, size_t size, size_t n, void *ud)
+{
+    struct http_call *call = ud;
+    long code = 0;
+    curl_easy_getinfo(call->easy, CURLINFO_RESPONSE_CODE, &code);
+    /* Only a success body streams; an error reply is buffered for the done callback. */
+    if (call->on_data && code < 300) {
+        if (call->on_data(p, size * n, call->ud) == 0)
+            return size * n;
+        call->receiver_aborted = true;
+        return 0;
+    }
+    return util_buf_append(&call->in, p, size * n) == 0 ? size * n : 0;
+}
+
+static void http_unlink(struct http *h, struct http_call *call)
+{
+    if (call->prev)
+        call->prev->next = call->next;
+    else
+        h->calls = call->next;
+    if (call->next)
+        call->next->prev = call->prev;
+}
+
+static void http_call_free(struct http_call *call)
+{
+    curl_easy_cleanup(call->easy);
+    curl_slist_free_all(call->hdrs);
+    free(call->body_out);
+    util_buf_free(&call->in);
+    free(call);
+}
+
+static bool http_is_tls_error(CURLcode rc)
+{
+    static const CURLcode tls[] = {
+        CURLE_SSL_CONNECT_ERROR,   CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
+        CURLE_SSL_CIPHER,          CURLE_SSL_CACERT_BADFILE,       CURLE_SSL_ISSUER_ERROR,
+        CURLE_SSL_CRL_BADFILE,     CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+        CURLE_SSL_SHUTDOWN_FAILED,
+    };
+    for (size_t i = 0; i < sizeof(tls) / sizeof(tls[0]); i++)
+        if (rc == tls[i])
+            return true;
+    return false;
+}
+
+static void http_raw_finish(struct http *h, struct http_call *call, CURLcode rc);
+
+static void http_finish(struct http *h, CURL *easy, CURLcode rc)
+{
+    struct http_call *call = NULL;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&call);
+    if (call->raw) {
+        http_raw_finish(h, call, rc);
+        return;
+    }
+    curl_multi_remove_handle(h->multi, easy);
+    http_unlink(h, call);
+    struct http_result r = {.status = -1,
+                            .body = call->in.data ? call->in.data : "",
+                            .len = call->in.len,
+                            .priv = easy};
+    if (rc == CURLE_OK) {
+        curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &r.status);
+    } else {
+        r.error = call->receiver_aborted            ? "aborted by the receiver"
+                  : rc == CURLE_ABORTED_BY_CALLBACK ? "cancelled: engine shutting down"
+                  : call->errbuf[0]                 ? call->errbuf
+                                                    : curl_easy_strerror(rc);
+        r.connect_failed = rc == CURLE_COULDNT_CONNECT;
+        r.tls_failed = http_is_tls_error(rc);
+    }
+    call->fn(&r, call->ud);
+    http_call_free(call);
+}
+
+const char *http_result_header(const struct http_result *r, const char *name)
+{
+    struct curl_header *hd = NULL;
+    if (!r->priv || curl_easy_header((CURL *)r->priv, name, 0, CURLH_HEADER, -1, &hd) != CURLHE_OK)
+        return NULL;
+    return hd->value;
+}
+
+void http_cancel(struct http *h, struct http_call *call)
+{
+    if (!call)
+        return;
+    curl_multi_remove_handle(h->multi, call->easy);
+    http_unlink(h, call);
+    http_call_free(call);
+}
+
+static void http_check_done(struct http *h)
+{
+    CURLMsg *m;
+    int left;
+    while ((m = curl_multi_info_read(h->multi, &left)))
+        if (m->msg == CURLMSG_DONE)
+            http_finish(h, m->easy_handle, m->data.result);
+}
+
+static void http_raw_free(struct http_raw *c);
+
+static void http_leave(struct http *h)
+{
+    if (--h->depth == 0 && h->release_pending)
+        http_raw_free(h->raw);
+}
+
+static void http_on_fd(int fd, uint32_t events, void *ud)
+{
+    struct http *h = ud;
+    int flags = 0, running;
+    if (events & EPOLLIN)
+        flags |= CURL_CSELECT_IN;
+    if (events & EPOLLOUT)
+        flags |= CURL_CSELECT_OUT;
+    if (events & (EPOLLERR | EPOLLHUP))
+        flags |= CURL_CSELECT_ERR;
+    h->depth++;
+    curl_multi_socket_action(h->multi, fd, flags, &running);
+    http_check_done(h);
+    http_leave(h);
+}
+
+static int http_on_socket(CURL *e, curl_socket_t s, int what, void *userp, void *sockp)
+{
+    struct http *h = userp;
+    if (s == h->raw_fd)
+        return 0; /* handed over: its owner watches it */
+    if (what == CURL_POLL_REMOVE) {
+        loop_del_fd(h->loop, s);
+        return 0;
+    }
+    uint32_t ev = 0;
+    if (what & CURL_POLL_IN)
+        ev |= EPOLLIN;
+    if (what & CURL_POLL_OUT)
+        ev |= EPOLLOUT;
+    loop_add_fd(h->loop, s, ev, http_on_fd, h);
+    return 0;
+}
+
+static void http_on_timer(void *ud)
+{
+    struct http *h = ud;
+    int running;
+    h->timer = NULL;
+    h->depth++;
+    curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    http_check_done(h);
+    http_leave(h);
+}
+
+static int http_on_timer_change(CURLM *m, long timeout_ms, void *userp)
+{
+    struct http *h = userp;
+    if (h->timer) {
+        loop_timer_cancel(h->loop, h->timer);
+        h->timer = NULL;
+    }
+    if (timeout_ms >= 0)
+        h->timer = loop_timer_add(h->loop, timeout_ms, http_on_timer, h);
+    return 0;
+}
+
+struct http *http_new(struct loop *l)
+{
+    struct http *h = calloc(1, sizeof(*h));
+    if (!h)
+        return NULL;
+    h->loop = l;
+    h->raw_fd = CURL_SOCKET_BAD;
+    h->multi = curl_multi_init();
+    if (!h->multi) {
+        free(h);
+        return NULL;
+    }
+    curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, http_on_socket);
+    curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
+    curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, http_on_timer_change);
+    curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
+    /* Keep a few idle connections per executor socket for keep-alive reuse. */
+    curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, 256L);
+    return h;
+}
+
+void http_cancel_all(struct http *h)
+{
+    while (h && h->calls)
+        http_finish(h, h->calls->easy, CURLE_ABORTED_BY_CALLBACK);
+}
+
+void http_free(struct http *h)
+{
+    if (!h)
+        return;
+    http_cancel_all(h);
+    if (h->timer)
+        loop_timer_cancel(h->loop, h->timer);
+    curl_multi_cleanup(h->multi);
+    free(h);
+}
+
+struct loop *http_loop(const struct http *h)
+{
+    return h->loop;
+}
+
+int http_start(struct http *h, const struct http_request *req, http_done_fn fn, void *ud)
+{
+    return http_start_call(h, req, fn, ud) ? 0 : -1;
+}
+
+static void http_set_tls(CURL *e, const struct http_tls *t)
+{
+    if (!t)
+        return;
+    if (t->ca_file)
+        curl_easy_setopt(e, CURLOPT_CAINFO, t->ca_file);
+    if (t->cert_file)
+        curl_easy_setopt(e, CURLOPT_SSLCERT, t->cert_file);
+    if (t->key_file)
+        curl_easy_setopt(e, CURLOPT_SSLKEY, t->key_file);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, t->verify ? 1L : 0L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, t->verify ? 2L : 0L);
+}
+
+static struct http_call *http_start_raw(struct http *h, const struct http_request *req,
+                                        struct http_raw *raw, http_done_fn fn, void *ud)
+{
+    struct http_call *call = calloc(1, sizeof(*call));
+    if (!call)
+        return NULL;
+    CURL *e = curl_easy_init();
+    if (!e) {
+        free(call);
+        return NULL;
+    }
+    call->easy = e;
+    call->fn = fn;
+    call->on_data = req->on_data;
+    call->ud = ud;
+    call->raw = raw;
+    curl_easy_setopt(e, CURLOPT_URL, req->url);
+    if (req->unix_socket)
+        curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, req->unix_socket);
+    http_set_tls(e, req->tls);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, call);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, call->errbuf);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    if (raw) {
+        curl_easy_setopt(e, CURLOPT_CONNECT_ONLY, 1L);
+        if (req->timeout_ms > 0)
+            curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, req->timeout_ms);
+        goto add;
+    }
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_on_data);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, call);
+    if (req->timeout_ms > 0)
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, req->timeout_ms);
+    call->hdrs = curl_slist_append(call->hdrs, "Expect:");
+    for (const char *const *hl = req->headers; hl && *hl; hl++)
+        call->hdrs = curl_slist_append(call->hdrs, *hl);
+    if (req->body) {
+        call->body_out = malloc(req->body_len + 1);
+        if (!call->body_out) {
+            http_call_free(call);
+            return NULL;
+        }
+        memcpy(call->body_out, req->body, req->body_len);
+        call->body_out[req->body_len] = '\0';
+        char ct[128];
+        snprintf(ct, sizeof(ct), "Content-Type: %s",
+                 req->content_type ? req->content_type : "application/json");
+        call->hdrs = curl_slist_append(call->hdrs, ct);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, call->body_out);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    } else if (strcmp(req->method, "POST") == 0) {
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, "");
+    }
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, call->hdrs);
+add:
+    if (curl_multi_add_handle(h->multi, e) != CURLM_OK) {
+        http_call_free(call);
+        return NULL;
+    }
+    call->next = h->calls;
+    if (h->calls)
+        h->calls->prev = call;
+    h->calls = call;
+    return call;
+}
+
+struct http_call *http_start_call(struct http *h, const struct http_request *req, http_done_fn fn,
+                                  void *ud)
+{
+    return http_start_raw(h, req, NULL, fn, ud);
+}
+
+/* ---- raw connections ---- */
+
+static void http_raw_free(struct http_raw *c)
+{
+    /* Removing a CONNECT_ONLY handle from its multi closes the connection. */
+    curl_multi_remove_handle(c->h->multi, c->call->easy);
+    http_call_free(c->call);
+    c->h->calls = NULL; /* its only call */
+    http_free(c->h);
+    free(c);
+}
+
+/* Inside the private multi's callbacks the multi cannot go: http_leave frees it after them. */
+static void http_raw_release(struct http_raw *c)
+{
+    if (c->h->depth > 0)
+        c->h->release_pending = true;
+    else
+        http_raw_free(c);
+}
+
+static void http_raw_finish(struct http *h, struct http_call *call, CURLcode rc)
+{
+    struct http_raw *c = call->raw;
+    http_unlink(h, call);
+    if (rc == CURLE_OK) {
+        curl_socket_t fd = CURL_SOCKET_BAD;
+        curl_easy_getinfo(call->easy, CURLINFO_ACTIVESOCKET, &fd);
+        if (fd != CURL_SOCKET_BAD) {
+            /* The handle stays in the multi: removing it would close the connection. */
+            c->fd = fd;
+            h->raw_fd = fd;
+            loop_del_fd(h->loop, fd);
+            c->fn(c, NULL, 0, 0, c->ud);
+            return;
+        }
+        snprintf(c->err, sizeof(c->err), "connected, but libcurl gave no socket");
+    } else {
+        snprintf(c->err, sizeof(c->err), "%s",
+                 call->errbuf[0] ? call->errbuf : curl_easy_strerror(rc));
+    }
+    c->fn(NULL, c->err, rc == CURLE_COULDNT_CONNECT, http_is_tls_error(rc), c->ud);
+    http_raw_release(c);
+}
+
+struct http_raw *http_raw_open(struct loop *l, const struct http_request *req, http_raw_fn fn,
+                               void *ud)
+{
+    struct http_raw *c = calloc(1, sizeof(*c));
+    if (!c || !(c->h = http_new(l))) {
+        free(c);
+        return NULL;
+    }
+    c->h->raw = c;
+    c->fn = fn;
+    c->ud = ud;
+    c->fd = CURL_SOCKET_BAD;
+    c->tls = strncmp(req->url, "https:", 6) == 0;
+    if (!(c->call = http_start_raw(c->h, req, c, NULL, NULL))) {
+        http_free(c->h);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+int http_raw_fd(const struct http_raw *c)
+{
+    return c->fd;
+}
+
+static ssize_t http_raw_result(struct http_raw *c, CURLcode rc, size_t n)
+{
+    if (rc == CURLE_OK)
+        return (ssize_t)n;
+    if (rc == CURLE_AGAIN) {
+        errno = EAGAIN;
+        return -1;
+    }
+    snprintf(c->err, sizeof(c->err), "%s", curl_easy_strerror(rc));
+    errno = EIO;
+    return -1;
+}
+
+ssize_t http_raw_send(struct http_raw *c, const void *p, size_t n)
+{
+    size_t sent = 0;
+    CURLcode rc = curl_easy_send(c->call->easy, p, n, &sent);
+    return http_raw_result(c, rc, sent);
+}
+
+ssize_t http_raw_recv(struct http_raw *c, void *p, size_t n)
+{
+    size_t got = 0;
+    CURLcode rc = curl_easy_recv(c->call->easy, p, n, &got);
+    return http_raw_result(c, rc, got);
+}
+
+const char *http_raw_error(const struct http_raw *c)
+{
+    return c->err;
+}
+
+int http_raw_shutdown_write(struct http_raw *c)
+{
+    if (c->tls || c->fd == CURL_SOCKET_BAD)
+        return -1;
+    return shutdown(c->fd, SHUT_WR);
+}
+
+void http_raw_close(struct http_raw *c)
+{
+    if (c)
+        http_raw_release(c);
+}

@@ -1,0 +1,508 @@
+/* The Docker sandbox driver (driver.h): each operation is one call of engine/docker/, whose
+ * replies already have the normalized form; only their C types are translated, by a small
+ * relay per call. The executor channel is a unix socket in a host directory that the create
+ * body bind-mounts into the container (session.c makes it, session_config.c mounts it). */
+#include "engine/driver.h"
+
+#include "engine/docker/docker.h"
+#include "engine/engine_internal.h"
+#include "engine/session_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static struct docker *dk(const struct engine *eng)
+{
+    return eng->driver_state;
+}
+
+/* ---- replies ---- */
+
+struct relay {
+    sandbox_done_fn fn;
+    sandbox_progress_fn progress; /* image pulls and builds */
+    void *ud;
+};
+
+static void relay_reply(const struct docker_reply *r, void *ud)
+{
+    struct relay rl = *(struct relay *)ud;
+    free(ud);
+    struct sandbox_reply out = {.status = r->status, .json = r->json, .message = r->message};
+    if (rl.fn)
+        rl.fn(&out, rl.ud);
+}
+
+static void relay_progress(json_t *obj, void *ud)
+{
+    struct relay *rl = ud;
+    if (rl->progress)
+        rl->progress(obj, rl->ud);
+}
+
+/* A relay for one call, or NULL (out of memory: the call is not made). */
+static struct relay *relay_new(sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = malloc(sizeof(*rl));
+    if (rl)
+        *rl = (struct relay){.fn = fn, .ud = ud};
+    return rl;
+}
+
+/* The docker_* call's return value: its relay is freed when the call could not be made. */
+static int relay_sent(int rc, struct relay *rl)
+{
+    if (rc < 0)
+        free(rl);
+    return rc;
+}
+
+/* ---- the driver itself ---- */
+
+static int dd_open(struct engine *eng, const char *address, char **err)
+{
+    if (!(eng->driver_state = docker_new(eng->http, address))) {
+        *err = strdup("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static void dd_close(struct engine *eng)
+{
+    docker_free(dk(eng));
+    eng->driver_state = NULL;
+}
+
+static const char *dd_address(const struct engine *eng)
+{
+    return docker_socket(dk(eng));
+}
+
+static const char *dd_hint(const struct engine *eng)
+{
+    return docker_hint(dk(eng));
+}
+
+static const char *dd_api_version(const struct engine *eng)
+{
+    return docker_api_version(dk(eng));
+}
+
+static bool dd_is_local(const struct engine *eng)
+{
+    return docker_is_local(dk(eng));
+}
+
+static int dd_ping(struct engine *eng, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_ping(dk(eng), relay_reply, rl), rl) : -1;
+}
+
+static int dd_version(struct engine *eng, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_version(dk(eng), relay_reply, rl), rl) : -1;
+}
+
+static int dd_info(struct engine *eng, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_info(dk(eng), relay_reply, rl), rl) : -1;
+}
+
+/* ---- sandboxes ---- */
+
+static int dd_create(struct engine *eng, const char *name, json_t *body, sandbox_done_fn fn,
+                     void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_create(dk(eng), name, body, relay_reply, rl), rl) : -1;
+}
+
+static int dd_start(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_start(dk(eng), id, relay_reply, rl), rl) : -1;
+}
+
+static int dd_stop(struct engine *eng, const char *id, int timeout_s, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_stop(dk(eng), id, timeout_s, relay_reply, rl), rl) : -1;
+}
+
+static int dd_pause(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_pause(dk(eng), id, relay_reply, rl), rl) : -1;
+}
+
+static int dd_resume(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_unpause(dk(eng), id, relay_reply, rl), rl) : -1;
+}
+
+static int dd_remove(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_remove(dk(eng), id, relay_reply, rl), rl) : -1;
+}
+
+static int dd_rename(struct engine *eng, const char *id, const char *name, sandbox_done_fn fn,
+                     void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_rename(dk(eng), id, name, relay_reply, rl), rl) : -1;
+}
+
+static int dd_inspect(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_inspect(dk(eng), id, relay_reply, rl), rl) : -1;
+}
+
+static int dd_wait(struct engine *eng, const char *id, long timeout_ms, sandbox_done_fn fn,
+                   void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_wait_timeout(dk(eng), id, timeout_ms, relay_reply, rl),
+                           rl)
+              : -1;
+}
+
+static int dd_list(struct engine *eng, const char *label, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_list(dk(eng), label, relay_reply, rl), rl) : -1;
+}
+
+static int dd_changes(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_changes(dk(eng), id, relay_reply, rl), rl) : -1;
+}
+
+static int dd_logs_tail(struct engine *eng, const char *id, int tail, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_container_logs_tail(dk(eng), id, tail, relay_reply, rl), rl) : -1;
+}
+
+/* ---- follow streams ---- */
+
+/* Lives from the open to the end or the close. */
+struct sandbox_stream {
+    struct docker_stream *in;
+    sandbox_item_fn on_item;
+    sandbox_done_fn on_end;
+    void *ud;
+};
+
+static int stream_on_item(const struct docker_item *it, void *ud)
+{
+    struct sandbox_stream *s = ud;
+    struct sandbox_item out = {.json = it->json, .data = it->data, .len = it->len, .fd = it->fd};
+    return s->on_item(&out, s->ud);
+}
+
+static void stream_on_end(const struct docker_reply *r, void *ud)
+{
+    struct sandbox_stream s = *(struct sandbox_stream *)ud;
+    free(ud);
+    struct sandbox_reply out = {.status = r->status, .json = r->json, .message = r->message};
+    s.on_end(&out, s.ud);
+}
+
+static struct sandbox_stream *stream_new(sandbox_item_fn on_item, sandbox_done_fn on_end, void *ud)
+{
+    struct sandbox_stream *s = calloc(1, sizeof(*s));
+    if (s)
+        *s = (struct sandbox_stream){.on_item = on_item, .on_end = on_end, .ud = ud};
+    return s;
+}
+
+static struct sandbox_stream *stream_opened(struct sandbox_stream *s, struct docker_stream *in)
+{
+    if (!in) {
+        free(s);
+        return NULL;
+    }
+    s->in = in;
+    return s;
+}
+
+static struct sandbox_stream *dd_events_follow(struct engine *eng, const char *label,
+                                               sandbox_item_fn on_item, sandbox_done_fn on_end,
+                                               void *ud)
+{
+    struct sandbox_stream *s = stream_new(on_item, on_end, ud);
+    return s ? stream_opened(s,
+                             docker_events_follow(dk(eng), label, stream_on_item, stream_on_end, s))
+             : NULL;
+}
+
+static struct sandbox_stream *dd_stats_follow(struct engine *eng, const char *id,
+                                              sandbox_item_fn on_item, sandbox_done_fn on_end,
+                                              void *ud)
+{
+    struct sandbox_stream *s = stream_new(on_item, on_end, ud);
+    return s ? stream_opened(s, docker_stats_follow(dk(eng), id, stream_on_item, stream_on_end, s))
+             : NULL;
+}
+
+static struct sandbox_stream *dd_logs_follow(struct engine *eng, const char *id, int tail,
+                                             int timestamps, sandbox_item_fn on_item,
+                                             sandbox_done_fn on_end, void *ud)
+{
+    struct sandbox_stream *s = stream_new(on_item, on_end, ud);
+    /* Sandboxes run without a TTY: their logs are framed stdout/stderr. */
+    return s ? stream_opened(s, docker_logs_follow(dk(eng), id, tail, timestamps, 0, stream_on_item,
+                                                   stream_on_end, s))
+             : NULL;
+}
+
+static void dd_stream_close(struct engine *eng, struct sandbox_stream *s)
+{
+    if (!s)
+        return;
+    docker_stream_close(dk(eng), s->in);
+    free(s);
+}
+
+/* ---- volumes ---- */
+
+static int dd_volume_inspect(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_volume_inspect(dk(eng), name, relay_reply, rl), rl) : -1;
+}
+
+static int dd_volume_list(struct engine *eng, const char *label, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_volume_list(dk(eng), label, relay_reply, rl), rl) : -1;
+}
+
+static int dd_volume_remove(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_volume_remove(dk(eng), name, relay_reply, rl), rl) : -1;
+}
+
+/* ---- exec ---- */
+
+/* Lives from the open to the exit or the close; docker_exec calls back with it as ud. */
+struct sandbox_exec {
+    struct docker_exec *x;
+    sandbox_output_fn on_output;
+    sandbox_exit_fn on_exit;
+    void (*on_drain)(void *ud);
+    void *ud;
+    sandbox_done_fn on_resized; /* the latest exec_resize's (one caller: the terminal) */
+    void *resized_ud;
+};
+
+static int exec_on_output(const char *data, size_t len, int fd, void *ud)
+{
+    struct sandbox_exec *e = ud;
+    return e->on_output(data, len, fd, e->ud);
+}
+
+static void exec_on_exit(int exit_code, const char *error, void *ud)
+{
+    struct sandbox_exec e = *(struct sandbox_exec *)ud;
+    free(ud);
+    e.on_exit(exit_code, error, e.ud);
+}
+
+static void exec_on_drain(void *ud)
+{
+    struct sandbox_exec *e = ud;
+    if (e->on_drain)
+        e->on_drain(e->ud);
+}
+
+static void exec_on_resized(const struct docker_reply *r, void *ud)
+{
+    struct sandbox_exec *e = ud;
+    struct sandbox_reply out = {.status = r->status, .json = r->json, .message = r->message};
+    if (e->on_resized)
+        e->on_resized(&out, e->resized_ud);
+}
+
+static struct sandbox_exec *dd_exec_open(struct engine *eng, const char *id,
+                                         const struct sandbox_exec_opts *opts,
+                                         sandbox_output_fn on_output, sandbox_exit_fn on_exit,
+                                         void *ud)
+{
+    struct sandbox_exec *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    *e = (struct sandbox_exec){
+        .on_output = on_output, .on_exit = on_exit, .on_drain = opts->on_drain, .ud = ud};
+    struct docker_exec_opts o = {.cmd = opts->cmd,
+                                 .env = opts->env,
+                                 .user = opts->user,
+                                 .working_dir = opts->working_dir,
+                                 .tty = opts->tty,
+                                 .rows = opts->rows,
+                                 .cols = opts->cols,
+                                 .on_drain = exec_on_drain};
+    if (!(e->x = docker_exec_open(dk(eng), id, &o, exec_on_output, exec_on_exit, e))) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+static long dd_exec_write(struct sandbox_exec *e, const void *data, size_t len)
+{
+    return docker_exec_write(e->x, data, len);
+}
+
+static int dd_exec_close_input(struct sandbox_exec *e)
+{
+    return docker_exec_close_input(e->x);
+}
+
+static int dd_exec_resize(struct sandbox_exec *e, int rows, int cols, sandbox_done_fn fn, void *ud)
+{
+    e->on_resized = fn;
+    e->resized_ud = ud;
+    return docker_exec_resize(e->x, rows, cols, exec_on_resized, e);
+}
+
+static void dd_exec_resume_output(struct sandbox_exec *e)
+{
+    docker_exec_resume_output(e->x);
+}
+
+static const char *dd_exec_id(const struct sandbox_exec *e)
+{
+    return docker_exec_id(e->x);
+}
+
+static void dd_exec_close(struct sandbox_exec *e)
+{
+    docker_exec_close(e->x);
+    free(e);
+}
+
+static int dd_exec_inspect(struct engine *eng, const char *exec_id, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_exec_inspect(dk(eng), exec_id, relay_reply, rl), rl) : -1;
+}
+
+/* ---- images ---- */
+
+static int dd_image_inspect(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_image_inspect(dk(eng), name, relay_reply, rl), rl) : -1;
+}
+
+static int dd_image_pull(struct engine *eng, const char *ref, long timeout_ms,
+                         sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    if (rl)
+        rl->progress = on_progress;
+    return rl ? relay_sent(
+                    docker_image_pull(dk(eng), ref, timeout_ms, relay_progress, relay_reply, rl),
+                    rl)
+              : -1;
+}
+
+static int dd_image_build(struct engine *eng, const char *tag, json_t *labels, int nocache,
+                          const void *context, size_t len, long timeout_ms,
+                          sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    if (rl)
+        rl->progress = on_progress;
+    return rl ? relay_sent(docker_image_build(dk(eng), tag, labels, nocache, context, len,
+                                              timeout_ms, relay_progress, relay_reply, rl),
+                           rl)
+              : -1;
+}
+
+static int dd_image_tag(struct engine *eng, const char *name, const char *ref, sandbox_done_fn fn,
+                        void *ud)
+{
+    char *repo = NULL, *tag = NULL;
+    int rc = -1;
+    if (docker_image_ref_split(ref, &repo, &tag) == 0) {
+        struct relay *rl = relay_new(fn, ud);
+        rc = rl ? relay_sent(docker_image_tag(dk(eng), name, repo, tag, relay_reply, rl), rl) : -1;
+    }
+    free(repo);
+    free(tag);
+    return rc;
+}
+
+/* ---- the executor channel ---- */
+
+static bool dd_executor_ready(struct session *s)
+{
+    struct stat st;
+    return stat(s->exec_sock, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+static int dd_executor_request(struct session *s, const struct http_request *req, http_done_fn fn,
+                               void *ud)
+{
+    struct http_request r = *req;
+    r.unix_socket = s->exec_sock;
+    return http_start(s->eng->http, &r, fn, ud);
+}
+
+const struct sandbox_driver driver_docker = {
+    .name = "docker",
+    .open = dd_open,
+    .close = dd_close,
+    .address = dd_address,
+    .hint = dd_hint,
+    .api_version = dd_api_version,
+    .is_local = dd_is_local,
+    .ping = dd_ping,
+    .version = dd_version,
+    .info = dd_info,
+    .create = dd_create,
+    .start = dd_start,
+    .stop = dd_stop,
+    .pause = dd_pause,
+    .resume = dd_resume,
+    .remove = dd_remove,
+    .rename = dd_rename,
+    .inspect = dd_inspect,
+    .wait = dd_wait,
+    .list = dd_list,
+    .changes = dd_changes,
+    .logs_tail = dd_logs_tail,
+    .events_follow = dd_events_follow,
+    .stats_follow = dd_stats_follow,
+    .logs_follow = dd_logs_follow,
+    .stream_close = dd_stream_close,
+    .volume_inspect = dd_volume_inspect,
+    .volume_list = dd_volume_list,
+    .volume_remove = dd_volume_remove,
+    .exec_open = dd_exec_open,
+    .exec_write = dd_exec_write,
+    .exec_close_input = dd_exec_close_input,
+    .exec_resize = dd_exec_resize,
+    .exec_resume_output = dd_exec_resume_output,
+    .exec_id = dd_exec_id,
+    .exec_close = dd_exec_close,
+    .exec_inspect = dd_exec_inspect,
+    .image_inspect = dd_image_inspect,
+    .image_pull = dd_image_pull,
+    .image_build = dd_image_build,
+    .image_tag = dd_image_tag,
+    .executor_ready = dd_executor_ready,
+    .executor_request = dd_executor_request,
+};

@@ -1,0 +1,26 @@
+/* The I/O around a session's container (session_prepare.c): before the create, after the
+ * start, after the removal. The pure part (parsing, the create body) is session_config.h. */
+#ifndef PADDOCK_SESSION_PREPARE_H
+#define PADDOCK_SESSION_PREPARE_H
+
+struct engine;
+struct session_config;
+struct session_result;
+
+/* Before docker create: the checks that need the daemon (runtime, disk, named volumes), the
+ * engine-owned directories, the git clone. fn gets NULL, or the refusal (status, code,
+ * message valid during the call). fn may run before this returns. */
+typedef void (*session_prepare_done_fn)(const struct session_result *err, void *ud);
+void session_prepare(struct engine *eng, struct session_config *c, const char *id,
+                     session_prepare_done_fn fn, void *ud);
+
+/* After docker start: the host ports Docker chose go into the store (sessions.config.ports,
+ * shown as the session's "ports"); then next(ud), possibly before this returns. */
+void session_prepare_started(struct engine *eng, const struct session_config *c, const char *id,
+                             const char *container_id, void (*next)(void *ud), void *ud);
+
+/* Remove what the engine made for the session (<state>/work/<id>), once its container is
+ * gone. */
+void session_prepare_cleanup(struct engine *eng, const char *id);
+
+#endif
