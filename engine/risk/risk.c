@@ -16,15 +16,17 @@
  *    judged by where they come from (find under the workspace, or anything);
  * 5. the maximum wins; hidden characters raise MEDIUM to HIGH. The first reason of the highest
  *    level is kept.
- * Choices: a relative path with no known cwd is taken as in the workspace (the executor's
- * shell starts there; the engine passes NULL today); `rm -r` of the workspace root is HIGH,
- * of things in it MEDIUM; any write or edit in the workspace is MEDIUM (project-scoped edits,
- * so the "medium" policy confirms every change and the default "high" policy none); `less`
- * and `tail -f` are MEDIUM (they never end in a non-interactive shell).
+ * Choices (the levels are defined in docs/risk.md and held to tests/risk/corpus.jsonl): a
+ * relative path with no known cwd is taken as in the workspace (the executor's shell starts
+ * there; the engine passes NULL today); `rm -r` of the workspace root, its .git or everything
+ * in it is HIGH, of sources in it MEDIUM, of build outputs LOW; writes and edits in the
+ * workspace, builds and tests are LOW (the task's own work: the "medium" policy confirms
+ * network access, installs and changes outside instead); `less` and `tail -f` are MEDIUM (they
+ * never end in a non-interactive shell).
  * File actions: writes outside the workspace, to system paths, shell rc files, git hooks, CI
- * workflows, package-manager configs and keys are HIGH; writes in the workspace MEDIUM; reads
- * LOW unless they read credentials (or a .env outside the workspace). Written scripts (#!, .sh)
- * are scanned like commands, or as code when the #! names an interpreter. */
+ * workflows, package-manager configs and keys are HIGH; writes in the workspace LOW; reads
+ * LOW unless they read credentials (or a .env outside the workspace). Written scripts (#!, .sh,
+ * .py...) are scanned like commands, or as code when the #! or the name says which. */
 #include "engine/risk/risk.h"
 
 #include "common/utf8.h"
@@ -353,8 +355,8 @@ static bool rk_url_host(const char *w, char *out, size_t sz)
     const char *p = strstr(w, "://");
     if (p)
         p += 3;
-    else if (strncmp(w, "localhost", 9) == 0 || isdigit((unsigned char)w[0]))
-        p = w;
+    else if (strncmp(w, "localhost", 9) == 0 || (isdigit((unsigned char)w[0]) && strchr(w, '.')))
+        p = w; /* localhost:3000, 127.0.0.1:8000 (not a number such as --max-time's) */
     else
         return false;
     const char *at = strpbrk(p, "@/");

@@ -484,6 +484,14 @@ static void test_declared_raises_never_lowers(void **state)
     assert_int_equal(r.level, H);
     assert_string_equal(r.reason, "the agent declared it HIGH");
     json_decref(a);
+    /* at the top level (a flatter client than OpenHands) it counts the same */
+    a = json_loads("{\"action\":\"run\",\"security_risk\":\"HIGH\",\"args\":{\"command\":"
+                   "\"ls\"}}",
+                   0, NULL);
+    action_kind_classify(a, "/workspace", NULL, &r);
+    assert_int_equal(r.level, H);
+    assert_int_equal(r.declared, H);
+    json_decref(a);
     /* out of range or unknown: ignored */
     a = json_loads("{\"action\":\"run\",\"args\":{\"command\":\"ls\",\"security_risk\":7}}", 0,
                    NULL);
