@@ -406,12 +406,27 @@ static bool rk_history_file(const char *p)
 /* The variables that say where and how much history the shell keeps. */
 static bool rk_history_var(const char *name, size_t n)
 {
-    static const char *const vars[] = {
-        "HISTFILE", "HISTSIZE", "HISTFILESIZE", "HISTCONTROL", "HISTIGNORE", "SAVEHIST", NULL};
+    static const char *const vars[] = {"HISTFILE", "HISTSIZE",   "HISTFILESIZE",
+                                       "SAVEHIST", "HISTIGNORE", NULL};
     for (const char *const *v = vars; *v; v++)
         if (strlen(*v) == n && strncmp(name, *v, n) == 0)
             return true;
     return false;
+}
+
+/* NAME=VALUE that stops the history: HISTFILE=/dev/null or empty, a size of 0, HISTIGNORE
+ * matching everything. HISTSIZE=10000 keeps more, not less. */
+static bool rk_history_off(const char *assign)
+{
+    const char *eq = strchr(assign, '=');
+    if (!eq || !rk_history_var(assign, (size_t)(eq - assign)))
+        return false;
+    const char *v = eq + 1;
+    if (strncmp(assign, "HISTFILE=", 9) == 0)
+        return !*v || strcmp(v, "/dev/null") == 0;
+    if (strncmp(assign, "HISTIGNORE=", 11) == 0)
+        return strcmp(v, "*") == 0 || strcmp(v, "*:*") == 0;
+    return !*v || strspn(v, "0") == strlen(v);
 }
 
 /* A write to path (a redirection, tee, cp's destination...). */
@@ -572,11 +587,11 @@ static void rk_rm_input(struct rk_cmd *x, bool rec)
 static bool rk_build_output(const char *norm)
 {
     static const char *const names[] = {
-        "build",       "dist",          "target",      "out",         "node_modules",
-        "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox",
-        ".nox",        "coverage",      "htmlcov",     ".coverage",   ".next",
-        ".nuxt",       ".parcel-cache", ".cache",      ".gradle",     "bin",
-        "obj",         ".eggs",         ".turbo",      "_build",      NULL};
+        "build",         "dist",        "target",      "out",   "node_modules",  "__pycache__",
+        ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox",  ".nox",          "coverage",
+        "htmlcov",       ".coverage",   ".next",       ".nuxt", ".parcel-cache", ".cache",
+        ".gradle",       "bin",         "obj",         ".eggs", ".turbo",        "_build",
+        ".venv",         "venv",        NULL};
     const char *b = rk_base(norm);
     size_t n = strlen(b);
     return rk_in(b, names) || strncmp(b, "cmake-build-", 12) == 0 ||
@@ -1046,6 +1061,25 @@ static void rule_socat(struct rk_cmd *x)
         rk_raise(x->k, 1, "relays a network connection (socat)");
     if (peer[0] && !rk_local_host(peer))
         snprintf(x->f->peer, sizeof(x->f->peer), "%s", peer);
+}
+
+/* zsh's ztcp HOST PORT: a raw connection whose descriptor a shell is then redirected to. */
+static void rule_ztcp(struct rk_cmd *x)
+{
+    const char *host = NULL, *port = NULL;
+    for (int i = 1; i <= rk_nargs(x); i++)
+        if (rk_arg(x, i)[0] != '-') {
+            if (!host)
+                host = rk_arg(x, i);
+            else if (!port)
+                port = rk_arg(x, i);
+        }
+    x->f->netsend = true;
+    if (!host || rk_local_host(host))
+        rk_raise(x->k, 1, "opens or closes a raw connection (ztcp)");
+    else
+        rk_raise(x->k, 2, "opens a network connection to %.60s:%.10s (zsh ztcp)", host,
+                 port ? port : "?");
 }
 
 static void rule_telnet(struct rk_cmd *x)
@@ -1981,7 +2015,7 @@ static void rule_export(struct rk_cmd *x)
         const char *eq = strchr(a, '=');
         if (strncmp(a, "LD_PRELOAD=", 11) == 0)
             rk_raise(x->k, 2, "loads other libraries into every program (%.20s)", a);
-        else if (eq && rk_history_var(a, (size_t)(eq - a)))
+        else if (eq && rk_history_off(a))
             rk_raise(x->k, 2, "stops the shell history (%.40s)", a);
         else if (strncmp(a, "PROMPT_COMMAND=", 15) == 0 || strncmp(a, "BASH_ENV=", 9) == 0)
             rk_raise(x->k, 1, "changes what the shell runs (%.20s)", a);
@@ -2147,6 +2181,7 @@ static const struct rk_rule rk_rules[] = {
     {V("nc", "ncat", "netcat"), rule_nc},
     {V("socat"), rule_socat},
     {V("telnet"), rule_telnet},
+    {V("ztcp"), rule_ztcp},
     {V("xmrig", "minerd", "cpuminer", "cgminer", "bfgminer", "ethminer", "t-rex", "nbminer",
        "lolminer", "phoenixminer", "xmr-stak", "nanominer", "gminer"),
      rule_miner},
@@ -2319,7 +2354,7 @@ static int rk_skip_wrappers(struct rk *k, const struct rs_cmd *c, int v, bool *p
                 (size_t)(eq - word)) {
             if (strncmp(word, "LD_PRELOAD=", 11) == 0)
                 rk_raise(k, 2, "loads another library into the program (LD_PRELOAD)");
-            if (rk_history_var(word, (size_t)(eq - word)))
+            if (rk_history_off(word))
                 rk_raise(k, 2, "stops the shell history (%.40s)", word);
             rk_assigned(k, eq + 1);
             v++;
@@ -2507,6 +2542,10 @@ static void rk_command(struct rk *k, const struct rs_cmd *c, struct rk_facts *f)
     /* python3.12 is python3 */
     if (strncmp(verb, "python3.", 8) == 0 || strncmp(verb, "python2.", 8) == 0)
         verb[7] = '\0';
+    if (strncmp(verb, "xmrig", 5) == 0) { /* xmrig.exe, xmrig-6.21 */
+        rk_raise(k, 2, "runs a cryptocurrency miner (%.40s)", verb);
+        return;
+    }
     if (rk_is_function(k, vw->s)) {
         rk_raise(k, 0, "calls the shell function %.40s defined in the line", vw->s);
         return;
