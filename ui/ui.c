@@ -579,6 +579,9 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
     job_stop(&ui);
     ui_modal_close(&ui);
     ui_page_close(&ui);
+    for (size_t i = 0; i < ui_ntabs; i++)
+        if (ui_tabs[i]->end)
+            ui_tabs[i]->end(&ui);
     client_async_free(ui.async);
     client_events_close(ui.events);
     model_free(&ui.model);

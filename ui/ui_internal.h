@@ -121,6 +121,9 @@ struct ui_page {
     unsigned (*open)(struct ui *ui);
     /* Hidden, the session changed (before open) or the dashboard ends: stop streams, free. */
     void (*close)(struct ui *ui);
+    /* Optional, tabs only: the dashboard ends (after close); free what the page keeps from
+     * one opening to the next (the Terminal tab's shells). */
+    void (*end)(struct ui *ui);
     /* Draw into w (the pane's inside, already erased); focused: the pane has the keyboard. */
     void (*draw)(struct ui *ui, WINDOW *w, bool focused);
     /* Optional: an engine event (type, data) while open. Returns dirty bits. */
