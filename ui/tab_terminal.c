@@ -7,9 +7,9 @@
  * the keyboard back to the sessions; coming back shows the shell and Enter types again. The
  * remote tty follows the pane's size; Shift-PgUp/PgDn scroll back while typing, PgUp/PgDn
  * otherwise. A shell belongs to its session, not to the pane: leaving the tab or the session
- * leaves it running, and coming back shows the same shell, its screen as it was (its output
- * waits while it is not shown: the engine pauses a shell whose client does not read). It
- * ends when the operator hangs it up (x), when it exits, or when its session ends. */
+ * leaves it running (its output still read into its screen), and coming back shows the same
+ * shell. It ends when the operator hangs it up (x), when it exits, or when its session
+ * ends. */
 #include "client/client.h"
 #include "client/client_term.h"
 #include "ui/agentlog.h"
@@ -450,17 +450,16 @@ static int term_poll_fd(struct ui *ui, short *events)
     return client_term_fd(t->sh->conn);
 }
 
-static unsigned term_on_ready(struct ui *ui, short revents)
+/* Bytes in or out on a shell's connection, shown or not. */
+static void term_pump(struct term_shell *s, short revents)
 {
-    struct term_tab *t = term_tab(ui);
-    struct term_shell *s = t ? t->sh : NULL;
-    if (!s || !s->conn)
-        return 0;
+    struct term_tab *t = s->tab;
     enum client_term_state cs = client_term_pump(s->conn, revents, term_on_data, s);
     if (s->st == TERM_CONNECTING && cs == CLIENT_TERM_OPEN) {
         s->st = TERM_OPEN;
         snprintf(s->tid, sizeof(s->tid), "%s", client_term_id(s->conn));
-        ui_set_status(ui, "shell open: every key goes to it, ^] gives the keys back");
+        if (t->sh == s)
+            ui_set_status(t->ui, "shell open: every key goes to it, ^] gives the keys back");
         term_resize_remote(s); /* the pane may have changed while it connected */
     }
     if (cs == CLIENT_TERM_FAILED)
@@ -469,7 +468,47 @@ static unsigned term_on_ready(struct ui *ui, short revents)
         term_ended(s, NULL);
     else
         term_send_output(s); /* answers to the shell's terminal queries */
+}
+
+static unsigned term_on_ready(struct ui *ui, short revents)
+{
+    struct term_tab *t = term_tab(ui);
+    if (!t || !t->sh || !t->sh->conn)
+        return 0;
+    term_pump(t->sh, revents);
     return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+/* The shells not shown keep reading, so their programs are not held up by a full pipe and
+ * their end is seen when it comes. */
+static int term_bg_poll(struct ui *ui, struct pollfd *fds, int max)
+{
+    struct term_tab *t = term_tab(ui);
+    int n = 0;
+    for (struct term_shell *s = t ? t->shells : NULL; s && n < max; s = s->next) {
+        if (!s->conn || s == t->sh)
+            continue;
+        fds[n].fd = client_term_fd(s->conn);
+        fds[n].events = client_term_events(s->conn);
+        fds[n++].revents = 0;
+    }
+    return n;
+}
+
+static unsigned term_bg_ready(struct ui *ui, const struct pollfd *fds, int n)
+{
+    struct term_tab *t = term_tab(ui);
+    /* by descriptor: a key handled before this may have hung one up */
+    for (struct term_shell *s = t ? t->shells : NULL; s; s = s->next) {
+        if (!s->conn || s == t->sh)
+            continue;
+        for (int i = 0; i < n; i++)
+            if (fds[i].fd == client_term_fd(s->conn) && fds[i].revents) {
+                term_pump(s, fds[i].revents);
+                break;
+            }
+    }
+    return 0;
 }
 
 /* ---- events ---- */
@@ -736,6 +775,8 @@ const struct ui_page tab_terminal = {
     .open = term_open,
     .close = term_close,
     .end = term_end,
+    .bg_poll = term_bg_poll,
+    .bg_ready = term_bg_ready,
     .draw = term_draw,
     .on_event = term_on_event,
     .poll_fd = term_poll_fd,

@@ -242,26 +242,35 @@ OTHER_ID=$SESSION_ID
 SESSION_ID=$MAIN_ID
 wait_for "$NAME-b" || fail "the second session is listed"
 closed_before=$(terminal_events | grep -c '^closed')
-tm send-keys -t dash Enter
+# the newest session is listed first: the top one, then this one (its shell still open)
+tm send-keys -t dash h k k j
+wait_for "Enter types" || { fail "back on the first session"; screen >&2; }
+tm send-keys -t dash l Enter
 wait_for "^] leaves" || fail "Enter types before detaching"
-type_line 'export MARK=mark-$((6*7)); echo marked-$((2*2))'
-wait_lines 'marked-4' 1 || { fail "the marker is set"; screen >&2; }
+# a marker, and output (7 MB, more than every buffer on the way holds) that comes once the
+# shell is no longer shown: it finishes only if the hidden shell is still read
+type_line 'export MARK=mark-$((6*7)); (sleep 1; seq 1 1000000; touch /tmp/bg-done; echo bg-end-$((3*3))) &'
 tm send-keys -t dash C-]
 wait_for "the shell keeps running" || { fail "^] says the shell keeps running"; screen >&2; }
-tm send-keys -t dash j
-sleep 0.3
 tm send-keys -t dash k
-# back on this session (j did nothing when it is the last one: k went to the other)
-wait_for "Enter types" 10 || { tm send-keys -t dash j; wait_for "Enter types" 20; }
-if wait_for "Enter types" 1 && wait_lines 'marked-4' 1 20; then
-  ok "j then k: the session's shell is still there, its screen as it was"
+wait_for "Enter opens a shell" || { fail "k selects the other session"; screen >&2; }
+bg_done=
+for _ in $(seq 1 120); do
+  run_action 'test -e /tmp/bg-done' && { bg_done=1; break; }
+  sleep 0.5
+done
+[ -n "$bg_done" ] && ok "a shell not shown keeps running: its 7 MB of output were read" ||
+  fail "the hidden shell's output was not read (its command did not finish)"
+tm send-keys -t dash j
+if wait_for "Enter types" && wait_lines 'bg-end-9' 1 50; then
+  ok "k then j: the session's shell is still there, its screen up to date"
 else
   fail "the shell survives a selection change"; screen >&2
 fi
 tm send-keys -t dash '['
 wait_gone "Enter types" || fail "[ leaves the Terminal tab"
 tm send-keys -t dash ']'
-wait_for "Enter types" && wait_lines 'marked-4' 1 20 && ok "another tab and back: the same screen" ||
+wait_for "Enter types" && wait_lines 'bg-end-9' 1 20 && ok "another tab and back: the same screen" ||
   { fail "the shell survives a tab change"; screen >&2; }
 tm send-keys -t dash l
 tm send-keys -t dash Enter
