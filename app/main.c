@@ -72,7 +72,7 @@ const struct app_command app_commands[] = {
      .help = "a terminal in a sandbox (exit the shell to leave)",
      .run = cmd_exec},
     {.name = "export",
-     .args = "SESSION [--format json|md|cast] [-o FILE]",
+     .args = "SESSION [--format json|md|cast] [--raw] [-o FILE]",
      .help = "a session's record as JSON, Markdown or an asciinema cast",
      .run = cmd_export},
     {0},

@@ -35,7 +35,7 @@ _paddock()
     case $cmd in
     pause | resume | stop | rm | show | export | history | approvals | exec)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --help --format --output --search --state --kind --risk --limit --before" -- "$cur"))
+            COMPREPLY=($(compgen -W "--json --help --format --output --raw --search --state --kind --risk --limit --before" -- "$cur"))
         else
             COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))
         fi
