@@ -12,9 +12,21 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What a pipe or a file on stdin may hold: it travels inside the command line, which the
- * engine records and the executor types into the sandbox's shell. */
-#define RUN_STDIN_MAX (256u * 1024)
+/* A piped stdin travels inside the command line, which the engine records, judges and the
+ * executor types into the sandbox's shell. The engine's risk check reads at most 64 KiB of a
+ * line (a longer one waits for an operator's approval), so the line, input quoted, stays
+ * within that. */
+#define RUN_LINE_MAX (64u * 1024)
+#define RUN_STDIN_MAX RUN_LINE_MAX
+
+static void run_say_too_large(void)
+{
+    fprintf(stderr,
+            "paddock run: stdin is too large: it is passed inside the command line, at most %u "
+            "KiB (the engine's risk check reads no more); put a larger input in the workspace "
+            "and name the file\n",
+            RUN_LINE_MAX / 1024);
+}
 
 /* All of stdin, at most RUN_STDIN_MAX bytes and NUL-terminated, into *out (*len bytes); -1
  * after printing why. */
@@ -47,10 +59,7 @@ static int run_read_stdin(char **out, size_t *len)
         n += (size_t)r;
     }
     if (n > RUN_STDIN_MAX)
-        fprintf(stderr,
-                "paddock run: stdin holds more than %u KiB; run passes only small inputs (put "
-                "a larger one in the workspace and name the file)\n",
-                RUN_STDIN_MAX / 1024);
+        run_say_too_large();
     else
         fprintf(stderr, "paddock run: out of memory\n");
     free(in);
@@ -86,8 +95,13 @@ static char *run_bind_stdin(const char *command)
         if (quoted && asprintf(&out, "printf %s | { %s\n}", quoted, command) < 0)
             out = NULL;
     }
-    if (text && !out)
+    if (text && !out) {
         fprintf(stderr, "paddock run: out of memory\n");
+    } else if (out && strlen(out) > RUN_LINE_MAX) {
+        run_say_too_large();
+        free(out);
+        out = NULL;
+    }
     free(quoted);
     free(in);
     return out;
@@ -145,7 +159,8 @@ int cmd_run(struct app *app, int argc, char **argv)
             break;
         case 'h':
             printf("usage: paddock run [--image IMG] [--session ID] [--timeout SECS] [--json] "
-                   "-- CMD...\n");
+                   "-- CMD...\n"
+                   "  a stdin that is not a terminal (text, at most 64 KiB) is CMD's input\n");
             return 0;
         default:
             return 2;

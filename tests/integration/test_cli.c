@@ -477,7 +477,8 @@ static void test_run_missing_image(void **state)
 }
 
 /* A piped stdin is the command's, ended where the pipe ends; an empty one (/dev/null) ends at
- * once; binary input is refused with why. From a terminal, the command is run as it was. */
+ * once; binary or too large input is refused with why. From a terminal, the command is run as it
+ * was. */
 static void test_run_stdin(void **state)
 {
     struct proc_result pr;
@@ -500,6 +501,11 @@ static void test_run_stdin(void **state)
     cli_sh("printf 'a\\000b' | $P run -- cat", &pr);
     assert_int_equal(pr.status, 125);
     assert_non_null(strstr(pr.err, "not text"));
+    proc_result_free(&pr);
+    /* past what the risk check reads of a command line: refused at once, not left waiting */
+    cli_sh("head -c 70000 /dev/zero | tr '\\0' a | $P run -- wc -c", &pr);
+    assert_int_equal(pr.status, 125);
+    assert_non_null(strstr(pr.err, "too large"));
     proc_result_free(&pr);
     /* from a terminal (script gives the command one) the command line is what was typed */
     json_t *s = session_new(harness_eng, "{\"name\": \"cli-tty\"}");
