@@ -266,7 +266,7 @@ poll 600 run_action 'test -e /tmp/bg-done' &&
   ok "a shell not shown keeps running: its 7 MB of output were read" ||
   fail "the hidden shell's output was not read (its command did not finish)"
 tm send-keys -t dash j
-if wait_for "Enter types" && wait_lines 'bg-end-9' 1 50; then
+if wait_for "Enter types" && wait_lines 'bg-end-9' 1 600; then
   ok "k then j: the session's shell is still there, its screen up to date"
 else
   fail "the shell survives a selection change"; screen >&2
@@ -274,7 +274,7 @@ fi
 tm send-keys -t dash '['
 wait_gone "Enter types" || fail "[ leaves the Terminal tab"
 tm send-keys -t dash ']'
-wait_for "Enter types" && wait_lines 'bg-end-9' 1 20 && ok "another tab and back: the same screen" ||
+wait_for "Enter types" && wait_lines 'bg-end-9' 1 600 && ok "another tab and back: the same screen" ||
   { fail "the shell survives a tab change"; screen >&2; }
 tm send-keys -t dash l
 tm send-keys -t dash Enter
