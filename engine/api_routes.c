@@ -93,7 +93,12 @@ static void route_sessions_list(struct api_req *r)
 static void route_reply_result(const struct session_result *res, void *ud)
 {
     struct api_req *r = ud;
-    if (res->err)
+    if (res->err && res->session_id)
+        api_reply_json(r, err_status(res->err),
+                       json_pack("{s:{s:s,s:s,s:s}}", "error", "code", err_name(res->err),
+                                 "message", res->message ? res->message : "error", "session",
+                                 res->session_id));
+    else if (res->err)
         api_reply_error(r, res->err, "%s", res->message);
     else
         api_reply_json(r, res->status, json_incref(res->body));

@@ -9,7 +9,8 @@
 # the dashboard stays), ^] gives the keys back to the dashboard, a tmux resize reaches the
 # shell's tty (stty size), hostile output stays inside the pane (the outer title and
 # clipboard untouched), Shift-PgUp scrolls back, `exit 7` is shown with its code and Enter
-# opens a new shell, leaving the tab hangs it up, a refusal (paused session) is shown; 256
+# opens a new shell, a shell left (^], another session, another tab) is the same shell when
+# coming back, x hangs it up, a refusal (paused session) is shown; 256
 # colours and RGB reach the outer terminal as the nearest it has (and 8 on TERM=screen); `a`
 # shows the agent's own shell live (an action run through the API appears with its output). Needs dockerd and the image
 # paddock/base:local: without them it FAILS (exit 1), or skips (exit 77) with
@@ -235,10 +236,65 @@ screen | grep -qF 'zzz' && fail "keys typed in the agent view went somewhere" ||
 tm send-keys -t dash a
 wait_for "Enter types" && ok "a goes back to your shell" || { fail "a back"; screen >&2; }
 
-# Leaving the tab hangs the shell up (the engine records why).
+# A detached shell keeps running whatever the selection does: moving to another session and
+# back (j, k), or to another tab and back, shows the same shell, its screen as it was and its
+# variable still set, and the engine records no close; x hangs it up.
+MAIN_ID=$SESSION_ID
+create_session "$NAME-b" || exit 1
+OTHER_ID=$SESSION_ID
+SESSION_ID=$MAIN_ID
+wait_for "$NAME-b" || fail "the second session is listed"
+closed_before=$(terminal_events | grep -c '^closed')
+# the newest session is listed first (its name in the detail pane's title): the top one,
+# then this one, whose shell is still open
+tm send-keys -t dash h k k
+wait_for "─ $NAME-b " || { fail "the top session is the new one"; screen >&2; }
+tm send-keys -t dash j
+wait_for "Enter types" || { fail "back on the first session"; screen >&2; }
+tm send-keys -t dash l Enter
+wait_for "^] leaves" || fail "Enter types before detaching"
+# a marker, and output (7 MB, more than every buffer on the way holds) that starts once the
+# shell is no longer shown (on /tmp/go): it finishes only if the hidden shell is still read
+type_line 'export MARK=mark-$((6*7)); (until [ -e /tmp/go ]; do sleep 0.1; done; seq 1 1000000; touch /tmp/bg-done; echo bg-end-$((3*3))) &'
+tm send-keys -t dash C-]
+wait_for "the shell keeps running" || { fail "^] says the shell keeps running"; screen >&2; }
+tm send-keys -t dash k
+wait_for "─ $NAME-b " && wait_for "Enter opens a shell" ||
+  { fail "k selects the other session"; screen >&2; }
+run_action 'touch /tmp/go' || fail "the output starts"
+poll 600 run_action 'test -e /tmp/bg-done' &&
+  ok "a shell not shown keeps running: its 7 MB of output were read" ||
+  fail "the hidden shell's output was not read (its command did not finish)"
+tm send-keys -t dash j
+if wait_for "Enter types" && wait_lines 'bg-end-9' 1 600; then
+  ok "k then j: the session's shell is still there, its screen up to date"
+else
+  fail "the shell survives a selection change"; screen >&2
+fi
 tm send-keys -t dash '['
-hung_up() { terminal_events | tail -n 1 | grep -q 'closed .*the client closed the terminal'; }
-poll 100 hung_up && ok "leaving the tab hangs the shell up" || fail "shell hung up: $(terminal_events | tail -n 2)"
+wait_gone "Enter types" || fail "[ leaves the Terminal tab"
+tm send-keys -t dash ']'
+wait_for "Enter types" && wait_lines 'bg-end-9' 1 600 && ok "another tab and back: the same screen" ||
+  { fail "the shell survives a tab change"; screen >&2; }
+tm send-keys -t dash l
+tm send-keys -t dash Enter
+wait_for "^] leaves" || fail "Enter types into the kept shell"
+type_line 'echo "mark:$MARK"'
+wait_lines 'mark:mark-42' 1 && ok "Enter types into the same shell: its variable is still set" ||
+  { fail "the same shell after coming back"; screen >&2; }
+[ "$(terminal_events | grep -c '^closed')" = "$closed_before" ] &&
+  ok "no terminal was closed while the selection moved" ||
+  fail "a terminal was closed: $(terminal_events | tail -n 3)"
+tm send-keys -t dash C-]
+tm send-keys -t dash l
+wait_for "Enter types" || fail "back in the pane before x"
+tm send-keys -t dash x
+closed_more() { [ "$(terminal_events | grep -c '^closed')" -gt "$closed_before" ]; }
+poll 100 closed_more && wait_for "hung up" && ok "x hangs the shell up" ||
+  { fail "x hangs up: $(terminal_events | tail -n 2)"; screen >&2; }
+api DELETE "/v1/sessions/$OTHER_ID" >/dev/null
+[ "$(cat "$TMP/status")" = 200 ] || fail "DELETE the second session: $(cat "$TMP/status")"
+tm send-keys -t dash '['
 
 # A session that cannot take a shell (paused): the engine's refusal is shown in the pane.
 api POST "/v1/sessions/$SESSION_ID/pause" >/dev/null
