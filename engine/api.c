@@ -3,6 +3,8 @@
  * reply is ready, so nothing blocks and nothing polls. */
 #include "engine/api.h"
 
+#include "engine/api_gate.h"
+
 #include "common/buf.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define API_MAX_BODY (64u * 1024 * 1024)
@@ -50,6 +53,10 @@ struct api {
      * its requests need credentials (listen.c), and events reach its subscribers too. */
     bool tcp;
     struct api *peer;
+    struct api_gate *gate;
+    struct api_gate_limits lim;
+    struct api_req *receiving; /* requests whose body is still arriving */
+    struct loop_timer *body_timer;
     /* api_free runs MHD once more to send the last replies: a request that arrives then finds
      * the actions and sessions already gone, so it gets a 503. */
     bool closing;
@@ -62,8 +69,14 @@ struct api_req {
     char *url;
     char *params[API_MAX_PARAMS];
     struct buf body;
-    bool too_large;
+    bool nul_in_target; /* the raw target held %00, which MHD's decoding cuts at */
     bool dispatched;
+    /* The body deadline (api_on_body_sweep): when the last body bytes came, and whether a
+     * reply was written straight to the socket because MHD cannot queue one mid-body. */
+    double last_data;
+    bool raw_replied;
+    double raw_at;
+    struct api_req *prev, *next; /* in api->receiving while the body arrives */
     bool suspended;
     struct MHD_Response *resp;
     unsigned status;
@@ -244,13 +257,87 @@ static void api_dispatch(struct api_req *r)
 
 static enum MHD_Result api_queue(struct api_req *r)
 {
+    /* One request per connection: a later request on a kept-alive connection would reach
+     * libmicrohttpd without the gate's checks (api_gate.c), and its HTML errors with it. */
+    if (r->status != MHD_HTTP_SWITCHING_PROTOCOLS)
+        MHD_add_response_header(r->resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, r->status, r->resp);
     MHD_destroy_response(r->resp);
     r->resp = NULL;
     return ret;
 }
 
-static enum MHD_Result api_queue(struct api_req *r);
+static void api_receiving_del(struct api_req *r)
+{
+    struct api *a = r->api;
+    if (!r->prev && a->receiving != r)
+        return;
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        a->receiving = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->prev = r->next = NULL;
+}
+
+static int api_req_fd(struct api_req *r)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return ci ? ci->connect_fd : -1;
+}
+
+/* A reply while MHD still reads the body, which MHD cannot send: written to the socket
+ * directly, and the connection shut down for MHD to close it (how: api_on_body_sweep). */
+static void api_reply_mid_body(struct api_req *r, enum err_code e, const char *msg)
+{
+    int fd = api_req_fd(r);
+    r->raw_replied = true;
+    r->raw_at = loop_now_ms();
+    buf_free(&r->body);
+    if (fd < 0)
+        return;
+    api_gate_write_error(fd, e, msg);
+    shutdown(fd, e == ERR_REQUEST_TIMEOUT ? SHUT_RDWR : SHUT_WR);
+    r->api->run_pending = true;
+}
+
+/* Bodies that stall get a 408; a refused body still being sent is cut after a grace. */
+static void api_on_body_sweep(void *ud)
+{
+    struct api *a = ud;
+    double now = loop_now_ms();
+    for (struct api_req *r = a->receiving; r; r = r->next) {
+        if (r->raw_replied) {
+            int fd = api_req_fd(r);
+            if (now - r->raw_at > 5000 && fd >= 0) {
+                shutdown(fd, SHUT_RDWR);
+                a->run_pending = true;
+            }
+        } else if (now - r->last_data >= (double)a->lim.body_idle_ms) {
+            char *m = util_strdupf("no body bytes for %g s (PADDOCK_BODY_TIMEOUT); the request "
+                                   "was not run",
+                                   (double)a->lim.body_idle_ms / 1000);
+            api_reply_mid_body(r, ERR_REQUEST_TIMEOUT, m ? m : "request body timeout");
+            free(m);
+        }
+    }
+    a->body_timer = loop_timer_add(a->eng->loop, 250, api_on_body_sweep, a);
+}
+
+/* Before MHD decodes the target: the raw one shows an encoded NUL that decoding would cut. */
+static char api_nul_marker;
+
+static void *api_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    for (const char *p = uri ? strchr(uri, '%') : NULL; p; p = strchr(p + 1, '%'))
+        if (p[1] == '0' && p[2] == '0')
+            return &api_nul_marker;
+    return NULL;
+}
 
 static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, const char *url,
                                      const char *method, const char *version,
@@ -258,7 +345,8 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
                                      void **con_cls)
 {
     struct api *a = cls;
-    struct api_req *r = *con_cls;
+    bool nul = *con_cls == &api_nul_marker;
+    struct api_req *r = nul ? NULL : *con_cls;
     if (!r) {
         r = calloc(1, sizeof(*r));
         if (!r)
@@ -267,41 +355,58 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         r->conn = conn;
         r->method = strdup(method);
         r->url = strdup(url);
+        r->nul_in_target = nul;
+        r->last_data = loop_now_ms();
         *con_cls = r;
         /* Over TCP, credentials first: a stranger learns nothing and sends no body. */
         if (a->tcp && listen_auth_check(r) < 0) {
             r->dispatched = true;
             return api_queue(r);
         }
+        if (r->nul_in_target) {
+            r->dispatched = true;
+            api_reply_error(r, ERR_BAD_REQUEST,
+                            "the request target holds an encoded NUL byte (%%00)");
+            return api_queue(r);
+        }
         /* Refuse an oversized body from its Content-Length before reading any of it: a reply
          * queued now makes MHD skip the body and close the connection after answering. */
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoull(cl, NULL, 10) > API_MAX_BODY) {
-            r->too_large = true;
             r->dispatched = true;
             api_reply_error(r, ERR_TOO_LARGE, "request body exceeds %u bytes", API_MAX_BODY);
             return api_queue(r);
         }
+        r->next = a->receiving;
+        if (a->receiving)
+            a->receiving->prev = r;
+        a->receiving = r;
         return MHD_YES;
     }
     if (*upload_data_size) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
-        if (r->too_large || r->body.len + n > API_MAX_BODY) {
-            r->too_large = true;
-            buf_free(&r->body);
+        r->last_data = loop_now_ms();
+        if (r->raw_replied)
+            return MHD_YES; /* read away until the client stops or the grace ends */
+        if (r->body.len + n > API_MAX_BODY) {
+            /* A chunked body has no length to refuse up front: say so now, not at its end. */
+            char *m = util_strdupf("request body exceeds %u bytes", API_MAX_BODY);
+            api_reply_mid_body(r, ERR_TOO_LARGE, m ? m : "request body too large");
+            free(m);
             return MHD_YES;
         }
         return buf_append(&r->body, upload_data, n) == 0 ? MHD_YES : MHD_NO;
     }
+    api_receiving_del(r);
+    if (r->raw_replied)
+        return MHD_NO; /* answered already: close */
     if (r->resp)
         return api_queue(r);
     if (r->dispatched) /* resumed without a reply: cannot happen, but never hang */
         return MHD_NO;
     r->dispatched = true;
-    if (r->too_large)
-        api_reply_error(r, ERR_TOO_LARGE, "request body exceeds %u bytes", API_MAX_BODY);
-    else if (a->closing)
+    if (a->closing)
         api_reply_error(r, ERR_UNAVAILABLE, "the engine is stopping; retry once it is back");
     else
         api_dispatch(r);
@@ -316,8 +421,9 @@ static void api_on_completed(void *cls, struct MHD_Connection *conn, void **con_
                              enum MHD_RequestTerminationCode toe)
 {
     struct api_req *r = *con_cls;
-    if (!r)
+    if (!r || *con_cls == &api_nul_marker)
         return;
+    api_receiving_del(r);
     if (r->resp)
         MHD_destroy_response(r->resp);
     api_free_params(r);
@@ -326,6 +432,26 @@ static void api_on_completed(void *cls, struct MHD_Connection *conn, void **con_
     buf_free(&r->body);
     free(r);
     *con_cls = NULL;
+}
+
+/* A connection the gate handed over has closed: its peer's count drops. */
+static void api_on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+    struct api *a = cls;
+    (void)socket_context;
+    if (toe != MHD_CONNECTION_NOTIFY_CLOSED)
+        return;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (ci)
+        api_gate_closed(a->gate, ci->connect_fd);
+}
+
+static void api_on_handed(void *ud)
+{
+    struct api *a = ud;
+    a->run_pending = true;
 }
 
 static void api_on_ready(int fd, uint32_t events, void *ud)
@@ -503,11 +629,16 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
         free(a);
         return NULL;
     }
-    a->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE, 0, NULL,
-                              NULL, api_on_access, a, MHD_OPTION_LISTEN_SOCKET, listen_fd,
-                              MHD_OPTION_NOTIFY_COMPLETED, api_on_completed, a,
-                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512, MHD_OPTION_END);
+    api_gate_limits_get(&a->lim);
+    /* Connections come from the gate (api_gate.c), never from MHD's own accept. The timeout
+     * is MHD's for a connection that makes no progress (a reader that stopped reading); the
+     * head and body deadlines are the gate's and api_on_body_sweep's, and shorter. */
+    a->mhd = MHD_start_daemon(
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE | MHD_USE_NO_LISTEN_SOCKET, 0,
+        NULL, NULL, api_on_access, a, MHD_OPTION_NOTIFY_COMPLETED, api_on_completed, a,
+        MHD_OPTION_NOTIFY_CONNECTION, api_on_connection, a, MHD_OPTION_URI_LOG_CALLBACK, api_on_uri,
+        a, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned int)(a->lim.active_max + 64), MHD_OPTION_END);
     if (!a->mhd) {
         *err = strdup("cannot start the HTTP server (libmicrohttpd)");
         events_unsubscribe(eng->events, api_on_event, a);
@@ -523,7 +654,15 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
         free(a);
         return NULL;
     }
+    if (!(a->gate = api_gate_new(eng->loop, listen_fd, a->mhd, api_on_handed, a, err))) {
+        loop_del_fd(eng->loop, a->epfd);
+        MHD_stop_daemon(a->mhd);
+        events_unsubscribe(eng->events, api_on_event, a);
+        free(a);
+        return NULL;
+    }
     loop_add_prepare(eng->loop, api_prepare, a);
+    a->body_timer = loop_timer_add(eng->loop, 250, api_on_body_sweep, a);
     a->ping_timer = loop_timer_add(eng->loop, 15000, api_on_ping, a);
     return a;
 }
@@ -536,6 +675,9 @@ void api_free(struct api *a)
     events_unsubscribe(a->eng->events, api_on_event, a);
     if (a->ping_timer)
         loop_timer_cancel(a->eng->loop, a->ping_timer);
+    if (a->body_timer)
+        loop_timer_cancel(a->eng->loop, a->body_timer);
+    api_gate_free(a->gate);
     a->closing = true;
     for (struct api_stream *s = a->subs; s; s = s->next) {
         s->closing = true;

@@ -80,6 +80,18 @@ const struct err_entry err_table[ERR_COUNT] = {
     [ERR_STORAGE_FULL] = {.name = "storage_full",
                           .status = 507,
                           .meaning = "the disk under the state directory is full"},
+    [ERR_REQUEST_TIMEOUT] = {.name = "request_timeout",
+                             .status = 408,
+                             .meaning = "the request's head or body did not arrive in time"},
+    [ERR_HEADERS_TOO_LARGE] = {.name = "headers_too_large",
+                               .status = 431,
+                               .meaning = "the request line and headers exceed 16 KiB"},
+    [ERR_BUSY] = {.name = "busy",
+                  .status = 503,
+                  .meaning = "too many connections from this peer or waiting to be read"},
+    [ERR_HTTP_VERSION] = {.name = "http_version_not_supported",
+                          .status = 505,
+                          .meaning = "a request that is not HTTP/1.0 or HTTP/1.1"},
 };
 
 const char *err_name(enum err_code e)
