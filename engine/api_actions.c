@@ -38,6 +38,21 @@ static json_t *api_action_body(struct api_req *r, json_t **body)
     *body = api_req_json(r, 0);
     if (!*body)
         return NULL;
+    /* OpenHands' clients send {"action": ...} and nothing beside it (its ActionRequest has
+     * that one field): anything else is a mistake or a smuggled payload, refused before any
+     * of it is recorded or run, as unknown session options are. */
+    const char *k;
+    json_t *v;
+    json_object_foreach(*body, k, v)
+    {
+        if (strcmp(k, "action") != 0) {
+            api_reply_error(r, ERR_BAD_REQUEST,
+                            "unknown field \"%.64s\" (the body is {\"action\": {...}} and "
+                            "nothing else)",
+                            k);
+            return NULL;
+        }
+    }
     json_t *action = json_object_get(*body, "action");
     json_t *cstate = json_object_get(action, "confirmation_state");
     json_t *acstate = json_object_get(json_object_get(action, "args"), "confirmation_state");

@@ -230,6 +230,20 @@ static void files_on_done(const struct http_result *res, void *ud)
         files_op_free(op);
         return;
     }
+    if (res->status < 0 && op->fd >= 0 && op->got > 0) {
+        /* The archive had begun, so the executor answered: it cuts its stream when a file
+         * fails to read mid-archive (a whole archive that looks complete would be a lie). */
+        char *msg = util_strdupf(
+            "the archive of %s broke off after %llu bytes (%s): the executor stops when a file "
+            "in it cannot be read, as some under /sys and /proc cannot, or when the sandbox "
+            "stops; download a narrower path, or see the session's state",
+            op->path, (unsigned long long)op->got, res->error ? res->error : "cut");
+        if (files_record(op, false, 502, NULL, 0, msg ? msg : "the archive broke off") == 0)
+            api_reply_error(r, ERR_EXECUTOR_ERROR, "%s", msg ? msg : "the archive broke off");
+        free(msg);
+        files_op_free(op);
+        return;
+    }
     if (res->status < 0) {
         /* Ask Docker what became of the container: "exited (code 137)" says more than
          * "connection reset". */

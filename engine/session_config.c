@@ -175,18 +175,43 @@ static int opt_name(struct parse *p, json_t *v)
     return 0;
 }
 
+/* The environment goes to execve in the container (the executor, then the shell), where the
+ * kernel refuses one string over 128 KiB (MAX_ARG_STRLEN) and arguments plus environment over
+ * a quarter of the stack limit (2 MiB under Docker's default 8 MiB stack) with E2BIG: the
+ * sandbox would then fail to start long after the create was accepted. These bounds stay well
+ * inside, leaving room for the image's own variables (docs/sessions.md). */
+#define ENV_ENTRY_MAX (64 * 1024) /* one "KEY=VALUE" */
+#define ENV_TOTAL_MAX (256 * 1024)
+#define ENV_KEYS_MAX 1024
+
 static int opt_env(struct parse *p, json_t *v)
 {
     if (!json_is_object(v))
         return parse_fail(p, "\"env\" must be an object of strings");
+    if (json_object_size(v) > ENV_KEYS_MAX)
+        return parse_fail(p, "\"env\" has %zu variables; at most %d are allowed",
+                          json_object_size(v), ENV_KEYS_MAX);
     const char *k;
     json_t *x;
+    size_t total = 0;
     json_object_foreach(v, k, x)
     {
         if (!valid_env_key(k) || !json_cstr(x))
             return parse_fail(p, "\"env\" keys must be [A-Za-z_][A-Za-z0-9_]* with string "
                                  "values without NUL");
+        size_t n = strlen(k) + 1 + json_string_length(x) + 1;
+        if (n > ENV_ENTRY_MAX)
+            return parse_fail(p,
+                              "\"env.%.64s\" is %zu bytes; one variable (KEY=VALUE) may have "
+                              "at most %d",
+                              k, n - 1, ENV_ENTRY_MAX - 1);
+        total += n;
     }
+    if (total > ENV_TOTAL_MAX)
+        return parse_fail(p,
+                          "\"env\" totals %zu bytes; all variables together may have at "
+                          "most %d",
+                          total, ENV_TOTAL_MAX);
     json_decref(p->c->env);
     p->c->env = json_deep_copy(v);
     return 0;
