@@ -678,6 +678,7 @@ void api_free(struct api *a)
     if (a->body_timer)
         loop_timer_cancel(a->eng->loop, a->body_timer);
     api_gate_free(a->gate);
+    a->gate = NULL; /* MHD_stop_daemon reports its closes, to no gate now */
     a->closing = true;
     for (struct api_stream *s = a->subs; s; s = s->next) {
         s->closing = true;

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -108,7 +109,7 @@ static int engine_listen(const char *path, char **err)
     mode_t old = umask(0177);
     int rc = fd < 0 ? -1 : bind(fd, (struct sockaddr *)&sa, sizeof(sa));
     umask(old);
-    if (rc < 0 || listen(fd, 128) < 0) {
+    if (rc < 0 || listen(fd, SOMAXCONN) < 0) {
         *err = util_strdupf("cannot listen on %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -181,6 +182,20 @@ static void engine_on_version(const struct sandbox_reply *r, void *ud)
     eng->docker_api_version = v ? strdup(v) : NULL;
 }
 
+/* Each API connection is a descriptor, and the connection caps (api_gate.c) assume a few
+ * thousand: the soft limit goes up to the hard one (bounded, for what loops over them). */
+static void engine_raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return;
+    rlim_t want = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+    if (rl.rlim_cur < want) {
+        rl.rlim_cur = want;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 int engine_serve(const struct engine_options *opt, char **err)
 {
     struct engine eng = {0};
@@ -193,6 +208,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     }
     if ((lockfd = engine_lock(opt->state_dir, err)) < 0)
         return -1;
+    engine_raise_nofile();
     curl_global_init(CURL_GLOBAL_DEFAULT);
     eng.state_dir = strdup(opt->state_dir);
     eng.socket_path = strdup(opt->socket_path);

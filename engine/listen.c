@@ -208,7 +208,7 @@ int listen_tcp_start(struct engine *eng, const char *spec, const char *token, co
             setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     }
     if (!eng->api_key || fd < 0 || bind(fd, (struct sockaddr *)&ss, len) < 0 ||
-        listen(fd, 128) < 0) {
+        listen(fd, SOMAXCONN) < 0) {
         *err = util_strdupf("cannot listen on %s: %s", spec, strerror(errno));
         if (fd >= 0)
             close(fd);
