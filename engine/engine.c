@@ -12,6 +12,7 @@
 #include "engine/listen.h"
 #include "engine/monitor.h"
 #include "engine/pool.h"
+#include "engine/seccomp.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
@@ -198,6 +199,10 @@ int engine_serve(const struct engine_options *opt, char **err)
     eng.socket_path = strdup(opt->socket_path);
     eng.executor_path = opt->executor ? strdup(opt->executor) : NULL;
     eng.default_image = strdup(opt->image ? opt->image : "paddock/base:local");
+    if (!(eng.seccomp_opt = seccomp_security_opt())) {
+        *err = strdup("out of memory");
+        goto out;
+    }
     int confirm = opt->confirm ? policy_parse(opt->confirm) : POLICY_HIGH;
     eng.default_confirm = confirm < 0 ? POLICY_HIGH : (enum policy)confirm;
     eng.approval_timeout = opt->approval_timeout > 0 ? opt->approval_timeout : 600;
@@ -297,6 +302,7 @@ out:
     free(eng.socket_path);
     free(eng.executor_path);
     free(eng.default_image);
+    free(eng.seccomp_opt);
     free(eng.engine_id);
     free(eng.docker_api_version);
     free(eng.docker_error);

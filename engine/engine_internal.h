@@ -39,6 +39,7 @@ struct engine {
     char *engine_id;
     char *executor_path;
     char *default_image;
+    char *seccomp_opt;           /* "seccomp=<JSON>" for every sandbox's SecurityOpt (seccomp.h) */
     enum policy default_confirm; /* approval policy of sessions that name none */
     double approval_timeout;     /* seconds an action waits for the operator */
     double retention_days;       /* 0: history kept forever */
