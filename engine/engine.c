@@ -13,6 +13,7 @@
 #include "engine/monitor.h"
 #include "engine/pool.h"
 #include "engine/seccomp.h"
+#include "engine/seccomp_probe.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
@@ -237,6 +238,10 @@ int engine_serve(const struct engine_options *opt, char **err)
         eng.driver = NULL;
         goto out;
     }
+    if (seccomp_probe_start(&eng) < 0) {
+        *err = strdup("out of memory");
+        goto out;
+    }
     signal(SIGPIPE, SIG_IGN);
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
@@ -279,6 +284,7 @@ out:
     stats_free(eng.stats);
     if (eng.http)
         http_cancel_all(eng.http);
+    seccomp_probe_free(&eng);
     actions_shutdown(&eng);
     terminals_free(&eng);
     api_free(eng.api);

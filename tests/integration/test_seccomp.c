@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Calls each (name, number, args) by number through libc's syscall() and prints
  * "name result errno", one a line; a child made by a clone that should have failed exits at
@@ -151,10 +152,50 @@ static void test_removed_calls(void **state)
     free(calls);
 }
 
+/* The start-up probe reports the profile applied in GET /v1/info (polled: it runs in the
+ * background from the engine's start). */
+static void test_info_probe(void **state)
+{
+    json_t *info = NULL;
+    const char *st = NULL;
+    for (int i = 0; i < 600; i++) {
+        json_decref(info);
+        info = api_json(harness_eng, "GET", "/v1/info", NULL, 200);
+        st = jstr(info, "seccomp.state");
+        if (st && strcmp(st, "checking") != 0)
+            break;
+        usleep(50 * 1000);
+    }
+    char *d = json_dumps(json_object_get(info, "seccomp"), JSON_COMPACT);
+    fprintf(stderr, "seccomp: %s\n", d);
+    free(d);
+    assert_non_null(st);
+    assert_string_equal(st, "applied");
+    assert_string_equal(jstr(info, "seccomp.profile"), "paddock");
+    assert_true(json_integer_value(json_object_get(json_object_get(info, "seccomp"), "removed")) >
+                40);
+    assert_true(json_is_null(json_object_get(json_object_get(info, "seccomp"), "error")));
+    json_decref(info);
+    /* The probe's container is gone. */
+    const char *labels[] = {"paddock.probe=seccomp", NULL};
+    char *eid = engine_read_id(harness_eng);
+    assert_non_null(eid);
+    char *mine = malloc(strlen(eid) + 32);
+    assert_non_null(mine);
+    sprintf(mine, "paddock.engine=%s", eid);
+    const char *both[] = {labels[0], mine, NULL};
+    json_t *left = docker_containers_with_labels(both);
+    assert_int_equal(json_array_size(left), 0);
+    json_decref(left);
+    free(mine);
+    free(eid);
+}
+
 int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_info_probe),
         cmocka_unit_test(test_removed_calls),
     };
     int failed = cmocka_run_group_tests_name("seccomp", tests, harness_group_setup_unsupervised,

@@ -1,0 +1,277 @@
+/* The seccomp probe's steps: create, start, wait, logs, remove; then the waiters. */
+#include "engine/seccomp_probe.h"
+
+#include "engine/base/util.h"
+#include "engine/driver.h"
+#include "engine/engine_internal.h"
+#include "engine/seccomp.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROBE_EXECUTOR "/opt/paddock/paddock-executor"
+#define PROBE_WAIT_MS 30000L
+
+enum probe_state {
+    PROBE_UNCHECKED, /* not run yet, or it could not run */
+    PROBE_CHECKING,
+    PROBE_APPLIED,
+    PROBE_NOT_APPLIED,
+    PROBE_STATE_COUNT
+};
+
+static const char *const probe_state_names[PROBE_STATE_COUNT] = {
+    [PROBE_UNCHECKED] = "unchecked",
+    [PROBE_CHECKING] = "checking",
+    [PROBE_APPLIED] = "applied",
+    [PROBE_NOT_APPLIED] = "not_applied",
+};
+
+struct probe_waiter {
+    seccomp_probe_fn fn;
+    void *ud;
+    struct probe_waiter *next;
+};
+
+struct seccomp_probe {
+    struct engine *eng;
+    enum probe_state state;
+    char *error; /* why not applied, or why it could not run */
+    char *cid;   /* the probe container while it exists */
+    long exit_code;
+    double started, ms;
+    bool override; /* PADDOCK_SECCOMP_UNVERIFIED=1 */
+    struct probe_waiter *waiters;
+};
+
+static struct seccomp_probe *probe_of(const struct engine *eng)
+{
+    return eng->seccomp_probe;
+}
+
+static void probe_set_error(struct seccomp_probe *p, const char *what, const char *detail)
+{
+    free(p->error);
+    p->error = util_strdupf("%s%s%s", what, detail && *detail ? ": " : "", detail ? detail : "");
+}
+
+/* The state is known (or the probe could not run): tell every waiter. */
+static void probe_finish(struct seccomp_probe *p, enum probe_state state)
+{
+    p->state = state;
+    p->ms = util_now() * 1000.0 - p->started;
+    struct probe_waiter *w = p->waiters;
+    p->waiters = NULL;
+    while (w) {
+        struct probe_waiter *next = w->next;
+        bool refuse = state == PROBE_NOT_APPLIED && !p->override;
+        w->fn(refuse ? (p->error ? p->error : "the seccomp profile is not applied") : NULL, w->ud);
+        free(w);
+        w = next;
+    }
+}
+
+static void probe_on_removed(const struct sandbox_reply *r, void *ud)
+{
+    struct seccomp_probe *p = ud;
+    (void)r; /* a leftover carries the engine's label: gc finds it */
+    free(p->cid);
+    p->cid = NULL;
+    enum probe_state s = p->exit_code == 0  ? PROBE_APPLIED
+                         : p->exit_code < 0 ? PROBE_UNCHECKED
+                                            : PROBE_NOT_APPLIED;
+    probe_finish(p, s);
+}
+
+/* Remove the container, then finish with exit_code's verdict (< 0: could not tell). */
+static void probe_remove(struct seccomp_probe *p)
+{
+    if (!p->cid || p->eng->stopping ||
+        p->eng->driver->remove(p->eng, p->cid, probe_on_removed, p) < 0)
+        probe_on_removed(&(struct sandbox_reply){.status = -1, .message = ""}, p);
+}
+
+static void probe_on_logs(const struct sandbox_reply *r, void *ud)
+{
+    struct seccomp_probe *p = ud;
+    char *out = r->status == 200 && r->message ? strdup(r->message) : NULL;
+    for (char *c = out; c && *c; c++)
+        if (*c == '\n')
+            *c = *(c + 1) ? ';' : '\0';
+    char *why = util_strdupf("the daemon did not apply paddock's seccomp profile (probe exit %ld)",
+                             p->exit_code);
+    probe_set_error(p, why ? why : "the daemon did not apply paddock's seccomp profile", out);
+    free(why);
+    free(out);
+    probe_remove(p);
+}
+
+static void probe_on_wait(const struct sandbox_reply *r, void *ud)
+{
+    struct seccomp_probe *p = ud;
+    if (r->status != 200) {
+        p->exit_code = -1;
+        probe_set_error(p, "seccomp probe: no exit status", r->message);
+        probe_remove(p);
+        return;
+    }
+    p->exit_code = (long)json_integer_value(json_object_get(r->json, "StatusCode"));
+    if (p->exit_code == 0) {
+        free(p->error);
+        p->error = NULL;
+        probe_remove(p);
+        return;
+    }
+    if (p->eng->stopping || p->eng->driver->logs_tail(p->eng, p->cid, 10, probe_on_logs, p) < 0)
+        probe_on_logs(&(struct sandbox_reply){.status = -1, .message = ""}, p);
+}
+
+static void probe_on_start(const struct sandbox_reply *r, void *ud)
+{
+    struct seccomp_probe *p = ud;
+    if (r->status < 0 || (r->status != 204 && r->status != 304)) {
+        /* The runtime refusing to start it under the profile is a verdict; no answer is not. */
+        p->exit_code = r->status < 0 ? -1 : 1;
+        probe_set_error(p,
+                        r->status < 0 ? "seccomp probe: the daemon did not answer"
+                                      : "the daemon could not start a container under "
+                                        "paddock's seccomp profile",
+                        r->message);
+        probe_remove(p);
+        return;
+    }
+    if (p->eng->stopping ||
+        p->eng->driver->wait(p->eng, p->cid, PROBE_WAIT_MS, probe_on_wait, p) < 0)
+        probe_on_wait(&(struct sandbox_reply){.status = -1, .message = "cannot start a request"},
+                      p);
+}
+
+static void probe_on_create(const struct sandbox_reply *r, void *ud)
+{
+    struct seccomp_probe *p = ud;
+    const char *cid = json_string_value(json_object_get(r->json, "Id"));
+    if (r->status != 201 || !cid) {
+        /* 400: the daemon refused the profile itself. Unreachable, or no default image yet:
+         * nothing known, the next create probes again. */
+        p->exit_code = r->status == 400 ? 1 : -1;
+        probe_set_error(p,
+                        r->status == 400 ? "the daemon refused paddock's seccomp profile"
+                                         : "seccomp probe: could not create its container",
+                        r->message);
+        probe_finish(p, r->status == 400 ? PROBE_NOT_APPLIED : PROBE_UNCHECKED);
+        return;
+    }
+    p->cid = strdup(cid);
+    if (!p->cid || p->eng->stopping || p->eng->driver->start(p->eng, p->cid, probe_on_start, p) < 0)
+        probe_on_start(&(struct sandbox_reply){.status = -1, .message = "cannot start a request"},
+                       p);
+}
+
+/* The probe's create body: the default image with only the executor mounted, no network, every
+ * capability dropped, and the same SecurityOpt as every session. */
+static json_t *probe_body(struct engine *eng)
+{
+    json_t *labels =
+        json_pack("{s:s,s:s}", "paddock.engine", eng->engine_id, "paddock.probe", "seccomp");
+    const char *test_label = getenv("PADDOCK_TEST_LABEL");
+    if (labels && test_label && *test_label)
+        json_object_set_new(labels, "paddock.test", json_string(test_label));
+    return json_pack("{s:s,s:[s],s:[s],s:s,s:o,s:{s:[s],s:[s,s],s:s,s:[{s:s,s:s,s:s,s:b}]}}",
+                     "Image", eng->default_image, "Entrypoint", PROBE_EXECUTOR, "Cmd",
+                     "--seccomp-probe", "User", "0:0", "Labels", labels, "HostConfig", "CapDrop",
+                     "ALL", "SecurityOpt", "no-new-privileges", eng->seccomp_opt, "NetworkMode",
+                     "none", "Mounts", "Type", "bind", "Source", eng->executor_path, "Target",
+                     PROBE_EXECUTOR, "ReadOnly", 1);
+}
+
+static void probe_run(struct seccomp_probe *p)
+{
+    struct engine *eng = p->eng;
+    p->state = PROBE_CHECKING;
+    p->started = util_now() * 1000.0;
+    p->exit_code = -1;
+    json_t *body = eng->executor_path ? probe_body(eng) : NULL;
+    char name[96];
+    snprintf(name, sizeof(name), "paddock-%.8s-seccomp-probe-%lx", eng->engine_id,
+             (unsigned long)p->started);
+    if (!body) {
+        probe_set_error(p, "seccomp probe: no executor to run", NULL);
+        probe_finish(p, PROBE_UNCHECKED);
+    } else if (eng->driver->create(eng, name, body, probe_on_create, p) < 0) {
+        probe_set_error(p, "seccomp probe: cannot start a request", NULL);
+        probe_finish(p, PROBE_UNCHECKED);
+    }
+    json_decref(body);
+}
+
+int seccomp_probe_start(struct engine *eng)
+{
+    struct seccomp_probe *p = calloc(1, sizeof(*p));
+    if (!p)
+        return -1;
+    const char *o = getenv("PADDOCK_SECCOMP_UNVERIFIED");
+    p->eng = eng;
+    p->override = o && strcmp(o, "1") == 0;
+    eng->seccomp_probe = p;
+    probe_run(p);
+    return 0;
+}
+
+void seccomp_probe_wait(struct engine *eng, seccomp_probe_fn fn, void *ud)
+{
+    struct seccomp_probe *p = probe_of(eng);
+    if (!p) {
+        fn(NULL, ud);
+        return;
+    }
+    if (p->state == PROBE_APPLIED || (p->state == PROBE_NOT_APPLIED && p->override)) {
+        fn(NULL, ud);
+        return;
+    }
+    if (p->state == PROBE_NOT_APPLIED) {
+        fn(p->error ? p->error : "the seccomp profile is not applied", ud);
+        return;
+    }
+    struct probe_waiter *w = malloc(sizeof(*w));
+    if (!w) {
+        fn("out of memory", ud);
+        return;
+    }
+    *w = (struct probe_waiter){.fn = fn, .ud = ud, .next = p->waiters};
+    p->waiters = w;
+    if (p->state == PROBE_UNCHECKED)
+        probe_run(p);
+}
+
+json_t *seccomp_probe_info(const struct engine *eng)
+{
+    const struct seccomp_probe *p = probe_of(eng);
+    size_t n, removed = 0;
+    const struct seccomp_call *t = seccomp_calls(&n);
+    for (size_t i = 0; i < n; i++)
+        removed += t[i].action == SECCOMP_REMOVE;
+    return json_pack(
+        "{s:s,s:I,s:s,s:s?,s:f,s:b}", "profile", "paddock", "removed", (json_int_t)removed, "state",
+        probe_state_names[p ? p->state : PROBE_UNCHECKED], "error", p ? p->error : NULL, "probe_ms",
+        p ? p->ms : 0.0, "override", p && p->override);
+}
+
+void seccomp_probe_free(struct engine *eng)
+{
+    struct seccomp_probe *p = probe_of(eng);
+    if (!p)
+        return;
+    struct probe_waiter *w = p->waiters;
+    while (w) {
+        struct probe_waiter *next = w->next;
+        w->fn("the engine is stopping", w->ud);
+        free(w);
+        w = next;
+    }
+    free(p->error);
+    free(p->cid);
+    free(p);
+    eng->seccomp_probe = NULL;
+}
