@@ -2,6 +2,7 @@
 #include "engine/seccomp_probe.h"
 
 #include "engine/base/util.h"
+#include "engine/builder.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/seccomp.h"
@@ -38,9 +39,9 @@ struct probe_waiter {
 struct seccomp_probe {
     struct engine *eng;
     enum probe_state state;
-    char *error; /* why not applied, or why it could not run */
-    char *cid;   /* the probe container while it exists */
-    long exit_code;
+    char *error;              /* why not applied, or why it could not run */
+    char *cid;                /* the probe container while it exists */
+    enum probe_state verdict; /* what the steps so far showed; UNCHECKED: nothing */
     double started, ms;
     bool override; /* PADDOCK_SECCOMP_UNVERIFIED=1 */
     struct probe_waiter *waiters;
@@ -73,19 +74,22 @@ static void probe_finish(struct seccomp_probe *p, enum probe_state state)
     }
 }
 
+/* A refusal (status >= 400) whose message is about seccomp. */
+static bool names_seccomp(const struct sandbox_reply *r)
+{
+    return r->status >= 400 && r->message && strcasestr(r->message, "seccomp");
+}
+
 static void probe_on_removed(const struct sandbox_reply *r, void *ud)
 {
     struct seccomp_probe *p = ud;
     (void)r; /* a leftover carries the engine's label: gc finds it */
     free(p->cid);
     p->cid = NULL;
-    enum probe_state s = p->exit_code == 0  ? PROBE_APPLIED
-                         : p->exit_code < 0 ? PROBE_UNCHECKED
-                                            : PROBE_NOT_APPLIED;
-    probe_finish(p, s);
+    probe_finish(p, p->verdict);
 }
 
-/* Remove the container, then finish with exit_code's verdict (< 0: could not tell). */
+/* Remove the container, then finish with the verdict. */
 static void probe_remove(struct seccomp_probe *p)
 {
     if (!p->cid || p->eng->stopping ||
@@ -100,10 +104,11 @@ static void probe_on_logs(const struct sandbox_reply *r, void *ud)
     for (char *c = out; c && *c; c++)
         if (*c == '\n')
             *c = *(c + 1) ? ';' : '\0';
-    char *why = util_strdupf("the daemon did not apply paddock's seccomp profile (probe exit %ld)",
-                             p->exit_code);
-    probe_set_error(p, why ? why : "the daemon did not apply paddock's seccomp profile", out);
-    free(why);
+    probe_set_error(p,
+                    p->verdict == PROBE_NOT_APPLIED
+                        ? "the daemon did not apply paddock's seccomp profile"
+                        : "seccomp probe: the executor did not run in the default image",
+                    out);
     free(out);
     probe_remove(p);
 }
@@ -112,13 +117,14 @@ static void probe_on_wait(const struct sandbox_reply *r, void *ud)
 {
     struct seccomp_probe *p = ud;
     if (r->status != 200) {
-        p->exit_code = -1;
         probe_set_error(p, "seccomp probe: no exit status", r->message);
         probe_remove(p);
         return;
     }
-    p->exit_code = (long)json_integer_value(json_object_get(r->json, "StatusCode"));
-    if (p->exit_code == 0) {
+    /* 1: the probe ran and saw the profile missing; another code: it did not run (126, 127). */
+    json_int_t code = json_integer_value(json_object_get(r->json, "StatusCode"));
+    p->verdict = code == 0 ? PROBE_APPLIED : code == 1 ? PROBE_NOT_APPLIED : PROBE_UNCHECKED;
+    if (code == 0) {
         free(p->error);
         p->error = NULL;
         probe_remove(p);
@@ -132,12 +138,14 @@ static void probe_on_start(const struct sandbox_reply *r, void *ud)
 {
     struct seccomp_probe *p = ud;
     if (r->status < 0 || (r->status != 204 && r->status != 304)) {
-        /* The runtime refusing to start it under the profile is a verdict; no answer is not. */
-        p->exit_code = r->status < 0 ? -1 : 1;
+        /* The runtime failing on the profile is a verdict; no answer, or another failure
+         * (a mount), is not. */
+        p->verdict = names_seccomp(r) ? PROBE_NOT_APPLIED : PROBE_UNCHECKED;
         probe_set_error(p,
-                        r->status < 0 ? "seccomp probe: the daemon did not answer"
-                                      : "the daemon could not start a container under "
-                                        "paddock's seccomp profile",
+                        p->verdict == PROBE_NOT_APPLIED
+                            ? "the daemon could not start a container under paddock's seccomp "
+                              "profile"
+                            : "seccomp probe: could not start its container",
                         r->message);
         probe_remove(p);
         return;
@@ -153,14 +161,15 @@ static void probe_on_create(const struct sandbox_reply *r, void *ud)
     struct seccomp_probe *p = ud;
     const char *cid = json_string_value(json_object_get(r->json, "Id"));
     if (r->status != 201 || !cid) {
-        /* 400: the daemon refused the profile itself. Unreachable, or no default image yet:
-         * nothing known, the next create probes again. */
-        p->exit_code = r->status == 400 ? 1 : -1;
+        /* The daemon refusing the profile is a verdict. Unreachable, no default image yet, a
+         * mount it cannot make: nothing known, the next create probes again. */
+        p->verdict = names_seccomp(r) ? PROBE_NOT_APPLIED : PROBE_UNCHECKED;
         probe_set_error(p,
-                        r->status == 400 ? "the daemon refused paddock's seccomp profile"
-                                         : "seccomp probe: could not create its container",
+                        p->verdict == PROBE_NOT_APPLIED
+                            ? "the daemon refused paddock's seccomp profile"
+                            : "seccomp probe: could not create its container",
                         r->message);
-        probe_finish(p, r->status == 400 ? PROBE_NOT_APPLIED : PROBE_UNCHECKED);
+        probe_finish(p, p->verdict);
         return;
     }
     p->cid = strdup(cid);
@@ -191,13 +200,13 @@ static void probe_run(struct seccomp_probe *p)
     struct engine *eng = p->eng;
     p->state = PROBE_CHECKING;
     p->started = util_now() * 1000.0;
-    p->exit_code = -1;
-    json_t *body = eng->executor_path ? probe_body(eng) : NULL;
+    p->verdict = PROBE_UNCHECKED;
+    json_t *body = eng->executor_path && !builder_bakes() ? probe_body(eng) : NULL;
     char name[96];
     snprintf(name, sizeof(name), "paddock-%.8s-seccomp-probe-%lx", eng->engine_id,
              (unsigned long)p->started);
     if (!body) {
-        probe_set_error(p, "seccomp probe: no executor to run", NULL);
+        probe_set_error(p, "seccomp probe: no executor to mount (PADDOCK_BAKE_EXECUTOR)", NULL);
         probe_finish(p, PROBE_UNCHECKED);
     } else if (eng->driver->create(eng, name, body, probe_on_create, p) < 0) {
         probe_set_error(p, "seccomp probe: cannot start a request", NULL);
