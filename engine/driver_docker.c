@@ -4,10 +4,13 @@
  * body bind-mounts into the container (session.c makes it, session_config.c mounts it). */
 #include "engine/driver.h"
 
+#include "engine/base/unix_peer.h"
+#include "engine/base/util.h"
 #include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/session_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -449,16 +452,76 @@ static int dd_image_tag(struct engine *eng, const char *name, const char *ref, s
 
 static bool dd_executor_ready(struct session *s)
 {
-    struct stat st;
-    return stat(s->exec_sock, &st) == 0 && S_ISSOCK(st.st_mode);
+    struct stat st; /* the sandbox can write the socket's directory: a link is not followed */
+    return lstat(s->exec_sock, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* Before each request on the channel: the container's root can put anything at executor.sock,
+ * and the engine (the host's root) must send nothing but to that container's executor. The
+ * socket was opened without following a link (http.c); the process serving it must run the
+ * executor binary the engine mounted, inside this container's cgroup. arg: "<container id>
+ * <binary>". */
+static int dd_executor_check(int fd, const char *arg, char *err, size_t errlen)
+{
+    const char *sp = strchr(arg, ' ');
+    char id[128], why[400];
+    if (!sp || (size_t)(sp - arg) >= sizeof(id)) {
+        snprintf(err, errlen, "the session has no container to check its executor against");
+        return -1;
+    }
+    snprintf(id, sizeof(id), "%.*s", (int)(sp - arg), arg);
+    if (unix_peer_check(fd, sp + 1, id, why, sizeof(why)) < 0) {
+        snprintf(err, errlen,
+                 "refused the executor's socket: %s; nothing was sent to it (something in the "
+                 "sandbox replaced the socket)",
+                 why);
+        return -1;
+    }
+    return 0;
+}
+
+/* A refused channel is the session's news too: it says why in its state. */
+struct channel_relay {
+    struct session *s;
+    http_done_fn fn;
+    void *ud;
+};
+
+static void dd_executor_done(const struct http_result *r, void *ud)
+{
+    struct channel_relay rl = *(struct channel_relay *)ud;
+    free(ud);
+    if (r->peer_refused && !rl.s->unlinked)
+        session_channel_refused(rl.s, r->error);
+    rl.fn(r, rl.ud);
+    session_release(rl.s);
 }
 
 static int dd_executor_request(struct session *s, const struct http_request *req, http_done_fn fn,
                                void *ud)
 {
+    if (!s->container_id || !s->eng->executor_path)
+        return -1;
+    char *arg = util_strdupf("%s %s", s->container_id, s->eng->executor_path);
+    struct channel_relay *rl = malloc(sizeof(*rl));
+    if (!arg || !rl) {
+        free(arg);
+        free(rl);
+        return -1;
+    }
+    *rl = (struct channel_relay){.s = s, .fn = fn, .ud = ud};
     struct http_request r = *req;
     r.unix_socket = s->exec_sock;
-    return http_start(s->eng->http, &r, fn, ud);
+    r.peer_check = dd_executor_check;
+    r.peer_arg = arg;
+    session_hold(s);
+    int rc = http_start(s->eng->http, &r, dd_executor_done, rl);
+    free(arg);
+    if (rc < 0) {
+        session_release(s);
+        free(rl);
+    }
+    return rc;
 }
 
 const struct sandbox_driver driver_docker = {

@@ -1,0 +1,199 @@
+#include "engine/base/unix_peer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5; older headers lack it */
+#endif
+
+static const char *unix_peer_kind(mode_t m)
+{
+    static const struct {
+        mode_t type;
+        const char *what;
+    } kinds[] = {
+        {.type = S_IFLNK, .what = "a symbolic link"}, {.type = S_IFIFO, .what = "a FIFO"},
+        {.type = S_IFREG, .what = "a regular file"},  {.type = S_IFDIR, .what = "a directory"},
+        {.type = S_IFCHR, .what = "a device"},        {.type = S_IFBLK, .what = "a device"},
+    };
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if ((m & S_IFMT) == kinds[i].type)
+            return kinds[i].what;
+    return "not a socket";
+}
+
+/* fd of the directory holding path's last component: its parent's parent is opened as given
+ * (the engine's own dirs), the directory itself without following a link. */
+static int unix_peer_open_dir(const char *path, const char **name, char *err, size_t errlen)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || slash == path || !slash[1]) {
+        snprintf(err, errlen, "%s: not a socket path inside a directory", path);
+        return -1;
+    }
+    *name = slash + 1;
+    char dir[4096];
+    size_t dlen = (size_t)(slash - path);
+    if (dlen >= sizeof(dir)) {
+        snprintf(err, errlen, "%s: path too long", path);
+        return -1;
+    }
+    memcpy(dir, path, dlen);
+    dir[dlen] = '\0';
+    char *dslash = strrchr(dir, '/');
+    const char *leaf = dir;
+    int top = AT_FDCWD;
+    if (dslash) {
+        leaf = dslash + 1;
+        *dslash = '\0';
+        top = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (top < 0) {
+            snprintf(err, errlen, "cannot open %s: %s", dir[0] ? dir : "/", strerror(errno));
+            return -1;
+        }
+    }
+    int fd = openat(top, leaf, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int saved = errno;
+    if (top >= 0)
+        close(top);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot open the socket's directory %.*s: %s", (int)dlen, path,
+                 saved == ENOTDIR || saved == ELOOP ? "not a directory (a symbolic link?)"
+                                                    : strerror(saved));
+    errno = saved;
+    return fd;
+}
+
+int unix_peer_open(const char *path, bool *refused, char *err, size_t errlen)
+{
+    *refused = false;
+    const char *name;
+    int dfd = unix_peer_open_dir(path, &name, err, errlen);
+    if (dfd < 0) {
+        *refused = errno == ENOTDIR || errno == ELOOP;
+        return -1;
+    }
+    int pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    int saved = errno;
+    close(dfd);
+    if (pfd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(saved));
+        return -1;
+    }
+    struct stat st = {0};
+    if (fstat(pfd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+        snprintf(err, errlen, "%s is %s, not a socket: refused without connecting", path,
+                 unix_peer_kind(st.st_mode));
+        *refused = true;
+        close(pfd);
+        return -1;
+    }
+    return pfd;
+}
+
+static int unix_peer_pid(int fd, pid_t *pid, char *err, size_t errlen)
+{
+    struct ucred cr;
+    socklen_t len = sizeof(cr);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0) {
+        snprintf(err, errlen, "cannot tell who serves the socket (SO_PEERCRED: %s)",
+                 strerror(errno));
+        return -1;
+    }
+    *pid = cr.pid;
+    return 0;
+}
+
+/* cgroup_id appears in text as a path word: after '/' or '-' (systemd's docker-ID.scope), before
+ * a '/', '.', newline or the end. */
+static bool unix_peer_names(const char *text, const char *id)
+{
+    size_t n = strlen(id);
+    if (n == 0)
+        return false;
+    for (const char *p = strstr(text, id); p; p = strstr(p + 1, id)) {
+        char before = p == text ? '\0' : p[-1], after = p[n];
+        if ((before == '/' || before == '-') &&
+            (after == '\0' || after == '/' || after == '.' || after == '\n'))
+            return true;
+    }
+    return false;
+}
+
+static int unix_peer_read(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + got, size - 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        if (got == size - 1)
+            break;
+    }
+    close(fd);
+    buf[got] = '\0';
+    return 0;
+}
+
+static int unix_peer_check_process(pid_t pid, const char *exe, const char *cgroup_id, char *err,
+                                   size_t errlen)
+{
+    char path[64], cg[8192];
+    struct stat want, have;
+    snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+    if (unix_peer_read(path, cg, sizeof(cg)) < 0) {
+        snprintf(err, errlen, "its server, process %d, is gone (%s)", (int)pid, strerror(errno));
+        return -1;
+    }
+    if (!unix_peer_names(cg, cgroup_id)) {
+        snprintf(err, errlen, "it is served by process %d, which is not in the sandbox's container",
+                 (int)pid);
+        return -1;
+    }
+    snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+    if (stat(exe, &want) < 0) {
+        snprintf(err, errlen, "cannot stat the executor binary %s: %s", exe, strerror(errno));
+        return -1;
+    }
+    if (stat(path, &have) < 0 || have.st_dev != want.st_dev || have.st_ino != want.st_ino) {
+        snprintf(err, errlen,
+                 "it is served by process %d in the sandbox, which is not the executor (%s)",
+                 (int)pid, exe);
+        return -1;
+    }
+    return 0;
+}
+
+int unix_peer_check(int fd, const char *exe, const char *cgroup_id, char *err, size_t errlen)
+{
+    pid_t pid;
+    if (unix_peer_pid(fd, &pid, err, errlen) < 0)
+        return -1;
+    int pidfd = -1;
+    socklen_t len = sizeof(pidfd);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+        pidfd = -1; /* an older kernel: the pid alone */
+    int rc = unix_peer_check_process(pid, exe, cgroup_id, err, errlen);
+    if (rc == 0 && pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
+        snprintf(err, errlen, "its server, process %d, exited while it was checked", (int)pid);
+        rc = -1;
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    return rc;
+}
