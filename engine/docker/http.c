@@ -397,8 +397,10 @@ static struct http_call *http_start_raw(struct http *h, const struct http_reques
     curl_easy_setopt(e, CURLOPT_URL, req->url);
     if (req->unix_socket)
         curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, req->unix_socket);
-    if (req->fresh_connect)
+    if (req->fresh_connect) {
         curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+    }
     if (req->peer_check && http_set_peer_check(e, call, req) < 0) {
         http_call_free(call);
         return NULL;

@@ -42,7 +42,7 @@ struct http_request {
      * -1, connect_failed) and nothing is sent. peer_arg is copied. NULL: libcurl connects. */
     int (*peer_check)(int fd, const char *arg, char *err, size_t errlen);
     const char *peer_arg;
-    bool fresh_connect; /* a new connection, not one kept from an earlier request */
+    bool fresh_connect; /* a new connection of its own, closed after (none kept from before) */
 };
 
 struct http_result {

@@ -1,0 +1,391 @@
+/* The executor channel against root in the sandbox: the session's socket dir is bind-mounted
+ * writable at /run/paddock, so root there can put anything at executor.sock. Whatever it puts
+ * (a symlink to a host socket or to another session's executor, a FIFO, a regular file, a socket
+ * of its own server) receives no request, the action fails saying why, and the session says why
+ * in its reason. */
+#include "harness.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka needs the headers above first. */
+#include <cmocka.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* ---- a host socket that forges the executor's replies ---- */
+
+struct forger {
+    char dir[64];
+    char path[128];
+    int fd;
+    atomic_int requests;
+    atomic_bool stop;
+    pthread_t thread;
+};
+
+static void *forger_run(void *ud)
+{
+    struct forger *f = ud;
+    static const char body[] =
+        "{\"observation\":\"run\",\"content\":\"FORGED\",\"extras\":{\"command\":\"x\","
+        "\"metadata\":{\"exit_code\":0}},\"success\":true}";
+    while (!atomic_load(&f->stop)) {
+        struct pollfd p = {.fd = f->fd, .events = POLLIN};
+        if (poll(&p, 1, 100) <= 0)
+            continue;
+        int c = accept(f->fd, NULL, NULL);
+        if (c < 0)
+            continue;
+        char buf[65536];
+        ssize_t n = read(c, buf, sizeof(buf));
+        if (n > 0)
+            atomic_fetch_add(&f->requests, 1);
+        char head[256];
+        int hl = snprintf(head, sizeof(head),
+                          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                          "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                          sizeof(body) - 1);
+        if (write(c, head, (size_t)hl) < 0 || write(c, body, sizeof(body) - 1) < 0)
+            fprintf(stderr, "forger: write: %s\n", strerror(errno));
+        close(c);
+    }
+    return NULL;
+}
+
+static struct forger *forger_start(void)
+{
+    struct forger *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    snprintf(f->dir, sizeof(f->dir), "/tmp/paddock-forge-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->path, sizeof(f->path), "%s/forge.sock", f->dir);
+    f->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", f->path);
+    assert_int_equal(bind(f->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    assert_int_equal(listen(f->fd, 16), 0);
+    assert_int_equal(pthread_create(&f->thread, NULL, forger_run, f), 0);
+    return f;
+}
+
+static void forger_stop(struct forger *f)
+{
+    atomic_store(&f->stop, true);
+    pthread_join(f->thread, NULL);
+    close(f->fd);
+    unlink(f->path);
+    rmdir(f->dir);
+    free(f);
+}
+
+/* ---- root in the sandbox (docker exec as uid 0, beside the engine) ---- */
+
+/* Run sh -c cmd as root in the container; its exit code (-1 when it did not end in 30 s). */
+static int root_exec(const char *cid, const char *cmd)
+{
+    json_t *b = json_pack("{s:s,s:[s,s,s],s:b,s:b}", "User", "0", "Cmd", "sh", "-c", cmd,
+                          "AttachStdout", 0, "AttachStderr", 0);
+    char *body = json_dumps(b, JSON_COMPACT);
+    json_decref(b);
+    char *path = strdupf("/v1.41/containers/%s/exec", cid);
+    struct reply r;
+    docker_body("POST", path, body, &r);
+    free(path);
+    free(body);
+    assert_int_equal(r.status, 201);
+    char *eid = strdup(jstr(r.json, "Id"));
+    reply_free(&r);
+    path = strdupf("/v1.41/exec/%s/start", eid);
+    docker_body("POST", path, "{\"Detach\":true}", &r);
+    free(path);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    int code = -1;
+    path = strdupf("/v1.41/exec/%s/json", eid);
+    for (double deadline = now_ms() + 30000; now_ms() < deadline; sleep_ms(20)) {
+        docker("GET", path, &r);
+        bool done = r.status == 200 && json_is_false(json_object_get(r.json, "Running"));
+        if (done)
+            code = (int)json_integer_value(json_object_get(r.json, "ExitCode"));
+        reply_free(&r);
+        if (done)
+            break;
+    }
+    free(path);
+    free(eid);
+    return code;
+}
+
+/* ---- the engine's side ---- */
+
+static json_t *action_body(const char *command)
+{
+    return json_pack("{s:{s:s,s:{s:s}}}", "action", "action", "run", "args", "command", command);
+}
+
+struct bg_action {
+    const char *id, *cid;
+    long status;
+    pthread_t thread;
+};
+
+static void *bg_run(void *ud)
+{
+    struct bg_action *b = ud;
+    json_t *body = action_body("touch /tmp/held; n=0; while [ ! -e /tmp/release ] && "
+                               "[ $n -lt 600 ]; do n=$((n+1)); sleep 0.05; done; echo held");
+    char *s = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    char *path = strdupf("/v1/sessions/%s/execute_action", b->id);
+    struct reply r;
+    http_unix(harness_eng->socket, "POST", path, s, -1, 60000, &r);
+    b->status = r.status;
+    reply_free(&r);
+    free(path);
+    free(s);
+    return NULL;
+}
+
+/* libcurl keeps the connection of an earlier request and would reuse it (to the executor that
+ * bound the socket first). An action in flight holds it (the executor has begun it), so the
+ * next request needs a new connection, whose far end root in the sandbox gets to choose. */
+static void hold_connection(struct bg_action *b, const char *id, const char *cid)
+{
+    b->id = id;
+    b->cid = cid;
+    assert_int_equal(pthread_create(&b->thread, NULL, bg_run, b), 0);
+    double deadline = now_ms() + 15000;
+    while (root_exec(cid, "test -e /tmp/held") != 0 && now_ms() < deadline)
+        sleep_ms(20);
+    assert_int_equal(root_exec(cid, "rm /tmp/held"), 0);
+}
+
+static void release_connection(struct bg_action *b)
+{
+    assert_int_equal(root_exec(b->cid, "touch /tmp/release"), 0);
+    pthread_join(b->thread, NULL);
+    assert_int_equal(b->status, 200);
+}
+
+/* POST execute_action "echo hi": must fail (502) saying `want`; returns nothing. */
+static void assert_action_refused(const char *id, const char *want)
+{
+    json_t *body = action_body("echo hi");
+    char *s = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    char *path = strdupf("/v1/sessions/%s/execute_action", id);
+    struct reply r;
+    api(harness_eng, "POST", path, s, &r);
+    free(path);
+    free(s);
+    if (r.status != 502 || !r.body || !strstr(r.body, want))
+        fprintf(stderr, "execute_action → %ld %s (wanted 502 with \"%s\")\n", r.status,
+                r.body ? r.body : "", want);
+    assert_int_equal(r.status, 502);
+    assert_non_null(strstr(jstr(r.json, "error.message"), want));
+    reply_free(&r);
+
+    /* Recorded as failed with the reason, never done with a forged observation. */
+    path = strdupf("/v1/sessions/%s/actions?limit=1", id);
+    json_t *list = api_json(harness_eng, "GET", path, NULL, 200);
+    free(path);
+    json_t *a = json_array_get(json_object_get(list, "actions"), 0);
+    assert_string_equal(jstr(a, "state"), "failed");
+    assert_non_null(strstr(jstr(a, "error"), want));
+    json_decref(list);
+}
+
+/* The session is disconnected and its reason says why (within 10 s). */
+static void assert_session_says(const char *id, const char *want)
+{
+    json_t *s = session_wait_state(harness_eng, id, "disconnected", 10000);
+    assert_non_null(s);
+    const char *reason = jstr(s, "reason");
+    if (!reason || !strstr(reason, want))
+        fprintf(stderr, "reason: %s (wanted \"%s\")\n", reason ? reason : "(null)", want);
+    assert_non_null(reason);
+    assert_non_null(strstr(reason, "channel was refused"));
+    assert_non_null(strstr(reason, want));
+    json_decref(s);
+}
+
+/* POST list_files: must fail (502) saying want; nothing else is asserted of it. */
+static void assert_list_files_refused(const char *id, const char *want)
+{
+    char *path = strdupf("/v1/sessions/%s/list_files", id);
+    struct reply r;
+    api(harness_eng, "POST", path, "{\"path\":\"/\"}", &r);
+    free(path);
+    if (r.status != 502 || !r.body || !strstr(r.body, want))
+        fprintf(stderr, "list_files → %ld %s (wanted 502 with \"%s\")\n", r.status,
+                r.body ? r.body : "", want);
+    assert_int_equal(r.status, 502);
+    assert_non_null(strstr(r.body, want));
+    reply_free(&r);
+}
+
+/* The review's attack: executor.sock made a symlink to a host socket, which forged the replies
+ * of execute_action and list_files (each probed in a session of its own: the first refusal
+ * makes the session disconnected, and the next request is refused by that state). */
+static void test_symlink_to_a_host_socket(void **state)
+{
+    struct forger *f = forger_start();
+    for (int probe = 0; probe < 2; probe++) {
+        json_t *s = session_new(harness_eng, NULL);
+        const char *id = jstr(s, "id"), *cid = jstr(s, "container_id");
+        /* The symlink's target is resolved on the host, by whoever follows it. */
+        char *cmd = strdupf("ln -sf %s /run/paddock/executor.sock", f->path);
+        assert_int_equal(root_exec(cid, cmd), 0);
+        free(cmd);
+        struct bg_action held;
+        hold_connection(&held, id, cid);
+        if (probe == 0)
+            assert_action_refused(id, "is a symbolic link, not a socket");
+        else
+            assert_list_files_refused(id, "is a symbolic link, not a socket");
+        release_connection(&held);
+        assert_session_says(id, "is a symbolic link");
+        assert_int_equal(atomic_load(&f->requests), 0);
+        session_delete(harness_eng, id);
+        json_decref(s);
+    }
+    forger_stop(f);
+}
+
+static void test_fifo_and_regular_file(void **state)
+{
+    static const struct {
+        const char *cmd, *want;
+    } plants[] = {
+        {.cmd = "rm -f /run/paddock/executor.sock && mkfifo /run/paddock/executor.sock",
+         .want = "is a FIFO, not a socket"},
+        {.cmd = "rm -f /run/paddock/executor.sock && echo hi > /run/paddock/executor.sock",
+         .want = "is a regular file, not a socket"},
+    };
+    for (size_t i = 0; i < sizeof(plants) / sizeof(plants[0]); i++) {
+        json_t *s = session_new(harness_eng, NULL);
+        const char *id = jstr(s, "id"), *cid = jstr(s, "container_id");
+        struct bg_action held;
+        hold_connection(&held, id, cid);
+        assert_int_equal(root_exec(cid, plants[i].cmd), 0);
+        assert_action_refused(id, plants[i].want);
+        release_connection(&held);
+        assert_session_says(id, plants[i].want);
+        session_delete(harness_eng, id);
+        json_decref(s);
+    }
+}
+
+static void test_socket_of_another_process_in_the_sandbox(void **state)
+{
+    json_t *s = session_new(harness_eng, NULL);
+    const char *id = jstr(s, "id"), *cid = jstr(s, "container_id");
+    /* Root's own server, renamed over executor.sock once it listens; every request it gets is
+     * a line in /tmp/evil.log. */
+    static const char server[] =
+        "import socket,os\n"
+        "s=socket.socket(socket.AF_UNIX)\n"
+        "s.bind('/run/paddock/evil.sock')\n"
+        "s.listen(8)\n"
+        "os.rename('/run/paddock/evil.sock','/run/paddock/executor.sock')\n"
+        "open('/tmp/evil.ready','w').close()\n"
+        "while True:\n"
+        "  c,_=s.accept()\n"
+        "  d=c.recv(65536)\n"
+        "  if d: open('/tmp/evil.log','a').write(repr(d[:40])+'\\n')\n"
+        "  c.close()\n";
+    char *cmd = strdupf("cat > /tmp/evil.py <<'EOF'\n%sEOF\n"
+                        "python3 /tmp/evil.py >/dev/null 2>&1 &\n"
+                        "n=0; while [ ! -e /tmp/evil.ready ]; "
+                        "do n=$((n+1)); [ $n -gt 400 ] && exit 1; sleep 0.05; done",
+                        server);
+    struct bg_action held;
+    hold_connection(&held, id, cid);
+    assert_int_equal(root_exec(cid, cmd), 0);
+    free(cmd);
+    assert_action_refused(id, "which is not the executor");
+    release_connection(&held);
+    assert_session_says(id, "which is not the executor");
+    /* Nothing reached root's server. */
+    assert_int_equal(root_exec(cid, "test ! -s /tmp/evil.log"), 0);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
+static void test_symlink_to_another_sessions_executor(void **state)
+{
+    json_t *a = session_new(harness_eng, NULL), *b = session_new(harness_eng, NULL);
+    const char *id = jstr(a, "id"), *cid = jstr(a, "container_id");
+    /* B's socket on the host, as the engine sees it: <state>/run/<B>/executor.sock. */
+    char *cmd = strdupf("ln -sf %s/run/%s/executor.sock /run/paddock/executor.sock",
+                        harness_eng->state_dir, jstr(b, "id"));
+    assert_int_equal(root_exec(cid, cmd), 0);
+    free(cmd);
+    struct bg_action held;
+    hold_connection(&held, id, cid);
+    assert_action_refused(id, "is a symbolic link");
+    release_connection(&held);
+    assert_session_says(id, "is a symbolic link");
+    /* B ran nothing of A's: its history is empty. */
+    char *path = strdupf("/v1/sessions/%s/actions", jstr(b, "id"));
+    json_t *list = api_json(harness_eng, "GET", path, NULL, 200);
+    free(path);
+    assert_int_equal(json_array_size(json_object_get(list, "actions")), 0);
+    json_decref(list);
+    session_delete(harness_eng, id);
+    session_delete(harness_eng, jstr(b, "id"));
+    json_decref(a);
+    json_decref(b);
+}
+
+/* Stop and resume start the executor again on a new socket: the session works again. */
+static void test_stop_resume_recovers(void **state)
+{
+    json_t *s = session_new(harness_eng, NULL);
+    const char *id = jstr(s, "id"), *cid = jstr(s, "container_id");
+    struct bg_action held;
+    hold_connection(&held, id, cid);
+    assert_int_equal(root_exec(cid, "ln -sf /etc/passwd /run/paddock/executor.sock"), 0);
+    assert_action_refused(id, "is a symbolic link");
+    release_connection(&held);
+    assert_session_says(id, "is a symbolic link");
+    char *path = strdupf("/v1/sessions/%s/stop", id);
+    json_decref(api_json(harness_eng, "POST", path, NULL, 200));
+    free(path);
+    path = strdupf("/v1/sessions/%s/resume", id);
+    json_decref(api_json(harness_eng, "POST", path, NULL, 200));
+    free(path);
+    json_t *o = session_run(harness_eng, id, "echo back");
+    assert_string_equal(jstr(o, "content"), "back");
+    json_decref(o);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
+int main(void)
+{
+    harness_require();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_symlink_to_a_host_socket),
+        cmocka_unit_test(test_fifo_and_regular_file),
+        cmocka_unit_test(test_socket_of_another_process_in_the_sandbox),
+        cmocka_unit_test(test_symlink_to_another_sessions_executor),
+        cmocka_unit_test(test_stop_resume_recovers),
+    };
+    int failed = cmocka_run_group_tests_name("channel", tests, harness_group_setup_unsupervised,
+                                             harness_group_teardown_clean);
+    return failed || harness_teardown_failed ? 1 : 0;
+}
