@@ -17,13 +17,17 @@ struct app {
 
 struct app_command {
     const char *name;
-    const char *args;
-    const char *help;
+    const char *args; /* the usage line after the name */
+    const char *help; /* one line for `paddock --help` */
+    /* argv[0] is the command's name; getopt_long parses the rest from optind = 1. */
     int (*run)(struct app *app, int argc, char **argv);
+    bool is_default; /* what `paddock` runs without a command (one entry) */
 };
 
-/* The table in main.c. */
+/* The table in main.c, ended by an entry without a name. */
 extern const struct app_command app_commands[];
+/* The entry marked is_default. */
+const struct app_command *app_command_default(void);
 
 /* Path of paddock-executor for the engine to mount, or NULL when none is found. */
 char *app_find_executor(const struct app *app);

@@ -3,6 +3,7 @@
 #include "client/client.h"
 #include "ui/ui.h"
 
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,21 +53,43 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
         .export_session = app_export_session,
         .export_ctx = app->socket,
     };
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--read-only") == 0) {
+    enum { OPT_NO_MOUSE = 256 };
+    static const struct option opts[] = {{"read-only", no_argument, NULL, 'r'},
+                                         {"theme", required_argument, NULL, 't'},
+                                         {"bell", no_argument, NULL, 'b'},
+                                         {"mouse", no_argument, NULL, 'm'},
+                                         {"no-mouse", no_argument, NULL, OPT_NO_MOUSE},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        if (c == 'r') {
             opt.read_only = true;
-        } else if (strcmp(argv[i], "--bell") == 0) {
+        } else if (c == 't') {
+            opt.theme = optarg;
+        } else if (c == 'b') {
             opt.bell = true;
-        } else if (strcmp(argv[i], "--mouse") == 0) {
+        } else if (c == 'm') {
             opt.mouse = true;
-        } else if (strcmp(argv[i], "--no-mouse") == 0) {
+        } else if (c == OPT_NO_MOUSE) {
             opt.mouse = false;
-        } else if (strcmp(argv[i], "--theme") == 0 && i + 1 < argc) {
-            opt.theme = argv[++i];
+        } else if (c == 'h') {
+            printf("usage: paddock [dashboard] [--read-only] [--theme NAME] [--bell] "
+                   "[--mouse|--no-mouse]\n"
+                   "  the dashboard (the default command); starts an engine when none answers\n"
+                   "  --read-only  look, change nothing (no approvals, no operations)\n"
+                   "  --theme NAME a theme: NAME.theme in ~/.config/paddock/themes or the\n"
+                   "               installed ones, a file path, or dark (the built-in)\n"
+                   "  --bell       ring when an action starts waiting for approval\n"
+                   "  --mouse      clicks and the wheel (--no-mouse: off, over the config)\n");
+            return 0;
         } else {
-            fprintf(stderr, "paddock: unknown dashboard option %s\n", argv[i]);
-            return 2;
+            return 2; /* getopt said why */
         }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "paddock dashboard: unexpected argument %s\n", argv[optind]);
+        return 2;
     }
     opt.no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
     char *dirs[DASH_THEME_DIRS + 1] = {NULL};

@@ -1,12 +1,15 @@
-/* paddock export SESSION [--format json|md|cast] [-o FILE]: a session's whole record, as JSON
- * (everything), a Markdown report (for people), or an asciinema v2 cast of the agent's
- * terminal (its commands and their output, at the times they happened). The dashboard's `e`
- * writes all three through app_export_session. */
+/* paddock export SESSION [--format json|md|cast] [--raw] [-o FILE]: a session's whole record,
+ * as JSON (everything), a Markdown report (for people), or an asciinema v2 cast of the agent's
+ * terminal (its commands and their output, at the times they happened). A cast is written to
+ * a terminal when it is played, so its text goes through the sanitizer's replay filter unless
+ * --raw asks for the bytes. The dashboard's `e` writes all three (filtered) through
+ * app_export_session. */
 #include "app/app.h"
 #include "app/cli.h"
 #include "client/action_detail.h"
 #include "client/action_view.h"
 #include "client/client.h"
+#include "common/sanitize.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -241,9 +244,16 @@ static json_t *cast_text(const char *s)
     return j ? j : json_string("");
 }
 
-static void cast_event(FILE *f, double t, const char *text)
+/* One output event. Each is filtered on its own and ends with nothing left open, so a player
+ * may start at any event and a sequence cut off at the end of an action's output hides
+ * nothing after it. */
+static void cast_event(FILE *f, double t, const char *text, bool raw)
 {
-    json_t *e = json_pack("[f,s,o]", t < 0 ? 0 : t, "o", cast_text(text));
+    char *safe = raw ? NULL : sanitize_replay_dup(text, strlen(text), NULL);
+    if (!raw && !safe)
+        return;
+    json_t *e = json_pack("[f,s,o]", t < 0 ? 0 : t, "o", cast_text(raw ? text : safe));
+    free(safe);
     char *line = json_dumps(e, JSON_COMPACT | JSON_REAL_PRECISION(6));
     if (line)
         fprintf(f, "%s\n", line);
@@ -251,7 +261,7 @@ static void cast_event(FILE *f, double t, const char *text)
     json_decref(e);
 }
 
-static void export_cast(FILE *f, json_t *doc)
+static void export_cast(FILE *f, json_t *doc, bool raw)
 {
     json_t *s = json_object_get(doc, "session");
     json_t *actions = json_object_get(doc, "actions");
@@ -287,7 +297,7 @@ static void export_cast(FILE *f, json_t *doc)
         if (!prompt)
             continue;
         sprintf(prompt, "%s %s\n", view->cast_prompt, cmd);
-        cast_event(f, start - t0, prompt);
+        cast_event(f, start - t0, prompt, raw);
         free(prompt);
         const char *out =
             json_string_value(json_object_get(json_object_get(x, "observation"), "content"));
@@ -299,18 +309,18 @@ static void export_cast(FILE *f, json_t *doc)
                 memcpy(o, out, n);
                 o[n] = n && out[n - 1] == '\n' ? '\0' : '\n';
                 o[n + 1] = '\0';
-                cast_event(f, end - t0, o);
+                cast_event(f, end - t0, o, raw);
                 free(o);
             }
         } else if (strcmp(state, "rejected") == 0) {
-            cast_event(f, end - t0, "[rejected by the operator]\n");
+            cast_event(f, end - t0, "[rejected by the operator]\n", raw);
         }
     }
 }
 
 static const char *const export_formats[] = {"json", "md", "cast", NULL};
 
-static void export_write(FILE *f, json_t *doc, const char *format)
+static void export_write(FILE *f, json_t *doc, const char *format, bool raw)
 {
     if (strcmp(format, "json") == 0) {
         json_dumpf(doc, f, JSON_INDENT(2));
@@ -318,7 +328,7 @@ static void export_write(FILE *f, json_t *doc, const char *format)
     } else if (strcmp(format, "md") == 0) {
         export_md(f, doc);
     } else {
-        export_cast(f, doc);
+        export_cast(f, doc, raw);
     }
 }
 
@@ -351,7 +361,7 @@ static int export_file(json_t *doc, const char *dir, const char *base, const cha
     FILE *f = fopen(part, "w");
     int e = errno;
     if (f) {
-        export_write(f, doc, format);
+        export_write(f, doc, format, false);
         e = ferror(f) ? EIO : 0;
         if (fclose(f) != 0 && !e)
             e = errno;
@@ -396,19 +406,26 @@ int cmd_export(struct app *app, int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                          {"output", required_argument, NULL, 'o'},
+                                         {"raw", no_argument, NULL, 'r'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *format = "json", *output = NULL;
+    bool raw = false;
     int c;
     while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
         if (c == 'f') {
             format = optarg;
         } else if (c == 'o') {
             output = optarg;
+        } else if (c == 'r') {
+            raw = true;
         } else if (c == 'h') {
-            printf("usage: paddock export SESSION [--format json|md|cast] [-o FILE]\n"
+            printf("usage: paddock export SESSION [--format json|md|cast] [--raw] [-o FILE]\n"
                    "  json: the session, its events, every action with its observation, the log\n"
-                   "  md: a Markdown report; cast: an asciinema v2 recording of its commands\n");
+                   "  md: a Markdown report; cast: an asciinema v2 recording of its commands\n"
+                   "  --raw: the cast keeps the output's bytes, escape sequences included (by\n"
+                   "         default titles, clipboard writes and modes beyond the screen are\n"
+                   "         dropped: a played cast writes to your terminal)\n");
             return 0;
         } else {
             return 2;
@@ -416,6 +433,10 @@ int cmd_export(struct app *app, int argc, char **argv)
     }
     if (strcmp(format, "json") && strcmp(format, "md") && strcmp(format, "cast")) {
         fprintf(stderr, "paddock export: --format is json, md or cast\n");
+        return 2;
+    }
+    if (raw && strcmp(format, "cast") != 0) {
+        fprintf(stderr, "paddock export: --raw is for --format cast\n");
         return 2;
     }
     if (optind >= argc) {
@@ -436,7 +457,7 @@ int cmd_export(struct app *app, int argc, char **argv)
         json_decref(doc);
         return 1;
     }
-    export_write(f, doc, format);
+    export_write(f, doc, format, raw);
     int rc = 0;
     if (output && fclose(f) != 0) {
         perror(output);

@@ -12,32 +12,79 @@
 #include <unistd.h>
 
 const struct app_command app_commands[] = {
-    {"serve", "[--socket PATH] [--state-dir DIR]", "run the engine in the foreground", cmd_serve},
-    {"run", "[--image IMG] [--session ID] [--json] -- CMD...",
-     "run one command in a sandbox, print its output, exit with its code", cmd_run},
-    {"ls", "[--all] [--json]", "list sessions", cmd_ls},
-    {"dashboard", "[--read-only] [--theme NAME] [--bell] [--mouse]",
-     "open the dashboard (the default)", cmd_dashboard},
-    {"gc", "[--dry-run] [--json]", "remove containers, volumes, socket dirs of no live session",
-     cmd_gc},
-    {"pause", "[--json] SESSION...", "freeze sessions (docker pause)", cmd_pause},
-    {"resume", "[--json] SESSION...", "unfreeze or restart sessions", cmd_resume},
-    {"stop", "[--json] SESSION...", "stop sessions' containers (they stay)", cmd_stop},
-    {"rm", "[--json] SESSION...", "delete sessions (their history stays)", cmd_rm},
-    {"approvals", "[--json] [SESSION]", "actions waiting for the operator", cmd_approvals},
-    {"approve", "ACTION [--reason T] [--by N] [--remember] [--json]", "let a waiting action run",
-     cmd_approve},
-    {"reject", "ACTION [--reason T] [--by N] [--json]", "refuse a waiting action", cmd_reject},
-    {"history",
-     "[SESSION] [--search T] [--state S] [--kind K] [--risk R] [--limit N] [--before ID] [--json]",
-     "recorded actions, newest first; full-text search", cmd_history},
-    {"show", "[--json] SESSION | ACTION", "one session or one action in full", cmd_show},
-    {"exec", "[--user agent|root] SESSION [-- CMD...]",
-     "a terminal in a sandbox (exit the shell to leave)", cmd_exec},
-    {"export", "SESSION [--format json|md|cast] [-o FILE]",
-     "a session's record as JSON, Markdown or an asciinema cast", cmd_export},
-    {NULL, NULL, NULL, NULL},
+    {.name = "serve",
+     .args = "[--socket PATH] [--state-dir DIR]",
+     .help = "run the engine in the foreground",
+     .run = cmd_serve},
+    {.name = "run",
+     .args = "[--image IMG] [--session ID] [--json] -- CMD...",
+     .help = "run one command in a sandbox, print its output, exit with its code",
+     .run = cmd_run},
+    {.name = "ls", .args = "[--all] [--json]", .help = "list sessions", .run = cmd_ls},
+    {.name = "dashboard",
+     .args = "[--read-only] [--theme NAME] [--bell] [--mouse]",
+     .help = "open the dashboard (the default)",
+     .run = cmd_dashboard,
+     .is_default = true},
+    {.name = "gc",
+     .args = "[--dry-run] [--json]",
+     .help = "remove containers, volumes, socket dirs of no live session",
+     .run = cmd_gc},
+    {.name = "pause",
+     .args = "[--json] SESSION...",
+     .help = "freeze sessions (docker pause)",
+     .run = cmd_pause},
+    {.name = "resume",
+     .args = "[--json] SESSION...",
+     .help = "unfreeze or restart sessions",
+     .run = cmd_resume},
+    {.name = "stop",
+     .args = "[--json] SESSION...",
+     .help = "stop sessions' containers (they stay)",
+     .run = cmd_stop},
+    {.name = "rm",
+     .args = "[--json] SESSION...",
+     .help = "delete sessions (their history stays)",
+     .run = cmd_rm},
+    {.name = "approvals",
+     .args = "[--json] [SESSION]",
+     .help = "actions waiting for the operator",
+     .run = cmd_approvals},
+    {.name = "approve",
+     .args = "ACTION [--reason T] [--by N] [--remember] [--json]",
+     .help = "let a waiting action run",
+     .run = cmd_approve},
+    {.name = "reject",
+     .args = "ACTION [--reason T] [--by N] [--json]",
+     .help = "refuse a waiting action",
+     .run = cmd_reject},
+    {.name = "history",
+     .args = "[SESSION] [--search T] [--state S] [--kind K] [--risk R] [--limit N] [--before ID] "
+             "[--json]",
+     .help = "recorded actions, newest first; full-text search",
+     .run = cmd_history},
+    {.name = "show",
+     .args = "[--json] SESSION | ACTION",
+     .help = "one session or one action in full",
+     .run = cmd_show},
+    {.name = "exec",
+     .args = "[--user agent|root] SESSION [-- CMD...]",
+     .help = "a terminal in a sandbox (exit the shell to leave)",
+     .run = cmd_exec},
+    {.name = "export",
+     .args = "SESSION [--format json|md|cast] [--raw] [-o FILE]",
+     .help = "a session's record as JSON, Markdown or an asciinema cast",
+     .run = cmd_export},
+    {0},
 };
+
+const struct app_command *app_command_default(void)
+{
+    for (const struct app_command *c = app_commands; c->name; c++)
+        if (c->is_default)
+            return c;
+    return NULL;
+}
 
 static void usage(FILE *f)
 {
@@ -96,14 +143,8 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--version") == 0) {
             printf("paddock %s\n", PADDOCK_VERSION);
             return 0;
-        } else if (strcmp(argv[i], "--read-only") == 0 || strcmp(argv[i], "--theme") == 0 ||
-                   strcmp(argv[i], "--bell") == 0 || strcmp(argv[i], "--mouse") == 0 ||
-                   strcmp(argv[i], "--no-mouse") == 0) {
-            break; /* a dashboard option: the default command takes it */
         } else {
-            fprintf(stderr, "paddock: unknown option %s\n", argv[i]);
-            usage(stderr);
-            return 2;
+            break; /* not a global option: the default command's option table decides */
         }
     }
     char *warnings = NULL, *err = NULL;
@@ -124,9 +165,7 @@ int main(int argc, char **argv)
     app.state_dir = state ? strdup(state) : client_default_state_dir();
     app.socket = sock ? strdup(sock) : client_default_socket(app.state_dir);
 
-    const struct app_command *cmd = &app_commands[3]; /* dashboard */
-    int sub_argc = argc - i + 1;
-    char **sub_argv = argv + i - 1;
+    const struct app_command *cmd = app_command_default();
     if (i < argc && strcmp(argv[i], "__commands") == 0) {
         /* for shell completion and the man page test: the command names, one a line */
         for (const struct app_command *c = app_commands; c->name; c++)
@@ -148,11 +187,20 @@ int main(int argc, char **argv)
             usage(stderr);
             return 2;
         }
-        sub_argc = argc - i;
-        sub_argv = argv + i;
+        i++;
     }
-    optind = 1;
-    int rc = cmd->run(&app, sub_argc, sub_argv);
+    /* The command's own argv: its name first (getopt's messages start with it), then what
+     * follows it. */
+    int sub_argc = argc - i + 1;
+    char **sub_argv = calloc((size_t)sub_argc + 1, sizeof(char *));
+    int rc = 1;
+    if (sub_argv) {
+        sub_argv[0] = (char *)cmd->name;
+        memcpy(sub_argv + 1, argv + i, (size_t)(argc - i) * sizeof(char *));
+        optind = 1;
+        rc = cmd->run(&app, sub_argc, sub_argv);
+    }
+    free(sub_argv);
     free(app.self_exe);
     free(app.state_dir);
     free(app.socket);

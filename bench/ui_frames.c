@@ -349,9 +349,9 @@ static unsigned bench_logs_up(struct ui *ui)
 }
 
 static const struct ui_key bench_logs_keys[] = {
-    {'j', "j", "scroll down", bench_logs_down, "j/k scroll", false},
-    {'k', "k", "scroll up", bench_logs_up, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'j', .name = "j", .help = "scroll down", .fn = bench_logs_down, .hint = "j/k scroll"},
+    {.key = 'k', .name = "k", .help = "scroll up", .fn = bench_logs_up},
+    {0},
 };
 
 static const struct ui_page bench_logs_page = {

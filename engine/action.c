@@ -147,21 +147,21 @@ void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn 
 /* ---- replies ---- */
 
 static void action_reply_json(session_action_fn fn, void *ud, unsigned status, json_t *j,
-                              const char *code)
+                              enum err_code err)
 {
     char *body = json_dumps(j, JSON_COMPACT);
     struct session_action_result res = {
-        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .code = code};
+        .status = status, .body = body ? body : "", .len = body ? strlen(body) : 0, .err = err};
     fn(&res, ud);
     free(body);
     json_decref(j);
 }
 
-static void action_reply_error(session_action_fn fn, void *ud, unsigned status, const char *code,
-                               const char *msg)
+static void action_reply_error(session_action_fn fn, void *ud, enum err_code err, const char *msg)
 {
-    action_reply_json(fn, ud, status,
-                      json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg), code);
+    action_reply_json(fn, ud, err_status(err),
+                      json_pack("{s:{s:s,s:s}}", "error", "code", err_name(err), "message", msg),
+                      err);
 }
 
 /* The observation a rejected action gets: OpenHands' UserRejectObservation, with why. */
@@ -180,14 +180,14 @@ static char *action_rejected_observation(int64_t id, const char *by, const char 
     return s;
 }
 
-static unsigned action_store_error(struct engine *eng, const char *what, const char *err,
-                                   const char **code, char **msg)
+static enum err_code action_store_error(struct engine *eng, const char *what, const char *err,
+                                        char **msg)
 {
-    unsigned status = session_store_status(eng, code);
+    enum err_code e = session_store_error(eng);
     *msg = util_strdupf("%s (%s)%s%s", what, err ? err : "store error",
-                        status == 507 ? "; free disk space under " : "",
-                        status == 507 ? eng->state_dir : "");
-    return status;
+                        e == ERR_STORAGE_FULL ? "; free disk space under " : "",
+                        e == ERR_STORAGE_FULL ? eng->state_dir : "");
+    return e;
 }
 
 /* ---- held actions ---- */
@@ -260,7 +260,7 @@ static void action_on_explained(const char *msg, void *ud)
                         NULL);
     action_publish(eng, a->id, false);
     if (a->fn)
-        action_reply_error(a->fn, a->ud, 502, "executor_error", msg);
+        action_reply_error(a->fn, a->ud, ERR_EXECUTOR_ERROR, msg);
     action_finished(a);
 }
 
@@ -282,7 +282,7 @@ static void action_on_done(const struct http_result *r, void *ud)
                             NULL);
         action_publish(eng, a->id, false);
         if (a->fn)
-            action_reply_error(a->fn, a->ud, 503, "unavailable", msg);
+            action_reply_error(a->fn, a->ud, ERR_UNAVAILABLE, msg);
         action_finished(a);
         return;
     }
@@ -319,15 +319,13 @@ static void action_on_done(const struct http_result *r, void *ud)
                                      util_now(), &err) < 0) {
             /* Acknowledged means recorded: the agent hears that it ran and that its result is
              * not kept, rather than a result the history will not show. */
-            const char *code;
             char *what = util_strdupf("the action ran (exit code %d) but its observation could "
                                       "not be recorded",
                                       exit_code == STORE_NO_EXIT_CODE ? -1 : exit_code);
             char *msg = NULL;
-            unsigned status =
-                action_store_error(eng, what ? what : "store error", err, &code, &msg);
+            enum err_code e = action_store_error(eng, what ? what : "store error", err, &msg);
             if (a->fn)
-                action_reply_error(a->fn, a->ud, status, code, msg ? msg : "store error");
+                action_reply_error(a->fn, a->ud, e, msg ? msg : "store error");
             free(what);
             free(msg);
         } else {
@@ -461,12 +459,10 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                    session_action_fn fn, void *ud)
 {
     struct engine *eng = s->eng;
-    unsigned refusal;
-    const char *refusal_code;
+    enum err_code refusal;
     char refusal_msg[512];
-    if (session_check_actionable(s, &refusal, &refusal_code, refusal_msg, sizeof(refusal_msg)) <
-        0) {
-        action_reply_error(fn, ud, refusal, refusal_code, refusal_msg);
+    if (session_check_actionable(s, &refusal, refusal_msg, sizeof(refusal_msg)) < 0) {
+        action_reply_error(fn, ud, refusal, refusal_msg);
         return;
     }
     action_policy_load(s);
@@ -536,11 +532,10 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     int64_t id = store_action_add(eng->store, &row, &err);
     free(args_json);
     if (id < 0) {
-        const char *code;
         char *msg = NULL;
-        unsigned status = action_store_error(
-            eng, "the action was not run: it could not be recorded", err, &code, &msg);
-        action_reply_error(fn, ud, status, code, msg ? msg : "cannot record the action");
+        enum err_code e =
+            action_store_error(eng, "the action was not run: it could not be recorded", err, &msg);
+        action_reply_error(fn, ud, e, msg ? msg : "cannot record the action");
         free(msg);
         free(err);
         free(obs);
@@ -555,7 +550,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
         } else {
             action_reply_json(
                 fn, ud, 202,
-                json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state", row.state), NULL);
+                json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state", row.state), ERR_NONE);
         }
         free(obs);
         return;
@@ -564,7 +559,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     if (!a) {
         store_action_finish(eng->store, id, "failed", STORE_NO_EXIT_CODE, NULL, 0, "out of memory",
                             util_now(), NULL);
-        action_reply_error(fn, ud, 500, "internal", "out of memory");
+        action_reply_error(fn, ud, ERR_INTERNAL, "out of memory");
         return;
     }
     if (wait) {
@@ -574,7 +569,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
         action_reply_json(fn, ud, 202,
                           json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state",
                                     held ? "pending" : "running"),
-                          NULL);
+                          ERR_NONE);
     }
     if (held) {
         action_arm(a, row.deadline);
@@ -591,13 +586,12 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
 
 /* ---- decisions ---- */
 
-static void action_result(struct action_result *out, unsigned status, const char *code,
-                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void action_result(struct action_result *out, unsigned status, const char *code,
-                          const char *fmt, ...)
+static void action_result(struct action_result *out, enum err_code err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void action_result(struct action_result *out, enum err_code err, const char *fmt, ...)
 {
-    out->status = status;
-    out->code = code;
+    out->status = err_status(err);
+    out->err = err;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(out->message, sizeof(out->message), fmt, ap);
@@ -608,10 +602,9 @@ static void action_result(struct action_result *out, unsigned status, const char
 static void action_result_store(struct action_result *out, struct engine *eng, const char *what,
                                 char *err)
 {
-    const char *code;
     char *msg = NULL;
-    unsigned st = action_store_error(eng, what, err, &code, &msg);
-    action_result(out, st, code, "%s", msg ? msg : "store error");
+    enum err_code e = action_store_error(eng, what, err, &msg);
+    action_result(out, e, "%s", msg ? msg : "store error");
     free(msg);
     free(err);
 }
@@ -630,19 +623,19 @@ static void action_already(json_t *cur, int64_t id, struct action_result *out)
     if (t && gmtime_r(&t, &tm))
         strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
     if (approval && strcmp(approval, "expired") == 0)
-        action_result(out, 409, "expired",
+        action_result(out, ERR_EXPIRED,
                       "action %lld expired at %s without a decision and was rejected; nothing "
                       "changed",
                       (long long)id, when);
     else if (approval && (strcmp(approval, "approved") == 0 || strcmp(approval, "rejected") == 0 ||
                           strcmp(approval, "auto") == 0))
-        action_result(out, 409, "already_decided",
+        action_result(out, ERR_ALREADY_DECIDED,
                       "action %lld was already %s by %s at %s%s%.200s%s; nothing changed",
                       (long long)id, strcmp(approval, "auto") == 0 ? "allowed" : approval,
                       by ? by : "someone", when, reason ? " (" : "", reason ? reason : "",
                       reason ? ")" : "");
     else
-        action_result(out, 409, "not_pending",
+        action_result(out, ERR_NOT_PENDING,
                       "action %lld is %s and never waited for approval (its risk was below the "
                       "session's policy); nothing to decide",
                       (long long)id, state ? state : "unknown");
@@ -684,7 +677,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
     memset(out, 0, sizeof(*out));
     json_t *cur = store_action_get(eng->store, id);
     if (!cur) {
-        action_result(out, 404, "not_found", "no action %lld", (long long)id);
+        action_result(out, ERR_NOT_FOUND, "no action %lld", (long long)id);
         return;
     }
     const char *state = json_string_value(json_object_get(cur, "state"));
@@ -702,7 +695,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         const char *st = s ? s->state : "deleted";
         bool gone =
             !s || !s->container_id || strcmp(st, "error") == 0 || strcmp(st, "deleted") == 0;
-        action_result(out, 409, gone ? "session_gone" : "conflict",
+        action_result(out, gone ? ERR_SESSION_GONE : ERR_CONFLICT,
                       "action %lld cannot run: session %s is %s%s; nothing changed", (long long)id,
                       a->session_id, st,
                       gone ? " and its container is gone (reject the action instead)"
@@ -711,7 +704,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
     }
     if (approve && s->op && strcmp(s->op, "create") != 0) {
         /* A pause, stop or delete is under way: running now would race it. */
-        action_result(out, 409, "conflict",
+        action_result(out, ERR_CONFLICT,
                       "action %lld cannot run now: session %s is busy (%s in progress); nothing "
                       "changed, approve again once it is done",
                       (long long)id, a->session_id, s->op);
@@ -723,7 +716,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         if (rc <= 0)
             action_result_store(out, eng, "the decision was not recorded", err);
         else
-            out->status = 200;
+            *out = (struct action_result){.status = 200};
         return;
     }
     if (d->remember && s) {
@@ -755,7 +748,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         a->timer = NULL;
     }
     action_publish(eng, id, true);
-    out->status = 200;
+    *out = (struct action_result){.status = 200};
     action_forward(a, s);
 }
 
@@ -814,7 +807,7 @@ void actions_shutdown(struct engine *eng)
             snprintf(msg, sizeof(msg),
                      "the engine is stopping; action %lld stays pending: poll GET /v1/actions/%lld",
                      (long long)a->id, (long long)a->id);
-            action_reply_error(a->fn, a->ud, 503, "unavailable", msg);
+            action_reply_error(a->fn, a->ud, ERR_UNAVAILABLE, msg);
         }
         if (a->s)
             session_release(a->s);

@@ -25,8 +25,8 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
 
 /* An error or success of a synchronous request: status 200, or the error. */
 struct action_result {
-    unsigned status;
-    const char *code;
+    unsigned status;   /* 200, or err_status(err) */
+    enum err_code err; /* ERR_NONE on success */
     char message[512];
 };
 struct action_decision {

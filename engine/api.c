@@ -90,8 +90,7 @@ int api_query_number(struct api_req *r, const char *key, double lo, double hi, d
     char *end = NULL;
     *out = v ? strtod(v, &end) : dflt;
     if (v && (!*v || *end || *out < lo || *out > hi)) {
-        api_reply_error(r, 400, "bad_request", "\"%s\" must be a number from %g to %g", key, lo,
-                        hi);
+        api_reply_error(r, ERR_BAD_REQUEST, "\"%s\" must be a number from %g to %g", key, lo, hi);
         return -1;
     }
     return 0;
@@ -112,19 +111,19 @@ json_t *api_req_json(struct api_req *r, int allow_empty)
     if (i == len) {
         if (allow_empty)
             return json_object();
-        api_reply_error(r, 400, "invalid_json", "request body is empty; expected a JSON object");
+        api_reply_error(r, ERR_INVALID_JSON, "request body is empty; expected a JSON object");
         return NULL;
     }
     json_error_t e;
     json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &e);
     if (!j) {
-        api_reply_error(r, 400, "invalid_json", "malformed JSON at line %d column %d: %s", e.line,
+        api_reply_error(r, ERR_INVALID_JSON, "malformed JSON at line %d column %d: %s", e.line,
                         e.column, e.text);
         return NULL;
     }
     if (!json_is_object(j)) {
         json_decref(j);
-        api_reply_error(r, 400, "invalid_json", "request body must be a JSON object");
+        api_reply_error(r, ERR_INVALID_JSON, "request body must be a JSON object");
         return NULL;
     }
     return j;
@@ -175,15 +174,17 @@ void api_reply_json(struct api_req *r, unsigned status, json_t *j)
     api_set_response(r, status, resp);
 }
 
-void api_reply_error(struct api_req *r, unsigned status, const char *code, const char *fmt, ...)
+void api_reply_error(struct api_req *r, enum err_code e, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     char *msg = util_vstrdupf(fmt, ap);
     va_end(ap);
+    if (!err_name(e))
+        e = ERR_INTERNAL; /* ERR_NONE is no error to reply with */
     api_reply_json(
-        r, status,
-        json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg ? msg : "error"));
+        r, err_status(e),
+        json_pack("{s:{s:s,s:s}}", "error", "code", err_name(e), "message", msg ? msg : "error"));
     free(msg);
 }
 
@@ -235,9 +236,9 @@ static void api_dispatch(struct api_req *r)
     }
     api_free_params(r);
     if (path_known)
-        api_reply_error(r, 405, "method_not_allowed", "%s is not allowed on %s", r->method, r->url);
+        api_reply_error(r, ERR_METHOD_NOT_ALLOWED, "%s is not allowed on %s", r->method, r->url);
     else
-        api_reply_error(r, 404, "not_found", "no such endpoint: %s", r->url);
+        api_reply_error(r, ERR_NOT_FOUND, "no such endpoint: %s", r->url);
 }
 
 static enum MHD_Result api_queue(struct api_req *r)
@@ -277,7 +278,7 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         if (cl && strtoull(cl, NULL, 10) > API_MAX_BODY) {
             r->too_large = true;
             r->dispatched = true;
-            api_reply_error(r, 413, "too_large", "request body exceeds %u bytes", API_MAX_BODY);
+            api_reply_error(r, ERR_TOO_LARGE, "request body exceeds %u bytes", API_MAX_BODY);
             return api_queue(r);
         }
         return MHD_YES;
@@ -298,9 +299,9 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         return MHD_NO;
     r->dispatched = true;
     if (r->too_large)
-        api_reply_error(r, 413, "too_large", "request body exceeds %u bytes", API_MAX_BODY);
+        api_reply_error(r, ERR_TOO_LARGE, "request body exceeds %u bytes", API_MAX_BODY);
     else if (a->closing)
-        api_reply_error(r, 503, "unavailable", "the engine is stopping; retry once it is back");
+        api_reply_error(r, ERR_UNAVAILABLE, "the engine is stopping; retry once it is back");
     else
         api_dispatch(r);
     if (r->resp)
@@ -427,7 +428,7 @@ struct api_stream *api_stream_open(struct api_req *r, const char *content_type,
 {
     struct api_stream *s = calloc(1, sizeof(*s));
     if (!s) {
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return NULL;
     }
     s->api = r->api;
@@ -436,7 +437,7 @@ struct api_stream *api_stream_open(struct api_req *r, const char *content_type,
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 8192, api_sub_read, s, api_sub_free);
     if (!resp) {
         free(s);
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return NULL;
     }
     s->on_close = on_close;
@@ -587,7 +588,7 @@ void api_reply_fd(struct api_req *r, unsigned status, int fd, uint64_t size,
     struct MHD_Response *resp = MHD_create_response_from_fd64(size, fd);
     if (!resp) {
         close(fd);
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return;
     }
     MHD_add_response_header(resp, "Content-Type", content_type);
@@ -617,7 +618,7 @@ void api_reply_upgrade(struct api_req *r, const char *protocol, api_upgrade_fn f
     struct MHD_Response *resp = u ? MHD_create_response_for_upgrade(api_on_upgraded, u) : NULL;
     if (!resp) {
         free(u);
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return;
     }
     u->fn = fn;

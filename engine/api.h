@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/base/errors.h"
+
 struct engine;
 struct api;
 struct api_req;
@@ -46,8 +48,9 @@ json_t *api_req_json(struct api_req *r, int allow_empty);
 void api_reply_json(struct api_req *r, unsigned status, json_t *j); /* steals j */
 void api_reply_raw(struct api_req *r, unsigned status, const char *body, size_t len,
                    const char *content_type);
-void api_reply_error(struct api_req *r, unsigned status, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* {"error": {"code", "message"}} with the code's status (engine/base/errors.h). */
+void api_reply_error(struct api_req *r, enum err_code e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* A response written to as things happen (follow streams): the reply to r. on_close runs
  * once when the client goes away or the engine stops, unless api_stream_end came first; the

@@ -23,8 +23,7 @@ static int64_t api_action_id(struct api_req *r)
     char *end = NULL;
     long long id = strtoll(p, &end, 10);
     if (*end || id <= 0) {
-        api_reply_error(r, 400, "bad_request", "an action id is a positive integer, not \"%.64s\"",
-                        p);
+        api_reply_error(r, ERR_BAD_REQUEST, "an action id is a positive integer, not \"%.64s\"", p);
         return 0;
     }
     return id;
@@ -44,17 +43,17 @@ void api_route_execute(struct api_req *r)
     json_t *action = json_object_get(body, "action");
     json_t *cstate = json_object_get(action, "confirmation_state");
     if (!json_is_object(action)) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"action\" must be an object (an OpenHands "
                         "action such as {\"action\":\"run\",\"args\":"
                         "{\"command\":\"ls\"}})");
     } else if (!json_is_string(json_object_get(action, "action"))) {
-        api_reply_error(r, 400, "bad_request", "\"action.action\" must be a string");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"action.action\" must be a string");
     } else if (json_object_get(action, "args") &&
                !json_is_object(json_object_get(action, "args"))) {
-        api_reply_error(r, 400, "bad_request", "\"action.args\" must be an object");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"action.args\" must be an object");
     } else if (cstate && !json_is_string(cstate)) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"action.confirmation_state\" must be \"confirmed\", \"rejected\" or "
                         "\"awaiting_confirmation\"");
     } else {
@@ -69,7 +68,7 @@ static void api_action_waited(json_t *a, void *ud)
 {
     struct api_req *r = ud;
     if (!a)
-        api_reply_error(r, 404, "not_found", "no action %s", api_req_param(r, 0));
+        api_reply_error(r, ERR_NOT_FOUND, "no action %s", api_req_param(r, 0));
     else
         api_reply_json(r, 200, json_incref(a));
 }
@@ -101,7 +100,7 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
         bool flag = approve && strcmp(k, "remember") == 0;
         if ((!str && !flag) || (str && !json_is_string(v)) || (flag && !json_is_boolean(v)) ||
             (str && strlen(json_string_value(v)) > 4096)) {
-            api_reply_error(r, 400, "bad_request",
+            api_reply_error(r, ERR_BAD_REQUEST,
                             "%s takes {\"by\": name, \"reason\": text%s} (strings up to 4096 "
                             "bytes); \"%.64s\" is not one of them or has the wrong type",
                             approve ? "approve" : "reject",
@@ -118,13 +117,13 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
     d->remember = json_is_true(json_object_get(body, "remember"));
     d->pattern = json_string_value(json_object_get(body, "pattern"));
     if (d->pattern && !d->remember) {
-        api_reply_error(r, 400, "bad_request", "\"pattern\" goes with \"remember\": true");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"pattern\" goes with \"remember\": true");
         json_decref(body);
         return NULL;
     }
     if (d->pattern && !*d->pattern) {
         /* As POST /rules: an empty glob would be a rule that matches nothing. */
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"pattern\" must be a non-empty string (a shell glob such as \"git "
                         "push *\")");
         json_decref(body);
@@ -148,7 +147,7 @@ static void api_decide(struct api_req *r, bool approve)
     if (res.status == 200)
         api_reply_json(r, 200, store_action_get(eng->store, id));
     else
-        api_reply_error(r, res.status, res.code, "%s", res.message);
+        api_reply_error(r, res.err, "%s", res.message);
     json_decref(body);
 }
 
@@ -192,9 +191,9 @@ void api_route_rules_add(struct api_req *r)
     const char *why = policy_rule_check(rule);
     struct action_result res = {0};
     if (why)
-        api_reply_error(r, 400, "bad_request", "%s", why);
+        api_reply_error(r, ERR_BAD_REQUEST, "%s", why);
     else if (action_rule_add(s, rule, "operator", &res) < 0)
-        api_reply_error(r, res.status, res.code, "%s", res.message);
+        api_reply_error(r, res.err, "%s", res.message);
     else
         api_reply_json(
             r, 201,
@@ -212,12 +211,12 @@ void api_route_history(struct api_req *r)
         return;
     const char *q = api_req_query(r, "q");
     if (q && strlen(q) > 1024) {
-        api_reply_error(r, 400, "bad_request", "\"q\" is at most 1024 bytes");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"q\" is at most 1024 bytes");
         return;
     }
     const char *risk = api_req_query(r, "risk");
     if (risk && risk_level_parse(risk) < 0) {
-        api_reply_error(r, 400, "bad_request", "\"risk\" is low, medium or high");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"risk\" is low, medium or high");
         return;
     }
     struct store_search s = {.text = q && *q ? q : NULL,
@@ -230,7 +229,7 @@ void api_route_history(struct api_req *r)
     char *err = NULL;
     json_t *list = store_actions_search(api_req_engine(r)->store, &s, &err);
     if (!list) {
-        api_reply_error(r, 500, "store_error", "%s", err ? err : "search failed");
+        api_reply_error(r, ERR_STORE_ERROR, "%s", err ? err : "search failed");
         free(err);
         return;
     }

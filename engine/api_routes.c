@@ -45,7 +45,7 @@ static void route_sessions_list(struct api_req *r)
         api_query_number(r, "limit", 1, 1000, 0, &limit) < 0)
         return;
     if (limit != (double)(long)limit) {
-        api_reply_error(r, 400, "bad_request", "\"limit\" must be an integer from 1 to 1000");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"limit\" must be an integer from 1 to 1000");
         return;
     }
     struct store_session_query q = {
@@ -59,23 +59,23 @@ static void route_sessions_list(struct api_req *r)
         .limit = (int)limit,
     };
     if (q.state && session_st_parse(q.state) < 0) {
-        api_reply_error(r, 400, "bad_request", "no session state \"%.64s\"", q.state);
+        api_reply_error(r, ERR_BAD_REQUEST, "no session state \"%.64s\"", q.state);
         return;
     }
     if (q.image && strlen(q.image) > 512) {
-        api_reply_error(r, 400, "bad_request", "\"image\" is at most 512 bytes");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"image\" is at most 512 bytes");
         return;
     }
     json_t *cursor = q.before ? store_session_get(eng->store, q.before) : NULL;
     if (q.before && !cursor) {
-        api_reply_error(r, 400, "bad_request", "\"before\": no session %.64s", q.before);
+        api_reply_error(r, ERR_BAD_REQUEST, "\"before\": no session %.64s", q.before);
         return;
     }
     json_decref(cursor);
     char *err = NULL;
     json_t *list = store_sessions_query(eng->store, &q, &err);
     if (!list) {
-        api_reply_error(r, 500, "store_error", "%s", err ? err : "listing sessions failed");
+        api_reply_error(r, ERR_STORE_ERROR, "%s", err ? err : "listing sessions failed");
         free(err);
         return;
     }
@@ -89,8 +89,8 @@ static void route_sessions_list(struct api_req *r)
 static void route_reply_result(const struct session_result *res, void *ud)
 {
     struct api_req *r = ud;
-    if (res->code)
-        api_reply_error(r, res->status, res->code, "%s", res->message);
+    if (res->err)
+        api_reply_error(r, res->err, "%s", res->message);
     else
         api_reply_json(r, res->status, json_incref(res->body));
 }
@@ -104,7 +104,7 @@ static void route_sessions_create(struct api_req *r)
     json_t *attach = json_object_get(opts, "attach");
     if (attach) {
         if (!json_is_string(attach) || json_object_size(opts) != 1)
-            api_reply_error(r, 400, "bad_request",
+            api_reply_error(r, ERR_BAD_REQUEST,
                             "\"attach\" takes a session id or name, and no other field");
         else
             session_attach(api_req_engine(r), json_string_value(attach), route_reply_result, r);
@@ -113,7 +113,7 @@ static void route_sessions_create(struct api_req *r)
     }
     struct session_result bad = {0};
     if (session_create(api_req_engine(r), opts, route_reply_result, r, &bad) < 0)
-        api_reply_error(r, bad.status, bad.code, "%s", bad.message);
+        api_reply_error(r, bad.err, "%s", bad.message);
     json_decref(opts);
 }
 
@@ -121,7 +121,7 @@ json_t *api_stored_session(struct api_req *r)
 {
     json_t *s = store_session_get(api_req_engine(r)->store, api_req_param(r, 0));
     if (!s)
-        api_reply_error(r, 404, "not_found", "no session %s", api_req_param(r, 0));
+        api_reply_error(r, ERR_NOT_FOUND, "no session %s", api_req_param(r, 0));
     return s;
 }
 
@@ -147,10 +147,10 @@ struct session *api_live_session(struct api_req *r)
         return s;
     json_t *stored = store_session_get(api_req_engine(r)->store, id);
     if (stored)
-        api_reply_error(r, 409, "conflict", "session %s is %s; create a new session", id,
+        api_reply_error(r, ERR_CONFLICT, "session %s is %s; create a new session", id,
                         json_string_value(json_object_get(stored, "state")));
     else
-        api_reply_error(r, 404, "not_found", "no session %s", id);
+        api_reply_error(r, ERR_NOT_FOUND, "no session %s", id);
     json_decref(stored);
     return NULL;
 }
@@ -204,7 +204,7 @@ static void route_gc(struct api_req *r)
         return;
     json_t *dry = json_object_get(opts, "dry_run");
     if ((dry && !json_is_boolean(dry)) || json_object_size(opts) > (dry ? 1u : 0u))
-        api_reply_error(r, 400, "bad_request", "the body is {} or {\"dry_run\": true|false}");
+        api_reply_error(r, ERR_BAD_REQUEST, "the body is {} or {\"dry_run\": true|false}");
     else
         gc_run(api_req_engine(r), json_is_true(dry), route_gc_reply, r);
     json_decref(opts);
@@ -220,12 +220,12 @@ static void route_session_actions(struct api_req *r)
     char *end = NULL;
     long limit = ls ? strtol(ls, &end, 10) : 100;
     if (ls && (*end || limit < 1 || limit > 1000)) {
-        api_reply_error(r, 400, "bad_request", "\"limit\" must be an integer from 1 to 1000");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"limit\" must be an integer from 1 to 1000");
         return;
     }
     long long before = bs ? strtoll(bs, &end, 10) : 0;
     if (bs && (*end || before < 0)) {
-        api_reply_error(r, 400, "bad_request", "\"before\" must be a non-negative action id");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"before\" must be a non-negative action id");
         return;
     }
     json_t *list = store_actions_list(eng->store, id, (int)limit, before);
@@ -247,7 +247,7 @@ static void route_session_stats(struct api_req *r)
     double t = since ? strtod(since, &end) : 0;
     long n = limit ? strtol(limit, &end, 10) : 3600;
     if ((since && (!*since || *end)) || (limit && (!*limit || *end || n < 1 || n > 100000))) {
-        api_reply_error(r, 400, "bad_request", "since must be a time in seconds, limit 1..100000");
+        api_reply_error(r, ERR_BAD_REQUEST, "since must be a time in seconds, limit 1..100000");
         return;
     }
     api_reply_json(r, 200,
@@ -274,22 +274,20 @@ static void route_pool_set(struct api_req *r)
     json_object_foreach(body, k, v)
     {
         if (strcmp(k, "image") && strcmp(k, "size")) {
-            api_reply_error(r, 400, "bad_request", "unknown field \"%.64s\" (known: image, size)",
-                            k);
+            api_reply_error(r, ERR_BAD_REQUEST, "unknown field \"%.64s\" (known: image, size)", k);
             json_decref(body);
             return;
         }
     }
     if (!json_is_integer(size) || (img && !json_is_string(img))) {
-        api_reply_error(r, 400, "bad_request",
-                        "\"size\" must be an integer and \"image\" a string");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"size\" must be an integer and \"image\" a string");
         json_decref(body);
         return;
     }
     char *err = NULL;
     if (pool_set(eng, img ? json_string_value(img) : eng->default_image,
                  (long)json_integer_value(size), &err) < 0)
-        api_reply_error(r, 400, "bad_request", "%s", err ? err : "refused");
+        api_reply_error(r, ERR_BAD_REQUEST, "%s", err ? err : "refused");
     else
         api_reply_json(r, 200, pool_status(eng));
     free(err);

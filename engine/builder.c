@@ -1,4 +1,4 @@
-/* Runtime images. The reuse order follows OpenHands (openhands-protocol.md §9) with our
+/* Runtime images. The reuse order follows OpenHands (runtime_build.py) with our
  * executor as the "source": the source tag (base + steps + this executor) is used as it is;
  * else the lock tag (base + steps) gets a thin layer with the executor; else the lock image is
  * built from the base first. Every image carries paddock.image=1 for gc and tests. */
@@ -71,11 +71,13 @@ static void build_busy(struct build_op *op)
     }
 }
 
-static void build_finish(struct build_op *op, unsigned status, const char *code,
-                         const char *message, const char *image)
+/* err ERR_NONE: image is the one to run. */
+static void build_finish(struct build_op *op, enum err_code err, const char *message,
+                         const char *image)
 {
+    unsigned status = err_status(err);
     struct builder_result r = {.status = status,
-                               .code = code,
+                               .err = err,
                                .message = message,
                                .image = image,
                                .executor_baked = status == 0 && image != op->base};
@@ -142,8 +144,9 @@ static void build_on_built(const struct sandbox_reply *r, void *ud)
     struct build_op *op = ud;
     if (r->status != 200) {
         char *msg = util_strdupf("building the runtime image failed: %s", r->message);
-        build_finish(op, r->status < 0 ? 503 : 400, "build_failed", msg ? msg : "build failed",
-                     NULL);
+        /* Docker gone mid-build is the daemon's failure, not the steps'. */
+        build_finish(op, r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_BUILD_FAILED,
+                     msg ? msg : "build failed", NULL);
         free(msg);
         return;
     }
@@ -154,7 +157,7 @@ static void build_on_built(const struct sandbox_reply *r, void *ud)
                                        op) < 0)
             build_on_tagged(&(struct sandbox_reply){.status = -1, .message = ""}, op);
     } else {
-        build_finish(op, 0, NULL, NULL, op->tags.source);
+        build_finish(op, ERR_NONE, NULL, op->tags.source);
     }
 }
 
@@ -216,7 +219,7 @@ static void build_next(struct build_op *op)
     const char *tag = op->stage == STAGE_BUILD_LOCK ? op->tags.lock : op->tags.source;
     if (!ok || build_start(op, tag, d.data, op->stage == STAGE_THIN) < 0) {
         util_buf_free(&d);
-        build_finish(op, 500, "internal", "cannot start the image build", NULL);
+        build_finish(op, ERR_INTERNAL, "cannot start the image build", NULL);
         return;
     }
     util_buf_free(&d);
@@ -243,7 +246,7 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct build_op *op = ud;
     if (r->status < 0) {
-        build_finish(op, 503, "docker_unavailable", r->message, NULL);
+        build_finish(op, ERR_DOCKER_UNAVAILABLE, r->message, NULL);
         return;
     }
     switch (op->stage) {
@@ -252,13 +255,13 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
             op->pulled = true;
             build_busy(op);
             if (builder_pull(op->eng, op->session_id, op->base, build_on_base_pulled, op) < 0)
-                build_finish(op, 500, "internal", "cannot start a pull", NULL);
+                build_finish(op, ERR_INTERNAL, "cannot start a pull", NULL);
             return;
         }
         const char *id = json_string_value(json_object_get(r->json, "Id"));
         if (r->status != 200 || !id) {
             char *msg = util_strdupf("cannot inspect %s: %s", op->base, r->message);
-            build_finish(op, 400, "image_not_found", msg ? msg : "image missing", NULL);
+            build_finish(op, ERR_IMAGE_NOT_FOUND, msg ? msg : "image missing", NULL);
             free(msg);
             return;
         }
@@ -267,7 +270,7 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
         if (!op->eng->executor_path || builder_file_digest(op->eng->executor_path, digest) < 0 ||
             builder_tags_compute(repo && *repo ? repo : BUILDER_DEFAULT_REPO, PADDOCK_VERSION,
                                  op->base, id, op->steps, digest, &op->tags) < 0) {
-            build_finish(op, 500, "internal", "cannot compute the runtime image's tags", NULL);
+            build_finish(op, ERR_INTERNAL, "cannot compute the runtime image's tags", NULL);
             return;
         }
         if (op->rebuild) { /* OpenHands' force_rebuild: from scratch, no cache */
@@ -278,18 +281,18 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
         }
         op->stage = STAGE_SOURCE;
         if (build_inspect(op, op->tags.source) < 0)
-            build_finish(op, 500, "internal", "cannot start a request", NULL);
+            build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
         return;
     }
     case STAGE_SOURCE:
         if (r->status == 200) {
             build_event(op, "reused", op->tags.source, "runtime image exists", 100);
-            build_finish(op, 0, NULL, NULL, op->tags.source);
+            build_finish(op, ERR_NONE, NULL, op->tags.source);
             return;
         }
         op->stage = STAGE_LOCK;
         if (build_inspect(op, op->tags.lock) < 0)
-            build_finish(op, 500, "internal", "cannot start a request", NULL);
+            build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
         return;
     case STAGE_LOCK:
         build_busy(op);
@@ -310,11 +313,11 @@ static void build_on_base_pulled(const struct builder_result *r, void *ud)
 {
     struct build_op *op = ud;
     if (r->status) {
-        build_finish(op, r->status, r->code, r->message, NULL);
+        build_finish(op, r->err, r->message, NULL);
         return;
     }
     if (build_inspect(op, op->base) < 0)
-        build_finish(op, 500, "internal", "cannot start a request", NULL);
+        build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
 }
 
 int builder_prepare(struct engine *eng, const char *session_id, const char *image, json_t *steps,
@@ -376,8 +379,8 @@ static void pull_on_done(const struct sandbox_reply *r, void *ud)
                            "registry is reachable",
                            op->image, r->message && *r->message ? r->message : "no answer",
                            op->image);
-        res.status = r->status < 0 ? 503 : 400;
-        res.code = r->status < 0 ? "docker_unavailable" : "image_not_found";
+        res.err = r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_IMAGE_NOT_FOUND;
+        res.status = err_status(res.err);
         res.message = msg ? msg : "image not found";
     }
     op->done(&res, op->ud);

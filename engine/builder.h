@@ -1,12 +1,15 @@
 /* The image builder: a missing base image pulled (once), and a runtime image (base + extra
  * setup commands + the static executor baked in) built and reused by three tags
- * (openhands-protocol.md §9, adapted; docs/architecture.md "Image builder"). */
+ * (as OpenHands' openhands/runtime/utils/runtime_build.py does, adapted; docs/architecture.md
+ * "Image builder"). */
 #ifndef PADDOCK_BUILDER_H
 #define PADDOCK_BUILDER_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "engine/base/errors.h"
 
 struct engine;
 
@@ -16,8 +19,8 @@ struct engine;
 #define BUILDER_DEFAULT_REPO "paddock/runtime"
 
 struct builder_result {
-    unsigned status;     /* 0 on success, else the HTTP status the session fails with */
-    const char *code;    /* NULL on success: "image_not_found", "build_failed", ... */
+    unsigned status;     /* 0 on success, else err_status(err) */
+    enum err_code err;   /* ERR_NONE on success: ERR_IMAGE_NOT_FOUND, ERR_BUILD_FAILED, ... */
     const char *message; /* why, on failure */
     const char *image;   /* on success: the image to run (borrowed during the callback) */
     bool executor_baked; /* the image holds the executor: no bind mount */

@@ -1,4 +1,5 @@
-/* The three runtime-image tags (openhands-protocol.md §9) and the hashes behind them. */
+/* The three runtime-image tags (lock, source, versioned: OpenHands'
+ * openhands/runtime/utils/runtime_build.py) and the hashes behind them. */
 #include "engine/builder.h"
 
 #include <ctype.h>

@@ -611,7 +611,7 @@ static void changes_reply_stored(struct api_req *r, json_t *session, const char 
     const char *id = json_string_value(json_object_get(session, "id"));
     json_t *kept = store_changes_get(api_req_engine(r)->store, id);
     if (!kept) {
-        api_reply_error(r, 409, "conflict",
+        api_reply_error(r, ERR_CONFLICT,
                         "session %s has no container (%s) and no changes were kept for it", id,
                         why);
         return;
@@ -627,8 +627,7 @@ static void changes_on_diff(const struct sandbox_reply *rep, void *ud)
         if (rep->status == 404) {
             changes_reply_stored(op->r, op->session, "it was removed");
         } else if (rep->status != 200) {
-            api_reply_error(op->r, rep->status < 0 ? 503 : 502,
-                            rep->status < 0 ? "docker_unavailable" : "docker_error",
+            api_reply_error(op->r, rep->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR,
                             "cannot read the container's changes: %s", rep->message);
         } else {
             /* Docker answers null when nothing changed */
@@ -695,13 +694,13 @@ void changes_route_get(struct api_req *r)
     }
     struct changes_op *op = changes_op_new(eng, s);
     if (!op) {
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return;
     }
     op->r = r;
     if (eng->driver->changes(eng, cid, changes_on_diff, op) < 0) {
         changes_op_free(op);
-        api_reply_error(r, 500, "internal", "cannot start a request");
+        api_reply_error(r, ERR_INTERNAL, "cannot start a request");
     }
 }
 

@@ -79,11 +79,10 @@ static void files_publish(struct engine *eng, int64_t id, const char *state)
 static void files_reply_store_error(struct api_req *r, struct engine *eng, const char *what,
                                     char *err)
 {
-    const char *code;
-    unsigned status = session_store_status(eng, &code);
-    api_reply_error(r, status, code, "%s (%s)%s%s", what, err ? err : "store error",
-                    status == 507 ? "; free disk space under " : "",
-                    status == 507 ? eng->state_dir : "");
+    enum err_code e = session_store_error(eng);
+    api_reply_error(r, e, "%s (%s)%s%s", what, err ? err : "store error",
+                    e == ERR_STORAGE_FULL ? "; free disk space under " : "",
+                    e == ERR_STORAGE_FULL ? eng->state_dir : "");
     free(err);
 }
 
@@ -103,17 +102,16 @@ static struct files_op *files_begin(struct api_req *r, struct session *s, const 
                                     const char *summary, json_t *args)
 {
     struct engine *eng = s->eng;
-    unsigned status;
-    const char *code;
+    enum err_code refusal;
     char msg[512];
-    if (session_check_actionable(s, &status, &code, msg, sizeof(msg)) < 0) {
-        api_reply_error(r, status, code, "%s", msg);
+    if (session_check_actionable(s, &refusal, msg, sizeof(msg)) < 0) {
+        api_reply_error(r, refusal, "%s", msg);
         return NULL;
     }
     struct files_op *op = calloc(1, sizeof(*op));
     if (!op || !(op->path = strdup(summary))) {
         free(op);
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return NULL;
     }
     op->eng = eng;
@@ -188,7 +186,7 @@ static void files_on_explained(const char *msg, void *ud)
 {
     struct files_op *op = ud;
     if (files_record(op, false, 502, NULL, 0, msg) == 0)
-        api_reply_error(op->r, 502, "executor_error", "%s", msg);
+        api_reply_error(op->r, ERR_EXECUTOR_ERROR, "%s", msg);
     files_op_free(op);
 }
 
@@ -225,13 +223,9 @@ static void files_on_done(const struct http_result *res, void *ud)
                 : util_strdupf("cannot keep the archive of %s under %s: %s", op->path,
                                op->eng->state_dir, strerror(op->write_errno));
         bool full = op->write_errno == ENOSPC || op->write_errno == EDQUOT;
-        unsigned status = op->too_large ? 413 : full ? 507 : 500;
-        if (files_record(op, false, status, NULL, 0, msg ? msg : "failed") == 0)
-            api_reply_error(r, status,
-                            op->too_large ? "too_large"
-                            : full        ? "storage_full"
-                                          : "internal",
-                            "%s", msg ? msg : "failed");
+        enum err_code e = op->too_large ? ERR_TOO_LARGE : full ? ERR_STORAGE_FULL : ERR_INTERNAL;
+        if (files_record(op, false, err_status(e), NULL, 0, msg ? msg : "failed") == 0)
+            api_reply_error(r, e, "%s", msg ? msg : "failed");
         free(msg);
         files_op_free(op);
         return;
@@ -288,13 +282,13 @@ void files_route_upload(struct api_req *r)
         return;
     const char *ctype = api_req_header(r, "Content-Type");
     if (!ctype || !*ctype) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "upload_file takes a multipart/form-data body with the file in the field "
                         "\"file\" (no Content-Type given)");
         return;
     }
     if (strlen(ctype) > FILES_CTYPE_MAX) {
-        api_reply_error(r, 400, "bad_request", "the Content-Type is longer than %d bytes",
+        api_reply_error(r, ERR_BAD_REQUEST, "the Content-Type is longer than %d bytes",
                         FILES_CTYPE_MAX);
         return;
     }
@@ -380,7 +374,7 @@ void files_route_download(struct api_req *r)
         return;
     const char *path = api_req_query(r, "path");
     if (!path || !*path) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "download_files needs ?path=<absolute path> of a file or directory");
         return;
     }
@@ -424,7 +418,7 @@ void files_route_list(struct api_req *r)
         return;
     json_t *p = json_object_get(body, "path");
     if (p && !json_is_string(p) && !json_is_null(p)) {
-        api_reply_error(r, 400, "bad_request", "\"path\" must be a string (or null: %s)",
+        api_reply_error(r, ERR_BAD_REQUEST, "\"path\" must be a string (or null: %s)",
                         FILES_WORKSPACE);
         json_decref(body);
         return;
@@ -466,7 +460,7 @@ void files_route_alive(struct api_req *r)
         return;
     /* Not ready is "not alive (yet)": OpenHands polls until 200. */
     if (strcmp(session_state(s), "ready") != 0) {
-        api_reply_error(r, 503, "unavailable", "session %s is %s, not ready", session_id(s),
+        api_reply_error(r, ERR_UNAVAILABLE, "session %s is %s, not ready", session_id(s),
                         session_state(s));
         return;
     }

@@ -53,14 +53,13 @@ static void gc_finish(struct gc *g)
 
 static void gc_fail(struct gc *g, const struct sandbox_reply *r)
 {
-    unsigned status = r->status < 0 ? 503 : 502;
+    enum err_code e = r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR;
     char *msg = r->status < 0 ? util_strdupf("Docker daemon not reachable at %s (%s)",
                                              g->eng->driver->address(g->eng), r->message)
                               : util_strdupf("docker answered %ld: %s", r->status, r->message);
-    json_t *err = json_pack("{s:{s:s,s:s}}", "error", "code",
-                            r->status < 0 ? "docker_unavailable" : "docker_error", "message",
+    json_t *err = json_pack("{s:{s:s,s:s}}", "error", "code", err_name(e), "message",
                             msg ? msg : "docker error");
-    g->fn(status, err, g->ud);
+    g->fn(err_status(e), err, g->ud);
     json_decref(err);
     free(msg);
     json_decref(g->report);
@@ -207,9 +206,9 @@ void gc_run(struct engine *eng, bool dry_run, gc_done_fn fn, void *ud)
 {
     struct gc *g = calloc(1, sizeof(*g));
     if (!g) {
-        json_t *err =
-            json_pack("{s:{s:s,s:s}}", "error", "code", "internal", "message", "out of memory");
-        fn(500, err, ud);
+        json_t *err = json_pack("{s:{s:s,s:s}}", "error", "code", err_name(ERR_INTERNAL), "message",
+                                "out of memory");
+        fn(err_status(ERR_INTERNAL), err, ud);
         json_decref(err);
         return;
     }

@@ -294,12 +294,12 @@ int listen_auth_check(struct api_req *r)
     if (skey && session_path && remote_session_key_ok(eng, id, skey))
         return 0;
     if (v1)
-        api_reply_error(r, 401, "unauthorized",
+        api_reply_error(r, ERR_UNAUTHORIZED,
                         "%s: this listener needs \"Authorization: Bearer <token>\"%s",
                         bearer || api_key || skey ? "wrong credentials" : "no credentials",
                         session_path ? " (or the session's X-Session-API-Key)" : "");
     else
-        api_reply_error(r, 401, "unauthorized",
+        api_reply_error(r, ERR_UNAUTHORIZED,
                         "%s: the remote-runtime API needs \"X-API-Key: <key>\"",
                         api_key || bearer ? "wrong API key" : "no API key");
     api_reply_header(r, "WWW-Authenticate", "Bearer realm=\"paddock\"");

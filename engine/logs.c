@@ -98,7 +98,7 @@ static void logs_reply_stored(struct api_req *r, const char *session_id)
 {
     json_t *t = store_log_tail_get(api_req_engine(r)->store, session_id);
     if (!t) {
-        api_reply_error(r, 404, "not_found", "session %s has no container and no stored log tail",
+        api_reply_error(r, ERR_NOT_FOUND, "session %s has no container and no stored log tail",
                         session_id);
         return;
     }
@@ -119,8 +119,7 @@ static void logs_on_tail(const struct sandbox_reply *rep, void *ud)
     } else if (rep->status == 404) {
         logs_reply_stored(q->r, q->session_id);
     } else {
-        api_reply_error(q->r, rep->status < 0 ? 503 : 502,
-                        rep->status < 0 ? "docker_unavailable" : "docker_error",
+        api_reply_error(q->r, rep->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR,
                         "cannot read the container's log: %s", rep->message);
     }
     free(q->session_id);
@@ -154,7 +153,7 @@ void logs_route_get(struct api_req *r)
     long stamps = logs_query_long(r, "timestamps", 0, 1, &bad);
     if (bad) {
         json_decref(s);
-        api_reply_error(r, 400, "bad_request", "tail must be 0..%d, follow and timestamps 0 or 1",
+        api_reply_error(r, ERR_BAD_REQUEST, "tail must be 0..%d, follow and timestamps 0 or 1",
                         LOGS_MAX_TAIL);
         return;
     }
@@ -164,7 +163,7 @@ void logs_route_get(struct api_req *r)
     if (gone) {
         json_decref(s);
         if (follow)
-            api_reply_error(r, 409, "conflict",
+            api_reply_error(r, ERR_CONFLICT,
                             "session %s has no container to follow; GET without follow=1 "
                             "gives its stored log tail",
                             id);
@@ -176,7 +175,7 @@ void logs_route_get(struct api_req *r)
         struct logs_follow *f = calloc(1, sizeof(*f));
         if (!f) {
             json_decref(s);
-            api_reply_error(r, 500, "internal", "out of memory");
+            api_reply_error(r, ERR_INTERNAL, "out of memory");
             return;
         }
         f->eng = eng;
@@ -185,7 +184,7 @@ void logs_route_get(struct api_req *r)
         json_decref(s);
         if (!f->in) {
             free(f);
-            api_reply_error(r, 500, "internal", "cannot start a request");
+            api_reply_error(r, ERR_INTERNAL, "cannot start a request");
             return;
         }
         f->out = api_stream_open(r, "text/event-stream", logs_on_close, f);
@@ -204,7 +203,7 @@ void logs_route_get(struct api_req *r)
         if (q)
             free(q->session_id);
         free(q);
-        api_reply_error(r, 500, "internal", "cannot start a request");
+        api_reply_error(r, ERR_INTERNAL, "cannot start a request");
     }
     json_decref(s);
 }

@@ -1,5 +1,5 @@
-/* Host mount policy (research/security.md §2.3). A path is refused when it equals a denied
- * path or contains one (mounting /home/op exposes ~/.ssh: the ancestor rule), and, for the
+/* Host mount policy (docs/architecture.md, "Mount policy"). A path is refused when it equals a
+ * denied path or contains one (mounting /home/op exposes ~/.ssh: the ancestor rule), and, for the
  * "tree" entries, when it lies inside one. Then it must lie strictly inside an allowed prefix.
  * Everything is compared after realpath(), so symlinks and ".." cannot walk around it. */
 #include "engine/mount_policy.h"

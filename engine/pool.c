@@ -138,13 +138,13 @@ static void pool_on_created(const struct session_result *r, void *ud)
 {
     struct pool_entry *e = ud;
     e->creating--;
-    if (r->code) {
+    if (r->err) {
         e->backoff_ms = e->backoff_ms ? e->backoff_ms * 2 : POOL_BACKOFF_MIN_MS;
         if (e->backoff_ms > POOL_BACKOFF_MAX_MS)
             e->backoff_ms = POOL_BACKOFF_MAX_MS;
         e->retry_at = loop_now_ms() + (double)e->backoff_ms;
         free(e->last_error);
-        e->last_error = strdup(r->message ? r->message : r->code);
+        e->last_error = strdup(r->message ? r->message : err_name(r->err));
     } else {
         e->backoff_ms = 0;
         free(e->last_error);
@@ -316,7 +316,7 @@ static void claim_on_env(const struct http_result *r, void *ud)
         char *msg = util_strdupf("the warm sandbox did not take the environment (%s)",
                                  r->status < 0 ? r->error : "executor refused");
         struct session_result res = {
-            .status = 502, .code = "executor_error", .message = msg ? msg : "env failed"};
+            .status = 502, .err = ERR_EXECUTOR_ERROR, .message = msg ? msg : "env failed"};
         op->fn(&res, op->ud);
         free(msg);
         if (!s->unlinked)

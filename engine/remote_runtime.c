@@ -171,7 +171,7 @@ static void remote_reply_runtime(struct api_req *r, unsigned status, const char 
     if (o)
         api_reply_json(r, status, o);
     else
-        api_reply_error(r, 404, "not_found", "no runtime %s", id);
+        api_reply_error(r, ERR_NOT_FOUND, "no runtime %s", id);
 }
 
 /* ---- start ---- */
@@ -197,17 +197,15 @@ static void remote_start_reply(struct remote_start *st)
     struct session *s = session_find_ref(st->eng, st->name);
     st->replied = true;
     if (!s) {
-        api_reply_error(st->r, 500, "internal", "the session of %s vanished while starting",
-                        st->name);
+        api_reply_error(st->r, ERR_INTERNAL, "the session of %s vanished while starting", st->name);
         return;
     }
     json_t *oh = json_pack("{s:s}", "session_id", st->name);
     char *err = NULL;
     if (store_session_config_set(st->eng->store, session_id(s), "openhands", oh, &err) < 0) {
-        const char *code;
-        unsigned status = session_store_status(st->eng, &code);
-        api_reply_error(st->r, status, code, "runtime %s started but its key was not kept (%s)",
-                        session_id(s), err ? err : "store error");
+        api_reply_error(st->r, session_store_error(st->eng),
+                        "runtime %s started but its key was not kept (%s)", session_id(s),
+                        err ? err : "store error");
     } else {
         remote_reply_runtime(st->r, 200, session_id(s), true);
     }
@@ -221,9 +219,9 @@ static void remote_start_done(const struct session_result *res, void *ud)
     st->done = true;
     if (!st->replied) {
         /* Failed (or claimed from the warm pool) before session_create returned. */
-        if (res->code) {
+        if (res->err) {
             st->replied = true;
-            api_reply_error(st->r, res->status, res->code, "%s", res->message);
+            api_reply_error(st->r, res->err, "%s", res->message);
         } else {
             remote_start_reply(st);
         }
@@ -240,21 +238,21 @@ static json_t *remote_start_options(struct api_req *r, json_t *body)
     json_t *factor = json_object_get(body, "resource_factor");
     json_t *rclass = json_object_get(body, "runtime_class");
     if (!json_is_string(sid) || !session_config_name_ok(json_string_value(sid))) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"session_id\" must be a string matching [A-Za-z0-9][A-Za-z0-9_.-]{0,63} "
                         "(it names the paddock session)");
         return NULL;
     }
     if ((image && !json_is_string(image)) || (env && !json_is_object(env) && !json_is_null(env)) ||
         (rclass && !json_is_string(rclass) && !json_is_null(rclass))) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "\"image\" must be a string, \"environment\" an object of strings, "
                         "\"runtime_class\" a string");
         return NULL;
     }
     double f = factor ? json_number_value(factor) : 1;
     if (factor && (!json_is_number(factor) || f < 1 || f > 8)) {
-        api_reply_error(r, 400, "bad_request", "\"resource_factor\" must be a number from 1 to 8");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"resource_factor\" must be a number from 1 to 8");
         return NULL;
     }
     json_t *opts = json_pack("{s:O,s:b}", "name", sid, "keep_alive", 1);
@@ -284,7 +282,7 @@ void remote_route_start(struct api_req *r)
     const char *name = json_string_value(json_object_get(opts, "name"));
     struct session *same = session_find_ref(eng, name);
     if (same) {
-        api_reply_error(r, 409, "conflict",
+        api_reply_error(r, ERR_CONFLICT,
                         "a runtime for session_id %s exists (runtime_id %s, %s): attach with GET "
                         "/sessions/%s, or POST /stop it first",
                         name, session_id(same), session_state(same), name);
@@ -296,7 +294,7 @@ void remote_route_start(struct api_req *r)
     if (!st || !(st->name = strdup(name))) {
         if (st)
             remote_start_free(st);
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         json_decref(opts);
         json_decref(body);
         return;
@@ -305,7 +303,7 @@ void remote_route_start(struct api_req *r)
     st->eng = eng;
     struct session_result bad = {0};
     if (session_create(eng, opts, remote_start_done, st, &bad) < 0) {
-        api_reply_error(r, bad.status, bad.code, "%s", bad.message);
+        api_reply_error(r, bad.err, "%s", bad.message);
         remote_start_free(st);
     } else {
         if (!st->replied)
@@ -327,7 +325,7 @@ void remote_route_session(struct api_req *r)
     struct session *s = session_find_ref(eng, sid);
     /* A session in error holds no name: OpenHands may start a new one under it. */
     if (!s || s->pooled || strcmp(session_state(s), "error") == 0) {
-        api_reply_error(r, 404, "not_found", "no runtime for session_id %s", sid);
+        api_reply_error(r, ERR_NOT_FOUND, "no runtime for session_id %s", sid);
         return;
     }
     remote_reply_runtime(r, 200, session_id(s), true);
@@ -341,10 +339,10 @@ void remote_route_runtime(struct api_req *r)
     if (!s || s->pooled) {
         json_t *stored = s ? NULL : store_session_get(eng->store, id);
         if (stored)
-            api_reply_error(r, 404, "not_found", "runtime %s was stopped (its session is deleted)",
+            api_reply_error(r, ERR_NOT_FOUND, "runtime %s was stopped (its session is deleted)",
                             id);
         else
-            api_reply_error(r, 404, "not_found", "no runtime %s", id);
+            api_reply_error(r, ERR_NOT_FOUND, "no runtime %s", id);
         json_decref(stored);
         return;
     }
@@ -376,8 +374,8 @@ struct remote_op {
 static void remote_op_done(const struct session_result *res, void *ud)
 {
     struct remote_op *op = ud;
-    if (res->code)
-        api_reply_error(op->r, res->status, res->code, "%s", res->message);
+    if (res->err)
+        api_reply_error(op->r, res->err, "%s", res->message);
     else if (op->stop)
         api_reply_json(op->r, 200,
                        json_pack("{s:s,s:s,s:s}", "runtime_id", op->id, "status", "stopped",
@@ -396,9 +394,9 @@ static struct session *remote_body_session(struct api_req *r)
     const char *id = json_string_value(json_object_get(body, "runtime_id"));
     struct session *s = id ? session_find(api_req_engine(r), id) : NULL;
     if (!id)
-        api_reply_error(r, 400, "bad_request", "the body is {\"runtime_id\": \"<id>\"}");
+        api_reply_error(r, ERR_BAD_REQUEST, "the body is {\"runtime_id\": \"<id>\"}");
     else if (!s || s->pooled)
-        api_reply_error(r, 404, "not_found", "no runtime %.64s", id);
+        api_reply_error(r, ERR_NOT_FOUND, "no runtime %.64s", id);
     json_decref(body);
     return s && !s->pooled ? s : NULL;
 }
@@ -411,7 +409,7 @@ static void remote_lifecycle(struct api_req *r,
         return;
     struct remote_op *op = calloc(1, sizeof(*op));
     if (!op) {
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return;
     }
     op->r = r;
@@ -455,10 +453,9 @@ static void remote_on_image(const struct sandbox_reply *d, void *ud)
     } else if (d->status == 404) {
         api_reply_json(r, 200, json_pack("{s:b}", "exists", 0));
     } else if (d->status < 0) {
-        api_reply_error(r, 503, "docker_unavailable", "Docker daemon not reachable (%s)",
-                        d->message);
+        api_reply_error(r, ERR_DOCKER_UNAVAILABLE, "Docker daemon not reachable (%s)", d->message);
     } else {
-        api_reply_error(r, 502, "docker_error", "docker image inspect answered %ld: %s", d->status,
+        api_reply_error(r, ERR_DOCKER_ERROR, "docker image inspect answered %ld: %s", d->status,
                         d->message);
     }
 }
@@ -467,12 +464,12 @@ void remote_route_image_exists(struct api_req *r)
 {
     const char *image = api_req_query(r, "image");
     if (!image || !*image) {
-        api_reply_error(r, 400, "bad_request", "image_exists needs ?image=<reference>");
+        api_reply_error(r, ERR_BAD_REQUEST, "image_exists needs ?image=<reference>");
         return;
     }
     struct engine *eng = api_req_engine(r);
     if (eng->driver->image_inspect(eng, image, remote_on_image, r) < 0)
-        api_reply_error(r, 500, "internal", "cannot start a request");
+        api_reply_error(r, ERR_INTERNAL, "cannot start a request");
 }
 
 void remote_route_registry_prefix(struct api_req *r)
@@ -490,7 +487,7 @@ void remote_route_registry_prefix(struct api_req *r)
 
 void remote_route_build(struct api_req *r)
 {
-    api_reply_error(r, 501, "not_implemented",
+    api_reply_error(r, ERR_NOT_IMPLEMENTED,
                     "paddock does not build OpenHands runtime images: set "
                     "sandbox.runtime_container_image to an image with a shell (paddock runs its "
                     "own executor in it), or give paddock's sessions \"setup\" steps "
@@ -509,7 +506,7 @@ void remote_route_vscode_token(struct api_req *r)
 void remote_route_update_mcp(struct api_req *r)
 {
     if (api_live_session(r))
-        api_reply_error(r, 501, "not_implemented",
+        api_reply_error(r, ERR_NOT_IMPLEMENTED,
                         "paddock's executor runs no MCP servers; configure MCP servers on the "
                         "OpenHands side (sse or shttp servers reach the agent directly)");
 }

@@ -106,11 +106,9 @@ void session_publish(struct engine *eng, const char *id)
     pool_on_session(eng);
 }
 
-unsigned session_store_status(struct engine *eng, const char **code)
+enum err_code session_store_error(struct engine *eng)
 {
-    bool full = store_last_error_was_full(eng->store);
-    *code = full ? "storage_full" : "store_error";
-    return full ? 507 : 500;
+    return store_last_error_was_full(eng->store) ? ERR_STORAGE_FULL : ERR_STORE_ERROR;
 }
 
 int session_set_state_exit(struct session *s, const char *state, const char *reason, int exit_code)
@@ -255,11 +253,10 @@ struct start_op {
 };
 
 /* Fill a synchronous refusal of session_create; returns -1 for the caller to return. */
-static int session_refuse(struct session_result *bad, unsigned status, const char *code,
-                          const char *msg)
+static int session_refuse(struct session_result *bad, enum err_code err, const char *msg)
 {
-    bad->status = status;
-    bad->code = code;
+    bad->status = err_status(err);
+    bad->err = err;
     bad->message = msg;
     return -1;
 }
@@ -286,7 +283,7 @@ static void start_on_stopped(const struct sandbox_reply *r, void *ud)
     session_release(ud);
 }
 
-static void start_fail(struct start_op *op, unsigned status, const char *code, const char *msg)
+static void start_fail(struct start_op *op, enum err_code err, const char *msg)
 {
     struct session *s = op->s;
     if (!op->restart) {
@@ -302,7 +299,7 @@ static void start_fail(struct start_op *op, unsigned status, const char *code, c
         util_remove_tree(s->sock_dir);
     } else if (op->exited) {
         session_set_state_exit(s, op->oom ? "oom-killed" : "stopped", msg, op->exit_code);
-    } else if (status == 404) {
+    } else if (err == ERR_NOT_FOUND) {
         session_set_state(s, "error", msg);
         util_remove_tree(s->sock_dir);
     } else {
@@ -313,7 +310,7 @@ static void start_fail(struct start_op *op, unsigned status, const char *code, c
         }
         session_set_state(s, "stopped", msg);
     }
-    struct session_result res = {.status = status, .code = code, .message = msg};
+    struct session_result res = {.status = err_status(err), .err = err, .message = msg};
     start_finish(op, &res);
 }
 
@@ -333,7 +330,7 @@ static void start_on_exit_logs(const struct sandbox_reply *r, void *ud)
                              op->exit_code, op->oom ? ", out of memory" : "",
                              n ? "; it printed: " : "", (int)(n - start), logs + start);
     op->exited = true;
-    start_fail(op, 502, "executor_error", msg ? msg : "sandbox exited");
+    start_fail(op, ERR_EXECUTOR_ERROR, msg ? msg : "sandbox exited");
     free(msg);
 }
 
@@ -344,7 +341,7 @@ static void start_on_inspect(const struct sandbox_reply *r, void *ud)
         char *msg = util_strdupf("Docker daemon not reachable while the sandbox was starting "
                                  "(%s)",
                                  r->message);
-        start_fail(op, 503, "docker_unavailable", msg ? msg : "Docker daemon not reachable");
+        start_fail(op, ERR_DOCKER_UNAVAILABLE, msg ? msg : "Docker daemon not reachable");
         free(msg);
         return;
     }
@@ -374,8 +371,7 @@ static void start_on_alive(const struct http_result *r, void *ud)
         return;
     }
     if (loop_now_ms() > op->deadline) {
-        start_fail(op, 504, "executor_timeout",
-                   "the sandbox's executor did not answer within 30 s");
+        start_fail(op, ERR_EXECUTOR_TIMEOUT, "the sandbox's executor did not answer within 30 s");
         return;
     }
     if (loop_now_ms() > op->next_inspect) {
@@ -400,7 +396,7 @@ static void start_probe(void *ud)
     }
     struct http_request req = {.method = "GET", .url = "http://executor/alive", .timeout_ms = 2000};
     if (op->s->eng->driver->executor_request(op->s, &req, start_on_alive, op) < 0)
-        start_fail(op, 500, "internal", "cannot start a request");
+        start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
 static void start_on_start(const struct sandbox_reply *r, void *ud)
@@ -410,12 +406,9 @@ static void start_on_start(const struct sandbox_reply *r, void *ud)
         char *msg = r->status == 404 ? strdup("container removed outside paddock")
                                      : util_strdupf("docker start failed: %s", r->message);
         start_fail(op,
-                   r->status < 0      ? 503
-                   : r->status == 404 ? 404
-                                      : 502,
-                   r->status < 0      ? "docker_unavailable"
-                   : r->status == 404 ? "not_found"
-                                      : "docker_error",
+                   r->status < 0      ? ERR_DOCKER_UNAVAILABLE
+                   : r->status == 404 ? ERR_NOT_FOUND
+                                      : ERR_DOCKER_ERROR,
                    msg ? msg : "docker start failed");
         free(msg);
         return;
@@ -434,14 +427,15 @@ static void start_on_start(const struct sandbox_reply *r, void *ud)
 static void start_begin(struct start_op *op)
 {
     if (op->s->eng->driver->start(op->s->eng, op->s->container_id, start_on_start, op) < 0)
-        start_fail(op, 500, "internal", "cannot start a request");
+        start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
 void session_start_container(struct session *s, bool restart, session_done_fn fn, void *ud)
 {
     struct start_op *op = calloc(1, sizeof(*op));
     if (!op) {
-        struct session_result res = {.status = 500, .code = "internal", .message = "out of memory"};
+        struct session_result res = {
+            .status = 500, .err = ERR_INTERNAL, .message = "out of memory"};
         fn(&res, ud);
         session_op_end(s);
         return;
@@ -463,7 +457,7 @@ static void create_on_create(const struct sandbox_reply *r, void *ud)
     struct engine *eng = op->s->eng;
     engine_note_docker(eng, r->status >= 0, r->message);
     if (r->status < 0) {
-        start_fail(op, 503, "docker_unavailable",
+        start_fail(op, ERR_DOCKER_UNAVAILABLE,
                    eng->docker_error ? eng->docker_error : "Docker daemon not reachable");
         return;
     }
@@ -478,13 +472,13 @@ static void create_on_create(const struct sandbox_reply *r, void *ud)
         char *msg = util_strdupf("image not found: %s (build the default one with "
                                  "scripts/build-image, or docker pull it)",
                                  r->message);
-        start_fail(op, 400, "image_not_found", msg ? msg : "image not found");
+        start_fail(op, ERR_IMAGE_NOT_FOUND, msg ? msg : "image not found");
         free(msg);
         return;
     }
     if (r->status == 400) {
         char *msg = util_strdupf("Docker refused the configuration: %s", r->message);
-        start_fail(op, 400, "bad_request", msg ? msg : "Docker refused the configuration");
+        start_fail(op, ERR_BAD_REQUEST, msg ? msg : "Docker refused the configuration");
         free(msg);
         return;
     }
@@ -493,14 +487,14 @@ static void create_on_create(const struct sandbox_reply *r, void *ud)
         char *msg = util_strdupf("container name already in use: %s; remove that container, or "
                                  "run `paddock gc` if an earlier session of this engine left it",
                                  r->message);
-        start_fail(op, 409, "conflict", msg ? msg : "container name already in use");
+        start_fail(op, ERR_CONFLICT, msg ? msg : "container name already in use");
         free(msg);
         return;
     }
     const char *cid = json_string_value(json_object_get(r->json, "Id"));
     if (r->status != 201 || !cid) {
         char *msg = util_strdupf("docker create failed (%ld): %s", r->status, r->message);
-        start_fail(op, 502, "docker_error", msg ? msg : "docker create failed");
+        start_fail(op, ERR_DOCKER_ERROR, msg ? msg : "docker create failed");
         free(msg);
         return;
     }
@@ -516,7 +510,7 @@ static void create_container(struct start_op *op)
     char cname[96];
     snprintf(cname, sizeof(cname), "paddock-%.8s-%s", s->eng->engine_id, s->name);
     if (s->eng->driver->create(s->eng, cname, op->body, create_on_create, op) < 0)
-        start_fail(op, 500, "internal", "cannot start a request");
+        start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
 static void create_on_building(void *ud)
@@ -531,7 +525,7 @@ static void create_on_image(const struct builder_result *r, void *ud)
     if (strcmp(op->s->state, "building") == 0)
         session_set_state(op->s, "starting", NULL);
     if (r->status) {
-        start_fail(op, r->status, r->code, r->message);
+        start_fail(op, r->err, r->message);
         return;
     }
     builder_apply(r, op->body);
@@ -551,12 +545,12 @@ static void create_on_prepared(const struct session_result *err, void *ud)
     struct start_op *op = ud;
     struct session *s = op->s;
     if (err) {
-        start_fail(op, err->status, err->code, err->message);
+        start_fail(op, err->err, err->message);
         return;
     }
     op->body = session_config_container(s->eng, op->cfg, s->id, s->sock_dir);
     if (!op->body) {
-        start_fail(op, 500, "internal", "out of memory");
+        start_fail(op, ERR_INTERNAL, "out of memory");
         return;
     }
     /* Setup steps (or a baked executor) need a runtime image first. */
@@ -564,7 +558,7 @@ static void create_on_prepared(const struct session_result *err, void *ud)
         const char *image = json_string_value(json_object_get(op->body, "Image"));
         if (builder_prepare(s->eng, s->id, image, op->cfg->setup, op->cfg->rebuild,
                             create_on_building, create_on_image, op) < 0)
-            start_fail(op, 500, "internal", "cannot start preparing the image");
+            start_fail(op, ERR_INTERNAL, "cannot start preparing the image");
         return;
     }
     create_container(op);
@@ -617,14 +611,14 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
 {
     if (!eng->executor_path) {
         session_config_free(cfg);
-        return session_refuse(bad, 500, "executor_missing",
+        return session_refuse(bad, ERR_EXECUTOR_MISSING,
                               "paddock-executor not found next to paddock; set PADDOCK_EXECUTOR");
     }
     const char *image = cfg->image ? cfg->image : eng->default_image;
     char id[2 * SESSION_ID_BYTES + 1];
     if (util_random_hex(id, SESSION_ID_BYTES) < 0) {
         session_config_free(cfg);
-        return session_refuse(bad, 500, "internal", "no randomness for a session id");
+        return session_refuse(bad, ERR_INTERNAL, "no randomness for a session id");
     }
     const char *name = cfg->name ? cfg->name : id;
     /* Names are unique among the engine's sessions that are not deleted or in error: they
@@ -637,11 +631,11 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
                  "{\"attach\": \"%s\"} or delete it first",
                  name, same->id, same->state, name);
         session_config_free(cfg);
-        return session_refuse(bad, 409, "conflict", msg);
+        return session_refuse(bad, ERR_CONFLICT, msg);
     }
     if (eng->stopping) {
         session_config_free(cfg);
-        return session_refuse(bad, 503, "stopping", "the engine is stopping");
+        return session_refuse(bad, ERR_STOPPING, "the engine is stopping");
     }
 
     struct session *s = session_alloc(eng, id, name, "starting");
@@ -651,14 +645,14 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
             session_unlink(s);
         free(op);
         session_config_free(cfg);
-        return session_refuse(bad, 500, "internal", "out of memory");
+        return session_refuse(bad, ERR_INTERNAL, "out of memory");
     }
     struct sockaddr_un sa;
     if (strlen(s->exec_sock) >= sizeof(sa.sun_path)) {
         session_unlink(s);
         free(op);
         session_config_free(cfg);
-        return session_refuse(bad, 500, "internal",
+        return session_refuse(bad, ERR_INTERNAL,
                               "state dir path too long for a unix socket (108 bytes)");
     }
     s->keep_alive = cfg->keep_alive;
@@ -675,13 +669,12 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
         free(op);
         session_config_free(cfg);
         static char msg[512];
-        const char *code;
-        unsigned status = session_store_status(eng, &code);
+        enum err_code e = session_store_error(eng);
         snprintf(msg, sizeof(msg), "%s%s%s", err ? err : "store error",
-                 status == 507 ? "; free disk space under " : "",
-                 status == 507 ? eng->state_dir : "");
+                 e == ERR_STORAGE_FULL ? "; free disk space under " : "",
+                 e == ERR_STORAGE_FULL ? eng->state_dir : "");
         free(err);
-        return session_refuse(bad, status, code, msg);
+        return session_refuse(bad, e, msg);
     }
     json_decref(config);
     store_event_add(eng->store, id, "starting", image, util_now());
@@ -693,7 +686,7 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
     op->ud = ud;
     op->cfg = cfg;
     if (util_mkdir_p(s->sock_dir, 0711) < 0) {
-        start_fail(op, 500, "internal", "cannot create the session's socket directory");
+        start_fail(op, ERR_INTERNAL, "cannot create the session's socket directory");
         return 0;
     }
     session_prepare(eng, cfg, s->id, create_on_prepared, op);
@@ -768,9 +761,9 @@ static void delete_on_remove(const struct sandbox_reply *r, void *ud)
                                                  eng->driver->address(eng), r->message,
                                                  eng->driver->hint(eng))
                                   : util_strdupf("docker remove failed: %s", r->message);
-        struct session_result res = {.status = r->status < 0 ? 503 : 502,
-                                     .code = r->status < 0 ? "docker_unavailable" : "docker_error",
-                                     .message = msg ? msg : "docker remove failed"};
+        enum err_code e = r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR;
+        struct session_result res = {
+            .status = err_status(e), .err = e, .message = msg ? msg : "docker remove failed"};
         op->fn(&res, op->ud);
         free(msg);
         session_op_end(s);
@@ -810,7 +803,8 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
         return;
     struct delete_op *op = calloc(1, sizeof(*op));
     if (!op) {
-        struct session_result res = {.status = 500, .code = "internal", .message = "out of memory"};
+        struct session_result res = {
+            .status = 500, .err = ERR_INTERNAL, .message = "out of memory"};
         fn(&res, ud);
         return;
     }
@@ -829,8 +823,7 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
 
 /* ---- actions ---- */
 
-int session_check_actionable(struct session *s, unsigned *status, const char **code, char *msg,
-                             size_t size)
+int session_check_actionable(struct session *s, enum err_code *err, char *msg, size_t size)
 {
     if (strcmp(s->state, "ready") != 0) {
         char hint[256];
@@ -840,15 +833,13 @@ int session_check_actionable(struct session *s, unsigned *status, const char **c
         snprintf(msg, size, "session %s is %s%s%.200s%s; %s", s->id, s->state, why ? " (" : "",
                  why ? why : "", why ? ")" : "", hint);
         json_decref(cur);
-        *status = session_st_refusal_status(s->state);
-        *code = *status == 503 ? "unavailable" : "conflict";
+        *err = session_st_refusal_status(s->state) == 503 ? ERR_UNAVAILABLE : ERR_CONFLICT;
         return -1;
     }
     if (s->op && strcmp(s->op, "create") != 0) {
         snprintf(msg, size, "session %s is busy: %s in progress; retry once it is done", s->id,
                  s->op);
-        *status = 409;
-        *code = "conflict";
+        *err = ERR_CONFLICT;
         return -1;
     }
     return 0;

@@ -5,14 +5,16 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "engine/base/errors.h"
+
 struct engine;
 struct session;
 
-/* Outcome of an asynchronous session operation. status is an HTTP status; on success code
- * is NULL and body is the reply document (borrowed). */
+/* Outcome of an asynchronous session operation. status is an HTTP status; on success err is
+ * ERR_NONE and body is the reply document (borrowed). */
 struct session_result {
-    unsigned status;
-    const char *code;    /* error code, NULL on success */
+    unsigned status;     /* on failure err_status(err) */
+    enum err_code err;   /* ERR_NONE on success */
     const char *message; /* error text, NULL on success */
     json_t *body;        /* success reply, borrowed */
 };
@@ -23,7 +25,7 @@ struct session_action_result {
     unsigned status;
     const char *body;
     size_t len;
-    const char *code; /* engine-side error code when the engine answers itself, else NULL */
+    enum err_code err; /* when the engine answers an error itself, else ERR_NONE */
 };
 typedef void (*session_action_fn)(const struct session_action_result *r, void *ud);
 

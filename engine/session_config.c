@@ -668,7 +668,7 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     if (!c || !(c->env = json_object())) {
         free(c);
         *bad =
-            (struct session_result){.status = 500, .code = "internal", .message = "out of memory"};
+            (struct session_result){.status = 500, .err = ERR_INTERNAL, .message = "out of memory"};
         return -1;
     }
     c->cpus = SESSION_CPUS_DEFAULT;
@@ -705,7 +705,7 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
         free(p.why);
         session_config_free(c);
         *bad = (struct session_result){
-            .status = 400, .code = "bad_request", .message = session_config_msg};
+            .status = 400, .err = ERR_BAD_REQUEST, .message = session_config_msg};
         return -1;
     }
     *out = c;
@@ -909,7 +909,8 @@ static json_t *device_requests(const struct session_config *c)
     return json_pack("[o]", r);
 }
 
-/* The hardened container (docs/architecture.md, research/security.md §2). */
+/* The hardened container (docs/architecture.md, "Hardened container"; the fields are Docker's
+ * create body: https://docs.docker.com/reference/api/engine/). */
 json_t *session_config_container(struct engine *eng, const struct session_config *c, const char *id,
                                  const char *sock_dir)
 {

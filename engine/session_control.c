@@ -25,10 +25,9 @@ static void control_reply_session(struct session *s, unsigned status, session_do
     json_decref(body);
 }
 
-static void control_refuse(session_done_fn fn, void *ud, unsigned status, const char *code,
-                           const char *msg)
+static void control_refuse(session_done_fn fn, void *ud, enum err_code err, const char *msg)
 {
-    struct session_result res = {.status = status, .code = code, .message = msg};
+    struct session_result res = {.status = err_status(err), .err = err, .message = msg};
     fn(&res, ud);
 }
 
@@ -39,7 +38,7 @@ int session_check(struct session *s, const char *verb, const char *target, const
     if (s->op) {
         snprintf(msg, sizeof(msg), "cannot %s session %s: %s in progress; retry once it is done",
                  verb, s->id, s->op);
-        control_refuse(fn, ud, 409, "conflict", msg);
+        control_refuse(fn, ud, ERR_CONFLICT, msg);
         return -1;
     }
     if (strcmp(s->state, target) == 0) {
@@ -58,7 +57,7 @@ int session_check(struct session *s, const char *verb, const char *target, const
     snprintf(msg, sizeof(msg), "cannot %s session %s: it is %s%s%.200s%s%s%s", verb, s->id,
              s->state, why ? " (" : "", why ? why : "", why ? ")" : "", hint[0] ? "; " : "", hint);
     json_decref(cur);
-    control_refuse(fn, ud, 409, "conflict", msg);
+    control_refuse(fn, ud, ERR_CONFLICT, msg);
     return -1;
 }
 
@@ -67,29 +66,25 @@ static void control_docker_failed(struct session *s, const char *verb,
                                   const struct sandbox_reply *r, session_done_fn fn, void *ud)
 {
     char *msg;
-    unsigned status;
-    const char *code;
+    enum err_code err;
     if (r->status < 0) {
         msg = util_strdupf("cannot %s session %s: Docker daemon not reachable at %s (%s)", verb,
                            s->id, s->eng->driver->address(s->eng), r->message);
-        status = 503;
-        code = "docker_unavailable";
+        err = ERR_DOCKER_UNAVAILABLE;
     } else if (r->status == 404) {
         session_set_state(s, "error", "container removed outside paddock");
         util_remove_tree(s->sock_dir);
         msg = util_strdupf("cannot %s session %s: its container was removed outside paddock", verb,
                            s->id);
-        status = 409;
-        code = "conflict";
+        err = ERR_CONFLICT;
     } else {
         msg = util_strdupf("cannot %s session %s: docker %s failed (%ld): %s", verb, s->id, verb,
                            r->status, r->message);
         /* Docker's 409: the container is not in the state we thought (an event is on its way). */
-        status = r->status == 409 ? 409 : 502;
-        code = r->status == 409 ? "conflict" : "docker_error";
+        err = r->status == 409 ? ERR_CONFLICT : ERR_DOCKER_ERROR;
         s->stale = true; /* look at the container again: it may not be what we thought */
     }
-    control_refuse(fn, ud, status, code, msg ? msg : "docker call failed");
+    control_refuse(fn, ud, err, msg ? msg : "docker call failed");
     free(msg);
 }
 
@@ -104,7 +99,7 @@ static struct control_op *control_op_new(struct session *s, const char *op_name,
 {
     struct control_op *op = calloc(1, sizeof(*op));
     if (!op) {
-        control_refuse(fn, ud, 500, "internal", "out of memory");
+        control_refuse(fn, ud, ERR_INTERNAL, "out of memory");
         return NULL;
     }
     op->s = s;
@@ -238,7 +233,7 @@ void session_attach(struct engine *eng, const char *ref, session_done_fn fn, voi
         else
             snprintf(msg, sizeof(msg), "no session with id or name \"%.200s\"", ref);
         json_decref(stored);
-        control_refuse(fn, ud, 404, "not_found", msg);
+        control_refuse(fn, ud, ERR_NOT_FOUND, msg);
         return;
     }
     if (strcmp(s->state, "ready") == 0 && !s->op) {

@@ -48,8 +48,9 @@ struct session {
 };
 
 void session_hold(struct session *s);
-/* A store write failed: 507 when the disk is full (the operator can fix that), else 500. */
-unsigned session_store_status(struct engine *eng, const char **code);
+/* A store write failed: storage_full (507) when the disk is full (the operator can fix that),
+ * else store_error (500). */
+enum err_code session_store_error(struct engine *eng);
 void session_release(struct session *s);
 /* Change state through the table (session_state.c): recorded in the store, as a lifecycle event
  * and as a "session" event. Returns 0, or -1 when the table does not allow it (nothing
@@ -73,10 +74,9 @@ int session_create_pooled(struct engine *eng, const char *image, session_done_fn
 struct session *session_find_ref(struct engine *eng, const char *ref);
 
 /* Whether the session takes actions and file transfers now (ready, and no lifecycle operation
- * but its creation in progress): 0, or -1 with the refusal's status (409, or 503 while
- * disconnected), code and message (what state, why, what to do). session.c. */
-int session_check_actionable(struct session *s, unsigned *status, const char **code, char *msg,
-                             size_t size);
+ * but its creation in progress): 0, or -1 with the refusal (conflict, or unavailable while
+ * disconnected) and its message (what state, why, what to do). session.c. */
+int session_check_actionable(struct session *s, enum err_code *err, char *msg, size_t size);
 
 /* ---- start and probe (session.c): docker start, then /alive until ready ---- */
 /* restart: the container exists and was stopped (resume) rather than just created. fn gets

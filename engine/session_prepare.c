@@ -34,23 +34,24 @@ struct prep {
     void *ud;
 };
 
-static void prep_finish(struct prep *op, unsigned status, const char *code, const char *msg)
+/* msg NULL: prepared. */
+static void prep_finish(struct prep *op, enum err_code err, const char *msg)
 {
-    struct session_result res = {.status = status, .code = code, .message = msg};
+    struct session_result res = {.status = err_status(err), .err = err, .message = msg};
     op->fn(msg ? &res : NULL, op->ud);
     free(op->id);
     free(op);
 }
 
-static void prep_failf(struct prep *op, unsigned status, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void prep_failf(struct prep *op, unsigned status, const char *code, const char *fmt, ...)
+static void prep_failf(struct prep *op, enum err_code err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void prep_failf(struct prep *op, enum err_code err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     char *msg = util_vstrdupf(fmt, ap);
     va_end(ap);
-    prep_finish(op, status, code, msg ? msg : "refused");
+    prep_finish(op, err, msg ? msg : "refused");
     free(msg);
 }
 
@@ -60,7 +61,7 @@ static bool prep_docker_down(struct prep *op, const struct sandbox_reply *r)
     engine_note_docker(op->eng, r->status >= 0, r->message);
     if (r->status >= 0)
         return false;
-    prep_finish(op, 503, "docker_unavailable",
+    prep_finish(op, ERR_DOCKER_UNAVAILABLE,
                 op->eng->docker_error ? op->eng->docker_error : "Docker daemon not reachable");
     return true;
 }
@@ -97,7 +98,7 @@ static void prep_on_info(const struct sandbox_reply *r, void *ud)
     if (prep_docker_down(op, r))
         return;
     if (r->status != 200 || !json_is_object(r->json)) {
-        prep_failf(op, 502, "docker_error", "docker info failed (%ld): %s", r->status, r->message);
+        prep_failf(op, ERR_DOCKER_ERROR, "docker info failed (%ld): %s", r->status, r->message);
         return;
     }
     struct session_config *c = op->c;
@@ -113,7 +114,7 @@ static void prep_on_info(const struct sandbox_reply *r, void *ud)
                     util_buf_append(&list, ", ", 2);
                 util_buf_append(&list, k, strlen(k));
             }
-            prep_failf(op, 400, "bad_request",
+            prep_failf(op, ERR_BAD_REQUEST,
                        "\"runtime\": \"%s\" is not offered by this Docker daemon (available: "
                        "%s)",
                        c->runtime, list.len ? list.data : "none listed");
@@ -123,7 +124,7 @@ static void prep_on_info(const struct sandbox_reply *r, void *ud)
     }
     char desc[128];
     if (c->disk && !disk_quota_supported(r->json, desc, sizeof(desc))) {
-        prep_failf(op, 400, "bad_request",
+        prep_failf(op, ERR_BAD_REQUEST,
                    "\"limits.disk\": this Docker daemon's storage driver (%s) does not support "
                    "a per-container disk size (it needs overlay2 on xfs with pquota, btrfs, zfs "
                    "or devicemapper)",
@@ -154,7 +155,7 @@ static void prep_on_volume(const struct sandbox_reply *r, void *ud)
         const char *device = json_string_value(json_object_get(o, "device"));
         const char *mo = json_string_value(json_object_get(o, "o"));
         if (!driver || strcmp(driver, "local") != 0) {
-            prep_failf(op, 400, "bad_request",
+            prep_failf(op, ERR_BAD_REQUEST,
                        "\"%s\": volume %s uses the driver %s; only local volumes are accepted",
                        field, name, driver ? driver : "(unknown)");
             return;
@@ -163,14 +164,14 @@ static void prep_on_volume(const struct sandbox_reply *r, void *ud)
             bool bind = mo && strstr(mo, "bind") && (!type || strcmp(type, "none") == 0);
             char *resolved = NULL, *why = NULL;
             if (!bind || !device) {
-                prep_failf(op, 400, "bad_request",
+                prep_failf(op, ERR_BAD_REQUEST,
                            "\"%s\": volume %s is mounted with driver options (type %s) the "
                            "engine cannot check",
                            field, name, type ? type : "unset");
                 return;
             }
             if (mount_policy_check(op->eng, device, false, &resolved, &why) < 0) {
-                prep_failf(op, 400, "bad_request", "\"%s\": volume %s binds %s", field, name,
+                prep_failf(op, ERR_BAD_REQUEST, "\"%s\": volume %s binds %s", field, name,
                            why ? why : device);
                 free(why);
                 return;
@@ -178,7 +179,7 @@ static void prep_on_volume(const struct sandbox_reply *r, void *ud)
             free(resolved);
         }
     } else if (r->status != 404) {
-        prep_failf(op, 502, "docker_error", "docker volume inspect %s failed (%ld): %s", name,
+        prep_failf(op, ERR_DOCKER_ERROR, "docker volume inspect %s failed (%ld): %s", name,
                    r->status, r->message);
         return;
     }
@@ -203,7 +204,7 @@ static void prep_volumes(struct prep *op)
         return;
     }
     if (op->eng->driver->volume_inspect(op->eng, name, prep_on_volume, op) < 0)
-        prep_finish(op, 500, "internal", "cannot start a request");
+        prep_finish(op, ERR_INTERNAL, "cannot start a request");
 }
 
 static void prep_on_git(const char *err, void *ud)
@@ -211,9 +212,9 @@ static void prep_on_git(const char *err, void *ud)
     struct prep *op = ud;
     session_config_forget_token(op->c); /* needed once */
     if (err)
-        prep_failf(op, 502, "git_error", "cloning %s failed: %s", op->c->git_url, err);
+        prep_failf(op, ERR_GIT_ERROR, "cloning %s failed: %s", op->c->git_url, err);
     else
-        prep_finish(op, 0, NULL, NULL);
+        prep_finish(op, ERR_NONE, NULL);
 }
 
 /* mkdir -p and chown/chmod, for the engine's own per-session dirs. */
@@ -238,7 +239,7 @@ static void prep_dirs_and_git(struct prep *op)
 {
     struct session_config *c = op->c;
     if (c->ws != SESSION_WS_OVERLAY && c->ws != SESSION_WS_CLONE && !c->git_url) {
-        prep_finish(op, 0, NULL, NULL);
+        prep_finish(op, ERR_NONE, NULL);
         return;
     }
     char *wd = session_config_work_dir(op->eng, op->id);
@@ -246,7 +247,7 @@ static void prep_dirs_and_git(struct prep *op)
     char *target = NULL;
     struct stat lower;
     if (!wd) {
-        prep_finish(op, 500, "internal", "out of memory");
+        prep_finish(op, ERR_INTERNAL, "out of memory");
         return;
     }
     if (c->ws == SESSION_WS_OVERLAY) {
@@ -271,14 +272,14 @@ static void prep_dirs_and_git(struct prep *op)
     }
     free(wd);
     if (err) {
-        prep_finish(op, 500, "internal", err);
+        prep_finish(op, ERR_INTERNAL, err);
         free(err);
         free(target);
         return;
     }
     if (!c->git_url) {
         free(target);
-        prep_finish(op, 0, NULL, NULL);
+        prep_finish(op, ERR_NONE, NULL);
         return;
     }
     /* The clone runs as the engine's user; as root, the checkout is then given to the agent
@@ -297,7 +298,7 @@ static void prep_dirs_and_git(struct prep *op)
     int rc = git_clone_start(op->eng->loop, &gs, prep_on_git, op, &err);
     free(target);
     if (rc < 0) {
-        prep_failf(op, 500, "internal", "cannot clone: %s", err ? err : "git failed");
+        prep_failf(op, ERR_INTERNAL, "cannot clone: %s", err ? err : "git failed");
         free(err);
     }
 }
@@ -308,7 +309,8 @@ void session_prepare(struct engine *eng, struct session_config *c, const char *i
     struct prep *op = calloc(1, sizeof(*op));
     if (!op || !(op->id = strdup(id))) {
         free(op);
-        struct session_result res = {.status = 500, .code = "internal", .message = "out of memory"};
+        struct session_result res = {
+            .status = 500, .err = ERR_INTERNAL, .message = "out of memory"};
         fn(&res, ud);
         return;
     }
@@ -318,7 +320,7 @@ void session_prepare(struct engine *eng, struct session_config *c, const char *i
     op->ud = ud;
     if (c->runtime || c->disk) {
         if (eng->driver->info(eng, prep_on_info, op) < 0)
-            prep_finish(op, 500, "internal", "cannot start a request");
+            prep_finish(op, ERR_INTERNAL, "cannot start a request");
         return;
     }
     prep_volumes(op);

@@ -81,18 +81,19 @@ static void term_hangup_inspect(struct term *t)
     t->eng->driver->exec_inspect(t->eng, t->exec_id, term_on_hangup_inspect, t);
 }
 
-static void term_resize_answer(struct term *t, unsigned status, const char *why)
+/* err ERR_NONE: the new size is applied. */
+static void term_resize_answer(struct term *t, enum err_code err, const char *why)
 {
     struct api_req *r = t->resize_req;
     if (!r)
         return;
     t->resize_req = NULL;
-    if (status == 200)
+    if (err == ERR_NONE)
         api_reply_json(
             r, 200,
             json_pack("{s:s,s:i,s:i}", "terminal", t->id, "rows", t->rows, "cols", t->cols));
     else
-        api_reply_error(r, status, status == 409 ? "conflict" : "docker_error", "%s", why);
+        api_reply_error(r, err, "%s", why);
 }
 
 static struct term *term_find(struct engine *eng, const char *session_id, const char *id)
@@ -148,7 +149,7 @@ static void term_close(struct term *t)
         api_upgrade_close(t->eng->api, t->urh);
         t->fd = -1;
     }
-    term_resize_answer(t, 409, "the terminal ended");
+    term_resize_answer(t, ERR_CONFLICT, "the terminal ended");
     if (t->x) {
         snprintf(t->exec_id, sizeof(t->exec_id), "%s", t->eng->driver->exec_id(t->x));
         t->eng->driver->exec_close(t->x);
@@ -283,7 +284,7 @@ static void term_on_exit(int exit_code, const char *error, void *ud)
     struct term *t = ud;
     t->x = NULL; /* freed when this returns */
     t->exited = true;
-    term_resize_answer(t, 409, "the terminal ended");
+    term_resize_answer(t, ERR_CONFLICT, "the terminal ended");
     t->exit_code = exit_code;
     if (error)
         t->error = strdup(error);
@@ -328,8 +329,7 @@ static int term_query_int(struct api_req *r, const char *key, int lo, int hi, in
     char *end = NULL;
     long n = v ? strtol(v, &end, 10) : dflt;
     if (v && (!*v || *end || n < lo || n > hi)) {
-        api_reply_error(r, 400, "bad_request", "\"%s\" must be an integer from %d to %d", key, lo,
-                        hi);
+        api_reply_error(r, ERR_BAD_REQUEST, "\"%s\" must be an integer from %d to %d", key, lo, hi);
         return -1;
     }
     *out = (int)n;
@@ -342,16 +342,15 @@ void terminal_route_open(struct api_req *r)
     if (!s)
         return;
     struct engine *eng = api_req_engine(r);
-    unsigned status;
-    const char *code;
-    char msg[512];
-    if (session_check_actionable(s, &status, &code, msg, sizeof(msg)) < 0 || !s->container_id) {
-        api_reply_error(r, status ? status : 409, code ? code : "conflict", "%s", msg);
+    enum err_code refusal = ERR_NONE;
+    char msg[512] = "";
+    if (session_check_actionable(s, &refusal, msg, sizeof(msg)) < 0 || !s->container_id) {
+        api_reply_error(r, refusal ? refusal : ERR_CONFLICT, "%s", msg);
         return;
     }
     const char *up = api_req_header(r, "Upgrade"), *conn = api_req_header(r, "Connection");
     if (!up || !conn || !strcasestr(conn, "upgrade")) {
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "this endpoint is an HTTP upgrade: send Connection: Upgrade and "
                         "Upgrade: tcp, then use the connection as the terminal");
         return;
@@ -362,23 +361,23 @@ void terminal_route_open(struct api_req *r)
         return;
     const char *cmd = api_req_query(r, "cmd");
     if (cmd && (!*cmd || strlen(cmd) > 8192)) {
-        api_reply_error(r, 400, "bad_request", "\"cmd\" is a shell command line (1..8192 bytes)");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"cmd\" is a shell command line (1..8192 bytes)");
         return;
     }
     const char *tty = api_req_query(r, "tty");
     if (tty && strcmp(tty, "0") && strcmp(tty, "1")) {
-        api_reply_error(r, 400, "bad_request", "\"tty\" is 1 (the default) or 0");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"tty\" is 1 (the default) or 0");
         return;
     }
     const char *user = api_req_query(r, "user");
     if (user && strcmp(user, "agent") && strcmp(user, "root")) {
-        api_reply_error(r, 400, "bad_request", "\"user\" is agent (the default) or root");
+        api_reply_error(r, ERR_BAD_REQUEST, "\"user\" is agent (the default) or root");
         return;
     }
     struct term *t = calloc(1, sizeof(*t));
     if (!t || util_random_hex(t->id, 8) < 0) {
         free(t);
-        api_reply_error(r, 500, "internal", "out of memory");
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
         return;
     }
     t->eng = eng;
@@ -406,7 +405,7 @@ void terminal_route_open(struct api_req *r)
     if (!t->x) {
         free(t->cmd);
         free(t);
-        api_reply_error(r, 500, "internal", "cannot start an exec");
+        api_reply_error(r, ERR_INTERNAL, "cannot start an exec");
         return;
     }
     t->next = eng->terminals;
@@ -423,9 +422,10 @@ static void term_on_resized(const struct sandbox_reply *dr, void *ud)
 {
     struct term *t = ud;
     if (dr->status == 200 || dr->status == 201)
-        term_resize_answer(t, 200, NULL);
+        term_resize_answer(t, ERR_NONE, NULL);
     else
-        term_resize_answer(t, 502, dr->message && *dr->message ? dr->message : "Docker refused");
+        term_resize_answer(t, ERR_DOCKER_ERROR,
+                           dr->message && *dr->message ? dr->message : "Docker refused");
 }
 
 void terminal_route_resize(struct api_req *r)
@@ -443,21 +443,21 @@ void terminal_route_resize(struct api_req *r)
     if (!json_is_string(id) || !json_is_integer(jr) || !json_is_integer(jc) ||
         json_integer_value(jr) < 1 || json_integer_value(jr) > 1000 || json_integer_value(jc) < 1 ||
         json_integer_value(jc) > 1000)
-        api_reply_error(r, 400, "bad_request",
+        api_reply_error(r, ERR_BAD_REQUEST,
                         "the body is {\"terminal\": id, \"rows\": 1..1000, \"cols\": 1..1000}");
     else if (!t)
-        api_reply_error(r, 404, "not_found", "no terminal %.40s in session %s",
-                        json_string_value(id), api_req_param(r, 0));
+        api_reply_error(r, ERR_NOT_FOUND, "no terminal %.40s in session %s", json_string_value(id),
+                        api_req_param(r, 0));
     else if (!t->x)
-        api_reply_error(r, 409, "conflict", "terminal %s has ended", t->id);
+        api_reply_error(r, ERR_CONFLICT, "terminal %s has ended", t->id);
     else {
         /* the answer waits for Docker: a client that resizes then runs `stty size` sees it */
         t->rows = (int)json_integer_value(jr);
         t->cols = (int)json_integer_value(jc);
-        term_resize_answer(t, 200, NULL); /* a newer size supersedes one in flight */
+        term_resize_answer(t, ERR_NONE, NULL); /* a newer size supersedes one in flight */
         t->resize_req = r;
         if (t->eng->driver->exec_resize(t->x, t->rows, t->cols, term_on_resized, t) < 0)
-            term_resize_answer(t, 500, "out of memory");
+            term_resize_answer(t, ERR_INTERNAL, "out of memory");
     }
     json_decref(body);
 }
@@ -468,7 +468,7 @@ void terminal_route_get(struct api_req *r)
         return;
     struct term *t = term_find(api_req_engine(r), api_req_param(r, 0), api_req_param(r, 1));
     if (!t) {
-        api_reply_error(r, 404, "not_found",
+        api_reply_error(r, ERR_NOT_FOUND,
                         "no terminal %.40s in session %s (an ended one is kept a minute)",
                         api_req_param(r, 1), api_req_param(r, 0));
         return;
@@ -493,7 +493,7 @@ void terminals_free(struct engine *eng)
             }
             if (t->x)
                 t->eng->driver->exec_close(t->x);
-            term_resize_answer(t, 503, "the engine is stopping");
+            term_resize_answer(t, ERR_UNAVAILABLE, "the engine is stopping");
         }
         term_free(t);
     }

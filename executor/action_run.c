@@ -1,8 +1,8 @@
 /* The `run` action (CmdRunAction): commands, input and keys for the persistent shell, with
- * OpenHands' BashSession semantics (protocol §3.3-3.6); `is_static` commands in a fresh
- * shell of their own (§1.5); and the hidden commands the executor runs itself (start-up
- * steps, POST /env). Completion is the shell's marker; the only timer is the action's own
- * deadline (hard timeout, or no new output for a while). */
+ * OpenHands' BashSession semantics (openhands/runtime/utils/bash.py; docs/protocol.md, "The
+ * `run` action"); `is_static` commands in a fresh shell of their own; and the hidden commands the
+ * executor runs itself (start-up steps, POST /env). Completion is the shell's marker; the only
+ * timer is the action's own deadline (hard timeout, or no new output for a while). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -235,8 +235,8 @@ static json_t *observe_completed(struct run_state *r, const struct run_args *a,
     return obs;
 }
 
-/* CmdOutputObservation with only content (the §3.6 errors; their command is ""). Output
- * stays for later. */
+/* CmdOutputObservation with only content (the idle shell's "ERROR:" replies; their command is "").
+ * Output stays for later. */
 static json_t *observe_message(struct run_state *r, const struct run_args *a, const char *content)
 {
     struct cmd_metadata md;
@@ -247,7 +247,7 @@ static json_t *observe_message(struct run_state *r, const struct run_args *a, co
     return obs;
 }
 
-/* §3.5: more than one top-level command is refused with the commands listed. NULL when the
+/* More than one top-level command is refused with the commands listed. NULL when the
  * command is one (or does not parse: it is then sent as it is). */
 static json_t *refuse_multiple(const struct run_args *a)
 {
@@ -494,7 +494,8 @@ static enum action_status start_static(struct run_state *r, struct action_req *r
     const char *wd = r->ex->cfg.working_dir;
     int key = cmdline_special_key(a->command, a->len);
     json_t *refused;
-    /* A fresh shell has nothing running (§3.6), and the one-command rule holds (§3.5). */
+    /* A fresh shell has nothing running (so the idle shell's "ERROR:" replies), and the
+     * one-command rule holds. */
     if (a->len == 0)
         return done(req, observe_message(
                              r, a, "ERROR: No previous running command to retrieve logs from."));
@@ -575,7 +576,7 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
         return done(req, observation_error("ERROR: The shell could not be started."));
 
     if (a->len == 0) {
-        /* Watch the running command again (§3.4), or report it if it finished meanwhile. */
+        /* Watch the running command again, or report it if it finished meanwhile. */
         if (sh->busy)
             return wait_for_shell(r, req, sh, true, -1);
         if (r->unreported) {
@@ -589,7 +590,7 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
         return done(req,
                     observe_message(r, a, "ERROR: No previous running command to interact with."));
 
-    /* §3.5, checked (as OpenHands does) for input to a running program too. */
+    /* The one-command rule, checked (as OpenHands does) for input to a running program too. */
     if ((refused = refuse_multiple(a)))
         return done(req, refused);
 
@@ -607,7 +608,7 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
     }
 
     if (sh->busy) {
-        /* §3.4: a new command while one runs is refused, with the old one's new output. */
+        /* A new command while one runs is refused, with the old one's new output. */
         struct cmd_metadata md;
         struct buf suffix = BUF_INIT;
         cmd_metadata_default(&md);

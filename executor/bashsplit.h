@@ -1,8 +1,8 @@
 /* Splits a command line into the top-level commands bash would read one after another.
  *
  * OpenHands refuses a `run` whose command holds more than one top-level command
- * (protocol §3.5). Bash reads a command up to an unquoted newline, but a newline does not
- * end a command inside quotes, `$'...'`, `$(...)`, backticks, `${...}`, `{ }` and `( )`
+ * (docs/protocol.md, "What happens"). Bash reads a command up to an unquoted newline, but a newline
+ * does not end a command inside quotes, `$'...'`, `$(...)`, backticks, `${...}`, `{ }` and `( )`
  * groups, `if`/`case`/`for`/`while`/`until`/`select` blocks, `[[ ]]`, `(( ))`, array
  * assignments, after `&&`, `||`, `|` or a function header, and here-document bodies belong
  * to the command that opened them. Comments and blank lines belong to the command before

@@ -1,4 +1,4 @@
-/* /server_info: uptime, idle time and the executor's own resource use (protocol §1.4). */
+/* /server_info: uptime, idle time and the executor's own resource use (docs/protocol.md). */
 #ifndef PADDOCK_EXECUTOR_SYSINFO_H
 #define PADDOCK_EXECUTOR_SYSINFO_H
 

@@ -25,7 +25,8 @@ _paddock()
     done
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--socket --state-dir --config --help --version" -- "$cur"))
+            # the global options, and the default command's (the dashboard)
+            COMPREPLY=($(compgen -W "--socket --state-dir --config --help --version --read-only --theme --bell --mouse --no-mouse" -- "$cur"))
         else
             COMPREPLY=($(compgen -W "$(paddock __commands 2>/dev/null)" -- "$cur"))
         fi
@@ -34,10 +35,13 @@ _paddock()
     case $cmd in
     pause | resume | stop | rm | show | export | history | approvals | exec)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --help --format --output --search --state --kind --risk --limit --before" -- "$cur"))
+            COMPREPLY=($(compgen -W "--json --help --format --output --raw --search --state --kind --risk --limit --before" -- "$cur"))
         else
             COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))
         fi
+        ;;
+    dashboard)
+        COMPREPLY=($(compgen -W "--read-only --theme --bell --mouse --no-mouse --help" -- "$cur"))
         ;;
     approve | reject)
         if [[ $cur == -* ]]; then

@@ -1,8 +1,11 @@
 /* The one way text reaches the screen: sanitize (common/sanitize.c), then draw wide characters
  * clipped to a number of columns. Nothing in ui/ calls waddstr & co. on its own. */
 #include "common/sanitize.h"
+#include "ui/graph.h"
 #include "ui/ui_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -143,4 +146,38 @@ void draw_frame(struct ui *ui, WINDOW *w, const char *title, bool focused)
     x += draw_text(ui, w, 0, x, width - 4, " ", theme_attr(UI_C_TITLE));
     x += draw_text(ui, w, 0, x, width - 2 - x, title, theme_attr(UI_C_TITLE));
     draw_text(ui, w, 0, x, width - 2 - x, " ", theme_attr(UI_C_TITLE));
+}
+
+int draw_tabs(struct ui *ui, WINDOW *w, int y, int x, int end, const char *const *names, size_t n,
+              size_t cur, bool focused, short (*cols)[2])
+{
+    for (size_t t = 0; t < n && x < end - 1; t++) {
+        attr_t a = t == cur ? theme_attr(focused ? UI_C_SELECTED : UI_C_SELECTED_BLUR)
+                            : theme_attr(UI_C_DIM);
+        char name[48];
+        snprintf(name, sizeof(name), " %s ", names[t]);
+        int x0 = x;
+        x += draw_text(ui, w, y, x, end - x, name, a);
+        if (cols) {
+            cols[t][0] = (short)x0;
+            cols[t][1] = (short)x;
+        }
+        x += 1;
+    }
+    return x;
+}
+
+void draw_graph(struct ui *ui, WINDOW *w, int y, int x, int width, int height, const double *values,
+                size_t n, double max, enum graph_mode mode, attr_t attr)
+{
+    if (width < 1 || height < 1)
+        return;
+    size_t rowsz = (size_t)width * 3 + 1;
+    char *rows = malloc(rowsz * (size_t)height);
+    if (!rows)
+        return;
+    graph_render(values, n, max, width, height, mode, rows, rowsz);
+    for (int r = 0; r < height; r++)
+        draw_text(ui, w, y + r, x, width, rows + (size_t)r * rowsz, attr);
+    free(rows);
 }

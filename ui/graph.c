@@ -116,6 +116,26 @@ void graph_sparkline(const double *values, size_t n, double max, int width, bool
     out[len] = '\0';
 }
 
+void graph_bucket(const double *values, size_t n, size_t cols, bool peak, double *out)
+{
+    for (size_t c = 0; c < cols; c++) {
+        size_t a = c * n / cols, b = (c + 1) * n / cols;
+        if (b <= a)
+            b = a + 1;
+        double sum = 0, best = NAN;
+        size_t k = 0;
+        for (size_t i = a; i < b && i < n; i++) {
+            if (isnan(values[i]))
+                continue;
+            sum += values[i];
+            k++;
+            if (isnan(best) || values[i] > best)
+                best = values[i];
+        }
+        out[c] = k == 0 ? NAN : peak ? best : sum / (double)k;
+    }
+}
+
 double graph_nice_max(const double *values, size_t n, double at_least)
 {
     double m = at_least > 0 ? at_least : 1;

@@ -23,6 +23,11 @@ size_t graph_render(const double *values, size_t n, double max, int width, int h
 void graph_sparkline(const double *values, size_t n, double max, int width, bool utf8, char *out,
                      size_t outsz);
 
+/* The n values (oldest first; NAN is a gap) spread over cols columns into out[cols]: each
+ * column the average of its values (peak: their maximum), NAN when it has none; fewer values
+ * than columns stretch. */
+void graph_bucket(const double *values, size_t n, size_t cols, bool peak, double *out);
+
 /* A scale top for the values: the maximum rounded up to 1, 2 or 5 times a power of ten, at
  * least at_least. */
 double graph_nice_max(const double *values, size_t n, double at_least);

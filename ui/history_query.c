@@ -188,47 +188,6 @@ bool history_want_more(size_t loaded, size_t sel, size_t margin, bool more, bool
     return loaded == 0 || sel + margin + 1 >= loaded;
 }
 
-void history_wrap(const char *text, size_t len, int width, size_t max_bytes,
-                  bool (*row)(void *ud, size_t off, size_t len), void *ud)
-{
-    if (width < 1 || max_bytes < 4)
-        return;
-    size_t start = 0, chars = 0, space = 0, space_chars = 0, rows = 0;
-    for (size_t i = 0; i <= len; i++) {
-        bool end = i == len;
-        if (end || text[i] == '\n') {
-            size_t n = i - start;
-            if (n && text[start + n - 1] == '\r')
-                n--;
-            if (!(end && n == 0 && rows)) {
-                if (!row(ud, start, n))
-                    return;
-                rows++;
-            }
-            start = i + 1;
-            chars = space = 0;
-            continue;
-        }
-        if (((unsigned char)text[i] & 0xC0) == 0x80)
-            continue;
-        if (chars == (size_t)width || i - start > max_bytes - 4) {
-            bool at_space = space > start && space_chars >= (size_t)width / 2;
-            size_t cut = at_space ? space : i;
-            if (!row(ud, start, cut - start))
-                return;
-            rows++;
-            chars = at_space ? chars - space_chars : 0;
-            start = cut;
-            space = 0;
-        }
-        chars++;
-        if (text[i] == ' ') {
-            space = i + 1;
-            space_chars = chars;
-        }
-    }
-}
-
 void history_format_time(double t, char *buf, size_t sz)
 {
     time_t sec = (time_t)t;

@@ -28,13 +28,6 @@ size_t history_margin(int page, int rows);
  * is within margin rows of the last loaded row (or nothing is loaded). */
 bool history_want_more(size_t loaded, size_t sel, size_t margin, bool more, bool pending);
 
-/* Cut text into rows for reading: at newlines (a CR before one dropped; a final newline adds
- * no empty row) and at width characters, after the row's last space when it has one in its
- * second half; a row never has more than max_bytes bytes; UTF-8 sequences stay whole. row()
- * gets each row's offset and length; false from it stops. */
-void history_wrap(const char *text, size_t len, int width, size_t max_bytes,
-                  bool (*row)(void *ud, size_t off, size_t len), void *ud);
-
 /* "2026-11-01 14:03" in local time, or "-" for t <= 0. */
 void history_format_time(double t, char *buf, size_t sz);
 /* A duration in seconds as "45s", "12m", "3h20m", "2d4h". */

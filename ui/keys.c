@@ -71,19 +71,19 @@ static unsigned keys_bottom(struct ui *ui)
 }
 
 const struct ui_key ui_list_keys[] = {
-    {'j', "j", "move down", keys_down, "j/k move", false},
-    {KEY_DOWN, "Down", "move down", keys_down, NULL, false},
-    {'k', "k", "move up", keys_up, NULL, false},
-    {KEY_UP, "Up", "move up", keys_up, NULL, false},
-    {KEY_NPAGE, "PgDn", "page down", keys_page_down, NULL, false},
-    {KEY_CTRL('f'), "^F", "page down", keys_page_down, NULL, false},
-    {KEY_PPAGE, "PgUp", "page up", keys_page_up, NULL, false},
-    {KEY_CTRL('b'), "^B", "page up", keys_page_up, NULL, false},
-    {'g', "g", "go to the first row", keys_top, NULL, false},
-    {KEY_HOME, "Home", "go to the first row", keys_top, NULL, false},
-    {'G', "G", "go to the last row", keys_bottom, NULL, false},
-    {KEY_END, "End", "go to the last row", keys_bottom, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'j', .name = "j", .help = "move down", .fn = keys_down, .hint = "j/k move"},
+    {.key = KEY_DOWN, .name = "Down", .help = "move down", .fn = keys_down},
+    {.key = 'k', .name = "k", .help = "move up", .fn = keys_up},
+    {.key = KEY_UP, .name = "Up", .help = "move up", .fn = keys_up},
+    {.key = KEY_NPAGE, .name = "PgDn", .help = "page down", .fn = keys_page_down},
+    {.key = KEY_CTRL('f'), .name = "^F", .help = "page down", .fn = keys_page_down},
+    {.key = KEY_PPAGE, .name = "PgUp", .help = "page up", .fn = keys_page_up},
+    {.key = KEY_CTRL('b'), .name = "^B", .help = "page up", .fn = keys_page_up},
+    {.key = 'g', .name = "g", .help = "go to the first row", .fn = keys_top},
+    {.key = KEY_HOME, .name = "Home", .help = "go to the first row", .fn = keys_top},
+    {.key = 'G', .name = "G", .help = "go to the last row", .fn = keys_bottom},
+    {.key = KEY_END, .name = "End", .help = "go to the last row", .fn = keys_bottom},
+    {0},
 };
 
 /* ---- global ---- */
@@ -196,26 +196,46 @@ static unsigned keys_redraw(struct ui *ui)
 }
 
 const struct ui_key ui_keys[] = {
-    {'q', "q", "quit (the engine and its sessions keep running)", keys_quit, "q quit", false},
-    {'?', "?", "show or hide this help", keys_help, "? help", false},
-    {'\t', "Tab", "next pane", keys_focus_next, "Tab pane", false},
-    {KEY_BTAB, "S-Tab", "previous pane", keys_focus_prev, NULL, false},
-    {'h', "h", "focus the sessions", keys_focus_sessions, NULL, false},
-    {KEY_LEFT, "Left", "focus the sessions", keys_focus_sessions, NULL, false},
-    {'l', "l", "focus the session's tabs", keys_focus_detail, NULL, false},
-    {KEY_RIGHT, "Right", "focus the session's tabs", keys_focus_detail, NULL, false},
-    {'\n', "Enter", "open the selected session's tabs", keys_focus_detail, NULL, false},
-    {KEY_ENTER, "Enter", "open the selected session's tabs", keys_focus_detail, NULL, false},
-    {27, "Esc", "back (to the sessions)", keys_back, NULL, false},
-    {']', "]", "next tab", keys_tab_next, "[/] tab", false},
-    {'[', "[", "previous tab", keys_tab_prev, NULL, false},
-    {'1', "1", "jump to the sessions", keys_focus_sessions, NULL, false},
-    {'2', "2", "jump to the approvals queue", keys_focus_approvals, NULL, false},
-    {'3', "3", "History: past sessions and search (full screen)", page_history_show, NULL, false},
-    {'r', "r", "refetch everything from the engine", keys_refresh, NULL, false},
-    {KEY_CTRL('l'), "^L", "redraw the screen", keys_redraw, NULL, false},
-    {':', ":", "command line (:help lists the commands)", cmdline_open, ": command", false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'q',
+     .name = "q",
+     .help = "quit (the engine and its sessions keep running)",
+     .fn = keys_quit,
+     .hint = "q quit"},
+    {.key = '?', .name = "?", .help = "show or hide this help", .fn = keys_help, .hint = "? help"},
+    {.key = '\t', .name = "Tab", .help = "next pane", .fn = keys_focus_next, .hint = "Tab pane"},
+    {.key = KEY_BTAB, .name = "S-Tab", .help = "previous pane", .fn = keys_focus_prev},
+    {.key = 'h', .name = "h", .help = "focus the sessions", .fn = keys_focus_sessions},
+    {.key = KEY_LEFT, .name = "Left", .help = "focus the sessions", .fn = keys_focus_sessions},
+    {.key = 'l', .name = "l", .help = "focus the session's tabs", .fn = keys_focus_detail},
+    {.key = KEY_RIGHT,
+     .name = "Right",
+     .help = "focus the session's tabs",
+     .fn = keys_focus_detail},
+    {.key = '\n',
+     .name = "Enter",
+     .help = "open the selected session's tabs",
+     .fn = keys_focus_detail},
+    {.key = KEY_ENTER,
+     .name = "Enter",
+     .help = "open the selected session's tabs",
+     .fn = keys_focus_detail},
+    {.key = 27, .name = "Esc", .help = "back (to the sessions)", .fn = keys_back},
+    {.key = ']', .name = "]", .help = "next tab", .fn = keys_tab_next, .hint = "[/] tab"},
+    {.key = '[', .name = "[", .help = "previous tab", .fn = keys_tab_prev},
+    {.key = '1', .name = "1", .help = "jump to the sessions", .fn = keys_focus_sessions},
+    {.key = '2', .name = "2", .help = "jump to the approvals queue", .fn = keys_focus_approvals},
+    {.key = '3',
+     .name = "3",
+     .help = "History: past sessions and search (full screen)",
+     .fn = page_history_show},
+    {.key = 'r', .name = "r", .help = "refetch everything from the engine", .fn = keys_refresh},
+    {.key = KEY_CTRL('l'), .name = "^L", .help = "redraw the screen", .fn = keys_redraw},
+    {.key = ':',
+     .name = ":",
+     .help = "command line (:help lists the commands)",
+     .fn = cmdline_open,
+     .hint = ": command"},
+    {0},
 };
 
 unsigned keys_dispatch(struct ui *ui, int key, bool code)
@@ -240,6 +260,8 @@ unsigned keys_dispatch(struct ui *ui, int key, bool code)
     }
     if (in_page && keys_run(ui, p->keys, key, code, &dirty))
         return dirty;
+    if (keys_text(ui) && keys_run(ui, textview_keys, key, code, &dirty))
+        return dirty;
     if (!in_page && list_focused(ui) >= 0 &&
         keys_run(ui, ui_lists[list_focused(ui)]->keys, key, code, &dirty))
         return dirty;
@@ -260,6 +282,10 @@ size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **
         titles[n] = p->name;
         out[n++] = p->keys;
     }
+    if (keys_text(ui) && n < max) {
+        titles[n] = "text";
+        out[n++] = textview_keys;
+    }
     int l = list_focused(ui);
     if (!in_page && l >= 0 && ui_lists[l]->keys && n < max) {
         titles[n] = ui_lists[l]->name;
@@ -274,6 +300,13 @@ size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **
         out[n++] = ui_keys;
     }
     return n;
+}
+
+struct textview *keys_text(const struct ui *ui)
+{
+    const struct ui_page *p = ui_current_page(ui);
+    bool in_page = p && (ui->page || ui->focus == UI_PANE_DETAIL);
+    return in_page && p->text ? p->text(ui) : NULL;
 }
 
 bool keys_page_takes_all(const struct ui *ui)

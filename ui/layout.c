@@ -125,20 +125,13 @@ static void layout_draw_detail_frame(struct ui *ui, WINDOW *w, bool focused)
         snprintf(who, sizeof(who), " %s ", s ? (s->name && *s->name ? s->name : s->id) : "-");
         x += draw_text(ui, w, 0, x, width / 3, who, theme_attr(UI_C_TITLE));
         memset(ui->tab_x, 0, sizeof(ui->tab_x));
-        for (size_t t = 0; t < ui_ntabs && x < width - 3; t++) {
-            bool cur = t == ui->tab;
-            attr_t a = cur ? theme_attr(focused ? UI_C_SELECTED : UI_C_SELECTED_BLUR)
-                           : theme_attr(UI_C_DIM);
-            char name[48];
-            snprintf(name, sizeof(name), " %s ", ui_tabs[t]->name);
-            int x0 = x;
-            x += draw_text(ui, w, 0, x, width - 2 - x, name, a);
-            if (t < sizeof(ui->tab_x) / sizeof(ui->tab_x[0])) { /* for clicks (mouse.c) */
-                ui->tab_x[t][0] = (short)x0;
-                ui->tab_x[t][1] = (short)x;
-            }
-            x += 1;
-        }
+        const char *names[sizeof(ui->tab_x) / sizeof(ui->tab_x[0])];
+        size_t n = ui_ntabs < sizeof(names) / sizeof(names[0]) ? ui_ntabs
+                                                               : sizeof(names) / sizeof(names[0]);
+        for (size_t t = 0; t < n; t++)
+            names[t] = ui_tabs[t]->name;
+        /* the columns each tab took: for clicks (mouse.c) */
+        draw_tabs(ui, w, 0, x, width - 2, names, n, ui->tab, focused, ui->tab_x);
     }
     const struct ui_page *p = ui_current_page(ui);
     const char *hint = p && p->hint ? p->hint(ui) : NULL;

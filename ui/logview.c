@@ -132,12 +132,13 @@ size_t logview_display(const char *text, size_t len, unsigned flags, char **buf,
     return sanitize_text_flags(text, len, *buf, *cap, flags & ~(unsigned)SANITIZE_MULTILINE);
 }
 
-size_t logview_wrap(const char *s, size_t len, int width, size_t first, size_t *starts, size_t max)
+size_t logview_wrap(const char *s, size_t len, int width, bool words, size_t first, size_t *starts,
+                    size_t max)
 {
     if (width < 1)
         width = 1;
-    size_t row = 0;
-    int cols = 0;
+    size_t row = 0, space = 0;
+    int cols = 0, space_cols = 0; /* space: where the row's last space ends, and its column */
     if (first == 0 && max)
         starts[0] = 0;
     mbstate_t st;
@@ -156,13 +157,21 @@ size_t logview_wrap(const char *s, size_t len, int width, size_t first, size_t *
                 cw = 1; /* drawn as `?` (ui/draw.c) */
         }
         if (cw > 0 && cols > 0 && cols + cw > width) {
+            /* a word that does not fit goes to the next row whole, when the row keeps at
+             * least half its width */
+            bool at_space = words && space && space_cols >= width / 2;
             row++;
-            cols = 0;
             if (row >= first && row - first < max)
-                starts[row - first] = i;
+                starts[row - first] = at_space ? space : i;
+            cols = at_space ? cols - space_cols : 0;
+            space = 0;
         }
         cols += cw;
         i += k;
+        if (wc == L' ' && k == 1) {
+            space = i;
+            space_cols = cols;
+        }
     }
     return row + 1;
 }
@@ -242,59 +251,6 @@ void logview_move(struct logview_pos *p, long delta, size_t n, size_t height, lo
     }
     if (logview_before(bottom, *p))
         *p = bottom;
-}
-
-/* ---- search in what is shown ---- */
-
-/* Printable ASCII only: shown exactly as it is, so it can be searched without the sanitizer. */
-static bool logview_plain(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
-            return false;
-    return true;
-}
-
-static bool logview_line_has(const struct logbuf *b, size_t i, const char *needle, unsigned flags,
-                             char **buf, size_t *cap)
-{
-    const struct logbuf_line *l = logbuf_get(b, i);
-    if (!l)
-        return false;
-    size_t pos;
-    if (logview_plain(l->text, l->len))
-        return logbuf_matches(l->text, l->len, needle, &pos, 1) > 0;
-    size_t n = logview_display(l->text, l->len, flags, buf, cap);
-    return logbuf_matches(*buf, n, needle, &pos, 1) > 0;
-}
-
-long logview_find(const struct logbuf *b, const char *needle, size_t from, int dir, unsigned flags)
-{
-    if (!b->count || !needle || !*needle)
-        return -1;
-    char *buf = NULL;
-    size_t cap = 0;
-    size_t start = from < b->count ? from : b->count - 1;
-    long found = -1;
-    for (size_t step = 0; step < b->count && found < 0; step++) {
-        size_t i = dir >= 0 ? (start + step) % b->count : (start + b->count - step) % b->count;
-        if (logview_line_has(b, i, needle, flags, &buf, &cap))
-            found = (long)i;
-    }
-    free(buf);
-    return found;
-}
-
-size_t logview_count(const struct logbuf *b, const char *needle, unsigned flags)
-{
-    if (!needle || !*needle)
-        return 0;
-    char *buf = NULL;
-    size_t cap = 0, found = 0;
-    for (size_t i = 0; i < b->count; i++)
-        found += logview_line_has(b, i, needle, flags, &buf, &cap);
-    free(buf);
-    return found;
 }
 
 /* ---- saving ---- */

@@ -1,6 +1,6 @@
-/* The Logs tab's pure parts (no ncurses): Docker's timestamps taken off each line, sanitized
- * display text, rows of a wrapped line, scrolling over lines of several rows, search in what
- * is shown, and saving the buffer. ui/tab_logs.c draws with them. */
+/* Lines of text, pure (no ncurses): Docker's timestamps taken off each log line, sanitized
+ * display text, rows of a wrapped line, scrolling over lines of several rows, and saving a log
+ * buffer. The text viewer (ui/textview.c) and the Logs tab (ui/tab_logs.c) build on them. */
 #ifndef PADDOCK_UI_LOGVIEW_H
 #define PADDOCK_UI_LOGVIEW_H
 
@@ -34,8 +34,10 @@ size_t logview_display(const char *text, size_t len, unsigned flags, char **buf,
 
 /* Rows that sanitized text s takes at `width` columns (at least 1). The byte offset where each
  * of rows first .. first + max - 1 starts goes to starts[0 ..] (those that exist). Combining
- * marks stay with their character; one wider than the width still gets a row of its own. */
-size_t logview_wrap(const char *s, size_t len, int width, size_t first, size_t *starts, size_t max);
+ * marks stay with their character; one wider than the width still gets a row of its own.
+ * words: a row ends after its last space instead when that keeps half the width (prose). */
+size_t logview_wrap(const char *s, size_t len, int width, bool words, size_t first, size_t *starts,
+                    size_t max);
 
 /* A place in the lines: a line and a row within it (wrapped lines have several). */
 struct logview_pos {
@@ -54,13 +56,6 @@ bool logview_at_bottom(struct logview_pos p, size_t n, size_t height, logview_ro
  * bottom (logview_bottom). */
 void logview_move(struct logview_pos *p, long delta, size_t n, size_t height, logview_rows_fn rows,
                   void *ud);
-
-/* Like logbuf_find, on the text as shown (sanitized with flags): the first line from `from`
- * (forward when dir > 0, else backward, wrapping around) whose shown text holds needle
- * (ASCII case-insensitive); -1 when none does. */
-long logview_find(const struct logbuf *b, const char *needle, size_t from, int dir, unsigned flags);
-/* How many lines' shown text holds needle. */
-size_t logview_count(const struct logbuf *b, const char *needle, unsigned flags);
 
 /* Write every line as it came (raw bytes, a newline each), with its time as an RFC 3339 UTC
  * prefix when stamps is set and the line has one. 0, or -1 (errno set) on a write error. */

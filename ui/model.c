@@ -1,6 +1,6 @@
 /* The dashboard's copy of the engine's sessions and of one session's actions. Filled by a
  * fetch on (re)connect and on selection, then kept current from events. No ncurses here. */
-#include "ui/ui_internal.h"
+#include "ui/model.h"
 
 #include <stdio.h>
 #include <stdlib.h>

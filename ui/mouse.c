@@ -94,7 +94,8 @@ unsigned mouse_dispatch(struct ui *ui)
             unsigned dirty = 0, one = 0;
             int key = step < 0 ? KEY_UP : KEY_DOWN;
             for (int i = 0; i < MOUSE_WHEEL_ROWS; i++)
-                if (keys_run(ui, p ? p->keys : NULL, key, true, &one))
+                if (keys_run(ui, p ? p->keys : NULL, key, true, &one) ||
+                    (keys_text(ui) && keys_run(ui, textview_keys, key, true, &one)))
                     dirty |= one;
             return d | dirty;
         }

@@ -1,37 +1,29 @@
 /* One action shown whole (full screen; Enter on the Actions or Changes tab, Esc back): what
  * ran, its risk, the approval (who, when, why), exit code, duration, an edit's diff with +
  * lines green and - lines red, and the whole observation, from GET /v1/actions/{id}
- * (client/action_detail.c builds the text). Wrapped to the width; j/k/PgUp/PgDn/g/G scroll. An
- * action still running is fetched again when its event says it changed. */
+ * (client/action_detail.c builds the text). The shared text viewer (ui/textview.c) shows it,
+ * wrapped at words; its keys scroll and search (j/k/PgUp/PgDn/g/G, / n N). An action still running
+ * is fetched again when its event says it changed. */
 #include "client/action_detail.h"
 #include "client/client.h"
-#include "ui/history_query.h"
+#include "common/sanitize.h"
+#include "ui/textview.h"
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PAGE_ACT_ROW_BYTES 2048 /* a row's bytes at most (history_wrap cuts longer ones) */
 #define PAGE_ACT_REFETCH_MS 100
-
-struct page_act_row {
-    size_t off, len;
-    enum action_line cls;
-};
 
 struct page_act {
     struct ui *ui;
     long long id;
     struct action_detail d;
+    struct textview_text text; /* d's text in lines */
+    struct textview tv;
     bool loaded, loading;
     char error[300];
-    struct page_act_row *rows;
-    size_t nrows, cap;
-    int width;  /* what the rows were cut for (0: cut again) */
-    int height; /* rows shown at the last draw */
-    size_t top;
-    size_t line_start; /* while cutting: where the current line began */
     int64_t refetch_at;
     char hint[96];
     char tok;
@@ -45,40 +37,36 @@ static struct page_act *page_act_find(const struct ui *ui)
     return NULL;
 }
 
-/* ---- rows: the text cut for the width, each with its line's class ---- */
+/* ---- the lines, each in its class's colour ---- */
 
-static bool page_act_row(void *ud, size_t off, size_t len)
+static const enum ui_color page_act_colors[] = {
+    [ACTION_LINE_PLAIN] = UI_C_NORMAL, [ACTION_LINE_TITLE] = UI_C_TITLE,
+    [ACTION_LINE_FILE] = UI_C_DIM,     [ACTION_LINE_HUNK] = UI_C_INFO,
+    [ACTION_LINE_ADD] = UI_C_OK,       [ACTION_LINE_DEL] = UI_C_BAD,
+};
+
+static size_t page_act_count(const void *ud)
 {
-    struct page_act *st = ud;
-    if (st->nrows == st->cap) {
-        size_t cap = st->cap ? st->cap * 2 : 256;
-        struct page_act_row *r = realloc(st->rows, cap * sizeof(*r));
-        if (!r)
-            return false;
-        st->rows = r;
-        st->cap = cap;
-    }
-    /* a row that starts a line classifies it; the rest of a wrapped line keep its class */
-    if (off == 0 || st->d.text[off - 1] == '\n')
-        st->line_start = off;
-    st->rows[st->nrows++] =
-        (struct page_act_row){off, len, action_detail_line(&st->d, st->line_start)};
-    return true;
+    return textview_text_source.count(&((const struct page_act *)ud)->text);
 }
 
-static void page_act_cut(struct page_act *st, int width)
+static const char *page_act_line(const void *ud, size_t i, size_t *len)
 {
-    st->nrows = 0;
-    st->width = width;
-    st->line_start = 0;
-    history_wrap(st->d.text, st->d.len, width, PAGE_ACT_ROW_BYTES - 8, page_act_row, st);
+    return textview_text_source.line(&((const struct page_act *)ud)->text, i, len);
 }
 
-static size_t page_act_max_top(const struct page_act *st)
+static enum ui_color page_act_color(const void *ud, size_t i)
 {
-    size_t h = st->height > 0 ? (size_t)st->height : 1;
-    return st->nrows > h ? st->nrows - h : 0;
+    const struct page_act *st = ud;
+    return i < st->text.nlines ? page_act_colors[action_detail_line(&st->d, st->text.off[i])]
+                               : UI_C_NORMAL;
 }
+
+static const struct textview_source page_act_source = {
+    .count = page_act_count,
+    .line = page_act_line,
+    .color = page_act_color,
+};
 
 /* ---- fetching ---- */
 
@@ -97,14 +85,20 @@ static void page_act_fetched(int status, json_t *reply, const char *err, void *u
         snprintf(st->error, sizeof(st->error), "action %lld: out of memory", st->id);
         return;
     }
+    if (textview_text_set(&st->text, d.text, d.len) < 0) {
+        action_detail_free(&d);
+        snprintf(st->error, sizeof(st->error), "action %lld: out of memory", st->id);
+        return;
+    }
     action_detail_free(&st->d);
     st->d = d;
     st->error[0] = '\0';
     st->loaded = true;
-    st->width = 0;          /* the position stays (a refetch) */
-    if (st->ui->win_body) { /* cut now: the border's position hint is drawn before the body */
-        st->height = getmaxy(st->ui->win_body);
-        page_act_cut(st, getmaxx(st->ui->win_body) - 2);
+    /* the position stays (a refetch); the rows are cut again */
+    textview_changed(&st->tv);
+    if (st->ui->win_body) { /* the border's position hint is drawn before the body */
+        st->tv.height = getmaxy(st->ui->win_body);
+        st->tv.width = getmaxx(st->ui->win_body) - 2;
     }
 }
 
@@ -121,7 +115,8 @@ static void page_act_free(struct ui *ui, struct page_act *st)
 {
     ui_cancel(ui, &st->tok);
     action_detail_free(&st->d);
-    free(st->rows);
+    textview_text_free(&st->text);
+    textview_free(&st->tv);
     free(st);
 }
 
@@ -140,6 +135,8 @@ unsigned page_action_show(struct ui *ui, long long id)
     }
     st->ui = ui;
     st->id = id;
+    textview_init(&st->tv, &page_act_source, st, ui->utf8 ? 0 : SANITIZE_ASCII);
+    st->tv.words = true;
     if (ui->page == &page_action) { /* already shown: show this one instead */
         page_act_fetch(ui, st);
         return UI_DIRTY_DETAIL;
@@ -201,12 +198,6 @@ static unsigned page_act_on_tick(struct ui *ui)
 
 /* ---- drawing ---- */
 
-static const enum ui_color page_act_colors[] = {
-    [ACTION_LINE_PLAIN] = UI_C_NORMAL, [ACTION_LINE_TITLE] = UI_C_TITLE,
-    [ACTION_LINE_FILE] = UI_C_DIM,     [ACTION_LINE_HUNK] = UI_C_INFO,
-    [ACTION_LINE_ADD] = UI_C_OK,       [ACTION_LINE_DEL] = UI_C_BAD,
-};
-
 static void page_act_draw(struct ui *ui, WINDOW *w, bool focused)
 {
     (void)focused;
@@ -224,19 +215,7 @@ static void page_act_draw(struct ui *ui, WINDOW *w, bool focused)
         draw_text(ui, w, 0, 1, width, "loading…", theme_attr(UI_C_DIM));
         return;
     }
-    if (st->width != width)
-        page_act_cut(st, width);
-    st->height = h;
-    if (st->top > page_act_max_top(st))
-        st->top = page_act_max_top(st);
-    static char row[PAGE_ACT_ROW_BYTES];
-    for (int r = 0; r < h && st->top + (size_t)r < st->nrows; r++) {
-        const struct page_act_row *pr = &st->rows[st->top + (size_t)r];
-        size_t n = pr->len < sizeof(row) - 1 ? pr->len : sizeof(row) - 1;
-        memcpy(row, st->d.text + pr->off, n);
-        row[n] = '\0';
-        draw_text(ui, w, r, 1, width, row, theme_attr(page_act_colors[pr->cls]));
-    }
+    textview_draw(ui, &st->tv, w, 0, 1, h, width);
 }
 
 static const char *page_act_hint(const struct ui *ui)
@@ -244,86 +223,40 @@ static const char *page_act_hint(const struct ui *ui)
     struct page_act *st = page_act_find(ui);
     if (!st)
         return NULL;
-    if (!st->loaded || st->nrows == 0)
+    size_t first, last, total;
+    if (st->loaded)
+        textview_position(&st->tv, &first, &last, &total);
+    if (!st->loaded || total == 0)
         snprintf(st->hint, sizeof(st->hint), "Esc back");
     else
-        snprintf(st->hint, sizeof(st->hint), "#%lld  %zu-%zu of %zu  Esc back", st->id, st->top + 1,
-                 st->top + (size_t)st->height < st->nrows ? st->top + (size_t)st->height
-                                                          : st->nrows,
-                 st->nrows);
+        snprintf(st->hint, sizeof(st->hint), "#%lld  %zu-%zu of %zu  Esc back", st->id, first, last,
+                 total);
     return st->hint;
 }
 
-/* ---- keys: scrolling ---- */
+/* The end is the observation's (an action still running keeps it in view). */
+static const struct ui_key page_act_keys[] = {
+    {.key = 'G',
+     .name = "G",
+     .help = "go to the end (of the observation)",
+     .fn = textview_key_end,
+     .hint = "g/G ends"},
+    {.key = KEY_END, .name = "End", .help = "go to the end", .fn = textview_key_end},
+    {0},
+};
 
-static unsigned page_act_scroll(struct ui *ui, long delta)
+/* Scrolling and search: the text keys (textview_keys), once the text is there. */
+static struct textview *page_act_text(const struct ui *ui)
 {
     struct page_act *st = page_act_find(ui);
-    if (!st)
-        return 0;
-    long top = (long)st->top + delta;
-    long most = (long)page_act_max_top(st);
-    top = top < 0 ? 0 : top > most ? most : top;
-    if ((size_t)top == st->top)
-        return 0;
-    st->top = (size_t)top;
-    return UI_DIRTY_DETAIL;
+    return st && st->loaded ? &st->tv : NULL;
 }
-
-static long page_act_page(const struct ui *ui)
-{
-    const struct page_act *st = page_act_find(ui);
-    return st && st->height > 2 ? st->height - 1 : 1;
-}
-
-static unsigned page_act_down(struct ui *ui)
-{
-    return page_act_scroll(ui, 1);
-}
-
-static unsigned page_act_up(struct ui *ui)
-{
-    return page_act_scroll(ui, -1);
-}
-
-static unsigned page_act_page_down(struct ui *ui)
-{
-    return page_act_scroll(ui, page_act_page(ui));
-}
-
-static unsigned page_act_page_up(struct ui *ui)
-{
-    return page_act_scroll(ui, -page_act_page(ui));
-}
-
-static unsigned page_act_top(struct ui *ui)
-{
-    return page_act_scroll(ui, -(long)1e9);
-}
-
-static unsigned page_act_bottom(struct ui *ui)
-{
-    return page_act_scroll(ui, (long)1e9);
-}
-
-static const struct ui_key page_act_keys[] = {
-    {'j', "j", "scroll down", page_act_down, "j/k scroll", false},
-    {KEY_DOWN, "Down", "scroll down", page_act_down, NULL, false},
-    {'k', "k", "scroll up", page_act_up, NULL, false},
-    {KEY_UP, "Up", "scroll up", page_act_up, NULL, false},
-    {KEY_NPAGE, "PgDn", "page down", page_act_page_down, NULL, false},
-    {KEY_PPAGE, "PgUp", "page up", page_act_page_up, NULL, false},
-    {'g', "g", "go to the top", page_act_top, NULL, false},
-    {KEY_HOME, "Home", "go to the top", page_act_top, NULL, false},
-    {'G', "G", "go to the end (of the observation)", page_act_bottom, "g/G ends", false},
-    {KEY_END, "End", "go to the end", page_act_bottom, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
-};
 
 const struct ui_page page_action = {
     .name = "Action",
     .keys = page_act_keys,
     .list = -1,
+    .text = page_act_text,
     .open = page_act_open,
     .close = page_act_close,
     .draw = page_act_draw,

@@ -8,11 +8,15 @@
  * when the selection nears the end of what is loaded, never more than one per list at a
  * time, and nothing is loaded beyond that. A new selection cancels the requests made for the
  * previous one, so holding `j` costs one answer, not one per row. Everything shown came from
- * the engine (and so from sandboxes): it reaches the screen through draw_text only. */
+ * the engine (and so from sandboxes): it reaches the screen through draw_text only. The
+ * right side's views sit in the dashboard's tab bar (draw_tabs), its texts in the shared text
+ * viewer (ui/textview.c) and its graphs are ui/graph.c's, as on the Resources tab. */
 #include "client/action_detail.h"
 #include "client/client.h"
+#include "common/sanitize.h"
 #include "ui/graph.h"
 #include "ui/history_query.h"
+#include "ui/textview.h"
 #include "ui/ui_internal.h"
 
 #include <math.h>
@@ -25,7 +29,6 @@
 #define HIST_PAGE_DEFAULT 100
 #define HIST_LOG_TAIL 2000 /* log lines asked for */
 #define HIST_SAMPLES 3600  /* the newest stored samples, for the graphs */
-#define HIST_ROW_BYTES 2048
 
 enum hist_tab { HIST_TAB_ACTIONS, HIST_TAB_LOG, HIST_TAB_GRAPHS, HIST_NTABS };
 static const char *const hist_tab_names[HIST_NTABS] = {"Actions", "Log", "Graphs"};
@@ -40,16 +43,10 @@ struct hist_list {
     char tok; /* the requests' token (its address) */
 };
 
-/* Text to read (a log tail, an observation): raw bytes cut into rows for the width shown. */
+/* Text to read (a log tail, an observation), in the shared text viewer. */
 struct hist_text {
-    char *text;
-    size_t len;
-    size_t *off, *rlen; /* the rows */
-    size_t nrows, cap;
-    int width;  /* what the rows were cut for */
-    int height; /* rows shown at the last draw */
-    size_t top;
-    bool at_end; /* keep the end in view */
+    struct textview_text text;
+    struct textview tv;
     bool pending, loaded;
     char *error;
     char tok;
@@ -155,75 +152,24 @@ static void hist_list_got(struct hist *h, struct hist_list *l, int status, json_
 static void hist_text_clear(struct ui *ui, struct hist_text *t)
 {
     ui_cancel(ui, &t->tok);
-    free(t->text);
-    free(t->off);
-    free(t->rlen);
+    textview_text_free(&t->text);
+    textview_free(&t->tv);
     free(t->error);
     memset(t, 0, sizeof(*t));
+    textview_init(&t->tv, &textview_text_source, &t->text, ui->utf8 ? 0 : SANITIZE_ASCII);
+    t->tv.words = true;
 }
 
+/* The text arrived: shown from the top, or from the end (a log's newest lines). */
 static void hist_text_set(struct hist_text *t, const char *text, size_t len, bool at_end)
 {
-    free(t->text);
-    t->text = malloc(len + 1);
-    t->len = t->text ? len : 0;
-    if (t->text) {
-        memcpy(t->text, text, len);
-        t->text[len] = '\0';
+    if (textview_text_set(&t->text, text, len) < 0) {
+        free(t->error);
+        t->error = strdup("out of memory");
     }
-    t->width = 0; /* cut again at the next draw */
-    t->top = 0;
-    t->at_end = at_end;
+    textview_reset(&t->tv);
+    t->tv.follow = at_end;
     t->loaded = true;
-}
-
-static bool hist_text_push(struct hist_text *t, size_t off, size_t len)
-{
-    if (t->nrows == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        size_t *o = realloc(t->off, cap * sizeof(*o));
-        if (o)
-            t->off = o;
-        size_t *l = o ? realloc(t->rlen, cap * sizeof(*l)) : NULL;
-        if (!l)
-            return false;
-        t->rlen = l;
-        t->cap = cap;
-    }
-    t->off[t->nrows] = off;
-    t->rlen[t->nrows++] = len;
-    return true;
-}
-
-static bool hist_text_row(void *ud, size_t off, size_t len)
-{
-    return hist_text_push(ud, off, len);
-}
-
-static void hist_text_wrap(struct hist_text *t, int width)
-{
-    t->nrows = 0;
-    t->width = width;
-    history_wrap(t->text, t->len, width, HIST_ROW_BYTES - 8, hist_text_row, t);
-}
-
-static size_t hist_text_max_top(const struct hist_text *t)
-{
-    size_t h = t->height > 0 ? (size_t)t->height : 1;
-    return t->nrows > h ? t->nrows - h : 0;
-}
-
-static unsigned hist_text_scroll(struct hist_text *t, long delta)
-{
-    size_t max = hist_text_max_top(t);
-    long top = (long)(t->at_end ? max : t->top) + delta;
-    if (top < 0)
-        top = 0;
-    if ((size_t)top > max)
-        top = (long)max;
-    t->top = (size_t)top;
-    t->at_end = t->top == max;
-    return UI_DIRTY_DETAIL;
 }
 
 static void hist_text_draw(struct ui *ui, struct hist_text *t, WINDOW *w, int y0, int x0,
@@ -237,24 +183,12 @@ static void hist_text_draw(struct ui *ui, struct hist_text *t, WINDOW *w, int y0
         draw_text(ui, w, y0, x0, width, "loading…", theme_attr(UI_C_DIM));
         return;
     }
-    if (t->width != width)
-        hist_text_wrap(t, width);
-    t->height = height;
-    if (t->nrows == 0 || (t->nrows == 1 && t->rlen[0] == 0)) {
+    if (t->text.nlines == 0 || (t->text.nlines == 1 && t->text.lens[0] == 0)) {
+        t->tv.height = height;
         draw_text(ui, w, y0, x0, width, empty, theme_attr(UI_C_DIM));
         return;
     }
-    size_t max = hist_text_max_top(t);
-    if (t->at_end || t->top > max)
-        t->top = max;
-    static char row[HIST_ROW_BYTES];
-    for (int r = 0; r < height && t->top + (size_t)r < t->nrows; r++) {
-        size_t i = t->top + (size_t)r;
-        size_t n = t->rlen[i] < sizeof(row) - 1 ? t->rlen[i] : sizeof(row) - 1;
-        memcpy(row, t->text + t->off[i], n);
-        row[n] = '\0';
-        draw_text(ui, w, y0 + r, x0, width, row, 0);
-    }
+    textview_draw(ui, &t->tv, w, y0, x0, height, width);
 }
 
 /* ---- requests ---- */
@@ -598,12 +532,12 @@ static void hist_more_mark(const struct hist_list *l, char *buf, size_t sz)
 enum { SC_ID, SC_NAME, SC_STATE, SC_IMAGE, SC_CREATED, SC_ACTS };
 
 static const struct list_column hist_sessions_columns[] = {
-    [SC_ID] = {"ID", 8, 60, false, false},
-    [SC_NAME] = {"NAME", 8, 100, false, true},
-    [SC_STATE] = {"STATE", 10, 95, false, false},
-    [SC_IMAGE] = {"IMAGE", 18, 40, false, false},
-    [SC_CREATED] = {"CREATED", 16, 80, false, false},
-    [SC_ACTS] = {"ACTS", 6, 70, true, false},
+    [SC_ID] = {.title = "ID", .width = 8, .prio = 60},
+    [SC_NAME] = {.title = "NAME", .width = 8, .prio = 100, .flex = true},
+    [SC_STATE] = {.title = "STATE", .width = 10, .prio = 95},
+    [SC_IMAGE] = {.title = "IMAGE", .width = 18, .prio = 40},
+    [SC_CREATED] = {.title = "CREATED", .width = 16, .prio = 80},
+    [SC_ACTS] = {.title = "ACTS", .width = 6, .prio = 70, .right = true},
 };
 
 static size_t hist_sessions_count(const struct ui *ui)
@@ -701,9 +635,11 @@ const struct ui_view view_history = {
 enum { RC_TIME, RC_SESSION, RC_KIND, RC_COMMAND, RC_STATE };
 
 static const struct list_column hist_results_columns[] = {
-    [RC_TIME] = {"TIME", 16, 70, false, false},  [RC_SESSION] = {"SESSION", 8, 90, false, false},
-    [RC_KIND] = {"KIND", 5, 30, false, false},   [RC_COMMAND] = {"COMMAND", 12, 100, false, true},
-    [RC_STATE] = {"STATE", 8, 50, false, false},
+    [RC_TIME] = {.title = "TIME", .width = 16, .prio = 70},
+    [RC_SESSION] = {.title = "SESSION", .width = 8, .prio = 90},
+    [RC_KIND] = {.title = "KIND", .width = 5, .prio = 30},
+    [RC_COMMAND] = {.title = "COMMAND", .width = 12, .prio = 100, .flex = true},
+    [RC_STATE] = {.title = "STATE", .width = 8, .prio = 50},
 };
 
 static size_t hist_results_count(const struct ui *ui)
@@ -788,10 +724,14 @@ const struct ui_view view_history_search = {
 enum { AC_ID, AC_TIME, AC_KIND, AC_SUMMARY, AC_STATE, AC_EXIT, AC_MS, AC_RISK };
 
 static const struct list_column hist_actions_columns[] = {
-    [AC_ID] = {"ID", 6, 50, true, false},        [AC_TIME] = {"TIME", 8, 60, false, false},
-    [AC_KIND] = {"KIND", 5, 20, false, false},   [AC_SUMMARY] = {"SUMMARY", 12, 100, false, true},
-    [AC_STATE] = {"STATE", 8, 90, false, false}, [AC_EXIT] = {"EXIT", 4, 80, true, false},
-    [AC_MS] = {"MS", 7, 40, true, false},        [AC_RISK] = {"RISK", 6, 30, false, false},
+    [AC_ID] = {.title = "ID", .width = 6, .prio = 50, .right = true},
+    [AC_TIME] = {.title = "TIME", .width = 8, .prio = 60},
+    [AC_KIND] = {.title = "KIND", .width = 5, .prio = 20},
+    [AC_SUMMARY] = {.title = "SUMMARY", .width = 12, .prio = 100, .flex = true},
+    [AC_STATE] = {.title = "STATE", .width = 8, .prio = 90},
+    [AC_EXIT] = {.title = "EXIT", .width = 4, .prio = 80, .right = true},
+    [AC_MS] = {.title = "MS", .width = 7, .prio = 40, .right = true},
+    [AC_RISK] = {.title = "RISK", .width = 6, .prio = 30},
 };
 
 static size_t hist_actions_count(const struct ui *ui)
@@ -918,9 +858,9 @@ struct hist_metric {
 };
 
 static const struct hist_metric hist_metrics[] = {
-    {"CPU", "cpu", 1, "%", 1, false},
-    {"Memory", "mem", 1048576.0, "MiB", 1, false},
-    {"PIDs", "pids", 1, "", 1, true},
+    {.name = "CPU", .key = "cpu", .scale = 1, .unit = "%", .at_least = 1},
+    {.name = "Memory", .key = "mem", .scale = 1048576.0, .unit = "MiB", .at_least = 1},
+    {.name = "PIDs", .key = "pids", .scale = 1, .unit = "", .at_least = 1, .peak = true},
 };
 
 static void hist_draw_metric(struct ui *ui, WINDOW *w, json_t *samples, const struct hist_metric *m,
@@ -930,32 +870,20 @@ static void hist_draw_metric(struct ui *ui, WINDOW *w, json_t *samples, const st
     enum graph_mode mode = ui->utf8 ? GRAPH_BRAILLE : GRAPH_ASCII;
     size_t slots = (size_t)width * (mode == GRAPH_BRAILLE ? 2 : 1);
     size_t cols = n ? slots : 0; /* the whole session spans the width: few samples stretch */
+    double *raw = malloc((n ? n : 1) * sizeof(double));
     double *v = calloc(cols ? cols : 1, sizeof(double));
-    size_t rowsz = (size_t)width * 3 + 1;
-    char *rows = malloc(rowsz * (size_t)(height > 0 ? height : 1));
-    if (!v || !rows) {
+    if (!raw || !v) {
+        free(raw);
         free(v);
-        free(rows);
         return;
     }
+    for (size_t i = 0; i < n; i++) {
+        json_t *val = json_object_get(json_array_get(samples, i), m->key);
+        raw[i] = json_is_number(val) ? json_number_value(val) / m->scale : NAN;
+    }
+    graph_bucket(raw, n, cols, m->peak, v);
     double peak = 0, last = NAN;
     for (size_t c = 0; c < cols; c++) {
-        size_t a = c * n / cols, b = (c + 1) * n / cols;
-        if (b <= a)
-            b = a + 1;
-        double sum = 0, best = NAN;
-        size_t k = 0;
-        for (size_t i = a; i < b; i++) {
-            json_t *val = json_object_get(json_array_get(samples, i), m->key);
-            if (!json_is_number(val))
-                continue;
-            double x1 = json_number_value(val) / m->scale;
-            sum += x1;
-            k++;
-            if (isnan(best) || x1 > best)
-                best = x1;
-        }
-        v[c] = k == 0 ? NAN : m->peak ? best : sum / (double)k;
         if (!isnan(v[c])) {
             last = v[c];
             if (v[c] > peak)
@@ -969,13 +897,9 @@ static void hist_draw_metric(struct ui *ui, WINDOW *w, json_t *samples, const st
     snprintf(label, sizeof(label), "%s %s last %s, peak %.1f, scale %g%s%s", m->name,
              draw_glyph(ui, "\xC2\xB7", "-"), lastbuf, peak, top, *m->unit ? " " : "", m->unit);
     draw_text(ui, w, y, x, width, label, theme_attr(UI_C_TITLE));
-    if (height > 0) {
-        graph_render(v, cols, top, width, height, mode, rows, rowsz);
-        for (int r = 0; r < height; r++)
-            draw_text(ui, w, y + 1 + r, x, width, rows + (size_t)r * rowsz, theme_attr(UI_C_INFO));
-    }
+    draw_graph(ui, w, y + 1, x, width, height, v, cols, top, mode, theme_attr(UI_C_INFO));
+    free(raw);
     free(v);
-    free(rows);
 }
 
 static void hist_draw_graphs(struct ui *ui, struct hist *h, WINDOW *w, int y, int x, int height,
@@ -1057,13 +981,12 @@ static void hist_draw_right(struct ui *ui, struct hist *h, WINDOW *w, bool focus
         return;
     if (h->obs_id) { /* the whole observation over the right side */
         hist_text_draw(ui, &h->obs, w, y, x, bottom - y, width, "(empty)");
-        if (h->obs.nrows > (size_t)h->obs.height && h->obs.height > 0) {
+        size_t first, last, total;
+        if (h->obs.loaded && !h->obs.error)
+            textview_position(&h->obs.tv, &first, &last, &total);
+        if (h->obs.loaded && !h->obs.error && total > (size_t)h->obs.tv.height) {
             char more[64];
-            snprintf(more, sizeof(more), " %zu-%zu of %zu ", h->obs.top + 1,
-                     h->obs.top + (size_t)h->obs.height < h->obs.nrows
-                         ? h->obs.top + (size_t)h->obs.height
-                         : h->obs.nrows,
-                     h->obs.nrows);
+            snprintf(more, sizeof(more), " %zu-%zu of %zu ", first, last, total);
             int mw = (int)strlen(more);
             if (mw < W - 4)
                 draw_text(ui, w, H - 1, W - 2 - mw, mw, more,
@@ -1077,15 +1000,8 @@ static void hist_draw_right(struct ui *ui, struct hist *h, WINDOW *w, bool focus
     }
     hist_draw_info(ui, h, w, y, x, width);
     y += 2;
-    /* the views of the session: [ and ] */
-    int tx = x;
-    for (int t = 0; t < HIST_NTABS && tx < x + width; t++) {
-        char tab[32];
-        snprintf(tab, sizeof(tab), " %s ", hist_tab_names[t]);
-        attr_t a = t == (int)h->tab ? theme_attr(focused ? UI_C_SELECTED : UI_C_SELECTED_BLUR)
-                                    : theme_attr(UI_C_DIM);
-        tx += draw_text(ui, w, y, tx, x + width - tx, tab, a) + 1;
-    }
+    /* the views of the session ([ and ]) in the dashboard's tab bar */
+    int tx = draw_tabs(ui, w, y, x, x + width, hist_tab_names, HIST_NTABS, h->tab, focused, NULL);
     if (h->tab == HIST_TAB_LOG && h->log_source[0] && tx < x + width - 12)
         draw_text(ui, w, y, tx + 1, x + width - tx - 1,
                   strcmp(h->log_source, "stored") == 0 ? "(kept when the container went)"
@@ -1161,8 +1077,8 @@ static unsigned hist_move(struct ui *ui, long delta, bool page)
     struct hist_text *t;
     int id = hist_target(h, &t);
     if (t) {
-        long rows = t->height > 1 ? t->height - 1 : 1;
-        return hist_text_scroll(t, page ? delta * rows : delta);
+        textview_scroll(&t->tv, page ? delta * textview_page(&t->tv) : delta);
+        return UI_DIRTY_DETAIL;
     }
     if (id < 0)
         return 0;
@@ -1198,8 +1114,10 @@ static unsigned hist_edge(struct ui *ui, bool bottom)
     struct hist_text *t;
     int id = hist_target(h, &t);
     if (t) {
-        t->top = 0;
-        t->at_end = bottom;
+        if (bottom)
+            textview_end(&t->tv);
+        else
+            textview_home(&t->tv);
         return UI_DIRTY_DETAIL;
     }
     if (id == UI_LIST_HISTORY_ACTIONS && !bottom && h->actions_from) {
@@ -1445,40 +1363,78 @@ static unsigned hist_back(struct ui *ui)
 }
 
 static const struct ui_key hist_keys[] = {
-    {'j', "j", "move down (the next page loads as the end nears)", hist_down, "j/k move", false},
-    {KEY_DOWN, "Down", "move down", hist_down, NULL, false},
-    {'k', "k", "move up", hist_up, NULL, false},
-    {KEY_UP, "Up", "move up", hist_up, NULL, false},
-    {KEY_NPAGE, "PgDn", "page down", hist_page_down, NULL, false},
-    {KEY_CTRL('f'), "^F", "page down", hist_page_down, NULL, false},
-    {KEY_PPAGE, "PgUp", "page up", hist_page_up, NULL, false},
-    {KEY_CTRL('b'), "^B", "page up", hist_page_up, NULL, false},
-    {'g', "g", "the first row (the newest)", hist_top, NULL, false},
-    {KEY_HOME, "Home", "the first row (the newest)", hist_top, NULL, false},
-    {'G', "G", "the last row loaded (the next page follows)", hist_bottom, NULL, false},
-    {KEY_END, "End", "the last row loaded", hist_bottom, NULL, false},
-    {'\t', "Tab", "the list or the session", hist_switch, "Tab side", false},
-    {'h', "h", "the list (left)", hist_go_left, NULL, false},
-    {KEY_LEFT, "Left", "the list (left)", hist_go_left, NULL, false},
-    {'l', "l", "the session (right)", hist_go_right, NULL, false},
-    {KEY_RIGHT, "Right", "the session (right)", hist_go_right, NULL, false},
-    {'\n', "Enter", "open: the session, an action's observation, a result's session", hist_enter,
-     "Enter open", false},
-    {KEY_ENTER, "Enter", "open", hist_enter, NULL, false},
-    {']', "]", "the session's next view: actions, log, graphs", hist_tab_next, "[/] view", false},
-    {'[', "[", "the session's previous view", hist_tab_prev, NULL, false},
-    {'/', "/", "search commands and outputs (every word must appear)", hist_search, "/ search",
-     false},
-    {'s', "s", "filter by state (cycles: any, deleted, ready, paused ...)", hist_state, "s state",
-     false},
-    {'i', "i", "filter by image (text the image contains)", hist_image, "i image", false},
-    {'d', "d", "filter by creation date: 7d, 2026-11-01, 2026-11-01..2026-11-15", hist_date,
-     "d date", false},
-    {'c', "c", "clear the filters and the search", hist_clear, "c clear", false},
-    {'r', "r", "reload with the same filters", hist_refresh, NULL, false},
-    {27, "Esc", "back: the observation, the list, the sessions, the main screen", hist_back,
-     "Esc back", false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'j',
+     .name = "j",
+     .help = "move down (the next page loads as the end nears)",
+     .fn = hist_down,
+     .hint = "j/k move"},
+    {.key = KEY_DOWN, .name = "Down", .help = "move down", .fn = hist_down},
+    {.key = 'k', .name = "k", .help = "move up", .fn = hist_up},
+    {.key = KEY_UP, .name = "Up", .help = "move up", .fn = hist_up},
+    {.key = KEY_NPAGE, .name = "PgDn", .help = "page down", .fn = hist_page_down},
+    {.key = KEY_CTRL('f'), .name = "^F", .help = "page down", .fn = hist_page_down},
+    {.key = KEY_PPAGE, .name = "PgUp", .help = "page up", .fn = hist_page_up},
+    {.key = KEY_CTRL('b'), .name = "^B", .help = "page up", .fn = hist_page_up},
+    {.key = 'g', .name = "g", .help = "the first row (the newest)", .fn = hist_top},
+    {.key = KEY_HOME, .name = "Home", .help = "the first row (the newest)", .fn = hist_top},
+    {.key = 'G',
+     .name = "G",
+     .help = "the last row loaded (the next page follows)",
+     .fn = hist_bottom},
+    {.key = KEY_END, .name = "End", .help = "the last row loaded", .fn = hist_bottom},
+    {.key = '\t',
+     .name = "Tab",
+     .help = "the list or the session",
+     .fn = hist_switch,
+     .hint = "Tab side"},
+    {.key = 'h', .name = "h", .help = "the list (left)", .fn = hist_go_left},
+    {.key = KEY_LEFT, .name = "Left", .help = "the list (left)", .fn = hist_go_left},
+    {.key = 'l', .name = "l", .help = "the session (right)", .fn = hist_go_right},
+    {.key = KEY_RIGHT, .name = "Right", .help = "the session (right)", .fn = hist_go_right},
+    {.key = '\n',
+     .name = "Enter",
+     .help = "open: the session, an action's observation, a result's session",
+     .fn = hist_enter,
+     .hint = "Enter open"},
+    {.key = KEY_ENTER, .name = "Enter", .help = "open", .fn = hist_enter},
+    {.key = ']',
+     .name = "]",
+     .help = "the session's next view: actions, log, graphs",
+     .fn = hist_tab_next,
+     .hint = "[/] view"},
+    {.key = '[', .name = "[", .help = "the session's previous view", .fn = hist_tab_prev},
+    {.key = '/',
+     .name = "/",
+     .help = "search commands and outputs (every word must appear)",
+     .fn = hist_search,
+     .hint = "/ search"},
+    {.key = 's',
+     .name = "s",
+     .help = "filter by state (cycles: any, deleted, ready, paused ...)",
+     .fn = hist_state,
+     .hint = "s state"},
+    {.key = 'i',
+     .name = "i",
+     .help = "filter by image (text the image contains)",
+     .fn = hist_image,
+     .hint = "i image"},
+    {.key = 'd',
+     .name = "d",
+     .help = "filter by creation date: 7d, 2026-11-01, 2026-11-01..2026-11-15",
+     .fn = hist_date,
+     .hint = "d date"},
+    {.key = 'c',
+     .name = "c",
+     .help = "clear the filters and the search",
+     .fn = hist_clear,
+     .hint = "c clear"},
+    {.key = 'r', .name = "r", .help = "reload with the same filters", .fn = hist_refresh},
+    {.key = 27,
+     .name = "Esc",
+     .help = "back: the observation, the list, the sessions, the main screen",
+     .fn = hist_back,
+     .hint = "Esc back"},
+    {0},
 };
 
 /* ---- the page ---- */
@@ -1508,6 +1464,8 @@ static unsigned hist_open(struct ui *ui)
     *slot = h;
     h->ui = ui;
     h->page = hist_page_size();
+    hist_text_clear(ui, &h->log);
+    hist_text_clear(ui, &h->obs);
     h->sessions.rows = json_array();
     h->results.rows = json_array();
     h->actions.rows = json_array();

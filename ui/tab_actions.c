@@ -24,10 +24,13 @@ static unsigned tab_actions_show(struct ui *ui)
 }
 
 static const struct ui_key tab_actions_keys[] = {
-    {'\n', "Enter", "show the action whole: risk, approval, diff, the whole observation",
-     tab_actions_show, "Enter details", false},
-    {KEY_ENTER, "Enter", "show the action whole", tab_actions_show, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = '\n',
+     .name = "Enter",
+     .help = "show the action whole: risk, approval, diff, the whole observation",
+     .fn = tab_actions_show,
+     .hint = "Enter details"},
+    {.key = KEY_ENTER, .name = "Enter", .help = "show the action whole", .fn = tab_actions_show},
+    {0},
 };
 
 const struct ui_page tab_actions = {

@@ -41,10 +41,10 @@ static struct tab_chg *tab_chg_find(const struct ui *ui)
 enum { CC_KIND, CC_PATH, CC_WHERE, CC_ACTION };
 
 static const struct list_column tab_chg_columns[] = {
-    [CC_KIND] = {"", 1, 100, false, false},
-    [CC_PATH] = {"PATH", 20, 90, false, true},
-    [CC_WHERE] = {"WHERE", 9, 40, false, false},
-    [CC_ACTION] = {"ACTION", 6, 60, true, false},
+    [CC_KIND] = {.title = "", .width = 1, .prio = 100},
+    [CC_PATH] = {.title = "PATH", .width = 20, .prio = 90, .flex = true},
+    [CC_WHERE] = {.title = "WHERE", .width = 9, .prio = 40},
+    [CC_ACTION] = {.title = "ACTION", .width = 6, .prio = 60, .right = true},
 };
 
 static void tab_chg_refilter(struct tab_chg *st)
@@ -394,15 +394,25 @@ static unsigned tab_chg_key_action(struct ui *ui)
 }
 
 static const struct ui_key tab_chg_keys[] = {
-    {'\n', "Enter", "show the action that last wrote the path (its diff)", tab_chg_key_action,
-     "Enter action", false},
-    {KEY_ENTER, "Enter", "show the action that last wrote the path", tab_chg_key_action, NULL,
-     false},
-    {'/', "/", "filter the paths (Esc at the prompt clears)", tab_chg_key_filter, "/ filter",
-     false},
-    {27, "Esc", "clear the filter (without one: back to the sessions)", tab_chg_key_escape, NULL,
-     false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = '\n',
+     .name = "Enter",
+     .help = "show the action that last wrote the path (its diff)",
+     .fn = tab_chg_key_action,
+     .hint = "Enter action"},
+    {.key = KEY_ENTER,
+     .name = "Enter",
+     .help = "show the action that last wrote the path",
+     .fn = tab_chg_key_action},
+    {.key = '/',
+     .name = "/",
+     .help = "filter the paths (Esc at the prompt clears)",
+     .fn = tab_chg_key_filter,
+     .hint = "/ filter"},
+    {.key = 27,
+     .name = "Esc",
+     .help = "clear the filter (without one: back to the sessions)",
+     .fn = tab_chg_key_escape},
+    {0},
 };
 
 const struct ui_page tab_changes = {

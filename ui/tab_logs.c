@@ -1,11 +1,13 @@
 /* The Logs tab: the selected session's container log, live (GET .../logs?follow=1 as
  * server-sent events on the page's descriptor), or the tail the engine kept when there is no
  * container any more. Lines go into a bounded ring (ui/logbuf.c; the lines it dropped are
- * counted on the border); what is shown, wrapped and searched is the sanitized text
- * (ui/logview.c), drawn through draw_text like every untrusted string. */
+ * counted on the border); the view over them (scrolling, wrapping, search, highlight) is
+ * the shared text viewer (ui/textview.c), which draws the sanitized text through draw_text
+ * like every untrusted string. */
 #include "client/client.h"
 #include "common/sanitize.h"
 #include "ui/logview.h"
+#include "ui/textview.h"
 #include "ui/ui_internal.h"
 
 #include <errno.h>
@@ -22,8 +24,6 @@
 #define LOGS_TAIL 2000                     /* lines asked for when the stream starts */
 #define LOGS_DEFAULT_LINES 100000          /* the buffer's bound (PADDOCK_LOG_LINES changes it) */
 #define LOGS_MAX_BYTES (32u * 1024 * 1024) /* and its bytes: one line is cut at a quarter */
-#define LOGS_MAX_MATCHES 256               /* highlighted matches per line */
-#define LOGS_ROWS_CACHE 128                /* rows of recently wrapped lines */
 
 enum logs_phase {
     LOGS_NONE,        /* no session */
@@ -39,14 +39,6 @@ static struct {
     bool wrap, stamps;
 } logs_prefs;
 
-/* Rows a wrapped line takes, by its absolute number: a line of megabytes is not wrapped again
- * for every frame. */
-struct logs_rows_entry {
-    uint64_t abs;
-    size_t len, rows;
-    int width;
-};
-
 struct logs {
     struct ui *ui;
     char *sid;
@@ -54,23 +46,13 @@ struct logs {
     struct logbuf buf;
     struct client_events *sse;
     enum logs_phase phase;
-    char note[320];   /* what the phase line says: an end reason, an error, the tail's origin */
-    bool follow;      /* the view sticks to the last line */
-    bool got_lines;   /* the stream sent a line (an end without any asks for a stored tail) */
-    uint64_t top_abs; /* first shown line as an absolute number (buf.dropped + index) */
-    size_t top_row;   /* and its first shown row when wrapped */
-    char needle[256];
-    bool has_match;
-    uint64_t match_abs; /* the line n/N went to */
-    int width, height;  /* the log area when last drawn */
-    int text_width;     /* columns for the text (the width less the times) */
-    unsigned flags;     /* SANITIZE_* for this terminal */
-    char *disp;         /* a line's shown text, reused */
-    size_t disp_cap;
+    char note[320];     /* what the phase line says: an end reason, an error, the tail's origin */
+    bool got_lines;     /* the stream sent a line (an end without any asks for a stored tail) */
+    struct textview tv; /* the view over buf; tv.follow: it sticks to the last line */
+    int width;          /* the tab's width when last drawn */
     char save_path[PATH_MAX];
     char hint[192];
     char tok; /* its address identifies the tail request */
-    struct logs_rows_entry rows_cache[LOGS_ROWS_CACHE]; /* emptied when the buffer is */
 };
 
 static struct logs *logs_get(struct ui *ui)
@@ -103,81 +85,50 @@ static size_t logs_bound(void)
     return n >= 1 && end && !*end ? (size_t)n : LOGS_DEFAULT_LINES;
 }
 
-/* ---- where the view is ---- */
+/* ---- the lines, as the text viewer sees them ---- */
 
-/* Empty the buffer (line numbers start again: so does the rows cache). */
+static size_t logs_src_count(const void *ud)
+{
+    return ((const struct logs *)ud)->buf.count;
+}
+
+static const char *logs_src_line(const void *ud, size_t i, size_t *len)
+{
+    const struct logbuf_line *l = logbuf_get(&((const struct logs *)ud)->buf, i);
+    *len = l ? l->len : 0;
+    return l ? l->text : NULL;
+}
+
+static enum ui_color logs_src_color(const void *ud, size_t i)
+{
+    const struct logbuf_line *l = logbuf_get(&((const struct logs *)ud)->buf, i);
+    return l && l->fd == 2 ? UI_C_WARN : UI_C_NORMAL;
+}
+
+static uint64_t logs_src_first(const void *ud)
+{
+    return ((const struct logs *)ud)->buf.dropped;
+}
+
+static void logs_src_gutter(const void *ud, size_t i, char *buf, size_t size)
+{
+    const struct logbuf_line *l = logbuf_get(&((const struct logs *)ud)->buf, i);
+    logview_stamp_format(l ? l->at : 0, buf, size);
+}
+
+static const struct textview_source logs_source = {
+    .count = logs_src_count,
+    .line = logs_src_line,
+    .color = logs_src_color,
+    .first = logs_src_first,
+    .gutter = logs_src_gutter,
+};
+
+/* Empty the buffer (line numbers start again: so does the view). */
 static void logs_clear(struct logs *L)
 {
     logbuf_clear(&L->buf);
-    memset(L->rows_cache, 0, sizeof(L->rows_cache));
-}
-
-static size_t logs_rows(size_t line, void *ud)
-{
-    struct logs *L = ud;
-    const struct logbuf_line *l = logbuf_get(&L->buf, line);
-    if (!logs_prefs.wrap || !l)
-        return 1;
-    uint64_t abs = L->buf.dropped + line;
-    struct logs_rows_entry *c = &L->rows_cache[abs % LOGS_ROWS_CACHE];
-    if (c->rows && c->abs == abs && c->len == l->len && c->width == L->text_width)
-        return c->rows;
-    size_t n = logview_display(l->text, l->len, L->flags, &L->disp, &L->disp_cap);
-    size_t start;
-    c->abs = abs;
-    c->len = l->len;
-    c->width = L->text_width;
-    c->rows = logview_wrap(L->disp, n, L->text_width, 0, &start, 0);
-    return c->rows;
-}
-
-static size_t logs_area(const struct logs *L)
-{
-    return L->height > 0 ? (size_t)L->height : 20;
-}
-
-/* The first row shown now (the bottom while following). */
-static struct logview_pos logs_top(struct logs *L)
-{
-    if (L->follow)
-        return logview_bottom(L->buf.count, logs_area(L), logs_rows, L);
-    struct logview_pos p = {0, 0};
-    if (L->top_abs >= L->buf.dropped) {
-        p.line = (size_t)(L->top_abs - L->buf.dropped);
-        p.row = L->top_row;
-    }
-    logview_move(&p, 0, L->buf.count, logs_area(L), logs_rows, L);
-    return p;
-}
-
-static void logs_set_top(struct logs *L, struct logview_pos p)
-{
-    L->top_abs = L->buf.dropped + p.line;
-    L->top_row = p.row;
-}
-
-static unsigned logs_scroll(struct ui *ui, long delta)
-{
-    struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    struct logview_pos p = logs_top(L);
-    logview_move(&p, delta, L->buf.count, logs_area(L), logs_rows, L);
-    logs_set_top(L, p);
-    if (delta < 0 && L->follow) {
-        L->follow = false;
-        ui_set_status(ui, "follow off (f or G follows the end again)");
-    }
-    return UI_DIRTY_DETAIL;
-}
-
-/* Show line i a third of the way down, not following. */
-static void logs_show_line(struct logs *L, size_t i)
-{
-    struct logview_pos p = {i, 0};
-    L->follow = false;
-    logview_move(&p, -(long)(logs_area(L) / 3), L->buf.count, logs_area(L), logs_rows, L);
-    logs_set_top(L, p);
+    textview_reset(&L->tv);
 }
 
 /* ---- the stream and the stored tail ---- */
@@ -224,7 +175,7 @@ static void logs_on_tail(int status, json_t *reply, const char *err, void *ud)
         if (len && t[len - 1] != '\n')
             logbuf_append(&L->buf, 1, "\n", 1, 0); /* a last line without its newline */
         L->phase = LOGS_STORED;
-        L->follow = true;
+        L->tv.follow = true;
         if (stored) {
             char when[64] = "";
             json_t *at = json_object_get(reply, "at");
@@ -272,8 +223,7 @@ static void logs_follow(struct logs *L)
              LOGS_TAIL);
     logs_stop_stream(L);
     logs_clear(L);
-    L->follow = true;
-    L->has_match = false;
+    L->tv.follow = true;
     L->got_lines = false;
     char *err = NULL;
     L->sse = client_sse_open(L->ui->client, path, &err);
@@ -362,7 +312,7 @@ static void tab_logs_close(struct ui *ui)
     ui_cancel(ui, &L->tok);
     logs_stop_stream(L);
     logbuf_free(&L->buf);
-    free(L->disp);
+    textview_free(&L->tv);
     free(L->sid);
     free(L);
     *slot = NULL;
@@ -383,9 +333,10 @@ static unsigned tab_logs_open(struct ui *ui)
     }
     *slot = L;
     L->ui = ui;
-    L->follow = true;
-    L->flags = ui->utf8 ? 0 : SANITIZE_ASCII;
-    L->text_width = 80;
+    textview_init(&L->tv, &logs_source, L, ui->utf8 ? 0 : SANITIZE_ASCII);
+    L->tv.follow = true;
+    L->tv.wrap = logs_prefs.wrap;
+    L->tv.gutter_cols = logs_prefs.stamps ? LOGVIEW_STAMP_COLS : 0;
     if (!ui->sel_session) {
         L->phase = LOGS_NONE;
         return UI_DIRTY_DETAIL;
@@ -409,89 +360,6 @@ static unsigned tab_logs_open(struct ui *ui)
 
 /* ---- drawing ---- */
 
-/* Draw s[from, to) (shown text) at y, x in at most width columns, the parts inside a match
- * (starts[], each nl bytes) in hl. Returns the columns drawn. */
-static int logs_draw_run(struct ui *ui, WINDOW *w, int y, int x, int width, const char *s,
-                         size_t from, size_t to, const size_t *starts, size_t nm, size_t nl,
-                         attr_t base, attr_t hl)
-{
-    int cols = 0;
-    size_t m = 0;
-    char piece[2048];
-    for (size_t i = from; i < to && cols < width;) {
-        while (m < nm && starts[m] + nl <= i)
-            m++;
-        bool in = m < nm && starts[m] <= i;
-        size_t end = in ? starts[m] + nl : (m < nm ? starts[m] : to);
-        if (end > to)
-            end = to;
-        if (end - i >= sizeof(piece)) { /* keep whole UTF-8 characters in each piece */
-            end = i + sizeof(piece) - 1;
-            while (end > i && ((unsigned char)s[end] & 0xC0) == 0x80)
-                end--;
-        }
-        memcpy(piece, s + i, end - i);
-        piece[end - i] = '\0';
-        int n = draw_text(ui, w, y, x + cols, width - cols, piece, in ? hl : base);
-        if (n <= 0)
-            break;
-        cols += n;
-        i = end;
-    }
-    return cols;
-}
-
-/* Draw line i from its row `first` on, from screen row y; returns the rows used. */
-static int logs_draw_line(struct ui *ui, struct logs *L, WINDOW *w, size_t i, size_t first, int y,
-                          int rows_left)
-{
-    const struct logbuf_line *l = logbuf_get(&L->buf, i);
-    /* A cut line needs only what fits (a sanitizer token takes at least one column). */
-    size_t prefix = (size_t)L->text_width * 16 + 64;
-    bool partial = !logs_prefs.wrap && l->len > prefix;
-    size_t n =
-        logview_display(l->text, partial ? prefix : l->len, L->flags, &L->disp, &L->disp_cap);
-    const char *s = L->disp;
-    int x = 0;
-    if (logs_prefs.stamps && L->text_width < L->width) {
-        char when[32];
-        logview_stamp_format(l->at, when, sizeof(when));
-        if (first == 0)
-            draw_text(ui, w, y, 0, LOGVIEW_STAMP_COLS - 1, when, theme_attr(UI_C_DIM));
-        x = LOGVIEW_STAMP_COLS;
-    }
-    static size_t starts[LOGS_MAX_MATCHES];
-    size_t nl = strlen(L->needle);
-    size_t nm = nl ? logbuf_matches(s, n, L->needle, starts, LOGS_MAX_MATCHES) : 0;
-    attr_t base = theme_attr(l->fd == 2 ? UI_C_WARN : UI_C_NORMAL);
-    bool current = L->has_match && L->match_abs == L->buf.dropped + i;
-    attr_t hl = theme_attr(current ? UI_C_SELECTED : UI_C_SELECTED_BLUR);
-    int tw = L->text_width;
-    if (!logs_prefs.wrap) {
-        size_t cut[2] = {0, n};
-        if (logview_wrap(s, n, tw, 0, cut, 2) > 1 || partial) {
-            /* longer than the row: cut, marked */
-            logview_wrap(s, n, tw - 1, 0, cut, 2);
-            int c = logs_draw_run(ui, w, y, x, tw - 1, s, 0, cut[1], starts, nm, nl, base, hl);
-            draw_text(ui, w, y, x + c, 1, draw_glyph(ui, "\u2026", "~"), theme_attr(UI_C_DIM));
-        } else {
-            logs_draw_run(ui, w, y, x, tw, s, 0, n, starts, nm, nl, base, hl);
-        }
-        return 1;
-    }
-    /* where each shown row starts, and one more: where the last shown row ends */
-    size_t rs[257];
-    size_t want = (size_t)rows_left < 256 ? (size_t)rows_left : 256;
-    size_t total = logview_wrap(s, n, tw, first, rs, want + 1);
-    int used = 0;
-    for (size_t r = first; r < total && (size_t)used < want; r++, used++) {
-        size_t j = r - first;
-        size_t to = r + 1 < total ? rs[j + 1] : n;
-        logs_draw_run(ui, w, y + used, x, tw, s, rs[j], to, starts, nm, nl, base, hl);
-    }
-    return used ? used : 1;
-}
-
 static const char *logs_phase_text(const struct ui *ui, const struct logs *L, enum ui_color *color)
 {
     static char buf[400];
@@ -502,7 +370,7 @@ static const char *logs_phase_text(const struct ui *ui, const struct logs *L, en
     case LOGS_LIVE:
         *color = UI_C_OK;
         snprintf(buf, sizeof(buf), "%s live, %s", draw_glyph(ui, "\u25cf", "*"),
-                 L->follow ? "following the end" : "follow off (f or G follows)");
+                 L->tv.follow ? "following the end" : "follow off (f or G follows)");
         return buf;
     case LOGS_ENDED:
         *color = UI_C_WARN;
@@ -529,9 +397,9 @@ static void tab_logs_draw(struct ui *ui, WINDOW *w, bool focused)
     enum ui_color pc;
     const char *phase = logs_phase_text(ui, L, &pc);
     char search[320] = "";
-    if (L->needle[0])
-        snprintf(search, sizeof(search), " /%s ", L->needle);
-    int sw = L->needle[0] ? draw_text_width(ui, search) : 0;
+    if (L->tv.needle[0])
+        snprintf(search, sizeof(search), " /%s ", L->tv.needle);
+    int sw = L->tv.needle[0] ? draw_text_width(ui, search) : 0;
     if (sw > width / 2)
         sw = width / 2;
     draw_text(ui, w, 0, 0, width - sw - 1, phase, theme_attr(pc));
@@ -539,9 +407,7 @@ static void tab_logs_draw(struct ui *ui, WINDOW *w, bool focused)
         draw_text_right(ui, w, 0, width - sw, sw, search, theme_attr(UI_C_INFO));
 
     L->width = width;
-    L->height = height > 1 ? height - 1 : 1;
-    L->text_width =
-        logs_prefs.stamps && width > LOGVIEW_STAMP_COLS + 10 ? width - LOGVIEW_STAMP_COLS : width;
+    L->tv.height = height > 1 ? height - 1 : 1;
     if (height < 2)
         return;
     if (!L->buf.count) {
@@ -552,13 +418,7 @@ static void tab_logs_draw(struct ui *ui, WINDOW *w, bool focused)
         draw_text(ui, w, 1, 1, width - 2, empty, theme_attr(UI_C_DIM));
         return;
     }
-    struct logview_pos top = logs_top(L);
-    if (!L->follow)
-        logs_set_top(L, top);
-    int y = 1;
-    for (size_t i = top.line; i < L->buf.count && y < height; i++) {
-        y += logs_draw_line(ui, L, w, i, i == top.line ? top.row : 0, y, height - y);
-    }
+    textview_draw(ui, &L->tv, w, 1, 0, height - 1, width);
 }
 
 static const char *tab_logs_hint(const struct ui *ui)
@@ -567,7 +427,7 @@ static const char *tab_logs_hint(const struct ui *ui)
     if (!L)
         return NULL;
     char flags[64];
-    snprintf(flags, sizeof(flags), "%s%s%s", L->follow ? "[follow] " : "",
+    snprintf(flags, sizeof(flags), "%s%s%s", L->tv.follow ? "[follow] " : "",
              logs_prefs.wrap ? "[wrap] " : "", logs_prefs.stamps ? "[time] " : "");
     char counts[96];
     int n = snprintf(counts, sizeof(counts), "%zu lines", L->buf.count);
@@ -584,73 +444,24 @@ static const char *tab_logs_hint(const struct ui *ui)
 
 /* ---- keys ---- */
 
-static unsigned logs_key_down(struct ui *ui)
-{
-    return logs_scroll(ui, 1);
-}
-
-static unsigned logs_key_up(struct ui *ui)
-{
-    return logs_scroll(ui, -1);
-}
-
-static long logs_page(struct ui *ui)
-{
-    struct logs *L = logs_get(ui);
-    long rows = L ? (long)logs_area(L) : 1;
-    return rows > 1 ? rows - 1 : 1;
-}
-
-static unsigned logs_key_page_down(struct ui *ui)
-{
-    return logs_scroll(ui, logs_page(ui));
-}
-
-static unsigned logs_key_page_up(struct ui *ui)
-{
-    return logs_scroll(ui, -logs_page(ui));
-}
-
-static unsigned logs_key_top(struct ui *ui)
-{
-    struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    L->follow = false;
-    logs_set_top(L, (struct logview_pos){0, 0});
-    return UI_DIRTY_DETAIL;
-}
-
-static unsigned logs_key_bottom(struct ui *ui)
-{
-    struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    L->follow = true;
-    return UI_DIRTY_DETAIL;
-}
-
 static unsigned logs_key_follow(struct ui *ui)
 {
     struct logs *L = logs_get(ui);
     if (!L)
         return 0;
-    if (L->follow)
-        logs_set_top(L, logs_top(L)); /* stay where the view is */
-    L->follow = !L->follow;
-    ui_set_status(ui, "%s", L->follow ? "following the end" : "follow off");
+    if (L->tv.follow)
+        textview_set_top(&L->tv, textview_top(&L->tv)); /* stay where the view is */
+    L->tv.follow = !L->tv.follow;
+    ui_set_status(ui, "%s", L->tv.follow ? "following the end" : "follow off");
     return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
 }
 
 static unsigned logs_key_wrap(struct ui *ui)
 {
     struct logs *L = logs_get(ui);
-    if (L && !L->follow) {
-        struct logview_pos p = logs_top(L);
-        L->top_row = 0; /* the same first line, from its start */
-        L->top_abs = L->buf.dropped + p.line;
-    }
     logs_prefs.wrap = !logs_prefs.wrap;
+    if (L)
+        textview_set_wrap(&L->tv, logs_prefs.wrap);
     ui_set_status(ui, "%s", logs_prefs.wrap ? "long lines wrap" : "long lines are cut (…)");
     return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
 }
@@ -659,6 +470,8 @@ static unsigned logs_key_stamps(struct ui *ui)
 {
     struct logs *L = logs_get(ui);
     logs_prefs.stamps = !logs_prefs.stamps;
+    if (L)
+        L->tv.gutter_cols = logs_prefs.stamps ? LOGVIEW_STAMP_COLS : 0;
     if (L && L->phase == LOGS_STORED && logs_prefs.stamps)
         ui_set_status(ui, "times shown (a stored tail has none)");
     else
@@ -672,88 +485,9 @@ static unsigned logs_key_clear(struct ui *ui)
     if (!L)
         return 0;
     logs_clear(L);
-    L->has_match = false;
-    L->follow = true;
+    L->tv.follow = true;
     ui_set_status(ui, "view cleared; new lines still come");
     return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
-}
-
-/* Go to the next (dir > 0) or previous line with a match. */
-static unsigned logs_find(struct ui *ui, int dir, bool first)
-{
-    struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    if (!L->needle[0]) {
-        ui_set_status(ui, "no search yet: / searches");
-        return UI_DIRTY_FOOTER;
-    }
-    if (!L->buf.count) {
-        ui_set_error(ui, "no match for \"%s\" (no lines)", L->needle);
-        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
-    }
-    size_t cur;
-    bool have = L->has_match && L->match_abs >= L->buf.dropped &&
-                L->match_abs - L->buf.dropped < L->buf.count;
-    if (first || !have) {
-        cur = logs_top(L).line; /* from what is shown */
-    } else {
-        size_t at = (size_t)(L->match_abs - L->buf.dropped);
-        cur = dir > 0 ? (at + 1) % L->buf.count : (at + L->buf.count - 1) % L->buf.count;
-    }
-    long found = logview_find(&L->buf, L->needle, cur, dir, L->flags);
-    if (found < 0) {
-        L->has_match = false;
-        ui_set_error(ui, "no match for \"%s\"", L->needle);
-        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
-    }
-    bool wrapped = have && !first &&
-                   (dir > 0 ? (uint64_t)found + L->buf.dropped <= L->match_abs
-                            : (uint64_t)found + L->buf.dropped >= L->match_abs);
-    L->has_match = true;
-    L->match_abs = L->buf.dropped + (uint64_t)found;
-    logs_show_line(L, (size_t)found);
-    if (first)
-        ui_set_status(ui, "\"%s\": %zu of %zu lines match", L->needle,
-                      logview_count(&L->buf, L->needle, L->flags), L->buf.count);
-    else
-        ui_set_status(ui, "\"%s\": line %zu of %zu%s", L->needle, (size_t)found + 1, L->buf.count,
-                      wrapped ? (dir > 0 ? " (wrapped to the top)" : " (wrapped to the end)") : "");
-    return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
-}
-
-static unsigned logs_search_done(struct ui *ui, const char *text, void *ud)
-{
-    (void)ud;
-    struct logs *L = ui->page_open == &tab_logs ? logs_get(ui) : NULL;
-    if (!L || !text)
-        return UI_DIRTY_FOOTER;
-    snprintf(L->needle, sizeof(L->needle), "%s", text);
-    L->has_match = false;
-    if (!L->needle[0]) {
-        ui_set_status(ui, "search cleared");
-        return UI_DIRTY_FOOTER | UI_DIRTY_DETAIL;
-    }
-    return logs_find(ui, 1, true);
-}
-
-static unsigned logs_key_search(struct ui *ui)
-{
-    struct logs *L = logs_get(ui);
-    if (!L)
-        return 0;
-    prompt_open(ui, "search: ", L->needle, logs_search_done, NULL);
-    return UI_DIRTY_FOOTER;
-}
-
-static unsigned logs_key_next(struct ui *ui)
-{
-    return logs_find(ui, 1, false);
-}
-
-static unsigned logs_key_prev(struct ui *ui)
-{
-    return logs_find(ui, -1, false);
 }
 
 /* Write the buffer to path (truncate: the operator said so). */
@@ -839,29 +573,42 @@ static unsigned logs_key_save(struct ui *ui)
 }
 
 static const struct ui_key logs_keys[] = {
-    {'f', "f", "follow the end on/off (scrolling up stops following)", logs_key_follow, "f follow",
-     false},
-    {'w', "w", "wrap long lines on/off (off: cut, marked with …)", logs_key_wrap, "w wrap", false},
-    {'t', "t", "show the times on/off", logs_key_stamps, "t time", false},
-    {'/', "/", "search (every match highlighted)", logs_key_search, "/ search", false},
-    {'n', "n", "next line with a match (wraps)", logs_key_next, "n/N match", false},
-    {'N', "N", "previous line with a match (wraps)", logs_key_prev, NULL, false},
-    {'s', "s", "save the lines to a file", logs_key_save, "s save", false},
-    {'c', "c", "clear the view (new lines keep coming)", logs_key_clear, "c clear", false},
-    {'j', "j", "scroll down", logs_key_down, NULL, false},
-    {KEY_DOWN, "Down", "scroll down", logs_key_down, NULL, false},
-    {'k', "k", "scroll up (stops following)", logs_key_up, NULL, false},
-    {KEY_UP, "Up", "scroll up (stops following)", logs_key_up, NULL, false},
-    {KEY_NPAGE, "PgDn", "page down", logs_key_page_down, NULL, false},
-    {KEY_CTRL('f'), "^F", "page down", logs_key_page_down, NULL, false},
-    {KEY_PPAGE, "PgUp", "page up (stops following)", logs_key_page_up, NULL, false},
-    {KEY_CTRL('b'), "^B", "page up (stops following)", logs_key_page_up, NULL, false},
-    {'g', "g", "go to the first line (stops following)", logs_key_top, NULL, false},
-    {KEY_HOME, "Home", "go to the first line (stops following)", logs_key_top, NULL, false},
-    {'G', "G", "go to the end and follow it", logs_key_bottom, NULL, false},
-    {KEY_END, "End", "go to the end and follow it", logs_key_bottom, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'f',
+     .name = "f",
+     .help = "follow the end on/off (scrolling up stops following)",
+     .fn = logs_key_follow,
+     .hint = "f follow"},
+    {.key = 'w',
+     .name = "w",
+     .help = "wrap long lines on/off (off: cut, marked with …)",
+     .fn = logs_key_wrap,
+     .hint = "w wrap"},
+    {.key = 't',
+     .name = "t",
+     .help = "show the times on/off",
+     .fn = logs_key_stamps,
+     .hint = "t time"},
+    {.key = 's',
+     .name = "s",
+     .help = "save the lines to a file",
+     .fn = logs_key_save,
+     .hint = "s save"},
+    {.key = 'c',
+     .name = "c",
+     .help = "clear the view (new lines keep coming)",
+     .fn = logs_key_clear,
+     .hint = "c clear"},
+    {.key = 'G', .name = "G", .help = "go to the end and follow it", .fn = textview_key_end},
+    {.key = KEY_END, .name = "End", .help = "go to the end and follow it", .fn = textview_key_end},
+    {0},
 };
+
+/* Scrolling and search: the text keys (textview_keys) on the view. */
+static struct textview *tab_logs_text(const struct ui *ui)
+{
+    struct logs *L = logs_peek(ui);
+    return L ? &L->tv : NULL;
+}
 
 struct logbuf *tab_logs_buffer(struct ui *ui)
 {
@@ -873,6 +620,7 @@ const struct ui_page tab_logs = {
     .name = "Logs",
     .keys = logs_keys,
     .list = -1,
+    .text = tab_logs_text,
     .open = tab_logs_open,
     .close = tab_logs_close,
     .draw = tab_logs_draw,

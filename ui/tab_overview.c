@@ -12,6 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+/* This tab (ui.c's table lists it; no other file names it). */
+extern const struct ui_page tab_overview;
+
 #define TAB_OV_LABEL 12       /* the label column */
 #define TAB_OV_REFETCH_MS 150 /* one events refetch per burst of state changes */
 
@@ -484,15 +487,18 @@ static unsigned tab_ov_bottom(struct ui *ui)
 }
 
 static const struct ui_key tab_ov_keys[] = {
-    {'j', "j", "scroll down", tab_ov_down, "j/k scroll", false},
-    {KEY_DOWN, "Down", "scroll down", tab_ov_down, NULL, false},
-    {'k', "k", "scroll up", tab_ov_up, NULL, false},
-    {KEY_UP, "Up", "scroll up", tab_ov_up, NULL, false},
-    {KEY_NPAGE, "PgDn", "page down", tab_ov_page_down, NULL, false},
-    {KEY_PPAGE, "PgUp", "page up", tab_ov_page_up, NULL, false},
-    {'g', "g", "go to the top", tab_ov_top, NULL, false},
-    {'G', "G", "go to the end (the newest state changes)", tab_ov_bottom, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'j', .name = "j", .help = "scroll down", .fn = tab_ov_down, .hint = "j/k scroll"},
+    {.key = KEY_DOWN, .name = "Down", .help = "scroll down", .fn = tab_ov_down},
+    {.key = 'k', .name = "k", .help = "scroll up", .fn = tab_ov_up},
+    {.key = KEY_UP, .name = "Up", .help = "scroll up", .fn = tab_ov_up},
+    {.key = KEY_NPAGE, .name = "PgDn", .help = "page down", .fn = tab_ov_page_down},
+    {.key = KEY_PPAGE, .name = "PgUp", .help = "page up", .fn = tab_ov_page_up},
+    {.key = 'g', .name = "g", .help = "go to the top", .fn = tab_ov_top},
+    {.key = 'G',
+     .name = "G",
+     .help = "go to the end (the newest state changes)",
+     .fn = tab_ov_bottom},
+    {0},
 };
 
 const struct ui_page tab_overview = {

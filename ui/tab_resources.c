@@ -12,6 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+/* This tab (ui.c's table lists it; no other file names it). */
+extern const struct ui_page tab_resources;
+
 #define TAB_RES_FETCH 3600 /* an hour of per-second samples */
 #define TAB_RES_KEEP 4096  /* the history kept while the tab is open */
 #define TAB_RES_AXIS 8     /* columns right of a graph for its scale */
@@ -202,14 +205,9 @@ static void tab_res_draw_graph(struct ui *ui, WINDOW *w, const struct tab_res *s
     if (gw < 4 || height < 1)
         return;
     size_t nslots = (size_t)gw * (mode == GRAPH_BRAILLE ? 2 : 1);
-    size_t rowsz = (size_t)gw * 3 + 1;
     double *v = malloc(nslots * sizeof(*v));
-    char *rows = malloc(rowsz * (size_t)height);
-    if (!v || !rows) {
-        free(v);
-        free(rows);
+    if (!v)
         return;
-    }
     double max = 0;
     samples_series(&st->hist, g->field, last->at, tab_res_windows[tab_res_window], nslots, v, &max);
     double scale = g->scale(max);
@@ -229,9 +227,7 @@ static void tab_res_draw_graph(struct ui *ui, WINDOW *w, const struct tab_res *s
     snprintf(title, sizeof(title), "%s %s  max %s%s", g->title, now, top, extra);
     draw_text(ui, w, y, x, width, title, theme_attr(g->color) | A_BOLD);
 
-    graph_render(v, nslots, scale, gw, height, mode, rows, rowsz);
-    for (int r = 0; r < height; r++)
-        draw_text(ui, w, y + 1 + r, x, gw, rows + (size_t)r * rowsz, theme_attr(g->color));
+    draw_graph(ui, w, y + 1, x, gw, height, v, nslots, scale, mode, theme_attr(g->color));
     char label[32];
     if (g->field == SAMPLE_CPU)
         snprintf(label, sizeof(label), "%.0f%%", scale); /* the axis: short */
@@ -241,7 +237,6 @@ static void tab_res_draw_graph(struct ui *ui, WINDOW *w, const struct tab_res *s
     if (height > 1)
         draw_text(ui, w, y + height, x + gw + 1, TAB_RES_AXIS - 1, "0", theme_attr(UI_C_DIM));
     free(v);
-    free(rows);
 }
 
 /* The newest sample as docker stats prints it: CPU %, MEM USAGE / LIMIT, MEM %, NET I/O,
@@ -360,11 +355,19 @@ static unsigned tab_res_zoom_out(struct ui *ui)
 }
 
 static const struct ui_key tab_res_keys[] = {
-    {'b', "b", "graph style: braille, blocks, ASCII", tab_res_style, "b style", false},
-    {'+', "+", "shorter time window (zoom in)", tab_res_zoom_in, "+/- window", false},
-    {'=', "=", "shorter time window (zoom in)", tab_res_zoom_in, NULL, false},
-    {'-', "-", "longer time window (zoom out)", tab_res_zoom_out, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'b',
+     .name = "b",
+     .help = "graph style: braille, blocks, ASCII",
+     .fn = tab_res_style,
+     .hint = "b style"},
+    {.key = '+',
+     .name = "+",
+     .help = "shorter time window (zoom in)",
+     .fn = tab_res_zoom_in,
+     .hint = "+/- window"},
+    {.key = '=', .name = "=", .help = "shorter time window (zoom in)", .fn = tab_res_zoom_in},
+    {.key = '-', .name = "-", .help = "longer time window (zoom out)", .fn = tab_res_zoom_out},
+    {0},
 };
 
 const struct ui_page tab_resources = {

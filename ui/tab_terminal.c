@@ -21,6 +21,9 @@
 #include <string.h>
 #include <wchar.h>
 
+/* This tab (ui.c's table lists it; no other file names it). */
+extern const struct ui_page tab_terminal;
+
 #define TERM_SCROLLBACK 5000
 #define TERM_PAIRS_MAX 4096 /* colour pairs the pane may hold at once */
 
@@ -322,22 +325,39 @@ static unsigned term_key_bottom(struct ui *ui)
 }
 
 static const struct ui_key term_keys[] = {
-    {'\n', "Enter", "open a shell in the sandbox (or type into the open one)", term_key_open,
-     "Enter shell", true},
-    {KEY_ENTER, "Enter", "open a shell in the sandbox (or type into the open one)", term_key_open,
-     NULL, true},
-    {'o', "o", "open a shell in the sandbox (or type into the open one)", term_key_open, NULL,
-     true},
-    {'a', "a", "switch between your shell and the agent's (read-only)", term_key_agent,
-     "a agent/yours", false},
-    {'x', "x", "hang up the shell", term_key_hangup, NULL, false},
-    {KEY_PPAGE, "PgUp", "scroll back", term_key_page_up, "PgUp/PgDn scroll", false},
-    {KEY_SPREVIOUS, "S-PgUp", "scroll back", term_key_page_up, NULL, false},
-    {KEY_NPAGE, "PgDn", "scroll forward", term_key_page_down, NULL, false},
-    {KEY_SNEXT, "S-PgDn", "scroll forward", term_key_page_down, NULL, false},
-    {'g', "g", "the oldest line kept", term_key_top, NULL, false},
-    {'G', "G", "the newest lines", term_key_bottom, NULL, false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = '\n',
+     .name = "Enter",
+     .help = "open a shell in the sandbox (or type into the open one)",
+     .fn = term_key_open,
+     .hint = "Enter shell",
+     .mutates = true},
+    {.key = KEY_ENTER,
+     .name = "Enter",
+     .help = "open a shell in the sandbox (or type into the open one)",
+     .fn = term_key_open,
+     .mutates = true},
+    {.key = 'o',
+     .name = "o",
+     .help = "open a shell in the sandbox (or type into the open one)",
+     .fn = term_key_open,
+     .mutates = true},
+    {.key = 'a',
+     .name = "a",
+     .help = "switch between your shell and the agent's (read-only)",
+     .fn = term_key_agent,
+     .hint = "a agent/yours"},
+    {.key = 'x', .name = "x", .help = "hang up the shell", .fn = term_key_hangup},
+    {.key = KEY_PPAGE,
+     .name = "PgUp",
+     .help = "scroll back",
+     .fn = term_key_page_up,
+     .hint = "PgUp/PgDn scroll"},
+    {.key = KEY_SPREVIOUS, .name = "S-PgUp", .help = "scroll back", .fn = term_key_page_up},
+    {.key = KEY_NPAGE, .name = "PgDn", .help = "scroll forward", .fn = term_key_page_down},
+    {.key = KEY_SNEXT, .name = "S-PgDn", .help = "scroll forward", .fn = term_key_page_down},
+    {.key = 'g', .name = "g", .help = "the oldest line kept", .fn = term_key_top},
+    {.key = 'G', .name = "G", .help = "the newest lines", .fn = term_key_bottom},
+    {0},
 };
 
 /* ---- typing ---- */

@@ -9,6 +9,8 @@
  * bright-white, 0-255, #rrggbb (the nearest of xterm's 256). Attributes: bold, dim, underline,
  * reverse, blink, italic, standout, none. A line whose first character is # is a comment, so
  * is the rest of a line from "# " on. */
+#include "ui/theme.h"
+
 #include "ui/ui_internal.h"
 #include "ui/vt.h"
 
@@ -21,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define MONO_NONE A_NORMAL
+#define MONO_NONE THEME_A_NORMAL
 #define THEME_FILE_MAX (64 * 1024) /* a theme is ~40 lines; anything bigger is not one */
 #define THEME_EXT ".theme"
 
@@ -29,25 +31,26 @@ static const struct ui_theme theme_dark = {
     .name = "dark",
     .slot =
         {
-            [UI_C_NORMAL] = {-1, -1, A_NORMAL, MONO_NONE},
-            [UI_C_HEADER] = {COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_REVERSE},
-            [UI_C_HEADER_ALERT] = {COLOR_WHITE, COLOR_RED, A_BOLD, A_REVERSE | A_BOLD},
-            [UI_C_FOOTER] = {COLOR_WHITE, -1, A_NORMAL, MONO_NONE},
-            [UI_C_FOOTER_KEY] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
-            [UI_C_FOOTER_ERROR] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE},
-            [UI_C_BORDER] = {COLOR_WHITE, -1, A_DIM, MONO_NONE},
-            [UI_C_BORDER_FOCUS] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
-            [UI_C_TITLE] = {COLOR_WHITE, -1, A_BOLD, A_BOLD},
-            [UI_C_COLUMNS] = {COLOR_YELLOW, -1, A_NORMAL, A_UNDERLINE},
-            [UI_C_SELECTED] = {COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_REVERSE},
-            [UI_C_SELECTED_BLUR] = {COLOR_WHITE, COLOR_BLUE, A_NORMAL, A_UNDERLINE},
-            [UI_C_DIM] = {COLOR_WHITE, -1, A_DIM, A_DIM},
-            [UI_C_OK] = {COLOR_GREEN, -1, A_NORMAL, MONO_NONE},
-            [UI_C_WARN] = {COLOR_YELLOW, -1, A_NORMAL, A_BOLD},
-            [UI_C_BAD] = {COLOR_RED, -1, A_BOLD, A_BOLD | A_UNDERLINE},
-            [UI_C_INFO] = {COLOR_CYAN, -1, A_NORMAL, MONO_NONE},
-            [UI_C_HELP] = {COLOR_WHITE, COLOR_BLACK, A_NORMAL, MONO_NONE},
-            [UI_C_HELP_KEY] = {COLOR_YELLOW, COLOR_BLACK, A_BOLD, A_BOLD},
+            [UI_C_NORMAL] = {-1, -1, THEME_A_NORMAL, MONO_NONE},
+            [UI_C_HEADER] = {THEME_BLACK, THEME_CYAN, THEME_A_NORMAL, THEME_A_REVERSE},
+            [UI_C_HEADER_ALERT] = {THEME_WHITE, THEME_RED, THEME_A_BOLD,
+                                   THEME_A_REVERSE | THEME_A_BOLD},
+            [UI_C_FOOTER] = {THEME_WHITE, -1, THEME_A_NORMAL, MONO_NONE},
+            [UI_C_FOOTER_KEY] = {THEME_CYAN, -1, THEME_A_BOLD, THEME_A_BOLD},
+            [UI_C_FOOTER_ERROR] = {THEME_RED, -1, THEME_A_BOLD, THEME_A_BOLD | THEME_A_UNDERLINE},
+            [UI_C_BORDER] = {THEME_WHITE, -1, THEME_A_DIM, MONO_NONE},
+            [UI_C_BORDER_FOCUS] = {THEME_CYAN, -1, THEME_A_BOLD, THEME_A_BOLD},
+            [UI_C_TITLE] = {THEME_WHITE, -1, THEME_A_BOLD, THEME_A_BOLD},
+            [UI_C_COLUMNS] = {THEME_YELLOW, -1, THEME_A_NORMAL, THEME_A_UNDERLINE},
+            [UI_C_SELECTED] = {THEME_BLACK, THEME_CYAN, THEME_A_NORMAL, THEME_A_REVERSE},
+            [UI_C_SELECTED_BLUR] = {THEME_WHITE, THEME_BLUE, THEME_A_NORMAL, THEME_A_UNDERLINE},
+            [UI_C_DIM] = {THEME_WHITE, -1, THEME_A_DIM, THEME_A_DIM},
+            [UI_C_OK] = {THEME_GREEN, -1, THEME_A_NORMAL, MONO_NONE},
+            [UI_C_WARN] = {THEME_YELLOW, -1, THEME_A_NORMAL, THEME_A_BOLD},
+            [UI_C_BAD] = {THEME_RED, -1, THEME_A_BOLD, THEME_A_BOLD | THEME_A_UNDERLINE},
+            [UI_C_INFO] = {THEME_CYAN, -1, THEME_A_NORMAL, MONO_NONE},
+            [UI_C_HELP] = {THEME_WHITE, THEME_BLACK, THEME_A_NORMAL, MONO_NONE},
+            [UI_C_HELP_KEY] = {THEME_YELLOW, THEME_BLACK, THEME_A_BOLD, THEME_A_BOLD},
         },
 };
 
@@ -83,12 +86,16 @@ static const char *const theme_color_names[16] = {
 
 static const struct {
     const char *name;
-    attr_t attr;
+    unsigned attr;
 } theme_attr_names[] = {
-    {"none", A_NORMAL}, {"normal", A_NORMAL},       {"bold", A_BOLD},
-    {"dim", A_DIM},     {"underline", A_UNDERLINE}, {"reverse", A_REVERSE},
-    {"blink", A_BLINK}, {"italic", A_ITALIC},       {"standout", A_STANDOUT},
+    {"none", THEME_A_NORMAL}, {"normal", THEME_A_NORMAL},       {"bold", THEME_A_BOLD},
+    {"dim", THEME_A_DIM},     {"underline", THEME_A_UNDERLINE}, {"reverse", THEME_A_REVERSE},
+    {"blink", THEME_A_BLINK}, {"italic", THEME_A_ITALIC},       {"standout", THEME_A_STANDOUT},
 };
+
+/* THEME_A_* bits as curses attributes. */
+static const attr_t theme_curses_attrs[] = {A_BOLD,  A_DIM,    A_UNDERLINE, A_REVERSE,
+                                            A_BLINK, A_ITALIC, A_STANDOUT};
 
 static attr_t theme_attrs[UI_C_COUNT];
 
@@ -161,7 +168,7 @@ static int theme_color(const char *w)
     return -2;
 }
 
-static int theme_attr_word(struct theme_parser *p, const char *w, attr_t *out)
+static int theme_attr_word(struct theme_parser *p, const char *w, unsigned *out)
 {
     for (size_t i = 0; i < sizeof(theme_attr_names) / sizeof(theme_attr_names[0]); i++) {
         if (strcmp(w, theme_attr_names[i].name) == 0) {
@@ -233,7 +240,7 @@ static int theme_line(struct theme_parser *p, char *s, struct ui_theme *t, int s
     if (mono) {
         if (n == 0)
             return theme_fail(p, "%s.mono needs attributes (or none)", theme_slot_names[slot]);
-        attr_t a = A_NORMAL;
+        unsigned a = THEME_A_NORMAL;
         for (int i = 0; i < n; i++)
             if (theme_attr_word(p, w[i], &a) < 0)
                 return -1;
@@ -252,7 +259,7 @@ static int theme_line(struct theme_parser *p, char *s, struct ui_theme *t, int s
                               "unknown colour '%.40s' (default, black, red, green, yellow, blue, "
                               "magenta, cyan, white, bright-NAME, 0-255 or #rrggbb)",
                               w[i]);
-    attr_t a = A_NORMAL;
+    unsigned a = THEME_A_NORMAL;
     for (int i = 2; i < n; i++)
         if (theme_attr_word(p, w[i], &a) < 0)
             return -1;
@@ -469,13 +476,22 @@ char *theme_list(const char *const *dirs)
 
 /* ---- curses ---- */
 
+static attr_t theme_curses(unsigned bits)
+{
+    attr_t a = A_NORMAL;
+    for (size_t i = 0; i < sizeof(theme_curses_attrs) / sizeof(theme_curses_attrs[0]); i++)
+        if (bits & (1u << i))
+            a |= theme_curses_attrs[i];
+    return a;
+}
+
 void theme_apply(const struct ui_theme *t, bool color)
 {
     bool defaults = color && use_default_colors() == OK;
     for (int i = 0; i < UI_C_COUNT; i++) {
         const struct ui_theme_slot *s = &t->slot[i];
         if (!color) {
-            theme_attrs[i] = s->mono;
+            theme_attrs[i] = theme_curses(s->mono);
             continue;
         }
         /* 256-colour and bright values on a terminal with fewer: the nearest it has (a
@@ -489,7 +505,7 @@ void theme_apply(const struct ui_theme *t, bool color)
         if (bg < 0 && !defaults)
             bg = COLOR_BLACK;
         init_pair((short)(i + 1), fg, bg);
-        theme_attrs[i] = COLOR_PAIR(i + 1) | s->attr | (bold ? A_BOLD : A_NORMAL);
+        theme_attrs[i] = COLOR_PAIR(i + 1) | theme_curses(s->attr) | (bold ? A_BOLD : A_NORMAL);
     }
 }
 

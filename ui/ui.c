@@ -25,6 +25,7 @@
 #define UI_SESSIONS_REFETCH_MS 200 /* action counters: one refetch per burst of actions */
 
 /* The detail pane's tabs, in order: one entry per tab file. */
+extern const struct ui_page tab_overview, tab_resources, tab_terminal;
 const struct ui_page *const ui_tabs[] = {
     &tab_overview, &tab_logs, &tab_actions, &tab_resources, &tab_terminal, &tab_changes,
 };

@@ -4,7 +4,10 @@
 #ifndef PADDOCK_UI_INTERNAL_H
 #define PADDOCK_UI_INTERNAL_H
 
-#include "ui/samples.h"
+#include "ui/cmdline.h"
+#include "ui/graph.h"
+#include "ui/model.h"
+#include "ui/theme.h"
 #include "ui/ui.h"
 
 #include <curses.h>
@@ -17,121 +20,8 @@
 struct client;
 struct client_events;
 
-/* ---- model.c: what the engine told us (no ncurses here) ---- */
-
-#define MODEL_ACTIONS_LIMIT 200
-
-struct model_session {
-    char *id, *name, *image, *state, *error, *reason;
-    double created_at;
-    long long action_count;
-    json_t *raw;                /* the engine's whole session object (config, limits, ports ...) */
-    struct samples_spark spark; /* the list's CPU/MEM sparklines (kept across refetches) */
-};
-
-struct model_action {
-    long long id;
-    char *kind, *summary, *state;
-    char *risk, *approval; /* low/medium/high; none, pending, approved, rejected, expired, auto */
-    bool has_exit;
-    int exit_code;
-    double created_at, started_at;
-    bool has_duration;
-    double duration_ms;
-};
-
-struct model {
-    struct model_session *sessions; /* newest first, as the engine lists them */
-    size_t nsessions;
-    struct model_action *actions; /* of actions_for; newest first (largest id first) */
-    size_t nactions;
-    char *actions_for; /* session id the actions belong to, or NULL */
-    json_t *approvals; /* GET /v1/approvals' list: action objects, oldest first */
-};
-
-void model_free(struct model *m);
-/* Replace the sessions / one session's actions / the approvals with a reply's list. 0, or -1
- * with a message (*err static) when the reply has no list. */
-int model_set_sessions(struct model *m, json_t *reply, const char **err);
-int model_set_actions(struct model *m, const char *session_id, json_t *reply, const char **err);
-int model_set_approvals(struct model *m, json_t *reply, const char **err);
-size_t model_count_approvals(const struct model *m, const char *session_id);
-/* Apply an event's data. Return true when the model changed. */
-bool model_upsert_session(struct model *m, json_t *j);
-bool model_upsert_action(struct model *m, const char *session_id, json_t *j);
-void model_clear_actions(struct model *m);
-ssize_t model_find_session(const struct model *m, const char *id);
-ssize_t model_find_action(const struct model *m, long long id);
-long long model_count_actions(const struct model *m);
-size_t model_count_sessions_in(const struct model *m, const char *state);
-/* Session ids go into URL paths: only [A-Za-z0-9_-], 1..64 bytes. */
-bool model_id_valid(const char *id);
-/* A `stats` event's data (a sample plus "session") into that session's sparklines; true when
- * it changed. */
-bool model_add_sample(struct model *m, json_t *data);
-/* A GET /v1/sessions/{id}/stats reply into the session's sparklines (before the live ones);
- * true when it changed. */
-bool model_seed_samples(struct model *m, const char *session_id, json_t *reply);
-/* Whether needle is in the session's id, name, image or state (case-insensitive). */
-bool model_session_matches(const struct model_session *s, const char *needle);
-
-/* ---- theme.c: every colour lives here ---- */
-
-enum ui_color {
-    UI_C_NORMAL,
-    UI_C_HEADER,
-    UI_C_HEADER_ALERT, /* "engine disconnected" */
-    UI_C_FOOTER,
-    UI_C_FOOTER_KEY,
-    UI_C_FOOTER_ERROR,
-    UI_C_BORDER,
-    UI_C_BORDER_FOCUS,
-    UI_C_TITLE,
-    UI_C_COLUMNS, /* column headings */
-    UI_C_SELECTED,
-    UI_C_SELECTED_BLUR, /* selection of the pane without focus */
-    UI_C_DIM,
-    UI_C_OK,
-    UI_C_WARN,
-    UI_C_BAD,
-    UI_C_INFO,
-    UI_C_HELP,
-    UI_C_HELP_KEY,
-    UI_C_COUNT
-};
-
-struct ui_theme_slot {
-    short fg, bg; /* curses colours; -1 = terminal default */
-    attr_t attr;  /* added in colour mode */
-    attr_t mono;  /* the whole look in monochrome mode */
-};
-
-struct ui_theme {
-    char name[64];
-    struct ui_theme_slot slot[UI_C_COUNT];
-};
-
-/* The built-in theme: "dark" (or NULL); NULL for any other name (those are files). */
-const struct ui_theme *theme_find(const char *name);
-/* A slot's name in theme files ("header_alert"). */
-const char *theme_slot_name(enum ui_color c);
-/* Parse a theme file's text (file names it in errors and gives the theme its name) over the
- * built-in dark: slots it leaves out keep dark's look. 0, or -1 with *err (malloc'd)
- * "FILE:LINE: why". */
-int theme_parse(const char *text, size_t len, const char *file, struct ui_theme *out, char **err);
-/* Load a theme: NAME.theme from the first of dirs (NULL-terminated) that has one, a file when
- * name holds a '/', else the built-in for "dark". 0, or -1 with *err (malloc'd): a bad file
- * names the file and the line; an unknown name lists the themes there are. */
-int theme_load(const char *name, const char *const *dirs, struct ui_theme *out, char **err);
-/* The names of the themes in dirs and the built-in one, sorted, ", "-separated (malloc'd). */
-char *theme_list(const char *const *dirs);
-/* Set up colour pairs (after start_color) or monochrome; again to switch themes live. */
-void theme_apply(const struct ui_theme *t, bool color);
+/* A slot's look on this terminal, after theme_apply (theme.c). */
 attr_t theme_attr(enum ui_color c);
-/* Colour of a session or action state name. */
-/* high: bad, medium: warn, low or unknown: dim. */
-enum ui_color theme_risk_color(const char *risk);
-enum ui_color theme_state_color(const char *state);
 
 /* ---- the dashboard state ---- */
 
@@ -193,6 +83,13 @@ struct ui_key {
 extern const struct ui_key ui_keys[];
 /* Moving in a list (j/k, PgUp/PgDn, g/G ...): the list panes and list tabs use it. */
 extern const struct ui_key ui_list_keys[];
+/* Scrolling and searching a text (textview.c): the pages whose text hook gives one. The end
+ * (G, End) is the page's own entry, in its words (a log's end is followed), calling
+ * textview_key_end. */
+extern const struct ui_key textview_keys[];
+unsigned textview_key_end(struct ui *ui);
+/* The text the keyboard scrolls now (the current page's text hook), or NULL. */
+struct textview *keys_text(const struct ui *ui);
 /* Dispatch one key: help overlay, modal, the focused page's table, the list keys, then the
  * global table. Returns dirty bits, maybe UI_QUIT. */
 unsigned keys_dispatch(struct ui *ui, int key, bool code);
@@ -216,6 +113,9 @@ struct ui_page {
     const struct ui_key *keys;
     /* The list it shows (UI_LIST_*), or -1: the list keys then move that list. */
     int list;
+    /* Optional: the text it shows now (ui/textview.h), or NULL: the text keys
+     * (textview_keys: scrolling and search) then work on it, after the page's own. */
+    struct textview *(*text)(const struct ui *ui);
     /* Became visible, or the selected session changed while visible: (re)start fetches or
      * streams for ui->sel_session (which may be NULL). Returns dirty bits. */
     unsigned (*open)(struct ui *ui);
@@ -243,13 +143,12 @@ struct ui_page {
     unsigned (*on_refresh)(struct ui *ui);
 };
 
-/* The detail pane's tabs, in tab-bar order ([ and ] move, Enter on a session opens). */
+/* The detail pane's tabs, in tab-bar order ([ and ] move, Enter on a session opens): ui.c's
+ * table. A tab no other file names is declared there only (a new tab: its file, its line in
+ * the table, its line in meson.build). */
 extern const struct ui_page *const ui_tabs[];
 extern const size_t ui_ntabs;
 extern const struct ui_page tab_actions;
-extern const struct ui_page tab_terminal;
-extern const struct ui_page tab_overview;
-extern const struct ui_page tab_resources;
 /* The History page (full screen, `3`): past sessions, search, stored logs and samples. */
 extern const struct ui_page page_history;
 unsigned page_history_show(struct ui *ui);
@@ -345,31 +244,6 @@ unsigned view_sessions_set_filter(struct ui *ui, const char *text);
 unsigned ops_filter_apply(struct ui *ui, const char *text);
 /* The model index of a row on screen, or (size_t)-1. */
 size_t view_sessions_row_index(const struct ui *ui, size_t row);
-
-/* ---- cmdline.c: the `:` command line ---- */
-
-struct ui_command {
-    const char *name;
-    const char *alias; /* a short name (":q"), or NULL */
-    const char *args;  /* as shown in help: "NAME", "[SESSION]", "" */
-    const char *help;
-    int min_args, max_args;
-    bool rest;    /* the last argument takes the rest of the line (a reason with spaces) */
-    bool mutates; /* changes the engine: refused with --read-only */
-    unsigned (*fn)(struct ui *ui, int argc, char **argv); /* argv[0] is the command's name */
-};
-
-extern const struct ui_command ui_commands[];
-/* The `:` key: the command prompt. */
-unsigned cmdline_open(struct ui *ui);
-/* Run one command line (without the ':'). Returns dirty bits; errors go to the footer. */
-unsigned cmdline_run(struct ui *ui, const char *line);
-/* The command called name (its name, alias, or a start of its name that only it has), or
- * NULL with *why. */
-const struct ui_command *cmdline_find(const char *name, const char **why);
-/* Split line into words in place (spaces); with rest, word max-1 is the remainder of the
- * line. Returns the count, or max + 1 when there are more words than max. */
-int cmdline_split(char *line, char **argv, int max, bool rest);
 
 /* ---- mouse.c (--mouse): clicks and the wheel ---- */
 
@@ -501,6 +375,29 @@ const char *draw_glyph(const struct ui *ui, const char *utf8, const char *ascii)
 void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr);
 /* A box around w with " title " on the top border (raw text, sanitized). */
 void draw_frame(struct ui *ui, WINDOW *w, const char *title, bool focused);
+/* A tab bar on row y from column x, before column end: " name " each, one column apart, the
+ * current one highlighted (in the selection's colour when focused, else its blurred one).
+ * Each tab's first and last column go to cols (n entries; NULL: not kept). Returns the
+ * column after the last tab drawn. Dashboard's detail pane and the History page draw it. */
+int draw_tabs(struct ui *ui, WINDOW *w, int y, int x, int end, const char *const *names, size_t n,
+              size_t cur, bool focused, short (*cols)[2]);
+/* A graph of the newest values (ui/graph.c) in rows y..y+height of width columns. */
+void draw_graph(struct ui *ui, WINDOW *w, int y, int x, int width, int height, const double *values,
+                size_t n, double max, enum graph_mode mode, attr_t attr);
+
+/* ---- textview.c: drawing a text view (ui/textview.h) ---- */
+
+struct textview;
+/* Draw the view's rows into height rows of width columns of w from y, x (the gutter, then
+ * the text: each line in its colour, the search's matches highlighted, the current one
+ * apart). Sets the view's width and height. */
+void textview_draw(struct ui *ui, struct textview *tv, WINDOW *w, int y, int x, int height,
+                   int width);
+/* n/N: the next (dir > 0) or previous match (first: a new search, from what is shown), said
+ * in the footer ("no match for ..."). Returns dirty bits. */
+unsigned textview_search(struct ui *ui, struct textview *tv, int dir, bool first);
+/* The `/` prompt's answer: search for text ("" clears the search). Returns dirty bits. */
+unsigned textview_search_set(struct ui *ui, struct textview *tv, const char *text);
 
 /* ---- list.c: a list with columns, used by the list panes and the list tabs ---- */
 

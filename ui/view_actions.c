@@ -10,14 +10,14 @@
 enum { COL_TIME, COL_KIND, COL_SUMMARY, COL_RISK, COL_APPROVAL, COL_STATE, COL_EXIT, COL_MS };
 
 static const struct list_column view_actions_columns[] = {
-    [COL_TIME] = {"TIME", 8, 60, false, false},
-    [COL_KIND] = {"KIND", 5, 20, false, false},
-    [COL_SUMMARY] = {"SUMMARY", 12, 100, false, true},
-    [COL_RISK] = {"RISK", 6, 75, false, false},
-    [COL_APPROVAL] = {"APPROVAL", 8, 70, false, false},
-    [COL_STATE] = {"STATE", 8, 90, false, false},
-    [COL_EXIT] = {"EXIT", 4, 80, true, false},
-    [COL_MS] = {"MS", 8, 40, true, false},
+    [COL_TIME] = {.title = "TIME", .width = 8, .prio = 60},
+    [COL_KIND] = {.title = "KIND", .width = 5, .prio = 20},
+    [COL_SUMMARY] = {.title = "SUMMARY", .width = 12, .prio = 100, .flex = true},
+    [COL_RISK] = {.title = "RISK", .width = 6, .prio = 75},
+    [COL_APPROVAL] = {.title = "APPROVAL", .width = 8, .prio = 70},
+    [COL_STATE] = {.title = "STATE", .width = 8, .prio = 90},
+    [COL_EXIT] = {.title = "EXIT", .width = 4, .prio = 80, .right = true},
+    [COL_MS] = {.title = "MS", .width = 8, .prio = 40, .right = true},
 };
 
 static const struct model_session *view_actions_session(const struct ui *ui)

@@ -16,12 +16,12 @@
 enum { COL_ID, COL_SESSION, COL_RISK, COL_WAITED, COL_WHAT, COL_WHY };
 
 static const struct list_column view_approvals_columns[] = {
-    [COL_ID] = {"ID", 5, 60, true, false},
-    [COL_SESSION] = {"SESSION", 10, 50, false, false},
-    [COL_RISK] = {"RISK", 6, 90, false, false},
-    [COL_WAITED] = {"WAITED", 6, 40, true, false},
-    [COL_WHAT] = {"ACTION", 16, 100, false, true},
-    [COL_WHY] = {"WHY", 24, 30, false, false},
+    [COL_ID] = {.title = "ID", .width = 5, .prio = 60, .right = true},
+    [COL_SESSION] = {.title = "SESSION", .width = 10, .prio = 50},
+    [COL_RISK] = {.title = "RISK", .width = 6, .prio = 90},
+    [COL_WAITED] = {.title = "WAITED", .width = 6, .prio = 40, .right = true},
+    [COL_WHAT] = {.title = "ACTION", .width = 16, .prio = 100, .flex = true},
+    [COL_WHY] = {.title = "WHY", .width = 24, .prio = 30},
 };
 
 static json_t *view_approvals_at(const struct ui *ui, size_t row)
@@ -212,15 +212,27 @@ static unsigned view_approvals_show(struct ui *ui)
 }
 
 static const struct ui_key view_approvals_keys[] = {
-    {'y', "y", "approve the selected action (it runs now)", view_approvals_approve, "y approve",
-     true},
-    {'n', "n", "reject the selected action (with an optional reason)", view_approvals_reject,
-     "n reject", true},
-    {'\n', "Enter", "show the action in its session (no decision)", view_approvals_show, NULL,
-     false},
-    {KEY_ENTER, "Enter", "show the action in its session (no decision)", view_approvals_show, NULL,
-     false},
-    {0, NULL, NULL, NULL, NULL, false},
+    {.key = 'y',
+     .name = "y",
+     .help = "approve the selected action (it runs now)",
+     .fn = view_approvals_approve,
+     .hint = "y approve",
+     .mutates = true},
+    {.key = 'n',
+     .name = "n",
+     .help = "reject the selected action (with an optional reason)",
+     .fn = view_approvals_reject,
+     .hint = "n reject",
+     .mutates = true},
+    {.key = '\n',
+     .name = "Enter",
+     .help = "show the action in its session (no decision)",
+     .fn = view_approvals_show},
+    {.key = KEY_ENTER,
+     .name = "Enter",
+     .help = "show the action in its session (no decision)",
+     .fn = view_approvals_show},
+    {0},
 };
 
 const struct ui_view view_approvals = {

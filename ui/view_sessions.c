@@ -13,11 +13,15 @@
 enum { COL_ID, COL_NAME, COL_STATE, COL_AGE, COL_COUNT, COL_WAIT, COL_IMAGE, COL_CPU, COL_MEM };
 
 static const struct list_column view_sessions_columns[] = {
-    [COL_ID] = {"ID", 8, 90, false, false},        [COL_NAME] = {"NAME", 8, 100, false, true},
-    [COL_STATE] = {"STATE", 12, 80, false, false}, [COL_AGE] = {"AGE", 6, 60, true, false},
-    [COL_COUNT] = {"ACTS", 4, 70, true, false},    [COL_WAIT] = {"WAIT", 4, 85, true, false},
-    [COL_IMAGE] = {"IMAGE", 18, 10, false, false}, [COL_CPU] = {"CPU", 8, 50, false, false},
-    [COL_MEM] = {"MEM", 8, 40, false, false},
+    [COL_ID] = {.title = "ID", .width = 8, .prio = 90},
+    [COL_NAME] = {.title = "NAME", .width = 8, .prio = 100, .flex = true},
+    [COL_STATE] = {.title = "STATE", .width = 12, .prio = 80},
+    [COL_AGE] = {.title = "AGE", .width = 6, .prio = 60, .right = true},
+    [COL_COUNT] = {.title = "ACTS", .width = 4, .prio = 70, .right = true},
+    [COL_WAIT] = {.title = "WAIT", .width = 4, .prio = 85, .right = true},
+    [COL_IMAGE] = {.title = "IMAGE", .width = 18, .prio = 10},
+    [COL_CPU] = {.title = "CPU", .width = 8, .prio = 50},
+    [COL_MEM] = {.title = "MEM", .width = 8, .prio = 40},
 };
 
 /* States in which the engine samples the container (its sparklines mean "now"). */

@@ -1,6 +1,6 @@
-/* libvterm behind ui/vt.h. libvterm 0.1.4 specifics (research/tui.md §2): damage arrives only
- * at vterm_screen_flush_damage in SCROLL merge mode; the output callback must be set or
- * replies longer than 64 bytes are dropped; damage rows can exceed the size during a shrink;
+/* libvterm behind ui/vt.h. libvterm 0.1.4 specifics (its vterm.h, Debian's libvterm-dev): damage
+ * arrives only at vterm_screen_flush_damage in SCROLL merge mode; the output callback must be set
+ * or replies longer than 64 bytes are dropped; damage rows can exceed the size during a shrink;
  * titles arrive as a temporary string. */
 #include "ui/vt.h"
 

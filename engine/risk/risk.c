@@ -1,4 +1,4 @@
-/* Risk of an action (research/security.md §5). The pipeline for a command line:
+/* Risk of an action (docs/risk.md). The pipeline for a command line:
  * 1. guards: NUL, size (> 64 KiB), hidden characters (bidi, zero-width, controls; fullwidth
  *    letters are mapped to ASCII and flagged; a verb with non-ASCII letters is flagged);
  * 2. risk_shell.c takes the line apart: commands, words with quoting undone, redirections,

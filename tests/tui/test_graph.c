@@ -105,12 +105,32 @@ static void test_nice_max(void **state)
     assert_true(graph_nice_max(x, 1, 0.1) == 0.5);
 }
 
+static void test_bucket(void **state)
+{
+    (void)state;
+    const double v[] = {1, 3, NAN, NAN, 5, 7};
+    double out[4];
+    graph_bucket(v, 6, 3, false, out); /* two values a column: averages, a gap stays one */
+    assert_true(fabs(out[0] - 2) < 1e-9);
+    assert_true(isnan(out[1]));
+    assert_true(fabs(out[2] - 6) < 1e-9);
+    graph_bucket(v, 6, 3, true, out); /* peaks */
+    assert_true(fabs(out[0] - 3) < 1e-9);
+    assert_true(fabs(out[2] - 7) < 1e-9);
+    graph_bucket(v, 2, 4, false, out); /* fewer values than columns: they stretch */
+    assert_true(fabs(out[0] - 1) < 1e-9);
+    assert_true(fabs(out[1] - 1) < 1e-9);
+    assert_true(fabs(out[2] - 3) < 1e-9);
+    assert_true(fabs(out[3] - 3) < 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_braille_levels),  cmocka_unit_test(test_right_aligned_and_newest),
         cmocka_unit_test(test_block_and_ascii), cmocka_unit_test(test_row_buffer_bound),
         cmocka_unit_test(test_sparkline),       cmocka_unit_test(test_nice_max),
+        cmocka_unit_test(test_bucket),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,59 +170,6 @@ static void test_prefetch(void **state)
     assert_true(history_want_more(300, 269, 30, true, false));
 }
 
-/* Rows of history_wrap joined with '|'. */
-struct wrapped {
-    const char *text;
-    char out[512];
-    int stop_after; /* stop after this many rows (0: never) */
-    int rows;
-};
-
-static bool wrap_row(void *ud, size_t off, size_t len)
-{
-    struct wrapped *w = ud;
-    size_t n = strlen(w->out);
-    snprintf(w->out + n, sizeof(w->out) - n, "%s%.*s", w->rows ? "|" : "", (int)len, w->text + off);
-    w->rows++;
-    return !w->stop_after || w->rows < w->stop_after;
-}
-
-static const char *wrap(const char *text, int width, size_t max_bytes)
-{
-    static struct wrapped w;
-    memset(&w, 0, sizeof(w));
-    w.text = text;
-    history_wrap(text, strlen(text), width, max_bytes, wrap_row, &w);
-    return w.out;
-}
-
-static void test_wrap(void **state)
-{
-    (void)state;
-    assert_string_equal(wrap("", 10, 100), "");
-    assert_string_equal(wrap("one\ntwo\n", 10, 100), "one|two");
-    assert_string_equal(wrap("one\r\n\nthree", 10, 100), "one||three");
-    /* at a space in the row's second half; a long word is cut where it must be */
-    assert_string_equal(wrap("the quick brown fox", 10, 100), "the quick |brown fox");
-    assert_string_equal(wrap("abcdefghijklmnopqrstuvwxyz", 10, 100),
-                        "abcdefghij|klmnopqrst|uvwxyz");
-    assert_string_equal(wrap("a bcdefghijklmnop", 10, 100), "a bcdefghi|jklmnop");
-    /* UTF-8: characters, not bytes, and never split */
-    assert_string_equal(wrap("\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 3, 100),
-                        "\xC3\xA9\xC3\xA9\xC3\xA9|\xC3\xA9");
-    /* bytes bound a row too (escape-heavy output) */
-    assert_string_equal(wrap("\xE2\x80\xA6\xE2\x80\xA6\xE2\x80\xA6", 100, 5),
-                        "\xE2\x80\xA6|\xE2\x80\xA6|\xE2\x80\xA6");
-    assert_string_equal(wrap("\xE2\x80\xA6\xE2\x80\xA6\xE2\x80\xA6", 100, 7),
-                        "\xE2\x80\xA6\xE2\x80\xA6|\xE2\x80\xA6");
-    /* the callback stops it */
-    struct wrapped w = {.text = "a\nb\nc\nd", .stop_after = 2};
-    history_wrap(w.text, strlen(w.text), 10, 100, wrap_row, &w);
-    assert_string_equal(w.out, "a|b");
-    /* nothing for a width below one */
-    assert_string_equal(wrap("abc", 0, 100), "");
-}
-
 static void test_formats(void **state)
 {
     (void)state;
@@ -251,7 +198,7 @@ int main(void)
         cmocka_unit_test(test_relative),    cmocka_unit_test(test_dates),
         cmocka_unit_test(test_bad_ranges),  cmocka_unit_test(test_query_add),
         cmocka_unit_test(test_state_cycle), cmocka_unit_test(test_prefetch),
-        cmocka_unit_test(test_wrap),        cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_formats),
     };
     return cmocka_run_group_tests_name("history", tests, NULL, NULL);
 }

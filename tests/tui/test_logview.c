@@ -1,5 +1,5 @@
-/* The Logs tab's pure parts (ui/logview.c): Docker timestamps, shown text, wrapping, scrolling
- * over wrapped lines, search in what is shown, saving. */
+/* The pure parts of the text lines (ui/logview.c): Docker timestamps, shown text, wrapping,
+ * scrolling over wrapped lines, saving. The search is the text viewer's (test_textview.c). */
 #include "common/sanitize.h"
 #include "ui/logview.h"
 
@@ -128,28 +128,28 @@ static void test_wrap(void **state)
     (void)state;
     assert_non_null(setlocale(LC_CTYPE, "C.UTF-8"));
     size_t st[8];
-    assert_int_equal(logview_wrap("abcdefghij", 10, 4, 0, st, 8), 3);
+    assert_int_equal(logview_wrap("abcdefghij", 10, 4, false, 0, st, 8), 3);
     assert_int_equal(st[0], 0);
     assert_int_equal(st[1], 4);
     assert_int_equal(st[2], 8);
     /* only the rows asked for */
     st[0] = st[1] = 777;
-    assert_int_equal(logview_wrap("abcdefghij", 10, 4, 1, st, 1), 3);
+    assert_int_equal(logview_wrap("abcdefghij", 10, 4, false, 1, st, 1), 3);
     assert_int_equal(st[0], 4);
     assert_int_equal(st[1], 777);
     /* exactly the width: one row; empty: one row */
-    assert_int_equal(logview_wrap("abcd", 4, 4, 0, st, 8), 1);
-    assert_int_equal(logview_wrap("", 0, 4, 0, st, 8), 1);
+    assert_int_equal(logview_wrap("abcd", 4, 4, false, 0, st, 8), 1);
+    assert_int_equal(logview_wrap("", 0, 4, false, 0, st, 8), 1);
     /* wide characters are not split; "日本語" is 6 columns */
     const char *cjk = "日本語";
-    assert_int_equal(logview_wrap(cjk, strlen(cjk), 5, 0, st, 8), 2);
+    assert_int_equal(logview_wrap(cjk, strlen(cjk), 5, false, 0, st, 8), 2);
     assert_int_equal(st[1], 6);
     /* a character wider than the width still gets a row */
-    assert_int_equal(logview_wrap(cjk, strlen(cjk), 1, 0, st, 8), 3);
+    assert_int_equal(logview_wrap(cjk, strlen(cjk), 1, false, 0, st, 8), 3);
     /* a combining mark stays with its letter: "e\u0301" + "abc" at width 1 */
     const char *comb = "e\xcc\x81"
                        "ab";
-    assert_int_equal(logview_wrap(comb, strlen(comb), 1, 0, st, 8), 3);
+    assert_int_equal(logview_wrap(comb, strlen(comb), 1, false, 0, st, 8), 3);
     assert_int_equal(st[1], 3);
     assert_int_equal(st[2], 4);
 }
@@ -204,26 +204,6 @@ static void test_scroll_over_wrapped_lines(void **state)
     assert_true(logview_at_bottom(p, 0, 3, fake_rows, rows));
 }
 
-static void test_search_what_is_shown(void **state)
-{
-    (void)state;
-    struct logbuf b;
-    assert_int_equal(logbuf_init(&b, 100, 1 << 20), 0);
-    const char *text = "alpha\n\033[31mERROR\033[0m disk\nbeta error\ngamma\n";
-    logbuf_append(&b, 1, text, strlen(text), 0);
-    assert_int_equal(logview_find(&b, "error", 0, 1, 0), 1);
-    assert_int_equal(logview_find(&b, "error", 2, 1, 0), 2);
-    assert_int_equal(logview_find(&b, "error", 3, 1, 0), 1);  /* wraps to the top */
-    assert_int_equal(logview_find(&b, "error", 0, -1, 0), 2); /* wraps to the end */
-    assert_int_equal(logview_count(&b, "error", 0), 2);
-    /* the escape shows as "^[[31m": that is what can be found */
-    assert_int_equal(logview_find(&b, "^[[31m", 0, 1, 0), 1);
-    assert_int_equal(logview_find(&b, "zzz", 0, 1, 0), -1);
-    assert_int_equal(logview_count(&b, "zzz", 0), 0);
-    assert_int_equal(logview_find(&b, "", 0, 1, 0), -1);
-    logbuf_free(&b);
-}
-
 static void test_save(void **state)
 {
     (void)state;
@@ -257,7 +237,6 @@ int main(void)
         cmocka_unit_test(test_display_is_sanitized),
         cmocka_unit_test(test_wrap),
         cmocka_unit_test(test_scroll_over_wrapped_lines),
-        cmocka_unit_test(test_search_what_is_shown),
         cmocka_unit_test(test_save),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* The dashboard's model (ui/model.c): replies replace lists, events keep them current, and
  * nothing from the engine with a bad shape gets in. */
-#include "ui/ui_internal.h"
+#include "ui/model.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,8 +1,8 @@
 /* Resource samples (ui/samples.c): parsing, the history ring, graph series and rates, the
  * sparkline ring and its seeding, docker stats' number formats; and the model feeding the
  * sessions' sparklines from `stats` events and fetched history (ui/model.c). */
+#include "ui/model.h"
 #include "ui/samples.h"
-#include "ui/ui_internal.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* Theme files (ui/theme.c): the format, its errors (file and line), finding a theme in the
  * directories, and the themes shipped in themes/ (every one parses; dark.theme is the
  * built-in dark). PADDOCK_THEMES_SRC names the source tree's themes/ directory. */
-#include "ui/ui_internal.h"
+#include "ui/theme.h"
 #include "ui/vt.h"
 
 #include <setjmp.h>
@@ -67,19 +67,20 @@ static void test_values(void **state)
     assert_int_equal(parse(text, &t, &err), 0);
     assert_null(err);
     assert_string_equal(t.name, "my"); /* from the file name */
-    assert_int_equal(t.slot[UI_C_HEADER].fg, COLOR_BLACK);
-    assert_int_equal(t.slot[UI_C_HEADER].bg, COLOR_CYAN);
-    assert_int_equal(t.slot[UI_C_HEADER].attr, A_BOLD | A_UNDERLINE);
-    assert_int_equal(t.slot[UI_C_HEADER].mono, A_REVERSE | A_BOLD);
+    assert_int_equal(t.slot[UI_C_HEADER].fg, THEME_BLACK);
+    assert_int_equal(t.slot[UI_C_HEADER].bg, THEME_CYAN);
+    assert_int_equal(t.slot[UI_C_HEADER].attr, THEME_A_BOLD | THEME_A_UNDERLINE);
+    assert_int_equal(t.slot[UI_C_HEADER].mono, THEME_A_REVERSE | THEME_A_BOLD);
     assert_int_equal(t.slot[UI_C_FOOTER].fg, 9);
     assert_int_equal(t.slot[UI_C_FOOTER].bg, -1);
-    assert_int_equal(t.slot[UI_C_FOOTER].attr, A_NORMAL);
+    assert_int_equal(t.slot[UI_C_FOOTER].attr, THEME_A_NORMAL);
     assert_int_equal(t.slot[UI_C_OK].fg, 208);
     assert_int_equal(t.slot[UI_C_OK].bg, vt_rgb_to_256(0x00, 0x2b, 0x36));
     assert_int_equal(t.slot[UI_C_BAD].fg, -1);
     assert_int_equal(t.slot[UI_C_BAD].bg, 0);
-    assert_int_equal(t.slot[UI_C_BAD].attr, A_NORMAL);
-    assert_int_equal(t.slot[UI_C_HELP_KEY].attr, A_ITALIC | A_STANDOUT | A_DIM | A_BLINK);
+    assert_int_equal(t.slot[UI_C_BAD].attr, THEME_A_NORMAL);
+    assert_int_equal(t.slot[UI_C_HELP_KEY].attr,
+                     THEME_A_ITALIC | THEME_A_STANDOUT | THEME_A_DIM | THEME_A_BLINK);
     /* a colour line leaves the slot's monochrome look as it was (dark's) */
     const struct ui_theme *dark = theme_find("dark");
     assert_int_equal(t.slot[UI_C_FOOTER].mono, dark->slot[UI_C_FOOTER].mono);
@@ -100,8 +101,8 @@ static void test_left_out_slots_are_dark(void **state)
             continue;
         assert_memory_equal(&t.slot[i], &dark->slot[i], sizeof(t.slot[i]));
     }
-    assert_int_equal(t.slot[UI_C_TITLE].fg, COLOR_RED);
-    assert_int_equal(t.slot[UI_C_TITLE].bg, COLOR_BLUE);
+    assert_int_equal(t.slot[UI_C_TITLE].fg, THEME_RED);
+    assert_int_equal(t.slot[UI_C_TITLE].bg, THEME_BLUE);
     /* an empty file is dark under another name */
     assert_int_equal(theme_parse("", 0, "empty.theme", &t, &err), 0);
     assert_string_equal(t.name, "empty");
@@ -231,12 +232,12 @@ static void test_load(void **state)
 
     assert_int_equal(theme_load("ocean", dirs, &t, &err), 0);
     assert_string_equal(t.name, "ocean");
-    assert_int_equal(t.slot[UI_C_NORMAL].fg, COLOR_WHITE);
+    assert_int_equal(t.slot[UI_C_NORMAL].fg, THEME_WHITE);
     assert_int_equal(theme_load("forest", dirs, &t, &err), 0);
-    assert_int_equal(t.slot[UI_C_NORMAL].bg, COLOR_BLACK);
+    assert_int_equal(t.slot[UI_C_NORMAL].bg, THEME_BLACK);
     /* a dark.theme in a directory wins over the built-in one */
     assert_int_equal(theme_load("dark", dirs, &t, &err), 0);
-    assert_int_equal(t.slot[UI_C_NORMAL].fg, COLOR_RED);
+    assert_int_equal(t.slot[UI_C_NORMAL].fg, THEME_RED);
     /* no directories: the built-in dark, by name or by default */
     assert_int_equal(theme_load(NULL, NULL, &t, &err), 0);
     assert_memory_equal(t.slot, theme_find("dark")->slot, sizeof(t.slot));
@@ -269,7 +270,7 @@ static void test_load(void **state)
     char path[128];
     snprintf(path, sizeof(path), "%s/ocean.theme", tmpdir2);
     assert_int_equal(theme_load(path, NULL, &t, &err), 0);
-    assert_int_equal(t.slot[UI_C_NORMAL].fg, COLOR_GREEN);
+    assert_int_equal(t.slot[UI_C_NORMAL].fg, THEME_GREEN);
     snprintf(path, sizeof(path), "%s/missing.theme", tmpdir2);
     assert_int_equal(theme_load(path, NULL, &t, &err), -1);
     assert_contains(err, "no such theme file");

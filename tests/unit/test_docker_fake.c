@@ -11,6 +11,7 @@
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
+#include "tests/unit/fake_http.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,9 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- the fake daemon */
@@ -36,7 +34,7 @@ enum start_mode { START_ONE_PACKET, START_SPLIT, START_404 };
 
 struct fake {
     struct loop *l;
-    int lfd;
+    struct fake_http *srv;
     char path[108];
     /* behaviour */
     const char *ping_api; /* API-Version header of /_ping, NULL: none */
@@ -54,15 +52,6 @@ struct fake {
     int requests;
     int split_fd;
     int split_step;
-    struct fconn *conns[64]; /* open connections, closed at teardown */
-};
-
-struct fconn {
-    struct fake *f;
-    int fd;
-    char in[8192];
-    size_t len;
-    int hijacked;
 };
 
 static void logf_(struct fake *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -83,25 +72,9 @@ static void keep(char *dst, size_t n, const char *src)
     dst[len] = '\0';
 }
 
-static void put(int fd, const char *s, size_t n)
+static void put(int fd, const char *p, size_t n)
 {
-    while (n) {
-        ssize_t w = write(fd, s, n);
-        assert_true(w > 0);
-        s += w;
-        n -= (size_t)w;
-    }
-}
-
-static void reply(int fd, int code, const char *extra_headers, const char *body)
-{
-    char head[512];
-    int m =
-        snprintf(head, sizeof(head),
-                 "HTTP/1.1 %d X\r\n%sContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-                 code, extra_headers ? extra_headers : "", strlen(body));
-    put(fd, head, (size_t)m);
-    put(fd, body, strlen(body));
+    assert_true(fake_http_put(fd, p, n));
 }
 
 static const char upgraded[] = "HTTP/1.1 101 UPGRADED\r\nContent-Type: "
@@ -126,11 +99,10 @@ static void on_split_timer(void *ud)
 }
 
 /* One request: method, path (after the version prefix), body. */
-static void route(struct fconn *c, const char *head, const char *body)
+static void route(struct fake_conn *c, const char *method, const char *full, const char *head,
+                  const char *body, void *ud)
 {
-    struct fake *f = c->f;
-    char method[8], full[512];
-    assert_int_equal(sscanf(head, "%7s %511s", method, full), 2);
+    struct fake *f = ud;
     f->requests++;
     const char *path = full;
     if (strncmp(path, "/v1.", 4) == 0)
@@ -139,35 +111,35 @@ static void route(struct fconn *c, const char *head, const char *body)
         char h[64] = "";
         if (f->ping_api)
             snprintf(h, sizeof(h), "API-Version: %s\r\n", f->ping_api);
-        reply(c->fd, 200, h, "OK");
+        fake_http_reply(c, 200, h, "OK");
     } else if (strcmp(path, "/version") == 0) {
         keep(f->version_path, sizeof(f->version_path), full);
         char b[256];
         if (f->refuse) {
             snprintf(b, sizeof(b), "{\"message\":\"%s\"}", f->refuse);
-            reply(c->fd, 400, NULL, b);
+            fake_http_reply(c, 400, NULL, b);
             return;
         }
         snprintf(b, sizeof(b), "{\"ApiVersion\":\"%s\",\"MinAPIVersion\":\"%s\"}", f->api_max,
                  f->api_min);
-        reply(c->fd, 200, NULL, b);
+        fake_http_reply(c, 200, NULL, b);
     } else if (strcmp(path, "/containers/c1/exec") == 0) {
         keep(f->create_body, sizeof(f->create_body), body);
         logf_(f, "create %s;", full);
-        reply(c->fd, 201, NULL, "{\"Id\":\"e1\"}");
+        fake_http_reply(c, 201, NULL, "{\"Id\":\"e1\"}");
     } else if (strcmp(path, "/containers/paused/exec") == 0) {
-        reply(c->fd, 409, NULL,
-              "{\"message\":\"Container paused is paused, unpause the container "
-              "before exec\"}");
+        fake_http_reply(c, 409, NULL,
+                        "{\"message\":\"Container paused is paused, unpause the container "
+                        "before exec\"}");
     } else if (strcmp(path, "/exec/e1/start") == 0) {
         keep(f->start_head, sizeof(f->start_head), head);
         keep(f->start_body, sizeof(f->start_body), body);
         logf_(f, "start %s;", full);
         if (f->start == START_404) {
-            reply(c->fd, 404, NULL, "{\"message\":\"No such exec instance: e1\"}");
+            fake_http_reply(c, 404, NULL, "{\"message\":\"No such exec instance: e1\"}");
             return;
         }
-        c->hijacked = 1;
+        c->raw = true;
         if (f->start == START_ONE_PACKET) {
             /* The head and the stream's first bytes in one write. */
             char first[512];
@@ -180,84 +152,29 @@ static void route(struct fconn *c, const char *head, const char *body)
         }
     } else if (strncmp(path, "/exec/e1/resize?", 16) == 0) {
         logf_(f, "resize %s;", path + 16);
-        reply(c->fd, 201, NULL, "");
+        fake_http_reply(c, 201, NULL, "");
     } else if (strcmp(path, "/exec/e1/json") == 0) {
         logf_(f, "inspect;");
         if (f->running_answers-- > 0)
-            reply(c->fd, 200, NULL, "{\"Running\":true,\"ExitCode\":null}");
+            fake_http_reply(c, 200, NULL, "{\"Running\":true,\"ExitCode\":null}");
         else
-            reply(c->fd, 200, NULL, "{\"Running\":false,\"ExitCode\":7}");
+            fake_http_reply(c, 200, NULL, "{\"Running\":false,\"ExitCode\":7}");
     } else {
-        reply(c->fd, 404, NULL, "{\"message\":\"fake: no route\"}");
+        fake_http_reply(c, 404, NULL, "{\"message\":\"fake: no route\"}");
     }
 }
 
-static void fconn_close(struct fconn *c)
-{
-    for (int i = 0; i < 64; i++)
-        if (c->f->conns[i] == c)
-            c->f->conns[i] = NULL;
-    loop_del_fd(c->f->l, c->fd);
-    close(c->fd);
-    free(c);
-}
-
-static void on_fconn(int fd, uint32_t ev, void *ud)
-{
-    struct fconn *c = ud;
-    ssize_t n = read(fd, c->in + c->len, sizeof(c->in) - 1 - c->len);
-    if (n <= 0) {
-        fconn_close(c);
-        return;
-    }
-    c->len += (size_t)n;
-    c->in[c->len] = '\0';
-    for (;;) {
-        if (c->hijacked) {
-            /* The process: echoes input; "quit" ends it (the stream closes). */
-            if (!c->len)
-                return;
-            logf_(c->f, "input %.*s;", (int)c->len, c->in);
-            bool quit = strstr(c->in, "quit") != NULL;
-            put(fd, c->in, c->len);
-            c->len = 0;
-            if (quit)
-                fconn_close(c);
-            return;
-        }
-        char *end = strstr(c->in, "\r\n\r\n");
-        if (!end)
-            return;
-        size_t head_len = (size_t)(end - c->in) + 4;
-        const char *cl = strcasestr(c->in, "Content-Length:");
-        size_t body_len = cl && cl < end ? (size_t)strtoul(cl + 15, NULL, 10) : 0;
-        if (c->len < head_len + body_len)
-            return;
-        char head[2048], body[2048];
-        snprintf(head, sizeof(head), "%.*s", (int)head_len, c->in);
-        snprintf(body, sizeof(body), "%.*s", (int)body_len, c->in + head_len);
-        memmove(c->in, c->in + head_len + body_len, c->len - head_len - body_len);
-        c->len -= head_len + body_len;
-        c->in[c->len] = '\0';
-        route(c, head, body);
-    }
-}
-
-static void on_faccept(int fd, uint32_t ev, void *ud)
+/* The upgraded exec stream: the process echoes input; "quit" ends it (the stream closes). */
+static void on_raw(struct fake_conn *c, void *ud)
 {
     struct fake *f = ud;
-    int s = accept(fd, NULL, NULL);
-    if (s < 0)
-        return;
-    struct fconn *c = calloc(1, sizeof(*c));
-    c->f = f;
-    c->fd = s;
-    for (int i = 0; i < 64; i++)
-        if (!f->conns[i]) {
-            f->conns[i] = c;
-            break;
-        }
-    assert_int_equal(loop_add_fd(f->l, s, EPOLLIN, on_fconn, c), 0);
+    logf_(f, "input %.*s;", (int)c->len, c->in);
+    bool quit = strstr(c->in, "quit") != NULL;
+    put(c->fd, c->in, c->len);
+    c->len = 0;
+    c->in[0] = '\0';
+    if (quit)
+        fake_http_close(c);
 }
 
 /* ---------------------------------------------------------------- fixtures */
@@ -293,26 +210,16 @@ static int setup(void **state)
     F.ping_api = "1.41";
     F.api_max = "1.41";
     F.api_min = "1.12";
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(F.path, sizeof(F.path), "/tmp/paddock-fake-docker-%d.sock", (int)getpid());
-    strcpy(sa.sun_path, F.path);
-    unlink(F.path);
-    F.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (bind(F.lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(F.lfd, 16) < 0)
-        return -1;
-    return loop_add_fd(L, F.lfd, EPOLLIN, on_faccept, &F);
+    F.srv = fake_http_listen(L, F.path, route, on_raw, &F);
+    return F.srv ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     http_cancel_all(H);
     http_free(H);
-    for (int i = 0; i < 64; i++)
-        if (F.conns[i])
-            fconn_close(F.conns[i]);
-    loop_del_fd(L, F.lfd);
-    close(F.lfd);
-    unlink(F.path);
+    fake_http_free(F.srv);
     loop_free(L);
     return 0;
 }

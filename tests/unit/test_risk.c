@@ -1,6 +1,6 @@
-/* The risk classifier (engine/risk/risk.c): research/security.md §5's rules and bypass vectors,
- * table-driven. Each row: the command, the lowest and highest level it may get, and a word
- * its reason must contain (NULL: any). */
+/* The risk classifier (engine/risk/risk.c, docs/risk.md): its rules and the bypass tricks a
+ * classifier must catch, table-driven. Each row: the command, the lowest and highest level it may
+ * get, and a word its reason must contain (NULL: any). */
 #include "engine/action_kind.h"
 #include "engine/risk/risk.h"
 
@@ -44,7 +44,8 @@ static void check_rows(const struct row *rows, size_t n)
     }
 }
 
-/* §5.4: every bypass trick is at least MEDIUM; the destructive ones HIGH. */
+/* Every bypass trick (quoting, paths, wrappers, substitutions...) is at least MEDIUM; the
+ * destructive ones HIGH. */
 static void test_bypass_vectors(void **state)
 {
     static const struct row rows[] = {
@@ -128,7 +129,7 @@ static void test_bypass_vectors(void **state)
     check_rows(rows, sizeof(rows) / sizeof(rows[0]));
 }
 
-/* §5.3: at least one example per rule row. */
+/* At least one example per row of the rule table. */
 static void test_rule_rows(void **state)
 {
     static const struct row rows[] = {

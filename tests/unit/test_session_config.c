@@ -77,7 +77,7 @@ static const char *parse_bad(const char *text)
     assert_int_equal(session_config_parse(&eng, opts, &c, &bad), -1);
     assert_null(c);
     assert_int_equal(bad.status, 400);
-    assert_string_equal(bad.code, "bad_request");
+    assert_int_equal(bad.err, ERR_BAD_REQUEST);
     json_decref(opts);
     return bad.message;
 }

@@ -1,0 +1,93 @@
+/* The table of error codes (errors.h). */
+#include "engine/base/errors.h"
+
+#include <stddef.h>
+
+const struct err_entry err_table[ERR_COUNT] = {
+    [ERR_NONE] = {.name = NULL, .status = 0, .meaning = NULL},
+    [ERR_BAD_REQUEST] = {.name = "bad_request",
+                         .status = 400,
+                         .meaning = "the request is wrong: a field, a value, a query parameter"},
+    [ERR_INVALID_JSON] = {.name = "invalid_json",
+                          .status = 400,
+                          .meaning = "the body is empty, not JSON, or not a JSON object"},
+    [ERR_BUILD_FAILED] = {.name = "build_failed",
+                          .status = 400,
+                          .meaning = "a setup step of the runtime image failed (Docker's text)"},
+    [ERR_IMAGE_NOT_FOUND] = {.name = "image_not_found",
+                             .status = 400,
+                             .meaning = "the image is missing and could not be pulled"},
+    [ERR_UNAUTHORIZED] = {.name = "unauthorized",
+                          .status = 401,
+                          .meaning = "a TCP request without the bearer token or session key"},
+    [ERR_NOT_FOUND] = {.name = "not_found",
+                       .status = 404,
+                       .meaning = "no such session, action, terminal or route"},
+    [ERR_METHOD_NOT_ALLOWED] = {.name = "method_not_allowed",
+                                .status = 405,
+                                .meaning = "the path exists, not with this method"},
+    [ERR_CONFLICT] = {.name = "conflict",
+                      .status = 409,
+                      .meaning = "a state, a taken name or an operation under way forbids it"},
+    [ERR_ALREADY_DECIDED] = {.name = "already_decided",
+                             .status = 409,
+                             .meaning = "the approval was decided before (who, what, when)"},
+    [ERR_EXPIRED] = {.name = "expired",
+                     .status = 409,
+                     .meaning = "the approval's deadline passed: it was rejected"},
+    [ERR_SESSION_GONE] = {.name = "session_gone",
+                          .status = 409,
+                          .meaning = "the approval's session has no container any more"},
+    [ERR_NOT_PENDING] = {.name = "not_pending",
+                         .status = 409,
+                         .meaning = "the action never waited for approval: nothing to decide"},
+    [ERR_TOO_LARGE] = {.name = "too_large",
+                       .status = 413,
+                       .meaning = "a request body or a download over its limit"},
+    [ERR_INTERNAL] = {.name = "internal",
+                      .status = 500,
+                      .meaning = "the engine failed (out of memory, a request it could not start)"},
+    [ERR_STORE_ERROR] = {.name = "store_error",
+                         .status = 500,
+                         .meaning = "SQLite failed to read or write"},
+    [ERR_EXECUTOR_MISSING] = {.name = "executor_missing",
+                              .status = 500,
+                              .meaning = "no paddock-executor binary where the engine looks"},
+    [ERR_NOT_IMPLEMENTED] = {.name = "not_implemented",
+                             .status = 501,
+                             .meaning = "an OpenHands remote-runtime route paddock does not do"},
+    [ERR_DOCKER_ERROR] = {.name = "docker_error",
+                          .status = 502,
+                          .meaning = "Docker answered with an error (its text included)"},
+    [ERR_EXECUTOR_ERROR] = {.name = "executor_error",
+                            .status = 502,
+                            .meaning = "the sandbox's executor failed or its container died"},
+    [ERR_GIT_ERROR] = {.name = "git_error",
+                       .status = 502,
+                       .meaning = "the workspace's git clone failed (git's text)"},
+    [ERR_UNAVAILABLE] = {.name = "unavailable",
+                         .status = 503,
+                         .meaning = "the session is disconnected, or the engine is stopping"},
+    [ERR_DOCKER_UNAVAILABLE] = {.name = "docker_unavailable",
+                                .status = 503,
+                                .meaning = "the Docker daemon does not answer"},
+    [ERR_STOPPING] = {.name = "stopping",
+                      .status = 503,
+                      .meaning = "the engine is stopping: no new session"},
+    [ERR_EXECUTOR_TIMEOUT] = {.name = "executor_timeout",
+                              .status = 504,
+                              .meaning = "a new sandbox's executor did not answer within 30 s"},
+    [ERR_STORAGE_FULL] = {.name = "storage_full",
+                          .status = 507,
+                          .meaning = "the disk under the state directory is full"},
+};
+
+const char *err_name(enum err_code e)
+{
+    return (unsigned)e < ERR_COUNT ? err_table[e].name : NULL;
+}
+
+unsigned err_status(enum err_code e)
+{
+    return (unsigned)e < ERR_COUNT ? err_table[e].status : 500;
+}
