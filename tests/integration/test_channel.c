@@ -1,8 +1,12 @@
-/* The executor channel against root in the sandbox: the session's socket dir is bind-mounted
- * writable at /run/paddock, so root there can put anything at executor.sock. Whatever it puts
- * (a symlink to a host socket or to another session's executor, a FIFO, a regular file, a socket
- * of its own server) receives no request, the action fails saying why, and the session says why
- * in its reason. */
+/* What a container can write, against the engine (the host's root) that reads it.
+ * - The executor channel: the session's socket dir is bind-mounted writable at /run/paddock, so
+ *   root in the sandbox can put anything at executor.sock. Whatever it puts (a symlink to a host
+ *   socket or to another session's executor, a FIFO, a regular file, a socket of its own
+ *   server) receives no request, the action fails saying why, and the session says why in its
+ *   reason.
+ * - The other host dirs a container writes (an overlay's upper dir, a bind-mounted workspace,
+ *   the socket dir): links planted there are not followed by the changes walk nor by the
+ *   removal at delete. */
 #include "harness.h"
 
 #include <setjmp.h>
@@ -375,6 +379,117 @@ static void test_stop_resume_recovers(void **state)
     json_decref(s);
 }
 
+/* ---- links planted in the host dirs a container writes ---- */
+
+static void sh_ok(const char *cmd)
+{
+    char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+    struct proc_result r;
+    proc_run(argv, NULL, 60000, &r);
+    if (r.status != 0)
+        fprintf(stderr, "`%s` → %d: %s\n", cmd, r.status, r.err);
+    assert_int_equal(r.status, 0);
+    proc_result_free(&r);
+}
+
+static char *host_dir(const char *what)
+{
+    char *d = strdupf("/tmp/paddock-%s-XXXXXX", what);
+    assert_non_null(mkdtemp(d));
+    assert_int_equal(chmod(d, 0755), 0);
+    return d;
+}
+
+static void assert_victim_intact(const char *victim)
+{
+    char *p = strdupf("%s/keep", victim), *q = strdupf("%s/sub/keep", victim);
+    assert_true(path_exists(p));
+    assert_true(path_exists(q));
+    free(p);
+    free(q);
+}
+
+/* No change listed below a planted link: the walk did not enter it. */
+static void assert_changes_stop_at(const char *id, const char *link)
+{
+    char *path = strdupf("/v1/sessions/%s/changes", id);
+    json_t *c = api_json(harness_eng, "GET", path, NULL, 200);
+    free(path);
+    size_t i, n = strlen(link);
+    json_t *e;
+    bool seen = false;
+    json_array_foreach(json_object_get(c, "changes"), i, e)
+    {
+        const char *p = jstr(e, "path");
+        if (strcmp(p, link) == 0)
+            seen = true;
+        if (strncmp(p, link, n) == 0 && p[n] == '/')
+            fprintf(stderr, "the changes walk followed %s: %s\n", link, p);
+        assert_false(strncmp(p, link, n) == 0 && p[n] == '/');
+    }
+    assert_true(seen);
+    json_decref(c);
+}
+
+static const char plant[] = "set -e; v=%s\n"
+                            "ln -s $v /workspace/ln-dir; ln -s $v/keep /workspace/ln-file\n"
+                            "mkdir -p /workspace/a/b; ln -s $v /workspace/a/b/ln\n"
+                            "ln -s $v /run/paddock/ln-dir; ln -s $v/keep /run/paddock/ln-file\n"
+                            "mkdir /run/paddock/d; ln -s $v /run/paddock/d/ln\n";
+
+static void test_links_in_writable_host_dirs(void **state)
+{
+    char *victim = host_dir("victim");
+    char *cmd =
+        strdupf("mkdir %s/sub && echo k > %s/keep && echo k > %s/sub/keep", victim, victim, victim);
+    sh_ok(cmd);
+    free(cmd);
+
+    /* An overlay workspace: the links land in the engine's upper dir. */
+    char *src = host_dir("src");
+    char *body = strdupf("{\"workspace\": {\"source\": \"%s\", \"mode\": \"overlay\"}}", src);
+    json_t *s = session_new(harness_eng, body);
+    free(body);
+    const char *id = jstr(s, "id"), *cid = jstr(s, "container_id");
+    cmd = strdupf(plant, victim);
+    assert_int_equal(root_exec(cid, cmd), 0);
+    free(cmd);
+    assert_changes_stop_at(id, "/workspace/ln-dir");
+    assert_changes_stop_at(id, "/workspace/a/b/ln");
+    char *work = strdupf("%s/work/%s", harness_eng->state_dir, id);
+    char *run = strdupf("%s/run/%s", harness_eng->state_dir, id);
+    assert_true(path_exists(work));
+    session_delete(harness_eng, id);
+    assert_false(path_exists(work));
+    assert_false(path_exists(run));
+    assert_victim_intact(victim);
+    free(work);
+    free(run);
+    json_decref(s);
+
+    /* A bind-mounted host dir: the changes scan walks it on the host. */
+    char *ws = host_dir("ws");
+    body = strdupf("{\"workspace\": \"%s\"}", ws);
+    s = session_new(harness_eng, body);
+    free(body);
+    id = jstr(s, "id");
+    cid = jstr(s, "container_id");
+    cmd = strdupf(plant, victim);
+    assert_int_equal(root_exec(cid, cmd), 0);
+    free(cmd);
+    assert_changes_stop_at(id, "/workspace/ln-dir");
+    session_delete(harness_eng, id);
+    assert_victim_intact(victim);
+    json_decref(s);
+
+    cmd = strdupf("rm -rf %s %s %s", victim, src, ws);
+    sh_ok(cmd);
+    free(cmd);
+    free(victim);
+    free(src);
+    free(ws);
+}
+
 int main(void)
 {
     harness_require();
@@ -384,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_socket_of_another_process_in_the_sandbox),
         cmocka_unit_test(test_symlink_to_another_sessions_executor),
         cmocka_unit_test(test_stop_resume_recovers),
+        cmocka_unit_test(test_links_in_writable_host_dirs),
     };
     int failed = cmocka_run_group_tests_name("channel", tests, harness_group_setup_unsupervised,
                                              harness_group_teardown_clean);
