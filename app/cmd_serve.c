@@ -2,6 +2,7 @@
 #include "app/app.h"
 #include "app/config.h"
 #include "engine/engine.h"
+#include "engine/risk/policy.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -135,18 +136,12 @@ int cmd_serve(struct app *app, int argc, char **argv)
     const char *confirm = getenv("PADDOCK_CONFIRM");
     if (!confirm || !*confirm)
         confirm = config_confirm(cfg);
-    static const char *const policies[] = {"never", "high", "medium", "always"};
-    bool known = !confirm;
-    for (size_t i = 0; confirm && i < sizeof(policies) / sizeof(policies[0]); i++)
-        known |= strcmp(confirm, policies[i]) == 0;
-    if (!known) {
-        fprintf(stderr,
-                "paddock serve: %s: confirm = \"%s\" is not a policy (never, high, "
-                "medium, always)\n",
+    if (confirm && policy_parse(confirm) < 0) {
+        fprintf(stderr, "paddock serve: %s: confirm = \"%s\" is not a policy (%s)\n",
                 getenv("PADDOCK_CONFIRM") && *getenv("PADDOCK_CONFIRM")
                     ? "PADDOCK_CONFIRM"
                     : (cfg->path ? cfg->path : "config"),
-                confirm);
+                confirm, policy_names());
         free(exe);
         free(token);
         return 2;

@@ -8,6 +8,7 @@
 #include "engine/action.h"
 
 #include "engine/action_kind.h"
+#include "engine/base/action_state.h"
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
@@ -61,17 +62,6 @@ struct actions {
     struct action_waiter *waiters;
 };
 
-static const char *const action_final_states[] = {"done", "failed", "rejected", "interrupted",
-                                                  "skipped"};
-
-bool action_state_is_final(const char *state)
-{
-    for (size_t i = 0; state && i < sizeof(action_final_states) / sizeof(*action_final_states); i++)
-        if (strcmp(state, action_final_states[i]) == 0)
-            return true;
-    return false;
-}
-
 /* ---- events and waiters ---- */
 
 static void action_publish(struct engine *eng, int64_t id, bool approval)
@@ -124,7 +114,10 @@ static void action_notify(struct engine *eng, int64_t id)
 void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn fn, void *ud)
 {
     json_t *a = store_action_get(eng->store, id);
-    bool final = a && action_state_is_final(json_string_value(json_object_get(a, "state")));
+    enum action_st state;
+    bool final = a &&
+                 action_st_parse(json_string_value(json_object_get(a, "state")), &state) == 0 &&
+                 action_st_is_final(state);
     json_decref(a);
     struct action_waiter *w = a && !final && seconds > 0 ? calloc(1, sizeof(*w)) : NULL;
     if (!w) {
@@ -256,8 +249,8 @@ static void action_on_explained(const char *msg, void *ud)
 {
     struct action *a = ud;
     struct engine *eng = a->eng;
-    store_action_finish(eng->store, a->id, "failed", STORE_NO_EXIT_CODE, NULL, 0, msg, util_now(),
-                        NULL);
+    store_action_finish(eng->store, a->id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0, msg,
+                        util_now(), NULL);
     action_publish(eng, a->id, false);
     if (a->fn)
         action_reply_error(a->fn, a->ud, ERR_EXECUTOR_ERROR, msg);
@@ -277,7 +270,7 @@ static void action_on_done(const struct http_result *r, void *ud)
                  "the engine is stopping; action %lld was in flight and may have run in the "
                  "sandbox; it is recorded as interrupted and will not be re-run",
                  (long long)a->id);
-        store_action_finish(eng->store, a->id, "interrupted", STORE_NO_EXIT_CODE, NULL, 0,
+        store_action_finish(eng->store, a->id, ACTION_INTERRUPTED, STORE_NO_EXIT_CODE, NULL, 0,
                             "engine stopped while the action was in flight; not re-run", util_now(),
                             NULL);
         action_publish(eng, a->id, false);
@@ -315,8 +308,8 @@ static void action_on_done(const struct http_result *r, void *ud)
     json_decref(obs);
     char *err = NULL;
     if (r->status == 200) {
-        if (store_action_finish_diff(eng->store, a->id, "done", exit_code, body, len, diff, NULL,
-                                     util_now(), &err) < 0) {
+        if (store_action_finish_diff(eng->store, a->id, ACTION_DONE, exit_code, body, len, diff,
+                                     NULL, util_now(), &err) < 0) {
             /* Acknowledged means recorded: the agent hears that it ran and that its result is
              * not kept, rather than a result the history will not show. */
             char *what = util_strdupf("the action ran (exit code %d) but its observation could "
@@ -338,7 +331,7 @@ static void action_on_done(const struct http_result *r, void *ud)
     } else {
         /* The executor refused the action (bad arguments...): its answer goes back as is. */
         char *msg = util_strdupf("executor answered %ld", r->status);
-        store_action_finish(eng->store, a->id, "failed", exit_code, r->body, r->len, msg,
+        store_action_finish(eng->store, a->id, ACTION_FAILED, exit_code, r->body, r->len, msg,
                             util_now(), NULL);
         action_publish(eng, a->id, false);
         if (a->fn) {
@@ -399,9 +392,7 @@ static void action_policy_load(struct session *s)
     json_t *cfg = store_session_config(eng->store, s->id);
     json_t *opt = json_object_get(cfg, "options");
     int p = policy_parse(json_string_value(json_object_get(opt, "confirm")));
-    if (p < 0)
-        p = policy_parse(eng->default_confirm);
-    s->confirm = p < 0 ? POLICY_HIGH : p;
+    s->confirm = p < 0 ? eng->default_confirm : (enum policy)p;
     json_t *t = json_object_get(opt, "approval_timeout");
     s->approval_timeout = json_is_number(t) ? json_number_value(t) : eng->approval_timeout;
     json_decref(cfg);
@@ -421,8 +412,8 @@ static void action_arm(struct action *a, double deadline)
 }
 
 /* End a pending action as rejected (by the operator, the timeout or the session's end). */
-static int action_reject(struct action *a, const char *decision, const char *by, const char *reason,
-                         char **err)
+static int action_reject(struct action *a, enum action_approval decision, const char *by,
+                         const char *reason, char **err)
 {
     struct engine *eng = a->eng;
     char *obs = action_rejected_observation(a->id, by, reason);
@@ -446,8 +437,8 @@ static void action_expire(void *ud)
 {
     struct action *a = ud;
     a->timer = NULL;
-    if (action_reject(a, "expired", "timeout", "no decision before the approval deadline", NULL) <
-        0) {
+    if (action_reject(a, APPROVAL_EXPIRED, "timeout", "no decision before the approval deadline",
+                      NULL) < 0) {
         /* The store would not take it (disk full): try again in a while. */
         a->timer = loop_timer_add(a->eng->loop, 5000, action_expire, a);
     }
@@ -473,55 +464,58 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     action_kind_classify(action, ACTION_WORKSPACE, NULL, &risk);
     char *args_json = json_dumps(action, JSON_COMPACT);
     double now = util_now();
+    enum risk_level declared = (enum risk_level)risk.declared;
     struct store_action_new row = {.session_id = s->id,
                                    .kind = kind,
                                    .summary = summary,
                                    .args_json = args_json ? args_json : "{}",
-                                   .risk = risk_level_name(risk.level),
+                                   .risk = risk.level,
                                    .risk_reason = risk.reason,
-                                   .declared_risk =
-                                       risk.declared >= 0 ? risk_level_name(risk.declared) : NULL,
-                                   .state = "running",
-                                   .approval = "none",
+                                   .declared_risk = risk.declared >= 0 ? &declared : NULL,
+                                   .state = ACTION_RUNNING,
+                                   .approval = APPROVAL_NONE,
                                    .durable = !wait,
                                    .now = now};
-    const char *cstate = json_string_value(json_object_get(action, "confirmation_state"));
+    /* Absent (or a value OpenHands does not send): confirmed. */
+    enum action_confirmation confirmation = CONFIRMATION_CONFIRMED;
+    action_confirmation_parse(json_string_value(json_object_get(action, "confirmation_state")),
+                              &confirmation);
     const char *rule_pat = NULL;
-    const char *rule = policy_rules_match(s->rules, summary, &rule_pat);
+    enum policy_rule rule = policy_rules_match(s->rules, summary, &rule_pat);
     char why[512] = "";
     char *obs = NULL;
     bool held = false;
-    if (cstate && strcmp(cstate, "rejected") == 0) {
+    if (confirmation == CONFIRMATION_REJECTED) {
         /* OpenHands sends a rejected action so that it is recorded; it never runs. */
-        row.state = "rejected";
-        row.approval = "rejected";
+        row.state = ACTION_REJECTED;
+        row.approval = APPROVAL_REJECTED;
         row.decided_by = "agent";
         row.decision_reason = "the action arrived with confirmation_state \"rejected\"";
-    } else if (cstate && strcmp(cstate, "awaiting_confirmation") == 0) {
+    } else if (confirmation == CONFIRMATION_AWAITING) {
         /* OpenHands' own client never sends these; its runtime answers a null observation. */
-        row.state = "skipped";
+        row.state = ACTION_SKIPPED;
         obs = strdup("{\"observation\":\"null\",\"content\":\"\",\"extras\":{},"
                      "\"message\":\"No observation\"}");
         row.observation = obs;
-    } else if (rule && strcmp(rule, "deny") == 0) {
+    } else if (rule == POLICY_RULE_DENY) {
         snprintf(why, sizeof(why), "denied by the operator's rule \"%.400s\"", rule_pat);
-        row.state = "rejected";
-        row.approval = "rejected";
+        row.state = ACTION_REJECTED;
+        row.approval = APPROVAL_REJECTED;
         row.decided_by = "rule";
         row.decision_reason = why;
-    } else if (rule) {
+    } else if (rule == POLICY_RULE_ALLOW) {
         snprintf(why, sizeof(why), "allowed by the operator's rule \"%.400s\"", rule_pat);
-        row.approval = "auto";
+        row.approval = APPROVAL_AUTO;
         row.decided_by = "rule";
         row.decision_reason = why;
     } else if (policy_needs_approval(s->confirm, (int)risk.level)) {
-        row.state = "pending";
-        row.approval = "pending";
+        row.state = ACTION_PENDING;
+        row.approval = APPROVAL_PENDING;
         row.deadline = now + s->approval_timeout;
         row.durable = true;
         held = true;
     }
-    if (strcmp(row.state, "rejected") == 0) {
+    if (row.state == ACTION_REJECTED) {
         row.durable = true;
         /* The id is not known before the insert: the observation names it afterwards. */
         obs = action_rejected_observation(0, row.decided_by, row.decision_reason);
@@ -541,24 +535,25 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
         free(obs);
         return;
     }
-    if (strcmp(row.state, "running") != 0 && !held) {
+    if (row.state != ACTION_RUNNING && !held) {
         /* Answered at once: rejected or skipped, recorded, never run. */
-        action_publish(eng, id, strcmp(row.state, "rejected") == 0);
+        action_publish(eng, id, row.state == ACTION_REJECTED);
         if (wait) {
             struct session_action_result res = {.status = 200, .body = obs, .len = strlen(obs)};
             fn(&res, ud);
         } else {
-            action_reply_json(
-                fn, ud, 202,
-                json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state", row.state), ERR_NONE);
+            action_reply_json(fn, ud, 202,
+                              json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state",
+                                        action_st_name(row.state)),
+                              ERR_NONE);
         }
         free(obs);
         return;
     }
     struct action *a = action_hold(eng, id, s->id, action, body, len);
     if (!a) {
-        store_action_finish(eng->store, id, "failed", STORE_NO_EXIT_CODE, NULL, 0, "out of memory",
-                            util_now(), NULL);
+        store_action_finish(eng->store, id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0,
+                            "out of memory", util_now(), NULL);
         action_reply_error(fn, ud, ERR_INTERNAL, "out of memory");
         return;
     }
@@ -568,7 +563,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     } else {
         action_reply_json(fn, ud, 202,
                           json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state",
-                                    held ? "pending" : "running"),
+                                    action_st_name(held ? ACTION_PENDING : ACTION_RUNNING)),
                           ERR_NONE);
     }
     if (held) {
@@ -612,7 +607,8 @@ static void action_result_store(struct action_result *out, struct engine *eng, c
 /* Why an action that is not pending cannot be decided. */
 static void action_already(json_t *cur, int64_t id, struct action_result *out)
 {
-    const char *approval = json_string_value(json_object_get(cur, "approval"));
+    enum action_approval approval = APPROVAL_NONE; /* unknown text: it never waited */
+    action_approval_parse(json_string_value(json_object_get(cur, "approval")), &approval);
     const char *by = json_string_value(json_object_get(cur, "decided_by"));
     const char *state = json_string_value(json_object_get(cur, "state"));
     const char *reason = json_string_value(json_object_get(cur, "decision_reason"));
@@ -622,23 +618,31 @@ static void action_already(json_t *cur, int64_t id, struct action_result *out)
     struct tm tm;
     if (t && gmtime_r(&t, &tm))
         strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
-    if (approval && strcmp(approval, "expired") == 0)
+    switch (approval) {
+    case APPROVAL_EXPIRED:
         action_result(out, ERR_EXPIRED,
                       "action %lld expired at %s without a decision and was rejected; nothing "
                       "changed",
                       (long long)id, when);
-    else if (approval && (strcmp(approval, "approved") == 0 || strcmp(approval, "rejected") == 0 ||
-                          strcmp(approval, "auto") == 0))
-        action_result(out, ERR_ALREADY_DECIDED,
-                      "action %lld was already %s by %s at %s%s%.200s%s; nothing changed",
-                      (long long)id, strcmp(approval, "auto") == 0 ? "allowed" : approval,
-                      by ? by : "someone", when, reason ? " (" : "", reason ? reason : "",
-                      reason ? ")" : "");
-    else
+        break;
+    case APPROVAL_AUTO:
+    case APPROVAL_APPROVED:
+    case APPROVAL_REJECTED:
+        action_result(
+            out, ERR_ALREADY_DECIDED,
+            "action %lld was already %s by %s at %s%s%.200s%s; nothing changed", (long long)id,
+            approval == APPROVAL_AUTO ? "allowed" : action_approval_name(approval),
+            by ? by : "someone", when, reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
+        break;
+    case APPROVAL_NONE:
+    case APPROVAL_PENDING:
+    case APPROVAL_COUNT:
         action_result(out, ERR_NOT_PENDING,
                       "action %lld is %s and never waited for approval (its risk was below the "
                       "session's policy); nothing to decide",
                       (long long)id, state ? state : "unknown");
+        break;
+    }
 }
 
 /* Pattern text that matches exactly this summary (glob characters escaped). */
@@ -660,7 +664,11 @@ int action_rule_add(struct session *s, json_t *rule, const char *by, struct acti
     action_policy_load(s);
     char *err = NULL;
     const char *pattern = json_string_value(json_object_get(rule, "pattern"));
-    const char *decision = json_string_value(json_object_get(rule, "decision"));
+    enum policy_rule decision;
+    if (policy_rule_parse(json_string_value(json_object_get(rule, "decision")), &decision) < 0) {
+        action_result(out, ERR_BAD_REQUEST, "\"decision\" must be \"allow\" or \"deny\"");
+        return -1;
+    }
     int64_t rid = store_rule_add(eng->store, s->id, pattern, decision, by, util_now(), &err);
     if (rid < 0) {
         action_result_store(out, eng, "the rule was not added", err);
@@ -680,39 +688,40 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         action_result(out, ERR_NOT_FOUND, "no action %lld", (long long)id);
         return;
     }
-    const char *state = json_string_value(json_object_get(cur, "state"));
+    enum action_st state;
+    bool pending = action_st_parse(json_string_value(json_object_get(cur, "state")), &state) == 0 &&
+                   state == ACTION_PENDING;
     struct action *a = action_find(eng, id);
-    if (strcmp(state, "pending") != 0 || !a) {
+    if (!pending || !a) {
         action_already(cur, id, out);
         json_decref(cur);
         return;
     }
     json_decref(cur);
     struct session *s = session_find(eng, a->session_id);
-    bool approve = strcmp(d->decision, "approved") == 0;
-    if (approve && (!s || strcmp(s->state, "ready") != 0 || !s->container_id)) {
+    bool approve = d->approve;
+    if (approve && (!s || s->state != SESSION_READY || !s->container_id)) {
         /* Nothing changes: the operator may resume the session and approve again, or reject. */
-        const char *st = s ? s->state : "deleted";
-        bool gone =
-            !s || !s->container_id || strcmp(st, "error") == 0 || strcmp(st, "deleted") == 0;
+        enum session_st st = s ? s->state : SESSION_DELETED;
+        bool gone = !s || !s->container_id || !session_st_is_live(st);
         action_result(out, gone ? ERR_SESSION_GONE : ERR_CONFLICT,
                       "action %lld cannot run: session %s is %s%s; nothing changed", (long long)id,
-                      a->session_id, st,
+                      a->session_id, session_st_name(st),
                       gone ? " and its container is gone (reject the action instead)"
                            : " (resume it, then approve again)");
         return;
     }
-    if (approve && s->op && strcmp(s->op, "create") != 0) {
+    if (approve && s->op != SESSION_OP_NONE && s->op != SESSION_OP_CREATE) {
         /* A pause, stop or delete is under way: running now would race it. */
         action_result(out, ERR_CONFLICT,
                       "action %lld cannot run now: session %s is busy (%s in progress); nothing "
                       "changed, approve again once it is done",
-                      (long long)id, a->session_id, s->op);
+                      (long long)id, a->session_id, session_op_name(s->op));
         return;
     }
     char *err = NULL;
     if (!approve) {
-        int rc = action_reject(a, "rejected", d->by, d->reason, &err);
+        int rc = action_reject(a, APPROVAL_REJECTED, d->by, d->reason, &err);
         if (rc <= 0)
             action_result_store(out, eng, "the decision was not recorded", err);
         else
@@ -724,15 +733,16 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
                                : action_exact_pattern(action_kind_summary(
                                      json_string_value(json_object_get(a->action, "action")),
                                      json_object_get(a->action, "args")));
-        json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision", "allow");
+        json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision",
+                                 policy_rule_name(POLICY_RULE_ALLOW));
         free(pat);
         int rc = action_rule_add(s, rule, d->by, out);
         json_decref(rule);
         if (rc < 0)
             return;
     }
-    int rc =
-        store_action_decide(eng->store, id, "approved", d->by, d->reason, NULL, util_now(), &err);
+    int rc = store_action_decide(eng->store, id, APPROVAL_APPROVED, d->by, d->reason, NULL,
+                                 util_now(), &err);
     if (rc == 0) {
         json_t *now_row = store_action_get(eng->store, id);
         action_already(now_row, id, out);
@@ -760,7 +770,7 @@ void actions_session_gone(struct engine *eng, const char *session_id, const char
     while (a) {
         struct action *next = a->next;
         if (!a->s && strcmp(a->session_id, session_id) == 0)
-            action_reject(a, "rejected", "engine", why, NULL);
+            action_reject(a, APPROVAL_REJECTED, "engine", why, NULL);
         a = next;
     }
 }
@@ -786,7 +796,7 @@ int actions_init(struct engine *eng)
         if (!a)
             continue;
         if (!session_find(eng, sid))
-            action_reject(a, "rejected", "engine", "the session is gone", NULL);
+            action_reject(a, APPROVAL_REJECTED, "engine", "the session is gone", NULL);
         else
             action_arm(a, json_is_number(deadline) ? json_number_value(deadline) : 0);
     }

@@ -30,7 +30,7 @@ struct action_result {
     char message[512];
 };
 struct action_decision {
-    const char *decision; /* "approved" or "rejected" */
+    bool approve; /* else reject */
     const char *by, *reason;
     bool remember;       /* approve: allow this pattern for the rest of the session */
     const char *pattern; /* with remember: the pattern; NULL: exactly this command or path */
@@ -46,7 +46,6 @@ int action_rule_add(struct session *s, json_t *rule, const char *by, struct acti
  * seconds (≤ 600), whichever comes first; NULL when there is no such action. */
 typedef void (*action_wait_fn)(json_t *action, void *ud);
 void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn fn, void *ud);
-bool action_state_is_final(const char *state);
 
 /* A session's container went for good: its waiting actions are rejected with why. */
 void actions_session_gone(struct engine *eng, const char *session_id, const char *why);

@@ -1,6 +1,7 @@
 /* Engine API: the action path, approvals, operator rules and history (docs/approvals.md). */
 #include "engine/action.h"
 #include "engine/api.h"
+#include "engine/base/action_state.h"
 #include "engine/engine_internal.h"
 #include "engine/risk/policy.h"
 #include "engine/risk/risk.h"
@@ -109,7 +110,7 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
             return NULL;
         }
     }
-    d->decision = approve ? "approved" : "rejected";
+    d->approve = approve;
     d->by = json_string_value(json_object_get(body, "by"));
     if (!d->by || !*d->by)
         d->by = "operator";
@@ -214,18 +215,28 @@ void api_route_history(struct api_req *r)
         api_reply_error(r, ERR_BAD_REQUEST, "\"q\" is at most 1024 bytes");
         return;
     }
-    const char *risk = api_req_query(r, "risk");
-    if (risk && risk_level_parse(risk) < 0) {
-        api_reply_error(r, ERR_BAD_REQUEST, "\"risk\" is low, medium or high");
-        return;
-    }
     struct store_search s = {.text = q && *q ? q : NULL,
                              .session_id = api_req_query(r, "session"),
                              .kind = api_req_query(r, "kind"),
-                             .state = api_req_query(r, "state"),
-                             .risk = risk ? risk_level_name(risk_level_parse(risk)) : NULL,
                              .before = (int64_t)before,
                              .limit = (int)limit};
+    const char *risk_name = api_req_query(r, "risk");
+    int risk_level = risk_name ? risk_level_parse(risk_name) : -1; /* any case, as agents send */
+    enum risk_level risk = (enum risk_level)risk_level;
+    if (risk_name && risk_level < 0) {
+        api_reply_error(r, ERR_BAD_REQUEST, "\"risk\" is low, medium or high");
+        return;
+    }
+    s.risk = risk_name ? &risk : NULL;
+    const char *state_name = api_req_query(r, "state");
+    enum action_st state;
+    if (state_name && action_st_parse(state_name, &state) < 0) {
+        api_reply_error(r, ERR_BAD_REQUEST,
+                        "\"state\" is pending, running, done, failed, rejected, interrupted or "
+                        "skipped");
+        return;
+    }
+    s.state = state_name ? &state : NULL;
     char *err = NULL;
     json_t *list = store_actions_search(api_req_engine(r)->store, &s, &err);
     if (!list) {

@@ -51,16 +51,20 @@ static void route_sessions_list(struct api_req *r)
     struct store_session_query q = {
         .flags = (all && strcmp(all, "0") != 0 ? STORE_LIST_DELETED : 0) |
                  (pool && strcmp(pool, "0") != 0 ? STORE_LIST_POOLED : 0),
-        .state = api_req_query(r, "state"),
         .image = api_req_query(r, "image"),
         .before = api_req_query(r, "before"),
         .since = since,
         .until = until,
         .limit = (int)limit,
     };
-    if (q.state && session_st_parse(q.state) < 0) {
-        api_reply_error(r, ERR_BAD_REQUEST, "no session state \"%.64s\"", q.state);
-        return;
+    const char *state_name = api_req_query(r, "state");
+    enum session_st state;
+    if (state_name) {
+        if (session_st_parse(state_name, &state) < 0) {
+            api_reply_error(r, ERR_BAD_REQUEST, "no session state \"%.64s\"", state_name);
+            return;
+        }
+        q.state = &state;
     }
     if (q.image && strlen(q.image) > 512) {
         api_reply_error(r, ERR_BAD_REQUEST, "\"image\" is at most 512 bytes");

@@ -304,8 +304,9 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
         op->stage = STAGE_BUILD_LOCK;
         build_next(op);
         return;
-    default:
-        return;
+    case STAGE_BUILD_LOCK:
+    case STAGE_THIN:
+        return; /* builds, not inspects: they never get here */
     }
 }
 

@@ -10,10 +10,12 @@
 
 #include "engine/action_kind.h"
 #include "engine/api.h"
+#include "engine/base/session_state.h"
 #include "engine/base/utf8.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
+#include "engine/session_config.h"
 #include "engine/store/store.h"
 
 #include <dirent.h>
@@ -515,12 +517,17 @@ static json_t *changes_compute(struct engine *eng, json_t *session, json_t *diff
                                               : "none",
         .container_error = container_error ? strdup(container_error) : NULL,
         .container_exact = diff && !read_only,
-        .ws_type = json_string_value(json_object_get(ws, "type")),
         .notes = json_array(),
     };
-    if (!c.ws_type)
-        c.ws_type = "image";
-    bool ws_mounted = strcmp(c.ws_type, "image") != 0;
+    /* None stored: the image's own /workspace. "anonymous_volume" (the image's /workspace
+     * under a read-only root), like any type this build does not know, is a volume the engine
+     * does not read. The reply names the stored type as it is. */
+    enum session_ws ws_type = SESSION_WS_IMAGE;
+    const char *ws_name = json_string_value(json_object_get(ws, "type"));
+    if (ws_name && session_ws_parse(ws_name, &ws_type) < 0)
+        ws_type = SESSION_WS_VOLUME;
+    c.ws_type = ws_name ? ws_name : session_ws_name(SESSION_WS_IMAGE);
+    bool ws_mounted = ws_type != SESSION_WS_IMAGE;
     struct changes_list l = {0};
     if (diff)
         changes_from_diff(&l, diff, ws_mounted);
@@ -541,12 +548,12 @@ static json_t *changes_compute(struct engine *eng, json_t *session, json_t *diff
     if (!ws_mounted && diff) {
         c.ws_source = "docker diff";
         c.ws_exact = true;
-    } else if (strcmp(c.ws_type, "overlay") == 0) {
+    } else if (ws_type == SESSION_WS_OVERLAY) {
         if (changes_walk_workspace(&l, upper, src, 0, &stopped, &why)) {
             c.ws_source = "overlay upper dir";
             c.ws_exact = true;
         }
-    } else if (strcmp(c.ws_type, "bind") == 0 || strcmp(c.ws_type, "clone") == 0) {
+    } else if (ws_type == SESSION_WS_BIND || ws_type == SESSION_WS_CLONE) {
         double since = store_session_first_start(eng->store, sid);
         if (since <= 0)
             since = json_number_value(json_object_get(session, "created_at"));
@@ -685,7 +692,8 @@ void changes_route_get(struct api_req *r)
         return;
     const char *cid = json_string_value(json_object_get(s, "container_id"));
     const char *state = json_string_value(json_object_get(s, "state"));
-    if (!cid || (state && strcmp(state, "deleted") == 0)) {
+    enum session_st st;
+    if (!cid || (session_st_parse(state, &st) == 0 && st == SESSION_DELETED)) {
         char why[96];
         snprintf(why, sizeof(why), "it is %s", state ? state : "unknown");
         changes_reply_stored(r, s, why);

@@ -198,9 +198,15 @@ int engine_serve(const struct engine_options *opt, char **err)
     eng.socket_path = strdup(opt->socket_path);
     eng.executor_path = opt->executor ? strdup(opt->executor) : NULL;
     eng.default_image = strdup(opt->image ? opt->image : "paddock/base:local");
-    eng.default_confirm = strdup(opt->confirm ? opt->confirm : "high");
+    int confirm = opt->confirm ? policy_parse(opt->confirm) : POLICY_HIGH;
+    eng.default_confirm = confirm < 0 ? POLICY_HIGH : (enum policy)confirm;
     eng.approval_timeout = opt->approval_timeout > 0 ? opt->approval_timeout : 600;
     eng.retention_days = opt->retention_days > 0 ? opt->retention_days : 0;
+    if (confirm < 0) {
+        *err = util_strdupf("confirm = \"%s\" is not an approval policy (%s)", opt->confirm,
+                            policy_names());
+        goto out;
+    }
     if (!(eng.engine_id = engine_read_id(opt->state_dir, err)))
         goto out;
     char *dbpath = util_strdupf("%s/paddock.db", opt->state_dir);
@@ -291,7 +297,6 @@ out:
     free(eng.socket_path);
     free(eng.executor_path);
     free(eng.default_image);
-    free(eng.default_confirm);
     free(eng.engine_id);
     free(eng.docker_api_version);
     free(eng.docker_error);

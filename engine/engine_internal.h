@@ -2,6 +2,8 @@
 #ifndef PADDOCK_ENGINE_INTERNAL_H
 #define PADDOCK_ENGINE_INTERNAL_H
 
+#include "engine/risk/policy.h"
+
 #include <stdbool.h>
 
 struct loop;
@@ -37,12 +39,12 @@ struct engine {
     char *engine_id;
     char *executor_path;
     char *default_image;
-    char *default_confirm;    /* approval policy of sessions that name none */
-    double approval_timeout;  /* seconds an action waits for the operator */
-    double retention_days;    /* 0: history kept forever */
-    struct session *sessions; /* live (not deleted) sessions, in memory */
-    bool docker_ok;           /* last known daemon reachability */
-    char *docker_error;       /* why the daemon was last unreachable, NULL when it answered */
+    enum policy default_confirm; /* approval policy of sessions that name none */
+    double approval_timeout;     /* seconds an action waits for the operator */
+    double retention_days;       /* 0: history kept forever */
+    struct session *sessions;    /* live (not deleted) sessions, in memory */
+    bool docker_ok;              /* last known daemon reachability */
+    char *docker_error;          /* why the daemon was last unreachable, NULL when it answered */
     char *docker_api_version;
     bool stopping; /* SIGTERM/SIGINT came: deleting keep_alive=false sessions, then exit */
     /* The optional TCP listener (listen.c): its bound address, the bearer token it requires

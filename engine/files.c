@@ -64,13 +64,11 @@ static char *files_escape(const char *v)
     return out;
 }
 
-static void files_publish(struct engine *eng, int64_t id, const char *state)
+static void files_publish(struct engine *eng, int64_t id)
 {
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;
-    if (state)
-        json_object_set_new(a, "state", json_string(state));
     events_publish(eng->events, "action", a);
     json_decref(a);
 }
@@ -132,7 +130,7 @@ static struct files_op *files_begin(struct api_req *r, struct session *s, const 
             files_op_free(op);
             return NULL;
         }
-        files_publish(eng, op->id, "running");
+        files_publish(eng, op->id); /* stored as running */
     }
     op->s = s;
     session_hold(s);
@@ -169,8 +167,9 @@ static int files_record(struct files_op *op, bool ok, unsigned status, const cha
         json_decref(o);
     }
     char *err = NULL;
-    int rc = store_action_finish(op->eng->store, op->id, ok ? "done" : "failed", STORE_NO_EXIT_CODE,
-                                 obs, obs ? strlen(obs) : 0, error, util_now(), &err);
+    int rc = store_action_finish(op->eng->store, op->id, ok ? ACTION_DONE : ACTION_FAILED,
+                                 STORE_NO_EXIT_CODE, obs, obs ? strlen(obs) : 0, error, util_now(),
+                                 &err);
     free(obs);
     if (rc < 0) {
         char *what = util_strdupf("the %s of %s ran but could not be recorded", op->kind, op->path);
@@ -178,7 +177,7 @@ static int files_record(struct files_op *op, bool ok, unsigned status, const cha
         free(what);
         return -1;
     }
-    files_publish(op->eng, op->id, NULL);
+    files_publish(op->eng, op->id);
     return 0;
 }
 
@@ -459,9 +458,9 @@ void files_route_alive(struct api_req *r)
     if (!s)
         return;
     /* Not ready is "not alive (yet)": OpenHands polls until 200. */
-    if (strcmp(session_state(s), "ready") != 0) {
+    if (session_state(s) != SESSION_READY) {
         api_reply_error(r, ERR_UNAVAILABLE, "session %s is %s, not ready", session_id(s),
-                        session_state(s));
+                        session_st_name(session_state(s)));
         return;
     }
     files_probe(r, s, "alive", 5000);

@@ -3,6 +3,7 @@
 #include "engine/logs.h"
 
 #include "engine/api.h"
+#include "engine/base/session_state.h"
 #include "engine/base/utf8.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
@@ -159,7 +160,8 @@ void logs_route_get(struct api_req *r)
     }
     const char *cid = json_string_value(json_object_get(s, "container_id"));
     const char *state = json_string_value(json_object_get(s, "state"));
-    bool gone = !cid || (state && strcmp(state, "deleted") == 0);
+    enum session_st st;
+    bool gone = !cid || (session_st_parse(state, &st) == 0 && st == SESSION_DELETED);
     if (gone) {
         json_decref(s);
         if (follow)

@@ -122,10 +122,25 @@ static int pool_parse(struct pool *p, const char *spec, char **err)
     return rc;
 }
 
+/* Whether a pooled sandbox counts towards the pool's size: it is, or is becoming, ready. */
 static bool pool_live(const struct session *s)
 {
-    return strcmp(s->state, "starting") == 0 || strcmp(s->state, "started") == 0 ||
-           strcmp(s->state, "ready") == 0 || strcmp(s->state, "building") == 0;
+    switch (s->state) {
+    case SESSION_BUILDING:
+    case SESSION_STARTING:
+    case SESSION_STARTED:
+    case SESSION_READY:
+        return true;
+    case SESSION_PAUSED:
+    case SESSION_STOPPED:
+    case SESSION_ERROR:
+    case SESSION_DISCONNECTED:
+    case SESSION_OOM_KILLED:
+    case SESSION_DELETED:
+    case SESSION_ST_COUNT:
+        return false;
+    }
+    return false;
 }
 
 static void pool_ignore(const struct session_result *r, void *ud)
@@ -160,12 +175,13 @@ static void pool_refill_entry(struct pool *p, struct pool_entry *e)
      * not worth the bookkeeping: any idle one will do). */
     for (struct session *s = eng->sessions, *next; s; s = next) {
         next = s->next;
-        if (!s->pooled || !s->image || strcmp(s->image, e->image) != 0 || s->op)
+        if (!s->pooled || !s->image || strcmp(s->image, e->image) != 0 || s->op != SESSION_OP_NONE)
             continue;
-        bool dead = strcmp(s->state, "stopped") == 0 || strcmp(s->state, "oom-killed") == 0 ||
-                    strcmp(s->state, "error") == 0;
+        bool dead = (SESSION_ST_SET(SESSION_STOPPED) | SESSION_ST_SET(SESSION_OOM_KILLED) |
+                     SESSION_ST_SET(SESSION_ERROR)) &
+                    SESSION_ST_SET(s->state);
         if (dead || (pool_live(s) && live + e->creating >= e->size)) {
-            if (!dead && strcmp(s->state, "ready") != 0)
+            if (!dead && s->state != SESSION_READY)
                 continue; /* starting: let it finish, it is counted next time */
             session_delete(s, pool_ignore, NULL);
             continue;
@@ -174,8 +190,8 @@ static void pool_refill_entry(struct pool *p, struct pool_entry *e)
             live++;
     }
     for (struct session *s = eng->sessions; s; s = s->next)
-        if (s->pooled && s->op && s->image && strcmp(s->image, e->image) == 0 && pool_live(s) &&
-            strcmp(s->op, "create") != 0)
+        if (s->pooled && s->op != SESSION_OP_NONE && s->image && strcmp(s->image, e->image) == 0 &&
+            pool_live(s) && s->op != SESSION_OP_CREATE)
             live++;
     while (live + e->creating < e->size && e->creating < POOL_PARALLEL &&
            loop_now_ms() >= e->retry_at && !eng->stopping) {
@@ -274,8 +290,8 @@ bool pool_fits(struct engine *eng, json_t *opts, const char *image)
 struct session *pool_take(struct engine *eng, const char *image)
 {
     for (struct session *s = eng->sessions; s; s = s->next)
-        if (s->pooled && !s->op && !s->unlinked && s->image && strcmp(s->image, image) == 0 &&
-            strcmp(s->state, "ready") == 0)
+        if (s->pooled && s->op == SESSION_OP_NONE && !s->unlinked && s->image &&
+            strcmp(s->image, image) == 0 && s->state == SESSION_READY)
             return s;
     return NULL;
 }
@@ -373,7 +389,7 @@ int session_claim(struct session *s, const char *name, json_t *options, json_t *
                                .body_len = body ? strlen(body) : 0,
                                .timeout_ms = 30000};
     session_hold(s);
-    session_op_begin(s, "claim");
+    session_op_begin(s, SESSION_OP_CLAIM);
     if (!body || eng->driver->executor_request(s, &req, claim_on_env, op) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         claim_on_env(&r, op);
@@ -394,7 +410,7 @@ json_t *pool_status(struct engine *eng)
         for (struct session *s = eng->sessions; s; s = s->next) {
             if (!s->pooled || !s->image || strcmp(s->image, e->image) != 0)
                 continue;
-            if (strcmp(s->state, "ready") == 0 && !s->op)
+            if (s->state == SESSION_READY && s->op == SESSION_OP_NONE)
                 ready++;
             else if (pool_live(s))
                 starting++;

@@ -67,7 +67,7 @@ void session_channel_refused(struct session *s, const char *why)
 
 static void session_gone(struct session *s)
 {
-    session_set_state(s, "error", "container removed outside paddock");
+    session_set_state(s, SESSION_ERROR, "container removed outside paddock");
     util_remove_tree(s->sock_dir);
 }
 
@@ -76,7 +76,7 @@ static bool refresh_outdated(struct session *s, unsigned gen)
 {
     if (s->unlinked || s->eng->stopping)
         return true;
-    if (s->op) {
+    if (s->op != SESSION_OP_NONE) {
         s->stale = true;
         return true;
     }
@@ -98,17 +98,17 @@ static void refresh_on_alive(const struct http_result *r, void *ud)
     struct session *s = op->s;
     if (!refresh_outdated(s, op->gen)) {
         if (r->status == 200) {
-            if (session_st_allows_name(s->state, "started") &&
-                !session_st_allows_name(s->state, "ready"))
-                session_set_state(s, "started", NULL);
-            session_set_state(s, "ready", NULL);
+            if (session_st_allows(s->state, SESSION_STARTED) &&
+                !session_st_allows(s->state, SESSION_READY))
+                session_set_state(s, SESSION_STARTED, NULL);
+            session_set_state(s, SESSION_READY, NULL);
             s->retry_ms = 0;
         } else {
             char *why = r->peer_refused ? session_channel_reason(r->error)
                         : r->status < 0
                             ? util_strdupf("its executor does not answer: %s", r->error)
                             : util_strdupf("its executor answered /alive with %ld", r->status);
-            session_set_state(s, "disconnected", why ? why : "its executor does not answer");
+            session_set_state(s, SESSION_DISCONNECTED, why ? why : "its executor does not answer");
             free(why);
             retry_schedule(s);
         }
@@ -163,8 +163,8 @@ static void refresh_on_inspect(const struct sandbox_reply *r, void *ud)
     }
     if (r->status < 0) {
         char *why = util_strdupf("Docker daemon not reachable: %s", r->message);
-        if (session_st_allows_name(s->state, "disconnected"))
-            session_set_state(s, "disconnected", why ? why : "Docker daemon not reachable");
+        if (session_st_allows(s->state, SESSION_DISCONNECTED))
+            session_set_state(s, SESSION_DISCONNECTED, why ? why : "Docker daemon not reachable");
         free(why);
         retry_schedule(s);
         refresh_done(s);
@@ -176,20 +176,20 @@ static void refresh_on_inspect(const struct sandbox_reply *r, void *ud)
         session_gone(s);
     } else if (r->status != 200 || !status) {
         char *why = util_strdupf("docker inspect answered %ld: %s", r->status, r->message);
-        if (session_st_allows_name(s->state, "disconnected"))
-            session_set_state(s, "disconnected", why ? why : "docker inspect failed");
+        if (session_st_allows(s->state, SESSION_DISCONNECTED))
+            session_set_state(s, SESSION_DISCONNECTED, why ? why : "docker inspect failed");
         free(why);
         retry_schedule(s);
     } else if (strcmp(status, "running") == 0) {
         refresh_probe(s); /* it calls refresh_done */
         return;
     } else if (strcmp(status, "paused") == 0) {
-        if (strcmp(s->state, "paused") != 0) /* keep "paused by request" */
-            session_set_state(s, "paused", "the container is paused");
+        if (s->state != SESSION_PAUSED) /* keep "paused by request" */
+            session_set_state(s, SESSION_PAUSED, "the container is paused");
     } else if (strcmp(status, "restarting") == 0) {
-        session_set_state(s, "disconnected", "the container is restarting");
+        session_set_state(s, SESSION_DISCONNECTED, "the container is restarting");
         retry_schedule(s);
-    } else if (strcmp(s->state, "stopped") == 0 || strcmp(s->state, "oom-killed") == 0) {
+    } else if (s->state == SESSION_STOPPED || s->state == SESSION_OOM_KILLED) {
         /* Already known to be down: keep the reason it had ("stopped by request"). */
     } else { /* exited, dead, created */
         int code = (int)json_integer_value(json_object_get(state, "ExitCode"));
@@ -198,7 +198,8 @@ static void refresh_on_inspect(const struct sandbox_reply *r, void *ud)
             strcmp(status, "created") == 0
                 ? strdup("the container was never started")
                 : refresh_exit_reason(state, json_object_get(r->json, "HostConfig"), oom, code);
-        session_set_state_exit(s, oom ? "oom-killed" : "stopped", why ? why : "exited", code);
+        session_set_state_exit(s, oom ? SESSION_OOM_KILLED : SESSION_STOPPED, why ? why : "exited",
+                               code);
         free(why);
     }
     refresh_done(s);
@@ -218,7 +219,7 @@ void session_refresh(struct session *s)
 {
     if (s->unlinked || s->eng->stopping || !session_st_is_live(s->state))
         return;
-    if (s->op) {
+    if (s->op != SESSION_OP_NONE) {
         s->stale = true;
         return;
     }
@@ -227,7 +228,8 @@ void session_refresh(struct session *s)
         return;
     }
     if (!s->container_id) {
-        session_set_state(s, "error", "the engine stopped before the session had a container");
+        session_set_state(s, SESSION_ERROR,
+                          "the engine stopped before the session had a container");
         util_remove_tree(s->sock_dir);
         return;
     }
@@ -274,7 +276,7 @@ static void reconcile_on_list(const struct sandbox_reply *r, void *ud)
             continue;
         if (s->container_id && strcmp(s->container_id, cid) != 0)
             continue;
-        if (!s->container_id && !s->op) {
+        if (!s->container_id && s->op == SESSION_OP_NONE) {
             /* The engine stopped between docker create and recording the id. */
             s->container_id = strdup(cid);
             store_session_set_container(eng->store, s->id, cid, util_now());
@@ -282,7 +284,7 @@ static void reconcile_on_list(const struct sandbox_reply *r, void *ud)
         s->seen = true;
     }
     for (struct session *s = eng->sessions; s; s = s->next) {
-        if (s->op || !session_st_is_live(s->state))
+        if (s->op != SESSION_OP_NONE || !session_st_is_live(s->state))
             continue;
         if (s->seen)
             session_refresh(s);
@@ -306,31 +308,29 @@ void session_reconcile(struct engine *eng)
 void session_mark_disconnected(struct engine *eng, const char *why)
 {
     for (struct session *s = eng->sessions; s; s = s->next) {
-        if (s->op || !(strcmp(s->state, "ready") == 0 || strcmp(s->state, "started") == 0 ||
-                       strcmp(s->state, "paused") == 0 || strcmp(s->state, "disconnected") == 0))
+        unsigned running = SESSION_ST_SET(SESSION_READY) | SESSION_ST_SET(SESSION_STARTED) |
+                           SESSION_ST_SET(SESSION_PAUSED) | SESSION_ST_SET(SESSION_DISCONNECTED);
+        if (s->op != SESSION_OP_NONE || !(running & SESSION_ST_SET(s->state)))
             continue;
-        session_set_state(s, "disconnected", why);
+        session_set_state(s, SESSION_DISCONNECTED, why);
     }
 }
 
 /* ---- Docker's events ---- */
 
 /* Events a lifecycle operation causes itself; any other meaningful one makes it stale. */
-static bool event_expected(const char *op, const char *action)
+static bool event_expected(enum session_op op, const char *action)
 {
-    static const struct {
-        const char *op, *actions;
-    } expected[] = {
-        {"create", " create start "},     {"pause", " pause "},
-        {"resume", " unpause start "},    {"stop", " kill die stop "},
-        {"delete", " kill die destroy "},
+    /* Docker's event actions each operation causes (a claim causes none). */
+    static const char *const expected[SESSION_OP_COUNT] = {
+        [SESSION_OP_CREATE] = " create start ",     [SESSION_OP_PAUSE] = " pause ",
+        [SESSION_OP_RESUME] = " unpause start ",    [SESSION_OP_STOP] = " kill die stop ",
+        [SESSION_OP_DELETE] = " kill die destroy ",
     };
     char word[40];
     snprintf(word, sizeof(word), " %.30s ", action);
-    for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++)
-        if (strcmp(expected[i].op, op) == 0)
-            return strstr(expected[i].actions, word) != NULL;
-    return false;
+    const char *actions = (unsigned)op < SESSION_OP_COUNT ? expected[op] : NULL;
+    return actions && strstr(actions, word) != NULL;
 }
 
 static void event_oom(struct session *s)
@@ -367,7 +367,7 @@ void session_on_sandbox_event(struct engine *eng, json_t *ev)
         meant = meant || strcmp(action, meaningful[i]) == 0;
     if (!meant)
         return; /* exec_*, kill (die follows), attach, resize, ... */
-    if (s->op) {
+    if (s->op != SESSION_OP_NONE) {
         if (!event_expected(s->op, action))
             s->stale = true;
         return;
@@ -376,10 +376,10 @@ void session_on_sandbox_event(struct engine *eng, json_t *ev)
         session_retry_cancel(s);
         session_gone(s);
     } else if (strcmp(action, "pause") == 0) {
-        if (strcmp(s->state, "paused") != 0)
-            session_set_state(s, "paused", "paused outside paddock");
-    } else if (strcmp(action, "unpause") == 0 && strcmp(s->state, "paused") == 0) {
-        session_set_state(s, "ready", NULL);
+        if (s->state != SESSION_PAUSED)
+            session_set_state(s, SESSION_PAUSED, "paused outside paddock");
+    } else if (strcmp(action, "unpause") == 0 && s->state == SESSION_PAUSED) {
+        session_set_state(s, SESSION_READY, NULL);
     } else {
         /* die: the exit code and whether the OOM killer did it come from inspect; start (from
          * outside): the executor is probed. */

@@ -7,6 +7,7 @@
 #include "engine/remote_runtime.h"
 
 #include "engine/api.h"
+#include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/builder.h"
 #include "engine/driver.h"
@@ -32,25 +33,23 @@
  * /alive; pending/running: wait; failed: give up; anything else: keep waiting). A stopped
  * session can be started again, so it is "paused" to OpenHands. */
 static const struct {
-    const char *state, *status, *pod_status;
-} remote_states[] = {
-    {"building", "running", "pending"},     {"starting", "running", "pending"},
-    {"started", "running", "running"},      {"ready", "running", "ready"},
-    {"disconnected", "running", "pending"}, /* paddock reconnects on its own */
-    {"paused", "paused", "paused"},         {"stopped", "paused", "stopped"},
-    {"oom-killed", "paused", "oomkilled"},  {"error", "error", "failed"},
-    {"deleted", "stopped", "not found"},
+    const char *status, *pod_status;
+} remote_states[SESSION_ST_COUNT] = {
+    [SESSION_BUILDING] = {"running", "pending"},     [SESSION_STARTING] = {"running", "pending"},
+    [SESSION_STARTED] = {"running", "running"},      [SESSION_READY] = {"running", "ready"},
+    [SESSION_DISCONNECTED] = {"running", "pending"}, /* paddock reconnects on its own */
+    [SESSION_PAUSED] = {"paused", "paused"},         [SESSION_STOPPED] = {"paused", "stopped"},
+    [SESSION_OOM_KILLED] = {"paused", "oomkilled"},  [SESSION_ERROR] = {"error", "failed"},
+    [SESSION_DELETED] = {"stopped", "not found"},
 };
 
+/* state: the stored session's text. */
 static void remote_state_map(const char *state, const char **status, const char **pod)
 {
-    *status = "error";
-    *pod = "unknown";
-    for (size_t i = 0; state && i < sizeof(remote_states) / sizeof(*remote_states); i++)
-        if (strcmp(remote_states[i].state, state) == 0) {
-            *status = remote_states[i].status;
-            *pod = remote_states[i].pod_status;
-        }
+    enum session_st st;
+    bool known = session_st_parse(state, &st) == 0;
+    *status = known ? remote_states[st].status : "error";
+    *pod = known ? remote_states[st].pod_status : "unknown";
 }
 
 /* The session's key, made and stored on first need when create; NULL when there is none (or
@@ -285,7 +284,7 @@ void remote_route_start(struct api_req *r)
         api_reply_error(r, ERR_CONFLICT,
                         "a runtime for session_id %s exists (runtime_id %s, %s): attach with GET "
                         "/sessions/%s, or POST /stop it first",
-                        name, session_id(same), session_state(same), name);
+                        name, session_id(same), session_st_name(session_state(same)), name);
         json_decref(opts);
         json_decref(body);
         return;
@@ -324,7 +323,7 @@ void remote_route_session(struct api_req *r)
     const char *sid = api_req_param(r, 0);
     struct session *s = session_find_ref(eng, sid);
     /* A session in error holds no name: OpenHands may start a new one under it. */
-    if (!s || s->pooled || strcmp(session_state(s), "error") == 0) {
+    if (!s || s->pooled || session_state(s) == SESSION_ERROR) {
         api_reply_error(r, ERR_NOT_FOUND, "no runtime for session_id %s", sid);
         return;
     }
@@ -379,7 +378,7 @@ static void remote_op_done(const struct session_result *res, void *ud)
     else if (op->stop)
         api_reply_json(op->r, 200,
                        json_pack("{s:s,s:s,s:s}", "runtime_id", op->id, "status", "stopped",
-                                 "paddock_state", "deleted"));
+                                 "paddock_state", session_st_name(SESSION_DELETED)));
     else
         remote_reply_runtime(op->r, 200, op->id, false);
     free(op);

@@ -36,7 +36,7 @@ const char *session_id(const struct session *s)
     return s->id;
 }
 
-const char *session_state(const struct session *s)
+enum session_st session_state(const struct session *s)
 {
     return s->state;
 }
@@ -92,7 +92,7 @@ struct session *session_find_ref(struct engine *eng, const char *ref)
     if (s)
         return s;
     for (s = eng->sessions; s; s = s->next)
-        if (s->name && strcmp(s->name, ref) == 0 && strcmp(s->state, "error") != 0)
+        if (s->name && strcmp(s->name, ref) == 0 && s->state != SESSION_ERROR)
             return s;
     return NULL;
 }
@@ -111,11 +111,8 @@ enum err_code session_store_error(struct engine *eng)
     return store_last_error_was_full(eng->store) ? ERR_STORAGE_FULL : ERR_STORE_ERROR;
 }
 
-int session_set_state_exit(struct session *s, const char *state, const char *reason, int exit_code)
+int session_set_state_exit(struct session *s, enum session_st to, const char *reason, int exit_code)
 {
-    const char *to = session_st_intern(state);
-    if (!to)
-        return -1;
     if (to == s->state) {
         /* Not a transition; only a new reason (a disconnected session's latest cause) is news. */
         json_t *cur = store_session_get(s->eng->store, s->id);
@@ -124,7 +121,7 @@ int session_set_state_exit(struct session *s, const char *state, const char *rea
         json_decref(cur);
         if (same)
             return 0;
-    } else if (!session_st_allows_name(s->state, to)) {
+    } else if (!session_st_allows(s->state, to)) {
         return -1;
     }
     s->state = to;
@@ -137,12 +134,12 @@ int session_set_state_exit(struct session *s, const char *state, const char *rea
     return 0;
 }
 
-int session_set_state(struct session *s, const char *state, const char *reason)
+int session_set_state(struct session *s, enum session_st state, const char *reason)
 {
     return session_set_state_exit(s, state, reason, STORE_NO_EXIT_CODE);
 }
 
-void session_op_begin(struct session *s, const char *op)
+void session_op_begin(struct session *s, enum session_op op)
 {
     s->op = op;
     s->stale = false;
@@ -152,7 +149,7 @@ void session_op_begin(struct session *s, const char *op)
 
 void session_op_end(struct session *s)
 {
-    s->op = NULL;
+    s->op = SESSION_OP_NONE;
     if (s->doomed)
         session_shutdown_delete(s);
     else if (!s->unlinked && s->stale && session_st_is_live(s->state))
@@ -162,19 +159,19 @@ void session_op_end(struct session *s)
 }
 
 static struct session *session_alloc(struct engine *eng, const char *id, const char *name,
-                                     const char *state)
+                                     enum session_st state)
 {
     struct session *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
     s->eng = eng;
     snprintf(s->id, sizeof(s->id), "%s", id);
-    s->state = session_st_intern(state);
+    s->state = state;
     s->keep_alive = true;
     s->name = strdup(name ? name : id);
     s->sock_dir = util_strdupf("%s/run/%s", eng->state_dir, id);
     s->exec_sock = s->sock_dir ? util_strdupf("%s/executor.sock", s->sock_dir) : NULL;
-    if (!s->exec_sock || !s->name || !s->state) {
+    if (!s->exec_sock || !s->name) {
         session_free(s);
         return NULL;
     }
@@ -203,9 +200,9 @@ void session_load_all(struct engine *eng)
     json_array_foreach(all, i, row)
     {
         const char *id = json_string_value(json_object_get(row, "id"));
-        const char *state = json_string_value(json_object_get(row, "state"));
         const char *cid = json_string_value(json_object_get(row, "container_id"));
-        if (!id || !session_st_intern(state))
+        enum session_st state;
+        if (!id || session_st_parse(json_string_value(json_object_get(row, "state")), &state) < 0)
             continue;
         struct session *s =
             session_alloc(eng, id, json_string_value(json_object_get(row, "name")), state);
@@ -288,7 +285,7 @@ static void start_fail(struct start_op *op, enum err_code err, const char *msg)
     struct session *s = op->s;
     if (!op->restart) {
         /* A session that never became ready keeps nothing: no container, no socket dir. */
-        session_set_state(s, "error", msg);
+        session_set_state(s, SESSION_ERROR, msg);
         if (s->container_id) {
             session_hold(s);
             if (s->eng->driver->remove(s->eng, s->container_id, start_on_removed, s) < 0)
@@ -298,17 +295,18 @@ static void start_fail(struct start_op *op, enum err_code err, const char *msg)
         }
         util_remove_tree(s->sock_dir);
     } else if (op->exited) {
-        session_set_state_exit(s, op->oom ? "oom-killed" : "stopped", msg, op->exit_code);
+        session_set_state_exit(s, op->oom ? SESSION_OOM_KILLED : SESSION_STOPPED, msg,
+                               op->exit_code);
     } else if (err == ERR_NOT_FOUND) {
-        session_set_state(s, "error", msg);
+        session_set_state(s, SESSION_ERROR, msg);
         util_remove_tree(s->sock_dir);
     } else {
-        if (strcmp(s->state, "started") == 0) {
+        if (s->state == SESSION_STARTED) {
             session_hold(s);
             if (s->eng->driver->stop(s->eng, s->container_id, 5, start_on_stopped, s) < 0)
                 session_release(s);
         }
-        session_set_state(s, "stopped", msg);
+        session_set_state(s, SESSION_STOPPED, msg);
     }
     struct session_result res = {.status = err_status(err), .err = err, .message = msg};
     start_finish(op, &res);
@@ -363,7 +361,7 @@ static void start_on_alive(const struct http_result *r, void *ud)
 {
     struct start_op *op = ud;
     if (r->status == 200) {
-        session_set_state(op->s, "ready", NULL);
+        session_set_state(op->s, SESSION_READY, NULL);
         json_t *body = store_session_get(op->s->eng->store, op->s->id);
         struct session_result res = {.status = op->restart ? 200 : 201, .body = body};
         start_finish(op, &res);
@@ -413,7 +411,7 @@ static void start_on_start(const struct sandbox_reply *r, void *ud)
         free(msg);
         return;
     }
-    session_set_state(op->s, "started", NULL);
+    session_set_state(op->s, SESSION_STARTED, NULL);
     op->backoff_ms = 1;
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
@@ -465,7 +463,7 @@ static void create_on_create(const struct sandbox_reply *r, void *ud)
         const char *image = json_string_value(json_object_get(op->body, "Image"));
         if (!op->pull_tried && image) {
             op->pull_tried = true;
-            session_set_state(op->s, "building", "pulling the image");
+            session_set_state(op->s, SESSION_BUILDING, "pulling the image");
             if (builder_pull(eng, op->s->id, image, create_on_pulled, op) == 0)
                 return;
         }
@@ -516,14 +514,14 @@ static void create_container(struct start_op *op)
 static void create_on_building(void *ud)
 {
     struct start_op *op = ud;
-    session_set_state(op->s, "building", "preparing the image");
+    session_set_state(op->s, SESSION_BUILDING, "preparing the image");
 }
 
 static void create_on_image(const struct builder_result *r, void *ud)
 {
     struct start_op *op = ud;
-    if (strcmp(op->s->state, "building") == 0)
-        session_set_state(op->s, "starting", NULL);
+    if (op->s->state == SESSION_BUILDING)
+        session_set_state(op->s, SESSION_STARTING, NULL);
     if (r->status) {
         start_fail(op, r->err, r->message);
         return;
@@ -578,10 +576,10 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
     const char *name = cfg->name;
     if (!eng->stopping && (!name || !session_find_ref(eng, name)) && pool_fits(eng, opts, image)) {
         struct session *warm = pool_take(eng, image);
-        json_t *o =
-            json_pack("{s:b,s:s,s:f}", "keep_alive", cfg->keep_alive, "confirm",
-                      cfg->confirm ? cfg->confirm : eng->default_confirm, "approval_timeout",
-                      cfg->approval_timeout > 0 ? cfg->approval_timeout : eng->approval_timeout);
+        json_t *o = json_pack(
+            "{s:b,s:s,s:f}", "keep_alive", cfg->keep_alive, "confirm",
+            cfg->confirm ? cfg->confirm : policy_name(eng->default_confirm), "approval_timeout",
+            cfg->approval_timeout > 0 ? cfg->approval_timeout : eng->approval_timeout);
         int rc = warm && o ? session_claim(warm, name ? name : warm->id, o,
                                            json_object_get(opts, "env"), fn, ud)
                            : -1;
@@ -629,7 +627,7 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
         snprintf(msg, sizeof(msg),
                  "a session named \"%s\" already exists (id %s, %s); attach to it with "
                  "{\"attach\": \"%s\"} or delete it first",
-                 name, same->id, same->state, name);
+                 name, same->id, session_st_name(same->state), name);
         session_config_free(cfg);
         return session_refuse(bad, ERR_CONFLICT, msg);
     }
@@ -638,7 +636,7 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
         return session_refuse(bad, ERR_STOPPING, "the engine is stopping");
     }
 
-    struct session *s = session_alloc(eng, id, name, "starting");
+    struct session *s = session_alloc(eng, id, name, SESSION_STARTING);
     struct start_op *op = calloc(1, sizeof(*op));
     if (!s || !op) {
         if (s)
@@ -662,8 +660,8 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
     if (pooled)
         json_object_set_new(config, "pooled", json_true());
     char *err = NULL;
-    if (store_session_insert(eng->store, id, name, image, "starting", config, util_now(), &err) <
-        0) {
+    if (store_session_insert(eng->store, id, name, image, SESSION_STARTING, config, util_now(),
+                             &err) < 0) {
         json_decref(config);
         session_unlink(s);
         free(op);
@@ -677,10 +675,10 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
         return session_refuse(bad, e, msg);
     }
     json_decref(config);
-    store_event_add(eng->store, id, "starting", image, util_now());
+    store_event_add(eng->store, id, session_st_name(SESSION_STARTING), image, util_now());
     session_publish(eng, id);
 
-    session_op_begin(s, "create");
+    session_op_begin(s, SESSION_OP_CREATE);
     op->s = s;
     op->fn = fn;
     op->ud = ud;
@@ -708,7 +706,7 @@ static void delete_finish(struct delete_op *op)
     struct engine *eng = s->eng;
     util_remove_tree(s->sock_dir);
     session_prepare_cleanup(eng, s->id);
-    session_set_state(s, "deleted", NULL);
+    session_set_state(s, SESSION_DELETED, NULL);
     actions_session_gone(eng, s->id, "the session was deleted");
     json_t *body = store_session_get(eng->store, s->id);
     struct session_result res = {.status = 200, .body = body};
@@ -798,8 +796,12 @@ static void delete_on_tail_saved(void *ud, const char *error)
 
 void session_delete(struct session *s, session_done_fn fn, void *ud)
 {
-    if (session_check(s, "delete", "deleted",
-                      "ready paused stopped error disconnected oom-killed started", fn, ud))
+    if (session_check(s, "delete", SESSION_DELETED,
+                      SESSION_ST_SET(SESSION_READY) | SESSION_ST_SET(SESSION_PAUSED) |
+                          SESSION_ST_SET(SESSION_STOPPED) | SESSION_ST_SET(SESSION_ERROR) |
+                          SESSION_ST_SET(SESSION_DISCONNECTED) |
+                          SESSION_ST_SET(SESSION_OOM_KILLED) | SESSION_ST_SET(SESSION_STARTED),
+                      fn, ud))
         return;
     struct delete_op *op = calloc(1, sizeof(*op));
     if (!op) {
@@ -811,7 +813,7 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
     op->s = s;
     op->fn = fn;
     op->ud = ud;
-    session_op_begin(s, "delete");
+    session_op_begin(s, SESSION_OP_DELETE);
     if (!s->container_id) {
         struct sandbox_reply r = {.status = 404, .message = ""};
         delete_on_remove(&r, op);
@@ -825,20 +827,20 @@ void session_delete(struct session *s, session_done_fn fn, void *ud)
 
 int session_check_actionable(struct session *s, enum err_code *err, char *msg, size_t size)
 {
-    if (strcmp(s->state, "ready") != 0) {
+    if (s->state != SESSION_READY) {
         char hint[256];
         session_st_hint(s->state, s->id, hint, sizeof(hint));
         json_t *cur = store_session_get(s->eng->store, s->id);
         const char *why = json_string_value(json_object_get(cur, "reason"));
-        snprintf(msg, size, "session %s is %s%s%.200s%s; %s", s->id, s->state, why ? " (" : "",
-                 why ? why : "", why ? ")" : "", hint);
+        snprintf(msg, size, "session %s is %s%s%.200s%s; %s", s->id, session_st_name(s->state),
+                 why ? " (" : "", why ? why : "", why ? ")" : "", hint);
         json_decref(cur);
         *err = session_st_refusal_status(s->state) == 503 ? ERR_UNAVAILABLE : ERR_CONFLICT;
         return -1;
     }
-    if (s->op && strcmp(s->op, "create") != 0) {
+    if (s->op != SESSION_OP_NONE && s->op != SESSION_OP_CREATE) {
         snprintf(msg, size, "session %s is busy: %s in progress; retry once it is done", s->id,
-                 s->op);
+                 session_op_name(s->op));
         *err = ERR_CONFLICT;
         return -1;
     }

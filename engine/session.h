@@ -2,6 +2,8 @@
 #ifndef PADDOCK_SESSION_H
 #define PADDOCK_SESSION_H
 
+#include "engine/base/session_state.h"
+
 #include <jansson.h>
 #include <stddef.h>
 
@@ -40,7 +42,7 @@ void session_shutdown(struct engine *eng, void (*done)(void *ud), void *ud);
 
 struct session *session_find(struct engine *eng, const char *id);
 const char *session_id(const struct session *s);
-const char *session_state(const struct session *s);
+enum session_st session_state(const struct session *s);
 
 /* Validates opts synchronously: returns -1 and fills *bad (400) when they are wrong; otherwise
  * starts creating and calls fn once the session is ready or failed. */

@@ -238,15 +238,31 @@ static int opt_limits(struct parse *p, json_t *v)
     return 0;
 }
 
-static int opt_network(struct parse *p, json_t *v)
+static const char *const net_modes[SESSION_NET_COUNT] = {
+    [SESSION_NET_NONE] = "none",
+    [SESSION_NET_BRIDGE] = "bridge",
+    [SESSION_NET_HOST] = "host",
+};
+
+const char *session_net_name(enum session_net net)
 {
-    static const char *const modes[] = {"none", "bridge", "host"};
-    const char *s = json_cstr(v);
-    for (size_t i = 0; s && i < 3; i++)
-        if (strcmp(s, modes[i]) == 0) {
-            p->c->network = modes[i];
+    return (unsigned)net < SESSION_NET_COUNT ? net_modes[net] : NULL;
+}
+
+int session_net_parse(const char *name, enum session_net *net)
+{
+    for (int i = 0; name && i < SESSION_NET_COUNT; i++)
+        if (strcmp(net_modes[i], name) == 0) {
+            *net = (enum session_net)i;
             return 0;
         }
+    return -1;
+}
+
+static int opt_network(struct parse *p, json_t *v)
+{
+    if (session_net_parse(json_cstr(v), &p->c->network) == 0)
+        return 0;
     return parse_fail(p, "\"network\" must be \"none\" (the default), \"bridge\" or \"host\"");
 }
 
@@ -632,9 +648,10 @@ static const struct session_option session_options[] = {
 static int parse_combined(struct parse *p)
 {
     struct session_config *c = p->c;
-    if (c->n_ports && strcmp(c->network, "bridge") != 0)
-        return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)", c->network,
-                          strcmp(c->network, "host") == 0
+    if (c->n_ports && c->network != SESSION_NET_BRIDGE)
+        return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)",
+                          session_net_name(c->network),
+                          c->network == SESSION_NET_HOST
                               ? "the container's ports are the host's already"
                               : "nothing can reach the container");
     if (c->git_url) {
@@ -674,7 +691,7 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     c->cpus = SESSION_CPUS_DEFAULT;
     c->memory = SESSION_MEMORY_DEFAULT;
     c->pids = SESSION_PIDS_DEFAULT;
-    c->network = "none";
+    c->network = SESSION_NET_NONE;
     c->keep_alive = true; /* sessions outlive the engine unless asked otherwise */
     int rc = 0;
     const char *k;
@@ -754,7 +771,25 @@ char *session_config_work_dir(const struct engine *eng, const char *id)
     return util_strdupf("%s/work/%s", eng->state_dir, id);
 }
 
-static const char *const ws_types[] = {"image", "bind", "volume", "overlay", "clone"};
+static const char *const ws_types[SESSION_WS_COUNT] = {
+    [SESSION_WS_IMAGE] = "image",     [SESSION_WS_BIND] = "bind",   [SESSION_WS_VOLUME] = "volume",
+    [SESSION_WS_OVERLAY] = "overlay", [SESSION_WS_CLONE] = "clone",
+};
+
+const char *session_ws_name(enum session_ws ws)
+{
+    return (unsigned)ws < SESSION_WS_COUNT ? ws_types[ws] : NULL;
+}
+
+int session_ws_parse(const char *name, enum session_ws *ws)
+{
+    for (int i = 0; name && i < SESSION_WS_COUNT; i++)
+        if (strcmp(ws_types[i], name) == 0) {
+            *ws = (enum session_ws)i;
+            return 0;
+        }
+    return -1;
+}
 
 json_t *session_config_stored(const struct session_config *c, struct engine *eng, const char *id,
                               const char *image)
@@ -765,12 +800,13 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     if (c->disk)
         json_object_set_new(limits, "disk", json_integer(c->disk));
     json_object_set_new(o, "limits", limits);
-    json_object_set_new(o, "network", json_string(c->network));
+    json_object_set_new(o, "network", json_string(session_net_name(c->network)));
     json_object_set_new(o, "read_only", json_boolean(c->read_only));
     json_object_set_new(o, "keep_alive", json_boolean(c->keep_alive));
     /* The approval policy as it applies, so the session shows it and a changed engine default
      * does not change an existing session. */
-    json_object_set_new(o, "confirm", json_string(c->confirm ? c->confirm : eng->default_confirm));
+    json_object_set_new(o, "confirm",
+                        json_string(c->confirm ? c->confirm : policy_name(eng->default_confirm)));
     json_object_set_new(
         o, "approval_timeout",
         json_real(c->approval_timeout > 0 ? c->approval_timeout : eng->approval_timeout));
@@ -799,7 +835,8 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
         json_object_set_new(o, "volumes", vols);
     }
     if (c->ws != SESSION_WS_IMAGE || c->read_only) {
-        json_t *ws = json_pack("{s:s,s:b}", "type", ws_types[c->ws], "read_only", c->ws_read_only);
+        json_t *ws =
+            json_pack("{s:s,s:b}", "type", session_ws_name(c->ws), "read_only", c->ws_read_only);
         char *wd = session_config_work_dir(eng, id);
         if (c->ws_source)
             json_object_set_new(ws, "source", json_string(c->ws_source));
@@ -890,6 +927,8 @@ static json_t *workspace_mount(struct engine *eng, const struct session_config *
                                 json_pack("{s:s,s:{s:s,s:s,s:s}}", "Name", "local", "Options",
                                           "type", "overlay", "device", "overlay", "o", o));
         break;
+    case SESSION_WS_COUNT:
+        break;
     }
     free(wd);
     free(o);
@@ -954,7 +993,7 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         "CapDrop", "ALL", "CapAdd", "CHOWN", "SETUID", "SETGID", "KILL", "SecurityOpt",
         "no-new-privileges", "PidsLimit", (json_int_t)c->pids, "Memory", (json_int_t)c->memory,
         "MemorySwap", (json_int_t)c->memory, "NanoCpus", (json_int_t)(c->cpus * 1e9 + 0.5),
-        "NetworkMode", c->network, "Init", 1, "IpcMode", "private", "ShmSize",
+        "NetworkMode", session_net_name(c->network), "Init", 1, "IpcMode", "private", "ShmSize",
         (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type", "json-file", "Config", "max-size",
         "10m", "max-file", "1", "RestartPolicy", "Name", "no", "Mounts", mounts, "Ulimits", "Name",
         "nofile", "Soft", (json_int_t)8192, "Hard", (json_int_t)8192, "Name", "core", "Soft",

@@ -20,7 +20,24 @@ enum session_ws {
     SESSION_WS_VOLUME,  /* a named Docker volume */
     SESSION_WS_OVERLAY, /* a host directory as the lower layer, changes in <state>/work/<id> */
     SESSION_WS_CLONE,   /* a git clone into <state>/work/<id>/workspace */
+    SESSION_WS_COUNT
 };
+/* "image", "bind", "volume", "overlay", "clone": the workspace's "type" in the stored config;
+ * NULL out of range. */
+const char *session_ws_name(enum session_ws ws);
+/* The workspace type named by text: 0 and *ws, or -1 (*ws untouched). */
+int session_ws_parse(const char *name, enum session_ws *ws);
+
+enum session_net {
+    SESSION_NET_NONE,   /* no network (the default) */
+    SESSION_NET_BRIDGE, /* Docker's bridge: outbound, and published ports */
+    SESSION_NET_HOST,   /* the host's own */
+    SESSION_NET_COUNT
+};
+/* "none", "bridge", "host": the stored option and Docker's NetworkMode; NULL out of range. */
+const char *session_net_name(enum session_net net);
+/* The network mode named by text: 0 and *net, or -1 (*net untouched). */
+int session_net_parse(const char *name, enum session_net *net);
 
 struct session_mount {
     char *source; /* bind: the resolved host path; volume: its name */
@@ -40,9 +57,9 @@ struct session_config {
     json_t *env; /* object of strings, never NULL */
     double cpus;
     long long memory, pids, disk; /* disk 0: no StorageOpt */
-    const char *network;          /* "none", "bridge", "host" */
-    int gpus;                     /* 0: none, -1: all, n: that many; or gpu_ids */
-    json_t *gpu_ids;              /* array of device id strings, or NULL */
+    enum session_net network;
+    int gpus;        /* 0: none, -1: all, n: that many; or gpu_ids */
+    json_t *gpu_ids; /* array of device id strings, or NULL */
     struct session_port ports[SESSION_MAX_PORTS];
     size_t n_ports;
     struct session_mount volumes[SESSION_MAX_VOLUMES];

@@ -31,31 +31,29 @@ static void control_refuse(session_done_fn fn, void *ud, enum err_code err, cons
     fn(&res, ud);
 }
 
-int session_check(struct session *s, const char *verb, const char *target, const char *from_ok,
+int session_check(struct session *s, const char *verb, enum session_st target, unsigned from_ok,
                   session_done_fn fn, void *ud)
 {
     char msg[640];
-    if (s->op) {
+    if (s->op != SESSION_OP_NONE) {
         snprintf(msg, sizeof(msg), "cannot %s session %s: %s in progress; retry once it is done",
-                 verb, s->id, s->op);
+                 verb, s->id, session_op_name(s->op));
         control_refuse(fn, ud, ERR_CONFLICT, msg);
         return -1;
     }
-    if (strcmp(s->state, target) == 0) {
+    if (s->state == target) {
         control_reply_session(s, 200, fn, ud);
         return 1;
     }
-    /* from_ok is a space-separated list of whole names. */
-    size_t n = strlen(s->state);
-    for (const char *p = strstr(from_ok, s->state); p; p = strstr(p + 1, s->state))
-        if ((p == from_ok || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            return 0;
+    if (from_ok & SESSION_ST_SET(s->state))
+        return 0;
     char hint[256];
     session_st_hint(s->state, s->id, hint, sizeof(hint));
     json_t *cur = store_session_get(s->eng->store, s->id);
     const char *why = json_string_value(json_object_get(cur, "reason"));
     snprintf(msg, sizeof(msg), "cannot %s session %s: it is %s%s%.200s%s%s%s", verb, s->id,
-             s->state, why ? " (" : "", why ? why : "", why ? ")" : "", hint[0] ? "; " : "", hint);
+             session_st_name(s->state), why ? " (" : "", why ? why : "", why ? ")" : "",
+             hint[0] ? "; " : "", hint);
     json_decref(cur);
     control_refuse(fn, ud, ERR_CONFLICT, msg);
     return -1;
@@ -72,7 +70,7 @@ static void control_docker_failed(struct session *s, const char *verb,
                            s->id, s->eng->driver->address(s->eng), r->message);
         err = ERR_DOCKER_UNAVAILABLE;
     } else if (r->status == 404) {
-        session_set_state(s, "error", "container removed outside paddock");
+        session_set_state(s, SESSION_ERROR, "container removed outside paddock");
         util_remove_tree(s->sock_dir);
         msg = util_strdupf("cannot %s session %s: its container was removed outside paddock", verb,
                            s->id);
@@ -94,8 +92,8 @@ struct control_op {
     void *ud;
 };
 
-static struct control_op *control_op_new(struct session *s, const char *op_name, session_done_fn fn,
-                                         void *ud)
+static struct control_op *control_op_new(struct session *s, enum session_op kind,
+                                         session_done_fn fn, void *ud)
 {
     struct control_op *op = calloc(1, sizeof(*op));
     if (!op) {
@@ -105,7 +103,7 @@ static struct control_op *control_op_new(struct session *s, const char *op_name,
     op->s = s;
     op->fn = fn;
     op->ud = ud;
-    session_op_begin(s, op_name);
+    session_op_begin(s, kind);
     return op;
 }
 
@@ -121,7 +119,7 @@ static void pause_on_paused(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status == 204) {
-        session_set_state(op->s, "paused", "paused by request");
+        session_set_state(op->s, SESSION_PAUSED, "paused by request");
         control_reply_session(op->s, 200, op->fn, op->ud);
     } else {
         control_docker_failed(op->s, "pause", r, op->fn, op->ud);
@@ -131,9 +129,12 @@ static void pause_on_paused(const struct sandbox_reply *r, void *ud)
 
 void session_pause(struct session *s, session_done_fn fn, void *ud)
 {
-    if (session_check(s, "pause", "paused", "ready started disconnected", fn, ud))
+    if (session_check(s, "pause", SESSION_PAUSED,
+                      SESSION_ST_SET(SESSION_READY) | SESSION_ST_SET(SESSION_STARTED) |
+                          SESSION_ST_SET(SESSION_DISCONNECTED),
+                      fn, ud))
         return;
-    struct control_op *op = control_op_new(s, "pause", fn, ud);
+    struct control_op *op = control_op_new(s, SESSION_OP_PAUSE, fn, ud);
     if (op && s->eng->driver->pause(s->eng, s->container_id, pause_on_paused, op) < 0) {
         struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         pause_on_paused(&r, op);
@@ -146,7 +147,7 @@ static void resume_on_unpaused(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status == 204) {
-        session_set_state(op->s, "ready", NULL);
+        session_set_state(op->s, SESSION_READY, NULL);
         control_reply_session(op->s, 200, op->fn, op->ud);
     } else {
         control_docker_failed(op->s, "resume", r, op->fn, op->ud);
@@ -156,10 +157,13 @@ static void resume_on_unpaused(const struct sandbox_reply *r, void *ud)
 
 static void control_resume(struct session *s, const char *verb, session_done_fn fn, void *ud)
 {
-    if (session_check(s, verb, "ready", "paused stopped oom-killed", fn, ud))
+    if (session_check(s, verb, SESSION_READY,
+                      SESSION_ST_SET(SESSION_PAUSED) | SESSION_ST_SET(SESSION_STOPPED) |
+                          SESSION_ST_SET(SESSION_OOM_KILLED),
+                      fn, ud))
         return;
-    if (strcmp(s->state, "paused") == 0) {
-        struct control_op *op = control_op_new(s, "resume", fn, ud);
+    if (s->state == SESSION_PAUSED) {
+        struct control_op *op = control_op_new(s, SESSION_OP_RESUME, fn, ud);
         if (op && s->eng->driver->resume(s->eng, s->container_id, resume_on_unpaused, op) < 0) {
             struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
             resume_on_unpaused(&r, op);
@@ -168,8 +172,8 @@ static void control_resume(struct session *s, const char *verb, session_done_fn 
     }
     /* Stopped: the same container starts again (its filesystem is kept, its processes are
      * new), then the executor is awaited as at create. */
-    session_op_begin(s, "resume");
-    session_set_state(s, "starting", "restarting the stopped container");
+    session_op_begin(s, SESSION_OP_RESUME);
+    session_set_state(s, SESSION_STARTING, "restarting the stopped container");
     session_start_container(s, true, fn, ud);
 }
 
@@ -187,7 +191,7 @@ static void stop_on_inspect(const struct sandbox_reply *r, void *ud)
     int code = json_is_integer(json_object_get(st, "ExitCode"))
                    ? (int)json_integer_value(json_object_get(st, "ExitCode"))
                    : STORE_NO_EXIT_CODE;
-    session_set_state_exit(op->s, "stopped", "stopped by request", code);
+    session_set_state_exit(op->s, SESSION_STOPPED, "stopped by request", code);
     control_reply_session(op->s, 200, op->fn, op->ud);
     control_op_end(op);
 }
@@ -209,9 +213,12 @@ static void stop_on_stopped(const struct sandbox_reply *r, void *ud)
 
 void session_stop(struct session *s, session_done_fn fn, void *ud)
 {
-    if (session_check(s, "stop", "stopped", "ready paused started disconnected", fn, ud))
+    if (session_check(s, "stop", SESSION_STOPPED,
+                      SESSION_ST_SET(SESSION_READY) | SESSION_ST_SET(SESSION_PAUSED) |
+                          SESSION_ST_SET(SESSION_STARTED) | SESSION_ST_SET(SESSION_DISCONNECTED),
+                      fn, ud))
         return;
-    struct control_op *op = control_op_new(s, "stop", fn, ud);
+    struct control_op *op = control_op_new(s, SESSION_OP_STOP, fn, ud);
     /* docker stop sends SIGTERM (the init passes it on) and SIGKILL after 5 s; a paused
      * container is thawed by Docker so that it can die. */
     if (op && s->eng->driver->stop(s->eng, s->container_id, 5, stop_on_stopped, op) < 0) {
@@ -236,7 +243,7 @@ void session_attach(struct engine *eng, const char *ref, session_done_fn fn, voi
         control_refuse(fn, ud, ERR_NOT_FOUND, msg);
         return;
     }
-    if (strcmp(s->state, "ready") == 0 && !s->op) {
+    if (s->state == SESSION_READY && s->op == SESSION_OP_NONE) {
         control_reply_session(s, 200, fn, ud);
         return;
     }
@@ -284,7 +291,7 @@ static void shutdown_on_timeout(void *ud)
 void session_shutdown_delete(struct session *s)
 {
     s->doomed = false;
-    if (s->unlinked || strcmp(s->state, "deleted") == 0)
+    if (s->unlinked || s->state == SESSION_DELETED)
         shutdown_on_deleted(NULL, NULL); /* an earlier delete got there first */
     else
         session_delete(s, shutdown_on_deleted, NULL);
@@ -314,7 +321,7 @@ void session_shutdown(struct engine *eng, void (*done)(void *ud), void *ud)
     for (size_t i = 0; i < k; i++) {
         struct session *s = doomed[i];
         sd->pending++;
-        if (s->op)
+        if (s->op != SESSION_OP_NONE)
             s->doomed = true; /* deleted when its operation ends */
         else
             session_shutdown_delete(s);

@@ -2,6 +2,8 @@
 #ifndef PADDOCK_SESSION_INTERNAL_H
 #define PADDOCK_SESSION_INTERNAL_H
 
+#include "engine/base/session_state.h"
+#include "engine/risk/policy.h"
 #include "engine/session.h"
 
 #include <jansson.h>
@@ -21,10 +23,10 @@ struct session {
     char *container_id;
     char *sock_dir;
     char *exec_sock;
-    const char *state; /* a static name from session_state.c */
-    /* The lifecycle operation in flight ("create", "pause", "resume", "stop", "delete"), NULL
-     * when idle. One at a time; Docker events meanwhile only mark the session stale. */
-    const char *op;
+    enum session_st state;
+    /* The lifecycle operation in flight, SESSION_OP_NONE when idle. One at a time; Docker
+     * events meanwhile only mark the session stale. */
+    enum session_op op;
     bool stale;      /* an event came during op: look at the container again afterwards */
     bool keep_alive; /* survives the engine; false: deleted at a clean engine stop */
     bool pooled;     /* a warm-pool sandbox nobody claimed yet (pool.c): no events, no stats */
@@ -42,7 +44,7 @@ struct session {
     /* Approvals (action.c): the policy, how long an action waits, the operator's rules; read
      * from the store at the first action. */
     bool policy_loaded;
-    int confirm; /* enum policy */
+    enum policy confirm;
     double approval_timeout;
     json_t *rules;
 };
@@ -55,12 +57,13 @@ void session_release(struct session *s);
 /* Change state through the table (session_state.c): recorded in the store, as a lifecycle event
  * and as a "session" event. Returns 0, or -1 when the table does not allow it (nothing
  * changes). The same state again is no event, unless the reason differs. */
-int session_set_state(struct session *s, const char *state, const char *reason);
+int session_set_state(struct session *s, enum session_st state, const char *reason);
 /* The same with the container's exit code (STORE_NO_EXIT_CODE: none). */
-int session_set_state_exit(struct session *s, const char *state, const char *reason, int exit_code);
+int session_set_state_exit(struct session *s, enum session_st state, const char *reason,
+                           int exit_code);
 /* Mark the start and the end of a lifecycle operation; the end looks at the container again
  * when events came meanwhile, and deletes a doomed session. */
-void session_op_begin(struct session *s, const char *op);
+void session_op_begin(struct session *s, enum session_op op);
 void session_op_end(struct session *s);
 /* A pooled session becomes the caller's (name; options merged into its stored options:
  * keep_alive, confirm, approval_timeout); the reply is 201 with it, after env (may be NULL)
@@ -86,9 +89,9 @@ void session_start_container(struct session *s, bool restart, session_done_fn fn
 /* ---- session_control.c ---- */
 /* Whether a request (verb, for messages) may go on: 1 when the session is already in target
  * (fn got 200 and the session as it is), -1 when refused (fn got 409 with the state, its reason
- * and what to do, or the operation in progress), 0 to go on. from_ok is the space-separated
- * list of states the request starts from. */
-int session_check(struct session *s, const char *verb, const char *target, const char *from_ok,
+ * and what to do, or the operation in progress), 0 to go on. from_ok is the set of states the
+ * request starts from (SESSION_ST_SET bits). */
+int session_check(struct session *s, const char *verb, enum session_st target, unsigned from_ok,
                   session_done_fn fn, void *ud);
 /* Delete a session at the engine's clean stop (keep_alive false), once it is idle. */
 void session_shutdown_delete(struct session *s);

@@ -202,22 +202,33 @@ static struct stats_watch *stats_find(struct stats *st, const char *session_id)
     return NULL;
 }
 
-static bool stats_state_samples(const char *state)
+static bool stats_state_samples(enum session_st state)
 {
-    static const char *const live[] = {"ready", "paused", "started", "disconnected"};
-    for (size_t i = 0; i < sizeof(live) / sizeof(live[0]); i++)
-        if (strcmp(state, live[i]) == 0)
-            return true;
+    switch (state) {
+    case SESSION_STARTED:
+    case SESSION_READY:
+    case SESSION_PAUSED:
+    case SESSION_DISCONNECTED:
+        return true;
+    case SESSION_BUILDING:
+    case SESSION_STARTING:
+    case SESSION_STOPPED:
+    case SESSION_ERROR:
+    case SESSION_OOM_KILLED:
+    case SESSION_DELETED:
+    case SESSION_ST_COUNT:
+        return false;
+    }
     return false;
 }
 
 void stats_on_state(struct stats *st, const char *session_id, const char *container_id,
-                    const char *state)
+                    enum session_st state)
 {
     if (!st)
         return;
     struct stats_watch *w = stats_find(st, session_id);
-    bool want = container_id && state && stats_state_samples(state);
+    bool want = container_id && stats_state_samples(state);
     if (!want) {
         if (w) {
             stats_unlink(st, w);

@@ -3,6 +3,7 @@
 #ifndef PADDOCK_STATS_H
 #define PADDOCK_STATS_H
 
+#include "engine/base/session_state.h"
 #include "engine/store/store.h"
 
 #include <jansson.h>
@@ -17,7 +18,7 @@ void stats_free(struct stats *st);
 /* A session changed state: sample while its container exists and runs or is paused; stop
  * otherwise. Idempotent. */
 void stats_on_state(struct stats *st, const char *session_id, const char *container_id,
-                    const char *state);
+                    enum session_st state);
 
 /* Write a session's buffered samples now (before the API reads the store). */
 void stats_flush(struct stats *st, const char *session_id);

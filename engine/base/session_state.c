@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define B(st) (1u << (st))
+#define B(st) SESSION_ST_SET(st)
 
 static const struct {
     const char *name;
@@ -55,23 +55,24 @@ static const struct {
     [SESSION_DELETED] = {"deleted", 0, 409, "create a new session"},
 };
 
+static const char *const session_op_names[SESSION_OP_COUNT] = {
+    [SESSION_OP_CREATE] = "create", [SESSION_OP_CLAIM] = "claim", [SESSION_OP_PAUSE] = "pause",
+    [SESSION_OP_RESUME] = "resume", [SESSION_OP_STOP] = "stop",   [SESSION_OP_DELETE] = "delete",
+};
+
 const char *session_st_name(enum session_st st)
 {
     return (unsigned)st < SESSION_ST_COUNT ? session_st_table[st].name : NULL;
 }
 
-int session_st_parse(const char *name)
+int session_st_parse(const char *name, enum session_st *st)
 {
     for (int i = 0; name && i < SESSION_ST_COUNT; i++)
-        if (strcmp(session_st_table[i].name, name) == 0)
-            return i;
+        if (strcmp(session_st_table[i].name, name) == 0) {
+            *st = (enum session_st)i;
+            return 0;
+        }
     return -1;
-}
-
-const char *session_st_intern(const char *name)
-{
-    int st = session_st_parse(name);
-    return st < 0 ? NULL : session_st_table[st].name;
 }
 
 bool session_st_allows(enum session_st from, enum session_st to)
@@ -81,40 +82,35 @@ bool session_st_allows(enum session_st from, enum session_st to)
     return (session_st_table[from].next & B(to)) != 0;
 }
 
-bool session_st_allows_name(const char *from, const char *to)
+bool session_st_is_live(enum session_st st)
 {
-    int f = session_st_parse(from), t = session_st_parse(to);
-    return f >= 0 && t >= 0 && session_st_allows((enum session_st)f, (enum session_st)t);
+    return (unsigned)st < SESSION_ST_COUNT && st != SESSION_ERROR && st != SESSION_DELETED;
 }
 
-bool session_st_is_live(const char *name)
+unsigned session_st_refusal_status(enum session_st st)
 {
-    int st = session_st_parse(name);
-    return st >= 0 && st != SESSION_ERROR && st != SESSION_DELETED;
+    return (unsigned)st < SESSION_ST_COUNT ? session_st_table[st].refusal : 409;
 }
 
-unsigned session_st_refusal_status(const char *name)
+void session_st_hint(enum session_st st, const char *id, char *out, size_t size)
 {
-    int st = session_st_parse(name);
-    return st < 0 ? 409 : session_st_table[st].refusal;
-}
-
-void session_st_hint(const char *name, const char *id, char *out, size_t size)
-{
-    int st = session_st_parse(name);
-    const char *h = st < 0 ? "" : session_st_table[st].hint;
+    const char *h = (unsigned)st < SESSION_ST_COUNT ? session_st_table[st].hint : "";
     snprintf(out, size, h, id); /* the hints are this file's constants, at most one %s */
 }
 
-void session_st_next_list(const char *name, char *out, size_t size)
+void session_st_next_list(enum session_st st, char *out, size_t size)
 {
-    int st = session_st_parse(name);
     size_t n = 0;
     out[0] = '\0';
-    for (int i = 0; st >= 0 && i < SESSION_ST_COUNT && n < size; i++)
+    for (int i = 0; (unsigned)st < SESSION_ST_COUNT && i < SESSION_ST_COUNT && n < size; i++)
         if (session_st_table[st].next & B(i))
             n += (size_t)snprintf(out + n, size - n, "%s%s", n ? ", " : "",
                                   session_st_table[i].name);
     if (!out[0])
         snprintf(out, size, "none");
+}
+
+const char *session_op_name(enum session_op op)
+{
+    return (unsigned)op < SESSION_OP_COUNT ? session_op_names[op] : NULL;
 }

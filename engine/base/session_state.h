@@ -20,24 +20,37 @@ enum session_st {
     SESSION_ST_COUNT
 };
 
-/* "ready", "oom-killed", ...; NULL for a value out of range. */
+/* The lifecycle operation in flight on a session: one at a time; NONE when idle. */
+enum session_op {
+    SESSION_OP_NONE,
+    SESSION_OP_CREATE,
+    SESSION_OP_CLAIM, /* a warm-pool sandbox becomes the caller's */
+    SESSION_OP_PAUSE,
+    SESSION_OP_RESUME,
+    SESSION_OP_STOP,
+    SESSION_OP_DELETE,
+    SESSION_OP_COUNT
+};
+
+/* A set of states, for "one of these" tests: SESSION_ST_SET(SESSION_READY) | ... */
+#define SESSION_ST_SET(st) (1u << (st))
+
+/* "ready", "oom-killed", ...: the text the store and the API carry; NULL out of range. */
 const char *session_st_name(enum session_st st);
-/* The state of a name, or -1. */
-int session_st_parse(const char *name);
-/* The name's own static copy (for pointers kept in memory), or NULL when unknown. */
-const char *session_st_intern(const char *name);
+/* The state named by text: 0 and *st, or -1 (*st untouched) when no state has that name. */
+int session_st_parse(const char *name, enum session_st *st);
 /* Whether the table allows from → to. A state to itself is not a transition (false). */
 bool session_st_allows(enum session_st from, enum session_st to);
-/* Name-based: unknown names are never allowed. */
-bool session_st_allows_name(const char *from, const char *to);
 /* Live sessions own a container: every state but error and deleted. */
-bool session_st_is_live(const char *name);
-/* The HTTP status an action gets in this state (503 while disconnected, else 409), and what to
- * do about the state, for messages: "resume it with POST /v1/sessions/ID/resume". id fills
- * the paths. */
-unsigned session_st_refusal_status(const char *name);
-void session_st_hint(const char *name, const char *id, char *out, size_t size);
+bool session_st_is_live(enum session_st st);
+/* The HTTP status an action gets in this state (503 while disconnected, else 409; 0 when
+ * ready), and what to do about the state, for messages: "resume it with POST
+ * /v1/sessions/ID/resume". id fills the paths. */
+unsigned session_st_refusal_status(enum session_st st);
+void session_st_hint(enum session_st st, const char *id, char *out, size_t size);
 /* The allowed next states of a state as "a, b, c" (for messages and docs). */
-void session_st_next_list(const char *name, char *out, size_t size);
+void session_st_next_list(enum session_st st, char *out, size_t size);
+/* "create", "pause", ... for messages; NULL for SESSION_OP_NONE or out of range. */
+const char *session_op_name(enum session_op op);
 
 #endif

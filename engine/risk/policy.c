@@ -42,23 +42,45 @@ bool policy_needs_approval(enum policy p, int level)
     return level >= policy_threshold[p];
 }
 
-const char *policy_rules_match(json_t *rules, const char *summary, const char **pattern)
+static const char *const policy_rule_names[POLICY_RULE_COUNT] = {
+    [POLICY_RULE_ALLOW] = "allow",
+    [POLICY_RULE_DENY] = "deny",
+};
+
+const char *policy_rule_name(enum policy_rule d)
 {
-    const char *found = NULL;
+    return (unsigned)d < POLICY_RULE_COUNT ? policy_rule_names[d] : NULL;
+}
+
+int policy_rule_parse(const char *name, enum policy_rule *d)
+{
+    for (int i = POLICY_RULE_ALLOW; name && i < POLICY_RULE_COUNT; i++)
+        if (strcmp(policy_rule_names[i], name) == 0) {
+            *d = (enum policy_rule)i;
+            return 0;
+        }
+    return -1;
+}
+
+enum policy_rule policy_rules_match(json_t *rules, const char *summary, const char **pattern)
+{
+    enum policy_rule found = POLICY_RULE_NONE;
     size_t i;
     json_t *r;
     json_array_foreach(rules, i, r)
     {
         const char *pat = json_string_value(json_object_get(r, "pattern"));
-        const char *dec = json_string_value(json_object_get(r, "decision"));
-        if (!pat || !dec || fnmatch(pat, summary, 0) != 0)
+        enum policy_rule dec;
+        if (!pat ||
+            policy_rule_parse(json_string_value(json_object_get(r, "decision")), &dec) < 0 ||
+            fnmatch(pat, summary, 0) != 0)
             continue;
-        if (strcmp(dec, "deny") == 0) {
+        if (dec == POLICY_RULE_DENY) {
             *pattern = pat;
-            return "deny";
+            return POLICY_RULE_DENY;
         }
-        if (!found) {
-            found = "allow";
+        if (found == POLICY_RULE_NONE) {
+            found = dec;
             *pattern = pat;
         }
     }
@@ -71,10 +93,10 @@ const char *policy_rule_check(json_t *rule)
         return "a rule is an object {\"pattern\": \"git push *\", \"decision\": "
                "\"allow\"|\"deny\"}";
     const char *pat = json_string_value(json_object_get(rule, "pattern"));
-    const char *dec = json_string_value(json_object_get(rule, "decision"));
+    enum policy_rule dec;
     if (!pat || !*pat || strlen(pat) > 4096)
         return "\"pattern\" must be a non-empty string (a shell glob such as \"git push *\")";
-    if (!dec || (strcmp(dec, "allow") != 0 && strcmp(dec, "deny") != 0))
+    if (policy_rule_parse(json_string_value(json_object_get(rule, "decision")), &dec) < 0)
         return "\"decision\" must be \"allow\" or \"deny\"";
     const char *k;
     json_t *v;

@@ -317,7 +317,7 @@ int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **
 }
 
 int store_session_insert(struct store *s, const char *id, const char *name, const char *image,
-                         const char *state, json_t *config, double now, char **err)
+                         enum session_st state, json_t *config, double now, char **err)
 {
     sqlite3_stmt *st = store_prepare(s, "INSERT INTO sessions(id, name, image, state, config, "
                                         "created_at, updated_at) VALUES (?,?,?,?,?,?,?)");
@@ -326,7 +326,7 @@ int store_session_insert(struct store *s, const char *id, const char *name, cons
         store_bind_text(st, 1, id);
         store_bind_text(st, 2, name);
         store_bind_text(st, 3, image);
-        store_bind_text(st, 4, state);
+        store_bind_text(st, 4, session_st_name(state));
         store_bind_text(st, 5, cfg ? cfg : "{}");
         sqlite3_bind_double(st, 6, now);
         sqlite3_bind_double(st, 7, now);
@@ -335,14 +335,14 @@ int store_session_insert(struct store *s, const char *id, const char *name, cons
     return store_step_done(s, st, "inserting session", err);
 }
 
-int store_session_update(struct store *s, const char *id, const char *state,
+int store_session_update(struct store *s, const char *id, enum session_st state,
                          const char *container_id, const char *error, double now, char **err)
 {
     sqlite3_stmt *st = store_prepare(s, "UPDATE sessions SET state = ?, "
                                         "container_id = COALESCE(?, container_id), error = ?, "
                                         "updated_at = ? WHERE id = ?");
     if (st) {
-        store_bind_text(st, 1, state);
+        store_bind_text(st, 1, session_st_name(state));
         store_bind_text(st, 2, container_id);
         store_bind_text(st, 3, error);
         sqlite3_bind_double(st, 4, now);
@@ -366,10 +366,11 @@ int store_session_config_set(struct store *s, const char *id, const char *key, j
     return store_step_done(s, st, "updating session config", err);
 }
 
-int store_session_transition(struct store *s, const char *id, const char *state,
+int store_session_transition(struct store *s, const char *id, enum session_st state,
                              const char *container_id, const char *reason, int exit_code,
                              double now, char **err)
 {
+    const char *name = session_st_name(state);
     /* The state and its event in one transaction, without an fsync of their own
      * (synchronous=NORMAL: they survive an engine crash; after a power loss reconcile finds
      * the containers' real state anyway). */
@@ -378,10 +379,10 @@ int store_session_transition(struct store *s, const char *id, const char *state,
                                         "error = CASE WHEN ? = 'error' THEN ? END, "
                                         "exit_code = ?, updated_at = ? WHERE id = ?");
     if (st) {
-        store_bind_text(st, 1, state);
+        store_bind_text(st, 1, name);
         store_bind_text(st, 2, container_id);
         store_bind_text(st, 3, reason);
-        store_bind_text(st, 4, state);
+        store_bind_text(st, 4, name);
         store_bind_text(st, 5, reason);
         if (exit_code == STORE_NO_EXIT_CODE)
             sqlite3_bind_null(st, 6);
@@ -397,7 +398,7 @@ int store_session_transition(struct store *s, const char *id, const char *state,
     } else {
         rc = store_step_done(s, st, "updating session", err);
         if (rc == 0)
-            rc = store_event_add(s, id, state, reason, now);
+            rc = store_event_add(s, id, name, reason, now);
         if (store_exec(s, rc == 0 ? "COMMIT;" : "ROLLBACK;", rc == 0 ? err : NULL) < 0)
             rc = -1;
     }
@@ -549,7 +550,7 @@ json_t *store_sessions_query(struct store *s, const struct store_session_query *
         return NULL;
     }
     sqlite3_bind_int(st, 1, (q->flags & STORE_LIST_POOLED) != 0);
-    store_bind_text(st, 2, q->state);
+    store_bind_text(st, 2, q->state ? session_st_name(*q->state) : NULL);
     sqlite3_bind_int(st, 3, (q->flags & STORE_LIST_DELETED) != 0);
     store_bind_text(st, 4, q->image && *q->image ? q->image : NULL);
     sqlite3_bind_double(st, 5, q->since > 0 ? q->since : -INFINITY);

@@ -2,6 +2,11 @@
 #ifndef PADDOCK_STORE_H
 #define PADDOCK_STORE_H
 
+#include "engine/base/action_state.h"
+#include "engine/base/session_state.h"
+#include "engine/risk/policy.h"
+#include "engine/risk/risk.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,8 +25,8 @@ bool store_last_error_was_full(struct store *s);
 int store_schema_latest(void);
 
 int store_session_insert(struct store *s, const char *id, const char *name, const char *image,
-                         const char *state, json_t *config, double now, char **err);
-int store_session_update(struct store *s, const char *id, const char *state,
+                         enum session_st state, json_t *config, double now, char **err);
+int store_session_update(struct store *s, const char *id, enum session_st state,
                          const char *container_id, const char *error, double now, char **err);
 /* Set one top-level key of sessions.config (a plain name) to value. */
 int store_session_config_set(struct store *s, const char *id, const char *key, json_t *value,
@@ -29,7 +34,7 @@ int store_session_config_set(struct store *s, const char *id, const char *key, j
 /* A state change and its lifecycle event (kind = state, detail = reason), in one transaction:
  * reason says why it is in that state (NULL for none; also the "error" of the error state),
  * exit_code is the container's (STORE_NO_EXIT_CODE: none), container_id is set when not NULL. */
-int store_session_transition(struct store *s, const char *id, const char *state,
+int store_session_transition(struct store *s, const char *id, enum session_st state,
                              const char *container_id, const char *reason, int exit_code,
                              double now, char **err);
 /* Record the session's container id (no state change). */
@@ -45,13 +50,14 @@ json_t *store_session_config(struct store *s, const char *id);
 #define STORE_LIST_POOLED 2
 json_t *store_sessions_list(struct store *s, int flags);
 /* One page of sessions, newest first (created_at, then id): flags as above; state: only that
- * state (deleted included when it is the one asked for); image: text the image contains;
- * since/until: created at or after / before (<= 0: unbounded); before: the id of the last
+ * state when not NULL (deleted included when it is the one asked for); image: text the image
+ * contains; since/until: created at or after / before (<= 0: unbounded); before: the id of the last
  * session of the previous page (NULL: from the newest); limit <= 0: all. NULL with *err
  * (err may be NULL) when `before` is no session or the store fails. */
 struct store_session_query {
     int flags;
-    const char *state, *image, *before;
+    const enum session_st *state;
+    const char *image, *before;
     double since, until;
     int limit;
 };
@@ -64,15 +70,18 @@ int store_session_claim(struct store *s, const char *id, const char *name, json_
 json_t *store_session_get(struct store *s, const char *id);
 
 /* ---- actions (store_actions.c) ---- */
-/* A new action row. state: "running" (it runs now: committed before it reaches the sandbox),
- * "pending" (it waits for the operator until deadline), "rejected" (decided at once: a deny rule or
- * confirmation_state "rejected"; observation is what the agent got). approval: "none", "pending",
- * "auto" (an allow rule), "rejected"; decided_by/decision_reason for the last two. durable: commit
- * with synchronous=FULL (the action is acknowledged before it finishes). */
+/* A new action row. state: running (it runs now: committed before it reaches the sandbox),
+ * pending (it waits for the operator until deadline), rejected (decided at once: a deny rule or
+ * confirmation_state "rejected"; observation is what the agent got), skipped. approval: none,
+ * pending, auto (an allow rule), rejected; decided_by/decision_reason for the last two. durable:
+ * commit with synchronous=FULL (the action is acknowledged before it finishes). */
 struct store_action_new {
     const char *session_id, *kind, *summary, *args_json;
-    const char *risk, *risk_reason, *declared_risk; /* risk NULL: "low" */
-    const char *state, *approval;
+    enum risk_level risk;
+    const char *risk_reason;
+    const enum risk_level *declared_risk; /* NULL: the agent declared none */
+    enum action_st state;
+    enum action_approval approval;
     double deadline;
     const char *decided_by, *decision_reason, *observation;
     bool durable;
@@ -80,21 +89,21 @@ struct store_action_new {
 };
 /* The row (and its search entry, its approval) in one transaction; its id, or -1. */
 int64_t store_action_add(struct store *s, const struct store_action_new *a, char **err);
-/* The same for an action that runs now (state "running", no approval). */
+/* The same for an action that runs now (state running, no approval). */
 int64_t store_action_insert(struct store *s, const char *session_id, const char *kind,
                             const char *summary, const char *args_json, double now, char **err);
-/* Decide a pending action: "approved" (state running), "rejected" or "expired" (state rejected,
+/* Decide a pending action: approved (state running), rejected or expired (state rejected,
  * observation recorded). 1 when decided, 0 when it was not pending (nothing changed), -1. */
-int store_action_decide(struct store *s, int64_t id, const char *decision, const char *by,
+int store_action_decide(struct store *s, int64_t id, enum action_approval decision, const char *by,
                         const char *reason, const char *observation, double now, char **err);
 /* The end: state, exit code, the observation (kept up to 1 MiB, its full size recorded; its
  * "content" indexed for search). */
-int store_action_finish(struct store *s, int64_t id, const char *state, int exit_code,
+int store_action_finish(struct store *s, int64_t id, enum action_st state, int exit_code,
                         const char *observation, size_t observation_len, const char *error,
                         double now, char **err);
 /* The same, with what a write changed (a unified diff; NULL: none), shown as the action's
  * "diff" by store_action_get_full. */
-int store_action_finish_diff(struct store *s, int64_t id, const char *state, int exit_code,
+int store_action_finish_diff(struct store *s, int64_t id, enum action_st state, int exit_code,
                              const char *observation, size_t observation_len, const char *diff,
                              const char *error, double now, char **err);
 /* The action object (docs/approvals.md), or NULL. */
@@ -108,7 +117,9 @@ json_t *store_actions_pending(struct store *s, const char *session_id);
 /* History: newest first, id < before (<= 0: from the newest); text: words that must all appear
  * in the command or its output; the others: exact filters, NULL for any. */
 struct store_search {
-    const char *text, *session_id, *kind, *state, *risk;
+    const char *text, *session_id, *kind;
+    const enum action_st *state;
+    const enum risk_level *risk;
     int64_t before;
     int limit;
 };
@@ -118,7 +129,7 @@ json_t *store_actions_search(struct store *s, const struct store_search *q, char
 int store_actions_interrupt_inflight(struct store *s, double now);
 /* Operator rules of a session: allow or deny a pattern (engine/risk/policy.c matches them). */
 int64_t store_rule_add(struct store *s, const char *session_id, const char *pattern,
-                       const char *decision, const char *by, double now, char **err);
+                       enum policy_rule decision, const char *by, double now, char **err);
 json_t *store_rules_list(struct store *s, const char *session_id);
 /* Remove deleted sessions last updated before the time, with all their history. Returns how
  * many sessions went, or -1. */

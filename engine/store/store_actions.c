@@ -24,22 +24,22 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
                                     "declared_risk, approval) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st)
         return store_cached_done(s, NULL, "inserting action", err);
-    bool runs = strcmp(a->state, "running") == 0;
-    bool ended = strcmp(a->state, "rejected") == 0;
+    bool runs = a->state == ACTION_RUNNING;
+    bool ended = a->state == ACTION_REJECTED;
     store_bind_text(st, 1, a->session_id);
     store_bind_text(st, 2, a->kind);
     store_bind_text(st, 3, a->summary);
     store_bind_text(st, 4, a->args_json);
-    store_bind_text(st, 5, a->state);
+    store_bind_text(st, 5, action_st_name(a->state));
     sqlite3_bind_double(st, 6, a->now);
     if (runs)
         sqlite3_bind_double(st, 7, a->now);
     if (ended)
         sqlite3_bind_double(st, 8, a->now);
-    store_bind_text(st, 9, a->risk ? a->risk : "low");
+    store_bind_text(st, 9, risk_level_name(a->risk));
     store_bind_text(st, 10, a->risk_reason);
-    store_bind_text(st, 11, a->declared_risk);
-    store_bind_text(st, 12, a->approval ? a->approval : "none");
+    store_bind_text(st, 11, a->declared_risk ? risk_level_name(*a->declared_risk) : NULL);
+    store_bind_text(st, 12, action_approval_name(a->approval));
     if (store_cached_done(s, st, "inserting action", err) < 0)
         return -1;
     *id = sqlite3_last_insert_rowid(s->db);
@@ -57,19 +57,19 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
     }
     if (store_cached_done(s, st, "indexing action", err) < 0)
         return -1;
-    if (a->approval && strcmp(a->approval, "none") != 0) {
+    if (a->approval != APPROVAL_NONE) {
         st = store_cached(s, STORE_SLOT_APPROVAL_INSERT,
                           "INSERT INTO approvals(action_id, session_id, requested_at, deadline, "
                           "decision, decided_by, decided_at, reason) VALUES (?,?,?,?,?,?,?,?)");
         if (st) {
-            bool pending = strcmp(a->approval, "pending") == 0;
+            bool pending = a->approval == APPROVAL_PENDING;
             sqlite3_bind_int64(st, 1, *id);
             store_bind_text(st, 2, a->session_id);
             sqlite3_bind_double(st, 3, a->now);
             if (pending)
                 sqlite3_bind_double(st, 4, a->deadline);
             else {
-                store_bind_text(st, 5, a->approval);
+                store_bind_text(st, 5, action_approval_name(a->approval));
                 store_bind_text(st, 6, a->decided_by);
                 sqlite3_bind_double(st, 7, a->now);
                 store_bind_text(st, 8, a->decision_reason);
@@ -139,21 +139,22 @@ int64_t store_action_insert(struct store *s, const char *session_id, const char 
                                  .kind = kind,
                                  .summary = summary,
                                  .args_json = args_json,
-                                 .state = "running",
+                                 .state = ACTION_RUNNING,
                                  .now = now};
     return store_action_add(s, &a, err);
 }
 
-int store_action_decide(struct store *s, int64_t id, const char *decision, const char *by,
+int store_action_decide(struct store *s, int64_t id, enum action_approval decision, const char *by,
                         const char *reason, const char *observation, double now, char **err)
 {
+    const char *name = action_approval_name(decision);
     if (store_tx_begin(s, err) < 0)
         return -1;
     sqlite3_stmt *st = store_prepare(s, "UPDATE approvals SET decision = ?, decided_by = ?, "
                                         "decided_at = ?, reason = ? "
                                         "WHERE action_id = ? AND decision IS NULL");
     if (st) {
-        store_bind_text(st, 1, decision);
+        store_bind_text(st, 1, name);
         store_bind_text(st, 2, by);
         sqlite3_bind_double(st, 3, now);
         store_bind_text(st, 4, reason);
@@ -167,13 +168,13 @@ int store_action_decide(struct store *s, int64_t id, const char *decision, const
         store_tx_rollback(s);
         return 0;
     }
-    bool approved = strcmp(decision, "approved") == 0;
+    bool approved = decision == APPROVAL_APPROVED;
     st = store_prepare(s, approved ? "UPDATE actions SET approval = ?, state = 'running', "
                                      "started_at = ? WHERE id = ?"
                                    : "UPDATE actions SET approval = ?, state = 'rejected', "
                                      "finished_at = ? WHERE id = ?");
     if (st) {
-        store_bind_text(st, 1, decision);
+        store_bind_text(st, 1, name);
         sqlite3_bind_double(st, 2, now);
         sqlite3_bind_int64(st, 3, id);
     }
@@ -186,7 +187,7 @@ int store_action_decide(struct store *s, int64_t id, const char *decision, const
     return -1;
 }
 
-int store_action_finish(struct store *s, int64_t id, const char *state, int exit_code,
+int store_action_finish(struct store *s, int64_t id, enum action_st state, int exit_code,
                         const char *observation, size_t observation_len, const char *error,
                         double now, char **err)
 {
@@ -194,7 +195,7 @@ int store_action_finish(struct store *s, int64_t id, const char *state, int exit
                                     error, now, err);
 }
 
-int store_action_finish_diff(struct store *s, int64_t id, const char *state, int exit_code,
+int store_action_finish_diff(struct store *s, int64_t id, enum action_st state, int exit_code,
                              const char *observation, size_t observation_len, const char *diff,
                              const char *error, double now, char **err)
 {
@@ -205,7 +206,7 @@ int store_action_finish_diff(struct store *s, int64_t id, const char *state, int
                                     "observation_size = ?, error = ?, finished_at = ? "
                                     "WHERE id = ?");
     if (st) {
-        store_bind_text(st, 1, state);
+        store_bind_text(st, 1, action_st_name(state));
         if (exit_code != STORE_NO_EXIT_CODE)
             sqlite3_bind_int(st, 2, exit_code);
         if (observation)
@@ -259,7 +260,9 @@ static json_t *store_action_row(sqlite3_stmt *st)
     json_object_set_new(o, "decided_at", store_col_real(st, 15));
     json_object_set_new(o, "decision_reason", store_col_text(st, 16));
     /* The deadline only means something while it waits. */
-    bool pending = strcmp((const char *)sqlite3_column_text(st, 4), "pending") == 0;
+    enum action_st state;
+    bool pending = action_st_parse((const char *)sqlite3_column_text(st, 4), &state) == 0 &&
+                   state == ACTION_PENDING;
     json_object_set_new(o, "deadline", pending ? store_col_real(st, 17) : json_null());
     json_object_set_new(o, "observation_size",
                         sqlite3_column_type(st, 18) == SQLITE_NULL
@@ -407,8 +410,8 @@ json_t *store_actions_search(struct store *s, const struct store_search *q, char
     sqlite3_bind_int64(st, 2, q->before > 0 ? q->before : INT64_MAX);
     store_bind_text(st, 3, q->session_id);
     store_bind_text(st, 4, q->kind);
-    store_bind_text(st, 5, q->state);
-    store_bind_text(st, 6, q->risk);
+    store_bind_text(st, 5, q->state ? action_st_name(*q->state) : NULL);
+    store_bind_text(st, 6, q->risk ? risk_level_name(*q->risk) : NULL);
     sqlite3_bind_int(st, 7, q->limit);
     json_t *arr = json_array();
     int rc;
@@ -440,14 +443,14 @@ int store_actions_interrupt_inflight(struct store *s, double now)
 }
 
 int64_t store_rule_add(struct store *s, const char *session_id, const char *pattern,
-                       const char *decision, const char *by, double now, char **err)
+                       enum policy_rule decision, const char *by, double now, char **err)
 {
     sqlite3_stmt *st = store_prepare(s, "INSERT INTO rules(session_id, pattern, decision, "
                                         "created_by, created_at) VALUES (?,?,?,?,?)");
     if (st) {
         store_bind_text(st, 1, session_id);
         store_bind_text(st, 2, pattern);
-        store_bind_text(st, 3, decision);
+        store_bind_text(st, 3, policy_rule_name(decision));
         store_bind_text(st, 4, by);
         sqlite3_bind_double(st, 5, now);
     }

@@ -1634,8 +1634,9 @@ static void test_history(void **state)
     json_decref(h);
 
     /* Bad filters. */
-    static const char *const bad[] = {"?risk=extreme", "?limit=0",   "?limit=1001",
-                                      "?limit=x",      "?before=-1", "?before=abc"};
+    static const char *const bad[] = {"?risk=extreme", "?state=finished", "?state=Done",
+                                      "?limit=0",      "?limit=1001",     "?limit=x",
+                                      "?before=-1",    "?before=abc"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
         char *p = strdupf("/v1/history%s", bad[i]);
         api(harness_eng, "GET", p, NULL, &r);

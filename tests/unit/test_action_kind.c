@@ -126,7 +126,7 @@ static void test_store_returns_the_writers(void **state)
     char *err = NULL;
     struct store *s = store_open(path, &err);
     assert_non_null(s);
-    assert_int_equal(store_session_insert(s, "kk", "k", "img", "ready", NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "kk", "k", "img", SESSION_READY, NULL, 1, &err), 0);
     const struct action_kind *k;
     for (size_t i = 0; (k = action_kind_at(i)); i++) {
         char args[160], obs[160];
@@ -137,7 +137,8 @@ static void test_store_returns_the_writers(void **state)
                  k->name);
         int64_t id = store_action_insert(s, "kk", k->name, k->name, args, 2, &err);
         assert_true(id > 0);
-        assert_int_equal(store_action_finish(s, id, "done", 0, obs, strlen(obs), NULL, 3, &err), 0);
+        assert_int_equal(
+            store_action_finish(s, id, ACTION_DONE, 0, obs, strlen(obs), NULL, 3, &err), 0);
     }
     const char *writers[ACTION_KIND_MAX + 1], *shells[ACTION_KIND_MAX + 1];
     action_kind_names(action_kind_writes_files, writers);

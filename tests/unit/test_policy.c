@@ -42,20 +42,42 @@ static void test_rules_match(void **state)
                                "{\"pattern\":\"ls\",\"decision\":\"allow\"}]",
                                0, NULL);
     const char *pat = NULL;
-    assert_string_equal(policy_rules_match(rules, "git push origin main", &pat), "allow");
+    assert_int_equal(policy_rules_match(rules, "git push origin main", &pat), POLICY_RULE_ALLOW);
     assert_string_equal(pat, "git push *");
     /* a deny wins over an earlier allow */
-    assert_string_equal(policy_rules_match(rules, "git push --force origin", &pat), "deny");
+    assert_int_equal(policy_rules_match(rules, "git push --force origin", &pat), POLICY_RULE_DENY);
     assert_string_equal(pat, "*--force*");
-    assert_null(policy_rules_match(rules, "git pull", &pat));
-    assert_null(policy_rules_match(rules, "ls -la", &pat)); /* whole-string match only */
-    assert_null(policy_rules_match(NULL, "ls", &pat));
+    assert_int_equal(policy_rules_match(rules, "git pull", &pat), POLICY_RULE_NONE);
+    assert_int_equal(policy_rules_match(rules, "ls -la", &pat),
+                     POLICY_RULE_NONE); /* whole-string match only */
+    assert_int_equal(policy_rules_match(NULL, "ls", &pat), POLICY_RULE_NONE);
     json_decref(rules);
     /* an escaped pattern matches only itself */
     rules = json_loads("[{\"pattern\":\"rm -rf /tmp/\\\\*\",\"decision\":\"allow\"}]", 0, NULL);
-    assert_string_equal(policy_rules_match(rules, "rm -rf /tmp/*", &pat), "allow");
-    assert_null(policy_rules_match(rules, "rm -rf /tmp/x", &pat));
+    assert_int_equal(policy_rules_match(rules, "rm -rf /tmp/*", &pat), POLICY_RULE_ALLOW);
+    assert_int_equal(policy_rules_match(rules, "rm -rf /tmp/x", &pat), POLICY_RULE_NONE);
     json_decref(rules);
+}
+
+/* A rule's decision: each value round trips through its text; anything else is refused. */
+static void test_rule_names(void **state)
+{
+    const char *names[] = {NULL, "allow", "deny"};
+    assert_int_equal(sizeof(names) / sizeof(names[0]), POLICY_RULE_COUNT);
+    assert_null(policy_rule_name(POLICY_RULE_NONE));
+    for (int i = POLICY_RULE_ALLOW; i < POLICY_RULE_COUNT; i++) {
+        enum policy_rule d = POLICY_RULE_NONE;
+        assert_string_equal(policy_rule_name((enum policy_rule)i), names[i]);
+        assert_int_equal(policy_rule_parse(names[i], &d), 0);
+        assert_int_equal(d, i);
+    }
+    const char *unknown[] = {"Allow", "", "none", "reject", NULL};
+    for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+        enum policy_rule d = POLICY_RULE_DENY;
+        assert_int_equal(policy_rule_parse(unknown[i], &d), -1);
+        assert_int_equal(d, POLICY_RULE_DENY);
+    }
+    assert_null(policy_rule_name(POLICY_RULE_COUNT));
 }
 
 static void test_rule_check(void **state)
@@ -92,6 +114,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_policy_table),
         cmocka_unit_test(test_rules_match),
+        cmocka_unit_test(test_rule_names),
         cmocka_unit_test(test_rule_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

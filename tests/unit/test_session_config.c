@@ -276,6 +276,40 @@ static void test_git_token_never_stored(void **state)
     session_config_free(c);
 }
 
+/* The workspace type's and the network mode's text in the stored config: every value round
+ * trips, others are refused. */
+static void test_ws_names(void **state)
+{
+    const char *names[] = {"image", "bind", "volume", "overlay", "clone"};
+    assert_int_equal(sizeof(names) / sizeof(names[0]), SESSION_WS_COUNT);
+    for (int i = 0; i < SESSION_WS_COUNT; i++) {
+        enum session_ws ws = SESSION_WS_COUNT;
+        assert_string_equal(session_ws_name((enum session_ws)i), names[i]);
+        assert_int_equal(session_ws_parse(names[i], &ws), 0);
+        assert_int_equal(ws, i);
+    }
+    enum session_ws ws = SESSION_WS_CLONE;
+    assert_int_equal(session_ws_parse("tmpfs", &ws), -1);
+    assert_int_equal(session_ws_parse("Bind", &ws), -1);
+    assert_int_equal(session_ws_parse(NULL, &ws), -1);
+    assert_int_equal(ws, SESSION_WS_CLONE);
+    assert_null(session_ws_name(SESSION_WS_COUNT));
+
+    const char *nets[] = {"none", "bridge", "host"};
+    assert_int_equal(sizeof(nets) / sizeof(nets[0]), SESSION_NET_COUNT);
+    for (int i = 0; i < SESSION_NET_COUNT; i++) {
+        enum session_net net = SESSION_NET_COUNT;
+        assert_string_equal(session_net_name((enum session_net)i), nets[i]);
+        assert_int_equal(session_net_parse(nets[i], &net), 0);
+        assert_int_equal(net, i);
+    }
+    enum session_net net = SESSION_NET_HOST;
+    assert_int_equal(session_net_parse("default", &net), -1);
+    assert_int_equal(session_net_parse(NULL, &net), -1);
+    assert_int_equal(net, SESSION_NET_HOST);
+    assert_null(session_net_name(SESSION_NET_COUNT));
+}
+
 static void test_mount_policy(void **state)
 {
     char base[256], p[512];
@@ -334,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_options_in_body),
         cmocka_unit_test(test_git_token_never_stored),
+        cmocka_unit_test(test_ws_names),
         cmocka_unit_test(test_mount_policy),
     };
     return cmocka_run_group_tests_name("session_config", tests, setup, teardown);

@@ -67,9 +67,9 @@ static void test_session_roundtrip(void **state)
 {
     struct store *s = *state;
     char *err = NULL;
-    assert_int_equal(store_session_insert(s, "aaaa", "demo", "img:1", "starting", NULL, 10.5, &err),
-                     0);
-    assert_int_equal(store_session_update(s, "aaaa", "ready", "cid1", NULL, 11.0, &err), 0);
+    assert_int_equal(
+        store_session_insert(s, "aaaa", "demo", "img:1", SESSION_STARTING, NULL, 10.5, &err), 0);
+    assert_int_equal(store_session_update(s, "aaaa", SESSION_READY, "cid1", NULL, 11.0, &err), 0);
     json_t *o = store_session_get(s, "aaaa");
     assert_non_null(o);
     assert_string_equal(json_string_value(json_object_get(o, "state")), "ready");
@@ -78,7 +78,7 @@ static void test_session_roundtrip(void **state)
     assert_int_equal(json_integer_value(json_object_get(o, "action_count")), 0);
     json_decref(o);
     /* container_id stays when an update passes NULL */
-    assert_int_equal(store_session_update(s, "aaaa", "deleted", NULL, NULL, 12.0, &err), 0);
+    assert_int_equal(store_session_update(s, "aaaa", SESSION_DELETED, NULL, NULL, 12.0, &err), 0);
     o = store_session_get(s, "aaaa");
     assert_string_equal(json_string_value(json_object_get(o, "container_id")), "cid1");
     json_decref(o);
@@ -89,7 +89,8 @@ static void test_session_roundtrip(void **state)
     json_decref(all);
     assert_null(store_session_get(s, "nope"));
     /* a duplicate id is refused with a message */
-    assert_int_equal(store_session_insert(s, "aaaa", "x", "i", "starting", NULL, 1, &err), -1);
+    assert_int_equal(store_session_insert(s, "aaaa", "x", "i", SESSION_STARTING, NULL, 1, &err),
+                     -1);
     assert_non_null(err);
     free(err);
 }
@@ -98,7 +99,7 @@ static void test_actions_intent_then_finish(void **state)
 {
     struct store *s = *state;
     char *err = NULL;
-    assert_int_equal(store_session_insert(s, "bbbb", "b", "img", "ready", NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "bbbb", "b", "img", SESSION_READY, NULL, 1, &err), 0);
     int64_t id = store_action_insert(s, "bbbb", "run", "echo hi", "{}", 100.0, &err);
     assert_true(id > 0);
     json_t *a = store_action_get(s, id);
@@ -106,8 +107,8 @@ static void test_actions_intent_then_finish(void **state)
     assert_true(json_is_null(json_object_get(a, "exit_code")));
     json_decref(a);
     const char obs[] = "{\"content\":\"hi\"}";
-    assert_int_equal(store_action_finish(s, id, "done", 0, obs, strlen(obs), NULL, 100.25, &err),
-                     0);
+    assert_int_equal(
+        store_action_finish(s, id, ACTION_DONE, 0, obs, strlen(obs), NULL, 100.25, &err), 0);
     a = store_action_get(s, id);
     assert_string_equal(json_string_value(json_object_get(a, "state")), "done");
     assert_int_equal(json_integer_value(json_object_get(a, "exit_code")), 0);
@@ -123,7 +124,7 @@ static void test_actions_paging(void **state)
 {
     struct store *s = *state;
     char *err = NULL;
-    assert_int_equal(store_session_insert(s, "cccc", "c", "img", "ready", NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "cccc", "c", "img", SESSION_READY, NULL, 1, &err), 0);
     int64_t ids[5];
     for (int i = 0; i < 5; i++) {
         char cmd[16];
@@ -149,10 +150,10 @@ static void test_interrupt_inflight(void **state)
 {
     struct store *s = *state;
     char *err = NULL;
-    assert_int_equal(store_session_insert(s, "dddd", "d", "img", "ready", NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "dddd", "d", "img", SESSION_READY, NULL, 1, &err), 0);
     int64_t a = store_action_insert(s, "dddd", "run", "sleep 100", "{}", 1, &err);
     int64_t b = store_action_insert(s, "dddd", "run", "true", "{}", 1, &err);
-    store_action_finish(s, b, "done", 0, "{}", 2, NULL, 2, &err);
+    store_action_finish(s, b, ACTION_DONE, 0, "{}", 2, NULL, 2, &err);
     assert_int_equal(store_actions_interrupt_inflight(s, 3), 1);
     json_t *ja = store_action_get(s, a), *jb = store_action_get(s, b);
     assert_string_equal(json_string_value(json_object_get(ja, "state")), "interrupted");
@@ -167,16 +168,16 @@ static void test_actions_pending_and_decided(void **state)
 {
     struct store *s = *state;
     char *err = NULL;
-    assert_int_equal(store_session_insert(s, "eeee", "e", "img", "ready", NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "eeee", "e", "img", SESSION_READY, NULL, 1, &err), 0);
     struct store_action_new row = {.session_id = "eeee",
                                    .kind = "run",
                                    .summary = "rm -rf /home/x",
                                    .args_json =
                                        "{\"action\":\"run\",\"args\":{\"command\":\"rm\"}}",
-                                   .risk = "high",
+                                   .risk = RISK_HIGH,
                                    .risk_reason = "deletes recursively",
-                                   .state = "pending",
-                                   .approval = "pending",
+                                   .state = ACTION_PENDING,
+                                   .approval = APPROVAL_PENDING,
                                    .deadline = 700,
                                    .durable = true,
                                    .now = 100};
@@ -199,8 +200,9 @@ static void test_actions_pending_and_decided(void **state)
     /* a pending action is not in flight: a restart leaves it waiting */
     assert_int_equal(store_actions_interrupt_inflight(s, 150), 0);
 
-    assert_int_equal(store_action_decide(s, a, "approved", "alice", "ok", NULL, 200, &err), 1);
-    assert_int_equal(store_action_decide(s, a, "rejected", "bob", NULL, NULL, 201, &err), 0);
+    assert_int_equal(store_action_decide(s, a, APPROVAL_APPROVED, "alice", "ok", NULL, 200, &err),
+                     1);
+    assert_int_equal(store_action_decide(s, a, APPROVAL_REJECTED, "bob", NULL, NULL, 201, &err), 0);
     json_t *ja = store_action_get(s, a);
     assert_string_equal(json_string_value(json_object_get(ja, "state")), "running");
     assert_string_equal(json_string_value(json_object_get(ja, "approval")), "approved");
@@ -210,7 +212,8 @@ static void test_actions_pending_and_decided(void **state)
     json_decref(ja);
 
     const char *obs = "{\"observation\":\"user_rejected\",\"content\":\"no\"}";
-    assert_int_equal(store_action_decide(s, b, "expired", "timeout", "late", obs, 700, &err), 1);
+    assert_int_equal(store_action_decide(s, b, APPROVAL_EXPIRED, "timeout", "late", obs, 700, &err),
+                     1);
     json_t *jb = store_action_get_full(s, b);
     assert_string_equal(json_string_value(json_object_get(jb, "state")), "rejected");
     assert_string_equal(json_string_value(json_object_get(jb, "approval")), "expired");
@@ -221,7 +224,7 @@ static void test_actions_pending_and_decided(void **state)
     p = store_actions_pending(s, "eeee");
     assert_int_equal(json_array_size(p), 0);
     json_decref(p);
-    assert_int_equal(store_action_decide(s, 99999, "approved", "x", NULL, NULL, 1, &err), 0);
+    assert_int_equal(store_action_decide(s, 99999, APPROVAL_APPROVED, "x", NULL, NULL, 1, &err), 0);
 }
 
 static int64_t add_done(struct store *s, const char *sid, const char *cmd, const char *output)
@@ -231,7 +234,8 @@ static int64_t add_done(struct store *s, const char *sid, const char *cmd, const
     assert_true(id > 0);
     json_t *o = json_pack("{s:s,s:s}", "observation", "run", "content", output);
     char *obs = json_dumps(o, JSON_COMPACT);
-    assert_int_equal(store_action_finish(s, id, "done", 0, obs, strlen(obs), NULL, 2, &err), 0);
+    assert_int_equal(store_action_finish(s, id, ACTION_DONE, 0, obs, strlen(obs), NULL, 2, &err),
+                     0);
     free(obs);
     json_decref(o);
     return id;
@@ -254,8 +258,8 @@ static void test_actions_search(void **state)
 {
     struct store *s = *state;
     char *err = NULL;
-    assert_int_equal(store_session_insert(s, "ffff", "f", "img", "ready", NULL, 1, &err), 0);
-    assert_int_equal(store_session_insert(s, "gggg", "g", "img", "ready", NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "ffff", "f", "img", SESSION_READY, NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "gggg", "g", "img", SESSION_READY, NULL, 1, &err), 0);
     int64_t a = add_done(s, "ffff", "make test", "all 12 tests passed: zebra");
     add_done(s, "ffff", "ls", "README.md src");
     int64_t c = add_done(s, "gggg", "cat notes", "zebra crossing");
@@ -269,7 +273,8 @@ static void test_actions_search(void **state)
     const char *hostile[] = {"\"", "a\"b", "*", "NEAR(", "x:y", "-rf", "(a OR b)", "^", "'", ""};
     for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++)
         search_count(s, hostile[i], NULL, 0); /* asserts a list, not an error */
-    struct store_search q = {.text = "zebra", .state = "done", .kind = "run", .limit = 1};
+    enum action_st done = ACTION_DONE;
+    struct store_search q = {.text = "zebra", .state = &done, .kind = "run", .limit = 1};
     json_t *r = store_actions_search(s, &q, &err);
     assert_int_equal(json_array_size(r), 1);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(r, 0), "id")), c);
@@ -285,10 +290,10 @@ static void test_rules_and_retention(void **state)
 {
     struct store *s = *state;
     char *err = NULL;
-    assert_int_equal(store_session_insert(s, "hhhh", "h", "img", "ready", NULL, 1, &err), 0);
-    assert_int_equal(store_session_insert(s, "iiii", "i", "img", "ready", NULL, 1, &err), 0);
-    assert_true(store_rule_add(s, "hhhh", "git push *", "allow", "alice", 5, &err) > 0);
-    assert_true(store_rule_add(s, "hhhh", "*curl*", "deny", "alice", 6, &err) > 0);
+    assert_int_equal(store_session_insert(s, "hhhh", "h", "img", SESSION_READY, NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "iiii", "i", "img", SESSION_READY, NULL, 1, &err), 0);
+    assert_true(store_rule_add(s, "hhhh", "git push *", POLICY_RULE_ALLOW, "alice", 5, &err) > 0);
+    assert_true(store_rule_add(s, "hhhh", "*curl*", POLICY_RULE_DENY, "alice", 6, &err) > 0);
     json_t *rules = store_rules_list(s, "hhhh");
     assert_int_equal(json_array_size(rules), 2);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 1), "decision")),
@@ -296,8 +301,8 @@ static void test_rules_and_retention(void **state)
     json_decref(rules);
     add_done(s, "hhhh", "echo old", "kept-word");
     add_done(s, "iiii", "echo young", "kept-word");
-    assert_int_equal(store_session_update(s, "hhhh", "deleted", NULL, NULL, 10, &err), 0);
-    assert_int_equal(store_session_update(s, "iiii", "deleted", NULL, NULL, 1000, &err), 0);
+    assert_int_equal(store_session_update(s, "hhhh", SESSION_DELETED, NULL, NULL, 10, &err), 0);
+    assert_int_equal(store_session_update(s, "iiii", SESSION_DELETED, NULL, NULL, 1000, &err), 0);
     assert_int_equal(store_retention_apply(s, 500, &err), 1);
     assert_null(store_session_get(s, "hhhh"));
     json_t *still = store_session_get(s, "iiii");
@@ -317,12 +322,14 @@ static void test_transitions_and_events(void **state)
     struct store *s = *state;
     char *err = NULL;
     json_t *cfg = json_pack("{s:s,s:{s:b}}", "image", "img", "options", "keep_alive", 0);
-    assert_int_equal(store_session_insert(s, "eeee", "e", "img", "starting", cfg, 1, &err), 0);
-    assert_int_equal(store_session_insert(s, "ffff", "f", "img", "starting", NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "eeee", "e", "img", SESSION_STARTING, cfg, 1, &err),
+                     0);
+    assert_int_equal(store_session_insert(s, "ffff", "f", "img", SESSION_STARTING, NULL, 1, &err),
+                     0);
     json_decref(cfg);
-    assert_int_equal(
-        store_session_transition(s, "eeee", "stopped", "cid", "exited with code 137", 137, 2, &err),
-        0);
+    assert_int_equal(store_session_transition(s, "eeee", SESSION_STOPPED, "cid",
+                                              "exited with code 137", 137, 2, &err),
+                     0);
     json_t *o = store_session_get(s, "eeee");
     assert_string_equal(json_string_value(json_object_get(o, "state")), "stopped");
     assert_string_equal(json_string_value(json_object_get(o, "reason")), "exited with code 137");
@@ -331,8 +338,9 @@ static void test_transitions_and_events(void **state)
     assert_true(json_is_false(json_object_get(o, "keep_alive")));
     assert_int_equal(json_integer_value(json_object_get(o, "oom_kills")), 0);
     json_decref(o);
-    assert_int_equal(
-        store_session_transition(s, "eeee", "error", NULL, "gone", STORE_NO_EXIT_CODE, 3, &err), 0);
+    assert_int_equal(store_session_transition(s, "eeee", SESSION_ERROR, NULL, "gone",
+                                              STORE_NO_EXIT_CODE, 3, &err),
+                     0);
     assert_int_equal(store_session_count_oom(s, "eeee", 4), 0);
     o = store_session_get(s, "eeee");
     assert_string_equal(json_string_value(json_object_get(o, "error")), "gone");
