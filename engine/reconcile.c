@@ -57,10 +57,11 @@ static void retry_schedule(struct session *s)
 
 void session_channel_refused(struct session *s, const char *why)
 {
-    if (!session_st_allows_name(s->state, "disconnected"))
+    if (!session_st_allows(s->state, SESSION_DISCONNECTED))
         return;
     char *reason = session_channel_reason(why);
-    session_set_state(s, "disconnected", reason ? reason : "its executor's channel was refused");
+    session_set_state(s, SESSION_DISCONNECTED,
+                      reason ? reason : "its executor's channel was refused");
     free(reason);
     retry_schedule(s);
 }
