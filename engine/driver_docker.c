@@ -456,72 +456,159 @@ static bool dd_executor_ready(struct session *s)
     return lstat(s->exec_sock, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-/* Before each request on the channel: the container's root can put anything at executor.sock,
- * and the engine (the host's root) must send nothing but to that container's executor. The
- * socket was opened without following a link (http.c); the process serving it must run the
- * executor binary the engine mounted, inside this container's cgroup. arg: "<container id>
- * <binary>". */
+/* Before the first request on each connection: the container's root can put anything at
+ * executor.sock, and the engine (the host's root) must send nothing but to that container's
+ * executor. The socket was opened without following a link (http.c); the process serving it
+ * must run the executor binary the engine mounts, in the pid namespace of the container's first
+ * process. arg: "<its pid> <binary>". */
 static int dd_executor_check(int fd, const char *arg, char *err, size_t errlen)
 {
-    const char *sp = strchr(arg, ' ');
-    char id[128], why[400];
-    if (!sp || (size_t)(sp - arg) >= sizeof(id)) {
-        snprintf(err, errlen, "the session has no container to check its executor against");
+    char *end = NULL;
+    long init = strtol(arg, &end, 10);
+    if (init <= 0 || !end || *end != ' ' || !end[1]) {
+        snprintf(err, errlen,
+                 "the engine has no executor binary to check the socket's server "
+                 "against (paddock serve --executor)");
         return -1;
     }
-    snprintf(id, sizeof(id), "%.*s", (int)(sp - arg), arg);
-    if (unix_peer_check(fd, sp + 1, id, why, sizeof(why)) < 0) {
+    char why[400];
+    int rc = unix_peer_check(fd, end + 1, (pid_t)init, why, sizeof(why));
+    if (rc == -1)
         snprintf(err, errlen,
                  "refused the executor's socket: %s; nothing was sent to it (something in the "
                  "sandbox replaced the socket)",
                  why);
-        return -1;
-    }
-    return 0;
+    else if (rc < 0)
+        snprintf(err, errlen, "%s", why);
+    return rc;
 }
 
-/* A refused channel is the session's news too: it says why in its state. */
-struct channel_relay {
+/* One request on the channel. The container's first process (Docker's State.Pid) is learned
+ * by an inspect before the first request after each (re)start, so the request is kept (its
+ * strings copied) meanwhile. A refused channel is the session's news too: it says why. */
+struct channel_call {
     struct session *s;
     http_done_fn fn;
+    http_data_fn on_data;
     void *ud;
+    struct http_request req;
+    char *url, *body, *content_type;
+    char **headers;
 };
+
+static void channel_call_free(struct channel_call *c)
+{
+    free(c->url);
+    free(c->body);
+    free(c->content_type);
+    for (char **h = c->headers; h && *h; h++)
+        free(*h);
+    free(c->headers);
+    free(c);
+}
+
+static struct channel_call *channel_call_new(struct session *s, const struct http_request *req,
+                                             http_done_fn fn, void *ud)
+{
+    struct channel_call *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    *c = (struct channel_call){.s = s, .fn = fn, .on_data = req->on_data, .ud = ud, .req = *req};
+    size_t nh = 0;
+    while (req->headers && req->headers[nh])
+        nh++;
+    c->url = strdup(req->url);
+    c->body = req->body ? malloc(req->body_len ? req->body_len : 1) : NULL;
+    c->content_type = req->content_type ? strdup(req->content_type) : NULL;
+    c->headers = calloc(nh + 1, sizeof(char *));
+    bool ok =
+        c->url && (!req->body || c->body) && (!req->content_type || c->content_type) && c->headers;
+    for (size_t i = 0; ok && i < nh; i++)
+        ok = (c->headers[i] = strdup(req->headers[i])) != NULL;
+    if (!ok) {
+        channel_call_free(c);
+        return NULL;
+    }
+    if (req->body)
+        memcpy(c->body, req->body, req->body_len);
+    c->req.url = c->url;
+    c->req.body = c->body;
+    c->req.content_type = c->content_type;
+    c->req.headers = (const char *const *)c->headers;
+    return c;
+}
+
+static int dd_executor_data(const char *data, size_t len, void *ud)
+{
+    struct channel_call *c = ud;
+    return c->on_data(data, len, c->ud);
+}
 
 static void dd_executor_done(const struct http_result *r, void *ud)
 {
-    struct channel_relay rl = *(struct channel_relay *)ud;
-    free(ud);
-    if (r->peer_refused && !rl.s->unlinked)
-        session_channel_refused(rl.s, r->error);
-    rl.fn(r, rl.ud);
-    session_release(rl.s);
+    struct channel_call *c = ud;
+    struct session *s = c->s;
+    if (r->peer_refused && !s->unlinked)
+        session_channel_refused(s, r->error);
+    c->fn(r, c->ud);
+    channel_call_free(c);
+    session_release(s);
+}
+
+/* Fails the call as the transport would (fn is called: this runs from the loop). */
+static void channel_fail(struct channel_call *c, const char *why)
+{
+    struct http_result r = {.status = -1, .body = "", .error = why, .connect_failed = 1};
+    dd_executor_done(&r, c);
+}
+
+static int channel_send(struct channel_call *c)
+{
+    struct session *s = c->s;
+    char *arg = util_strdupf("%ld %s", s->exec_init_pid,
+                             s->eng->executor_path ? s->eng->executor_path : "");
+    c->req.unix_socket = s->exec_sock;
+    c->req.peer_check = dd_executor_check;
+    c->req.peer_arg = arg;
+    c->req.on_data = c->on_data ? dd_executor_data : NULL;
+    int rc = arg ? http_start(s->eng->http, &c->req, dd_executor_done, c) : -1;
+    free(arg);
+    return rc;
+}
+
+static void channel_on_inspect(const struct sandbox_reply *r, void *ud)
+{
+    struct channel_call *c = ud;
+    json_t *state = json_object_get(r->json, "State");
+    json_int_t pid = json_integer_value(json_object_get(state, "Pid"));
+    if (r->status == 200 && json_is_true(json_object_get(state, "Running")) && pid > 0) {
+        c->s->exec_init_pid = (long)pid;
+        if (channel_send(c) < 0)
+            channel_fail(c, "cannot start a request to the executor");
+        return;
+    }
+    char *why = r->status == 200 ? strdup("the sandbox is not running")
+                                 : util_strdupf("docker inspect: %s", r->message);
+    channel_fail(c, why ? why : "docker inspect failed");
+    free(why);
 }
 
 static int dd_executor_request(struct session *s, const struct http_request *req, http_done_fn fn,
                                void *ud)
 {
-    if (!s->container_id || !s->eng->executor_path)
+    if (!s->container_id)
         return -1;
-    char *arg = util_strdupf("%s %s", s->container_id, s->eng->executor_path);
-    struct channel_relay *rl = malloc(sizeof(*rl));
-    if (!arg || !rl) {
-        free(arg);
-        free(rl);
+    struct channel_call *c = channel_call_new(s, req, fn, ud);
+    if (!c)
         return -1;
-    }
-    *rl = (struct channel_relay){.s = s, .fn = fn, .ud = ud};
-    struct http_request r = *req;
-    r.unix_socket = s->exec_sock;
-    r.peer_check = dd_executor_check;
-    r.peer_arg = arg;
     session_hold(s);
-    int rc = http_start(s->eng->http, &r, dd_executor_done, rl);
-    free(arg);
-    if (rc < 0) {
+    if (s->exec_init_pid > 0 ? channel_send(c) < 0
+                             : dd_inspect(s->eng, s->container_id, channel_on_inspect, c) < 0) {
         session_release(s);
-        free(rl);
+        channel_call_free(c);
+        return -1;
     }
-    return rc;
+    return 0;
 }
 
 const struct sandbox_driver driver_docker = {

@@ -182,6 +182,8 @@ static void refresh_on_inspect(const struct sandbox_reply *r, void *ud)
         free(why);
         retry_schedule(s);
     } else if (strcmp(status, "running") == 0) {
+        /* Its first process now (it may have been started again from outside). */
+        s->exec_init_pid = (long)json_integer_value(json_object_get(state, "Pid"));
         refresh_probe(s); /* it calls refresh_done */
         return;
     } else if (strcmp(status, "paused") == 0) {

@@ -23,6 +23,9 @@ struct session {
     char *container_id;
     char *sock_dir;
     char *exec_sock;
+    /* The container's first process as this host sees it (Docker's State.Pid), which the
+     * executor must share a pid namespace with; 0 until learned after each (re)start. */
+    long exec_init_pid;
     enum session_st state;
     /* The lifecycle operation in flight, SESSION_OP_NONE when idle. One at a time; Docker
      * events meanwhile only mark the session stale. */

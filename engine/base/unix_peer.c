@@ -113,58 +113,31 @@ static int unix_peer_pid(int fd, pid_t *pid, char *err, size_t errlen)
     return 0;
 }
 
-/* cgroup_id appears in text as a path word: after '/' or '-' (systemd's docker-ID.scope), before
- * a '/', '.', newline or the end. */
-static bool unix_peer_names(const char *text, const char *id)
+static int unix_peer_pidns(pid_t pid, struct stat *st)
 {
-    size_t n = strlen(id);
-    if (n == 0)
-        return false;
-    for (const char *p = strstr(text, id); p; p = strstr(p + 1, id)) {
-        char before = p == text ? '\0' : p[-1], after = p[n];
-        if ((before == '/' || before == '-') &&
-            (after == '\0' || after == '/' || after == '.' || after == '\n'))
-            return true;
-    }
-    return false;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+    return stat(path, st);
 }
 
-static int unix_peer_read(const char *path, char *buf, size_t size)
+static int unix_peer_check_process(pid_t pid, const char *exe, pid_t init, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t got = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + got, size - 1 - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-        if (got == size - 1)
-            break;
-    }
-    close(fd);
-    buf[got] = '\0';
-    return 0;
-}
-
-static int unix_peer_check_process(pid_t pid, const char *exe, const char *cgroup_id, char *err,
-                                   size_t errlen)
-{
-    char path[64], cg[8192];
     struct stat want, have;
-    snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-    if (unix_peer_read(path, cg, sizeof(cg)) < 0) {
+    if (unix_peer_pidns(init, &want) < 0) {
+        snprintf(err, errlen, "the sandbox's first process (pid %d) is gone: %s", (int)init,
+                 strerror(errno));
+        return -2;
+    }
+    if (unix_peer_pidns(pid, &have) < 0) {
         snprintf(err, errlen, "its server, process %d, is gone (%s)", (int)pid, strerror(errno));
         return -1;
     }
-    if (!unix_peer_names(cg, cgroup_id)) {
+    if (have.st_dev != want.st_dev || have.st_ino != want.st_ino) {
         snprintf(err, errlen, "it is served by process %d, which is not in the sandbox's container",
                  (int)pid);
         return -1;
     }
+    char path[64];
     snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
     if (stat(exe, &want) < 0) {
         snprintf(err, errlen, "cannot stat the executor binary %s: %s", exe, strerror(errno));
@@ -179,7 +152,7 @@ static int unix_peer_check_process(pid_t pid, const char *exe, const char *cgrou
     return 0;
 }
 
-int unix_peer_check(int fd, const char *exe, const char *cgroup_id, char *err, size_t errlen)
+int unix_peer_check(int fd, const char *exe, pid_t init, char *err, size_t errlen)
 {
     pid_t pid;
     if (unix_peer_pid(fd, &pid, err, errlen) < 0)
@@ -188,7 +161,7 @@ int unix_peer_check(int fd, const char *exe, const char *cgroup_id, char *err, s
     socklen_t len = sizeof(pidfd);
     if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
         pidfd = -1; /* an older kernel: the pid alone */
-    int rc = unix_peer_check_process(pid, exe, cgroup_id, err, errlen);
+    int rc = unix_peer_check_process(pid, exe, init, err, errlen);
     if (rc == 0 && pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
         snprintf(err, errlen, "its server, process %d, exited while it was checked", (int)pid);
         rc = -1;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* An O_PATH fd of the socket at path, opened without following a link in its last two
  * components (the socket, and the directory holding it): a symlink, a FIFO, a regular file or
@@ -16,10 +17,11 @@
 int unix_peer_open(const char *path, bool *refused, char *err, size_t errlen);
 
 /* Whether the process serving the connected socket fd (SO_PEERCRED: the listener) runs the
- * file exe (the same inode: a copy does not count) and sits in a cgroup whose path names
- * cgroup_id (a container id) as a whole word. Where the kernel gives a pidfd of the peer
+ * file exe (the same inode: a copy does not count) inside the pid namespace of process init (a
+ * container's first process, as this host sees it). Where the kernel gives a pidfd of the peer
  * (SO_PEERPIDFD), the process is checked to be still alive after /proc was read, so a reused
- * pid cannot stand in for it. 0, or -1 with why. */
-int unix_peer_check(int fd, const char *exe, const char *cgroup_id, char *err, size_t errlen);
+ * pid cannot stand in for it. 0; -1 with why (refused); -2 with why when init is gone (the
+ * container stopped or restarted: nothing to check against, not a refusal). */
+int unix_peer_check(int fd, const char *exe, pid_t init, char *err, size_t errlen);
 
 #endif

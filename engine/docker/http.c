@@ -354,9 +354,10 @@ static int http_prereq(void *ud, char *primary_ip, char *local_ip, int primary_p
     call->peer_sock = CURL_SOCKET_BAD;
     if (fd == CURL_SOCKET_BAD)
         return CURL_PREREQFUNC_OK;
-    if (call->peer_check(fd, call->peer_arg, call->connect_err, sizeof(call->connect_err)) < 0) {
+    int rc = call->peer_check(fd, call->peer_arg, call->connect_err, sizeof(call->connect_err));
+    if (rc < 0) {
         shutdown(fd, SHUT_RDWR);
-        call->peer_refused = true;
+        call->peer_refused = rc == -1;
         return CURL_PREREQFUNC_ABORT;
     }
     return CURL_PREREQFUNC_OK;

@@ -37,9 +37,10 @@ struct http_request {
     http_data_fn on_data;       /* NULL: buffer the whole body for the done callback */
     /* A unix socket in a directory someone else can write: each new connection goes to the
      * socket at unix_socket opened without following a link (anything else there is refused
-     * unopened), and before each request peer_check(fd, peer_arg) says whether who serves it
-     * may have it: 0, or -1 with why in err; the request then fails with that error (status
-     * -1, connect_failed) and nothing is sent. peer_arg is copied. NULL: libcurl connects. */
+     * unopened, peer_refused), and before its first request peer_check(fd, peer_arg) says
+     * whether who serves it may have it: 0; -1 with why in err (refused: the request fails
+     * with that error, peer_refused); -2 with why when it cannot tell now (the request fails
+     * with that error). Nothing is sent unless 0. peer_arg is copied. NULL: libcurl connects. */
     int (*peer_check)(int fd, const char *arg, char *err, size_t errlen);
     const char *peer_arg;
     bool fresh_connect; /* a new connection of its own, closed after (none kept from before) */

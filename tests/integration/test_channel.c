@@ -2,11 +2,11 @@
  * - The executor channel: the session's socket dir is bind-mounted writable at /run/paddock, so
  *   root in the sandbox can put anything at executor.sock. Whatever it puts (a symlink to a host
  *   socket or to another session's executor, a FIFO, a regular file, a socket of its own
- *   server) receives no request, the action fails saying why, and the session says why in its
- *   reason.
- * - The other host dirs a container writes (an overlay's upper dir, a bind-mounted workspace,
- *   the socket dir): links planted there are not followed by the changes walk nor by the
- *   removal at delete. */
+ *   server, a socket a host process serves) receives no request, the action fails saying why, and
+ * the session says why in its reason.
+ * - The other host dirs a container writes (an overlay's upper dir, a bind-mounted or an
+ *   engine-made workspace, the socket dir): links planted there are not followed by the changes
+ * walk nor by the removal at delete. */
 #include "harness.h"
 
 #include <setjmp.h>
@@ -18,15 +18,19 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- a host socket that forges the executor's replies ---- */
@@ -55,27 +59,34 @@ static void *forger_run(void *ud)
             continue;
         char buf[65536];
         ssize_t n = read(c, buf, sizeof(buf));
-        if (n > 0)
+        if (n > 0) {
             atomic_fetch_add(&f->requests, 1);
-        char head[256];
-        int hl = snprintf(head, sizeof(head),
-                          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                          "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-                          sizeof(body) - 1);
-        if (write(c, head, (size_t)hl) < 0 || write(c, body, sizeof(body) - 1) < 0)
-            fprintf(stderr, "forger: write: %s\n", strerror(errno));
+            char head[256];
+            int hl = snprintf(head, sizeof(head),
+                              "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                              "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                              sizeof(body) - 1);
+            if (send(c, head, (size_t)hl, MSG_NOSIGNAL) < 0 ||
+                send(c, body, sizeof(body) - 1, MSG_NOSIGNAL) < 0)
+                fprintf(stderr, "forger: send: %s\n", strerror(errno));
+        }
         close(c);
     }
     return NULL;
 }
 
-static struct forger *forger_start(void)
+/* A forger listening at path (NULL: forge.sock in a temp dir of its own). */
+static struct forger *forger_start_at(const char *path)
 {
     struct forger *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    snprintf(f->dir, sizeof(f->dir), "/tmp/paddock-forge-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
-    snprintf(f->path, sizeof(f->path), "%s/forge.sock", f->dir);
+    if (path) {
+        snprintf(f->path, sizeof(f->path), "%s", path);
+    } else {
+        snprintf(f->dir, sizeof(f->dir), "/tmp/paddock-forge-XXXXXX");
+        assert_non_null(mkdtemp(f->dir));
+        snprintf(f->path, sizeof(f->path), "%s/forge.sock", f->dir);
+    }
     f->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", f->path);
@@ -85,22 +96,28 @@ static struct forger *forger_start(void)
     return f;
 }
 
+static struct forger *forger_start(void)
+{
+    return forger_start_at(NULL);
+}
+
 static void forger_stop(struct forger *f)
 {
     atomic_store(&f->stop, true);
     pthread_join(f->thread, NULL);
     close(f->fd);
     unlink(f->path);
-    rmdir(f->dir);
+    if (f->dir[0])
+        rmdir(f->dir);
     free(f);
 }
 
 /* ---- root in the sandbox (docker exec as uid 0, beside the engine) ---- */
 
-/* Run sh -c cmd as root in the container; its exit code (-1 when it did not end in 30 s). */
-static int root_exec(const char *cid, const char *cmd)
+/* Run sh -c cmd as user in the container; its exit code (-1 when it did not end in 30 s). */
+static int exec_as(const char *cid, const char *user, const char *cmd)
 {
-    json_t *b = json_pack("{s:s,s:[s,s,s],s:b,s:b}", "User", "0", "Cmd", "sh", "-c", cmd,
+    json_t *b = json_pack("{s:s,s:[s,s,s],s:b,s:b}", "User", user, "Cmd", "sh", "-c", cmd,
                           "AttachStdout", 0, "AttachStderr", 0);
     char *body = json_dumps(b, JSON_COMPACT);
     json_decref(b);
@@ -131,6 +148,11 @@ static int root_exec(const char *cid, const char *cmd)
     free(path);
     free(eid);
     return code;
+}
+
+static int root_exec(const char *cid, const char *cmd)
+{
+    return exec_as(cid, "0", cmd);
 }
 
 /* ---- the engine's side ---- */
@@ -329,6 +351,28 @@ static void test_socket_of_another_process_in_the_sandbox(void **state)
     json_decref(s);
 }
 
+/* A socket in the session's dir served by a host process (here this test, which the socket dir
+ * lets bind there), renamed over executor.sock by root in the sandbox: a socket, but no process
+ * of the sandbox's container serves it. */
+static void test_socket_served_from_outside_the_container(void **state)
+{
+    json_t *s = session_new(harness_eng, NULL);
+    const char *id = jstr(s, "id"), *cid = jstr(s, "container_id");
+    char *host = strdupf("%s/run/%s/host.sock", harness_eng->state_dir, id);
+    struct forger *f = forger_start_at(host);
+    free(host);
+    struct bg_action held;
+    hold_connection(&held, id, cid);
+    assert_int_equal(root_exec(cid, "mv -f /run/paddock/host.sock /run/paddock/executor.sock"), 0);
+    assert_action_refused(id, "which is not in the sandbox's container");
+    release_connection(&held);
+    assert_session_says(id, "which is not in the sandbox's container");
+    assert_int_equal(atomic_load(&f->requests), 0);
+    session_delete(harness_eng, id);
+    forger_stop(f);
+    json_decref(s);
+}
+
 static void test_symlink_to_another_sessions_executor(void **state)
 {
     json_t *a = session_new(harness_eng, NULL), *b = session_new(harness_eng, NULL);
@@ -431,11 +475,57 @@ static void assert_changes_stop_at(const char *id, const char *link)
     json_decref(c);
 }
 
-static const char plant[] = "set -e; v=%s\n"
-                            "ln -s $v /workspace/ln-dir; ln -s $v/keep /workspace/ln-file\n"
-                            "mkdir -p /workspace/a/b; ln -s $v /workspace/a/b/ln\n"
-                            "ln -s $v /run/paddock/ln-dir; ln -s $v/keep /run/paddock/ln-file\n"
-                            "mkdir /run/paddock/d; ln -s $v /run/paddock/d/ln\n";
+/* A loopback dumb-HTTP git server (git_http_server.py) for an engine-made workspace. */
+static pid_t git_server_start(const char *root, const char *report, const char *token, int *port)
+{
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    char *script = strdupf("%s/tests/integration/git_http_server.py", getenv("PADDOCK_SRC"));
+    char *tok = strdupf("GIT_TEST_TOKEN=%s", token);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(p[1], 1);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        putenv(tok);
+        execlp("python3", "python3", script, root, report, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    char line[32] = "";
+    size_t n = 0;
+    struct pollfd pf = {.fd = p[0], .events = POLLIN};
+    while (n < sizeof(line) - 1 && poll(&pf, 1, 10000) == 1) {
+        if (read(p[0], line + n, 1) <= 0 || line[n] == '\n')
+            break;
+        n++;
+    }
+    line[n] = '\0';
+    close(p[0]);
+    free(script);
+    free(tok);
+    *port = atoi(line);
+    assert_true(*port > 0);
+    return pid;
+}
+
+/* Links to the victim, planted in the workspace (as its owner, agent or root: root in the
+ * sandbox has no DAC_OVERRIDE) and in the socket dir (as root). */
+static void plant_links(const char *cid, const char *victim, const char *ws_user)
+{
+    char *cmd = strdupf("set -e; v=%s\n"
+                        "ln -s $v /workspace/ln-dir; ln -s $v/keep /workspace/ln-file\n"
+                        "mkdir -p /workspace/a/b; ln -s $v /workspace/a/b/ln\n",
+                        victim);
+    assert_int_equal(exec_as(cid, ws_user, cmd), 0);
+    free(cmd);
+    cmd = strdupf("set -e; v=%s\n"
+                  "ln -s $v /run/paddock/ln-dir; ln -s $v/keep /run/paddock/ln-file\n"
+                  "mkdir /run/paddock/d; ln -s $v /run/paddock/d/ln\n",
+                  victim);
+    assert_int_equal(root_exec(cid, cmd), 0);
+    free(cmd);
+}
 
 static void test_links_in_writable_host_dirs(void **state)
 {
@@ -451,9 +541,7 @@ static void test_links_in_writable_host_dirs(void **state)
     json_t *s = session_new(harness_eng, body);
     free(body);
     const char *id = jstr(s, "id"), *cid = jstr(s, "container_id");
-    cmd = strdupf(plant, victim);
-    assert_int_equal(root_exec(cid, cmd), 0);
-    free(cmd);
+    plant_links(cid, victim, "0");
     assert_changes_stop_at(id, "/workspace/ln-dir");
     assert_changes_stop_at(id, "/workspace/a/b/ln");
     char *work = strdupf("%s/work/%s", harness_eng->state_dir, id);
@@ -474,20 +562,53 @@ static void test_links_in_writable_host_dirs(void **state)
     free(body);
     id = jstr(s, "id");
     cid = jstr(s, "container_id");
-    cmd = strdupf(plant, victim);
-    assert_int_equal(root_exec(cid, cmd), 0);
-    free(cmd);
+    plant_links(cid, victim, "0");
     assert_changes_stop_at(id, "/workspace/ln-dir");
     session_delete(harness_eng, id);
     assert_victim_intact(victim);
     json_decref(s);
 
-    cmd = strdupf("rm -rf %s %s %s", victim, src, ws);
+    /* An engine-made workspace (a git clone in <state>/work/<id>/workspace). */
+    char *git = host_dir("git");
+    cmd = strdupf("cd %s && mkdir src srv && cd src && git init -q -b main && echo hi > README && "
+                  "git add README && git -c user.name=t -c user.email=t@paddock.invalid commit "
+                  "-qm one && git clone -q --bare . ../srv/repo.git && cd ../srv/repo.git && "
+                  "git update-server-info",
+                  git);
+    sh_ok(cmd);
+    free(cmd);
+    char *root = strdupf("%s/srv", git), *report = strdupf("%s/report.txt", git);
+    int port;
+    pid_t gpid = git_server_start(root, report, "pdk-channel-token", &port);
+    body = strdupf("{\"git\": {\"url\": \"http://127.0.0.1:%d/repo.git\", \"token\": "
+                   "\"pdk-channel-token\"}}",
+                   port);
+    s = session_new(harness_eng, body);
+    free(body);
+    kill(gpid, SIGTERM);
+    waitpid(gpid, NULL, 0);
+    id = jstr(s, "id");
+    cid = jstr(s, "container_id");
+    plant_links(cid, victim, "1000");
+    assert_changes_stop_at(id, "/workspace/ln-dir");
+    assert_changes_stop_at(id, "/workspace/a/b/ln");
+    work = strdupf("%s/work/%s", harness_eng->state_dir, id);
+    assert_true(path_exists(work));
+    session_delete(harness_eng, id);
+    assert_false(path_exists(work));
+    assert_victim_intact(victim);
+    free(work);
+    free(root);
+    free(report);
+    json_decref(s);
+
+    cmd = strdupf("rm -rf %s %s %s %s", victim, src, ws, git);
     sh_ok(cmd);
     free(cmd);
     free(victim);
     free(src);
     free(ws);
+    free(git);
 }
 
 int main(void)
@@ -497,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_symlink_to_a_host_socket),
         cmocka_unit_test(test_fifo_and_regular_file),
         cmocka_unit_test(test_socket_of_another_process_in_the_sandbox),
+        cmocka_unit_test(test_socket_served_from_outside_the_container),
         cmocka_unit_test(test_symlink_to_another_sessions_executor),
         cmocka_unit_test(test_stop_resume_recovers),
         cmocka_unit_test(test_links_in_writable_host_dirs),

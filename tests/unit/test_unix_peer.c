@@ -10,12 +10,15 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char base[64];
@@ -109,10 +112,39 @@ static void test_nothing_there_is_not_a_refusal(void **state)
     assert_non_null(strstr(err, "No such file"));
 }
 
-/* This process serves the socket: it runs this test's binary, in this test's cgroup. */
+/* A process in a pid namespace of its own (its pid as this one sees it), or -1 when this
+ * environment may not make one; *child is what to kill and wait for afterwards. */
+static pid_t other_pidns(pid_t *child)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    *child = fork();
+    assert_true(*child >= 0);
+    if (*child == 0) {
+        pid_t g = -1;
+        if (unshare(CLONE_NEWPID) == 0 && (g = fork()) == 0) {
+            close(p[1]);
+            pause();
+            _exit(0);
+        }
+        if (write(p[1], &g, sizeof(g)) != sizeof(g))
+            _exit(1);
+        if (g > 0)
+            waitpid(g, NULL, 0);
+        _exit(0);
+    }
+    close(p[1]);
+    pid_t g = -1;
+    if (read(p[0], &g, sizeof(g)) != sizeof(g))
+        g = -1;
+    close(p[0]);
+    return g;
+}
+
+/* This process serves the socket: it runs this test's binary, in this pid namespace. */
 static void test_the_peer_is_checked(void **state)
 {
-    char exe[512], cg[4096], err[512] = "";
+    char exe[512], err[512] = "";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     assert_true(n > 0);
     exe[n] = '\0';
@@ -122,34 +154,29 @@ static void test_the_peer_is_checked(void **state)
     int s = connect_fd(pfd);
     close(pfd);
 
-    const char *id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-    assert_int_equal(unix_peer_check(s, exe, id, err, sizeof(err)), -1);
-    assert_non_null(strstr(err, "not in the sandbox's container"));
+    assert_int_equal(unix_peer_check(s, exe, getpid(), err, sizeof(err)), 0);
+    /* another binary: a copy of the executor, a shell, python */
+    assert_int_equal(unix_peer_check(s, "/bin/sh", getpid(), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "which is not the executor"));
 
-    /* Our own cgroup's last path word, when there is one, passes the cgroup test. */
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    assert_non_null(f);
-    size_t len = fread(cg, 1, sizeof(cg) - 1, f);
-    fclose(f);
-    cg[len] = '\0';
-    char *nl = strchr(cg, '\n');
-    if (nl)
-        *nl = '\0';
-    char *word = strrchr(cg, '/');
-    if (word && word[1]) {
-        word++;
-        char *dot = strchr(word, '.'); /* systemd's NAME.scope */
-        if (dot)
-            *dot = '\0';
-        char *dash = strrchr(word, '-'); /* docker-ID */
-        if (dash)
-            word = dash + 1;
-        if (*word) {
-            assert_int_equal(unix_peer_check(s, exe, word, err, sizeof(err)), 0);
-            assert_int_equal(unix_peer_check(s, "/bin/sh", word, err, sizeof(err)), -1);
-            assert_non_null(strstr(err, "which is not the executor"));
-        }
+    /* the container's first process gone: nothing to check against, not a refusal */
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    assert_int_equal(unix_peer_check(s, exe, dead, err, sizeof(err)), -2);
+    assert_non_null(strstr(err, "is gone"));
+
+    /* served from outside the container's pid namespace */
+    pid_t child, other = other_pidns(&child);
+    if (other > 0) {
+        assert_int_equal(unix_peer_check(s, exe, other, err, sizeof(err)), -1);
+        assert_non_null(strstr(err, "which is not in the sandbox's container"));
+        kill(other, SIGKILL);
+    } else {
+        fprintf(stderr, "no pid namespace could be made here: that case is not checked\n");
     }
+    waitpid(child, NULL, 0);
     close(s);
 }
 
