@@ -450,8 +450,33 @@ static int dd_image_tag(struct engine *eng, const char *name, const char *ref, s
 
 /* ---- the executor channel ---- */
 
+static void dd_learn_on_inspect(const struct sandbox_reply *r, void *ud)
+{
+    struct session *s = ud;
+    json_t *state = json_object_get(r->json, "State");
+    json_int_t pid = json_integer_value(json_object_get(state, "Pid"));
+    if (r->status == 200 && json_is_true(json_object_get(state, "Running")) && pid > 0)
+        s->exec_init_pid = (long)pid;
+    s->exec_init_learning = false;
+    session_release(s);
+}
+
+/* Ready once the executor listens and the container's first process is known (the channel's
+ * check needs it): asked right after a start, so the inspect that learns it runs while the
+ * executor binds its socket rather than after. */
 static bool dd_executor_ready(struct session *s)
 {
+    if (s->exec_init_pid <= 0) {
+        if (!s->exec_init_learning && s->container_id) {
+            s->exec_init_learning = true;
+            session_hold(s);
+            if (dd_inspect(s->eng, s->container_id, dd_learn_on_inspect, s) < 0) {
+                s->exec_init_learning = false;
+                session_release(s);
+            }
+        }
+        return false;
+    }
     struct stat st; /* the sandbox can write the socket's directory: a link is not followed */
     return lstat(s->exec_sock, &st) == 0 && S_ISSOCK(st.st_mode);
 }

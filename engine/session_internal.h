@@ -26,6 +26,7 @@ struct session {
     /* The container's first process as this host sees it (Docker's State.Pid), which the
      * executor must share a pid namespace with; 0 until learned after each (re)start. */
     long exec_init_pid;
+    bool exec_init_learning; /* the driver's inspect for it is in flight */
     enum session_st state;
     /* The lifecycle operation in flight, SESSION_OP_NONE when idle. One at a time; Docker
      * events meanwhile only mark the session stale. */
