@@ -6,6 +6,7 @@
 #include "app/cli.h"
 #include "client/client.h"
 #include "client/client_term.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,26 +40,12 @@ static void exec_on_signal(int sig)
     }
 }
 
-static int exec_write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static bool exec_stdout_failed;
 
 static void exec_on_data(const char *data, size_t len, void *ud)
 {
     (void)ud;
-    if (!exec_stdout_failed && exec_write_all(STDOUT_FILENO, data, len) < 0)
+    if (!exec_stdout_failed && io_write_all(STDOUT_FILENO, data, len) < 0)
         exec_stdout_failed = true;
 }
 

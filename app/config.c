@@ -3,6 +3,8 @@
  * older paddock still starts). */
 #include "app/config.h"
 
+#include "common/buf.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -47,8 +49,7 @@ struct config_parser {
     int line;
     char section[64];
     char **err;
-    char *warnings;
-    size_t wlen;
+    struct buf warnings; /* one line each */
 };
 
 static int config_fail(struct config_parser *p, const char *fmt, ...)
@@ -67,17 +68,9 @@ static int config_fail(struct config_parser *p, const char *fmt, ...)
 
 static void config_warn(struct config_parser *p, const char *key)
 {
-    char line[400];
-    int n = snprintf(line, sizeof(line), "%s:%d: unknown key %s%s%s (ignored)\n", p->name, p->line,
-                     p->section[0] ? p->section : "", p->section[0] ? "." : "", key);
-    if (n <= 0)
-        return;
-    char *w = realloc(p->warnings, p->wlen + (size_t)n + 1);
-    if (!w)
-        return;
-    memcpy(w + p->wlen, line, (size_t)n + 1);
-    p->warnings = w;
-    p->wlen += (size_t)n;
+    /* out of memory: the warning is lost, not the configuration */
+    buf_printf(&p->warnings, "%s:%d: unknown key %s%s%s (ignored)\n", p->name, p->line,
+               p->section[0] ? p->section : "", p->section[0] ? "." : "", key);
 }
 
 static const char *config_skip_ws(const char *s)
@@ -293,9 +286,9 @@ int config_parse(const char *text, size_t len, const char *name, struct config *
     (void)save;
     free(copy);
     if (warnings)
-        *warnings = p.warnings;
+        *warnings = p.warnings.data; /* NULL when there were none */
     else
-        free(p.warnings);
+        buf_free(&p.warnings);
     return rc;
 }
 

@@ -34,24 +34,6 @@ static char *client_strdupf(const char *fmt, ...)
     return s;
 }
 
-int client_buf_append(struct client_buf *b, const char *p, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d)
-            return -1;
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return 0;
-}
-
 char *client_default_state_dir(void)
 {
     const char *s = getenv("PADDOCK_STATE_DIR");
@@ -114,7 +96,7 @@ static int client_on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t
 
 static size_t client_on_body(char *p, size_t size, size_t n, void *ud)
 {
-    return client_buf_append(ud, p, size * n) == 0 ? size * n : 0;
+    return buf_append(ud, p, size * n) == 0 ? size * n : 0;
 }
 
 int client_xfer_setup(struct client *c, struct client_xfer *x, CURL *h, const char *method,
@@ -168,10 +150,9 @@ int client_xfer_finish(struct client *c, struct client_xfer *x, CURLcode rc, jso
     }
     curl_slist_free_all(x->hdrs);
     free(x->payload);
-    free(x->out.data);
+    buf_free(&x->out);
     x->hdrs = NULL;
     x->payload = NULL;
-    x->out = (struct client_buf){0};
     return rc == CURLE_OK ? (int)status : -1;
 }
 
@@ -260,13 +241,13 @@ struct client_events {
     int fd;
     bool headers_done;
     bool chunked;
-    int status;             /* the reply's HTTP status once its headers arrived */
-    long long body_left;    /* a refusal's Content-Length still to read; -1 unknown */
-    char *error;            /* a refusal's message */
-    size_t chunk_left;      /* bytes left in the current chunk */
-    bool chunk_need_size;   /* expecting a chunk-size line */
-    struct client_buf raw;  /* bytes read, not yet de-chunked */
-    struct client_buf text; /* de-chunked event text, not yet dispatched */
+    int status;           /* the reply's HTTP status once its headers arrived */
+    long long body_left;  /* a refusal's Content-Length still to read; -1 unknown */
+    char *error;          /* a refusal's message */
+    size_t chunk_left;    /* bytes left in the current chunk */
+    bool chunk_need_size; /* expecting a chunk-size line */
+    struct buf raw;       /* bytes read, not yet de-chunked */
+    struct buf text;      /* de-chunked event text, not yet dispatched */
 };
 
 struct client_events *client_sse_open(struct client *c, const char *path, char **err)
@@ -339,20 +320,12 @@ const char *client_events_error(const struct client_events *ev)
     return ev ? ev->error : NULL;
 }
 
-static void buf_consume(struct client_buf *b, size_t n)
-{
-    memmove(b->data, b->data + n, b->len - n);
-    b->len -= n;
-    if (b->data)
-        b->data[b->len] = '\0';
-}
-
 /* Move de-chunked payload from raw into text. Returns 0, 1 at the last chunk, -1 on error. */
 static int events_dechunk(struct client_events *ev)
 {
     while (ev->raw.len) {
         if (!ev->chunked) {
-            if (client_buf_append(&ev->text, ev->raw.data, ev->raw.len) < 0)
+            if (buf_append(&ev->text, ev->raw.data, ev->raw.len) < 0)
                 return -1;
             buf_consume(&ev->raw, ev->raw.len);
             return 0;
@@ -371,7 +344,7 @@ static int events_dechunk(struct client_events *ev)
         }
         if (ev->chunk_left) {
             size_t n = ev->raw.len < ev->chunk_left ? ev->raw.len : ev->chunk_left;
-            if (client_buf_append(&ev->text, ev->raw.data, n) < 0)
+            if (buf_append(&ev->text, ev->raw.data, n) < 0)
                 return -1;
             buf_consume(&ev->raw, n);
             ev->chunk_left -= n;
@@ -394,7 +367,7 @@ static void events_dispatch(struct client_events *ev, client_event_fn fn, void *
             return;
         *end = '\0';
         char type[64] = "message";
-        struct client_buf data = {0};
+        struct buf data = {0};
         for (char *line = ev->text.data; line && *line;) {
             char *nl = strchr(line, '\n');
             if (nl)
@@ -404,7 +377,7 @@ static void events_dispatch(struct client_events *ev, client_event_fn fn, void *
                 snprintf(type, sizeof(type), "%s", v);
             } else if (strncmp(line, "data:", 5) == 0) {
                 const char *v = line + 5 + (line[5] == ' ');
-                client_buf_append(&data, v, strlen(v));
+                buf_append(&data, v, strlen(v));
             }
             line = nl ? nl + 1 : NULL;
         }
@@ -469,7 +442,7 @@ int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
                 continue;
             return -1;
         }
-        if (client_buf_append(&ev->raw, tmp, (size_t)n) < 0)
+        if (buf_append(&ev->raw, tmp, (size_t)n) < 0)
             return -1;
         if (!ev->headers_done) {
             int h = events_headers(ev);

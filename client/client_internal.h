@@ -3,24 +3,17 @@
 #define PADDOCK_CLIENT_INTERNAL_H
 
 #include "client/client.h"
+#include "common/buf.h"
 
 #include <curl/curl.h>
 #include <stddef.h>
-
-struct client_buf {
-    char *data;
-    size_t len, cap;
-};
-
-/* Append n bytes (kept NUL-terminated). 0, or -1 out of memory. */
-int client_buf_append(struct client_buf *b, const char *p, size_t n);
 
 /* One request's state while libcurl runs it. */
 struct client_xfer {
     CURL *h;
     struct curl_slist *hdrs;
     char *payload;
-    struct client_buf out;
+    struct buf out;
     char errbuf[CURL_ERROR_SIZE];
 };
 

@@ -31,10 +31,10 @@ struct client_term {
     char *error;
     /* out: the request first, then the sandbox's input; req_left: request bytes not yet
      * written (nothing after it goes out before the 101) */
-    struct client_buf out;
+    struct buf out;
     size_t req_left;
     /* the reply until the upgrade is decided */
-    struct client_buf in;
+    struct buf in;
 };
 
 /* ---- the reply head ---- */
@@ -156,7 +156,7 @@ struct client_term *client_term_open(const char *socket_path, const char *path, 
                      "POST %s HTTP/1.1\r\nHost: paddock\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
                      "Content-Length: 0\r\n\r\n",
                      path);
-    if (n < 0 || client_buf_append(&t->out, req, (size_t)n) < 0) {
+    if (n < 0 || buf_append(&t->out, req, (size_t)n) < 0) {
         if (n >= 0)
             free(req);
         *err = strdup("out of memory");
@@ -278,7 +278,7 @@ static void client_term_on_reply(struct client_term *t, bool eof, client_term_da
         if (body && fn)
             fn(t->in.data + r.head_len, body, ud);
         free(t->in.data);
-        t->in = (struct client_buf){0};
+        t->in = (struct buf){0};
         client_term_flush(t); /* keys typed while it connected */
         return;
     }
@@ -316,7 +316,7 @@ enum client_term_state client_term_pump(struct client_term *t, short revents,
                 fn(buf, (size_t)n, ud);
             continue;
         }
-        if (!eof && client_buf_append(&t->in, buf, (size_t)n) < 0) {
+        if (!eof && buf_append(&t->in, buf, (size_t)n) < 0) {
             client_term_fail(t, "%s", "out of memory");
             break;
         }
@@ -330,7 +330,7 @@ enum client_term_state client_term_pump(struct client_term *t, short revents,
 int client_term_send(struct client_term *t, const char *p, size_t n)
 {
     if (t->state > CLIENT_TERM_OPEN || t->out.len + n > CLIENT_TERM_OUT_MAX ||
-        client_buf_append(&t->out, p, n) < 0)
+        buf_append(&t->out, p, n) < 0)
         return -1;
     client_term_flush(t);
     return 0;

@@ -1,6 +1,8 @@
 /* The sanitizer for untrusted text; the rules are in sanitize.h. */
 #include "common/sanitize.h"
 
+#include "common/utf8.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,9 +82,7 @@ static void sanitize_emit(struct sanitize_buf *b, const char *p, size_t n, size_
     }
     memcpy(b->out + b->len, p, n);
     b->len += n;
-    for (size_t i = 0; i < n; i++)
-        if (((unsigned char)p[i] & 0xC0) != 0x80)
-            b->col++;
+    b->col += utf8_count(p, n);
 }
 
 static void sanitize_emit_str(struct sanitize_buf *b, const char *s, size_t in_pos)
@@ -192,17 +192,6 @@ static void scan_c1(struct sanitize_scan *s, uint32_t cp)
     scan_simple(s, TOK_C1, cp, NULL, 0, s->tok_pos);
 }
 
-static size_t utf8_need(unsigned char c)
-{
-    if (c >= 0xC2 && c <= 0xDF)
-        return 2;
-    if (c >= 0xE0 && c <= 0xEF)
-        return 3;
-    if (c >= 0xF0 && c <= 0xF4)
-        return 4;
-    return 0; /* continuation byte, C0/C1 overlong lead, F5..FF */
-}
-
 static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos);
 
 /* The collected bytes are no character: the lead is bad, the rest are seen again on their
@@ -220,11 +209,8 @@ static void scan_utf8_bad(struct sanitize_scan *s)
 
 static void scan_utf8_done(struct sanitize_scan *s)
 {
-    static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-    uint32_t v = s->u8[0] & (0x7F >> s->u8_need);
-    for (size_t i = 1; i < s->u8_need; i++)
-        v = (v << 6) | (s->u8[i] & 0x3F);
-    if (v < min[s->u8_need] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+    uint32_t v;
+    if (!utf8_decode((const char *)s->u8, s->u8_need, &v)) { /* overlong, surrogate, too big */
         scan_utf8_bad(s);
         return;
     }
@@ -240,7 +226,7 @@ static void scan_utf8_done(struct sanitize_scan *s)
 static void scan_string_body(struct sanitize_scan *s, unsigned char c)
 {
     if (s->c1) {
-        bool cont = (c & 0xC0) == 0x80;
+        bool cont = utf8_is_cont(c);
         if (cont && s->str_cont > 0) {
             if (s->lead == 0xC2 && c == 0x9C) {
                 s->body--; /* the C2 before it was the terminator's */
@@ -252,7 +238,7 @@ static void scan_string_body(struct sanitize_scan *s, unsigned char c)
             scan_emit_seq(s, TOK_STRING, 0);
             return;
         } else {
-            size_t need = utf8_need(c);
+            size_t need = utf8_lead_len(c);
             s->str_cont = need ? (unsigned char)(need - 1) : 0;
             s->lead = c;
         }
@@ -275,10 +261,10 @@ static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos)
             } else if (c < 0x80) {
                 s->u8[0] = c;
                 scan_simple(s, TOK_CHAR, c, s->u8, 1, pos);
-            } else if (utf8_need(c)) {
+            } else if (utf8_lead_len(c)) {
                 s->u8[0] = c;
                 s->u8_len = 1;
-                s->u8_need = (unsigned char)utf8_need(c);
+                s->u8_need = (unsigned char)utf8_lead_len(c);
                 s->state = SCAN_UTF8;
             } else if (s->c1 && c <= 0x9F) {
                 scan_c1(s, c);
@@ -287,7 +273,7 @@ static void scan_byte(struct sanitize_scan *s, unsigned char c, size_t pos)
             }
             return;
         case SCAN_UTF8:
-            if ((c & 0xC0) != 0x80) {
+            if (!utf8_is_cont(c)) {
                 scan_utf8_bad(s);
                 continue; /* c on its own */
             }

@@ -7,6 +7,7 @@
  * changes), so a second decision, or one after the timeout, changes nothing. */
 #include "engine/action.h"
 
+#include "common/buf.h"
 #include "engine/action_kind.h"
 #include "engine/base/action_state.h"
 #include "engine/base/loop.h"
@@ -648,13 +649,13 @@ static void action_already(json_t *cur, int64_t id, struct action_result *out)
 /* Pattern text that matches exactly this summary (glob characters escaped). */
 static char *action_exact_pattern(const char *summary)
 {
-    struct util_buf b = {0};
+    struct buf b = {0};
     for (const char *p = summary; *p; p++) {
         if (strchr("*?[]\\", *p))
-            util_buf_append(&b, "\\", 1);
-        util_buf_append(&b, p, 1);
+            buf_append(&b, "\\", 1);
+        buf_append(&b, p, 1);
     }
-    util_buf_append(&b, "", 1);
+    buf_append(&b, "", 1);
     return b.data;
 }
 

@@ -3,6 +3,7 @@
  * reply is ready, so nothing blocks and nothing polls. */
 #include "engine/api.h"
 
+#include "common/buf.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
 #include "engine/engine_internal.h"
@@ -27,7 +28,7 @@
 struct api_stream {
     struct api *api;
     struct MHD_Connection *conn;
-    struct util_buf out;
+    struct buf out;
     bool suspended;
     bool closing;
     bool events;                /* receives what is published to the engine's events */
@@ -60,7 +61,7 @@ struct api_req {
     char *method;
     char *url;
     char *params[API_MAX_PARAMS];
-    struct util_buf body;
+    struct buf body;
     bool too_large;
     bool dispatched;
     bool suspended;
@@ -288,10 +289,10 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         *upload_data_size = 0;
         if (r->too_large || r->body.len + n > API_MAX_BODY) {
             r->too_large = true;
-            util_buf_free(&r->body);
+            buf_free(&r->body);
             return MHD_YES;
         }
-        return util_buf_append(&r->body, upload_data, n) == 0 ? MHD_YES : MHD_NO;
+        return buf_append(&r->body, upload_data, n) == 0 ? MHD_YES : MHD_NO;
     }
     if (r->resp)
         return api_queue(r);
@@ -322,7 +323,7 @@ static void api_on_completed(void *cls, struct MHD_Connection *conn, void **con_
     api_free_params(r);
     free(r->method);
     free(r->url);
-    util_buf_free(&r->body);
+    buf_free(&r->body);
     free(r);
     *con_cls = NULL;
 }
@@ -359,7 +360,7 @@ static void api_sub_append(struct api_stream *s, const char *p, size_t n)
     if (s->closing)
         return;
     /* A reader that never reads is dropped rather than buffered without bound. */
-    if (s->out.len + n > API_SUB_MAX_BUFFER || util_buf_append(&s->out, p, n) < 0)
+    if (s->out.len + n > API_SUB_MAX_BUFFER || buf_append(&s->out, p, n) < 0)
         s->closing = true;
     if (s->suspended) {
         s->suspended = false;
@@ -405,7 +406,7 @@ static ssize_t api_sub_read(void *cls, uint64_t pos, char *buf, size_t max)
     }
     size_t n = s->out.len < max ? s->out.len : max;
     memcpy(buf, s->out.data, n);
-    util_buf_consume(&s->out, n);
+    buf_consume(&s->out, n);
     return (ssize_t)n;
 }
 
@@ -419,7 +420,7 @@ static void api_sub_free(void *cls)
         }
     if (s->on_close)
         s->on_close(s->ud);
-    util_buf_free(&s->out);
+    buf_free(&s->out);
     free(s);
 }
 

@@ -4,6 +4,7 @@
  * built from the base first. Every image carries paddock.image=1 for gc and tests. */
 #include "engine/builder.h"
 
+#include "common/buf.h"
 #include "engine/base/util.h"
 #include "engine/docker/tar.h"
 #include "engine/driver.h"
@@ -119,17 +120,17 @@ static json_t *build_labels(void)
 static char *read_executor(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    struct util_buf b = {0};
+    struct buf b = {0};
     char chunk[65536];
     size_t n;
     while (f && (n = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len <= BUILDER_EXECUTOR_MAX)
-        if (util_buf_append(&b, chunk, n) < 0)
+        if (buf_append(&b, chunk, n) < 0)
             break;
     bool ok = f && !ferror(f) && b.len <= BUILDER_EXECUTOR_MAX;
     if (f)
         fclose(f);
     if (!ok) {
-        util_buf_free(&b);
+        buf_free(&b);
         return NULL;
     }
     *len = b.len;
@@ -188,14 +189,14 @@ static int build_start(struct build_op *op, const char *tag, const char *dockerf
 
 static void build_next(struct build_op *op)
 {
-    struct util_buf d = {0};
+    struct buf d = {0};
     char *from = NULL;
     bool ok = true;
     if (op->stage == STAGE_BUILD_LOCK) {
         /* Each step in exec form: the command is a JSON string, so no Dockerfile parsing
          * surprises (newlines, backslashes, leading words like ONBUILD). */
         from = util_strdupf("FROM %s\n", op->base);
-        ok = from && util_buf_append(&d, from, strlen(from)) == 0;
+        ok = from && buf_append(&d, from, strlen(from)) == 0;
         size_t i;
         json_t *v;
         json_array_foreach(op->steps, i, v)
@@ -203,7 +204,7 @@ static void build_next(struct build_op *op)
             json_t *argv = json_pack("[s,s,O]", "/bin/sh", "-c", v);
             char *j = argv ? json_dumps(argv, JSON_COMPACT) : NULL;
             char *line = j ? util_strdupf("RUN %s\n", j) : NULL;
-            ok = ok && line && util_buf_append(&d, line, strlen(line)) == 0;
+            ok = ok && line && buf_append(&d, line, strlen(line)) == 0;
             free(line);
             free(j);
             json_decref(argv);
@@ -212,17 +213,17 @@ static void build_next(struct build_op *op)
     } else {
         from = util_strdupf("FROM %s\nCOPY paddock-executor " BUILDER_EXECUTOR_PATH "\n",
                             op->tags.lock);
-        ok = from && util_buf_append(&d, from, strlen(from)) == 0;
+        ok = from && buf_append(&d, from, strlen(from)) == 0;
         build_event(op, "executor", op->tags.source, "adding the executor", 0);
     }
     free(from);
     const char *tag = op->stage == STAGE_BUILD_LOCK ? op->tags.lock : op->tags.source;
     if (!ok || build_start(op, tag, d.data, op->stage == STAGE_THIN) < 0) {
-        util_buf_free(&d);
+        buf_free(&d);
         build_finish(op, ERR_INTERNAL, "cannot start the image build", NULL);
         return;
     }
-    util_buf_free(&d);
+    buf_free(&d);
 }
 
 static void build_on_inspect(const struct sandbox_reply *r, void *ud);

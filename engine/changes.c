@@ -8,10 +8,10 @@
  * are opaque, and the reply says so. The result is kept in the store at delete. */
 #include "engine/changes.h"
 
+#include "common/utf8.h"
 #include "engine/action_kind.h"
 #include "engine/api.h"
 #include "engine/base/session_state.h"
-#include "engine/base/utf8.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -109,9 +109,12 @@ static void changes_add(struct changes_list *l, const char *path, size_t len,
         l->v = v;
         l->cap = cap;
     }
-    size_t n = 0;
-    char *p = utf8_repair(path, len, 0, &n, NULL);
+    struct buf repaired = BUF_INIT;
+    char *p = utf8_repair(&repaired, path, len, UTF8_REPAIR_NUL | UTF8_REPAIR_EACH_BYTE, NULL) < 0
+                  ? NULL
+                  : buf_steal(&repaired);
     if (!p) {
+        buf_free(&repaired);
         l->truncated = true;
         return;
     }

@@ -4,6 +4,7 @@
  * file's bytes) before the client hears back. */
 #include "engine/files.h"
 
+#include "common/io.h"
 #include "engine/api.h"
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
@@ -329,18 +330,11 @@ static int files_on_data(const char *data, size_t len, void *ud)
         op->too_large = true;
         return -1;
     }
-    while (len) {
-        ssize_t n = write(op->fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            op->write_errno = n < 0 ? errno : EIO;
-            return -1;
-        }
-        data += n;
-        len -= (size_t)n;
-        op->got += (uint64_t)n;
+    if (io_write_all(op->fd, data, len) < 0) {
+        op->write_errno = errno;
+        return -1;
     }
+    op->got += len;
     return 0;
 }
 

@@ -2,9 +2,10 @@
  * the store so a past session's log can be read after its container is gone. */
 #include "engine/logs.h"
 
+#include "common/buf.h"
+#include "common/utf8.h"
 #include "engine/api.h"
 #include "engine/base/session_state.h"
-#include "engine/base/utf8.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -16,6 +17,8 @@
 
 #define LOGS_DEFAULT_TAIL 200
 #define LOGS_MAX_TAIL 100000
+/* Log text goes on as JSON and C strings: NUL is replaced too, and each bad byte. */
+#define LOGS_REPAIR (UTF8_REPAIR_NUL | UTF8_REPAIR_EACH_BYTE)
 
 struct logs_follow {
     struct engine *eng;
@@ -49,22 +52,21 @@ static int logs_on_item(const struct sandbox_item *it, void *ud)
         return -1;
     memcpy(joined, f->carry[fd], f->ncarry[fd]);
     memcpy(joined + f->ncarry[fd], it->data, it->len);
-    size_t len = 0, tail = 0;
-    char *text = utf8_repair(joined, n, 1, &len, &tail);
+    size_t tail = 0;
+    struct buf text = BUF_INIT;
+    int rc = utf8_repair(&text, joined, n, LOGS_REPAIR | UTF8_REPAIR_KEEP_TAIL, &tail);
     if (tail > sizeof(f->carry[fd]))
         tail = 0;
     memcpy(f->carry[fd], joined + n - tail, tail);
     f->ncarry[fd] = tail;
     free(joined);
-    if (!text)
-        return -1;
-    if (len) {
-        json_t *ev = json_pack("{s:i,s:s%}", "fd", fd, "text", text, len);
+    if (rc == 0 && text.len) {
+        json_t *ev = json_pack("{s:i,s:s%}", "fd", fd, "text", text.data, text.len);
         logs_send(f, "log", ev);
         json_decref(ev);
     }
-    free(text);
-    return 0;
+    buf_free(&text);
+    return rc;
 }
 
 /* Docker ended the stream: the container stopped or went away, or the daemon did. */
@@ -111,12 +113,13 @@ static void logs_on_tail(const struct sandbox_reply *rep, void *ud)
 {
     struct logs_tail_req *q = ud;
     if (rep->status == 200) {
-        size_t len = 0;
-        char *text = utf8_repair(rep->message, strlen(rep->message), 0, &len, NULL);
+        struct buf text = BUF_INIT;
+        if (utf8_repair(&text, rep->message, strlen(rep->message), LOGS_REPAIR, NULL) < 0)
+            buf_reset(&text);
         api_reply_json(q->r, 200,
-                       json_pack("{s:s%,s:s}", "text", text ? text : "", text ? len : 0, "source",
-                                 "container"));
-        free(text);
+                       json_pack("{s:s%,s:s}", "text", text.data ? text.data : "", text.len,
+                                 "source", "container"));
+        buf_free(&text);
     } else if (rep->status == 404) {
         logs_reply_stored(q->r, q->session_id);
     } else {
@@ -237,12 +240,12 @@ static void logs_on_save_tail(const struct sandbox_reply *rep, void *ud)
                 p = nl + 1;
             }
         }
-        size_t len = 0;
-        char *text = utf8_repair(p, n, 0, &len, NULL);
-        if (!text || store_log_tail_set(op->eng->store, op->session_id, text, len, total,
-                                        util_now(), &err) < 0)
+        struct buf text = BUF_INIT;
+        if (utf8_repair(&text, p, n, LOGS_REPAIR, NULL) < 0 ||
+            store_log_tail_set(op->eng->store, op->session_id, text.data ? text.data : "", text.len,
+                               total, util_now(), &err) < 0)
             error = err ? err : "out of memory";
-        free(text);
+        buf_free(&text);
     } else if (rep->status != 404) {
         error = rep->message && *rep->message ? rep->message : "cannot read the log";
     }

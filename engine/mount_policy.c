@@ -4,6 +4,7 @@
  * Everything is compared after realpath(), so symlinks and ".." cannot walk around it. */
 #include "engine/mount_policy.h"
 
+#include "common/buf.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -133,7 +134,7 @@ static char *mount_not_allowed(const char *cand, const char *home)
 {
     const char *env = getenv("PADDOCK_VOLUME_ALLOW");
     char *list = strdup(env && *env ? env : MOUNT_POLICY_DEFAULT_ALLOW);
-    struct util_buf shown = {0};
+    struct buf shown = {0};
     bool ok = false;
     char *save = NULL;
     for (char *p = list ? strtok_r(list, ":", &save) : NULL; p && !ok;
@@ -145,8 +146,8 @@ static char *mount_not_allowed(const char *cand, const char *home)
         if (!r)
             continue;
         if (shown.len)
-            util_buf_append(&shown, ", ", 2);
-        util_buf_append(&shown, r, strlen(r));
+            buf_append(&shown, ", ", 2);
+        buf_append(&shown, r, strlen(r));
         ok = mount_is_under(cand, r);
         free(r);
     }
@@ -155,7 +156,7 @@ static char *mount_not_allowed(const char *cand, const char *home)
                    : util_strdupf("is not inside an allowed prefix (%s; set PADDOCK_VOLUME_ALLOW "
                                   "to colon-separated prefixes)",
                                   shown.len ? shown.data : "none exists");
-    util_buf_free(&shown);
+    buf_free(&shown);
     return why;
 }
 

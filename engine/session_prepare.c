@@ -3,6 +3,7 @@
  * ports the daemon chose; after the removal, the directories again. */
 #include "engine/session_prepare.h"
 
+#include "common/buf.h"
 #include "engine/base/git.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
@@ -105,20 +106,20 @@ static void prep_on_info(const struct sandbox_reply *r, void *ud)
     if (c->runtime) {
         json_t *rts = json_object_get(r->json, "Runtimes");
         if (!json_object_get(rts, c->runtime)) {
-            struct util_buf list = {0};
+            struct buf list = {0};
             const char *k;
             json_t *v;
             json_object_foreach(rts, k, v)
             {
                 if (list.len)
-                    util_buf_append(&list, ", ", 2);
-                util_buf_append(&list, k, strlen(k));
+                    buf_append(&list, ", ", 2);
+                buf_append(&list, k, strlen(k));
             }
             prep_failf(op, ERR_BAD_REQUEST,
                        "\"runtime\": \"%s\" is not offered by this Docker daemon (available: "
                        "%s)",
                        c->runtime, list.len ? list.data : "none listed");
-            util_buf_free(&list);
+            buf_free(&list);
             return;
         }
     }

@@ -5,6 +5,7 @@
  * reading from the client. The dashboard's Terminal view and `paddock exec` are its clients. */
 #include "engine/terminal.h"
 
+#include "common/buf.h"
 #include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
@@ -36,9 +37,9 @@ struct term {
     struct sandbox_exec *x;
     int fd; /* the upgraded connection; -1 before the upgrade and after the end */
     void *urh;
-    struct util_buf out; /* output the client has not taken yet */
-    struct util_buf in;  /* input the exec queue did not take yet */
-    bool paused;         /* the exec's output waits for the client */
+    struct buf out; /* output the client has not taken yet */
+    struct buf in;  /* input the exec queue did not take yet */
+    bool paused;    /* the exec's output waits for the client */
     bool reading;
     bool tty; /* false (?tty=0, for piped input): the client's half-close is stdin's end */
     bool exited, closed;
@@ -115,8 +116,8 @@ static void term_free(struct term *t)
         loop_timer_cancel(t->eng->loop, t->reap);
     if (t->hangup_timer)
         loop_timer_cancel(t->eng->loop, t->hangup_timer);
-    util_buf_free(&t->out);
-    util_buf_free(&t->in);
+    buf_free(&t->out);
+    buf_free(&t->in);
     free(t->cmd);
     free(t->error);
     free(t);
@@ -181,11 +182,11 @@ static void term_flush(struct term *t)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n <= 0) { /* the client is gone */
-            util_buf_free(&t->out);
+            buf_free(&t->out);
             term_close(t);
             return;
         }
-        util_buf_consume(&t->out, (size_t)n);
+        buf_consume(&t->out, (size_t)n);
     }
     if (t->paused && t->out.len < TERM_MAX_BUFFER / 2 && t->x) {
         t->paused = false;
@@ -204,14 +205,14 @@ static void term_input(struct term *t, const char *p, size_t n)
     if (!t->x || t->exited)
         return;
     if (t->in.len) {
-        util_buf_append(&t->in, p, n);
+        buf_append(&t->in, p, n);
         return;
     }
     long w = t->eng->driver->exec_write(t->x, p, n);
     if (w < 0)
         return;
     if ((size_t)w < n) {
-        util_buf_append(&t->in, p + w, n - (size_t)w);
+        buf_append(&t->in, p + w, n - (size_t)w);
         t->reading = false;
         term_watch(t);
     }
@@ -224,7 +225,7 @@ static void term_on_drain(void *ud)
         return;
     long w = t->eng->driver->exec_write(t->x, t->in.data, t->in.len);
     if (w > 0)
-        util_buf_consume(&t->in, (size_t)w);
+        buf_consume(&t->in, (size_t)w);
     if (!t->in.len && !t->closed) {
         t->reading = true;
         term_watch(t);
@@ -268,7 +269,7 @@ static int term_on_output(const char *data, size_t len, int fd, void *ud)
     struct term *t = ud;
     if (t->closed)
         return 0;
-    if (util_buf_append(&t->out, data, len) < 0)
+    if (buf_append(&t->out, data, len) < 0)
         return -1;
     if (t->fd >= 0)
         term_flush(t);
@@ -292,7 +293,7 @@ static void term_on_exit(int exit_code, const char *error, void *ud)
         /* the client hears why in its terminal before the end */
         char msg[400];
         snprintf(msg, sizeof(msg), "\r\npaddock: the terminal could not start: %.300s\r\n", error);
-        util_buf_append(&t->out, msg, strlen(msg));
+        buf_append(&t->out, msg, strlen(msg));
     }
     if (t->fd >= 0)
         term_flush(t);
@@ -317,7 +318,7 @@ static void term_on_upgraded(int sock, const char *extra, size_t extra_len, void
         char msg[400];
         snprintf(msg, sizeof(msg), "\r\npaddock: the terminal could not start: %.300s\r\n",
                  t->error);
-        util_buf_append(&t->out, msg, strlen(msg));
+        buf_append(&t->out, msg, strlen(msg));
     }
     term_flush(t);
 }

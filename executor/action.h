@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 struct executor;
 struct action_req;

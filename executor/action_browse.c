@@ -20,6 +20,7 @@
 
 #include "action.h"
 #include "action_browse.h"
+#include "common/utf8.h"
 #include "executor.h"
 #include "htmltext.h"
 #include "observation.h"
@@ -42,8 +43,8 @@ struct browse {
     const struct browse_args *args;
     pid_t pid;  /* the browser, -1 when none runs or it was reaped */
     pid_t pgid; /* its process group (helpers may outlive it), -1 when none */
-    struct loop_watch out;
-    struct loop_watch timer;
+    struct evloop_watch out;
+    struct evloop_watch timer;
     struct buf page;
     bool page_cut;
     char browser[4096];
@@ -129,11 +130,11 @@ static void stop_browser(struct browse *b)
     spawn_stop(b->pgid, &b->pid);
     b->pgid = -1;
     if (b->out.fd >= 0) {
-        loop_del(b->ex->loop, &b->out);
+        evloop_del(b->ex->loop, &b->out);
         close(b->out.fd);
         b->out.fd = -1;
     }
-    loop_timer_at(&b->timer, INFINITY);
+    evloop_timer_at(&b->timer, INFINITY);
 }
 
 static json_t *observe(struct browse *b, const char *error)
@@ -149,7 +150,7 @@ static json_t *observe(struct browse *b, const char *error)
             buf_printf(&text, "\n[The page is longer than %u MiB; the rest is not shown.]",
                        BROWSE_PAGE_MAX >> 20);
         /* The 30,000-char cap of observations, on valid UTF-8. */
-        if (text_utf8_repair(&fixed, text.data ? text.data : "", text.len) == 0 &&
+        if (utf8_repair(&fixed, text.data ? text.data : "", text.len, 0, NULL) == 0 &&
             text_truncate_middle(&fixed) == 0) {
             buf_free(&text);
             text = fixed;
@@ -182,9 +183,9 @@ static void finish(struct browse *b, const char *error)
     action_finish(b->ex, req);
 }
 
-static void on_out(struct loop_watch *w, uint32_t events)
+static void on_out(struct evloop_watch *w, uint32_t events)
 {
-    struct browse *b = LOOP_CONTAINER_OF(w, struct browse, out);
+    struct browse *b = EVLOOP_CONTAINER_OF(w, struct browse, out);
     char chunk[65536];
     (void)events;
     for (int i = 0; i < 16; i++) {
@@ -213,11 +214,11 @@ static void on_out(struct loop_watch *w, uint32_t events)
     }
 }
 
-static void on_timer(struct loop_watch *w, uint32_t events)
+static void on_timer(struct evloop_watch *w, uint32_t events)
 {
-    struct browse *b = LOOP_CONTAINER_OF(w, struct browse, timer);
+    struct browse *b = EVLOOP_CONTAINER_OF(w, struct browse, timer);
     (void)events;
-    loop_timer_ack(w);
+    evloop_timer_ack(w);
     if (!b->req)
         return;
     char num[48];
@@ -293,7 +294,7 @@ enum action_status action_browse_start(struct executor *ex, struct action_req *r
     b->args = a;
     b->page_cut = false;
     buf_reset(&b->page);
-    if (loop_add(ex->loop, &b->out, EPOLLIN) < 0) {
+    if (evloop_add(ex->loop, &b->out, EPOLLIN) < 0) {
         close(b->out.fd);
         b->out.fd = -1;
         stop_browser(b);
@@ -301,7 +302,7 @@ enum action_status action_browse_start(struct executor *ex, struct action_req *r
         req->result = observation_error("ERROR: Could not start the browser.");
         return ACTION_DONE;
     }
-    loop_timer_at(&b->timer, loop_now() + a->timeout);
+    evloop_timer_at(&b->timer, evloop_now() + a->timeout);
     return ACTION_PENDING;
 }
 
@@ -323,8 +324,8 @@ int action_browse_init(struct executor *ex)
         return -1;
     b->ex = ex;
     b->pid = b->pgid = -1;
-    b->out = (struct loop_watch){.fd = -1, .fn = on_out};
-    if (loop_timer_open(ex->loop, &b->timer, on_timer) < 0) {
+    b->out = (struct evloop_watch){.fd = -1, .fn = on_out};
+    if (evloop_timer_open(ex->loop, &b->timer, on_timer) < 0) {
         free(b);
         return -1;
     }
@@ -339,7 +340,7 @@ void action_browse_free_state(struct executor *ex)
         return;
     stop_browser(b);
     buf_free(&b->page);
-    loop_timer_close(ex->loop, &b->timer);
+    evloop_timer_close(ex->loop, &b->timer);
     free(b);
     ex->browse = NULL;
 }

@@ -49,7 +49,7 @@ enum ipython_step {
 struct ipython {
     struct executor *ex;
     struct ipython_runner runner;
-    struct loop_watch timer;
+    struct evloop_watch timer;
     struct action_req *req; /* the request being served, or waiting for an interrupted cell */
     const struct ipython_args *args;
     double deadline;
@@ -134,7 +134,7 @@ static void arm(struct ipython *r)
         when = r->deadline;
     if (r->draining && r->grace_deadline < when)
         when = r->grace_deadline;
-    loop_timer_at(&r->timer, when);
+    evloop_timer_at(&r->timer, when);
 }
 
 static void finish(struct ipython *r, json_t *obs)
@@ -252,7 +252,7 @@ enum action_status action_ipython_start(struct executor *ex, struct action_req *
     }
     r->req = req;
     r->args = req->args;
-    r->deadline = loop_now() + r->args->timeout;
+    r->deadline = evloop_now() + r->args->timeout;
     if (r->draining) {
         /* The interrupted cell ends first (or is killed at its grace deadline). */
         arm(r);
@@ -353,16 +353,16 @@ static void on_runner(struct ipython_runner *runner, enum ipython_runner_event e
     }
 }
 
-static void on_timer(struct loop_watch *w, uint32_t events)
+static void on_timer(struct evloop_watch *w, uint32_t events)
 {
-    struct ipython *r = LOOP_CONTAINER_OF(w, struct ipython, timer);
+    struct ipython *r = EVLOOP_CONTAINER_OF(w, struct ipython, timer);
     (void)events;
-    loop_timer_ack(w);
+    evloop_timer_ack(w);
     if (!r->req && !r->draining)
         return;
     /* Completion wins over a timeout that falls due at the same moment. */
     ipython_runner_drain(&r->runner);
-    double now = loop_now();
+    double now = evloop_now();
     if (r->draining && now >= r->grace_deadline) {
         /* The interrupted cell did not stop: the runner goes, with its variables. */
         ipython_runner_stop(&r->runner);
@@ -407,7 +407,7 @@ int action_ipython_init(struct executor *ex, struct buf *err)
         .gid = ex->cfg.gid,
     };
     ipython_runner_init(&r->runner, ex->loop, &ro, on_runner, r);
-    if (loop_timer_open(ex->loop, &r->timer, on_timer) < 0) {
+    if (evloop_timer_open(ex->loop, &r->timer, on_timer) < 0) {
         buf_printf(err, "cannot create the run_ipython timer: %s", strerror(errno));
         free(r);
         return -1;
@@ -422,7 +422,7 @@ void action_ipython_free_state(struct executor *ex)
     if (!r)
         return;
     ipython_runner_free(&r->runner);
-    loop_timer_close(ex->loop, &r->timer);
+    evloop_timer_close(ex->loop, &r->timer);
     free(r->pushing);
     free(r->pushed_cwd);
     free(r);

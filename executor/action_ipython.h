@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 struct executor;
 

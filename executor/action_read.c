@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "action.h"
-#include "base64.h"
+#include "common/base64.h"
 #include "editor.h"
 #include "editor_encoding.h"
 #include "executor.h"

@@ -53,7 +53,7 @@ struct static_shell {
 
 struct run_state {
     struct executor *ex;
-    struct loop_watch timer;
+    struct evloop_watch timer;
     /* The request waiting for a shell, which shell, and how it waits. */
     struct action_req *req;
     const struct run_args *args;
@@ -272,7 +272,7 @@ static json_t *refuse_multiple(const struct run_args *a)
 
 static void disarm(struct run_state *r)
 {
-    loop_timer_at(&r->timer, INFINITY);
+    evloop_timer_at(&r->timer, INFINITY);
 }
 
 /* When the no-change timeout would fire; it applies to non-blocking actions only. */
@@ -287,7 +287,7 @@ static void arm(struct run_state *r)
     double when = r->hard_deadline;
     if (!r->args->blocking && soft_deadline(r) < when)
         when = soft_deadline(r);
-    loop_timer_at(&r->timer, when);
+    evloop_timer_at(&r->timer, when);
 }
 
 /* The is_static shell is done with: onto the dead list, freed from the timer. */
@@ -337,7 +337,7 @@ static void finish(struct run_state *r, json_t *obs)
     /* A timer tick frees the finished static shell (a request started meanwhile re-arms
      * its own deadline from that tick). */
     if (r->dead)
-        loop_timer_at(&r->timer, loop_now());
+        evloop_timer_at(&r->timer, evloop_now());
 }
 
 static void set_restart_note(struct run_state *r, int code)
@@ -391,11 +391,11 @@ static void finish_timeout(struct run_state *r, bool hard)
     finish(r, obs);
 }
 
-static void on_timer(struct loop_watch *w, uint32_t events)
+static void on_timer(struct evloop_watch *w, uint32_t events)
 {
-    struct run_state *r = LOOP_CONTAINER_OF(w, struct run_state, timer);
+    struct run_state *r = EVLOOP_CONTAINER_OF(w, struct run_state, timer);
     (void)events;
-    loop_timer_ack(w);
+    evloop_timer_ack(w);
     free_dead(r);
     if (!r->req)
         return;
@@ -403,7 +403,7 @@ static void on_timer(struct loop_watch *w, uint32_t events)
     shell_drain(r->sh);
     if (!r->req)
         return;
-    double now = loop_now();
+    double now = evloop_now();
     if (now >= r->hard_deadline)
         finish_timeout(r, true);
     else if (!r->args->blocking && now >= soft_deadline(r))
@@ -420,7 +420,7 @@ static enum action_status wait_for_shell(struct run_state *r, struct action_req 
     r->sh = sh;
     r->continuation = continuation;
     r->key = key;
-    r->started = loop_now();
+    r->started = evloop_now();
     r->hard_deadline = r->started + r->args->timeout;
     arm(r);
     return ACTION_PENDING;
@@ -704,7 +704,7 @@ int action_run_init(struct executor *ex)
     r->ex = ex;
     r->sh = &ex->shell;
     r->name_uid = -1;
-    if (loop_timer_open(ex->loop, &r->timer, on_timer) < 0) {
+    if (evloop_timer_open(ex->loop, &r->timer, on_timer) < 0) {
         free(r);
         return -1;
     }
@@ -723,7 +723,7 @@ void action_run_free_state(struct executor *ex)
         capture_reset(&r->saved);
         r->saved_active = false;
     }
-    loop_timer_close(ex->loop, &r->timer);
+    evloop_timer_close(ex->loop, &r->timer);
     buf_free(&r->note);
     free(r);
     ex->run = NULL;

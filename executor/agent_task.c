@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "common/io.h"
+#include "common/utf8.h"
 #include "executor.h"
 #include "fileio.h"
 #include "spawn.h"
@@ -33,7 +35,7 @@ static unsigned fail_v(json_t **reply, unsigned status, const char *suffix, cons
     if (suffix)
         buf_append_str(&raw, suffix);
     if (raw.data)
-        text_utf8_repair(&clean, raw.data, raw.len);
+        utf8_repair(&clean, raw.data, raw.len, 0, NULL);
     json_decref(*reply);
     *reply = json_pack("{s:s}", "detail", clean.data ? clean.data : "");
     buf_free(&raw);
@@ -91,8 +93,8 @@ static void child_report(unsigned status, json_t *reply)
     char head[16];
     char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
     int n = snprintf(head, sizeof head, "%u\n", status);
-    if (fileio_write_all(AGENT_TASK_RESULT_FD, head, (size_t)n) == 0 && text)
-        fileio_write_all(AGENT_TASK_RESULT_FD, text, strlen(text));
+    if (io_write_all(AGENT_TASK_RESULT_FD, head, (size_t)n) == 0 && text)
+        io_write_all(AGENT_TASK_RESULT_FD, text, strlen(text));
     free(text);
 }
 
@@ -148,7 +150,7 @@ static _Noreturn void child_run(struct executor *ex, pid_t parent, agent_task_fn
 
 static void finish(struct agent_task *t)
 {
-    loop_del(t->loop, &t->watch);
+    evloop_del(t->loop, &t->watch);
     close(t->watch.fd);
     t->watch.fd = -1;
     t->finished = true;
@@ -173,9 +175,9 @@ static void finish(struct agent_task *t)
         t->on_finish(t); /* last: it may free t */
 }
 
-static void on_result(struct loop_watch *w, uint32_t events)
+static void on_result(struct evloop_watch *w, uint32_t events)
 {
-    struct agent_task *t = LOOP_CONTAINER_OF(w, struct agent_task, watch);
+    struct agent_task *t = EVLOOP_CONTAINER_OF(w, struct agent_task, watch);
     char chunk[65536];
     (void)events;
     for (;;) {
@@ -241,7 +243,7 @@ struct agent_task *agent_task_start(struct executor *ex, agent_task_fn fn, void 
             fcntl(fd, F_SETPIPE_SZ, AGENT_TASK_PIPE_SIZE); /* best effort */
         }
     }
-    if (loop_add(ex->loop, &t->watch, EPOLLIN) < 0) {
+    if (evloop_add(ex->loop, &t->watch, EPOLLIN) < 0) {
         buf_printf(err, "cannot watch the file operation: %s", strerror(errno));
         kill(t->pid, SIGKILL);
         close(res[0]);
@@ -279,7 +281,7 @@ static void release(struct agent_task *t, bool kill_child)
     if (!t)
         return;
     if (!t->finished && !kill_child) {
-        loop_del(t->loop, &t->watch);
+        evloop_del(t->loop, &t->watch);
         close(t->watch.fd);
     } else if (!t->finished) {
         /* Kill it only while its end of the result pipe is open: then it has not exited, and
@@ -290,7 +292,7 @@ static void release(struct agent_task *t, bool kill_child)
             ;
         if (n < 0 && errno == EAGAIN)
             kill(t->pid, SIGKILL);
-        loop_del(t->loop, &t->watch);
+        evloop_del(t->loop, &t->watch);
         close(t->watch.fd);
     }
     agent_task_close_input(t);

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "buf.h"
-#include "loop.h"
+#include "common/buf.h"
+#include "common/evloop.h"
 
 struct executor;
 
@@ -39,8 +39,8 @@ struct agent_task {
     void (*on_finish)(struct agent_task *t);
     void *owner;
     /* private */
-    struct loop *loop;
-    struct loop_watch watch; /* the result pipe */
+    struct evloop *loop;
+    struct evloop_watch watch; /* the result pipe */
     struct buf result;
 };
 

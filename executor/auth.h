@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 #define AUTH_HEADER "X-Session-API-Key"
 #define AUTH_ENV "SESSION_API_KEY"

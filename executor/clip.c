@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "text.h"
 
 static void clip_init(struct clip *c, size_t head_max, size_t tail_max)
@@ -285,7 +286,7 @@ static int render_window(const struct capture *c, uint64_t start, struct buf *ou
     int rc = -1;
     if (buf_append(&raw, "", 0) < 0 || buf_append(&raw, c->recent + from, first) < 0 ||
         buf_append(&raw, c->recent, len - first) < 0 ||
-        text_utf8_repair(&text, raw.data, text_rstrip_len(raw.data, raw.len)) < 0 ||
+        utf8_repair(&text, raw.data, text_rstrip_len(raw.data, raw.len), 0, NULL) < 0 ||
         text_truncate_middle(&text) < 0 || buf_append(out, text.data, text.len) < 0)
         goto done;
     rc = 0;
@@ -308,7 +309,7 @@ int capture_render(const struct capture *c, struct buf *out)
         return buf_append(out, "", 0);
     if (!clip_has_gap(b)) {
         if (buf_append(&raw, b->head, b->head_len) < 0 || ring_copy(b, &raw) < 0 ||
-            text_utf8_repair(&text, raw.data, raw.len) < 0 || text_truncate_middle(&text) < 0 ||
+            utf8_repair(&text, raw.data, raw.len, 0, NULL) < 0 || text_truncate_middle(&text) < 0 ||
             buf_append(out, text.data, text.len) < 0)
             goto done;
         rc = 0;
@@ -317,16 +318,16 @@ int capture_render(const struct capture *c, struct buf *out)
     /* Bytes were dropped, so the text is certainly longer than the cap: head and tail each
      * hold more than half of it. */
     size_t half = TEXT_MAX_CHARS / 2;
-    if (text_utf8_repair(&text, b->head, b->head_len) < 0)
+    if (utf8_repair(&text, b->head, b->head_len, 0, NULL) < 0)
         goto done;
-    size_t head_end = text_utf8_offset(text.data, text.len, half);
+    size_t head_end = utf8_offset(text.data, text.len, half);
     if (buf_append(out, text.data, head_end) < 0 || buf_append_str(out, TEXT_TRUNCATION_MARKER) < 0)
         goto done;
     buf_reset(&text);
-    if (ring_copy(b, &raw) < 0 || text_utf8_repair(&text, raw.data, raw.len) < 0)
+    if (ring_copy(b, &raw) < 0 || utf8_repair(&text, raw.data, raw.len, 0, NULL) < 0)
         goto done;
-    size_t count = text_utf8_count(text.data, text.len);
-    size_t tail_start = count > half ? text_utf8_offset(text.data, text.len, count - half) : 0;
+    size_t count = utf8_count(text.data, text.len);
+    size_t tail_start = count > half ? utf8_offset(text.data, text.len, count - half) : 0;
     if (buf_append(out, text.data + tail_start, text.len - tail_start) < 0)
         goto done;
     rc = 0;

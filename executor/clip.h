@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 #define CLIP_HEAD_MAX 65536
 #define CLIP_TAIL_MAX 65536

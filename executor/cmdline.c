@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdio.h>
 
+#include "common/utf8.h"
 #include "text.h"
 
 static bool is_control(unsigned char c)
@@ -47,7 +48,7 @@ int cmdline_encode(struct buf *out, const char *cmd, size_t n, size_t max_line)
             piece[0] = (char)c;
         }
         /* Break the physical line, but never inside a UTF-8 sequence. */
-        if (col + plen > chunk && (c & 0xC0) != 0x80) {
+        if (col + plen > chunk && !utf8_is_cont(c)) {
             if (buf_append_str(out, "'\\\n'") < 0)
                 return -1;
             col = 1;

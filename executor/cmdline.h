@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 #define CMDLINE_DIRECT_MAX 4000 /* bash: longest line typed as it is */
 #define CMDLINE_CHUNK 1024      /* longest physical line in eval form */

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 /* Appends the diff of old -> new, both headed by path; nothing when they are equal.
  * Returns -1 when memory runs out. */

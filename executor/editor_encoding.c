@@ -1,5 +1,7 @@
 #include "editor_encoding.h"
 
+#include "common/utf8.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -37,43 +39,6 @@ static int unicode_to_cp1251(uint32_t cp)
     return -1;
 }
 
-/* Strict UTF-8 validity (no overlongs, surrogates or values past U+10FFFF). */
-static bool valid_utf8(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t need;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) {
-            need = 1;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            need = 2;
-            lo = c == 0xE0 ? 0xA0 : 0x80;
-            hi = c == 0xED ? 0x9F : 0xBF;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            need = 3;
-            lo = c == 0xF0 ? 0x90 : 0x80;
-            hi = c == 0xF4 ? 0x8F : 0xBF;
-        } else {
-            return false;
-        }
-        if (i + need >= n)
-            return false;
-        if (s[i + 1] < lo || s[i + 1] > hi)
-            return false;
-        for (size_t k = 2; k <= need; k++)
-            if (s[i + k] < 0x80 || s[i + k] > 0xBF)
-                return false;
-        i += need + 1;
-    }
-    return true;
-}
-
 /* A letter in either reading: ASCII letters, or a high byte that is a letter in cp1251
  * (0xC0-0xFF, Ё 0xA8, ё 0xB8) - the same bytes are mostly letters in latin-1 too. */
 static bool is_high_letter(unsigned char c)
@@ -89,7 +54,7 @@ static bool is_ascii_letter(unsigned char c)
 enum editor_encoding editor_encoding_detect(const char *data, size_t n)
 {
     const unsigned char *s = (const unsigned char *)data;
-    if (valid_utf8(s, n))
+    if (utf8_valid(data, n))
         return EDITOR_ENC_UTF8;
     long cyrillic = 0, latin = 0;
     bool has_0x98 = false;
@@ -133,32 +98,6 @@ const char *editor_encoding_name(enum editor_encoding enc)
     }
 }
 
-static int put_utf8(struct buf *out, uint32_t cp)
-{
-    char b[4];
-    size_t n;
-    if (cp < 0x80) {
-        b[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xC0 | cp >> 6);
-        b[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | cp >> 12);
-        b[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        b[0] = (char)(0xF0 | cp >> 18);
-        b[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-        b[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-        b[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    return buf_append(out, b, n);
-}
-
 int editor_encoding_decode(enum editor_encoding enc, const char *data, size_t n, struct buf *out)
 {
     if (enc == EDITOR_ENC_UTF8)
@@ -168,34 +107,11 @@ int editor_encoding_decode(enum editor_encoding enc, const char *data, size_t n,
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)data[i];
         uint32_t cp = enc == EDITOR_ENC_CP1251 ? cp1251_to_unicode(c) : c;
-        if (put_utf8(out, cp) < 0)
+        char u[4];
+        if (buf_append(out, u, utf8_put(cp, u)) < 0)
             return -1;
     }
     return 0;
-}
-
-/* Code point of valid UTF-8 at s (the text comes from JSON or from decoding). */
-static uint32_t next_cp(const unsigned char *s, size_t n, size_t *len)
-{
-    if (s[0] < 0x80 || n < 2) {
-        *len = 1;
-        return s[0];
-    }
-    if (s[0] < 0xE0) {
-        *len = 2;
-        return (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F);
-    }
-    if (s[0] < 0xF0 && n >= 3) {
-        *len = 3;
-        return (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
-    }
-    if (n >= 4) {
-        *len = 4;
-        return (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 |
-               (uint32_t)(s[2] & 0x3F) << 6 | (s[3] & 0x3F);
-    }
-    *len = 1;
-    return s[0];
 }
 
 static int byte_for(enum editor_encoding enc, uint32_t cp)
@@ -231,20 +147,19 @@ int editor_encoding_encode(enum editor_encoding enc, const char *text, size_t n,
 {
     if (enc == EDITOR_ENC_UTF8)
         return buf_append(out, text, n);
-    const unsigned char *s = (const unsigned char *)text;
     if (buf_reserve(out, n) < 0)
         return -1;
     size_t i = 0, pos = 0; /* pos: index in code points, as Python counts */
     while (i < n) {
         size_t len;
-        uint32_t cp = next_cp(s + i, n - i, &len);
+        uint32_t cp = utf8_decode_lax(text + i, n - i, &len);
         int b = byte_for(enc, cp);
         if (b < 0) {
             size_t first = pos, last = pos;
             uint32_t first_cp = cp;
             i += len;
             while (i < n) {
-                uint32_t c2 = next_cp(s + i, n - i, &len);
+                uint32_t c2 = utf8_decode_lax(text + i, n - i, &len);
                 if (byte_for(enc, c2) >= 0)
                     break;
                 i += len;

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 enum editor_encoding {
     EDITOR_ENC_UTF8,

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/utf8.h"
 #include "editor.h"
 #include "fileio.h"
 #include "pytext.h"
@@ -39,7 +40,7 @@ static int listing_add(struct listing *l, const char *base, const char *name)
     /* find joins with "/" unless the start point already ends in one ("/"). */
     bool slash = name && base[0] && base[strlen(base) - 1] != '/';
     if (buf_append_str(&path, base) < 0 || (slash && buf_append(&path, "/", 1) < 0) ||
-        (name && text_utf8_repair(&path, name, strlen(name)) < 0)) {
+        (name && utf8_repair(&path, name, strlen(name), 0, NULL) < 0)) {
         buf_free(&path);
         return -1;
     }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "agent_task.h"
+#include "common/io.h"
 #include "endpoint.h"
 #include "executor.h"
 #include "fileio.h"
@@ -32,7 +33,7 @@ struct download {
     struct request *rq;
     char *path;
     struct agent_task *task;
-    struct loop_watch watch; /* the data pipe */
+    struct evloop_watch watch; /* the data pipe */
     bool watching;
     bool streaming;            /* the 200 and its headers are queued */
     char head[DOWNLOAD_BLOCK]; /* first bytes, read while waiting to know the status */
@@ -44,7 +45,7 @@ struct download {
 
 static int sink_fd(void *ctx, const void *data, size_t n)
 {
-    return fileio_write_all(*(int *)ctx, data, n);
+    return io_write_all(*(int *)ctx, data, n);
 }
 
 static int compare_names(const void *a, const void *b)
@@ -192,22 +193,22 @@ static unsigned download_child(void *arg, int in_fd, int out_fd, json_t **reply)
 static void unwatch(struct download *d)
 {
     if (d->watching) {
-        loop_del(d->rq->ex->loop, &d->watch);
+        evloop_del(d->rq->ex->loop, &d->watch);
         d->watching = false;
     }
 }
 
 static void watch(struct download *d)
 {
-    if (!d->watching && loop_add(d->rq->ex->loop, &d->watch, EPOLLIN) == 0)
+    if (!d->watching && evloop_add(d->rq->ex->loop, &d->watch, EPOLLIN) == 0)
         d->watching = true;
 }
 
 /* Before the reply: keep the first bytes (they mean "the archive began"); at the pipe's end
  * of file, wait for the child's result instead. While streaming: just wake the reader. */
-static void on_data(struct loop_watch *w, uint32_t events)
+static void on_data(struct evloop_watch *w, uint32_t events)
 {
-    struct download *d = LOOP_CONTAINER_OF(w, struct download, watch);
+    struct download *d = EVLOOP_CONTAINER_OF(w, struct download, watch);
     (void)events;
     unwatch(d);
     if (!d->streaming && d->head_len == 0 && !d->eof) {

@@ -49,7 +49,7 @@ enum MHD_Result endpoint_execute(struct request *rq)
     req->owner = rq;
     rq->state = req;
     rq->state_free = free_action;
-    rq->ex->last_action_at = loop_now();
+    rq->ex->last_action_at = evloop_now();
     if (action_submit(rq->ex, req))
         return reply_action(rq);
     /* One action at a time: this connection sleeps until its result is there. */

@@ -10,7 +10,7 @@ enum MHD_Result endpoint_alive(struct request *rq)
 
 enum MHD_Result endpoint_server_info(struct request *rq)
 {
-    double now = loop_now();
+    double now = evloop_now();
     return endpoint_reply_json(
         rq, MHD_HTTP_OK, sysinfo_json(now - rq->ex->started_at, now - rq->ex->last_action_at));
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "agent_task.h"
+#include "common/utf8.h"
 #include "endpoint.h"
 #include "executor.h"
 #include "text.h"
@@ -82,7 +83,7 @@ static unsigned list_child(void *arg, int in_fd, int out_fd, json_t **reply)
         qsort(entries, n, sizeof *entries, compare_entries);
     for (size_t i = 0; i < n; i++) {
         struct buf name = BUF_INIT;
-        text_utf8_repair(&name, entries[i].name, strlen(entries[i].name));
+        utf8_repair(&name, entries[i].name, strlen(entries[i].name), 0, NULL);
         if (entries[i].dir)
             buf_append_str(&name, "/");
         json_array_append_new(*reply, json_string(name.data ? name.data : ""));

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "agent_task.h"
+#include "common/io.h"
+#include "common/utf8.h"
 #include "endpoint.h"
 #include "executor.h"
 #include "fileio.h"
@@ -51,7 +53,7 @@ struct upload {
     struct agent_task *task;
     struct buf stage; /* framed bytes not yet in the pipe, from stage_off */
     size_t stage_off;
-    struct loop_watch pipe_watch;
+    struct evloop_watch pipe_watch;
     bool watching;
     bool sink_dead; /* the child stopped reading (it failed) */
     bool end_sent;
@@ -67,20 +69,6 @@ struct upload_args {
 };
 
 /* ---- the child, as the agent ------------------------------------------------------------- */
-
-static int read_full(int fd, void *buf, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, (char *)buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
 
 static int mkdir_p(const char *path)
 {
@@ -111,7 +99,7 @@ static int receive(int in_fd, int fd)
     static char chunk[UPLOAD_CHUNK];
     for (;;) {
         unsigned char head[4];
-        if (read_full(in_fd, head, sizeof head) < 0)
+        if (io_read_full(in_fd, head, sizeof head, -1) < 0)
             return -2;
         uint32_t len = (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 |
                        (uint32_t)head[3] << 24;
@@ -119,9 +107,9 @@ static int receive(int in_fd, int fd)
             return 0;
         while (len > 0) {
             size_t want = len < sizeof chunk ? len : sizeof chunk;
-            if (read_full(in_fd, chunk, want) < 0)
+            if (io_read_full(in_fd, chunk, want, -1) < 0)
                 return -2;
-            if (fileio_write_all(fd, chunk, want) < 0)
+            if (io_write_all(fd, chunk, want) < 0)
                 return -1;
             len -= (uint32_t)want;
         }
@@ -199,13 +187,13 @@ static void set_error(struct upload *u, unsigned status, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     u->error_status = status;
-    text_utf8_repair(&u->error, msg, strlen(msg));
+    utf8_repair(&u->error, msg, strlen(msg), 0, NULL);
 }
 
 static void unwatch(struct upload *u)
 {
     if (u->watching) {
-        loop_del(u->rq->ex->loop, &u->pipe_watch);
+        evloop_del(u->rq->ex->loop, &u->pipe_watch);
         u->watching = false;
     }
 }
@@ -248,7 +236,7 @@ static void flush(struct upload *u)
         u->stage.len -= u->stage_off;
         u->stage_off = 0;
     }
-    if (!u->watching && loop_add(u->rq->ex->loop, &u->pipe_watch, EPOLLOUT) == 0) {
+    if (!u->watching && evloop_add(u->rq->ex->loop, &u->pipe_watch, EPOLLOUT) == 0) {
         u->watching = true;
     } else if (!u->watching) {
         set_error(u, 500, "Cannot watch the upload pipe");
@@ -256,9 +244,9 @@ static void flush(struct upload *u)
     }
 }
 
-static void on_pipe_writable(struct loop_watch *w, uint32_t events)
+static void on_pipe_writable(struct evloop_watch *w, uint32_t events)
 {
-    struct upload *u = LOOP_CONTAINER_OF(w, struct upload, pipe_watch);
+    struct upload *u = EVLOOP_CONTAINER_OF(w, struct upload, pipe_watch);
     (void)events;
     flush(u);
     if (u->stage.len - u->stage_off <= UPLOAD_STAGE_HIGH)
@@ -449,8 +437,8 @@ static enum MHD_Result reply_done(struct request *rq, struct upload *u)
         return endpoint_reply_json(rq, t->status, r);
     }
     struct buf name = BUF_INIT, dest = BUF_INIT;
-    text_utf8_repair(&name, u->filename, strlen(u->filename));
-    text_utf8_repair(&dest, u->destination, strlen(u->destination));
+    utf8_repair(&name, u->filename, strlen(u->filename), 0, NULL);
+    utf8_repair(&dest, u->destination, strlen(u->destination), 0, NULL);
     enum MHD_Result rc = endpoint_reply_json(
         rq, MHD_HTTP_OK,
         json_pack("{s:s, s:s, s:b}", "filename", name.data ? name.data : "", "destination",

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 static bool contains_ci(const char *s, size_t len, const char *word)
 {

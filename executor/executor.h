@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "action.h"
-#include "loop.h"
+#include "common/evloop.h"
 #include "shell.h"
 
 #define EXECUTOR_DEFAULT_TIMEOUT 120.0        /* seconds, OpenHands' sandbox.timeout */
@@ -33,15 +33,15 @@ struct browse;
 
 struct executor {
     struct executor_config cfg;
-    struct loop *loop;
+    struct evloop *loop;
     struct shell shell;
     struct server *server;
     struct action_queue queue;
     struct run_state *run;
     struct fsjob_state *fsjob; /* file actions: the child at work, the undo history */
     char *api_key;             /* X-Session-API-Key, NULL when none is configured */
-    double started_at;         /* loop_now() at start */
-    double last_action_at;     /* loop_now() of the last /execute_action */
+    double started_at;         /* evloop_now() at start */
+    double last_action_at;     /* evloop_now() of the last /execute_action */
     bool serving;              /* the socket is up */
     bool shell_started;        /* a shell printed its first prompt once */
     bool stopping;

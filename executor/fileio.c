@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "pytext.h"
 
 /* After open: only regular files are read or written. O_NONBLOCK made the open itself
@@ -74,21 +75,6 @@ int fileio_read_all(int fd, size_t limit, struct buf *out)
     return 0;
 }
 
-int fileio_write_all(int fd, const void *data, size_t n)
-{
-    const char *p = data;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 int fileio_replace(int fd, const char *data, size_t n)
 {
     /* The space first, then the bytes over the old ones, then the length: on a full disk
@@ -97,7 +83,7 @@ int fileio_replace(int fd, const char *data, size_t n)
     if (n > 0 && fallocate(fd, 0, 0, (off_t)n) < 0 &&
         (errno == ENOSPC || errno == EDQUOT || errno == EFBIG))
         return -errno;
-    if (lseek(fd, 0, SEEK_SET) < 0 || fileio_write_all(fd, data, n) < 0)
+    if (lseek(fd, 0, SEEK_SET) < 0 || io_write_all(fd, data, n) < 0)
         return -errno;
     off_t end = lseek(fd, 0, SEEK_CUR);
     if (end < 0 || ftruncate(fd, end) < 0)

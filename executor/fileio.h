@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 /* Returned (negated errno aside) when the path is not a regular file or directory. */
 #define FILEIO_ESPECIAL 100000
@@ -28,8 +28,6 @@ int fileio_open(const char *path, int flags, struct stat *st);
 int fileio_open_read(const char *path, struct stat *st);
 /* Reads the rest of fd into out. Returns 0, -errno, or -EFBIG when more than limit bytes. */
 int fileio_read_all(int fd, size_t limit, struct buf *out);
-/* write(2) until all n bytes are written (EINTR retried). 0, or -1 with errno. */
-int fileio_write_all(int fd, const void *data, size_t n);
 /* Replaces the whole content of fd with data. Returns 0 or -errno; when there is no room for
  * data (ENOSPC, EDQUOT, EFBIG) the old content is left as it was. */
 int fileio_replace(int fd, const char *data, size_t n);

@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "executor.h"
 #include "fileio.h"
 #include "observation.h"
@@ -23,8 +24,8 @@
 struct fsjob_state {
     struct executor *ex;
     struct editor_history *history;
-    struct loop_watch pipe; /* read end, -1 when no job runs */
-    struct loop_watch timer;
+    struct evloop_watch pipe; /* read end, -1 when no job runs */
+    struct evloop_watch timer;
     struct action_req *req;
     pid_t pid;
     double timeout;
@@ -42,7 +43,7 @@ static void send_reply(json_t *reply)
 {
     char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
     if (text)
-        fileio_write_all(CHILD_REPLY_FD, text, strlen(text));
+        io_write_all(CHILD_REPLY_FD, text, strlen(text));
     free(text);
     json_decref(reply);
 }
@@ -81,9 +82,9 @@ static void child_main(struct fsjob_state *s, int reply_fd, fsjob_fn fn, const v
 
 static void stop_watching(struct fsjob_state *s)
 {
-    loop_timer_at(&s->timer, INFINITY);
+    evloop_timer_at(&s->timer, INFINITY);
     if (s->pipe.fd >= 0) {
-        loop_del(s->ex->loop, &s->pipe);
+        evloop_del(s->ex->loop, &s->pipe);
         close(s->pipe.fd);
         s->pipe.fd = -1;
     }
@@ -148,19 +149,19 @@ static bool drain(struct fsjob_state *s)
     }
 }
 
-static void on_pipe(struct loop_watch *w, uint32_t events)
+static void on_pipe(struct evloop_watch *w, uint32_t events)
 {
-    struct fsjob_state *s = LOOP_CONTAINER_OF(w, struct fsjob_state, pipe);
+    struct fsjob_state *s = EVLOOP_CONTAINER_OF(w, struct fsjob_state, pipe);
     (void)events;
     if (s->req && drain(s))
         finish_from_reply(s);
 }
 
-static void on_timer(struct loop_watch *w, uint32_t events)
+static void on_timer(struct evloop_watch *w, uint32_t events)
 {
-    struct fsjob_state *s = LOOP_CONTAINER_OF(w, struct fsjob_state, timer);
+    struct fsjob_state *s = EVLOOP_CONTAINER_OF(w, struct fsjob_state, timer);
     (void)events;
-    loop_timer_ack(w);
+    evloop_timer_ack(w);
     if (!s->req)
         return;
     /* A reply that is complete wins over the deadline. The write end is open until the
@@ -204,7 +205,7 @@ enum action_status fsjob_start(struct executor *ex, struct action_req *req, fsjo
     s->pid = pid;
     s->timeout = timeout;
     s->pipe.fd = fds[0];
-    if (loop_add(ex->loop, &s->pipe, EPOLLIN) < 0) {
+    if (evloop_add(ex->loop, &s->pipe, EPOLLIN) < 0) {
         kill(pid, SIGKILL);
         close(fds[0]);
         s->pipe.fd = -1;
@@ -212,7 +213,7 @@ enum action_status fsjob_start(struct executor *ex, struct action_req *req, fsjo
         req->result = observation_error("ERROR: The file operation could not be started.");
         return ACTION_DONE;
     }
-    loop_timer_at(&s->timer, loop_now() + timeout);
+    evloop_timer_at(&s->timer, evloop_now() + timeout);
     return ACTION_PENDING;
 }
 
@@ -240,7 +241,7 @@ int fsjob_init(struct executor *ex)
     s->pipe.fn = on_pipe;
     s->timer.fd = -1;
     s->history = editor_history_new();
-    if (!s->history || loop_timer_open(ex->loop, &s->timer, on_timer) < 0) {
+    if (!s->history || evloop_timer_open(ex->loop, &s->timer, on_timer) < 0) {
         editor_history_free(s->history);
         free(s);
         return -1;
@@ -256,7 +257,7 @@ void fsjob_free_state(struct executor *ex)
         return;
     if (s->req)
         fsjob_cancel(ex, s->req);
-    loop_timer_close(ex->loop, &s->timer);
+    evloop_timer_close(ex->loop, &s->timer);
     editor_history_free(s->history);
     free(s);
     ex->fsjob = NULL;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/utf8.h"
+
 struct writer {
     struct buf *out;
     size_t start; /* where this render began in out */
@@ -40,32 +42,6 @@ static void line_break(struct writer *w, int count)
 {
     if (w->newlines < count)
         w->newlines = count;
-}
-
-static size_t utf8_encode(unsigned long cp, char *out)
-{
-    if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        cp = 0xFFFD;
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
 }
 
 /* A character reference at s ('&' first): its UTF-8 into out and its length into *used, or 0
@@ -108,7 +84,7 @@ static size_t entity(const char *s, size_t n, char *out, size_t *used)
         unsigned long cp = strtoul(num, &end, hex ? 16 : 10);
         if (*end)
             return 0;
-        return utf8_encode(cp, out);
+        return utf8_put(cp == 0 || cp > 0x10FFFF ? 0xFFFD : (uint32_t)cp, out);
     }
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
         if (strlen(named[i].name) == len && memcmp(named[i].name, s + 1, len) == 0) {
@@ -168,10 +144,7 @@ int htmltext_render(struct buf *out, const char *html, size_t n)
             }
         }
         if (c != '<') {
-            size_t k = 1;
-            if ((unsigned char)c >= 0xC0)
-                while (i + k < n && ((unsigned char)html[i + k] & 0xC0) == 0x80)
-                    k++;
+            size_t k = utf8_next(html + i, n - i);
             text_char(&w, html + i, k);
             i += k;
             continue;

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 /* Appends the text of html to out; -1 when memory runs out. */
 int htmltext_render(struct buf *out, const char *html, size_t n);

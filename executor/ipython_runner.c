@@ -23,11 +23,11 @@
 
 static char runner_read_buf[65536];
 
-static void on_reply(struct loop_watch *w, uint32_t events);
-static void on_req(struct loop_watch *w, uint32_t events);
-static void on_out(struct loop_watch *w, uint32_t events);
+static void on_reply(struct evloop_watch *w, uint32_t events);
+static void on_req(struct evloop_watch *w, uint32_t events);
+static void on_out(struct evloop_watch *w, uint32_t events);
 
-void ipython_runner_init(struct ipython_runner *r, struct loop *loop,
+void ipython_runner_init(struct ipython_runner *r, struct evloop *loop,
                          const struct ipython_runner_options *opt, ipython_runner_fn on_event,
                          void *ctx)
 {
@@ -35,9 +35,9 @@ void ipython_runner_init(struct ipython_runner *r, struct loop *loop,
     r->opt = *opt;
     r->loop = loop;
     r->pid = -1;
-    r->reply = (struct loop_watch){.fd = -1, .fn = on_reply};
-    r->req = (struct loop_watch){.fd = -1, .fn = on_req};
-    r->out = (struct loop_watch){.fd = -1, .fn = on_out};
+    r->reply = (struct evloop_watch){.fd = -1, .fn = on_reply};
+    r->req = (struct evloop_watch){.fd = -1, .fn = on_req};
+    r->out = (struct evloop_watch){.fd = -1, .fn = on_out};
     r->on_event = on_event;
     r->ctx = ctx;
     capture_init(&r->output, 0, 0);
@@ -50,12 +50,12 @@ bool ipython_runner_running(const struct ipython_runner *r)
     return r->reply.fd >= 0;
 }
 
-static void close_watch(struct ipython_runner *r, struct loop_watch *w, bool watched)
+static void close_watch(struct ipython_runner *r, struct evloop_watch *w, bool watched)
 {
     if (w->fd < 0)
         return;
     if (watched)
-        loop_del(r->loop, w);
+        evloop_del(r->loop, w);
     close(w->fd);
     w->fd = -1;
 }
@@ -104,9 +104,9 @@ static bool read_output(struct ipython_runner *r, int max_reads)
     return true;
 }
 
-static void on_out(struct loop_watch *w, uint32_t events)
+static void on_out(struct evloop_watch *w, uint32_t events)
 {
-    struct ipython_runner *r = LOOP_CONTAINER_OF(w, struct ipython_runner, out);
+    struct ipython_runner *r = EVLOOP_CONTAINER_OF(w, struct ipython_runner, out);
     (void)events;
     read_output(r, RUNNER_READS_PER_WAKEUP);
 }
@@ -169,13 +169,13 @@ static void flush_requests(struct ipython_runner *r)
     bool want = r->wq.len > 0;
     if (want == r->writing)
         return;
-    if (want ? loop_add(r->loop, &r->req, EPOLLOUT) == 0 : (loop_del(r->loop, &r->req), true))
+    if (want ? evloop_add(r->loop, &r->req, EPOLLOUT) == 0 : (evloop_del(r->loop, &r->req), true))
         r->writing = want;
 }
 
-static void on_req(struct loop_watch *w, uint32_t events)
+static void on_req(struct evloop_watch *w, uint32_t events)
 {
-    struct ipython_runner *r = LOOP_CONTAINER_OF(w, struct ipython_runner, req);
+    struct ipython_runner *r = EVLOOP_CONTAINER_OF(w, struct ipython_runner, req);
     (void)events;
     flush_requests(r);
 }
@@ -267,9 +267,9 @@ static void read_replies(struct ipython_runner *r, int max_reads)
     }
 }
 
-static void on_reply(struct loop_watch *w, uint32_t events)
+static void on_reply(struct evloop_watch *w, uint32_t events)
 {
-    struct ipython_runner *r = LOOP_CONTAINER_OF(w, struct ipython_runner, reply);
+    struct ipython_runner *r = EVLOOP_CONTAINER_OF(w, struct ipython_runner, reply);
     (void)events;
     read_replies(r, RUNNER_READS_PER_WAKEUP);
 }
@@ -324,12 +324,12 @@ int ipython_runner_start(struct ipython_runner *r, const char *python)
     free(r->executable);
     r->executable = NULL;
     ipython_runner_clear_output(r);
-    if (loop_add(r->loop, &r->reply, EPOLLIN) < 0) {
+    if (evloop_add(r->loop, &r->reply, EPOLLIN) < 0) {
         close_watch(r, &r->reply, false);
         ipython_runner_stop(r);
         return -1;
     }
-    if (loop_add(r->loop, &r->out, EPOLLIN) < 0) {
+    if (evloop_add(r->loop, &r->out, EPOLLIN) < 0) {
         close_watch(r, &r->out, false);
         ipython_runner_stop(r);
         return -1;

@@ -21,9 +21,9 @@
 #include <sys/types.h>
 
 #include "ansi.h"
-#include "buf.h"
 #include "clip.h"
-#include "loop.h"
+#include "common/buf.h"
+#include "common/evloop.h"
 
 extern const char ipython_runner_script[];
 
@@ -47,16 +47,16 @@ typedef void (*ipython_runner_fn)(struct ipython_runner *r, enum ipython_runner_
 
 struct ipython_runner {
     struct ipython_runner_options opt;
-    struct loop *loop;
+    struct evloop *loop;
     pid_t pid;   /* -1: no process, or it was reaped */
     bool reaped; /* the reaper got its status (below) before its pipes closed */
     int status;
-    struct loop_watch reply; /* fd 4 of the runner, read end */
-    struct loop_watch req;   /* fd 3 of the runner, write end */
-    struct loop_watch out;   /* fds 1 and 2 of the runner, read end */
-    bool writing;            /* req is watched for EPOLLOUT */
-    struct buf wq;           /* request bytes the pipe has not taken yet */
-    struct buf rq;           /* reply bytes not parsed yet */
+    struct evloop_watch reply; /* fd 4 of the runner, read end */
+    struct evloop_watch req;   /* fd 3 of the runner, write end */
+    struct evloop_watch out;   /* fds 1 and 2 of the runner, read end */
+    bool writing;              /* req is watched for EPOLLOUT */
+    struct buf wq;             /* request bytes the pipe has not taken yet */
+    struct buf rq;             /* reply bytes not parsed yet */
     struct ansi_filter ansi;
     struct capture output; /* output since ipython_runner_clear_output(), colour codes dropped */
     bool saw_output;       /* any byte at all came since then */
@@ -68,7 +68,7 @@ struct ipython_runner {
     void *ctx;
 };
 
-void ipython_runner_init(struct ipython_runner *r, struct loop *loop,
+void ipython_runner_init(struct ipython_runner *r, struct evloop *loop,
                          const struct ipython_runner_options *opt, ipython_runner_fn on_event,
                          void *ctx);
 /* Starts `python -u -c BOOTSTRAP` and sends the script; READY (or EXITED) follows. */

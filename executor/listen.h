@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 /* Binds and listens on path (a stale socket there is replaced). The socket appears only once
  * it listens, so "it exists" means "it accepts". Mode 0660; when running as root in a

@@ -325,13 +325,13 @@ static void on_shell_event(struct shell *sh, enum shell_event ev, void *ctx)
 }
 
 struct signals {
-    struct loop_watch watch;
+    struct evloop_watch watch;
     struct executor *ex;
 };
 
-static void on_signal(struct loop_watch *w, uint32_t events)
+static void on_signal(struct evloop_watch *w, uint32_t events)
 {
-    struct signals *s = LOOP_CONTAINER_OF(w, struct signals, watch);
+    struct signals *s = EVLOOP_CONTAINER_OF(w, struct signals, watch);
     struct signalfd_siginfo si;
     (void)events;
     while (read(w->fd, &si, sizeof si) == (ssize_t)sizeof si) {
@@ -353,15 +353,15 @@ static void on_signal(struct loop_watch *w, uint32_t events)
 }
 
 struct startup_timer {
-    struct loop_watch watch;
+    struct evloop_watch watch;
     struct executor *ex;
 };
 
-static void on_startup_timeout(struct loop_watch *w, uint32_t events)
+static void on_startup_timeout(struct evloop_watch *w, uint32_t events)
 {
-    struct startup_timer *t = LOOP_CONTAINER_OF(w, struct startup_timer, watch);
+    struct startup_timer *t = EVLOOP_CONTAINER_OF(w, struct startup_timer, watch);
     (void)events;
-    loop_timer_ack(w);
+    evloop_timer_ack(w);
     if (!t->ex->shell.ready) {
         t->ex->fatal = "the shell did not print its first prompt in time";
         t->ex->stopping = true;
@@ -372,15 +372,15 @@ static void on_startup_timeout(struct loop_watch *w, uint32_t events)
 static bool wait_for_shell(struct executor *ex)
 {
     struct startup_timer t = {.ex = ex};
-    if (loop_timer_open(ex->loop, &t.watch, on_startup_timeout) < 0) {
+    if (evloop_timer_open(ex->loop, &t.watch, on_startup_timeout) < 0) {
         ex->fatal = "cannot create the start-up timer";
         return false;
     }
-    loop_timer_at(&t.watch, loop_now() + STARTUP_TIMEOUT);
+    evloop_timer_at(&t.watch, evloop_now() + STARTUP_TIMEOUT);
     while (!ex->shell.ready && !ex->stopping)
-        if (loop_run_once(ex->loop, -1) < 0)
+        if (evloop_run_once(ex->loop, -1) < 0)
             break;
-    loop_timer_close(ex->loop, &t.watch);
+    evloop_timer_close(ex->loop, &t.watch);
     return ex->shell.ready && !ex->stopping;
 }
 
@@ -548,15 +548,15 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 
-    ex.loop = loop_new();
+    ex.loop = evloop_new();
     struct signals sigs = {.ex = &ex, .watch.fn = on_signal};
     sigs.watch.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (!ex.loop || sigs.watch.fd < 0 || loop_add(ex.loop, &sigs.watch, EPOLLIN) < 0 ||
+    if (!ex.loop || sigs.watch.fd < 0 || evloop_add(ex.loop, &sigs.watch, EPOLLIN) < 0 ||
         action_run_init(&ex) < 0 || fsjob_init(&ex) < 0 || action_browse_init(&ex) < 0) {
         fprintf(stderr, "paddock-executor: cannot set up the event loop: %s\n", strerror(errno));
         return 1;
     }
-    ex.started_at = ex.last_action_at = loop_now();
+    ex.started_at = ex.last_action_at = evloop_now();
 
     struct shell_options so = {
         .path = shell_path,
@@ -630,7 +630,7 @@ int main(int argc, char **argv)
 
     while (!ex.stopping) {
         int timeout = server_timeout_ms(ex.server);
-        if (loop_run_once(ex.loop, timeout) < 0)
+        if (evloop_run_once(ex.loop, timeout) < 0)
             break;
         server_run_due(ex.server);
     }
@@ -649,9 +649,9 @@ out:
     action_run_free_state(&ex);
     fsjob_free_state(&ex);
     action_browse_free_state(&ex);
-    loop_del(ex.loop, &sigs.watch);
+    evloop_del(ex.loop, &sigs.watch);
     close(sigs.watch.fd);
-    loop_free(ex.loop);
+    evloop_free(ex.loop);
     env_free(envp);
     auth_key_free(ex.api_key);
     env_vars_free(vars, nvars);

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 #define MARKER_TAG_MAX 64
 /* A body longer than this is not a marker. Generous: the agent may set a long PATH. */

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 #define MULTIPART_BOUNDARY_MAX 70   /* RFC 2046: 1 to 70 characters */
 #define MULTIPART_HEADERS_MAX 16384 /* one part's header block */

@@ -2,7 +2,8 @@
 
 #include <string.h>
 
-#include "buf.h"
+#include "common/buf.h"
+#include "common/utf8.h"
 #include "text.h"
 
 void cmd_metadata_default(struct cmd_metadata *md)
@@ -17,7 +18,7 @@ static json_t *string_of(const char *s, size_t n)
     if (v)
         return v;
     struct buf fixed = BUF_INIT;
-    if (text_utf8_repair(&fixed, s, n) == 0)
+    if (utf8_repair(&fixed, s, n, 0, NULL) == 0)
         v = json_stringn(fixed.data ? fixed.data : "", fixed.len);
     buf_free(&fixed);
     return v;

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 /* Appends str(PurePosixPath(path)); "" becomes ".". */
 int pathname_normalize(struct buf *out, const char *path);

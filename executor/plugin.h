@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "buf.h"
+#include "common/buf.h"
 #include "marker.h"
 
 struct executor;

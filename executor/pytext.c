@@ -4,32 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "text.h"
-
-/* Decodes the code point at s[0..n) (valid UTF-8 assumed; a stray byte counts as itself). */
-static uint32_t decode_at(const char *s, size_t n, size_t *len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    if (p[0] < 0x80 || n < 2) {
-        *len = 1;
-        return p[0];
-    }
-    if ((p[0] & 0xE0) == 0xC0) {
-        *len = 2;
-        return ((uint32_t)(p[0] & 0x1F) << 6) | (p[1] & 0x3F);
-    }
-    if ((p[0] & 0xF0) == 0xE0 && n >= 3) {
-        *len = 3;
-        return ((uint32_t)(p[0] & 0x0F) << 12) | ((uint32_t)(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-    }
-    if ((p[0] & 0xF8) == 0xF0 && n >= 4) {
-        *len = 4;
-        return ((uint32_t)(p[0] & 0x07) << 18) | ((uint32_t)(p[1] & 0x3F) << 12) |
-               ((uint32_t)(p[2] & 0x3F) << 6) | (p[3] & 0x3F);
-    }
-    *len = 1;
-    return p[0];
-}
 
 static bool is_space_cp(uint32_t c)
 {
@@ -43,7 +19,7 @@ size_t pytext_space_at(const char *s, size_t n)
     if (n == 0)
         return 0;
     size_t len;
-    uint32_t c = decode_at(s, n, &len);
+    uint32_t c = utf8_decode_lax(s, n, &len);
     return is_space_cp(c) ? len : 0;
 }
 
@@ -58,10 +34,7 @@ size_t pytext_lstrip(const char *s, size_t n)
 size_t pytext_rstrip(const char *s, size_t n)
 {
     while (n > 0) {
-        /* Step back to the start of the last code point. */
-        size_t start = n - 1;
-        while (start > 0 && ((unsigned char)s[start] & 0xC0) == 0x80 && n - start < 4)
-            start--;
+        size_t start = utf8_prev(s, n);
         if (pytext_space_at(s + start, n - start) != n - start)
             break;
         n = start;
@@ -114,9 +87,9 @@ int pytext_universal_newlines(struct buf *out, const char *s, size_t n)
 
 int pytext_truncate(struct buf *b, size_t max_chars, const char *notice)
 {
-    if (!b->data || text_utf8_count(b->data, b->len) <= max_chars)
+    if (!b->data || utf8_count(b->data, b->len) <= max_chars)
         return 0;
-    size_t cut = text_utf8_offset(b->data, b->len, max_chars);
+    size_t cut = utf8_offset(b->data, b->len, max_chars);
     b->len = cut;
     b->data[cut] = '\0';
     return buf_append_str(b, notice);
@@ -144,7 +117,7 @@ int pytext_repr_str(struct buf *out, const char *s, size_t n)
         return -1;
     for (size_t i = 0; i < n;) {
         size_t len;
-        uint32_t c = decode_at(s + i, n - i, &len);
+        uint32_t c = utf8_decode_lax(s + i, n - i, &len);
         int rc;
         if (c == (uint32_t)quote || c == '\\')
             rc = buf_printf(out, "\\%c", (char)c);

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 /* Length of the whitespace character (str.isspace) at s[0..n), or 0 when there is none. */
 size_t pytext_space_at(const char *s, size_t n);

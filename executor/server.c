@@ -17,7 +17,7 @@
 struct listener {
     struct server *srv;
     struct MHD_Daemon *daemon;
-    struct loop_watch watch;
+    struct evloop_watch watch;
 };
 
 struct server {
@@ -316,9 +316,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 /* ---- the daemons on the loop ------------------------------------------------------------ */
 
-static void on_mhd_fd(struct loop_watch *w, uint32_t events)
+static void on_mhd_fd(struct evloop_watch *w, uint32_t events)
 {
-    struct listener *l = LOOP_CONTAINER_OF(w, struct listener, watch);
+    struct listener *l = EVLOOP_CONTAINER_OF(w, struct listener, watch);
     (void)events;
     MHD_run(l->daemon);
 }
@@ -335,7 +335,7 @@ static void stop_listeners(struct server *srv)
     for (size_t i = 0; i < srv->n; i++) {
         struct listener *l = &srv->listeners[i];
         if (l->watch.fn)
-            loop_del(srv->ex->loop, &l->watch);
+            evloop_del(srv->ex->loop, &l->watch);
         MHD_stop_daemon(l->daemon);
     }
     srv->n = 0;
@@ -365,7 +365,7 @@ struct server *server_start(struct executor *ex, const int *listen_fds, size_t n
         srv->n++;
         const union MHD_DaemonInfo *info = MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_EPOLL_FD);
         l->watch.fd = info ? info->epoll_fd : -1;
-        if (l->watch.fd < 0 || loop_add(ex->loop, &l->watch, EPOLLIN) < 0) {
+        if (l->watch.fd < 0 || evloop_add(ex->loop, &l->watch, EPOLLIN) < 0) {
             buf_printf(err, "cannot watch the HTTP server");
             i++; /* its socket is the daemon's now */
             goto fail;
@@ -392,7 +392,7 @@ void server_stop(struct server *srv)
     for (struct request *rq = srv->requests; rq; rq = rq->next)
         endpoint_resume(rq);
     for (size_t i = 0; i < srv->n; i++) {
-        loop_del(srv->ex->loop, &srv->listeners[i].watch);
+        evloop_del(srv->ex->loop, &srv->listeners[i].watch);
         srv->listeners[i].watch.fn = NULL;
     }
     run_all(srv);

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 #define SERVER_MAX_LISTENERS 2
 

@@ -70,7 +70,7 @@ static int init_parser(struct shell *sh)
     return marker_parser_init(&sh->parser, begin, end);
 }
 
-int shell_init(struct shell *sh, struct loop *loop, const struct shell_options *opt,
+int shell_init(struct shell *sh, struct evloop *loop, const struct shell_options *opt,
                shell_event_fn on_event, void *ctx)
 {
     memset(sh, 0, sizeof *sh);
@@ -116,14 +116,14 @@ static void make_termios(struct termios *t)
     t->c_cc[VTIME] = 0;
 }
 
-static void on_shell_fd(struct loop_watch *w, uint32_t events);
+static void on_shell_fd(struct evloop_watch *w, uint32_t events);
 
 static void update_interest(struct shell *sh)
 {
     bool want = sh->wq.len > 0;
     if (want == sh->writing || sh->fd < 0)
         return;
-    if (loop_mod(sh->loop, &sh->watch, EPOLLIN | (want ? EPOLLOUT : 0)) == 0)
+    if (evloop_mod(sh->loop, &sh->watch, EPOLLIN | (want ? EPOLLOUT : 0)) == 0)
         sh->writing = want;
 }
 
@@ -264,7 +264,7 @@ int shell_start(struct shell *sh)
     sh->watch.fn = on_shell_fd;
     buf_reset(&sh->wq);
     marker_parser_free(&sh->parser);
-    if (init_parser(sh) < 0 || loop_add(sh->loop, &sh->watch, EPOLLIN) < 0) {
+    if (init_parser(sh) < 0 || evloop_add(sh->loop, &sh->watch, EPOLLIN) < 0) {
         shell_stop(sh);
         return -1;
     }
@@ -285,7 +285,7 @@ static void close_master(struct shell *sh)
 {
     if (sh->fd < 0)
         return;
-    loop_del(sh->loop, &sh->watch);
+    evloop_del(sh->loop, &sh->watch);
     close(sh->fd);
     sh->fd = -1;
     sh->writing = false;
@@ -315,7 +315,7 @@ static void sink_output(void *ctx, const char *data, size_t n)
 {
     struct shell *sh = ctx;
     capture_append(&sh->out, data, n);
-    sh->last_output = loop_now();
+    sh->last_output = evloop_now();
 }
 
 static void sink_marker(void *ctx, const struct marker_info *m)
@@ -360,15 +360,15 @@ static bool read_available(struct shell *sh, int max_reads)
     return true;
 }
 
-static void on_shell_fd(struct loop_watch *w, uint32_t events)
+static void on_shell_fd(struct evloop_watch *w, uint32_t events)
 {
-    struct shell *sh = LOOP_CONTAINER_OF(w, struct shell, watch);
+    struct shell *sh = EVLOOP_CONTAINER_OF(w, struct shell, watch);
     if (events & EPOLLOUT)
         flush_writes(sh);
     if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
         if (!read_available(sh, SHELL_READS_PER_WAKEUP)) {
             /* Hung up: stop watching (EPOLLHUP would fire forever); SIGCHLD tells the rest. */
-            loop_del(sh->loop, &sh->watch);
+            evloop_del(sh->loop, &sh->watch);
             sh->writing = false;
         }
     }

@@ -7,9 +7,9 @@
 #include <sys/types.h>
 #include <termios.h>
 
-#include "buf.h"
 #include "clip.h"
-#include "loop.h"
+#include "common/buf.h"
+#include "common/evloop.h"
 #include "marker.h"
 
 /* Wide like OpenHands' 1000-column tmux window, so tools format output as agents expect;
@@ -39,8 +39,8 @@ typedef void (*shell_event_fn)(struct shell *sh, enum shell_event ev, void *ctx)
 
 struct shell {
     struct shell_options opt;
-    struct loop *loop;
-    struct loop_watch watch;
+    struct evloop *loop;
+    struct evloop_watch watch;
     int fd;     /* pty master, -1 when closed */
     pid_t pid;  /* -1 when no shell runs */
     bool ready; /* the first marker came */
@@ -52,7 +52,7 @@ struct shell {
     struct marker_info marker; /* the last marker */
     struct buf wq;             /* typed bytes the tty has not taken yet */
     struct capture out;        /* output nobody has seen yet */
-    double last_output;        /* loop_now() of the last output byte */
+    double last_output;        /* evloop_now() of the last output byte */
     int exit_status;           /* wait status of the last shell that ended */
     char nonce[33];
     shell_event_fn on_event;
@@ -60,7 +60,7 @@ struct shell {
 };
 
 /* Returns -1 when no random nonce could be made. Nothing runs until shell_start(). */
-int shell_init(struct shell *sh, struct loop *loop, const struct shell_options *opt,
+int shell_init(struct shell *sh, struct evloop *loop, const struct shell_options *opt,
                shell_event_fn on_event, void *ctx);
 /* Starts a shell process; READY follows once it prints its first marker. */
 int shell_start(struct shell *sh);

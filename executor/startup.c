@@ -38,7 +38,7 @@ static json_t *run_step(struct executor *ex, const char *command, double timeout
     if (action_submit(ex, req))
         finished = true;
     while (!finished && !ex->stopping)
-        if (loop_run_once(ex->loop, -1) < 0)
+        if (evloop_run_once(ex->loop, -1) < 0)
             break;
     if (!finished)
         action_abort_all(ex); /* calls done: nothing refers to req afterwards */

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 #include "env.h"
 
 #define STARTUP_STEP_TIMEOUT 30.0   /* seconds: variables, git identity */

@@ -1,5 +1,7 @@
 #include "text.h"
 
+#include "common/utf8.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,99 +20,14 @@ size_t text_rstrip_len(const char *s, size_t n)
     return n;
 }
 
-/* Length of the well-formed sequence at s[0..n), or 0 with *bad set to the length of the
- * maximal ill-formed subpart to replace by one U+FFFD. */
-static size_t utf8_sequence_len(const unsigned char *s, size_t n, size_t *bad)
-{
-    unsigned char c = s[0];
-    size_t need;
-    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 3;
-        if (c == 0xE0)
-            lo = 0xA0; /* overlong */
-        else if (c == 0xED)
-            hi = 0x9F; /* surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 4;
-        if (c == 0xF0)
-            lo = 0x90; /* overlong */
-        else if (c == 0xF4)
-            hi = 0x8F; /* beyond U+10FFFF */
-    } else {
-        *bad = 1;
-        return 0;
-    }
-    for (size_t i = 1; i < need; i++) {
-        unsigned char lower = i == 1 ? lo : 0x80, upper = i == 1 ? hi : 0xBF;
-        if (i >= n || s[i] < lower || s[i] > upper) {
-            *bad = i;
-            return 0;
-        }
-    }
-    return need;
-}
-
-int text_utf8_repair(struct buf *out, const char *s, size_t n)
-{
-    static const char replacement[] = "\xEF\xBF\xBD";
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0, run = 0; /* run: start of the pending well-formed span */
-    if (buf_reserve(out, n) < 0)
-        return -1;
-    while (i < n) {
-        if (p[i] < 0x80) {
-            i++;
-            continue;
-        }
-        size_t bad = 0, len = utf8_sequence_len(p + i, n - i, &bad);
-        if (len) {
-            i += len;
-            continue;
-        }
-        if (buf_append(out, s + run, i - run) < 0 || buf_append(out, replacement, 3) < 0)
-            return -1;
-        i += bad;
-        run = i;
-    }
-    return buf_append(out, s + run, n - run);
-}
-
-size_t text_utf8_count(const char *s, size_t n)
-{
-    size_t count = 0;
-    for (size_t i = 0; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            count++;
-    return count;
-}
-
-size_t text_utf8_offset(const char *s, size_t n, size_t chars)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (((unsigned char)s[i] & 0xC0) != 0x80) {
-            if (chars == 0)
-                return i;
-            chars--;
-        }
-        i++;
-    }
-    return n;
-}
-
 int text_truncate_middle(struct buf *b)
 {
-    size_t count = text_utf8_count(b->data ? b->data : "", b->len);
+    size_t count = utf8_count(b->data ? b->data : "", b->len);
     if (count <= TEXT_MAX_CHARS)
         return 0;
     size_t half = TEXT_MAX_CHARS / 2;
-    size_t head = text_utf8_offset(b->data, b->len, half);
-    size_t tail = text_utf8_offset(b->data, b->len, count - half);
+    size_t head = utf8_offset(b->data, b->len, half);
+    size_t tail = utf8_offset(b->data, b->len, count - half);
     struct buf out = BUF_INIT;
     if (buf_append(&out, b->data, head) < 0 || buf_append_str(&out, TEXT_TRUNCATION_MARKER) < 0 ||
         buf_append(&out, b->data + tail, b->len - tail) < 0) {

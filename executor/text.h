@@ -1,11 +1,11 @@
-/* Text rules of observations: UTF-8 repair, whitespace, the 30,000-char cap, number format. */
+/* Text rules of observations: whitespace, the 30,000-char cap, number format. */
 #ifndef PADDOCK_EXECUTOR_TEXT_H
 #define PADDOCK_EXECUTOR_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 /* OpenHands caps observation content at 30,000 chars: first 15,000 + marker + last 15,000. */
 #define TEXT_MAX_CHARS 30000
@@ -15,14 +15,6 @@
 bool text_is_space(unsigned char c);
 /* Length of s without trailing whitespace. */
 size_t text_rstrip_len(const char *s, size_t n);
-
-/* Appends s to out with every ill-formed UTF-8 sequence replaced by U+FFFD, one per maximal
- * ill-formed subpart, as Python's bytes.decode("utf-8", "replace") does. */
-int text_utf8_repair(struct buf *out, const char *s, size_t n);
-/* Code points in valid UTF-8. */
-size_t text_utf8_count(const char *s, size_t n);
-/* Byte offset just after the first `chars` code points of valid UTF-8 (n if fewer). */
-size_t text_utf8_offset(const char *s, size_t n, size_t chars);
 
 /* Cuts valid UTF-8 in b down to TEXT_MAX_CHARS as OpenHands does. Returns -1 on no memory. */
 int text_truncate_middle(struct buf *b);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/io.h"
+#include "common/utf8.h"
 #include "fileio.h"
 #include "text.h"
 #include "zip.h"
@@ -50,7 +52,7 @@ static void append_name(struct buf *err, const unsigned char *name, size_t n)
         buf_append(&clean, &c, 1);
     }
     if (clean.data)
-        text_utf8_repair(err, clean.data, clean.len);
+        utf8_repair(err, clean.data, clean.len, 0, NULL);
     buf_free(&clean);
 }
 
@@ -80,21 +82,6 @@ static enum zip_result system_error(struct zip_job *j, const struct zip_item *it
     return ZIP_SYSTEM;
 }
 
-/* Reads n bytes at off; -1 on error or when the file is shorter. */
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
 /* The end of central directory record (and its Zip64 version when the 16/32-bit fields are
  * saturated): where the central directory is and how many entries it has. */
 static enum zip_result find_directory(struct zip_job *j)
@@ -106,7 +93,7 @@ static enum zip_result find_directory(struct zip_job *j)
     if (!buf)
         return errno = ENOMEM, system_error(j, NULL, "Cannot read the archive");
     uint64_t base = j->size - tail;
-    if (read_at(j->fd, buf, tail, base) < 0) {
+    if (io_read_full(j->fd, buf, tail, (off_t)base) < 0) {
         free(buf);
         return system_error(j, NULL, "Cannot read the archive");
     }
@@ -131,10 +118,10 @@ static enum zip_result find_directory(struct zip_job *j)
     if (j->count == ZIP_MAX16 || j->cd_size == ZIP_MAX32 || j->cd_offset == ZIP_MAX32) {
         unsigned char loc[ZIP_END64_LOCATOR_SIZE], rec[ZIP_END64_SIZE];
         if (end_pos >= ZIP_END64_LOCATOR_SIZE &&
-            read_at(j->fd, loc, sizeof loc, end_pos - ZIP_END64_LOCATOR_SIZE) == 0 &&
+            io_read_full(j->fd, loc, sizeof loc, (off_t)(end_pos - ZIP_END64_LOCATOR_SIZE)) == 0 &&
             zip_get32(loc) == ZIP_SIG_END64_LOCATOR) {
             uint64_t rec_off = zip_get64(loc + 8);
-            if (rec_off > end_pos || read_at(j->fd, rec, sizeof rec, rec_off) < 0 ||
+            if (rec_off > end_pos || io_read_full(j->fd, rec, sizeof rec, (off_t)rec_off) < 0 ||
                 zip_get32(rec) != ZIP_SIG_END64)
                 return refuse(j, NULL, "Damaged zip archive (Zip64 end record)");
             j->count = zip_get64(rec + 32);
@@ -224,7 +211,7 @@ static enum zip_result read_directory(struct zip_job *j, const struct zip_limits
     j->items = calloc(j->count ? j->count : 1, sizeof *j->items);
     if (!j->cd || !j->items)
         return errno = ENOMEM, system_error(j, NULL, "Cannot read the archive");
-    if (read_at(j->fd, j->cd, j->cd_size, j->cd_offset) < 0)
+    if (io_read_full(j->fd, j->cd, j->cd_size, (off_t)j->cd_offset) < 0)
         return refuse(j, NULL, "Damaged zip archive (cannot read the central directory)");
     const unsigned char *p = j->cd, *end = j->cd + j->cd_size;
     uint64_t total = 0;
@@ -341,7 +328,7 @@ static enum zip_result unpack_data(struct zip_job *j, const struct zip_item *it,
     for (;;) {
         if (z.avail_in == 0 && left > 0) {
             size_t want = left < sizeof j->in ? (size_t)left : sizeof j->in;
-            if (read_at(j->fd, j->in, want, off) < 0) {
+            if (io_read_full(j->fd, j->in, want, (off_t)off) < 0) {
                 r = refuse(j, it, "Damaged zip archive (truncated entry)");
                 break;
             }
@@ -370,7 +357,7 @@ static enum zip_result unpack_data(struct zip_job *j, const struct zip_item *it,
             r = refuse(j, it, "Refusing a zip entry that unpacks to more than its declared size");
             break;
         }
-        if (have && fileio_write_all(out_fd, j->out, have) < 0) {
+        if (have && io_write_all(out_fd, j->out, have) < 0) {
             r = system_error(j, it, "Cannot write");
             break;
         }
@@ -397,14 +384,15 @@ static enum zip_result unpack_file(struct zip_job *j, struct zip_item *it, int d
 {
     /* The local header: its name must be the directory's; the data follows it. */
     unsigned char h[ZIP_LOCAL_SIZE];
-    if (it->offset > j->cd_offset || read_at(j->fd, h, sizeof h, it->offset) < 0 ||
+    if (it->offset > j->cd_offset || io_read_full(j->fd, h, sizeof h, (off_t)it->offset) < 0 ||
         zip_get32(h) != ZIP_SIG_LOCAL)
         return refuse(j, it, "Damaged zip archive (local header)");
     size_t nl = zip_get16(h + 26), xl = zip_get16(h + 28);
     char *lname = malloc(nl + 1);
     if (!lname)
         return errno = ENOMEM, system_error(j, it, "Cannot unpack");
-    bool same = nl == it->name_len && read_at(j->fd, lname, nl, it->offset + ZIP_LOCAL_SIZE) == 0 &&
+    bool same = nl == it->name_len &&
+                io_read_full(j->fd, lname, nl, (off_t)(it->offset + ZIP_LOCAL_SIZE)) == 0 &&
                 memcmp(lname, it->name, nl) == 0;
     free(lname);
     if (!same)

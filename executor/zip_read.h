@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 struct zip_limits {
     uint64_t max_total;   /* sum of the entries' uncompressed sizes */

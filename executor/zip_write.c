@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/utf8.h"
 #include "zip.h"
 
 #define ZIP_WRITE_CHUNK 65536
@@ -48,27 +49,6 @@ static int emit(struct zip_writer *zw, const void *data, size_t n)
         return -1;
     zw->offset += n;
     return 0;
-}
-
-static bool utf8_valid(const unsigned char *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        unsigned char c = s[i];
-        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        if (!len || i + len > n)
-            return false;
-        uint32_t cp = len == 1 ? c : (uint32_t)(c & (0x7f >> len));
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + k] & 0x3f);
-        }
-        static const uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
-        if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        i += len;
-    }
-    return true;
 }
 
 /* MS-DOS date and time (local time, 2-second steps, 1980 to 2107). */
@@ -126,7 +106,7 @@ static struct zip_entry *entry_new(struct zip_writer *zw, const char *name, time
     e->name = strdup(name);
     if (!e->name)
         return NULL;
-    if (utf8_valid((const unsigned char *)name, nl))
+    if (utf8_valid(name, nl))
         e->flags |= ZIP_FLAG_UTF8;
     e->attrs = (uint32_t)(mode & 0xffff) << 16 | (S_ISDIR(mode) ? 0x10 : 0);
     dos_datetime(mtime, &e->time, &e->date);

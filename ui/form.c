@@ -1,6 +1,7 @@
 /* A small form (a modal): labelled text and choice fields in a centred box. Tab and Down go to
  * the next field, Shift-Tab and Up to the previous one; Left, Right and Space change a choice;
  * Enter submits (the caller may refuse a value: the form stays, saying why); Esc cancels. */
+#include "common/utf8.h"
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
@@ -147,9 +148,7 @@ static void form_draw(struct ui *ui)
             /* the end of a long value stays visible, and the cursor after it */
             const char *shown = e->text;
             while (draw_text_width(ui, shown) > vw - 1 && *shown) {
-                shown++;
-                while ((*shown & 0xC0) == 0x80)
-                    shown++;
+                shown += utf8_next(shown, strlen(shown));
             }
             int x = vx + draw_text(ui, win, y, vx, vw - 1, shown, va);
             if (cur)

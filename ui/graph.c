@@ -2,6 +2,8 @@
  * 0,1,2,6 from the top, the right column's 3,4,5,7. */
 #include "ui/graph.h"
 
+#include "common/utf8.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -32,11 +34,7 @@ static size_t graph_put(char *p, size_t room, const char *s)
 
 static void graph_braille(char *out, unsigned mask)
 {
-    unsigned cp = 0x2800u + mask;
-    out[0] = (char)(0xE0 | (cp >> 12));
-    out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[2] = (char)(0x80 | (cp & 0x3F));
-    out[3] = '\0';
+    out[utf8_put(0x2800u + mask, out)] = '\0'; /* U+2800..U+28FF: 3 bytes */
 }
 
 size_t graph_render(const double *values, size_t n, double max, int width, int height,

@@ -5,6 +5,8 @@
  *   "r RC "MESSAGE     the result, then end of file (MESSAGE may hold anything)
  * One job at a time. A child that ends without a result (killed, crashed) is said as such;
  * quitting the dashboard ends a running child by its PID and reaps it. */
+#include "common/buf.h"
+#include "common/io.h"
 #include "ui/ui_internal.h"
 
 #include <errno.h>
@@ -22,8 +24,7 @@ struct ui_job {
     char name[32];  /* "export": errors start with it */
     char what[200]; /* "exporting to DIR": progress starts with it */
     char unit[24];  /* what DONE and TOTAL count ("actions") */
-    char *buf;      /* bytes read and not yet taken */
-    size_t len, cap;
+    struct buf in;  /* bytes read and not yet taken */
     size_t done, total;
 };
 
@@ -34,19 +35,6 @@ struct job_report {
     int64_t last_ms;
 };
 
-static void job_write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return; /* the dashboard is gone: nobody to tell */
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 static void job_report_progress(void *ctx, size_t done, size_t total)
 {
     struct job_report *rep = ctx;
@@ -56,7 +44,7 @@ static void job_report_progress(void *ctx, size_t done, size_t total)
     rep->last_ms = now;
     char line[64];
     int n = snprintf(line, sizeof(line), "p %zu %zu\n", done, total);
-    job_write_all(rep->fd, line, (size_t)n);
+    io_write_all(rep->fd, line, (size_t)n);
 }
 
 static _Noreturn void job_child(int fd, ui_job_fn fn, void *arg)
@@ -84,9 +72,10 @@ static _Noreturn void job_child(int fd, ui_job_fn fn, void *arg)
     int rc = fn(arg, job_report_progress, &rep, &msg);
     char head[32];
     int n = snprintf(head, sizeof(head), "r %d ", rc);
-    job_write_all(fd, head, (size_t)n);
+    /* A failed write: the dashboard is gone, nobody to tell. */
+    io_write_all(fd, head, (size_t)n);
     if (msg)
-        job_write_all(fd, msg, strlen(msg));
+        io_write_all(fd, msg, strlen(msg));
     /* _exit: no atexit handlers, no stdio flush of the dashboard's buffers, no curses. */
     _exit(rc == 0 ? 0 : 1);
 }
@@ -147,28 +136,27 @@ static void job_take_progress(struct ui_job *job)
 {
     size_t start = 0;
     for (;;) {
-        if (job->len - start < 2 || job->buf[start] != 'p')
+        if (job->in.len - start < 2 || job->in.data[start] != 'p')
             break;
-        char *nl = memchr(job->buf + start, '\n', job->len - start);
+        char *nl = memchr(job->in.data + start, '\n', job->in.len - start);
         if (!nl)
             break;
         *nl = '\0';
         size_t done, total;
-        if (sscanf(job->buf + start, "p %zu %zu", &done, &total) == 2) {
+        if (sscanf(job->in.data + start, "p %zu %zu", &done, &total) == 2) {
             job->done = done;
             job->total = total;
         }
-        start = (size_t)(nl - job->buf) + 1;
+        start = (size_t)(nl - job->in.data) + 1;
     }
-    memmove(job->buf, job->buf + start, job->len - start);
-    job->len -= start;
+    buf_consume(&job->in, start);
 }
 
 static void job_free(struct ui_job *job)
 {
     if (job->fd >= 0)
         close(job->fd);
-    free(job->buf);
+    buf_free(&job->in);
     free(job);
 }
 
@@ -181,10 +169,9 @@ static unsigned job_finish(struct ui *ui)
         ;
     int rc;
     int off = 0;
-    if (job->len >= 2 && job->buf[0] == 'r') {
-        job->buf[job->len] = '\0';
-        if (sscanf(job->buf, "r %d %n", &rc, &off) >= 1 && off > 0) {
-            const char *msg = job->buf + off;
+    if (job->in.len >= 2 && job->in.data[0] == 'r') {
+        if (sscanf(job->in.data, "r %d %n", &rc, &off) >= 1 && off > 0) {
+            const char *msg = job->in.data + off;
             if (rc == 0)
                 ui_set_status(ui, "%s", *msg ? msg : "done");
             else
@@ -212,22 +199,18 @@ unsigned job_on_ready(struct ui *ui)
     if (!job)
         return 0;
     for (;;) {
-        if (job->cap - job->len < 4097) {
-            size_t cap = job->cap ? job->cap * 2 : 8192;
-            char *b = realloc(job->buf, cap);
-            if (!b)
-                break; /* the next poll tries again */
-            job->buf = b;
-            job->cap = cap;
-        }
-        ssize_t n = read(job->fd, job->buf + job->len, job->cap - job->len - 1);
+        if (buf_reserve(&job->in, 4096) < 0)
+            break; /* the next poll tries again */
+        struct buf *in = &job->in;
+        ssize_t n = read(job->fd, in->data + in->len, in->cap - in->len - 1);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             break; /* EAGAIN: all read for now */
         if (n == 0)
             return job_finish(ui);
-        job->len += (size_t)n;
+        in->len += (size_t)n;
+        in->data[in->len] = '\0';
         job_take_progress(job);
     }
     if (!job->total) /* nothing to count yet: job_start's "WHAT ..." stays */

@@ -1,6 +1,7 @@
 /* Two small modals every view shares: a one-line text prompt on the bottom row (search,
  * filter, the `:` command line, a rejection's reason, a file name) and a yes/no question
  * whose default is no (Enter never confirms anything destructive). */
+#include "common/utf8.h"
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
@@ -18,38 +19,10 @@ struct prompt {
     void *ud;
 };
 
-static size_t prompt_utf8(unsigned cp, char *out)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Drop the last character (a whole UTF-8 sequence). */
 static void prompt_backspace(char *text, size_t *len)
 {
-    while (*len > 0) {
-        unsigned char c = (unsigned char)text[--*len];
-        if ((c & 0xC0) != 0x80)
-            break;
-    }
+    *len = utf8_prev(text, *len);
     text[*len] = '\0';
 }
 
@@ -86,7 +59,7 @@ bool prompt_edit(char *text, size_t *len, size_t cap, int key, bool code)
     default:
         if (key >= 0x20 && key != 0x7F && key <= 0x10FFFF) {
             if (*len + 5 <= cap) {
-                *len += prompt_utf8((unsigned)key, text + *len);
+                *len += utf8_put((uint32_t)key, text + *len);
                 text[*len] = '\0';
             }
             return true;
@@ -144,9 +117,7 @@ static void prompt_draw(struct ui *ui)
     /* the end of a long text stays visible */
     const char *shown = p->text;
     while (tw > width - x - 2 && *shown) {
-        shown++;
-        while ((*shown & 0xC0) == 0x80)
-            shown++;
+        shown += utf8_next(shown, strlen(shown));
         tw = draw_text_width(ui, shown);
     }
     x += draw_text(ui, w, 0, x, width - x - 1, shown, theme_attr(UI_C_FOOTER));

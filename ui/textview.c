@@ -4,6 +4,7 @@
 #include "ui/textview.h"
 
 #include "common/sanitize.h"
+#include "common/utf8.h"
 #include "ui/logbuf.h"
 #include "ui/ui_internal.h"
 
@@ -497,11 +498,8 @@ static int textview_draw_run(struct ui *ui, WINDOW *w, int y, int x, int width, 
         size_t end = in ? starts[m] + nl : (m < nm ? starts[m] : to);
         if (end > to)
             end = to;
-        if (end - i >= sizeof(piece)) { /* keep whole UTF-8 characters in each piece */
-            end = i + sizeof(piece) - 1;
-            while (end > i && ((unsigned char)s[end] & 0xC0) == 0x80)
-                end--;
-        }
+        if (end - i >= sizeof(piece)) /* keep whole UTF-8 characters in each piece */
+            end = i + utf8_cut(s + i, sizeof(piece) - 1);
         memcpy(piece, s + i, end - i);
         piece[end - i] = '\0';
         int n = draw_text(ui, w, y, x + cols, width - cols, piece, in ? hl : base);

@@ -4,6 +4,7 @@
  * titles arrive as a temporary string. */
 #include "ui/vt.h"
 
+#include "common/buf.h"
 #include "common/sanitize.h"
 
 #include <curses.h>
@@ -27,8 +28,7 @@ struct vt {
     bool bell;
     char title[256];
     /* bytes for the sandbox */
-    char *out;
-    size_t out_len, out_cap;
+    struct buf out;
     /* scrollback: a ring of lines, newest at (sb_head + sb_count - 1) % sb_cap */
     struct vt_line **sb;
     size_t sb_cap, sb_head, sb_count;
@@ -285,18 +285,7 @@ static int vt_on_popline(int cols, VTermScreenCell *cells, void *user)
 static void vt_on_output(const char *s, size_t len, void *user)
 {
     struct vt *v = user;
-    if (v->out_len + len > v->out_cap) {
-        size_t cap = v->out_cap ? v->out_cap : 256;
-        while (cap < v->out_len + len)
-            cap *= 2;
-        char *p = realloc(v->out, cap);
-        if (!p)
-            return; /* out of memory: the keys are lost, not the dashboard */
-        v->out = p;
-        v->out_cap = cap;
-    }
-    memcpy(v->out + v->out_len, s, len);
-    v->out_len += len;
+    buf_append(&v->out, s, len); /* out of memory: the keys are lost, not the dashboard */
 }
 
 static const VTermScreenCallbacks vt_callbacks = {
@@ -351,7 +340,7 @@ void vt_free(struct vt *v)
         free(v->sb[(v->sb_head + i) % v->sb_cap]);
     free(v->sb);
     free(v->dirty);
-    free(v->out);
+    buf_free(&v->out);
     free(v);
 }
 
@@ -452,18 +441,13 @@ void vt_paste(struct vt *v, const char *text, size_t len)
 
 const char *vt_output(const struct vt *v, size_t *len)
 {
-    *len = v->out_len;
-    return v->out;
+    *len = v->out.len;
+    return v->out.data;
 }
 
 void vt_output_consume(struct vt *v, size_t n)
 {
-    if (n >= v->out_len) {
-        v->out_len = 0;
-        return;
-    }
-    memmove(v->out, v->out + n, v->out_len - n);
-    v->out_len -= n;
+    buf_consume(&v->out, n < v->out.len ? n : v->out.len);
 }
 
 void vt_cell(const struct vt *v, int row, int col, struct vt_cell *out)

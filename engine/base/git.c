@@ -4,6 +4,7 @@
  * config, no prompt, http(s) only, no redirects (the auth header must not follow one). */
 #include "engine/base/git.h"
 
+#include "common/base64.h"
 #include "engine/base/child.h"
 #include "engine/base/util.h"
 
@@ -80,29 +81,6 @@ bool git_ref_valid(const char *ref)
             return false;
     }
     return true;
-}
-
-static char *git_base64(const char *s)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t n = strlen(s);
-    char *out = malloc(4 * ((n + 2) / 3) + 1);
-    if (!out)
-        return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned char)s[i] << 16;
-        if (i + 1 < n)
-            v |= (unsigned char)s[i + 1] << 8;
-        if (i + 2 < n)
-            v |= (unsigned char)s[i + 2];
-        out[o++] = tab[(v >> 18) & 63];
-        out[o++] = tab[(v >> 12) & 63];
-        out[o++] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
-        out[o++] = i + 2 < n ? tab[v & 63] : '=';
-    }
-    out[o] = '\0';
-    return out;
 }
 
 static void git_wipe(char *s)
@@ -286,7 +264,9 @@ int git_clone_start(struct loop *l, const struct git_clone_spec *spec, git_done_
         op->token = strdup(spec->token);
         /* GitHub's form (user x-access-token); GitLab and Gitea accept any user with a token. */
         char *cred = util_strdupf("x-access-token:%s", spec->token);
-        op->b64 = cred ? git_base64(cred) : NULL;
+        struct buf b64 = BUF_INIT;
+        if (cred && base64_encode(&b64, (const unsigned char *)cred, strlen(cred)) == 0)
+            op->b64 = buf_steal(&b64);
         git_wipe(cred);
         op->header = op->b64 ? util_strdupf("Authorization: Basic %s", op->b64) : NULL;
         if (!op->header) {

@@ -1,18 +1,17 @@
-/* epoll loop with a sorted timer list: few timers live at once, so a list is enough. */
+/* The engine's loop on the common epoll core: handlers by fd with user data, a sorted list of
+ * one-shot timers (few live at once, so a list is enough), prepare hooks for libcurl and MHD. */
 #include "engine/base/loop.h"
 
-#include <errno.h>
+#include "common/evloop.h"
+
 #include <stdbool.h>
 #include <stdlib.h>
-#include <sys/epoll.h>
-#include <time.h>
-#include <unistd.h>
 
+/* A descriptor's handler and its data, found by fd (the engine's callers speak in fds). */
 struct watch {
-    int fd;
+    struct evloop_watch ev;
     loop_fd_fn fn;
     void *ud;
-    struct watch *next_dead;
 };
 
 struct loop_timer {
@@ -25,12 +24,11 @@ struct loop_timer {
 #define LOOP_MAX_PREPARE 4
 
 struct loop {
-    int epfd;
+    struct evloop *ev;
     bool stop;
     struct watch **watches; /* indexed by fd */
     int nwatches;
     struct loop_timer *timers;
-    struct watch *dead; /* deleted during a batch of events; freed after it */
     struct {
         loop_prepare_fn fn;
         void *ud;
@@ -40,9 +38,7 @@ struct loop {
 
 double loop_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return evloop_now() * 1e3;
 }
 
 struct loop *loop_new(void)
@@ -50,8 +46,8 @@ struct loop *loop_new(void)
     struct loop *l = calloc(1, sizeof(*l));
     if (!l)
         return NULL;
-    l->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (l->epfd < 0) {
+    l->ev = evloop_new();
+    if (!l->ev) {
         free(l);
         return NULL;
     }
@@ -65,18 +61,19 @@ void loop_free(struct loop *l)
     for (int i = 0; i < l->nwatches; i++)
         free(l->watches[i]);
     free(l->watches);
-    while (l->dead) {
-        struct watch *w = l->dead;
-        l->dead = w->next_dead;
-        free(w);
-    }
     while (l->timers) {
         struct loop_timer *t = l->timers;
         l->timers = t->next;
         free(t);
     }
-    close(l->epfd);
+    evloop_free(l->ev);
     free(l);
+}
+
+static void loop_dispatch(struct evloop_watch *ev, uint32_t events)
+{
+    struct watch *w = EVLOOP_CONTAINER_OF(ev, struct watch, ev);
+    w->fn(ev->fd, events, w->ud);
 }
 
 int loop_add_fd(struct loop *l, int fd, uint32_t events, loop_fd_fn fn, void *ud)
@@ -92,15 +89,15 @@ int loop_add_fd(struct loop *l, int fd, uint32_t events, loop_fd_fn fn, void *ud
         l->nwatches = n;
     }
     struct watch *w = l->watches[fd];
+    bool existed = w != NULL;
     if (!w && !(w = calloc(1, sizeof(*w))))
         return -1;
-    bool existed = l->watches[fd] != NULL;
-    w->fd = fd;
+    w->ev.fd = fd;
+    w->ev.fn = loop_dispatch;
     w->fn = fn;
     w->ud = ud;
     l->watches[fd] = w;
-    struct epoll_event ev = {.events = events, .data.ptr = w};
-    if (epoll_ctl(l->epfd, existed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev) < 0) {
+    if ((existed ? evloop_mod : evloop_add)(l->ev, &w->ev, events) < 0) {
         if (!existed) {
             l->watches[fd] = NULL;
             free(w);
@@ -114,21 +111,16 @@ int loop_mod_fd(struct loop *l, int fd, uint32_t events)
 {
     if (fd < 0 || fd >= l->nwatches || !l->watches[fd])
         return -1;
-    struct epoll_event ev = {.events = events, .data.ptr = l->watches[fd]};
-    return epoll_ctl(l->epfd, EPOLL_CTL_MOD, fd, &ev);
+    return evloop_mod(l->ev, &l->watches[fd]->ev, events);
 }
 
 void loop_del_fd(struct loop *l, int fd)
 {
     if (fd < 0 || fd >= l->nwatches || !l->watches[fd])
         return;
-    epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
-    /* The watch may be in the current batch of events: mark it dead, free it later. */
-    struct watch *w = l->watches[fd];
-    w->fn = NULL;
-    w->fd = -1;
-    w->next_dead = l->dead;
-    l->dead = w;
+    /* evloop_del drops the watch's events still pending in this batch: it can go at once. */
+    evloop_del(l->ev, &l->watches[fd]->ev);
+    free(l->watches[fd]);
     l->watches[fd] = NULL;
 }
 
@@ -187,8 +179,6 @@ void loop_stop(struct loop *l)
 
 int loop_run(struct loop *l)
 {
-    enum { MAXEV = 64 };
-    struct epoll_event evs[MAXEV];
     while (!l->stop) {
         long wait = -1;
         for (int i = 0; i < l->nprepare; i++) {
@@ -204,22 +194,8 @@ int loop_run(struct loop *l)
         }
         if (l->stop)
             break;
-        int n = epoll_wait(l->epfd, evs, MAXEV, (int)wait);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
+        if (evloop_run_once(l->ev, (int)wait) < 0)
             return -1;
-        }
-        for (int i = 0; i < n; i++) {
-            struct watch *w = evs[i].data.ptr;
-            if (w->fn)
-                w->fn(w->fd, evs[i].events, w->ud);
-        }
-        while (l->dead) {
-            struct watch *w = l->dead;
-            l->dead = w->next_dead;
-            free(w);
-        }
         loop_run_timers(l);
     }
     l->stop = false; /* a later loop_run runs again (tests drive the loop step by step) */

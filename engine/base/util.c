@@ -163,38 +163,3 @@ bool util_is_hex_id(const char *s, size_t len_min, size_t len_max)
             return false;
     return n >= len_min && n <= len_max;
 }
-
-int util_buf_append(struct util_buf *b, const void *p, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d)
-            return -1;
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return 0;
-}
-
-void util_buf_consume(struct util_buf *b, size_t n)
-{
-    if (n == 0 || !b->data)
-        return; /* an empty buffer has no storage yet */
-    memmove(b->data, b->data + n, b->len - n);
-    b->len -= n;
-    if (b->data)
-        b->data[b->len] = '\0';
-}
-
-void util_buf_free(struct util_buf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}

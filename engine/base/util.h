@@ -19,17 +19,6 @@ int util_mkdir_p(const char *path, unsigned mode);
  * followed (at any depth, nor at path itself: a link there is removed, not its target), no
  * other filesystem entered, any depth handled. 0 or -1. */
 int util_remove_tree(const char *path);
-/* A growable byte buffer, always NUL-terminated after len. */
-struct util_buf {
-    char *data;
-    size_t len, cap;
-};
-/* Append n bytes; 0, or -1 when out of memory (the buffer is unchanged). */
-int util_buf_append(struct util_buf *b, const void *p, size_t n);
-/* Drop the first n bytes. */
-void util_buf_consume(struct util_buf *b, size_t n);
-void util_buf_free(struct util_buf *b);
-
 /* True for [0-9a-f]{len_min..len_max}. */
 bool util_is_hex_id(const char *s, size_t len_min, size_t len_max);
 

@@ -3,6 +3,7 @@
  * Every call is asynchronous on the engine loop. */
 #include "engine/docker/docker.h"
 
+#include "common/buf.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
 #include "engine/docker/docker_internal.h"
@@ -612,14 +613,14 @@ int docker_demux_feed(struct docker_demux *dm, const char *p, size_t n, docker_d
 
 static int demux_append(const char *p, size_t n, int fd, void *ud)
 {
-    return util_buf_append(ud, p, n);
+    return buf_append(ud, p, n);
 }
 
 static void docker_on_done(const struct http_result *r, void *ud)
 {
     struct docker_call *call = ud;
     struct docker_reply rep = {.status = r->status, .message = ""};
-    struct util_buf text = {0};
+    struct buf text = {0};
     if (r->status < 0) {
         rep.message = r->error ? r->error : "transport error";
     } else if (call->demux && r->status == 200) {
@@ -636,7 +637,7 @@ static void docker_on_done(const struct http_result *r, void *ud)
     }
     call->fn(&rep, call->ud);
     json_decref(rep.json);
-    util_buf_free(&text);
+    buf_free(&text);
     free(call);
 }
 

@@ -4,6 +4,7 @@
  * unix socket, TCP and TLS are one code path with the same settings as every other call; we
  * write the request and read the reply ourselves because libcurl does not hand over an
  * upgraded HTTP/1.1 connection. */
+#include "common/buf.h"
 #include "engine/docker/docker.h"
 
 #include "engine/base/loop.h"
@@ -51,11 +52,11 @@ struct docker_exec {
     struct http_raw *raw;
     int fd;
     uint32_t events;
-    struct util_buf head;  /* the start request, until sent */
-    struct util_buf reply; /* the start reply's head (and an error's body) */
+    struct buf head;       /* the start request, until sent */
+    struct buf reply;      /* the start reply's head (and an error's body) */
     size_t reply_head_len; /* once the blank line is in */
     long reply_status;
-    struct util_buf out; /* the process's input, sent once the stream is up */
+    struct buf out; /* the process's input, sent once the stream is up */
     bool want_drain, close_input, input_closed, paused, write_failed;
     bool hold_input; /* until the first size is set (API < 1.42): typed commands see it */
     struct docker_demux demux;
@@ -111,9 +112,9 @@ static void exec_free(struct docker_exec *x)
         x->resize_waiters = w->next;
         free(w);
     }
-    util_buf_free(&x->head);
-    util_buf_free(&x->reply);
-    util_buf_free(&x->out);
+    buf_free(&x->head);
+    buf_free(&x->reply);
+    buf_free(&x->out);
     free(x->container);
     free(x);
 }
@@ -345,7 +346,7 @@ static void exec_update_events(struct docker_exec *x)
 /* Send what can be sent: the start request, then the process's input. -1: connection gone. */
 static int exec_flush(struct docker_exec *x)
 {
-    struct util_buf *b = x->state == X_STARTING ? &x->head : &x->out;
+    struct buf *b = x->state == X_STARTING ? &x->head : &x->out;
     if ((x->state != X_STARTING && x->state != X_STREAM) || (x->state == X_STREAM && x->hold_input))
         return 0;
     while (b->len && !x->write_failed) {
@@ -357,10 +358,10 @@ static int exec_flush(struct docker_exec *x)
                 return -1;
             /* The process stopped reading (or exited): its output and exit still come. */
             x->write_failed = true;
-            util_buf_consume(b, b->len);
+            buf_consume(b, b->len);
             break;
         }
-        util_buf_consume(b, (size_t)n);
+        buf_consume(b, (size_t)n);
     }
     if (x->state != X_STREAM)
         return 0;
@@ -418,7 +419,7 @@ static void exec_started(struct docker_exec *x);
  * stream's first. */
 static void exec_on_reply(struct docker_exec *x, const char *p, size_t n, bool eof)
 {
-    if (n && util_buf_append(&x->reply, p, n) < 0) {
+    if (n && buf_append(&x->reply, p, n) < 0) {
         exec_failf(x, "docker exec: out of memory");
         return;
     }
@@ -441,7 +442,7 @@ static void exec_on_reply(struct docker_exec *x, const char *p, size_t n, bool e
         if (status == 101 || status == 200) {
             size_t rest = x->reply.len - x->reply_head_len;
             x->state = X_STREAM;
-            util_buf_free(&x->head);
+            buf_free(&x->head);
             exec_started(x);
             if (rest && !x->closed) {
                 char *first = malloc(rest);
@@ -450,11 +451,11 @@ static void exec_on_reply(struct docker_exec *x, const char *p, size_t n, bool e
                     return;
                 }
                 memcpy(first, x->reply.data + x->reply_head_len, rest);
-                util_buf_free(&x->reply);
+                buf_free(&x->reply);
                 exec_deliver(x, first, rest);
                 free(first);
             } else {
-                util_buf_free(&x->reply);
+                buf_free(&x->reply);
             }
             return;
         }
@@ -548,7 +549,7 @@ static void exec_on_connected(struct http_raw *c, const char *error, int connect
     json_decref(body);
     free(payload);
     free(e);
-    if (!head || util_buf_append(&x->head, head, strlen(head)) < 0 ||
+    if (!head || buf_append(&x->head, head, strlen(head)) < 0 ||
         loop_add_fd(exec_loop(x), x->fd, EPOLLIN | EPOLLOUT, exec_on_fd, x) < 0) {
         free(head);
         http_raw_close(x->raw);
@@ -653,7 +654,7 @@ long docker_exec_write(struct docker_exec *x, const void *data, size_t len)
     size_t take = len < room ? len : room;
     if (take < len)
         x->want_drain = true;
-    if (take && util_buf_append(&x->out, data, take) < 0)
+    if (take && buf_append(&x->out, data, take) < 0)
         return -1;
     exec_update_events(x);
     return (long)take;

@@ -1,9 +1,9 @@
 /* libcurl multi driven by the engine loop: socket and timer callbacks, no polling. */
 #include "engine/docker/http.h"
 
+#include "common/buf.h"
 #include "engine/base/loop.h"
 #include "engine/base/unix_peer.h"
-#include "engine/base/util.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -46,7 +46,7 @@ struct http_call {
     CURL *easy;
     struct curl_slist *hdrs;
     char *body_out;
-    struct util_buf in;
+    struct buf in;
     char errbuf[CURL_ERROR_SIZE];
     http_done_fn fn;
     http_data_fn on_data;
@@ -75,7 +75,7 @@ static size_t http_on_data(char *p, size_t size, size_t n, void *ud)
         call->receiver_aborted = true;
         return 0;
     }
-    return util_buf_append(&call->in, p, size * n) == 0 ? size * n : 0;
+    return buf_append(&call->in, p, size * n) == 0 ? size * n : 0;
 }
 
 static void http_unlink(struct http *h, struct http_call *call)
@@ -97,7 +97,7 @@ static void http_call_free(struct http_call *call)
         close(call->peer_fd);
     free(call->peer_path);
     free(call->peer_arg);
-    util_buf_free(&call->in);
+    buf_free(&call->in);
     free(call);
 }
 

@@ -23,15 +23,15 @@ int jsonl_feed(struct jsonl *j, const char *p, size_t n, jsonl_fn fn, void *ud)
         if (!nl) {
             if (j->pending.len + n > JSONL_MAX_LINE)
                 return -1;
-            return util_buf_append(&j->pending, p, n);
+            return buf_append(&j->pending, p, n);
         }
         size_t seg = (size_t)(nl - p);
         int rc;
         if (j->pending.len) {
-            if (j->pending.len + seg > JSONL_MAX_LINE || util_buf_append(&j->pending, p, seg) < 0)
+            if (j->pending.len + seg > JSONL_MAX_LINE || buf_append(&j->pending, p, seg) < 0)
                 return -1;
             rc = jsonl_emit(j->pending.data, j->pending.len, fn, ud);
-            util_buf_consume(&j->pending, j->pending.len);
+            buf_consume(&j->pending, j->pending.len);
         } else {
             rc = jsonl_emit(p, seg, fn, ud);
         }
@@ -48,12 +48,12 @@ int jsonl_finish(struct jsonl *j, jsonl_fn fn, void *ud)
     int rc = 0;
     if (j->pending.len) {
         rc = jsonl_emit(j->pending.data, j->pending.len, fn, ud);
-        util_buf_consume(&j->pending, j->pending.len);
+        buf_consume(&j->pending, j->pending.len);
     }
     return rc;
 }
 
 void jsonl_free(struct jsonl *j)
 {
-    util_buf_free(&j->pending);
+    buf_free(&j->pending);
 }

@@ -2,7 +2,7 @@
 #ifndef PADDOCK_JSONL_H
 #define PADDOCK_JSONL_H
 
-#include "engine/base/util.h"
+#include "common/buf.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #define JSONL_MAX_LINE (4u * 1024 * 1024)
 
 struct jsonl {
-    struct util_buf pending; /* the unfinished last line */
+    struct buf pending; /* the unfinished last line */
 };
 
 /* Called for each complete non-empty line: obj is the parsed value (borrowed), or NULL when the

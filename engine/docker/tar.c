@@ -79,9 +79,8 @@ static int tar_add(struct tar *t, const char *name, char type, const void *data,
     static const unsigned char zeros[TAR_BLOCK];
     size_t pad = (TAR_BLOCK - len % TAR_BLOCK) % TAR_BLOCK;
     size_t before = t->buf.len;
-    if (util_buf_append(&t->buf, h, sizeof(h)) < 0 ||
-        (len && util_buf_append(&t->buf, data, len) < 0) ||
-        (pad && util_buf_append(&t->buf, zeros, pad) < 0)) {
+    if (buf_append(&t->buf, h, sizeof(h)) < 0 || (len && buf_append(&t->buf, data, len) < 0) ||
+        (pad && buf_append(&t->buf, zeros, pad) < 0)) {
         t->buf.len = before; /* no half entry */
         if (t->buf.data)
             t->buf.data[before] = '\0';
@@ -105,10 +104,10 @@ int tar_add_dir(struct tar *t, const char *name, unsigned mode, const char **err
 int tar_finish(struct tar *t)
 {
     static const unsigned char zeros[2 * TAR_BLOCK];
-    return util_buf_append(&t->buf, zeros, sizeof(zeros));
+    return buf_append(&t->buf, zeros, sizeof(zeros));
 }
 
 void tar_free(struct tar *t)
 {
-    util_buf_free(&t->buf);
+    buf_free(&t->buf);
 }

@@ -2,12 +2,12 @@
 #ifndef PADDOCK_TAR_H
 #define PADDOCK_TAR_H
 
-#include "engine/base/util.h"
+#include "common/buf.h"
 
 #include <stddef.h>
 
 struct tar {
-    struct util_buf buf; /* the archive so far; complete after tar_finish */
+    struct buf buf; /* the archive so far; complete after tar_finish */
 };
 
 /* Add a regular file (owner 0:0, mtime 0 so equal contents give equal archives). name is

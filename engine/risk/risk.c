@@ -27,6 +27,7 @@
  * are scanned like commands, or as code when the #! names an interpreter. */
 #include "engine/risk/risk.h"
 
+#include "common/utf8.h"
 #include "engine/risk/risk_internal.h"
 
 #include <ctype.h>
@@ -479,24 +480,14 @@ static void rule_rm(struct rk_cmd *x)
 }
 
 /* Appends word to a command line being rebuilt, single-quoted so it stays one word. */
-static void rk_put_quoted(struct rs_str *b, const char *w)
+static void rk_put_quoted(struct buf *b, const char *w)
 {
-    size_t n = strlen(w) * 4 + 4;
-    char *g = realloc(b->s, b->len + n + 1);
-    if (!g)
-        return;
-    b->s = g;
-    b->s[b->len++] = '\'';
-    for (const char *p = w; *p; p++) {
-        if (*p == '\'') {
-            memcpy(b->s + b->len, "'\\''", 4);
-            b->len += 4;
-        } else {
-            b->s[b->len++] = *p;
-        }
-    }
-    memcpy(b->s + b->len, "' ", 3);
-    b->len += 2;
+    if (buf_reserve(b, strlen(w) * 4 + 3) < 0)
+        return; /* room for all of it: the appends below cannot fail */
+    buf_append(b, "'", 1);
+    for (const char *p = w; *p; p++)
+        buf_append(b, *p == '\'' ? "'\\''" : p, *p == '\'' ? 4 : 1);
+    buf_append(b, "' ", 2);
 }
 
 static void rule_find(struct rk_cmd *x)
@@ -538,7 +529,7 @@ static void rule_find(struct rk_cmd *x)
         if (strcmp(a, "-exec") && strcmp(a, "-execdir") && strcmp(a, "-ok") && strcmp(a, "-okdir"))
             continue;
         execs++;
-        struct rs_str sub = {0};
+        struct buf sub = {0};
         int j = i + 1;
         for (; j <= rk_nargs(x); j++) {
             const char *b = rk_arg(x, j);
@@ -546,9 +537,9 @@ static void rule_find(struct rk_cmd *x)
                 break;
             rk_put_quoted(&sub, b);
         }
-        if (sub.s) {
-            rk_text(x->k, sub.s, sub.len, NULL);
-            free(sub.s);
+        if (sub.data) {
+            rk_text(x->k, sub.data, sub.len, NULL);
+            free(sub.data);
         }
         i = j;
     }
@@ -993,27 +984,27 @@ static void rule_npm(struct rk_cmd *x)
  * list ['rm', '-rf', '/'] and the sum "rm -rf " + "/" are one line each. */
 static void rk_code_strings(struct rk *k, const char *code)
 {
-    struct rs_str line = {0};
+    struct buf line = {0};
     const char *p = code;
     while ((p = strpbrk(p, "'\"`"))) {
         char q = *p;
         const char *end = strchr(p + 1, q);
         if (!end)
             break;
-        rs_put(&line, p + 1, (size_t)(end - p - 1));
+        buf_append(&line, p + 1, (size_t)(end - p - 1));
         p = end + 1;
         size_t gap = strspn(p, " \t\n,+.");
         if (p[gap] && strchr("'\"`", p[gap])) {
             if (memchr(p, ',', gap))
-                rs_put(&line, " ", 1); /* list items are words */
+                buf_append(&line, " ", 1); /* list items are words */
             p += gap;
             continue;
         }
         if (line.len)
-            rk_text(k, line.s, line.len, NULL);
-        line.len = 0;
+            rk_text(k, line.data, line.len, NULL);
+        buf_reset(&line);
     }
-    free(line.s);
+    free(line.data);
 }
 
 /* python -c CODE, perl -e CODE...: the code's shell calls are commands. */
@@ -1161,25 +1152,18 @@ static void rule_shell(struct rk_cmd *x)
 
 static void rule_eval(struct rk_cmd *x)
 {
-    struct rs_str all = {0};
+    struct buf all = {0};
     for (int i = 1; i <= rk_nargs(x); i++) {
         const char *a = rk_arg(x, i);
-        size_t n = strlen(a);
-        char *g = realloc(all.s, all.len + n + 2);
-        if (!g)
+        if (buf_append_str(&all, a) < 0 || buf_append(&all, " ", 1) < 0)
             break;
-        all.s = g;
-        memcpy(all.s + all.len, a, n);
-        all.len += n;
-        all.s[all.len++] = ' ';
-        all.s[all.len] = '\0';
         if (rk_arg_dyn(x, i))
             x->f->consumer = true; /* eval "$(...)" runs what it produced */
     }
     x->k->obfuscated = true;
-    if (all.s) {
-        rk_text(x->k, all.s, all.len, NULL);
-        free(all.s);
+    if (all.data) {
+        rk_text(x->k, all.data, all.len, NULL);
+        free(all.data);
     }
     rk_raise(x->k, 1, "evaluates text as commands (%s)", x->verb);
 }
@@ -1863,13 +1847,13 @@ static void rk_command(struct rk *k, const struct rs_cmd *c, struct rk_facts *f)
 }
 
 /* printf's and echo -e's escapes undone: \n, \t, \\, \xHH, \0NNN. */
-static void rk_put_unescaped(struct rs_str *b, const char *s, bool esc)
+static void rk_put_unescaped(struct buf *b, const char *s, bool esc)
 {
     static const char from[] = "ntrabfv\\", to[] = "\n\t\r\a\b\f\v\\";
     for (const char *p = s; *p; p++) {
         const char *e = esc && p[0] == '\\' && p[1] ? strchr(from, p[1]) : NULL;
         if (e && *e) {
-            rs_put(b, &to[e - from], 1);
+            buf_append(b, &to[e - from], 1);
             p++;
         } else if (esc && p[0] == '\\' && (p[1] == 'x' || (p[1] >= '0' && p[1] <= '7'))) {
             bool hex = p[1] == 'x';
@@ -1883,19 +1867,19 @@ static void rk_put_unescaped(struct rs_str *b, const char *s, bool esc)
             }
             char c = (char)v;
             if (c)
-                rs_put(b, &c, 1);
+                buf_append(b, &c, 1);
             p = q - 1;
         } else {
-            rs_put(b, p, 1);
+            buf_append(b, p, 1);
         }
     }
 }
 
 /* The text a command prints when it is written out in the line: echo's words, printf's
  * format and arguments, cat's here-document or here-string. */
-static bool rk_said(const struct rs_cmd *c, struct rs_str *out)
+static bool rk_said(const struct rs_cmd *c, struct buf *out)
 {
-    out->len = 0;
+    buf_reset(out);
     if (c->nwords < 1 || c->words[0].dyn)
         return false;
     const char *v = rk_base(c->words[0].s);
@@ -1904,10 +1888,10 @@ static bool rk_said(const struct rs_cmd *c, struct rs_str *out)
         for (int i = 0; i < c->nredirs; i++) {
             const struct rs_redir *r = &c->redirs[i];
             if (r->kind == RS_REDIR_HEREDOC && r->body)
-                rs_put(out, r->body, strlen(r->body));
+                buf_append(out, r->body, strlen(r->body));
             else if (r->kind == RS_REDIR_HERESTRING && r->target) {
-                rs_put(out, r->target, strlen(r->target));
-                rs_put(out, "\n", 1);
+                buf_append(out, r->target, strlen(r->target));
+                buf_append(out, "\n", 1);
             }
         }
     if (echo || printf_) {
@@ -1919,10 +1903,10 @@ static bool rk_said(const struct rs_cmd *c, struct rs_str *out)
             esc |= strchr(c->words[i].s, 'e') != NULL;
         for (int first = i; i < c->nwords; i++) {
             if (i > first)
-                rs_put(out, " ", 1);
+                buf_append(out, " ", 1);
             rk_put_unescaped(out, c->words[i].s, esc);
         }
-        rs_put(out, "\n", 1);
+        buf_append(out, "\n", 1);
     }
     return out->len > 0;
 }
@@ -1958,7 +1942,7 @@ static void rk_text(struct rk *k, const char *s, size_t len, struct rk_facts *al
     }
     /* pipelines: facts flow left to right */
     struct rk_facts up = {0}; /* what feeds the current command's stdin */
-    struct rs_str said = {0}; /* and the text, when it is in the line (echo 'rm -rf /' | sh) */
+    struct buf said = {0};    /* and the text, when it is in the line (echo 'rm -rf /' | sh) */
     bool has_said = false;
     for (int i = 0; i < l.n; i++) {
         struct rk_facts f = {0};
@@ -1966,9 +1950,9 @@ static void rk_text(struct rk *k, const char *s, size_t len, struct rk_facts *al
         rk_command(k, &l.cmds[i], &f);
         if (f.consumer && has_said) {
             if (f.lang[0])
-                rk_code(k, said.s, f.lang, NULL);
+                rk_code(k, said.data, f.lang, NULL);
             else
-                rk_text(k, said.s, said.len, NULL);
+                rk_text(k, said.data, said.len, NULL);
         }
         if (f.consumer && (up.fetch || nested.fetch))
             rk_raise(k, 2, "runs a download in a shell or interpreter");
@@ -1992,7 +1976,7 @@ static void rk_text(struct rk *k, const char *s, size_t len, struct rk_facts *al
             has_said = false;
         }
     }
-    free(said.s);
+    free(said.data);
     if (all) {
         all->fetch |= nested.fetch;
         all->decode |= nested.decode;
@@ -2025,15 +2009,12 @@ static char *rk_clean(const char *s, size_t len, bool *hidden)
             continue;
         }
         uint32_t cp = 0;
-        size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-        if (i + n > len || n == 1) {
+        size_t n = utf8_decode(s + i, len - i, &cp);
+        if (n == 0) { /* not UTF-8 (the API hands over valid JSON strings) */
             *hidden = true;
             i++;
             continue;
         }
-        cp = c & (0xFF >> (n + 1));
-        for (size_t j = 1; j < n; j++)
-            cp = (cp << 6) | ((unsigned char)s[i + j] & 0x3F);
         if (cp >= 0xFF01 && cp <= 0xFF5E) {
             out[o++] = (char)(cp - 0xFF01 + 0x21);
             *hidden = true;
@@ -2166,7 +2147,7 @@ static void rk_file_write(struct rk *k, const char *path, const char *content)
 
 /* The shell commands in an IPython cell: %%bash / %%sh / %%script sh cells, and lines
  * `!cmd`, `!!cmd`, `x = !cmd`, `%system cmd`, `%sx cmd`. */
-static void rk_ipython_shell(const char *code, struct rs_str *out)
+static void rk_ipython_shell(const char *code, struct buf *out)
 {
     const char *p = code + strspn(code, " \t\n");
     static const char *const cells[] = {"%%bash",       "%%sh",     "%%script bash", "%%script sh",
@@ -2175,7 +2156,7 @@ static void rk_ipython_shell(const char *code, struct rs_str *out)
         if (strncmp(p, *c, strlen(*c)) == 0) {
             const char *body = strchr(p, '\n');
             if (body)
-                rs_put(out, body + 1, strlen(body + 1));
+                buf_append(out, body + 1, strlen(body + 1));
             return;
         }
     for (p = code; *p;) {
@@ -2205,8 +2186,8 @@ static void rk_ipython_shell(const char *code, struct rs_str *out)
         else if (e - q > 4 && strncmp(q, "%sx ", 4) == 0)
             cmd = q + 4;
         if (cmd && cmd < e) {
-            rs_put(out, cmd, (size_t)(e - cmd));
-            rs_put(out, "\n", 1);
+            buf_append(out, cmd, (size_t)(e - cmd));
+            buf_append(out, "\n", 1);
         }
         p = nl ? nl + 1 : e;
     }
@@ -2236,11 +2217,11 @@ void risk_classify_ipython(struct rk *k, const json_t *args)
     } else if (len > RISK_MAX_LEN) {
         rk_raise(k, 2, "is too long to analyse (%zu bytes)", len);
     } else {
-        struct rs_str shell = {0};
+        struct buf shell = {0};
         rk_ipython_shell(code, &shell);
-        if (shell.s) {
-            rk_command_line(k, shell.s, shell.len);
-            free(shell.s);
+        if (shell.data) {
+            rk_command_line(k, shell.data, shell.len);
+            free(shell.data);
         }
         rk_code(k, code, "Python", NULL);
     }

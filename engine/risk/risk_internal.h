@@ -2,16 +2,10 @@
 #ifndef PADDOCK_RISK_INTERNAL_H
 #define PADDOCK_RISK_INTERNAL_H
 
+#include "common/buf.h"
+
 #include <stdbool.h>
 #include <stddef.h>
-
-struct rs_str {
-    char *s;
-    size_t len, cap;
-};
-
-/* Append n bytes, keeping the string NUL-terminated (out of memory: unchanged). */
-void rs_put(struct rs_str *b, const char *p, size_t n);
 
 enum {
     RS_SUBST_COMMAND = 1, /* $(...) or `...` */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a growing byte string ---- */
+/* ---- growing arrays ---- */
 
 /* Room for one more element in an array of n with *cap slots (first: the first size). */
 static int rs_grow(void **arr, int *cap, int n, size_t elem, int first)
@@ -24,26 +24,10 @@ static int rs_grow(void **arr, int *cap, int n, size_t elem, int first)
     return 0;
 }
 
-void rs_put(struct rs_str *b, const char *p, size_t n)
+/* Out of memory the byte is lost: the classifier then sees less text, never more. */
+static void rs_putc(struct buf *b, char c)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->s, cap);
-        if (!d)
-            return;
-        b->s = d;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, p, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void rs_putc(struct rs_str *b, char c)
-{
-    rs_put(b, &c, 1);
+    buf_append(b, &c, 1);
 }
 
 /* ---- the list being built ---- */
@@ -53,7 +37,7 @@ struct rs_parse {
     const char *s;
     size_t len, i;
     struct rs_cmd *cmd;       /* the command being read */
-    struct rs_str word;       /* the word being read */
+    struct buf word;          /* the word being read */
     bool in_word, dyn, split; /* split: it held $IFS, re-split it at the end */
     int subst;                /* RS_SUBST_* of substitutions inside the word */
     /* here-documents announced on this line, read after its newline: (command, redirection)
@@ -118,7 +102,7 @@ static void rs_word_end(struct rs_parse *p)
 {
     if (!p->in_word)
         return;
-    const char *w = p->word.s ? p->word.s : "";
+    const char *w = p->word.data ? p->word.data : "";
     if (p->redir_kind) {
         struct rs_redir *r = rs_redir_add(rs_cur(p), p->redir_kind);
         if (r) {
@@ -139,8 +123,8 @@ static void rs_word_end(struct rs_parse *p)
         rs_word_add(rs_cur(p), w, p->dyn, p->subst);
     }
     p->word.len = 0;
-    if (p->word.s)
-        p->word.s[0] = '\0';
+    if (p->word.data)
+        p->word.data[0] = '\0';
     p->in_word = p->dyn = p->split = false;
     p->subst = 0;
 }
@@ -294,13 +278,13 @@ static size_t rs_dollar(struct rs_parse *p, size_t i)
             rs_putc(&p->word, ' ');
             p->split = true;
         } else if (n == 4 && memcmp(s + i + 2, "HOME", 4) == 0) {
-            rs_put(&p->word, "~", 1);
+            buf_append(&p->word, "~", 1);
         } else {
             p->dyn = true;
             /* ${x:-rm}: the default may be what runs */
             const char *dflt = memchr(s + i + 2, '-', n);
             if (dflt)
-                rs_put(&p->word, dflt + 1, (size_t)(s + end - dflt - 1));
+                buf_append(&p->word, dflt + 1, (size_t)(s + end - dflt - 1));
         }
         return close ? end + 1 : len;
     }
@@ -321,7 +305,7 @@ static size_t rs_dollar(struct rs_parse *p, size_t i)
         rs_putc(&p->word, ' ');
         p->split = true;
     } else if (n == 4 && memcmp(s + i + 1, "HOME", 4) == 0) {
-        rs_put(&p->word, "~", 1);
+        buf_append(&p->word, "~", 1);
     } else {
         p->dyn = true;
     }
@@ -341,7 +325,7 @@ static size_t rs_heredocs(struct rs_parse *p, size_t i)
 {
     for (int k = 0; k < p->npending; k++) {
         const char *delim = p->heredoc_delim[k] ? p->heredoc_delim[k] : "";
-        struct rs_str body = {0};
+        struct buf body = {0};
         bool found = false;
         while (i < p->len) {
             const char *nl = memchr(p->s + i, '\n', p->len - i);
@@ -355,15 +339,15 @@ static size_t rs_heredocs(struct rs_parse *p, size_t i)
                 found = true;
                 break;
             }
-            rs_put(&body, p->s + a, end - a);
+            buf_append(&body, p->s + a, end - a);
             rs_putc(&body, '\n');
         }
         p->out->unterminated |= !found;
         struct rs_redir *r = rs_pending(p, k);
         if (r && !r->body)
-            r->body = body.s ? body.s : strdup("");
+            r->body = body.data ? body.data : strdup("");
         else
-            free(body.s);
+            free(body.data);
         free(p->heredoc_delim[k]);
         p->heredoc_delim[k] = NULL;
     }
@@ -376,9 +360,9 @@ static size_t rs_redirect(struct rs_parse *p, size_t i)
     const char *s = p->s;
     size_t len = p->len;
     /* a word of digits right before is the descriptor number, not a word */
-    if (p->in_word && p->word.s && strspn(p->word.s, "0123456789") == p->word.len) {
+    if (p->in_word && p->word.data && strspn(p->word.data, "0123456789") == p->word.len) {
         p->word.len = 0;
-        p->word.s[0] = '\0';
+        p->word.data[0] = '\0';
         p->in_word = false;
     }
     rs_word_end(p);
@@ -512,7 +496,7 @@ static void rs_parse(struct rs_parse *p)
             const char *q = memchr(s + i + 1, '\'', len - i - 1);
             size_t end = q ? (size_t)(q - s) : len;
             p->out->unterminated |= !q;
-            rs_put(&p->word, s + i + 1, end - i - 1);
+            buf_append(&p->word, s + i + 1, end - i - 1);
             i = end + 1;
         } else if (c == '"') {
             p->in_word = true;
@@ -563,7 +547,7 @@ static void rs_parse(struct rs_parse *p)
             r->body = strdup("");
         free(p->heredoc_delim[k]);
     }
-    free(p->word.s);
+    free(p->word.data);
 }
 
 void rs_list_parse(struct rs_list *l, const char *s, size_t len)

@@ -1,9 +1,9 @@
 /* Actions in the store: the intent row, the approval, the observation, full-text search, rules
  * and retention. The action path uses prepared-once statements (store_cached): one action is
  * a handful of statements and one fsync. */
+#include "common/buf.h"
 #include "engine/store/store.h"
 
-#include "engine/base/util.h"
 #include "engine/store/store_internal.h"
 
 #include <sqlite3.h>
@@ -361,7 +361,7 @@ json_t *store_actions_pending(struct store *s, const char *session_id)
  * `a:b` is searched as text, never parsed as query syntax), all of them required. */
 static char *store_fts_query(const char *q)
 {
-    struct util_buf b = {0};
+    struct buf b = {0};
     const char *p = q;
     while (*p) {
         while (*p == ' ' || *p == '\t' || *p == '\n')
@@ -369,18 +369,18 @@ static char *store_fts_query(const char *q)
         if (!*p)
             break;
         if (b.len)
-            util_buf_append(&b, " ", 1);
-        util_buf_append(&b, "\"", 1);
+            buf_append(&b, " ", 1);
+        buf_append(&b, "\"", 1);
         for (; *p && *p != ' ' && *p != '\t' && *p != '\n'; p++) {
-            util_buf_append(&b, p, 1);
+            buf_append(&b, p, 1);
             if (*p == '"') /* a quote inside a term doubles */
-                util_buf_append(&b, "\"", 1);
+                buf_append(&b, "\"", 1);
         }
-        util_buf_append(&b, "\"", 1);
+        buf_append(&b, "\"", 1);
     }
     if (!b.len)
         return NULL;
-    util_buf_append(&b, "", 1);
+    buf_append(&b, "", 1);
     return b.data;
 }
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "bashsplit.h"
-#include "buf.h"
+#include "common/buf.h"
 
 #define INVALID ((const char *)-1)
 #define MAX_PARTS 16

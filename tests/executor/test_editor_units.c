@@ -1,6 +1,6 @@
 /* Unit tests of the file actions' pure parts: the diff (expected texts are what Python's
  * difflib.unified_diff gives, n=0, lines right-stripped), encoding detection and
- * conversion, Python text rules, path spelling, the undo history, base64, binary sniffing. */
+ * conversion, Python text rules, path spelling, the undo history, binary sniffing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base64.h"
 #include "diff.h"
 #include "editor_encoding.h"
 #include "editor_history.h"
@@ -300,22 +299,7 @@ static void test_history(void **state)
     editor_history_free(h);
 }
 
-/* ---- base64 and binary sniffing --------------------------------------------------------- */
-
-static void test_base64(void **state)
-{
-    (void)state;
-    static const char *const cases[][2] = {
-        {"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foobar", "Zm9vYmFy"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct buf out = BUF_INIT;
-        assert_int_equal(
-            base64_encode(&out, (const unsigned char *)cases[i][0], strlen(cases[i][0])), 0);
-        assert_string_equal(out.data ? out.data : "", cases[i][1]);
-        buf_free(&out);
-    }
-}
+/* ---- binary sniffing ----------------------------------------------------------------------- */
 
 static void test_binary_sniff(void **state)
 {
@@ -347,7 +331,6 @@ int main(void)
         cmocka_unit_test(test_pytext_parse_int),
         cmocka_unit_test(test_pathname),
         cmocka_unit_test(test_history),
-        cmocka_unit_test(test_base64),
         cmocka_unit_test(test_binary_sniff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

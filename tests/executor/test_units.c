@@ -1,5 +1,5 @@
 /* Unit tests of the executor's pure parts: marker parser, output capture and truncation,
- * UTF-8 repair, number format, command-line encoding, special keys, environment filter,
+ * number format, command-line encoding, special keys, environment filter,
  * colour-code stripping, PATH lookup, git repository lookup, page text from HTML. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,9 +15,10 @@
 #include <unistd.h>
 
 #include "ansi.h"
-#include "buf.h"
 #include "clip.h"
 #include "cmdline.h"
+#include "common/buf.h"
+#include "common/utf8.h"
 #include "env.h"
 #include "gitinfo.h"
 #include "htmltext.h"
@@ -318,7 +319,7 @@ static void test_capture_multibyte_count(void **state)
     for (int i = 0; i < 40000; i++)
         capture_append(&c, "\xc3\xa9", 2);
     char *s = render(&c);
-    assert_int_equal(text_utf8_count(s, strlen(s)), 30000 + strlen(TEXT_TRUNCATION_MARKER));
+    assert_int_equal(utf8_count(s, strlen(s)), 30000 + strlen(TEXT_TRUNCATION_MARKER));
     assert_int_equal(strlen(s), 60000 + strlen(TEXT_TRUNCATION_MARKER));
     free(s);
     capture_reset(&c);
@@ -406,7 +407,7 @@ static void test_capture_line_window_default(void **state)
     assert_memory_equal(s, "1001\n1002\n", 10);
     assert_string_equal(s + strlen(s) - 6, "\n12000");
     assert_non_null(strstr(s, TEXT_TRUNCATION_MARKER));
-    assert_int_equal(text_utf8_count(s, strlen(s)), 30000 + strlen(TEXT_TRUNCATION_MARKER));
+    assert_int_equal(utf8_count(s, strlen(s)), 30000 + strlen(TEXT_TRUNCATION_MARKER));
     free(s);
     capture_reset(&c);
     assert_int_equal(capture_shown_lines(&c), 0);
@@ -426,45 +427,6 @@ static void test_truncate_exact_limit(void **state)
     assert_int_equal(b.len, 30000 + strlen(TEXT_TRUNCATION_MARKER));
     assert_int_equal(b.data[b.len - 1], 'y');
     buf_free(&b);
-}
-
-/* ---- UTF-8 repair ----------------------------------------------------------------------- */
-
-static void check_repair_n(const char *in, size_t n, const char *want, size_t want_len)
-{
-    struct buf out = BUF_INIT;
-    assert_int_equal(text_utf8_repair(&out, in, n), 0);
-    assert_int_equal(out.len, want_len);
-    assert_memory_equal(out.data, want, out.len);
-    buf_free(&out);
-}
-
-static void check_repair(const char *in, size_t n, const char *want)
-{
-    struct buf out = BUF_INIT;
-    assert_int_equal(text_utf8_repair(&out, in, n), 0);
-    assert_int_equal(out.len, strlen(want));
-    assert_memory_equal(out.data, want, out.len);
-    buf_free(&out);
-}
-
-#define FFFD "\xef\xbf\xbd"
-
-static void test_utf8_repair(void **state)
-{
-    (void)state;
-    check_repair("plain", 5, "plain");
-    check_repair("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
-    check_repair("\xff", 1, FFFD);
-    check_repair("a\xc3", 2, "a" FFFD);
-    check_repair("\xe2\x82", 2, FFFD); /* truncated: one replacement */
-    check_repair("\xf0\x9f\x98"
-                 "A",
-                 4, FFFD "A");                                /* maximal subpart, then go on */
-    check_repair("\xed\xa0\x80", 3, FFFD FFFD FFFD);          /* surrogate: as Python does */
-    check_repair("\xc0\xaf", 2, FFFD FFFD);                   /* overlong */
-    check_repair("\xf4\x90\x80\x80", 4, FFFD FFFD FFFD FFFD); /* above U+10FFFF */
-    check_repair_n("x\0y", 3, "x\0y", 3);
 }
 
 /* ---- numbers ---------------------------------------------------------------------------- */
@@ -1019,7 +981,6 @@ int main(void)
         cmocka_unit_test(test_capture_whitespace_flood),
         cmocka_unit_test(test_capture_multibyte_count),
         cmocka_unit_test(test_truncate_exact_limit),
-        cmocka_unit_test(test_utf8_repair),
         cmocka_unit_test(test_format_numbers),
         cmocka_unit_test(test_cmdline_direct_and_eval),
         cmocka_unit_test(test_cmdline_long_lines_roundtrip),

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "common/buf.h"
 #include "multipart.h"
 #include "zip_read.h"
 #include "zip_write.h"

@@ -3,6 +3,7 @@
  * the same over DOCKER_HOST=tcp:// with TLS through a TLS proxy on 127.0.0.1, also for
  * `paddock serve` (ping, a session running `echo hi`, a wrong CA, an unreachable host).
  * Containers carry paddock.test=1 and a label of this run, and are removed by it. */
+#include "common/buf.h"
 #include "engine/base/loop.h"
 #include "engine/docker/docker.h"
 #include "engine/docker/http.h"
@@ -295,10 +296,7 @@ static void test_container_calls(void **state)
 /* ---------------------------------------------------------------- streams */
 
 struct collect {
-    struct util_buf_like {
-        char *p;
-        size_t len;
-    } fd[3];
+    struct buf fd[3];
     int items;
     int objects;           /* stats: samples with cpu_stats and memory_stats */
     const char *until;     /* stop once fd 2 ends with this... */
@@ -309,18 +307,10 @@ struct collect {
     long end_status;
 };
 
-static void buf_add(struct util_buf_like *b, const char *p, size_t n)
-{
-    b->p = realloc(b->p, b->len + n + 1);
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
 static void collect_free(struct collect *c)
 {
     for (int i = 0; i < 3; i++)
-        free(c->fd[i].p);
+        buf_free(&c->fd[i]);
 }
 
 static int on_log_item(const struct docker_item *it, void *ud)
@@ -328,10 +318,10 @@ static int on_log_item(const struct docker_item *it, void *ud)
     struct collect *c = ud;
     assert_null(it->json);
     assert_true(it->fd == 1 || it->fd == 2);
-    buf_add(&c->fd[it->fd], it->data, it->len);
+    assert_int_equal(buf_append(&c->fd[it->fd], it->data, it->len), 0);
     c->items++;
-    bool have_err = c->fd[2].p && strstr(c->fd[2].p, c->until);
-    bool have_out = c->fd[1].p && strstr(c->fd[1].p, c->until_out);
+    bool have_err = c->fd[2].data && strstr(c->fd[2].data, c->until);
+    bool have_out = c->fd[1].data && strstr(c->fd[1].data, c->until_out);
     if (have_err && have_out) {
         c->done = true;
         loop_stop(L);
@@ -364,10 +354,10 @@ static void test_logs_follow_demux(void **state)
     run_until(&c.done);
     assert_true(c.fd[1].len == 100000 + 1 + 4);
     for (size_t i = 0; i < 100000; i++)
-        if (c.fd[1].p[i] != 'a')
-            fail_msg("stdout byte %zu is 0x%02x, not 'a'", i, (unsigned char)c.fd[1].p[i]);
-    assert_memory_equal(c.fd[1].p + 100000, "\nout\n", 5);
-    assert_string_equal(c.fd[2].p, "err\n"); /* stderr kept apart, nothing else in it */
+        if (c.fd[1].data[i] != 'a')
+            fail_msg("stdout byte %zu is 0x%02x, not 'a'", i, (unsigned char)c.fd[1].data[i]);
+    assert_memory_equal(c.fd[1].data + 100000, "\nout\n", 5);
+    assert_string_equal(c.fd[2].data, "err\n"); /* stderr kept apart, nothing else in it */
     assert_true(c.items >= 3);
     assert_true(c.ended); /* closing from on_item ends it with the callback */
     assert_int_equal(c.end_status, -1);
@@ -383,11 +373,11 @@ static void test_logs_follow_tty_raw(void **state)
     /* A TTY merges both into one raw stream on fd 1: no framing to decode. */
     struct docker_stream *s = docker_logs_follow(D, id, -1, 0, 1, on_log_item, NULL, &c);
     assert_non_null(s);
-    c.fd[2].p = strdup(""); /* nothing is expected on fd 2 */
+    assert_int_equal(buf_append(&c.fd[2], "", 0), 0); /* nothing is expected on fd 2 */
     run_until(&c.done);
-    assert_int_equal(strncmp(c.fd[1].p, "tty-out\r\n", 9), 0); /* the PTY's CR LF, no header */
-    assert_non_null(strstr(c.fd[1].p, "tty-err\r\n"));
-    assert_string_equal(c.fd[2].p, "");
+    assert_int_equal(strncmp(c.fd[1].data, "tty-out\r\n", 9), 0); /* the PTY's CR LF, no header */
+    assert_non_null(strstr(c.fd[1].data, "tty-err\r\n"));
+    assert_string_equal(c.fd[2].data, "");
     collect_free(&c);
     container_remove(D, id);
     free(id);
@@ -508,7 +498,7 @@ static void test_events_by_label(void **state)
 
 struct term {
     struct docker_exec *x;
-    struct util_buf_like out[3];
+    struct buf out[3];
     const char *want; /* stop the loop once out[1] (or out[2]) holds this */
     bool got_want;
     bool exited;
@@ -521,9 +511,9 @@ static int on_term_output(const char *p, size_t n, int fd, void *ud)
 {
     struct term *t = ud;
     assert_true(fd == 1 || fd == 2);
-    buf_add(&t->out[fd], p, n);
-    if (t->want && ((t->out[1].p && strstr(t->out[1].p, t->want)) ||
-                    (t->out[2].p && strstr(t->out[2].p, t->want)))) {
+    assert_int_equal(buf_append(&t->out[fd], p, n), 0);
+    if (t->want && ((t->out[1].data && strstr(t->out[1].data, t->want)) ||
+                    (t->out[2].data && strstr(t->out[2].data, t->want)))) {
         t->got_want = true;
         loop_stop(L);
     }
@@ -544,7 +534,8 @@ static void term_expect(struct term *t, const char *want)
 {
     t->want = want;
     t->got_want = false;
-    if ((t->out[1].p && strstr(t->out[1].p, want)) || (t->out[2].p && strstr(t->out[2].p, want)))
+    if ((t->out[1].data && strstr(t->out[1].data, want)) ||
+        (t->out[2].data && strstr(t->out[2].data, want)))
         return;
     bool either = false;
     timed_out = false;
@@ -556,7 +547,7 @@ static void term_expect(struct term *t, const char *want)
     either = t->got_want;
     if (!either)
         fprintf(stderr, "waiting for \"%s\"; the terminal shows: %s%s%s\n", want,
-                t->out[1].p ? t->out[1].p : "", t->exited ? " (exited: " : "",
+                t->out[1].data ? t->out[1].data : "", t->exited ? " (exited: " : "",
                 t->exited ? (t->error ? t->error : "no error") : "");
     assert_true(either);
 }
@@ -574,7 +565,7 @@ static void term_wait_exit(struct term *t)
 static void term_free(struct term *t)
 {
     for (int i = 0; i < 3; i++)
-        free(t->out[i].p);
+        buf_free(&t->out[i]);
     free(t->error);
 }
 
@@ -602,8 +593,8 @@ static void exec_tty_session(struct docker *d, const char *cid)
     /* Input comes back: the PTY echoes what was typed, then the shell's answer. */
     term_send(&t, "echo pad$((40+2))dock\n");
     term_expect(&t, "pad42dock\r\n");
-    assert_non_null(strstr(t.out[1].p, "echo pad$((40+2))dock"));
-    assert_null(t.out[2].p); /* a TTY has one stream */
+    assert_non_null(strstr(t.out[1].data, "echo pad$((40+2))dock"));
+    assert_null(t.out[2].data); /* a TTY has one stream */
 
     term_send(&t, "exit 3\n");
     term_wait_exit(&t);
@@ -637,8 +628,8 @@ static void test_exec_plain(void **state)
     term_wait_exit(&t);
     assert_null(t.error);
     assert_int_equal(t.code, 5);
-    assert_string_equal(t.out[1].p, "bar baz\n/tmp\n65534\n");
-    assert_string_equal(t.out[2].p, "e\n");
+    assert_string_equal(t.out[1].data, "bar baz\n/tmp\n65534\n");
+    assert_string_equal(t.out[2].data, "e\n");
     term_free(&t);
     container_remove(D, id);
     free(id);
@@ -686,7 +677,7 @@ static void test_exec_input_backpressure(void **state)
     assert_int_equal(t.code, 0);
     char want[32];
     snprintf(want, sizeof(want), "%zu\n", total);
-    assert_string_equal(t.out[1].p, want);
+    assert_string_equal(t.out[1].data, want);
     term_free(&t);
     container_remove(D, id);
     free(id);

@@ -1,6 +1,5 @@
-/* Resource samples as `docker stats` computes them, UTF-8 repair of container output, and the
- * samples and log-tail tables on a real SQLite file. */
-#include "engine/base/utf8.h"
+/* Resource samples as `docker stats` computes them, and the samples and log-tail tables on a
+ * real SQLite file. */
 #include "engine/stats.h"
 #include "engine/store/store.h"
 
@@ -96,28 +95,6 @@ static void test_stats_compute_like_docker_stats(void **state)
     assert_int_equal(stats_compute(j, &v), -1);
     json_decref(j);
     assert_int_equal(stats_compute(NULL, &v), -1);
-}
-
-static void test_utf8_repair(void **state)
-{
-    size_t len, tail;
-    /* Invalid bytes, an overlong, a surrogate and a NUL become U+FFFD; good text stays. */
-    const char in[] = "ok \xC3\xA9 \xFF \xC0\xAF \xED\xA0\x80 a\0b";
-    char *out = utf8_repair(in, sizeof(in) - 1, 0, &len, &tail);
-    assert_string_equal(out, "ok \xC3\xA9 \xEF\xBF\xBD \xEF\xBF\xBD\xEF\xBF\xBD "
-                             "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD a\xEF\xBF\xBD"
-                             "b");
-    assert_int_equal(len, strlen(out));
-    free(out);
-    /* A stream cut inside a sequence keeps the start for the next chunk... */
-    out = utf8_repair("ab\xE2\x82", 4, 1, &len, &tail);
-    assert_string_equal(out, "ab");
-    assert_int_equal(tail, 2);
-    free(out);
-    /* ...and without keep_tail it is replaced. */
-    out = utf8_repair("ab\xE2\x82", 4, 0, &len, &tail);
-    assert_string_equal(out, "ab\xEF\xBF\xBD\xEF\xBF\xBD");
-    free(out);
 }
 
 static char dbpath[64];
@@ -216,7 +193,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_compute_like_docker_stats),
-        cmocka_unit_test(test_utf8_repair),
         cmocka_unit_test(test_store_samples_and_downsample),
         cmocka_unit_test(test_store_log_tail),
     };

@@ -1,4 +1,4 @@
-#include "base64.h"
+#include "common/base64.h"
 
 int base64_encode(struct buf *out, const unsigned char *data, size_t n)
 {

@@ -1,4 +1,4 @@
-#include "loop.h"
+#include "common/evloop.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,17 +8,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LOOP_BATCH 32
+#define EVLOOP_BATCH 32
 
-struct loop {
+struct evloop {
     int epfd;
-    struct epoll_event batch[LOOP_BATCH];
+    struct epoll_event batch[EVLOOP_BATCH];
     int batch_len, batch_pos;
 };
 
-struct loop *loop_new(void)
+struct evloop *evloop_new(void)
 {
-    struct loop *l = calloc(1, sizeof *l);
+    struct evloop *l = calloc(1, sizeof *l);
     if (!l)
         return NULL;
     l->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -29,7 +29,7 @@ struct loop *loop_new(void)
     return l;
 }
 
-void loop_free(struct loop *l)
+void evloop_free(struct evloop *l)
 {
     if (!l)
         return;
@@ -37,23 +37,23 @@ void loop_free(struct loop *l)
     free(l);
 }
 
-static int loop_ctl(struct loop *l, int op, struct loop_watch *w, uint32_t events)
+static int evloop_ctl(struct evloop *l, int op, struct evloop_watch *w, uint32_t events)
 {
     struct epoll_event ev = {.events = events, .data.ptr = w};
     return epoll_ctl(l->epfd, op, w->fd, &ev);
 }
 
-int loop_add(struct loop *l, struct loop_watch *w, uint32_t events)
+int evloop_add(struct evloop *l, struct evloop_watch *w, uint32_t events)
 {
-    return loop_ctl(l, EPOLL_CTL_ADD, w, events);
+    return evloop_ctl(l, EPOLL_CTL_ADD, w, events);
 }
 
-int loop_mod(struct loop *l, struct loop_watch *w, uint32_t events)
+int evloop_mod(struct evloop *l, struct evloop_watch *w, uint32_t events)
 {
-    return loop_ctl(l, EPOLL_CTL_MOD, w, events);
+    return evloop_ctl(l, EPOLL_CTL_MOD, w, events);
 }
 
-void loop_del(struct loop *l, struct loop_watch *w)
+void evloop_del(struct evloop *l, struct evloop_watch *w)
 {
     epoll_ctl(l->epfd, EPOLL_CTL_DEL, w->fd, NULL);
     for (int i = l->batch_pos; i < l->batch_len; i++)
@@ -61,15 +61,15 @@ void loop_del(struct loop *l, struct loop_watch *w)
             l->batch[i].data.ptr = NULL;
 }
 
-int loop_run_once(struct loop *l, int timeout_ms)
+int evloop_run_once(struct evloop *l, int timeout_ms)
 {
-    int n = epoll_wait(l->epfd, l->batch, LOOP_BATCH, timeout_ms);
+    int n = epoll_wait(l->epfd, l->batch, EVLOOP_BATCH, timeout_ms);
     if (n < 0)
         return errno == EINTR ? 0 : -1;
     l->batch_len = n;
     for (l->batch_pos = 0; l->batch_pos < l->batch_len;) {
         struct epoll_event *ev = &l->batch[l->batch_pos++];
-        struct loop_watch *w = ev->data.ptr;
+        struct evloop_watch *w = ev->data.ptr;
         if (w)
             w->fn(w, ev->events);
     }
@@ -77,20 +77,20 @@ int loop_run_once(struct loop *l, int timeout_ms)
     return 0;
 }
 
-double loop_now(void)
+double evloop_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int loop_timer_open(struct loop *l, struct loop_watch *w, loop_fn fn)
+int evloop_timer_open(struct evloop *l, struct evloop_watch *w, evloop_fn fn)
 {
     w->fn = fn;
     w->fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (w->fd < 0)
         return -1;
-    if (loop_add(l, w, EPOLLIN) < 0) {
+    if (evloop_add(l, w, EPOLLIN) < 0) {
         int saved = errno;
         close(w->fd);
         w->fd = -1;
@@ -100,16 +100,16 @@ int loop_timer_open(struct loop *l, struct loop_watch *w, loop_fn fn)
     return 0;
 }
 
-void loop_timer_close(struct loop *l, struct loop_watch *w)
+void evloop_timer_close(struct evloop *l, struct evloop_watch *w)
 {
     if (w->fd < 0)
         return;
-    loop_del(l, w);
+    evloop_del(l, w);
     close(w->fd);
     w->fd = -1;
 }
 
-void loop_timer_at(struct loop_watch *w, double when)
+void evloop_timer_at(struct evloop_watch *w, double when)
 {
     struct itimerspec its = {0};
     if (!isinf(when)) {
@@ -123,7 +123,7 @@ void loop_timer_at(struct loop_watch *w, double when)
     timerfd_settime(w->fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-void loop_timer_ack(struct loop_watch *w)
+void evloop_timer_ack(struct evloop_watch *w)
 {
     uint64_t ticks;
     ssize_t ignored = read(w->fd, &ticks, sizeof ticks);

@@ -1,4 +1,4 @@
-#include "buf.h"
+#include "common/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +52,15 @@ int buf_printf(struct buf *b, const char *fmt, ...)
     va_end(ap);
     b->len += (size_t)n;
     return 0;
+}
+
+void buf_consume(struct buf *b, size_t n)
+{
+    if (n == 0 || !b->data)
+        return; /* an empty buffer may have no storage yet */
+    memmove(b->data, b->data + n, b->len - n);
+    b->len -= n;
+    b->data[b->len] = '\0';
 }
 
 void buf_reset(struct buf *b)
