@@ -490,7 +490,11 @@ static int dd_executor_check(int fd, const char *arg, char *err, size_t errlen)
 {
     char *end = NULL;
     long init = strtol(arg, &end, 10);
-    if (init <= 0 || !end || *end != ' ' || !end[1]) {
+    if (init <= 0 || !end || *end != ' ') {
+        snprintf(err, errlen, "Docker did not say which is the sandbox's first process");
+        return -2;
+    }
+    if (!end[1]) {
         snprintf(err, errlen,
                  "the engine has no executor binary to check the socket's server "
                  "against (paddock serve --executor)");
@@ -508,9 +512,9 @@ static int dd_executor_check(int fd, const char *arg, char *err, size_t errlen)
     return rc;
 }
 
-/* One request on the channel. The container's first process (Docker's State.Pid) is learned
- * by an inspect before the first request after each (re)start, so the request is kept (its
- * strings copied) meanwhile. A refused channel is the session's news too: it says why. */
+/* One request on the channel. When the container's first process (Docker's State.Pid) is not
+ * known yet, an inspect learns it first and the request is kept (its strings copied)
+ * meanwhile. A refused channel is the session's news too: it says why. */
 struct channel_call {
     struct session *s;
     http_done_fn fn;
@@ -532,13 +536,16 @@ static void channel_call_free(struct channel_call *c)
     free(c);
 }
 
+/* keep: copy req's strings (it is sent later); else it is sent at once and libcurl copies. */
 static struct channel_call *channel_call_new(struct session *s, const struct http_request *req,
-                                             http_done_fn fn, void *ud)
+                                             bool keep, http_done_fn fn, void *ud)
 {
     struct channel_call *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
     *c = (struct channel_call){.s = s, .fn = fn, .on_data = req->on_data, .ud = ud, .req = *req};
+    if (!keep)
+        return c;
     size_t nh = 0;
     while (req->headers && req->headers[nh])
         nh++;
@@ -623,12 +630,13 @@ static int dd_executor_request(struct session *s, const struct http_request *req
 {
     if (!s->container_id)
         return -1;
-    struct channel_call *c = channel_call_new(s, req, fn, ud);
+    bool known = s->exec_init_pid > 0;
+    struct channel_call *c = channel_call_new(s, req, !known, fn, ud);
     if (!c)
         return -1;
     session_hold(s);
-    if (s->exec_init_pid > 0 ? channel_send(c) < 0
-                             : dd_inspect(s->eng, s->container_id, channel_on_inspect, c) < 0) {
+    if (known ? channel_send(c) < 0
+              : dd_inspect(s->eng, s->container_id, channel_on_inspect, c) < 0) {
         session_release(s);
         channel_call_free(c);
         return -1;
