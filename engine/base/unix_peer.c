@@ -38,6 +38,7 @@ static int unix_peer_open_dir(const char *path, const char **name, char *err, si
     const char *slash = strrchr(path, '/');
     if (!slash || slash == path || !slash[1]) {
         snprintf(err, errlen, "%s: not a socket path inside a directory", path);
+        errno = EINVAL;
         return -1;
     }
     *name = slash + 1;
@@ -45,6 +46,7 @@ static int unix_peer_open_dir(const char *path, const char **name, char *err, si
     size_t dlen = (size_t)(slash - path);
     if (dlen >= sizeof(dir)) {
         snprintf(err, errlen, "%s: path too long", path);
+        errno = ENAMETOOLONG;
         return -1;
     }
     memcpy(dir, path, dlen);
@@ -57,7 +59,9 @@ static int unix_peer_open_dir(const char *path, const char **name, char *err, si
         *dslash = '\0';
         top = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (top < 0) {
-            snprintf(err, errlen, "cannot open %s: %s", dir[0] ? dir : "/", strerror(errno));
+            int saved = errno;
+            snprintf(err, errlen, "cannot open %s: %s", dir[0] ? dir : "/", strerror(saved));
+            errno = saved == ENOTDIR || saved == ELOOP ? ENOENT : saved; /* the engine's own */
             return -1;
         }
     }
