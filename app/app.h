@@ -45,6 +45,7 @@ int cmd_approvals(struct app *app, int argc, char **argv);
 int cmd_approve(struct app *app, int argc, char **argv);
 int cmd_reject(struct app *app, int argc, char **argv);
 int cmd_history(struct app *app, int argc, char **argv);
+int cmd_risk(struct app *app, int argc, char **argv);
 int cmd_show(struct app *app, int argc, char **argv);
 int cmd_export(struct app *app, int argc, char **argv);
 int cmd_exec(struct app *app, int argc, char **argv);

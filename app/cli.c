@@ -117,6 +117,42 @@ bool cli_session_id(struct app *app, const char *cmd, const char *ref, char *out
     return found != NULL;
 }
 
+char *cli_join_argv(int argc, char **argv)
+{
+    if (argc == 1)
+        return strdup(argv[0]);
+    size_t cap = 1;
+    for (int i = 0; i < argc; i++)
+        cap += strlen(argv[i]) * 4 + 3;
+    char *out = malloc(cap), *o = out;
+    if (!out)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool plain = *a != '\0';
+        for (const char *p = a; *p; p++)
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%",
+                        *p))
+                plain = false;
+        if (i)
+            *o++ = ' ';
+        if (plain) {
+            o = stpcpy(o, a);
+            continue;
+        }
+        *o++ = '\'';
+        for (const char *p = a; *p; p++) {
+            if (*p == '\'')
+                o = stpcpy(o, "'\\''");
+            else
+                *o++ = *p;
+        }
+        *o++ = '\'';
+    }
+    *o = '\0';
+    return out;
+}
+
 void cli_query_add(char *path, size_t size, const char *key, const char *value)
 {
     if (!value)

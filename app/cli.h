@@ -27,6 +27,9 @@ void cli_print_json(json_t *j);
 /* A session id from an id or a name (live sessions first, then past ones), into out; false
  * after printing why. */
 bool cli_session_id(struct app *app, const char *cmd, const char *ref, char *out, size_t size);
+/* argv as one shell command line, each argument quoted for sh where it needs it (a single
+ * argument is taken as a command line already); malloc'd, NULL without memory. */
+char *cli_join_argv(int argc, char **argv);
 /* Append "&key=value" (value URL-encoded; "?" first) to a path buffer. */
 void cli_query_add(char *path, size_t size, const char *key, const char *value);
 /* argv[optind] as an action id (> 0), or 0 after printing why. */

@@ -179,17 +179,18 @@ int cmd_exec(struct app *app, int argc, char **argv)
     cli_query_add(path, sizeof(path), "user", user);
     if (!tty)
         cli_query_add(path, sizeof(path), "tty", "0"); /* piped: plain stdin, stdout */
-    /* the command after "--", joined as a shell line */
+    /* the command after "--", one shell line quoted as `run` quotes it */
     int first = optind + 1;
     if (first < argc && strcmp(argv[first], "--") == 0)
         first++;
     if (first < argc) {
-        char line[8192] = "";
-        size_t n = 0;
-        for (int i = first; i < argc && n < sizeof(line) - 1; i++)
-            n +=
-                (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", i > first ? " " : "", argv[i]);
+        char *line = cli_join_argv(argc - first, argv + first);
+        if (!line) {
+            fprintf(stderr, "paddock exec: out of memory\n");
+            return 1;
+        }
         cli_query_add(path, sizeof(path), "cmd", line);
+        free(line);
     }
     char *err = NULL;
     struct client_term *t = exec_upgrade(app->socket, path, &err);

@@ -142,20 +142,27 @@ static void md_block(FILE *f, const char *text)
     fputc('\n', f);
 }
 
-/* Table cells: one line, no pipes. */
+/* Table cells: one line (a newline shows as ⏎), a pipe escaped as \| so it stays in the
+ * cell, and a backslash as \\ so the one before a pipe does not escape the escape. */
 static const char *md_cell(const char *s, char *buf, size_t size)
 {
-    cli_safe(s, buf, size);
-    for (char *p = buf; *p; p++)
-        if (*p == '|')
-            *p = '/';
+    char line[1024];
+    /* half the room: each byte takes at most two once escaped */
+    cli_safe(s, line, size / 2 < sizeof(line) ? size / 2 : sizeof(line));
+    char *o = buf;
+    for (const char *p = line; *p; p++) {
+        if (*p == '|' || *p == '\\')
+            *o++ = '\\';
+        *o++ = *p;
+    }
+    *o = '\0';
     return buf;
 }
 
 static void export_md(FILE *f, json_t *doc)
 {
     json_t *s = json_object_get(doc, "session");
-    char a[256], b[256], c[64];
+    char a[512], b[512], c[64];
     fprintf(f, "# paddock session %s\n\n",
             md_cell(json_string_value(json_object_get(s, "name")), a, sizeof(a)));
     fprintf(f, "| | |\n|---|---|\n");
@@ -261,11 +268,52 @@ static void cast_event(FILE *f, double t, const char *text, bool raw)
     json_decref(e);
 }
 
+/* An action on the cast: when it ran (one that waited for approval ran once approved); one
+ * that never ran (rejected) when it ended, else when it was created; id order breaks ties. */
+struct cast_item {
+    json_t *x;
+    double start;
+    size_t seq;
+};
+
+static int cast_item_cmp(const void *pa, const void *pb)
+{
+    const struct cast_item *a = pa, *b = pb;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The actions in the order they ran (malloc'd, *n of them; NULL when there are none). */
+static struct cast_item *cast_items(json_t *actions, size_t *n)
+{
+    *n = 0;
+    struct cast_item *items = calloc(json_array_size(actions) + 1, sizeof(*items));
+    size_t i;
+    json_t *x;
+    json_array_foreach(actions, i, x)
+    {
+        if (!items)
+            break;
+        double start = json_number_value(json_object_get(x, "started_at"));
+        if (start <= 0)
+            start = json_number_value(json_object_get(x, "finished_at"));
+        if (start <= 0)
+            start = json_number_value(json_object_get(x, "created_at"));
+        items[(*n)++] = (struct cast_item){.x = x, .start = start, .seq = i};
+    }
+    if (items)
+        qsort(items, *n, sizeof(*items), cast_item_cmp);
+    return items;
+}
+
 static void export_cast(FILE *f, json_t *doc, bool raw)
 {
     json_t *s = json_object_get(doc, "session");
-    json_t *actions = json_object_get(doc, "actions");
-    double t0 = json_number_value(json_object_get(json_array_get(actions, 0), "created_at"));
+    /* a cast's times only grow: the actions go in the order they ran, from the first one */
+    size_t nitems;
+    struct cast_item *items = cast_items(json_object_get(doc, "actions"), &nitems);
+    double t0 = nitems ? items[0].start : 0, last = t0;
     if (t0 <= 0)
         t0 = json_number_value(json_object_get(s, "created_at"));
     char title[300];
@@ -278,20 +326,18 @@ static void export_cast(FILE *f, json_t *doc, bool raw)
     fprintf(f, "%s\n", h ? h : "{}");
     free(h);
     json_decref(hdr);
-    size_t i;
-    json_t *x;
-    json_array_foreach(actions, i, x)
-    {
+    for (size_t k = 0; k < nitems; k++) {
+        json_t *x = items[k].x;
         const struct action_view *view =
             action_view_find(json_string_value(json_object_get(x, "kind")));
         if (!view->cast_prompt)
             continue;
-        double start = json_number_value(json_object_get(x, "started_at"));
+        /* actions that overlapped (a file read while a command ran) wait for the one before */
+        double start = items[k].start > last ? items[k].start : last;
         double end = json_number_value(json_object_get(x, "finished_at"));
-        if (start <= 0)
-            start = json_number_value(json_object_get(x, "created_at"));
         if (end < start)
             end = start;
+        last = end;
         const char *cmd = json_string_value(json_object_get(x, "summary")) ?: "";
         char *prompt = malloc(strlen(view->cast_prompt) + strlen(cmd) + 3);
         if (!prompt)
@@ -316,6 +362,7 @@ static void export_cast(FILE *f, json_t *doc, bool raw)
             cast_event(f, end - t0, "[rejected by the operator]\n", raw);
         }
     }
+    free(items);
 }
 
 static const char *const export_formats[] = {"json", "md", "cast", NULL};

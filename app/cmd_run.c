@@ -1,48 +1,109 @@
 /* paddock run: one command in a sandbox, like `docker run --rm`, but through the engine. */
 #include "app/app.h"
+#include "app/cli.h"
 #include "client/client.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* argv → one shell command line; a single argument is taken as a command line already. */
-static char *run_join_argv(int argc, char **argv)
+/* A piped stdin travels inside the command line, which the engine records, judges and the
+ * executor types into the sandbox's shell. The engine's risk check reads at most 64 KiB of a
+ * line (a longer one waits for an operator's approval), so the line, input quoted, stays
+ * within that. */
+#define RUN_LINE_MAX (64u * 1024)
+#define RUN_STDIN_MAX RUN_LINE_MAX
+
+static void run_say_too_large(void)
 {
-    if (argc == 1)
-        return strdup(argv[0]);
-    size_t cap = 1;
-    for (int i = 0; i < argc; i++)
-        cap += strlen(argv[i]) * 4 + 3;
-    char *out = malloc(cap), *o = out;
-    if (!out)
-        return NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        bool plain = *a != '\0';
-        for (const char *p = a; *p; p++)
-            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%",
-                        *p))
-                plain = false;
-        if (i)
-            *o++ = ' ';
-        if (plain) {
-            o = stpcpy(o, a);
+    fprintf(stderr,
+            "paddock run: stdin is too large: it is passed inside the command line, at most %u "
+            "KiB (the engine's risk check reads no more); put a larger input in the workspace "
+            "and name the file\n",
+            RUN_LINE_MAX / 1024);
+}
+
+/* All of stdin, at most RUN_STDIN_MAX bytes and NUL-terminated, into *out (*len bytes); -1
+ * after printing why. */
+static int run_read_stdin(char **out, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *in = malloc(cap);
+    while (in && n <= RUN_STDIN_MAX) {
+        if (n + 1 == cap) {
+            char *grown = realloc(in, cap * 2);
+            if (!grown)
+                break;
+            in = grown;
+            cap *= 2;
+        }
+        ssize_t r = read(STDIN_FILENO, in + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
             continue;
+        if (r < 0) {
+            fprintf(stderr, "paddock run: cannot read stdin: %s\n", strerror(errno));
+            free(in);
+            return -1;
         }
-        *o++ = '\'';
-        for (const char *p = a; *p; p++) {
-            if (*p == '\'')
-                o = stpcpy(o, "'\\''");
-            else
-                *o++ = *p;
+        if (r == 0) {
+            in[n] = '\0';
+            *out = in;
+            *len = n;
+            return 0;
         }
-        *o++ = '\'';
+        n += (size_t)r;
     }
-    *o = '\0';
+    if (n > RUN_STDIN_MAX)
+        run_say_too_large();
+    else
+        fprintf(stderr, "paddock run: out of memory\n");
+    free(in);
+    return -1;
+}
+
+/* A stdin that is not a terminal becomes the command's: its bytes, quoted, are printed into
+ * the command, which reads them and then the end of its input, as with `cmd < file` (an
+ * empty input is /dev/null). The shell line, or NULL after printing why (too large, not
+ * text). */
+static char *run_bind_stdin(const char *command)
+{
+    char *in;
+    size_t len;
+    if (run_read_stdin(&in, &len) < 0)
+        return NULL;
+    /* the command line is a JSON string: text without NUL bytes */
+    json_t *probe = json_stringn(in, len);
+    bool text = probe && !memchr(in, '\0', len);
+    json_decref(probe);
+    char *out = NULL, *quoted = NULL;
+    if (!text) {
+        fprintf(stderr, "paddock run: stdin is not text (NUL bytes or invalid UTF-8); run "
+                        "passes only text input\n");
+    } else if (len == 0) {
+        /* the newline before the brace ends a comment the command may end with */
+        if (asprintf(&out, "{ %s\n} </dev/null", command) < 0)
+            out = NULL;
+    } else {
+        /* two words, so the input is quoted (one would be taken as a command line) */
+        char *words[] = {"%s", in};
+        quoted = cli_join_argv(2, words);
+        if (quoted && asprintf(&out, "printf %s | { %s\n}", quoted, command) < 0)
+            out = NULL;
+    }
+    if (text && !out) {
+        fprintf(stderr, "paddock run: out of memory\n");
+    } else if (out && strlen(out) > RUN_LINE_MAX) {
+        run_say_too_large();
+        free(out);
+        out = NULL;
+    }
+    free(quoted);
+    free(in);
     return out;
 }
 
@@ -98,7 +159,8 @@ int cmd_run(struct app *app, int argc, char **argv)
             break;
         case 'h':
             printf("usage: paddock run [--image IMG] [--session ID] [--timeout SECS] [--json] "
-                   "-- CMD...\n");
+                   "-- CMD...\n"
+                   "  a stdin that is not a terminal (text, at most 64 KiB) is CMD's input\n");
             return 0;
         default:
             return 2;
@@ -108,7 +170,14 @@ int cmd_run(struct app *app, int argc, char **argv)
         fprintf(stderr, "paddock run: no command given (paddock run -- CMD...)\n");
         return 2;
     }
-    char *command = run_join_argv(argc - optind, argv + optind);
+    char *command = cli_join_argv(argc - optind, argv + optind);
+    if (command && !isatty(STDIN_FILENO)) {
+        char *bound = run_bind_stdin(command);
+        free(command);
+        if (!bound)
+            return 125;
+        command = bound;
+    }
     struct client *cl = client_new(app->socket);
     char *err = NULL;
     json_t *reply = NULL;
@@ -137,6 +206,11 @@ int cmd_run(struct app *app, int argc, char **argv)
         if (st != 201 || !id) {
             fprintf(stderr, "paddock run: cannot create a session: %s\n",
                     err ? err : client_error_message(reply, "unknown error"));
+            /* the session the engine recorded before it failed is this run's, deleted */
+            const char *left =
+                json_string_value(json_object_get(json_object_get(reply, "error"), "session"));
+            if (left)
+                created = strdup(left);
             goto out;
         }
         created = strdup(id);

@@ -58,6 +58,10 @@ const struct app_command app_commands[] = {
      .args = "ACTION [--reason T] [--by N] [--json]",
      .help = "refuse a waiting action",
      .run = cmd_reject},
+    {.name = "risk",
+     .args = "[--session SESSION] [--json] -- CMD...",
+     .help = "the risk of a command and the rule that would decide it; nothing runs",
+     .run = cmd_risk},
     {.name = "history",
      .args = "[SESSION] [--search T] [--state S] [--kind K] [--risk R] [--limit N] [--before ID] "
              "[--json]",

@@ -29,7 +29,6 @@
 #include <time.h>
 
 #define ACTION_REJECTED_TEXT "Action has been rejected by the user! Waiting for further user input."
-#define ACTION_WORKSPACE "/workspace"
 /* Long polls end after this at the latest (GET /v1/actions/{id}?wait=S). */
 #define ACTION_WAIT_MAX 600.0
 
@@ -447,6 +446,25 @@ static void action_expire(void *ud)
 
 /* ---- submit ---- */
 
+/* The agent's confirmation_state, read where OpenHands puts it (args) and at the top level;
+ * the stricter of the two counts, so "confirmed" in one place never hides "rejected" in the
+ * other. Absent (or a value OpenHands does not send): confirmed, which only means the agent's
+ * side agreed; the operator's policy still decides. */
+static enum action_confirmation action_confirmation_of(const json_t *action)
+{
+    const json_t *where[] = {json_object_get(action, "args"), action};
+    enum action_confirmation worst = CONFIRMATION_CONFIRMED;
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        enum action_confirmation c = CONFIRMATION_CONFIRMED;
+        action_confirmation_parse(
+            json_string_value(json_object_get(where[i], "confirmation_state")), &c);
+        if (c == CONFIRMATION_REJECTED ||
+            (c == CONFIRMATION_AWAITING && worst == CONFIRMATION_CONFIRMED))
+            worst = c;
+    }
+    return worst;
+}
+
 void action_submit(struct session *s, json_t *action, const char *body, size_t len, bool wait,
                    session_action_fn fn, void *ud)
 {
@@ -477,10 +495,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                                    .approval = APPROVAL_NONE,
                                    .durable = !wait,
                                    .now = now};
-    /* Absent (or a value OpenHands does not send): confirmed. */
-    enum action_confirmation confirmation = CONFIRMATION_CONFIRMED;
-    action_confirmation_parse(json_string_value(json_object_get(action, "confirmation_state")),
-                              &confirmation);
+    enum action_confirmation confirmation = action_confirmation_of(action);
     const char *rule_pat = NULL;
     enum policy_rule rule = policy_rules_match(s->rules, summary, &rule_pat);
     char why[512] = "";

@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Where the sandbox's workspace is: what the risk classifier takes as inside. */
+#define ACTION_WORKSPACE "/workspace"
+
 struct engine;
 
 /* At start-up, after the sessions are loaded: actions that were waiting wait again (deadlines

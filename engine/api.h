@@ -75,6 +75,7 @@ struct session *api_live_session(struct api_req *r);
 
 /* Handlers of the action path (api_actions.c). */
 void api_route_execute(struct api_req *r);
+void api_route_risk(struct api_req *r);
 void api_route_action_get(struct api_req *r);
 void api_route_action_approve(struct api_req *r);
 void api_route_action_reject(struct api_req *r);

@@ -1,5 +1,6 @@
 /* Engine API: the action path, approvals, operator rules and history (docs/approvals.md). */
 #include "engine/action.h"
+#include "engine/action_kind.h"
 #include "engine/api.h"
 #include "engine/base/action_state.h"
 #include "engine/engine_internal.h"
@@ -30,19 +31,16 @@ static int64_t api_action_id(struct api_req *r)
     return id;
 }
 
-void api_route_execute(struct api_req *r)
+/* The body both execute_action and /v1/risk take, {"action": {...}}, checked: the action, or
+ * NULL after a 400 reply. *body is the caller's to free (NULL when it did not parse). */
+static json_t *api_action_body(struct api_req *r, json_t **body)
 {
-    struct session *s = api_live_session(r);
-    if (!s)
-        return;
-    double wait;
-    if (api_query_number(r, "wait", 0, 1, 1, &wait) < 0)
-        return;
-    json_t *body = api_req_json(r, 0);
-    if (!body)
-        return;
-    json_t *action = json_object_get(body, "action");
+    *body = api_req_json(r, 0);
+    if (!*body)
+        return NULL;
+    json_t *action = json_object_get(*body, "action");
     json_t *cstate = json_object_get(action, "confirmation_state");
+    json_t *acstate = json_object_get(json_object_get(action, "args"), "confirmation_state");
     if (!json_is_object(action)) {
         api_reply_error(r, ERR_BAD_REQUEST,
                         "\"action\" must be an object (an OpenHands "
@@ -53,15 +51,73 @@ void api_route_execute(struct api_req *r)
     } else if (json_object_get(action, "args") &&
                !json_is_object(json_object_get(action, "args"))) {
         api_reply_error(r, ERR_BAD_REQUEST, "\"action.args\" must be an object");
-    } else if (cstate && !json_is_string(cstate)) {
+    } else if ((cstate && !json_is_string(cstate)) ||
+               (acstate && !json_is_string(acstate) && !json_is_null(acstate))) {
         api_reply_error(r, ERR_BAD_REQUEST,
                         "\"action.confirmation_state\" must be \"confirmed\", \"rejected\" or "
                         "\"awaiting_confirmation\"");
     } else {
+        return action;
+    }
+    return NULL;
+}
+
+void api_route_execute(struct api_req *r)
+{
+    struct session *s = api_live_session(r);
+    if (!s)
+        return;
+    double wait;
+    if (api_query_number(r, "wait", 0, 1, 1, &wait) < 0)
+        return;
+    json_t *body;
+    json_t *action = api_action_body(r, &body);
+    if (action) {
         size_t len;
         const char *raw = api_req_body(r, &len);
         action_submit(s, action, raw, len, wait != 0, api_action_reply, r);
     }
+    json_decref(body);
+}
+
+/* POST /v1/risk[?session=ID] {"action": {...}}: what execute_action would make of the action,
+ * {risk, reason, declared_risk, rule}, recording nothing. rule: the session's operator rule that
+ * would decide it ({pattern, decision}), null without a session or when none matches. */
+void api_route_risk(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    const char *sid = api_req_query(r, "session");
+    json_t *rules = NULL;
+    if (sid) {
+        json_t *stored = store_session_get(eng->store, sid);
+        if (!stored) {
+            api_reply_error(r, ERR_NOT_FOUND, "no session %.64s", sid);
+            return;
+        }
+        json_decref(stored);
+        rules = store_rules_list(eng->store, sid);
+    }
+    json_t *body;
+    json_t *action = api_action_body(r, &body);
+    if (action) {
+        struct risk_result risk;
+        action_kind_classify(action, ACTION_WORKSPACE, NULL, &risk);
+        const char *kind = json_string_value(json_object_get(action, "action"));
+        const char *pattern = NULL;
+        enum policy_rule d = policy_rules_match(
+            rules, action_kind_summary(kind, json_object_get(action, "args")), &pattern);
+        json_t *rule = d == POLICY_RULE_NONE ? json_null()
+                                             : json_pack("{s:s,s:s}", "pattern", pattern,
+                                                         "decision", policy_rule_name(d));
+        api_reply_json(r, 200,
+                       json_pack("{s:s,s:s,s:o,s:o}", "risk", risk_level_name(risk.level), "reason",
+                                 risk.reason, "declared_risk",
+                                 risk.declared >= 0
+                                     ? json_string(risk_level_name((enum risk_level)risk.declared))
+                                     : json_null(),
+                                 "rule", rule));
+    }
+    json_decref(rules);
     json_decref(body);
 }
 

@@ -93,7 +93,12 @@ static void route_sessions_list(struct api_req *r)
 static void route_reply_result(const struct session_result *res, void *ud)
 {
     struct api_req *r = ud;
-    if (res->err)
+    if (res->err && res->session_id)
+        api_reply_json(r, err_status(res->err),
+                       json_pack("{s:{s:s,s:s,s:s}}", "error", "code", err_name(res->err),
+                                 "message", res->message ? res->message : "error", "session",
+                                 res->session_id));
+    else if (res->err)
         api_reply_error(r, res->err, "%s", res->message);
     else
         api_reply_json(r, res->status, json_incref(res->body));
@@ -305,6 +310,7 @@ const struct api_route api_routes[] = {
     {"GET", "/v1/sessions/*", route_session_get},
     {"DELETE", "/v1/sessions/*", route_session_delete},
     {"POST", "/v1/sessions/*/execute_action", api_route_execute},
+    {"POST", "/v1/risk", api_route_risk},
     {"GET", "/v1/actions/*", api_route_action_get},
     {"POST", "/v1/actions/*/approve", api_route_action_approve},
     {"POST", "/v1/actions/*/reject", api_route_action_reject},

@@ -308,7 +308,10 @@ static void start_fail(struct start_op *op, enum err_code err, const char *msg)
         }
         session_set_state(s, SESSION_STOPPED, msg);
     }
-    struct session_result res = {.status = err_status(err), .err = err, .message = msg};
+    struct session_result res = {.status = err_status(err),
+                                 .err = err,
+                                 .message = msg,
+                                 .session_id = op->restart ? NULL : s->id};
     start_finish(op, &res);
 }
 

@@ -19,6 +19,9 @@ struct session_result {
     enum err_code err;   /* ERR_NONE on success */
     const char *message; /* error text, NULL on success */
     json_t *body;        /* success reply, borrowed */
+    /* a create that failed: the session it left in state error (its record stays, for
+     * what went wrong), so the caller that made it can delete it */
+    const char *session_id;
 };
 typedef void (*session_done_fn)(const struct session_result *r, void *ud);
 

@@ -15,7 +15,7 @@ for a in json.load(sys.stdin): print(a["id"])' 2>/dev/null
 
 _paddock()
 {
-    local cur=${COMP_WORDS[COMP_CWORD]} cmd="" i
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
         --socket | --state-dir | --config) ((i++)) ;;
@@ -38,6 +38,15 @@ _paddock()
             COMPREPLY=($(compgen -W "--json --help --format --output --raw --search --state --kind --risk --limit --before" -- "$cur"))
         else
             COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))
+        fi
+        ;;
+    risk)
+        if [[ $prev == --session ]]; then
+            COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))
+        elif [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--session --json --help" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -c -- "$cur"))
         fi
         ;;
     dashboard)

@@ -6,7 +6,10 @@
  * pane has the keyboard ("typing"), every key goes to the shell but ^] (keys.c), which hands
  * the keyboard back to the sessions; coming back shows the shell and Enter types again. The
  * remote tty follows the pane's size; Shift-PgUp/PgDn scroll back while typing, PgUp/PgDn
- * otherwise. Leaving the tab or the session hangs the shell up (the engine ends it). */
+ * otherwise. A shell belongs to its session, not to the pane: leaving the tab or the session
+ * leaves it running (its output still read into its screen), and coming back shows the same
+ * shell. It ends when the operator hangs it up (x), when it exits, or when its session
+ * ends. */
 #include "client/client.h"
 #include "client/client_term.h"
 #include "ui/agentlog.h"
@@ -29,24 +32,37 @@ extern const struct ui_page tab_terminal;
 
 enum term_state { TERM_IDLE, TERM_CONNECTING, TERM_OPEN, TERM_ENDED };
 
-struct term_tab {
-    struct ui *ui;
+struct term_tab;
+
+/* The operator's shell in one session: it outlives the pane that shows it. */
+struct term_shell {
+    struct term_shell *next;
+    struct term_tab *tab;
     char sid[72];
     enum term_state st;
-    bool typing; /* the pane takes every key */
-    bool agent;  /* showing the agent's shell */
     struct client_term *conn;
-    struct vt *vt; /* yours: NULL until the first shell */
-    struct agentlog *log;
-    int scroll; /* lines scrolled back in the view shown */
+    struct vt *vt; /* NULL until the first shell */
     char tid[CLIENT_TERM_ID_MAX];
     char note[300];           /* why it failed or how it ended (raw) */
-    int rows, cols;           /* the pane's inside */
     int sent_rows, sent_cols; /* the remote tty's size (asked for) */
     bool resizing;            /* a resize request is in flight */
+    char tok_resize, tok_end; /* async tokens */
+};
+
+/* Kept from the first opening of the tab to the dashboard's end (term_end), for its shells;
+ * the rest is the view, reset at each opening. */
+struct term_tab {
+    struct ui *ui;
+    struct term_shell *shells; /* every session's shell, open or ended */
+    struct term_shell *sh;     /* the shown session's, or NULL before its first */
+    char sid[72];
+    bool typing; /* the pane takes every key */
+    bool agent;  /* showing the agent's shell */
+    struct agentlog *log;
+    int scroll;     /* lines scrolled back in the view shown */
+    int rows, cols; /* the pane's inside */
     struct paircache *pairs;
     bool default_colors;
-    char tok_resize, tok_end; /* async tokens */
 };
 
 static struct term_tab *term_tab(struct ui *ui)
@@ -61,68 +77,74 @@ static const struct term_tab *term_tab_c(const struct ui *ui)
 }
 
 #define TERM_FROM_TOKEN(ud, field)                                                                 \
-    ((struct term_tab *)((char *)(ud)-offsetof(struct term_tab, field)))
+    ((struct term_shell *)((char *)(ud)-offsetof(struct term_shell, field)))
 
 /* The view shown now (yours or the agent's), or NULL. */
 static struct vt *term_view(const struct term_tab *t)
 {
     if (t->agent)
         return t->log ? agentlog_vt(t->log) : NULL;
-    return t->vt;
+    return t->sh ? t->sh->vt : NULL;
+}
+
+static bool term_live(const struct term_shell *s)
+{
+    return s && (s->st == TERM_CONNECTING || s->st == TERM_OPEN);
 }
 
 /* ---- the connection ---- */
 
 /* What libvterm produced for the sandbox (keys, answers to queries) goes to the socket. */
-static void term_send_output(struct term_tab *t)
+static void term_send_output(struct term_shell *s)
 {
     size_t len;
-    const char *out = vt_output(t->vt, &len);
+    const char *out = vt_output(s->vt, &len);
     if (!len)
         return;
-    if (!t->conn || t->st == TERM_ENDED) {
-        vt_output_consume(t->vt, len);
+    if (!s->conn || s->st == TERM_ENDED) {
+        vt_output_consume(s->vt, len);
         return;
     }
-    if (client_term_send(t->conn, out, len) < 0)
-        ui_set_error(t->ui, "the shell is not reading its input: %zu bytes dropped", len);
-    vt_output_consume(t->vt, len);
+    if (client_term_send(s->conn, out, len) < 0)
+        ui_set_error(s->tab->ui, "the shell is not reading its input: %zu bytes dropped", len);
+    vt_output_consume(s->vt, len);
 }
 
 static void term_on_resized(int status, json_t *reply, const char *err, void *ud);
 
 /* Tell the remote tty the pane's size; one request at a time, the newest size wins. */
-static void term_resize_remote(struct term_tab *t)
+static void term_resize_remote(struct term_shell *s)
 {
-    if (t->st != TERM_OPEN || t->resizing || !t->tid[0] ||
-        (t->rows == t->sent_rows && t->cols == t->sent_cols))
+    const struct term_tab *t = s->tab;
+    if (s->st != TERM_OPEN || s->resizing || !s->tid[0] || t->sh != s || t->rows <= 0 ||
+        (t->rows == s->sent_rows && t->cols == s->sent_cols))
         return;
     char path[160];
-    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal/resize", t->sid);
-    json_t *body = json_pack("{s:s,s:i,s:i}", "terminal", t->tid, "rows", t->rows, "cols", t->cols);
-    if (body && ui_request(t->ui, "POST", path, body, term_on_resized, &t->tok_resize) == 0) {
-        t->resizing = true;
-        t->sent_rows = t->rows;
-        t->sent_cols = t->cols;
+    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal/resize", s->sid);
+    json_t *body = json_pack("{s:s,s:i,s:i}", "terminal", s->tid, "rows", t->rows, "cols", t->cols);
+    if (body && ui_request(t->ui, "POST", path, body, term_on_resized, &s->tok_resize) == 0) {
+        s->resizing = true;
+        s->sent_rows = t->rows;
+        s->sent_cols = t->cols;
     }
     json_decref(body);
 }
 
 static void term_on_resized(int status, json_t *reply, const char *err, void *ud)
 {
-    struct term_tab *t = TERM_FROM_TOKEN(ud, tok_resize);
-    t->resizing = false;
+    struct term_shell *s = TERM_FROM_TOKEN(ud, tok_resize);
+    s->resizing = false;
     if (status < 0)
-        ui_set_error(t->ui, "resizing the shell: %s", err ? err : "no answer");
+        ui_set_error(s->tab->ui, "resizing the shell: %s", err ? err : "no answer");
     else if (status != 200 && status != 409) /* 409: it ended meanwhile */
-        ui_set_error(t->ui, "resizing the shell: %s", client_error_message(reply, "refused"));
-    term_resize_remote(t);
+        ui_set_error(s->tab->ui, "resizing the shell: %s", client_error_message(reply, "refused"));
+    term_resize_remote(s);
 }
 
 /* A line of ours in the shell's view (a dim note between shells); only printable bytes. */
-static void term_note(struct term_tab *t, const char *text)
+static void term_note(struct term_shell *s, const char *text)
 {
-    if (!t->vt)
+    if (!s->vt)
         return;
     char line[400];
     size_t n = 0;
@@ -130,72 +152,95 @@ static void term_note(struct term_tab *t, const char *text)
         line[n++] = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
     line[n] = '\0';
     /* leave an alternate screen (a full-screen program that died) and reset colours first */
-    vt_write(t->vt, "\x1b[?1047l\x1b[0m\r\n\x1b[7m", 19);
-    vt_write(t->vt, line, n);
-    vt_write(t->vt, "\x1b[0m\r\n", 6);
+    vt_write(s->vt, "\x1b[?1047l\x1b[0m\r\n\x1b[7m", 19);
+    vt_write(s->vt, line, n);
+    vt_write(s->vt, "\x1b[0m\r\n", 6);
     size_t len;
-    vt_output(t->vt, &len);
-    vt_output_consume(t->vt, len);
+    vt_output(s->vt, &len);
+    vt_output_consume(s->vt, len);
 }
 
 static void term_on_end(int status, json_t *reply, const char *err, void *ud)
 {
-    struct term_tab *t = TERM_FROM_TOKEN(ud, tok_end);
+    struct term_shell *s = TERM_FROM_TOKEN(ud, tok_end);
     json_t *code = json_object_get(reply, "exit_code");
     const char *why = json_string_value(json_object_get(reply, "error"));
     if (status == 200 && json_is_integer(code))
-        snprintf(t->note, sizeof(t->note), "the shell exited with code %lld",
+        snprintf(s->note, sizeof(s->note), "the shell exited with code %lld",
                  (long long)json_integer_value(code));
     else if (status == 200 && why)
-        snprintf(t->note, sizeof(t->note), "the shell ended: %.200s", why);
+        snprintf(s->note, sizeof(s->note), "the shell ended: %.200s", why);
     else
-        snprintf(t->note, sizeof(t->note), "the shell ended (%.200s)",
+        snprintf(s->note, sizeof(s->note), "the shell ended (%.200s)",
                  status < 0 ? (err ? err : "no answer") : client_error_message(reply, "unknown"));
     char line[400];
-    snprintf(line, sizeof(line), "[%s. Enter opens a new one.]", t->note);
-    term_note(t, line);
-    ui_set_status(t->ui, "%s", t->note);
-    t->ui->dirty |= UI_DIRTY_DETAIL;
+    snprintf(line, sizeof(line), "[%s. Enter opens a new one.]", s->note);
+    term_note(s, line);
+    if (s->tab->sh == s) {
+        ui_set_status(s->tab->ui, "%s", s->note);
+        s->tab->ui->dirty |= UI_DIRTY_DETAIL;
+    }
 }
 
-static void term_hangup(struct term_tab *t)
+static void term_hangup(struct term_shell *s)
 {
-    ui_cancel(t->ui, &t->tok_resize);
-    t->resizing = false;
-    client_term_close(t->conn);
-    t->conn = NULL;
+    ui_cancel(s->tab->ui, &s->tok_resize);
+    s->resizing = false;
+    client_term_close(s->conn);
+    s->conn = NULL;
 }
 
 /* The connection is over: say how (the engine keeps an ended terminal a minute). */
-static void term_ended(struct term_tab *t, const char *failure)
+static void term_ended(struct term_shell *s, const char *failure)
 {
     if (failure) /* before the hang-up: failure may be the connection's own text */
-        snprintf(t->note, sizeof(t->note), "cannot open a shell: %.250s", failure);
-    term_hangup(t);
-    t->st = TERM_ENDED;
-    t->typing = false;
+        snprintf(s->note, sizeof(s->note), "cannot open a shell: %.250s", failure);
+    term_hangup(s);
+    s->st = TERM_ENDED;
+    if (s->tab->sh == s)
+        s->tab->typing = false;
     if (failure) {
-        ui_set_error(t->ui, "%s", t->note);
+        ui_set_error(s->tab->ui, "%s", s->note);
         char line[400];
-        snprintf(line, sizeof(line), "[%s]", t->note);
-        term_note(t, line);
+        snprintf(line, sizeof(line), "[%s]", s->note);
+        term_note(s, line);
         return;
     }
-    snprintf(t->note, sizeof(t->note), "the shell ended");
+    snprintf(s->note, sizeof(s->note), "the shell ended");
     char path[200];
-    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal/%s", t->sid, t->tid);
-    if (!t->tid[0] || ui_request(t->ui, "GET", path, NULL, term_on_end, &t->tok_end) < 0)
-        term_note(t, "[the shell ended. Enter opens a new one.]");
+    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal/%s", s->sid, s->tid);
+    if (!s->tid[0] || ui_request(s->tab->ui, "GET", path, NULL, term_on_end, &s->tok_end) < 0)
+        term_note(s, "[the shell ended. Enter opens a new one.]");
 }
 
 static void term_on_data(const char *data, size_t len, void *ud)
 {
-    struct term_tab *t = ud;
-    size_t before = vt_scrollback(t->vt);
-    vt_write(t->vt, data, len);
+    struct term_shell *s = ud;
+    struct term_tab *t = s->tab;
+    size_t before = vt_scrollback(s->vt);
+    vt_write(s->vt, data, len);
     /* scrolled back: the lines in view stay where they are as output arrives */
-    if (t->scroll && !t->agent)
-        t->scroll += (int)(vt_scrollback(t->vt) - before);
+    if (t->sh == s && t->scroll && !t->agent)
+        t->scroll += (int)(vt_scrollback(s->vt) - before);
+}
+
+/* The session's shell (open or ended), or NULL; with create, a new idle one when it has none
+ * (NULL without memory). */
+static struct term_shell *term_shell_of(struct term_tab *t, const char *sid, bool create)
+{
+    for (struct term_shell *s = t->shells; s; s = s->next)
+        if (strcmp(s->sid, sid) == 0)
+            return s;
+    if (!create)
+        return NULL;
+    struct term_shell *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->tab = t;
+    snprintf(s->sid, sizeof(s->sid), "%s", sid);
+    s->next = t->shells;
+    t->shells = s;
+    return s;
 }
 
 static unsigned term_open_shell(struct term_tab *t)
@@ -203,7 +248,7 @@ static unsigned term_open_shell(struct term_tab *t)
     struct ui *ui = t->ui;
     t->agent = false;
     t->scroll = 0;
-    if (t->st == TERM_CONNECTING || t->st == TERM_OPEN) {
+    if (term_live(t->sh)) {
         t->typing = true;
         return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
     }
@@ -211,27 +256,29 @@ static unsigned term_open_shell(struct term_tab *t)
         ui_set_error(ui, "no session selected");
         return UI_DIRTY_FOOTER;
     }
+    struct term_shell *s = t->sh ? t->sh : term_shell_of(t, t->sid, true);
     int rows = t->rows > 0 ? t->rows : 24, cols = t->cols > 0 ? t->cols : 80;
-    if (!t->vt && !(t->vt = vt_new(rows, cols, TERM_SCROLLBACK))) {
+    if (!s || (!s->vt && !(s->vt = vt_new(rows, cols, TERM_SCROLLBACK)))) {
         ui_set_error(ui, "out of memory");
         return UI_DIRTY_FOOTER;
     }
-    vt_resize(t->vt, rows, cols);
-    ui_cancel(ui, &t->tok_end); /* the last shell's ending is old news */
+    t->sh = s;
+    vt_resize(s->vt, rows, cols);
+    ui_cancel(ui, &s->tok_end); /* the last shell's ending is old news */
     char path[200], *err = NULL;
-    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal?rows=%d&cols=%d", t->sid, rows, cols);
-    t->tid[0] = '\0';
-    t->note[0] = '\0';
-    t->conn = client_term_open(client_socket(ui->client), path, &err);
-    if (!t->conn) {
-        term_ended(t, err ? err : "out of memory");
+    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal?rows=%d&cols=%d", s->sid, rows, cols);
+    s->tid[0] = '\0';
+    s->note[0] = '\0';
+    s->conn = client_term_open(client_socket(ui->client), path, &err);
+    if (!s->conn) {
+        term_ended(s, err ? err : "out of memory");
         free(err);
         return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
     }
-    t->st = TERM_CONNECTING;
+    s->st = TERM_CONNECTING;
     t->typing = true;
-    t->sent_rows = rows;
-    t->sent_cols = cols;
+    s->sent_rows = rows;
+    s->sent_cols = cols;
     ui_set_status(ui, "opening a shell in the sandbox (^] gives the keys back)");
     return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
 }
@@ -270,12 +317,13 @@ static unsigned term_key_agent(struct ui *ui)
 static unsigned term_key_hangup(struct ui *ui)
 {
     struct term_tab *t = term_tab(ui);
-    if (!t || (t->st != TERM_OPEN && t->st != TERM_CONNECTING))
+    if (!t || !term_live(t->sh))
         return 0;
-    term_hangup(t);
-    t->st = TERM_ENDED;
-    snprintf(t->note, sizeof(t->note), "hung up");
-    term_note(t, "[hung up. Enter opens a new shell.]");
+    struct term_shell *s = t->sh;
+    term_hangup(s);
+    s->st = TERM_ENDED;
+    snprintf(s->note, sizeof(s->note), "hung up");
+    term_note(s, "[hung up. Enter opens a new shell.]");
     return UI_DIRTY_DETAIL;
 }
 
@@ -367,14 +415,14 @@ static const struct ui_key term_keys[] = {
 static bool term_takes_keys(const struct ui *ui)
 {
     const struct term_tab *t = term_tab_c(ui);
-    return t && t->typing && !t->agent && (t->st == TERM_CONNECTING || t->st == TERM_OPEN) &&
+    return t && t->typing && !t->agent && term_live(t->sh) &&
            (ui->page || ui->focus == UI_PANE_DETAIL);
 }
 
 static unsigned term_on_key(struct ui *ui, int key, bool code)
 {
     struct term_tab *t = term_tab(ui);
-    if (!t || !t->vt)
+    if (!t || !t->sh || !t->sh->vt)
         return 0;
     if (key == UI_KEY_LEAVE && !code) { /* the keyboard goes back to the dashboard */
         t->typing = false;
@@ -386,8 +434,8 @@ static unsigned term_on_key(struct ui *ui, int key, bool code)
         return term_scroll(t, key == KEY_SPREVIOUS ? term_page(t) : -term_page(t));
     unsigned dirty = t->scroll ? UI_DIRTY_DETAIL : 0;
     t->scroll = 0;
-    vt_key(t->vt, key, code, false);
-    term_send_output(t);
+    vt_key(t->sh->vt, key, code, false);
+    term_send_output(t->sh);
     return dirty;
 }
 
@@ -396,31 +444,71 @@ static unsigned term_on_key(struct ui *ui, int key, bool code)
 static int term_poll_fd(struct ui *ui, short *events)
 {
     struct term_tab *t = term_tab(ui);
-    if (!t || !t->conn)
+    if (!t || !t->sh || !t->sh->conn)
         return -1;
-    *events = client_term_events(t->conn);
-    return client_term_fd(t->conn);
+    *events = client_term_events(t->sh->conn);
+    return client_term_fd(t->sh->conn);
+}
+
+/* Bytes in or out on a shell's connection, shown or not. */
+static void term_pump(struct term_shell *s, short revents)
+{
+    struct term_tab *t = s->tab;
+    enum client_term_state cs = client_term_pump(s->conn, revents, term_on_data, s);
+    if (s->st == TERM_CONNECTING && cs == CLIENT_TERM_OPEN) {
+        s->st = TERM_OPEN;
+        snprintf(s->tid, sizeof(s->tid), "%s", client_term_id(s->conn));
+        if (t->sh == s)
+            ui_set_status(t->ui, "shell open: every key goes to it, ^] gives the keys back");
+        term_resize_remote(s); /* the pane may have changed while it connected */
+    }
+    if (cs == CLIENT_TERM_FAILED)
+        term_ended(s, client_term_error(s->conn));
+    else if (cs == CLIENT_TERM_CLOSED)
+        term_ended(s, NULL);
+    else
+        term_send_output(s); /* answers to the shell's terminal queries */
 }
 
 static unsigned term_on_ready(struct ui *ui, short revents)
 {
     struct term_tab *t = term_tab(ui);
-    if (!t || !t->conn)
+    if (!t || !t->sh || !t->sh->conn)
         return 0;
-    enum client_term_state s = client_term_pump(t->conn, revents, term_on_data, t);
-    if (t->st == TERM_CONNECTING && s == CLIENT_TERM_OPEN) {
-        t->st = TERM_OPEN;
-        snprintf(t->tid, sizeof(t->tid), "%s", client_term_id(t->conn));
-        ui_set_status(ui, "shell open: every key goes to it, ^] gives the keys back");
-        term_resize_remote(t); /* the pane may have changed while it connected */
-    }
-    if (s == CLIENT_TERM_FAILED)
-        term_ended(t, client_term_error(t->conn));
-    else if (s == CLIENT_TERM_CLOSED)
-        term_ended(t, NULL);
-    else
-        term_send_output(t); /* answers to the shell's terminal queries */
+    term_pump(t->sh, revents);
     return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+/* The shells not shown keep reading, so their programs are not held up by a full pipe and
+ * their end is seen when it comes. */
+static int term_bg_poll(struct ui *ui, struct pollfd *fds, int max)
+{
+    struct term_tab *t = term_tab(ui);
+    int n = 0;
+    for (struct term_shell *s = t ? t->shells : NULL; s && n < max; s = s->next) {
+        if (!s->conn || s == t->sh)
+            continue;
+        fds[n].fd = client_term_fd(s->conn);
+        fds[n].events = client_term_events(s->conn);
+        fds[n++].revents = 0;
+    }
+    return n;
+}
+
+static unsigned term_bg_ready(struct ui *ui, const struct pollfd *fds, int n)
+{
+    struct term_tab *t = term_tab(ui);
+    /* by descriptor: a key handled before this may have hung one up */
+    for (struct term_shell *s = t ? t->shells : NULL; s; s = s->next) {
+        if (!s->conn || s == t->sh)
+            continue;
+        for (int i = 0; i < n; i++)
+            if (fds[i].fd == client_term_fd(s->conn) && fds[i].revents) {
+                term_pump(s, fds[i].revents);
+                break;
+            }
+    }
+    return 0;
 }
 
 /* ---- events ---- */
@@ -558,11 +646,12 @@ static void term_draw(struct ui *ui, WINDOW *w, bool focused)
     if (rows != t->rows || cols != t->cols) {
         t->rows = rows;
         t->cols = cols;
-        if (t->vt)
-            vt_resize(t->vt, rows, cols);
+        if (t->sh && t->sh->vt)
+            vt_resize(t->sh->vt, rows, cols);
         if (t->log)
             vt_resize(agentlog_vt(t->log), rows, cols);
-        term_resize_remote(t);
+        if (t->sh)
+            term_resize_remote(t->sh);
     }
     struct vt *v = term_view(t);
     if (t->agent) {
@@ -577,7 +666,7 @@ static void term_draw(struct ui *ui, WINDOW *w, bool focused)
         term_draw_idle(t, w);
         return;
     }
-    term_draw_vt(t, w, v, focused && t->typing && t->st == TERM_OPEN);
+    term_draw_vt(t, w, v, focused && t->typing && t->sh && t->sh->st == TERM_OPEN);
 }
 
 static const char *term_hint(const struct ui *ui)
@@ -588,9 +677,9 @@ static const char *term_hint(const struct ui *ui)
     if (t->agent)
         return "agent's shell, read-only · a yours";
     if (term_takes_keys(ui))
-        return t->st == TERM_CONNECTING ? "connecting · " UI_KEY_LEAVE_NAME " leaves"
-                                        : UI_KEY_LEAVE_NAME " leaves";
-    if (t->st == TERM_OPEN)
+        return t->sh->st == TERM_CONNECTING ? "connecting · " UI_KEY_LEAVE_NAME " leaves"
+                                            : UI_KEY_LEAVE_NAME " leaves";
+    if (t->sh && t->sh->st == TERM_OPEN)
         return "Enter types · a agent";
     if (ui->opt->read_only)
         return "read-only: no shell · a agent";
@@ -604,52 +693,76 @@ static unsigned term_open(struct ui *ui)
     void **slot = ui_page_slot(ui, &tab_terminal);
     if (!slot)
         return 0;
-    struct term_tab *t = calloc(1, sizeof(*t));
-    if (!t) {
-        ui_set_error(ui, "out of memory");
-        return UI_DIRTY_FOOTER;
+    struct term_tab *t = *slot;
+    if (!t) { /* the first opening: what outlives the view */
+        if (!(t = calloc(1, sizeof(*t)))) {
+            ui_set_error(ui, "out of memory");
+            return UI_DIRTY_FOOTER;
+        }
+        *slot = t;
+        t->ui = ui;
+        if (ui->color) {
+            /* pairs the themes do not use; COLOR_PAIRS is 64 on an 8-colour terminal */
+            int last = COLOR_PAIRS - 1 < UI_C_COUNT + TERM_PAIRS_MAX ? COLOR_PAIRS - 1
+                                                                     : UI_C_COUNT + TERM_PAIRS_MAX;
+            t->pairs = paircache_new(UI_C_COUNT + 1, last);
+            t->default_colors = use_default_colors() == OK;
+        }
+        /* Shift-PgUp/PgDn as xterm sends them, for terminals whose terminfo lacks kPRV/kNXT */
+        if (!key_defined("\x1b[5;2~"))
+            define_key("\x1b[5;2~", KEY_SPREVIOUS);
+        if (!key_defined("\x1b[6;2~"))
+            define_key("\x1b[6;2~", KEY_SNEXT);
     }
-    *slot = t;
-    t->ui = ui;
+    t->sid[0] = '\0';
     if (ui->sel_session && model_id_valid(ui->sel_session))
         snprintf(t->sid, sizeof(t->sid), "%s", ui->sel_session);
-    if (ui->color) {
-        /* pairs the themes do not use; COLOR_PAIRS is 64 on an 8-colour terminal */
-        int last = COLOR_PAIRS - 1 < UI_C_COUNT + TERM_PAIRS_MAX ? COLOR_PAIRS - 1
-                                                                 : UI_C_COUNT + TERM_PAIRS_MAX;
-        t->pairs = paircache_new(UI_C_COUNT + 1, last);
-        t->default_colors = use_default_colors() == OK;
-    }
-    /* Shift-PgUp/PgDn as xterm sends them, for terminals whose terminfo lacks kPRV/kNXT */
-    if (!key_defined("\x1b[5;2~"))
-        define_key("\x1b[5;2~", KEY_SPREVIOUS);
-    if (!key_defined("\x1b[6;2~"))
-        define_key("\x1b[6;2~", KEY_SNEXT);
+    /* the session's shell again, as it was left; the pane's size is taken at the next draw */
+    t->sh = t->sid[0] ? term_shell_of(t, t->sid, false) : NULL;
+    t->typing = t->agent = false;
+    t->scroll = t->rows = t->cols = 0;
     return UI_DIRTY_DETAIL;
 }
 
+/* The view goes; the shells stay (term_end frees them). */
 static void term_close(struct ui *ui)
+{
+    struct term_tab *t = term_tab(ui);
+    if (!t)
+        return;
+    agentlog_free(t->log);
+    t->log = NULL;
+    t->sh = NULL;
+    t->typing = false;
+}
+
+/* The dashboard ends: every shell is hung up (the engine ends a shell whose client went). */
+static void term_end(struct ui *ui)
 {
     void **slot = ui_page_slot(ui, &tab_terminal);
     struct term_tab *t = slot ? *slot : NULL;
     if (!t)
         return;
-    term_hangup(t); /* the engine hangs the shell up when its client goes */
-    ui_cancel(ui, &t->tok_end);
-    agentlog_free(t->log);
-    vt_free(t->vt);
+    term_close(ui);
+    while (t->shells) {
+        struct term_shell *s = t->shells;
+        t->shells = s->next;
+        term_hangup(s);
+        ui_cancel(ui, &s->tok_end);
+        vt_free(s->vt);
+        free(s);
+    }
     paircache_free(t->pairs);
     free(t);
     *slot = NULL;
 }
 
 /* `r` or a reconnect: an open shell stays open (its connection is its own, not the event
- * stream's); otherwise the tab starts again. */
+ * stream's); otherwise the view starts again. */
 static unsigned term_refresh(struct ui *ui)
 {
-    void **slot = ui_page_slot(ui, &tab_terminal);
-    struct term_tab *t = slot ? *slot : NULL;
-    if (t && (t->st == TERM_CONNECTING || t->st == TERM_OPEN))
+    struct term_tab *t = term_tab(ui);
+    if (t && term_live(t->sh))
         return UI_DIRTY_DETAIL;
     term_close(ui);
     return term_open(ui);
@@ -661,6 +774,9 @@ const struct ui_page tab_terminal = {
     .list = -1,
     .open = term_open,
     .close = term_close,
+    .end = term_end,
+    .bg_poll = term_bg_poll,
+    .bg_ready = term_bg_ready,
     .draw = term_draw,
     .on_event = term_on_event,
     .poll_fd = term_poll_fd,

@@ -454,14 +454,18 @@ static int ui_loop(struct ui *ui)
         short page_events = 0;
         int page_fd =
             ui->page_open && ui->page_open->poll_fd ? ui->page_open->poll_fd(ui, &page_events) : -1;
-        struct pollfd p[5] = {
+        struct pollfd p[5 + UI_BG_FDS] = {
             {.fd = STDIN_FILENO, .events = POLLIN},
             {.fd = term_signal_fd(), .events = POLLIN},
             {.fd = client_events_fd(ui->events), .events = POLLIN},
             {.fd = page_fd, .events = page_events},
             {.fd = job_poll_fd(ui), .events = POLLIN},
         };
-        int n = client_async_poll(ui->async, p, 5, ui_timeout(ui, now, last_draw));
+        int nfds = 5, bg_n[UI_TABS_MAX] = {0};
+        for (size_t i = 0; i < ui_ntabs && i < UI_TABS_MAX; i++)
+            if (ui_tabs[i]->bg_poll)
+                nfds += bg_n[i] = ui_tabs[i]->bg_poll(ui, p + nfds, 5 + UI_BG_FDS - nfds);
+        int n = client_async_poll(ui->async, p, nfds, ui_timeout(ui, now, last_draw));
         if (n < 0 && errno != EINTR) {
             ui_set_error(ui, "poll: %s", strerror(errno));
             return 1;
@@ -497,6 +501,9 @@ static int ui_loop(struct ui *ui)
             ui->dirty |= ui->page_open->on_ready(ui, p[3].revents);
         if (p[4].fd >= 0 && p[4].revents)
             ui->dirty |= job_on_ready(ui);
+        for (size_t i = 0, at = 5; i < ui_ntabs && i < UI_TABS_MAX; at += (size_t)bg_n[i++])
+            if (bg_n[i])
+                ui->dirty |= ui_tabs[i]->bg_ready(ui, p + at, bg_n[i]);
     }
 }
 
@@ -579,6 +586,9 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
     job_stop(&ui);
     ui_modal_close(&ui);
     ui_page_close(&ui);
+    for (size_t i = 0; i < ui_ntabs; i++)
+        if (ui_tabs[i]->end)
+            ui_tabs[i]->end(&ui);
     client_async_free(ui.async);
     client_events_close(ui.events);
     model_free(&ui.model);

@@ -12,6 +12,7 @@
 
 #include <curses.h>
 #include <jansson.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -121,6 +122,14 @@ struct ui_page {
     unsigned (*open)(struct ui *ui);
     /* Hidden, the session changed (before open) or the dashboard ends: stop streams, free. */
     void (*close)(struct ui *ui);
+    /* Optional, tabs only: the dashboard ends (after close); free what the page keeps from
+     * one opening to the next (the Terminal tab's shells). */
+    void (*end)(struct ui *ui);
+    /* Optional, tabs only, open or not: descriptors of what the page keeps running when it is
+     * not shown (the shells of other sessions, which must keep reading), at most max into
+     * fds; how many. bg_ready gets them back with their revents; returns dirty bits. */
+    int (*bg_poll)(struct ui *ui, struct pollfd *fds, int max);
+    unsigned (*bg_ready)(struct ui *ui, const struct pollfd *fds, int n);
     /* Draw into w (the pane's inside, already erased); focused: the pane has the keyboard. */
     void (*draw)(struct ui *ui, WINDOW *w, bool focused);
     /* Optional: an engine event (type, data) while open. Returns dirty bits. */
@@ -142,6 +151,11 @@ struct ui_page {
      * again; a page with something live of its own (a shell) keeps it. Returns dirty bits. */
     unsigned (*on_refresh)(struct ui *ui);
 };
+
+/* Bounds of the loop's poll: descriptors of pages not shown (bg_poll, all tabs together),
+ * and tabs in the table. */
+#define UI_BG_FDS 16
+#define UI_TABS_MAX 16
 
 /* The detail pane's tabs, in tab-bar order ([ and ] move, Enter on a session opens): ui.c's
  * table. A tab no other file names is declared there only (a new tab: its file, its line in

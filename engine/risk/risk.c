@@ -16,15 +16,17 @@
  *    judged by where they come from (find under the workspace, or anything);
  * 5. the maximum wins; hidden characters raise MEDIUM to HIGH. The first reason of the highest
  *    level is kept.
- * Choices: a relative path with no known cwd is taken as in the workspace (the executor's
- * shell starts there; the engine passes NULL today); `rm -r` of the workspace root is HIGH,
- * of things in it MEDIUM; any write or edit in the workspace is MEDIUM (project-scoped edits,
- * so the "medium" policy confirms every change and the default "high" policy none); `less`
- * and `tail -f` are MEDIUM (they never end in a non-interactive shell).
+ * Choices (the levels are defined in docs/risk.md and held to tests/risk/corpus.jsonl): a
+ * relative path with no known cwd is taken as in the workspace (the executor's shell starts
+ * there; the engine passes NULL today); `rm -r` of the workspace root, its .git or everything
+ * in it is HIGH, of sources in it MEDIUM, of build outputs LOW; writes and edits in the
+ * workspace, builds and tests are LOW (the task's own work: the "medium" policy confirms
+ * network access, installs and changes outside instead); `less` and `tail -f` are MEDIUM (they
+ * never end in a non-interactive shell).
  * File actions: writes outside the workspace, to system paths, shell rc files, git hooks, CI
- * workflows, package-manager configs and keys are HIGH; writes in the workspace MEDIUM; reads
- * LOW unless they read credentials (or a .env outside the workspace). Written scripts (#!, .sh)
- * are scanned like commands, or as code when the #! names an interpreter. */
+ * workflows, package-manager configs and keys are HIGH; writes in the workspace LOW; reads
+ * LOW unless they read credentials (or a .env outside the workspace). Written scripts (#!, .sh,
+ * .py...) are scanned like commands, or as code when the #! or the name says which. */
 #include "engine/risk/risk.h"
 
 #include "common/utf8.h"
@@ -53,16 +55,24 @@ struct rk {
     int depth;
     bool obfuscated;
     /* facts across the whole action */
-    bool fetch;      /* something downloads code or decodes text into a file */
-    bool runs_file;  /* a shell or interpreter runs a script file */
-    bool xargs;      /* the current command's arguments come from its input */
-    bool endless;    /* a `while true` loop was seen */
-    int input_found; /* its input lists files found by find: 1 + enum rk_where, or 0 */
+    bool fetch;           /* something downloads code or decodes text into a file */
+    bool runs_file;       /* a shell or interpreter runs a script file */
+    bool xargs;           /* the current command's arguments come from its input */
+    bool endless;         /* a `while true` loop was seen */
+    int input_found;      /* its input lists files found by find: 1 + enum rk_where, or 0 */
+    bool piped_in;        /* the current command's stdin is a pipe */
+    bool var_fetch;       /* a variable was assigned a download command (x='curl ...') */
+    char secret_var[48];  /* a variable named like a secret used in the line ($GITHUB_TOKEN) */
+    char nested_verb[32]; /* the first word of the line's last substitution ($(pyenv init -)) */
+    char funcs[RS_MAX_FUNCS][32]; /* shell functions the line defines (their bodies are judged) */
+    int nfuncs;
 };
 
 /* Facts of one command, for the pipeline rules. */
 struct rk_facts {
     bool fetch, decode, secret, netsend;
+    bool shell;    /* a shell that runs what its input says (sh -i, /bin/sh) */
+    char peer[80]; /* a raw connection's far end (nc, telnet, socat, openssl s_client) */
     bool consumer; /* a shell or interpreter that runs its input */
     char lang[24]; /* the consumer's language when it is an interpreter, "" for a shell */
     int found;     /* find's start point: 1 + enum rk_where, or 0 */
@@ -84,7 +94,22 @@ static void rk_raise(struct rk *k, int level, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Like rk_raise, but a more precise reason replaces the one found at the same level. */
+static void rk_name(struct rk *k, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void rk_name(struct rk *k, int level, const char *fmt, ...)
+{
+    if (level < k->level)
+        return;
+    k->level = level;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(k->reason, sizeof(k->reason), fmt, ap);
+    va_end(ap);
+}
+
 static void rk_text(struct rk *k, const char *s, size_t len, struct rk_facts *all);
+static void rk_script_scan(struct rk *k, const char *path, const char *content);
 
 /* ---- names ---- */
 
@@ -303,6 +328,107 @@ static bool rk_net_device(const char *p)
     return strncmp(p, "/dev/tcp/", 9) == 0 || strncmp(p, "/dev/udp/", 9) == 0;
 }
 
+/* The loopback: the agent's own servers, inside the sandbox. */
+static bool rk_local_host(const char *h)
+{
+    return strcmp(h, "localhost") == 0 || strncmp(h, "127.", 4) == 0 || strcmp(h, "0.0.0.0") == 0 ||
+           strcmp(h, "::1") == 0 || strcmp(h, "[::1]") == 0 || strncmp(h, "localhost:", 10) == 0;
+}
+
+/* Hosts an agent's tools talk to by design: a token sent there is used, not stolen. */
+static bool rk_known_host(const char *h)
+{
+    static const char *const hosts[] = {"github.com",         "api.github.com",
+                                        "gitlab.com",         "bitbucket.org",
+                                        "pypi.org",           "files.pythonhosted.org",
+                                        "registry.npmjs.org", "registry.yarnpkg.com",
+                                        "crates.io",          "proxy.golang.org",
+                                        "api.openai.com",     "api.anthropic.com",
+                                        "huggingface.co",     NULL};
+    return rk_in(h, hosts);
+}
+
+/* The host of a URL or host[:port] word ("https://u@h:1/x" is h), in out; false when the
+ * word names none. */
+static bool rk_url_host(const char *w, char *out, size_t sz)
+{
+    const char *p = strstr(w, "://");
+    if (p)
+        p += 3;
+    else if (strncmp(w, "localhost", 9) == 0 || (isdigit((unsigned char)w[0]) && strchr(w, '.')))
+        p = w; /* localhost:3000, 127.0.0.1:8000 (not a number such as --max-time's) */
+    else
+        return false;
+    const char *at = strpbrk(p, "@/");
+    if (at && *at == '@')
+        p = at + 1;
+    size_t n = strcspn(p, ":/?#");
+    if (*p == '[')
+        n = strcspn(p, "]") + 1;
+    if (!n)
+        return false;
+    snprintf(out, sz, "%.*s", (int)n, p);
+    return true;
+}
+
+/* /dev/tcp/HOST/PORT as "HOST:PORT". */
+static void rk_dev_peer(const char *p, char *out, size_t sz)
+{
+    const char *h = p + 9, *slash = strchr(h, '/');
+    if (slash)
+        snprintf(out, sz, "%.*s:%s", (int)(slash - h), h, slash + 1);
+    else
+        snprintf(out, sz, "%s", h);
+}
+
+/* A connection through bash's /dev/tcp or /dev/udp: a shell redirected there is a reverse
+ * shell. */
+static void rk_net_dev(struct rk *k, const char *p, bool shell)
+{
+    char peer[128];
+    rk_dev_peer(p, peer, sizeof(peer));
+    if (rk_local_host(peer))
+        rk_raise(k, 1, "opens a connection to the sandbox itself (%.60s)", peer);
+    else if (shell)
+        rk_raise(k, 2, "opens a shell to %.80s", peer);
+    else
+        rk_raise(k, 2, "opens a network connection to %.80s", peer);
+}
+
+/* The shell's history files. */
+static bool rk_history_file(const char *p)
+{
+    static const char *const names[] = {".bash_history", ".zsh_history", ".history",
+                                        ".sh_history",   ".ash_history", NULL};
+    return rk_in(rk_base(p), names);
+}
+
+/* The variables that say where and how much history the shell keeps. */
+static bool rk_history_var(const char *name, size_t n)
+{
+    static const char *const vars[] = {"HISTFILE", "HISTSIZE",   "HISTFILESIZE",
+                                       "SAVEHIST", "HISTIGNORE", NULL};
+    for (const char *const *v = vars; *v; v++)
+        if (strlen(*v) == n && strncmp(name, *v, n) == 0)
+            return true;
+    return false;
+}
+
+/* NAME=VALUE that stops the history: HISTFILE=/dev/null or empty, a size of 0, HISTIGNORE
+ * matching everything. HISTSIZE=10000 keeps more, not less. */
+static bool rk_history_off(const char *assign)
+{
+    const char *eq = strchr(assign, '=');
+    if (!eq || !rk_history_var(assign, (size_t)(eq - assign)))
+        return false;
+    const char *v = eq + 1;
+    if (strncmp(assign, "HISTFILE=", 9) == 0)
+        return !*v || strcmp(v, "/dev/null") == 0;
+    if (strncmp(assign, "HISTIGNORE=", 11) == 0)
+        return strcmp(v, "*") == 0 || strcmp(v, "*:*") == 0;
+    return !*v || strspn(v, "0") == strlen(v);
+}
+
 /* A write to path (a redirection, tee, cp's destination...). */
 static void rk_write(struct rk *k, const char *p, bool dyn, const char *how)
 {
@@ -312,19 +438,33 @@ static void rk_write(struct rk *k, const char *p, bool dyn, const char *how)
     if (w == RK_DEVNULL)
         return;
     if (rk_net_device(p))
-        rk_raise(k, 2, "opens a network connection through %.40s", p);
+        rk_net_dev(k, p, false);
     else if (rk_raw_disk(p))
         rk_raise(k, 2, "writes to a raw disk device (%.60s)", p);
     else if ((sens = rk_sensitive_write(w == RK_HOMEDIR ? p : norm)))
         rk_raise(k, 2, "%s %.60s, which runs code later (%s)", how, p, sens);
+    else if (rk_history_file(p))
+        rk_raise(k, 2, "%s the shell history (%.60s)", how, p);
+    else if (rk_under(norm, "/var/log"))
+        rk_raise(k, 2, "%s system logs (%.80s)", how, norm);
     else if (w == RK_SYSTEM || w == RK_ROOT)
         rk_raise(k, 2, "%s a system path (%.80s)", how, norm);
     else if (w == RK_HOMEDIR)
         rk_raise(k, 2, "%s the home directory (%.80s)", how, p);
     else if (w == RK_OUTSIDE)
         rk_raise(k, 2, "%s a path outside the workspace (%.80s)", how, norm);
-    else
+    else if (w == RK_TMP || w == RK_DYNAMIC)
         rk_raise(k, 1, "%s %.80s", how, p);
+    else
+        rk_raise(k, 0, "%s %.80s", how, p); /* editing in the workspace */
+}
+
+/* A database file by its name: emptying or overwriting one destroys data. */
+static bool rk_database_file(const char *p)
+{
+    static const char *const ext[] = {".db", ".sqlite", ".sqlite3", ".db3", ".mdb", ".ibd", NULL};
+    const char *dot = strrchr(rk_base(p), '.');
+    return dot && rk_in(dot, ext);
 }
 
 /* A read of path: credentials are HIGH, and so is a .env file outside the workspace (the
@@ -443,6 +583,29 @@ static void rk_rm_input(struct rk_cmd *x, bool rec)
                  rec ? "recursively " : "");
 }
 
+/* What a build makes and a clean removes: deleting it is routine. */
+static bool rk_build_output(const char *norm)
+{
+    static const char *const names[] = {
+        "build",         "dist",        "target",      "out",   "node_modules",  "__pycache__",
+        ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox",  ".nox",          "coverage",
+        "htmlcov",       ".coverage",   ".next",       ".nuxt", ".parcel-cache", ".cache",
+        ".gradle",       "bin",         "obj",         ".eggs", ".turbo",        "_build",
+        ".venv",         "venv",        NULL};
+    const char *b = rk_base(norm);
+    size_t n = strlen(b);
+    return rk_in(b, names) || strncmp(b, "cmake-build-", 12) == 0 ||
+           (n > 9 && strcmp(b + n - 9, ".egg-info") == 0) ||
+           (n > 4 && (strcmp(b + n - 4, ".pyc") == 0 || strcmp(b + n - 2, ".o") == 0));
+}
+
+/* A glob naming everything in a directory: *, .*, .[!.]*, .??* */
+static bool rk_glob_all(const char *norm)
+{
+    static const char *const globs[] = {"*", ".*", ".[!.]*", ".[^.]*", ".??*", NULL};
+    return rk_in(rk_base(norm), globs);
+}
+
 static void rule_rm(struct rk_cmd *x)
 {
     bool rec = rk_flag(x, 'r', "--recursive") || rk_flag(x, 'R', NULL);
@@ -467,10 +630,25 @@ static void rule_rm(struct rk_cmd *x)
         bool grave = rk_grave(w);
         const char *shown = w == RK_DYNAMIC ? "" : norm;
         const char *open = *shown ? " (" : "", *close = *shown ? ")" : "";
-        if (rec && grave)
+        bool in_ws = w == RK_INSIDE || w == RK_WSROOT;
+        char parent[1024];
+        snprintf(parent, sizeof(parent), "%s", norm);
+        char *slash = strrchr(parent, '/');
+        if (slash)
+            *slash = '\0';
+        if (in_ws && rk_has_part(norm, "/.git"))
+            rk_raise(x->k, 2, "deletes the repository's history (%.80s)", a);
+        else if (in_ws && rk_glob_all(norm) && strcmp(parent, x->k->ws) == 0)
+            rk_raise(x->k, 2, "deletes everything in the workspace (%.80s)", a);
+        else if (rk_history_file(norm))
+            rk_raise(x->k, 2, "deletes the shell history (%.80s)", a);
+        else if (rec && grave)
             rk_raise(x->k, 2, "deletes recursively %s%s%.80s%s", what[w], open, shown, close);
         else if (grave && w != RK_DYNAMIC && w != RK_OUTSIDE)
             rk_raise(x->k, 2, "deletes files %s%s%.80s%s", what[w], open, shown, close);
+        else if (in_ws && (!rec || rk_build_output(norm)))
+            rk_raise(x->k, 0, "deletes %s in the workspace (%.80s)",
+                     rec ? "build outputs" : "files", a);
         else
             rk_raise(x->k, 1, "deletes %s%s%s%s%.80s%s", rec ? "recursively " : "",
                      w == RK_DYNAMIC ? "" : "files ", what[w], open, shown, close);
@@ -521,9 +699,24 @@ static void rule_find(struct rk_cmd *x)
             rk_raise(x->k, 1, "writes a file with find -fprint");
         return;
     }
-    /* the -exec command is a command too ({} is a path under the start point); a bounded
-     * number of them, each read once */
+    /* without a test on names or dates it acts on every file under its start */
+    static const char *const tests[] = {"-name",   "-iname",     "-path",  "-ipath", "-regex",
+                                        "-iregex", "-newer",     "-mtime", "-mmin",  "-size",
+                                        "-empty",  "-wholename", "-user",  NULL};
+    bool filtered = false;
+    const char *name = NULL;
+    for (int i = 1; i <= rk_nargs(x); i++) {
+        if (rk_in(rk_arg(x, i), tests))
+            filtered = true;
+        if (strcmp(rk_arg(x, i), "-name") == 0 && i < rk_nargs(x))
+            name = rk_arg(x, i + 1);
+    }
+    /* the -exec command is a command too ({} is what it found: the -name pattern under the
+     * start point, or any file there); a bounded number of them, each read once */
+    char found[1100];
+    snprintf(found, sizeof(found), "%s/%s", start, name ? name : "x");
     int execs = 0;
+    bool destroys = rk_has_arg(x, "-delete");
     for (int i = 1; i <= rk_nargs(x) && execs < 16; i++) {
         const char *a = rk_arg(x, i);
         if (strcmp(a, "-exec") && strcmp(a, "-execdir") && strcmp(a, "-ok") && strcmp(a, "-okdir"))
@@ -535,7 +728,11 @@ static void rule_find(struct rk_cmd *x)
             const char *b = rk_arg(x, j);
             if (strcmp(b, ";") == 0 || strcmp(b, "+") == 0)
                 break;
-            rk_put_quoted(&sub, b);
+            if (j == i + 1 &&
+                (strcmp(rk_base(b), "rm") == 0 || strcmp(rk_base(b), "shred") == 0 ||
+                 strcmp(rk_base(b), "truncate") == 0 || strcmp(rk_base(b), "unlink") == 0))
+                destroys = true;
+            rk_put_quoted(&sub, strcmp(b, "{}") == 0 ? found : b);
         }
         if (sub.data) {
             rk_text(x->k, sub.data, sub.len, NULL);
@@ -545,8 +742,10 @@ static void rule_find(struct rk_cmd *x)
     }
     if (rk_grave(w))
         rk_raise(x->k, 2, "deletes or changes files found across %.80s", start);
+    else if (destroys && !filtered && w == RK_INSIDE)
+        rk_raise(x->k, 2, "destroys every file under %.80s", start);
     else
-        rk_raise(x->k, 1, "deletes or changes files found under %.80s", start);
+        rk_raise(x->k, w == RK_INSIDE ? 0 : 1, "deletes or changes files found under %.80s", start);
 }
 
 /* "100G", "1T", "4096": bytes (saturating); -1 when not a size. */
@@ -657,6 +856,33 @@ static void rule_privilege(struct rk_cmd *x)
     rk_raise(x->k, 2, "changes users, groups or capabilities (%s)", x->verb);
 }
 
+/* The host a network command names: its first non-option word naming one. */
+static bool rk_cmd_host(struct rk_cmd *x, char *host, size_t sz)
+{
+    for (int i = 1; i <= rk_nargs(x); i++) {
+        const char *a = rk_arg(x, i);
+        if (a[0] != '-' && rk_url_host(a, host, sz))
+            return true;
+    }
+    return false;
+}
+
+static bool rk_cmd_has_dyn(struct rk_cmd *x)
+{
+    for (int i = 1; i <= rk_nargs(x); i++)
+        if (rk_arg_dyn(x, i))
+            return true;
+    return false;
+}
+
+/* A variable named like a secret ($GITHUB_TOKEN) sent to a host that is not one the tools
+ * talk to by design. */
+static void rk_send_secret_var(struct rk_cmd *x, const char *host)
+{
+    if (x->k->secret_var[0] && rk_cmd_has_dyn(x) && !rk_known_host(host))
+        rk_raise(x->k, 2, "sends $%s to %.60s", x->k->secret_var, host);
+}
+
 static void rule_curl(struct rk_cmd *x)
 {
     static const char *const send[] = {
@@ -664,14 +890,23 @@ static void rule_curl(struct rk_cmd *x)
         "-F", "--form", "--form-string", "-T",         "--upload-file",    "--json",
         NULL};
     bool sends = false;
+    const char *file = NULL; /* what it uploads: @file, -T file ("-": its input) */
     for (int i = 1; i <= rk_nargs(x); i++) {
         const char *a = rk_arg(x, i);
-        if (rk_in(a, send) || strncmp(a, "--data", 6) == 0 || strncmp(a, "--form", 6) == 0 ||
-            strncmp(a, "--upload-file", 13) == 0 || strncmp(a, "--json", 6) == 0)
-            sends = true;
+        bool opt = rk_in(a, send) || strncmp(a, "--data", 6) == 0 || strncmp(a, "--form", 6) == 0 ||
+                   strncmp(a, "--upload-file", 13) == 0 || strncmp(a, "--json", 6) == 0;
         /* short options together: -sd @f, -sSLF x=@f, -fT f */
         if (a[0] == '-' && a[1] && a[1] != '-' && strpbrk(a + 1, "dFT"))
+            opt = true;
+        if (opt) {
             sends = true;
+            const char *v = i < rk_nargs(x) ? rk_arg(x, i + 1) : "";
+            const char *at = strchr(v, '@');
+            if (a[strlen(a) - 1] == 'T' || strcmp(a, "--upload-file") == 0)
+                file = v;
+            else if (at && (at == v || at[-1] == '='))
+                file = at + 1;
+        }
         const char *m = NULL;
         if ((strcmp(a, "-X") == 0 || strcmp(a, "--request") == 0) && i < rk_nargs(x))
             m = rk_arg(x, i + 1);
@@ -684,36 +919,186 @@ static void rule_curl(struct rk_cmd *x)
             sends = true;
     }
     rk_reads(x);
-    x->f->netsend = true;
     x->k->fetch = true;
     x->f->fetch = true;
-    if (sends)
-        rk_raise(x->k, 2, "sends data out with curl");
+    char host[128] = "";
+    if (!rk_cmd_host(x, host, sizeof(host)) || !rk_local_host(host))
+        x->f->netsend = true;
+    if (host[0] && rk_local_host(host)) {
+        rk_raise(x->k, 0, "talks to a server in the sandbox (%.60s)", host);
+        return;
+    }
+    const char *to = host[0] ? host : "the network";
+    rk_send_secret_var(x, to);
+    if (file && (strcmp(file, "-") == 0 || strcmp(file, "/dev/stdin") == 0))
+        rk_raise(x->k, x->k->piped_in ? 2 : 1, "sends its input to %.60s", to);
+    else if (file)
+        rk_raise(x->k, 2, "uploads %.60s to %.60s", file, to);
+    else if (sends)
+        rk_raise(x->k, 1, "sends data to %.60s", to);
     else if (rk_flag(x, 'o', "--output") || rk_flag(x, 'O', "--remote-name"))
-        rk_raise(x->k, 1, "downloads a file from the network");
+        rk_raise(x->k, 1, "downloads a file from %.60s", to);
     else
-        rk_raise(x->k, 1, "fetches from the network");
+        rk_raise(x->k, 1, "fetches from %.60s", to);
 }
 
 static void rule_wget(struct rk_cmd *x)
 {
-    x->f->netsend = true;
     x->k->fetch = true;
     x->f->fetch = true;
+    char host[128] = "";
+    bool local = rk_cmd_host(x, host, sizeof(host)) && rk_local_host(host);
+    x->f->netsend = !local;
+    const char *to = host[0] ? host : "the network";
+    for (int i = 1; i <= rk_nargs(x); i++)
+        if (strncmp(rk_arg(x, i), "--post-file=", 12) == 0 ||
+            strncmp(rk_arg(x, i), "--body-file=", 12) == 0)
+            rk_raise(x->k, local ? 0 : 2, "uploads %.60s to %.60s", strchr(rk_arg(x, i), '=') + 1,
+                     to);
+    if (!local)
+        rk_send_secret_var(x, to);
     if (rk_has_prefix_arg(x, "--post-") || rk_has_prefix_arg(x, "--body-") ||
         rk_has_prefix_arg(x, "--method=POST") || rk_has_prefix_arg(x, "--method=PUT"))
-        rk_raise(x->k, 2, "sends data out with %s", x->verb);
+        rk_raise(x->k, local ? 0 : 1, "sends data to %.60s with %s", to, x->verb);
     rk_reads(x);
-    rk_raise(x->k, 1, "downloads from the network (%s)", x->verb);
+    rk_raise(x->k, local ? 0 : 1, "downloads from %.60s (%s)", to, x->verb);
+}
+
+/* A raw connection's far end for the pipeline rule (a shell piped through it). */
+static void rk_peer(struct rk_cmd *x, const char *host, const char *port)
+{
+    if (host && !rk_local_host(host))
+        snprintf(x->f->peer, sizeof(x->f->peer), "%.60s%s%.10s", host, port ? ":" : "",
+                 port ? port : "");
 }
 
 static void rule_nc(struct rk_cmd *x)
 {
+    static const char *const exec_opts[] = {"-e", "-c", "--exec", "--sh-exec", "--lua-exec", NULL};
+    static const char *const value_opts[] = {"-w", "-q", "-i", "-s", "-x", "-X", "-W",
+                                             "-T", "-O", "-I", "-P", "-g", "-G", NULL};
+    const char *host = NULL, *port = NULL, *exec = NULL;
+    bool listen = false;
+    for (int i = 1; i <= rk_nargs(x); i++) {
+        const char *a = rk_arg(x, i), *next = i < rk_nargs(x) ? rk_arg(x, i + 1) : NULL;
+        if (rk_in(a, exec_opts) && next) {
+            exec = next;
+            i++;
+        } else if (strncmp(a, "--exec=", 7) == 0 || strncmp(a, "--sh-exec=", 10) == 0) {
+            exec = strchr(a, '=') + 1;
+        } else if (strcmp(a, "--listen") == 0) {
+            listen = true;
+        } else if (a[0] == '-' && a[1] && a[1] != '-') {
+            listen |= strchr(a, 'l') != NULL;
+            if (a[strlen(a) - 1] == 'p' && next) {
+                port = next;
+                i++;
+            } else if (rk_in(a, value_opts)) {
+                i++;
+            }
+        } else if (a[0] != '-') {
+            if (!host && !listen)
+                host = a;
+            else if (!port)
+                port = a;
+        }
+    }
     x->f->netsend = true;
-    if (rk_flag(x, 'l', "--listen"))
+    bool input = x->k->piped_in;
+    for (int i = 0; i < x->c->nredirs; i++)
+        input |= x->c->redirs[i].kind == RS_REDIR_IN;
+    if (exec && listen)
+        rk_raise(x->k, 2, "serves a shell on port %.10s (%s -e %.40s)", port ? port : "?", x->verb,
+                 exec);
+    else if (exec)
+        rk_raise(x->k, 2, "opens a shell to %.60s:%.10s (%s -e)", host ? host : "?",
+                 port ? port : "?", x->verb);
+    else if (listen)
         rk_raise(x->k, 1, "listens on a network port (%s)", x->verb);
+    else if (host && rk_local_host(host))
+        rk_raise(x->k, 0, "connects to a server in the sandbox (%s %.40s)", x->verb, host);
+    else if (input)
+        rk_raise(x->k, 2, "sends data to %.60s:%.10s (%s)", host ? host : "?", port ? port : "?",
+                 x->verb);
     else
-        rk_raise(x->k, 2, "opens a network connection out (%s)", x->verb);
+        rk_raise(x->k, 1, "opens a connection to %.60s:%.10s (%s)", host ? host : "?",
+                 port ? port : "?", x->verb);
+    rk_peer(x, host, port);
+}
+
+/* socat ADDRESS ADDRESS: EXEC: or SYSTEM: on one side is a shell served to the other. */
+static void rule_socat(struct rk_cmd *x)
+{
+    bool shell = false;
+    char peer[96] = "", listen[16] = "";
+    for (int i = 1; i <= rk_nargs(x); i++) {
+        const char *a = rk_arg(x, i);
+        if (strncasecmp(a, "exec:", 5) == 0 || strncasecmp(a, "system:", 7) == 0)
+            shell = true;
+        static const char *const out[] = {"tcp:",
+                                          "tcp4:",
+                                          "tcp6:",
+                                          "tcp-connect:",
+                                          "udp:",
+                                          "openssl:",
+                                          "openssl-connect:",
+                                          "udp-connect:",
+                                          NULL};
+        for (const char *const *o = out; *o; o++)
+            if (strncasecmp(a, *o, strlen(*o)) == 0)
+                snprintf(peer, sizeof(peer), "%.*s", (int)strcspn(a + strlen(*o), ","),
+                         a + strlen(*o));
+        if (strncasecmp(a, "tcp-listen:", 11) == 0 || strncasecmp(a, "tcp4-listen:", 12) == 0)
+            snprintf(listen, sizeof(listen), "%.*s", (int)strcspn(strchr(a, ':') + 1, ","),
+                     strchr(a, ':') + 1);
+    }
+    x->f->netsend = true;
+    if (shell && peer[0])
+        rk_raise(x->k, 2, "opens a shell to %.80s (socat)", peer);
+    else if (shell && listen[0])
+        rk_raise(x->k, 2, "serves a shell on port %s (socat)", listen);
+    else
+        rk_raise(x->k, 1, "relays a network connection (socat)");
+    if (peer[0] && !rk_local_host(peer))
+        snprintf(x->f->peer, sizeof(x->f->peer), "%s", peer);
+}
+
+/* zsh's ztcp HOST PORT: a raw connection whose descriptor a shell is then redirected to. */
+static void rule_ztcp(struct rk_cmd *x)
+{
+    const char *host = NULL, *port = NULL;
+    for (int i = 1; i <= rk_nargs(x); i++)
+        if (rk_arg(x, i)[0] != '-') {
+            if (!host)
+                host = rk_arg(x, i);
+            else if (!port)
+                port = rk_arg(x, i);
+        }
+    x->f->netsend = true;
+    if (!host || rk_local_host(host))
+        rk_raise(x->k, 1, "opens or closes a raw connection (ztcp)");
+    else
+        rk_raise(x->k, 2, "opens a network connection to %.60s:%.10s (zsh ztcp)", host,
+                 port ? port : "?");
+}
+
+static void rule_telnet(struct rk_cmd *x)
+{
+    const char *host = NULL, *port = NULL;
+    for (int i = 1; i <= rk_nargs(x); i++)
+        if (rk_arg(x, i)[0] != '-') {
+            if (!host)
+                host = rk_arg(x, i);
+            else if (!port)
+                port = rk_arg(x, i);
+        }
+    x->f->netsend = true;
+    if (host && rk_local_host(host))
+        rk_raise(x->k, 0, "connects to a server in the sandbox (telnet %.40s)", host);
+    else
+        rk_raise(x->k, 1, "opens a connection to %.60s:%.10s (telnet)", host ? host : "?",
+                 port ? port : "23");
+    rk_peer(x, host, port);
 }
 
 static void rule_remote(struct rk_cmd *x)
@@ -782,33 +1167,47 @@ static void rule_git(struct rk_cmd *x)
     }
     const char *sub = s <= rk_nargs(x) ? rk_arg(x, s) : "";
     static const char *const low[] = {
-        "status",   "diff", "log",     "show",     "blame",  "rev-parse", "ls-files", "describe",
-        "shortlog", "grep", "ls-tree", "cat-file", "reflog", "help",      "version",  NULL};
-    static const char *const local[] = {"commit", "checkout",    "reset",  "rebase", "merge",
-                                        "stash",  "cherry-pick", "revert", "switch", "restore",
-                                        "clean",  "add",         "rm",     "mv",     "tag",
-                                        "init",   "am",          "apply",  NULL};
+        "status",   "diff",        "log",          "show",    "blame",    "rev-parse",
+        "ls-files", "describe",    "shortlog",     "grep",    "ls-tree",  "cat-file",
+        "help",     "version",     "add",          "commit",  "checkout", "switch",
+        "restore",  "stash",       "merge",        "tag",     "init",     "am",
+        "apply",    "cherry-pick", "revert",       "mv",      "rm",       "worktree",
+        "notes",    "bisect",      "format-patch", "archive", "fsck",     "count-objects",
+        "config",   NULL};
+    static const char *const local_rewrite[] = {"reset", "rebase", "clean", NULL};
     static const char *const net[] = {"clone", "fetch", "pull", "submodule", "ls-remote", NULL};
     if (strcmp(sub, "push") == 0) {
         x->f->netsend = true;
         bool force = false;
+        const char *url = NULL;
         for (int i = s + 1; i <= rk_nargs(x); i++) {
             const char *a = rk_arg(x, i);
             if (strcmp(a, "-f") == 0 || strncmp(a, "--force", 7) == 0 ||
                 strcmp(a, "--delete") == 0 || strcmp(a, "-d") == 0 || strcmp(a, "--mirror") == 0 ||
                 (a[0] == '+' && a[1]) || (a[0] == ':' && a[1]))
                 force = true;
+            if (a[0] != '-' && !url && (strstr(a, "://") || (strchr(a, '@') && strchr(a, ':'))))
+                url = a;
         }
+        char host[128];
         if (force)
             rk_raise(x->k, 2, "rewrites or deletes history on a remote (git push --force)");
+        else if (url && rk_url_host(url, host, sizeof(host)) && !rk_known_host(host))
+            rk_raise(x->k, 2, "pushes the repository to %.60s", host);
+        else if (url)
+            rk_raise(x->k, 2, "pushes the repository to %.60s", url);
         else
-            rk_raise(x->k, 2, "pushes to a remote repository");
+            rk_raise(x->k, 1, "pushes commits to a configured remote");
     } else if (strcmp(sub, "remote") == 0 && s < rk_nargs(x) &&
                (strcmp(rk_arg(x, s + 1), "add") == 0 || strcmp(rk_arg(x, s + 1), "set-url") == 0)) {
-        rk_raise(x->k, 2, "changes where git sends code (git remote %s)", rk_arg(x, s + 1));
+        rk_raise(x->k, 1, "changes where git fetches and pushes (git remote %s)", rk_arg(x, s + 1));
     } else if (strcmp(sub, "filter-branch") == 0 || strcmp(sub, "filter-repo") == 0 ||
                (strcmp(sub, "update-ref") == 0 && rk_has_arg(x, "-d"))) {
         rk_raise(x->k, 2, "rewrites git history (git %s)", sub);
+    } else if ((strcmp(sub, "reflog") == 0 && rk_has_arg(x, "expire")) ||
+               (strcmp(sub, "gc") == 0 && rk_has_prefix_arg(x, "--prune=now")) ||
+               (strcmp(sub, "prune") == 0 && rk_has_prefix_arg(x, "--expire"))) {
+        rk_raise(x->k, 2, "destroys the commits git could recover (git %s)", sub);
     } else if (strcmp(sub, "config") == 0) {
         for (int i = s + 1; i <= rk_nargs(x); i++) {
             if (rk_arg(x, i)[0] == '-')
@@ -819,20 +1218,26 @@ static void rule_git(struct rk_cmd *x)
             break; /* the key; what follows is its value */
         }
         if (!rk_has_arg(x, "--get") && !rk_has_arg(x, "-l") && !rk_has_arg(x, "--list"))
-            rk_raise(x->k, 1, "changes git's configuration");
+            rk_raise(x->k, 0, "changes git's configuration");
     } else if (strcmp(sub, "branch") == 0 || strcmp(sub, "remote") == 0) {
-        if (rk_flag(x, 'D', NULL) || rk_flag(x, 'd', "--delete") || rk_has_arg(x, "rm") ||
-            rk_has_arg(x, "remove"))
+        if (rk_flag(x, 'D', NULL) || rk_has_arg(x, "rm") || rk_has_arg(x, "remove"))
             rk_raise(x->k, 1, "deletes git branches or remotes");
-    } else if (rk_in(sub, low) || !*sub) {
-        /* read-only */
+    } else if (strcmp(sub, "reflog") == 0 || strcmp(sub, "gc") == 0) {
+        rk_raise(x->k, 0, "maintains the repository (git %s)", sub);
     } else if (rk_in(sub, net)) {
         /* a fresh clone's scripts are downloaded code; pull updates the project's own */
         if (strcmp(sub, "clone") == 0 || strcmp(sub, "submodule") == 0)
             x->k->fetch = true;
         rk_raise(x->k, 1, "fetches code from the network (git %s)", sub);
-    } else if (rk_in(sub, local)) {
-        rk_raise(x->k, 1, "changes the repository (git %s)", sub);
+    } else if (rk_in(sub, local_rewrite) ||
+               (strcmp(sub, "commit") == 0 && rk_has_arg(x, "--amend"))) {
+        if (strcmp(sub, "reset") != 0 || rk_has_arg(x, "--hard") || rk_has_arg(x, "--keep") ||
+            rk_has_arg(x, "--merge"))
+            rk_raise(x->k, 1, "rewrites local history or discards changes (git %s)", sub);
+        else
+            rk_raise(x->k, 0, "unstages changes (git reset)");
+    } else if (rk_in(sub, low) || !*sub) {
+        rk_raise(x->k, 0, "local version control (git %s)", sub);
     } else {
         rk_raise(x->k, 1, "runs git %.40s", sub);
     }
@@ -881,10 +1286,35 @@ static void rule_kill(struct rk_cmd *x)
             return;
         }
     }
-    if (strcmp(x->verb, "kill") == 0)
+    if (strcmp(x->verb, "kill") == 0) {
         rk_raise(x->k, 1, "stops a process (kill)");
+        return;
+    }
+    if (strcmp(x->verb, "killall5") == 0) {
+        rk_raise(x->k, 2, "kills every process (killall5)");
+        return;
+    }
+    /* pkill -f "http.server": the agent stopping its own server. A pattern that matches
+     * everything, or the sandbox's executor, is another matter. */
+    const char *pat = NULL;
+    for (int i = 1; i <= rk_nargs(x); i++) {
+        const char *a = rk_arg(x, i);
+        if ((strcmp(a, "-u") == 0 || strcmp(a, "-U") == 0 || strcmp(a, "-s") == 0 ||
+             strcmp(a, "-g") == 0 || strcmp(a, "-P") == 0 || strcmp(a, "-t") == 0) &&
+            i < rk_nargs(x)) {
+            i++;
+            continue;
+        }
+        if (a[0] != '-')
+            pat = a;
+    }
+    if (pat && (strstr(pat, "paddock") || strstr(pat, "executor")))
+        rk_raise(x->k, 2, "kills the sandbox's executor (%s %.40s)", x->verb, pat);
+    else if (!pat || !*pat || strcmp(pat, ".") == 0 || strcmp(pat, ".*") == 0 ||
+             strcmp(pat, "*") == 0 || strcmp(pat, "^") == 0)
+        rk_raise(x->k, 2, "kills every process it can (%s)", x->verb);
     else
-        rk_raise(x->k, 2, "kills processes by name (%s)", x->verb);
+        rk_raise(x->k, 1, "stops processes by name (%s %.40s)", x->verb, pat);
 }
 
 static void rule_syspkg(struct rk_cmd *x)
@@ -894,7 +1324,7 @@ static void rule_syspkg(struct rk_cmd *x)
         "update",  "-S",     "-R",    "-U",      "reinstall",    NULL};
     for (int i = 1; i <= rk_nargs(x); i++)
         if (rk_in(rk_arg(x, i), change)) {
-            rk_raise(x->k, 2, "installs or removes system packages (%s %s)", x->verb, rk_arg(x, i));
+            rk_raise(x->k, 1, "installs or removes system packages (%s %s)", x->verb, rk_arg(x, i));
             return;
         }
 }
@@ -959,10 +1389,11 @@ static void rule_pip_verb(struct rk_cmd *x)
 static void rule_npm(struct rk_cmd *x)
 {
     if (rk_flag(x, 'g', "--global") || rk_has_prefix_arg(x, "--location=global"))
-        rk_raise(x->k, 2, "installs packages globally (%s -g)", x->verb);
+        rk_raise(x->k, 1, "installs packages globally (%s -g)", x->verb);
     if (rk_has_arg(x, "config") && (rk_has_arg(x, "registry") || rk_has_prefix_arg(x, "registry")))
         rk_raise(x->k, 2, "changes the package registry (%s config)", x->verb);
-    static const char *const inst[] = {"install", "i", "ci", "add", "update", "upgrade", NULL};
+    static const char *const inst[] = {"install", "i",   "ci",       "add", "update",
+                                       "upgrade", "get", "download", NULL};
     for (int i = 1; i <= rk_nargs(x); i++)
         if (rk_in(rk_arg(x, i), inst)) {
             for (int j = i + 1; j <= rk_nargs(x); j++)
@@ -975,9 +1406,10 @@ static void rule_npm(struct rk_cmd *x)
     if (rk_nargs(x) >= 1 &&
         (strcmp(rk_arg(x, 1), "--version") == 0 || strcmp(rk_arg(x, 1), "-v") == 0 ||
          strcmp(rk_arg(x, 1), "ls") == 0 || strcmp(rk_arg(x, 1), "list") == 0 ||
-         strcmp(rk_arg(x, 1), "view") == 0))
+         strcmp(rk_arg(x, 1), "view") == 0 || strcmp(rk_arg(x, 1), "version") == 0))
         return;
-    rk_raise(x->k, 1, "runs project scripts (%s)", x->verb);
+    /* building, testing and the project's own scripts */
+    rk_raise(x->k, 0, "builds, tests or runs the project (%s)", x->verb);
 }
 
 /* Every string literal of code classified as a command line, adjacent ones joined: the
@@ -1007,13 +1439,89 @@ static void rk_code_strings(struct rk *k, const char *code)
     free(line.data);
 }
 
+/* The far end a piece of code connects to: the first string literal naming a host (an address
+ * or a dotted name that is not a file) and the first port-like number after a ',', '=', '(' or
+ * ':'. "?" when not written out (read from the environment). */
+static void rk_code_peer(const char *code, char *out, size_t sz)
+{
+    char host[80] = "", port[8] = "";
+    for (const char *p = code; (p = strpbrk(p, "'\"")) && !host[0];) {
+        const char *end = strchr(p + 1, *p);
+        if (!end)
+            break;
+        size_t n = (size_t)(end - p - 1);
+        const char *t = p + 1;
+        bool hostlike = n > 3 && n < 64 && memchr(t, '.', n) &&
+                        strspn(t, "abcdefghijklmnopqrstuvwxyz"
+                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                  "0123456789.-:") == n;
+        const char *dot = memrchr(t, '.', n);
+        /* module and file names (socket.py, x.so) are not hosts */
+        if (hostlike && (isdigit((unsigned char)t[0]) ||
+                         (dot && end - dot > 2 && end - dot < 6 && !memchr(t, ':', n))))
+            snprintf(host, sizeof(host), "%.*s", (int)strcspn(t, ":\"'"), t);
+        if (hostlike && memchr(t, ':', n))
+            snprintf(port, sizeof(port), "%.6s", (const char *)memchr(t, ':', n) + 1);
+        p = end + 1;
+    }
+    for (const char *p = code; *p && !port[0]; p++) {
+        if (!strchr(",=(:", *p))
+            continue;
+        const char *q = p + 1;
+        while (*q == ' ' || *q == '"' || *q == '\'')
+            q++;
+        size_t d = strspn(q, "0123456789");
+        if (d >= 2 && d <= 5 && !isalnum((unsigned char)q[d]) && q[d] != '.' && atoi(q) <= 65535)
+            snprintf(port, sizeof(port), "%.*s", (int)d, q);
+    }
+    /* a dotted name must be a host: 'os.dup2' is not */
+    snprintf(out, sz, "%s%s%s", host[0] ? host : "?", port[0] ? ":" : "", port);
+}
+
+/* Code that opens a socket and hands it a shell is a reverse shell; one that sends the
+ * environment to the network sends its secrets out. */
+static void rk_code_socket(struct rk *k, const char *code, const char *lang)
+{
+    static const char *const sockets[] = {"socket",      "Socket",           "fsockopen",
+                                          "net.connect", "createConnection", "/inet/tcp/",
+                                          "/dev/tcp/",   "IO::Socket",       NULL};
+    static const char *const shells[] = {"/bin/sh",  "/bin/bash",     "pty.spawn", "dup2",
+                                         "\"sh\"",   "'sh'",          "\"bash\"",  "'bash'",
+                                         "sh -i",    "bash -i",       "cmd.exe",   "system$_",
+                                         "IO.popen", "child_process", NULL};
+    static const char *const network[] = {"urlopen", "requests.", "http.client", "urllib",
+                                          "fetch(",  "LWP::",     "Net::HTTP",   "socket",
+                                          "Socket",  "axios",     "httpx.",      NULL};
+    static const char *const envs[] = {"os.environ", "process.env", "ENV[", "%ENV",
+                                       "getenv",     "environ",     NULL};
+    bool sock = false, shell = false, net = false, env = false;
+    for (const char *const *w = sockets; *w && !sock; w++)
+        sock = strstr(code, *w) != NULL;
+    for (const char *const *w = shells; *w && !shell; w++)
+        shell = strstr(code, *w) != NULL;
+    for (const char *const *w = network; *w && !net; w++)
+        net = strstr(code, *w) != NULL;
+    for (const char *const *w = envs; *w && !env; w++)
+        env = strstr(code, *w) != NULL;
+    char peer[96];
+    rk_code_peer(code, peer, sizeof(peer));
+    if (sock && shell)
+        rk_raise(k, 2, "opens a shell to %s from %s code", peer, lang);
+    else if (net && env && !rk_local_host(peer))
+        rk_raise(k, 2, "sends the environment to %s from %s code", peer, lang);
+    else if (sock && strcmp(peer, "?") != 0 && !rk_local_host(peer))
+        rk_raise(k, 1, "opens a network connection to %s from %s code", peer, lang);
+}
+
 /* python -c CODE, perl -e CODE...: the code's shell calls are commands. */
 static void rk_code(struct rk *k, const char *code, const char *lang, struct rk_facts *f)
 {
-    static const char *const calls[] = {"system(",    "popen(",   "subprocess",         "exec(",
-                                        "execv",      "spawn",    "os.remove",          "rmtree",
-                                        "unlink(",    "eval(",    "child_process",      "`",
-                                        "shell_exec", "passthru", "Runtime.getRuntime", NULL};
+    static const char *const calls[] = {
+        "system(",       "popen(",    "subprocess", "exec(",      "execv",
+        "spawn",         "os.remove", "rmtree",     "unlink(",    "eval(",
+        "child_process", "`",         "shell_exec", "passthru",   "Runtime.getRuntime",
+        "os.execute",    "rmSync",    "rmdirSync",  "unlinkSync", "fs.rm(",
+        "exec ",         "system ",   "proc_open",  "IO.popen",   NULL};
     bool calls_out = false;
     for (const char *const *c = calls; *c; c++)
         if (strstr(code, *c))
@@ -1021,7 +1529,9 @@ static void rk_code(struct rk *k, const char *code, const char *lang, struct rk_
     /* every string literal may be a command: classify the ones it could run */
     if (calls_out) {
         rk_code_strings(k, code);
-        if (strstr(code, "rmtree") || strstr(code, "os.remove") || strstr(code, "unlink(")) {
+        if (strstr(code, "rmtree") || strstr(code, "os.remove") || strstr(code, "unlink(") ||
+            strstr(code, "rmSync") || strstr(code, "rmdirSync") || strstr(code, "unlinkSync") ||
+            strstr(code, "fs.rm(")) {
             const char *p2 = code;
             while ((p2 = strpbrk(p2, "'\""))) {
                 char q = *p2;
@@ -1040,8 +1550,9 @@ static void rk_code(struct rk *k, const char *code, const char *lang, struct rk_
         }
         rk_raise(k, 1, "runs commands from %s code", lang);
     } else {
-        rk_raise(k, 1, "runs %s code", lang);
+        rk_raise(k, 0, "runs %s code", lang);
     }
+    rk_code_socket(k, code, lang);
     if (strstr(code, "b64decode") || strstr(code, "base64") || strstr(code, "decode("))
         if (calls_out)
             rk_raise(k, 2, "decodes hidden text and runs it in %s", lang);
@@ -1100,10 +1611,10 @@ static void rule_interp(struct rk_cmd *x)
             if (strcmp(mod, "http.server") == 0)
                 rk_raise(x->k, 1, "starts a web server (python -m http.server)");
             else
-                rk_raise(x->k, 1, "runs %s module %.40s", lang, mod);
+                rk_raise(x->k, 0, "runs %s module %.40s", lang, mod);
             return;
         }
-        if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0)
+        if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0 || strcmp(a, "-v") == 0)
             return;
         if (a[0] != '-') {
             x->k->runs_file = true;
@@ -1111,7 +1622,11 @@ static void rule_interp(struct rk_cmd *x)
                 x->f->consumer = true; /* python3 <(curl ...) */
                 snprintf(x->f->lang, sizeof(x->f->lang), "%s", lang);
             }
-            rk_raise(x->k, 1, "runs %.60s with %s", a, lang);
+            char norm[1024];
+            enum rk_where w = rk_where(x->k, a, rk_arg_dyn(x, i), norm, sizeof(norm));
+            /* the project's own code; a script elsewhere is unknown */
+            rk_raise(x->k, w == RK_INSIDE || w == RK_DYNAMIC ? 0 : 1, "runs %.60s with %s", a,
+                     lang);
             return;
         }
         if (strcmp(a, "-") == 0)
@@ -1142,25 +1657,43 @@ static void rule_shell(struct rk_cmd *x)
             x->k->runs_file = true;
             if (x->c->words[x->v + i].subst & RS_SUBST_PROCESS)
                 x->f->consumer = true; /* sh <(curl ...) */
-            rk_raise(x->k, 1, "runs the script %.60s", a);
+            char norm[1024];
+            enum rk_where w = rk_where(x->k, a, rk_arg_dyn(x, i), norm, sizeof(norm));
+            rk_raise(x->k, w == RK_INSIDE ? 0 : 1, "runs the script %.60s", a);
             return;
         }
     }
     x->f->consumer = true;
+    x->f->shell = true;
     rk_raise(x->k, 1, "runs shell commands from its input (%s)", x->verb);
+}
+
+/* eval "$(pyenv init -)": tools whose output is their own shell setup. */
+static bool rk_setup_tool(const struct rk_cmd *x)
+{
+    static const char *const tools[] = {"pyenv",  "rbenv",    "nodenv",    "goenv",     "direnv",
+                                        "conda",  "brew",     "ssh-agent", "dircolors", "fnm",
+                                        "zoxide", "starship", "opam",      "luarocks",  "mise",
+                                        "rtx",    "asdf",     "jenv",      "plenv",     NULL};
+    return rk_in(x->k->nested_verb, tools);
 }
 
 static void rule_eval(struct rk_cmd *x)
 {
     struct buf all = {0};
+    bool literal = false;
     for (int i = 1; i <= rk_nargs(x); i++) {
         const char *a = rk_arg(x, i);
         if (buf_append_str(&all, a) < 0 || buf_append(&all, " ", 1) < 0)
             break;
         if (rk_arg_dyn(x, i))
             x->f->consumer = true; /* eval "$(...)" runs what it produced */
+        else
+            literal = true;
     }
-    x->k->obfuscated = true;
+    /* text written out only to be evaluated hides what runs; a tool's setup does not */
+    if (literal || !rk_setup_tool(x))
+        x->k->obfuscated = true;
     if (all.data) {
         rk_text(x->k, all.data, all.len, NULL);
         free(all.data);
@@ -1175,7 +1708,12 @@ static void rule_source(struct rk_cmd *x)
         strcmp(rk_arg(x, 1), "/dev/stdin") == 0 || strcmp(rk_arg(x, 1), "-") == 0)
         x->f->consumer = true;
     x->k->runs_file = true;
-    rk_raise(x->k, 1, "runs a script in the shell (%s %.60s)", x->verb,
+    char norm[1024];
+    enum rk_where w = rk_nargs(x) >= 1
+                          ? rk_where(x->k, rk_arg(x, 1), rk_arg_dyn(x, 1), norm, sizeof(norm))
+                          : RK_DYNAMIC;
+    rk_raise(x->k, w == RK_INSIDE && !x->f->consumer ? 0 : 1,
+             "runs a script in the shell (%s %.60s)", x->verb,
              rk_nargs(x) >= 1 ? rk_arg(x, 1) : "");
 }
 
@@ -1187,7 +1725,18 @@ static void rule_decoder(struct rk_cmd *x)
         decodes = rk_flag(x, 'd', "--decode") || rk_flag(x, 'D', NULL);
     else if (strcmp(x->verb, "xxd") == 0)
         decodes = rk_flag(x, 'r', "-revert");
-    else if (strcmp(x->verb, "openssl") == 0)
+    else if (strcmp(x->verb, "openssl") == 0 && rk_has_arg(x, "s_client")) {
+        for (int i = 1; i < rk_nargs(x); i++)
+            if (strcmp(rk_arg(x, i), "-connect") == 0) {
+                const char *peer = rk_arg(x, i + 1);
+                x->f->netsend = true;
+                rk_raise(x->k, rk_local_host(peer) ? 0 : 1,
+                         "opens a TLS connection to %.60s (openssl s_client)", peer);
+                if (!rk_local_host(peer))
+                    snprintf(x->f->peer, sizeof(x->f->peer), "%.60s", peer);
+            }
+        return;
+    } else if (strcmp(x->verb, "openssl") == 0)
         decodes = rk_has_arg(x, "-d") || rk_has_arg(x, "-base64") || rk_has_arg(x, "base64");
     else
         decodes = true; /* uudecode, rev */
@@ -1235,10 +1784,24 @@ static void rule_touch(struct rk_cmd *x)
             if ((strcmp(rk_arg(x, i), "-l") == 0 || strcmp(rk_arg(x, i), "--length") == 0) &&
                 rk_size(rk_arg(x, i + 1)) >= RK_HUGE)
                 rk_raise(x->k, 2, "fills the disk (fallocate -l %.20s)", rk_arg(x, i + 1));
-    for (int i = 1; i <= rk_nargs(x); i++)
-        if (rk_arg(x, i)[0] != '-')
-            rk_write(x->k, rk_arg(x, i), rk_arg_dyn(x, i),
-                     strcmp(x->verb, "truncate") == 0 ? "truncates" : "creates or changes");
+    bool truncate = strcmp(x->verb, "truncate") == 0;
+    for (int i = 1; i <= rk_nargs(x); i++) {
+        const char *a = rk_arg(x, i);
+        if (truncate && (strcmp(a, "-s") == 0 || strcmp(a, "--size") == 0 || strcmp(a, "-r") == 0 ||
+                         strcmp(a, "--reference") == 0)) {
+            i++; /* its value */
+            continue;
+        }
+        if (a[0] == '-')
+            continue;
+        if (truncate && rk_database_file(a))
+            rk_raise(x->k, 2, "empties a database (%.80s)", a);
+        if (rk_arg_dyn(x, i) && strcmp(x->verb, "mkdir") == 0) {
+            rk_raise(x->k, 0, "creates a directory"); /* wherever it is, it destroys nothing */
+            continue;
+        }
+        rk_write(x->k, a, rk_arg_dyn(x, i), truncate ? "truncates" : "creates or changes");
+    }
 }
 
 static void rule_sed(struct rk_cmd *x)
@@ -1259,12 +1822,28 @@ static void rule_sed(struct rk_cmd *x)
                     rk_write(x->k, a, rk_arg_dyn(x, i), "edits in place");
             }
         }
-        rk_raise(x->k, 1, "edits files in place (sed -i)");
+        rk_raise(x->k, 0, "edits files in place (sed -i)");
     }
 }
 
 static void rule_awk(struct rk_cmd *x)
 {
+    /* gawk's /inet/tcp/LPORT/HOST/PORT special files are sockets */
+    for (int i = 1; i <= rk_nargs(x); i++) {
+        const char *net = strstr(rk_arg(x, i), "/inet/");
+        if (!net)
+            continue;
+        char peer[96];
+        const char *h = net + 6 + strcspn(net + 6, "/"); /* after tcp */
+        h = *h ? h + 1 + strcspn(h + 1, "/") : h;        /* after the local port */
+        snprintf(peer, sizeof(peer), "%.*s", (int)strcspn(*h ? h + 1 : h, "\" "), *h ? h + 1 : h);
+        for (char *c = strchr(peer, '/'); c; c = strchr(c, '/'))
+            *c = ':';
+        if (strstr(rk_arg(x, i), "getline"))
+            rk_raise(x->k, 2, "opens a shell to %s (awk /inet)", peer);
+        else
+            rk_raise(x->k, 2, "opens a network connection to %s (awk /inet)", peer);
+    }
     for (int i = 1; i <= rk_nargs(x); i++)
         if (strstr(rk_arg(x, i), "system(") || strstr(rk_arg(x, i), "| getline") ||
             strstr(rk_arg(x, i), "|getline") || strstr(rk_arg(x, i), "print |") ||
@@ -1411,8 +1990,11 @@ static void rule_archive(struct rk_cmd *x)
 
 static void rule_env_dump(struct rk_cmd *x)
 {
-    if (rk_nargs(x) > 0 && strcmp(x->verb, "set") == 0)
+    if (rk_nargs(x) > 0 && strcmp(x->verb, "set") == 0) {
+        if (rk_has_arg(x, "history") && (rk_has_arg(x, "+o") || rk_has_arg(x, "+H")))
+            rk_raise(x->k, 2, "stops the shell history (set +o history)");
         return; /* set -e and friends */
+    }
     x->f->secret = true;
     rk_raise(x->k, 1, "prints the environment (its secrets reach the agent)");
 }
@@ -1420,7 +2002,7 @@ static void rule_env_dump(struct rk_cmd *x)
 static void rule_alias(struct rk_cmd *x)
 {
     if (rk_nargs(x) >= 1 && strchr(rk_arg(x, 1), '=')) {
-        rk_raise(x->k, 2, "redefines a command (alias %.40s)", rk_arg(x, 1));
+        rk_raise(x->k, 0, "defines an alias (%.40s)", rk_arg(x, 1));
         const char *eq = strchr(rk_arg(x, 1), '=');
         rk_text(x->k, eq + 1, strlen(eq + 1), NULL);
     }
@@ -1430,10 +2012,12 @@ static void rule_export(struct rk_cmd *x)
 {
     for (int i = 1; i <= rk_nargs(x); i++) {
         const char *a = rk_arg(x, i);
-        if (strncmp(a, "LD_PRELOAD=", 11) == 0 || strncmp(a, "LD_LIBRARY_PATH=", 16) == 0)
+        const char *eq = strchr(a, '=');
+        if (strncmp(a, "LD_PRELOAD=", 11) == 0)
             rk_raise(x->k, 2, "loads other libraries into every program (%.20s)", a);
-        else if (strncmp(a, "PATH=", 5) == 0 || strncmp(a, "PROMPT_COMMAND=", 15) == 0 ||
-                 strncmp(a, "BASH_ENV=", 9) == 0)
+        else if (eq && rk_history_off(a))
+            rk_raise(x->k, 2, "stops the shell history (%.40s)", a);
+        else if (strncmp(a, "PROMPT_COMMAND=", 15) == 0 || strncmp(a, "BASH_ENV=", 9) == 0)
             rk_raise(x->k, 1, "changes what the shell runs (%.20s)", a);
     }
 }
@@ -1455,7 +2039,87 @@ static void rule_long(struct rk_cmd *x)
 
 static void rule_build(struct rk_cmd *x)
 {
-    rk_raise(x->k, 1, "runs project code (%s)", x->verb);
+    /* poetry install, pdm add: package installs; their run, build and test are the project */
+    static const char *const inst[] = {"install", "add", "update", "sync", "lock", NULL};
+    if ((strcmp(x->verb, "poetry") == 0 || strcmp(x->verb, "pdm") == 0 ||
+         strcmp(x->verb, "hatch") == 0) &&
+        rk_nargs(x) >= 1 && rk_in(rk_arg(x, 1), inst))
+        rk_raise(x->k, 1, "installs Python packages (%s %s)", x->verb, rk_arg(x, 1));
+    rk_raise(x->k, 0, "builds or tests the project (%s)", x->verb);
+}
+
+static void rule_miner(struct rk_cmd *x)
+{
+    rk_raise(x->k, 2, "runs a cryptocurrency miner (%s)", x->verb);
+}
+
+/* Listing the rules reads; anything else changes what reaches the sandbox or leaves it. */
+static void rule_firewall(struct rk_cmd *x)
+{
+    static const char *const reads[] = {"-L",   "-S",      "--list",     "--list-rules",
+                                        "list", "status",  "-nL",        "-vL",
+                                        "-nvL", "--state", "--list-all", NULL};
+    for (int i = 1; i <= rk_nargs(x); i++)
+        if (rk_in(rk_arg(x, i), reads))
+            return;
+    const char *what = rk_nargs(x) >= 1 ? rk_arg(x, 1) : "";
+    if (rk_has_arg(x, "-F") || rk_has_arg(x, "--flush") || rk_has_arg(x, "flush") ||
+        rk_has_arg(x, "disable") || rk_has_arg(x, "-X") || rk_has_arg(x, "--panic-off"))
+        rk_raise(x->k, 2, "flushes or disables the firewall (%s %.20s)", x->verb, what);
+    else
+        rk_raise(x->k, 2, "changes the firewall (%s %.20s)", x->verb, what);
+}
+
+/* history -c, -d, -w FILE: the record of what the shell ran. */
+static void rule_history(struct rk_cmd *x)
+{
+    for (int i = 1; i <= rk_nargs(x); i++) {
+        const char *a = rk_arg(x, i);
+        if (a[0] == '-' && strpbrk(a + 1, "cdw")) {
+            rk_raise(x->k, 2, "clears the shell history (history %.10s)", a);
+            return;
+        }
+    }
+}
+
+static void rule_unset(struct rk_cmd *x)
+{
+    for (int i = 1; i <= rk_nargs(x); i++)
+        if (rk_history_var(rk_arg(x, i), strlen(rk_arg(x, i))))
+            rk_raise(x->k, 2, "stops the shell history (unset %.20s)", rk_arg(x, i));
+}
+
+static void rule_journal(struct rk_cmd *x)
+{
+    if (rk_has_prefix_arg(x, "--vacuum") || rk_has_arg(x, "--rotate") || rk_has_arg(x, "--flush"))
+        rk_raise(x->k, 2, "deletes the system journal (journalctl %.30s)", rk_arg(x, 1));
+}
+
+/* A database client: statements that drop or empty tables destroy data. */
+static void rule_database(struct rk_cmd *x)
+{
+    static const char *const kills[] = {"drop table",   "drop database", "drop schema",
+                                        "truncate",     "flushall",      "flushdb",
+                                        "dropdatabase", "delete from",   NULL};
+    for (int i = 1; i <= rk_nargs(x); i++)
+        for (const char *const *k = kills; *k; k++)
+            if (strcasestr(rk_arg(x, i), *k)) {
+                rk_raise(x->k, 2, "drops or empties database tables (%s: %.40s)", x->verb,
+                         rk_arg(x, i));
+                return;
+            }
+    for (int i = 0; i < x->c->nredirs; i++) {
+        const struct rs_redir *r = &x->c->redirs[i];
+        const char *t = r->kind == RS_REDIR_HEREDOC      ? r->body
+                        : r->kind == RS_REDIR_HERESTRING ? r->target
+                                                         : NULL;
+        for (const char *const *k = kills; t && *k; k++)
+            if (strcasestr(t, *k)) {
+                rk_raise(x->k, 2, "drops or empties database tables (%s)", x->verb);
+                return;
+            }
+    }
+    rk_raise(x->k, 1, "queries or changes a database (%s)", x->verb);
 }
 
 /* What a word before the command does (a rule's `wrap`). */
@@ -1514,7 +2178,24 @@ static const struct rk_rule rk_rules[] = {
      rule_privilege},
     {V("curl"), rule_curl},
     {V("wget", "aria2c", "fetch", "http", "https", "lftp"), rule_wget},
-    {V("nc", "ncat", "netcat", "socat", "telnet"), rule_nc},
+    {V("nc", "ncat", "netcat"), rule_nc},
+    {V("socat"), rule_socat},
+    {V("telnet"), rule_telnet},
+    {V("ztcp"), rule_ztcp},
+    {V("xmrig", "minerd", "cpuminer", "cgminer", "bfgminer", "ethminer", "t-rex", "nbminer",
+       "lolminer", "phoenixminer", "xmr-stak", "nanominer", "gminer"),
+     rule_miner},
+    {V("iptables", "ip6tables", "iptables-legacy", "iptables-nft", "ip6tables-legacy", "nft", "ufw",
+       "firewall-cmd", "iptables-restore"),
+     rule_firewall},
+    {V("history"), rule_history},
+    {V("unset"), rule_unset},
+    {V("journalctl"), rule_journal},
+    {V("sqlite3", "psql", "mysql", "mariadb", "mongo", "mongosh", "redis-cli"), rule_database},
+    {V("gcc", "cc", "g++", "c++", "clang", "clang++", "tsc", "ruff", "black", "mypy", "flake8",
+       "pylint", "eslint", "prettier", "isort", "rustc", "javac", "swift", "dotnet", "zig", "patch",
+       "gofmt", "rustfmt", "clang-format", "shellcheck"),
+     rule_build},
     {V("ssh", "scp", "sftp", "ftp", "sshpass"), rule_remote},
     {V("rsync"), rule_rsync},
     {V("git"), rule_git},
@@ -1557,10 +2238,10 @@ static const struct rk_rule rk_rules[] = {
        "dirname", "realpath", "readlink", "hostname", "uptime", "free", "ps", "nproc", "seq", "tac",
        "nl", "od", "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum",
        "column", "fold", "fmt", "join", "paste", "expr", "bc", "man", "info", "lscpu", "lsblk",
-       "locale", "getent", "groups", "history", "exit", "return", "shift", "wait", "read", "local",
-       "unset", "shopt", "ulimit", "umask", "hash", "jobs", "fg", "bg", "dirs", "lsof", "ss",
-       "netstat", "ip", "python-config", "zcat", "zless", "bzcat", "xzcat", "clear", "reset",
-       "tput", "stty", "tty", "whereis", "apropos", "cal"),
+       "locale", "getent", "groups", "exit", "return", "shift", "wait", "read", "local", "shopt",
+       "ulimit", "umask", "hash", "jobs", "fg", "bg", "dirs", "lsof", "ss", "netstat", "ip",
+       "python-config", "zcat", "zless", "bzcat", "xzcat", "clear", "reset", "tput", "stty", "tty",
+       "whereis", "apropos", "cal"),
      rule_read_only},
 };
 #undef V
@@ -1630,6 +2311,35 @@ static bool rk_wrap_opt_arg(const char *o)
     return rk_in(o, opts);
 }
 
+/* x='curl -s http://h/p': a command line kept in a variable runs when the variable is the
+ * verb or is evaluated; what it would do counts now, and a download in it feeds what reads
+ * the variable's command. */
+static void rk_assigned(struct rk *k, const char *value)
+{
+    char verb[64];
+    snprintf(verb, sizeof(verb), "%.*s", (int)strcspn(value, " \t"), value);
+    if (!strchr(value, ' ') || !rk_rule_find(rk_base(verb)))
+        return;
+    struct rk_facts f = {0};
+    rk_text(k, value, strlen(value), &f);
+    k->var_fetch |= f.fetch;
+}
+
+/* A function the line defines: calling it runs its body, which is judged where it is. */
+static void rk_function(struct rk *k, const char *name)
+{
+    if (*name && k->nfuncs < RS_MAX_FUNCS)
+        snprintf(k->funcs[k->nfuncs++], sizeof(k->funcs[0]), "%s", name);
+}
+
+static bool rk_is_function(const struct rk *k, const char *name)
+{
+    for (int i = 0; i < k->nfuncs; i++)
+        if (strcmp(k->funcs[i], name) == 0)
+            return true;
+    return false;
+}
+
 /* Reserved words, assignments and wrappers run the rest of the line: skipped, with what they
  * add. Returns the index of the verb (nwords: none). */
 static int rk_skip_wrappers(struct rk *k, const struct rs_cmd *c, int v, bool *privileged)
@@ -1644,6 +2354,9 @@ static int rk_skip_wrappers(struct rk *k, const struct rs_cmd *c, int v, bool *p
                 (size_t)(eq - word)) {
             if (strncmp(word, "LD_PRELOAD=", 11) == 0)
                 rk_raise(k, 2, "loads another library into the program (LD_PRELOAD)");
+            if (rk_history_off(word))
+                rk_raise(k, 2, "stops the shell history (%.40s)", word);
+            rk_assigned(k, eq + 1);
             v++;
             continue;
         }
@@ -1670,8 +2383,11 @@ static int rk_skip_wrappers(struct rk *k, const struct rs_cmd *c, int v, bool *p
         case RK_WRAP_NOCMD:
             return c->nwords;
         case RK_WRAP_FUNCTION:
-            rk_raise(k, 2, "defines a shell function (it can shadow a command)");
-            return c->nwords;
+            /* function name { body }: the body's commands are judged as they are */
+            if (next)
+                rk_function(k, next);
+            v += 2;
+            break;
         case RK_WRAP_PRIV:
             *privileged = true;
             v++;
@@ -1734,6 +2450,18 @@ static int rk_skip_wrappers(struct rk *k, const struct rs_cmd *c, int v, bool *p
     return v;
 }
 
+/* cat > x.py <<EOF ... EOF: a script written now runs later; its code counts now. */
+static void rk_heredoc_script(struct rk *k, const struct rk_cmd *x, const char *text)
+{
+    const struct rs_cmd *c = x->c;
+    for (int i = 0; i < c->nredirs; i++)
+        if (c->redirs[i].kind == RS_REDIR_OUT && c->redirs[i].target)
+            rk_script_scan(k, c->redirs[i].target, text);
+    for (int i = x->v + 1; strcmp(x->verb, "tee") == 0 && i < c->nwords; i++)
+        if (c->words[i].s[0] != '-')
+            rk_script_scan(k, c->words[i].s, text);
+}
+
 static void rk_command(struct rk *k, const struct rs_cmd *c, struct rk_facts *f)
 {
     bool privileged = false;
@@ -1741,18 +2469,29 @@ static void rk_command(struct rk *k, const struct rs_cmd *c, struct rk_facts *f)
     int v = rk_skip_wrappers(k, c, 0, &privileged);
     if (privileged)
         rk_raise(k, 2, "runs as root (%s)", c->words[0].s);
-    /* redirections first: they apply whatever the verb */
+    /* redirections first: they apply whatever the verb. A shell whose streams go to
+     * /dev/tcp is a reverse shell. */
+    bool is_shell = v < c->nwords && rk_in(rk_base(c->words[v].s), rk_shells);
     for (int i = 0; i < c->nredirs; i++) {
         const struct rs_redir *r = &c->redirs[i];
-        if (r->kind == RS_REDIR_OUT && r->target)
+        if (r->target && rk_net_device(r->target) &&
+            (r->kind == RS_REDIR_OUT || r->kind == RS_REDIR_IN))
+            rk_net_dev(k, r->target, is_shell);
+        else if (r->kind == RS_REDIR_OUT && r->target && rk_database_file(r->target) &&
+                 !(v < c->nwords && rk_rule_find(rk_base(c->words[v].s)) &&
+                   rk_rule_find(rk_base(c->words[v].s))->fn == rule_database))
+            rk_raise(k, 2, "overwrites a database (%.80s)", r->target);
+        else if (r->kind == RS_REDIR_OUT && r->target)
             rk_write(k, r->target, r->dyn, "writes");
-        else if (r->kind == RS_REDIR_IN && r->target) {
-            if (rk_net_device(r->target))
-                rk_raise(k, 2, "opens a network connection through %.40s", r->target);
-            else if (rk_read(k, r->target, "a redirection"))
-                f->secret = true;
-        }
+        else if (r->kind == RS_REDIR_IN && r->target && rk_read(k, r->target, "a redirection"))
+            f->secret = true;
     }
+    /* a mining pool's address, whatever runs it */
+    for (int i = v; i < c->nwords; i++)
+        if (strstr(c->words[i].s, "stratum+")) {
+            rk_raise(k, 2, "runs a cryptocurrency miner (pool %.60s)", c->words[i].s);
+            break;
+        }
     if (c->background && k->endless)
         rk_raise(k, 2, "starts background processes in an endless loop");
     if (c->background)
@@ -1773,7 +2512,12 @@ static void rk_command(struct rk *k, const struct rs_cmd *c, struct rk_facts *f)
             rk_raise(k, 2, "runs a command hidden in a variable with destructive arguments");
         else
             rk_raise(k, 1, "runs a command named by a variable");
+        /* $a$b -c 'cmd': likely a shell; its command line counts */
+        for (int i = v + 1; i + 1 < c->nwords; i++)
+            if (strcmp(c->words[i].s, "-c") == 0)
+                rk_text(k, c->words[i + 1].s, strlen(c->words[i + 1].s), NULL);
         f->consumer = true;
+        f->fetch |= k->var_fetch; /* x='curl ...'; $x | sh */
         return;
     }
     char verb[256];
@@ -1798,13 +2542,23 @@ static void rk_command(struct rk *k, const struct rs_cmd *c, struct rk_facts *f)
     /* python3.12 is python3 */
     if (strncmp(verb, "python3.", 8) == 0 || strncmp(verb, "python2.", 8) == 0)
         verb[7] = '\0';
+    if (strncmp(verb, "xmrig", 5) == 0) { /* xmrig.exe, xmrig-6.21 */
+        rk_raise(k, 2, "runs a cryptocurrency miner (%.40s)", verb);
+        return;
+    }
+    if (rk_is_function(k, vw->s)) {
+        rk_raise(k, 0, "calls the shell function %.40s defined in the line", vw->s);
+        return;
+    }
     const struct rk_rule *rule = rk_rule_find(verb);
     bool shell = rule && rule->fn == rule_shell, interp = rule && rule->fn == rule_interp;
     if (rule) {
         rule->fn(&x);
     } else if (strchr(vw->s, '/')) {
         k->runs_file = true; /* ./install.sh */
-        rk_raise(k, 1, "runs %.60s", vw->s);
+        char norm[1024];
+        enum rk_where w = rk_where(k, vw->s, false, norm, sizeof(norm));
+        rk_raise(k, w == RK_INSIDE ? 0 : 1, "runs %.60s", vw->s);
     } else {
         rk_raise(k, 1, "runs %.60s", verb);
     }
@@ -1843,6 +2597,8 @@ static void rk_command(struct rk *k, const struct rs_cmd *c, struct rk_facts *f)
             rk_text(k, text, strlen(text), NULL);
         else if (interp)
             rk_code(k, text, verb, f);
+        else if (strcmp(verb, "cat") == 0 || strcmp(verb, "tee") == 0)
+            rk_heredoc_script(k, &x, text);
     }
 }
 
@@ -1901,6 +2657,10 @@ static bool rk_said(const struct rs_cmd *c, struct buf *out)
                strspn(c->words[i].s + 1, "neE") == strlen(c->words[i].s + 1);
              i++)
             esc |= strchr(c->words[i].s, 'e') != NULL;
+        /* printf '%s' TEXT prints TEXT */
+        if (printf_ && i + 1 < c->nwords && strncmp(c->words[i].s, "%s", 2) == 0 &&
+            strspn(c->words[i].s + 2, "\\n") == strlen(c->words[i].s + 2))
+            i++;
         for (int first = i; i < c->nwords; i++) {
             if (i > first)
                 buf_append(out, " ", 1);
@@ -1923,10 +2683,10 @@ static void rk_text(struct rk *k, const char *s, size_t len, struct rk_facts *al
     rs_list_parse(&l, s, len);
     if (l.obfuscated)
         k->obfuscated = true;
+    for (int i = 0; i < l.nfuncs; i++)
+        rk_function(k, l.funcs[i]);
     if (memmem(s, len, ":(){", 4) || memmem(s, len, ":() {", 5))
         rk_raise(k, 2, "contains a fork bomb");
-    if (l.defines_function)
-        rk_raise(k, 2, "defines a shell function (it can shadow a command)");
     /* the shell would wait for more, or read it differently: unknown, so confirm */
     if (l.unterminated)
         rk_raise(k, 1,
@@ -1935,6 +2695,8 @@ static void rk_text(struct rk *k, const char *s, size_t len, struct rk_facts *al
     struct rk_facts nested = {0};
     for (int i = 0; i < l.nnested; i++) {
         struct rk_facts nf = {0};
+        const char *t = l.nested[i].text + strspn(l.nested[i].text, " \t\n");
+        snprintf(k->nested_verb, sizeof(k->nested_verb), "%.*s", (int)strcspn(t, " \t\n;|&)"), t);
         rk_text(k, l.nested[i].text, strlen(l.nested[i].text), &nf);
         nested.fetch |= nf.fetch;
         nested.decode |= nf.decode;
@@ -1944,10 +2706,19 @@ static void rk_text(struct rk *k, const char *s, size_t len, struct rk_facts *al
     struct rk_facts up = {0}; /* what feeds the current command's stdin */
     struct buf said = {0};    /* and the text, when it is in the line (echo 'rm -rf /' | sh) */
     bool has_said = false;
+    bool pl_shell = false; /* the pipeline so far has a shell reading its input */
+    char pl_peer[80] = ""; /* and a raw connection to this far end */
     for (int i = 0; i < l.n; i++) {
         struct rk_facts f = {0};
         k->input_found = up.found;
+        k->piped_in = i > 0 && l.cmds[i - 1].link == RS_LINK_PIPE;
         rk_command(k, &l.cmds[i], &f);
+        pl_shell |= f.shell;
+        if (f.peer[0] && !pl_peer[0])
+            snprintf(pl_peer, sizeof(pl_peer), "%s", f.peer);
+        /* sh -i | nc host port (and back through a fifo): a reverse shell */
+        if (pl_shell && pl_peer[0])
+            rk_name(k, 2, "opens a shell to %s", pl_peer);
         if (f.consumer && has_said) {
             if (f.lang[0])
                 rk_code(k, said.data, f.lang, NULL);
@@ -1974,6 +2745,8 @@ static void rk_text(struct rk *k, const char *s, size_t len, struct rk_facts *al
         } else {
             up = (struct rk_facts){0};
             has_said = false;
+            pl_shell = false;
+            pl_peer[0] = '\0';
         }
     }
     free(said.data);
@@ -2063,6 +2836,30 @@ static void rk_init(struct rk *k, const char *workspace, const char *cwd, char *
     k->cwd = cwd && cwd[0] == '/' ? cwd : NULL;
 }
 
+/* The first variable the line uses whose name says it holds a secret ($GITHUB_TOKEN,
+ * ${AWS_SECRET_ACCESS_KEY}): sent to an unknown host, it leaves the sandbox. */
+static void rk_secret_var(struct rk *k, const char *s)
+{
+    static const char *const marks[] = {"TOKEN",      "SECRET", "PASSWORD",   "PASSWD",
+                                        "API_KEY",    "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
+                                        "CREDENTIAL", "AUTH",   NULL};
+    for (const char *p = s; (p = strchr(p, '$'));) {
+        p++;
+        if (*p == '{')
+            p++;
+        size_t n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+        char name[48];
+        snprintf(name, sizeof(name), "%.*s", (int)n, p);
+        for (char *c = name; *c; c++)
+            *c = (char)toupper((unsigned char)*c);
+        for (const char *const *m = marks; n && *m; m++)
+            if (strstr(name, *m)) {
+                snprintf(k->secret_var, sizeof(k->secret_var), "%.*s", (int)n, p);
+                return;
+            }
+    }
+}
+
 static void rk_command_line(struct rk *k, const char *cmd, size_t len)
 {
     if (memchr(cmd, '\0', len)) {
@@ -2081,6 +2878,7 @@ static void rk_command_line(struct rk *k, const char *cmd, size_t len)
     }
     if (hidden)
         k->obfuscated = true;
+    rk_secret_var(k, clean);
     rk_text(k, clean, strlen(clean), NULL);
     if (k->fetch && k->runs_file)
         rk_raise(k, 2, "downloads and runs a script in the same action");
@@ -2100,6 +2898,46 @@ void risk_classify_command(const char *cmd, const char *workspace, const char *c
 
 /* ---- file actions ---- */
 
+/* A script written now runs later: its commands count now. A #! line naming an interpreter,
+ * or the file's extension, makes it that language's code. A HIGH script makes the write HIGH. */
+static void rk_script_scan(struct rk *k, const char *path, const char *content)
+{
+    static const struct {
+        const char *ext, *lang;
+    } exts[] = {{".py", "python"}, {".pl", "perl"},  {".rb", "ruby"},
+                {".js", "node"},   {".mjs", "node"}, {".php", "php"}};
+    size_t n = strlen(path);
+    char lang[24] = "";
+    if (content && strncmp(content, "#!", 2) == 0) {
+        size_t line = strcspn(content, "\n");
+        static const char *const interps[] = {"python", "perl", "ruby", "node", "php", NULL};
+        for (const char *const *i = interps; *i && !lang[0]; i++) {
+            const char *at = strstr(content, *i);
+            if (at && (size_t)(at - content) < line)
+                snprintf(lang, sizeof(lang), "%s", *i);
+        }
+    }
+    const char *dot = strrchr(rk_base(path), '.');
+    for (size_t i = 0; dot && !lang[0] && i < sizeof exts / sizeof exts[0]; i++)
+        if (strcmp(dot, exts[i].ext) == 0)
+            snprintf(lang, sizeof(lang), "%s", exts[i].lang);
+    bool script = lang[0] || (content && strncmp(content, "#!", 2) == 0) ||
+                  (n > 3 && strcmp(path + n - 3, ".sh") == 0) ||
+                  (n > 5 && strcmp(path + n - 5, ".bash") == 0) ||
+                  strcmp(rk_base(path), "Makefile") == 0;
+    if (!script || !content || strlen(content) > RISK_MAX_LEN)
+        return;
+    struct rk inner;
+    char ws[512];
+    rk_init(&inner, k->ws, k->cwd, ws, sizeof(ws));
+    if (lang[0])
+        rk_code(&inner, content, lang, NULL);
+    else
+        rk_command_line(&inner, content, strlen(content));
+    if (inner.level == 2)
+        rk_raise(k, 2, "writes a script that %s", inner.reason);
+}
+
 static void rk_file_write(struct rk *k, const char *path, const char *content)
 {
     char norm[1024];
@@ -2108,41 +2946,14 @@ static void rk_file_write(struct rk *k, const char *path, const char *content)
     if (sens)
         rk_raise(k, 2, "writes %.80s, which runs code later (%s)", path, sens);
     else if (w == RK_INSIDE || w == RK_WSROOT)
-        rk_raise(k, 1, "changes a file in the workspace (%.80s)", path);
+        rk_raise(k, 0, "changes a file in the workspace (%.80s)", path);
     else if (w == RK_SYSTEM || w == RK_ROOT)
         rk_raise(k, 2, "writes a system path (%.80s)", norm);
     else if (w == RK_TMP)
         rk_raise(k, 1, "writes a temporary file (%.80s)", path);
     else
         rk_raise(k, 2, "writes outside the workspace (%.80s)", w == RK_HOMEDIR ? path : norm);
-    /* a script written now runs later: its commands count now. A #! line naming an
-     * interpreter makes it that language's code. */
-    size_t n = strlen(path);
-    bool script = (content && strncmp(content, "#!", 2) == 0) ||
-                  (n > 3 && strcmp(path + n - 3, ".sh") == 0) ||
-                  (n > 5 && strcmp(path + n - 5, ".bash") == 0) ||
-                  strcmp(rk_base(path), "Makefile") == 0;
-    if (script && content) {
-        struct rk inner;
-        char ws[512];
-        rk_init(&inner, k->ws, k->cwd, ws, sizeof(ws));
-        char lang[24] = "";
-        if (strncmp(content, "#!", 2) == 0) {
-            size_t line = strcspn(content, "\n");
-            static const char *const interps[] = {"python", "perl", "ruby", "node", "php", NULL};
-            for (const char *const *i = interps; *i && !lang[0]; i++) {
-                const char *at = strstr(content, *i);
-                if (at && (size_t)(at - content) < line)
-                    snprintf(lang, sizeof(lang), "%s", *i);
-            }
-        }
-        if (lang[0] && strlen(content) <= RISK_MAX_LEN)
-            rk_code(&inner, content, lang, NULL);
-        else
-            rk_command_line(&inner, content, strlen(content));
-        if (inner.level == 2)
-            rk_raise(k, 2, "writes a script that %s", inner.reason);
-    }
+    rk_script_scan(k, path, content);
 }
 
 /* The shell commands in an IPython cell: %%bash / %%sh / %%script sh cells, and lines

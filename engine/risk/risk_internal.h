@@ -39,6 +39,8 @@ struct rs_cmd {
     bool background; /* ended with & */
 };
 
+#define RS_MAX_FUNCS 8
+
 /* Text inside substitutions, classified on its own (recursively). */
 struct rs_nested {
     char *text;
@@ -50,9 +52,10 @@ struct rs_list {
     int n, cap;
     struct rs_nested *nested;
     int nnested, capnested;
-    bool obfuscated;       /* $'..' escapes, ${IFS} splitting */
-    bool defines_function; /* name() { ... } */
-    bool unterminated;     /* a quote, substitution or here-document left open */
+    bool obfuscated;              /* $'..' escapes, ${IFS} splitting */
+    char funcs[RS_MAX_FUNCS][32]; /* the names of functions defined: name() { ... } */
+    int nfuncs;
+    bool unterminated; /* a quote, substitution or here-document left open */
 };
 
 void rs_list_parse(struct rs_list *l, const char *s, size_t len);

@@ -5,6 +5,7 @@
  * dynamic. */
 #include "engine/risk/risk_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -476,9 +477,22 @@ static void rs_parse(struct rs_parse *p)
                 i++;
             }
         } else if (c == '(' || c == ')') {
-            /* subshells and function bodies: their commands are commands like the others */
-            if (c == '(' && p->in_word && i + 1 < len && s[i + 1] == ')')
-                p->out->defines_function = true;
+            /* subshells and function bodies: their commands are commands like the others.
+             * name() defines a function: the name is not a command; it is kept, so that
+             * calling it is known for what it is */
+            if (c == '(' && p->in_word && i + 1 < len && s[i + 1] == ')') {
+                struct rs_list *l = p->out;
+                if (l->nfuncs < RS_MAX_FUNCS)
+                    snprintf(l->funcs[l->nfuncs++], sizeof(l->funcs[0]), "%s",
+                             p->word.data ? p->word.data : "");
+                p->word.len = 0;
+                if (p->word.data)
+                    p->word.data[0] = '\0';
+                p->in_word = p->dyn = p->split = false;
+                p->subst = 0;
+                i += 2;
+                continue;
+            }
             rs_cmd_end(p, RS_LINK_SEQ);
             i++;
         } else if (c == '#' && !p->in_word) {

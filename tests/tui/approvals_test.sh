@@ -26,10 +26,8 @@ agent_action() {
   mv "$TMP/agent-$1.tmp" "$TMP/agent-$1.json"
 }
 pending_count() { api GET /v1/approvals | json_get '["approvals"].__len__()' 2>/dev/null; }
-wait_pending() { # wait_pending N: the engine's queue holds N
-  for _ in $(seq 1 100); do [ "$(pending_count)" = "$1" ] && return 0; sleep 0.1; done
-  return 1
-}
+pending_is() { [ "$(pending_count)" = "$1" ]; }
+wait_pending() { poll 100 pending_is "$1"; } # wait_pending N: the engine's queue holds N
 
 open_tmux || exit 1
 start_dashboard
@@ -54,7 +52,7 @@ wait_for "approve the selected action" && wait_for "reject the selected action" 
 tm send-keys -t dash Escape
 wait_gone "approve the selected action" || fail "help closes"
 
-# Enter is never a decision.
+# Enter is never a decision: a grace period for a decision that must NOT come.
 tm send-keys -t dash 2 Enter
 sleep 0.5
 [ "$(pending_count)" = 1 ] && [ ! -e "$TMP/agent-1.json" ] &&
@@ -90,10 +88,16 @@ else
 fi
 
 # The session's Actions tab: each row's risk and approval as recorded.
+# The tab's heading shows before its rows have loaded: the rows are polled for.
+decisions_shown() {
+  local s
+  s=$(screen)
+  grep -F "rm -rf /opt/nothing" <<<"$s" | grep -qE 'high +approved' &&
+    grep -F "rm -rf /srv/nothing" <<<"$s" | grep -qE 'high +rejected'
+}
 tm send-keys -t dash 1
-show_tab SUMMARY
-if wait_for "APPROVAL" && screen | grep -F "rm -rf /opt/nothing" | grep -qE 'high +approved' &&
-  screen | grep -F "rm -rf /srv/nothing" | grep -qE 'high +rejected'; then
+show_tab Actions SUMMARY
+if wait_for "APPROVAL" && poll 100 decisions_shown; then
   ok "the Actions tab shows each action's risk and approval (high approved, high rejected)"
 else
   fail "risk and approval columns"; screen >&2
@@ -106,7 +110,8 @@ wait_for "run: rm -rf /mnt/nothing" || { fail "third action queued"; screen >&2;
 tm send-keys -t dash 2 n
 wait_for "reason (optional" || fail "n asks for a reason"
 tm send-keys -t dash Escape
-sleep 0.5
+wait_gone "reason (optional" || fail "Esc closes the reason prompt"
+sleep 0.5 # Esc was handled: a grace period for a rejection that must NOT come
 [ "$(pending_count)" = 1 ] && ok "Esc at the reason prompt rejects nothing" || fail "Esc decided"
 
 # ---------------------------------------------------------------- --read-only cannot approve
@@ -118,7 +123,7 @@ wait_for "run: rm -rf /mnt/nothing" || fail "read-only dashboard shows the queue
 tm send-keys -t dash 2 y
 wait_for "read-only dashboard: y" && ok "--read-only refuses y with a message" ||
   { fail "read-only y message"; screen >&2; }
-sleep 0.3
+sleep 0.3 # y was handled (refused): a grace period for an approval that must NOT come
 [ "$(pending_count)" = 1 ] && ok "--read-only: the action still waits" || fail "read-only approved"
 tm send-keys -t dash q
 wait_for 'READY$' || fail "read-only dashboard quits"
@@ -137,8 +142,7 @@ tm select-window -t dash:other
 agent_action 4 "rm -rf /media/nothing-$$" &
 agent4=$!
 wait_pending 1 || fail "fourth action waits"
-for _ in $(seq 1 50); do [ -e "$TMP/bell" ] && break; sleep 0.1; done
-[ -e "$TMP/bell" ] && ok "--bell rings the terminal bell when an action starts waiting" ||
+poll 100 test -e "$TMP/bell" && ok "--bell rings the terminal bell when an action starts waiting" ||
   fail "no bell with --bell"
 tm select-window -t dash:0
 id4=$(api GET /v1/approvals | json_get '["approvals"][0]["id"]')

@@ -72,14 +72,8 @@ with open(sys.argv[2], "w", encoding="utf-8") as tty:
 }
 # pane_screen TARGET: its text; wait_screen TARGET TEXT: poll to a deadline until it shows.
 pane_screen() { tm capture-pane -p -t "$1"; }
-wait_screen() {
-  local i
-  for i in $(seq 1 100); do
-    pane_screen "$1" | grep -qF -- "$2" && return 0
-    sleep 0.1
-  done
-  return 1
-}
+pane_has() { local s; s=$(pane_screen "$1") && grep -qF -- "$2" <<<"$s"; }
+wait_screen() { poll 100 pane_has "$1" "$2"; }
 buffers() { tm list-buffers -F '#{buffer_name}' 2>/dev/null | wc -l; }
 
 open_tmux || exit 1 # session "dash": the filtered cast plays there
@@ -97,8 +91,9 @@ fi
 title=$(tm display -p -t dash '#{pane_title}')
 [ "$title" = "$TITLE0" ] && ok "the filtered cast leaves the pane title alone ($title)" ||
   fail "the filtered cast set the pane title to '$title'"
+# (its first 200 characters, not bytes: lib.sh's locale is UTF-8)
 [ "$(buffers)" = 0 ] && ok "the filtered cast made no tmux buffer (no OSC 52)" ||
-  fail "the filtered cast made a buffer: $(tm show-buffer 2>&1 | head -c 200)"
+  { buf=$(tm show-buffer 2>&1); fail "the filtered cast made a buffer: ${buf:0:200}"; }
 [ "$(tm display -p -t dash '#{mouse_standard_flag}#{mouse_any_flag}')" = 00 ] &&
   ok "the filtered cast left mouse tracking off" || fail "the filtered cast turned mouse tracking on"
 # the harmless text, a whole line of the screen (no cutting), with its colour

@@ -5,6 +5,9 @@
                          ROW:TEXT, rows from 0
   cells.py colours       each colour SGR code in use (foreground or background other than the
                          terminal's default), once, sorted
+  cells.py tab           the selected session's tab on show: of the tab names on the detail
+                         pane's top border (row 1, right of the sessions pane's corner), the
+                         one drawn unlike all the others; nothing when none is (yet) unique
 
 One SGR state machine for the dashboard tests, so that a test asserts on what the terminal
 shows (attributes per cell), not on the byte order tmux happens to print.
@@ -16,8 +19,29 @@ ATTRS = {"1": "bold", "2": "dim", "4": "underline", "7": "reverse"}
 OFF = {"22": ("bold", "dim"), "24": ("underline",), "27": ("reverse",)}
 
 
+# The line-drawing characters a terminal without UTF-8 draws from its alternate character set
+# (tmux's capture -e wraps them in SO ... SI), as the Unicode ones a UTF-8 terminal gets.
+ACS = dict(zip("jklmnqtuvwx", "\u2518\u2510\u250c\u2514\u253c\u2500\u251c\u2524\u2534\u252c\u2502"))
+
+
+def unacs(screen):
+    """The capture with its SO ... SI runs (which may span lines) as Unicode box drawing."""
+    out, acs = [], False
+    for part in re.split(r"(\x1b\[[0-9;:]*m|\x0e|\x0f)", screen):
+        if part == "\x0e":
+            acs = True
+        elif part == "\x0f":
+            acs = False
+        elif acs and not part.startswith("\x1b"):
+            out.append("".join(ACS.get(ch, ch) for ch in part))
+        else:
+            out.append(part)
+    return "".join(out)
+
+
 def parse(screen):
     """Yields (row, text, attrs, colours) for each run of cells with one look."""
+    screen = unacs(screen)
     attrs, colours = set(), set()
     for row, line in enumerate(screen.split("\n")):
         pos = 0
@@ -75,6 +99,24 @@ def main():
                 used |= {c for c in colours if c.startswith("bg")}
         for c in sorted(used):
             print(c)
+    elif sys.argv[1] == "tab":
+        looks = []  # (character, look) of each cell of row 1
+        for row, text, attrs, colours in parse(screen):
+            if row == 1:
+                looks += [(ch, (attrs, colours)) for ch in text]
+        line = "".join(ch for ch, _ in looks)
+        i = line.find("\u2510\u250c")  # the sessions pane's top-right corner, then ours
+        if i < 0:
+            return
+        i += 2
+        # words between blanks and box-drawing characters: the session's name (its words drawn
+        # alike), then the tabs
+        words = [(m.group(), looks[i + m.start()][1])
+                 for m in re.finditer(r"[^\s\u2500-\u257f]+", line[i:])]
+        tabs = [(w, look) for w, look in words[1:] if words and look != words[0][1]]
+        odd = [w for w, look in tabs if sum(1 for _, l in tabs if l == look) == 1]
+        if len(tabs) >= 3 and len(odd) == 1:
+            print(odd[0])
     else:
         sys.exit(__doc__)
 

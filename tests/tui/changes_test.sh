@@ -31,11 +31,6 @@ action() { # action JSON-ACTION: POST it; 0 when the observation is not an error
   r=$(api POST "/v1/sessions/$SESSION_ID/execute_action" "{\"action\":$1}")
   [ "$(cat "$TMP/status")" = 200 ] && [ "$(printf '%s' "$r" | json_get '["observation"]')" != error ]
 }
-docker_api() { # docker_api METHOD PATH [BODY]
-  local args=(-s --max-time 60 -X "$1" --unix-socket "$DOCKER_SOCK")
-  [ $# -ge 3 ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
-  curl "${args[@]}" "http://d$2"
-}
 # marker_sgr PATH: the SGR sequences drawn right before the A/C/D marker of PATH's row.
 marker_sgr() {
   tm capture-pane -p -e -t dash | python3 -c '
@@ -45,6 +40,10 @@ m = re.search(r"((?:\x1b\[[0-9;]*m)+)[ACD](?:\x1b\[[0-9;]*m| )*" + re.escape(pat
 print(m.group(1).replace("\x1b", "ESC") if m else "")' "$1"
 }
 hint() { screen | grep -E 'Esc back[─-]*┘' | tail -1; }
+# top_line: the first observation line the action page shows (its hint: "#ID  A-B of N")
+top_line() { hint | grep -oE '[0-9]+-[0-9]+ of' | cut -d- -f1; }
+top_is() { [ "$(top_line)" = "$1" ]; }
+top_not() { local t; t=$(top_line) && [ -n "$t" ] && [ "$t" != "$1" ]; }
 filter_to() { tm send-keys -t dash / C-u; tm send-keys -t dash -l "$1"; tm send-keys -t dash Enter; }
 
 open_tmux 160 40 || exit 1
@@ -55,7 +54,7 @@ title_before=$(flag pane_title)
 # ---------------------------------------------------------------- the tab, last in the bar
 screen | grep -qE 'Overview ─ Logs ─ Actions ─ Resources ─ Terminal ─ Changes ─' &&
   ok "Changes is the last tab, after Terminal" || { fail "tab order"; screen >&2; }
-show_tab "changed  D " || { fail "the Changes tab shows its counts"; screen >&2; exit 1; }
+show_tab Changes "changed  D " || { fail "the Changes tab shows its counts"; screen >&2; exit 1; }
 tm send-keys -t dash l
 wait_for "D 0 deleted" && wait_gone "/workspace/" 5 &&
   ok "before any action: nothing in the workspace, no deletion" || { fail "empty changes"; screen >&2; }
@@ -97,7 +96,7 @@ screen | head -1 | grep -qF "paddock " && screen | grep -qF "Sessions (1)" &&
 exec_id=$(docker_api POST "/containers/$CID/exec" "{\"User\":\"1000\",\"Cmd\":[\"touch\",\"/workspace/byhand-$$\"]}" |
   json_get '["Id"]' 2>/dev/null)
 docker_api POST "/exec/$exec_id/start" '{"Detach":false}' >/dev/null
-sleep 1
+sleep 1 # the file exists (the exec has ended): a grace period for a refresh that must NOT come
 screen | grep -qF "byhand-$$" && fail "a change without an action appeared before r" ||
   ok "a change no action made waits for r"
 tm send-keys -t dash r
@@ -120,8 +119,8 @@ action '{"action":"edit","args":{"path":"/workspace/mod.txt","command":"str_repl
   fail "the edit action ran"
 filter_to "mod.txt"
 wait_for "C /workspace/mod.txt" && wait_gone "byhand-$$" || { fail "filter mod.txt"; screen >&2; }
-for _ in $(seq 1 50); do screen | grep -qE 'mod\.txt +workspace +#[0-9]+' && break; sleep 0.1; done
-screen | grep -qE 'mod\.txt +workspace +#[0-9]+' && ok "the edited path names its action" ||
+names_action() { screen | grep -qE "$1"' +workspace +#[0-9]+'; } # names_action PATH-REGEX
+poll 100 names_action 'mod\.txt' && ok "the edited path names its action" ||
   { fail "the edit names its action"; screen >&2; }
 tm send-keys -t dash Enter
 if wait_for "edit, done" && wait_for "-old line" && wait_for "+new line"; then
@@ -137,7 +136,7 @@ action '{"action":"write","args":{"path":"/workspace/new.txt","content":"newer"}
   fail "the write action ran"
 filter_to "new.txt"
 wait_gone "C /workspace/mod.txt" || { fail "filter new.txt"; screen >&2; }
-for _ in $(seq 1 50); do screen | grep -qE 'new\.txt +workspace +#[0-9]+' && break; sleep 0.1; done
+poll 100 names_action 'new\.txt' || { fail "the write names its action"; screen >&2; }
 tm send-keys -t dash Enter
 if wait_for "write, done" && wait_for "@@ -1 +1 @@" && wait_for "-new" && wait_for "+newer"; then
   ok "Enter on a written path shows the write with what it changed (-new +newer)"
@@ -165,7 +164,8 @@ tm send-keys -t dash l
 # ---------------------------------------------------------------- the Actions tab: Enter
 run_action "seq 1 300" || fail "the long command ran"
 tm send-keys -t dash '['
-show_tab "SUMMARY" || { fail "the Actions tab"; screen >&2; }
+poll 100 tab_is Terminal || { fail "[ shows the Terminal tab"; screen >&2; }
+show_tab Actions SUMMARY || { fail "the Actions tab"; screen >&2; }
 wait_for "seq 1 300" || { fail "the long action listed"; screen >&2; }
 tm send-keys -t dash g Enter
 if wait_for "run, done, exit code 0" && wait_for "risk " && wait_for "approval not asked" &&
@@ -175,24 +175,21 @@ else
   fail "action page"; screen >&2
 fi
 screen | grep -qxE '│ 300 +│' && fail "the end is on screen before scrolling" || ok "the observation is longer than the pane"
-start=$(hint)
+# Each key's effect is seen on the hint's first line number before the next key is sent.
+poll 100 top_not "" || { fail "the action page says which lines it shows"; screen >&2; }
+start=$(top_line)
 tm send-keys -t dash PageDown
-wait_for " 37-" 20 || wait_for " 36-" 20 || wait_for " 38-" 20
-after_pgdn=$(hint)
-[ "$after_pgdn" != "$start" ] && ok "PgDn scrolls a page (${after_pgdn##*─ })" || { fail "PgDn"; screen >&2; }
-tm send-keys -t dash j
-tm send-keys -t dash Down
-sleep 0.3
-tm send-keys -t dash k
-sleep 0.3
-after_jk=$(hint)
-tm send-keys -t dash Up
-sleep 0.3
-[ "$after_jk" != "$after_pgdn" ] && [ "$(hint)" = "$after_pgdn" ] &&
-  ok "j/Down/k/Up scroll a row" || fail "j/k: $after_pgdn / $after_jk / $(hint)"
+poll 100 top_not "$start" && ok "PgDn scrolls a page (from line $start to $(top_line))" ||
+  { fail "PgDn"; screen >&2; }
+page=$(top_line)
+rows_ok=yes
+for step in "j 1" "Down 2" "k 1" "Up 0"; do
+  tm send-keys -t dash "${step% *}"
+  poll 100 top_is "$((page + ${step#* }))" || { rows_ok="no: ${step% *} gave $(top_line), not $((page + ${step#* }))"; break; }
+done
+[ "$rows_ok" = yes ] && ok "j/Down/k/Up scroll a row" || fail "j/k from line $page: $rows_ok"
 tm send-keys -t dash PageUp
-sleep 0.3
-[ "$(hint)" = "$start" ] && ok "PgUp scrolls back" || fail "PgUp: $(hint) vs $start"
+poll 100 top_is "$start" && ok "PgUp scrolls back" || fail "PgUp: line $(top_line), not $start"
 tm send-keys -t dash G
 if wait_for "│ 300 " && screen | grep -qE '│ 300 +│'; then
   ok "G goes to the end of the full observation (300)"

@@ -35,7 +35,7 @@ if wait_for "$NAME" && wait_for "$short" && wait_for "paddock " && wait_for "●
 else
   fail "dashboard shows the session"; screen >&2
 fi
-show_tab SUMMARY # the Actions tab (Overview is the first)
+show_tab Actions SUMMARY # Overview is the first tab
 if wait_for "echo hi" && wait_for "echo second-$$"; then
   ok "dashboard shows the actions (echo hi, echo second-$$)"
 else
@@ -43,8 +43,9 @@ else
 fi
 screen | grep -F "$short" | grep -qF ready && ok "session state shown (ready)" ||
   { fail "session row shows state ready"; screen >&2; }
-# AGE: since the session was created, right after the state (seconds here).
-if screen | grep -qE 'STATE +AGE' && screen | grep -F "$short" | grep -qE 'ready +[0-9]+s '; then
+# AGE: since the session was created, right after the state (seconds here, or minutes when
+# the machine was slow enough to take one getting this far).
+if screen | grep -qE 'STATE +AGE' && screen | grep -F "$short" | grep -qE 'ready +[0-9]+[sm] '; then
   ok "the sessions list has an AGE column counting since creation"
 else
   fail "AGE column"; screen >&2
@@ -59,11 +60,8 @@ else
   fail "live action appears"; screen >&2
 fi
 wait "$action_pid" || fail "the live action ran"
-for _ in $(seq 1 100); do
-  screen | grep -F "echo live-$$" | grep -qF done && break
-  sleep 0.1
-done
-screen | grep -F "echo live-$$" | grep -qF done && ok "the live action's state turns to done" ||
+live_done() { screen | grep -F "echo live-$$" | grep -qF done; }
+poll 100 live_done && ok "the live action's state turns to done" ||
   { fail "live action reaches done"; screen >&2; }
 
 # Hostile text from the sandbox side (security.md I06, I07, I09, I11): the command carries a
@@ -145,16 +143,11 @@ fi
 # ---------------------------------------------------------------- paddock exec in tmux
 # An interactive shell in the sandbox without the dashboard: typing runs in the sandbox, the
 # window size follows tmux's, Ctrl-C goes to the sandbox, `exit 5` returns 5 to the outer shell.
+CID=$(api GET "/v1/sessions/$SESSION_ID" | json_get '["container_id"]')
 tm new-window -t dash -n ex "bash --norc --noprofile"
 exs() { tm capture-pane -p -t dash:ex; }
-wait_ex() {
-  local i
-  for i in $(seq 1 "${2:-100}"); do
-    exs | grep -qE -- "$1" && return 0
-    sleep 0.1
-  done
-  return 1
-}
+ex_has() { local s; s=$(exs) && grep -qE -- "$1" <<<"$s"; }
+wait_ex() { poll "${2:-100}" ex_has "$1"; } # wait_ex REGEX [TRIES]
 tm send-keys -t dash:ex -l "PS1='OUTER\$ '; $PADDOCK --socket $SOCK --state-dir $TMP/state exec $NAME; echo EXEC-RC=\$?"
 tm send-keys -t dash:ex Enter
 if wait_ex 'agent@.*workspace' 100; then
@@ -162,19 +155,24 @@ if wait_ex 'agent@.*workspace' 100; then
   tm send-keys -t dash:ex -l 'echo hi-$((40+2))'
   tm send-keys -t dash:ex Enter
   wait_ex '^hi-42$' && ok "typing 'echo hi' in the exec terminal shows hi" || { fail "exec echo"; exs >&2; }
+  # ^C is sent once the sleep runs (seen in the container), not after a guessed delay.
   tm send-keys -t dash:ex -l 'sleep 100'
   tm send-keys -t dash:ex Enter
-  sleep 0.3
+  poll 100 container_running "$CID" '^sleep 100' || fail "the sleep runs in the sandbox"
   tm send-keys -t dash:ex C-c
   tm send-keys -t dash:ex -l 'echo after-ctrl-c'
   tm send-keys -t dash:ex Enter
   wait_ex '^after-ctrl-c$' && ok "Ctrl-C reaches the sandbox's shell, the terminal stays" ||
     { fail "Ctrl-C in exec"; exs >&2; }
+  # The new size reaches the sandbox's tty asynchronously: stty size is asked again until it
+  # tells (each answer waited for), not after a guessed delay.
   tm resize-window -t dash:ex -x 97 -y 31 2>/dev/null
-  sleep 0.5
-  tm send-keys -t dash:ex -l 'stty size'
-  tm send-keys -t dash:ex Enter
-  wait_ex '^31 97$' && ok "the exec terminal follows a resize (stty size 31 97)" ||
+  stty_says() {
+    tm send-keys -t dash:ex -l 'stty size'
+    tm send-keys -t dash:ex Enter
+    wait_ex "^$1\$" 10
+  }
+  poll 20 stty_says '31 97' && ok "the exec terminal follows a resize (stty size 31 97)" ||
     { fail "exec resize"; exs >&2; }
   tm send-keys -t dash:ex -l 'exit 5'
   tm send-keys -t dash:ex Enter

@@ -30,12 +30,12 @@ for c in "echo act1" "echo $WORD" "echo act3" "echo act4" "printf '\\033]0;pwned
 done
 ok "seven actions ran in $OLD"
 # Graphs need samples: one a second while the container runs; they are kept after delete.
-for _ in $(seq 1 100); do
+sampled() {
   n=$(api GET "/v1/sessions/$OLD_ID/stats" | json_get '["samples"].__len__()' 2>/dev/null)
-  [ "${n:-0}" -ge 2 ] && break
-  sleep 0.1
-done
-[ "${n:-0}" -ge 2 ] && ok "the engine sampled $OLD ($n samples)" || fail "samples of $OLD: ${n:-none}"
+  [ "${n:-0}" -ge 2 ]
+}
+n=
+poll 100 sampled && ok "the engine sampled $OLD ($n samples)" || fail "samples of $OLD: ${n:-none}"
 for id in "$P2_ID" "$OLD_ID"; do
   api DELETE "/v1/sessions/$id" >/dev/null
   [ "$(cat "$TMP/status")" = 200 ] || fail "DELETE /v1/sessions/$id: $(cat "$TMP/status")"
@@ -51,8 +51,9 @@ screen | grep -qF "$OLD" && fail "the main screen lists the deleted $OLD" ||
   ok "the main screen does not list the deleted session"
 
 # ---------------------------------------------------------------- 3: the page, the deleted session
+# The page is told by its own frame (titled History): its list is titled Sessions too.
 tm send-keys -t dash 3
-if wait_for "History" && wait_for "$OLD" && screen | grep -F "$OLD" | grep -qF deleted; then
+if poll 100 page_is History && wait_for "$OLD" && screen | grep -F "$OLD" | grep -qF deleted; then
   ok "3 opens History: $OLD shows with state deleted"
 else
   fail "History shows the deleted session"; screen >&2
@@ -71,11 +72,14 @@ if screen | grep -qF "Sessions (3+)" && ! screen | grep -qF "$P1"; then
 else
   fail "first sessions page only"; screen >&2
 fi
+# Each move is seen on the detail pane's title (the session it shows) before the next key: the
+# actions of the session left behind must not pass for those of the one arrived at.
 tm send-keys -t dash j
 wait_for "$P1" && wait_for "Sessions (4)" && ok "moving down fetched the next page of sessions ($P1)" ||
   { fail "next sessions page"; screen >&2; }
+wait_for "─ $P3 (" && wait_gone "echo act7" || { fail "j shows $P3"; screen >&2; }
 tm send-keys -t dash k
-wait_for "echo act7" || { fail "back on $OLD"; screen >&2; }
+wait_for "─ $OLD (" && wait_for "echo act7" || { fail "back on $OLD"; screen >&2; }
 
 # Actions paging: Tab to the right, one row down loads the next page.
 tm send-keys -t dash Tab
@@ -192,7 +196,7 @@ wait_for "\"yesterday\": a time is" && ok "d: a time it cannot read is said in t
 
 # ---------------------------------------------------------------- Esc leaves, q quits
 tm send-keys -t dash Escape
-if wait_gone "History" 50 && wait_for "$P3"; then
+if poll 100 main_shown && wait_for "$P3"; then
   ok "Esc leaves History for the main screen"
 else
   fail "Esc leaves the page"; screen >&2

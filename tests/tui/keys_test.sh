@@ -27,7 +27,7 @@ ok "three sessions (keys-a/b/c-$$)"
 : >"$TMP/requests"
 python3 "$TUI_DIR/relay.py" "$SOCK" "$TMP/relay.sock" "$TMP/requests" &
 RELAY_PID=$!
-for _ in $(seq 1 50); do [ -S "$TMP/relay.sock" ] && break; sleep 0.1; done
+poll 50 test -S "$TMP/relay.sock" || { fail "the relay listens"; exit 1; }
 
 open_tmux 160 32 || exit 1
 tm send-keys -t dash -l "export NO_COLOR=1"
@@ -46,14 +46,8 @@ used=$(cells colours)
 
 # ---------------------------------------------------------------- list keys (sessions pane)
 selected() { cells runs reverse | grep -v '^0:' | grep -oE "keys-[abc]-$$" | head -1; }
-expect_selected() { # expect_selected KEY-DESCRIPTION NAME
-  local i
-  for i in $(seq 1 30); do
-    [ "$(selected)" = "$2" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+selected_is() { [ "$(selected)" = "$1" ]; }
+expect_selected() { poll 100 selected_is "$2"; } # expect_selected KEY-DESCRIPTION NAME
 # The newest session comes first and is selected.
 expect_selected start "keys-c-$$" && ok "the first row (keys-c, the newest) is selected at start" ||
   { fail "initial selection is keys-c (got '$(selected)')"; screen >&2; }
@@ -81,14 +75,8 @@ focus() { # sessions | approvals | detail, by the footer's hints
   *) echo detail ;;
   esac
 }
-expect_focus() {
-  local i
-  for i in $(seq 1 30); do
-    [ "$(focus)" = "$1" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+focus_is() { [ "$(focus)" = "$1" ]; }
+expect_focus() { poll 100 focus_is "$1"; }
 for step in "l detail" "h sessions" "Right detail" "Left sessions" "Enter detail" \
   "Escape sessions" "Tab detail" "BTab sessions" "l detail" "1 sessions"; do
   key=${step% *} want=${step#* }
@@ -97,20 +85,14 @@ for step in "l detail" "h sessions" "Right detail" "Left sessions" "Enter detail
     { fail "$key focuses $want (footer: $(footer))"; screen >&2; }
 done
 tm send-keys -t dash 2
-wait_for "nothing waits for approval" 30 && [ "$(focus)" = sessions ] &&
+wait_for "nothing waits for approval" && [ "$(focus)" = sessions ] &&
   ok "2 with an empty queue says so and leaves the focus" ||
   { fail "2 with nothing waiting"; screen >&2; }
 
 # ---------------------------------------------------------------- tabs: ] and [
 active_tab() { cells runs underline | grep '^1:' | head -1 | sed 's/^1: *//; s/ *$//'; }
-expect_tab() {
-  local i
-  for i in $(seq 1 30); do
-    [ "$(active_tab)" = "$1" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+active_tab_is() { [ "$(active_tab)" = "$1" ]; }
+expect_tab() { poll 100 active_tab_is "$1"; }
 expect_tab Overview && ok "Overview is the first tab" || fail "first tab (got '$(active_tab)')"
 for want in Logs Actions Resources Terminal Changes Overview; do
   tm send-keys -t dash ']'
@@ -152,25 +134,27 @@ fi
 
 # ---------------------------------------------------------------- r: refetch everything
 count() { grep -c "^GET /v1/sessions" "$TMP/requests"; }
-# Quiet first: nothing else asks for the session list while nothing happens.
-for _ in $(seq 1 20); do
+# Quiet first: nothing else asks for the session list while nothing happens (the count holds
+# for 1.5 s; a grace period for what must NOT happen, polled to a deadline of 30 s).
+quiet() {
   before=$(count)
   sleep 1.5
-  [ "$(count)" = "$before" ] && break
-done
+  [ "$(count)" = "$before" ]
+}
+poll 20 quiet
 tm send-keys -t dash r
-for _ in $(seq 1 30); do [ "$(count)" -gt "$before" ] && break; sleep 0.1; done
-[ "$(count)" -gt "$before" ] && ok "r asks the engine for the sessions again ($before, then $(count) GET /v1/sessions)" ||
+more_requests() { [ "$(count)" -gt "$before" ]; }
+poll 100 more_requests && ok "r asks the engine for the sessions again ($before, then $(count) GET /v1/sessions)" ||
   fail "r refetches (GET /v1/sessions stayed at $before)"
 
 # ---------------------------------------------------------------- ^L: repaint
 tty=$(flag pane_tty)
 printf '\0337\033[28;20HSCRIBBLE-%s\0338' $$ >"$tty"
-if wait_for "SCRIBBLE-$$" 30; then
-  sleep 0.5
-  screen | grep -qF "SCRIBBLE-$$" || fail "the scribble outlived a redraw without ^L"
+if wait_for "SCRIBBLE-$$"; then
+  sleep 0.5 # a grace period: nothing but ^L may wipe the scribble
+  screen_has "SCRIBBLE-$$" || fail "the scribble outlived a redraw without ^L"
   tm send-keys -t dash C-l
-  wait_gone "SCRIBBLE-$$" 30 && wait_for "keys-a-$$" 5 &&
+  wait_gone "SCRIBBLE-$$" && wait_for "keys-a-$$" &&
     ok "^L repaints the whole screen (cells written behind its back are gone)" ||
     { fail "^L repaints"; screen >&2; }
 else
@@ -196,30 +180,32 @@ tm send-keys -t dash '?'
 wait_gone "show or hide this help" && ok "? again closes the help" || { fail "? closes"; screen >&2; }
 
 # ---------------------------------------------------------------- : and 3
+footer_is() { footer | grep -qE "$1"; } # footer_is REGEX
 tm send-keys -t dash ':'
-if wait_for "help lists the commands" 10 || footer | grep -qE '^ ?:'; then
-  ok ": opens the command line"
-else
-  fail ": opens the command line (footer: $(footer))"; screen >&2
-fi
+poll 100 footer_is '^ ?:' && ok ": opens the command line" ||
+  { fail ": opens the command line (footer: $(footer))"; screen >&2; }
 tm send-keys -t dash Escape
-for _ in $(seq 1 30); do footer | grep -qF "/ filter" && break; sleep 0.1; done
-footer | grep -qF "/ filter" && ok "Esc closes the command line" || { fail "Esc closes :"; screen >&2; }
+poll 100 footer_is "/ filter" && ok "Esc closes the command line" || { fail "Esc closes :"; screen >&2; }
+# The History page lists sessions too ("Sessions (3)"): what tells it apart is its own frame,
+# titled History, where the main screen has the sessions pane's.
 tm send-keys -t dash 3
-wait_for "History" && wait_gone "Sessions (3)" &&
-  ok "3 opens the History page (full screen)" || { fail "3 opens History"; screen >&2; }
+poll 100 page_is History && ok "3 opens the History page (full screen)" ||
+  { fail "3 opens History"; screen >&2; }
 tm send-keys -t dash Escape
-wait_for "Sessions (3)" && ok "Esc leaves History for the sessions" || { fail "Esc from History"; screen >&2; }
+poll 100 main_shown && wait_for "Sessions (3)" && ok "Esc leaves History for the sessions" ||
+  { fail "Esc from History"; screen >&2; }
 
 # ---------------------------------------------------------------- smallest sizes
+# Until the dashboard redraws, tmux shows the old cells cut to the new size: laid_out waits
+# for the frame drawn for that size.
 tm resize-window -t dash -x 60 -y 15
-wait_for "Sessions (3)" && ! screen | grep -qF "terminal too small" &&
+poll 100 laid_out 60 15 && screen_has "Sessions (3)" && ! screen_has "terminal too small" &&
   ok "60x15, the smallest size, still lays the dashboard out" || { fail "60x15 layout"; screen >&2; }
 tm resize-window -t dash -x 59 -y 15
 wait_for "terminal too small: have 59x15, need 60x15" && ok "59x15 says it is too small" ||
   { fail "59x15"; screen >&2; }
 tm resize-window -t dash -x 160 -y 32
-wait_for "Sessions (3)" || fail "back to 160x32"
+poll 100 laid_out 160 32 && wait_for "Sessions (3)" || fail "back to 160x32"
 
 # ---------------------------------------------------------------- q, then colours without NO_COLOR
 tm send-keys -t dash q

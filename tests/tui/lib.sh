@@ -3,9 +3,20 @@
 # PATH/TO/paddock as $1 (or PADDOCK_EXE), checks dockerd and the image (FAIL, or skip with
 # PADDOCK_ALLOW_SKIP=1), makes $TMP, and gives: ok/fail, api, json_get, start_engine/
 # stop_engine, create_session NAME (sets SESSION_ID; each one is deleted at exit),
-# run_action COMMAND, and the tmux helpers (tm, screen, cells, wait_for, wait_gone, flag,
-# terminal_restored, start_dashboard, open_tmux). The exit trap removes what it started.
+# run_action COMMAND, docker_api, container_running, poll, chars, and the tmux helpers (tm,
+# screen, cells, screen_has, wait_for, wait_gone, flag, terminal_restored, start_dashboard,
+# open_tmux, current_tab, show_tab, page_is, main_shown). The exit trap removes what it started.
+#
+# Deterministic on any machine, loaded or not (docs/style.md): every wait for a state polls it
+# to a deadline (poll, wait_for, wait_gone), never sleeps a guessed time; a comparison reads
+# both of its sides from one sample (one capture, or one record the API identifies); screen
+# text is cut by characters (chars), never bytes. A bare sleep only gives something the time
+# NOT to happen, after a positive sign that the input which could cause it was handled.
 set -uo pipefail
+# The tests' own tools read text as UTF-8 whatever the machine's locale is (grep, bash's
+# ${var:0:N}, python's stdin): a screen is cut and matched the same way everywhere. The pane
+# has its own locale (open_tmux).
+export LC_ALL=C.UTF-8
 
 PADDOCK=${1:-${PADDOCK_EXE:-}}
 [ -n "$PADDOCK" ] && [ -x "$PADDOCK" ] || { echo "usage: $0 PATH/TO/paddock" >&2; exit 2; }
@@ -49,6 +60,51 @@ api() { # api METHOD PATH [BODY] -> body on stdout; the HTTP status in $TMP/stat
   cat "$TMP/reply" 2>/dev/null
 }
 json_get() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval("d" + sys.argv[1]))' "$1"; }
+docker_api() { # docker_api METHOD PATH [BODY]: the Docker Engine API on $DOCKER_SOCK
+  local args=(-s --max-time 60 -X "$1" --unix-socket "$DOCKER_SOCK")
+  [ $# -ge 3 ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
+  curl "${args[@]}" "http://d$2"
+}
+
+# ---------------------------------------------------------------- polling and text
+# poll TRIES COMMAND [ARG...]: run COMMAND until it succeeds, TRIES times at most, 0.1 s apart;
+# its status. The deadline is at least TRIES/10 s: a loaded machine stretches it (each check
+# takes longer), never shortens it.
+poll() {
+  local tries=$1 i
+  shift
+  for ((i = 1; ; i++)); do
+    "$@" && return 0
+    [ "$i" -ge "$tries" ] && return 1
+    sleep 0.1
+  done
+}
+# chars FIRST LAST: each line of stdin cut to its characters FIRST..LAST (from 1), decoded
+# UTF-8 characters, never bytes: GNU `cut -c` counts bytes, so a cut through a braille
+# sparkline (three bytes a cell) left half a character and grep saw a "binary file".
+chars() {
+  python3 -c '
+import sys
+first, last = int(sys.argv[1]), int(sys.argv[2])
+data = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+lines = data.split("\n")
+if lines and lines[-1] == "":
+    lines.pop()
+out = "".join(l[first - 1 : last] + "\n" for l in lines)
+sys.stdout.buffer.write(out.encode("utf-8", "surrogateescape"))' "$1" "$2"
+}
+# container_running CONTAINER PATTERN: some process in the container has a command line
+# matching PATTERN (pgrep -f, through docker exec as root): a process the test started, seen
+# running before the test acts on it.
+container_running() {
+  local body id code
+  body=$(python3 -c 'import json,sys; print(json.dumps({"User":"0","Cmd":["pgrep","-f",sys.argv[1]]}))' "$2")
+  id=$(docker_api POST "/containers/$1/exec" "$body" | json_get '["Id"]' 2>/dev/null)
+  [ -n "$id" ] || return 1
+  docker_api POST "/exec/$id/start" '{"Detach":false}' >/dev/null
+  code=$(docker_api GET "/exec/$id/json" | json_get '["ExitCode"]' 2>/dev/null)
+  [ "$code" = 0 ]
+}
 
 cleanup() {
   "${TMUX_CMD[@]}" kill-server 2>/dev/null
@@ -141,39 +197,27 @@ if i < 0:
 seqs = re.findall(r"((?:\x1b\[[0-9;]*m)+)$", screen[:i])
 print(seqs[0].replace("\x1b", "ESC") if seqs else "none")' "$1"
 }
+# screen_has TEXT: the pane shows TEXT now (one capture, read whole before grep looks at it).
+screen_has() {
+  local s
+  s=$(screen) && grep -qF -- "$1" <<<"$s"
+}
 # wait_for TEXT [TRIES]: poll the screen every 0.1 s (bounded) until it shows TEXT.
-wait_for() {
-  local i
-  for i in $(seq 1 "${2:-100}"); do
-    screen | grep -qF -- "$1" && return 0
-    sleep 0.1
-  done
-  return 1
-}
-wait_gone() {
-  local i
-  for i in $(seq 1 "${2:-100}"); do
-    screen | grep -qF -- "$1" || return 0
-    sleep 0.1
-  done
-  return 1
-}
+wait_for() { poll "${2:-100}" screen_has "$1"; }
+screen_lacks() { ! screen_has "$1"; }
+# wait_gone TEXT [TRIES]: poll the screen until it no longer shows TEXT.
+wait_gone() { poll "${2:-100}" screen_lacks "$1"; }
 flag() { tm display -p -t dash "#{$1}"; }
 # terminal_restored: the alternate screen is left, the cursor is visible, keypad mode is off.
-terminal_restored() {
-  local i
-  for i in $(seq 1 100); do
-    [ "$(flag alternate_on)" = 0 ] && [ "$(flag cursor_flag)" = 1 ] && [ "$(flag keypad_flag)" = 0 ] &&
-      return 0
-    sleep 0.1
-  done
-  return 1
+restored_now() {
+  [ "$(flag alternate_on)" = 0 ] && [ "$(flag cursor_flag)" = 1 ] && [ "$(flag keypad_flag)" = 0 ]
 }
+terminal_restored() { poll 100 restored_now; }
 start_dashboard() { # start_dashboard [ARGS]: the pid is written by the sh that then execs paddock
   rm -f "$TMP/dash.pid"
   tm send-keys -t dash -l "clear; sh -c 'echo \$\$ >$TMP/dash.pid; exec \"\$0\" \"\$@\" 2>>$TMP/dash.err' $PADDOCK $*"
   tm send-keys -t dash Enter
-  for _ in $(seq 1 50); do [ -s "$TMP/dash.pid" ] && break; sleep 0.1; done
+  poll 50 test -s "$TMP/dash.pid"
 }
 
 open_tmux() { # open_tmux [COLS ROWS]: the private tmux server with bash at a READY$ prompt
@@ -186,12 +230,42 @@ open_tmux() { # open_tmux [COLS ROWS]: the private tmux server with bash at a RE
   tm set -g set-clipboard on
   wait_for 'READY$' || { fail "shell prompt in tmux"; return 1; }
 }
-# show_tab TEXT: press ] (next tab) until the screen shows TEXT, a heading only that tab has.
+# current_tab: the name of the selected session's tab on show (the one tab name on the detail
+# pane's top border drawn unlike the others; tests/tui/cells.py), or nothing.
+current_tab() { cells tab; }
+tab_is() { [ "$(current_tab)" = "$1" ]; }
+tab_not() { local t; t=$(current_tab) && [ -n "$t" ] && [ "$t" != "$1" ]; }
+# show_tab NAME [TEXT]: press ] (next tab) until the tab bar says NAME is on show, each press
+# seen on the tab bar before the next, then wait for TEXT (what that tab shows once loaded).
+read_tab() { cur=$(current_tab) && [ -n "$cur" ]; } # sets the caller's cur
 show_tab() {
-  local i
+  local i cur
   for i in $(seq 1 12); do
-    wait_for "$1" 5 && return 0
+    poll 100 read_tab || return 1
+    [ "$cur" = "$1" ] && break
     tm send-keys -t dash ']'
+    poll 100 tab_not "$cur" || return 1
   done
-  wait_for "$1" 20
+  tab_is "$1" || return 1
+  [ -z "${2:-}" ] || wait_for "$2"
+}
+# page_is NAME: a full-screen page (3: History) is on show: its name titles the outer frame.
+page_is() {
+  local s
+  s=$(screen) && [[ "$(sed -n 2p <<<"$s")" == "┌─ $1 ─"* ]]
+}
+# laid_out COLS ROWS: the dashboard has drawn its frame for a COLS x ROWS pane: the second row is
+# COLS characters ending in the detail pane's corner (┐), row ROWS-1 ends in its other (┘).
+# After a resize tmux keeps the old cells, cut to the new size, until the dashboard redraws.
+laid_out() {
+  local s top bottom
+  s=$(screen) || return 1
+  top=$(sed -n 2p <<<"$s")
+  bottom=$(sed -n "$(($2 - 1))p" <<<"$s")
+  [ "${#top}" = "$1" ] && [ "${top: -1}" = ┐ ] && [ "${bottom: -1}" = ┘ ]
+}
+# main_shown: the main screen is on show: the sessions list's frame begins the second row.
+main_shown() {
+  local s
+  s=$(screen) && [[ "$(sed -n 2p <<<"$s")" == "┌─ Sessions ("* ]]
 }

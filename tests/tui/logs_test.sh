@@ -26,28 +26,23 @@ create_session "$NAME" || exit 1
 CID=$(api GET "/v1/sessions/$SESSION_ID" | json_get '["container_id"]')
 ok "session $SESSION_ID created (container ${CID:0:12})"
 
-docker_api() { # docker_api METHOD PATH [BODY]
-  local args=(-s --max-time 60 -X "$1" --unix-socket "$DOCKER_SOCK")
-  [ $# -ge 3 ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
-  curl "${args[@]}" "http://d$2"
-}
 # container_log SH-COMMAND: run it as root in the container with its output on PID 1's
 # stdout (stderr: >&2 inside), i.e. into the container's log; returns once it has ended.
 container_log() {
-  local body id running
+  local body id
   body=$(python3 -c 'import json,sys; print(json.dumps({"User":"0","Cmd":["sh","-c","exec >/proc/1/fd/1 2>/proc/1/fd/2; "+sys.argv[1]]}))' "$1")
   id=$(docker_api POST "/containers/$CID/exec" "$body" | json_get '["Id"]' 2>/dev/null)
   [ -n "$id" ] || { fail "docker exec in $CID"; return 1; }
   docker_api POST "/exec/$id/start" '{"Detach":true}' >/dev/null
-  for _ in $(seq 1 100); do
-    running=$(docker_api GET "/exec/$id/json" | json_get '["Running"]' 2>/dev/null)
-    [ "$running" = False ] && return 0
-    sleep 0.1
-  done
+  exec_ended() { [ "$(docker_api GET "/exec/$id/json" | json_get '["Running"]' 2>/dev/null)" = False ]; }
+  poll 100 exec_ended && return 0
   fail "docker exec $id ended"
   return 1
 }
 hint() { screen | grep -E '(lines|dropped)[─-]*┘' | tail -1; }
+# line_count: how many lines the tab holds (its border: "N lines"), whether shown or not
+line_count() { hint | grep -oE '[0-9]+ lines' | cut -d' ' -f1; }
+more_lines_than() { local n; n=$(line_count) && [ -n "$n" ] && [ "$n" -gt "$1" ]; }
 
 # Before the dashboard: an action (the executor's access line, stderr) and exact lines.
 run_action "echo warmup" || fail "an action ran"
@@ -59,10 +54,7 @@ tm send-keys -t dash Enter
 start_dashboard
 wait_for "$NAME" || { fail "dashboard shows the session"; screen >&2; exit 1; }
 tm send-keys -t dash l
-for _ in 1 2 3 4 5 6 7 8; do # to the Logs tab, wherever it is in the tab bar
-  wait_for "live, following the end" 10 && break
-  tm send-keys -t dash ']'
-done
+show_tab Logs # wherever it is in the tab bar
 if wait_for "live, following the end" && wait_for "out-$$-hello" && wait_for "err-$$-oops" &&
   wait_for "paddock-executor: POST /execute_action 200"; then
   ok "the Logs tab follows the container's log: stdout, stderr and the executor's access line"
@@ -80,13 +72,11 @@ hint | grep -qF "[follow]" && ok "the border says it follows" || { fail "[follow
 container_log "echo live-$$-line" || exit 1
 wait_for "live-$$-line" && ok "a line written while the tab is open appears without a key" ||
   { fail "live line"; screen >&2; }
-before=$(screen | grep -cF "POST /execute_action 200")
+access_lines() { screen | grep -cF "POST /execute_action 200"; }
+more_access_lines() { [ "$(access_lines)" -gt "$before" ]; }
+before=$(access_lines)
 run_action "echo second" || fail "second action ran"
-for _ in $(seq 1 50); do
-  [ "$(screen | grep -cF "POST /execute_action 200")" -gt "$before" ] && break
-  sleep 0.1
-done
-[ "$(screen | grep -cF "POST /execute_action 200")" -gt "$before" ] &&
+poll 100 more_access_lines &&
   ok "an action's access line (the executor's stderr) appears live" ||
   { fail "access line live"; screen >&2; }
 
@@ -142,8 +132,11 @@ tm send-keys -t dash g
 wait_for "follow off" && wait_for "out-$$-hello" && ok "g goes to the first line and stops following" ||
   { fail "g"; screen >&2; }
 hint | grep -qF "[follow]" && fail "[follow] still on the border after g" || ok "the border no longer says [follow]"
+# The border counts the new line once the tab has it: then, and not after a guessed delay, it
+# must not be on screen.
+n=$(line_count)
 container_log "echo unseen-$$-tail" || exit 1
-sleep 0.5
+poll 100 more_lines_than "$n" || { fail "the tab counts the new line (had $n)"; screen >&2; }
 screen | grep -qF "unseen-$$-tail" && fail "a new line moved the view while not following" ||
   ok "not following: a new line does not move the view"
 tm send-keys -t dash f
@@ -155,17 +148,13 @@ tm send-keys -t dash G
 wait_for "following the end" && ok "G follows the end again" || { fail "G"; screen >&2; }
 tm send-keys -t dash g
 wait_for "out-$$-hello" || fail "g to the top"
-top_before=$(screen | grep -m1 -oE "num-$$-[0-9]+")
+first_num() { screen | grep -m1 -oE "num-$$-[0-9]+"; }
+scrolled_from() { top_after=$(first_num); [ -n "$top_after" ] && [ "$top_after" != "$1" ]; }
+top_before=$(first_num) top_after=''
 tm send-keys -t dash NPage
-sleep 0.3
-top_after=$(screen | grep -m1 -oE "num-$$-[0-9]+")
-[ -n "$top_after" ] && [ "$top_after" != "$top_before" ] && ok "PgDn scrolls a page ($top_before -> $top_after)" ||
+poll 100 scrolled_from "$top_before" && ok "PgDn scrolls a page ($top_before -> $top_after)" ||
   { fail "PgDn scrolls: '$top_before' -> '$top_after'"; screen >&2; }
-tm send-keys -t dash j
-sleep 0.2
-tm send-keys -t dash PPage
-sleep 0.2
-tm send-keys -t dash k
+tm send-keys -t dash j PPage k
 wait_for "out-$$-hello" && ok "PgUp and k scroll back up" || { fail "PgUp/k"; screen >&2; }
 
 # ---------------------------------------------------------------- search
@@ -246,16 +235,16 @@ tm send-keys -t dash -l "$TMP/saved.txt"
 tm send-keys -t dash Enter
 wait_for "exists: overwrite it?" && ok "saving over a file asks first" || { fail "overwrite asked"; screen >&2; }
 tm send-keys -t dash n
-sleep 0.3
-[ "$(wc -l <"$TMP/saved.txt")" = "$lines_saved" ] || fail "n kept the file"
+wait_gone "exists: overwrite it?" || fail "n closes the question"
+[ "$(wc -l <"$TMP/saved.txt")" = "$lines_saved" ] || fail "n kept the file" # written in the key's handler, if at all
 tm send-keys -t dash t s
 tm send-keys -t dash C-u
 tm send-keys -t dash -l "$TMP/saved.txt"
 tm send-keys -t dash Enter
 wait_for "exists: overwrite it?" || fail "asked again"
 tm send-keys -t dash y
-sleep 0.5
-grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}Z out-$$-hello$" "$TMP/saved.txt" &&
+stamped() { grep -qE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{3}Z out-$$-hello$" "$TMP/saved.txt"; }
+wait_gone "exists: overwrite it?" && poll 100 stamped &&
   ok "y overwrites; with times shown the file has them (RFC 3339)" || { fail "overwrite with times"; head -3 "$TMP/saved.txt" >&2; }
 tm send-keys -t dash t
 tm send-keys -t dash s
@@ -275,7 +264,7 @@ else
   fail "dropped count on the border"; screen >&2
 fi
 tm send-keys -t dash g
-wait_for "bulk-$$-" && ! screen | grep -qF "out-$$-hello" && ok "the dropped lines are gone from the view" ||
+wait_for "follow off" && wait_for "bulk-$$-" && ! screen | grep -qF "out-$$-hello" && ok "the dropped lines are gone from the view" ||
   { fail "oldest dropped"; screen >&2; }
 tm send-keys -t dash G
 
@@ -305,12 +294,11 @@ wait_for "live, following the end" 150 && wait_for "after-clear-$$" &&
 # the tab says what the engine kept (here: nothing).
 docker_api DELETE "/containers/$CID?force=1&v=1" >/dev/null
 wait_for "ended: the container stopped" 150 || wait_for "ended:" 10 || fail "the stream ended"
-for _ in $(seq 1 100); do
-  [ "$(api GET "/v1/sessions/$SESSION_ID" | json_get '["state"]' 2>/dev/null)" = error ] && break
-  sleep 0.1
-done
+state_error() { [ "$(api GET "/v1/sessions/$SESSION_ID" | json_get '["state"]' 2>/dev/null)" = error ]; }
+poll 100 state_error || fail "the session is in error once its container is gone"
+# Out of the tab (seen on the tab bar) and back: the tab opens afresh.
 tm send-keys -t dash '['
-sleep 0.3
+poll 100 tab_not Logs || { fail "[ leaves the Logs tab"; screen >&2; }
 tm send-keys -t dash ']'
 if wait_for "the container is gone" && wait_for "the engine kept no log tail"; then
   ok "a session without its container: the tab says it is gone and that no tail was kept"

@@ -23,17 +23,22 @@ B_ID=$SESSION_ID
 ok "sessions $A and $B created"
 
 state_of() { api GET "/v1/sessions/$1" | json_get '["state"]' 2>/dev/null; }
-wait_state() { # wait_state ID STATE
-  for _ in $(seq 1 150); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.1; done
-  return 1
-}
+state_is() { [ "$(state_of "$1")" = "$2" ]; }
+wait_state() { poll 150 state_is "$1" "$2"; } # wait_state ID STATE
 id_of() { # the live session called $1
   api GET /v1/sessions | python3 -c 'import json,sys
 for s in json.load(sys.stdin)["sessions"]:
     if s.get("name") == sys.argv[1]: print(s["id"])' "$1"
 }
-# The sessions pane's rows (not the header, the detail pane or the footer).
-list_rows() { screen | sed '1,3d;$d' | cut -c1-64; }
+# The sessions pane's rows (not the header, the detail pane or the footer): its 64 columns are
+# cut by characters (chars), a braille sparkline's cells being three bytes each.
+list_rows() { screen | sed '1,3d;$d' | chars 1 64; }
+# row_shows NAME TEXT: the list's row of session NAME shows TEXT (one capture).
+row_shows() { list_rows | grep -F " $1 " | grep -qF -- "$2"; }
+listed() { list_rows | grep -qF " $1 "; }
+unlisted() { ! listed "$1"; }
+# selected_is NAME: the detail pane's title (the second row) names the selected session NAME.
+selected_is() { screen | sed -n 2p | grep -qF "┌─ $1 "; }
 cmd() { tm send-keys -t dash :; tm send-keys -t dash -l "$1"; tm send-keys -t dash Enter; }
 export_into() { # export_into DIR: e on the selected session, DIR typed at its prompt
   tm send-keys -t dash e
@@ -69,8 +74,8 @@ tm send-keys -t dash Tab Tab Right Right # network none; approvals default → n
 tm send-keys -t dash Enter
 wait_gone "New session" || fail "the form closes on Enter"
 NEW_ID=
-for _ in $(seq 1 150); do NEW_ID=$(id_of "$NEW"); [ -n "$NEW_ID" ] && break; sleep 0.1; done
-[ -n "$NEW_ID" ] && SESSION_IDS+=("$NEW_ID")
+new_id_known() { NEW_ID=$(id_of "$NEW"); [ -n "$NEW_ID" ]; }
+poll 150 new_id_known && SESSION_IDS+=("$NEW_ID")
 if [ -n "$NEW_ID" ] && wait_for "$NEW" && wait_state "$NEW_ID" ready; then
   ok "the form creates the session and the list shows it"
 else
@@ -83,15 +88,17 @@ case "$opts" in
 esac
 case "$opts" in *"'confirm': 'high'"*) ok "the form's approval policy reaches the engine" ;;
 *) fail "confirm: $opts" ;; esac
-list_rows | grep -F " $NEW " | grep -q ready && ok "the new session is listed as ready" || fail "ready shown"
+# The engine said ready; the list learns it by an event of its own: polled, not read once.
+poll 100 row_shows "$NEW" ready && ok "the new session is listed as ready" ||
+  { fail "ready shown"; screen >&2; }
 
 # ---------------------------------------------------------------- pause, resume, stop, resume
 # The new session is the selected one (the newest, first row).
-screen | sed -n 2p | grep -qF "$NEW" && ok "the new session is selected" || fail "selection"
+poll 100 selected_is "$NEW" && ok "the new session is selected" || { fail "selection"; screen >&2; }
 tm send-keys -t dash h p
 wait_state "$NEW_ID" paused && wait_for "paused $NEW" &&
   ok "p pauses it (state paused; the footer says so)" || { fail "p pauses"; screen >&2; }
-list_rows | grep -F " $NEW " | grep -q paused && ok "the list shows paused" || fail "paused shown"
+poll 100 row_shows "$NEW" paused && ok "the list shows paused" || { fail "paused shown"; screen >&2; }
 tm send-keys -t dash u
 wait_state "$NEW_ID" ready && ok "u resumes it (ready)" || fail "u resumes"
 wait_for "resumed $NEW" || fail "resumed said"
@@ -117,30 +124,38 @@ tm send-keys -t dash Escape
 wait_gone ":reject ID [REASON]" || fail "help closes"
 
 # ---------------------------------------------------------------- themes
-before=$(tm capture-pane -p -e -t dash | head -n 3)
+# The first three rows (header, pane titles, column headings) with their SGR, from one capture.
+# Their text must hold still while the colours change: the header counts the states, so it
+# is read once it shows all three ready (the list learns $B's resume by an event of its own).
+top3() { local s; s=$(tm capture-pane -p -e -t dash) && head -n 3 <<<"$s"; }
+plain() { sed 's/\x1b\[[0-9;]*m//g'; }
+wait_for "3 sessions (3 ready)" || { fail "the header counts three ready"; screen >&2; }
+before=$(top3)
+recoloured() { # the same text as before in other colours
+  after=$(top3)
+  [ "$after" != "$before" ] && [ "$(plain <<<"$after")" = "$(plain <<<"$before")" ]
+}
+as_before() { [ "$(top3)" = "$before" ]; }
 cmd "theme light"
 wait_for "theme light" || fail ":theme light answered"
-after=$(tm capture-pane -p -e -t dash | head -n 3)
-plain_before=$(printf '%s' "$before" | sed 's/\x1b\[[0-9;]*m//g')
-plain_after=$(printf '%s' "$after" | sed 's/\x1b\[[0-9;]*m//g')
-if [ "$before" != "$after" ] && [ "$plain_before" = "$plain_after" ]; then
-  ok ":theme light changes the colours (same text, other SGR)"
-else
-  fail ":theme light: colours unchanged"
-fi
+poll 100 recoloured && ok ":theme light changes the colours (same text, other SGR)" ||
+  { fail ":theme light: colours unchanged"; top3 | cat -v >&2; }
 cmd "theme no-such-theme"
 wait_for "no theme 'no-such-theme' (have: dark, high-contrast, light, solarized" &&
   ok "an unknown theme is refused, naming the themes there are" || { fail "bad theme"; screen >&2; }
 cmd "theme dark"
 wait_for "theme dark" || fail ":theme dark"
-[ "$(tm capture-pane -p -e -t dash | head -n 3)" = "$before" ] &&
-  ok ":theme dark gives the first colours back" || fail "dark again"
+poll 100 as_before && ok ":theme dark gives the first colours back" ||
+  { fail "dark again"; top3 | cat -v >&2; }
 
 # ---------------------------------------------------------------- filter
 tm send-keys -t dash /
 tm send-keys -t dash -l "$A"
-for _ in $(seq 1 50); do list_rows | grep -qF " $B " || break; sleep 0.1; done
-if ! list_rows | grep -qF " $B " && list_rows | grep -qF " $A "; then
+narrowed() { # one capture: $B hidden, $A listed
+  local rows
+  rows=$(list_rows) && ! grep -qF " $B " <<<"$rows" && grep -qF " $A " <<<"$rows"
+}
+if poll 100 narrowed; then
   ok "/ narrows the list while typing"
 else
   fail "live filter"; screen >&2
@@ -174,19 +189,25 @@ export_into "$TMP/no/such/dir"
 wait_for "export: $TMP/no/such/dir/$NEW.json: No such file" &&
   ok "an export that cannot write says why" || { fail "export error"; screen >&2; }
 
+# Either answer is polled for; the tab bar names Terminal in both cases, so the tab on show
+# and the footer (no longer the list's) tell that t opened it.
+terminal_opened() { tab_is Terminal && ! screen | tail -n 1 | grep -qF "/ filter"; }
+t_answered() { screen_has "has no Terminal tab" || terminal_opened; }
 tm send-keys -t dash h t
-if wait_for "has no Terminal tab" 20; then
+if ! poll 100 t_answered; then
+  fail "t"; screen >&2
+elif screen_has "has no Terminal tab"; then
   ok "t says there is no Terminal tab in this build"
-elif screen | sed -n 2p | grep -q "Terminal" && ! screen | tail -n 1 | grep -qF "/ filter"; then
+else
   ok "t opens the Terminal tab (the keyboard left the sessions)"
   tm send-keys -t dash C-]
-else
-  fail "t"; screen >&2
 fi
 
 # ---------------------------------------------------------------- delete asks
 tm send-keys -t dash h g D
 wait_for "Delete session $NEW?" && ok "D asks before deleting" || { fail "D asks"; screen >&2; }
+# n and Enter must NOT delete: once the question is gone (the key was handled), a grace period
+# for a request that should not come, then the engine still has the session.
 tm send-keys -t dash n
 wait_gone "Delete session" || fail "n closes the question"
 sleep 0.3
@@ -194,15 +215,15 @@ sleep 0.3
 tm send-keys -t dash D
 wait_for "Delete session $NEW?" || fail "D asks again"
 tm send-keys -t dash Enter
+wait_gone "Delete session" || fail "Enter closes the question"
 sleep 0.3
 [ "$(state_of "$NEW_ID")" = ready ] && ok "Enter is no too" || fail "Enter deleted"
 tm send-keys -t dash D
 wait_for "Delete session $NEW?" || fail "D asks a third time"
 tm send-keys -t dash y
 wait_state "$NEW_ID" deleted && ok "y deletes it" || fail "y deletes ($(state_of "$NEW_ID"))"
-for _ in $(seq 1 50); do list_rows | grep -qF " $NEW " || break; sleep 0.1; done
-list_rows | grep -qF " $NEW " && { fail "list after delete"; screen >&2; } ||
-  ok "the deleted session leaves the list"
+poll 100 unlisted "$NEW" && ok "the deleted session leaves the list" ||
+  { fail "list after delete"; screen >&2; }
 
 tm send-keys -t dash q
 terminal_restored && wait_for 'READY$' && ok "q quits" || fail "quit"
@@ -215,7 +236,7 @@ run_action "echo one" && run_action "echo two" || fail "two actions in $A"
 python3 "$TUI_DIR/relay.py" "$SOCK" "$TMP/relay.sock" "$TMP/requests" \
   '^GET /v1/actions/[0-9]+$' "$TMP/hold" &
 RELAY_PID=$!
-for _ in $(seq 1 50); do [ -S "$TMP/relay.sock" ] && break; sleep 0.1; done
+poll 50 test -S "$TMP/relay.sock" || fail "the relay listens"
 touch "$TMP/hold"
 mkdir -p "$TMP/slow" "$TMP/quit"
 start_dashboard --socket "$TMP/relay.sock"
@@ -253,14 +274,10 @@ worker=$(pgrep -P "$dash" | head -n 1)
   fail "no worker process under $dash"
 tm send-keys -t dash q
 wait_for 'READY$' || fail "q during an export quits"
-gone=no
-for _ in $(seq 1 50); do
-  [ -n "$worker" ] && ! kill -0 "$worker" 2>/dev/null && { gone=yes; break; }
-  sleep 0.1
-done
-[ "$gone" = yes ] && ok "q ends the export's worker" || fail "worker $worker outlived the dashboard"
+worker_gone() { [ -n "$worker" ] && ! kill -0 "$worker" 2>/dev/null; }
+poll 100 worker_gone && ok "q ends the export's worker" || fail "worker $worker outlived the dashboard"
 rm -f "$TMP/hold"
-sleep 0.3
+# The dashboard and its worker are gone: nothing is left that could write into $TMP/quit.
 [ -z "$(ls -A "$TMP/quit")" ] && ok "an export ended by q leaves no file" ||
   { fail "files after q"; ls -la "$TMP/quit" >&2; }
 kill "$RELAY_PID" 2>/dev/null
@@ -273,10 +290,9 @@ wait_for "$B" || fail "mouse dashboard starts"
 # rows: 0 header, 1 border, 2 headings, 3 first session ($B, the newer), 4 $A
 click() { tm send-keys -t dash -l "$(printf '\033[M%b%b%b' "\\x$(printf %x $((32 + $1)))" \
   "\\x$(printf %x $((33 + $2)))" "\\x$(printf %x $((33 + $3)))")"; }
-screen | sed -n 2p | grep -qF "$B" || fail "the first session is selected first"
+poll 100 selected_is "$B" || { fail "the first session is selected first"; screen >&2; }
 click 0 5 4
-for _ in $(seq 1 50); do screen | sed -n 2p | grep -qF "$A" && break; sleep 0.1; done
-screen | sed -n 2p | grep -qF "$A" && ok "--mouse: a click selects the row" || { fail "click"; screen >&2; }
+poll 100 selected_is "$A" && ok "--mouse: a click selects the row" || { fail "click"; screen >&2; }
 tm send-keys -t dash q
 wait_for 'READY$' || fail "mouse dashboard quits"
 
@@ -304,7 +320,7 @@ cmd "pause $A"
 wait_for "read-only dashboard: :pause" || fail "read-only :pause"
 tm send-keys -t dash 2 y
 wait_for "read-only dashboard: y" && ok "--read-only refuses y" || { fail "read-only y"; screen >&2; }
-sleep 0.3
+sleep 0.3 # y was handled (refused): a grace period for a change that must NOT come
 [ "$(state_of "$A_ID")" = ready ] && [ "$(state_of "$B_ID")" = ready ] &&
   [ "$(api GET /v1/approvals | json_get '["approvals"].__len__()')" = 1 ] &&
   ok "--read-only: nothing changed (states, the queue)" || fail "read-only changed something"
@@ -320,7 +336,7 @@ wait "$agent"
 mkdir -p "$TMP/.config/paddock/themes"
 printf 'header = black cyan\nfooter = purple default\n' >"$TMP/.config/paddock/themes/bad.theme"
 start_dashboard --theme bad
-for _ in $(seq 1 50); do [ -s "$TMP/dash.err" ] && break; sleep 0.1; done
+poll 100 test -s "$TMP/dash.err"
 if wait_for 'READY$' &&
   grep -qF "paddock: $TMP/.config/paddock/themes/bad.theme:2: unknown colour 'purple'" "$TMP/dash.err"; then
   ok "a bad theme file is refused at start, naming the file and the line"

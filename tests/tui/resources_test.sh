@@ -7,9 +7,10 @@
 # A session created with limits (1 CPU, 256 MiB, 100 pids) and a secret env value: the
 # Overview shows the limits and the state history (each lifecycle event the API lists), never
 # the secret. A CPU-burning action: the list's CPU sparkline rises and the Resources tab shows
-# non-zero CPU; its CPU and MEM figures equal the API's latest sample formatted as docker stats
-# does; b cycles braille -> blocks -> ASCII (checked by the characters in the pane), +/- change
-# the window; j/k scroll the Overview; a non-UTF-8 terminal gets ASCII graphs by itself.
+# non-zero CPU; its CPU and MEM figures equal the API's record of the sample the tab shows (the
+# one its time names), formatted as docker stats does; b cycles braille -> blocks -> ASCII
+# (checked by the characters in the pane), +/- change the window; j/k scroll the Overview; a
+# non-UTF-8 terminal gets ASCII graphs by itself.
 # Needs dockerd and the image paddock/base:local: without them it FAILS (exit 1), or skips
 # (exit 77) with PADDOCK_ALLOW_SKIP=1.
 set -uo pipefail
@@ -45,10 +46,21 @@ if what == "spark":  # the CPU column of the session's row in the list
     print(row[col:col + 8])
 elif what == "now":  # the docker stats line of the Resources tab: CPU and MEM
     for l in right_pane():
-        m = re.search(r"CPU ([0-9.]+%)  MEM (\S+ / \S+) ", l)
+        m = re.search(r"CPU ([0-9.]+%|--)  MEM (\S+ / \S+) ", l)
         if m and "NET I/O" in l:
             print(m.group(1), m.group(2))
             break
+elif what == "sample":  # "HH:MM:SS CPU MEM / LIMIT": the newest sample's time and figures
+    pane, now, at = right_pane(), None, None
+    for l in pane:
+        m = re.search(r"CPU ([0-9.]+%|--)  MEM (\S+ / \S+) ", l)
+        if m and "NET I/O" in l and not now:
+            now = m.group(1) + " " + m.group(2)
+        m = re.search(r"as docker stats\) \S+ ([0-9]{2}:[0-9]{2}:[0-9]{2})", l)
+        if m and not at:
+            at = m.group(1)
+    if now and at:
+        print(at, now)
 elif what == "chars":  # which kinds of graph characters the detail pane holds
     text = "".join(right_pane())
     kinds = []
@@ -61,18 +73,21 @@ elif what == "chars":  # which kinds of graph characters the detail pane holds
 PY
 pane() { screen | python3 "$TMP/pane.py" "$@"; }
 # docker stats' formats (go-units): BytesSize "%.4g" base 1024, CPU "%.2f%%".
-latest() { # latest -> "AT CPU% MEM / LIMIT" of the API's newest sample
-  api GET "/v1/sessions/$SESSION_ID/stats?limit=1" | python3 -c '
-import json, sys
-s = json.load(sys.stdin)["samples"][-1]
+samples_at() { # samples_at HH:MM:SS -> "CPU% MEM / LIMIT" of each API sample of that second
+  api GET "/v1/sessions/$SESSION_ID/stats?limit=300" | python3 -c '
+import json, sys, time
 def size(v):
     units = ["B", "KiB", "MiB", "GiB", "TiB"]
     i = 0
     while v >= 1024 and i < len(units) - 1:
         v /= 1024; i += 1
     return "%.4g%s" % (v, units[i])
-cpu = "--" if s["cpu"] is None else "%.2f%%" % s["cpu"]
-print(s["at"], cpu, size(s["mem"]), "/", size(s["mem_limit"]))'
+for s in json.load(sys.stdin)["samples"]:
+    # the dashboard shows localtime((time_t)at) as %H:%M:%S; the pane has this environment TZ
+    if time.strftime("%H:%M:%S", time.localtime(int(s["at"]))) != sys.argv[1]:
+        continue
+    cpu = "--" if s["cpu"] is None else "%.2f%%" % s["cpu"]
+    print(cpu, size(s["mem"]), "/", size(s["mem_limit"]))' "$1"
 }
 
 open_tmux 160 40 || exit 1
@@ -86,27 +101,45 @@ if wait_for "State history" && wait_for "memory 256MiB" && wait_for "pids 100" &
 else
   fail "Overview shows the limits"; screen >&2
 fi
-kinds=$(api GET "/v1/sessions/$SESSION_ID/events" | json_get '["events"]' | python3 -c '
-import ast, sys; print(" ".join(e["kind"] for e in ast.literal_eval(sys.stdin.read())))')
-missing=
-for k in $kinds; do
-  screen | grep -qE "[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} +$k( |$)" || missing="$missing $k"
-done
-[ -n "$kinds" ] && [ -z "$missing" ] &&
+# The session is ready and idle: its events are final. They are read from the API once, and the
+# screen (which fetches them on its own, then follows the events) is polled until it shows them.
+api_kinds() { api GET "/v1/sessions/$SESSION_ID/events" | json_get '["events"]' | python3 -c '
+import ast, sys; print(" ".join(e["kind"] for e in ast.literal_eval(sys.stdin.read())))'; }
+missing_kinds() { # the kinds of $kinds the screen's state history does not show (one capture)
+  local s k
+  s=$(screen)
+  missing=
+  for k in $kinds; do
+    grep -qE "[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} +$k( |$)" <<<"$s" || missing="$missing $k"
+  done
+  [ -z "$missing" ]
+}
+# shown_events: how many lifecycle events (a time to the millisecond, then a kind) are on screen
+shown_events() { screen | grep -cE "[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} +[a-z]"; }
+kinds=$(api_kinds)
+[ -n "$kinds" ] && poll 100 missing_kinds &&
   ok "Overview's state history shows every lifecycle event with its time ($kinds)" ||
   { fail "state history: '$kinds', missing:$missing"; screen >&2; }
-screen | grep -qF "$SECRET" && fail "an env value (a possible secret) is on the screen" ||
+screen_has "$SECRET" && fail "an env value (a possible secret) is on the screen" ||
   ok "no env value on the screen"
-screen | grep -qF "$IMAGE" && screen | grep -qF "Network     none" &&
+wait_for "$IMAGE" && wait_for "Network     none" &&
   ok "Overview shows the image and the network" || { fail "image/network"; screen >&2; }
 
 # A state change while the Overview is open: the history gets it without a key.
+paused_shown() { screen | grep -qE "[0-9]{3} +paused"; }
 api POST "/v1/sessions/$SESSION_ID/pause" >/dev/null
-for _ in $(seq 1 100); do screen | grep -qE "[0-9]{3} +paused" && break; sleep 0.1; done
-screen | grep -qE "[0-9]{3} +paused" && ok "a pause appears in the state history live" ||
+poll 100 paused_shown && ok "a pause appears in the state history live" ||
   { fail "live state history (pause)"; screen >&2; }
 api POST "/v1/sessions/$SESSION_ID/resume" >/dev/null
 [ "$(cat "$TMP/status")" = 200 ] || fail "resume: $(cat "$TMP/status") $(cat "$TMP/reply")"
+# Ready again and idle: the events are final; the screen is given time to show them all before
+# the history is scrolled (an event coming in after G would move its end).
+state_ready() { [ "$(api GET "/v1/sessions/$SESSION_ID" | json_get '["state"]' 2>/dev/null)" = ready ]; }
+poll 150 state_ready || fail "ready after the resume"
+nevents=$(api_kinds | wc -w)
+events_at_least() { [ "$(shown_events)" -ge "$1" ]; }
+poll 100 events_at_least "$nevents" ||
+  { fail "the state history shows the $nevents events after the resume"; screen >&2; }
 
 # j/k scroll the Overview when it is longer than the pane.
 tm resize-window -t dash -x 160 -y 20
@@ -115,21 +148,24 @@ if wait_for " 1-16 of "; then
   tm send-keys -t dash l j
   wait_for " 2-17 of " && ok "j scrolls the Overview (lines 2-17)" || { fail "j scrolls"; screen >&2; }
   tm send-keys -t dash G
-  for _ in $(seq 1 50); do
-    r=$(range)
-    [ -n "$r" ] && [ "$(echo "$r" | awk '{split($1, a, "-"); print a[2]}')" = "$(echo "$r" | awk '{print $3}')" ] && break
-    sleep 0.1
-  done
-  screen | grep -qE "[0-9]{3} +ready" && [ "$(echo "$r" | awk '{split($1, a, "-"); print a[2]}')" = "$(echo "$r" | awk '{print $3}')" ] &&
-    ok "G shows the end of the state history ($r)" || { fail "G scrolls to the end ($r)"; screen >&2; }
+  at_end() { # one capture: the range ends at the last line, and the last event (ready) shows
+    local s
+    s=$(screen)
+    r=$(grep -oE ' [0-9]+-[0-9]+ of [0-9]+ ' <<<"$s" | head -1)
+    [ -n "$r" ] && [ "$(awk '{split($1, a, "-"); print a[2]}' <<<"$r")" = "$(awk '{print $3}' <<<"$r")" ] &&
+      grep -qE "[0-9]{3} +ready" <<<"$s"
+  }
+  r=
+  poll 100 at_end && ok "G shows the end of the state history ($r)" ||
+    { fail "G scrolls to the end ($r)"; screen >&2; }
   tm send-keys -t dash k
-  wait_gone "$r" 20 && ok "k scrolls back up ($(range))" || { fail "k scrolls"; screen >&2; }
+  wait_gone "$r" && ok "k scrolls back up ($(range))" || { fail "k scrolls"; screen >&2; }
   tm send-keys -t dash g h
 else
   fail "a long Overview says which lines it shows"; screen >&2
 fi
 tm resize-window -t dash -x 160 -y 40
-wait_for "State history" || fail "Overview after the resize"
+poll 100 laid_out 160 40 && wait_for "State history" || fail "Overview after the resize"
 
 # ---------------------------------------------------------------- a CPU-burning action
 body='{"action":{"action":"run","args":{"command":"timeout 90 sh -c '"'"'while :; do :; done'"'"'"}}}'
@@ -138,55 +174,57 @@ api POST "/v1/sessions/$SESSION_ID/execute_action?wait=0" "$body" >/dev/null
   fail "burner: $(cat "$TMP/status") $(cat "$TMP/reply")"
 
 # The list's CPU sparkline (scaled to the session's 1 CPU) rises above the idle line.
-for _ in $(seq 1 150); do
-  pane spark "$short" | grep -q '[▂▃▄▅▆▇█]' && break
-  sleep 0.1
-done
-spark=$(pane spark "$short")
-printf '%s' "$spark" | grep -q '[▂▃▄▅▆▇█]' && ok "the list's CPU sparkline rises ('$spark')" ||
+spark_risen() { spark=$(pane spark "$short"); grep -q '[▂▃▄▅▆▇█]' <<<"$spark"; }
+spark=
+poll 150 spark_risen && ok "the list's CPU sparkline rises ('$spark')" ||
   { fail "CPU sparkline '$spark'"; screen >&2; }
 
 # ---------------------------------------------------------------- Resources
-show_tab "% of one CPU" || { fail "the Resources tab opens"; screen >&2; }
+show_tab Resources "% of one CPU" || { fail "the Resources tab opens"; screen >&2; }
 tm send-keys -t dash l # its keys work while the pane has the focus
-for _ in $(seq 1 100); do
+cpu_busy() { # the tab's CPU figure is 10% or more
   cpu=$(pane now | cut -d' ' -f1)
-  python3 -c 'import sys; sys.exit(0 if float(sys.argv[1].rstrip("%")) >= 10 else 1)' "${cpu:-0%}" 2>/dev/null && break
-  sleep 0.1
-done
-python3 -c 'import sys; sys.exit(0 if float(sys.argv[1].rstrip("%")) >= 10 else 1)' "${cpu:-0%}" 2>/dev/null &&
+  python3 -c 'import sys; sys.exit(0 if float(sys.argv[1].rstrip("%")) >= 10 else 1)' "${cpu:-0%}" 2>/dev/null
+}
+cpu=
+poll 100 cpu_busy &&
   ok "the Resources tab shows the burner's CPU ($cpu of one CPU)" ||
   { fail "Resources CPU '$cpu'"; screen >&2; }
 
-# The figures equal the API's newest sample (as docker stats prints it): read the API, the
-# screen, the API again; when no sample came in between, the screen must show that one.
-matched=
-for _ in $(seq 1 30); do
-  a1=$(latest)
-  sleep 0.3
-  shown=$(pane now)
-  a2=$(latest)
-  [ "${a1%% *}" = "${a2%% *}" ] || continue
-  if [ "$shown" = "${a2#* }" ]; then matched=1; break; fi
-done
-[ -n "$matched" ] && ok "CPU and MEM on screen equal the API's latest sample ($shown)" ||
-  { fail "screen '$shown' vs API '${a2#* }'"; screen >&2; }
+# The figures equal the API's record of the very sample on screen (as docker stats prints it).
+# Both sides come from one sample: one capture gives the figures and the time of the sample they
+# are from (the tab's info line), then the API, asked afterwards, has that sample (it stores
+# what it publishes before it answers) and is looked up by that time. Samples may come faster
+# than the test reads, so the newest ones are never compared. A capture taken while the
+# dashboard was halfway through a frame (the figures new, the time old) is retried.
+same_sample() {
+  shown=$(pane sample)
+  [ -n "$shown" ] || return 1
+  api_side=$(samples_at "${shown%% *}")
+  grep -qxF -- "${shown#* }" <<<"$api_side"
+}
+shown='' api_side=''
+poll 100 same_sample && ok "CPU and MEM on screen equal the API's record of that sample (${shown#* } at ${shown%% *})" ||
+  { fail "screen '$shown' vs the API's samples of that second: '$(echo $api_side)'"; screen >&2; }
 
 # b: braille -> blocks -> ASCII -> braille.
-wait_for " braille " && pane chars | grep -qw braille && ok "graphs are braille (U+2800..U+28FF) by default" ||
-  { fail "braille graphs: $(pane chars)"; screen >&2; }
+graphs_are() { # graphs_are KIND [NOT...]: one capture's detail pane holds KIND and none of NOT
+  local k
+  c=" $(pane chars) "
+  [[ "$c" == *" $1 "* ]] || return 1
+  shift
+  for k; do [[ "$c" == *" $k "* ]] && return 1; done
+  return 0
+}
+c=
+wait_for " braille " && poll 100 graphs_are braille && ok "graphs are braille (U+2800..U+28FF) by default" ||
+  { fail "braille graphs:$c"; screen >&2; }
 tm send-keys -t dash b
-wait_for " blocks " && for _ in $(seq 1 20); do pane chars | grep -qw braille || break; sleep 0.1; done
-c=$(pane chars)
-case " $c " in *" blocks "*) case " $c " in *" braille "*) fail "b: still braille ($c)" ;;
-  *) ok "b: block graphs (▁..█), no braille" ;; esac ;;
-*) fail "b: block graphs ($c)"; screen >&2 ;; esac
+wait_for " blocks " && poll 100 graphs_are blocks braille && ok "b: block graphs (▁..█), no braille" ||
+  { fail "b: block graphs, no braille:$c"; screen >&2; }
 tm send-keys -t dash b
-wait_for " ASCII " && for _ in $(seq 1 20); do pane chars | grep -qw blocks || break; sleep 0.1; done
-c=$(pane chars)
-case " $c " in *" hash "*) case " $c " in *" braille "* | *" blocks "*) fail "b: not ASCII ($c)" ;;
-  *) ok "b: ASCII graphs (#), no braille or block characters" ;; esac ;;
-*) fail "b: ASCII graphs ($c)"; screen >&2 ;; esac
+wait_for " ASCII " && poll 100 graphs_are hash braille blocks &&
+  ok "b: ASCII graphs (#), no braille or block characters" || { fail "b: ASCII graphs:$c"; screen >&2; }
 tm send-keys -t dash b
 wait_for " braille " && ok "b again: back to braille" || { fail "b cycles back"; screen >&2; }
 
@@ -211,12 +249,13 @@ tm send-keys -t dash -l "export LANG=C LC_ALL=C"
 tm send-keys -t dash Enter
 start_dashboard
 wait_for "$NAME" || fail "the dashboard starts in the C locale"
-show_tab "% of one CPU" || { fail "the Resources tab opens (C locale)"; screen >&2; }
+show_tab Resources "% of one CPU" || { fail "the Resources tab opens (C locale)"; screen >&2; }
 tm send-keys -t dash l
-if wait_for " ASCII " && pane chars | grep -qw hash && pane chars | grep -qw ascii-only; then
+ascii_only() { graphs_are hash braille blocks && graphs_are ascii-only; }
+if wait_for " ASCII " && poll 100 ascii_only; then
   ok "a non-UTF-8 terminal gets ASCII graphs by itself (a stopped session: the stored samples)"
 else
-  fail "ASCII without UTF-8: $(pane chars)"; screen >&2
+  fail "ASCII without UTF-8:$c"; screen >&2
 fi
 tm send-keys -t dash b
 wait_for "the terminal is not UTF-8" && ok "b says why the graphs stay ASCII" ||

@@ -9,7 +9,8 @@
 # the dashboard stays), ^] gives the keys back to the dashboard, a tmux resize reaches the
 # shell's tty (stty size), hostile output stays inside the pane (the outer title and
 # clipboard untouched), Shift-PgUp scrolls back, `exit 7` is shown with its code and Enter
-# opens a new shell, leaving the tab hangs it up, a refusal (paused session) is shown; 256
+# opens a new shell, a shell left (^], another session, another tab) is the same shell when
+# coming back, x hangs it up, a refusal (paused session) is shown; 256
 # colours and RGB reach the outer terminal as the nearest it has (and 8 on TERM=screen); `a`
 # shows the agent's own shell live (an action run through the API appears with its output). Needs dockerd and the image
 # paddock/base:local: without them it FAILS (exit 1), or skips (exit 77) with
@@ -17,39 +18,37 @@
 set -uo pipefail
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
 
+RELAY_PID=
+trap '[ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null; cleanup' EXIT
+
 start_engine || { fail "engine answers GET /v1/info"; exit 1; }
 ok "engine started (pid $ENGINE_PID)"
 NAME=term-$$
 create_session "$NAME" || exit 1
 ok "session $SESSION_ID created"
+CID=$(api GET "/v1/sessions/$SESSION_ID" | json_get '["container_id"]')
 
 # terminal_events: the session's terminal lifecycle events, one detail a line
 terminal_events() {
   api GET "/v1/sessions/$SESSION_ID/events" |
     python3 -c 'import json,sys; [print(e["detail"]) for e in json.load(sys.stdin)["events"] if e["kind"] == "terminal"]'
 }
-# type_line TEXT: literal text, then Enter
-type_line() { tm send-keys -t dash -l "$1"; tm send-keys -t dash Enter; }
+# type_line TEXT: literal text, then Enter, once the pane takes keys for a shell (its border
+# says ^] leaves); otherwise nothing is typed: text meant for a shell that is gone would reach
+# the dashboard as keys (the q of "seq" quits it).
+type_line() {
+  wait_for "^] leaves" || { fail "no shell takes keys to type '$1'"; return 1; }
+  tm send-keys -t dash -l "$1"
+  tm send-keys -t dash Enter
+}
 # count_lines TEXT: how many pane lines hold exactly TEXT inside the detail pane's border
 count_lines() { screen | grep -cE "│$1 *│\$"; }
-wait_lines() { # wait_lines TEXT N [TRIES]: until at least N such lines
-  local i
-  for i in $(seq 1 "${3:-100}"); do
-    [ "$(count_lines "$1")" -ge "$2" ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+lines_at_least() { [ "$(count_lines "$1")" -ge "$2" ]; }
+wait_lines() { poll "${3:-100}" lines_at_least "$1" "$2"; } # wait_lines TEXT N [TRIES]
 
-# to_terminal_tab: ] until the Terminal tab's hint shows (the tab order may grow)
-to_terminal_tab() {
-  for _ in $(seq 1 12); do
-    screen | grep -qF "Enter opens a shell" && break
-    tm send-keys -t dash ']'
-    sleep 0.2
-  done
-  wait_for "Enter opens a shell" 20
-}
+# to_terminal_tab: ] until the tab bar shows the Terminal tab (the tab order may grow), and its
+# hint
+to_terminal_tab() { show_tab Terminal "Enter opens a shell"; }
 # colour_check FG BG: coloured output in the shell reaches the outer terminal as the nearest
 # colours it has (the SGR parameters FG before RGB red, BG before index 21); bold, underline
 # and reverse kept.
@@ -64,8 +63,15 @@ colour_check() {
     printf '%s' "$line" | grep -qaE "$esc\\[1;4;7m${sgr}ATTRS"
 }
 
+# The dashboard talks to the engine through the relay (tests/tui/relay.py), which writes down
+# each request it passes on: what r asks for is seen reaching the engine.
+: >"$TMP/requests"
+python3 "$TUI_DIR/relay.py" "$SOCK" "$TMP/relay.sock" "$TMP/requests" &
+RELAY_PID=$!
+poll 50 test -S "$TMP/relay.sock" || { fail "the relay listens"; exit 1; }
+
 open_tmux 160 32 || exit 1
-start_dashboard
+start_dashboard --socket "$TMP/relay.sock"
 wait_for "$NAME" && wait_for "● live" || { fail "dashboard shows the session"; screen >&2; exit 1; }
 
 if to_terminal_tab && wait_for "a shows the agent's own shell"; then
@@ -73,7 +79,7 @@ if to_terminal_tab && wait_for "a shows the agent's own shell"; then
 else
   fail "Terminal tab reached"; screen >&2; exit 1
 fi
-sleep 0.3
+sleep 0.3 # the tab is on show: a grace period for a shell that must NOT be opened
 [ -z "$(terminal_events)" ] && ok "switching to the tab opens no shell" ||
   fail "a terminal was opened on a mere tab switch: $(terminal_events)"
 
@@ -109,7 +115,8 @@ wait_lines 'esc-probe' 2 && ok "Esc reaches the shell (Esc . yanks the last argu
 # Ctrl-C interrupts a sleep in the sandbox; the dashboard stays.
 type_line 'sleep 100'
 wait_for 'sleep 100'
-sleep 0.5 # the sleep must be running when ^C comes
+# the sleep must be running when ^C comes: seen in the container, not after a guessed delay
+poll 100 container_running "$CID" '^sleep 100' || fail "the sleep runs in the sandbox"
 tm send-keys -t dash C-c
 type_line 'echo after-ctrl-$((2*3))'
 if wait_lines 'after-ctrl-6' 1 50 && wait_for "● live"; then
@@ -133,20 +140,14 @@ colour_check '38;5;196' '48;5;21' &&
 
 # Resize: the pane's inside is the shell's tty. At 120x40: left column 54, so the detail pane
 # is 66 wide (64 inside) and 38 high (36 inside).
+# The new size reaches the shell asynchronously: stty size is asked again until it tells (each
+# answer waited for).
+stty_says() { type_line 'stty size'; wait_lines "$1" 1 10; }
 tm resize-window -t dash -x 120 -y 40
-resized=
-for _ in $(seq 1 20); do
-  type_line 'stty size'
-  if wait_lines '36 64' 1 10; then resized=1; break; fi
-done
-[ -n "$resized" ] && ok "a tmux resize reaches the shell's tty (stty size 36 64)" ||
+poll 20 stty_says '36 64' && ok "a tmux resize reaches the shell's tty (stty size 36 64)" ||
   { fail "resize follows the pane"; screen >&2; }
 tm resize-window -t dash -x 160 -y 32
-for _ in $(seq 1 20); do
-  type_line 'stty size'
-  if wait_lines '28 94' 1 10; then resized=2; break; fi
-done
-[ "$resized" = 2 ] && ok "and back (stty size 28 94)" || { fail "resize back"; screen >&2; }
+poll 20 stty_says '28 94' && ok "and back (stty size 28 94)" || { fail "resize back"; screen >&2; }
 
 # Scrollback: Shift-PgUp while typing.
 type_line 'seq -f sb-%g 1 300'
@@ -185,8 +186,11 @@ wait_lines 'again-16' 1 && ok "Enter types into the same shell again" || { fail 
 type_line 'export KEPT=still-$((3*3))'
 tm send-keys -t dash C-]
 wait_for "Enter types" || fail "^] before r"
+sessions_asked() { grep -c '^GET /v1/sessions$' "$TMP/requests"; }
+asked_again() { [ "$(sessions_asked)" -gt "$1" ]; }
+asked=$(sessions_asked)
 tm send-keys -t dash r
-sleep 0.5
+poll 100 asked_again "$asked" || fail "r asks the engine for the sessions again"
 tm send-keys -t dash l
 wait_for "Enter types" || fail "back in the pane after r"
 tm send-keys -t dash Enter
@@ -204,9 +208,9 @@ else
 fi
 tm send-keys -t dash Enter
 type_line 'echo new-$((5+5))'
-wait_lines 'new-10' 1 100
-opened=$(terminal_events | grep -c '^opened')
-[ "$(count_lines 'new-10')" -ge 1 ] && [ "$opened" -ge 2 ] && ok "Enter opens a new shell after the end" ||
+opened_twice() { opened=$(terminal_events | grep -c '^opened'); [ "$opened" -ge 2 ]; }
+opened=
+wait_lines 'new-10' 1 100 && poll 100 opened_twice && ok "Enter opens a new shell after the end" ||
   { fail "reopen after exit (opened $opened)"; screen >&2; }
 
 # The agent's own shell: read-only, live.
@@ -226,20 +230,71 @@ else
 fi
 wait "$action_pid" || fail "the agent's action ran"
 tm send-keys -t dash -l 'zzz'
-sleep 0.3
+sleep 0.3 # a grace period for keys that must NOT show anywhere
 screen | grep -qF 'zzz' && fail "keys typed in the agent view went somewhere" ||
   ok "keys in the agent's view go nowhere"
 tm send-keys -t dash a
 wait_for "Enter types" && ok "a goes back to your shell" || { fail "a back"; screen >&2; }
 
-# Leaving the tab hangs the shell up (the engine records why).
+# A detached shell keeps running whatever the selection does: moving to another session and
+# back (j, k), or to another tab and back, shows the same shell, its screen as it was and its
+# variable still set, and the engine records no close; x hangs it up.
+MAIN_ID=$SESSION_ID
+create_session "$NAME-b" || exit 1
+OTHER_ID=$SESSION_ID
+SESSION_ID=$MAIN_ID
+wait_for "$NAME-b" || fail "the second session is listed"
+closed_before=$(terminal_events | grep -c '^closed')
+# the newest session is listed first (its name in the detail pane's title): the top one,
+# then this one, whose shell is still open
+tm send-keys -t dash h k k
+wait_for "─ $NAME-b " || { fail "the top session is the new one"; screen >&2; }
+tm send-keys -t dash j
+wait_for "Enter types" || { fail "back on the first session"; screen >&2; }
+tm send-keys -t dash l Enter
+wait_for "^] leaves" || fail "Enter types before detaching"
+# a marker, and output (7 MB, more than every buffer on the way holds) that starts once the
+# shell is no longer shown (on /tmp/go): it finishes only if the hidden shell is still read
+type_line 'export MARK=mark-$((6*7)); (until [ -e /tmp/go ]; do sleep 0.1; done; seq 1 1000000; touch /tmp/bg-done; echo bg-end-$((3*3))) &'
+tm send-keys -t dash C-]
+wait_for "the shell keeps running" || { fail "^] says the shell keeps running"; screen >&2; }
+tm send-keys -t dash k
+wait_for "─ $NAME-b " && wait_for "Enter opens a shell" ||
+  { fail "k selects the other session"; screen >&2; }
+run_action 'touch /tmp/go' || fail "the output starts"
+poll 600 run_action 'test -e /tmp/bg-done' &&
+  ok "a shell not shown keeps running: its 7 MB of output were read" ||
+  fail "the hidden shell's output was not read (its command did not finish)"
+tm send-keys -t dash j
+if wait_for "Enter types" && wait_lines 'bg-end-9' 1 600; then
+  ok "k then j: the session's shell is still there, its screen up to date"
+else
+  fail "the shell survives a selection change"; screen >&2
+fi
 tm send-keys -t dash '['
-closed=
-for _ in $(seq 1 50); do
-  terminal_events | tail -n 1 | grep -q 'closed .*the client closed the terminal' && { closed=1; break; }
-  sleep 0.1
-done
-[ -n "$closed" ] && ok "leaving the tab hangs the shell up" || fail "shell hung up: $(terminal_events | tail -n 2)"
+wait_gone "Enter types" || fail "[ leaves the Terminal tab"
+tm send-keys -t dash ']'
+wait_for "Enter types" && wait_lines 'bg-end-9' 1 600 && ok "another tab and back: the same screen" ||
+  { fail "the shell survives a tab change"; screen >&2; }
+tm send-keys -t dash l
+tm send-keys -t dash Enter
+wait_for "^] leaves" || fail "Enter types into the kept shell"
+type_line 'echo "mark:$MARK"'
+wait_lines 'mark:mark-42' 1 && ok "Enter types into the same shell: its variable is still set" ||
+  { fail "the same shell after coming back"; screen >&2; }
+[ "$(terminal_events | grep -c '^closed')" = "$closed_before" ] &&
+  ok "no terminal was closed while the selection moved" ||
+  fail "a terminal was closed: $(terminal_events | tail -n 3)"
+tm send-keys -t dash C-]
+tm send-keys -t dash l
+wait_for "Enter types" || fail "back in the pane before x"
+tm send-keys -t dash x
+closed_more() { [ "$(terminal_events | grep -c '^closed')" -gt "$closed_before" ]; }
+poll 100 closed_more && wait_for "hung up" && ok "x hangs the shell up" ||
+  { fail "x hangs up: $(terminal_events | tail -n 2)"; screen >&2; }
+api DELETE "/v1/sessions/$OTHER_ID" >/dev/null
+[ "$(cat "$TMP/status")" = 200 ] || fail "DELETE the second session: $(cat "$TMP/status")"
+tm send-keys -t dash '['
 
 # A session that cannot take a shell (paused): the engine's refusal is shown in the pane.
 api POST "/v1/sessions/$SESSION_ID/pause" >/dev/null
@@ -259,7 +314,8 @@ else
 fi
 
 # An 8-colour terminal: the same output folded to the nearest of its colours.
-type_line 'export TERM=screen'
+tm send-keys -t dash -l 'export TERM=screen' # to the outer shell
+tm send-keys -t dash Enter
 start_dashboard
 wait_for "$NAME" && to_terminal_tab || { fail "dashboard on TERM=screen"; screen >&2; }
 tm send-keys -t dash l
