@@ -132,9 +132,12 @@ static int unix_peer_check_process(pid_t pid, const char *exe, pid_t init, char 
                  strerror(errno));
         return -2;
     }
+    /* An exiting process (an executor killed for memory) has no namespaces nor exe left: the
+     * request fails, but nothing says the sandbox did it. */
     if (unix_peer_pidns(pid, &have) < 0) {
-        snprintf(err, errlen, "its server, process %d, is gone (%s)", (int)pid, strerror(errno));
-        return -1;
+        snprintf(err, errlen, "its server, process %d, is exiting or gone (%s)", (int)pid,
+                 strerror(errno));
+        return -2;
     }
     if (have.st_dev != want.st_dev || have.st_ino != want.st_ino) {
         snprintf(err, errlen, "it is served by process %d, which is not in the sandbox's container",
@@ -147,7 +150,12 @@ static int unix_peer_check_process(pid_t pid, const char *exe, pid_t init, char 
         snprintf(err, errlen, "cannot stat the executor binary %s: %s", exe, strerror(errno));
         return -1;
     }
-    if (stat(path, &have) < 0 || have.st_dev != want.st_dev || have.st_ino != want.st_ino) {
+    if (stat(path, &have) < 0) {
+        snprintf(err, errlen, "its server, process %d, is exiting or gone (%s)", (int)pid,
+                 strerror(errno));
+        return -2;
+    }
+    if (have.st_dev != want.st_dev || have.st_ino != want.st_ino) {
         snprintf(err, errlen,
                  "it is served by process %d in the sandbox, which is not the executor (%s)",
                  (int)pid, exe);
@@ -168,7 +176,7 @@ int unix_peer_check(int fd, const char *exe, pid_t init, char *err, size_t errle
     int rc = unix_peer_check_process(pid, exe, init, err, errlen);
     if (rc == 0 && pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
         snprintf(err, errlen, "its server, process %d, exited while it was checked", (int)pid);
-        rc = -1;
+        rc = -2;
     }
     if (pidfd >= 0)
         close(pidfd);
