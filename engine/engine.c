@@ -125,6 +125,13 @@ static void engine_on_shutdown_done(void *ud)
     loop_stop(eng->loop);
 }
 
+/* A probe container in flight is removed first, so a quick stop leaves none behind. */
+static void engine_on_probe_settled(void *ud)
+{
+    struct engine *eng = ud;
+    session_shutdown(eng, engine_on_shutdown_done, eng);
+}
+
 /* The first signal deletes the keep_alive=false sessions, then stops; a second one stops at
  * once. */
 static void engine_on_signal(int fd, uint32_t events, void *ud)
@@ -141,7 +148,7 @@ static void engine_on_signal(int fd, uint32_t events, void *ud)
         eng->stopping = true;
         monitor_free(eng->monitor);
         eng->monitor = NULL;
-        session_shutdown(eng, engine_on_shutdown_done, eng);
+        seccomp_probe_settle(eng, engine_on_probe_settled, eng);
     }
 }
 

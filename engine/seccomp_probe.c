@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PROBE_EXECUTOR "/opt/paddock/paddock-executor"
 #define PROBE_WAIT_MS 30000L
@@ -43,13 +44,21 @@ struct seccomp_probe {
     char *cid;                /* the probe container while it exists */
     enum probe_state verdict; /* what the steps so far showed; UNCHECKED: nothing */
     double started, ms;
-    bool override; /* PADDOCK_SECCOMP_UNVERIFIED=1 */
+    bool override;             /* PADDOCK_SECCOMP_UNVERIFIED=1 */
+    void (*settled)(void *ud); /* the engine's stop waits for the container's removal */
+    void *settled_ud;
     struct probe_waiter *waiters;
 };
 
 static struct seccomp_probe *probe_of(const struct engine *eng)
 {
     return eng->seccomp_probe;
+}
+
+/* "paddock-<engine>-seccomp-probe-<pid>-": the names of this process's probes start so. */
+static void probe_name_prefix(const struct engine *eng, char *out, size_t size)
+{
+    snprintf(out, size, "paddock-%.8s-seccomp-probe-%ld-", eng->engine_id, (long)getpid());
 }
 
 static void probe_set_error(struct seccomp_probe *p, const char *what, const char *detail)
@@ -63,12 +72,21 @@ static void probe_finish(struct seccomp_probe *p, enum probe_state state)
 {
     p->state = state;
     p->ms = util_now() * 1000.0 - p->started;
+    if (p->settled) {
+        void (*settled)(void *) = p->settled;
+        p->settled = NULL;
+        settled(p->settled_ud);
+    }
     struct probe_waiter *w = p->waiters;
     p->waiters = NULL;
     while (w) {
         struct probe_waiter *next = w->next;
         bool refuse = state == PROBE_NOT_APPLIED && !p->override;
-        w->fn(refuse ? (p->error ? p->error : "the seccomp profile is not applied") : NULL, w->ud);
+        if (p->eng->stopping)
+            w->fn("the engine is stopping", w->ud);
+        else
+            w->fn(refuse ? (p->error ? p->error : "the seccomp profile is not applied") : NULL,
+                  w->ud);
         free(w);
         w = next;
     }
@@ -92,8 +110,7 @@ static void probe_on_removed(const struct sandbox_reply *r, void *ud)
 /* Remove the container, then finish with the verdict. */
 static void probe_remove(struct seccomp_probe *p)
 {
-    if (!p->cid || p->eng->stopping ||
-        p->eng->driver->remove(p->eng, p->cid, probe_on_removed, p) < 0)
+    if (!p->cid || p->eng->driver->remove(p->eng, p->cid, probe_on_removed, p) < 0)
         probe_on_removed(&(struct sandbox_reply){.status = -1, .message = ""}, p);
 }
 
@@ -203,8 +220,8 @@ static void probe_run(struct seccomp_probe *p)
     p->verdict = PROBE_UNCHECKED;
     json_t *body = eng->executor_path && !builder_bakes() ? probe_body(eng) : NULL;
     char name[96];
-    snprintf(name, sizeof(name), "paddock-%.8s-seccomp-probe-%lx", eng->engine_id,
-             (unsigned long)p->started);
+    probe_name_prefix(eng, name, sizeof(name));
+    snprintf(name + strlen(name), sizeof(name) - strlen(name), "%lx", (unsigned long)p->started);
     if (!body) {
         probe_set_error(p, "seccomp probe: no executor to mount (PADDOCK_BAKE_EXECUTOR)", NULL);
         probe_finish(p, PROBE_UNCHECKED);
@@ -213,6 +230,32 @@ static void probe_run(struct seccomp_probe *p)
         probe_finish(p, PROBE_UNCHECKED);
     }
     json_decref(body);
+}
+
+static void probe_on_leftover_removed(const struct sandbox_reply *r, void *ud)
+{
+    (void)r; /* what stays is gc's */
+    (void)ud;
+}
+
+/* Probe containers this engine left when it was killed mid-probe: removed in the background. */
+static void probe_on_leftovers(const struct sandbox_reply *r, void *ud)
+{
+    struct seccomp_probe *p = ud;
+    char mine[96]; /* this process's probes are not leftovers */
+    probe_name_prefix(p->eng, mine, sizeof(mine));
+    size_t i;
+    json_t *c;
+    json_array_foreach(r->status == 200 ? r->json : NULL, i, c)
+    {
+        const char *cid = json_string_value(json_object_get(c, "Id"));
+        const char *eid =
+            json_string_value(json_object_get(json_object_get(c, "Labels"), "paddock.engine"));
+        const char *name = json_string_value(json_array_get(json_object_get(c, "Names"), 0));
+        if (cid && eid && strcmp(eid, p->eng->engine_id) == 0 && name &&
+            strncmp(name + (*name == '/'), mine, strlen(mine)) != 0)
+            p->eng->driver->remove(p->eng, cid, probe_on_leftover_removed, NULL);
+    }
 }
 
 int seccomp_probe_start(struct engine *eng)
@@ -224,6 +267,8 @@ int seccomp_probe_start(struct engine *eng)
     p->eng = eng;
     p->override = o && strcmp(o, "1") == 0;
     eng->seccomp_probe = p;
+    /* Nothing to do if the list cannot be asked: the next start or gc removes them. */
+    eng->driver->list(eng, "paddock.probe=seccomp", probe_on_leftovers, p);
     probe_run(p);
     return 0;
 }
@@ -252,6 +297,17 @@ void seccomp_probe_wait(struct engine *eng, seccomp_probe_fn fn, void *ud)
     p->waiters = w;
     if (p->state == PROBE_UNCHECKED)
         probe_run(p);
+}
+
+void seccomp_probe_settle(struct engine *eng, void (*done)(void *ud), void *ud)
+{
+    struct seccomp_probe *p = probe_of(eng);
+    if (!p || p->state != PROBE_CHECKING) {
+        done(ud);
+        return;
+    }
+    p->settled = done;
+    p->settled_ud = ud;
 }
 
 json_t *seccomp_probe_info(const struct engine *eng)

@@ -19,6 +19,9 @@ typedef void (*seccomp_probe_fn)(const char *refusal, void *ud);
 int seccomp_probe_start(struct engine *eng);
 /* Call fn once the profile's state is known: at once, or when the running probe ends. */
 void seccomp_probe_wait(struct engine *eng, seccomp_probe_fn fn, void *ud);
+/* The engine stops (eng->stopping): done once a running probe has removed its container (it
+ * skips its remaining steps), at once when none runs. */
+void seccomp_probe_settle(struct engine *eng, void (*done)(void *ud), void *ud);
 /* GET /v1/info's "seccomp": {"profile", "removed", "state", "error", "probe_ms", "override"}. */
 json_t *seccomp_probe_info(const struct engine *eng);
 /* Drop the state (after http_cancel_all); waiters still queued are refused: the engine stops. */

@@ -191,12 +191,53 @@ static void test_info_probe(void **state)
     free(eid);
 }
 
+/* A probe container left by an engine killed mid-probe (made here with its labels and name) is
+ * removed when the engine starts again. */
+static void test_leftover_probe_removed(void **state)
+{
+    char *eid = engine_read_id(harness_eng);
+    assert_non_null(eid);
+    char body[512], path[160];
+    snprintf(body, sizeof(body),
+             "{\"Image\": \"%s\", \"Cmd\": [\"true\"], \"Labels\": {\"paddock.engine\": "
+             "\"%s\", \"paddock.probe\": \"seccomp\", \"paddock.test\": \"1\"}}",
+             HARNESS_IMAGE, eid);
+    snprintf(path, sizeof(path), "/v1.41/containers/create?name=paddock-%.8s-seccomp-probe-1-0",
+             eid);
+    struct reply r;
+    docker_body("POST", path, body, &r);
+    assert_int_equal(r.status, 201);
+    reply_free(&r);
+    char *mine = malloc(strlen(eid) + 32);
+    assert_non_null(mine);
+    sprintf(mine, "paddock.engine=%s", eid);
+    const char *labels[] = {"paddock.probe=seccomp", mine, NULL};
+    json_t *left = docker_containers_with_labels(labels);
+    assert_int_equal(json_array_size(left), 1);
+    json_decref(left);
+
+    assert_int_equal(engine_stop(harness_eng), 0);
+    assert_int_equal(engine_start(harness_eng), 0);
+    size_t n = 1;
+    for (int i = 0; i < 600 && n; i++) {
+        left = docker_containers_with_labels(labels);
+        n = json_array_size(left);
+        json_decref(left);
+        if (n)
+            usleep(50 * 1000);
+    }
+    assert_int_equal(n, 0);
+    free(mine);
+    free(eid);
+}
+
 int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_info_probe),
         cmocka_unit_test(test_removed_calls),
+        cmocka_unit_test(test_leftover_probe_removed),
     };
     int failed = cmocka_run_group_tests_name("seccomp", tests, harness_group_setup_unsupervised,
                                              harness_group_teardown);
