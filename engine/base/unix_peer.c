@@ -1,5 +1,7 @@
 #include "engine/base/unix_peer.h"
 
+#include "engine/base/proc.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -117,34 +119,29 @@ static int unix_peer_pid(int fd, pid_t *pid, char *err, size_t errlen)
     return 0;
 }
 
-static int unix_peer_pidns(pid_t pid, struct stat *st)
-{
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-    return stat(path, st);
-}
-
 static int unix_peer_check_process(pid_t pid, const char *exe, pid_t init, char *err, size_t errlen)
 {
     struct stat want, have;
-    if (unix_peer_pidns(init, &want) < 0) {
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)init);
+    if (stat(path, &want) < 0) {
         snprintf(err, errlen, "the sandbox's first process (pid %d) is gone: %s", (int)init,
                  strerror(errno));
         return -2;
     }
     /* An exiting process (an executor killed for memory) has no namespaces nor exe left: the
      * request fails, but nothing says the sandbox did it. */
-    if (unix_peer_pidns(pid, &have) < 0) {
+    int in = proc_in_pidns_of(pid, init);
+    if (in < 0) {
         snprintf(err, errlen, "its server, process %d, is exiting or gone (%s)", (int)pid,
                  strerror(errno));
         return -2;
     }
-    if (have.st_dev != want.st_dev || have.st_ino != want.st_ino) {
+    if (!in) {
         snprintf(err, errlen, "it is served by process %d, which is not in the sandbox's container",
                  (int)pid);
         return -1;
     }
-    char path[64];
     snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
     if (stat(exe, &want) < 0) {
         snprintf(err, errlen, "cannot stat the executor binary %s: %s", exe, strerror(errno));
