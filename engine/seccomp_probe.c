@@ -293,8 +293,12 @@ void seccomp_probe_wait(struct engine *eng, seccomp_probe_fn fn, void *ud)
         fn("out of memory", ud);
         return;
     }
-    *w = (struct probe_waiter){.fn = fn, .ud = ud, .next = p->waiters};
-    p->waiters = w;
+    /* In order: creates go to the daemon as they came. */
+    *w = (struct probe_waiter){.fn = fn, .ud = ud};
+    struct probe_waiter **tail = &p->waiters;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = w;
     if (p->state == PROBE_UNCHECKED)
         probe_run(p);
 }
