@@ -135,7 +135,7 @@ static const char *const store_migrations[] = {
      * are recorded in the order they happened by store_chain_backfill, in the same
      * transaction. */
     "CREATE TABLE chain ("
-    "  seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  seq INTEGER PRIMARY KEY,"
     "  session_id TEXT,"
     "  kind TEXT NOT NULL,"
     "  ref INTEGER NOT NULL,"

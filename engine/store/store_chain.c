@@ -21,20 +21,26 @@
  * order are the body's fields; never change a shipped list (old entries would not verify). */
 static const struct chain_kind {
     const char *name;
+    enum store_slot slot; /* its statement, prepared once (the action path reads two) */
     const char *select;
 } chain_kinds[] = {
-    {"action", "SELECT id, session_id, kind, summary, args, created_at, risk, risk_reason, "
-               "declared_risk FROM actions WHERE id = ?1"},
-    {"decision", "SELECT ap.action_id, ap.session_id, ap.requested_at, ap.deadline, ap.decision, "
-                 "ap.decided_by, ap.decided_at, ap.reason, a.approval FROM approvals ap "
-                 "JOIN actions a ON a.id = ap.action_id WHERE ap.action_id = ?1 "
-                 "AND ap.decision IS NOT NULL"},
-    {"observation", "SELECT a.id, a.state, a.exit_code, a.observation_size, a.error, "
-                    "a.finished_at, o.content, o.size, o.diff FROM actions a LEFT JOIN "
-                    "observations o ON o.action_id = a.id WHERE a.id = ?1"},
-    {"rule", "SELECT id, session_id, pattern, decision, created_by, created_at FROM rules "
-             "WHERE id = ?1"},
-    {"event", "SELECT id, session_id, kind, detail, at FROM events WHERE id = ?1"},
+    {"action", STORE_SLOT_CHAIN_BODY_ACTION,
+     "SELECT id, session_id, kind, summary, args, created_at, risk, risk_reason, "
+     "declared_risk FROM actions WHERE id = ?1"},
+    {"decision", STORE_SLOT_CHAIN_BODY_DECISION,
+     "SELECT ap.action_id, ap.session_id, ap.requested_at, ap.deadline, ap.decision, "
+     "ap.decided_by, ap.decided_at, ap.reason, a.approval FROM approvals ap "
+     "JOIN actions a ON a.id = ap.action_id WHERE ap.action_id = ?1 "
+     "AND ap.decision IS NOT NULL"},
+    {"observation", STORE_SLOT_CHAIN_BODY_OBSERVATION,
+     "SELECT a.id, a.state, a.exit_code, a.observation_size, a.error, "
+     "a.finished_at, o.content, o.size, o.diff FROM actions a LEFT JOIN "
+     "observations o ON o.action_id = a.id WHERE a.id = ?1"},
+    {"rule", STORE_SLOT_CHAIN_BODY_RULE,
+     "SELECT id, session_id, pattern, decision, created_by, created_at FROM rules "
+     "WHERE id = ?1"},
+    {"event", STORE_SLOT_CHAIN_BODY_EVENT,
+     "SELECT id, session_id, kind, detail, at FROM events WHERE id = ?1"},
 };
 
 static const struct chain_kind *chain_kind_find(const char *name)
@@ -97,7 +103,7 @@ static int chain_body_row(sqlite3_stmt *st, struct buf *b)
 /* The body of kind's row ref as it is now: 1 with *out, 0 when there is no such row, -1. */
 static int chain_body(struct store *s, const struct chain_kind *k, int64_t ref, char **out)
 {
-    sqlite3_stmt *st = store_prepare(s, k->select);
+    sqlite3_stmt *st = store_cached(s, k->slot, k->select);
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, ref);
@@ -109,7 +115,7 @@ static int chain_body(struct store *s, const struct chain_kind *k, int64_t ref, 
     } else if (rc != SQLITE_DONE) {
         found = -1;
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     if (found == 1)
         *out = buf_steal(&b);
     else
@@ -135,10 +141,10 @@ void store_chain_engine_hash(const char *engine_prev, const char *hash, char out
     store_chain_sha256(text, strlen(text), out);
 }
 
-/* The last hash of a column for entries matching where (bound to session when it is not NULL):
- * CHAIN_ZERO when there are none. */
+/* The newest entry's hash (of the session's entries when bind, else engine_hash of all) and
+ * seq: CHAIN_ZERO and 0 when there are none. */
 static int chain_head(struct store *s, enum store_slot slot, const char *sql,
-                      const char *session_id, bool bind, char out[65])
+                      const char *session_id, bool bind, char out[65], int64_t *seq)
 {
     sqlite3_stmt *st = store_cached(s, slot, sql);
     if (!st)
@@ -146,10 +152,10 @@ static int chain_head(struct store *s, enum store_slot slot, const char *sql,
     if (bind)
         store_bind_text(st, 1, session_id);
     int rc = sqlite3_step(st);
-    snprintf(out, 65, "%s",
-             rc == SQLITE_ROW && sqlite3_column_text(st, 0)
-                 ? (const char *)sqlite3_column_text(st, 0)
-                 : CHAIN_ZERO);
+    bool row = rc == SQLITE_ROW && sqlite3_column_text(st, 0);
+    snprintf(out, 65, "%s", row ? (const char *)sqlite3_column_text(st, 0) : CHAIN_ZERO);
+    if (seq)
+        *seq = row ? sqlite3_column_int64(st, 1) : 0;
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
@@ -165,26 +171,20 @@ int store_chain_append(struct store *s, const char *session_id, const char *kind
         return -1;
     }
     char prev[65], eprev[65], hash[65], ehash[65];
+    int64_t last = 0;
     if (chain_head(s, STORE_SLOT_CHAIN_HEAD,
                    "SELECT hash FROM chain WHERE session_id IS ?1 ORDER BY seq DESC LIMIT 1",
-                   session_id, true, prev) < 0 ||
+                   session_id, true, prev, NULL) < 0 ||
         chain_head(s, STORE_SLOT_CHAIN_ENGINE_HEAD,
                    "SELECT engine_hash, seq FROM chain ORDER BY seq DESC LIMIT 1", NULL, false,
-                   eprev) < 0) {
+                   eprev, &last) < 0) {
         free(body);
         if (err)
             *err = store_errf(s, "reading the record's head");
         return -1;
     }
-    /* seq is the next AUTOINCREMENT value: read it from the engine head's row. */
-    int64_t seq = 1;
-    sqlite3_stmt *q = store_cached(s, STORE_SLOT_CHAIN_SEQ,
-                                   "SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE "
-                                   "name = 'chain'), 0) + 1");
-    if (q && sqlite3_step(q) == SQLITE_ROW)
-        seq = sqlite3_column_int64(q, 0);
-    if (q)
-        sqlite3_reset(q);
+    /* Entries are only appended, never removed: the next seq follows the newest. */
+    int64_t seq = last + 1;
     store_chain_entry_hash(seq, session_id, kind, ref, prev, body, hash);
     store_chain_engine_hash(eprev, hash, ehash);
     sqlite3_stmt *st = store_cached(s, STORE_SLOT_CHAIN_INSERT,
@@ -378,36 +378,36 @@ static json_t *chain_check_entry(struct store *s, sqlite3_stmt *e, json_t *heads
     return brk;
 }
 
-/* Rows the record does not know: added behind the engine's back (or an entry deleted). */
+/* Rows the record does not know: added behind the engine's back (or an entry deleted). The
+ * session's condition is spliced in (not "?1 IS NULL OR ..."): a session's check uses its
+ * index instead of reading every row. */
 static json_t *chain_check_unrecorded(struct store *s, const char *session_id)
 {
     static const struct {
         const char *kind, *sql;
     } checks[] = {
-        {"action", "SELECT id, session_id FROM actions x WHERE (?1 IS NULL OR session_id = ?1) "
-                   "AND NOT EXISTS (SELECT 1 FROM chain WHERE kind = 'action' AND ref = x.id) "
-                   "ORDER BY id LIMIT 1"},
-        {"observation",
-         "SELECT id, session_id FROM actions x WHERE (?1 IS NULL OR session_id = "
-         "?1) AND state NOT IN ('pending', 'running') AND NOT EXISTS (SELECT 1 "
-         "FROM chain WHERE kind = 'observation' AND ref = x.id) ORDER BY id LIMIT 1"},
-        {"decision", "SELECT action_id, session_id FROM approvals x WHERE (?1 IS NULL OR "
-                     "session_id = ?1) AND decision IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
-                     "chain WHERE kind = 'decision' AND ref = x.action_id) ORDER BY action_id "
-                     "LIMIT 1"},
-        {"rule", "SELECT id, session_id FROM rules x WHERE (?1 IS NULL OR session_id = ?1) AND "
-                 "NOT EXISTS (SELECT 1 FROM chain WHERE kind = 'rule' AND ref = x.id) "
-                 "ORDER BY id LIMIT 1"},
-        {"event", "SELECT id, session_id FROM events x WHERE (?1 IS NULL OR session_id = ?1) AND "
-                  "NOT EXISTS (SELECT 1 FROM chain WHERE kind = 'event' AND ref = x.id) "
-                  "ORDER BY id LIMIT 1"},
+        {"action", "SELECT id, session_id FROM actions x WHERE %s AND NOT EXISTS (SELECT 1 FROM "
+                   "chain WHERE kind = 'action' AND ref = x.id) ORDER BY id LIMIT 1"},
+        {"observation", "SELECT id, session_id FROM actions x WHERE %s AND state NOT IN "
+                        "('pending', 'running') AND NOT EXISTS (SELECT 1 FROM chain WHERE kind = "
+                        "'observation' AND ref = x.id) ORDER BY id LIMIT 1"},
+        {"decision", "SELECT action_id, session_id FROM approvals x WHERE %s AND decision IS NOT "
+                     "NULL AND NOT EXISTS (SELECT 1 FROM chain WHERE kind = 'decision' AND ref = "
+                     "x.action_id) ORDER BY action_id LIMIT 1"},
+        {"rule", "SELECT id, session_id FROM rules x WHERE %s AND NOT EXISTS (SELECT 1 FROM chain "
+                 "WHERE kind = 'rule' AND ref = x.id) ORDER BY id LIMIT 1"},
+        {"event", "SELECT id, session_id FROM events x WHERE %s AND NOT EXISTS (SELECT 1 FROM "
+                  "chain WHERE kind = 'event' AND ref = x.id) ORDER BY id LIMIT 1"},
     };
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-        sqlite3_stmt *st = store_prepare(s, checks[i].sql);
+        char *q = util_strdupf(checks[i].sql, session_id ? "session_id = ?1" : "1");
+        sqlite3_stmt *st = q ? store_prepare(s, q) : NULL;
+        free(q);
         json_t *brk = NULL;
         if (!st)
             return chain_break(0, session_id, checks[i].kind, 0, "the record cannot be read");
-        store_bind_text(st, 1, session_id);
+        if (session_id)
+            store_bind_text(st, 1, session_id);
         if (sqlite3_step(st) == SQLITE_ROW)
             brk = json_pack("{s:n,s:s?,s:s,s:I,s:s}", "seq", "session",
                             (const char *)sqlite3_column_text(st, 1), "kind", checks[i].kind, "ref",
