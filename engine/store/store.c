@@ -144,8 +144,7 @@ static const char *const store_migrations[] = {
     "  hash TEXT NOT NULL,"
     "  engine_hash TEXT NOT NULL,"
     "  retired INTEGER NOT NULL DEFAULT 0);"
-    "CREATE INDEX chain_by_session ON chain(session_id, seq);"
-    "CREATE INDEX chain_by_ref ON chain(kind, ref, seq);",
+    "CREATE INDEX chain_by_session ON chain(session_id, seq);",
 };
 
 /* The schema version whose migration also records the existing rows (C: SHA-256). */

@@ -55,9 +55,12 @@ void store_chain_sha256(const void *data, size_t len, char out[65])
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
+    static const char hex[] = "0123456789abcdef";
     EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-    for (unsigned int i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", md[i]);
+    for (unsigned int i = 0; i < 32; i++) {
+        out[2 * i] = hex[md[i] >> 4];
+        out[2 * i + 1] = hex[md[i] & 15];
+    }
     out[64] = '\0';
 }
 
@@ -289,20 +292,23 @@ static json_t *chain_break(int64_t seq, const char *session_id, const char *kind
                      "kind", kind, "ref", (json_int_t)ref, "what", what);
 }
 
-/* Whether entry seq is the newest about (kind, ref): only that one must match the row now
- * (an action's end may be recorded again, and the row then holds the later one). */
-static int chain_is_latest(struct store *s, const char *kind, int64_t ref, int64_t seq)
+/* Whether a later entry is about the same row: then the row holds what that one recorded
+ * (an action's end recorded again). Asked only when a row differs, so it needs no index of its
+ * own (one index less to write on the action path). */
+static int chain_superseded(struct store *s, const char *kind, int64_t ref, int64_t seq)
 {
-    sqlite3_stmt *st = store_prepare(s, "SELECT max(seq) FROM chain WHERE kind = ?1 AND ref = ?2");
-    int latest = -1;
+    sqlite3_stmt *st = store_prepare(
+        s, "SELECT EXISTS (SELECT 1 FROM chain WHERE kind = ?1 AND ref = ?2 AND seq > ?3)");
+    int later = -1;
     if (st) {
         store_bind_text(st, 1, kind);
         sqlite3_bind_int64(st, 2, ref);
+        sqlite3_bind_int64(st, 3, seq);
         if (sqlite3_step(st) == SQLITE_ROW)
-            latest = sqlite3_column_int64(st, 0) == seq;
+            later = sqlite3_column_int(st, 0);
     }
     sqlite3_finalize(st);
-    return latest;
+    return later;
 }
 
 static int chain_session_exists(struct store *s, const char *id)
@@ -354,9 +360,6 @@ static json_t *chain_check_entry(struct store *s, sqlite3_stmt *e, json_t *heads
     const struct chain_kind *k = chain_kind_find(kind);
     if (!k)
         return chain_break(seq, sid, kind, ref, "unknown kind of entry");
-    int latest = chain_is_latest(s, kind, ref, seq);
-    if (latest <= 0)
-        return latest < 0 ? chain_break(seq, sid, kind, ref, "the record cannot be read") : NULL;
     if (retired) {
         if (sid && chain_session_exists(s, sid))
             return chain_break(seq, sid, kind, ref,
@@ -370,7 +373,10 @@ static json_t *chain_check_entry(struct store *s, sqlite3_stmt *e, json_t *heads
     if (found == 0)
         return chain_break(seq, sid, kind, ref, "its row is gone");
     json_t *brk = NULL;
-    if (strcmp(now, body) != 0) {
+    int later = strcmp(now, body) != 0 ? chain_superseded(s, kind, ref, seq) : 1;
+    if (later < 0) {
+        brk = chain_break(seq, sid, kind, ref, "the record cannot be read");
+    } else if (!later) {
         chain_body_diff(body, now, what, sizeof(what));
         brk = chain_break(seq, sid, kind, ref, what);
     }
@@ -378,29 +384,29 @@ static json_t *chain_check_entry(struct store *s, sqlite3_stmt *e, json_t *heads
     return brk;
 }
 
-/* Rows the record does not know: added behind the engine's back (or an entry deleted). The
- * session's condition is spliced in (not "?1 IS NULL OR ..."): a session's check uses its
- * index instead of reading every row. */
+/* Rows the record does not know: added behind the engine's back (or an entry deleted). A set
+ * difference per kind (the entries have no index by row: the action path writes fewer pages);
+ * the session's condition is spliced in, so one session's check reads its rows only. */
 static json_t *chain_check_unrecorded(struct store *s, const char *session_id)
 {
     static const struct {
         const char *kind, *sql;
     } checks[] = {
-        {"action", "SELECT id, session_id FROM actions x WHERE %s AND NOT EXISTS (SELECT 1 FROM "
-                   "chain WHERE kind = 'action' AND ref = x.id) ORDER BY id LIMIT 1"},
-        {"observation", "SELECT id, session_id FROM actions x WHERE %s AND state NOT IN "
-                        "('pending', 'running') AND NOT EXISTS (SELECT 1 FROM chain WHERE kind = "
-                        "'observation' AND ref = x.id) ORDER BY id LIMIT 1"},
-        {"decision", "SELECT action_id, session_id FROM approvals x WHERE %s AND decision IS NOT "
-                     "NULL AND NOT EXISTS (SELECT 1 FROM chain WHERE kind = 'decision' AND ref = "
-                     "x.action_id) ORDER BY action_id LIMIT 1"},
-        {"rule", "SELECT id, session_id FROM rules x WHERE %s AND NOT EXISTS (SELECT 1 FROM chain "
-                 "WHERE kind = 'rule' AND ref = x.id) ORDER BY id LIMIT 1"},
-        {"event", "SELECT id, session_id FROM events x WHERE %s AND NOT EXISTS (SELECT 1 FROM "
-                  "chain WHERE kind = 'event' AND ref = x.id) ORDER BY id LIMIT 1"},
+        {"action", "SELECT id FROM actions WHERE %s EXCEPT SELECT ref FROM chain WHERE %s AND "
+                   "kind = 'action' ORDER BY 1 LIMIT 1"},
+        {"observation", "SELECT id FROM actions WHERE %s AND state NOT IN ('pending', 'running') "
+                        "EXCEPT SELECT ref FROM chain WHERE %s AND kind = 'observation' ORDER BY "
+                        "1 LIMIT 1"},
+        {"decision", "SELECT action_id FROM approvals WHERE %s AND decision IS NOT NULL EXCEPT "
+                     "SELECT ref FROM chain WHERE %s AND kind = 'decision' ORDER BY 1 LIMIT 1"},
+        {"rule", "SELECT id FROM rules WHERE %s EXCEPT SELECT ref FROM chain WHERE %s AND kind = "
+                 "'rule' ORDER BY 1 LIMIT 1"},
+        {"event", "SELECT id FROM events WHERE %s EXCEPT SELECT ref FROM chain WHERE %s AND kind = "
+                  "'event' ORDER BY 1 LIMIT 1"},
     };
+    const char *cond = session_id ? "session_id = ?1" : "1";
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-        char *q = util_strdupf(checks[i].sql, session_id ? "session_id = ?1" : "1");
+        char *q = util_strdupf(checks[i].sql, cond, cond);
         sqlite3_stmt *st = q ? store_prepare(s, q) : NULL;
         free(q);
         json_t *brk = NULL;
@@ -409,9 +415,8 @@ static json_t *chain_check_unrecorded(struct store *s, const char *session_id)
         if (session_id)
             store_bind_text(st, 1, session_id);
         if (sqlite3_step(st) == SQLITE_ROW)
-            brk = json_pack("{s:n,s:s?,s:s,s:I,s:s}", "seq", "session",
-                            (const char *)sqlite3_column_text(st, 1), "kind", checks[i].kind, "ref",
-                            (json_int_t)sqlite3_column_int64(st, 0), "what",
+            brk = json_pack("{s:n,s:s?,s:s,s:I,s:s}", "seq", "session", session_id, "kind",
+                            checks[i].kind, "ref", (json_int_t)sqlite3_column_int64(st, 0), "what",
                             "its row is not in the record");
         sqlite3_finalize(st);
         if (brk)
