@@ -133,7 +133,6 @@ int main(int argc, char **argv)
     setlocale(LC_ALL, "");
     curl_global_init(CURL_GLOBAL_DEFAULT);
     struct app app = {.argv0 = argv[0]};
-    app.self_exe = realpath("/proc/self/exe", NULL);
     const char *state = NULL, *sock = NULL, *config = NULL;
 
     /* Global options come before the command name. */
@@ -155,10 +154,13 @@ int main(int argc, char **argv)
             break; /* not a global option: the default command's option table decides */
         }
     }
+    /* After the options that answer and return at once (--help, --version): nothing to free. */
+    app.self_exe = realpath("/proc/self/exe", NULL);
     char *warnings = NULL, *err = NULL;
     if (config_load(config, &app.config, &warnings, &err) < 0) {
         fprintf(stderr, "paddock: %s\n", err ? err : "cannot read the config file");
         free(err);
+        free(app.self_exe);
         return 2;
     }
     if (warnings)
