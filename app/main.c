@@ -62,6 +62,10 @@ const struct app_command app_commands[] = {
      .args = "[--session SESSION] [--json] -- CMD...",
      .help = "the risk of a command and the rule that would decide it; nothing runs",
      .run = cmd_risk},
+    {.name = "verify",
+     .args = "[SESSION] [--json] | --export FILE",
+     .help = "check the tamper-evident record; names the first entry that does not match",
+     .run = cmd_verify},
     {.name = "history",
      .args = "[SESSION] [--search T] [--state S] [--kind K] [--risk R] [--limit N] [--before ID] "
              "[--json]",

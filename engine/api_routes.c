@@ -317,6 +317,7 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/actions/*/approve", api_route_action_approve},
     {"POST", "/v1/actions/*/reject", api_route_action_reject},
     {"GET", "/v1/approvals", api_route_approvals},
+    {"GET", "/v1/verify", api_route_verify},
     {"GET", "/v1/sessions/*/rules", api_route_rules_get},
     {"POST", "/v1/sessions/*/rules", api_route_rules_add},
     {"GET", "/v1/history", api_route_history},
