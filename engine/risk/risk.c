@@ -1063,17 +1063,23 @@ static void rule_socat(struct rk_cmd *x)
         snprintf(x->f->peer, sizeof(x->f->peer), "%s", peer);
 }
 
+/* The first two operands of a client that takes HOST [PORT] (ztcp, telnet); NULL when absent. */
+static void rk_host_port(struct rk_cmd *x, const char **host, const char **port)
+{
+    for (int i = 1; i <= rk_nargs(x); i++)
+        if (rk_arg(x, i)[0] != '-') {
+            if (!*host)
+                *host = rk_arg(x, i);
+            else if (!*port)
+                *port = rk_arg(x, i);
+        }
+}
+
 /* zsh's ztcp HOST PORT: a raw connection whose descriptor a shell is then redirected to. */
 static void rule_ztcp(struct rk_cmd *x)
 {
     const char *host = NULL, *port = NULL;
-    for (int i = 1; i <= rk_nargs(x); i++)
-        if (rk_arg(x, i)[0] != '-') {
-            if (!host)
-                host = rk_arg(x, i);
-            else if (!port)
-                port = rk_arg(x, i);
-        }
+    rk_host_port(x, &host, &port);
     x->f->netsend = true;
     if (!host || rk_local_host(host))
         rk_raise(x->k, 1, "opens or closes a raw connection (ztcp)");
@@ -1085,13 +1091,7 @@ static void rule_ztcp(struct rk_cmd *x)
 static void rule_telnet(struct rk_cmd *x)
 {
     const char *host = NULL, *port = NULL;
-    for (int i = 1; i <= rk_nargs(x); i++)
-        if (rk_arg(x, i)[0] != '-') {
-            if (!host)
-                host = rk_arg(x, i);
-            else if (!port)
-                port = rk_arg(x, i);
-        }
+    rk_host_port(x, &host, &port);
     x->f->netsend = true;
     if (host && rk_local_host(host))
         rk_raise(x->k, 0, "connects to a server in the sandbox (telnet %.40s)", host);
