@@ -244,6 +244,22 @@ static size_t rs_ansi_c(struct rs_parse *p, size_t i)
     return i < p->len ? i + 1 : i;
 }
 
+/* $IFS and $HOME have a value the classifier can rely on (a space that splits the word, ~);
+ * true when name (n bytes) is one of them, its value then added to the word. */
+static bool rs_known_var(struct rs_parse *p, const char *name, size_t n)
+{
+    if (n == 3 && memcmp(name, "IFS", 3) == 0) {
+        rs_putc(&p->word, ' ');
+        p->split = true;
+        return true;
+    }
+    if (n == 4 && memcmp(name, "HOME", 4) == 0) {
+        buf_append(&p->word, "~", 1);
+        return true;
+    }
+    return false;
+}
+
 /* A $ expansion at s[i] (the '$'); returns the index after it. */
 static size_t rs_dollar(struct rs_parse *p, size_t i)
 {
@@ -275,12 +291,7 @@ static size_t rs_dollar(struct rs_parse *p, size_t i)
         size_t end = close ? (size_t)(close - s) : len;
         p->out->unterminated |= !close;
         size_t n = end - (i + 2);
-        if (n == 3 && memcmp(s + i + 2, "IFS", 3) == 0) {
-            rs_putc(&p->word, ' ');
-            p->split = true;
-        } else if (n == 4 && memcmp(s + i + 2, "HOME", 4) == 0) {
-            buf_append(&p->word, "~", 1);
-        } else {
+        if (!rs_known_var(p, s + i + 2, n)) {
             p->dyn = true;
             /* ${x:-rm}: the default may be what runs */
             const char *dflt = memchr(s + i + 2, '-', n);
@@ -301,15 +312,8 @@ static size_t rs_dollar(struct rs_parse *p, size_t i)
         rs_putc(&p->word, '$');
         return i + 1;
     }
-    size_t n = j - (i + 1);
-    if (n == 3 && memcmp(s + i + 1, "IFS", 3) == 0) {
-        rs_putc(&p->word, ' ');
-        p->split = true;
-    } else if (n == 4 && memcmp(s + i + 1, "HOME", 4) == 0) {
-        buf_append(&p->word, "~", 1);
-    } else {
+    if (!rs_known_var(p, s + i + 1, j - (i + 1)))
         p->dyn = true;
-    }
     return j;
 }
 
