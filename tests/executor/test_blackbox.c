@@ -1422,6 +1422,21 @@ static void test_agent_kill_minus_one_builtin(void **state)
     bb_expect_contains(&ex, "echo ok", "ok");
 }
 
+/* A command that is not typed reaches the agent's shell from a file only the agent reads, in
+ * a directory of the executor's that the agent cannot list or write. */
+static void test_agent_long_command_file(void **state)
+{
+    (void)state;
+    assert_shell_is_agent();
+    char want[64];
+    snprintf(want, sizeof want, "600 %u\n711 0\nunlisted\nunwritable", (unsigned)agent_uid);
+    bb_expect_run(&ex,
+                  "{ f=$(echo /tmp/paddock-cmd.*/cmd.$$)\nstat -c '%a %u' \"$f\"\n"
+                  "stat -c '%a %u' \"${f%/*}\"\nls \"${f%/*}\" >/dev/null 2>&1 || echo unlisted\n"
+                  "(: >\"${f%/*}/other\") 2>/dev/null || echo unwritable; }",
+                  0, want);
+}
+
 static void test_agent_kill_minus_one_external(void **state)
 {
     (void)state;
@@ -2400,6 +2415,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_setup_openhands_fallback),
     };
     const struct CMUnitTest agent_tests[] = {
+        cmocka_unit_test(test_agent_long_command_file),
         cmocka_unit_test(test_agent_kill_minus_one_builtin),
         cmocka_unit_test(test_agent_kill_minus_one_external),
         cmocka_unit_test(test_agent_fork_bomb),
