@@ -282,7 +282,7 @@ static void action_on_done(const struct http_result *r, void *ud)
     if (r->status < 0) {
         /* The connection broke: ask Docker what became of the container, so the agent hears
          * "exited (code 137, out of memory)" rather than "connection reset". */
-        session_explain_failure(a->s, r->error, action_on_explained, a);
+        session_explain_failure(a->s, r, action_on_explained, a);
         return;
     }
     json_t *obs = json_loadb(r->body, r->len, 0, NULL);

@@ -193,9 +193,10 @@ struct sandbox_driver {
                      void *ud);
 
     /* ---- the executor channel: HTTP to the paddock-executor inside session s ----
-     * ready: whether a request may be tried now (the executor is listening). request: req
-     * with the channel filled in (its unix_socket or URL host is the driver's); fn is
-     * http_start's. */
+     * ready: whether a request may be tried now (the executor is listening and the driver
+     * knows what to check its server against; asking may start learning that). request: req
+     * with the channel filled in (its unix_socket or URL host is the driver's, and the check
+     * of who serves it); fn is http_start's. */
     bool (*executor_ready)(struct session *s);
     int (*executor_request)(struct session *s, const struct http_request *req, http_done_fn fn,
                             void *ud);

@@ -4,10 +4,13 @@
  * body bind-mounts into the container (session.c makes it, session_config.c mounts it). */
 #include "engine/driver.h"
 
+#include "engine/base/unix_peer.h"
+#include "engine/base/util.h"
 #include "engine/docker/docker.h"
 #include "engine/engine_internal.h"
 #include "engine/session_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -447,18 +450,198 @@ static int dd_image_tag(struct engine *eng, const char *name, const char *ref, s
 
 /* ---- the executor channel ---- */
 
+static void dd_learn_on_inspect(const struct sandbox_reply *r, void *ud)
+{
+    struct session *s = ud;
+    json_t *state = json_object_get(r->json, "State");
+    json_int_t pid = json_integer_value(json_object_get(state, "Pid"));
+    if (r->status == 200 && json_is_true(json_object_get(state, "Running")) && pid > 0)
+        s->exec_init_pid = (long)pid;
+    s->exec_init_learning = false;
+    session_release(s);
+}
+
+/* Ready once the executor listens and the container's first process is known (the channel's
+ * check needs it): asked right after a start, so the inspect that learns it runs while the
+ * executor binds its socket rather than after. */
 static bool dd_executor_ready(struct session *s)
 {
-    struct stat st;
-    return stat(s->exec_sock, &st) == 0 && S_ISSOCK(st.st_mode);
+    if (s->exec_init_pid <= 0) {
+        if (!s->exec_init_learning && s->container_id) {
+            s->exec_init_learning = true;
+            session_hold(s);
+            if (dd_inspect(s->eng, s->container_id, dd_learn_on_inspect, s) < 0) {
+                s->exec_init_learning = false;
+                session_release(s);
+            }
+        }
+        return false;
+    }
+    struct stat st; /* the sandbox can write the socket's directory: a link is not followed */
+    return lstat(s->exec_sock, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* Before the first request on each connection: the container's root can put anything at
+ * executor.sock, and the engine (the host's root) must send nothing but to that container's
+ * executor. The socket was opened without following a link (http.c); the process serving it
+ * must run the executor binary the engine mounts, in the pid namespace of the container's first
+ * process. arg: "<its pid> <binary>". */
+static int dd_executor_check(int fd, const char *arg, char *err, size_t errlen)
+{
+    char *end = NULL;
+    long init = strtol(arg, &end, 10);
+    if (init <= 0 || !end || *end != ' ') {
+        snprintf(err, errlen, "Docker did not say which is the sandbox's first process");
+        return -2;
+    }
+    if (!end[1]) {
+        snprintf(err, errlen,
+                 "the engine has no executor binary to check the socket's server "
+                 "against (paddock serve --executor)");
+        return -1;
+    }
+    char why[400];
+    int rc = unix_peer_check(fd, end + 1, (pid_t)init, why, sizeof(why));
+    if (rc == -1)
+        snprintf(err, errlen,
+                 "refused the executor's socket: %s; nothing was sent to it (something in the "
+                 "sandbox replaced the socket)",
+                 why);
+    else if (rc < 0)
+        snprintf(err, errlen, "%s", why);
+    return rc;
+}
+
+/* One request on the channel. When the container's first process (Docker's State.Pid) is not
+ * known yet, an inspect learns it first and the request is kept (its strings copied)
+ * meanwhile. A refused channel is the session's news too: it says why. */
+struct channel_call {
+    struct session *s;
+    http_done_fn fn;
+    http_data_fn on_data;
+    void *ud;
+    struct http_request req;
+    char *url, *body, *content_type;
+    char **headers;
+};
+
+static void channel_call_free(struct channel_call *c)
+{
+    free(c->url);
+    free(c->body);
+    free(c->content_type);
+    for (char **h = c->headers; h && *h; h++)
+        free(*h);
+    free(c->headers);
+    free(c);
+}
+
+/* keep: copy req's strings (it is sent later); else it is sent at once and libcurl copies. */
+static struct channel_call *channel_call_new(struct session *s, const struct http_request *req,
+                                             bool keep, http_done_fn fn, void *ud)
+{
+    struct channel_call *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    *c = (struct channel_call){.s = s, .fn = fn, .on_data = req->on_data, .ud = ud, .req = *req};
+    if (!keep)
+        return c;
+    size_t nh = 0;
+    while (req->headers && req->headers[nh])
+        nh++;
+    c->url = strdup(req->url);
+    c->body = req->body ? malloc(req->body_len ? req->body_len : 1) : NULL;
+    c->content_type = req->content_type ? strdup(req->content_type) : NULL;
+    c->headers = calloc(nh + 1, sizeof(char *));
+    bool ok =
+        c->url && (!req->body || c->body) && (!req->content_type || c->content_type) && c->headers;
+    for (size_t i = 0; ok && i < nh; i++)
+        ok = (c->headers[i] = strdup(req->headers[i])) != NULL;
+    if (!ok) {
+        channel_call_free(c);
+        return NULL;
+    }
+    if (req->body)
+        memcpy(c->body, req->body, req->body_len);
+    c->req.url = c->url;
+    c->req.body = c->body;
+    c->req.content_type = c->content_type;
+    c->req.headers = (const char *const *)c->headers;
+    return c;
+}
+
+static int dd_executor_data(const char *data, size_t len, void *ud)
+{
+    struct channel_call *c = ud;
+    return c->on_data(data, len, c->ud);
+}
+
+static void dd_executor_done(const struct http_result *r, void *ud)
+{
+    struct channel_call *c = ud;
+    struct session *s = c->s;
+    if (r->peer_refused && !s->unlinked)
+        session_channel_refused(s, r->error);
+    c->fn(r, c->ud);
+    channel_call_free(c);
+    session_release(s);
+}
+
+/* Fails the call as the transport would (fn is called: this runs from the loop). */
+static void channel_fail(struct channel_call *c, const char *why)
+{
+    struct http_result r = {.status = -1, .body = "", .error = why, .connect_failed = 1};
+    dd_executor_done(&r, c);
+}
+
+static int channel_send(struct channel_call *c)
+{
+    struct session *s = c->s;
+    char *arg = util_strdupf("%ld %s", s->exec_init_pid,
+                             s->eng->executor_path ? s->eng->executor_path : "");
+    c->req.unix_socket = s->exec_sock;
+    c->req.peer_check = dd_executor_check;
+    c->req.peer_arg = arg;
+    c->req.on_data = c->on_data ? dd_executor_data : NULL;
+    int rc = arg ? http_start(s->eng->http, &c->req, dd_executor_done, c) : -1;
+    free(arg);
+    return rc;
+}
+
+static void channel_on_inspect(const struct sandbox_reply *r, void *ud)
+{
+    struct channel_call *c = ud;
+    json_t *state = json_object_get(r->json, "State");
+    json_int_t pid = json_integer_value(json_object_get(state, "Pid"));
+    if (r->status == 200 && json_is_true(json_object_get(state, "Running")) && pid > 0) {
+        c->s->exec_init_pid = (long)pid;
+        if (channel_send(c) < 0)
+            channel_fail(c, "cannot start a request to the executor");
+        return;
+    }
+    char *why = r->status == 200 ? strdup("the sandbox is not running")
+                                 : util_strdupf("docker inspect: %s", r->message);
+    channel_fail(c, why ? why : "docker inspect failed");
+    free(why);
 }
 
 static int dd_executor_request(struct session *s, const struct http_request *req, http_done_fn fn,
                                void *ud)
 {
-    struct http_request r = *req;
-    r.unix_socket = s->exec_sock;
-    return http_start(s->eng->http, &r, fn, ud);
+    if (!s->container_id)
+        return -1;
+    bool known = s->exec_init_pid > 0;
+    struct channel_call *c = channel_call_new(s, req, !known, fn, ud);
+    if (!c)
+        return -1;
+    session_hold(s);
+    if (known ? channel_send(c) < 0
+              : dd_inspect(s->eng, s->container_id, channel_on_inspect, c) < 0) {
+        session_release(s);
+        channel_call_free(c);
+        return -1;
+    }
+    return 0;
 }
 
 const struct sandbox_driver driver_docker = {

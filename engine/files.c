@@ -233,7 +233,7 @@ static void files_on_done(const struct http_result *res, void *ud)
     if (res->status < 0) {
         /* Ask Docker what became of the container: "exited (code 137)" says more than
          * "connection reset". */
-        session_explain_failure(op->s, res->error, files_on_explained, op);
+        session_explain_failure(op->s, res, files_on_explained, op);
         return;
     }
     bool ok = res->status >= 200 && res->status < 300;

@@ -29,6 +29,14 @@ void session_retry_cancel(struct session *s)
     s->retry_timer = NULL;
 }
 
+/* malloc'd; the executor still listens on its socket, unlinked, so only a new one helps. */
+static char *session_channel_reason(const char *why)
+{
+    return util_strdupf("its executor's channel was refused: %s; stop and resume the session to "
+                        "start its executor again",
+                        why ? why : "");
+}
+
 static void retry_on_timer(void *ud)
 {
     struct session *s = ud;
@@ -45,6 +53,17 @@ static void retry_schedule(struct session *s)
     if (s->retry_ms > RETRY_MAX_MS)
         s->retry_ms = RETRY_MAX_MS;
     s->retry_timer = loop_timer_add(s->eng->loop, s->retry_ms, retry_on_timer, s);
+}
+
+void session_channel_refused(struct session *s, const char *why)
+{
+    if (!session_st_allows(s->state, SESSION_DISCONNECTED))
+        return;
+    char *reason = session_channel_reason(why);
+    session_set_state(s, SESSION_DISCONNECTED,
+                      reason ? reason : "its executor's channel was refused");
+    free(reason);
+    retry_schedule(s);
 }
 
 static void session_gone(struct session *s)
@@ -86,7 +105,8 @@ static void refresh_on_alive(const struct http_result *r, void *ud)
             session_set_state(s, SESSION_READY, NULL);
             s->retry_ms = 0;
         } else {
-            char *why = r->status < 0
+            char *why = r->peer_refused ? session_channel_reason(r->error)
+                        : r->status < 0
                             ? util_strdupf("its executor does not answer: %s", r->error)
                             : util_strdupf("its executor answered /alive with %ld", r->status);
             session_set_state(s, SESSION_DISCONNECTED, why ? why : "its executor does not answer");
@@ -101,7 +121,9 @@ static void refresh_on_alive(const struct http_result *r, void *ud)
 static void refresh_probe(struct session *s)
 {
     struct refresh_op *op = calloc(1, sizeof(*op));
-    struct http_request req = {.method = "GET", .url = "http://executor/alive", .timeout_ms = 2000};
+    /* A new connection: one kept from before would say nothing of what serves the socket now. */
+    struct http_request req = {
+        .method = "GET", .url = "http://executor/alive", .timeout_ms = 2000, .fresh_connect = true};
     if (op) {
         op->s = s;
         op->gen = s->gen;
@@ -160,6 +182,8 @@ static void refresh_on_inspect(const struct sandbox_reply *r, void *ud)
         free(why);
         retry_schedule(s);
     } else if (strcmp(status, "running") == 0) {
+        /* Its first process now (it may have been started again from outside). */
+        s->exec_init_pid = (long)json_integer_value(json_object_get(state, "Pid"));
         refresh_probe(s); /* it calls refresh_done */
         return;
     } else if (strcmp(status, "paused") == 0) {
@@ -429,9 +453,17 @@ static void explain_on_inspect(const struct sandbox_reply *r, void *ud)
     free(x);
 }
 
-void session_explain_failure(struct session *s, const char *transport_error,
+void session_explain_failure(struct session *s, const struct http_result *r,
                              void (*fn)(const char *msg, void *ud), void *ud)
 {
+    const char *transport_error = r->error;
+    if (r->peer_refused) {
+        char msg[700];
+        snprintf(msg, sizeof(msg), "the sandbox's executor channel was refused: %s",
+                 transport_error ? transport_error : "");
+        fn(msg, ud);
+        return;
+    }
     struct explain *x = calloc(1, sizeof(*x));
     if (x) {
         x->s = s;

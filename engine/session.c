@@ -447,6 +447,7 @@ void session_start_container(struct session *s, bool restart, session_done_fn fn
     op->restart = restart;
     /* The old executor's socket is dead; the new one binds it again. */
     unlink(s->exec_sock);
+    s->exec_init_pid = 0; /* a new first process: learned again */
     start_begin(op);
 }
 

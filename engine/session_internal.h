@@ -23,6 +23,10 @@ struct session {
     char *container_id;
     char *sock_dir;
     char *exec_sock;
+    /* The container's first process as this host sees it (Docker's State.Pid), which the
+     * executor must share a pid namespace with; 0 until learned after each (re)start. */
+    long exec_init_pid;
+    bool exec_init_learning; /* the driver's inspect for it is in flight */
     enum session_st state;
     /* The lifecycle operation in flight, SESSION_OP_NONE when idle. One at a time; Docker
      * events meanwhile only mark the session stale. */
@@ -103,8 +107,12 @@ void session_shutdown_delete(struct session *s);
 void session_refresh(struct session *s);
 /* Stop retrying (the session is going away or changes state by request). */
 void session_retry_cancel(struct session *s);
-/* Explain a failed action: the container's state and exit, then reply. */
-void session_explain_failure(struct session *s, const char *transport_error,
+/* The executor channel refused what serves the session's socket (why: the error): the session
+ * goes disconnected with that reason and is retried, each probe on a new connection. */
+void session_channel_refused(struct session *s, const char *why);
+/* Explain a failed action: the container's state and exit, then reply (at once when the channel
+ * refused what serves the socket: the container is not to blame). */
+void session_explain_failure(struct session *s, const struct http_result *r,
                              void (*fn)(const char *msg, void *ud), void *ud);
 
 #endif

@@ -8,6 +8,7 @@
 #include "common/buf.h"
 #include "engine/api.h"
 #include "engine/base/loop.h"
+#include "engine/base/proc.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -70,11 +71,17 @@ static void term_on_hangup_inspect(const struct sandbox_reply *r, void *ud)
     struct term *t = ud;
     json_t *pid = json_object_get(r->json, "Pid");
     bool running = r->status == 200 && json_is_true(json_object_get(r->json, "Running"));
-    if (running && json_is_integer(pid) && json_integer_value(pid) > 1 && t->hangup_tries < 2) {
-        kill((pid_t)json_integer_value(pid), t->hangup_tries == 0 ? SIGHUP : SIGKILL);
-        t->hangup_tries++;
-        t->hangup_timer = loop_timer_add(t->eng->loop, 2000, term_on_hangup_timer, t);
-    }
+    struct session *s = session_find(t->eng, t->session_id);
+    if (!running || !json_is_integer(pid) || !s || t->hangup_tries >= 2)
+        return;
+    /* The pid may have been reused since Docker answered: only a process still inside the
+     * sandbox is signalled (proc.h); one that is not is left alone. */
+    char why[160];
+    if (proc_signal_in_pidns((pid_t)json_integer_value(pid), (pid_t)s->exec_init_pid,
+                             t->hangup_tries == 0 ? SIGHUP : SIGKILL, why, sizeof(why)) < 0)
+        return;
+    t->hangup_tries++;
+    t->hangup_timer = loop_timer_add(t->eng->loop, 2000, term_on_hangup_timer, t);
 }
 
 static void term_hangup_inspect(struct term *t)

@@ -1,8 +1,8 @@
 #include "engine/base/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,15 +67,92 @@ int util_mkdir_p(const char *path, unsigned mode)
     return rc;
 }
 
-static int util_remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Deeper directories are moved up into the top one first, so any depth is removed with a
+ * bounded stack and number of open directories. */
+#define UTIL_REMOVE_DEPTH 32
+
+/* Move dir's entry name into top under a name of its own; 0 or -1. */
+static int util_remove_hoist(int dir, const char *name, int top, unsigned *hoisted)
 {
-    return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+    for (int tries = 0; tries < 1000; tries++) {
+        char to[32];
+        snprintf(to, sizeof(to), ".paddock-rm-%u", (*hoisted)++);
+        if (renameat2(dir, name, top, to, RENAME_NOREPLACE) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
+/* Remove what the directory dfd (taken) holds, never following a link nor leaving its
+ * filesystem (dev). -1 when something could not be removed. */
+static int util_remove_in(int top, int dfd, dev_t dev, int depth, unsigned *hoisted)
+{
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+            continue;
+        /* Whatever is not a directory (a symlink included) goes by its own name. */
+        if (unlinkat(dirfd(d), n, 0) == 0 || errno == ENOENT)
+            continue;
+        if (errno != EISDIR && errno != EPERM) {
+            rc = -1;
+            continue;
+        }
+        if (depth >= UTIL_REMOVE_DEPTH) {
+            if (util_remove_hoist(dirfd(d), n, top, hoisted) < 0)
+                rc = -1;
+            continue;
+        }
+        int sub = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (sub < 0 || fstat(sub, &st) < 0 || st.st_dev != dev) {
+            if (sub >= 0)
+                close(sub);
+            rc = -1;
+            continue;
+        }
+        if (util_remove_in(top, sub, dev, depth + 1, hoisted) < 0)
+            rc = -1;
+        if (unlinkat(dirfd(d), n, AT_REMOVEDIR) < 0 && errno != ENOENT)
+            rc = -1;
+    }
+    closedir(d);
+    return rc;
 }
 
 int util_remove_tree(const char *path)
 {
-    int rc = nftw(path, util_remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-    return rc < 0 && errno == ENOENT ? 0 : rc;
+    int top = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (top < 0) {
+        if (errno == ENOENT)
+            return 0;
+        /* A link (or a file) where the tree was: remove it, not what it names. */
+        if (errno == ENOTDIR || errno == ELOOP)
+            return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+        return -1;
+    }
+    struct stat st;
+    int rc = fstat(top, &st);
+    unsigned hoisted = 0, before;
+    do { /* again while directories were moved up into top */
+        before = hoisted;
+        /* A description of its own: one dup'd from top would keep the last pass's offset. */
+        int fd = rc == 0 ? openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        rc = fd < 0 ? -1 : util_remove_in(top, fd, st.st_dev, 0, &hoisted);
+    } while (hoisted != before);
+    close(top);
+    if (rmdir(path) < 0 && errno != ENOENT)
+        rc = -1;
+    return rc;
 }
 
 bool util_is_hex_id(const char *s, size_t len_min, size_t len_max)

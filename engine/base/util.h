@@ -15,7 +15,9 @@ double util_now(void);
 int util_random_hex(char *out, size_t nbytes);
 /* mkdir -p with mode; 0 or -1 (errno set). */
 int util_mkdir_p(const char *path, unsigned mode);
-/* rm -rf of a directory tree we created (no symlinks followed). 0 or -1. */
+/* rm -rf of a directory tree we created, which a sandbox may have written into: no link is
+ * followed (at any depth, nor at path itself: a link there is removed, not its target), no
+ * other filesystem entered, any depth handled. 0 or -1. */
 int util_remove_tree(const char *path);
 /* True for [0-9a-f]{len_min..len_max}. */
 bool util_is_hex_id(const char *s, size_t len_min, size_t len_max);

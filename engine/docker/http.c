@@ -3,15 +3,19 @@
 
 #include "common/buf.h"
 #include "engine/base/loop.h"
+#include "engine/base/unix_peer.h"
 
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 struct http_call;
 
@@ -34,7 +38,7 @@ struct http_raw {
     void *ud;
     curl_socket_t fd;
     bool tls;
-    char err[CURL_ERROR_SIZE + 64];
+    char err[CURL_ERROR_SIZE + 512];
 };
 
 struct http_call {
@@ -49,6 +53,14 @@ struct http_call {
     void *ud;
     bool receiver_aborted;
     struct http_raw *raw; /* CONNECT_ONLY: the connection is handed to this raw handle */
+    /* http_request.peer_check: the socket's path, an O_PATH fd of it while libcurl connects
+     * through /proc/self/fd, and why it was refused (libcurl's message would hide it). */
+    int (*peer_check)(int fd, const char *arg, char *err, size_t errlen);
+    char *peer_path, *peer_arg;
+    int peer_fd;
+    curl_socket_t peer_sock; /* the connection opened for this request, until checked */
+    bool peer_refused;
+    char connect_err[512];
 };
 
 static size_t http_on_data(char *p, size_t size, size_t n, void *ud)
@@ -81,6 +93,10 @@ static void http_call_free(struct http_call *call)
     curl_easy_cleanup(call->easy);
     curl_slist_free_all(call->hdrs);
     free(call->body_out);
+    if (call->peer_fd >= 0)
+        close(call->peer_fd);
+    free(call->peer_path);
+    free(call->peer_arg);
     buf_free(&call->in);
     free(call);
 }
@@ -119,10 +135,12 @@ static void http_finish(struct http *h, CURL *easy, CURLcode rc)
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &r.status);
     } else {
         r.error = call->receiver_aborted            ? "aborted by the receiver"
+                  : call->connect_err[0]            ? call->connect_err
                   : rc == CURLE_ABORTED_BY_CALLBACK ? "cancelled: engine shutting down"
                   : call->errbuf[0]                 ? call->errbuf
                                                     : curl_easy_strerror(rc);
-        r.connect_failed = rc == CURLE_COULDNT_CONNECT;
+        r.connect_failed = rc == CURLE_COULDNT_CONNECT || call->connect_err[0];
+        r.peer_refused = call->peer_refused;
         r.tls_failed = http_is_tls_error(rc);
     }
     call->fn(&r, call->ud);
@@ -282,6 +300,83 @@ static void http_set_tls(CURL *e, const struct http_tls *t)
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, t->verify ? 2L : 0L);
 }
 
+static void http_peer_fd_close(struct http_call *call)
+{
+    if (call->peer_fd >= 0)
+        close(call->peer_fd);
+    call->peer_fd = -1;
+}
+
+/* A new connection: the socket found without following links, reached through its O_PATH fd
+ * (libcurl connects to the address as rewritten here). */
+static curl_socket_t http_open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+    struct http_call *call = ud;
+    (void)purpose;
+    http_peer_fd_close(call);
+    int pfd = unix_peer_open(call->peer_path, &call->peer_refused, call->connect_err,
+                             sizeof(call->connect_err));
+    if (pfd < 0)
+        return CURL_SOCKET_BAD;
+    /* libcurl's address storage holds a sockaddr_un (it came from CURLOPT_UNIX_SOCKET_PATH). */
+    struct sockaddr_un *sa = (struct sockaddr_un *)(void *)&addr->addr;
+    if (addr->family != AF_UNIX) {
+        snprintf(call->connect_err, sizeof(call->connect_err), "%s: not a unix socket address",
+                 call->peer_path);
+        close(pfd);
+        return CURL_SOCKET_BAD;
+    }
+    int n = snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d", pfd);
+    addr->addrlen = (unsigned)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(call->connect_err, sizeof(call->connect_err), "socket: %s", strerror(errno));
+        close(pfd);
+        return CURL_SOCKET_BAD;
+    }
+    call->peer_fd = pfd;
+    call->peer_sock = fd;
+    return fd;
+}
+
+/* Before each request: a connection this request opened is checked (who serves it may have
+ * it). A reused one was checked by the request that opened it: the peer of a connected socket
+ * does not change, and one that failed was shut down, so libcurl does not keep it. */
+static int http_prereq(void *ud, char *primary_ip, char *local_ip, int primary_port, int local_port)
+{
+    struct http_call *call = ud;
+    (void)primary_ip;
+    (void)local_ip;
+    (void)primary_port;
+    (void)local_port;
+    http_peer_fd_close(call);
+    curl_socket_t fd = call->peer_sock;
+    call->peer_sock = CURL_SOCKET_BAD;
+    if (fd == CURL_SOCKET_BAD)
+        return CURL_PREREQFUNC_OK;
+    int rc = call->peer_check(fd, call->peer_arg, call->connect_err, sizeof(call->connect_err));
+    if (rc < 0) {
+        shutdown(fd, SHUT_RDWR);
+        call->peer_refused = rc == -1;
+        return CURL_PREREQFUNC_ABORT;
+    }
+    return CURL_PREREQFUNC_OK;
+}
+
+static int http_set_peer_check(CURL *e, struct http_call *call, const struct http_request *req)
+{
+    call->peer_check = req->peer_check;
+    call->peer_path = strdup(req->unix_socket ? req->unix_socket : "");
+    call->peer_arg = strdup(req->peer_arg ? req->peer_arg : "");
+    if (!req->unix_socket || !call->peer_path || !call->peer_arg)
+        return -1;
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, http_open_socket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, call);
+    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, http_prereq);
+    curl_easy_setopt(e, CURLOPT_PREREQDATA, call);
+    return 0;
+}
+
 static struct http_call *http_start_raw(struct http *h, const struct http_request *req,
                                         struct http_raw *raw, http_done_fn fn, void *ud)
 {
@@ -294,6 +389,8 @@ static struct http_call *http_start_raw(struct http *h, const struct http_reques
         return NULL;
     }
     call->easy = e;
+    call->peer_fd = -1;
+    call->peer_sock = CURL_SOCKET_BAD;
     call->fn = fn;
     call->on_data = req->on_data;
     call->ud = ud;
@@ -301,6 +398,14 @@ static struct http_call *http_start_raw(struct http *h, const struct http_reques
     curl_easy_setopt(e, CURLOPT_URL, req->url);
     if (req->unix_socket)
         curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, req->unix_socket);
+    if (req->fresh_connect) {
+        curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+    }
+    if (req->peer_check && http_set_peer_check(e, call, req) < 0) {
+        http_call_free(call);
+        return NULL;
+    }
     http_set_tls(e, req->tls);
     curl_easy_setopt(e, CURLOPT_PRIVATE, call);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, call->errbuf);
@@ -394,7 +499,9 @@ static void http_raw_finish(struct http *h, struct http_call *call, CURLcode rc)
         snprintf(c->err, sizeof(c->err), "connected, but libcurl gave no socket");
     } else {
         snprintf(c->err, sizeof(c->err), "%s",
-                 call->errbuf[0] ? call->errbuf : curl_easy_strerror(rc));
+                 call->connect_err[0] ? call->connect_err
+                 : call->errbuf[0]    ? call->errbuf
+                                      : curl_easy_strerror(rc));
     }
     c->fn(NULL, c->err, rc == CURLE_COULDNT_CONNECT, http_is_tls_error(rc), c->ud);
     http_raw_release(c);

@@ -35,6 +35,15 @@ struct http_request {
     long timeout_ms;            /* 0: none */
     const char *const *headers; /* extra "Name: value" lines, NULL-terminated; may be NULL */
     http_data_fn on_data;       /* NULL: buffer the whole body for the done callback */
+    /* A unix socket in a directory someone else can write: each new connection goes to the
+     * socket at unix_socket opened without following a link (anything else there is refused
+     * unopened, peer_refused), and before its first request peer_check(fd, peer_arg) says
+     * whether who serves it may have it: 0; -1 with why in err (refused: the request fails
+     * with that error, peer_refused); -2 with why when it cannot tell now (the request fails
+     * with that error). Nothing is sent unless 0. peer_arg is copied. NULL: libcurl connects. */
+    int (*peer_check)(int fd, const char *arg, char *err, size_t errlen);
+    const char *peer_arg;
+    bool fresh_connect; /* a new connection of its own, closed after (none kept from before) */
 };
 
 struct http_result {
@@ -44,7 +53,8 @@ struct http_result {
     const char *error;  /* transport error text when status == -1 */
     int connect_failed; /* the socket refused or did not exist */
     int tls_failed;     /* the TLS handshake or a certificate check failed */
-    const void *priv;   /* for http_result_header */
+    int peer_refused; /* http_request.peer_check (or its not-a-socket test) refused: nothing sent */
+    const void *priv; /* for http_result_header */
 };
 
 typedef void (*http_done_fn)(const struct http_result *r, void *ud);

@@ -154,11 +154,14 @@ static void docker_route(struct fake_conn *c, const char *method, const char *fu
             FK.executor = fake_http_listen(FK.l, sock, executor_route, NULL, NULL);
         fake_http_reply(c, FK.executor ? 204 : 500, NULL, FK.executor ? "" : "{\"message\":\"x\"}");
     } else if (strncmp(path, "/containers/fakec1/json", 23) == 0) {
-        fake_http_reply(
-            c, 200, NULL,
-            "{\"Id\":\"fakec1\",\"Name\":\"/fake\",\"State\":{\"Status\":\"running\","
-            "\"Running\":true,\"Paused\":false,\"OOMKilled\":false,\"ExitCode\":0,"
-            "\"Pid\":1},\"NetworkSettings\":{\"Ports\":{}},\"Config\":{\"Labels\":{}}}");
+        /* Its first process is this one, which serves the fake executor's socket. */
+        char reply[512];
+        snprintf(reply, sizeof(reply),
+                 "{\"Id\":\"fakec1\",\"Name\":\"/fake\",\"State\":{\"Status\":\"running\","
+                 "\"Running\":true,\"Paused\":false,\"OOMKilled\":false,\"ExitCode\":0,"
+                 "\"Pid\":%d},\"NetworkSettings\":{\"Ports\":{}},\"Config\":{\"Labels\":{}}}",
+                 (int)getpid());
+        fake_http_reply(c, 200, NULL, reply);
     } else {
         char line[1100];
         snprintf(line, sizeof(line), "%s %s", method, full);
@@ -310,10 +313,15 @@ static int engine_start(void)
     if (engine_pid < 0)
         return -1;
     if (engine_pid == 0) {
-        /* Any existing file will do as the executor: the fake daemon never runs it. */
+        /* The fake daemon never runs the executor, but the engine talks only to a socket
+         * served by that binary: the fake executor runs in this test's binary, and its
+         * container's first process (State.Pid) is this test's. */
+        static char self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        self[n > 0 ? n : 0] = '\0';
         struct engine_options o = {.state_dir = state_dir,
                                    .socket_path = engine_sock,
-                                   .executor = "/bin/true",
+                                   .executor = self,
                                    .docker_host = docker_host,
                                    .confirm = "high"};
         char *err = NULL;
