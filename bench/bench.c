@@ -183,12 +183,13 @@ static bool op_1mb(void)
     return action(NULL, RUN("head -c 1000000 /dev/zero | tr '\\\\0' a"), NULL);
 }
 
-/* A 10 MB command through the engine (issue 15 #7): it reaches the shell without its line
- * reader, whose cost grew with the square of the length. */
+/* A 10 MB command (issue 15 #7): it reaches the shell without its line reader, whose cost
+ * grew with the square of the length. Straight to the executor: through the engine it waits
+ * for approval (the classifier calls a command that long HIGH: too long to analyse). */
 static char *bigcmd_json;
 static bool op_10mb_command(void)
 {
-    return action(bench_sid, bigcmd_json, "10000000");
+    return action(NULL, bigcmd_json, "10000000");
 }
 
 static bool make_bigcmd_json(void)
@@ -751,7 +752,7 @@ int main(int argc, char **argv)
     row("1 MB of output, executor", &big, "docker exec C sh -c 'head -c 1000000 ...'", &dbig);
     row("read 109 KB file, executor", &rd, "docker exec C cat FILE", &drd);
     row("str_replace edit, executor", &ed, "docker exec C sed -i ... FILE", &ded);
-    row("10 MB command, engine API", &bigcmd, "docker exec C sh -c 'x=$(head -c 10MB ...)'",
+    row("10 MB command, executor", &bigcmd, "docker exec C sh -c 'x=$(head -c 10MB ...)'",
         &dbigcmd);
     printf("\nsamples: ready %zu/%zu; echo engine %zu/%zu; echo executor %zu/%zu; 1 MB %zu/%zu; "
            "read %zu/%zu; edit %zu/%zu (a row with 0 paddock samples: that action is not "
