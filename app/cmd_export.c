@@ -102,6 +102,15 @@ static json_t *export_collect_on(struct export_src *src, const char *id)
     if (src->progress)
         src->progress(src->progress_ctx, total, total);
     json_decref(ids);
+    /* The record's entries last: every action above is in them (paddock verify --export). */
+    snprintf(path, sizeof(path), "/v1/verify?session=%s&entries=1", id);
+    json_t *chain = export_get(src, path, 0);
+    if (json_is_object(chain))
+        json_object_set_new(doc, "chain",
+                            json_pack("{s:O,s:O,s:O}", "head", json_object_get(chain, "head"),
+                                      "verified", json_object_get(chain, "ok"), "entries",
+                                      json_object_get(chain, "chain")));
+    json_decref(chain);
     snprintf(path, sizeof(path), "/v1/sessions/%s/logs?tail=2000", id);
     json_t *logs = export_get(src, path, 0);
     json_object_set_new(doc, "logs", logs ? logs : json_null());

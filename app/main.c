@@ -62,6 +62,10 @@ const struct app_command app_commands[] = {
      .args = "[--session SESSION] [--json] -- CMD...",
      .help = "the risk of a command and the rule that would decide it; nothing runs",
      .run = cmd_risk},
+    {.name = "verify",
+     .args = "[SESSION] [--json] | --export FILE",
+     .help = "check the tamper-evident record; names the first entry that does not match",
+     .run = cmd_verify},
     {.name = "history",
      .args = "[SESSION] [--search T] [--state S] [--kind K] [--risk R] [--limit N] [--before ID] "
              "[--json]",
@@ -129,7 +133,6 @@ int main(int argc, char **argv)
     setlocale(LC_ALL, "");
     curl_global_init(CURL_GLOBAL_DEFAULT);
     struct app app = {.argv0 = argv[0]};
-    app.self_exe = realpath("/proc/self/exe", NULL);
     const char *state = NULL, *sock = NULL, *config = NULL;
 
     /* Global options come before the command name. */
@@ -151,10 +154,13 @@ int main(int argc, char **argv)
             break; /* not a global option: the default command's option table decides */
         }
     }
+    /* After the options that answer and return at once (--help, --version): nothing to free. */
+    app.self_exe = realpath("/proc/self/exe", NULL);
     char *warnings = NULL, *err = NULL;
     if (config_load(config, &app.config, &warnings, &err) < 0) {
         fprintf(stderr, "paddock: %s\n", err ? err : "cannot read the config file");
         free(err);
+        free(app.self_exe);
         return 2;
     }
     if (warnings)

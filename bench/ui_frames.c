@@ -670,7 +670,7 @@ static int bench_size(int cols, int rows, int frames, unsigned long long lines,
             mem->logs, lines, mem->overflow, lines * 10, mem->log_count,
             (double)mem->log_bytes / 1048576.0, mem->log_dropped, mem->end, mem->hwm);
 
-    ui_page_close(&ui);
+    ui_pages_end(&ui);
     logbuf_free(&bench_logs.buf);
     client_async_free(ui.async);
     model_free(&ui.model);

@@ -80,6 +80,7 @@ void api_route_action_get(struct api_req *r);
 void api_route_action_approve(struct api_req *r);
 void api_route_action_reject(struct api_req *r);
 void api_route_approvals(struct api_req *r);
+void api_route_verify(struct api_req *r);
 void api_route_rules_get(struct api_req *r);
 void api_route_rules_add(struct api_req *r);
 void api_route_history(struct api_req *r);

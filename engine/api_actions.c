@@ -227,6 +227,26 @@ void api_route_approvals(struct api_req *r)
                   store_actions_pending(api_req_engine(r)->store, api_req_query(r, "session"))));
 }
 
+/* GET /v1/verify[?session=ID][&entries=1]: walk the tamper-evident record (the session's chain
+ * or every entry and the engine's) against the rows; entries=1 adds the session's entries (what
+ * an export carries to be checked on its own). */
+void api_route_verify(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    const char *session = api_req_query(r, "session");
+    const char *entries = api_req_query(r, "entries");
+    char *err = NULL;
+    json_t *out = store_chain_verify(eng->store, session && *session ? session : NULL, &err);
+    if (!out) {
+        api_reply_error(r, ERR_STORE_ERROR, "%s", err ? err : "the record cannot be read");
+        free(err);
+        return;
+    }
+    if (session && *session && entries && strcmp(entries, "1") == 0)
+        json_object_set_new(out, "chain", store_chain_entries(eng->store, session));
+    api_reply_json(r, 200, out);
+}
+
 void api_route_rules_get(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);

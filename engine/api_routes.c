@@ -11,6 +11,7 @@
 #include "engine/logs.h"
 #include "engine/pool.h"
 #include "engine/remote_runtime.h"
+#include "engine/seccomp_probe.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
@@ -28,6 +29,7 @@ static void route_info(struct api_req *r)
         eng->executor_path, "docker", "socket", eng->driver->address(eng), "reachable",
         eng->docker_ok, "api_version", eng->docker_api_version, "error", eng->docker_error);
     json_object_set_new(info, "listen", listen_info(eng));
+    json_object_set_new(info, "seccomp", seccomp_probe_info(eng));
     api_reply_json(r, 200, info);
 }
 
@@ -315,6 +317,7 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/actions/*/approve", api_route_action_approve},
     {"POST", "/v1/actions/*/reject", api_route_action_reject},
     {"GET", "/v1/approvals", api_route_approvals},
+    {"GET", "/v1/verify", api_route_verify},
     {"GET", "/v1/sessions/*/rules", api_route_rules_get},
     {"POST", "/v1/sessions/*/rules", api_route_rules_add},
     {"GET", "/v1/history", api_route_history},

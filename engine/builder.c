@@ -38,11 +38,15 @@ struct build_op {
     void *ud;
 };
 
-bool builder_needed(json_t *steps, bool rebuild)
+bool builder_bakes(void)
 {
     const char *bake = getenv("PADDOCK_BAKE_EXECUTOR");
-    return (json_is_array(steps) && json_array_size(steps) > 0) || rebuild ||
-           (bake && strcmp(bake, "1") == 0);
+    return bake && strcmp(bake, "1") == 0;
+}
+
+bool builder_needed(json_t *steps, bool rebuild)
+{
+    return (json_is_array(steps) && json_array_size(steps) > 0) || rebuild || builder_bakes();
 }
 
 static void build_free(struct build_op *op)

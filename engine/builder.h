@@ -32,6 +32,8 @@ typedef void (*builder_busy_fn)(void *ud);
 /* Whether sessions with these setup steps need a runtime image: steps given, a rebuild asked,
  * or the engine bakes the executor (PADDOCK_BAKE_EXECUTOR=1, for remote Docker hosts). */
 bool builder_needed(json_t *steps, bool rebuild);
+/* PADDOCK_BAKE_EXECUTOR=1: the executor is never bind-mounted (a remote daemon). */
+bool builder_bakes(void);
 /* Make the runtime image for a session: the base pulled when missing, then the image with
  * the source tag reused, or built on the lock image, or built from scratch (and with
  * rebuild, from scratch without cache). Progress goes out as "build" events. done runs

@@ -12,6 +12,8 @@
 #include "engine/listen.h"
 #include "engine/monitor.h"
 #include "engine/pool.h"
+#include "engine/seccomp.h"
+#include "engine/seccomp_probe.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
@@ -123,6 +125,13 @@ static void engine_on_shutdown_done(void *ud)
     loop_stop(eng->loop);
 }
 
+/* A probe container in flight is removed first, so a quick stop leaves none behind. */
+static void engine_on_probe_settled(void *ud)
+{
+    struct engine *eng = ud;
+    session_shutdown(eng, engine_on_shutdown_done, eng);
+}
+
 /* The first signal deletes the keep_alive=false sessions, then stops; a second one stops at
  * once. */
 static void engine_on_signal(int fd, uint32_t events, void *ud)
@@ -139,7 +148,7 @@ static void engine_on_signal(int fd, uint32_t events, void *ud)
         eng->stopping = true;
         monitor_free(eng->monitor);
         eng->monitor = NULL;
-        session_shutdown(eng, engine_on_shutdown_done, eng);
+        seccomp_probe_settle(eng, engine_on_probe_settled, eng);
     }
 }
 
@@ -198,6 +207,10 @@ int engine_serve(const struct engine_options *opt, char **err)
     eng.socket_path = strdup(opt->socket_path);
     eng.executor_path = opt->executor ? strdup(opt->executor) : NULL;
     eng.default_image = strdup(opt->image ? opt->image : "paddock/base:local");
+    if (!(eng.seccomp_opt = seccomp_security_opt())) {
+        *err = strdup("out of memory");
+        goto out;
+    }
     int confirm = opt->confirm ? policy_parse(opt->confirm) : POLICY_HIGH;
     eng.default_confirm = confirm < 0 ? POLICY_HIGH : (enum policy)confirm;
     eng.approval_timeout = opt->approval_timeout > 0 ? opt->approval_timeout : 600;
@@ -230,6 +243,10 @@ int engine_serve(const struct engine_options *opt, char **err)
     }
     if (eng.driver->open(&eng, opt->docker_host, err) < 0) {
         eng.driver = NULL;
+        goto out;
+    }
+    if (seccomp_probe_start(&eng) < 0) {
+        *err = strdup("out of memory");
         goto out;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -274,6 +291,7 @@ out:
     stats_free(eng.stats);
     if (eng.http)
         http_cancel_all(eng.http);
+    seccomp_probe_free(&eng);
     actions_shutdown(&eng);
     terminals_free(&eng);
     api_free(eng.api);
@@ -297,6 +315,7 @@ out:
     free(eng.socket_path);
     free(eng.executor_path);
     free(eng.default_image);
+    free(eng.seccomp_opt);
     free(eng.engine_id);
     free(eng.docker_api_version);
     free(eng.docker_error);

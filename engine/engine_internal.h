@@ -18,6 +18,7 @@ struct stats;
 struct pool;
 struct actions;
 struct term;
+struct seccomp_probe;
 
 struct engine {
     struct loop *loop;
@@ -39,6 +40,8 @@ struct engine {
     char *engine_id;
     char *executor_path;
     char *default_image;
+    struct seccomp_probe *seccomp_probe; /* the start-up check (seccomp_probe.c) */
+    char *seccomp_opt;           /* "seccomp=<JSON>" for every sandbox's SecurityOpt (seccomp.h) */
     enum policy default_confirm; /* approval policy of sessions that name none */
     double approval_timeout;     /* seconds an action waits for the operator */
     double retention_days;       /* 0: history kept forever */

@@ -16,6 +16,7 @@
 #include "engine/events.h"
 #include "engine/logs.h"
 #include "engine/pool.h"
+#include "engine/seccomp_probe.h"
 #include "engine/session_config.h"
 #include "engine/session_internal.h"
 #include "engine/session_prepare.h"
@@ -505,14 +506,25 @@ static void create_on_create(const struct sandbox_reply *r, void *ud)
     start_begin(op);
 }
 
-static void create_container(struct start_op *op)
+/* Only once the start-up probe has not shown the seccomp profile to be ignored. */
+static void create_on_probe(const char *refusal, void *ud)
 {
+    struct start_op *op = ud;
     struct session *s = op->s;
+    if (refusal) {
+        start_fail(op, ERR_UNAVAILABLE, refusal);
+        return;
+    }
     /* Named after the engine and the session: predictable for people, unique per engine. */
     char cname[96];
     snprintf(cname, sizeof(cname), "paddock-%.8s-%s", s->eng->engine_id, s->name);
     if (s->eng->driver->create(s->eng, cname, op->body, create_on_create, op) < 0)
         start_fail(op, ERR_INTERNAL, "cannot start a request");
+}
+
+static void create_container(struct start_op *op)
+{
+    seccomp_probe_wait(op->s->eng, create_on_probe, op);
 }
 
 static void create_on_building(void *ud)

@@ -985,19 +985,20 @@ json_t *session_config_container(struct engine *eng, const struct session_config
     }
     /* The executor runs as container root with only what it needs: CHOWN for the workspace,
      * SETUID/SETGID to drop the agent's shell to uid 1000, KILL to signal the agent's
-     * processes. MaskedPaths/ReadonlyPaths are left out so Docker's defaults apply. */
+     * processes. The seccomp profile is paddock's own (seccomp.c), never the daemon's.
+     * MaskedPaths/ReadonlyPaths are left out so Docker's defaults apply. */
     json_t *host = json_pack(
-        "{s:[s],s:[s,s,s,s],s:[s],s:I,s:I,s:I,s:I,s:s,s:b,s:s,s:I,"
+        "{s:[s],s:[s,s,s,s],s:[s,s],s:I,s:I,s:I,s:I,s:s,s:b,s:s,s:I,"
         "s:{s:s,s:{s:s,s:s}},s:{s:s},s:o,"
         "s:[{s:s,s:I,s:I},{s:s,s:I,s:I}]}",
         "CapDrop", "ALL", "CapAdd", "CHOWN", "SETUID", "SETGID", "KILL", "SecurityOpt",
-        "no-new-privileges", "PidsLimit", (json_int_t)c->pids, "Memory", (json_int_t)c->memory,
-        "MemorySwap", (json_int_t)c->memory, "NanoCpus", (json_int_t)(c->cpus * 1e9 + 0.5),
-        "NetworkMode", session_net_name(c->network), "Init", 1, "IpcMode", "private", "ShmSize",
-        (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type", "json-file", "Config", "max-size",
-        "10m", "max-file", "1", "RestartPolicy", "Name", "no", "Mounts", mounts, "Ulimits", "Name",
-        "nofile", "Soft", (json_int_t)8192, "Hard", (json_int_t)8192, "Name", "core", "Soft",
-        (json_int_t)0, "Hard", (json_int_t)0);
+        "no-new-privileges", eng->seccomp_opt, "PidsLimit", (json_int_t)c->pids, "Memory",
+        (json_int_t)c->memory, "MemorySwap", (json_int_t)c->memory, "NanoCpus",
+        (json_int_t)(c->cpus * 1e9 + 0.5), "NetworkMode", session_net_name(c->network), "Init", 1,
+        "IpcMode", "private", "ShmSize", (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type",
+        "json-file", "Config", "max-size", "10m", "max-file", "1", "RestartPolicy", "Name", "no",
+        "Mounts", mounts, "Ulimits", "Name", "nofile", "Soft", (json_int_t)8192, "Hard",
+        (json_int_t)8192, "Name", "core", "Soft", (json_int_t)0, "Hard", (json_int_t)0);
     if (c->read_only) {
         char *t = util_strdupf("rw,nosuid,nodev,exec,size=%lld", SESSION_TMPFS_SIZE);
         json_object_set_new(host, "ReadonlyRootfs", json_true());

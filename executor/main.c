@@ -29,6 +29,7 @@
 #include "fsjob.h"
 #include "listen.h"
 #include "plugin.h"
+#include "seccomp_probe.h"
 #include "server.h"
 #include "startup.h"
 
@@ -386,6 +387,9 @@ static bool wait_for_shell(struct executor *ex)
 
 int main(int argc, char **argv)
 {
+    /* The engine's start-up check, in a container of its own (not a server). */
+    if (argc == 2 && strcmp(argv[1], "--seccomp-probe") == 0)
+        return seccomp_probe_run();
     struct options o;
     int rc = parse_options(argc, argv, &o);
     if (rc) {

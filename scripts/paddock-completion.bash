@@ -49,6 +49,15 @@ _paddock()
             COMPREPLY=($(compgen -c -- "$cur"))
         fi
         ;;
+    verify)
+        if [[ $prev == --export ]]; then
+            COMPREPLY=($(compgen -f -- "$cur"))
+        elif [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--export --json --help" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))
+        fi
+        ;;
     dashboard)
         COMPREPLY=($(compgen -W "--read-only --theme --bell --mouse --no-mouse --help" -- "$cur"))
         ;;

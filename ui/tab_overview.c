@@ -1,7 +1,9 @@
 /* The Overview tab: the selected session's configuration as the engine reports it (the model
  * keeps the whole session object), and its state history from GET /v1/sessions/{id}/events,
- * refetched after each `session` event of the session. Env values are never shown: only
- * names, and only if the engine sends them (it does not today). j/k scroll. */
+ * refetched after each `session` event of the session, and whether its tamper-evident record
+ * verifies (GET /v1/verify?session=ID, asked once when the tab opens: a walk of the whole
+ * record is not for every state change). Env values are never shown: only names, and only if
+ * the engine sends them (it does not today). j/k scroll. */
 #include "client/client.h"
 #include "ui/ui_internal.h"
 
@@ -28,6 +30,10 @@ struct tab_ov {
     int top;            /* first line shown */
     int lines, rows;    /* lines in the last draw, rows the pane had */
     char tok;           /* the fetch's token (its address) */
+    char vtok;          /* the verify request's token */
+    bool verifying;
+    int record; /* 0: not known yet, 1: verified, -1: broken or not checked */
+    char record_text[256];
 };
 
 static struct tab_ov *tab_ov_state(struct ui *ui)
@@ -53,6 +59,30 @@ static void tab_ov_fetched(int status, json_t *reply, const char *err, void *ud)
     st->events = json_incref(arr);
 }
 
+static void tab_ov_verified(int status, json_t *reply, const char *err, void *ud)
+{
+    struct tab_ov *st = (struct tab_ov *)((char *)ud - offsetof(struct tab_ov, vtok));
+    st->verifying = false;
+    st->ui->dirty |= UI_DIRTY_DETAIL;
+    json_t *b = json_object_get(reply, "broken");
+    if (status != 200 || !json_is_boolean(json_object_get(reply, "ok"))) {
+        st->record = -1;
+        snprintf(st->record_text, sizeof(st->record_text), "not checked: %s",
+                 status < 0 ? (err ? err : "no answer")
+                            : client_error_message(reply, "the reply says nothing"));
+    } else if (!b) {
+        st->record = 1;
+        snprintf(st->record_text, sizeof(st->record_text), "record verified (%lld entries)",
+                 (long long)json_integer_value(json_object_get(reply, "entries")));
+    } else {
+        st->record = -1;
+        snprintf(st->record_text, sizeof(st->record_text), "broken at %s %lld: %s",
+                 json_string_value(json_object_get(b, "kind")) ?: "?",
+                 (long long)json_integer_value(json_object_get(b, "ref")),
+                 json_string_value(json_object_get(b, "what")) ?: "?");
+    }
+}
+
 static void tab_ov_fetch(struct ui *ui, struct tab_ov *st)
 {
     st->refetch_at = 0;
@@ -76,8 +106,12 @@ static unsigned tab_ov_open(struct ui *ui)
     st->ui = ui;
     if (ui->sel_session && model_id_valid(ui->sel_session)) {
         st->sid = strdup(ui->sel_session);
-        if (st->sid)
+        if (st->sid) {
             tab_ov_fetch(ui, st);
+            char path[160];
+            snprintf(path, sizeof(path), "/v1/verify?session=%s", st->sid);
+            st->verifying = ui_request(ui, "GET", path, NULL, tab_ov_verified, &st->vtok) == 0;
+        }
     }
     return UI_DIRTY_DETAIL;
 }
@@ -89,6 +123,7 @@ static void tab_ov_close(struct ui *ui)
     if (!st)
         return;
     ui_cancel(ui, &st->tok);
+    ui_cancel(ui, &st->vtok);
     json_decref(st->events);
     free(st->sid);
     free(st);
@@ -378,6 +413,16 @@ static void tab_ov_config(struct tab_ov_out *o, const struct model_session *s)
     tab_ov_env(o, raw, opts);
 }
 
+static void tab_ov_record(struct tab_ov_out *o, const struct tab_ov *st)
+{
+    if (st->record)
+        tab_ov_line(o, "Record", st->record > 0 ? UI_C_OK : UI_C_BAD, "%s", st->record_text);
+    else
+        tab_ov_line(o, "Record", UI_C_DIM, "%s",
+                    st->verifying ? draw_glyph(o->ui, "verifying\xE2\x80\xA6", "verifying...")
+                                  : "-");
+}
+
 static void tab_ov_history(struct tab_ov_out *o, const struct tab_ov *st)
 {
     tab_ov_line(o, NULL, UI_C_NORMAL, "%s", "");
@@ -423,6 +468,7 @@ static void tab_ov_draw(struct ui *ui, WINDOW *w, bool focused)
     }
     struct tab_ov_out o = {.ui = ui, .w = w, .top = st->top, .rows = h, .width = width};
     tab_ov_config(&o, s);
+    tab_ov_record(&o, st);
     tab_ov_history(&o, st);
     st->lines = o.n;
     st->rows = h;

@@ -163,6 +163,14 @@ void ui_page_close(struct ui *ui)
         p->close(ui);
 }
 
+void ui_pages_end(struct ui *ui)
+{
+    ui_page_close(ui);
+    for (size_t i = 0; i < ui_ntabs; i++)
+        if (ui_tabs[i]->end)
+            ui_tabs[i]->end(ui);
+}
+
 /* Close what is open and open what is current (after a tab, page or session change). */
 static unsigned ui_page_reopen(struct ui *ui)
 {
@@ -585,10 +593,7 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
 
     job_stop(&ui);
     ui_modal_close(&ui);
-    ui_page_close(&ui);
-    for (size_t i = 0; i < ui_ntabs; i++)
-        if (ui_tabs[i]->end)
-            ui_tabs[i]->end(&ui);
+    ui_pages_end(&ui);
     client_async_free(ui.async);
     client_events_close(ui.events);
     model_free(&ui.model);

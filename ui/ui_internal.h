@@ -339,9 +339,12 @@ unsigned ui_refresh_all(struct ui *ui);
 const struct model_session *ui_session(const struct ui *ui);
 /* A page's own state slot (allocated and freed by the page). */
 void **ui_page_slot(struct ui *ui, const struct ui_page *p);
-/* Switch the detail tab (index) / open or leave a full-screen page. Return dirty bits. */
 /* Close the open page or tab (its close hook frees its state). */
 void ui_page_close(struct ui *ui);
+/* At the dashboard's end: close the open page, then let every tab free what outlives its
+ * pages (its end hook: the Terminal tab's kept shells). */
+void ui_pages_end(struct ui *ui);
+/* Switch the detail tab (index) / open or leave a full-screen page. Return dirty bits. */
 unsigned ui_show_tab(struct ui *ui, size_t tab);
 unsigned ui_show_page(struct ui *ui, const struct ui_page *p);
 /* The page the keyboard and the detail pane show: the full-screen page, else the tab. */

@@ -119,6 +119,28 @@ static int unix_peer_pid(int fd, pid_t *pid, char *err, size_t errlen)
     return 0;
 }
 
+/* Whether the file at a (the server's /proc/PID/exe) holds exactly the size bytes of file b.
+ * A runtime image bakes a copy of the executor in (engine/builder.c; its tag carries the
+ * binary's digest): that copy is the same program. A copy grants nothing the mounted binary
+ * does not: whoever can run one can run the other. */
+static bool unix_peer_same_bytes(const char *a, const char *b, off_t size)
+{
+    int fa = open(a, O_RDONLY | O_CLOEXEC), fb = open(b, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    bool same = fa >= 0 && fb >= 0 && fstat(fa, &st) == 0 && st.st_size == size;
+    char ba[65536], bb[sizeof(ba)];
+    for (off_t off = 0; same && off < size;) {
+        ssize_t n = pread(fa, ba, sizeof(ba), off);
+        same = n > 0 && pread(fb, bb, (size_t)n, off) == n && memcmp(ba, bb, (size_t)n) == 0;
+        off += n > 0 ? n : 0;
+    }
+    if (fa >= 0)
+        close(fa);
+    if (fb >= 0)
+        close(fb);
+    return same;
+}
+
 static int unix_peer_check_process(pid_t pid, const char *exe, pid_t init, char *err, size_t errlen)
 {
     struct stat want, have;
@@ -152,7 +174,8 @@ static int unix_peer_check_process(pid_t pid, const char *exe, pid_t init, char 
                  strerror(errno));
         return -2;
     }
-    if (have.st_dev != want.st_dev || have.st_ino != want.st_ino) {
+    if ((have.st_dev != want.st_dev || have.st_ino != want.st_ino) &&
+        !unix_peer_same_bytes(path, exe, want.st_size)) {
         snprintf(err, errlen,
                  "it is served by process %d in the sandbox, which is not the executor (%s)",
                  (int)pid, exe);

@@ -17,11 +17,12 @@
 int unix_peer_open(const char *path, bool *refused, char *err, size_t errlen);
 
 /* Whether the process serving the connected socket fd (SO_PEERCRED: the listener) runs the
- * file exe (the same inode: a copy does not count) inside the pid namespace of process init (a
- * container's first process, as this host sees it). Where the kernel gives a pidfd of the peer
- * (SO_PEERPIDFD), the process is checked to be still alive after /proc was read, so a reused
- * pid cannot stand in for it. 0; -1 with why (refused); -2 with why when init or the server is
- * exiting or gone (the container stopped, restarted or was killed: not a refusal). */
+ * file exe (the same inode, or a copy of the same bytes: a runtime image bakes one in) inside the
+ * pid namespace of process init (a container's first process, as this host sees it). Where the
+ * kernel gives a pidfd of the peer (SO_PEERPIDFD), the process is checked to be still alive after
+ * /proc was read, so a reused pid cannot stand in for it. 0; -1 with why (refused); -2 with why
+ * when init or the server is exiting or gone (the container stopped, restarted or was killed: not a
+ * refusal). */
 int unix_peer_check(int fd, const char *exe, pid_t init, char *err, size_t errlen);
 
 #endif

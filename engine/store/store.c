@@ -131,7 +131,24 @@ static const char *const store_migrations[] = {
     /* 6 → 7: what a write changed (the executor's unified diff of the old text and the new),
      * kept beside the observation: the agent's observation stays OpenHands' own. */
     "ALTER TABLE observations ADD COLUMN diff TEXT;",
+    /* 7 → 8: the tamper-evident record (store_chain.c, docs/record.md); the rows already there
+     * are recorded in the order they happened by store_chain_backfill, in the same
+     * transaction. */
+    "CREATE TABLE chain ("
+    "  seq INTEGER PRIMARY KEY,"
+    "  session_id TEXT,"
+    "  kind TEXT NOT NULL,"
+    "  ref INTEGER NOT NULL,"
+    "  body TEXT NOT NULL,"
+    "  prev TEXT NOT NULL,"
+    "  hash TEXT NOT NULL,"
+    "  engine_hash TEXT NOT NULL,"
+    "  retired INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX chain_by_session ON chain(session_id, seq);",
 };
+
+/* The schema version whose migration also records the existing rows (C: SHA-256). */
+#define STORE_CHAIN_VERSION 8
 
 char *store_errf(struct store *s, const char *what)
 {
@@ -191,7 +208,9 @@ static int store_migrate(struct store *s, char **err)
         snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d;", v + 1);
         if (store_exec(s, "BEGIN IMMEDIATE;", err) < 0)
             return -1;
-        if (store_exec(s, store_migrations[v], err) < 0 || store_exec(s, pragma, err) < 0) {
+        if (store_exec(s, store_migrations[v], err) < 0 ||
+            (v + 1 == STORE_CHAIN_VERSION && store_chain_backfill(s, err) < 0) ||
+            store_exec(s, pragma, err) < 0) {
             store_exec(s, "ROLLBACK;", NULL);
             return -1;
         }
@@ -642,7 +661,17 @@ int store_event_add(struct store *s, const char *session_id, const char *kind, c
         store_bind_text(st, 3, detail);
         sqlite3_bind_double(st, 4, now);
     }
-    return store_step_done(s, st, "adding event", NULL);
+    /* The row and its entry in the record together. */
+    if (store_exec(s, "SAVEPOINT event", NULL) < 0) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    if (store_step_done(s, st, "adding event", NULL) < 0 ||
+        store_chain_append(s, session_id, "event", sqlite3_last_insert_rowid(s->db), NULL) < 0) {
+        store_exec(s, "ROLLBACK TO event; RELEASE event", NULL);
+        return -1;
+    }
+    return store_exec(s, "RELEASE event", NULL);
 }
 
 json_t *store_events_list(struct store *s, const char *session_id, int limit)

@@ -182,4 +182,18 @@ long long store_actions_count_finished(struct store *s, const char *session_id,
 /* When the session's container first started (its first started/ready event), or 0. */
 double store_session_first_start(struct store *s, const char *session_id);
 
+/* ---- the tamper-evident record (store_chain.c; docs/record.md) ---- */
+/* Walk the record (one session's chain, or NULL: every entry and the engine's chain) and
+ * compare it with the rows: {"ok", "session", "entries", "head", "broken"?: {"seq", "session",
+ * "kind", "ref", "what"}} naming the first entry that does not match; NULL with *err. */
+json_t *store_chain_verify(struct store *s, const char *session_id, char **err);
+/* A session's entries, oldest first: [{"seq", "kind", "ref", "body", "prev", "hash"}]. */
+json_t *store_chain_entries(struct store *s, const char *session_id);
+/* The hashes, for checking an exported record on its own: the SHA-256 (lowercase hex) of
+ * bytes; an entry's hash; the engine chain's link after engine_prev. */
+void store_chain_sha256(const void *data, size_t len, char out[65]);
+void store_chain_entry_hash(int64_t seq, const char *session_id, const char *kind, int64_t ref,
+                            const char *prev, const char *body, char out[65]);
+void store_chain_engine_hash(const char *engine_prev, const char *hash, char out[65]);
+
 #endif

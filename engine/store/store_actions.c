@@ -43,6 +43,8 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
     if (store_cached_done(s, st, "inserting action", err) < 0)
         return -1;
     *id = sqlite3_last_insert_rowid(s->db);
+    if (store_chain_append(s, a->session_id, "action", *id, err) < 0)
+        return -1;
     st = store_cached(s, STORE_SLOT_SESSION_COUNT,
                       "UPDATE sessions SET action_count = action_count + 1 WHERE id = ?");
     if (st)
@@ -76,6 +78,9 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
             }
         }
         if (store_cached_done(s, st, "recording the approval", err) < 0)
+            return -1;
+        if (a->approval != APPROVAL_PENDING &&
+            store_chain_append(s, a->session_id, "decision", *id, err) < 0)
             return -1;
     }
     return 0;
@@ -123,6 +128,9 @@ int64_t store_action_add(struct store *s, const struct store_action_new *a, char
         rc = store_action_write(s, a, &id, err);
     if (rc == 0 && a->observation)
         rc = store_observation_set(s, id, a->observation, strlen(a->observation), NULL, err);
+    /* Decided at once (rejected, skipped): its end is recorded with it. */
+    if (rc == 0 && (a->observation || (a->state != ACTION_RUNNING && a->state != ACTION_PENDING)))
+        rc = store_chain_append(s, a->session_id, "observation", id, err);
     if (rc == 0)
         rc = store_tx_commit(s, err);
     else
@@ -179,8 +187,12 @@ int store_action_decide(struct store *s, int64_t id, enum action_approval decisi
         sqlite3_bind_int64(st, 3, id);
     }
     int rc = store_step_done(s, st, "recording the decision", err);
+    if (rc == 0)
+        rc = store_chain_append_action(s, "decision", id, err);
     if (rc == 0 && observation)
         rc = store_observation_set(s, id, observation, strlen(observation), NULL, err);
+    if (rc == 0 && !approved)
+        rc = store_chain_append_action(s, "observation", id, err);
     if (rc == 0)
         return store_tx_commit(s, err) < 0 ? -1 : 1;
     store_tx_rollback(s);
@@ -218,6 +230,8 @@ int store_action_finish_diff(struct store *s, int64_t id, enum action_st state, 
     int rc = store_cached_done(s, st, "finishing action", err);
     if (rc == 0 && observation)
         rc = store_observation_set(s, id, observation, observation_len, diff, err);
+    if (rc == 0)
+        rc = store_chain_append_action(s, "observation", id, err);
     if (rc == 0)
         return store_tx_commit(s, err);
     store_tx_rollback(s);
@@ -430,16 +444,37 @@ json_t *store_actions_search(struct store *s, const struct store_search *q, char
 int store_actions_interrupt_inflight(struct store *s, double now)
 {
     /* Pending ones are not in flight: they never reached the sandbox and keep waiting. */
+    if (store_tx_begin(s, NULL) < 0)
+        return -1;
     sqlite3_stmt *st = store_prepare(s, "UPDATE actions SET state = 'interrupted', "
                                         "finished_at = ?, error = 'engine stopped while the "
                                         "action was in flight; not re-run' "
-                                        "WHERE state IN ('received', 'running')");
-    if (!st)
+                                        "WHERE state IN ('received', 'running') RETURNING id");
+    if (!st) {
+        store_tx_rollback(s);
         return -1;
+    }
     sqlite3_bind_double(st, 1, now);
-    if (store_step_done(s, st, "interrupting actions", NULL) < 0)
+    /* Each end in the record, after the update (RETURNING gives the ids as it runs). */
+    int64_t *ids = NULL;
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t *more = realloc(ids, (size_t)(n + 1) * sizeof(*ids));
+        if (!more)
+            break;
+        ids = more;
+        ids[n++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    for (int i = 0; rc == SQLITE_DONE && i < n; i++)
+        if (store_chain_append_action(s, "observation", ids[i], NULL) < 0)
+            rc = SQLITE_ERROR;
+    free(ids);
+    if (rc != SQLITE_DONE || store_tx_commit(s, NULL) < 0) {
+        store_tx_rollback(s);
         return -1;
-    return sqlite3_changes(s->db);
+    }
+    return n;
 }
 
 int64_t store_rule_add(struct store *s, const char *session_id, const char *pattern,
@@ -454,9 +489,19 @@ int64_t store_rule_add(struct store *s, const char *session_id, const char *patt
         store_bind_text(st, 4, by);
         sqlite3_bind_double(st, 5, now);
     }
-    if (store_step_done(s, st, "adding a rule", err) < 0)
+    if (store_tx_begin(s, err) < 0) {
+        sqlite3_finalize(st);
         return -1;
-    return sqlite3_last_insert_rowid(s->db);
+    }
+    int64_t id = -1;
+    if (store_step_done(s, st, "adding a rule", err) == 0) {
+        id = sqlite3_last_insert_rowid(s->db);
+        if (store_chain_append(s, session_id, "rule", id, err) < 0 || store_tx_commit(s, err) < 0)
+            id = -1;
+    }
+    if (id < 0)
+        store_tx_rollback(s);
+    return id;
 }
 
 json_t *store_rules_list(struct store *s, const char *session_id)
@@ -493,6 +538,8 @@ int store_retention_apply(struct store *s, double before, char **err)
         "DELETE FROM log_tails WHERE session_id IN (SELECT id FROM old)",
         "DELETE FROM changes WHERE session_id IN (SELECT id FROM old)",
         "DELETE FROM sessions WHERE id IN (SELECT id FROM old)",
+        /* The engine's chain keeps their entries' hashes: it still links across them. */
+        "UPDATE chain SET retired = 1 WHERE session_id IN (SELECT id FROM old)",
     };
     if (store_tx_begin(s, err) < 0)
         return -1;

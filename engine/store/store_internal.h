@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stdint.h>
 
 /* Statements on the action path, prepared once (store_cached). */
 enum store_slot {
@@ -15,6 +16,15 @@ enum store_slot {
     STORE_SLOT_FTS_OUTPUT,
     STORE_SLOT_ACTION_GET,
     STORE_SLOT_SESSION_COUNT,
+    STORE_SLOT_CHAIN_HEAD,
+    STORE_SLOT_CHAIN_ENGINE_HEAD,
+    STORE_SLOT_CHAIN_BODY_ACTION,
+    STORE_SLOT_CHAIN_BODY_DECISION,
+    STORE_SLOT_CHAIN_BODY_OBSERVATION,
+    STORE_SLOT_CHAIN_BODY_RULE,
+    STORE_SLOT_CHAIN_BODY_EVENT,
+    STORE_SLOT_CHAIN_INSERT,
+    STORE_SLOT_CHAIN_ACTION_SESSION,
     STORE_SLOT_N
 };
 
@@ -46,5 +56,13 @@ json_t *store_col_real(sqlite3_stmt *st, int i);
 /* full: synchronous=FULL (acknowledged data); else NORMAL (survives a crash of the engine,
  * not of the machine). */
 void store_sync_full(struct store *s, int full);
+/* The record (store_chain.c): append the entry of kind's row ref (kind: action, decision,
+ * observation, rule, event) in the caller's transaction. */
+int store_chain_append(struct store *s, const char *session_id, const char *kind, int64_t ref,
+                       char **err);
+/* The same for an action's entry (action, decision, observation): its session looked up. */
+int store_chain_append_action(struct store *s, const char *kind, int64_t action_id, char **err);
+/* Record every row already in the store (the migration that adds the record). */
+int store_chain_backfill(struct store *s, char **err);
 
 #endif

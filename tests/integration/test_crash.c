@@ -8,7 +8,8 @@
  * - an action answered 202 is there: pending (with its deadline), run, rejected, expired or
  *   interrupted, never missing; an approval answered 200 ran (or was interrupted), a rejection
  *   answered 200 is rejected;
- * - after a restart nothing is "received" or "running";
+ * - after a restart nothing is "received" or "running", and the record verifies (GET /v1/verify)
+ *   after every restart;
  * - nothing ran twice and nothing rejected or pending ran: every command appends its own token
  *   to a file in the session's workspace (a host directory), and each token is there at most
  *   once, exactly once for a "done" action, never for a rejected or pending one.
@@ -441,6 +442,19 @@ static void check_store(void)
 
 /* ---------------------------------------------------------------- the test */
 
+/* The engine's whole record walks clean (GET /v1/verify): why not, or NULL. */
+static char *verify_record(void)
+{
+    struct reply r;
+    api(eng, "GET", "/v1/verify", NULL, &r);
+    char *why = NULL;
+    if (r.status != 200 || !json_is_true(json_object_get(r.json, "ok")))
+        why = strdupf("the record does not verify after run %d: HTTP %ld %s", eng->runs, r.status,
+                      r.body ? r.body : r.err);
+    reply_free(&r);
+    return why;
+}
+
 /* Stop the engine with SIGKILL (or SIGTERM, which must exit 0) and start it again; why not,
  * or NULL. The load threads still run: no assertion here. */
 static char *restart(bool term)
@@ -455,7 +469,9 @@ static char *restart(bool term)
             return strdupf("cannot kill the engine (pid %ld)", (long)eng->pid);
         eng->pid = 0;
     }
-    return engine_start(eng) == 0 ? NULL : strdup("the engine did not start again");
+    if (engine_start(eng) != 0)
+        return strdup("the engine did not start again");
+    return verify_record();
 }
 
 static void test_crash(void **state)
@@ -538,10 +554,16 @@ static void test_crash(void **state)
 
     /* The sessions still work after all that, and go cleanly. */
     assert_int_equal(engine_start(eng), 0);
+    why = verify_record();
+    if (why)
+        fail_msg("%s (seed %u)", why, seed);
     for (int i = 0; i < N_SESSIONS; i++) {
         json_decref(session_run(eng, sid[i], "true"));
         session_delete(eng, sid[i]);
     }
+    why = verify_record();
+    if (why)
+        fail_msg("%s (seed %u)", why, seed);
     code = engine_stop(eng);
     if (code != 0)
         fail_msg("the engine did not exit cleanly on SIGTERM (status %d)", code);

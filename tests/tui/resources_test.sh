@@ -101,6 +101,9 @@ if wait_for "State history" && wait_for "memory 256MiB" && wait_for "pids 100" &
 else
   fail "Overview shows the limits"; screen >&2
 fi
+# The tamper-evident record, checked once when the tab opens (GET /v1/verify?session=ID).
+wait_for "record verified" && ok "Overview says the session's record verified" ||
+  { fail "Overview says the record verified"; screen >&2; }
 # The session is ready and idle: its events are final. They are read from the API once, and the
 # screen (which fetches them on its own, then follows the events) is polled until it shows them.
 api_kinds() { api GET "/v1/sessions/$SESSION_ID/events" | json_get '["events"]' | python3 -c '

@@ -135,7 +135,7 @@ static int ui_teardown(void **state)
 {
     struct fixture *f = *state;
     ui_modal_close(&f->ui);
-    ui_page_close(&f->ui);
+    ui_pages_end(&f->ui);
     model_free(&f->ui.model);
     ops_free(&f->ui);
     free(f->ui.sel_session);

@@ -123,6 +123,16 @@ static void docker_route(struct fake_conn *c, const char *method, const char *fu
                      "[{\"Id\":\"fakec1\",\"State\":\"running\",\"Labels\":%s}]", FK.labels);
         pthread_mutex_unlock(&FK.mu);
         fake_http_reply(c, 200, NULL, list);
+    } else if (strncmp(path, "/containers/create", 18) == 0 && body &&
+               strstr(body, "\"paddock.probe\"")) {
+        /* The engine's seccomp probe: a daemon that applies the profile (exit 0). */
+        fake_http_reply(c, 201, NULL, "{\"Id\":\"fakeprobe\",\"Warnings\":[]}");
+    } else if (strcmp(path, "/containers/fakeprobe/start") == 0) {
+        fake_http_reply(c, 204, NULL, "");
+    } else if (strncmp(path, "/containers/fakeprobe/wait", 26) == 0) {
+        fake_http_reply(c, 200, NULL, "{\"StatusCode\":0}");
+    } else if (strncmp(path, "/containers/fakeprobe", 21) == 0 && strcmp(method, "DELETE") == 0) {
+        fake_http_reply(c, 204, NULL, "");
     } else if (strncmp(path, "/containers/create", 18) == 0) {
         json_t *b = json_loads(body, 0, NULL);
         json_t *m;

@@ -44,6 +44,7 @@ static int setup(void **state)
     eng.executor_path = executor;
     eng.engine_id = "0123456789abcdef";
     eng.default_image = "paddock/base:local";
+    eng.seccomp_opt = "seccomp=PROFILE"; /* the profile itself: test_seccomp.c */
     return 0;
 }
 
@@ -91,7 +92,8 @@ static const char *const golden_default =
     " \"Labels\": {\"paddock.session\": \"s1\", \"paddock.engine\": \"0123456789abcdef\"},"
     " \"User\": \"0:0\", \"WorkingDir\": \"/\", \"StopTimeout\": 5,"
     " \"HostConfig\": {\"CapDrop\": [\"ALL\"], \"CapAdd\": [\"CHOWN\", \"SETUID\", \"SETGID\","
-    "  \"KILL\"], \"SecurityOpt\": [\"no-new-privileges\"], \"PidsLimit\": 512,"
+    "  \"KILL\"], \"SecurityOpt\": [\"no-new-privileges\", \"seccomp=PROFILE\"], \"PidsLimit\": "
+    "512,"
     "  \"Memory\": 2147483648, \"MemorySwap\": 2147483648, \"NanoCpus\": 2000000000,"
     "  \"NetworkMode\": \"none\", \"Init\": true, \"IpcMode\": \"private\", \"ShmSize\": 67108864,"
     "  \"LogConfig\": {\"Type\": \"json-file\", \"Config\": {\"max-size\": \"10m\","

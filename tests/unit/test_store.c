@@ -39,6 +39,55 @@ static int teardown(void **state)
     return system(cmd);
 }
 
+/* The record walks clean: the session's chain (or every entry when sid is NULL). */
+static void assert_verified(struct store *s, const char *sid)
+{
+    char *err = NULL;
+    json_t *v = store_chain_verify(s, sid, &err);
+    assert_non_null(v);
+    if (!json_is_true(json_object_get(v, "ok"))) {
+        char *t = json_dumps(v, 0);
+        fail_msg("record broken: %s", t);
+    }
+    assert_true(json_integer_value(json_object_get(v, "entries")) > 0);
+    json_decref(v);
+}
+
+/* The first break of the record, as "kind ref: what" (NULL when it verifies). */
+static char *verify_break(struct store *s)
+{
+    json_t *v = store_chain_verify(s, NULL, NULL);
+    assert_non_null(v);
+    json_t *b = json_object_get(v, "broken");
+    char *out = NULL;
+    if (b) {
+        out = malloc(300);
+        snprintf(out, 300, "%s %lld: %s", json_string_value(json_object_get(b, "kind")),
+                 (long long)json_integer_value(json_object_get(b, "ref")),
+                 json_string_value(json_object_get(b, "what")));
+    }
+    json_decref(v);
+    return out;
+}
+
+static void sql(const char *text)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(db, text, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("%s: %s", text, msg);
+    sqlite3_close(db);
+}
+
+static void assert_break(struct store *s, const char *want)
+{
+    char *got = verify_break(s);
+    if (!got || strstr(got, want) != got)
+        fail_msg("wanted a break at \"%s\", got \"%s\"", want, got ? got : "(verified)");
+    free(got);
+}
+
 static void test_schema_and_wal(void **state)
 {
     struct store *s = *state;
@@ -313,6 +362,7 @@ static void test_rules_and_retention(void **state)
     assert_int_equal(json_array_size(rules), 0);
     json_decref(rules);
     assert_int_equal(store_retention_apply(s, 500, &err), 0);
+    assert_verified(s, NULL); /* the engine's chain links across the retired entries */
 }
 
 /* State changes: reason, exit code, the error column only for the error state; lifecycle events
@@ -435,10 +485,66 @@ static void test_migration_from_v1(void **state)
     assert_string_equal(json_string_value(json_object_get(full, "risk")), "low");
     json_decref(full);
     json_decref(found);
+    assert_verified(s, NULL); /* the rows before the record, recorded by the migration */
     store_close(s);
     char cmd[160];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
     assert_int_equal(system(cmd), 0);
+}
+
+/* Every kind of entry, then each change made behind the store's back is named. */
+static void test_chain_tamper(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "tttt", "t", "img", SESSION_READY, NULL, 1, &err), 0);
+    assert_int_equal(store_session_transition(s, "tttt", SESSION_READY, "c", "up",
+                                              STORE_NO_EXIT_CODE, 1.25, &err),
+                     0);
+    int64_t a = store_action_insert(s, "tttt", "run", "echo hi", "{}", 2.1, &err);
+    assert_int_equal(
+        store_action_finish(s, a, ACTION_DONE, 0, "{\"content\":\"hi\"}", 16, NULL, 2.2, &err), 0);
+    struct store_action_new row = {.session_id = "tttt",
+                                   .kind = "run",
+                                   .summary = "rm -rf /",
+                                   .args_json = "{}",
+                                   .risk = RISK_HIGH,
+                                   .state = ACTION_PENDING,
+                                   .approval = APPROVAL_PENDING,
+                                   .deadline = 700,
+                                   .now = 3};
+    int64_t b = store_action_add(s, &row, &err);
+    assert_int_equal(store_action_decide(s, b, APPROVAL_REJECTED, "op", "no way", "{}", 4, &err),
+                     1);
+    assert_true(store_rule_add(s, "tttt", "ls *", POLICY_RULE_ALLOW, "op", 5, &err) > 0);
+    assert_int_equal(store_event_add(s, "tttt", "paused", NULL, 6), 0);
+    assert_int_equal(store_event_add(s, NULL, "engine", "started", 7), 0);
+    assert_verified(s, "tttt");
+    assert_verified(s, NULL);
+
+    /* one byte of an observation */
+    sql("UPDATE observations SET content = '{\"content\":\"ho\"}' WHERE action_id = 1");
+    assert_break(s, "observation 1: its content differs");
+    sql("UPDATE observations SET content = '{\"content\":\"hi\"}' WHERE action_id = 1");
+    assert_verified(s, NULL);
+    /* a decision's reason */
+    sql("UPDATE approvals SET reason = 'fine' WHERE action_id = 2");
+    assert_break(s, "decision 2: its reason differs");
+    sql("UPDATE approvals SET reason = 'no way' WHERE action_id = 2");
+    /* two events swapped */
+    sql("UPDATE events SET kind = CASE kind WHEN 'ready' THEN 'paused' ELSE 'ready' END "
+        "WHERE session_id = 'tttt'");
+    assert_break(s, "event 1: its kind differs");
+    sql("UPDATE events SET kind = CASE kind WHEN 'ready' THEN 'paused' ELSE 'ready' END "
+        "WHERE session_id = 'tttt'");
+    assert_verified(s, NULL);
+    /* an entry rewritten with a fresh hash of its own still breaks the next link */
+    sql("UPDATE chain SET hash = '00' WHERE seq = 2");
+    assert_break(s, "action 1: the entry was changed");
+    /* an action deleted */
+    sql("UPDATE chain SET hash = (SELECT prev FROM chain WHERE seq = 3) WHERE seq = 2;"
+        "DELETE FROM actions WHERE id = 1");
+    assert_break(s, "action 1: its row is gone");
 }
 
 static void test_open_bad_path(void **state)
@@ -464,6 +570,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_actions_search, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rules_and_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chain_tamper, setup, teardown),
         cmocka_unit_test(test_migration_from_v1),
         cmocka_unit_test(test_open_bad_path),
     };

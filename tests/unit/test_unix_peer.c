@@ -158,6 +158,16 @@ static void test_the_peer_is_checked(void **state)
     /* another binary: a copy of the executor, a shell, python */
     assert_int_equal(unix_peer_check(s, "/bin/sh", getpid(), err, sizeof(err)), -1);
     assert_non_null(strstr(err, "which is not the executor"));
+    /* a runtime image's baked copy: the same bytes pass, one byte changed does not */
+    char cmd[1400];
+    snprintf(cmd, sizeof(cmd),
+             "cp '%s' '%s' && cp '%s' '%s' && printf x | dd of='%s' bs=1 seek=100 conv=notrunc "
+             "2>/dev/null",
+             exe, at("copy"), exe, at("changed"), at("changed"));
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(unix_peer_check(s, at("copy"), getpid(), err, sizeof(err)), 0);
+    assert_int_equal(unix_peer_check(s, at("changed"), getpid(), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "which is not the executor"));
 
     /* the container's first process gone: nothing to check against, not a refusal */
     pid_t dead = fork();
