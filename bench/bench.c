@@ -183,6 +183,29 @@ static bool op_1mb(void)
     return action(NULL, RUN("head -c 1000000 /dev/zero | tr '\\\\0' a"), NULL);
 }
 
+/* A 10 MB command (issue 15 #7): it reaches the shell without its line reader, whose cost
+ * grew with the square of the length. Straight to the executor: through the engine it waits
+ * for approval (the classifier calls a command that long HIGH: too long to analyse). */
+static char *bigcmd_json;
+static bool op_10mb_command(void)
+{
+    return action(NULL, bigcmd_json, "10000000");
+}
+
+static bool make_bigcmd_json(void)
+{
+    static const char head[] = "{\"action\":\"run\",\"args\":{\"command\":\"x=";
+    static const char tail[] = "; echo ${#x}\"}}";
+    size_t n = 10000000;
+    bigcmd_json = malloc(sizeof head + n + sizeof tail);
+    if (!bigcmd_json)
+        return false;
+    memcpy(bigcmd_json, head, sizeof head - 1);
+    memset(bigcmd_json + sizeof head - 1, 'a', n);
+    memcpy(bigcmd_json + sizeof head - 1 + n, tail, sizeof tail);
+    return true;
+}
+
 static bool op_read(void)
 {
     return action(NULL, "{\"action\":\"read\",\"args\":{\"path\":\"/workspace/bench.txt\"}}", NULL);
@@ -653,7 +676,8 @@ int main(int argc, char **argv)
     char *cid = sid ? session_container(sid) : NULL;
     long rss_fresh = -1;
     struct timings echo = {0}, dexec = {0}, echo_x = {0}, dexec2 = {0}, big = {0}, dbig = {0},
-                   rd = {0}, drd = {0}, ed = {0}, ded = {0}, start = {0};
+                   rd = {0}, drd = {0}, ed = {0}, ded = {0}, start = {0}, bigcmd = {0},
+                   dbigcmd = {0};
     if (sid && cid) {
         bench_sid = sid;
         usleep(200000);
@@ -687,6 +711,13 @@ int main(int argc, char **argv)
         measure(op_1mb, p_big, n_exec * 2, n_exec, &big, &dbig);
         measure(op_read, p_read, n_echo / 2, n_exec, &rd, &drd);
         measure(op_edit, p_edit, n_echo / 2, n_exec, &ed, &ded);
+        char *p_bigcmd[] = {"docker", "exec",
+                            cid,      "sh",
+                            "-c",     "x=$(head -c 10000000 /dev/zero | tr '\\0' a); echo ${#x}",
+                            NULL};
+        if (make_bigcmd_json())
+            measure(op_10mb_command, p_bigcmd, 10, 5, &bigcmd, &dbigcmd);
+        free(bigcmd_json);
     }
     if (executor)
         measure_executor_start(executor, dir, 20, &start);
@@ -721,6 +752,8 @@ int main(int argc, char **argv)
     row("1 MB of output, executor", &big, "docker exec C sh -c 'head -c 1000000 ...'", &dbig);
     row("read 109 KB file, executor", &rd, "docker exec C cat FILE", &drd);
     row("str_replace edit, executor", &ed, "docker exec C sed -i ... FILE", &ded);
+    row("10 MB command, executor", &bigcmd, "docker exec C sh -c 'x=$(head -c 10MB ...)'",
+        &dbigcmd);
     printf("\nsamples: ready %zu/%zu; echo engine %zu/%zu; echo executor %zu/%zu; 1 MB %zu/%zu; "
            "read %zu/%zu; edit %zu/%zu (a row with 0 paddock samples: that action is not "
            "supported by this executor)\n",

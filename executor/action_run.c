@@ -437,16 +437,30 @@ static enum action_status done(struct action_req *req, json_t *obs)
  * answered, so only an empty line is typed for it. busybox ash, interrupted at its prompt,
  * now and then prints the old prompt (the old exit code) once more before the new one, so a
  * PS1 shell gets the same result from a command instead of a real ^C. */
-static int type_into(struct shell *sh, const struct run_args *a, int key)
+static int type_into(struct shell *sh, const struct run_args *a, int key, struct buf *err)
 {
     if (key < 0)
-        return shell_type_command(sh, a->command, a->len);
+        return shell_type_command(sh, a->command, a->len, err);
     if (key == 0x03 && !sh->opt.bash)
-        return shell_type_command(sh, "(exit 130)", 10);
+        return shell_type_command(sh, "(exit 130)", 10, err);
     int rc = key == 0x03 || key == 0x04 ? shell_send(sh, (const char[]){(char)key}, 1)
                                         : shell_send(sh, "\n", 1);
+    if (rc < 0)
+        buf_printf(err, "cannot write to the shell's terminal");
     sh->busy = true;
     return rc;
+}
+
+/* The ErrorObservation of a command that could not be handed to the shell. */
+static json_t *refuse_typing(struct buf *err)
+{
+    struct buf msg = BUF_INIT;
+    buf_printf(&msg, "ERROR: Could not pass the command to the shell: %s.",
+               err->data ? err->data : "unknown error");
+    json_t *obs = observation_error(msg.data ? msg.data : "ERROR: Out of memory.");
+    buf_free(&msg);
+    buf_free(err);
+    return obs;
 }
 
 /* ---- is_static: a fresh shell for one command -------------------------------------------- */
@@ -460,9 +474,10 @@ static void on_static_event(struct shell *sh, enum shell_event ev, void *ctx)
     switch (ev) {
     case SHELL_EVENT_READY:
         if (!s->typed) {
+            struct buf err = BUF_INIT;
             s->typed = true;
-            if (type_into(sh, r->args, r->key) < 0)
-                finish(r, observation_error("ERROR: Could not write to the shell."));
+            if (type_into(sh, r->args, r->key, &err) < 0)
+                finish(r, refuse_typing(&err));
         }
         break;
     case SHELL_EVENT_MARKER:
@@ -550,9 +565,10 @@ static enum action_status start_internal(struct run_state *r, struct action_req 
     r->saved = sh->out;
     capture_init(&sh->out, 0, 0);
     r->saved_active = true;
-    if (shell_type_command(sh, a->command, a->len) < 0) {
+    struct buf err = BUF_INIT;
+    if (shell_type_command(sh, a->command, a->len, &err) < 0) {
         restore_output(r);
-        return done(req, observation_error("ERROR: Could not write to the shell."));
+        return done(req, refuse_typing(&err));
     }
     return wait_for_shell(r, req, sh, false, -1);
 }
@@ -600,7 +616,8 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
             r->unreported = r->reported_running = false;
             return done(req, observe_completed(r, a, &r->finished, -1));
         }
-        int rc = key >= 0 ? shell_send(sh, (const char[]){(char)key}, 1)
+        /* A key is a keystroke or, for ^C ^\\ ^Z, a signal that nothing queued holds back. */
+        int rc = key >= 0 ? shell_send_key(sh, key)
                           : (shell_send(sh, a->command, a->len) < 0 ? -1 : shell_send(sh, "\n", 1));
         if (rc < 0)
             return done(req, observation_error("ERROR: Could not write to the shell."));
@@ -626,8 +643,9 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
     }
 
     r->unreported = r->reported_running = false;
-    if (type_into(sh, a, key) < 0)
-        return done(req, observation_error("ERROR: Could not write to the shell."));
+    struct buf err = BUF_INIT;
+    if (type_into(sh, a, key, &err) < 0)
+        return done(req, refuse_typing(&err));
     return wait_for_shell(r, req, sh, false, key);
 }
 

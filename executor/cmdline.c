@@ -1,9 +1,7 @@
 #include "cmdline.h"
 
 #include <ctype.h>
-#include <stdio.h>
 
-#include "common/utf8.h"
 #include "text.h"
 
 static bool is_control(unsigned char c)
@@ -19,45 +17,6 @@ bool cmdline_is_direct(const char *cmd, size_t n, size_t max_line)
         if (is_control((unsigned char)cmd[i]))
             return false;
     return true;
-}
-
-int cmdline_encode(struct buf *out, const char *cmd, size_t n, size_t max_line)
-{
-    /* Room for the longest piece (an escaped control byte) and the continuation. */
-    size_t chunk = max_line < CMDLINE_CHUNK ? max_line - 16 : CMDLINE_CHUNK;
-    if (cmdline_is_direct(cmd, n, max_line))
-        return buf_append(out, cmd, n) < 0 || buf_append(out, "\n", 1) < 0 ? -1 : 0;
-    if (buf_append_str(out, "eval '") < 0)
-        return -1;
-    size_t col = 6;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)cmd[i];
-        char piece[16];
-        size_t plen;
-        if (c == '\'') {
-            plen = (size_t)snprintf(piece, sizeof piece, "'\\''");
-        } else if (c == '\n') {
-            plen = 1;
-            piece[0] = '\n';
-        } else if (c == 0) {
-            continue; /* a shell string cannot hold NUL */
-        } else if (is_control(c)) {
-            plen = (size_t)snprintf(piece, sizeof piece, "'$'\\%03o''", c);
-        } else {
-            plen = 1;
-            piece[0] = (char)c;
-        }
-        /* Break the physical line, but never inside a UTF-8 sequence. */
-        if (col + plen > chunk && !utf8_is_cont(c)) {
-            if (buf_append_str(out, "'\\\n'") < 0)
-                return -1;
-            col = 1;
-        }
-        if (buf_append(out, piece, plen) < 0)
-            return -1;
-        col = c == '\n' ? 0 : col + plen;
-    }
-    return buf_append_str(out, "'\n");
 }
 
 /* The trimmed text as [*start, *start + *len). */

@@ -562,7 +562,15 @@ int main(int argc, char **argv)
     }
     ex.started_at = ex.last_action_at = evloop_now();
 
+    /* Without it the shell still runs short one-line commands; the rest are refused. */
+    char script_dir[64] = "";
+    if (shell_script_dir_create(script_dir, sizeof script_dir, &err) < 0) {
+        fprintf(stderr, "paddock-executor: %s\n", err.data);
+        script_dir[0] = '\0';
+        buf_reset(&err);
+    }
     struct shell_options so = {
+        .script_dir = script_dir[0] ? script_dir : NULL,
         .path = shell_path,
         .bash = is_bash,
         .envp = envp,
@@ -576,6 +584,8 @@ int main(int argc, char **argv)
         shell_start(&ex.shell) < 0) {
         fprintf(stderr, "paddock-executor: cannot start the shell %s: %s\n", shell_path,
                 strerror(errno));
+        if (script_dir[0])
+            rmdir(script_dir);
         return 1;
     }
 
@@ -651,6 +661,8 @@ out:
     plugin_free_all(&ex);
     shell_free(&ex.shell);
     action_run_free_state(&ex);
+    if (script_dir[0])
+        rmdir(script_dir); /* its files went with their shells */
     fsjob_free_state(&ex);
     action_browse_free_state(&ex);
     evloop_del(ex.loop, &sigs.watch);

@@ -156,6 +156,13 @@ static int queue_write(struct shell *sh, const char *data, size_t n)
     return 0;
 }
 
+static void remove_script(struct shell *sh)
+{
+    if (sh->script[0])
+        unlink(sh->script);
+    sh->script[0] = '\0';
+}
+
 /* Hostnames are letters, digits, dots and dashes; anything else must not reach the quotes. */
 static void safe_hostname(const char *in, char *out, size_t outlen)
 {
@@ -300,6 +307,7 @@ void shell_stop(struct shell *sh)
         kill(-fg, SIGKILL);
     spawn_stop(sh->pid, &sh->pid);
     close_master(sh);
+    remove_script(sh);
     sh->ready = sh->busy = false;
 }
 
@@ -323,6 +331,7 @@ static void sink_marker(void *ctx, const struct marker_info *m)
     struct shell *sh = ctx;
     sh->marker = *m;
     sh->busy = false;
+    remove_script(sh); /* read by now: bash reads it whole, ash holds it open */
     if (sh->ready && !m->stdin_tty && m->shell_pid == sh->pid) {
         /* exec 0<&- or exec </dev/null: the shell is about to read EOF and exit, and would
          * take the next command with it. It takes no more commands; on_shell_fd ends it. */
@@ -392,23 +401,98 @@ void shell_reaped(struct shell *sh, int status)
     shell_drain(sh);
     marker_flush(&sh->parser, &sink);
     close_master(sh);
+    remove_script(sh);
     sh->pid = -1;
     sh->ready = sh->busy = false;
     sh->exit_status = status;
     sh->on_event(sh, SHELL_EVENT_EXITED, sh->ctx);
 }
 
-int shell_type_command(struct shell *sh, const char *cmd, size_t n)
+int shell_script_dir_create(char *out, size_t outlen, struct buf *err)
+{
+    /* Fixed and short: the line that sources a file must fit busybox ash's line buffer. */
+    static const char tmpl[] = "/tmp/paddock-cmd.XXXXXX";
+    if (outlen < sizeof tmpl) {
+        buf_printf(err, "no room for the command directory's name");
+        return -1;
+    }
+    memcpy(out, tmpl, sizeof tmpl);
+    /* Searchable by the shell's uid, listable by nobody else: it opens its own file only. */
+    if (!mkdtemp(out) || chmod(out, 0711) < 0) {
+        buf_printf(err, "cannot make the command directory %s: %s", out, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, data, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        data += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The command into the shell's file: a fresh inode each time (a shell still reading the
+ * last one through its descriptor keeps what it had), owned by the shell's uid, 0600. */
+static int write_script(struct shell *sh, const char *cmd, size_t n, struct buf *err)
+{
+    remove_script(sh);
+    int len = snprintf(sh->script, sizeof sh->script, "%s/cmd.%ld",
+                       sh->opt.script_dir ? sh->opt.script_dir : "", (long)sh->pid);
+    if (!sh->opt.script_dir || len < 0 || (size_t)len >= sizeof sh->script) {
+        sh->script[0] = '\0';
+        buf_printf(err, "no directory for long commands");
+        return -1;
+    }
+    int fd = open(sh->script, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int rc = fd < 0 || (sh->opt.switch_user && fchown(fd, sh->opt.uid, sh->opt.gid) < 0) ? -1 : 0;
+    /* A shell string cannot hold NUL: the bytes around them, as the tty would pass them. */
+    for (size_t i = 0; rc == 0 && i < n;) {
+        const char *nul = memchr(cmd + i, '\0', n - i);
+        size_t end = nul ? (size_t)(nul - cmd) : n;
+        rc = write_all(fd, cmd + i, end - i);
+        i = end + 1;
+    }
+    if (rc == 0)
+        rc = write_all(fd, "\n", 1);
+    if (fd >= 0 && close(fd) < 0)
+        rc = -1;
+    if (rc < 0) {
+        buf_printf(err, "cannot write %s: %s", sh->script, strerror(errno));
+        remove_script(sh);
+    }
+    return rc;
+}
+
+int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *err)
 {
     struct buf line = BUF_INIT;
-    if (sh->fd < 0)
+    int rc;
+    if (sh->fd < 0) {
+        buf_printf(err, "the shell is not running");
         return -1;
+    }
     /* A program that crashed in raw mode, or `stty echo`, must not change how the next
      * command's output reads. */
     tcsetattr(sh->fd, TCSANOW, &sh->tio);
-    int rc = cmdline_encode(&line, cmd, n, sh->opt.bash ? CMDLINE_DIRECT_MAX : CMDLINE_SH_LINE_MAX);
-    if (rc == 0)
-        rc = queue_write(sh, line.data, line.len);
+    if (cmdline_is_direct(cmd, n, sh->opt.bash ? CMDLINE_DIRECT_MAX : CMDLINE_SH_LINE_MAX)) {
+        rc = buf_append(&line, cmd, n) < 0 || buf_append(&line, "\n", 1) < 0 ? -1 : 0;
+    } else {
+        /* `.` runs it in this shell (cwd, variables and functions stay) and its status is
+         * the file's last command's, which the marker reports. */
+        rc = write_script(sh, cmd, n, err);
+        if (rc == 0)
+            rc = buf_printf(&line, "%s. '%s'\n", sh->opt.bash ? "builtin " : "", sh->script);
+    }
+    if (rc == 0 && (rc = queue_write(sh, line.data, line.len)) < 0)
+        buf_printf(err, "cannot write to the shell's terminal");
     buf_free(&line);
     if (rc == 0)
         sh->busy = true;
@@ -418,6 +502,46 @@ int shell_type_command(struct shell *sh, const char *cmd, size_t n)
 int shell_send(struct shell *sh, const char *data, size_t n)
 {
     return queue_write(sh, data, n);
+}
+
+/* Input the tty holds and no program read yet would otherwise reach the shell as a command
+ * once the program dies. Only the slave side can flush it (NOFLSH keeps the tty from doing
+ * it on ^C, for the output's sake). Best effort: without it the signal still goes. */
+static void flush_typed_ahead(struct shell *sh)
+{
+    char name[128];
+    if (ptsname_r(sh->fd, name, sizeof name) != 0)
+        return;
+    int fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+        tcflush(fd, TCIFLUSH);
+        close(fd);
+    }
+}
+
+int shell_send_key(struct shell *sh, int key)
+{
+    static const struct {
+        int cc;
+        int sig;
+    } signal_keys[] = {{VINTR, SIGINT}, {VQUIT, SIGQUIT}, {VSUSP, SIGTSTP}};
+    struct termios t;
+    if (sh->fd < 0)
+        return -1;
+    /* The master's mode requests act on the slave: this is what the program set. */
+    if (tcgetattr(sh->fd, &t) == 0 && (t.c_lflag & ISIG))
+        for (size_t i = 0; i < sizeof signal_keys / sizeof signal_keys[0]; i++) {
+            cc_t c = t.c_cc[signal_keys[i].cc];
+            if (c == _POSIX_VDISABLE || c != (cc_t)key)
+                continue;
+            buf_reset(&sh->wq);
+            update_interest(sh);
+            flush_typed_ahead(sh);
+            if (ioctl(sh->fd, TIOCSIG, signal_keys[i].sig) == 0)
+                return 0;
+            break; /* no TIOCSIG: the byte, as a terminal sends it */
+        }
+    return queue_write(sh, (const char[]){(char)key}, 1);
 }
 
 int shell_find(const char *path_env, char *out, size_t outlen, bool *is_bash)

@@ -2,6 +2,7 @@
 #ifndef PADDOCK_EXECUTOR_SHELL_H
 #define PADDOCK_EXECUTOR_SHELL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -32,6 +33,7 @@ struct shell_options {
     bool switch_user;     /* setgid/setuid to uid/gid in the child */
     uid_t uid;            /* the shell's uid (whether or not it switches) */
     gid_t gid;
+    const char *script_dir; /* shell_script_dir_create()'s: where long commands are written */
 };
 
 struct shell;
@@ -55,6 +57,7 @@ struct shell {
     double last_output;        /* evloop_now() of the last output byte */
     int exit_status;           /* wait status of the last shell that ended */
     char nonce[33];
+    char script[PATH_MAX]; /* the command file the shell sources, "" when none is left */
     shell_event_fn on_event;
     void *ctx;
 };
@@ -68,10 +71,22 @@ int shell_start(struct shell *sh);
 void shell_stop(struct shell *sh);
 void shell_free(struct shell *sh);
 
-/* Types a command line (see cmdline.h); the shell is busy until its marker. */
-int shell_type_command(struct shell *sh, const char *cmd, size_t n);
+/* Makes the directory commands too long to type go to (out: its path), mode 0711 when the
+ * shell runs as another uid (it reaches its own files, lists nothing), else 0700. Returns -1
+ * with a message in err. */
+int shell_script_dir_create(char *out, size_t outlen, struct buf *err);
+/* Runs a command (see cmdline.h): short plain lines are typed; anything else is written to
+ * a file of script_dir (the shell's uid, 0600) and a short line sources it in the shell, so
+ * no command of any size goes through the shell's line reader. The shell is busy until its
+ * marker. Returns -1 with a message in err. */
+int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *err);
 /* Sends bytes to whatever reads the tty now. */
 int shell_send(struct shell *sh, const char *data, size_t n);
+/* Sends a key to the program on the tty. A key the tty turns into a signal (^C, ^\, ^Z while
+ * ISIG is on) is a signal to the foreground job at once (TIOCSIG), and the bytes still queued
+ * for the tty are dropped, as a terminal discards typed-ahead input on an interrupt: neither
+ * a full tty nor a long queue can hold it back. Other keys are queued bytes. */
+int shell_send_key(struct shell *sh, int key);
 /* Reads what the tty has right now (the caller is about to act on time). */
 void shell_drain(struct shell *sh);
 /* The reaper found the shell's wait status. */

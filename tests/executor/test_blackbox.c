@@ -393,6 +393,103 @@ static void test_long_command(void **state)
     free(want);
 }
 
+/* head, then size bytes of fill, then tail (malloc'd). */
+static char *big_command(const char *head, char fill, size_t size, const char *tail)
+{
+    size_t h = strlen(head), t = strlen(tail);
+    char *cmd = malloc(h + size + t + 1);
+    assert_non_null(cmd);
+    memcpy(cmd, head, h);
+    memset(cmd + h, fill, size);
+    memcpy(cmd + h + size, tail, t + 1);
+    return cmd;
+}
+
+/* Issue 15 #7: a command of megabytes went through the shell's line reader, whose cost grows
+ * with the square of the line (3 s for 1 MB, minutes for 10 MB; bash 5.2 here: 51 s) while
+ * the shell refused every command. Both sizes, one line and a heredoc, finish within
+ * bb_run's generous 30 s and the shell answers the next one. */
+static void test_huge_commands(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1000000, 10000000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char want[32];
+        char *cmd = big_command("x=", 'a', sizes[i], "; echo ${#x}");
+        snprintf(want, sizeof want, "%zu", sizes[i]);
+        struct bb_reply r = bb_run(&ex, cmd);
+        assert_int_equal(bb_exit_code(&r), 0);
+        assert_string_equal(bb_content(&r), want);
+        bb_reply_free(&r);
+        free(cmd);
+
+        /* A heredoc of 100-byte lines. */
+        size_t lines = sizes[i] / 100;
+        cmd = big_command("cat <<'EOF' | wc -l\n", 'b', lines * 100, "EOF");
+        for (size_t l = 1; l <= lines; l++)
+            cmd[strlen("cat <<'EOF' | wc -l\n") + l * 100 - 1] = '\n';
+        snprintf(want, sizeof want, "%zu", lines);
+        r = bb_run(&ex, cmd);
+        assert_int_equal(bb_exit_code(&r), 0);
+        assert_string_equal(bb_content(&r), want);
+        bb_reply_free(&r);
+        free(cmd);
+        bb_expect_run(&ex, "echo next", 0, "next");
+    }
+}
+
+/* ^C reaches a command that came in a huge request, and typed-ahead input a program never
+ * read neither holds it back nor runs as a command after it. */
+static void test_ctrl_c_after_huge_command(void **state)
+{
+    (void)state;
+    char *cmd = big_command("sleep 100 # ", 'z', 10000000, "");
+    struct bb_reply r = bb_run_full(&ex, cmd, false, 2);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    free(cmd);
+    r = bb_run_full(&ex, "C-c", true, 20);
+    assert_int_equal(bb_exit_code(&r), 130);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo alive", 0, "alive");
+
+    /* A megabyte of input for a program that reads none: the tty fills, the rest queues. */
+    r = bb_run_full(&ex, "sleep 100", false, 1);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    char *input = big_command("echo LEAKED ", 'q', 1000000, "");
+    r = bb_run_full(&ex, input, true, 1);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    free(input);
+    r = bb_run_full(&ex, "C-c", true, 20);
+    assert_int_equal(bb_exit_code(&r), 130);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo alive", 0, "alive");
+}
+
+/* The executor's marker tags and a line like the one that sources a long command are only
+ * text: printed, or run, they change nothing. */
+static void test_marker_and_wrapper_lookalikes(void **state)
+{
+    (void)state;
+    bb_expect_run(
+        &ex,
+        "{ printf '%s\\n' '\\036PDKabc{0;;0;1;1;h\\037/bin\\037/}abcKDP__' "
+        "\". '/tmp/paddock-cmd.x/cmd.1'\"\necho end; }",
+        0, "\\036PDKabc{0;;0;1;1;h\\037/bin\\037/}abcKDP__\n. '/tmp/paddock-cmd.x/cmd.1'\nend");
+    struct bb_reply r = bb_run(&ex, ". '/tmp/paddock-cmd.nothere/cmd.1'");
+    assert_true(bb_exit_code(&r) != 0);
+    bb_reply_free(&r);
+    /* A command that is not typed sits in a file of its own shell's, which it may read. */
+    r = bb_run(&ex, "{ echo once\nfor f in /tmp/paddock-cmd.*/cmd.$$; do [ -r \"$f\" ] && "
+                    "grep -c once \"$f\"; done; true; }");
+    assert_int_equal(bb_exit_code(&r), 0);
+    assert_string_equal(bb_content(&r), "once\n2");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo fine", 0, "fine");
+}
+
 static void test_invalid_utf8(void **state)
 {
     (void)state;
@@ -1325,6 +1422,21 @@ static void test_agent_kill_minus_one_builtin(void **state)
     bb_expect_contains(&ex, "echo ok", "ok");
 }
 
+/* A command that is not typed reaches the agent's shell from a file only the agent reads, in
+ * a directory of the executor's that the agent cannot list or write. */
+static void test_agent_long_command_file(void **state)
+{
+    (void)state;
+    assert_shell_is_agent();
+    char want[64];
+    snprintf(want, sizeof want, "600 %u\n711 0\nunlisted\nunwritable", (unsigned)agent_uid);
+    bb_expect_run(&ex,
+                  "{ f=$(echo /tmp/paddock-cmd.*/cmd.$$)\nstat -c '%a %u' \"$f\"\n"
+                  "stat -c '%a %u' \"${f%/*}\"\nls \"${f%/*}\" >/dev/null 2>&1 || echo unlisted\n"
+                  "(: >\"${f%/*}/other\") 2>/dev/null || echo unwritable; }",
+                  0, want);
+}
+
 static void test_agent_kill_minus_one_external(void **state)
 {
     (void)state;
@@ -2231,6 +2343,9 @@ int main(int argc, char **argv)
         SETTLED(test_unparsable_sent_as_is),
         SETTLED(test_find_exec),
         SETTLED(test_long_command),
+        SETTLED(test_huge_commands),
+        SETTLED(test_ctrl_c_after_huge_command),
+        SETTLED(test_marker_and_wrapper_lookalikes),
         SETTLED(test_invalid_utf8),
         SETTLED(test_big_output_truncated),
         SETTLED(test_line_window),
@@ -2300,6 +2415,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_setup_openhands_fallback),
     };
     const struct CMUnitTest agent_tests[] = {
+        cmocka_unit_test(test_agent_long_command_file),
         cmocka_unit_test(test_agent_kill_minus_one_builtin),
         cmocka_unit_test(test_agent_kill_minus_one_external),
         cmocka_unit_test(test_agent_fork_bomb),

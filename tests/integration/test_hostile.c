@@ -38,6 +38,43 @@ static void assert_session_works(const char *id)
     json_decref(o);
 }
 
+/* Issue 15 #7: a 10 MB command wedged the shell (its line reader, minutes at full CPU) and C-c
+ * did nothing. Through the engine into the hardened sandbox: it runs, C-c reaches the next
+ * one, and the session answers. */
+static void test_huge_command(void **state)
+{
+    json_t *s = session_new(harness_eng, NULL);
+    const char *id = jstr(s, "id");
+    size_t n = 10000000;
+    char *cmd = malloc(n + 32);
+    assert_non_null(cmd);
+    memcpy(cmd, "x=", 2);
+    memset(cmd + 2, 'a', n);
+    strcpy(cmd + 2 + n, "; echo ${#x}");
+    json_t *o = run_timeout(id, cmd, 60);
+    assert_string_equal(jstr(o, "content"), "10000000");
+    assert_int_equal(json_integer_value(jpath(o, "extras.metadata.exit_code")), 0);
+    json_decref(o);
+    memcpy(cmd, "sleep 100 #", 11);
+    o = run_timeout(id, cmd, 2);
+    assert_int_equal(json_integer_value(jpath(o, "extras.metadata.exit_code")), -1);
+    json_decref(o);
+    free(cmd);
+    json_t *body = json_pack("{s:{s:s,s:{s:s,s:b},s:f}}", "action", "action", "run", "args",
+                             "command", "C-c", "is_input", 1, "timeout", 20.0);
+    char *b = json_dumps(body, JSON_COMPACT);
+    char *path = strdupf("/v1/sessions/%s/execute_action", id);
+    o = api_json(harness_eng, "POST", path, b, 200);
+    assert_int_equal(json_integer_value(jpath(o, "extras.metadata.exit_code")), 130);
+    json_decref(o);
+    free(path);
+    free(b);
+    json_decref(body);
+    assert_session_works(id);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
 static void test_kill_all_agent_processes(void **state)
 {
     json_t *s = session_new(harness_eng, NULL);
@@ -106,6 +143,7 @@ int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_huge_command),
         cmocka_unit_test(test_kill_all_agent_processes),
         cmocka_unit_test(test_fork_bomb_is_contained),
         cmocka_unit_test(test_agent_cannot_touch_the_executor),
