@@ -13,10 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* A directory with more entries than this is not scanned further for sockets. */
@@ -161,11 +164,16 @@ static char *mount_not_allowed(const char *cand, const char *home)
 }
 
 /* A socket in the directory itself: read-only mounts do not stop connect(). */
-static char *mount_socket_inside(const char *dir)
+static char *mount_socket_inside(int dir_fd)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return util_strdupf("cannot be read: %s", strerror(errno));
+    int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        char *why = util_strdupf("cannot be read: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return why;
+    }
     char *why = NULL;
     struct dirent *e;
     for (int n = 0; !why && n < MOUNT_SCAN_MAX && (e = readdir(d)); n++) {
@@ -185,7 +193,7 @@ static char *mount_socket_inside(const char *dir)
 }
 
 int mount_policy_check(const struct engine *eng, const char *path, bool want_dir, char **resolved,
-                       char **why)
+                       struct mount_id *id, char **why)
 {
     *resolved = NULL;
     *why = NULL;
@@ -201,7 +209,13 @@ int mount_policy_check(const struct engine *eng, const char *path, bool want_dir
     char *home = mount_home();
     char *reason = NULL;
     struct stat st;
-    if (lstat(r, &st) < 0)
+    /* realpath's result has no link in it: one that appeared since was swapped in. What is
+     * checked from here on is this open inode, not the name. */
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, r, &how, sizeof(how));
+    if (fd < 0 && errno == ELOOP)
+        reason = strdup("changed while it was checked (a symbolic link appeared in its path)");
+    else if (fd < 0 || fstat(fd, &st) < 0)
         reason = util_strdupf("cannot be read: %s", strerror(errno));
     else if (S_ISSOCK(st.st_mode))
         reason = strdup("is a unix socket");
@@ -214,10 +228,14 @@ int mount_policy_check(const struct engine *eng, const char *path, bool want_dir
     if (!reason)
         reason = mount_not_allowed(r, home);
     if (!reason && S_ISDIR(st.st_mode))
-        reason = mount_socket_inside(r);
+        reason = mount_socket_inside(fd);
+    if (fd >= 0)
+        close(fd);
     free(home);
     if (!reason) {
         *resolved = r;
+        if (id)
+            *id = (struct mount_id){.dev = st.st_dev, .ino = st.st_ino, .set = true};
         return 0;
     }
     if (strcmp(r, path) == 0)
@@ -227,4 +245,40 @@ int mount_policy_check(const struct engine *eng, const char *path, bool want_dir
     free(reason);
     free(r);
     return -1;
+}
+
+int mount_policy_verify(pid_t pid, const char *target, const struct mount_id *id, char **why)
+{
+    *why = NULL;
+    char root[64];
+    snprintf(root, sizeof(root), "/proc/%ld/root", (long)pid);
+    /* A bind mount shows its source's own inode at the target; the target is resolved inside
+     * the container's root so that a link in the image cannot point the look elsewhere. */
+    int rfd = pid > 0 ? open(root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (rfd < 0) {
+        *why = util_strdupf("cannot look into the container to check what is mounted at %.300s "
+                            "(%s)",
+                            target, pid > 0 ? strerror(errno) : "no process");
+        return -1;
+    }
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+                           .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+    int fd = (int)syscall(SYS_openat2, rfd, target, &how, sizeof(how));
+    struct stat st;
+    int rc = fd >= 0 ? fstat(fd, &st) : -1;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    close(rfd);
+    if (rc < 0) {
+        *why = util_strdupf("cannot check what is mounted at %.300s: %s", target, strerror(e));
+        return -1;
+    }
+    if (st.st_dev != id->dev || st.st_ino != id->ino) {
+        *why = util_strdupf("what Docker mounted at %.300s is not the directory that was checked "
+                            "(its path was changed between the check and the mount)",
+                            target);
+        return -1;
+    }
+    return 0;
 }

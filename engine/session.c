@@ -401,6 +401,16 @@ static void start_probe(void *ud)
         start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
+/* A mount that is not what the policy checked ends the create: the container is removed. */
+static void start_on_mounts_checked(const char *why, void *ud)
+{
+    struct start_op *op = ud;
+    if (why)
+        start_fail(op, ERR_CONFLICT, why);
+    else
+        start_probe(op);
+}
+
 static void start_on_start(const struct sandbox_reply *r, void *ud)
 {
     struct start_op *op = ud;
@@ -420,8 +430,8 @@ static void start_on_start(const struct sandbox_reply *r, void *ud)
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
     if (op->cfg) /* the host ports Docker chose go into the store */
-        session_prepare_started(op->s->eng, op->cfg, op->s->id, op->s->container_id, start_probe,
-                                op);
+        session_prepare_started(op->s->eng, op->cfg, op->s->id, op->s->container_id,
+                                start_on_mounts_checked, op);
     else
         start_probe(op);
 }

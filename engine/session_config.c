@@ -31,7 +31,6 @@
 #define SESSION_TMPFS_SIZE (512LL * 1024 * 1024)
 #define EXECUTOR_IN_CONTAINER "/opt/paddock/paddock-executor"
 #define SOCKET_DIR_IN_CONTAINER "/run/paddock"
-#define WORKSPACE_IN_CONTAINER "/workspace"
 /* With a read-only root the agent's HOME lives in the /tmp tmpfs (the executor creates it). */
 #define READ_ONLY_HOME "/tmp/home"
 
@@ -400,10 +399,10 @@ static int check_target(struct parse *p, const char *field, const char *t)
 }
 
 static int check_host_path(struct parse *p, const char *field, const char *path, bool want_dir,
-                           char **resolved)
+                           char **resolved, struct mount_id *id)
 {
     char *why = NULL;
-    if (mount_policy_check(p->eng, path, want_dir, resolved, &why) < 0) {
+    if (mount_policy_check(p->eng, path, want_dir, resolved, id, &why) < 0) {
         parse_fail(p, "\"%s\": %s", field, why ? why : "refused");
         free(why);
         return -1;
@@ -451,7 +450,7 @@ static int opt_volumes(struct parse *p, json_t *v)
         struct session_mount *m = &c->volumes[c->n_volumes];
         snprintf(field, sizeof(field), "volumes[%zu].source", i);
         if (src[0] == '/') {
-            if (check_host_path(p, field, src, false, &m->source) < 0)
+            if (check_host_path(p, field, src, false, &m->source, &m->id) < 0)
                 return -1;
         } else if (valid_volume_name(src)) {
             m->volume = true;
@@ -503,7 +502,7 @@ static int opt_workspace(struct parse *p, json_t *v)
     struct session_config *c = p->c;
     c->ws_read_only = strcmp(m, "ro") == 0;
     if (s[0] == '/') {
-        if (check_host_path(p, "workspace.source", s, true, &c->ws_source) < 0)
+        if (check_host_path(p, "workspace.source", s, true, &c->ws_source, &c->ws_id) < 0)
             return -1;
         c->ws = strcmp(m, "overlay") == 0 ? SESSION_WS_OVERLAY : SESSION_WS_BIND;
         /* overlay's lowerdir option separates with ':' and ','. */

@@ -4,6 +4,8 @@
 #ifndef PADDOCK_SESSION_CONFIG_H
 #define PADDOCK_SESSION_CONFIG_H
 
+#include "engine/mount_policy.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,9 +41,13 @@ const char *session_net_name(enum session_net net);
 /* The network mode named by text: 0 and *net, or -1 (*net untouched). */
 int session_net_parse(const char *name, enum session_net *net);
 
+/* Where the workspace is mounted in the container. */
+#define WORKSPACE_IN_CONTAINER "/workspace"
+
 struct session_mount {
     char *source; /* bind: the resolved host path; volume: its name */
     char *target;
+    struct mount_id id; /* what the bind (or the volume's bind device) named when checked */
     bool volume;
     bool read_only;
 };
@@ -66,6 +72,7 @@ struct session_config {
     size_t n_volumes;
     enum session_ws ws;
     char *ws_source; /* bind/overlay: resolved host path; volume: its name */
+    struct mount_id ws_id; /* bind, or a volume binding a host dir: what was checked */
     bool ws_read_only;
     bool read_only;
     bool keep_alive;

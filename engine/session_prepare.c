@@ -171,7 +171,8 @@ static void prep_on_volume(const struct sandbox_reply *r, void *ud)
                            field, name, type ? type : "unset");
                 return;
             }
-            if (mount_policy_check(op->eng, device, false, &resolved, &why) < 0) {
+            struct mount_id *id = ws ? &op->c->ws_id : &op->c->volumes[op->vol_i].id;
+            if (mount_policy_check(op->eng, device, false, &resolved, id, &why) < 0) {
                 prep_failf(op, ERR_BAD_REQUEST, "\"%s\": volume %s binds %s", field, name,
                            why ? why : device);
                 free(why);
@@ -331,14 +332,47 @@ void session_prepare(struct engine *eng, struct session_config *c, const char *i
 
 struct started {
     struct engine *eng;
+    const struct session_config *c;
     char *id;
-    void (*next)(void *ud);
+    session_prepare_started_fn next;
     void *ud;
 };
+
+/* Docker resolved each bind source again when it mounted it: what the container shows at each
+ * target must be the inode the policy checked. NULL, or why not (malloc'd). */
+static char *started_verify_mounts(const struct session_config *c, pid_t pid)
+{
+    char *why = NULL;
+    for (size_t i = 0; !why && i < c->n_volumes; i++)
+        if (c->volumes[i].id.set)
+            mount_policy_verify(pid, c->volumes[i].target, &c->volumes[i].id, &why);
+    if (!why && c->ws_id.set && (c->ws == SESSION_WS_BIND || c->ws == SESSION_WS_VOLUME))
+        mount_policy_verify(pid, WORKSPACE_IN_CONTAINER, &c->ws_id, &why);
+    return why;
+}
+
+static bool started_has_checked_mounts(const struct session_config *c)
+{
+    for (size_t i = 0; i < c->n_volumes; i++)
+        if (c->volumes[i].id.set)
+            return true;
+    return c->ws_id.set && (c->ws == SESSION_WS_BIND || c->ws == SESSION_WS_VOLUME);
+}
 
 static void started_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct started *op = ud;
+    char *why = NULL;
+    if (started_has_checked_mounts(op->c)) {
+        json_t *state = json_object_get(r->json, "State");
+        pid_t pid = (pid_t)json_integer_value(json_object_get(state, "Pid"));
+        if (r->status != 200)
+            why = util_strdupf("cannot check the container's mounts: docker inspect failed "
+                               "(%ld): %s",
+                               r->status, r->message);
+        else
+            why = started_verify_mounts(op->c, pid);
+    }
     json_t *ports = json_array();
     const char *k;
     json_t *v;
@@ -358,32 +392,37 @@ static void started_on_inspect(const struct sandbox_reply *r, void *ud)
                                                        "host_ip", hip, "host_port", atoi(hp)));
         }
     }
-    store_session_config_set(op->eng->store, op->id, "ports", ports, NULL);
+    if (!why && op->c->n_ports)
+        store_session_config_set(op->eng->store, op->id, "ports", ports, NULL);
     json_decref(ports);
-    op->next(op->ud);
+    op->next(why, op->ud);
+    free(why);
     free(op->id);
     free(op);
 }
 
 void session_prepare_started(struct engine *eng, const struct session_config *c, const char *id,
-                             const char *container_id, void (*next)(void *ud), void *ud)
+                             const char *container_id, session_prepare_started_fn next, void *ud)
 {
-    struct started *op = c->n_ports ? calloc(1, sizeof(*op)) : NULL;
+    bool need = c->n_ports || started_has_checked_mounts(c);
+    struct started *op = need ? calloc(1, sizeof(*op)) : NULL;
     if (op && !(op->id = strdup(id))) {
         free(op);
         op = NULL;
     }
     if (!op) {
-        next(ud);
+        next(need ? "out of memory" : NULL, ud);
         return;
     }
     op->eng = eng;
+    op->c = c;
     op->next = next;
     op->ud = ud;
     if (eng->driver->inspect(eng, container_id, started_on_inspect, op) < 0) {
         free(op->id);
         free(op);
-        next(ud);
+        next(started_has_checked_mounts(c) ? "cannot start a request to check the mounts" : NULL,
+             ud);
     }
 }
 

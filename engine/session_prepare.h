@@ -14,10 +14,14 @@ typedef void (*session_prepare_done_fn)(const struct session_result *err, void *
 void session_prepare(struct engine *eng, struct session_config *c, const char *id,
                      session_prepare_done_fn fn, void *ud);
 
-/* After docker start: the host ports Docker chose go into the store (sessions.config.ports,
- * shown as the session's "ports"); then next(ud), possibly before this returns. */
+/* After docker start: every bind the mount policy checked must show, inside the container, the
+ * inode that was checked (Docker resolves the path again); the host ports Docker chose go into
+ * the store (sessions.config.ports, shown as the session's "ports"). Then next(why, ud): why is
+ * NULL, or says which mount differs or could not be checked (the caller removes the container).
+ * next may run before this returns. */
+typedef void (*session_prepare_started_fn)(const char *why, void *ud);
 void session_prepare_started(struct engine *eng, const struct session_config *c, const char *id,
-                             const char *container_id, void (*next)(void *ud), void *ud);
+                             const char *container_id, session_prepare_started_fn next, void *ud);
 
 /* Remove what the engine made for the session (<state>/work/<id>), once its container is
  * gone. */

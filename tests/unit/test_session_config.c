@@ -320,7 +320,7 @@ static void test_mount_policy(void **state)
     snprintf(p, sizeof(p), "%s/ok", base);
     mkdir(p, 0755);
     char *resolved = NULL, *why = NULL;
-    assert_int_equal(mount_policy_check(&eng, p, true, &resolved, &why), 0);
+    assert_int_equal(mount_policy_check(&eng, p, true, &resolved, NULL, &why), 0);
     assert_string_equal(resolved, p);
     free(resolved);
 
@@ -330,35 +330,35 @@ static void test_mount_policy(void **state)
     snprintf(b2, sizeof(b2), "%s/loop2", base);
     assert_int_equal(symlink(b2, a), 0);
     assert_int_equal(symlink(a, b2), 0);
-    assert_int_equal(mount_policy_check(&eng, a, false, &resolved, &why), -1);
+    assert_int_equal(mount_policy_check(&eng, a, false, &resolved, NULL, &why), -1);
     assert_non_null(strstr(why, "Too many levels of symbolic links"));
     free(why);
     snprintf(a, sizeof(a), "%s/st", base);
     assert_int_equal(symlink(state_dir, a), 0);
-    assert_int_equal(mount_policy_check(&eng, a, false, &resolved, &why), -1);
+    assert_int_equal(mount_policy_check(&eng, a, false, &resolved, NULL, &why), -1);
     assert_non_null(strstr(why, "the engine's state dir"));
     free(why);
     snprintf(a, sizeof(a), "%s/file", base);
     FILE *f = fopen(a, "w");
     fclose(f);
-    assert_int_equal(mount_policy_check(&eng, a, true, &resolved, &why), -1);
+    assert_int_equal(mount_policy_check(&eng, a, true, &resolved, NULL, &why), -1);
     assert_non_null(strstr(why, "is not a directory"));
     free(why);
-    assert_int_equal(mount_policy_check(&eng, a, false, &resolved, &why), 0);
+    assert_int_equal(mount_policy_check(&eng, a, false, &resolved, NULL, &why), 0);
     free(resolved);
-    assert_int_equal(mount_policy_check(&eng, "relative/x", false, &resolved, &why), -1);
+    assert_int_equal(mount_policy_check(&eng, "relative/x", false, &resolved, NULL, &why), -1);
     assert_non_null(strstr(why, "not an absolute path"));
     free(why);
 
     /* The allowlist from the environment replaces the default. */
     setenv("PADDOCK_VOLUME_ALLOW", "/nonexistent-prefix:relative", 1);
-    assert_int_equal(mount_policy_check(&eng, p, true, &resolved, &why), -1);
+    assert_int_equal(mount_policy_check(&eng, p, true, &resolved, NULL, &why), -1);
     assert_non_null(strstr(why, "is not inside an allowed prefix (none exists;"));
     free(why);
     setenv("PADDOCK_VOLUME_ALLOW", base, 1);
-    assert_int_equal(mount_policy_check(&eng, p, true, &resolved, &why), 0);
+    assert_int_equal(mount_policy_check(&eng, p, true, &resolved, NULL, &why), 0);
     free(resolved);
-    assert_int_equal(mount_policy_check(&eng, base, true, &resolved, &why), -1); /* strictly in */
+    assert_int_equal(mount_policy_check(&eng, base, true, &resolved, NULL, &why), -1); /* strictly in */
     free(why);
     unsetenv("PADDOCK_VOLUME_ALLOW");
 }
