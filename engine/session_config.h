@@ -71,7 +71,7 @@ struct session_config {
     struct session_mount volumes[SESSION_MAX_VOLUMES];
     size_t n_volumes;
     enum session_ws ws;
-    char *ws_source; /* bind/overlay: resolved host path; volume: its name */
+    char *ws_source;       /* bind/overlay: resolved host path; volume: its name */
     struct mount_id ws_id; /* bind, or a volume binding a host dir: what was checked */
     bool ws_read_only;
     bool read_only;

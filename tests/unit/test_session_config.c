@@ -358,7 +358,8 @@ static void test_mount_policy(void **state)
     setenv("PADDOCK_VOLUME_ALLOW", base, 1);
     assert_int_equal(mount_policy_check(&eng, p, true, &resolved, NULL, &why), 0);
     free(resolved);
-    assert_int_equal(mount_policy_check(&eng, base, true, &resolved, NULL, &why), -1); /* strictly in */
+    assert_int_equal(mount_policy_check(&eng, base, true, &resolved, NULL, &why),
+                     -1); /* strictly in */
     free(why);
     unsetenv("PADDOCK_VOLUME_ALLOW");
 }

@@ -1,0 +1,144 @@
+/* The mount policy checks a path, and Docker resolves it again when it mounts it. A child swaps
+ * a permitted directory under /tmp with a symlink to a denied one (the engine's state dir) in a
+ * loop (renameat2 RENAME_EXCHANGE) while sessions are created with it as their workspace. A
+ * create may be refused; a session that becomes ready must show the permitted directory at
+ * /workspace, never the denied one.
+ * PADDOCK_MOUNT_SWAP_CREATES sets the number of creates (default 60; 500 for a manual run, with
+ * a larger meson test timeout). */
+#include "harness.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka needs the headers above first. */
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SWAP_CREATES_DEFAULT 60
+#define DENIED_MARKER "denied-marker-b7f3"
+#define ALLOWED_MARKER "allowed-marker-b7f3"
+
+/* Exchange a and b until killed (or until the parent dies). */
+static pid_t swapper_start(const char *a, const char *b)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (;;)
+            if (renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) < 0)
+                _exit(2);
+    }
+    return pid;
+}
+
+static int swap_creates(void)
+{
+    const char *n = getenv("PADDOCK_MOUNT_SWAP_CREATES");
+    int v = n ? atoi(n) : 0;
+    return v > 0 ? v : SWAP_CREATES_DEFAULT;
+}
+
+static void test_swap_loop_never_mounts_a_denied_dir(void **state)
+{
+    (void)state;
+    struct engine_proc *e = harness_eng;
+    char base[] = "/tmp/paddock-mswap-XXXXXX";
+    assert_non_null(mkdtemp(base));
+    char *ok = strdupf("%s/ok", base);
+    char *link = strdupf("%s/link", base);
+    char *allowed = strdupf("%s/%s", ok, ALLOWED_MARKER);
+    char *denied = strdupf("%s/%s", e->state_dir, DENIED_MARKER);
+    assert_int_equal(mkdir(ok, 0755), 0);
+    int fd = open(allowed, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    fd = open(denied, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(symlink(e->state_dir, link), 0);
+
+    /* Without the loop the path is permitted: the attack relies on that. */
+    char *body = strdupf("{\"workspace\": \"%s\"}", ok);
+    json_t *s = session_new(e, body);
+    session_delete(e, jstr(s, "id"));
+    json_decref(s);
+
+    pid_t swapper = swapper_start(ok, link);
+    int creates = swap_creates(), ready = 0, refused = 0, mounted_denied = 0;
+    for (int i = 0; i < creates; i++) {
+        struct reply r;
+        api(e, "POST", "/v1/sessions", body, &r);
+        const char *id = jstr(r.json, "id");
+        if (r.status != 201) {
+            /* A refusal names its reason: the policy (400) or the post-start check (409). */
+            if (r.status != 400 && r.status != 409)
+                fprintf(stderr, "create %d → HTTP %ld %s\n", i, r.status, r.body ? r.body : r.err);
+            assert_true(r.status == 400 || r.status == 409);
+            refused++;
+            reply_free(&r);
+            continue;
+        }
+        engine_track(e, id);
+        ready++;
+        json_t *obs = session_run(e, id, "ls -a /workspace");
+        const char *out = jstr(obs, "content");
+        assert_non_null(out);
+        if (strstr(out, DENIED_MARKER)) {
+            mounted_denied++;
+        } else if (!strstr(out, ALLOWED_MARKER)) {
+            fprintf(stderr, "create %d: /workspace shows neither marker: %s\n", i, out);
+            fail();
+        }
+        json_decref(obs);
+        session_delete(e, id);
+        reply_free(&r);
+    }
+    kill(swapper, SIGKILL);
+    int st;
+    assert_int_equal(waitpid(swapper, &st, 0), swapper);
+    assert_true(WIFSIGNALED(st)); /* it swapped until the end */
+    fprintf(stderr, "swap loop: %d creates, %d ready, %d refused, %d mounted the denied dir\n",
+            creates, ready, refused, mounted_denied);
+    assert_int_equal(mounted_denied, 0);
+
+    unlink(allowed);
+    unlink(denied);
+    struct stat lst;
+    /* The exchange left the dir under either name. */
+    if (lstat(ok, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        unlink(ok);
+        rmdir(link);
+    } else {
+        unlink(link);
+        rmdir(ok);
+    }
+    rmdir(base);
+    free(body);
+    free(ok);
+    free(link);
+    free(allowed);
+    free(denied);
+}
+
+int main(void)
+{
+    harness_require();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_swap_loop_never_mounts_a_denied_dir),
+    };
+    int failed = cmocka_run_group_tests_name("mounts", tests, harness_group_setup_unsupervised,
+                                             harness_group_teardown_clean);
+    return failed || harness_teardown_failed ? 1 : 0;
+}
