@@ -2,7 +2,8 @@
  * a permitted directory under /tmp with a symlink to a denied one (the engine's state dir) in a
  * loop (renameat2 RENAME_EXCHANGE) while sessions are created with it as their workspace. A
  * create may be refused; a session that becomes ready must show the permitted directory at
- * /workspace, never the denied one.
+ * /workspace (its marker file and inode), never the denied one (its marker or its inode: the
+ * agent cannot list the 0700 state dir, but stat shows what is mounted).
  * PADDOCK_MOUNT_SWAP_CREATES sets the number of creates (default 60; 500 for a manual run, with
  * a larger meson test timeout). */
 #include "harness.h"
@@ -68,6 +69,10 @@ static void test_swap_loop_never_mounts_a_denied_dir(void **state)
     assert_true(fd >= 0);
     close(fd);
     assert_int_equal(symlink(e->state_dir, link), 0);
+    /* The state dir is 0700 root: the agent cannot list it, but sees its inode number. */
+    struct stat ok_st, denied_st;
+    assert_int_equal(stat(ok, &ok_st), 0);
+    assert_int_equal(stat(e->state_dir, &denied_st), 0);
 
     /* Without the loop the path is permitted: the attack relies on that. */
     char *body = strdupf("{\"workspace\": \"%s\"}", ok);
@@ -93,15 +98,19 @@ static void test_swap_loop_never_mounts_a_denied_dir(void **state)
         }
         engine_track(e, id);
         ready++;
-        json_t *obs = session_run(e, id, "ls -a /workspace");
+        json_t *obs = session_run(e, id, "stat -c 'inode=%i' /workspace; ls -a /workspace");
         const char *out = jstr(obs, "content");
         assert_non_null(out);
-        if (strstr(out, DENIED_MARKER)) {
+        char *ino_ok = strdupf("inode=%llu\n", (unsigned long long)ok_st.st_ino);
+        char *ino_denied = strdupf("inode=%llu\n", (unsigned long long)denied_st.st_ino);
+        if (strstr(out, DENIED_MARKER) || strstr(out, ino_denied)) {
             mounted_denied++;
-        } else if (!strstr(out, ALLOWED_MARKER)) {
-            fprintf(stderr, "create %d: /workspace shows neither marker: %s\n", i, out);
+        } else if (!strstr(out, ALLOWED_MARKER) || !strstr(out, ino_ok)) {
+            fprintf(stderr, "create %d: /workspace is neither dir: %s\n", i, out);
             fail();
         }
+        free(ino_ok);
+        free(ino_denied);
         json_decref(obs);
         session_delete(e, id);
         reply_free(&r);
