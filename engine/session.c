@@ -442,6 +442,18 @@ static void start_begin(struct start_op *op)
         start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
+/* A restart: the binds were checked again; after the start they are compared like a create's. */
+static void start_on_rechecked(enum err_code err, const char *why, struct session_config *c,
+                               void *ud)
+{
+    struct start_op *op = ud;
+    op->cfg = c;
+    if (why)
+        start_fail(op, err, why);
+    else
+        start_begin(op);
+}
+
 void session_start_container(struct session *s, bool restart, session_done_fn fn, void *ud)
 {
     struct start_op *op = calloc(1, sizeof(*op));
@@ -459,7 +471,10 @@ void session_start_container(struct session *s, bool restart, session_done_fn fn
     /* The old executor's socket is dead; the new one binds it again. */
     unlink(s->exec_sock);
     s->exec_init_pid = 0; /* a new first process: learned again */
-    start_begin(op);
+    if (restart)
+        session_prepare_restart(s->eng, s->container_id, start_on_rechecked, op);
+    else
+        start_begin(op);
 }
 
 static void create_on_pulled(const struct builder_result *r, void *ud);

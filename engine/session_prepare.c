@@ -426,6 +426,90 @@ void session_prepare_started(struct engine *eng, const struct session_config *c,
     }
 }
 
+/* ---- before a restart ---- */
+
+struct recheck {
+    struct engine *eng;
+    session_prepare_restart_fn fn;
+    void *ud;
+};
+
+/* The engine's own binds (the executor, the socket dir, an engine-made workspace) lie in paths
+ * only it writes; the policy would refuse them. */
+static bool recheck_is_engines(const struct engine *eng, const char *src)
+{
+    size_t n = strlen(eng->state_dir);
+    return strcmp(src, eng->executor_path) == 0 ||
+           (strncmp(src, eng->state_dir, n) == 0 && src[n] == '/');
+}
+
+static void recheck_on_inspect(const struct sandbox_reply *r, void *ud)
+{
+    struct recheck *op = ud;
+    struct session_config *c = calloc(1, sizeof(*c));
+    enum err_code err = ERR_NONE;
+    char *why = NULL;
+    size_t i;
+    json_t *m;
+    if (!c) {
+        err = ERR_INTERNAL;
+        why = strdup("out of memory");
+    } else if (r->status != 200 && r->status != 404) {
+        /* 404 and an unreachable daemon: the start itself says so. */
+        err = r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR;
+        why = util_strdupf("cannot check the container's mounts before the start: docker "
+                           "inspect failed (%ld): %s",
+                           r->status, r->message);
+    }
+    json_array_foreach(r->status == 200 && c ? json_object_get(r->json, "Mounts") : NULL, i, m)
+    {
+        const char *type = json_string_value(json_object_get(m, "Type"));
+        const char *src = json_string_value(json_object_get(m, "Source"));
+        const char *dst = json_string_value(json_object_get(m, "Destination"));
+        if (why || !type || strcmp(type, "bind") != 0 || !src || !dst ||
+            recheck_is_engines(op->eng, src))
+            continue;
+        bool ws = strcmp(dst, WORKSPACE_IN_CONTAINER) == 0;
+        if (!ws && c->n_volumes == SESSION_MAX_VOLUMES) {
+            err = ERR_CONFLICT;
+            why = strdup("the container has more binds than a session may have");
+            break;
+        }
+        char **source = ws ? &c->ws_source : &c->volumes[c->n_volumes].source;
+        struct mount_id *id = ws ? &c->ws_id : &c->volumes[c->n_volumes].id;
+        char *reason = NULL;
+        if (ws)
+            c->ws = SESSION_WS_BIND;
+        else
+            c->volumes[c->n_volumes++].target = strdup(dst);
+        if (mount_policy_check(op->eng, src, false, source, id, &reason) < 0 ||
+            strcmp(*source, src) != 0) {
+            err = ERR_CONFLICT;
+            why = util_strdupf("the bind at %.300s no longer passes the mount policy: %s", dst,
+                               reason ? reason : "its path now resolves elsewhere");
+        }
+        free(reason);
+    }
+    op->fn(err, why, c, op->ud);
+    free(why);
+    free(op);
+}
+
+void session_prepare_restart(struct engine *eng, const char *container_id,
+                             session_prepare_restart_fn fn, void *ud)
+{
+    struct recheck *op = calloc(1, sizeof(*op));
+    if (!op) {
+        fn(ERR_INTERNAL, "out of memory", NULL, ud);
+        return;
+    }
+    *op = (struct recheck){.eng = eng, .fn = fn, .ud = ud};
+    if (eng->driver->inspect(eng, container_id, recheck_on_inspect, op) < 0) {
+        free(op);
+        fn(ERR_INTERNAL, "cannot start a request", NULL, ud);
+    }
+}
+
 void session_prepare_cleanup(struct engine *eng, const char *id)
 {
     char *wd = session_config_work_dir(eng, id);

@@ -3,6 +3,8 @@
 #ifndef PADDOCK_SESSION_PREPARE_H
 #define PADDOCK_SESSION_PREPARE_H
 
+#include "engine/base/errors.h"
+
 struct engine;
 struct session_config;
 struct session_result;
@@ -22,6 +24,16 @@ void session_prepare(struct engine *eng, struct session_config *c, const char *i
 typedef void (*session_prepare_started_fn)(const char *why, void *ud);
 void session_prepare_started(struct engine *eng, const struct session_config *c, const char *id,
                              const char *container_id, session_prepare_started_fn next, void *ud);
+
+/* Before a stopped session's container starts again: Docker resolves each bind's source once
+ * more, so each (but the engine's own) goes through the mount policy again. fn(err, why, c,
+ * ud): why NULL, or the refusal (err its code); c (the caller's, may be NULL) holds the binds
+ * as volumes with what they named, for session_prepare_started. fn may run before this
+ * returns. */
+typedef void (*session_prepare_restart_fn)(enum err_code err, const char *why,
+                                           struct session_config *c, void *ud);
+void session_prepare_restart(struct engine *eng, const char *container_id,
+                             session_prepare_restart_fn fn, void *ud);
 
 /* Remove what the engine made for the session (<state>/work/<id>), once its container is
  * gone. */

@@ -4,6 +4,7 @@
  * create may be refused; a session that becomes ready must show the permitted directory at
  * /workspace (its marker file and inode), never the denied one (its marker or its inode: the
  * agent cannot list the 0700 state dir, but stat shows what is mounted).
+ * The same swap while a session is stopped: its resume is refused.
  * PADDOCK_MOUNT_SWAP_CREATES sets the number of creates (default 60; 500 for a manual run, with
  * a larger meson test timeout). */
 #include "harness.h"
@@ -144,11 +145,61 @@ static void test_swap_loop_never_mounts_a_denied_dir(void **state)
     free(denied);
 }
 
+/* A stopped session's bind is swapped for a link to the state dir before its resume: Docker
+ * would resolve the recorded path again. The resume is refused and the session stays stopped;
+ * swapped back, it resumes. */
+static void test_resume_after_a_swap_is_refused(void **state)
+{
+    (void)state;
+    struct engine_proc *e = harness_eng;
+    char base[] = "/tmp/paddock-mswap-XXXXXX";
+    assert_non_null(mkdtemp(base));
+    char *ok = strdupf("%s/ok", base);
+    char *link = strdupf("%s/link", base);
+    assert_int_equal(mkdir(ok, 0755), 0);
+    assert_int_equal(symlink(e->state_dir, link), 0);
+    char *body = strdupf("{\"workspace\": \"%s\"}", ok);
+    json_t *s = session_new(e, body);
+    const char *id = jstr(s, "id");
+    char *stop = strdupf("/v1/sessions/%s/stop", id);
+    char *resume = strdupf("/v1/sessions/%s/resume", id);
+    json_decref(api_json(e, "POST", stop, NULL, 200));
+
+    assert_int_equal(renameat2(AT_FDCWD, ok, AT_FDCWD, link, RENAME_EXCHANGE), 0);
+    struct reply r;
+    api(e, "POST", resume, NULL, &r);
+    if (r.status != 409)
+        fprintf(stderr, "resume after the swap → HTTP %ld %s\n", r.status, r.body ? r.body : r.err);
+    assert_int_equal(r.status, 409);
+    assert_non_null(strstr(jstr(r.json, "error.message"), "mount policy"));
+    reply_free(&r);
+    json_t *after = session_wait_state(e, id, "stopped", 10000);
+    assert_non_null(after);
+    json_decref(after);
+
+    assert_int_equal(renameat2(AT_FDCWD, ok, AT_FDCWD, link, RENAME_EXCHANGE), 0);
+    json_decref(api_json(e, "POST", resume, NULL, 200));
+    json_t *o = session_run(e, id, "echo back");
+    assert_string_equal(jstr(o, "content"), "back");
+    json_decref(o);
+    session_delete(e, id);
+    json_decref(s);
+    unlink(link);
+    rmdir(ok);
+    rmdir(base);
+    free(stop);
+    free(resume);
+    free(body);
+    free(ok);
+    free(link);
+}
+
 int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_swap_loop_never_mounts_a_denied_dir),
+        cmocka_unit_test(test_resume_after_a_swap_is_refused),
     };
     int failed = cmocka_run_group_tests_name("mounts", tests, harness_group_setup_unsupervised,
                                              harness_group_teardown_clean);
