@@ -320,9 +320,21 @@ static void test_mount_policy(void **state)
     snprintf(p, sizeof(p), "%s/ok", base);
     mkdir(p, 0755);
     char *resolved = NULL, *why = NULL;
-    assert_int_equal(mount_policy_check(&eng, p, true, &resolved, NULL, &why), 0);
+    struct mount_id id = {0};
+    assert_int_equal(mount_policy_check(&eng, p, true, &resolved, &id, &why), 0);
     assert_string_equal(resolved, p);
     free(resolved);
+    /* What was checked is what a process whose root is ours sees there; another inode is not. */
+    struct stat pst;
+    assert_int_equal(stat(p, &pst), 0);
+    assert_true(id.set && id.dev == pst.st_dev && id.ino == pst.st_ino);
+    assert_int_equal(mount_policy_verify(getpid(), p, &id, &why), 0);
+    struct mount_id other = id;
+    other.ino++;
+    assert_int_equal(mount_policy_verify(getpid(), p, &other, &why), -1);
+    assert_non_null(strstr(why, "is not the directory that was checked"));
+    free(why);
+    why = NULL;
 
     /* A symlink loop, a link into the state dir, a file where a dir is wanted. */
     char a[512], b2[512];
