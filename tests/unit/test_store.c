@@ -446,7 +446,8 @@ static void test_migration_from_v1(void **state)
         " kind TEXT NOT NULL, detail TEXT, at REAL NOT NULL);"
         "INSERT INTO sessions VALUES ('a1', 'a', 'i', NULL, 'creating', NULL, '{}', 1, 1);"
         "INSERT INTO sessions VALUES ('b1', 'b', 'i', 'c', 'deleting', NULL, '{}', 1, 1);"
-        "INSERT INTO sessions VALUES ('c1', 'c', 'i', 'c', 'error', 'boom', '{}', 1, 1);"
+        "INSERT INTO sessions VALUES ('c1', 'c', 'i', 'c', 'error', 'boom', "
+        "'{\"env\":{\"FOO\":\"wombat-value\"}}', 1, 1);"
         "INSERT INTO events(session_id, kind, at) VALUES ('a1', 'creating', 1);"
         "INSERT INTO actions(session_id, kind, summary, args, state, created_at, observation, "
         "observation_size) VALUES ('c1', 'run', 'echo old', '{}', 'done', 1, "
@@ -468,6 +469,10 @@ static void test_migration_from_v1(void **state)
     o = store_session_get(s, "c1");
     assert_string_equal(json_string_value(json_object_get(o, "reason")), "boom");
     assert_int_equal(json_integer_value(json_object_get(o, "action_count")), 1); /* counted */
+    /* v9: the env's names stay, its values are gone */
+    json_t *env = json_object_get(o, "env");
+    assert_int_equal(json_array_size(env), 1);
+    assert_string_equal(json_string_value(json_array_get(env, 0)), "FOO");
     json_decref(o);
     json_t *ev = store_events_list(s, "a1", 10);
     assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 0), "kind")),
@@ -487,6 +492,13 @@ static void test_migration_from_v1(void **state)
     json_decref(found);
     assert_verified(s, NULL); /* the rows before the record, recorded by the migration */
     store_close(s);
+    /* Not in the file's bytes either (store_close checkpointed the WAL into it). */
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    static char bytes[1 << 20];
+    size_t n = fread(bytes, 1, sizeof(bytes), f);
+    fclose(f);
+    assert_null(memmem(bytes, n, "wombat-value", 12));
     char cmd[160];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
     assert_int_equal(system(cmd), 0);
