@@ -146,14 +146,16 @@ static const char *const store_migrations[] = {
     "  retired INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX chain_by_session ON chain(session_id, seq);",
     /* 8 → 9: env values are no longer kept (they may be keys and tokens): each session keeps
-     * the names it was given. secure_delete (store_open) zeroes the old bytes. Sessions' rows
-     * are not in the chain, so the record still verifies. */
+     * the names it was given. secure_delete (store_open; Debian's SQLite has it on already)
+     * zeroes the old bytes. Sessions' rows are not in the chain: the record still verifies. */
     "UPDATE sessions SET config = json_set(config, '$.env', (SELECT json_group_array(key) "
     "FROM json_each(sessions.config, '$.env'))) WHERE json_type(config, '$.env') = 'object';",
 };
 
 /* The schema version whose migration also records the existing rows (C: SHA-256). */
 #define STORE_CHAIN_VERSION 8
+/* The schema version whose migration dropped env values from sessions.config. */
+#define STORE_ENV_NAMES_VERSION 9
 
 char *store_errf(struct store *s, const char *what)
 {
@@ -221,6 +223,11 @@ static int store_migrate(struct store *s, char **err)
         }
         if (store_exec(s, "COMMIT;", err) < 0)
             return -1;
+        /* The rows v9 scrubbed may still be in WAL frames (an engine that was killed leaves
+         * its WAL): move everything into the file, where secure_delete zeroed them, and empty
+         * the WAL. Busy is no error: the next checkpoint does it. */
+        if (v + 1 == STORE_ENV_NAMES_VERSION)
+            sqlite3_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE);", NULL, NULL, NULL);
     }
     return 0;
 }

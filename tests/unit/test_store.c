@@ -425,7 +425,8 @@ static void test_transitions_and_events(void **state)
     json_decref(ev);
 }
 
-/* A store written by the first schema: states renamed, reasons kept. */
+/* A store written by the first schema: states renamed, reasons kept, env values gone (a big
+ * one too: its overflow pages are freed, and zeroed). */
 static void test_migration_from_v1(void **state)
 {
     char d[] = "/tmp/paddock-store-XXXXXX";
@@ -447,7 +448,8 @@ static void test_migration_from_v1(void **state)
         "INSERT INTO sessions VALUES ('a1', 'a', 'i', NULL, 'creating', NULL, '{}', 1, 1);"
         "INSERT INTO sessions VALUES ('b1', 'b', 'i', 'c', 'deleting', NULL, '{}', 1, 1);"
         "INSERT INTO sessions VALUES ('c1', 'c', 'i', 'c', 'error', 'boom', "
-        "'{\"env\":{\"FOO\":\"wombat-value\"}}', 1, 1);"
+        "'{\"env\":{\"FOO\":\"wombat-value\",\"BIG\":\"' || printf('%.6000c', 'w') || "
+        "'wombat-value\"}}', 1, 1);"
         "INSERT INTO events(session_id, kind, at) VALUES ('a1', 'creating', 1);"
         "INSERT INTO actions(session_id, kind, summary, args, state, created_at, observation, "
         "observation_size) VALUES ('c1', 'run', 'echo old', '{}', 'done', 1, "
@@ -471,8 +473,9 @@ static void test_migration_from_v1(void **state)
     assert_int_equal(json_integer_value(json_object_get(o, "action_count")), 1); /* counted */
     /* v9: the env's names stay, its values are gone */
     json_t *env = json_object_get(o, "env");
-    assert_int_equal(json_array_size(env), 1);
+    assert_int_equal(json_array_size(env), 2);
     assert_string_equal(json_string_value(json_array_get(env, 0)), "FOO");
+    assert_string_equal(json_string_value(json_array_get(env, 1)), "BIG");
     json_decref(o);
     json_t *ev = store_events_list(s, "a1", 10);
     assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 0), "kind")),
