@@ -178,6 +178,20 @@ static void assert_container_env_lacks(const char *cid, const char *value)
     free(path);
 }
 
+/* `paddock show` names what the session got and what was withheld, never a value. */
+static void assert_show_names(const char *id)
+{
+    char *argv[] = {(char *)harness_bin(),  "--socket", harness_eng->socket, "--state-dir",
+                    harness_eng->state_dir, "show",     (char *)id,          NULL};
+    struct proc_result pr;
+    proc_run(argv, NULL, 30000, &pr);
+    assert_int_equal(pr.status, 0);
+    if (!strstr(pr.out, "FOO") || !strstr(pr.out, "withheld env") ||
+        !strstr(pr.out, "GITHUB_TOKEN") || strstr(pr.out, FOO_VALUE) || strstr(pr.out, TOKEN_VALUE))
+        fail_msg("paddock show:\n%s", pr.out);
+    proc_result_free(&pr);
+}
+
 static void post_ok(const char *path_fmt, const char *id)
 {
     char *path = strdupf(path_fmt, id);
@@ -201,6 +215,7 @@ static void test_fresh_withholds_and_stores_names(void **state)
     assert_withheld_token(s);
     assert_string_equal(json_string_value(json_array_get(json_object_get(s, "env"), 0)), "FOO");
     assert_int_equal(json_array_size(json_object_get(s, "env")), 1);
+    assert_show_names(id);
 
     post_ok("/v1/sessions/%s/stop", id);
     json_decref(session_wait_state(harness_eng, id, "stopped", 30000));
