@@ -73,6 +73,26 @@ static void show_session(json_t *s, json_t *events)
              (long long)json_integer_value(json_object_get(s, "action_count")),
              (long long)json_integer_value(json_object_get(s, "pending_approvals")));
     show_field("actions", buf);
+    /* env: names only (the engine keeps no values); withheld: each name and why. */
+    char names[512] = "";
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(s, "env"), i, e)
+    {
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+                 json_string_value(e) ? json_string_value(e) : "?");
+    }
+    if (names[0])
+        show_field("env", names);
+    json_array_foreach(json_object_get(s, "withheld_env"), i, e)
+    {
+        char line[600];
+        const char *n = json_string_value(json_object_get(e, "name"));
+        const char *why = json_string_value(json_object_get(e, "why"));
+        snprintf(line, sizeof(line), "%s: %s", n ? n : "?", why ? why : "");
+        show_field("withheld env", line);
+    }
     char *opts = json_dumps(json_object_get(s, "options"), JSON_INDENT(2));
     printf("\noptions:\n");
     cli_write_safe(stdout, opts ? opts : "{}", opts ? strlen(opts) : 2);
@@ -84,8 +104,6 @@ static void show_session(json_t *s, json_t *events)
         free(ports);
     }
     printf("\n\nstate history:\n");
-    size_t i;
-    json_t *e;
     json_array_foreach(events, i, e)
     {
         char when[32], kind[40], detail[300];

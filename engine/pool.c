@@ -276,8 +276,8 @@ bool pool_fits(struct engine *eng, json_t *opts, const char *image)
     json_object_foreach(opts, k, v)
     {
         /* Options that live in the engine, not in the container, fit any warm sandbox. */
-        static const char *const fit[] = {"image",      "name",    "env",
-                                          "keep_alive", "confirm", "approval_timeout"};
+        static const char *const fit[] = {
+            "image", "name", "env", "env_allow", "keep_alive", "confirm", "approval_timeout"};
         size_t i = 0;
         while (i < sizeof(fit) / sizeof(fit[0]) && strcmp(k, fit[i]) != 0)
             i++;
@@ -342,13 +342,14 @@ static void claim_on_env(const struct http_result *r, void *ud)
     free(op);
 }
 
-int session_claim(struct session *s, const char *name, json_t *options, json_t *env,
+int session_claim(struct session *s, const char *name, json_t *patch, json_t *env,
                   session_done_fn fn, void *ud)
 {
     struct engine *eng = s->eng;
     char *nm = strdup(name);
-    bool keep_alive = !json_is_false(json_object_get(options, "keep_alive"));
-    if (!nm || store_session_claim(eng->store, s->id, name, options, util_now(), NULL) < 0) {
+    bool keep_alive =
+        !json_is_false(json_object_get(json_object_get(patch, "options"), "keep_alive"));
+    if (!nm || store_session_claim(eng->store, s->id, name, patch, util_now(), NULL) < 0) {
         free(nm);
         return -1;
     }

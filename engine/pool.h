@@ -17,7 +17,7 @@ void pool_free(struct pool *p);
 /* A session changed: look at the pool again soon (coalesced; refills, replaces dead ones). */
 void pool_on_session(struct engine *eng);
 /* Whether a warm sandbox of image can serve a request with these options: only image, name,
- * env and keep_alive may be given (anything else needs its own container). */
+ * env, env_allow and keep_alive may be given (anything else needs its own container). */
 bool pool_fits(struct engine *eng, json_t *opts, const char *image);
 /* A ready, idle pooled session of image, or NULL. */
 struct session *pool_take(struct engine *eng, const char *image);

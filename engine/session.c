@@ -621,10 +621,17 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
             "{s:b,s:s,s:f}", "keep_alive", cfg->keep_alive, "confirm",
             cfg->confirm ? cfg->confirm : policy_name(eng->default_confirm), "approval_timeout",
             cfg->approval_timeout > 0 ? cfg->approval_timeout : eng->approval_timeout);
-        int rc = warm && o ? session_claim(warm, name ? name : warm->id, o,
-                                           json_object_get(opts, "env"), fn, ud)
-                           : -1;
-        json_decref(o);
+        if (o && cfg->env_allow)
+            json_object_set(o, "env_allow", cfg->env_allow);
+        /* The warm sandbox gets what a fresh one would: cfg->env is without what was
+         * withheld. */
+        json_t *patch = o ? json_pack("{s:o,s:o,s:O}", "options", o, "env",
+                                      session_config_env_names(cfg), "withheld_env", cfg->withheld)
+                          : NULL;
+        int rc = warm && patch
+                     ? session_claim(warm, name ? name : warm->id, patch, cfg->env, fn, ud)
+                     : -1;
+        json_decref(patch);
         if (rc == 0) {
             session_config_free(cfg);
             return 0;

@@ -10,6 +10,9 @@
 #include "engine/risk/policy.h"
 #include "engine/session.h"
 
+#include "common/buf.h"
+#include "common/env_secret.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -213,6 +216,74 @@ static int opt_env(struct parse *p, json_t *v)
                           total, ENV_TOTAL_MAX);
     json_decref(p->c->env);
     p->c->env = json_deep_copy(v);
+    return 0;
+}
+
+/* Credential-named variables the caller passes through to the agent's shell on purpose. */
+static int opt_env_allow(struct parse *p, json_t *v)
+{
+    if (!json_is_array(v) || json_array_size(v) > ENV_KEYS_MAX)
+        return parse_fail(p, "\"env_allow\" must be an array of at most %d variable names",
+                          ENV_KEYS_MAX);
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x)
+    {
+        const char *k = json_string_value(x);
+        if (!k || !valid_env_key(k))
+            return parse_fail(p, "\"env_allow\" holds names of the form [A-Za-z_][A-Za-z0-9_]*");
+    }
+    json_decref(p->c->env_allow);
+    p->c->env_allow = json_incref(v);
+    return 0;
+}
+
+static bool env_allowed(const json_t *allow, const char *name)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(allow, i, x)
+    {
+        if (strcmp(json_string_value(x), name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* One rule for a fresh sandbox and a warm one: a credential-named variable is not given to
+ * the sandbox at all (not in its container, not in the agent's shell) unless env_allow names
+ * it; the create reply lists each one withheld, and why. */
+static int env_withhold(struct parse *p)
+{
+    struct session_config *c = p->c;
+    size_t i;
+    json_t *x;
+    json_array_foreach(c->env_allow, i, x)
+    {
+        if (!json_object_get(c->env, json_string_value(x)))
+            return parse_fail(p, "\"env_allow\" names %.64s, which \"env\" does not set",
+                              json_string_value(x));
+    }
+    if (!(c->withheld = json_array()))
+        return -1;
+    const char *k;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(c->env, tmp, k, v)
+    {
+        const char *word = env_secret_word(k, strlen(k));
+        if (!word || env_allowed(c->env_allow, k))
+            continue;
+        char *why = util_strdupf("its name looks like a credential (it has \"%s\"), so the "
+                                 "sandbox does not get it; name it in \"env_allow\" to pass "
+                                 "it through on purpose",
+                                 word);
+        json_t *w = json_pack("{s:s,s:s}", "name", k, "why", why ? why : "");
+        free(why);
+        if (!w || json_array_append_new(c->withheld, w) < 0)
+            return -1;
+        json_object_del(c->env, k);
+    }
     return 0;
 }
 
@@ -650,6 +721,7 @@ static const struct session_option session_options[] = {
     {"image", opt_image},
     {"name", opt_name},
     {"env", opt_env},
+    {"env_allow", opt_env_allow},
     {"limits", opt_limits},
     {"network", opt_network},
     {"gpus", opt_gpus},
@@ -672,6 +744,8 @@ static const struct session_option session_options[] = {
 static int parse_combined(struct parse *p)
 {
     struct session_config *c = p->c;
+    if (env_withhold(p) < 0)
+        return -1;
     if (c->n_ports && c->network != SESSION_NET_BRIDGE)
         return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)",
                           session_net_name(c->network),
@@ -774,6 +848,8 @@ void session_config_free(struct session_config *c)
     free(c->image);
     free(c->name);
     json_decref(c->env);
+    json_decref(c->env_allow);
+    json_decref(c->withheld);
     json_decref(c->setup);
     json_decref(c->gpu_ids);
     for (size_t i = 0; i < c->n_volumes; i++) {
@@ -813,6 +889,18 @@ int session_ws_parse(const char *name, enum session_ws *ws)
             return 0;
         }
     return -1;
+}
+
+json_t *session_config_env_names(const struct session_config *c)
+{
+    json_t *names = json_array();
+    const char *k;
+    json_t *v;
+    json_object_foreach(c->env, k, v)
+    {
+        json_array_append_new(names, json_string(k));
+    }
+    return names;
 }
 
 json_t *session_config_stored(const struct session_config *c, struct engine *eng, const char *id,
@@ -893,7 +981,10 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
         json_object_set_new(g, "token", json_boolean(c->git_token != NULL));
         json_object_set_new(o, "git", g);
     }
-    return json_pack("{s:s,s:O,s:o}", "image", image, "env", c->env, "options", o);
+    if (c->env_allow)
+        json_object_set(o, "env_allow", c->env_allow);
+    return json_pack("{s:s,s:o,s:O,s:o}", "image", image, "env", session_config_env_names(c),
+                     "withheld_env", c->withheld, "options", o);
 }
 
 /* ---- the create body ---- */
@@ -979,6 +1070,22 @@ json_t *session_config_container(struct engine *eng, const struct session_config
 {
     json_t *envs = json_array();
     json_array_append_new(envs, json_string("LANG=C.UTF-8"));
+    /* The credential-named variables the executor lets into the agent's shell (an image that
+     * sets it itself chose to). */
+    if (json_array_size(c->env_allow)) {
+        struct buf allow = BUF_INIT;
+        size_t ai;
+        json_t *a;
+        json_array_foreach(c->env_allow, ai, a)
+        {
+            buf_printf(&allow, "%s%s", allow.len ? "," : "", json_string_value(a));
+        }
+        char *allow_kv = allow.data ? util_strdupf("PADDOCK_ENV_ALLOW=%s", allow.data) : NULL;
+        buf_free(&allow);
+        if (allow_kv)
+            json_array_append_new(envs, json_string(allow_kv));
+        free(allow_kv);
+    }
     const char *k;
     json_t *v;
     json_object_foreach(c->env, k, v)

@@ -58,9 +58,11 @@ struct session_port {
 };
 
 struct session_config {
-    char *image; /* NULL: the engine's default */
-    char *name;  /* NULL: the session id */
-    json_t *env; /* object of strings, never NULL */
+    char *image;       /* NULL: the engine's default */
+    char *name;        /* NULL: the session id */
+    json_t *env;       /* object of strings, never NULL; without what was withheld */
+    json_t *env_allow; /* array of names passed through though they look like credentials */
+    json_t *withheld;  /* array of {"name", "why"}: env names the sandbox does not get */
     double cpus;
     long long memory, pids, disk; /* disk 0: no StorageOpt */
     enum session_net network;
@@ -97,8 +99,11 @@ void session_config_forget_token(struct session_config *c);
 /* A usable session name: 1-64 of [A-Za-z0-9_.-], starting with a letter or digit. */
 bool session_config_name_ok(const char *n);
 
-/* What the store keeps in sessions.config: {"image", "env", "options"}; options is the
- * normalised, secret-free form shown in the session object. */
+/* The names of the variables the sandbox gets (a new array): what the store keeps of env. */
+json_t *session_config_env_names(const struct session_config *c);
+/* What the store keeps in sessions.config: {"image", "env" (names only: a value never reaches
+ * the store), "withheld_env", "options"}; options is the normalised, secret-free form shown
+ * in the session object. */
 json_t *session_config_stored(const struct session_config *c, struct engine *eng, const char *id,
                               const char *image);
 

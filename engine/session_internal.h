@@ -69,10 +69,11 @@ int session_set_state_exit(struct session *s, enum session_st state, const char 
  * when events came meanwhile, and deletes a doomed session. */
 void session_op_begin(struct session *s, enum session_op op);
 void session_op_end(struct session *s);
-/* A pooled session becomes the caller's (name; options merged into its stored options:
- * keep_alive, confirm, approval_timeout); the reply is 201 with it, after env (may be NULL)
- * is exported in its shell. -1 when it cannot be claimed (fn not called). pool.c. */
-int session_claim(struct session *s, const char *name, json_t *options, json_t *env,
+/* A pooled session becomes the caller's (name; patch merged into its stored config: options
+ * keep_alive, confirm, approval_timeout, env names, withheld_env); the reply is 201 with it,
+ * after env (may be NULL; already without what was withheld) is exported in its shell. -1
+ * when it cannot be claimed (fn not called). pool.c. */
+int session_claim(struct session *s, const char *name, json_t *patch, json_t *env,
                   session_done_fn fn, void *ud);
 /* A warm-pool sandbox of image (keep_alive false, hidden until claimed). session.c. */
 int session_create_pooled(struct engine *eng, const char *image, session_done_fn fn, void *ud,

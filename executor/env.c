@@ -7,30 +7,7 @@
 #include <string.h>
 
 #include "common/buf.h"
-
-static bool contains_ci(const char *s, size_t len, const char *word)
-{
-    size_t wl = strlen(word);
-    for (size_t i = 0; i + wl <= len; i++) {
-        size_t j = 0;
-        while (j < wl && toupper((unsigned char)s[i + j]) == word[j])
-            j++;
-        if (j == wl)
-            return true;
-    }
-    return false;
-}
-
-bool env_is_secret(const char *name, size_t len)
-{
-    static const char *const words[] = {"KEY",        "TOKEN",   "SECRET", "PASSW",
-                                        "CREDENTIAL", "PRIVATE", "COOKIE"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (contains_ci(name, len, words[i]))
-            return true;
-    /* ..._AUTH, but not GIT_AUTHOR_NAME and friends. */
-    return len >= 5 && contains_ci(name + len - 5, 5, "_AUTH");
-}
+#include "common/env_secret.h"
 
 /* Variables the executor sets itself, or that would change how the shell reports. */
 static bool is_managed(const char *name, size_t len)
@@ -57,7 +34,8 @@ static bool is_managed(const char *name, size_t len)
                                         "PROMPT_COMMAND",
                                         "COLUMNS",
                                         "LINES",
-                                        "NO_CHANGE_TIMEOUT_SECONDS"};
+                                        "NO_CHANGE_TIMEOUT_SECONDS",
+                                        "PADDOCK_ENV_ALLOW"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
             return true;
@@ -103,7 +81,9 @@ char **env_build(char *const *inherited, const struct env_params *p)
         if (!eq || eq == *e)
             continue;
         size_t len = (size_t)(eq - *e);
-        if (env_is_secret(*e, len) || is_managed(*e, len))
+        /* A credential-named variable reaches the shell only when the create named it. */
+        if ((env_secret_word(*e, len) && !env_secret_allowed(p->allow, *e, len)) ||
+            is_managed(*e, len))
             continue;
         have_path |= len == 4 && memcmp(*e, "PATH", 4) == 0;
         have_lang |= len == 4 && memcmp(*e, "LANG", 4) == 0;

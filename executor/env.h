@@ -14,11 +14,11 @@ struct env_params {
     const char *user;
     const char *shell;
     const char *hostname;
+    const char *allow; /* PADDOCK_ENV_ALLOW: credential-named variables let through, or NULL */
 };
 
-/* True for names that look like credentials (API keys, tokens, passwords...). */
-bool env_is_secret(const char *name, size_t len);
-/* A NULL-terminated, malloc'ed "K=V" array built from `inherited` (usually environ).
+/* A NULL-terminated, malloc'ed "K=V" array built from `inherited` (usually environ), without
+ * the names that look like credentials (common/env_secret.h) unless p->allow lists them.
  * Returns NULL when memory runs out. */
 char **env_build(char *const *inherited, const struct env_params *p);
 void env_free(char **env);

@@ -507,7 +507,11 @@ int main(int argc, char **argv)
 
     char shell_path[PATH_MAX];
     bool is_bash = false;
-    struct env_params ep = {.home = home, .user = user, .hostname = hostname, .shell = "/bin/sh"};
+    struct env_params ep = {.home = home,
+                            .user = user,
+                            .hostname = hostname,
+                            .shell = "/bin/sh",
+                            .allow = getenv("PADDOCK_ENV_ALLOW")};
     char **envp = env_build(environ, &ep);
     if (!envp) {
         fprintf(stderr, "paddock-executor: out of memory\n");

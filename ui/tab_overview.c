@@ -319,28 +319,42 @@ static void tab_ov_mounts(struct tab_ov_out *o, json_t *opts)
         tab_ov_line(o, "", UI_C_NORMAL, "read-only");
 }
 
-/* Env names only (never values: they may be secrets), when the engine sends any. */
+/* Names joined with ", " (a JSON array of strings, or of objects with key), cut to fit. */
+static void tab_ov_names(json_t *arr, const char *key, char *text, size_t size)
+{
+    size_t i;
+    json_t *v;
+    text[0] = '\0';
+    json_array_foreach(arr, i, v)
+    {
+        const char *n = key ? tab_ov_str(v, key, "?") : json_string_value(v);
+        size_t len = strlen(text);
+        snprintf(text + len, size - len, "%s%s", len ? ", " : "", n ? n : "?");
+    }
+}
+
+/* Env names only (never values: the engine keeps none), when the engine sends any; then the
+ * credential-named ones it withheld. */
 static void tab_ov_env(struct tab_ov_out *o, json_t *raw, json_t *opts)
 {
     json_t *env = json_object_get(raw, "env");
-    if (!json_is_object(env))
+    if (!json_is_array(env))
         env = json_object_get(opts, "env");
-    if (!json_is_object(env) || !json_object_size(env)) {
+    char text[512];
+    if (!json_is_array(env) || !json_array_size(env)) {
         tab_ov_line(o, "Env", UI_C_DIM, "%s",
-                    json_is_object(env) ? "none"
-                                        : "not shown by the engine (values may be secrets)");
-        return;
+                    json_is_array(env) ? "none"
+                                       : "not shown by the engine (values may be secrets)");
+    } else {
+        tab_ov_names(env, NULL, text, sizeof(text));
+        tab_ov_line(o, "Env", UI_C_NORMAL, "%s (names only)", text);
     }
-    char text[512] = "";
-    const char *k;
-    json_t *v;
-    json_object_foreach(env, k, v)
-    {
-        (void)v;
-        size_t len = strlen(text);
-        snprintf(text + len, sizeof(text) - len, "%s%s", len ? ", " : "", k);
+    json_t *withheld = json_object_get(raw, "withheld_env");
+    if (json_array_size(withheld)) {
+        tab_ov_names(withheld, "name", text, sizeof(text));
+        tab_ov_line(o, "Withheld", UI_C_DIM, "%s (names look like credentials; see env_allow)",
+                    text);
     }
-    tab_ov_line(o, "Env", UI_C_NORMAL, "%s (names only)", text);
 }
 
 static void tab_ov_config(struct tab_ov_out *o, const struct model_session *s)

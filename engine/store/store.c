@@ -145,10 +145,17 @@ static const char *const store_migrations[] = {
     "  engine_hash TEXT NOT NULL,"
     "  retired INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX chain_by_session ON chain(session_id, seq);",
+    /* 8 → 9: env values are no longer kept (they may be keys and tokens): each session keeps
+     * the names it was given. secure_delete (store_open; Debian's SQLite has it on already)
+     * zeroes the old bytes. Sessions' rows are not in the chain: the record still verifies. */
+    "UPDATE sessions SET config = json_set(config, '$.env', (SELECT json_group_array(key) "
+    "FROM json_each(sessions.config, '$.env'))) WHERE json_type(config, '$.env') = 'object';",
 };
 
 /* The schema version whose migration also records the existing rows (C: SHA-256). */
 #define STORE_CHAIN_VERSION 8
+/* The schema version whose migration dropped env values from sessions.config. */
+#define STORE_ENV_NAMES_VERSION 9
 
 char *store_errf(struct store *s, const char *what)
 {
@@ -216,6 +223,11 @@ static int store_migrate(struct store *s, char **err)
         }
         if (store_exec(s, "COMMIT;", err) < 0)
             return -1;
+        /* The rows v9 scrubbed may still be in WAL frames (an engine that was killed leaves
+         * its WAL): move everything into the file, where secure_delete zeroed them, and empty
+         * the WAL. Busy is no error: the next checkpoint does it. */
+        if (v + 1 == STORE_ENV_NAMES_VERSION)
+            sqlite3_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE);", NULL, NULL, NULL);
     }
     return 0;
 }
@@ -237,7 +249,7 @@ struct store *store_open(const char *path, char **err)
     sqlite3_busy_timeout(s->db, 5000);
     if (store_exec(s,
                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
-                   "PRAGMA foreign_keys=ON;",
+                   "PRAGMA foreign_keys=ON; PRAGMA secure_delete=ON;",
                    err) < 0 ||
         store_migrate(s, err) < 0) {
         store_close(s);
@@ -489,7 +501,8 @@ json_t *store_col_real(sqlite3_stmt *st, int i)
     "json_extract(s.config, '$.options'), json_extract(s.config, '$.ports'), s.reason, "           \
     "s.exit_code, s.oom_kills, json_extract(s.config, '$.options.keep_alive'), "                   \
     "json_extract(s.config, '$.pooled'), "                                                         \
-    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id AND a.state = 'pending')"
+    "(SELECT count(*) FROM actions a WHERE a.session_id = s.id AND a.state = 'pending'), "         \
+    "json_extract(s.config, '$.env'), json_extract(s.config, '$.withheld_env')"
 
 /* A JSON column (from json_extract), or dflt when NULL or not JSON. */
 static json_t *store_col_json(sqlite3_stmt *st, int i, json_t *dflt)
@@ -529,6 +542,17 @@ static json_t *store_session_row(sqlite3_stmt *st)
     if (sqlite3_column_int(st, 15))
         json_object_set_new(o, "pooled", json_true());
     json_object_set_new(o, "pending_approvals", json_integer(sqlite3_column_int64(st, 16)));
+    /* Names only: the store has no values. */
+    json_t *env = store_col_json(st, 17, json_null());
+    if (json_is_array(env))
+        json_object_set_new(o, "env", env);
+    else
+        json_decref(env);
+    json_t *withheld = store_col_json(st, 18, json_null());
+    if (json_is_array(withheld))
+        json_object_set_new(o, "withheld_env", withheld);
+    else
+        json_decref(withheld);
     return o;
 }
 
@@ -598,13 +622,11 @@ json_t *store_sessions_list(struct store *s, int flags)
     return arr ? arr : json_array();
 }
 
-int store_session_claim(struct store *s, const char *id, const char *name, json_t *options,
+int store_session_claim(struct store *s, const char *id, const char *name, json_t *patch,
                         double now, char **err)
 {
     /* One statement: a claimed sandbox is the caller's from its name to its options. */
-    json_t *patch = json_pack("{s:O}", "options", options);
     char *pj = patch ? json_dumps(patch, JSON_COMPACT) : NULL;
-    json_decref(patch);
     sqlite3_stmt *st =
         store_prepare(s, "UPDATE sessions SET name = ?, created_at = ?, updated_at = ?, "
                          "config = json_patch(json_remove(config, '$.pooled'), json(?)) "

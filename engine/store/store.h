@@ -62,10 +62,10 @@ struct store_session_query {
     int limit;
 };
 json_t *store_sessions_query(struct store *s, const struct store_session_query *q, char **err);
-/* A warm-pool session becomes an ordinary one: its name, creation time and the given options
- * (merged into its stored options: keep_alive, confirm...) are the claimer's. -1 when it is
- * not (or no longer) pooled. */
-int store_session_claim(struct store *s, const char *id, const char *name, json_t *options,
+/* A warm-pool session becomes an ordinary one: its name, creation time and what patch says
+ * (a JSON merge patch of its stored config: options keep_alive, confirm..., env names) are the
+ * claimer's. -1 when it is not (or no longer) pooled. */
+int store_session_claim(struct store *s, const char *id, const char *name, json_t *patch,
                         double now, char **err);
 json_t *store_session_get(struct store *s, const char *id);
 

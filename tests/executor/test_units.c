@@ -519,6 +519,26 @@ static void test_env_filter(void **state)
     env_free(env);
 }
 
+/* A create's env_allow (PADDOCK_ENV_ALLOW) lets exactly the names it lists through. */
+static void test_env_allow(void **state)
+{
+    (void)state;
+    char *inherited[] = {"GITHUB_TOKEN=t", "GITHUB_TOKEN_2=u", "OPENAI_API_KEY=sk",
+                         "PADDOCK_ENV_ALLOW=GITHUB_TOKEN,NPM_AUTH", NULL};
+    struct env_params p = {.home = "/home/a",
+                           .user = "a",
+                           .shell = "/bin/bash",
+                           .hostname = "h",
+                           .allow = "GITHUB_TOKEN,NPM_AUTH"};
+    char **env = env_build(inherited, &p);
+    assert_non_null(env);
+    assert_string_equal(env_get(env, "GITHUB_TOKEN"), "t");
+    assert_null(env_get(env, "GITHUB_TOKEN_2"));
+    assert_null(env_get(env, "OPENAI_API_KEY"));
+    assert_null(env_get(env, "PADDOCK_ENV_ALLOW"));
+    env_free(env);
+}
+
 /* ---- colour codes (run_ipython output) --------------------------------------------------- */
 
 static void ansi_collect(void *ctx, const char *d, size_t n)
@@ -917,6 +937,7 @@ int main(void)
         cmocka_unit_test(test_cmdline_direct),
         cmocka_unit_test(test_special_keys),
         cmocka_unit_test(test_env_filter),
+        cmocka_unit_test(test_env_allow),
         cmocka_unit_test(test_ansi_strip),
         cmocka_unit_test(test_which_find),
         cmocka_unit_test(test_gitinfo_lookup),

@@ -125,6 +125,9 @@ kinds=$(api_kinds)
   { fail "state history: '$kinds', missing:$missing"; screen >&2; }
 screen_has "$SECRET" && fail "an env value (a possible secret) is on the screen" ||
   ok "no env value on the screen"
+wait_for "Withheld    PADDOCK_TEST_SECRET" &&
+  ok "Overview names the variable withheld for its credential-like name" ||
+  { fail "withheld env not shown"; screen >&2; }
 wait_for "$IMAGE" && wait_for "Network     none" &&
   ok "Overview shows the image and the network" || { fail "image/network"; screen >&2; }
 

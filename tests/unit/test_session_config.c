@@ -278,6 +278,32 @@ static void test_git_token_never_stored(void **state)
     session_config_free(c);
 }
 
+/* env values never reach the stored config; credential-named ones are withheld from the
+ * container unless env_allow names them, and the executor is told which it lets through. */
+static void test_env_names_only(void **state)
+{
+    struct session_config *c = parse_ok(
+        "{\"env\": {\"FOO\": \"bar-value\", \"GITHUB_TOKEN\": \"tok-value\", \"NPM_AUTH\": "
+        "\"npm-value\"}, \"env_allow\": [\"NPM_AUTH\"]}");
+    json_t *st = session_config_stored(c, &eng, "s5", "img");
+    char *dump = json_dumps(st, JSON_COMPACT);
+    assert_null(strstr(dump, "-value"));
+    assert_non_null(strstr(dump, "\"env\":[\"FOO\",\"NPM_AUTH\"]"));
+    assert_non_null(strstr(dump, "\"withheld_env\":[{\"name\":\"GITHUB_TOKEN\""));
+    free(dump);
+    json_decref(st);
+    json_t *b = session_config_container(&eng, c, "s5", "/sock/dir");
+    dump = json_dumps(json_object_get(b, "Env"), JSON_COMPACT);
+    assert_string_equal(dump, "[\"LANG=C.UTF-8\",\"PADDOCK_ENV_ALLOW=NPM_AUTH\",\"FOO=bar-value\","
+                              "\"NPM_AUTH=npm-value\"]");
+    free(dump);
+    json_decref(b);
+    session_config_free(c);
+    assert_non_null(
+        strstr(parse_bad("{\"env\": {}, \"env_allow\": [\"GITHUB_TOKEN\"]}"), "does not set"));
+    assert_non_null(strstr(parse_bad("{\"env_allow\": \"GITHUB_TOKEN\"}"), "env_allow"));
+}
+
 /* The workspace type's and the network mode's text in the stored config: every value round
  * trips, others are refused. */
 static void test_ws_names(void **state)
@@ -383,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_options_in_body),
         cmocka_unit_test(test_git_token_never_stored),
+        cmocka_unit_test(test_env_names_only),
         cmocka_unit_test(test_ws_names),
         cmocka_unit_test(test_mount_policy),
     };

@@ -425,7 +425,8 @@ static void test_transitions_and_events(void **state)
     json_decref(ev);
 }
 
-/* A store written by the first schema: states renamed, reasons kept. */
+/* A store written by the first schema: states renamed, reasons kept, env values gone (a big
+ * one too: its overflow pages are freed, and zeroed). */
 static void test_migration_from_v1(void **state)
 {
     char d[] = "/tmp/paddock-store-XXXXXX";
@@ -446,7 +447,9 @@ static void test_migration_from_v1(void **state)
         " kind TEXT NOT NULL, detail TEXT, at REAL NOT NULL);"
         "INSERT INTO sessions VALUES ('a1', 'a', 'i', NULL, 'creating', NULL, '{}', 1, 1);"
         "INSERT INTO sessions VALUES ('b1', 'b', 'i', 'c', 'deleting', NULL, '{}', 1, 1);"
-        "INSERT INTO sessions VALUES ('c1', 'c', 'i', 'c', 'error', 'boom', '{}', 1, 1);"
+        "INSERT INTO sessions VALUES ('c1', 'c', 'i', 'c', 'error', 'boom', "
+        "'{\"env\":{\"FOO\":\"wombat-value\",\"BIG\":\"' || printf('%.6000c', 'w') || "
+        "'wombat-value\"}}', 1, 1);"
         "INSERT INTO events(session_id, kind, at) VALUES ('a1', 'creating', 1);"
         "INSERT INTO actions(session_id, kind, summary, args, state, created_at, observation, "
         "observation_size) VALUES ('c1', 'run', 'echo old', '{}', 'done', 1, "
@@ -468,6 +471,11 @@ static void test_migration_from_v1(void **state)
     o = store_session_get(s, "c1");
     assert_string_equal(json_string_value(json_object_get(o, "reason")), "boom");
     assert_int_equal(json_integer_value(json_object_get(o, "action_count")), 1); /* counted */
+    /* v9: the env's names stay, its values are gone */
+    json_t *env = json_object_get(o, "env");
+    assert_int_equal(json_array_size(env), 2);
+    assert_string_equal(json_string_value(json_array_get(env, 0)), "FOO");
+    assert_string_equal(json_string_value(json_array_get(env, 1)), "BIG");
     json_decref(o);
     json_t *ev = store_events_list(s, "a1", 10);
     assert_string_equal(json_string_value(json_object_get(json_array_get(ev, 0), "kind")),
@@ -487,6 +495,13 @@ static void test_migration_from_v1(void **state)
     json_decref(found);
     assert_verified(s, NULL); /* the rows before the record, recorded by the migration */
     store_close(s);
+    /* Not in the file's bytes either (store_close checkpointed the WAL into it). */
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    static char bytes[1 << 20];
+    size_t n = fread(bytes, 1, sizeof(bytes), f);
+    fclose(f);
+    assert_null(memmem(bytes, n, "wombat-value", 12));
     char cmd[160];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
     assert_int_equal(system(cmd), 0);
