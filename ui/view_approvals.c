@@ -26,7 +26,7 @@ static const struct list_column view_approvals_columns[] = {
     [COL_RISK] = {.title = "RISK", .width = 6, .prio = 90},
     [COL_LEFT] = {.title = "LEFT", .width = 7, .prio = 80, .right = true},
     [COL_WHAT] = {.title = "ACTION", .width = 16, .prio = 100, .flex = true},
-    [COL_WHY] = {.title = "WHY", .width = 24, .prio = 70},
+    [COL_WHY] = {.title = "WHY", .width = 24, .prio = 30},
 };
 
 static json_t *view_approvals_at(const struct ui *ui, size_t row)
@@ -210,7 +210,8 @@ unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason)
 static bool view_approvals_may_decide(struct ui *ui, long long id)
 {
     if (view_approvals_guard_holds(ui, id)) {
-        ui->dirty |= UI_DIRTY_FOOTER; /* the footer says why */
+        /* the footer says "wait" while the guard holds; this once it is over */
+        ui_set_status(ui, "action %lld was just selected: not decided", id);
         return false;
     }
     if (id == ui->decided_id) {
