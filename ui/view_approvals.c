@@ -44,10 +44,19 @@ static size_t view_approvals_count(const struct ui *ui)
     return json_array_size(ui->model.approvals);
 }
 
+/* The selected item's reason in the title: the WHY column gives way to the command when the
+ * pane is narrow, and the reason must be seen before a decision (the keys are on the footer). */
 static void view_approvals_title(const struct ui *ui, char *buf, size_t sz)
 {
-    snprintf(buf, sz, "Approvals (%zu waiting)  y approve %s n reject", view_approvals_count(ui),
-             draw_glyph(ui, "\xC2\xB7", "-"));
+    size_t n = view_approvals_count(ui);
+    json_t *a = n ? view_approvals_at(ui, ui->list[UI_LIST_APPROVALS].sel) : NULL;
+    const char *why = json_string_value(json_object_get(a, "risk_reason"));
+    if (why && *why)
+        snprintf(buf, sz, "Approvals (%zu waiting) %s why: %s", n, draw_glyph(ui, "\xC2\xB7", "-"),
+                 why);
+    else
+        snprintf(buf, sz, "Approvals (%zu waiting)  y approve %s n reject", n,
+                 draw_glyph(ui, "\xC2\xB7", "-"));
 }
 
 static const char *view_approvals_str(json_t *a, const char *key)

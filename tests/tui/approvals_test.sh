@@ -181,6 +181,10 @@ if [ -n "$first" ] && [ "$first" -gt 0 ] && [ "$first" -le 600 ] && poll 100 lef
 else
   fail "countdown (first: '$first')"; screen >&2
 fi
+reason=$(api GET /v1/approvals | json_get '["approvals"][0]["risk_reason"]')
+wait_for "why: ${reason:0:20}" && ok "the queue shows the selected item's reason ($reason)" ||
+  { fail "reason '$reason' shown"; screen >&2; }
+
 # ---------------------------------------------------------------- y, y never decides two
 agent_action 6 "rm -rf /etc/nothing-$$" &
 agent6=$!
