@@ -173,6 +173,8 @@ static void view_approvals_sync(struct ui *ui)
 static void view_approvals_decided(int status, json_t *reply, const char *err, void *ud)
 {
     struct ui *ui = (struct ui *)((char *)ud - offsetof(struct ui, tok_op));
+    if (status != 200)
+        ui->decided_id = 0; /* not decided: the operator may try again (after resuming, say) */
     if (status < 0)
         ui_set_error(ui, "%s", err ? err : "the engine did not answer");
     else if (status != 200)
