@@ -371,6 +371,14 @@ static void ui_on_event(const char *type, json_t *data, void *ud)
         if (!ui->sessions_refetch_at)
             ui->sessions_refetch_at = ui_now_ms() + UI_SESSIONS_REFETCH_MS;
     } else if (strcmp(type, "approval") == 0) {
+        /* the queue loses it at the refetch: say why rather than let it vanish */
+        const char *ap = json_string_value(json_object_get(data, "approval"));
+        if (ap && strcmp(ap, "expired") == 0)
+            ui_set_error(ui, "action %lld expired without a decision and was rejected: %s",
+                         (long long)json_integer_value(json_object_get(data, "id")),
+                         json_string_value(json_object_get(data, "summary"))
+                             ? json_string_value(json_object_get(data, "summary"))
+                             : "");
         if (!ui->approvals_refetch_at)
             ui->approvals_refetch_at = ui_now_ms() + UI_APPROVALS_REFETCH_MS;
     } else if (strcmp(type, "stats") == 0) {
@@ -415,6 +423,7 @@ static int ui_timeout(const struct ui *ui, int64_t now, int64_t last_draw)
     ui_timeout_min(&next, ui->reconnect_at);
     ui_timeout_min(&next, ui->sessions_refetch_at);
     ui_timeout_min(&next, ui->approvals_refetch_at);
+    ui_timeout_min(&next, ui->guard_until);
     if (ui->page_open && ui->page_open->next_tick)
         ui_timeout_min(&next, ui->page_open->next_tick(ui));
     if (next < 0)
@@ -431,6 +440,10 @@ static void ui_run_timers(struct ui *ui)
         ui_fetch_sessions(ui);
     if (ui->connected && ui->approvals_refetch_at && now >= ui->approvals_refetch_at)
         ui_fetch_approvals(ui);
+    if (ui->guard_until && now >= ui->guard_until) { /* the footer's "wait" goes */
+        ui->guard_until = 0;
+        ui->dirty |= UI_DIRTY_FOOTER;
+    }
     const struct ui_page *p = ui->page_open;
     if (p && p->next_tick && p->on_tick) {
         int64_t at = p->next_tick(ui);

@@ -299,7 +299,10 @@ struct ui {
     char *sel_session;    /* selection pinned by id, not index */
     long long sel_action; /* 0 = none */
     long long sel_approval;
-    bool actions_follow; /* the newest action stays selected as new ones arrive */
+    long long guard_id;   /* the action selected by itself last (view_approvals_arm_guard) */
+    int64_t guard_until;  /* ms; until then guard_id cannot be decided (0 = none) */
+    long long decided_id; /* the last action a decision was sent for */
+    bool actions_follow;  /* the newest action stays selected as new ones arrive */
     bool help_visible;
     bool bell;
 
@@ -462,8 +465,16 @@ extern const struct ui_view view_actions;
 extern const struct ui_view view_history, view_history_actions, view_history_search;
 extern const struct ui_view view_changes;
 extern const struct ui_view *const ui_lists[UI_LIST_COUNT];
-/* Approve or reject the selected approval (reason may be NULL). Returns dirty bits. */
+/* Approve or reject the selected approval / action ID (reason may be NULL). Dirty bits. */
 unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason);
+unsigned view_approvals_decide_id(struct ui *ui, long long id, bool approve, const char *reason);
+/* The y and n keys on action ID (the queue's and the Actions tab's): refused while the guard
+ * holds it or once it was decided; n asks for the reason first. */
+unsigned view_approvals_key_approve(struct ui *ui, long long id);
+unsigned view_approvals_key_reject(struct ui *ui, long long id);
+/* ID was selected by itself (not by the operator): it cannot be decided for a moment. */
+void view_approvals_arm_guard(struct ui *ui, long long id);
+bool view_approvals_guard_holds(const struct ui *ui, long long id);
 /* Fill the sparklines of running sessions that have none yet from their stored samples
  * (one request at a time; after each sessions fetch). */
 void view_sessions_seed(struct ui *ui);

@@ -137,7 +137,8 @@ static unsigned view_actions_on_select(struct ui *ui, size_t row)
         return 0;
     ui->sel_action = ui->model.actions[row].id;
     ui->actions_follow = row == 0;
-    return UI_DIRTY_ACTIONS;
+    ui->guard_until = 0; /* the operator moved here: it is seen */
+    return UI_DIRTY_ACTIONS | UI_DIRTY_FOOTER;
 }
 
 static void view_actions_sync(struct ui *ui)
@@ -149,11 +150,16 @@ static void view_actions_sync(struct ui *ui)
         ui->sel_action = 0;
         return;
     }
+    long long was = ui->sel_action;
     ssize_t at = ui->actions_follow ? 0 : model_find_action(&ui->model, ui->sel_action);
     if (at >= 0)
         l->sel = (size_t)at;
     list_clamp(ui, UI_LIST_ACTIONS);
-    ui->sel_action = ui->model.actions[l->sel].id;
+    const struct model_action *a = &ui->model.actions[l->sel];
+    ui->sel_action = a->id;
+    /* a pending action the selection landed on by itself: y/n wait a moment (view_approvals) */
+    if (a->id != was && a->approval && strcmp(a->approval, "pending") == 0)
+        view_approvals_arm_guard(ui, a->id);
 }
 
 const struct ui_view view_actions = {

@@ -1,9 +1,10 @@
 /* Left pane, under the sessions whenever the queue is not empty: actions waiting for the
- * operator, oldest first, each with its exact command or file, risk and reason. `y` approves,
- * `n` rejects; Enter does nothing destructive (it shows the session's Actions tab). The
- * selection is pinned by action id. */
+ * operator, oldest first, each with its exact command or file, risk, reason and the time left
+ * before it expires. `y` approves, `n` rejects; Enter does nothing destructive (it shows the
+ * session's Actions tab). The selection is pinned by action id. An item the selection lands
+ * on by itself (the one above was decided, or it just arrived) cannot be decided for a moment,
+ * so a second quick `y` never decides it unseen; the Actions tab's y/n go through here too. */
 #include "client/client.h"
-#include "ui/history_query.h"
 #include "ui/ui_internal.h"
 
 #include <stddef.h>
@@ -13,13 +14,17 @@
 #include <strings.h>
 #include <time.h>
 
-enum { COL_ID, COL_SESSION, COL_RISK, COL_WAITED, COL_WHAT, COL_WHY };
+enum { COL_ID, COL_SESSION, COL_RISK, COL_LEFT, COL_WHAT, COL_WHY };
+
+/* How long a newly selected item cannot be decided (PADDOCK_DECIDE_GUARD_MS: tests on a loaded
+ * machine lengthen it so that their key surely lands inside it). */
+#define VIEW_APPROVALS_GUARD_MS 500
 
 static const struct list_column view_approvals_columns[] = {
     [COL_ID] = {.title = "ID", .width = 5, .prio = 60, .right = true},
     [COL_SESSION] = {.title = "SESSION", .width = 10, .prio = 50},
     [COL_RISK] = {.title = "RISK", .width = 6, .prio = 90},
-    [COL_WAITED] = {.title = "WAITED", .width = 6, .prio = 40, .right = true},
+    [COL_LEFT] = {.title = "LEFT", .width = 7, .prio = 80, .right = true},
     [COL_WHAT] = {.title = "ACTION", .width = 16, .prio = 100, .flex = true},
     [COL_WHY] = {.title = "WHY", .width = 24, .prio = 30},
 };
@@ -39,10 +44,19 @@ static size_t view_approvals_count(const struct ui *ui)
     return json_array_size(ui->model.approvals);
 }
 
+/* The selected item's reason in the title: the WHY column gives way to the command when the
+ * pane is narrow, and the reason must be seen before a decision (the keys are on the footer). */
 static void view_approvals_title(const struct ui *ui, char *buf, size_t sz)
 {
-    snprintf(buf, sz, "Approvals (%zu waiting)  y approve %s n reject", view_approvals_count(ui),
-             draw_glyph(ui, "\xC2\xB7", "-"));
+    size_t n = view_approvals_count(ui);
+    json_t *a = n ? view_approvals_at(ui, ui->list[UI_LIST_APPROVALS].sel) : NULL;
+    const char *why = json_string_value(json_object_get(a, "risk_reason"));
+    if (why && *why)
+        snprintf(buf, sz, "Approvals (%zu waiting) %s why: %s", n, draw_glyph(ui, "\xC2\xB7", "-"),
+                 why);
+    else
+        snprintf(buf, sz, "Approvals (%zu waiting)  y approve %s n reject", n,
+                 draw_glyph(ui, "\xC2\xB7", "-"));
 }
 
 static const char *view_approvals_str(json_t *a, const char *key)
@@ -73,10 +87,21 @@ static void view_approvals_cell(const struct ui *ui, size_t row, int column, cha
         *color = theme_risk_color(risk);
         break;
     }
-    case COL_WAITED: {
-        double at = json_number_value(json_object_get(a, "created_at"));
-        double waited = (double)time(NULL) - at;
-        history_format_span(waited, buf, sz);
+    case COL_LEFT: {
+        /* the deadline is wall-clock time (the engine's); whole seconds, rounded down */
+        json_t *d = json_object_get(a, "deadline");
+        if (!json_is_number(d)) {
+            snprintf(buf, sz, "-");
+            break;
+        }
+        long left = (long)(json_number_value(d) - (double)time(NULL));
+        if (left < 0)
+            left = 0;
+        if (left >= 3600)
+            snprintf(buf, sz, "%ld:%02ld:%02ld", left / 3600, left / 60 % 60, left % 60);
+        else
+            snprintf(buf, sz, "%ld:%02ld", left / 60, left % 60);
+        *color = left < 60 ? UI_C_WARN : UI_C_NORMAL;
         break;
     }
     case COL_WHAT:
@@ -98,16 +123,40 @@ static const char *view_approvals_empty(const struct ui *ui)
     return "nothing waits for approval";
 }
 
+static int64_t view_approvals_guard_ms(void)
+{
+    const char *e = getenv("PADDOCK_DECIDE_GUARD_MS");
+    long v = e && *e ? strtol(e, NULL, 10) : VIEW_APPROVALS_GUARD_MS;
+    return v > 0 ? v : VIEW_APPROVALS_GUARD_MS;
+}
+
+void view_approvals_arm_guard(struct ui *ui, long long id)
+{
+    if (id <= 0)
+        return;
+    ui->guard_id = id;
+    ui->guard_until = ui_now_ms() + view_approvals_guard_ms();
+    ui->dirty |= UI_DIRTY_FOOTER;
+}
+
+bool view_approvals_guard_holds(const struct ui *ui, long long id)
+{
+    return id > 0 && id == ui->guard_id && ui->guard_until > ui_now_ms();
+}
+
 static unsigned view_approvals_on_select(struct ui *ui, size_t row)
 {
+    /* the operator moved here: it is seen */
     ui->sel_approval = view_approvals_id(ui, row);
-    return UI_DIRTY_APPROVALS;
+    ui->guard_until = 0;
+    return UI_DIRTY_APPROVALS | UI_DIRTY_FOOTER;
 }
 
 static void view_approvals_sync(struct ui *ui)
 {
     struct ui_list *l = &ui->list[UI_LIST_APPROVALS];
     size_t n = view_approvals_count(ui);
+    long long was = ui->sel_approval;
     for (size_t i = 0; i < n; i++) {
         if (view_approvals_id(ui, i) == ui->sel_approval) {
             l->sel = i;
@@ -116,12 +165,16 @@ static void view_approvals_sync(struct ui *ui)
     }
     list_clamp(ui, UI_LIST_APPROVALS);
     ui->sel_approval = n ? view_approvals_id(ui, l->sel) : 0;
+    if (ui->sel_approval != was)
+        view_approvals_arm_guard(ui, ui->sel_approval);
 }
 
 /* The decision's answer: the event stream refreshes the queue; errors go to the footer. */
 static void view_approvals_decided(int status, json_t *reply, const char *err, void *ud)
 {
     struct ui *ui = (struct ui *)((char *)ud - offsetof(struct ui, tok_op));
+    if (status != 200)
+        ui->decided_id = 0; /* not decided: the operator may try again (after resuming, say) */
     if (status < 0)
         ui_set_error(ui, "%s", err ? err : "the engine did not answer");
     else if (status != 200)
@@ -137,12 +190,8 @@ static void view_approvals_decided(int status, json_t *reply, const char *err, v
     ui->approvals_refetch_at = ui_now_ms();
 }
 
-/* Decide the selected action (approve or reject, with an optional reason). */
-unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason)
+unsigned view_approvals_decide_id(struct ui *ui, long long id, bool approve, const char *reason)
 {
-    if (!view_approvals_count(ui))
-        return 0;
-    long long id = view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel);
     json_t *body = json_object();
     const char *user = getenv("USER");
     char by[128];
@@ -154,13 +203,47 @@ unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason)
     snprintf(path, sizeof(path), "/v1/actions/%lld/%s", id, approve ? "approve" : "reject");
     ui_request(ui, "POST", path, body, view_approvals_decided, &ui->tok_op);
     json_decref(body);
+    ui->decided_id = id;
     ui_set_status(ui, "%s action %lld ...", approve ? "approving" : "rejecting", id);
     return UI_DIRTY_FOOTER;
 }
 
+/* Decide the selected action (approve or reject, with an optional reason). */
+unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason)
+{
+    if (!view_approvals_count(ui))
+        return 0;
+    return view_approvals_decide_id(ui, view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel),
+                                    approve, reason);
+}
+
+/* A key may decide this action now: not one just selected by itself, not one already sent. */
+static bool view_approvals_may_decide(struct ui *ui, long long id)
+{
+    if (view_approvals_guard_holds(ui, id)) {
+        /* the footer says "wait" while the guard holds; this once it is over */
+        ui_set_status(ui, "action %lld was just selected: not decided", id);
+        return false;
+    }
+    if (id == ui->decided_id) {
+        ui_set_status(ui, "action %lld is already decided", id);
+        return false;
+    }
+    return true;
+}
+
+unsigned view_approvals_key_approve(struct ui *ui, long long id)
+{
+    if (!view_approvals_may_decide(ui, id))
+        return UI_DIRTY_FOOTER;
+    return view_approvals_decide_id(ui, id, true, NULL);
+}
+
 static unsigned view_approvals_approve(struct ui *ui)
 {
-    return view_approvals_decide(ui, true, NULL);
+    if (!view_approvals_count(ui))
+        return 0;
+    return view_approvals_key_approve(ui, view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel));
 }
 
 static unsigned view_approvals_rejected(struct ui *ui, const char *reason, void *ud)
@@ -172,27 +255,31 @@ static unsigned view_approvals_rejected(struct ui *ui, const char *reason, void 
     }
     /* the queue may have moved while the operator typed: decide the action asked about */
     size_t n = json_array_size(ui->model.approvals);
-    for (size_t i = 0; i < n; i++) {
-        if (view_approvals_id(ui, i) == id) {
-            ui->list[UI_LIST_APPROVALS].sel = i;
-            return view_approvals_decide(ui, false, *reason ? reason : NULL);
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        if (view_approvals_id(ui, i) == id)
+            return view_approvals_decide_id(ui, id, false, *reason ? reason : NULL);
     ui_set_error(ui, "action %lld no longer waits", id);
+    return UI_DIRTY_FOOTER;
+}
+
+unsigned view_approvals_key_reject(struct ui *ui, long long id)
+{
+    static long long asked; /* one prompt at a time: the modal holds the keyboard */
+    if (!view_approvals_may_decide(ui, id))
+        return UI_DIRTY_FOOTER;
+    asked = id;
+    char label[96];
+    snprintf(label, sizeof(label), "reject action %lld, reason (optional, Esc cancels): ", asked);
+    prompt_open(ui, label, NULL, view_approvals_rejected, &asked);
     return UI_DIRTY_FOOTER;
 }
 
 /* n: reject, with an optional reason the agent sees (Enter alone: none; Esc: no decision). */
 static unsigned view_approvals_reject(struct ui *ui)
 {
-    static long long asked; /* one prompt at a time: the modal holds the keyboard */
     if (!view_approvals_count(ui))
         return 0;
-    asked = view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel);
-    char label[96];
-    snprintf(label, sizeof(label), "reject action %lld, reason (optional, Esc cancels): ", asked);
-    prompt_open(ui, label, NULL, view_approvals_rejected, &asked);
-    return UI_DIRTY_FOOTER;
+    return view_approvals_key_reject(ui, view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel));
 }
 
 /* Enter: look at the action in its session's Actions tab; never a decision. */

@@ -56,8 +56,12 @@ void view_status_draw_footer(struct ui *ui)
     werase(w);
     draw_fill(w, 0, 0, width, theme_attr(UI_C_FOOTER));
     int x = 1;
+    /* a newly selected action cannot be decided yet: that says why y or n does nothing */
+    bool guard = ui->guard_until > ui_now_ms();
+    const char *status = guard ? "wait: a new item is selected" : ui->status;
+    bool error = guard || ui->status_error;
     /* the last message keeps up to two thirds of the row: hints give way to it */
-    int sw = ui->status[0] ? draw_text_width(ui, ui->status) + 2 : 0;
+    int sw = status[0] ? draw_text_width(ui, status) + 2 : 0;
     if (sw > width * 2 / 3)
         sw = width * 2 / 3;
     const struct ui_key *tables[8];
@@ -83,8 +87,8 @@ void view_status_draw_footer(struct ui *ui)
             x += 2;
         }
     }
-    if (ui->status[0] && width - x > 8)
-        draw_text_right(ui, w, 0, x, width - x - 1, ui->status,
-                        theme_attr(ui->status_error ? UI_C_FOOTER_ERROR : UI_C_FOOTER));
+    if (status[0] && width - x > 8)
+        draw_text_right(ui, w, 0, x, width - x - 1, status,
+                        theme_attr(error ? UI_C_FOOTER_ERROR : UI_C_FOOTER));
     wnoutrefresh(w);
 }
