@@ -2,6 +2,7 @@
 #include "tests/unit/fake_http.h"
 
 #include "engine/base/loop.h"
+#include "engine/engine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,4 +190,51 @@ void fake_http_free(struct fake_http *s)
     close(s->lfd);
     unlink(s->path);
     free(s);
+}
+
+#define FAKE_ENGINE_ARG "--fake-engine-serve"
+
+/* "-" stands for NULL on the command line. */
+static const char *fake_arg(const char *s)
+{
+    return s ? s : "-";
+}
+
+static const char *fake_opt(const char *s)
+{
+    return strcmp(s, "-") == 0 ? NULL : s;
+}
+
+int fake_engine_spawn(const char *state_dir, const char *sock, const char *executor,
+                      const char *docker_host, const char *confirm)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(self, self, FAKE_ENGINE_ARG, state_dir, sock, fake_arg(executor),
+              fake_arg(docker_host), fake_arg(confirm), (char *)NULL);
+        _exit(127);
+    }
+    return (int)pid;
+}
+
+void fake_engine_main(int argc, char **argv)
+{
+    if (argc != 7 || strcmp(argv[1], FAKE_ENGINE_ARG) != 0)
+        return;
+    struct engine_options o = {.state_dir = argv[2],
+                               .socket_path = argv[3],
+                               .executor = fake_opt(argv[4]),
+                               .docker_host = fake_opt(argv[5]),
+                               .confirm = fake_opt(argv[6])};
+    char *err = NULL;
+    int rc = engine_serve(&o, &err);
+    if (rc < 0)
+        fprintf(stderr, "engine: %s\n", err ? err : "failed");
+    free(err);
+    _exit(rc < 0 ? 1 : 0);
 }

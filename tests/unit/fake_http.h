@@ -44,4 +44,13 @@ void fake_http_reply(struct fake_conn *c, int code, const char *extra_headers, c
 void fake_http_hold(struct fake_conn *c);
 void fake_http_close(struct fake_conn *c);
 
+/* engine_serve in a process of its own, on state_dir and sock, with executor, docker_host and
+ * confirm (NULL: the engine's defaults). The test binary is executed again rather than only
+ * forked: a fork of a process with threads (the fakes' loop) may inherit a lock another thread
+ * held (ASan's allocator, stdio) and hang before the engine answers. The pid, or -1. */
+int fake_engine_spawn(const char *state_dir, const char *sock, const char *executor,
+                      const char *docker_host, const char *confirm);
+/* First thing in main(): when argv is fake_engine_spawn's, runs the engine and exits. */
+void fake_engine_main(int argc, char **argv);
+
 #endif

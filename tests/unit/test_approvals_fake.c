@@ -319,27 +319,15 @@ static char docker_host[160];
 /* engine_serve in a child, on the state dir and the fake daemon; 0 once it answers. */
 static int engine_start(void)
 {
-    engine_pid = fork();
+    /* The fake daemon never runs the executor, but the engine talks only to a socket served
+     * by that binary: the fake executor runs in this test's binary, and its container's first
+     * process (State.Pid) is this test's. */
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[n > 0 ? n : 0] = '\0';
+    engine_pid = fake_engine_spawn(state_dir, engine_sock, self, docker_host, "high");
     if (engine_pid < 0)
         return -1;
-    if (engine_pid == 0) {
-        /* The fake daemon never runs the executor, but the engine talks only to a socket
-         * served by that binary: the fake executor runs in this test's binary, and its
-         * container's first process (State.Pid) is this test's. */
-        static char self[4096];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        self[n > 0 ? n : 0] = '\0';
-        struct engine_options o = {.state_dir = state_dir,
-                                   .socket_path = engine_sock,
-                                   .executor = self,
-                                   .docker_host = docker_host,
-                                   .confirm = "high"};
-        char *err = NULL;
-        int rc = engine_serve(&o, &err);
-        if (rc < 0)
-            fprintf(stderr, "engine: %s\n", err ? err : "failed");
-        _exit(rc < 0 ? 1 : 0);
-    }
     /* The engine answers /v1/info once it listens. */
     double deadline = now_ms() + WAIT_MS;
     while (now_ms() < deadline) {
@@ -393,7 +381,12 @@ static int setup(void **state)
         return -1;
     if (pthread_create(&fakes_thread, NULL, fakes_run, NULL) != 0)
         return -1;
-    return engine_start();
+    /* cmocka runs no teardown after a failed setup: nothing may outlive it. */
+    if (engine_start() < 0) {
+        engine_stop();
+        return -1;
+    }
+    return 0;
 }
 
 static int teardown(void **state)
@@ -580,8 +573,9 @@ static void test_pending_survives_restart(void **state)
     assert_true(ran(risky));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    fake_engine_main(argc, argv);
     signal(SIGPIPE, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {

@@ -183,17 +183,8 @@ static int teardown(void **state)
  * ended (the caller's). */
 static json_t *engine_probed(void)
 {
-    engine_pid = fork();
+    engine_pid = fake_engine_spawn(state_dir, engine_sock, "/bin/true", docker_host, NULL);
     assert_true(engine_pid >= 0);
-    if (engine_pid == 0) {
-        struct engine_options o = {.state_dir = state_dir,
-                                   .socket_path = engine_sock,
-                                   .executor = "/bin/true",
-                                   .docker_host = docker_host};
-        char *err = NULL;
-        int rc = engine_serve(&o, &err);
-        _exit(rc < 0 ? 1 : 0);
-    }
     double deadline = now_ms() + WAIT_MS;
     while (now_ms() < deadline) {
         long st;
@@ -246,8 +237,9 @@ static void test_override_lets_creates_through(void **state)
     pthread_mutex_unlock(&mu);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    fake_engine_main(argc, argv);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_not_applied_refuses, setup, teardown),
