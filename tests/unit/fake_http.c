@@ -1,9 +1,11 @@
 /* The fake HTTP server (fake_http.h). */
 #include "tests/unit/fake_http.h"
 
+#include "common/buf.h"
 #include "engine/base/loop.h"
 #include "engine/engine.h"
 
+#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,4 +239,33 @@ void fake_engine_main(int argc, char **argv)
         fprintf(stderr, "engine: %s\n", err ? err : "failed");
     free(err);
     _exit(rc < 0 ? 1 : 0);
+}
+
+static size_t fake_on_body(char *p, size_t sz, size_t n, void *ud)
+{
+    return buf_append(ud, p, sz * n) < 0 ? 0 : sz * n;
+}
+
+json_t *fake_engine_api(const char *sock, const char *method, const char *path, const char *body,
+                        long timeout_ms, long *status)
+{
+    CURL *h = curl_easy_init();
+    struct buf b = {0};
+    char url[512];
+    snprintf(url, sizeof(url), "http://p%s", path);
+    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, sock);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    if (body)
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, fake_on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+    *status = curl_easy_perform(h) == CURLE_OK ? 0 : -1;
+    if (*status == 0)
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    curl_easy_cleanup(h);
+    json_t *j = b.data ? json_loads(b.data, 0, NULL) : NULL;
+    buf_free(&b);
+    return j;
 }

@@ -6,6 +6,7 @@
 #ifndef PADDOCK_TEST_FAKE_HTTP_H
 #define PADDOCK_TEST_FAKE_HTTP_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -43,6 +44,11 @@ void fake_http_reply(struct fake_conn *c, int code, const char *extra_headers, c
  * it. */
 void fake_http_hold(struct fake_conn *c);
 void fake_http_close(struct fake_conn *c);
+
+/* One request to the engine listening on sock: *status is its HTTP status, or -1 when it did
+ * not answer within timeout_ms; the JSON reply (the caller's), or NULL. */
+json_t *fake_engine_api(const char *sock, const char *method, const char *path, const char *body,
+                        long timeout_ms, long *status);
 
 /* engine_serve in a process of its own, on state_dir and sock, with executor, docker_host and
  * confirm (NULL: the engine's defaults). The test binary is executed again rather than only

@@ -96,45 +96,10 @@ static void *fake_run(void *arg)
     return NULL;
 }
 
-struct buf {
-    char *p;
-    size_t n;
-};
-
-static size_t on_body(char *p, size_t sz, size_t n, void *ud)
-{
-    struct buf *b = ud;
-    char *q = realloc(b->p, b->n + sz * n + 1);
-    if (!q)
-        return 0;
-    memcpy(q + b->n, p, sz * n);
-    b->n += sz * n;
-    q[b->n] = '\0';
-    b->p = q;
-    return sz * n;
-}
-
+/* One request to the engine: its status, and its JSON reply (the caller's) or NULL. */
 static json_t *api(const char *method, const char *path, const char *body, long *status)
 {
-    CURL *h = curl_easy_init();
-    struct buf b = {0};
-    char url[256];
-    snprintf(url, sizeof(url), "http://p%s", path);
-    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, engine_sock);
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-    if (body)
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)WAIT_MS);
-    *status = curl_easy_perform(h) == CURLE_OK ? 0 : -1;
-    if (*status == 0)
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
-    curl_easy_cleanup(h);
-    json_t *j = b.p ? json_loads(b.p, 0, NULL) : NULL;
-    free(b.p);
-    return j;
+    return fake_engine_api(engine_sock, method, path, body, WAIT_MS, status);
 }
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
