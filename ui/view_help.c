@@ -40,6 +40,8 @@ static int view_help_lines(const struct ui *ui, struct help_line *out, int max)
         n++;
         int first = n;
         for (const struct ui_key *k = tables[t]; k->fn && n < max; k++) {
+            if (!keys_applies(ui, tables, t, k))
+                continue;
             int at = -1;
             for (int i = first; i < n; i++)
                 if (out[i].fn == k->fn)
