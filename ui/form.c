@@ -222,7 +222,6 @@ static void form_draw(struct ui *ui)
     wnoutrefresh(win);
 }
 
-
 void form_open(struct ui *ui, const char *title, const struct form_field *fields, size_t n,
                form_submit_fn submit, void *ud)
 {

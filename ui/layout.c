@@ -121,7 +121,8 @@ static void layout_draw_tab_bar(struct ui *ui, WINDOW *w, int x, int end, bool f
     memset(ui->tab_x, 0, sizeof(ui->tab_x));
     const char *full[sizeof(ui->tab_x) / sizeof(ui->tab_x[0])];
     const char *brief[sizeof(ui->tab_x) / sizeof(ui->tab_x[0])];
-    size_t n = ui_ntabs < sizeof(full) / sizeof(full[0]) ? ui_ntabs : sizeof(full) / sizeof(full[0]);
+    size_t n =
+        ui_ntabs < sizeof(full) / sizeof(full[0]) ? ui_ntabs : sizeof(full) / sizeof(full[0]);
     for (size_t t = 0; t < n; t++) {
         full[t] = ui_tabs[t]->name;
         brief[t] = t != ui->tab && ui_tabs[t]->short_name ? ui_tabs[t]->short_name : full[t];

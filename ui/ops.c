@@ -169,7 +169,7 @@ static const struct {
     int field;
     const char *word;
 } ops_create_words[] = {
-    {F_MEMORY, "memory"}, {F_CPUS, "cpus"},       {F_IMAGE, "image"},
+    {F_MEMORY, "memory"},   {F_CPUS, "cpus"},       {F_IMAGE, "image"},
     {F_NETWORK, "network"}, {F_CONFIRM, "confirm"}, {F_NAME, "name"},
 };
 

@@ -30,7 +30,7 @@ struct tab_chg {
     size_t *rows;       /* row → entry index (the filter and .git applied) */
     size_t nrows;
     size_t git_hidden; /* entries in .git not listed */
-    char tok; /* the fetch's token (its address) */
+    char tok;          /* the fetch's token (its address) */
 };
 
 static struct tab_chg *tab_chg_find(const struct ui *ui)

@@ -118,7 +118,7 @@ struct ui_page {
     const char *name; /* tab bar and help title */
     /* Optional, tabs only: its name in a narrow tab bar (80 columns), at most 4 columns. */
     const char *short_name;
-    char key;         /* its digit or letter in the tab bar, or 0 */
+    char key; /* its digit or letter in the tab bar, or 0 */
     /* Its own keys (a NULL-terminated table, before the global one), or NULL. */
     const struct ui_key *keys;
     /* The list it shows (UI_LIST_*), or -1: the list keys then move that list. */

@@ -7,7 +7,17 @@
 #include <string.h>
 #include <time.h>
 
-enum { COL_ID, COL_TIME, COL_KIND, COL_SUMMARY, COL_RISK, COL_APPROVAL, COL_STATE, COL_EXIT, COL_MS };
+enum {
+    COL_ID,
+    COL_TIME,
+    COL_KIND,
+    COL_SUMMARY,
+    COL_RISK,
+    COL_APPROVAL,
+    COL_STATE,
+    COL_EXIT,
+    COL_MS
+};
 
 static const struct list_column view_actions_columns[] = {
     /* the id `:approve`, `paddock show` and the approvals queue name an action by */

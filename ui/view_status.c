@@ -23,8 +23,8 @@ void view_status_draw_header(struct ui *ui)
     size_t waiting = model_count_approvals(&ui->model, NULL);
     char link[96];
     if (ui->connected && waiting)
-        snprintf(link, sizeof(link), " %zu action%s wait%s for approval: press 2 %s live ",
-                 waiting, waiting == 1 ? "" : "s", waiting == 1 ? "s" : "",
+        snprintf(link, sizeof(link), " %zu action%s wait%s for approval: press 2 %s live ", waiting,
+                 waiting == 1 ? "" : "s", waiting == 1 ? "s" : "",
                  draw_glyph(ui, "\xE2\x97\x8F", "*"));
     else if (ui->connected)
         snprintf(link, sizeof(link), " %s live ", draw_glyph(ui, "\xE2\x97\x8F", "*"));

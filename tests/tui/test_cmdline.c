@@ -82,11 +82,10 @@ static void test_needs_confirm(void **state)
         const char *typed;
         bool asks;
     } cases[] = {
-        {"p", true},       {"pa", true},       {"pause", false}, {"resu", true},
-        {"resume", false}, {"st", true},       {"stop", false},  {"appr", true},
-        {"approve", false}, {"rej", true},     {"th", false},    {"q", false},
-        {"rm", false},     {"del", false},     {"n", false},     {"exp", false},
-        {"fi", false},     {"hist", false},
+        {"p", true},    {"pa", true},    {"pause", false}, {"resu", true},     {"resume", false},
+        {"st", true},   {"stop", false}, {"appr", true},   {"approve", false}, {"rej", true},
+        {"th", false},  {"q", false},    {"rm", false},    {"del", false},     {"n", false},
+        {"exp", false}, {"fi", false},   {"hist", false},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const struct ui_command *c = cmdline_find(cases[i].typed, &why);
