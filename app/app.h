@@ -47,6 +47,7 @@ int cmd_reject(struct app *app, int argc, char **argv);
 int cmd_history(struct app *app, int argc, char **argv);
 int cmd_risk(struct app *app, int argc, char **argv);
 int cmd_verify(struct app *app, int argc, char **argv);
+int cmd_rules(struct app *app, int argc, char **argv);
 int cmd_show(struct app *app, int argc, char **argv);
 int cmd_export(struct app *app, int argc, char **argv);
 int cmd_exec(struct app *app, int argc, char **argv);

@@ -159,6 +159,9 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .confirm = confirm,
         .approval_timeout = cfg->approval_timeout,
         .retention_days = cfg->retention_days,
+        .rule_ceiling = cfg->rule_ceiling,
+        .allow = (const char *const *)cfg->allow,
+        .deny = (const char *const *)cfg->deny,
         .on_ready = serve_on_ready,
     };
     o.ud = &o;

@@ -66,6 +66,10 @@ const struct app_command app_commands[] = {
      .args = "[SESSION] [--json] | --export FILE",
      .help = "check the tamper-evident record; names the first entry that does not match",
      .run = cmd_verify},
+    {.name = "rules",
+     .args = "[list|add|edit|rm] [--session S] [PATTERN|ID]",
+     .help = "the operator's rules: what runs without waiting",
+     .run = cmd_rules},
     {.name = "history",
      .args = "[SESSION] [--search T] [--state S] [--kind K] [--risk R] [--limit N] [--before ID] "
              "[--json]",

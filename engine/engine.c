@@ -244,6 +244,8 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!eng.store)
         goto out;
     store_actions_interrupt_inflight(eng.store, util_now());
+    if (api_rules_load_config(&eng, opt->rule_ceiling, opt->allow, opt->deny, err) < 0)
+        goto out;
 
     eng.loop = loop_new();
     eng.events = events_new();

@@ -15,6 +15,12 @@ struct engine_options {
      * NULL: "high") and how long an action waits for the operator (seconds; 0: 600). */
     const char *confirm;
     double approval_timeout;
+    /* Operator rules: the highest risk level ("low", "medium", "high") an allow rule may
+     * approve (NULL: "medium", so a rule never approves HIGH), and the config file's
+     * engine-wide rules, NULL-terminated lists of globs (NULL: none). */
+    const char *rule_ceiling;
+    const char *const *allow;
+    const char *const *deny;
     /* History of deleted sessions older than this many days is removed (0: kept forever). */
     double retention_days;
     /* Optional TCP listener "HOST:PORT" (NULL: unix socket only). token: the bearer token it

@@ -3,6 +3,7 @@
 #define PADDOCK_ENGINE_INTERNAL_H
 
 #include "engine/risk/policy.h"
+#include "engine/risk/risk.h"
 
 #include <stdbool.h>
 
@@ -44,6 +45,10 @@ struct engine {
     char *seccomp_opt;           /* "seccomp=<JSON>" for every sandbox's SecurityOpt (seccomp.h) */
     enum policy default_confirm; /* approval policy of sessions that name none */
     double approval_timeout;     /* seconds an action waits for the operator */
+    /* Operator rules (rules.c): the highest risk level an allow rule may approve, and a count
+     * bumped by every rule change (a session's cached rules are reloaded when it moved on). */
+    enum risk_level rule_ceiling;
+    unsigned rules_gen;
     double retention_days;       /* 0: history kept forever */
     struct session *sessions;    /* live (not deleted) sessions, in memory */
     bool docker_ok;              /* last known daemon reachability */

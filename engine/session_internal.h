@@ -50,7 +50,8 @@ struct session {
     bool policy_loaded;
     enum policy confirm;
     double approval_timeout;
-    json_t *rules;
+    json_t *rules;       /* the engine-wide rules, then the session's */
+    unsigned rules_gen; /* eng->rules_gen when rules was read */
 };
 
 void session_hold(struct session *s);
