@@ -216,7 +216,7 @@ static void test_derive(void **state)
         {"run", "ls", "ls *"},
         {"run", "make", "make *"},
         {"run", "  cargo   test  --release", "cargo   test  --release *"},
-        {"run", "./run.sh arg", "./run.sh *"},
+        {"run", "./run.sh data.csv", "./run.sh *"},
         {"run", "git commit -m 'a message'", "git commit -m 'a message'"},
         /* compound, substituted, redirected, globbed: exactly, glob characters escaped */
         {"run", "ls; rm -rf /", "ls; rm -rf /"},
