@@ -240,7 +240,8 @@ void api_route_action_reject(struct api_req *r)
 }
 
 /* GET /v1/approvals[?session=ID]: what waits for the operator, oldest first; each with the
- * allow rule proposed for "commands like this one" (proposed_rule, policy_rule_derive). */
+ * allow rule proposed for "commands like this one" (proposed_rule, policy_rule_derive) and
+ * whether its risk is above the rules' ceiling (above_ceiling: no rule would approve it). */
 void api_route_approvals(struct api_req *r)
 {
     json_t *list = store_actions_pending(api_req_engine(r)->store, api_req_query(r, "session"));
@@ -252,6 +253,10 @@ void api_route_approvals(struct api_req *r)
                                        json_string_value(json_object_get(a, "summary")));
         json_object_set_new(a, "proposed_rule", pat ? json_string(pat) : json_null());
         free(pat);
+        /* a rule never approves what is rated above the ceiling: the proposal says so */
+        int level = risk_level_parse(json_string_value(json_object_get(a, "risk")));
+        json_object_set_new(a, "above_ceiling",
+                            json_boolean(level > (int)api_req_engine(r)->rule_ceiling));
     }
     api_reply_json(r, 200, json_pack("{s:o}", "approvals", list));
 }
