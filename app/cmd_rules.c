@@ -81,7 +81,7 @@ static int rules_getopt(int argc, char **argv, struct rules_opts *o)
                                          {NULL, 0, NULL, 0}};
     int c;
     o->by = getenv("USER");
-    while ((c = getopt_long(argc, argv, "+s:k:b:p:adjh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:k:b:p:adjh", opts, NULL)) != -1) {
         switch (c) {
         case 's':
             o->session = optarg;
