@@ -57,7 +57,7 @@ fi
 tm send-keys -t dash C-u
 tm send-keys -t dash -l "git status *"
 tm send-keys -t dash Enter
-if wait_for "saved: allow git status \*" && [ "$(rules_count)" = 1 ]; then
+if wait_for "saved: allow git status *" && [ "$(rules_count)" = 1 ]; then
   ok "Enter saves the edited pattern as the session's rule"
 else
   fail "rule saved ($(rules_count))"; screen >&2
@@ -89,7 +89,7 @@ fi
 
 # ---------------------------------------------------------------- R: list, edit, remove
 tm send-keys -t dash R
-if wait_for "Rules (1)" && wait_for "git status \*"; then
+if wait_for "Rules (1)" && wait_for "git status *"; then
   ok "R lists the rules"
 else
   fail "rules window"; screen >&2
@@ -100,7 +100,7 @@ tm send-keys -t dash C-u
 tm send-keys -t dash -l "git diff *"
 tm send-keys -t dash Enter
 pattern_is() { [ "$(api GET "/v1/sessions/$SESSION_ID/rules" | json_get '["rules"][0]["pattern"]')" = "$1" ]; }
-if poll 100 pattern_is "git diff *" && wait_for "Rules (1)" && wait_for "git diff \*"; then
+if poll 100 pattern_is "git diff *" && wait_for "Rules (1)" && wait_for "git diff *"; then
   ok "e edits the pattern (the window shows the new one)"
 else
   fail "edit"; screen >&2
