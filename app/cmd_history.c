@@ -31,11 +31,11 @@ static void history_print(json_t *list)
         json_t *rule = json_object_get(a, "rule");
         if (json_is_object(rule)) {
             char pat[240];
-            snprintf(by_rule, sizeof(by_rule), "  [%s by rule %lld \"%s\"]",
-                     strcmp(st, "rejected") == 0 ? "denied" : "allowed",
-                     (long long)json_integer_value(json_object_get(rule, "id")),
-                     cli_safe(json_string_value(json_object_get(rule, "pattern")), pat,
-                              sizeof(pat)));
+            snprintf(
+                by_rule, sizeof(by_rule), "  [%s by rule %lld \"%s\"]",
+                strcmp(st, "rejected") == 0 ? "denied" : "allowed",
+                (long long)json_integer_value(json_object_get(rule, "id")),
+                cli_safe(json_string_value(json_object_get(rule, "pattern")), pat, sizeof(pat)));
         }
         printf("%-7lld  %-19s  %-16.16s  %-11.11s  %-6s  %-9s  %4s  %9s  %s%s%s%s%s\n",
                (long long)json_integer_value(json_object_get(a, "id")),

@@ -143,8 +143,8 @@ static int rules_add(struct app *app, const struct rules_opts *o, int argc, char
         free(pattern);
         return 2;
     }
-    json_t *body = json_pack("{s:s,s:s}", "pattern", pattern, "decision",
-                             o->decision ? o->decision : "allow");
+    json_t *body =
+        json_pack("{s:s,s:s}", "pattern", pattern, "decision", o->decision ? o->decision : "allow");
     free(pattern);
     if (o->kind && strcmp(o->kind, "any") != 0)
         json_object_set_new(body, "kind", json_string(o->kind));

@@ -528,8 +528,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                      "\"message\":\"No observation\"}");
         row.observation = obs;
     } else if (rule == POLICY_RULE_DENY) {
-        snprintf(why, sizeof(why), "denied by rule %lld \"%.400s\"", (long long)rule_id,
-                 rule_pat);
+        snprintf(why, sizeof(why), "denied by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
         row.state = ACTION_REJECTED;
         row.approval = APPROVAL_REJECTED;
         row.decided_by = "rule";
@@ -537,8 +536,7 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
         row.rule_id = rule_id;
         row.rule_pattern = rule_pat;
     } else if (rule == POLICY_RULE_ALLOW) {
-        snprintf(why, sizeof(why), "allowed by rule %lld \"%.400s\"", (long long)rule_id,
-                 rule_pat);
+        snprintf(why, sizeof(why), "allowed by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
         row.approval = APPROVAL_AUTO;
         row.decided_by = "rule";
         row.decision_reason = why;
@@ -755,9 +753,10 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
     if (d->remember && s) {
         /* For this kind of action only: a path approved for reading is no command to run. */
         const char *kind = json_string_value(json_object_get(a->action, "action"));
-        char *pat = d->pattern ? strdup(d->pattern)
-                               : policy_glob_escape(action_kind_summary(
-                                     kind, json_object_get(a->action, "args")));
+        char *pat =
+            d->pattern
+                ? strdup(d->pattern)
+                : policy_glob_escape(action_kind_summary(kind, json_object_get(a->action, "args")));
         json_t *rule = json_pack("{s:s,s:s,s:s?}", "pattern", pat ? pat : "", "decision",
                                  policy_rule_name(POLICY_RULE_ALLOW), "kind", kind);
         free(pat);

@@ -124,8 +124,7 @@ void api_route_risk(struct api_req *r)
         json_t *rule = json_null();
         if (d != POLICY_RULE_NONE) {
             rule = json_pack("{s:O,s:O,s:s}", "id", json_object_get(matched, "id"), "pattern",
-                             json_object_get(matched, "pattern"), "decision",
-                             policy_rule_name(d));
+                             json_object_get(matched, "pattern"), "decision", policy_rule_name(d));
             if (d == POLICY_RULE_ALLOW && risk.level > eng->rule_ceiling)
                 json_object_set_new(rule, "above_ceiling",
                                     json_string(risk_level_name(eng->rule_ceiling)));

@@ -95,8 +95,9 @@ void api_route_session_rules_get(struct api_req *r)
     if (!api_session_known(r))
         return;
     api_reply_json(r, 200,
-                   json_pack("{s:o,s:s}", "rules", store_rules_list(eng->store, api_req_param(r, 0)),
-                             "ceiling", risk_level_name(eng->rule_ceiling)));
+                   json_pack("{s:o,s:s}", "rules",
+                             store_rules_list(eng->store, api_req_param(r, 0)), "ceiling",
+                             risk_level_name(eng->rule_ceiling)));
 }
 
 /* POST /v1/sessions/{id}/rules {"pattern", "decision", "kind"?, "by"?}: for the rest of the
@@ -201,10 +202,10 @@ void api_route_rule_edit(struct api_req *r)
     } else {
         if (json_object_get(body, "decision"))
             policy_rule_parse(json_string_value(json_object_get(body, "decision")), &dec);
-        int rc = store_rule_edit(
-            eng->store, id, json_string_value(json_object_get(body, "pattern")),
-            kind ? (json_is_string(kind) ? json_string_value(kind) : "") : NULL, dec,
-            api_rules_by(body), util_now(), &err);
+        int rc =
+            store_rule_edit(eng->store, id, json_string_value(json_object_get(body, "pattern")),
+                            kind ? (json_is_string(kind) ? json_string_value(kind) : "") : NULL,
+                            dec, api_rules_by(body), util_now(), &err);
         if (rc < 0) {
             api_reply_error(r, ERR_STORE_ERROR, "the rule was not changed: %s",
                             err ? err : "store error");
@@ -266,8 +267,8 @@ int api_rules_load_config(struct engine *eng, const char *ceiling, const char *c
                 json_decref(rules);
                 return -1;
             }
-            json_array_append_new(rules, json_pack("{s:s,s:s}", "pattern", lists[l][i],
-                                                   "decision", policy_rule_name(decisions[l])));
+            json_array_append_new(rules, json_pack("{s:s,s:s}", "pattern", lists[l][i], "decision",
+                                                   policy_rule_name(decisions[l])));
         }
     int rc = store_rules_sync_config(eng->store, rules, util_now(), err);
     json_decref(rules);

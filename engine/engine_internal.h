@@ -49,10 +49,10 @@ struct engine {
      * bumped by every rule change (a session's cached rules are reloaded when it moved on). */
     enum risk_level rule_ceiling;
     unsigned rules_gen;
-    double retention_days;       /* 0: history kept forever */
-    struct session *sessions;    /* live (not deleted) sessions, in memory */
-    bool docker_ok;              /* last known daemon reachability */
-    char *docker_error;          /* why the daemon was last unreachable, NULL when it answered */
+    double retention_days;    /* 0: history kept forever */
+    struct session *sessions; /* live (not deleted) sessions, in memory */
+    bool docker_ok;           /* last known daemon reachability */
+    char *docker_error;       /* why the daemon was last unreachable, NULL when it answered */
     char *docker_api_version;
     bool stopping; /* SIGTERM/SIGINT came: deleting keep_alive=false sessions, then exit */
     /* The optional TCP listener (listen.c): its bound address, the bearer token it requires

@@ -50,7 +50,7 @@ struct session {
     bool policy_loaded;
     enum policy confirm;
     double approval_timeout;
-    json_t *rules;       /* the engine-wide rules, then the session's */
+    json_t *rules;      /* the engine-wide rules, then the session's */
     unsigned rules_gen; /* eng->rules_gen when rules was read */
 };
 

@@ -70,11 +70,10 @@ static void rules_changed(int status, json_t *reply, const char *err, void *ud)
         json_t *rules = json_object_get(reply, "rules");
         if (json_is_array(rules)) /* a session's rules: the newest is the one added */
             r = json_array_get(rules, json_array_size(rules) - 1);
-        ui_set_status(ui, "rule %lld %s: %s %s",
-                      (long long)json_integer_value(json_object_get(r, "id")),
-                      removed ? "removed" : "saved",
-                      json_string_value(json_object_get(r, "decision")) ?: "?",
-                      json_string_value(json_object_get(r, "pattern")) ?: "?");
+        ui_set_status(
+            ui, "rule %lld %s: %s %s", (long long)json_integer_value(json_object_get(r, "id")),
+            removed ? "removed" : "saved", json_string_value(json_object_get(r, "decision")) ?: "?",
+            json_string_value(json_object_get(r, "pattern")) ?: "?");
     }
     if (rules_state(ui))
         ui_request(ui, "GET", "/v1/rules", NULL, rules_fetched, &ui->tok_rules);
@@ -92,8 +91,8 @@ static json_t *rules_by(void)
 void rules_save_session(struct ui *ui, const char *session_id, const char *kind,
                         const char *pattern)
 {
-    json_t *body = json_pack("{s:s,s:s,s:o}", "pattern", pattern, "decision", "allow", "by",
-                             rules_by());
+    json_t *body =
+        json_pack("{s:s,s:s,s:o}", "pattern", pattern, "decision", "allow", "by", rules_by());
     if (kind && *kind)
         json_object_set_new(body, "kind", json_string(kind));
     char path[160];
@@ -152,8 +151,8 @@ static unsigned rules_add_done(struct ui *ui, const char *text, void *ud)
         ui_set_status(ui, "no rule added");
         return dirty;
     }
-    json_t *body = json_pack("{s:s,s:s,s:o}", "pattern", text, "decision", "allow", "by",
-                             rules_by());
+    json_t *body =
+        json_pack("{s:s,s:s,s:o}", "pattern", text, "decision", "allow", "by", rules_by());
     ui_request(ui, "POST", "/v1/rules", body, rules_changed, &ui->tok_rule_op);
     json_decref(body);
     return dirty;
@@ -185,7 +184,8 @@ static unsigned rules_on_key(struct ui *ui, int key, bool code)
         prompt_open(ui, "allow engine-wide (Esc cancels): ", NULL, rules_add_done, NULL);
         return UI_DIRTY_ALL;
     }
-    if (r && ((!code && (key == 'e' || key == '\n' || key == '\r')) || (code && key == KEY_ENTER))) {
+    if (r &&
+        ((!code && (key == 'e' || key == '\n' || key == '\r')) || (code && key == KEY_ENTER))) {
         rules_target = (long long)json_integer_value(json_object_get(r, "id"));
         char label[96];
         snprintf(label, sizeof(label), "rule %lld pattern (Esc keeps it): ", rules_target);

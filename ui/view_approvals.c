@@ -326,8 +326,8 @@ static unsigned view_approvals_approve_rule(struct ui *ui)
     /* short: the prompt gives its label half the footer */
     char label[128];
     if (above)
-        snprintf(label, sizeof(label), "approved; rule (never for %s ones; Esc: none): ",
-                 view_approvals_str(a, "risk"));
+        snprintf(label, sizeof(label),
+                 "approved; rule (never for %s ones; Esc: none): ", view_approvals_str(a, "risk"));
     else
         snprintf(label, sizeof(label), "approved; rule (Esc: none): ");
     prompt_open(ui, label, initial, view_approvals_rule_done, NULL);

@@ -233,10 +233,10 @@ static bool policy_word_option(const char *w, size_t n)
 /* Programs that run the command or code they are given: "commands like this one" is then the
  * whole command, never the program with a wildcard. */
 static const char *const policy_runners[] = {
-    "sh",     "bash",  "dash",   "zsh",  "ksh",  "fish",    "env",     "sudo",   "su",
-    "doas",   "xargs", "eval",   "exec", "nohup", "timeout", "nice",   "time",   "command",
-    "watch",  "strace", "ssh",   "python", "python2", "python3", "perl", "ruby", "node",
-    "php",    "lua",   "awk",    "gawk", "find", "busybox", "setsid", "stdbuf", "script",
+    "sh",    "bash",   "dash", "zsh",    "ksh",     "fish",    "env",    "sudo",   "su",
+    "doas",  "xargs",  "eval", "exec",   "nohup",   "timeout", "nice",   "time",   "command",
+    "watch", "strace", "ssh",  "python", "python2", "python3", "perl",   "ruby",   "node",
+    "php",   "lua",    "awk",  "gawk",   "find",    "busybox", "setsid", "stdbuf", "script",
 };
 
 char *policy_rule_derive(const char *kind, const char *summary)

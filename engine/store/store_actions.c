@@ -291,9 +291,8 @@ static json_t *store_action_row(sqlite3_stmt *st)
     json_object_set_new(o, "rule",
                         sqlite3_column_type(st, 19) == SQLITE_NULL
                             ? json_null()
-                            : json_pack("{s:I,s:o}", "id",
-                                        (json_int_t)sqlite3_column_int64(st, 19), "pattern",
-                                        store_col_text(st, 20)));
+                            : json_pack("{s:I,s:o}", "id", (json_int_t)sqlite3_column_int64(st, 19),
+                                        "pattern", store_col_text(st, 20)));
     return o;
 }
 

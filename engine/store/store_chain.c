@@ -27,16 +27,19 @@ static const struct chain_kind {
 } chain_kinds[] = {
     {"action", STORE_SLOT_CHAIN_BODY_ACTION,
      "SELECT id, session_id, kind, summary, args, created_at, risk, risk_reason, "
-     "declared_risk FROM actions WHERE id = ?1", NULL},
+     "declared_risk FROM actions WHERE id = ?1",
+     NULL},
     {"decision", STORE_SLOT_CHAIN_BODY_DECISION,
      "SELECT ap.action_id, ap.session_id, ap.requested_at, ap.deadline, ap.decision, "
      "ap.decided_by, ap.decided_at, ap.reason, a.approval FROM approvals ap "
      "JOIN actions a ON a.id = ap.action_id WHERE ap.action_id = ?1 "
-     "AND ap.decision IS NOT NULL", NULL},
+     "AND ap.decision IS NOT NULL",
+     NULL},
     {"observation", STORE_SLOT_CHAIN_BODY_OBSERVATION,
      "SELECT a.id, a.state, a.exit_code, a.observation_size, a.error, "
      "a.finished_at, o.content, o.size, o.diff FROM actions a LEFT JOIN "
-     "observations o ON o.action_id = a.id WHERE a.id = ?1", NULL},
+     "observations o ON o.action_id = a.id WHERE a.id = ?1",
+     NULL},
     {"rule", STORE_SLOT_CHAIN_BODY_RULE,
      "SELECT id, session_id, pattern, decision, created_by, created_at FROM rules "
      "WHERE id = ?1",
@@ -45,7 +48,8 @@ static const struct chain_kind {
      * engine's back to any of its fields is found. Supersedes the older "rule" entries. */
     {"rule_change", STORE_SLOT_CHAIN_BODY_RULE_CHANGE,
      "SELECT id, session_id, pattern, decision, created_by, created_at, kind, origin, "
-     "changed_by, changed_at, removed FROM rules WHERE id = ?1", NULL},
+     "changed_by, changed_at, removed FROM rules WHERE id = ?1",
+     NULL},
     {"event", STORE_SLOT_CHAIN_BODY_EVENT,
      "SELECT id, session_id, kind, detail, at FROM events WHERE id = ?1", NULL},
 };
@@ -302,8 +306,7 @@ static json_t *chain_break(int64_t seq, const char *session_id, const char *kind
 /* Whether a later entry is about the same row: then the row holds what that one recorded
  * (an action's end recorded again). Asked only when a row differs, so it needs no index of its
  * own (one index less to write on the action path). */
-static int chain_superseded(struct store *s, const struct chain_kind *k, int64_t ref,
-                            int64_t seq)
+static int chain_superseded(struct store *s, const struct chain_kind *k, int64_t ref, int64_t seq)
 {
     sqlite3_stmt *st = store_prepare(s, "SELECT EXISTS (SELECT 1 FROM chain WHERE kind IN (?1, "
                                         "?4) AND ref = ?2 AND seq > ?3)");

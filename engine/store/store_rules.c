@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define STORE_RULE_COLS                                                                            \
-    "id, session_id, pattern, decision, kind, origin, created_by, created_at, changed_by, "      \
+    "id, session_id, pattern, decision, kind, origin, created_by, created_at, changed_by, "        \
     "changed_at"
 
 static json_t *store_rule_row(sqlite3_stmt *st)
@@ -28,7 +28,8 @@ static json_t *store_rule_row(sqlite3_stmt *st)
  * such rule in force, -1. */
 static int store_rule_session(struct store *s, int64_t id, char **session_id)
 {
-    sqlite3_stmt *st = store_prepare(s, "SELECT session_id FROM rules WHERE id = ? AND removed = 0");
+    sqlite3_stmt *st =
+        store_prepare(s, "SELECT session_id FROM rules WHERE id = ? AND removed = 0");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
@@ -82,8 +83,7 @@ int64_t store_rule_add(struct store *s, const struct store_rule *r, double now, 
 /* Change one rule's row by sql (?1 the id, ?2 by, ?3 now, then the values) and record it, in
  * the caller's transaction. 1, 0 when it is not in force, -1. */
 static int store_rule_change(struct store *s, int64_t id, const char *sql, const char *by,
-                             double now, const char *v4, const char *v5, const char *v6,
-                             char **err)
+                             double now, const char *v4, const char *v5, const char *v6, char **err)
 {
     char *sid = NULL;
     int found = store_rule_session(s, id, &sid);
@@ -226,9 +226,8 @@ int store_rules_sync_config(struct store *s, json_t *rules, double now, char **e
         struct store_rule row = {.pattern = json_string_value(json_object_get(r, "pattern")),
                                  .origin = "config",
                                  .by = "config"};
-        if (!row.pattern ||
-            policy_rule_parse(json_string_value(json_object_get(r, "decision")), &row.decision) <
-                0) {
+        if (!row.pattern || policy_rule_parse(json_string_value(json_object_get(r, "decision")),
+                                              &row.decision) < 0) {
             if (err)
                 *err = util_strdupf("config rule %zu is not {\"pattern\", \"decision\"}", i + 1);
             rc = -1;

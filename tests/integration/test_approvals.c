@@ -1409,8 +1409,7 @@ static void test_rules(void **state)
 
     /* The ceiling: a HIGH command an allow rule matches still waits. */
     rules_post(harness_eng, s.id,
-               "{\"pattern\": \"rm -rf /home/allowed && echo *\", \"decision\": \"allow\"}",
-               &r);
+               "{\"pattern\": \"rm -rf /home/allowed && echo *\", \"decision\": \"allow\"}", &r);
     assert_int_equal(r.status, 201);
     reply_free(&r);
     json_int_t high_id =

@@ -44,11 +44,13 @@ static void test_rules_match(void **state)
                                0, NULL);
     json_t *m = NULL;
     const char *pat = NULL;
-    assert_int_equal(policy_rules_match(rules, "run", "git push origin main", &m), POLICY_RULE_ALLOW);
+    assert_int_equal(policy_rules_match(rules, "run", "git push origin main", &m),
+                     POLICY_RULE_ALLOW);
     pat = json_string_value(json_object_get(m, "pattern"));
     assert_string_equal(pat, "git push *");
     /* a deny wins over an earlier allow */
-    assert_int_equal(policy_rules_match(rules, "run", "git push --force origin", &m), POLICY_RULE_DENY);
+    assert_int_equal(policy_rules_match(rules, "run", "git push --force origin", &m),
+                     POLICY_RULE_DENY);
     pat = json_string_value(json_object_get(m, "pattern"));
     assert_string_equal(pat, "*--force*");
     assert_int_equal(policy_rules_match(rules, "run", "git pull", &m), POLICY_RULE_NONE);
@@ -240,8 +242,8 @@ static void test_derive(void **state)
         char *got = policy_rule_derive(cases[i].kind, cases[i].summary);
         assert_non_null(got);
         if (strcmp(got, cases[i].want) != 0)
-            fail_msg("derive(%s, \"%s\") = \"%s\", want \"%s\"", cases[i].kind ? cases[i].kind : "-",
-                     cases[i].summary, got, cases[i].want);
+            fail_msg("derive(%s, \"%s\") = \"%s\", want \"%s\"",
+                     cases[i].kind ? cases[i].kind : "-", cases[i].summary, got, cases[i].want);
         /* a proposal always covers the action it came from */
         assert_true(policy_allow_match(got, cases[i].summary) ||
                     strcmp(cases[i].summary, "  cargo   test  --release") == 0);
@@ -257,12 +259,9 @@ static void test_derive(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_policy_table),
-        cmocka_unit_test(test_rules_match),
-        cmocka_unit_test(test_rule_names),
-        cmocka_unit_test(test_rule_check),
-        cmocka_unit_test(test_allow_match),
-        cmocka_unit_test(test_deny_broad_and_kind),
+        cmocka_unit_test(test_policy_table), cmocka_unit_test(test_rules_match),
+        cmocka_unit_test(test_rule_names),   cmocka_unit_test(test_rule_check),
+        cmocka_unit_test(test_allow_match),  cmocka_unit_test(test_deny_broad_and_kind),
         cmocka_unit_test(test_derive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

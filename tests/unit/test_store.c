@@ -341,8 +341,18 @@ static void test_rules_and_retention(void **state)
     char *err = NULL;
     assert_int_equal(store_session_insert(s, "hhhh", "h", "img", SESSION_READY, NULL, 1, &err), 0);
     assert_int_equal(store_session_insert(s, "iiii", "i", "img", SESSION_READY, NULL, 1, &err), 0);
-    assert_true(store_rule_add(s, &(struct store_rule){.session_id = "hhhh", .pattern = "git push *", .decision = POLICY_RULE_ALLOW, .by = "alice"}, 5, &err) > 0);
-    assert_true(store_rule_add(s, &(struct store_rule){.session_id = "hhhh", .pattern = "*curl*", .decision = POLICY_RULE_DENY, .by = "alice"}, 6, &err) > 0);
+    assert_true(store_rule_add(s,
+                               &(struct store_rule){.session_id = "hhhh",
+                                                    .pattern = "git push *",
+                                                    .decision = POLICY_RULE_ALLOW,
+                                                    .by = "alice"},
+                               5, &err) > 0);
+    assert_true(store_rule_add(s,
+                               &(struct store_rule){.session_id = "hhhh",
+                                                    .pattern = "*curl*",
+                                                    .decision = POLICY_RULE_DENY,
+                                                    .by = "alice"},
+                               6, &err) > 0);
     json_t *rules = store_rules_list(s, "hhhh");
     assert_int_equal(json_array_size(rules), 2);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 1), "decision")),
@@ -531,7 +541,12 @@ static void test_chain_tamper(void **state)
     int64_t b = store_action_add(s, &row, &err);
     assert_int_equal(store_action_decide(s, b, APPROVAL_REJECTED, "op", "no way", "{}", 4, &err),
                      1);
-    assert_true(store_rule_add(s, &(struct store_rule){.session_id = "tttt", .pattern = "ls *", .decision = POLICY_RULE_ALLOW, .by = "op"}, 5, &err) > 0);
+    assert_true(store_rule_add(s,
+                               &(struct store_rule){.session_id = "tttt",
+                                                    .pattern = "ls *",
+                                                    .decision = POLICY_RULE_ALLOW,
+                                                    .by = "op"},
+                               5, &err) > 0);
     assert_int_equal(store_event_add(s, "tttt", "paused", NULL, 6), 0);
     assert_int_equal(store_event_add(s, NULL, "engine", "started", 7), 0);
     assert_verified(s, "tttt");
@@ -592,8 +607,8 @@ static void test_rules_edit_and_record(void **state)
     json_decref(l);
     assert_verified(s, NULL);
     /* edit: pattern, then the kind back to any */
-    assert_int_equal(
-        store_rule_edit(s, r, "git diff *", NULL, POLICY_RULE_NONE, "bob", 4, &err), 1);
+    assert_int_equal(store_rule_edit(s, r, "git diff *", NULL, POLICY_RULE_NONE, "bob", 4, &err),
+                     1);
     assert_int_equal(store_rule_edit(s, r, NULL, "", POLICY_RULE_DENY, "bob", 5, &err), 1);
     json_t *g = store_rule_get(s, r);
     assert_string_equal(json_string_value(json_object_get(g, "pattern")), "git diff *");
