@@ -143,6 +143,18 @@ static const struct config_key *config_find(const char *section, const char *key
     return NULL;
 }
 
+/* What a key of this type takes, for messages. */
+static const char *config_type_name(enum config_type t)
+{
+    static const char *const names[] = {
+        [CT_STRING] = "a \"string\"",
+        [CT_BOOL] = "true or false",
+        [CT_NUMBER] = "a number",
+        [CT_STRINGS] = "[\"strings\"]",
+    };
+    return names[t];
+}
+
 static void config_strings_free(char **list)
 {
     for (size_t i = 0; list && list[i]; i++)
@@ -169,10 +181,7 @@ static int config_value(struct config_parser *p, struct config *c, const char *k
         }
         if (k->type != CT_STRING) {
             free(v);
-            return config_fail(p, "%s takes %s, not a string", key,
-                               k->type == CT_BOOL     ? "true or false"
-                               : k->type == CT_NUMBER ? "a number"
-                                                      : "[\"strings\"]");
+            return config_fail(p, "%s takes %s, not a string", key, config_type_name(k->type));
         }
         free(*(char **)field);
         *(char **)field = v;
@@ -230,8 +239,7 @@ static int config_value(struct config_parser *p, struct config *c, const char *k
             return 0;
         }
         if (k->type != CT_BOOL)
-            return config_fail(p, "%s takes %s, not true/false", key,
-                               k->type == CT_STRING ? "a \"string\"" : "a number");
+            return config_fail(p, "%s takes %s, not true/false", key, config_type_name(k->type));
         *(int *)field = v;
         return 0;
     }
@@ -250,8 +258,7 @@ static int config_value(struct config_parser *p, struct config *c, const char *k
         return 0;
     }
     if (k->type != CT_NUMBER)
-        return config_fail(p, "%s takes %s, not a number", key,
-                           k->type == CT_STRING ? "a \"string\"" : "true or false");
+        return config_fail(p, "%s takes %s, not a number", key, config_type_name(k->type));
     if (d <= 0)
         return config_fail(p, "%s must be above 0", key);
     *(double *)field = d;

@@ -214,6 +214,44 @@ static void test_rule_cli_and_api(void **state)
     json_decref(q);
     free(ap);
     reject(id);
+
+    /* the export names the rule in each format */
+    char *want = strdupf("allowed by rule %lld \"echo cli-rule *\"", r1);
+    static const char *const formats[] = {"md", "cast", "json"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *ex[] = {"export", sid, "--format", formats[i], "-o", "-", NULL};
+        char *file = strdupf("%s/export.%s", harness_eng->state_dir, formats[i]);
+        ex[5] = file;
+        free(cli_ok(ex, NULL));
+        FILE *f = fopen(file, "r");
+        assert_non_null(f);
+        static char text[1 << 20];
+        size_t n = fread(text, 1, sizeof(text) - 1, f);
+        text[n] = '\0';
+        fclose(f);
+        if (i == 0 && !strstr(text, want))
+            fail_msg("the md export does not say \"%s\"", want);
+        /* the cast's output events are JSON strings: the quotes escaped */
+        char *cast_want = strdupf("allowed by rule %lld \\\"echo cli-rule *\\\"", r1);
+        if (i == 1 && !strstr(text, cast_want))
+            fail_msg("the cast does not say %s", cast_want);
+        free(cast_want);
+        if (i == 2) {
+            json_t *doc = json_loads(text, 0, NULL);
+            bool found = false;
+            size_t k;
+            json_t *x;
+            json_array_foreach(json_object_get(doc, "actions"), k, x)
+            {
+                found |= json_integer_value(jpath(x, "rule.id")) == r1 &&
+                         strcmp(jstr(x, "rule.pattern") ?: "", "echo cli-rule *") == 0;
+            }
+            json_decref(doc);
+            assert_true(found);
+        }
+        free(file);
+    }
+    free(want);
 }
 
 static void test_rules_in_record(void **state)
