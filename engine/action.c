@@ -679,8 +679,8 @@ static void action_already(json_t *cur, int64_t id, struct action_result *out)
     }
 }
 
-int action_rule_add(struct engine *eng, const char *session_id, json_t *rule, const char *by,
-                    struct action_result *out)
+int64_t action_rule_add(struct engine *eng, const char *session_id, json_t *rule, const char *by,
+                        struct action_result *out)
 {
     char *err = NULL;
     struct store_rule row = {.session_id = session_id,
@@ -698,7 +698,7 @@ int action_rule_add(struct engine *eng, const char *session_id, json_t *rule, co
         return -1;
     }
     eng->rules_gen++;
-    return (int)rid;
+    return rid;
 }
 
 void action_decide(struct engine *eng, int64_t id, const struct action_decision *d,

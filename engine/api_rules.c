@@ -54,7 +54,7 @@ static void api_rules_add(struct api_req *r, json_t *body, const char *session_i
     struct engine *eng = api_req_engine(r);
     const char *why = policy_rule_check(body, keys);
     struct action_result res = {0};
-    int id;
+    int64_t id;
     if (why)
         api_reply_error(r, ERR_BAD_REQUEST, "%s", why);
     else if (!api_rules_kind_ok(r, body))
