@@ -760,7 +760,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         json_t *rule = json_pack("{s:s,s:s,s:s?}", "pattern", pat ? pat : "", "decision",
                                  policy_rule_name(POLICY_RULE_ALLOW), "kind", kind);
         free(pat);
-        int rc = action_rule_add(eng, s->id, rule, d->by, out);
+        int64_t rc = action_rule_add(eng, s->id, rule, d->by, out);
         json_decref(rule);
         if (rc < 0)
             return;
