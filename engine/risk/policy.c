@@ -98,16 +98,24 @@ static int policy_class_match(const char **p, char c)
     return in != neg;
 }
 
-static bool policy_glob(const char *p, const char *s)
+/* Steps one match may take: a pattern with many stars against a long command backtracks
+ * without end otherwise; past it there is no match (the action goes to its policy). */
+#define POLICY_GLOB_BUDGET 1000000
+
+static bool policy_glob(const char *p, const char *s, long *budget)
 {
     for (; *p; p++) {
+        if (--*budget < 0)
+            return false;
         switch (*p) {
         case '*':
             while (p[1] == '*')
                 p++;
             for (const char *t = s;; t++) {
-                if (policy_glob(p + 1, t))
+                if (policy_glob(p + 1, t, budget))
                     return true;
+                if (*budget < 0)
+                    return false;
                 if (!*t || policy_meta(*t))
                     return false;
             }
@@ -147,7 +155,8 @@ bool policy_allow_match(const char *pattern, const char *summary)
 {
     if (!pattern || !summary)
         return false;
-    if (policy_glob(pattern, summary))
+    long budget = POLICY_GLOB_BUDGET;
+    if (policy_glob(pattern, summary, &budget))
         return true;
     /* "prog sub *" covers "prog sub" too (an escaped "\ *" is no such ending). */
     size_t n = strlen(pattern);
@@ -158,7 +167,8 @@ bool policy_allow_match(const char *pattern, const char *summary)
             return false;
         memcpy(buf, pattern, k);
         buf[k] = '\0';
-        return policy_glob(buf, summary);
+        budget = POLICY_GLOB_BUDGET;
+        return policy_glob(buf, summary, &budget);
     }
     return false;
 }

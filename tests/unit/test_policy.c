@@ -172,6 +172,11 @@ static void test_allow_match(void **state)
         if (got != cases[i].match)
             fail_msg("%s vs \"%s\": got %d", cases[i].pattern, cases[i].summary, got);
     }
+    /* many stars against a long command: bounded, no match (the action waits) */
+    static char lots[20001];
+    memset(lots, 'a', sizeof(lots) - 1);
+    assert_false(policy_allow_match("*a*a*a*a*a*a*a*a*a*a*a*a*b", lots));
+    assert_true(policy_allow_match("a*a", lots));
     assert_false(policy_allow_match(NULL, "x"));
     assert_false(policy_allow_match("x", NULL));
 }
