@@ -7,7 +7,6 @@
  * changes), so a second decision, or one after the timeout, changes nothing. */
 #include "engine/action.h"
 
-#include "common/buf.h"
 #include "engine/action_kind.h"
 #include "engine/base/action_state.h"
 #include "engine/base/loop.h"
