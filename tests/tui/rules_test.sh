@@ -72,6 +72,12 @@ else
   fail "rule applies ($(cat "$TMP/agent-2.status" 2>/dev/null), $(newest_approval))"
 fi
 
+tm send-keys -t dash 1
+show_tab Actions SUMMARY
+rule_row() { screen | grep -F "git status" | grep -qF "rule 1"; }
+poll 100 rule_row && ok "the Actions tab names the rule that approved it (rule 1)" ||
+  { fail "the rule in the Actions tab"; screen >&2; }
+
 # ---------------------------------------------------------------- Esc: the approval only
 agent_action 3 "ls -la /tmp" &
 agent3=$!
