@@ -266,14 +266,26 @@ char *policy_rule_derive(const char *kind, const char *summary)
         return policy_glob_escape(summary ? summary : "");
     /* the program; a subcommand or an option; then options; then " *" */
     const char *end = start + n0, *p = end;
+    bool sub = false;
     for (int i = 1;; i++) {
         while (*p == ' ' || *p == '\t')
             p++;
         size_t n = strcspn(p, " \t");
         if (n == 0 || !(policy_word_option(p, n) || (i == 1 && policy_word_sub(p, n))))
             break;
+        sub |= i == 1 && policy_word_sub(p, n);
         end = p + n;
         p = end;
+    }
+    /* Without a subcommand first, a later word may be one ("git -C dir push"): the wildcard
+     * would cover every subcommand, so the command is proposed exactly. */
+    for (const char *q = end; !sub && *q;) {
+        while (*q == ' ' || *q == '\t')
+            q++;
+        size_t n = strcspn(q, " \t");
+        if (n && policy_word_sub(q, n))
+            return policy_glob_escape(summary);
+        q += n;
     }
     size_t len = (size_t)(end - start);
     char *out = malloc(len + 3);

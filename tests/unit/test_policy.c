@@ -218,7 +218,9 @@ static void test_derive(void **state)
         {"run", "git status", "git status *"},
         {"run", "git push --force origin main", "git push --force *"},
         {"run", "npm install lodash", "npm install *"},
-        {"run", "rm -rf build", "rm -rf *"},
+        {"run", "rm -rf build", "rm -rf build"}, /* "build" may be a subcommand: exactly */
+        {"run", "git -C /w push origin", "git -C /w push origin"},
+        {"run", "rm -rf ./build/", "rm -rf *"},
         {"run", "ls -la /tmp", "ls -la *"},
         {"run", "ls", "ls *"},
         {"run", "make", "make *"},
