@@ -46,6 +46,7 @@ struct tab_files {
     /* the viewer */
     bool viewing, view_loading;
     bool view_lines; /* the file's own lines (numbered), not a description */
+    int view_digits; /* of the last line's number */
     char *view_path;
     char view_head[400];
     struct textview_text text;
@@ -80,13 +81,6 @@ static int tab_files_mark(const struct tab_files *st, const char *path, bool dir
             return CHANGESET_CHANGED;
     }
     return -1;
-}
-
-static void tab_files_remark(struct tab_files *st)
-{
-    for (size_t i = 0; i < st->n; i++)
-        if (st->v[i].kind != TF_MORE && st->v[i].kind != TF_DELETED)
-            st->v[i].mark = tab_files_mark(st, st->v[i].path, st->v[i].kind == TF_DIR);
 }
 
 /* ---- the tree: a flat array in display order; a folded directory has no rows after it ---- */
@@ -263,11 +257,10 @@ static void tab_files_changes_fetched(int status, json_t *reply, const char *err
         (struct tab_files *)((char *)ud - offsetof(struct tab_files, tok_changes));
     (void)err;
     const char *why = NULL;
-    if (status == 200 && changeset_parse(reply, &st->changes, &why) == 0) {
+    if (status == 200 && changeset_parse(reply, &st->changes, &why) == 0)
         st->changes_loaded = true;
-        tab_files_remark(st);
-        st->ui->dirty |= UI_DIRTY_DETAIL;
-    }
+    /* The tree after the marks: a directory's deleted files go in with its listing. */
+    tab_files_list(st->ui, st, (size_t)-1);
 }
 
 /* ---- the list ---- */
@@ -395,7 +388,7 @@ static void tab_files_gutter(const void *ud, size_t i, char *buf, size_t size)
     if (!st->view_lines)
         buf[0] = '\0';
     else
-        snprintf(buf, size, "%zu", i + 1);
+        snprintf(buf, size, "%*zu", st->view_digits, i + 1);
 }
 
 static size_t tab_files_text_count(const void *ud)
@@ -427,6 +420,7 @@ static void tab_files_show(struct tab_files *st, bool lines, const char *head, c
         rest /= 10;
         digits++;
     }
+    st->view_digits = (int)digits;
     st->tv.gutter_cols = lines ? (int)digits + 1 : 0;
 }
 
@@ -462,7 +456,7 @@ static void tab_files_read(int status, json_t *reply, const char *err, void *ud)
         tab_files_show(st, false, "bad reply", "the engine's reply is not base64", 31);
         return;
     }
-    snprintf(head, sizeof(head), "text · %s · %lld bytes%s", kind ? kind : "?", size,
+    snprintf(head, sizeof(head), "%s · %lld bytes%s", kind ? kind : "?", size,
              json_is_true(json_object_get(reply, "truncated")) ? " · only the first 4 MiB" : "");
     tab_files_show(st, true, head, data.data ? data.data : "", data.len);
     buf_free(&data);
@@ -520,8 +514,8 @@ static void tab_files_fetch(struct ui *ui, struct tab_files *st)
     char url[160];
     snprintf(url, sizeof(url), "/v1/sessions/%s/changes", st->sid);
     ui_cancel(ui, &st->tok_changes);
-    ui_request(ui, "GET", url, NULL, tab_files_changes_fetched, &st->tok_changes);
-    tab_files_list(ui, st, (size_t)-1);
+    if (ui_request(ui, "GET", url, NULL, tab_files_changes_fetched, &st->tok_changes) < 0)
+        tab_files_list(ui, st, (size_t)-1);
 }
 
 static unsigned tab_files_open(struct ui *ui)
