@@ -124,7 +124,7 @@ static json_t *browse_string(const char *s, size_t n)
 /* The path beneath the workspace, or why not: openat2 refuses what leaves it (EXDEV). */
 static int browse_open(const struct browse *b, int flags, json_t **reply, unsigned *status)
 {
-    int root = open(b->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int root = open(b->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (root < 0) {
         *status = agent_task_fail_errno(reply, errno, "cannot open the workspace %s", b->root);
         return -1;

@@ -52,7 +52,10 @@ struct tab_files {
     struct textview_text text;
     struct textview tv;
     char tok_list, tok_file, tok_changes;
-    size_t pending; /* the row whose listing is being fetched */
+    /* The directory whose listing is being fetched (by path: rows move while it comes), or
+     * the root; both clear once it is in. */
+    char *pending_path;
+    bool pending_root;
 };
 
 static struct tab_files *tab_files_find(const struct ui *ui)
@@ -209,32 +212,64 @@ static void tab_files_take_list(struct tab_files *st, size_t i, json_t *reply)
     free(add);
 }
 
+/* The folded directory row of path, or (size_t)-1. */
+static size_t tab_files_row_of(const struct tab_files *st, const char *path)
+{
+    for (size_t i = 0; path && i < st->n; i++)
+        if (st->v[i].kind == TF_DIR && !st->v[i].open && strcmp(st->v[i].path, path) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+static void tab_files_unpend(struct tab_files *st)
+{
+    for (size_t i = 0; i < st->n; i++)
+        st->v[i].loading = false;
+    free(st->pending_path);
+    st->pending_path = NULL;
+    st->pending_root = false;
+}
+
 static void tab_files_listed(int status, json_t *reply, const char *err, void *ud)
 {
     struct tab_files *st = (struct tab_files *)((char *)ud - offsetof(struct tab_files, tok_list));
-    size_t i = st->pending;
+    bool root = st->pending_root;
+    size_t i = root ? (size_t)-1 : tab_files_row_of(st, st->pending_path);
+    tab_files_unpend(st);
     st->ui->dirty |= UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
-    if (i != (size_t)-1 && i < st->n)
-        st->v[i].loading = false;
     if (status != 200 || !json_is_object(reply)) {
         const char *why =
             status < 0 ? (err ? err : "no answer") : client_error_message(reply, "refused");
-        if (i == (size_t)-1)
+        if (root)
             snprintf(st->error, sizeof(st->error), "%s", why);
         else
             ui_set_error(st->ui, "Files: %s", why);
         return;
     }
-    if (i == (size_t)-1) {
+    if (root) {
         for (size_t j = 0; j < st->n; j++)
             tab_files_node_free(&st->v[j]);
         st->n = 0;
         st->error[0] = '\0';
+    } else if (i == (size_t)-1) {
+        return; /* the directory went from the tree (refolded above) meanwhile */
     }
     tab_files_take_list(st, i, reply);
     list_clamp(st->ui, UI_LIST_FILES);
 }
 
+void tab_files_take(struct ui *ui, int status, json_t *reply, const char *err)
+{
+    struct tab_files *st = tab_files_find(ui);
+    if (!st)
+        return;
+    ui_cancel(ui, &st->tok_list);
+    tab_files_unpend(st);
+    st->pending_root = true;
+    tab_files_listed(status, reply, err, &st->tok_list);
+}
+
+/* List row i's directory ((size_t)-1: the root); a listing still coming is dropped. */
 static void tab_files_list(struct ui *ui, struct tab_files *st, size_t i)
 {
     char url[TAB_FILES_URL];
@@ -245,9 +280,13 @@ static void tab_files_list(struct ui *ui, struct tab_files *st, size_t i)
     }
     history_query_add(url, sizeof(url), "limit", "500");
     ui_cancel(ui, &st->tok_list);
-    st->pending = i;
-    if (i != (size_t)-1)
+    tab_files_unpend(st);
+    if (i == (size_t)-1) {
+        st->pending_root = true;
+    } else {
+        st->pending_path = strdup(st->v[i].path);
         st->v[i].loading = true;
+    }
     ui_request(ui, "GET", url, NULL, tab_files_listed, &st->tok_list);
 }
 
@@ -352,7 +391,7 @@ static const char *tab_files_empty(const struct ui *ui)
         return "no session selected";
     if (st->error[0])
         return st->error;
-    return st->pending == (size_t)-1 ? "loading…" : "the workspace is empty";
+    return st->pending_root ? "loading…" : "the workspace is empty";
 }
 
 static unsigned tab_files_select(struct ui *ui, size_t row)
@@ -504,6 +543,7 @@ static void tab_files_close(struct ui *ui)
     textview_text_free(&st->text);
     textview_free(&st->tv);
     free(st->view_path);
+    free(st->pending_path);
     free(st->sid);
     free(st);
     *slot = NULL;
@@ -532,7 +572,7 @@ static unsigned tab_files_open(struct ui *ui)
     }
     *slot = st;
     st->ui = ui;
-    st->pending = (size_t)-1;
+    st->pending_root = true; /* the changes come first, then the root's listing */
     textview_init(&st->tv, &tab_files_source, st, ui->utf8 ? 0 : SANITIZE_ASCII);
     if (ui->sel_session && model_id_valid(ui->sel_session)) {
         st->sid = strdup(ui->sel_session);

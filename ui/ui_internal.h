@@ -178,6 +178,9 @@ struct logbuf *tab_logs_buffer(struct ui *ui);
 /* What the open Changes tab does with an answer of GET /v1/sessions/{id}/changes (its fetch's
  * callback; the frame bench feeds it a list without an engine). */
 void tab_changes_take(struct ui *ui, int status, json_t *reply, const char *err);
+/* What the open Files tab does with an answer of GET /v1/sessions/{id}/files for the workspace
+ * (its fetch's callback; the frame bench feeds it a listing without an engine). */
+void tab_files_take(struct ui *ui, int status, json_t *reply, const char *err);
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
