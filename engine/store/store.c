@@ -150,7 +150,7 @@ static const char *const store_migrations[] = {
      * zeroes the old bytes. Sessions' rows are not in the chain: the record still verifies. */
     "UPDATE sessions SET config = json_set(config, '$.env', (SELECT json_group_array(key) "
     "FROM json_each(sessions.config, '$.env'))) WHERE json_type(config, '$.env') = 'object';",
-    /* 9 -> 10: rules without fatigue (docs/approvals.md): engine-wide rules (no session; from
+    /* 9 → 10: rules without fatigue (docs/approvals.md): engine-wide rules (no session; from
      * the config file or the API), a rule limited to one kind of action, edits and removals
      * (a removed rule stays, marked, so the record still finds it), and the rule that decided
      * an action beside its approval. */
