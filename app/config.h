@@ -20,9 +20,12 @@ struct config {
     double retention_days;   /* 0: not set */
     char *socket, *state_dir, *pool, *listen, *token_file, *theme;
     char *driver; /* the sandbox driver (engine/driver.c's table): "docker" */
-    int bell;     /* -1: not set; ring the bell when an action starts waiting */
-    int mouse;    /* -1: not set; the dashboard takes clicks and the wheel */
-    char *path;   /* the file read, NULL when none */
+    /* A session's disk limit when it names none, and the free space kept under the state dir
+     * ("10g", "1g"; "0" for no floor). NULL: not set. */
+    char *disk_limit, *disk_floor;
+    int bell;   /* -1: not set; ring the bell when an action starts waiting */
+    int mouse;  /* -1: not set; the dashboard takes clicks and the wheel */
+    char *path; /* the file read, NULL when none */
 };
 
 /* Read the file at path (NULL: the default place; a missing default file is no error).

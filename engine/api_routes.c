@@ -3,6 +3,7 @@
 
 #include "engine/base/session_state.h"
 #include "engine/changes.h"
+#include "engine/disk.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/files.h"
@@ -30,6 +31,7 @@ static void route_info(struct api_req *r)
         eng->docker_ok, "api_version", eng->docker_api_version, "error", eng->docker_error);
     json_object_set_new(info, "listen", listen_info(eng));
     json_object_set_new(info, "seccomp", seccomp_probe_info(eng));
+    json_object_set_new(info, "disk", disk_info_json(eng));
     api_reply_json(r, 200, info);
 }
 
@@ -139,6 +141,9 @@ json_t *api_stored_session(struct api_req *r)
 static void route_session_get(struct api_req *r)
 {
     json_t *s = api_stored_session(r);
+    json_t *disk = s ? disk_session_json(api_req_engine(r), api_req_param(r, 0)) : NULL;
+    if (disk)
+        json_object_set_new(s, "disk", disk);
     if (s)
         api_reply_json(r, 200, s);
 }
@@ -185,6 +190,22 @@ static void route_session_resume(struct api_req *r)
     struct session *s = api_live_session(r);
     if (s)
         session_resume(s, route_reply_result, r);
+}
+
+/* POST /v1/sessions/{id}/limits {"disk": SIZE}: the operator raises (or lowers) the limit. */
+static void route_session_limits(struct api_req *r)
+{
+    struct session *s = api_live_session(r);
+    json_t *body = s ? api_req_json(r, 0) : NULL;
+    if (!body)
+        return;
+    char msg[300];
+    enum err_code e = disk_limit_set(api_req_engine(r), session_id(s), body, msg, sizeof(msg));
+    json_decref(body);
+    if (e != ERR_NONE)
+        api_reply_error(r, e, "%s", msg);
+    else
+        route_session_get(r);
 }
 
 static void route_session_stop(struct api_req *r)
@@ -311,6 +332,7 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/sessions", route_sessions_create},
     {"GET", "/v1/sessions/*", route_session_get},
     {"DELETE", "/v1/sessions/*", route_session_delete},
+    {"POST", "/v1/sessions/*/limits", route_session_limits},
     {"POST", "/v1/sessions/*/execute_action", api_route_execute},
     {"POST", "/v1/risk", api_route_risk},
     {"GET", "/v1/actions/*", api_route_action_get},

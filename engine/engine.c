@@ -5,6 +5,7 @@
 #include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
+#include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -286,6 +287,10 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.pool = pool_new(&eng, opt->pool, err)))
         goto out;
     session_load_all(&eng);
+    if (!(eng.disk = disk_new(&eng, opt->disk_limit, opt->disk_floor))) {
+        *err = strdup("out of memory");
+        goto out;
+    }
     if (actions_init(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
@@ -305,6 +310,8 @@ out:
     eng.stopping = true;
     monitor_free(eng.monitor);
     stats_free(eng.stats);
+    disk_free(eng.disk);
+    eng.disk = NULL;
     if (eng.http)
         http_cancel_all(eng.http);
     seccomp_probe_free(&eng);
