@@ -195,6 +195,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .approval_timeout = cfg->approval_timeout,
         .retention_days = cfg->retention_days,
         .disk_limit = disk_limit,
+        .unsafe_bench = getenv("PADDOCK_UNSAFE_BENCH"),
         /* unset: the engine's default; "0": no floor */
         .disk_floor = disk_floor < 0    ? 0
                       : disk_floor == 0 ? -1

@@ -32,6 +32,7 @@ static void route_info(struct api_req *r)
     json_object_set_new(info, "listen", listen_info(eng));
     json_object_set_new(info, "seccomp", seccomp_probe_info(eng));
     json_object_set_new(info, "disk", disk_info_json(eng));
+    json_object_set_new(info, "unsafe_bench", engine_bench_info(eng));
     api_reply_json(r, 200, info);
 }
 

@@ -21,9 +21,10 @@
 /* Entries looked at per turn of the loop: a few milliseconds, so requests keep their pace
  * while a large tree is measured. */
 #define DISK_SLICE 2048
-/* After an action, the next measurement of its session waits this long, so a burst of
- * actions is measured once. */
+/* After an action, the next measurement of its session waits this long, and at least
+ * DISK_GAP_MS after the last one began: a stream of actions costs a measurement a second. */
 #define DISK_SOON_MS 200
+#define DISK_GAP_MS 1000
 
 /* What the watchdog knows of one session. */
 struct disk_seen {
@@ -32,7 +33,10 @@ struct disk_seen {
     char *container_id; /* the container the roots belong to */
     json_t *roots;      /* array of paths to measure; NULL until learned */
     bool queued;
-    bool seen; /* the session was found live in the last interval's sweep */
+    bool seen;               /* the session was found live in the last interval's sweep */
+    struct loop_timer *soon; /* disk_watch_soon's, until it queues the session */
+    struct disk *d;          /* for the timer */
+    double last_ms;          /* when its last measurement began (loop_now_ms), 0: never */
     long long used;
     double at; /* 0: never measured */
     char *error;
@@ -41,7 +45,7 @@ struct disk_seen {
 struct disk {
     struct engine *eng;
     long long limit, floor;
-    struct loop_timer *interval, *soon, *slice;
+    struct loop_timer *interval, *slice;
     struct disk_seen *seen;
     /* The queue of ids to measure, in order (each at most once: disk_seen.queued). */
     char (*queue)[2 * SESSION_ID_BYTES + 1];
@@ -69,6 +73,7 @@ static struct disk_seen *disk_seen_find(struct disk *d, const char *id, bool cre
     if (!x)
         return NULL;
     strcpy(x->id, id);
+    x->d = d;
     x->next = d->seen;
     d->seen = x;
     return x;
@@ -76,6 +81,8 @@ static struct disk_seen *disk_seen_find(struct disk *d, const char *id, bool cre
 
 static void disk_seen_free(struct disk_seen *x)
 {
+    if (x->soon)
+        loop_timer_cancel(x->d->eng->loop, x->soon);
     free(x->container_id);
     json_decref(x->roots);
     free(x->error);
@@ -308,7 +315,7 @@ static void disk_next(struct disk *d)
             continue;
         d->cur = x;
         d->gen++;
-        d->started_ms = loop_now_ms();
+        d->started_ms = x->last_ms = loop_now_ms();
         d->busy_ms = 0;
         if (x->roots && x->container_id && strcmp(x->container_id, s->container_id) == 0) {
             disk_walk_start(d);
@@ -360,7 +367,7 @@ static void disk_on_interval(void *ud)
     /* Forget sessions that went away (not the one being measured or queued). */
     for (struct disk_seen **p = &d->seen; *p;) {
         struct disk_seen *x = *p;
-        if (!x->seen && !x->queued && x != d->cur && !session_find(d->eng, x->id)) {
+        if (!x->seen && !x->queued && !x->soon && x != d->cur && !session_find(d->eng, x->id)) {
             *p = x->next;
             disk_seen_free(x);
         } else {
@@ -372,19 +379,23 @@ static void disk_on_interval(void *ud)
 
 static void disk_on_soon(void *ud)
 {
-    struct disk *d = ud;
-    d->soon = NULL;
-    disk_next(d);
+    struct disk_seen *x = ud;
+    x->soon = NULL;
+    disk_enqueue(x->d, x->id);
+    disk_next(x->d);
 }
 
 void disk_watch_soon(struct engine *eng, const char *session_id)
 {
     struct disk *d = eng->disk;
-    if (!d)
+    if (!d || eng->bench_off & ENGINE_BENCH_NO_DISK_WATCH)
         return;
-    disk_enqueue(d, session_id);
-    if (!d->soon && !d->cur)
-        d->soon = loop_timer_add(eng->loop, DISK_SOON_MS, disk_on_soon, d);
+    struct disk_seen *x = disk_seen_find(d, session_id, true);
+    if (!x || x->queued || x->soon)
+        return;
+    double wait = x->last_ms + DISK_GAP_MS - loop_now_ms();
+    x->soon =
+        loop_timer_add(eng->loop, wait > DISK_SOON_MS ? (long)wait : DISK_SOON_MS, disk_on_soon, x);
 }
 
 struct disk *disk_new(struct engine *eng, long long limit, long long floor)
@@ -395,6 +406,8 @@ struct disk *disk_new(struct engine *eng, long long limit, long long floor)
     d->eng = eng;
     d->limit = limit > 0 ? limit : DISK_LIMIT_DEFAULT;
     d->floor = floor < 0 ? 0 : floor > 0 ? floor : DISK_FLOOR_DEFAULT;
+    if (eng->bench_off & ENGINE_BENCH_NO_DISK_WATCH)
+        return d; /* the floor still holds */
     d->interval = loop_timer_add(eng->loop, DISK_INTERVAL_MS, disk_on_interval, d);
     if (!d->interval) {
         free(d);
@@ -407,9 +420,8 @@ void disk_free(struct disk *d)
 {
     if (!d)
         return;
-    loop_timer_cancel(d->eng->loop, d->interval);
-    if (d->soon)
-        loop_timer_cancel(d->eng->loop, d->soon);
+    if (d->interval)
+        loop_timer_cancel(d->eng->loop, d->interval);
     if (d->slice)
         loop_timer_cancel(d->eng->loop, d->slice);
     disk_walk_free(d->walk);

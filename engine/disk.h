@@ -4,7 +4,8 @@
  * sandbox could fill the host's disk. Every session has a disk limit (limits.disk; the engine's
  * default otherwise): the watchdog measures what the session takes — its container's writable
  * layer (the overlay upper dir Docker reports), the engine-made work dir (<state>/work/<id>)
- * and the volumes the engine made for it — every DISK_INTERVAL_MS and soon after each action,
+ * and the volumes the engine made for it — every DISK_INTERVAL_MS and soon after each action
+ * (at most once a second per session),
  * on the loop in slices (engine/base/disk_walk.c: no link followed), and pauses a session past
  * its limit with the reason. The operator raises the limit (disk_limit_set), resumes or
  * deletes.
@@ -25,7 +26,7 @@ struct disk;
 #define DISK_LIMIT_DEFAULT (10LL << 30) /* a session's limit when it names none */
 #define DISK_FLOOR_DEFAULT (1LL << 30)  /* free space the store keeps */
 #define DISK_LIMIT_MIN (64LL << 20)     /* the least limits.disk may be */
-#define DISK_INTERVAL_MS 10000
+#define DISK_INTERVAL_MS 5000
 
 /* limit, floor: the engine's (0: the defaults above; a floor of -1: none). NULL when out of
  * memory. Starts the interval. */
