@@ -617,9 +617,7 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
     static char floor_msg[640];
     if (disk_floor_check(eng, "the session was not created", floor_msg, sizeof(floor_msg)) < 0) {
         session_config_free(cfg);
-        *bad =
-            (struct session_result){.status = 507, .err = ERR_STORAGE_FULL, .message = floor_msg};
-        return -1;
+        return session_refuse(bad, ERR_STORAGE_FULL, floor_msg);
     }
     /* A warm sandbox when the pool has one for these options: ready in a store write. */
     const char *image = cfg->image ? cfg->image : eng->default_image;
@@ -658,6 +656,12 @@ int session_create_pooled(struct engine *eng, const char *image, session_done_fn
     json_decref(opts);
     if (rc < 0)
         return -1;
+    static char floor_msg[640]; /* the pool does not fill the store's last space either */
+    if (disk_floor_check(eng, "the warm sandbox was not created", floor_msg, sizeof(floor_msg)) <
+        0) {
+        session_config_free(cfg);
+        return session_refuse(bad, ERR_STORAGE_FULL, floor_msg);
+    }
     return session_create_cfg(eng, cfg, true, fn, ud, bad);
 }
 
