@@ -191,8 +191,9 @@ static void peer_check_per_connection(int n, struct timings *out)
 /* ---- 2. floods ---- */
 
 /* A child holding n connections to the unix socket (or TCP port when port > 0): half silent,
- * half a head begun and never finished; each one the engine closes is opened again. */
-static pid_t flood_child(const char *sock, int port, int n)
+ * half a head begun and never finished; with reopen, each one the engine closes is opened
+ * again at once (an attacker's churn), else it stays closed (idle clients). */
+static pid_t flood_child(const char *sock, int port, int n, bool reopen)
 {
     pid_t pid = fork();
     if (pid != 0)
@@ -203,8 +204,8 @@ static pid_t flood_child(const char *sock, int port, int n)
         _exit(1);
     for (;;) {
         for (int i = 0; i < n; i++) {
-            if (p[i].fd > 0)
-                continue;
+            if (p[i].fd != 0)
+                continue; /* open, or closed for good (-1) */
             int fd;
             if (port > 0) {
                 struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
@@ -243,7 +244,7 @@ static pid_t flood_child(const char *sock, int port, int n)
                 char buf[512];
                 if (read(p[i].fd, buf, sizeof(buf)) <= 0 || (p[i].revents & (POLLHUP | POLLERR))) {
                     close(p[i].fd);
-                    p[i].fd = 0;
+                    p[i].fd = reopen ? 0 : -1;
                 }
             }
     }
@@ -389,18 +390,19 @@ int main(int argc, char **argv)
     struct timings per_conn = {0};
     peer_check_per_connection(n_echo, &per_conn);
 
-    /* 2. floods against the default engine, rounds of quiet and flooded. */
-    struct timings quiet_act = {0}, flood_act = {0}, quiet_new = {0}, flood_new = {0},
-                   quiet_tcp = {0}, flood_tcp = {0};
+    /* 2. floods against the default engine: rounds quiet, held (N connections opened once and
+     * left idle or half-sent), quiet, reopened (each one the engine closes opened again). */
+    enum { QUIET, HELD, CHURN };
+    struct timings act[3] = {{0}}, fresh[3] = {{0}}, tcp[3] = {{0}};
     int children = n_flood > 0 ? (n_flood + 99) / 100 : 0;
     pid_t *kids = calloc((size_t)children + 1, sizeof(pid_t));
-    for (int round = 0; round < 4 && kids; round++) {
-        bool flooded = round % 2 == 1;
-        int started = 0;
-        if (flooded) {
+    static const int rounds[] = {QUIET, HELD, QUIET, CHURN};
+    for (size_t round = 0; round < sizeof(rounds) / sizeof(rounds[0]) && kids; round++) {
+        int mode = rounds[round], started = 0;
+        if (mode != QUIET) {
             /* Half on the unix socket, half on TCP; 100 per child (a peer each over unix). */
             for (int k = 0; k < children; k++)
-                kids[started++] = flood_child(eng[0].sock, k % 2 ? port : 0, 100);
+                kids[started++] = flood_child(eng[0].sock, k % 2 ? port : 0, 100, mode == CHURN);
             usleep(2000000); /* let the connections pile up and the caps evict */
         }
         for (int i = 0; i < n_echo / 4; i++) {
@@ -408,11 +410,11 @@ int main(int argc, char **argv)
             double b = fresh_request(eng[0].sock, 0, "/v1/sessions");
             double t = fresh_request(NULL, port, "/v1/info");
             if (a >= 0)
-                timings_add(flooded ? &flood_act : &quiet_act, a);
+                timings_add(&act[mode], a);
             if (b >= 0)
-                timings_add(flooded ? &flood_new : &quiet_new, b);
+                timings_add(&fresh[mode], b);
             if (t >= 0)
-                timings_add(flooded ? &flood_tcp : &quiet_tcp, t);
+                timings_add(&tcp[mode], t);
         }
         for (int k = 0; k < started; k++) {
             kill(kids[k], SIGTERM);
@@ -436,15 +438,19 @@ int main(int argc, char **argv)
     row("echo hi, engine API: peer check off", &echo[1], "");
     row("echo hi, engine API: disk watchdog off", &echo[2], "");
     row("peer check per new connection (open, connect, check)", &per_conn, "");
-    row("echo hi, kept connection, quiet", &quiet_act, "");
-    char what[96];
-    snprintf(what, sizeof(what), "echo hi, kept connection, %d connections flooding", n_flood);
-    row(what, &flood_act, "");
-    row("GET /v1/sessions, new unix connection (paddock ls), quiet", &quiet_new, "");
-    snprintf(what, sizeof(what), "GET /v1/sessions, new unix connection, flooded");
-    row(what, &flood_new, "");
-    row("GET /v1/info, new TCP connection with token, quiet", &quiet_tcp, "");
-    row("GET /v1/info, new TCP connection with token, flooded", &flood_tcp, "");
+    static const char *const mode_name[] = {"quiet", "N held", "N reopened"};
+    for (int m = 0; m < 3; m++) {
+        char what[96];
+        snprintf(what, sizeof(what), "echo hi, kept connection, %s", mode_name[m]);
+        row(what, &act[m], "");
+        snprintf(what, sizeof(what), "GET /v1/sessions, new unix connection, %s", mode_name[m]);
+        row(what, &fresh[m], "");
+        snprintf(what, sizeof(what), "GET /v1/info, new TCP connection + token, %s", mode_name[m]);
+        row(what, &tcp[m], "");
+    }
+    printf("\nN = %d connections (half unix, half TCP; half silent, half a head begun), from %d "
+           "processes of 100\n",
+           n_flood, children);
     double p_on = timings_pct(&echo[0], 0.5), p_off = timings_pct(&echo[1], 0.5),
            p_nodisk = timings_pct(&echo[2], 0.5);
     printf("\npeer check: echo hi median %+.1f %% with it on (%.3f vs %.3f ms); disk watchdog: "
@@ -453,7 +459,7 @@ int main(int argc, char **argv)
            p_nodisk > 0 ? (p_on - p_nodisk) / p_nodisk * 100 : 0, p_on, p_nodisk);
     if (d)
         printf("disk watchdog, one measurement of %lld entries: %.1f ms on the loop, %.1f ms in "
-               "all (slices of 2048 entries between other work); %.2f ms per 1000 entries\n",
+               "all (slices of 512 entries between other work); %.2f ms per 1000 entries\n",
                (long long)json_integer_value(json_object_get(d, "last_entries")),
                json_number_value(json_object_get(d, "last_busy_ms")),
                json_number_value(json_object_get(d, "last_ms")),

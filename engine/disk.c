@@ -18,9 +18,9 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
-/* Entries looked at per turn of the loop: a few milliseconds, so requests keep their pace
- * while a large tree is measured. */
-#define DISK_SLICE 2048
+/* Entries looked at per turn of the loop: about a millisecond or two, so requests keep their
+ * pace while a large tree is measured. */
+#define DISK_SLICE 512
 /* After an action, the next measurement of its session waits this long, and at least
  * DISK_GAP_MS after the last one began: a stream of actions costs a measurement a second. */
 #define DISK_SOON_MS 200
@@ -45,7 +45,11 @@ struct disk_seen {
 struct disk {
     struct engine *eng;
     long long limit, floor;
-    struct loop_timer *interval, *slice;
+    struct loop_timer *interval, *slice, *fs_timer;
+    /* The filesystems sandboxes write to (the state dir's, Docker's root once /info said it):
+     * their free space at the last sweep, so a drop starts the next one. */
+    char *docker_root;
+    long long fs_base[2];
     struct disk_seen *seen;
     /* The queue of ids to measure, in order (each at most once: disk_seen.queued). */
     char (*queue)[2 * SESSION_ID_BYTES + 1];
@@ -216,17 +220,26 @@ static void disk_walk_start(struct disk *d)
     disk_on_slice(d);
 }
 
+/* An inspect and a volume list in flight; eng, not the watchdog, since a reply cancelled at
+ * the engine's stop comes after the watchdog is gone. */
 struct disk_learn {
-    struct disk *d;
+    struct engine *eng;
     unsigned gen;
     json_t *roots;   /* what the inspect found: upper dir, work dir */
     json_t *volumes; /* {name: source} of the container's volume mounts */
 };
 
+/* The watchdog when the reply is still the one it waits for, else NULL. */
+static struct disk *disk_learn_current(struct disk_learn *l)
+{
+    struct disk *d = l->eng->disk;
+    return d && l->gen == d->gen ? d : NULL;
+}
+
 static struct disk *disk_learn_end(struct disk_learn *l)
 {
-    struct disk *d = l->d;
-    bool current = l->gen == d->gen;
+    struct disk *d = disk_learn_current(l);
+    bool current = d != NULL;
     json_decref(l->roots);
     json_decref(l->volumes);
     free(l);
@@ -239,11 +252,11 @@ static struct disk *disk_learn_end(struct disk_learn *l)
 static void disk_on_volumes(const struct sandbox_reply *r, void *ud)
 {
     struct disk_learn *l = ud;
-    if (l->gen != l->d->gen) {
+    if (!disk_learn_current(l)) {
         disk_learn_end(l);
         return;
     }
-    struct disk_seen *x = l->d->cur;
+    struct disk_seen *x = l->eng->disk->cur;
     if (r->status == 200) {
         size_t i;
         json_t *v;
@@ -265,8 +278,8 @@ static void disk_on_volumes(const struct sandbox_reply *r, void *ud)
 static void disk_on_inspect(const struct sandbox_reply *r, void *ud)
 {
     struct disk_learn *l = ud;
-    struct disk *d = l->d;
-    if (l->gen != d->gen) {
+    struct disk *d = disk_learn_current(l);
+    if (!d) {
         disk_learn_end(l);
         return;
     }
@@ -338,7 +351,7 @@ static void disk_next(struct disk *d)
         }
         json_array_append_new(l->roots, json_string(work));
         free(work);
-        l->d = d;
+        l->eng = d->eng;
         l->gen = d->gen;
         d->learning = true;
         if (d->eng->driver->inspect(d->eng, s->container_id, disk_on_inspect, l) < 0) {
@@ -351,10 +364,12 @@ static void disk_next(struct disk *d)
 
 /* ---- when ---- */
 
-static void disk_on_interval(void *ud)
+static void disk_on_soon(void *ud);
+
+/* Every session that can write, measured soon (each at most once a second); sessions that went
+ * away forgotten. */
+static void disk_sweep(struct disk *d)
 {
-    struct disk *d = ud;
-    d->interval = loop_timer_add(d->eng->loop, DISK_INTERVAL_MS, disk_on_interval, d);
     for (struct disk_seen *x = d->seen; x; x = x->next)
         x->seen = false;
     for (struct session *s = d->eng->sessions; s; s = s->next) {
@@ -362,9 +377,8 @@ static void disk_on_interval(void *ud)
         if (x)
             x->seen = true;
         if (disk_writing(s))
-            disk_enqueue(d, s->id);
+            disk_watch_soon(d->eng, s->id);
     }
-    /* Forget sessions that went away (not the one being measured or queued). */
     for (struct disk_seen **p = &d->seen; *p;) {
         struct disk_seen *x = *p;
         if (!x->seen && !x->queued && !x->soon && x != d->cur && !session_find(d->eng, x->id)) {
@@ -374,7 +388,56 @@ static void disk_on_interval(void *ud)
             p = &x->next;
         }
     }
-    disk_next(d);
+}
+
+static void disk_on_interval(void *ud)
+{
+    struct disk *d = ud;
+    d->interval = loop_timer_add(d->eng->loop, DISK_INTERVAL_MS, disk_on_interval, d);
+    disk_sweep(d);
+}
+
+static long long disk_fs_free(const char *path)
+{
+    struct statvfs v;
+    if (!path || statvfs(path, &v) < 0)
+        return -1;
+    return (long long)v.f_bavail * (long long)v.f_frsize;
+}
+
+/* Once a second, one statvfs per filesystem: whatever fills one (a write, an fallocate, with
+ * or without CPU) starts a sweep once DISK_FS_DROP went since the last. */
+static void disk_on_fs(void *ud)
+{
+    struct disk *d = ud;
+    d->fs_timer = loop_timer_add(d->eng->loop, DISK_FS_MS, disk_on_fs, d);
+    const char *paths[2] = {d->eng->state_dir, d->docker_root};
+    bool sweep = false;
+    long long now[2];
+    for (int i = 0; i < 2; i++) {
+        now[i] = disk_fs_free(paths[i]);
+        if (now[i] >= 0 && d->fs_base[i] >= 0 && d->fs_base[i] - now[i] >= DISK_FS_DROP)
+            sweep = true;
+        if (now[i] > d->fs_base[i])
+            d->fs_base[i] = now[i]; /* space freed: measure drops from here */
+    }
+    if (!sweep)
+        return;
+    d->fs_base[0] = now[0];
+    d->fs_base[1] = now[1];
+    disk_sweep(d);
+}
+
+static void disk_on_info(const struct sandbox_reply *r, void *ud)
+{
+    struct disk *d = ((struct engine *)ud)->disk; /* NULL when the engine stopped meanwhile */
+    if (!d)
+        return;
+    const char *root = json_string_value(json_object_get(r->json, "DockerRootDir"));
+    if (r->status == 200 && root && root[0] == '/' && !d->docker_root) {
+        d->docker_root = strdup(root);
+        d->fs_base[1] = disk_fs_free(d->docker_root);
+    }
 }
 
 static void disk_on_soon(void *ud)
@@ -408,11 +471,17 @@ struct disk *disk_new(struct engine *eng, long long limit, long long floor)
     d->floor = floor < 0 ? 0 : floor > 0 ? floor : DISK_FLOOR_DEFAULT;
     if (eng->bench_off & ENGINE_BENCH_NO_DISK_WATCH)
         return d; /* the floor still holds */
+    d->fs_base[0] = disk_fs_free(eng->state_dir);
+    d->fs_base[1] = -1;
     d->interval = loop_timer_add(eng->loop, DISK_INTERVAL_MS, disk_on_interval, d);
-    if (!d->interval) {
-        free(d);
+    d->fs_timer = loop_timer_add(eng->loop, DISK_FS_MS, disk_on_fs, d);
+    if (!d->interval || !d->fs_timer) {
+        disk_free(d);
         return NULL;
     }
+    /* Where Docker keeps layers and volumes; without an answer the state dir's filesystem
+     * and the other triggers remain. */
+    eng->driver->info(eng, disk_on_info, eng);
     return d;
 }
 
@@ -422,6 +491,9 @@ void disk_free(struct disk *d)
         return;
     if (d->interval)
         loop_timer_cancel(d->eng->loop, d->interval);
+    if (d->fs_timer)
+        loop_timer_cancel(d->eng->loop, d->fs_timer);
+    free(d->docker_root);
     if (d->slice)
         loop_timer_cancel(d->eng->loop, d->slice);
     disk_walk_free(d->walk);
@@ -436,20 +508,12 @@ void disk_free(struct disk *d)
 
 /* ---- the floor ---- */
 
-static long long disk_free_bytes(const struct engine *eng)
-{
-    struct statvfs v;
-    if (statvfs(eng->state_dir, &v) < 0)
-        return -1;
-    return (long long)v.f_bavail * (long long)v.f_frsize;
-}
-
 int disk_floor_check(struct engine *eng, const char *what, char *msg, size_t n)
 {
     struct disk *d = eng->disk;
     if (!d || d->floor == 0)
         return 0;
-    long long avail = disk_free_bytes(eng);
+    long long avail = disk_fs_free(eng->state_dir);
     if (avail < 0 || avail >= d->floor)
         return 0;
     char a[32], f[32];
@@ -524,8 +588,8 @@ json_t *disk_info_json(struct engine *eng)
     if (!d)
         return json_null();
     return json_pack("{s:I,s:I,s:I,s:i,s:I,s:f,s:f,s:I}", "limit_default", (json_int_t)d->limit,
-                     "floor", (json_int_t)d->floor, "free", (json_int_t)disk_free_bytes(eng),
-                     "interval_ms", DISK_INTERVAL_MS, "passes", (json_int_t)d->passes, "last_ms",
-                     d->last_ms, "last_busy_ms", d->last_busy_ms, "last_entries",
-                     (json_int_t)d->last_entries);
+                     "floor", (json_int_t)d->floor, "free",
+                     (json_int_t)disk_fs_free(eng->state_dir), "interval_ms", DISK_INTERVAL_MS,
+                     "passes", (json_int_t)d->passes, "last_ms", d->last_ms, "last_busy_ms",
+                     d->last_busy_ms, "last_entries", (json_int_t)d->last_entries);
 }

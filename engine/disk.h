@@ -4,8 +4,10 @@
  * sandbox could fill the host's disk. Every session has a disk limit (limits.disk; the engine's
  * default otherwise): the watchdog measures what the session takes — its container's writable
  * layer (the overlay upper dir Docker reports), the engine-made work dir (<state>/work/<id>)
- * and the volumes the engine made for it — every DISK_INTERVAL_MS and soon after each action
- * (at most once a second per session),
+ * and the volumes the engine made for it — soon after each action, each stats sample showing
+ * it busy (DISK_BUSY_CPU), and each drop of DISK_FS_DROP in the free space of the filesystems
+ * sandboxes write to (one statvfs a second), at most once a second per session; and every
+ * DISK_INTERVAL_MS whatever happened;
  * on the loop in slices (engine/base/disk_walk.c: no link followed), and pauses a session past
  * its limit with the reason. The operator raises the limit (disk_limit_set), resumes or
  * deletes.
@@ -26,7 +28,10 @@ struct disk;
 #define DISK_LIMIT_DEFAULT (10LL << 30) /* a session's limit when it names none */
 #define DISK_FLOOR_DEFAULT (1LL << 30)  /* free space the store keeps */
 #define DISK_LIMIT_MIN (64LL << 20)     /* the least limits.disk may be */
-#define DISK_INTERVAL_MS 5000
+#define DISK_INTERVAL_MS 30000          /* every running session, whatever happened */
+#define DISK_FS_MS 1000                 /* the free space of the filesystems sandboxes write to */
+#define DISK_FS_DROP (64LL << 20)       /* ... which, fallen this much, measures every session */
+#define DISK_BUSY_CPU 1.0               /* % of a CPU in a stats sample: the session is measured */
 
 /* limit, floor: the engine's (0: the defaults above; a floor of -1: none). NULL when out of
  * memory. Starts the interval. */
@@ -35,7 +40,7 @@ void disk_free(struct disk *d);
 
 /* A session's limit when its options name none. */
 long long disk_limit_default(const struct engine *eng);
-/* Measure a session soon (after an action, a resume, a raised limit). */
+/* Measure a session soon (after an action, a resume, a raised limit, a busy stats sample). */
 void disk_watch_soon(struct engine *eng, const char *session_id);
 /* 0 when the state dir's filesystem has more free space than the floor; else -1 and msg (what
  * was refused: what, the free space, the floor and what to free). */

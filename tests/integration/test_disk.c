@@ -34,6 +34,24 @@ static struct reply run_raw(struct engine_proc *e, const char *id, const char *c
     return r;
 }
 
+/* An action submitted without waiting for it (?wait=0: 202); its id. */
+static long long run_async(struct engine_proc *e, const char *id, const char *cmd)
+{
+    json_t *a = json_pack("{s:{s:s,s:{s:s}}}", "action", "action", "run", "args", "command", cmd);
+    char *body = json_dumps(a, JSON_COMPACT);
+    char *path = strdupf("/v1/sessions/%s/execute_action?wait=0", id);
+    struct reply r;
+    api(e, "POST", path, body, &r);
+    assert_int_equal(r.status, 202);
+    long long action = (long long)json_integer_value(jpath(r.json, "action_id"));
+    assert_true(action > 0);
+    reply_free(&r);
+    free(path);
+    free(body);
+    json_decref(a);
+    return action;
+}
+
 static json_t *session_get(struct engine_proc *e, const char *id)
 {
     char *path = strdupf("/v1/sessions/%s", id);
@@ -96,15 +114,17 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* 100 MiB into the container's writable layer (/tmp) against a 64 MiB limit. */
+/* 100 MiB into the container's writable layer (/tmp) against a 64 MiB limit: the session is
+ * paused, while the writing action runs or after it ended, whichever the watchdog sees first
+ * (a frozen action waits and goes on once resumed). */
 static void test_layer_limit_pauses_then_raise_resume(void **state)
 {
     json_t *s = session_new(harness_eng, "{\"limits\": {\"disk\": \"64m\"}}");
     const char *id = jstr(s, "id");
     assert_int_equal(json_integer_value(jpath(s, "options.limits.disk")), 64 * MIB);
-    json_t *obs =
-        session_run(harness_eng, id, "dd if=/dev/zero of=/tmp/fill bs=1M count=100 status=none");
-    json_decref(obs);
+    long long action = run_async(harness_eng, id,
+                                 "dd if=/dev/zero of=/tmp/fill bs=1M count=100 status=none && "
+                                 "echo wrote");
     json_t *p = wait_disk_paused(id);
     json_decref(p);
     /* The measurement in the session object: over the limit. */
@@ -145,7 +165,14 @@ static void test_layer_limit_pauses_then_raise_resume(void **state)
 
     double t = wall_now();
     assert_int_equal(post_status(harness_eng, id, "resume", NULL, NULL), 200);
-    obs = session_run(harness_eng, id, "echo after-raise");
+    /* The writing action finishes (it was frozen, not lost). */
+    char *apath = strdupf("/v1/actions/%lld?wait=60", action);
+    api(harness_eng, "GET", apath, NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "state"), "done");
+    reply_free(&r);
+    free(apath);
+    json_t *obs = session_run(harness_eng, id, "echo after-raise");
     assert_string_equal(jstr(obs, "content"), "after-raise");
     json_decref(obs);
     /* Measured since the resume, under the new limit: still ready. */
@@ -162,9 +189,7 @@ static void test_workspace_volume_counts(void **state)
 {
     json_t *s = session_new(harness_eng, "{\"limits\": {\"disk\": \"64m\"}}");
     const char *id = jstr(s, "id");
-    json_t *obs = session_run(harness_eng, id,
-                              "dd if=/dev/zero of=/workspace/fill bs=1M count=100 status=none");
-    json_decref(obs);
+    run_async(harness_eng, id, "dd if=/dev/zero of=/workspace/fill bs=1M count=100 status=none");
     json_t *p = wait_disk_paused(id);
     json_decref(p);
     session_delete(harness_eng, id);
