@@ -176,6 +176,8 @@ static void disk_finish(struct disk *d, enum disk_outcome how, long long used, c
         if (why)
             session_pause_because(s, why, NULL, NULL);
         free(why);
+    } else if (s && over && disk_writing(s)) {
+        disk_watch_soon(d->eng, x->id); /* a lifecycle request is under way: again in a second */
     }
     disk_next(d);
 }
