@@ -141,6 +141,14 @@ static void test_layer_limit_pauses_then_raise_resume(void **state)
     if (!strstr(pr.out, "disk limit reached"))
         fail_msg("paddock ls does not show the reason:\n%s", pr.out);
     proc_result_free(&pr);
+    /* paddock show too, with the measurement. */
+    char *show[] = {
+        (char *)harness_bin(), "--socket", harness_eng->socket, "show", (char *)id, NULL};
+    proc_run(show, NULL, 20000, &pr);
+    assert_int_equal(pr.status, 0);
+    if (!strstr(pr.out, "disk limit reached") || !strstr(pr.out, "used of 64.0 MiB"))
+        fail_msg("paddock show does not show the reason and the measurement:\n%s", pr.out);
+    proc_result_free(&pr);
 
     /* No action while paused: the refusal names the reason. */
     struct reply r = run_raw(harness_eng, id, "echo refused");
