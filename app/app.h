@@ -41,6 +41,7 @@ int cmd_pause(struct app *app, int argc, char **argv);
 int cmd_resume(struct app *app, int argc, char **argv);
 int cmd_stop(struct app *app, int argc, char **argv);
 int cmd_rm(struct app *app, int argc, char **argv);
+int cmd_limit(struct app *app, int argc, char **argv);
 int cmd_approvals(struct app *app, int argc, char **argv);
 int cmd_approve(struct app *app, int argc, char **argv);
 int cmd_reject(struct app *app, int argc, char **argv);

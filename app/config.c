@@ -35,6 +35,8 @@ static const struct config_key config_keys[] = {
     CK("paddock", "socket", CT_STRING, socket),
     CK("paddock", "state_dir", CT_STRING, state_dir),
     CK("paddock", "pool", CT_STRING, pool),
+    CK("paddock", "disk_limit", CT_STRING, disk_limit),
+    CK("paddock", "disk_floor", CT_STRING, disk_floor),
     CK("paddock", "driver", CT_STRING, driver),
     CK("paddock", "listen", CT_STRING, listen),
     CK("paddock", "token_file", CT_STRING, token_file),

@@ -26,6 +26,9 @@ struct config {
      * highest risk level a rule may approve */
     char **allow, **deny;
     char *rule_ceiling;
+    /* A session's disk limit when it names none, and the free space kept under the state dir
+     * ("10g", "1g"; "0" for no floor). NULL: not set. */
+    char *disk_limit, *disk_floor;
     char *path; /* the file read, NULL when none */
 };
 

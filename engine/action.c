@@ -12,6 +12,7 @@
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
+#include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -238,6 +239,7 @@ static void action_finished(struct action *a)
 {
     struct engine *eng = a->eng;
     int64_t id = a->id;
+    disk_watch_soon(eng, a->session_id); /* what the action wrote counts at once */
     if (a->s)
         session_release(a->s);
     action_unhold(a);
