@@ -41,15 +41,19 @@ int cmd_pause(struct app *app, int argc, char **argv);
 int cmd_resume(struct app *app, int argc, char **argv);
 int cmd_stop(struct app *app, int argc, char **argv);
 int cmd_rm(struct app *app, int argc, char **argv);
+int cmd_limit(struct app *app, int argc, char **argv);
 int cmd_approvals(struct app *app, int argc, char **argv);
 int cmd_approve(struct app *app, int argc, char **argv);
 int cmd_reject(struct app *app, int argc, char **argv);
 int cmd_history(struct app *app, int argc, char **argv);
 int cmd_risk(struct app *app, int argc, char **argv);
 int cmd_verify(struct app *app, int argc, char **argv);
+int cmd_rules(struct app *app, int argc, char **argv);
 int cmd_show(struct app *app, int argc, char **argv);
 int cmd_export(struct app *app, int argc, char **argv);
 int cmd_exec(struct app *app, int argc, char **argv);
+int cmd_files(struct app *app, int argc, char **argv);
+int cmd_cat(struct app *app, int argc, char **argv);
 
 /* The dashboard's export (struct ui_options.export_session): session id's record into dir
  * as NAME.json, NAME.md and NAME.cast (NAME: the session's name when plain, else its id;

@@ -2,7 +2,9 @@
 #include "engine/api.h"
 
 #include "engine/base/session_state.h"
+#include "engine/browse.h"
 #include "engine/changes.h"
+#include "engine/disk.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/files.h"
@@ -30,6 +32,8 @@ static void route_info(struct api_req *r)
         eng->docker_ok, "api_version", eng->docker_api_version, "error", eng->docker_error);
     json_object_set_new(info, "listen", listen_info(eng));
     json_object_set_new(info, "seccomp", seccomp_probe_info(eng));
+    json_object_set_new(info, "disk", disk_info_json(eng));
+    json_object_set_new(info, "unsafe_bench", engine_bench_info(eng));
     api_reply_json(r, 200, info);
 }
 
@@ -139,6 +143,9 @@ json_t *api_stored_session(struct api_req *r)
 static void route_session_get(struct api_req *r)
 {
     json_t *s = api_stored_session(r);
+    json_t *disk = s ? disk_session_json(api_req_engine(r), api_req_param(r, 0)) : NULL;
+    if (disk)
+        json_object_set_new(s, "disk", disk);
     if (s)
         api_reply_json(r, 200, s);
 }
@@ -185,6 +192,22 @@ static void route_session_resume(struct api_req *r)
     struct session *s = api_live_session(r);
     if (s)
         session_resume(s, route_reply_result, r);
+}
+
+/* POST /v1/sessions/{id}/limits {"disk": SIZE}: the operator raises (or lowers) the limit. */
+static void route_session_limits(struct api_req *r)
+{
+    struct session *s = api_live_session(r);
+    json_t *body = s ? api_req_json(r, 0) : NULL;
+    if (!body)
+        return;
+    char msg[300];
+    enum err_code e = disk_limit_set(api_req_engine(r), session_id(s), body, msg, sizeof(msg));
+    json_decref(body);
+    if (e != ERR_NONE)
+        api_reply_error(r, e, "%s", msg);
+    else
+        route_session_get(r);
 }
 
 static void route_session_stop(struct api_req *r)
@@ -306,53 +329,84 @@ static void route_pool_set(struct api_req *r)
 }
 
 const struct api_route api_routes[] = {
-    {"GET", "/v1/info", route_info},
-    {"GET", "/v1/sessions", route_sessions_list},
-    {"POST", "/v1/sessions", route_sessions_create},
-    {"GET", "/v1/sessions/*", route_session_get},
-    {"DELETE", "/v1/sessions/*", route_session_delete},
-    {"POST", "/v1/sessions/*/execute_action", api_route_execute},
-    {"POST", "/v1/risk", api_route_risk},
-    {"GET", "/v1/actions/*", api_route_action_get},
-    {"POST", "/v1/actions/*/approve", api_route_action_approve},
-    {"POST", "/v1/actions/*/reject", api_route_action_reject},
-    {"GET", "/v1/approvals", api_route_approvals},
-    {"GET", "/v1/verify", api_route_verify},
-    {"GET", "/v1/sessions/*/rules", api_route_rules_get},
-    {"POST", "/v1/sessions/*/rules", api_route_rules_add},
-    {"GET", "/v1/history", api_route_history},
-    {"POST", "/v1/sessions/*/terminal", terminal_route_open},
-    {"POST", "/v1/sessions/*/terminal/resize", terminal_route_resize},
-    {"GET", "/v1/sessions/*/terminal/*", terminal_route_get},
-    {"GET", "/v1/sessions/*/actions", route_session_actions},
-    {"POST", "/v1/sessions/*/pause", route_session_pause},
-    {"POST", "/v1/sessions/*/resume", route_session_resume},
-    {"POST", "/v1/sessions/*/stop", route_session_stop},
-    {"GET", "/v1/sessions/*/events", route_session_events},
-    {"POST", "/v1/gc", route_gc},
-    {"GET", "/v1/sessions/*/logs", logs_route_get},
-    {"GET", "/v1/sessions/*/changes", changes_route_get},
-    {"GET", "/v1/sessions/*/stats", route_session_stats},
-    {"GET", "/v1/events", api_events_open},
-    {"GET", "/v1/pool", route_pool_get},
-    {"POST", "/v1/pool", route_pool_set},
-    {"POST", "/v1/sessions/*/upload_file", files_route_upload},
-    {"GET", "/v1/sessions/*/download_files", files_route_download},
-    {"POST", "/v1/sessions/*/list_files", files_route_list},
-    {"GET", "/v1/sessions/*/alive", files_route_alive},
-    {"GET", "/v1/sessions/*/server_info", files_route_server_info},
-    {"GET", "/v1/sessions/*/vscode/connection_token", remote_route_vscode_token},
-    {"POST", "/v1/sessions/*/update_mcp_server", remote_route_update_mcp},
-    {"POST", "/start", remote_route_start},
-    {"GET", "/sessions/*", remote_route_session},
-    {"GET", "/runtime/*", remote_route_runtime},
-    {"POST", "/pause", remote_route_pause},
-    {"POST", "/resume", remote_route_resume},
-    {"POST", "/stop", remote_route_stop},
-    {"GET", "/image_exists", remote_route_image_exists},
-    {"GET", "/registry_prefix", remote_route_registry_prefix},
-    {"GET", "/list", remote_route_list},
-    {"POST", "/build", remote_route_build},
-    {"GET", "/build_status", remote_route_build},
+    {"GET", "/v1/info", route_info, 0},
+    {"GET", "/v1/sessions", route_sessions_list, 0},
+    {"POST", "/v1/sessions", route_sessions_create, 0},
+    {"GET", "/v1/sessions/*", route_session_get, 0},
+    {"DELETE", "/v1/sessions/*", route_session_delete, 0},
+    /* The operator's call: an agent does not raise its own sandbox's disk limit. */
+    {.method = "POST",
+     .pattern = "/v1/sessions/*/limits",
+     .fn = route_session_limits,
+     .flags = API_ROUTE_OPERATOR},
+    {"POST", "/v1/sessions/*/execute_action", api_route_execute, 0},
+    {"POST", "/v1/risk", api_route_risk, 0},
+    {"GET", "/v1/actions/*", api_route_action_get, 0},
+    {"POST", "/v1/actions/*/approve", api_route_action_approve, 0},
+    {"POST", "/v1/actions/*/reject", api_route_action_reject, 0},
+    {"GET", "/v1/approvals", api_route_approvals, 0},
+    {"GET", "/v1/verify", api_route_verify, 0},
+    {"GET", "/v1/sessions/*/rules", api_route_session_rules_get, 0},
+    /* The operator's rules: a change is the operator's, never the agent's. */
+    {.method = "POST",
+     .pattern = "/v1/sessions/*/rules",
+     .fn = api_route_session_rules_add,
+     .flags = API_ROUTE_OPERATOR},
+    {"GET", "/v1/rules", api_route_rules_list, 0},
+    {.method = "POST",
+     .pattern = "/v1/rules",
+     .fn = api_route_rules_add,
+     .flags = API_ROUTE_OPERATOR},
+    {"GET", "/v1/rules/*", api_route_rule_get, 0},
+    {.method = "PATCH",
+     .pattern = "/v1/rules/*",
+     .fn = api_route_rule_edit,
+     .flags = API_ROUTE_OPERATOR},
+    {.method = "DELETE",
+     .pattern = "/v1/rules/*",
+     .fn = api_route_rule_remove,
+     .flags = API_ROUTE_OPERATOR},
+    {"GET", "/v1/history", api_route_history, 0},
+    {"POST", "/v1/sessions/*/terminal", terminal_route_open, 0},
+    {"POST", "/v1/sessions/*/terminal/resize", terminal_route_resize, 0},
+    {"GET", "/v1/sessions/*/terminal/*", terminal_route_get, 0},
+    {"GET", "/v1/sessions/*/actions", route_session_actions, 0},
+    {"POST", "/v1/sessions/*/pause", route_session_pause, 0},
+    {"POST", "/v1/sessions/*/resume", route_session_resume, 0},
+    {"POST", "/v1/sessions/*/stop", route_session_stop, 0},
+    {"GET", "/v1/sessions/*/events", route_session_events, 0},
+    {"POST", "/v1/gc", route_gc, 0},
+    {"GET", "/v1/sessions/*/logs", logs_route_get, 0},
+    {"GET", "/v1/sessions/*/changes", changes_route_get, 0},
+    {"GET", "/v1/sessions/*/stats", route_session_stats, 0},
+    {"GET", "/v1/events", api_events_open, 0},
+    {"GET", "/v1/pool", route_pool_get, 0},
+    {"POST", "/v1/pool", route_pool_set, 0},
+    {"POST", "/v1/sessions/*/upload_file", files_route_upload, 0},
+    {"GET", "/v1/sessions/*/download_files", files_route_download, 0},
+    {"POST", "/v1/sessions/*/list_files", files_route_list, 0},
+    {"GET", "/v1/sessions/*/alive", files_route_alive, 0},
+    {"GET", "/v1/sessions/*/server_info", files_route_server_info, 0},
+    {.method = "GET",
+     .pattern = "/v1/sessions/*/files",
+     .fn = browse_route_list,
+     .flags = API_ROUTE_OPERATOR},
+    {.method = "GET",
+     .pattern = "/v1/sessions/*/files/content",
+     .fn = browse_route_read,
+     .flags = API_ROUTE_OPERATOR},
+    {"GET", "/v1/sessions/*/vscode/connection_token", remote_route_vscode_token, 0},
+    {"POST", "/v1/sessions/*/update_mcp_server", remote_route_update_mcp, 0},
+    {"POST", "/start", remote_route_start, 0},
+    {"GET", "/sessions/*", remote_route_session, 0},
+    {"GET", "/runtime/*", remote_route_runtime, 0},
+    {"POST", "/pause", remote_route_pause, 0},
+    {"POST", "/resume", remote_route_resume, 0},
+    {"POST", "/stop", remote_route_stop, 0},
+    {"GET", "/image_exists", remote_route_image_exists, 0},
+    {"GET", "/registry_prefix", remote_route_registry_prefix, 0},
+    {"GET", "/list", remote_route_list, 0},
+    {"POST", "/build", remote_route_build, 0},
+    {"GET", "/build_status", remote_route_build, 0},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

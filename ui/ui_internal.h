@@ -38,6 +38,7 @@ enum ui_list_id {
     UI_LIST_HISTORY_ACTIONS, /* page_history.c: one session's actions */
     UI_LIST_HISTORY_SEARCH,  /* page_history.c: full-text search results */
     UI_LIST_CHANGES,         /* tab_changes.c: the files a session changed */
+    UI_LIST_FILES,           /* tab_files.c: the workspace's tree */
     UI_LIST_COUNT
 };
 
@@ -177,6 +178,7 @@ extern const struct ui_page page_history;
 unsigned page_history_show(struct ui *ui);
 extern const struct ui_page tab_logs;
 extern const struct ui_page tab_changes;
+extern const struct ui_page tab_files;
 /* One action shown whole (full screen): Enter on the Actions or Changes tab. */
 extern const struct ui_page page_action;
 unsigned page_action_show(struct ui *ui, long long id);
@@ -185,6 +187,9 @@ struct logbuf *tab_logs_buffer(struct ui *ui);
 /* What the open Changes tab does with an answer of GET /v1/sessions/{id}/changes (its fetch's
  * callback; the frame bench feeds it a list without an engine). */
 void tab_changes_take(struct ui *ui, int status, json_t *reply, const char *err);
+/* What the open Files tab does with an answer of GET /v1/sessions/{id}/files for the workspace
+ * (its fetch's callback; the frame bench feeds it a listing without an engine). */
+void tab_files_take(struct ui *ui, int status, json_t *reply, const char *err);
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
@@ -194,6 +199,16 @@ struct ui_modal {
     /* frees what modal_state holds; NULL: modal_state is one malloc'd block, freed */
     void (*close)(struct ui *ui);
 };
+
+/* ---- rules.c: the operator's rules, a window over the frame (R) ---- */
+
+/* Open the window: the rules in force, fetched now; e edits a pattern, d removes, a adds an
+ * engine-wide rule, Esc closes. */
+unsigned rules_window_open(struct ui *ui);
+/* Save an allow rule for a session (pattern as the operator left it, kind: the action's); the
+ * footer says what the engine answered. */
+void rules_save_session(struct ui *ui, const char *session_id, const char *kind,
+                        const char *pattern);
 
 /* ---- prompt.c: the text prompt and the yes/no question (modals) ---- */
 
@@ -336,13 +351,14 @@ struct ui {
     char spark_for[72]; /* the session it is for, or "" */
 
     /* operations, filter, themes, mouse (ops.c, view_sessions.c, cmdline.c, mouse.c) */
-    struct ui_theme theme_cur; /* the theme in use (ui->theme points here) */
-    char tok_ops[OPS_COUNT];   /* a token per operation; each holds its own index */
-    char tok_info;             /* GET /v1/info for the create form's default image */
-    char ops_id[80];           /* the session a question or prompt is about */
-    char cmd_pending[256];     /* a `:` line asked about (cmdline.c), its command named whole */
-    char *sessions_filter;     /* `/`: the sessions shown contain it (NULL: all) */
-    size_t *sessions_rows;     /* with a filter: row on screen → model index */
+    struct ui_theme theme_cur;   /* the theme in use (ui->theme points here) */
+    char tok_ops[OPS_COUNT];     /* a token per operation; each holds its own index */
+    char tok_info;               /* GET /v1/info for the create form's default image */
+    char tok_rules, tok_rule_op; /* the rules window's fetch, a rule's change (rules.c) */
+    char ops_id[80];             /* the session a question or prompt is about */
+    char cmd_pending[256]; /* a `:` line asked about (cmdline.c), its command named whole */
+    char *sessions_filter;       /* `/`: the sessions shown contain it (NULL: all) */
+    size_t *sessions_rows;       /* with a filter: row on screen → model index */
     size_t sessions_nrows;
     short tab_x[16][2]; /* the tab bar: each tab's first and last column (layout.c), for clicks */
     struct ui_job *job; /* a blocking operation running in a child process (job.c), or NULL */
@@ -484,6 +500,7 @@ extern const struct ui_view view_approvals;
 extern const struct ui_view view_actions;
 extern const struct ui_view view_history, view_history_actions, view_history_search;
 extern const struct ui_view view_changes;
+extern const struct ui_view view_files;
 extern const struct ui_view *const ui_lists[UI_LIST_COUNT];
 /* Approve or reject the selected approval / action ID (reason may be NULL). Dirty bits. */
 unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason);

@@ -65,7 +65,8 @@ line=$(screen | chars 1 40 | grep -F "$NAME " | head -1)
 # ---------------------------------------------------------------- 80x24: tab bar
 bar=$(row 2 | chars 41 80)
 if [[ "$bar" == *Overview* ]] && [[ "$bar" == *Log* ]] && [[ "$bar" == *Act* ]] &&
-  [[ "$bar" == *Res* ]] && [[ "$bar" == *Term* ]] && [[ "$bar" == *Chg* ]] && [[ "$bar" != *…* ]]; then
+  [[ "$bar" == *Res* ]] && [[ "$bar" == *Term* ]] && [[ "$bar" == *Chg* ]] && [[ "$bar" == *File* ]] &&
+  [[ "$bar" != *…* ]]; then
   ok "80x24: the tab bar names every tab, the current one whole: $bar"
 else
   fail "80x24: tab bar: '$bar'"; screen >&2
@@ -80,7 +81,7 @@ footer_keeps "80x24, sessions"
 tm send-keys -t dash 2
 wait_for "y approve" && footer_keeps "80x24, approvals queue" || fail "2 focuses the queue: '$(footer)'"
 tm send-keys -t dash 1 l
-for t in Overview Logs Actions Resources Terminal Changes; do
+for t in Overview Logs Actions Resources Terminal Changes Files; do
   if show_tab "$t"; then
     footer_keeps "80x24, the $t tab"
     tabbar=$(row 2 | chars 41 80)
@@ -128,7 +129,7 @@ heads=$(row 3 | chars 1 64)
 [[ "$heads" == *STATE* ]] && [[ "$heads" == *AGE* ]] && [[ "$heads" == *ACTS* ]] && [[ "$heads" == *WAIT* ]] &&
   ok "160x40: the sessions list has its other columns too" || fail "160x40: columns: '$heads'"
 bar=$(row 2 | chars 65 160)
-[[ "$bar" == *"$NAME "* ]] && [[ "$bar" =~ Overview\ ─\ Logs\ ─\ Actions\ ─\ Resources\ ─\ Terminal\ ─\ Changes ]] &&
+[[ "$bar" == *"$NAME "* ]] && [[ "$bar" =~ Overview\ ─\ Logs\ ─\ Actions\ ─\ Resources\ ─\ Terminal\ ─\ Changes\ ─\ Files ]] &&
   ok "160x40: the tab bar has the session's name and every tab in full" ||
   fail "160x40: tab bar: '$bar'"
 footer_keeps "160x40, the Actions tab"
