@@ -356,7 +356,7 @@ struct ui {
     char tok_info;               /* GET /v1/info for the create form's default image */
     char tok_rules, tok_rule_op; /* the rules window's fetch, a rule's change (rules.c) */
     char ops_id[80];             /* the session a question or prompt is about */
-    char cmd_pending[256]; /* a `:` line asked about (cmdline.c), its command named whole */
+    char cmd_pending[256];       /* a `:` line asked about (cmdline.c), its command named whole */
     char *sessions_filter;       /* `/`: the sessions shown contain it (NULL: all) */
     size_t *sessions_rows;       /* with a filter: row on screen → model index */
     size_t sessions_nrows;
