@@ -4,14 +4,14 @@
 #
 #   tests/tui/layout_test.sh [PATH/TO/paddock]        (or PADDOCK_EXE=...)
 #
-# At 80x24 the sessions list keeps ID, NAME, STATE and WAIT; the tab bar names every tab (the
-# one on show in full, the others by their short names, none cut with "…"); the footer ends
-# with "? help" and "q quit" wherever the keyboard is (sessions, queue, each tab, the History
-# page, an action shown whole); the header says how many actions wait and which key shows
-# them, in one statement, with the link state still on the row. At 160x40 the list has its
-# other columns too and the tab bar the session's name and every tab in full. The footer
-# lists only keys that work where it is: no pane or tab keys on a full-screen page, no key
-# twice (History's own Tab and [/] shadow the main screen's).
+# At 80x24 the sessions list keeps ID, NAME, STATE and WAIT, the approvals queue its ID; the
+# tab bar names every tab (the one on show in full, the others by their short names, none cut
+# with "…"); the footer ends with "? help" and "q quit" wherever the keyboard is (sessions,
+# queue, each tab, the History page, an action shown whole); the header says how many
+# actions wait and which key shows them, in one statement, with the link state still on the
+# row. At 160x40 the list has its other columns too and the tab bar the session's name and
+# every tab in full. The footer lists only keys that work where it is: no pane or tab keys on
+# a full-screen page, no key twice (History's own Tab and [/] shadow the main screen's).
 set -uo pipefail
 . "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
 
@@ -61,6 +61,15 @@ line=$(screen | chars 1 40 | grep -F "$NAME " | head -1)
 [[ "$line" == *"${SESSION_ID:0:8}"* ]] && [[ "$line" == *"ready"* ]] && [[ "$line" =~ 1\ *│$ ]] &&
   ok "80x24: a session's row shows its id, name, state and the 1 action it waits on" ||
   { fail "80x24: session row: '$line'"; screen >&2; }
+
+# the queue keeps the ID `:approve ID` takes
+WAIT_ID=$(api GET /v1/approvals | python3 -c 'import json,sys
+d = json.load(sys.stdin)
+print((d["approvals"] if isinstance(d, dict) else d)[0]["id"])' 2>/dev/null)
+qline=$(screen | chars 1 40 | grep -F "run: curl" | head -1)
+[ -n "$WAIT_ID" ] && [[ "$qline" =~ ^│\ +$WAIT_ID\ +high ]] &&
+  ok "80x24: the approvals queue keeps the ID column ($WAIT_ID)" ||
+  { fail "80x24: queue row with ID $WAIT_ID: '$qline'"; screen >&2; }
 
 # ---------------------------------------------------------------- 80x24: tab bar
 bar=$(row 2 | chars 41 80)
