@@ -11,6 +11,7 @@
 #include "engine/events.h"
 #include "engine/listen.h"
 #include "engine/monitor.h"
+#include "engine/output.h"
 #include "engine/pool.h"
 #include "engine/seccomp.h"
 #include "engine/seccomp_probe.h"
@@ -286,7 +287,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.pool = pool_new(&eng, opt->pool, err)))
         goto out;
     session_load_all(&eng);
-    if (actions_init(&eng) < 0) {
+    if (actions_init(&eng) < 0 || output_init(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
     }
@@ -309,6 +310,7 @@ out:
         http_cancel_all(eng.http);
     seccomp_probe_free(&eng);
     actions_shutdown(&eng);
+    output_shutdown(&eng);
     terminals_free(&eng);
     api_free(eng.api);
     if (listenfd >= 0)

@@ -17,6 +17,7 @@ struct monitor;
 struct stats;
 struct pool;
 struct actions;
+struct output;
 struct term;
 struct seccomp_probe;
 
@@ -34,6 +35,7 @@ struct engine {
     struct pool *pool;       /* the warm pool (pool.c) */
     struct stats *stats;     /* resource sampling (stats.c) */
     struct actions *actions; /* actions held for approval or in flight (action.c) */
+    struct output *output;   /* running actions' live output (output.c) */
     struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
     char *state_dir;
     char *socket_path;

@@ -37,6 +37,10 @@ struct action_req {
      * carries a top-level "paddock_diff" (a unified diff) that the engine records and takes
      * out before the agent sees it. Clients that do not ask never get the key. */
     bool want_diff;
+    /* The engine asked (`?paddock_stream=1`) to see the output as it is produced: while the
+     * action runs, each piece of its output is passed here (NULL: nobody watches). What the
+     * agent gets back is the same observation either way. */
+    void (*on_output)(struct action_req *req, const char *data, size_t n);
     /* Called when a request that was not finished at submit time gets its result. */
     void (*done)(struct action_req *req);
     void *owner;
