@@ -44,7 +44,11 @@ struct action_req {
     /* Called when a request that was not finished at submit time gets its result. */
     void (*done)(struct action_req *req);
     void *owner;
+    const struct executor *orphan_of; /* its connection went: it ends on its own */
     struct action_req *next;
+    /* For its line in the container log (action_log). */
+    char summary[96]; /* its command, path or code: cut, control characters as spaces */
+    double received;  /* evloop_now() when it came */
 };
 
 struct action_queue {
@@ -57,6 +61,10 @@ const struct action_type *action_type_find(const char *name);
 /* From the request body {"action": {...}}; NULL with a message in err for a 400 reply. */
 struct action_req *action_req_new(const json_t *body, struct buf *err);
 void action_req_free(struct action_req *req);
+
+/* Its one line in the container log (stdout): kind, summary, exit code or outcome, duration
+ * (`--quiet`: none). */
+void action_log(const struct executor *ex, const struct action_req *req);
 
 /* Queues req; returns true when it finished at once (req->done is then not called). */
 bool action_submit(struct executor *ex, struct action_req *req);

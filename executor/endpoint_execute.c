@@ -43,6 +43,7 @@ static enum MHD_Result reply_action(struct request *rq)
 {
     struct action_req *req = rq->state;
     json_t *result = req->result;
+    action_log(rq->ex, req);
     if (!result)
         return endpoint_reply_stopping(rq);
     req->result = NULL;
@@ -92,6 +93,7 @@ static void stream_on_done(struct action_req *req)
 {
     struct execute_stream *st = req->owner;
     unsigned status = 200;
+    action_log(st->rq->ex, req);
     char *text = req->result ? json_dumps(req->result, JSON_COMPACT) : NULL;
     if (!text) {
         status = MHD_HTTP_SERVICE_UNAVAILABLE;
@@ -109,6 +111,7 @@ static void stream_on_done(struct action_req *req)
 /* The connection went away first: the action runs on and frees itself when done. */
 static void orphan_done(struct action_req *req)
 {
+    action_log(req->orphan_of, req);
     action_req_free(req);
 }
 
@@ -120,6 +123,7 @@ static void free_stream(void *state)
     else {
         st->req->on_output = NULL;
         st->req->done = orphan_done;
+        st->req->orphan_of = st->rq->ex;
         st->req->owner = NULL;
     }
     buf_free(&st->out);
