@@ -126,8 +126,9 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* POST execute_action?wait=0 for a run action: its id. */
 static long long start_run(const char *sid, const char *command)
 {
-    json_t *body =
-        json_pack("{s:{s:s,s:{s:s}}}", "action", "action", "run", "args", "command", command);
+    /* blocking: no "no new output for 10 s" end while it waits for the test */
+    json_t *body = json_pack("{s:{s:s,s:{s:s,s:b}}}", "action", "action", "run", "args", "command",
+                             command, "blocking", 1);
     char *text = json_dumps(body, JSON_COMPACT);
     char *path = strdupf("/v1/sessions/%s/execute_action?wait=0", sid);
     json_t *r = api_json(harness_eng, "POST", path, text, 202);
