@@ -33,7 +33,7 @@ _paddock()
         return
     fi
     case $cmd in
-    pause | resume | stop | rm | show | export | history | approvals | exec)
+    pause | resume | stop | rm | show | export | history | approvals | exec | watch)
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--json --help --format --output --raw --search --state --kind --risk --limit --before" -- "$cur"))
         else
