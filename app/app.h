@@ -54,6 +54,8 @@ int cmd_watch(struct app *app, int argc, char **argv);
 /* paddock show ACTION --follow (cmd_watch.c): the action's output until it ends; its exit
  * code (0 without one), or 1 after printing why it could not follow. */
 int watch_action_follow(struct app *app, long long id);
+int cmd_files(struct app *app, int argc, char **argv);
+int cmd_cat(struct app *app, int argc, char **argv);
 
 /* The dashboard's export (struct ui_options.export_session): session id's record into dir
  * as NAME.json, NAME.md and NAME.cast (NAME: the session's name when plain, else its id;
