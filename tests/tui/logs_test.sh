@@ -10,8 +10,8 @@
 #
 #   tests/tui/logs_test.sh [PATH/TO/paddock]        (or PADDOCK_EXE=...)
 #
-# What writes the container's log: the executor itself (one access-log line per request on its
-# stderr, which is the container's log), and, for exact text on stdout or stderr, `docker exec`
+# What writes the container's log: the executor itself (one line per action on its stdout,
+# warnings on its stderr: the container's log), and, for exact text on stdout or stderr, `docker exec`
 # as root writing to PID 1's descriptors. Nothing the agent runs can do that: its commands run
 # as uid 1000 (no access to /proc/1/fd) and the IPython kernel's output is piped to the
 # executor, by design.
