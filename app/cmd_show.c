@@ -3,6 +3,7 @@
 #include "app/app.h"
 #include "app/cli.h"
 #include "client/action_detail.h"
+#include "common/size.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -73,6 +74,19 @@ static void show_session(json_t *s, json_t *events)
              (long long)json_integer_value(json_object_get(s, "action_count")),
              (long long)json_integer_value(json_object_get(s, "pending_approvals")));
     show_field("actions", buf);
+    /* The disk watchdog's last measurement (engine/disk.c), once there is one. */
+    json_t *disk = json_object_get(s, "disk");
+    if (json_is_object(disk)) {
+        char used[32], limit[32], line[400];
+        const char *err = json_string_value(json_object_get(disk, "error"));
+        snprintf(
+            line, sizeof(line), "%s used of %s (measured %s)%s%s",
+            size_format(json_integer_value(json_object_get(disk, "used")), used, sizeof(used)),
+            size_format(json_integer_value(json_object_get(disk, "limit")), limit, sizeof(limit)),
+            cli_time(json_number_value(json_object_get(disk, "at")), buf, sizeof(buf)),
+            err ? "; not measured: " : "", err ? err : "");
+        show_field("disk", line);
+    }
     /* env: names only (the engine keeps no values); withheld: each name and why. */
     char names[512] = "";
     size_t i;
