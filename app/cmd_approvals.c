@@ -41,9 +41,7 @@ static void approvals_print(json_t *list)
 int cmd_approvals(struct app *app, int argc, char **argv)
 {
     bool as_json = false;
-    int rc = cli_parse_json_only(argc, argv, &as_json,
-                                 "usage: paddock approvals [--json] [SESSION]\n"
-                                 "  actions waiting for the operator, oldest first\n");
+    int rc = cli_parse_json_only(argc, argv, &as_json);
     if (rc >= 0)
         return rc;
     char path[200] = "/v1/approvals";
@@ -96,8 +94,7 @@ static int decide(struct app *app, int argc, char **argv, bool approve)
             as_json = true;
             break;
         case 'h':
-            printf("usage: paddock %s ACTION [--reason TEXT] [--by NAME]%s [--json]\n", cmd,
-                   approve ? " [--remember | --pattern GLOB]" : "");
+            app_command_help(stdout, cmd);
             return 0;
         default:
             return 2;

@@ -74,14 +74,7 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
         } else if (c == OPT_NO_MOUSE) {
             opt.mouse = false;
         } else if (c == 'h') {
-            printf("usage: paddock [dashboard] [--read-only] [--theme NAME] [--bell] "
-                   "[--mouse|--no-mouse]\n"
-                   "  the dashboard (the default command); starts an engine when none answers\n"
-                   "  --read-only  look, change nothing (no approvals, no operations)\n"
-                   "  --theme NAME a theme: NAME.theme in ~/.config/paddock/themes or the\n"
-                   "               installed ones, a file path, or dark (the built-in)\n"
-                   "  --bell       ring when an action starts waiting for approval\n"
-                   "  --mouse      clicks and the wheel (--no-mouse: off, over the config)\n");
+            app_command_help(stdout, "dashboard");
             return 0;
         } else {
             return 2; /* getopt said why */

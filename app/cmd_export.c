@@ -476,12 +476,7 @@ int cmd_export(struct app *app, int argc, char **argv)
         } else if (c == 'r') {
             raw = true;
         } else if (c == 'h') {
-            printf("usage: paddock export SESSION [--format json|md|cast] [--raw] [-o FILE]\n"
-                   "  json: the session, its events, every action with its observation, the log\n"
-                   "  md: a Markdown report; cast: an asciinema v2 recording of its commands\n"
-                   "  --raw: the cast keeps the output's bytes, escape sequences included (by\n"
-                   "         default titles, clipboard writes and modes beyond the screen are\n"
-                   "         dropped: a played cast writes to your terminal)\n");
+            app_command_help(stdout, "export");
             return 0;
         } else {
             return 2;

@@ -66,9 +66,7 @@ int cmd_gc(struct app *app, int argc, char **argv)
         } else if (c == 'j') {
             as_json = true;
         } else if (c == 'h') {
-            printf("usage: paddock gc [--dry-run] [--json]\n"
-                   "removes the containers and volumes labelled with this engine's id that belong "
-                   "to no live session, and socket directories of no live session\n");
+            app_command_help(stdout, "gc");
             return 0;
         } else {
             return 2;

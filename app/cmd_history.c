@@ -76,10 +76,7 @@ int cmd_history(struct app *app, int argc, char **argv)
             as_json = true;
             break;
         case 'h':
-            printf("usage: paddock history [SESSION] [--search TEXT] [--state S] [--kind K] "
-                   "[--risk R] [--limit N] [--before ID] [--json]\n"
-                   "  recorded actions of every session (or one), newest first; --search finds\n"
-                   "  words in commands and their output\n");
+            app_command_help(stdout, "history");
             return 0;
         default:
             return 2;

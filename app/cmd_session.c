@@ -22,8 +22,7 @@ static int session_verb(struct app *app, int argc, char **argv, const char *cmd)
     while (strcmp(session_verbs[v].cmd, cmd) != 0)
         v++;
     bool as_json = false;
-    int parsed =
-        cli_parse_json_only(argc, argv, &as_json, "usage: paddock %s [--json] SESSION...\n", cmd);
+    int parsed = cli_parse_json_only(argc, argv, &as_json);
     if (parsed >= 0)
         return parsed;
     if (optind >= argc) {

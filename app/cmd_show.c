@@ -117,8 +117,7 @@ static void show_session(json_t *s, json_t *events)
 int cmd_show(struct app *app, int argc, char **argv)
 {
     bool as_json = false;
-    int rc = cli_parse_json_only(argc, argv, &as_json,
-                                 "usage: paddock show [--json] SESSION | ACTION-ID\n");
+    int rc = cli_parse_json_only(argc, argv, &as_json);
     if (rc >= 0)
         return rc;
     if (optind >= argc) {
