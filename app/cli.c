@@ -200,6 +200,33 @@ json_t *cli_session_get(struct app *app, const char *cmd, const char *ref)
     return NULL;
 }
 
+json_t *cli_session_names(struct app *app)
+{
+    struct client *cl = client_new(app->socket);
+    json_t *reply = NULL, *names = json_object();
+    if (cl && names &&
+        client_request(cl, "GET", "/v1/sessions?all=1", NULL, 30000, &reply, NULL) == 200) {
+        size_t i;
+        json_t *s;
+        json_array_foreach(json_object_get(reply, "sessions"), i, s)
+        {
+            const char *id = json_string_value(json_object_get(s, "id"));
+            json_t *name = json_object_get(s, "name");
+            if (id && json_is_string(name))
+                json_object_set(names, id, name);
+        }
+    }
+    json_decref(reply);
+    client_free(cl);
+    return names;
+}
+
+const char *cli_session_label(json_t *names, const char *id, char *buf, size_t size)
+{
+    const char *name = json_string_value(json_object_get(names, id ? id : ""));
+    return cli_safe(name ? name : id, buf, size);
+}
+
 bool cli_session_id(struct app *app, const char *cmd, const char *ref, char *out, size_t size)
 {
     json_t *s = cli_session_get(app, cmd, ref);

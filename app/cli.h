@@ -29,6 +29,11 @@ void cli_print_json(json_t *j);
  * /v1/sessions/REF). The session object (the caller's), or NULL after printing why (none, an
  * ambiguous prefix with its candidates, no engine). */
 json_t *cli_session_get(struct app *app, const char *cmd, const char *ref);
+/* Every session's name by its id ({id: name}, deleted ones too; the caller's; empty when the
+ * engine does not answer, NULL without memory): lists print names where a session has one. */
+json_t *cli_session_names(struct app *app);
+/* The name of session id in names, else the id, made safe; returns buf. */
+const char *cli_session_label(json_t *names, const char *id, char *buf, size_t size);
 /* The same, its id into out; false after printing why. */
 bool cli_session_id(struct app *app, const char *cmd, const char *ref, char *out, size_t size);
 /* "paddock CMD: " and why no engine answers (which engine holds the state dir, or that none
