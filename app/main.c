@@ -384,9 +384,12 @@ int main(int argc, char **argv)
     app.socket = sock ? strdup(sock) : client_default_socket(app.state_dir);
 
     const struct app_command *cmd = app_command_default();
-    if (i < argc && strcmp(argv[i], "__commands") == 0) {
-        /* for shell completion and the man page test: the command names, one a line */
-        for (const struct app_command *c = app_commands; c->name; c++)
+    if (i < argc && (strcmp(argv[i], "__commands") == 0 || strcmp(argv[i], "__keys") == 0)) {
+        /* for shell completion and the man page test: the command names, one a line; or
+         * the dashboard's keys from their tables (scripts/man-keys.sh writes them in) */
+        if (strcmp(argv[i], "__keys") == 0)
+            ui_keys_print(stdout);
+        for (const struct app_command *c = app_commands; c->name && argv[i][2] == 'c'; c++)
             printf("%s\n", c->name);
         config_free(&app.config);
         free(app.self_exe);

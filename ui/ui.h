@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct client;
 
@@ -40,5 +41,9 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err);
 /* Check the options before anything starts (the theme loads): 0, or -1 with *err (malloc'd:
  * a bad theme file names the file and the line). */
 int ui_check_options(const struct ui_options *opt, char **err);
+/* Every key of the dashboard, from its key tables, one "WHERE\tKEYS\tWHAT" line each (keys of
+ * one handler joined as the ? overlay shows them), then the `:` commands: for the man page and
+ * the test that holds it to the tables. */
+void ui_keys_print(FILE *f);
 
 #endif
