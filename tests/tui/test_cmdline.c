@@ -171,7 +171,8 @@ static void test_run_errors(void **state)
     cmdline_run(ui, "pause nosuch");
     assert_string_equal(ui->status, "nosuch: no such session (an id or a name)");
     cmdline_run(ui, "pause aa");
-    assert_string_equal(ui->status, "aa: more than one session starts with that");
+    assert_string_equal(ui->status, "aa: begins 2 sessions: aa11bb22 (alpha) aa99ff00 (beta); "
+                                    "type more of the id, or the name");
 
     /* nothing typed: nothing happens */
     ui->status[0] = '\0';
