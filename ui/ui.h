@@ -29,6 +29,9 @@ struct ui_options {
     int (*export_session)(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
                           void *progress_ctx, char **msg);
     void *export_ctx;
+    /* The engine's state dir: when the engine does not answer, the dashboard says which
+     * engine holds it (client_engine_diagnose). NULL: only that none answers. */
+    const char *state_dir;
 };
 
 /* Run the dashboard on the controlling terminal until the operator quits or a SIGINT,
