@@ -105,6 +105,10 @@ int session_ref_resolve(struct engine *eng, const char *ref, char **id, json_t *
     *id = NULL;
     *candidates = NULL;
     *err = NULL;
+    if (session_find(eng, ref)) { /* a live session's id, the agents' every request: no SQL */
+        *id = strdup(ref);
+        return *id ? 0 : -1;
+    }
     json_t *rows = store_session_match(eng->store, ref);
     if (!rows)
         return -1;

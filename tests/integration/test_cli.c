@@ -214,6 +214,8 @@ static void test_approve_reject(void **state)
     cli(table, &pr);
     assert_int_equal(pr.status, 0);
     assert_non_null(strstr(pr.out, "rm -rf /home/nobody"));
+    assert_non_null(strstr(pr.out, " cli-appr ")); /* the session's name, not its id */
+    assert_null(strstr(pr.out, id));
     proc_result_free(&pr);
 
     char n1[32], n2[32];
