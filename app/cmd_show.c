@@ -3,6 +3,7 @@
 #include "app/app.h"
 #include "app/cli.h"
 #include "client/action_detail.h"
+#include "client/client.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -185,17 +186,29 @@ int cmd_show(struct app *app, int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (optind >= argc) {
-        fprintf(stderr, "paddock show: name a session (id or name) or an action (its number)\n");
+        fprintf(
+            stderr,
+            "paddock show: name a session (its name, id or id prefix) or an action (its number)\n");
         return 2;
     }
     const char *ref = argv[optind];
     bool digits = *ref && strspn(ref, "0123456789") == strlen(ref) && strlen(ref) < 16;
     char path[200];
+    json_t *a = NULL;
     if (digits) {
+        /* a number is an action's; when no action has it, an id prefix of digits */
         snprintf(path, sizeof(path), "/v1/actions/%s", ref);
-        json_t *a = cli_call(app, "show", "GET", path, NULL, 200);
-        if (!a)
-            return 1;
+        struct client *cl = client_new(app->socket);
+        int st = cl ? client_request(cl, "GET", path, NULL, 30000, &a, NULL) : -1;
+        client_free(cl);
+        if (st != 200) {
+            json_decref(a);
+            a = st == 404 ? NULL : cli_call(app, "show", "GET", path, NULL, 200);
+            if (!a && st != 404)
+                return 1;
+        }
+    }
+    if (digits && a) {
         if (as_json)
             cli_print_json(a);
         else {

@@ -802,7 +802,7 @@ static void test_session_refs(void **state)
     assert_string_equal(jstr(r.json, "error.code"), "ambiguous");
     assert_true(json_array_size(jpath(r.json, "error.candidates")) >= 2);
     reply_free(&r);
-    const char *amb[] = {"show", common, NULL};
+    const char *amb[] = {"pause", common, NULL}; /* show takes a number as an action's */
     cli(amb, &pr);
     assert_int_equal(pr.status, 1);
     assert_err_has(&pr, "begins");
