@@ -3,7 +3,7 @@
 # engine: the empty sessions list says how to create one (c); a paused session's Terminal tab
 # says "press u" (not the API's resume path) and u there resumes it; `:pause` takes a session
 # by a unique prefix of its id; an engine that holds the state dir but does not answer is named
-# (its pid) at once, before any screen.
+# (its pid) at once, before any screen; an engine that goes away is said as such.
 #
 #   tests/tui/guide_test.sh [PATH/TO/paddock]        (or PADDOCK_EXE=...)
 set -uo pipefail
@@ -67,6 +67,21 @@ if wait_for "EXIT=1" 200 && screen_has "pid $ENGINE_PID holds the state dir"; th
 else
   fail "locked state dir message"; screen >&2
 fi
+
+# the engine goes away under a running dashboard: it says what is wrong and what to do
+tm send-keys -t dash -l "clear"
+tm send-keys -t dash Enter
+start_dashboard
+wait_for "$NAME" || { fail "the dashboard is back"; screen >&2; }
+api DELETE "/v1/sessions/$ID" >/dev/null # its container goes with the engine's help
+stop_engine
+if wait_for "no engine is running for" 200 && wait_for "engine disconnected"; then
+  ok "an engine gone is said as such, with what to do"
+else
+  fail "engine gone message"; screen >&2
+fi
+tm send-keys -t dash q
+terminal_restored || fail "q restores the terminal"
 
 echo "# $passed passed, $failed failed"
 [ "$failed" = 0 ]
