@@ -20,8 +20,10 @@ const char *client_socket(const struct client *c);
 bool client_ping(struct client *c);
 
 /* Start `paddock serve` in the background (state dir and socket passed on) unless an engine
- * already answers; wait until it answers. self_exe is the path of the paddock binary.
- * Returns 0, or -1 with a malloc'd message in *err. */
+ * already answers; wait until it answers (at most 10 s). An engine that holds the state dir
+ * but does not answer (after a second's grace: it may be starting), or the started one
+ * exiting, fails at once, saying which (its pid, its log's last line). self_exe is the path
+ * of the paddock binary. Returns 0, or -1 with a malloc'd message in *err. */
 int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir, char **err);
 /* The pid of the engine holding state_dir's lock (from /proc/locks), or 0 when none does. */
 long client_engine_holder(const char *state_dir);
