@@ -719,8 +719,20 @@ static void test_engine_down(void **state)
     proc_result_free(&pr);
     free(held);
     free(other);
+
+    /* an engine it starts that exits at once: why (its log's last line), not a 10 s wait */
+    char *script =
+        strdupf("PADDOCK_DRIVER=nosuch $P --state-dir %s --socket %s run -- true", dir, sock);
+    cli_sh(script, &pr);
+    free(script);
+    assert_int_equal(pr.status, 125);
+    assert_err_has(&pr, "the engine it started exited");
+    assert_err_has(&pr, "no sandbox driver \"nosuch\"");
+    proc_result_free(&pr);
     free(sock);
-    rmdir(dir);
+    char *rm = strdupf("rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm);
 }
 
 /* A session by its full id, a unique id prefix or its name, the same in run --session, show,
