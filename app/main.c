@@ -200,6 +200,25 @@ const struct app_command app_commands[] = {
                 "  --json         as JSON\n",
      .example = "paddock history demo --search curl --state done",
      .run = cmd_history},
+    {.name = "files",
+     .args = "[--limit N] [--json] SESSION [PATH]",
+     .help = "list a directory of a session's workspace (an operator read)",
+     .about = "The workspace's directory PATH (default: the workspace itself), one entry a line.\n"
+              "The read is recorded as the operator's, never in the agent's actions.",
+     .options = "  --limit N  at most N entries\n"
+                "  --json     as JSON\n",
+     .example = "paddock files demo src",
+     .run = cmd_files},
+    {.name = "cat",
+     .args = "[--raw] [--max BYTES] [--json] SESSION PATH",
+     .help = "a file of a session's workspace (an operator read)",
+     .about = "The file's bytes: sanitized on a terminal, unchanged into a pipe or a file; a\n"
+              "binary file is described unless --raw. Recorded as the operator's read.",
+     .options = "  --raw        a binary file's bytes too\n"
+                "  --max BYTES  read at most BYTES\n"
+                "  --json       as JSON\n",
+     .example = "paddock cat demo src/main.py | less",
+     .run = cmd_cat},
     {.name = "export",
      .args = "SESSION [--format json|md|cast] [--raw] [-o FILE]",
      .help = "a session's record as JSON, Markdown or an asciinema cast",
