@@ -4,6 +4,7 @@
 #include "app/cli.h"
 #include "client/action_detail.h"
 #include "client/client.h"
+#include "common/size.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -15,18 +16,6 @@ static void show_field(const char *name, const char *value)
 {
     char safe[1024];
     printf("%-16s %s\n", name, cli_safe(value ? value : "-", safe, sizeof(safe)));
-}
-
-/* A byte count as a person reads it: "2 GiB", "512 MiB", "1.5 KiB", "100 B". */
-static void show_bytes(double b, char *out, size_t size)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    size_t u = 0;
-    while (b >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-        b /= 1024;
-        u++;
-    }
-    snprintf(out, size, b == (double)(long long)b ? "%.0f %s" : "%.1f %s", b, units[u]);
 }
 
 /* Session option names whose numbers are bytes, and those that are seconds. */
@@ -55,7 +44,7 @@ static void show_options(const char *prefix, json_t *o)
             continue;
         }
         if (json_is_number(v) && show_is_key(k, bytes)) {
-            show_bytes(json_number_value(v), text, sizeof(text));
+            size_format((long long)json_number_value(v), text, sizeof(text));
         } else if (json_is_number(v) && show_is_key(k, seconds)) {
             snprintf(text, sizeof(text), "%g s", json_number_value(v));
         } else if (json_is_number(v)) {
@@ -139,6 +128,19 @@ static void show_session(json_t *s, json_t *events)
              (long long)json_integer_value(json_object_get(s, "action_count")),
              (long long)json_integer_value(json_object_get(s, "pending_approvals")));
     show_field("actions", buf);
+    /* The disk watchdog's last measurement (engine/disk.c), once there is one. */
+    json_t *disk = json_object_get(s, "disk");
+    if (json_is_object(disk)) {
+        char used[32], limit[32], line[400];
+        const char *err = json_string_value(json_object_get(disk, "error"));
+        snprintf(
+            line, sizeof(line), "%s used of %s (measured %s)%s%s",
+            size_format(json_integer_value(json_object_get(disk, "used")), used, sizeof(used)),
+            size_format(json_integer_value(json_object_get(disk, "limit")), limit, sizeof(limit)),
+            cli_time(json_number_value(json_object_get(disk, "at")), buf, sizeof(buf)),
+            err ? "; not measured: " : "", err ? err : "");
+        show_field("disk", line);
+    }
     /* env: names only (the engine keeps no values); withheld: each name and why. */
     char names[512] = "";
     size_t i;

@@ -137,6 +137,15 @@ const struct app_command app_commands[] = {
      .options = "  --json  the sessions as JSON\n",
      .example = "paddock rm demo",
      .run = cmd_rm},
+    {.name = "limit",
+     .args = "[--json] SESSION --disk SIZE",
+     .help = "raise or lower a session's disk limit",
+     .about = "Sets the session's disk limit. A session the disk watchdog paused at its limit\n"
+              "stays paused: `paddock resume` it afterwards.",
+     .options = "  --disk SIZE  the limit: \"20g\", \"512m\" or bytes\n"
+                "  --json       the session as JSON\n",
+     .example = "paddock limit demo --disk 20g && paddock resume demo",
+     .run = cmd_limit},
     {.name = "approvals",
      .args = "[--json] [SESSION]",
      .help = "actions waiting for the operator",
@@ -184,6 +193,28 @@ const struct app_command app_commands[] = {
                 "  --json         the result as JSON\n",
      .example = "paddock verify demo",
      .run = cmd_verify},
+    {.name = "rules",
+     .args = "[list|add|edit|rm] [--session S] [PATTERN|ID]",
+     .help = "the operator's rules: what runs without waiting",
+     .about =
+         "  paddock rules [list] [--session SESSION] [--json]\n"
+         "  paddock rules add [--session SESSION] [--deny] [--kind KIND] [--by NAME] PATTERN\n"
+         "  paddock rules edit ID [--pattern PATTERN] [--allow | --deny] [--kind KIND|any]\n"
+         "  paddock rules rm ID [--by NAME]\n"
+         "PATTERN is a shell glob over the command (or path); an allow rule's wildcards never\n"
+         "match ; & | < > ( ) $ ` \\ or a line break, so \"ls *\" never allows\n"
+         "\"ls; rm -rf /\". A rule never approves an action rated above the engine's\n"
+         "ceiling (shown by list).",
+     .options = "  --session SESSION  list: the rules that apply to it; add: a rule for its rest\n"
+                "                     (without: every rule; add: an engine-wide rule)\n"
+                "  --deny             a rule that rejects (add, edit)\n"
+                "  --allow            a rule that approves (edit)\n"
+                "  --kind KIND        only actions of this kind (any: all)\n"
+                "  --pattern PATTERN  the new pattern (edit)\n"
+                "  --by NAME          who made the change (recorded)\n"
+                "  --json             as JSON\n",
+     .example = "paddock rules add --session demo 'pytest *'",
+     .run = cmd_rules},
     {.name = "history",
      .args = "[SESSION] [--search T] [--state S] [--kind K] [--risk R] [--limit N] [--before ID] "
              "[--json]",

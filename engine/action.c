@@ -7,12 +7,12 @@
  * changes), so a second decision, or one after the timeout, changes nothing. */
 #include "engine/action.h"
 
-#include "common/buf.h"
 #include "engine/action_kind.h"
 #include "engine/base/action_state.h"
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
+#include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -239,6 +239,7 @@ static void action_finished(struct action *a)
 {
     struct engine *eng = a->eng;
     int64_t id = a->id;
+    disk_watch_soon(eng, a->session_id); /* what the action wrote counts at once */
     if (a->s)
         session_release(a->s);
     action_unhold(a);
@@ -396,9 +397,18 @@ static void action_policy_load(struct session *s)
     json_t *t = json_object_get(opt, "approval_timeout");
     s->approval_timeout = json_is_number(t) ? json_number_value(t) : eng->approval_timeout;
     json_decref(cfg);
-    json_decref(s->rules);
-    s->rules = store_rules_list(eng->store, s->id);
     s->policy_loaded = true;
+}
+
+/* The rules that apply to the session's actions, reloaded after any rule changed. */
+static json_t *action_rules(struct session *s)
+{
+    if (!s->rules || s->rules_gen != s->eng->rules_gen) {
+        json_decref(s->rules);
+        s->rules = store_rules_list(s->eng->store, s->id);
+        s->rules_gen = s->eng->rules_gen;
+    }
+    return s->rules;
 }
 
 /* ---- the deadline ---- */
@@ -496,8 +506,13 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                                    .durable = !wait,
                                    .now = now};
     enum action_confirmation confirmation = action_confirmation_of(action);
-    const char *rule_pat = NULL;
-    enum policy_rule rule = policy_rules_match(s->rules, summary, &rule_pat);
+    json_t *matched = NULL;
+    enum policy_rule rule = policy_rules_match(action_rules(s), kind, summary, &matched);
+    const char *rule_pat = json_string_value(json_object_get(matched, "pattern"));
+    json_int_t rule_id = json_integer_value(json_object_get(matched, "id"));
+    /* The ceiling: an allow rule never approves what is rated above it; the policy decides. */
+    if (rule == POLICY_RULE_ALLOW && risk.level > eng->rule_ceiling)
+        rule = POLICY_RULE_NONE;
     char why[512] = "";
     char *obs = NULL;
     bool held = false;
@@ -514,16 +529,20 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                      "\"message\":\"No observation\"}");
         row.observation = obs;
     } else if (rule == POLICY_RULE_DENY) {
-        snprintf(why, sizeof(why), "denied by the operator's rule \"%.400s\"", rule_pat);
+        snprintf(why, sizeof(why), "denied by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
         row.state = ACTION_REJECTED;
         row.approval = APPROVAL_REJECTED;
         row.decided_by = "rule";
         row.decision_reason = why;
+        row.rule_id = rule_id;
+        row.rule_pattern = rule_pat;
     } else if (rule == POLICY_RULE_ALLOW) {
-        snprintf(why, sizeof(why), "allowed by the operator's rule \"%.400s\"", rule_pat);
+        snprintf(why, sizeof(why), "allowed by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
         row.approval = APPROVAL_AUTO;
         row.decided_by = "rule";
         row.decision_reason = why;
+        row.rule_id = rule_id;
+        row.rule_pattern = rule_pat;
     } else if (policy_needs_approval(s->confirm, (int)risk.level)) {
         row.state = ACTION_PENDING;
         row.approval = APPROVAL_PENDING;
@@ -661,38 +680,26 @@ static void action_already(json_t *cur, int64_t id, struct action_result *out)
     }
 }
 
-/* Pattern text that matches exactly this summary (glob characters escaped). */
-static char *action_exact_pattern(const char *summary)
+int64_t action_rule_add(struct engine *eng, const char *session_id, json_t *rule, const char *by,
+                        struct action_result *out)
 {
-    struct buf b = {0};
-    for (const char *p = summary; *p; p++) {
-        if (strchr("*?[]\\", *p))
-            buf_append(&b, "\\", 1);
-        buf_append(&b, p, 1);
-    }
-    buf_append(&b, "", 1);
-    return b.data;
-}
-
-int action_rule_add(struct session *s, json_t *rule, const char *by, struct action_result *out)
-{
-    struct engine *eng = s->eng;
-    action_policy_load(s);
     char *err = NULL;
-    const char *pattern = json_string_value(json_object_get(rule, "pattern"));
-    enum policy_rule decision;
-    if (policy_rule_parse(json_string_value(json_object_get(rule, "decision")), &decision) < 0) {
+    struct store_rule row = {.session_id = session_id,
+                             .pattern = json_string_value(json_object_get(rule, "pattern")),
+                             .kind = json_string_value(json_object_get(rule, "kind")),
+                             .by = by};
+    if (policy_rule_parse(json_string_value(json_object_get(rule, "decision")), &row.decision) <
+        0) {
         action_result(out, ERR_BAD_REQUEST, "\"decision\" must be \"allow\" or \"deny\"");
         return -1;
     }
-    int64_t rid = store_rule_add(eng->store, s->id, pattern, decision, by, util_now(), &err);
+    int64_t rid = store_rule_add(eng->store, &row, util_now(), &err);
     if (rid < 0) {
         action_result_store(out, eng, "the rule was not added", err);
         return -1;
     }
-    json_decref(s->rules);
-    s->rules = store_rules_list(eng->store, s->id);
-    return 0;
+    eng->rules_gen++;
+    return rid;
 }
 
 void action_decide(struct engine *eng, int64_t id, const struct action_decision *d,
@@ -745,14 +752,16 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         return;
     }
     if (d->remember && s) {
-        char *pat = d->pattern ? strdup(d->pattern)
-                               : action_exact_pattern(action_kind_summary(
-                                     json_string_value(json_object_get(a->action, "action")),
-                                     json_object_get(a->action, "args")));
-        json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision",
-                                 policy_rule_name(POLICY_RULE_ALLOW));
+        /* For this kind of action only: a path approved for reading is no command to run. */
+        const char *kind = json_string_value(json_object_get(a->action, "action"));
+        char *pat =
+            d->pattern
+                ? strdup(d->pattern)
+                : policy_glob_escape(action_kind_summary(kind, json_object_get(a->action, "args")));
+        json_t *rule = json_pack("{s:s,s:s,s:s?}", "pattern", pat ? pat : "", "decision",
+                                 policy_rule_name(POLICY_RULE_ALLOW), "kind", kind);
         free(pat);
-        int rc = action_rule_add(s, rule, d->by, out);
+        int64_t rc = action_rule_add(eng, s->id, rule, d->by, out);
         json_decref(rule);
         if (rc < 0)
             return;

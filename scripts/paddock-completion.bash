@@ -65,7 +65,7 @@ _paddock()
     --confirm) COMPREPLY=($(compgen -W "never high medium always" -- "$cur")); return ;;
     --state) COMPREPLY=($(compgen -W "pending running done failed rejected interrupted skipped" -- "$cur")); return ;;
     --image | --name | --memory | --cpus | --env | --env-allow | --reason | --by | --pattern | \
-        --search | --kind | --limit | --max | --before | --timeout | --theme | --pool | --listen | --driver)
+        --search | --kind | --limit | --max | --disk | --before | --timeout | --theme | --pool | --listen | --driver)
         return ;; # a value of the user's
     esac
     if [[ $cur == -* ]]; then
@@ -73,7 +73,7 @@ _paddock()
         return
     fi
     case $cmd in
-    exec | pause | resume | stop | rm | files | cat)
+    exec | pause | resume | stop | rm | files | cat | limit)
         COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur")) ;;
     show | export | history | approvals | verify)
         COMPREPLY=($(compgen -W "$(_paddock_sessions --all)" -- "$cur")) ;;
@@ -81,6 +81,8 @@ _paddock()
         COMPREPLY=($(compgen -W "$(_paddock_pending)" -- "$cur")) ;;
     help)
         COMPREPLY=($(compgen -W "$(paddock __commands 2>/dev/null)" -- "$cur")) ;;
+    rules)
+        COMPREPLY=($(compgen -W "list add edit rm" -- "$cur")) ;;
     run | risk)
         COMPREPLY=($(compgen -W "--" -- "$cur")) ;;
     *)

@@ -38,7 +38,7 @@ got=$(comp "paddock ls --")
 got=$(comp "paddock run --image x -- ech")
 echo " $got " | grep -q " echo " || { echo "FAIL: completing 'run -- ech' gave '$got'"; fail=1; }
 got=$(comp "paddock help ru")
-[ "$got" = "run" ] || { echo "FAIL: completing 'help ru' gave '$got'"; fail=1; }
+[ "$got" = "run rules" ] || { echo "FAIL: completing 'help ru' gave '$got'"; fail=1; }
 # sessions: exec offers the live ones, show the deleted ones too (an engine stand-in)
 rm -f "$dir/paddock" # the link to the binary, replaced (not written through)
 cat > "$dir/paddock" <<STUB

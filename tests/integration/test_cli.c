@@ -897,7 +897,7 @@ static void test_new_show_history_export(void **state)
     const char *show[] = {"show", "cli-new", NULL};
     cli(show, &pr);
     assert_int_equal(pr.status, 0);
-    assert_non_null(strstr(pr.out, "limits.memory        2 GiB"));
+    assert_non_null(strstr(pr.out, "limits.memory        2.0 GiB"));
     assert_non_null(strstr(pr.out, "limits.cpus          1.5"));
     assert_null(strstr(pr.out, "2147483648"));
     assert_null(strstr(pr.out, "{"));
