@@ -250,7 +250,7 @@ void api_route_rule_remove(struct api_req *r)
 int api_rules_load_config(struct engine *eng, const char *ceiling, const char *const *allow,
                           const char *const *deny, char **err)
 {
-    int level = ceiling ? risk_level_parse(ceiling) : (int)RISK_MEDIUM;
+    int level = ceiling ? risk_level_parse(ceiling) : (int)RISK_HIGH;
     if (level < 0) {
         *err = util_strdupf("rule ceiling \"%s\" is not a risk level (low, medium, high)", ceiling);
         return -1;

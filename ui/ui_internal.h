@@ -274,8 +274,8 @@ unsigned ops_export(struct ui *ui, const char *id, const char *dir);
 /* Show the Terminal tab, focused. */
 unsigned ops_terminal(struct ui *ui);
 /* A session the operator named: its id, a unique start of it, or its name. Its model index,
- * or -1 with *why. */
-ssize_t ops_find_session(const struct ui *ui, const char *ref, const char **why);
+ * or -1 with why (the candidates of an ambiguous start named) in why[size]. */
+ssize_t ops_find_session(const struct ui *ui, const char *ref, char *why, size_t size);
 /* Switch the theme live (the loaded theme is kept in ui->theme_cur). Returns dirty bits. */
 unsigned ops_theme(struct ui *ui, const char *name);
 void ops_free(struct ui *ui);

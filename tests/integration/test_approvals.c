@@ -1407,14 +1407,18 @@ static void test_rules(void **state)
     decide_expect(harness_eng, auto_id, "approve", NULL, 409, "already_decided", "rule");
     assert_false(ws_has(s.ws, "denied"));
 
-    /* The ceiling: a HIGH command an allow rule matches still waits. */
+    /* The default ceiling is high: a HIGH command an allow rule matches runs too (a lower
+     * ceiling is held by the rules suite). */
     rules_post(harness_eng, s.id,
                "{\"pattern\": \"rm -rf /home/allowed && echo *\", \"decision\": \"allow\"}", &r);
     assert_int_equal(r.status, 201);
     reply_free(&r);
-    json_int_t high_id =
-        submit(harness_eng, s.id, "rm -rf /home/allowed && echo high", NO_RISK, "pending");
-    json_decref(decide_ok(harness_eng, high_id, "reject", NULL));
+    body = run_body("rm -rf /home/allowed && echo high-ran", NO_RISK, NULL);
+    execute(harness_eng, s.id, body, false, &r);
+    free(body);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "content"), "high-ran");
+    reply_free(&r);
 
     /* remember: the same command runs without waiting next time, a different one still waits.
      * A command with glob characters is remembered exactly, not as a glob. */

@@ -148,7 +148,7 @@ static void test_rule_cli_and_api(void **state)
     free(out);
     const char *ls[] = {"rules", "list", NULL};
     out = cli_ok(ls, "echo cli-rule *");
-    assert_non_null(strstr(out, "ceiling: rules approve nothing rated above medium"));
+    assert_non_null(strstr(out, "ceiling: rules approve nothing rated above high"));
     free(out);
     json_int_t id = submit("echo cli-rule two", "running");
     assert_ran_by_rule(id, r1, "echo cli-rule *");
@@ -170,20 +170,26 @@ static void test_rule_cli_and_api(void **state)
     id = submit("echo api-rule three", "running");
     assert_ran_by_rule(id, r2, "echo api-rule *");
 
-    /* the ceiling: an allow rule never approves HIGH (default ceiling medium) */
-    json_decref(api_json(harness_eng, "POST", "/v1/rules",
-                         "{\"pattern\": \"rm -rf *\", \"decision\": \"allow\"}", 201));
-    reject(submit("rm -rf /home/x", "pending"));
-    /* /v1/risk says which rule would match and that it is above the ceiling */
+    /* the default ceiling is high: a rule the operator saved covers a HIGH command it matches
+     * (test_config_rules holds a lower ceiling) */
+    json_t *hr = api_json(harness_eng, "POST", "/v1/rules",
+                          "{\"pattern\": \"rm -rf /home/x*\", \"decision\": \"allow\"}", 201);
+    long long r3 = json_integer_value(json_object_get(hr, "id"));
+    json_decref(hr);
     char *rp = strdupf("/v1/risk?session=%s", sid);
     json_t *risk = api_json(harness_eng, "POST", rp,
                             "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"rm -rf "
                             "/home/x\"}}}",
                             200);
     assert_string_equal(jstr(risk, "risk"), "high");
-    assert_string_equal(jstr(risk, "rule.above_ceiling"), "medium");
+    assert_int_equal(json_integer_value(jpath(risk, "rule.id")), r3);
+    assert_null(json_object_get(json_object_get(risk, "rule"), "above_ceiling"));
     json_decref(risk);
     free(rp);
+    id = submit("rm -rf /home/x", "running");
+    assert_ran_by_rule(id, r3, "rm -rf /home/x*");
+    /* still never a second command */
+    reject(submit("rm -rf /home/x; echo pwned", "pending"));
 
     /* edit the CLI's rule: the old pattern no longer matches, the new one does */
     char r1s[32];
@@ -310,6 +316,35 @@ static void test_config_rules(void **state)
     assert_string_equal(jstr(got, "approval"), "auto");
     assert_string_equal(jstr(got, "rule.pattern"), "echo from-config *");
     json_decref(got);
+    /* the file's ceiling (medium): an allow rule never approves a HIGH command it matches */
+    char *sp = strdupf("/v1/sessions/%s/rules", id);
+    json_t *yr =
+        api_json(e, "POST", sp, "{\"pattern\": \"rm -rf /home/y*\", \"decision\": \"allow\"}", 201);
+    /* the reply lists the session's rules: this one is the one with its pattern */
+    long long yid = 0;
+    size_t i;
+    json_t *one;
+    json_array_foreach(json_object_get(yr, "rules"), i,
+                       one) if (strcmp(jstr(one, "pattern"), "rm -rf /home/y*") == 0) yid =
+        json_integer_value(json_object_get(one, "id"));
+    assert_true(yid > 0);
+    char *yp = strdupf("/v1/rules/%lld", yid);
+    json_decref(yr);
+    free(sp);
+    json_int_t hi = submit_on(e, id, "rm -rf /home/y", "pending");
+    char *rp = strdupf("/v1/risk?session=%s", id);
+    json_t *risk = api_json(e, "POST", rp,
+                            "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"rm -rf "
+                            "/home/y\"}}}",
+                            200);
+    assert_string_equal(jstr(risk, "rule.above_ceiling"), "medium");
+    json_decref(risk);
+    free(rp);
+    char *dp = strdupf("/v1/actions/%lld/reject", (long long)hi);
+    json_decref(api_json(e, "POST", dp, "{\"by\": \"test\"}", 200));
+    free(dp);
+    json_decref(api_json(e, "DELETE", yp, NULL, 200)); /* the file's rules alone below */
+    free(yp);
     /* a deny rule from the file rejects at once */
     json_int_t d = submit_on(e, id, "echo forbidden", "rejected");
     got = action_final(e, d);
