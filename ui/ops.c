@@ -98,9 +98,9 @@ static const struct model_session *ops_target(struct ui *ui, const char *id)
     return &ui->model.sessions[at];
 }
 
-/* The engine's answer to an operation: the session as it is now. */
 static bool ops_create_refused(struct ui *ui, const char *why);
 
+/* The engine's answer to an operation: the session as it is now. */
 static void ops_done(int status, json_t *reply, const char *err, void *ud)
 {
     enum ops_kind op;
