@@ -22,8 +22,10 @@ static void serve_on_ready(const char *socket_path, void *ud)
             PADDOCK_VERSION, socket_path, o->state_dir, o->image,
             o->executor ? o->executor : "NOT FOUND");
     if (o->listen)
-        fprintf(stderr, "paddock engine also listening on http://%s (bearer token %s)\n", o->listen,
-                o->token ? "as given" : "in <state>/token; GET /v1/info has the port");
+        fprintf(stderr, "paddock engine also listening on %s://%s (bearer token %s%s)\n",
+                o->tls_cert ? "https" : "http", o->listen,
+                o->token ? "as given" : "in <state>/token; GET /v1/info has the port",
+                o->tls_client_ca ? ", or a client certificate" : "");
 }
 
 /* The token of --token-file: the file's content without surrounding white space. The file
@@ -93,6 +95,10 @@ int cmd_serve(struct app *app, int argc, char **argv)
                                          {"listen", required_argument, NULL, 'l'},
                                          {"token-file", required_argument, NULL, 't'},
                                          {"driver", required_argument, NULL, 'D'},
+                                         {"tls-cert", required_argument, NULL, 'C'},
+                                         {"tls-key", required_argument, NULL, 'K'},
+                                         {"tls-client-ca", required_argument, NULL, 'A'},
+                                         {"insecure", no_argument, NULL, 'I'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     /* flag > environment > config file > default */
@@ -100,6 +106,8 @@ int cmd_serve(struct app *app, int argc, char **argv)
     const char *sock = NULL, *state = NULL, *pool = getenv("PADDOCK_POOL");
     const char *listen = getenv("PADDOCK_LISTEN"), *token_file = cfg->token_file;
     const char *driver = getenv("PADDOCK_DRIVER");
+    const char *tls_cert = cfg->tls_cert, *tls_key = cfg->tls_key, *tls_ca = cfg->tls_client_ca;
+    bool insecure = false;
     if (!driver || !*driver)
         driver = cfg->driver;
     if (!pool)
@@ -126,6 +134,18 @@ int cmd_serve(struct app *app, int argc, char **argv)
             break;
         case 'D':
             driver = optarg;
+            break;
+        case 'C':
+            tls_cert = optarg;
+            break;
+        case 'K':
+            tls_key = optarg;
+            break;
+        case 'A':
+            tls_ca = optarg;
+            break;
+        case 'I':
+            insecure = true;
             break;
         case 'h':
             app_command_help(stdout, "serve");
@@ -184,6 +204,10 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .listen = listen && *listen ? listen : NULL,
         .token = token,
         .api_key = api_key && *api_key ? api_key : NULL,
+        .tls_cert = tls_cert,
+        .tls_key = tls_key,
+        .tls_client_ca = tls_ca,
+        .insecure = insecure,
         .confirm = confirm,
         .approval_timeout = cfg->approval_timeout,
         .retention_days = cfg->retention_days,

@@ -40,6 +40,9 @@ static const struct config_key config_keys[] = {
     CK("paddock", "driver", CT_STRING, driver),
     CK("paddock", "listen", CT_STRING, listen),
     CK("paddock", "token_file", CT_STRING, token_file),
+    CK("paddock", "tls_cert", CT_STRING, tls_cert),
+    CK("paddock", "tls_key", CT_STRING, tls_key),
+    CK("paddock", "tls_client_ca", CT_STRING, tls_client_ca),
     CK("paddock", "theme", CT_STRING, theme),
     CK("paddock", "bell", CT_BOOL, bell),
     CK("paddock", "mouse", CT_BOOL, mouse),
@@ -48,6 +51,18 @@ static const struct config_key config_keys[] = {
     CK("approvals", "ceiling", CT_STRING, rule_ceiling),
 };
 #undef CK
+
+/* The keys of an [engines.NAME] section, all strings. */
+#define EK(key, field)                                                                             \
+    {                                                                                              \
+        "engines", key, CT_STRING, offsetof(struct config_engine, field)                           \
+    }
+static const struct config_key config_engine_keys[] = {
+    EK("url", url),       EK("token_file", token_file), EK("ca", ca),
+    EK("tls_cert", cert), EK("tls_key", key),
+};
+#undef EK
+#define CONFIG_ENGINES "engines."
 
 struct config_parser {
     const char *name;
@@ -164,8 +179,63 @@ static void config_strings_free(char **list)
     free(list);
 }
 
+/* key = "string" in the last [engines.NAME] section. */
+static int config_engine_value(struct config_parser *p, struct config *c, const char *key,
+                               const char *s)
+{
+    struct config_engine *e = &c->engines[c->nengines - 1];
+    const struct config_key *k = NULL;
+    for (size_t i = 0; i < sizeof(config_engine_keys) / sizeof(*config_engine_keys); i++)
+        if (strcmp(config_engine_keys[i].name, key) == 0)
+            k = &config_engine_keys[i];
+    if (*s != '"' && *s != '\'')
+        return config_fail(p, "%s of an engine takes a \"string\"", key);
+    char *v = config_string(p, &s);
+    if (!v)
+        return -1;
+    if (config_line_end(p, s) < 0) {
+        free(v);
+        return -1;
+    }
+    if (!k) {
+        config_warn(p, key);
+        free(v);
+        return 0;
+    }
+    char **field = (char **)((char *)e + k->offset);
+    free(*field);
+    *field = v;
+    return 0;
+}
+
+/* [engines.NAME]: a new engine entry; 0, or -1 after config_fail. */
+static int config_engine_add(struct config_parser *p, struct config *c, const char *name)
+{
+    if (!*name ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+            strlen(name))
+        return config_fail(p, "an engine's name is letters, digits, _ and -, not \"%.40s\"", name);
+    if (strcmp(name, "local") == 0 || strcmp(name, "auto") == 0)
+        return config_fail(p, "the engine name %s is taken (the local engine; the choice of one)",
+                           name);
+    for (size_t i = 0; i < c->nengines; i++)
+        if (strcmp(c->engines[i].name, name) == 0)
+            return config_fail(p, "[engines.%s] comes twice", name);
+    struct config_engine *more = realloc(c->engines, (c->nengines + 1) * sizeof(*more));
+    if (!more)
+        return config_fail(p, "out of memory");
+    c->engines = more;
+    memset(&more[c->nengines], 0, sizeof(*more));
+    if (!(more[c->nengines].name = strdup(name)))
+        return config_fail(p, "out of memory");
+    c->nengines++;
+    return 0;
+}
+
 static int config_value(struct config_parser *p, struct config *c, const char *key, const char *s)
 {
+    if (strncmp(p->section, CONFIG_ENGINES, strlen(CONFIG_ENGINES)) == 0)
+        return config_engine_value(p, c, key, s);
     const struct config_key *k = config_find(p->section, key);
     void *field = k ? (char *)c + k->offset : NULL;
     if (*s == '"' || *s == '\'') {
@@ -302,6 +372,8 @@ int config_parse(const char *text, size_t len, const char *name, struct config *
             else {
                 snprintf(p.section, sizeof(p.section), "%.*s", (int)(close - s - 1), s + 1);
                 rc = config_line_end(&p, close + 1);
+                if (rc == 0 && strncmp(p.section, CONFIG_ENGINES, strlen(CONFIG_ENGINES)) == 0)
+                    rc = config_engine_add(&p, c, p.section + strlen(CONFIG_ENGINES));
             }
             continue;
         }
@@ -386,6 +458,13 @@ int config_load(const char *path, struct config *c, char **warnings, char **err)
         fclose(m);
     int rc = config_parse(text ? text : "", len, p, c, warnings, err);
     free(text);
+    for (size_t i = 0; rc == 0 && i < c->nengines; i++)
+        if (!c->engines[i].url) {
+            rc = -1;
+            if (asprintf(err, "%s: [engines.%s] has no url = \"https://HOST:PORT\"", p,
+                         c->engines[i].name) < 0)
+                *err = NULL;
+        }
     if (rc == 0)
         c->path = p;
     else
@@ -405,6 +484,17 @@ void config_free(struct config *c)
             config_strings_free(*f);
             *f = NULL;
         }
+    for (size_t i = 0; i < c->nengines; i++) {
+        struct config_engine *e = &c->engines[i];
+        free(e->name);
+        for (size_t k = 0; k < sizeof(config_engine_keys) / sizeof(*config_engine_keys); k++) {
+            char **f = (char **)((char *)e + config_engine_keys[k].offset);
+            free(*f);
+        }
+    }
+    free(c->engines);
+    c->engines = NULL;
+    c->nengines = 0;
     free(c->path);
     c->path = NULL;
 }

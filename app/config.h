@@ -1,12 +1,21 @@
 /* The config file: $PADDOCK_CONFIG, else $XDG_CONFIG_HOME/paddock/config.toml, else
  * ~/.config/paddock/config.toml. A TOML subset: [sections], key = "string" | integer | float |
- * true | false | ["strings"], # comments. Keys use OpenHands' [sandbox] and [security] names
- * where they mean the same thing. */
+ * true | false | ["strings"], # comments; [engines.NAME] sections name remote engines. Keys use
+ * OpenHands' [sandbox] and [security] names where they mean the same thing. */
 #ifndef PADDOCK_CONFIG_H
 #define PADDOCK_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* [engines.NAME]: an engine reached over TCP (the local one, "local", is always there). */
+struct config_engine {
+    char *name;
+    char *url;        /* https://HOST:PORT */
+    char *token_file; /* its bearer token (chmod 600); NULL: none sent */
+    char *ca;         /* the CA file its certificate is checked against; NULL: the system's */
+    char *cert, *key; /* a client certificate, when the engine takes them; NULL: none */
+};
 
 struct config {
     /* [sandbox] */
@@ -19,6 +28,7 @@ struct config {
     double approval_timeout; /* 0: not set */
     double retention_days;   /* 0: not set */
     char *socket, *state_dir, *pool, *listen, *token_file, *theme;
+    char *tls_cert, *tls_key, *tls_client_ca; /* TLS on the listener (PEM files) */
     char *driver; /* the sandbox driver (engine/driver.c's table): "docker" */
     int bell;     /* -1: not set; ring the bell when an action starts waiting */
     int mouse;    /* -1: not set; the dashboard takes clicks and the wheel */
@@ -29,6 +39,8 @@ struct config {
     /* A session's disk limit when it names none, and the free space kept under the state dir
      * ("10g", "1g"; "0" for no floor). NULL: not set. */
     char *disk_limit, *disk_floor;
+    struct config_engine *engines; /* [engines.NAME] in the file's order */
+    size_t nengines;
     char *path; /* the file read, NULL when none */
 };
 

@@ -30,7 +30,8 @@ const struct app_command app_commands[] = {
      .is_default = true},
     {.name = "serve",
      .args = "[--socket PATH] [--state-dir DIR] [--pool N|IMAGE=N,...] [--listen HOST:PORT "
-             "[--token-file FILE]] [--driver NAME]",
+             "[--token-file FILE] [--tls-cert F --tls-key F [--tls-client-ca F]] [--insecure]] "
+             "[--driver NAME]",
      .help = "run the engine in the foreground",
      .about = "The engine: the only process that talks to Docker and keeps the record. Every\n"
               "other command is its client over STATE_DIR/engine.sock. One engine per state\n"
@@ -45,6 +46,10 @@ const struct app_command app_commands[] = {
          "                    also $PADDOCK_LISTEN\n"
          "  --token-file F    the token (chmod 600); also $PADDOCK_TOKEN; without one it is\n"
          "                    generated into STATE_DIR/token, on a loopback address only\n"
+         "  --tls-cert F      TLS on the listener: its certificate (chain), PEM\n"
+         "  --tls-key F       its key, PEM\n"
+         "  --tls-client-ca F client certificates this CA signed open the API as the token\n"
+         "  --insecure        allow plain HTTP beyond loopback (refused without it)\n"
          "  --driver NAME     the sandbox runtime (docker); also $PADDOCK_DRIVER\n",
      .example = "paddock serve --pool 2",
      .run = cmd_serve},

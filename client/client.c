@@ -20,8 +20,11 @@
 #include <unistd.h>
 
 struct client {
-    char *socket_path;
-    CURL *curl; /* reused: keep-alive on the unix socket */
+    char *socket_path; /* or the remote engine's url */
+    bool remote;
+    char *auth_header; /* "Authorization: Bearer ..." of a remote engine, or NULL */
+    char *ca, *cert, *key;
+    CURL *curl; /* reused: keep-alive on the unix socket, and the TLS session */
     volatile int *interrupt;
 };
 
@@ -70,12 +73,44 @@ struct client *client_new(const char *socket_path)
     return c;
 }
 
+struct client *client_new_remote(const char *url, const struct client_auth *auth, const char *ca)
+{
+    struct client *c = client_new(url);
+    if (!c)
+        return NULL;
+    c->remote = true;
+    /* Without a trailing slash: paths start with one. */
+    size_t n = strlen(c->socket_path);
+    while (n && c->socket_path[n - 1] == '/')
+        c->socket_path[--n] = '\0';
+    bool oom = false;
+    if (auth && auth->token)
+        oom |= !(c->auth_header = client_strdupf("Authorization: Bearer %s", auth->token));
+    if (auth && auth->cert)
+        oom |= !(c->cert = strdup(auth->cert));
+    if (auth && auth->key)
+        oom |= !(c->key = strdup(auth->key));
+    if (ca)
+        oom |= !(c->ca = strdup(ca));
+    if (oom) {
+        client_free(c);
+        return NULL;
+    }
+    return c;
+}
+
 void client_free(struct client *c)
 {
     if (!c)
         return;
     if (c->curl)
         curl_easy_cleanup(c->curl);
+    if (c->auth_header)
+        explicit_bzero(c->auth_header, strlen(c->auth_header));
+    free(c->auth_header);
+    free(c->ca);
+    free(c->cert);
+    free(c->key);
     free(c->socket_path);
     free(c);
 }
@@ -83,6 +118,27 @@ void client_free(struct client *c)
 const char *client_socket(const struct client *c)
 {
     return c->socket_path;
+}
+
+bool client_is_remote(const struct client *c)
+{
+    return c->remote;
+}
+
+/* The TLS and credential options of a remote engine on h. */
+static void client_setup_remote(struct client *c, CURL *h, struct curl_slist **hdrs)
+{
+    if (c->ca)
+        curl_easy_setopt(h, CURLOPT_CAINFO, c->ca);
+    if (c->cert)
+        curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert);
+    if (c->key)
+        curl_easy_setopt(h, CURLOPT_SSLKEY, c->key);
+    /* Only the engine's own http(s): a redirect would carry the token elsewhere. */
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+    if (c->auth_header)
+        *hdrs = curl_slist_append(*hdrs, c->auth_header);
 }
 
 void client_set_interrupt(struct client *c, volatile int *flag)
@@ -107,9 +163,15 @@ int client_xfer_setup(struct client *c, struct client_xfer *x, CURL *h, const ch
     char url[1024];
     memset(x, 0, sizeof(*x));
     x->h = h;
-    snprintf(url, sizeof(url), "http://paddock%s", path);
+    if (c->remote)
+        snprintf(url, sizeof(url), "%s%s", c->socket_path, path);
+    else
+        snprintf(url, sizeof(url), "http://paddock%s", path);
     curl_easy_reset(h);
-    curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
+    if (c->remote)
+        client_setup_remote(c, h, &x->hdrs);
+    else
+        curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, c->socket_path);
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, client_on_body);
@@ -145,10 +207,15 @@ int client_xfer_finish(struct client *c, struct client_xfer *x, CURLcode rc, jso
         if (x->out.len)
             *reply = json_loadb(x->out.data, x->out.len, 0, NULL);
     } else if (err) {
+        /* A certificate the CA did not sign is said as such, with what to check. */
+        bool cert = rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE;
         *err = rc == CURLE_ABORTED_BY_CALLBACK
                    ? strdup("interrupted")
-                   : client_strdupf("engine at %s: %s", c->socket_path,
-                                    x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc));
+                   : client_strdupf("engine at %s: %s%s%s%s", c->socket_path,
+                                    x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc),
+                                    cert ? " (its certificate is not signed by the CA " : "",
+                                    cert ? (c->ca ? c->ca : "of the system") : "",
+                                    cert ? ": check the engine's ca)" : "");
     }
     curl_slist_free_all(x->hdrs);
     free(x->payload);
@@ -349,6 +416,7 @@ int client_ensure_engine(struct client *c, const char *self_exe, const char *sta
 
 struct client_events {
     int fd;
+    CURL *curl; /* a remote engine's connection (TLS): read through it; else NULL */
     bool headers_done;
     bool chunked;
     int status;           /* the reply's HTTP status once its headers arrived */
@@ -359,6 +427,76 @@ struct client_events {
     struct buf raw;       /* bytes read, not yet de-chunked */
     struct buf text;      /* de-chunked event text, not yet dispatched */
 };
+
+/* Send all of data on a connect-only handle, waiting on its socket when it would block. */
+static CURLcode events_send_all(CURL *h, int fd, const char *data, size_t len)
+{
+    while (len) {
+        size_t sent = 0;
+        CURLcode rc = curl_easy_send(h, data, len, &sent);
+        if (rc == CURLE_AGAIN) {
+            struct pollfd p = {.fd = fd, .events = POLLOUT};
+            if (poll(&p, 1, 10000) <= 0)
+                return CURLE_OPERATION_TIMEDOUT;
+            continue;
+        }
+        if (rc != CURLE_OK)
+            return rc;
+        data += sent;
+        len -= sent;
+    }
+    return CURLE_OK;
+}
+
+/* The same stream from a remote engine: libcurl connects (TLS, the CA, the client
+ * certificate) and then only carries bytes, which pump reads as from the unix socket. */
+static struct client_events *events_open_remote(struct client *c, const char *path, char **err)
+{
+    CURL *h = curl_easy_init();
+    struct client_xfer x;
+    if (!h) {
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    client_xfer_setup(c, &x, h, "GET", "/", NULL, 0);
+    curl_easy_setopt(h, CURLOPT_CONNECT_ONLY, 1L);
+    CURLcode rc = curl_easy_perform(h);
+    curl_socket_t fd = CURL_SOCKET_BAD;
+    if (rc == CURLE_OK)
+        curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &fd);
+    const char *host = strstr(c->socket_path, "://");
+    char *req = client_strdupf("GET %s HTTP/1.1\r\nHost: %s\r\n%s%sAccept: text/event-stream"
+                               "\r\n\r\n",
+                               path, host ? host + 3 : "paddock",
+                               c->auth_header ? c->auth_header : "", c->auth_header ? "\r\n" : "");
+    if (rc == CURLE_OK && fd != CURL_SOCKET_BAD)
+        rc = req ? events_send_all(h, fd, req, strlen(req)) : CURLE_OUT_OF_MEMORY;
+    if (req)
+        explicit_bzero(req, strlen(req));
+    free(req);
+    struct client_events *ev = NULL;
+    if (rc == CURLE_OK && fd != CURL_SOCKET_BAD)
+        ev = calloc(1, sizeof(*ev));
+    if (!ev) {
+        json_t *none = NULL;
+        if (rc == CURLE_OK)
+            rc = CURLE_OUT_OF_MEMORY;
+        client_xfer_finish(c, &x, rc, &none, err);
+        json_decref(none);
+        curl_easy_cleanup(h);
+        return NULL;
+    }
+    /* x lives on this stack: nothing of it may stay set on the handle. */
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, NULL);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
+    curl_slist_free_all(x.hdrs);
+    buf_free(&x.out);
+    ev->fd = fd;
+    ev->curl = h;
+    ev->chunk_need_size = true;
+    return ev;
+}
 
 struct client_events *client_sse_open(struct client *c, const char *path, char **err)
 {
@@ -373,6 +511,8 @@ struct client_events *client_sse_open(struct client *c, const char *path, char *
             return NULL;
         }
     }
+    if (c->remote)
+        return events_open_remote(c, path, err);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (strlen(c->socket_path) >= sizeof(sa.sun_path)) {
         *err = client_strdupf("socket path too long: %s", c->socket_path);
@@ -539,7 +679,20 @@ int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
 {
     char tmp[8192];
     for (;;) {
-        ssize_t n = read(ev->fd, tmp, sizeof(tmp));
+        ssize_t n;
+        if (ev->curl) {
+            size_t got = 0;
+            CURLcode rc = curl_easy_recv(ev->curl, tmp, sizeof(tmp), &got);
+            if (rc == CURLE_AGAIN) {
+                n = -1;
+                errno = EAGAIN;
+            } else {
+                n = rc == CURLE_OK ? (ssize_t)got : -1;
+                errno = rc == CURLE_OK ? 0 : EIO;
+            }
+        } else {
+            n = read(ev->fd, tmp, sizeof(tmp));
+        }
         if (n == 0) {
             if (ev->status && ev->status != 200)
                 events_refused(ev);
@@ -592,7 +745,10 @@ void client_events_close(struct client_events *ev)
 {
     if (!ev)
         return;
-    close(ev->fd);
+    if (ev->curl)
+        curl_easy_cleanup(ev->curl); /* it owns the socket */
+    else
+        close(ev->fd);
     free(ev->raw.data);
     free(ev->text.data);
     free(ev->error);

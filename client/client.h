@@ -1,4 +1,5 @@
-/* Blocking client of the engine's HTTP API over its unix socket (CLI and TUI). */
+/* Blocking client of the engine's HTTP API over its unix socket, or over TCP (https) to a
+ * remote engine (CLI and TUI). */
 #ifndef PADDOCK_CLIENT_H
 #define PADDOCK_CLIENT_H
 
@@ -13,8 +14,22 @@ char *client_default_state_dir(void);
 char *client_default_socket(const char *state_dir);
 
 struct client *client_new(const char *socket_path);
+/* How a client proves who it is to a remote engine's listener. Pluggable: each field that is
+ * set is sent (a token as "Authorization: Bearer", a client certificate in the TLS handshake).
+ * Strings borrowed during client_new_remote (copied). */
+struct client_auth {
+    const char *token;      /* NULL: none */
+    const char *cert, *key; /* PEM files of a client certificate; NULL: none */
+};
+/* A client of the engine at url ("https://HOST:PORT", or "http://" on loopback or behind a
+ * proxy), trusting the certificates that the CA file ca signed (NULL: the system's). NULL
+ * when out of memory. */
+struct client *client_new_remote(const char *url, const struct client_auth *auth, const char *ca);
 void client_free(struct client *c);
+/* Where the engine is: the socket path, or the remote engine's url; valid until free. */
 const char *client_socket(const struct client *c);
+/* True for a client made by client_new_remote. */
+bool client_is_remote(const struct client *c);
 
 /* True when an engine answers GET /v1/info on the socket. */
 bool client_ping(struct client *c);

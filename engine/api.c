@@ -13,6 +13,7 @@
 #include "engine/listen.h"
 #include "engine/session.h"
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -53,6 +54,7 @@ struct api {
     /* The optional TCP listener is a server of its own (api_listen_tcp) with the same routes;
      * its requests need credentials (listen.c), and events reach its subscribers too. */
     bool tcp;
+    bool tls; /* that listener speaks TLS (api_tls) */
     struct api *peer;
     struct api_gate *gate;
     struct api_gate_limits lim;
@@ -640,7 +642,8 @@ static void api_on_ping(void *ud)
     a->ping_timer = loop_timer_add(a->eng->loop, 15000, api_on_ping, a);
 }
 
-struct api *api_new(struct engine *eng, int listen_fd, char **err)
+static struct api *api_create(struct engine *eng, int listen_fd, const struct api_tls *tls,
+                              char **err)
 {
     struct api *a = calloc(1, sizeof(*a));
     if (!a) {
@@ -658,14 +661,33 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
     /* Connections come from the gate (api_gate.c), never from MHD's own accept. The timeout
      * is MHD's for a connection that makes no progress (a reader that stopped reading); the
      * head and body deadlines are the gate's and api_on_body_sweep's, and shorter. */
-    a->mhd = MHD_start_daemon(
-        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE | MHD_USE_NO_LISTEN_SOCKET, 0,
-        NULL, NULL, api_on_access, a, MHD_OPTION_NOTIFY_COMPLETED, api_on_completed, a,
-        MHD_OPTION_NOTIFY_CONNECTION, api_on_connection, a, MHD_OPTION_URI_LOG_CALLBACK, api_on_uri,
-        a, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned int)(a->lim.active_max + 64), MHD_OPTION_END);
+    /* TLS options go last and are skipped (MHD_OPTION_END first) without TLS. */
+    struct MHD_OptionItem tls_opts[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)(tls ? tls->cert : NULL)},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)(tls ? tls->key : NULL)},
+        {tls && tls->client_ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0,
+         (void *)(tls ? tls->client_ca : NULL)},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    unsigned int flags =
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE | MHD_USE_NO_LISTEN_SOCKET;
+    if (tls && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+        *err = strdup("this libmicrohttpd was built without TLS: --tls-cert cannot be served");
+        events_unsubscribe(eng->events, api_on_event, a);
+        free(a);
+        return NULL;
+    }
+    a->mhd = MHD_start_daemon(flags | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL, api_on_access, a,
+                              MHD_OPTION_NOTIFY_COMPLETED, api_on_completed, a,
+                              MHD_OPTION_NOTIFY_CONNECTION, api_on_connection, a,
+                              MHD_OPTION_URI_LOG_CALLBACK, api_on_uri, a,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(a->lim.active_max + 64),
+                              MHD_OPTION_ARRAY, tls ? tls_opts : tls_opts + 3, MHD_OPTION_END);
     if (!a->mhd) {
-        *err = strdup("cannot start the HTTP server (libmicrohttpd)");
+        *err = strdup(tls ? "cannot start the HTTPS server (libmicrohttpd): is the certificate "
+                            "or key (or the client CA) not PEM, or do they not match?"
+                          : "cannot start the HTTP server (libmicrohttpd)");
         events_unsubscribe(eng->events, api_on_event, a);
         free(a);
         return NULL;
@@ -679,7 +701,8 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
         free(a);
         return NULL;
     }
-    if (!(a->gate = api_gate_new(eng->loop, listen_fd, a->mhd, api_on_handed, a, err))) {
+    if (!(a->gate =
+              api_gate_new(eng->loop, listen_fd, a->mhd, tls != NULL, api_on_handed, a, err))) {
         loop_del_fd(eng->loop, a->epfd);
         MHD_stop_daemon(a->mhd);
         events_unsubscribe(eng->events, api_on_event, a);
@@ -689,7 +712,13 @@ struct api *api_new(struct engine *eng, int listen_fd, char **err)
     loop_add_prepare(eng->loop, api_prepare, a);
     a->body_timer = loop_timer_add(eng->loop, 250, api_on_body_sweep, a);
     a->ping_timer = loop_timer_add(eng->loop, 15000, api_on_ping, a);
+    a->tls = tls != NULL;
     return a;
+}
+
+struct api *api_new(struct engine *eng, int listen_fd, char **err)
+{
+    return api_create(eng, listen_fd, NULL, err);
 }
 
 void api_free(struct api *a)
@@ -720,9 +749,9 @@ void api_free(struct api *a)
 
 /* ---- the TCP listener and what its endpoints need ---- */
 
-int api_listen_tcp(struct api *a, int listen_fd, char **err)
+int api_listen_tcp(struct api *a, int listen_fd, const struct api_tls *tls, char **err)
 {
-    struct api *t = api_new(a->eng, listen_fd, err);
+    struct api *t = api_create(a->eng, listen_fd, tls, err);
     if (!t)
         return -1;
     t->tcp = true;
@@ -733,6 +762,19 @@ int api_listen_tcp(struct api *a, int listen_fd, char **err)
 bool api_req_is_tcp(struct api_req *r)
 {
     return r->api->tcp;
+}
+
+bool api_req_client_cert_ok(struct api_req *r)
+{
+    if (!r->api->tls)
+        return false;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    gnutls_session_t tls = ci ? (gnutls_session_t)ci->tls_session : NULL;
+    unsigned int status = 0;
+    /* No certificate at all is an error here too: only a verified one counts. */
+    return tls && gnutls_certificate_type_get(tls) == GNUTLS_CRT_X509 &&
+           gnutls_certificate_verify_peers2(tls, &status) == 0 && status == 0;
 }
 
 const char *api_req_peer(struct api_req *r, char *buf, size_t size)

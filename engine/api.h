@@ -102,10 +102,19 @@ int api_rules_load_config(struct engine *eng, const char *ceiling, const char *c
 void api_route_history(struct api_req *r);
 
 /* ---- the optional TCP listener (listen.c decides who may use it) ---- */
-/* Serve a second, listening TCP socket with the same routes; its requests pass
- * listen_auth_check before anything else. The events feed reaches both. 0, or -1 with *err. */
-int api_listen_tcp(struct api *a, int listen_fd, char **err);
+/* TLS for that socket: PEM text (borrowed during api_listen_tcp) of the certificate chain and
+ * key, and of the CA whose client certificates are asked for (NULL: none asked). */
+struct api_tls {
+    const char *cert, *key, *client_ca;
+};
+/* Serve a second, listening TCP socket with the same routes, over TLS when tls is not NULL;
+ * its requests pass listen_auth_check before anything else. The events feed reaches both. 0,
+ * or -1 with *err. */
+int api_listen_tcp(struct api *a, int listen_fd, const struct api_tls *tls, char **err);
 bool api_req_is_tcp(struct api_req *r);
+/* The request came over TLS with a client certificate that the listener's client CA signed
+ * and that is valid now. */
+bool api_req_client_cert_ok(struct api_req *r);
 /* Who sent the request, for the record: "uid N" (the unix socket's peer, SO_PEERCRED) or "a
  * TCP client". Returns buf. */
 const char *api_req_peer(struct api_req *r, char *buf, size_t size);

@@ -48,6 +48,7 @@ struct api_gate {
     int lfd;
     bool listening; /* the listener is watched (not while out of descriptors) */
     struct MHD_Daemon *mhd;
+    bool tls; /* the server speaks TLS: heads are encrypted */
     void (*handed)(void *ud);
     void *ud;
     struct api_gate_limits lim;
@@ -313,7 +314,9 @@ static void gate_on_read(int fd, uint32_t events, void *ud)
     }
     if (n < 0)
         return;
-    size_t len = (size_t)n, end = 0;
+    /* A TLS record of type handshake (22) opens every TLS connection. */
+    bool handshake = g->tls && (unsigned char)g->head[0] == 0x16;
+    size_t len = handshake ? 0 : (size_t)n, end = handshake ? 1 : 0;
     for (size_t i = 0; i + 1 < len && !end; i++)
         if (g->head[i] == '\n' && i > 0) {
             if (g->head[i + 1] == '\n')
@@ -332,7 +335,12 @@ static void gate_on_read(int fd, uint32_t events, void *ud)
         return;
     }
     char msg[200];
-    enum err_code e = gate_check_head(g->head, end, msg, sizeof(msg));
+    enum err_code e = handshake ? ERR_NONE : gate_check_head(g->head, end, msg, sizeof(msg));
+    if (e == ERR_NONE && g->tls && !handshake) {
+        e = ERR_BAD_REQUEST;
+        snprintf(msg, sizeof(msg),
+                 "this port speaks TLS: use https:// (with the engine's CA), not http://");
+    }
     int all = 0;
     if (e == ERR_NONE && gate_handed_count(g, c->peer, &all) >= g->lim.peer_active) {
         e = ERR_BUSY;
@@ -468,7 +476,7 @@ static void gate_on_sweep(void *ud)
     g->timer = loop_timer_add(g->loop, GATE_SWEEP_MS, gate_on_sweep, g);
 }
 
-struct api_gate *api_gate_new(struct loop *loop, int listen_fd, struct MHD_Daemon *mhd,
+struct api_gate *api_gate_new(struct loop *loop, int listen_fd, struct MHD_Daemon *mhd, bool tls,
                               void (*handed)(void *ud), void *ud, char **err)
 {
     struct api_gate *g = calloc(1, sizeof(*g));
@@ -479,6 +487,7 @@ struct api_gate *api_gate_new(struct loop *loop, int listen_fd, struct MHD_Daemo
     g->loop = loop;
     g->lfd = listen_fd;
     g->mhd = mhd;
+    g->tls = tls;
     g->handed = handed;
     g->ud = ud;
     api_gate_limits_get(&g->lim);

@@ -29,8 +29,11 @@ struct api_gate_limits {
 void api_gate_limits_get(struct api_gate_limits *l);
 
 /* Watch listen_fd on the loop; heads that pass go to mhd (started with
- * MHD_USE_NO_LISTEN_SOCKET), then handed() runs so the caller lets MHD read them. */
-struct api_gate *api_gate_new(struct loop *loop, int listen_fd, struct MHD_Daemon *mhd,
+ * MHD_USE_NO_LISTEN_SOCKET), then handed() runs so the caller lets MHD read them. tls: mhd
+ * speaks TLS, so a connection whose first bytes are a TLS handshake goes to it at once (the
+ * head is encrypted: MHD's own limits bound it), and a plain HTTP request is answered, in
+ * plain HTTP, that this port needs https. */
+struct api_gate *api_gate_new(struct loop *loop, int listen_fd, struct MHD_Daemon *mhd, bool tls,
                               void (*handed)(void *ud), void *ud, char **err);
 /* The HTTP server closed a connection it was handed (its socket fd). */
 void api_gate_closed(struct api_gate *g, int fd);

@@ -327,7 +327,16 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.api = api_new(&eng, listenfd, err)))
         goto out;
     listenfd = -2; /* libmicrohttpd owns (and closes) the listening socket now */
-    if (opt->listen && listen_tcp_start(&eng, opt->listen, opt->token, opt->api_key, err) < 0)
+    struct listen_options lo = {
+        .spec = opt->listen,
+        .token = opt->token,
+        .api_key = opt->api_key,
+        .tls_cert = opt->tls_cert,
+        .tls_key = opt->tls_key,
+        .tls_client_ca = opt->tls_client_ca,
+        .insecure = opt->insecure,
+    };
+    if (opt->listen && listen_tcp_start(&eng, &lo, err) < 0)
         goto out;
     eng.stats = stats_new(&eng);
     if (!(eng.pool = pool_new(&eng, opt->pool, err)))

@@ -1,6 +1,7 @@
 /* The engine (`paddock serve`): public entry point. */
 #ifndef PADDOCK_ENGINE_H
 #define PADDOCK_ENGINE_H
+#include <stdbool.h>
 
 struct engine_options {
     const char *state_dir;   /* required */
@@ -36,6 +37,11 @@ struct engine_options {
     const char *listen;
     const char *token;
     const char *api_key;
+    /* TLS on that listener: PEM files of its certificate (chain) and key (both or neither),
+     * and of the CA whose client certificates count as the bearer token (NULL: none). A
+     * listener beyond loopback needs TLS unless insecure is set. */
+    const char *tls_cert, *tls_key, *tls_client_ca;
+    bool insecure;
     /* Called once the socket accepts requests (the caller may print; the engine never does). */
     void (*on_ready)(const char *socket_path, void *ud);
     void *ud;

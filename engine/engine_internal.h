@@ -73,6 +73,7 @@ struct engine {
      * (and the file it was generated into, or NULL), the remote-runtime X-API-Key. All NULL
      * when it is off. */
     char *listen_addr, *token, *token_file, *api_key;
+    bool listen_tls, listen_client_ca; /* it speaks TLS; it takes client certificates */
 };
 
 /* The containment a benchmark switched off, by name (a new array; empty for real use). */

@@ -168,13 +168,84 @@ static char *listen_token_file(const char *path, char **err)
     return strdup(tok);
 }
 
-int listen_tcp_start(struct engine *eng, const char *spec, const char *token, const char *api_key,
-                     char **err)
+/* A PEM file's text (what: "certificate", for messages); malloc'd, NULL with *err. */
+static char *listen_read_pem(const char *path, const char *what, char **err)
 {
+    FILE *f = fopen(path, "re");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = f ? open_memstream(&text, &len) : NULL;
+    char chunk[4096];
+    size_t n;
+    while (m && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        fwrite(chunk, 1, n, m);
+    int e = errno;
+    if (f)
+        fclose(f);
+    if (m)
+        fclose(m);
+    if (!f || !m || !text) {
+        *err = util_strdupf("cannot read the TLS %s %s: %s", what, path, strerror(e));
+        free(text);
+        return NULL;
+    }
+    if (!strstr(text, "-----BEGIN ")) {
+        *err = util_strdupf("the TLS %s %s is not PEM (no -----BEGIN line)", what, path);
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The PEM texts of o's TLS files (all NULL without TLS). 0, or -1 with *err. */
+static int listen_tls_read(const struct listen_options *o, struct api_tls *tls, char **err)
+{
+    memset(tls, 0, sizeof(*tls));
+    if (!o->tls_cert)
+        return 0;
+    char *cert = listen_read_pem(o->tls_cert, "certificate", err);
+    char *key = cert ? listen_read_pem(o->tls_key, "key", err) : NULL;
+    char *ca = key && o->tls_client_ca ? listen_read_pem(o->tls_client_ca, "client CA", err) : NULL;
+    tls->cert = cert;
+    tls->key = key;
+    tls->client_ca = ca;
+    return key && (ca || !o->tls_client_ca) ? 0 : -1;
+}
+
+static void listen_tls_free(struct api_tls *tls)
+{
+    if (tls->key)
+        explicit_bzero((char *)tls->key, strlen(tls->key));
+    free((char *)tls->cert);
+    free((char *)tls->key);
+    free((char *)tls->client_ca);
+}
+
+static int listen_open(struct engine *eng, const struct sockaddr_storage *ssp, socklen_t len,
+                       const struct listen_options *o, const struct api_tls *tls, char **err);
+
+int listen_tcp_start(struct engine *eng, const struct listen_options *o, char **err)
+{
+    const char *spec = o->spec, *token = o->token, *api_key = o->api_key;
     struct sockaddr_storage ss;
     socklen_t len;
     if (listen_parse(spec, &ss, &len, err) < 0)
         return -1;
+    if (!o->tls_cert != !o->tls_key) {
+        *err = strdup("TLS needs both --tls-cert and --tls-key");
+        return -1;
+    }
+    if (o->tls_client_ca && !o->tls_cert) {
+        *err = strdup("--tls-client-ca needs TLS: give --tls-cert and --tls-key too");
+        return -1;
+    }
+    if (!o->tls_cert && !o->insecure && !listen_is_loopback(&ss)) {
+        *err = util_strdupf("refusing to listen on %s without TLS: its token would cross the "
+                            "network in clear; pass --tls-cert and --tls-key (or --insecure, "
+                            "behind a TLS proxy of your own)",
+                            spec);
+        return -1;
+    }
     if (token && !listen_token_valid(token)) {
         *err = util_strdupf("the token must be at least %d printable characters without spaces",
                             LISTEN_TOKEN_MIN);
@@ -192,6 +263,23 @@ int listen_tcp_start(struct engine *eng, const char *spec, const char *token, co
                             spec);
         return -1;
     }
+    /* Read before anything is written: a refusal leaves no token file behind. */
+    struct api_tls tls;
+    if (listen_tls_read(o, &tls, err) < 0) {
+        listen_tls_free(&tls);
+        return -1;
+    }
+    int rc = listen_open(eng, &ss, len, o, tls.cert ? &tls : NULL, err);
+    listen_tls_free(&tls);
+    return rc;
+}
+
+/* The token, the socket, the server. 0, or -1 with *err. */
+static int listen_open(struct engine *eng, const struct sockaddr_storage *ssp, socklen_t len,
+                       const struct listen_options *o, const struct api_tls *tls, char **err)
+{
+    const char *spec = o->spec, *token = o->token, *api_key = o->api_key;
+    struct sockaddr_storage ss = *ssp;
     if (!token) {
         eng->token_file = util_strdupf("%s/token", eng->state_dir);
         if (!eng->token_file || !(eng->token = listen_token_file(eng->token_file, err)))
@@ -216,12 +304,14 @@ int listen_tcp_start(struct engine *eng, const char *spec, const char *token, co
         return -1;
     }
     eng->listen_addr = listen_addr_text(fd);
-    if (!eng->listen_addr || api_listen_tcp(eng->api, fd, err) < 0) {
+    if (!eng->listen_addr || api_listen_tcp(eng->api, fd, tls, err) < 0) {
         if (!*err)
             *err = strdup("out of memory");
         close(fd);
         return -1;
     }
+    eng->listen_tls = o->tls_cert != NULL;
+    eng->listen_client_ca = o->tls_client_ca != NULL;
     return 0;
 }
 
@@ -243,7 +333,12 @@ json_t *listen_info(struct engine *eng)
 {
     if (!eng->listen_addr)
         return json_null();
-    return json_pack("{s:s,s:s?}", "address", eng->listen_addr, "token_file", eng->token_file);
+    char *url = util_strdupf("%s://%s", eng->listen_tls ? "https" : "http", eng->listen_addr);
+    json_t *j = json_pack("{s:s,s:s?,s:b,s:b,s:s?}", "address", eng->listen_addr, "url", url, "tls",
+                          eng->listen_tls, "client_ca", eng->listen_client_ca, "token_file",
+                          eng->token_file);
+    free(url);
+    return j;
 }
 
 /* The bearer token of an Authorization header, or NULL. */
@@ -284,6 +379,9 @@ int listen_auth_check(struct api_req *r)
     const char *api_key = api_req_header(r, "X-API-Key");
     bool v1 = strncmp(path, "/v1/", 4) == 0 || strcmp(path, "/v1") == 0;
     if (bearer && listen_secret_eq(bearer, eng->token))
+        return 0;
+    /* A client certificate the listener's client CA signed stands for the token. */
+    if (eng->listen_client_ca && api_req_client_cert_ok(r))
         return 0;
     char id[80];
     bool session_path = v1 && listen_session_path(path, id, sizeof(id));

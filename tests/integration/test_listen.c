@@ -284,14 +284,29 @@ static void serve_refused(const char *const *args, const char *const *env, const
 
 static void test_refusals(void **state)
 {
-    /* Beyond loopback without a token: refused (nothing binds 0.0.0.0). */
-    const char *all[] = {"--listen", "0.0.0.0:8080", NULL};
+    /* Beyond loopback without TLS: refused, token or not (nothing binds 0.0.0.0). */
+    const char *plain[] = {"--listen", "0.0.0.0:8080", NULL};
+    serve_refused(plain, NULL,
+                  "refusing to listen on 0.0.0.0:8080 without TLS: its token would cross the "
+                  "network in clear; pass --tls-cert and --tls-key (or --insecure");
+    const char *env_tok[] = {"PADDOCK_TOKEN=a-token-of-enough-length", NULL};
+    serve_refused(plain, env_tok, "refusing to listen on 0.0.0.0:8080 without TLS");
+    /* Half a TLS configuration, and a client CA without TLS. */
+    const char *half[] = {"--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent/c", NULL};
+    serve_refused(half, NULL, "TLS needs both --tls-cert and --tls-key");
+    const char *ca_only[] = {"--listen", "127.0.0.1:0", "--tls-client-ca", "/nonexistent/ca", NULL};
+    serve_refused(ca_only, NULL, "--tls-client-ca needs TLS");
+    const char *no_file[] = {"--listen",  "127.0.0.1:0",    "--tls-cert", "/nonexistent/c",
+                             "--tls-key", "/nonexistent/k", NULL};
+    serve_refused(no_file, NULL, "cannot read the TLS certificate /nonexistent/c");
+    /* With --insecure, beyond loopback without a token: refused. */
+    const char *all[] = {"--listen", "0.0.0.0:8080", "--insecure", NULL};
     serve_refused(all, NULL,
                   "refusing to listen on 0.0.0.0:8080 without a token: pass --token-file or "
                   "PADDOCK_TOKEN");
     const char *env_all[] = {"PADDOCK_LISTEN=[::]:8080", NULL};
-    const char *none[] = {NULL};
-    serve_refused(none, env_all, "refusing to listen on [::]:8080 without a token");
+    const char *insecure[] = {"--insecure", NULL};
+    serve_refused(insecure, env_all, "refusing to listen on [::]:8080 without a token");
     const char *bad[] = {"--listen", "nonsense", NULL};
     serve_refused(bad, NULL, "--listen takes HOST:PORT");
     const char *port[] = {"--listen", "127.0.0.1:99999", NULL};
