@@ -14,6 +14,10 @@ struct app {
     char *state_dir;      /* resolved state dir */
     char *socket;         /* resolved engine socket */
     struct config config; /* the config file (empty when there is none) */
+    /* The engine the command talks to (--engine NAME, SESSION@ENGINE): NULL when none was
+     * named (the local one, and every engine for ls, approvals and history). Borrowed from
+     * argv or the config. */
+    const char *engine;
 };
 
 struct app_command {
@@ -37,6 +41,34 @@ const struct app_command *app_command_find(const char *name);
 /* `paddock help NAME`, also what `paddock NAME --help` prints: usage, what it does, options,
  * an example. Nothing for an unknown name. */
 void app_command_help(FILE *f, const char *name);
+
+/* ---- the engines (app/engines.c) ---- */
+#define APP_ENGINE_LOCAL "local" /* the engine on the unix socket */
+#define APP_ENGINE_AUTO "auto"   /* run/new: the one with the most free capacity */
+struct client;
+/* "local", then the config file's engines in its order. */
+size_t app_engine_count(const struct app *app);
+const char *app_engine_name(const struct app *app, size_t i);
+/* "local" or a config file's engine. */
+bool app_engine_known(const struct app *app, const char *name);
+/* Its socket path or url, for messages (the local one's for an unknown name). */
+const char *app_engine_where(const struct app *app, const char *name);
+/* A client of engine name (NULL: local): its token read from its token_file. NULL with *err
+ * (malloc'd): no such engine, an unreadable token file. */
+struct client *app_client_of(struct app *app, const char *name, char **err);
+/* The same for app->engine; NULL after printing why. */
+struct client *app_client_new(struct app *app);
+/* Set app->engine (auto too); -1 after printing why: unknown, or another one named already. */
+int app_engine_select(struct app *app, const char *name);
+/* Take --engine NAME, --engine=NAME and the @ENGINE of SESSION@ENGINE (a known engine only)
+ * off a command's argv, before any "--"; argv[0] stays. 0, or -1 after printing why. */
+int app_engine_args(struct app *app, int *argc, char **argv);
+/* No engine was named and the config has remote ones: lists cover every engine. */
+bool app_engines_all(const struct app *app);
+/* The engine with the most free capacity (GET /v1/info's capacity: free memory, CPUs per
+ * session); engines that do not answer are skipped with a line on stderr. 0 with *name (a
+ * static copy of the config's), or -1 after printing that none answers. */
+int app_engine_pick(struct app *app, const char **name);
 
 /* Path of paddock-executor for the engine to mount, or NULL when none is found. */
 char *app_find_executor(const struct app *app);

@@ -14,6 +14,13 @@
 
 void cli_say_no_engine(struct app *app, const char *cmd)
 {
+    if (app->engine && strcmp(app->engine, APP_ENGINE_LOCAL) != 0) {
+        fprintf(stderr,
+                "paddock %s: engine %s at %s does not answer (is it running, and its url "
+                "right in the config file?)\n",
+                cmd, app->engine, app_engine_where(app, app->engine));
+        return;
+    }
     char *why = client_engine_diagnose(app->socket, app->state_dir);
     bool held = client_engine_holder(app->state_dir) > 0;
     fprintf(stderr, "paddock %s: %s%s\n", cmd, why ? why : "no engine answers",
@@ -55,7 +62,7 @@ void cli_say_refusal(struct app *app, const char *cmd, const char *code, const c
     /* The engine's text names the API; a person at the shell gets the command. */
     char path[200], ref[160], st[40], why[300];
     snprintf(path, sizeof(path), "/v1/sessions/%s", session_id);
-    struct client *cl = client_new(app->socket);
+    struct client *cl = app_client_new(app);
     json_t *s = NULL;
     if (!cl || client_request(cl, "GET", path, NULL, 10000, &s, NULL) != 200) {
         json_decref(s);
@@ -88,7 +95,7 @@ void cli_say_refusal(struct app *app, const char *cmd, const char *code, const c
 json_t *cli_call(struct app *app, const char *cmd, const char *method, const char *path,
                  json_t *body, int want)
 {
-    struct client *cl = client_new(app->socket);
+    struct client *cl = app_client_new(app);
     json_t *reply = NULL;
     char *err = NULL;
     int st = cl ? client_request(cl, method, path, body, 120000, &reply, &err) : -1;
@@ -99,7 +106,11 @@ json_t *cli_call(struct app *app, const char *cmd, const char *method, const cha
         return reply ? reply : json_object();
     }
     char msg[1024], sid[80];
-    if (cl && st < 0 && !client_ping(cl)) {
+    if (cl && st < 0 && client_is_remote(cl)) {
+        /* libcurl's reason says more than a ping would: the certificate, a refusal */
+        fprintf(stderr, "paddock %s: engine %s: %s\n", cmd, app->engine,
+                cli_safe(err ? err : "does not answer", msg, sizeof(msg)));
+    } else if (cl && st < 0 && !client_ping(cl)) {
         cli_say_no_engine(app, cmd);
     } else if (st < 0 || !cl) {
         fprintf(stderr, "paddock %s: %s\n", cmd,
@@ -112,6 +123,47 @@ json_t *cli_call(struct app *app, const char *cmd, const char *method, const cha
     json_decref(reply);
     free(err);
     return NULL;
+}
+
+size_t cli_engines(struct app *app, const char **names, size_t max)
+{
+    if (!app_engines_all(app)) {
+        names[0] = app->engine ? app->engine : APP_ENGINE_LOCAL;
+        return 1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < app_engine_count(app) && n < max; i++)
+        names[n++] = app_engine_name(app, i);
+    return n;
+}
+
+json_t *cli_call_listed(struct app *app, const char *cmd, const char *path)
+{
+    char *err = NULL, msg[1024];
+    struct client *cl = app_client_of(app, app->engine, &err);
+    json_t *reply = NULL;
+    int st = cl ? client_request(cl, "GET", path, NULL, 30000, &reply, &err) : -1;
+    client_free(cl);
+    if (st == 200) {
+        free(err);
+        return reply ? reply : json_object();
+    }
+    if (st < 0)
+        fprintf(stderr, "paddock %s: engine %s is down: %s\n", cmd, app->engine,
+                cli_safe(err ? err : "it does not answer", msg, sizeof(msg)));
+    else
+        fprintf(stderr, "paddock %s: engine %s: %s\n", cmd, app->engine,
+                cli_safe(client_error_message(reply, "refused"), msg, sizeof(msg)));
+    json_decref(reply);
+    free(err);
+    return NULL;
+}
+
+void cli_tag_engine(json_t *list, const char *name)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(list, i, o) json_object_set_new(o, "engine", json_string(name));
 }
 
 const char *cli_safe(const char *s, char *buf, size_t size)
@@ -173,7 +225,7 @@ json_t *cli_session_get(struct app *app, const char *cmd, const char *ref)
     }
     char path[200];
     snprintf(path, sizeof(path), "/v1/sessions/%s", ref);
-    struct client *cl = client_new(app->socket);
+    struct client *cl = app_client_new(app);
     json_t *reply = NULL;
     char *err = NULL;
     int st = cl ? client_request(cl, "GET", path, NULL, 30000, &reply, &err) : -1;
@@ -182,7 +234,10 @@ json_t *cli_session_get(struct app *app, const char *cmd, const char *ref)
         return reply;
     }
     const char *code = client_error_code(reply);
-    if (st < 0 && cl && !client_ping(cl))
+    if (st < 0 && cl && client_is_remote(cl))
+        fprintf(stderr, "paddock %s: engine %s: %s\n", cmd, app->engine,
+                cli_safe(err ? err : "does not answer", safe, sizeof(safe)));
+    else if (st < 0 && cl && !client_ping(cl))
         cli_say_no_engine(app, cmd);
     else if (st == 404 && code && strcmp(code, "not_found") == 0)
         fprintf(stderr,
@@ -202,7 +257,7 @@ json_t *cli_session_get(struct app *app, const char *cmd, const char *ref)
 
 json_t *cli_session_names(struct app *app)
 {
-    struct client *cl = client_new(app->socket);
+    struct client *cl = app_client_new(app);
     json_t *reply = NULL, *names = json_object();
     if (cl && names &&
         client_request(cl, "GET", "/v1/sessions?all=1", NULL, 30000, &reply, NULL) == 200) {

@@ -14,6 +14,16 @@ struct client;
  * 2xx); otherwise prints "paddock CMD: <the engine's message>" and returns NULL. */
 json_t *cli_call(struct app *app, const char *cmd, const char *method, const char *path,
                  json_t *body, int want);
+/* The engines a list covers: every engine ("local" first) when none was named
+ * (app_engines_all), else the named one (or "local"). Into names (static copies, at most max);
+ * returns how many. */
+size_t cli_engines(struct app *app, const char **names, size_t max);
+/* GET path on app->engine for a list over several engines: the reply (the caller's) when 200;
+ * else NULL after printing "paddock CMD: engine NAME is down: why" (or its refusal), which the
+ * caller takes as one engine missing from the list, not as a failure of the command. */
+json_t *cli_call_listed(struct app *app, const char *cmd, const char *path);
+/* Add "engine": name to each object of array list. */
+void cli_tag_engine(json_t *list, const char *name);
 /* A string from a container or an agent, made safe for the terminal (one line, or
  * multiline). Returns buf. */
 const char *cli_safe(const char *s, char *buf, size_t size);

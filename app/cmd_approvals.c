@@ -9,14 +9,15 @@
 #include <string.h>
 #include <time.h>
 
-static void approvals_print(json_t *list, json_t *names)
+/* names: {engine: {session id: name}}; multi: an ENGINE column, and ids as ID@ENGINE. */
+static void approvals_print(json_t *list, json_t *names, bool multi)
 {
     if (!json_array_size(list)) {
         printf("no action waits for approval\n");
         return;
     }
-    printf("%-6s  %-20s  %-6s  %-8s  %-40s  %s\n", "ID", "SESSION", "RISK", "WAITING", "WHY",
-           "ACTION");
+    printf("%-*s  %-20s  %-6s  %-8s  %-40s  %s\n", multi ? 16 : 6, "ID", "SESSION", "RISK",
+           "WAITING", "WHY", "ACTION");
     size_t i;
     json_t *a;
     double now = (double)time(NULL);
@@ -27,9 +28,14 @@ static void approvals_print(json_t *list, json_t *names)
         double left = json_number_value(json_object_get(a, "deadline")) - now;
         char waited[32];
         snprintf(waited, sizeof(waited), "%.0fs", now - at > 0 ? now - at : 0);
-        printf("%-6lld  %-20.20s  %-6s  %-8s  %-40.40s  %s: %s%s\n",
-               (long long)json_integer_value(json_object_get(a, "id")),
-               cli_session_label(names, json_string_value(json_object_get(a, "session_id")), sid,
+        const char *engine = json_string_value(json_object_get(a, "engine"));
+        char id[64];
+        snprintf(id, sizeof(id), "%lld%s%s",
+                 (long long)json_integer_value(json_object_get(a, "id")), multi ? "@" : "",
+                 multi ? engine : "");
+        printf("%-*s  %-20.20s  %-6s  %-8s  %-40.40s  %s: %s%s\n", multi ? 16 : 6, id,
+               cli_session_label(json_object_get(names, engine),
+                                 json_string_value(json_object_get(a, "session_id")), sid,
                                  sizeof(sid)),
                cli_safe(json_string_value(json_object_get(a, "risk")), risk, sizeof(risk)), waited,
                cli_safe(json_string_value(json_object_get(a, "risk_reason")), why, sizeof(why)),
@@ -37,6 +43,29 @@ static void approvals_print(json_t *list, json_t *names)
                cli_safe(json_string_value(json_object_get(a, "summary")), what, sizeof(what)),
                left < 60 ? " (expires in under a minute)" : "");
     }
+}
+
+static int approvals_cmp(const void *a, const void *b)
+{
+    double x = json_number_value(json_object_get(*(json_t *const *)a, "created_at"));
+    double y = json_number_value(json_object_get(*(json_t *const *)b, "created_at"));
+    return (x > y) - (x < y);
+}
+
+/* Oldest first, as each engine lists its own. */
+static void approvals_sort(json_t *list)
+{
+    size_t n = json_array_size(list);
+    json_t **items = n ? malloc(n * sizeof(*items)) : NULL;
+    if (!items)
+        return;
+    for (size_t i = 0; i < n; i++)
+        items[i] = json_incref(json_array_get(list, i));
+    qsort(items, n, sizeof(*items), approvals_cmp);
+    json_array_clear(list);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(list, items[i]);
+    free(items);
 }
 
 int cmd_approvals(struct app *app, int argc, char **argv)
@@ -52,18 +81,38 @@ int cmd_approvals(struct app *app, int argc, char **argv)
             return 1;
         snprintf(path, sizeof(path), "/v1/approvals?session=%s", id);
     }
-    json_t *r = cli_call(app, "approvals", "GET", path, NULL, 200);
-    if (!r)
-        return 1;
-    if (as_json)
-        cli_print_json(json_object_get(r, "approvals"));
-    else {
-        json_t *names = cli_session_names(app);
-        approvals_print(json_object_get(r, "approvals"), names);
-        json_decref(names);
+    /* One queue across every engine (or the named one), oldest first. */
+    const char *engines[64];
+    bool multi = optind >= argc && app_engines_all(app);
+    size_t n = multi ? cli_engines(app, engines, 64) : 1;
+    if (!multi)
+        engines[0] = app->engine ? app->engine : APP_ENGINE_LOCAL;
+    json_t *list = json_array(), *names = json_object();
+    size_t answered = 0;
+    for (size_t e = 0; e < n; e++) {
+        app->engine = engines[e];
+        json_t *r = multi ? cli_call_listed(app, "approvals", path)
+                          : cli_call(app, "approvals", "GET", path, NULL, 200);
+        if (!r)
+            continue;
+        answered++;
+        cli_tag_engine(json_object_get(r, "approvals"), engines[e]);
+        json_array_extend(list, json_object_get(r, "approvals"));
+        if (!as_json)
+            json_object_set_new(names, engines[e], cli_session_names(app));
+        json_decref(r);
     }
-    json_decref(r);
-    return 0;
+    if (multi)
+        app->engine = NULL;
+    if (answered && as_json)
+        cli_print_json(list);
+    else if (answered) {
+        approvals_sort(list);
+        approvals_print(list, names, multi);
+    }
+    json_decref(list);
+    json_decref(names);
+    return answered ? 0 : 1;
 }
 
 static int decide(struct app *app, int argc, char **argv, bool approve)

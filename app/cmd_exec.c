@@ -192,13 +192,21 @@ int cmd_exec(struct app *app, int argc, char **argv)
         free(line);
     }
     char *err = NULL, code[40] = "";
+    if (app->engine && strcmp(app->engine, APP_ENGINE_LOCAL) != 0) {
+        /* The terminal's upgraded connection is spoken on the unix socket only for now. */
+        fprintf(stderr,
+                "paddock exec: a terminal on a remote engine (%s) is not supported yet; run "
+                "commands there with `paddock run --session %s@%s -- CMD`\n",
+                app->engine, argv[optind], app->engine);
+        return 1;
+    }
     struct client_term *t = exec_upgrade(app->socket, path, &err, code, sizeof(code));
     if (!t) {
         cli_say_refusal(app, "exec", code[0] ? code : NULL, err ? err : "failed", sid);
         free(err);
         return 1;
     }
-    struct client *cl = client_new(app->socket);
+    struct client *cl = app_client_new(app);
     if (pipe(exec_sigpipe) == 0) {
         fcntl(exec_sigpipe[0], F_SETFL, O_NONBLOCK);
         fcntl(exec_sigpipe[1], F_SETFL, O_NONBLOCK);

@@ -32,7 +32,7 @@ struct export_src {
 
 static json_t *export_get(struct export_src *src, const char *path, int want)
 {
-    if (!src->cl)
+    if (!src->cl && src->socket)
         src->cl = client_new(src->socket);
     json_t *reply = NULL;
     char *err = NULL;
@@ -548,7 +548,9 @@ int cmd_export(struct app *app, int argc, char **argv)
     char id[80];
     if (!cli_session_id(app, "export", argv[optind], id, sizeof(id)))
         return 1;
-    struct export_src src = {.socket = app->socket, .print = true};
+    struct export_src src = {.cl = app_client_new(app), .print = true};
+    if (!src.cl)
+        return 1;
     json_t *doc = export_collect(&src, id);
     free(src.err);
     if (!doc)

@@ -7,10 +7,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void history_print(json_t *list, json_t *names)
+static int history_cmp(const void *a, const void *b)
 {
-    printf("%-7s  %-19s  %-20s  %-11s  %-6s  %-9s  %4s  %9s  %s\n", "ID", "TIME", "SESSION", "KIND",
-           "RISK", "APPROVAL", "EXIT", "MS", "SUMMARY");
+    double x = json_number_value(json_object_get(*(json_t *const *)a, "created_at"));
+    double y = json_number_value(json_object_get(*(json_t *const *)b, "created_at"));
+    return (x < y) - (x > y);
+}
+
+/* Newest first across engines, as each engine lists its own. */
+static void history_sort(json_t *list)
+{
+    size_t n = json_array_size(list);
+    json_t **items = n ? malloc(n * sizeof(*items)) : NULL;
+    if (!items)
+        return;
+    for (size_t i = 0; i < n; i++)
+        items[i] = json_incref(json_array_get(list, i));
+    qsort(items, n, sizeof(*items), history_cmp);
+    json_array_clear(list);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(list, items[i]);
+    free(items);
+}
+
+/* names: {engine: {session id: name}}; multi: ids as ID@ENGINE. */
+static void history_print(json_t *list, json_t *names, bool multi)
+{
+    printf("%-*s  %-19s  %-20s  %-11s  %-6s  %-9s  %4s  %9s  %s\n", multi ? 16 : 7, "ID", "TIME",
+           "SESSION", "KIND", "RISK", "APPROVAL", "EXIT", "MS", "SUMMARY");
     size_t i;
     json_t *a;
     json_array_foreach(list, i, a)
@@ -37,10 +61,16 @@ static void history_print(json_t *list, json_t *names)
                 (long long)json_integer_value(json_object_get(rule, "id")),
                 cli_safe(json_string_value(json_object_get(rule, "pattern")), pat, sizeof(pat)));
         }
-        printf("%-7lld  %-19s  %-20.20s  %-11.11s  %-6s  %-9s  %4s  %9s  %s%s%s%s%s\n",
-               (long long)json_integer_value(json_object_get(a, "id")),
+        const char *engine = json_string_value(json_object_get(a, "engine"));
+        char id[64];
+        snprintf(id, sizeof(id), "%lld%s%s",
+                 (long long)json_integer_value(json_object_get(a, "id")), multi ? "@" : "",
+                 multi ? engine : "");
+        printf("%-*s  %-19s  %-20.20s  %-11.11s  %-6s  %-9s  %4s  %9s  %s%s%s%s%s\n",
+               multi ? 16 : 7, id,
                cli_time(json_number_value(json_object_get(a, "created_at")), when, sizeof(when)),
-               cli_session_label(names, json_string_value(json_object_get(a, "session_id")), sid,
+               cli_session_label(json_object_get(names, engine),
+                                 json_string_value(json_object_get(a, "session_id")), sid,
                                  sizeof(sid)),
                cli_safe(json_string_value(json_object_get(a, "kind")), kind, sizeof(kind)),
                cli_safe(json_string_value(json_object_get(a, "risk")), risk, sizeof(risk)),
@@ -106,19 +136,51 @@ int cmd_history(struct app *app, int argc, char **argv)
     cli_query_add(path, sizeof(path), "risk", risk);
     cli_query_add(path, sizeof(path), "limit", limit);
     cli_query_add(path, sizeof(path), "before", before);
-    json_t *r = cli_call(app, "history", "GET", path, NULL, 200);
-    if (!r)
+    /* Every engine's actions (or the named one's), newest first; a page per engine. */
+    const char *engines[64];
+    bool multi = optind >= argc && !before && app_engines_all(app);
+    size_t n = multi ? cli_engines(app, engines, 64) : 1;
+    if (!multi)
+        engines[0] = app->engine ? app->engine : APP_ENGINE_LOCAL;
+    json_t *r = multi ? json_pack("{s:[],s:n}", "actions", "next_before") : NULL;
+    json_t *names = json_object();
+    size_t answered = 0;
+    for (size_t e = 0; e < n; e++) {
+        app->engine = engines[e];
+        json_t *one = multi ? cli_call_listed(app, "history", path)
+                            : cli_call(app, "history", "GET", path, NULL, 200);
+        if (!one)
+            continue;
+        answered++;
+        cli_tag_engine(json_object_get(one, "actions"), engines[e]);
+        if (!as_json)
+            json_object_set_new(names, engines[e], cli_session_names(app));
+        if (!multi) {
+            r = one;
+            continue;
+        }
+        json_array_extend(json_object_get(r, "actions"), json_object_get(one, "actions"));
+        json_decref(one);
+    }
+    if (multi)
+        app->engine = NULL;
+    if (!answered) {
+        json_decref(r);
+        json_decref(names);
         return 1;
+    }
+    if (multi)
+        history_sort(json_object_get(r, "actions"));
     if (as_json) {
         cli_print_json(r);
     } else {
-        json_t *names = cli_session_names(app);
-        history_print(json_object_get(r, "actions"), names);
-        json_decref(names);
+        history_print(json_object_get(r, "actions"), names, multi);
         json_t *next = json_object_get(r, "next_before");
         if (json_is_integer(next))
-            printf("more: paddock history --before %lld\n", (long long)json_integer_value(next));
+            printf("more: paddock history --before %lld%s%s\n", (long long)json_integer_value(next),
+                   app->engine ? " --engine " : "", app->engine ? app->engine : "");
     }
+    json_decref(names);
     json_decref(r);
     return 0;
 }

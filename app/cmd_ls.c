@@ -29,24 +29,43 @@ int cmd_ls(struct app *app, int argc, char **argv)
             return 2;
         }
     }
-    json_t *reply =
-        cli_call(app, "ls", "GET", all ? "/v1/sessions?all=1" : "/v1/sessions", NULL, 200);
-    int rc = 0;
-    if (!reply) {
+    /* Every engine's sessions (or the named engine's), each tagged with its engine. */
+    const char *names[64];
+    size_t n = cli_engines(app, names, 64);
+    bool multi = app_engines_all(app);
+    const char *path = all ? "/v1/sessions?all=1" : "/v1/sessions";
+    json_t *sessions = json_array();
+    size_t answered = 0;
+    for (size_t e = 0; e < n; e++) {
+        app->engine = names[e];
+        json_t *r =
+            multi ? cli_call_listed(app, "ls", path) : cli_call(app, "ls", "GET", path, NULL, 200);
+        if (!r)
+            continue;
+        answered++;
+        cli_tag_engine(json_object_get(r, "sessions"), names[e]);
+        json_array_extend(sessions, json_object_get(r, "sessions"));
+        json_decref(r);
+    }
+    app->engine = multi ? NULL : app->engine;
+    int rc = answered ? 0 : 1;
+    if (!answered) {
         rc = 1;
     } else if (as_json) {
-        json_dumpf(json_object_get(reply, "sessions"), stdout, JSON_INDENT(2));
+        json_dumpf(sessions, stdout, JSON_INDENT(2));
         putchar('\n');
     } else {
-        printf("%-16s  %-20s  %-12s  %-24s  %7s  %7s  %s\n", "ID", "NAME", "STATE", "IMAGE",
-               "ACTIONS", "WAITING", "CREATED");
+        printf("%s%-16s  %-20s  %-12s  %-24s  %7s  %7s  %s\n", multi ? "ENGINE        " : "", "ID",
+               "NAME", "STATE", "IMAGE", "ACTIONS", "WAITING", "CREATED");
         size_t i;
         json_t *s;
-        json_array_foreach(json_object_get(reply, "sessions"), i, s)
+        json_array_foreach(sessions, i, s)
         {
             time_t t = (time_t)json_number_value(json_object_get(s, "created_at"));
             char when[32];
             strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+            if (multi)
+                printf("%-12.12s  ", json_string_value(json_object_get(s, "engine")));
             printf("%-16s  %-20.20s  %-12s  %-24.24s  %7lld  %7lld  %s\n",
                    json_string_value(json_object_get(s, "id")),
                    json_string_value(json_object_get(s, "name")),
@@ -61,9 +80,10 @@ int cmd_ls(struct app *app, int argc, char **argv)
             char safe[400];
             if (why && *why && state && strcmp(state, "ready") != 0 &&
                 strcmp(state, "deleted") != 0)
-                printf("%-16s  └ %s\n", "", cli_safe(why, safe, sizeof(safe)));
+                printf("%s%-16s  └ %s\n", multi ? "              " : "", "",
+                       cli_safe(why, safe, sizeof(safe)));
         }
     }
-    json_decref(reply);
+    json_decref(sessions);
     return rc;
 }

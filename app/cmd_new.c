@@ -113,7 +113,7 @@ int cmd_new(struct app *app, int argc, char **argv)
         json_object_set(body, "env_allow", allow);
     rc = 1;
     /* like run, the first command of a fresh machine starts the engine */
-    struct client *cl = client_new(app->socket);
+    struct client *cl = app_client_new(app);
     char *err = NULL;
     if (!cl || client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
         fprintf(stderr, "paddock new: %s\n", err ? err : "out of memory");

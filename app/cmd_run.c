@@ -176,7 +176,7 @@ int cmd_run(struct app *app, int argc, char **argv)
             return 125;
         command = bound;
     }
-    struct client *cl = client_new(app->socket);
+    struct client *cl = app_client_new(app);
     char *err = NULL;
     json_t *reply = NULL;
     int rc = 125; /* like docker run: 125 = paddock itself failed */

@@ -221,7 +221,7 @@ int cmd_show(struct app *app, int argc, char **argv)
     if (digits) {
         /* a number is an action's; when no action has it, an id prefix of digits */
         snprintf(path, sizeof(path), "/v1/actions/%s", ref);
-        struct client *cl = client_new(app->socket);
+        struct client *cl = app_client_new(app);
         int st = cl ? client_request(cl, "GET", path, NULL, 30000, &a, NULL) : -1;
         client_free(cl);
         if (st != 200) {

@@ -165,7 +165,7 @@ int watch_action_follow(struct app *app, long long id)
         return 1;
     watch_begin(&w, a);
     json_decref(a);
-    struct client *cl = client_new(app->socket);
+    struct client *cl = app_client_new(app);
     char *err = NULL;
     snprintf(path, sizeof(path), "/v1/actions/%lld/output?follow=1", id);
     struct client_events *ev = cl ? client_sse_open(cl, path, &err) : NULL;
@@ -198,7 +198,7 @@ int cmd_watch(struct app *app, int argc, char **argv)
     if (!cli_session_id(app, "watch", argv[optind], w.sid, sizeof(w.sid)))
         return 1;
     /* The stream first, then what runs already: nothing falls between the two. */
-    struct client *cl = client_new(app->socket);
+    struct client *cl = app_client_new(app);
     char *err = NULL;
     struct client_events *ev = cl ? client_events_open(cl, &err) : NULL;
     if (!ev) {

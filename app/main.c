@@ -335,14 +335,15 @@ void app_command_help(FILE *f, const char *name)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: paddock [--socket PATH] [--state-dir DIR] [--config FILE] [COMMAND [ARGS]]\n\n"
-            "commands:\n");
+    fprintf(f, "usage: paddock [--socket PATH] [--state-dir DIR] [--config FILE] [--engine NAME] "
+               "[COMMAND [ARGS]]\n\n"
+               "commands:\n");
     for (const struct app_command *c = app_commands; c->name; c++)
         fprintf(f, "  %-10s %s\n", c->name, c->help);
     fprintf(f, "\n`paddock help COMMAND` (or `paddock COMMAND --help`): its options and an "
                "example.\n"
-               "sessions are named by their name, their id or a unique id prefix.\n"
+               "sessions are named by their name, their id or a unique id prefix;\n"
+               "SESSION@ENGINE (or --engine NAME) names one on an engine of the config file.\n"
                "environment: PADDOCK_STATE_DIR, PADDOCK_SOCKET, PADDOCK_IMAGE, PADDOCK_CONFIG, "
                "PADDOCK_EXECUTOR, DOCKER_HOST\n"
                "config file: $XDG_CONFIG_HOME/paddock/config.toml (see man paddock)\n");
@@ -401,12 +402,40 @@ char *app_find_executor(const struct app *app)
     return NULL;
 }
 
+/* The engine the command talks to: --engine (before or after the command's name) and
+ * SESSION@ENGINE; auto, for run and new, picks one. 0, or 2 after printing why. */
+static int main_engine(struct app *app, const struct app_command *cmd, const char *engine,
+                       int *argc, char **argv)
+{
+    if (strcmp(cmd->name, "serve") == 0 || strcmp(cmd->name, "help") == 0 ||
+        strcmp(cmd->name, "version") == 0)
+        return 0;
+    if (engine && app_engine_select(app, engine) < 0)
+        return 2;
+    if (app_engine_args(app, argc, argv) < 0)
+        return 2;
+    if (!app->engine || strcmp(app->engine, APP_ENGINE_AUTO) != 0)
+        return 0;
+    if (strcmp(cmd->name, "run") != 0 && strcmp(cmd->name, "new") != 0) {
+        fprintf(stderr,
+                "paddock %s: --engine auto is for run and new (where a session is "
+                "made); name an engine\n",
+                cmd->name);
+        return 2;
+    }
+    const char *picked = NULL;
+    if (app_engine_pick(app, &picked) < 0)
+        return 2;
+    app->engine = picked;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
     curl_global_init(CURL_GLOBAL_DEFAULT);
     struct app app = {.argv0 = argv[0]};
-    const char *state = NULL, *sock = NULL, *config = NULL;
+    const char *state = NULL, *sock = NULL, *config = NULL, *engine = NULL;
 
     /* Global options come before the command name. */
     int i = 1;
@@ -417,6 +446,8 @@ int main(int argc, char **argv)
             sock = argv[++i];
         } else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
             config = argv[++i];
+        } else if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc) {
+            engine = argv[++i];
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;
@@ -484,7 +515,9 @@ int main(int argc, char **argv)
         sub_argv[0] = (char *)cmd->name;
         memcpy(sub_argv + 1, argv + i, (size_t)(argc - i) * sizeof(char *));
         optind = 1;
-        rc = cmd->run(&app, sub_argc, sub_argv);
+        rc = main_engine(&app, cmd, engine, &sub_argc, sub_argv);
+        if (rc == 0)
+            rc = cmd->run(&app, sub_argc, sub_argv);
     }
     free(sub_argv);
     free(app.self_exe);

@@ -20,8 +20,33 @@
 #include "engine/store/store.h"
 #include "engine/terminal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* What `paddock run --engine auto` weighs: the machine's CPUs and memory (MemAvailable), and
+ * the sessions this engine runs (warm pool ones not counted: they are free to take). */
+static json_t *route_info_capacity(struct engine *eng)
+{
+    long long total = 0, avail = 0;
+    FILE *f = fopen("/proc/meminfo", "re");
+    char line[128];
+    while (f && fgets(line, sizeof(line), f)) {
+        long long kb;
+        if (sscanf(line, "MemTotal: %lld kB", &kb) == 1)
+            total = kb * 1024;
+        else if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
+            avail = kb * 1024;
+    }
+    if (f)
+        fclose(f);
+    long long live = session_count_live(eng);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return json_pack("{s:I,s:I,s:I,s:I}", "cpus", (json_int_t)(cpus > 0 ? cpus : 1), "memory_total",
+                     (json_int_t)total, "memory_free", (json_int_t)avail, "sessions",
+                     (json_int_t)live);
+}
 
 static void route_info(struct api_req *r)
 {
@@ -32,6 +57,7 @@ static void route_info(struct api_req *r)
         eng->executor_path, "docker", "socket", eng->driver->address(eng), "reachable",
         eng->docker_ok, "api_version", eng->docker_api_version, "error", eng->docker_error);
     json_object_set_new(info, "listen", listen_info(eng));
+    json_object_set_new(info, "capacity", route_info_capacity(eng));
     json_object_set_new(info, "seccomp", seccomp_probe_info(eng));
     json_object_set_new(info, "disk", disk_info_json(eng));
     json_object_set_new(info, "unsafe_bench", engine_bench_info(eng));

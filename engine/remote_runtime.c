@@ -99,7 +99,8 @@ static char *remote_url(struct api_req *r, const char *id)
     const char *host = api_req_is_tcp(r) ? api_req_header(r, "Host") : NULL;
     if (!remote_host_ok(host))
         host = eng->listen_addr ? eng->listen_addr : "localhost";
-    return util_strdupf("http://%s/v1/sessions/%s", host, id);
+    /* Over TLS the url is https: OpenHands then talks to the session with the same CA. */
+    return util_strdupf("%s://%s/v1/sessions/%s", eng->listen_tls ? "https" : "http", host, id);
 }
 
 /* OpenHands' work_hosts {url: container port}: the session's published TCP ports. */

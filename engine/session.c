@@ -985,3 +985,11 @@ int session_check_actionable(struct session *s, enum err_code *err, char *msg, s
     }
     return 0;
 }
+
+long session_count_live(struct engine *eng)
+{
+    long n = 0;
+    for (struct session *s = eng->sessions; s; s = s->next)
+        n += !s->pooled;
+    return n;
+}

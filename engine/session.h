@@ -82,6 +82,9 @@ void session_mark_disconnected(struct engine *eng, const char *why);
 /* One object of the driver's events stream (driver.h: the normalized form). */
 void session_on_sandbox_event(struct engine *eng, json_t *event);
 
+/* The live sessions in memory, warm pool ones not counted. */
+long session_count_live(struct engine *eng);
+
 /* Publish the stored session object as a "session" event. */
 void session_publish(struct engine *eng, const char *id);
 
