@@ -56,7 +56,9 @@ void cli_say_refusal(struct app *app, const char *cmd, const char *code, const c
     bool paused = code && strcmp(code, "session_paused") == 0;
     if (!session_id || !(paused || (code && strcmp(code, "session_stopped") == 0))) {
         cli_safe(message ? message : "failed", safe, sizeof(safe));
-        fprintf(stderr, "paddock %s: %s\n", cmd, safe);
+        bool remote = app->engine && strcmp(app->engine, APP_ENGINE_LOCAL) != 0;
+        fprintf(stderr, "paddock %s: %s%s%s%s\n", cmd, remote ? "engine " : "",
+                remote ? app->engine : "", remote ? ": " : "", safe);
         return;
     }
     /* The engine's text names the API; a person at the shell gets the command. */

@@ -395,6 +395,13 @@ int config_parse(const char *text, size_t len, const char *name, struct config *
     }
     (void)save;
     free(copy);
+    for (size_t i = 0; rc == 0 && i < c->nengines; i++)
+        if (!c->engines[i].url) {
+            rc = -1;
+            if (asprintf(err, "%s: [engines.%s] has no url = \"https://HOST:PORT\"", name,
+                         c->engines[i].name) < 0)
+                *err = NULL;
+        }
     if (warnings)
         *warnings = p.warnings.data; /* NULL when there were none */
     else
@@ -458,13 +465,6 @@ int config_load(const char *path, struct config *c, char **warnings, char **err)
         fclose(m);
     int rc = config_parse(text ? text : "", len, p, c, warnings, err);
     free(text);
-    for (size_t i = 0; rc == 0 && i < c->nengines; i++)
-        if (!c->engines[i].url) {
-            rc = -1;
-            if (asprintf(err, "%s: [engines.%s] has no url = \"https://HOST:PORT\"", p,
-                         c->engines[i].name) < 0)
-                *err = NULL;
-        }
     if (rc == 0)
         c->path = p;
     else

@@ -133,6 +133,11 @@ static void test_errors_name_the_line(void **state)
         {"[approvals]\ndeny = true\n", "config.toml:2: deny takes [\"strings\"]"},
         {"[approvals]\nceiling = [\"high\"]\n", "config.toml:2: ceiling does not take an array"},
         {"[paddock]\ntheme = [\"a\"]\n", "config.toml:2: theme does not take an array"},
+        {"[engines.b]\nurl = 3\n", "config.toml:2: url of an engine takes a \"string\""},
+        {"[engines.local]\nurl = \"https://h:1\"\n", "config.toml:1: the engine name local"},
+        {"[engines.a b]\n", "config.toml:1: an engine's name is letters"},
+        {"[engines.b]\nurl = \"https://h:1\"\n[engines.b]\n", "config.toml:3: [engines.b] comes"},
+        {"[engines.b]\nca = \"/ca.pem\"\n", "config.toml: [engines.b] has no url"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct config c;
@@ -145,6 +150,35 @@ static void test_errors_name_the_line(void **state)
         free(w);
         config_free(&c);
     }
+}
+
+/* [engines.NAME] sections, in the file's order; unknown keys in one warn. */
+static void test_engines(void **state)
+{
+    const char *text = "[paddock]\ntheme = \"dark\"\n"
+                       "[engines.build-1]\nurl = \"https://10.0.0.2:8443\"\n"
+                       "token_file = \"/t1\"\nca = \"/ca.pem\"\ncolour = \"red\"\n"
+                       "[engines.gpu]\nurl = \"https://10.0.0.3:8443\"\n"
+                       "tls_cert = \"/c.pem\"\ntls_key = \"/k.pem\"\n";
+    struct config c;
+    char *w = NULL, *err = NULL;
+    assert_int_equal(parse(text, &c, &w, &err), 0);
+    assert_int_equal(c.nengines, 2);
+    assert_string_equal(c.engines[0].name, "build-1");
+    assert_string_equal(c.engines[0].url, "https://10.0.0.2:8443");
+    assert_string_equal(c.engines[0].token_file, "/t1");
+    assert_string_equal(c.engines[0].ca, "/ca.pem");
+    assert_null(c.engines[0].cert);
+    assert_string_equal(c.engines[1].name, "gpu");
+    assert_string_equal(c.engines[1].cert, "/c.pem");
+    assert_string_equal(c.engines[1].key, "/k.pem");
+    assert_null(c.engines[1].token_file);
+    assert_string_equal(c.theme, "dark");
+    assert_non_null(w);
+    assert_non_null(strstr(w, "unknown key engines.build-1.colour"));
+    free(w);
+    config_free(&c);
+    assert_int_equal(c.nengines, 0);
 }
 
 static void test_load(void **state)
@@ -185,11 +219,9 @@ static void test_load(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_file),
-        cmocka_unit_test(test_unknown_keys_warn),
-        cmocka_unit_test(test_approvals_rules),
-        cmocka_unit_test(test_errors_name_the_line),
-        cmocka_unit_test(test_load),
+        cmocka_unit_test(test_good_file),       cmocka_unit_test(test_unknown_keys_warn),
+        cmocka_unit_test(test_approvals_rules), cmocka_unit_test(test_errors_name_the_line),
+        cmocka_unit_test(test_engines),         cmocka_unit_test(test_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
