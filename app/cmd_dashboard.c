@@ -51,7 +51,7 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
         .bell = app->config.bell == 1,
         .mouse = app->config.mouse == 1,
         .export_session = app_export_session,
-        .export_ctx = app->socket,
+        .export_ctx = app,
     };
     enum { OPT_NO_MOUSE = 256 };
     static const struct option opts[] = {{"read-only", no_argument, NULL, 'r'},
@@ -96,13 +96,21 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
             free(dirs[i]);
         return 2;
     }
-    opt.state_dir = app->state_dir;
-    struct client *cl = client_new(app->socket);
+    /* A remote engine (--engine NAME): no state dir here to diagnose, none to start. */
+    bool remote = app->engine && strcmp(app->engine, APP_ENGINE_LOCAL) != 0;
+    opt.state_dir = remote ? NULL : app->state_dir;
+    struct client *cl = app_client_new(app);
     int rc = 1;
-    if (cl && !client_ping(cl) && client_engine_holder(app->state_dir) <= 0)
+    if (remote && cl) {
+        rc = ui_run(cl, &opt, &err);
+        if (err)
+            fprintf(stderr, "paddock: %s\n", err);
+    } else if (cl && !client_ping(cl) && client_engine_holder(app->state_dir) <= 0)
         fprintf(stderr, "paddock: no engine answers at %s; starting one (its log: %s/engine.log)\n",
                 app->socket, app->state_dir);
-    if (!cl || client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
+    if (remote || !cl) {
+        /* ran above, or app_client_new said why */
+    } else if (client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
         fprintf(stderr, "paddock: %s\n", err ? err : "out of memory");
     } else {
         rc = ui_run(cl, &opt, &err);

@@ -22,7 +22,6 @@
 /* Where an export reads from; a failed request is noted (the first message kept) and, for the
  * CLI, said on stderr at once. */
 struct export_src {
-    const char *socket;
     bool print;
     char *err;               /* the first failure (malloc'd), or NULL */
     struct client *cl;       /* one connection for every request of export_collect */
@@ -32,8 +31,6 @@ struct export_src {
 
 static json_t *export_get(struct export_src *src, const char *path, int want)
 {
-    if (!src->cl && src->socket)
-        src->cl = client_new(src->socket);
     json_t *reply = NULL;
     char *err = NULL;
     int st = src->cl ? client_request(src->cl, "GET", path, NULL, 120000, &reply, &err) : -1;
@@ -489,7 +486,8 @@ static int export_mkdir_p(const char *dir, char **msg)
 int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
                        void *progress_ctx, char **msg)
 {
-    struct export_src src = {.socket = ctx, .progress = progress, .progress_ctx = progress_ctx};
+    struct export_src src = {
+        .cl = app_client_new(ctx), .progress = progress, .progress_ctx = progress_ctx};
     *msg = NULL;
     json_t *doc = export_collect(&src, id);
     if (!doc) {

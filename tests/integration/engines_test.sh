@@ -225,6 +225,24 @@ import json,sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if any("in two" in json.dumps(a) for a in d["actions"]) else 1)' "$TMP/export/s-two.json"
 
+# ---------------------------------------------------------------- the dashboard on a remote one
+if command -v tmux >/dev/null; then
+  export TMUX_TMPDIR=$TMP
+  unset TMUX
+  TM=(tmux -L "paddock-engines-$$" -f /dev/null)
+  "${TM[@]}" new-session -d -s dash -x 160 -y 40 \
+    "env PADDOCK_CONFIG=$PADDOCK_CONFIG PADDOCK_STATE_DIR=$PADDOCK_STATE_DIR PADDOCK_SOCKET=$PADDOCK_SOCKET LC_ALL=C.UTF-8 TERM=xterm-256color $PADDOCK --engine two 2>$TMP/dash.err"
+  shows() { "${TM[@]}" capture-pane -p -t dash 2>/dev/null | grep -qF "$1"; }
+  check "dashboard --engine two: its header names the engine's url" poll 150 shows "https://127.0.0.1:${PORT[two]}"
+  check "dashboard --engine two: its session s-two is listed, live" poll 150 shows "s-two"
+  check "dashboard --engine two: the event stream over TLS is live" poll 150 shows "● live"
+  "${TM[@]}" send-keys -t dash q
+  gone() { ! "${TM[@]}" has-session -t dash 2>/dev/null; }
+  poll 100 gone || "${TM[@]}" kill-server 2>/dev/null
+else
+  echo "skip - the dashboard on a remote engine (no tmux)"
+fi
+
 # ---------------------------------------------------------------- refusals, with their reasons
 export PADDOCK_CONFIG=$TMP/bad.toml
 out=$(P ls --engine wrongca 2>&1)
