@@ -105,7 +105,8 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
     }
     struct client *cl = client_new(app->socket);
     int rc = 1;
-    if (!cl || client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
+    if (!cl ||
+        client_ensure_engine(cl, app->self_exe, app->state_dir, app->agent_socket, &err) < 0) {
         fprintf(stderr, "paddock: %s\n", err ? err : "out of memory");
     } else {
         rc = ui_run(cl, &opt, &err);

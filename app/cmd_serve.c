@@ -146,9 +146,17 @@ int cmd_serve(struct app *app, int argc, char **argv)
         free(token);
         return 2;
     }
+    /* [security]: the settings the file names, in step (the engine checks the values). */
+    const char *sec_names[CONFIG_SECURITY_KEYS + 1] = {0},
+                                                 *sec_values[CONFIG_SECURITY_KEYS + 1] = {0};
+    for (size_t i = 0, n = 0; i < CONFIG_SECURITY_KEYS; i++)
+        if (cfg->security[i]) {
+            sec_names[n] = config_security_keys[i];
+            sec_values[n++] = cfg->security[i];
+        }
     struct engine_options o = {
         .state_dir = state ? state : app->state_dir,
-        .socket_path = sock ? sock : app->socket,
+        .socket_path = sock ? sock : app->agent_socket,
         .executor = exe,
         .image = image && *image ? image : "paddock/base:local",
         .pool = pool,
@@ -159,6 +167,8 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .confirm = confirm,
         .approval_timeout = cfg->approval_timeout,
         .retention_days = cfg->retention_days,
+        .security_names = sec_names,
+        .security_values = sec_values,
         .on_ready = serve_on_ready,
     };
     o.ud = &o;

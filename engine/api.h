@@ -16,10 +16,17 @@ struct session;
 
 typedef void (*api_handler_fn)(struct api_req *req);
 
+/* The operator's socket, in the state dir (mode 0600 in a 0700 dir): the channel of the CLI and
+ * the dashboard (client/client.c names the same file). */
+#define API_OPERATOR_SOCKET "operator.sock"
+
 struct api_route {
     const char *method;
     const char *pattern; /* "/v1/sessions/ * /actions": "*" matches one path segment */
     api_handler_fn fn;
+    /* Only on the operator's channel (api_listen_operator): the agent's socket and the TCP
+     * listener get 403 naming the operator socket. docs/security.md says which and why. */
+    bool operator_only;
 };
 
 /* Routes live in api_routes.c: adding an endpoint is one handler and one table line. */
@@ -90,6 +97,15 @@ void api_route_history(struct api_req *r);
  * listen_auth_check before anything else. The events feed reaches both. 0, or -1 with *err. */
 int api_listen_tcp(struct api *a, int listen_fd, char **err);
 bool api_req_is_tcp(struct api_req *r);
+
+/* ---- the operator's channel (docs/security.md) ---- */
+/* Serve the operator's unix socket with the same routes: its requests are the operator's
+ * (operator-only routes, options [security] keeps from agents). 0, or -1 with *err. */
+int api_listen_operator(struct api *a, int listen_fd, char **err);
+/* Whether the request came on the operator's channel (else the agent's socket or TCP). */
+bool api_req_is_operator(struct api_req *r);
+/* "operator" or "agent": who asked, for the record. */
+const char *api_req_channel(struct api_req *r);
 /* The request's path (no query string). */
 const char *api_req_path(struct api_req *r);
 /* A request header's value (case-insensitive name), or NULL. */

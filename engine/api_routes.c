@@ -12,6 +12,7 @@
 #include "engine/pool.h"
 #include "engine/remote_runtime.h"
 #include "engine/seccomp_probe.h"
+#include "engine/security.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
@@ -30,6 +31,8 @@ static void route_info(struct api_req *r)
         eng->docker_ok, "api_version", eng->docker_api_version, "error", eng->docker_error);
     json_object_set_new(info, "listen", listen_info(eng));
     json_object_set_new(info, "seccomp", seccomp_probe_info(eng));
+    json_object_set_new(info, "security", security_info(eng));
+    json_object_set_new(info, "channel", json_string(api_req_channel(r)));
     api_reply_json(r, 200, info);
 }
 
@@ -123,7 +126,8 @@ static void route_sessions_create(struct api_req *r)
         return;
     }
     struct session_result bad = {0};
-    if (session_create(api_req_engine(r), opts, route_reply_result, r, &bad) < 0)
+    if (session_create(api_req_engine(r), opts, !api_req_is_operator(r), route_reply_result, r,
+                       &bad) < 0)
         api_reply_error(r, bad.err, "%s", bad.message);
     json_decref(opts);
 }
@@ -305,54 +309,70 @@ static void route_pool_set(struct api_req *r)
     json_decref(body);
 }
 
+/* operator_only: the operator's decisions and the engine's own settings (docs/security.md,
+ * "Who may do what"). What weakens a sandbox (options, a root terminal) is not a route of its
+ * own: [security] decides it where it is asked (engine/security.c). */
 const struct api_route api_routes[] = {
-    {"GET", "/v1/info", route_info},
-    {"GET", "/v1/sessions", route_sessions_list},
-    {"POST", "/v1/sessions", route_sessions_create},
-    {"GET", "/v1/sessions/*", route_session_get},
-    {"DELETE", "/v1/sessions/*", route_session_delete},
-    {"POST", "/v1/sessions/*/execute_action", api_route_execute},
-    {"POST", "/v1/risk", api_route_risk},
-    {"GET", "/v1/actions/*", api_route_action_get},
-    {"POST", "/v1/actions/*/approve", api_route_action_approve},
-    {"POST", "/v1/actions/*/reject", api_route_action_reject},
-    {"GET", "/v1/approvals", api_route_approvals},
-    {"GET", "/v1/verify", api_route_verify},
-    {"GET", "/v1/sessions/*/rules", api_route_rules_get},
-    {"POST", "/v1/sessions/*/rules", api_route_rules_add},
-    {"GET", "/v1/history", api_route_history},
-    {"POST", "/v1/sessions/*/terminal", terminal_route_open},
-    {"POST", "/v1/sessions/*/terminal/resize", terminal_route_resize},
-    {"GET", "/v1/sessions/*/terminal/*", terminal_route_get},
-    {"GET", "/v1/sessions/*/actions", route_session_actions},
-    {"POST", "/v1/sessions/*/pause", route_session_pause},
-    {"POST", "/v1/sessions/*/resume", route_session_resume},
-    {"POST", "/v1/sessions/*/stop", route_session_stop},
-    {"GET", "/v1/sessions/*/events", route_session_events},
-    {"POST", "/v1/gc", route_gc},
-    {"GET", "/v1/sessions/*/logs", logs_route_get},
-    {"GET", "/v1/sessions/*/changes", changes_route_get},
-    {"GET", "/v1/sessions/*/stats", route_session_stats},
-    {"GET", "/v1/events", api_events_open},
-    {"GET", "/v1/pool", route_pool_get},
-    {"POST", "/v1/pool", route_pool_set},
-    {"POST", "/v1/sessions/*/upload_file", files_route_upload},
-    {"GET", "/v1/sessions/*/download_files", files_route_download},
-    {"POST", "/v1/sessions/*/list_files", files_route_list},
-    {"GET", "/v1/sessions/*/alive", files_route_alive},
-    {"GET", "/v1/sessions/*/server_info", files_route_server_info},
-    {"GET", "/v1/sessions/*/vscode/connection_token", remote_route_vscode_token},
-    {"POST", "/v1/sessions/*/update_mcp_server", remote_route_update_mcp},
-    {"POST", "/start", remote_route_start},
-    {"GET", "/sessions/*", remote_route_session},
-    {"GET", "/runtime/*", remote_route_runtime},
-    {"POST", "/pause", remote_route_pause},
-    {"POST", "/resume", remote_route_resume},
-    {"POST", "/stop", remote_route_stop},
-    {"GET", "/image_exists", remote_route_image_exists},
-    {"GET", "/registry_prefix", remote_route_registry_prefix},
-    {"GET", "/list", remote_route_list},
-    {"POST", "/build", remote_route_build},
-    {"GET", "/build_status", remote_route_build},
+    {.method = "GET", .pattern = "/v1/info", .fn = route_info},
+    {.method = "GET", .pattern = "/v1/sessions", .fn = route_sessions_list},
+    {.method = "POST", .pattern = "/v1/sessions", .fn = route_sessions_create},
+    {.method = "GET", .pattern = "/v1/sessions/*", .fn = route_session_get},
+    {.method = "DELETE", .pattern = "/v1/sessions/*", .fn = route_session_delete},
+    {.method = "POST", .pattern = "/v1/sessions/*/execute_action", .fn = api_route_execute},
+    {.method = "POST", .pattern = "/v1/risk", .fn = api_route_risk},
+    {.method = "GET", .pattern = "/v1/actions/*", .fn = api_route_action_get},
+    {.method = "POST",
+     .pattern = "/v1/actions/*/approve",
+     .fn = api_route_action_approve,
+     .operator_only = true},
+    {.method = "POST",
+     .pattern = "/v1/actions/*/reject",
+     .fn = api_route_action_reject,
+     .operator_only = true},
+    {.method = "GET", .pattern = "/v1/approvals", .fn = api_route_approvals},
+    {.method = "GET", .pattern = "/v1/verify", .fn = api_route_verify},
+    {.method = "GET", .pattern = "/v1/sessions/*/rules", .fn = api_route_rules_get},
+    {.method = "POST",
+     .pattern = "/v1/sessions/*/rules",
+     .fn = api_route_rules_add,
+     .operator_only = true},
+    {.method = "GET", .pattern = "/v1/history", .fn = api_route_history},
+    {.method = "POST", .pattern = "/v1/sessions/*/terminal", .fn = terminal_route_open},
+    {.method = "POST", .pattern = "/v1/sessions/*/terminal/resize", .fn = terminal_route_resize},
+    {.method = "GET", .pattern = "/v1/sessions/*/terminal/*", .fn = terminal_route_get},
+    {.method = "GET", .pattern = "/v1/sessions/*/actions", .fn = route_session_actions},
+    {.method = "POST", .pattern = "/v1/sessions/*/pause", .fn = route_session_pause},
+    {.method = "POST", .pattern = "/v1/sessions/*/resume", .fn = route_session_resume},
+    {.method = "POST", .pattern = "/v1/sessions/*/stop", .fn = route_session_stop},
+    {.method = "GET", .pattern = "/v1/sessions/*/events", .fn = route_session_events},
+    {.method = "POST", .pattern = "/v1/gc", .fn = route_gc, .operator_only = true},
+    {.method = "GET", .pattern = "/v1/sessions/*/logs", .fn = logs_route_get},
+    {.method = "GET", .pattern = "/v1/sessions/*/changes", .fn = changes_route_get},
+    {.method = "GET", .pattern = "/v1/sessions/*/stats", .fn = route_session_stats},
+    {.method = "GET", .pattern = "/v1/events", .fn = api_events_open},
+    {.method = "GET", .pattern = "/v1/pool", .fn = route_pool_get},
+    {.method = "POST", .pattern = "/v1/pool", .fn = route_pool_set, .operator_only = true},
+    {.method = "POST", .pattern = "/v1/sessions/*/upload_file", .fn = files_route_upload},
+    {.method = "GET", .pattern = "/v1/sessions/*/download_files", .fn = files_route_download},
+    {.method = "POST", .pattern = "/v1/sessions/*/list_files", .fn = files_route_list},
+    {.method = "GET", .pattern = "/v1/sessions/*/alive", .fn = files_route_alive},
+    {.method = "GET", .pattern = "/v1/sessions/*/server_info", .fn = files_route_server_info},
+    {.method = "GET",
+     .pattern = "/v1/sessions/*/vscode/connection_token",
+     .fn = remote_route_vscode_token},
+    {.method = "POST",
+     .pattern = "/v1/sessions/*/update_mcp_server",
+     .fn = remote_route_update_mcp},
+    {.method = "POST", .pattern = "/start", .fn = remote_route_start},
+    {.method = "GET", .pattern = "/sessions/*", .fn = remote_route_session},
+    {.method = "GET", .pattern = "/runtime/*", .fn = remote_route_runtime},
+    {.method = "POST", .pattern = "/pause", .fn = remote_route_pause},
+    {.method = "POST", .pattern = "/resume", .fn = remote_route_resume},
+    {.method = "POST", .pattern = "/stop", .fn = remote_route_stop},
+    {.method = "GET", .pattern = "/image_exists", .fn = remote_route_image_exists},
+    {.method = "GET", .pattern = "/registry_prefix", .fn = remote_route_registry_prefix},
+    {.method = "GET", .pattern = "/list", .fn = remote_route_list},
+    {.method = "POST", .pattern = "/build", .fn = remote_route_build},
+    {.method = "GET", .pattern = "/build_status", .fn = remote_route_build},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

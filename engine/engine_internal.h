@@ -3,6 +3,7 @@
 #define PADDOCK_ENGINE_INTERNAL_H
 
 #include "engine/risk/policy.h"
+#include "engine/security.h"
 
 #include <stdbool.h>
 
@@ -36,7 +37,8 @@ struct engine {
     struct actions *actions; /* actions held for approval or in flight (action.c) */
     struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
     char *state_dir;
-    char *socket_path;
+    char *socket_path;     /* the agents' API socket (--socket) */
+    char *operator_socket; /* <state>/operator.sock: the operator's channel (api.h) */
     char *engine_id;
     char *executor_path;
     char *default_image;
@@ -45,9 +47,11 @@ struct engine {
     enum policy default_confirm; /* approval policy of sessions that name none */
     double approval_timeout;     /* seconds an action waits for the operator */
     double retention_days;       /* 0: history kept forever */
-    struct session *sessions;    /* live (not deleted) sessions, in memory */
-    bool docker_ok;              /* last known daemon reachability */
-    char *docker_error;          /* why the daemon was last unreachable, NULL when it answered */
+    /* [security]: what the agents' channel may ask for beyond the hardened default. */
+    enum security_mode security[SECURITY_ASK_COUNT];
+    struct session *sessions; /* live (not deleted) sessions, in memory */
+    bool docker_ok;           /* last known daemon reachability */
+    char *docker_error;       /* why the daemon was last unreachable, NULL when it answered */
     char *docker_api_version;
     bool stopping; /* SIGTERM/SIGINT came: deleting keep_alive=false sessions, then exit */
     /* The optional TCP listener (listen.c): its bound address, the bearer token it requires
