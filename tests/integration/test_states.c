@@ -759,8 +759,8 @@ static void test_gc(void **state)
     assert_int_equal(mkdir(dir, 0700), 0);
 
     /* --dry-run lists them and removes nothing. */
-    char *argv[] = {(char *)harness_bin(), "--state-dir", e->state_dir, "gc", "--dry-run",
-                    "--json",              NULL};
+    char *argv[] = {(char *)harness_bin(), "--state-dir", e->state_dir, "gc",
+                    "--dry-run",           "--json",      NULL};
     struct proc_result pr;
     proc_run(argv, NULL, 60000, &pr);
     if (pr.status != 0)

@@ -98,19 +98,19 @@ static void test_writers_and_shells(void **state)
 {
     (void)state;
     /* docs/architecture.md: "the recorded write, edit and upload actions"; "run" commands
-     * (and IPython cells) are opaque */
+     * (and IPython cells, and terminals) are opaque */
     const char *writers[ACTION_KIND_MAX + 1], *shells[ACTION_KIND_MAX + 1];
     action_kind_names(action_kind_writes_files, writers);
     action_kind_names(action_kind_is_shell_like, shells);
     static const char *const want_writers[] = {"write", "edit", "upload", NULL};
-    static const char *const want_shells[] = {"run", "run_ipython", NULL};
+    static const char *const want_shells[] = {"run", "run_ipython", "terminal", NULL};
     size_t n = 0;
     for (; writers[n]; n++)
         assert_true(has(want_writers, writers[n]));
     assert_int_equal(n, 3);
     for (n = 0; shells[n]; n++)
         assert_true(has(want_shells, shells[n]));
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
     const struct action_kind *edit = action_kind_find("edit");
     assert_int_equal(edit->file_change("view"), ACTION_FILE_NONE);
     assert_int_equal(edit->file_change("create"), ACTION_FILE_ADDED);
