@@ -258,6 +258,19 @@ static void test_operator_can(void **state)
     assert_non_null(strstr(said, "op-42\n0\n")); /* the transcript: the output, as root */
     assert_int_equal(json_integer_value(jpath(a, "observation.extras.exit_code")), 0);
     json_decref(a);
+    /* paddock show prints the transcript through the sanitizer: the sandbox's escapes (a
+     * window title here) never reach the operator's terminal */
+    term_request(e->op_socket, sid,
+                 "?tty=0&cmd=printf%20%27%5C033%5D0%3Bpwned%5C007title-set%5Cn%27", &t);
+    assert_int_equal(t.status, 101);
+    assert_non_null(strstr(t.body, "\033]0;pwned\007title-set"));
+    json_decref(action_final(e, t.action_id));
+    char *argv[] = {(char *)harness_bin(), "--state-dir", e->state_dir, "show", t.action_id, NULL};
+    struct proc_result pr;
+    proc_run(argv, NULL, 30000, &pr);
+    if (pr.status != 0 || !strstr(pr.out, "title-set") || strchr(pr.out, '\033'))
+        fail_msg("paddock show %s: %d %s %s", t.action_id, pr.status, pr.out, pr.err);
+    proc_result_free(&pr);
     /* and it is in the session's history */
     char *path = strdupf("/v1/sessions/%s/actions", sid);
     json_t *list = api_json(e, "GET", path, NULL, 200);
