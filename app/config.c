@@ -35,8 +35,9 @@ static const struct config_key config_keys[] = {
     CK("security", "host_volumes", CT_STRING, security[3]),
     CK("security", "gpus", CT_STRING, security[4]),
     CK("security", "runtime", CT_STRING, security[5]),
-    CK("security", "terminal", CT_STRING, security[6]),
-    CK("security", "root_terminal", CT_STRING, security[7]),
+    CK("security", "setup", CT_STRING, security[6]),
+    CK("security", "terminal", CT_STRING, security[7]),
+    CK("security", "root_terminal", CT_STRING, security[8]),
     CK("paddock", "confirm", CT_STRING, confirm),
     CK("paddock", "approval_timeout", CT_NUMBER, approval_timeout),
     CK("paddock", "retention_days", CT_NUMBER, retention_days),
@@ -53,8 +54,8 @@ static const struct config_key config_keys[] = {
 #undef CK
 
 const char *const config_security_keys[CONFIG_SECURITY_KEYS] = {
-    "network_bridge", "network_host", "ports",    "host_volumes",
-    "gpus",           "runtime",      "terminal", "root_terminal",
+    "network_bridge", "network_host", "ports",    "host_volumes",  "gpus",
+    "runtime",        "setup",        "terminal", "root_terminal",
 };
 
 struct config_parser {

@@ -27,6 +27,9 @@ static const struct security_row security_rows[SECURITY_ASK_COUNT] = {
                                .what = "a host directory mounted read-write"},
     [SECURITY_GPUS] = {.name = "gpus", .what = "GPU devices"},
     [SECURITY_RUNTIME] = {.name = "runtime", .what = "another container runtime"},
+    [SECURITY_SETUP] = {.name = "setup",
+                        .what = "\"setup\" steps (run as root in a build with Docker's "
+                                "network)"},
     [SECURITY_TERMINAL] = {.name = "terminal",
                            .what = "a terminal (commands there pass no risk check)"},
     [SECURITY_ROOT_TERMINAL] = {.name = "root_terminal", .what = "a terminal as root"},
@@ -137,6 +140,12 @@ unsigned security_config_asks(const struct session_config *c, char *what, size_t
     } else if (c->gpu_ids) {
         asks |= 1u << SECURITY_GPUS;
         snprintf(item, sizeof(item), "GPU devices (%zu)", json_array_size(c->gpu_ids));
+        security_note(what, size, &len, item);
+    }
+    if (json_array_size(c->setup)) {
+        asks |= 1u << SECURITY_SETUP;
+        snprintf(item, sizeof(item), "%zu setup step%s", json_array_size(c->setup),
+                 json_array_size(c->setup) == 1 ? "" : "s");
         security_note(what, size, &len, item);
     }
     if (c->runtime) {

@@ -21,6 +21,7 @@ enum security_ask {
     SECURITY_HOST_VOLUMES,   /* a host directory mounted read-write (volume or workspace) */
     SECURITY_GPUS,           /* GPU devices */
     SECURITY_RUNTIME,        /* another OCI runtime than the daemon's default */
+    SECURITY_SETUP,          /* image build steps: run as root with Docker's build network */
     SECURITY_TERMINAL,       /* a terminal (as the agent's user): no risk check per command */
     SECURITY_ROOT_TERMINAL,  /* a terminal as root */
     SECURITY_ASK_COUNT

@@ -201,6 +201,7 @@ static void test_agent_refused(void **state)
         {strdupf("{\"workspace\": \"%s\"}", dir), "host_volumes"},
         {strdup("{\"gpus\": 1}"), "gpus"},
         {strdup("{\"runtime\": \"runc\"}"), "runtime"},
+        {strdup("{\"setup\": [\"curl http://169.254.169.254/\"]}"), "setup"},
     };
     json_t *before = api_json(e, "GET", "/v1/sessions?all=1", NULL, 200);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
