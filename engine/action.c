@@ -428,8 +428,9 @@ static int action_reject(struct action *a, enum action_approval decision, const 
         action_publish(eng, a->id, true);
         if (a->decided) {
             char why[400];
-            snprintf(why, sizeof(why), "%s by %s%s%.300s", action_approval_name(decision),
-                     by ? by : "someone", reason && *reason ? ": " : "", reason ? reason : "");
+            snprintf(why, sizeof(why), "%s by %s%s%.300s",
+                     decision == APPROVAL_EXPIRED ? "expired" : "rejected", by ? by : "someone",
+                     reason && *reason ? ": " : "", reason ? reason : "");
             a->decided(false, why, a->decided_ud);
         }
         if (a->fn) {
@@ -933,7 +934,7 @@ void actions_shutdown(struct engine *eng)
     while (as->held) {
         struct action *a = as->held;
         if (a->decided)
-            a->decided(false, "the engine is stopping", a->decided_ud);
+            a->decided(false, "not decided: the engine is stopping", a->decided_ud);
         if (a->fn && !a->s) {
             char msg[200];
             snprintf(msg, sizeof(msg),

@@ -673,7 +673,8 @@ static void create_on_decided(bool approved, const char *why, void *ud)
     struct start_op *op = ud;
     struct session *s = op->s;
     if (!approved) {
-        char *msg = util_strdupf("the session was not created: its isolation options were %s", why);
+        char *msg = util_strdupf(
+            "the session was not created (its options need the operator's approval): %s", why);
         start_fail(op, ERR_FORBIDDEN, msg ? msg : "the operator did not approve the session");
         free(msg);
         return;

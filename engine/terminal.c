@@ -477,7 +477,8 @@ static void term_on_decided(bool approved, const char *why, void *ud)
         return;
     }
     t->recorded_end = true; /* the rejection is the record */
-    api_reply_error(r, ERR_FORBIDDEN, "the terminal%s was not opened: %s",
+    api_reply_error(r, ERR_FORBIDDEN,
+                    "the terminal%s was not opened (it needs the operator's approval): %s",
                     t->root ? " as root" : "", why);
     term_free(t);
 }

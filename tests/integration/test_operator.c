@@ -362,6 +362,25 @@ static void test_approve_mode(void **state)
     assert_string_equal(jstr(b->r.json, "options.network"), "bridge");
     blocked_free(b);
 
+    /* a create the operator rejects: 403 saying who and why, the session left in error */
+    b = blocked_start(e->socket, "/v1/sessions", "{\"network\": \"bridge\", \"name\": \"no\"}",
+                      NULL);
+    ap = wait_approval(e, "create");
+    path = strdupf("/v1/actions/%lld/reject",
+                   (long long)json_integer_value(json_object_get(ap, "id")));
+    json_decref(api_json(e, "POST", path, "{\"by\": \"bob\", \"reason\": \"too open\"}", 200));
+    free(path);
+    json_decref(ap);
+    pthread_join(b->t, NULL);
+    if (b->r.status != 403 || !strstr(b->r.body, "rejected by bob: too open"))
+        fail_msg("rejected create: %ld %s", b->r.status, b->r.body ? b->r.body : b->r.err);
+    path = strdupf("/v1/sessions/%s", jstr(b->r.json, "error.session"));
+    json_t *gone = api_json(e, "GET", path, NULL, 200);
+    assert_string_equal(jstr(gone, "state"), "error");
+    json_decref(gone);
+    free(path);
+    blocked_free(b);
+
     /* still refused: what the config did not open */
     struct reply r;
     api_agent(e, "POST", "/v1/sessions", "{\"network\": \"host\"}", &r);
