@@ -246,7 +246,7 @@ static void api_dispatch(struct api_req *r)
             continue;
         path_known = true;
         if (strcmp(rt->method, r->method) == 0) {
-            if (rt->operator_only && !r->api->operator) {
+            if ((rt->flags & API_ROUTE_OPERATOR) && !r->api->operator) {
                 api_free_params(r);
                 api_reply_error(r, ERR_FORBIDDEN,
                                 "%s %s is the operator's: use the operator socket %s/%s (the "
@@ -749,6 +749,20 @@ bool api_req_is_operator(struct api_req *r)
 const char *api_req_channel(struct api_req *r)
 {
     return r->api->operator? "operator" : "agent";
+}
+
+const char *api_req_peer(struct api_req *r, char *buf, size_t size)
+{
+    struct ucred cr;
+    socklen_t len = sizeof(cr);
+    int fd = api_req_fd(r);
+    if (r->api->tcp)
+        snprintf(buf, size, "a TCP client");
+    else if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0)
+        snprintf(buf, size, "uid %u", (unsigned)cr.uid);
+    else
+        snprintf(buf, size, "an unknown peer");
+    return buf;
 }
 
 const char *api_req_path(struct api_req *r)

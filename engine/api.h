@@ -19,14 +19,16 @@ typedef void (*api_handler_fn)(struct api_req *req);
 /* The operator's socket, in the state dir (mode 0600 in a 0700 dir): the channel of the CLI and
  * the dashboard (client/client.c names the same file). */
 #define API_OPERATOR_SOCKET "operator.sock"
+/* Route flags. OPERATOR: the operator's alone (decisions, rules, the engine's own settings,
+ * reading the workspace): on the agents' socket and the TCP listener it answers 403 naming the
+ * operator's socket (api_listen_operator; docs/security.md says which and why). */
+#define API_ROUTE_OPERATOR 1u
 
 struct api_route {
     const char *method;
     const char *pattern; /* "/v1/sessions/ * /actions": "*" matches one path segment */
     api_handler_fn fn;
-    /* Only on the operator's channel (api_listen_operator): the agent's socket and the TCP
-     * listener get 403 naming the operator socket. docs/security.md says which and why. */
-    bool operator_only;
+    unsigned flags; /* API_ROUTE_* */
 };
 
 /* Routes live in api_routes.c: adding an endpoint is one handler and one table line. */
@@ -106,6 +108,9 @@ int api_listen_operator(struct api *a, int listen_fd, char **err);
 bool api_req_is_operator(struct api_req *r);
 /* "operator" or "agent": who asked, for the record. */
 const char *api_req_channel(struct api_req *r);
+/* Who sent the request, for the record: "uid N" (the unix socket's peer, SO_PEERCRED) or "a
+ * TCP client". Returns buf. */
+const char *api_req_peer(struct api_req *r, char *buf, size_t size);
 /* The request's path (no query string). */
 const char *api_req_path(struct api_req *r);
 /* A request header's value (case-insensitive name), or NULL. */

@@ -2,6 +2,7 @@
 #include "engine/api.h"
 
 #include "engine/base/session_state.h"
+#include "engine/browse.h"
 #include "engine/changes.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -309,9 +310,10 @@ static void route_pool_set(struct api_req *r)
     json_decref(body);
 }
 
-/* operator_only: the operator's decisions and the engine's own settings (docs/security.md,
- * "Who may do what"). What weakens a sandbox (options, a root terminal) is not a route of its
- * own: [security] decides it where it is asked (engine/security.c). */
+/* API_ROUTE_OPERATOR: the operator's decisions, the engine's own settings and the operator's
+ * reads (docs/security.md, "What only the operator can do"). What weakens a sandbox (options, a
+ * root terminal) is not a route of its own: [security] decides it where it is asked
+ * (engine/security.c). */
 const struct api_route api_routes[] = {
     {.method = "GET", .pattern = "/v1/info", .fn = route_info},
     {.method = "GET", .pattern = "/v1/sessions", .fn = route_sessions_list},
@@ -324,18 +326,18 @@ const struct api_route api_routes[] = {
     {.method = "POST",
      .pattern = "/v1/actions/*/approve",
      .fn = api_route_action_approve,
-     .operator_only = true},
+     .flags = API_ROUTE_OPERATOR},
     {.method = "POST",
      .pattern = "/v1/actions/*/reject",
      .fn = api_route_action_reject,
-     .operator_only = true},
+     .flags = API_ROUTE_OPERATOR},
     {.method = "GET", .pattern = "/v1/approvals", .fn = api_route_approvals},
     {.method = "GET", .pattern = "/v1/verify", .fn = api_route_verify},
     {.method = "GET", .pattern = "/v1/sessions/*/rules", .fn = api_route_rules_get},
     {.method = "POST",
      .pattern = "/v1/sessions/*/rules",
      .fn = api_route_rules_add,
-     .operator_only = true},
+     .flags = API_ROUTE_OPERATOR},
     {.method = "GET", .pattern = "/v1/history", .fn = api_route_history},
     {.method = "POST", .pattern = "/v1/sessions/*/terminal", .fn = terminal_route_open},
     {.method = "POST", .pattern = "/v1/sessions/*/terminal/resize", .fn = terminal_route_resize},
@@ -345,18 +347,26 @@ const struct api_route api_routes[] = {
     {.method = "POST", .pattern = "/v1/sessions/*/resume", .fn = route_session_resume},
     {.method = "POST", .pattern = "/v1/sessions/*/stop", .fn = route_session_stop},
     {.method = "GET", .pattern = "/v1/sessions/*/events", .fn = route_session_events},
-    {.method = "POST", .pattern = "/v1/gc", .fn = route_gc, .operator_only = true},
+    {.method = "POST", .pattern = "/v1/gc", .fn = route_gc, .flags = API_ROUTE_OPERATOR},
     {.method = "GET", .pattern = "/v1/sessions/*/logs", .fn = logs_route_get},
     {.method = "GET", .pattern = "/v1/sessions/*/changes", .fn = changes_route_get},
     {.method = "GET", .pattern = "/v1/sessions/*/stats", .fn = route_session_stats},
     {.method = "GET", .pattern = "/v1/events", .fn = api_events_open},
     {.method = "GET", .pattern = "/v1/pool", .fn = route_pool_get},
-    {.method = "POST", .pattern = "/v1/pool", .fn = route_pool_set, .operator_only = true},
+    {.method = "POST", .pattern = "/v1/pool", .fn = route_pool_set, .flags = API_ROUTE_OPERATOR},
     {.method = "POST", .pattern = "/v1/sessions/*/upload_file", .fn = files_route_upload},
     {.method = "GET", .pattern = "/v1/sessions/*/download_files", .fn = files_route_download},
     {.method = "POST", .pattern = "/v1/sessions/*/list_files", .fn = files_route_list},
     {.method = "GET", .pattern = "/v1/sessions/*/alive", .fn = files_route_alive},
     {.method = "GET", .pattern = "/v1/sessions/*/server_info", .fn = files_route_server_info},
+    {.method = "GET",
+     .pattern = "/v1/sessions/*/files",
+     .fn = browse_route_list,
+     .flags = API_ROUTE_OPERATOR},
+    {.method = "GET",
+     .pattern = "/v1/sessions/*/files/content",
+     .fn = browse_route_read,
+     .flags = API_ROUTE_OPERATOR},
     {.method = "GET",
      .pattern = "/v1/sessions/*/vscode/connection_token",
      .fn = remote_route_vscode_token},
