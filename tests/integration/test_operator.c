@@ -283,8 +283,9 @@ static void test_operator_can(void **state)
     json_decref(s);
 }
 
-/* An agent cannot decide its own action, nor add a rule: 403, and the action still waits;
- * the operator's channel decides it. */
+/* An agent cannot decide its own action, nor add a rule, run gc, resize the pool or read the
+ * workspace as the operator: 403, and the action still waits; the operator's channel decides
+ * it. */
 static void test_agent_cannot_approve(void **state)
 {
     struct engine_proc *e = harness_eng;
@@ -314,6 +315,23 @@ static void test_agent_cannot_approve(void **state)
     expect_forbidden(&r, "operator.sock");
     reply_free(&r);
     free(path);
+    /* the engine's own settings and the operator's reads are not the agent's either */
+    struct {
+        const char *method;
+        char *path;
+        const char *body;
+    } others[] = {
+        {"POST", strdup("/v1/gc"), "{\"dry_run\": true}"},
+        {"POST", strdup("/v1/pool"), "{\"size\": 3}"},
+        {"GET", strdupf("/v1/sessions/%s/files", sid), NULL},
+        {"GET", strdupf("/v1/sessions/%s/files/content?path=/etc/passwd", sid), NULL},
+    };
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+        api_agent(e, others[i].method, others[i].path, others[i].body, &r);
+        expect_forbidden(&r, "operator.sock");
+        reply_free(&r);
+        free(others[i].path);
+    }
     path = strdupf("/v1/actions/%lld", (long long)id);
     json_t *a = api_json(e, "GET", path, NULL, 200);
     assert_string_equal(jstr(a, "state"), "pending");
