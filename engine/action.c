@@ -650,15 +650,6 @@ int64_t action_ask(struct engine *eng, const struct action_request *q, action_de
     return id;
 }
 
-void action_ask_cancel(struct engine *eng, int64_t id, const char *why)
-{
-    struct action *a = action_find(eng, id);
-    if (!a || !a->decided)
-        return;
-    a->decided = NULL; /* the one who asked is gone: nobody to tell */
-    action_reject(a, APPROVAL_REJECTED, "engine", why, NULL);
-}
-
 void action_end(struct engine *eng, int64_t id, enum action_st state, int exit_code,
                 const char *observation, const char *error)
 {
@@ -809,8 +800,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         *out = (struct action_result){.status = 200};
         action_decided_fn fn = a->decided;
         void *ud = a->decided_ud;
-        action_unhold(a);
-        action_notify(eng, id);
+        action_unhold(a); /* a long poll answers at its end (action_end), not now */
         fn(true, d->by, ud);
         return;
     }

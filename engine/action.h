@@ -53,8 +53,8 @@ typedef void (*action_wait_fn)(json_t *action, void *ud);
 void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn fn, void *ud);
 
 /* ---- approvals the engine asks for a request it holds (a terminal, a create) ---- */
-/* approved: the operator said yes (by: who); else why says who refused, or that the deadline
- * passed or the engine stops. Called once, unless action_ask_cancel came first. */
+/* approved: the operator said yes (why: who); else why says who refused, or that the deadline
+ * passed or the engine stops. Called once. */
 typedef void (*action_decided_fn)(bool approved, const char *why, void *ud);
 struct action_request {
     const char *session_id;
@@ -72,8 +72,6 @@ struct action_request {
  * action_end once what was approved is over. */
 int64_t action_ask(struct engine *eng, const struct action_request *q, action_decided_fn fn,
                    void *ud, char **err);
-/* The asker went before a decision: the row is rejected with why, fn not called. */
-void action_ask_cancel(struct engine *eng, int64_t id, const char *why);
 /* The end of an action the engine did itself: its state, exit code, observation (JSON text, or
  * NULL) and error, recorded and published. */
 void action_end(struct engine *eng, int64_t id, enum action_st state, int exit_code,

@@ -13,6 +13,7 @@
 #include "engine/listen.h"
 
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -763,6 +764,13 @@ const char *api_req_peer(struct api_req *r, char *buf, size_t size)
     else
         snprintf(buf, size, "an unknown peer");
     return buf;
+}
+
+bool api_req_client_gone(struct api_req *r)
+{
+    /* POLLHUP only: a client may half-close after its request (piped input) and still read. */
+    struct pollfd p = {.fd = api_req_fd(r), .events = 0};
+    return p.fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR));
 }
 
 const char *api_req_path(struct api_req *r)

@@ -111,6 +111,9 @@ const char *api_req_channel(struct api_req *r);
 /* Who sent the request, for the record: "uid N" (the unix socket's peer, SO_PEERCRED) or "a
  * TCP client". Returns buf. */
 const char *api_req_peer(struct api_req *r, char *buf, size_t size);
+/* Whether the client of a request that waited (suspended) has closed its connection: a reply
+ * then reaches nobody. */
+bool api_req_client_gone(struct api_req *r);
 /* The request's path (no query string). */
 const char *api_req_path(struct api_req *r);
 /* A request header's value (case-insensitive name), or NULL. */

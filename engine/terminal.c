@@ -472,6 +472,14 @@ static void term_on_decided(bool approved, const char *why, void *ud)
     struct term *t = ud;
     struct api_req *r = t->waiting;
     t->waiting = NULL;
+    if (approved && api_req_client_gone(r)) {
+        /* Nobody would get the shell: it is not started (and not left running). */
+        t->error = strdup("approved after its client went away; not opened");
+        term_record_end(t, ACTION_FAILED);
+        api_reply_error(r, ERR_CONFLICT, "%s", t->error);
+        term_free(t);
+        return;
+    }
     if (approved) {
         term_start(t, r);
         return;

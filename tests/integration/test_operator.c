@@ -419,6 +419,30 @@ static void test_approve_mode(void **state)
         fail_msg("rejected root terminal: %d %s", b->term.status, b->term.body);
     blocked_free(b);
 
+    /* a root terminal approved after its client went away is not opened */
+    int c = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", e->socket);
+    assert_int_equal(connect(c, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    char *req = strdupf("POST /v1/sessions/%s/terminal?user=root HTTP/1.1\r\nHost: x\r\n"
+                        "Connection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: 0\r\n\r\n",
+                        sid);
+    assert_int_equal(write(c, req, strlen(req)), (ssize_t)strlen(req));
+    free(req);
+    ap = wait_approval(e, "terminal");
+    close(c);
+    char gone_id[32];
+    snprintf(gone_id, sizeof(gone_id), "%lld",
+             (long long)json_integer_value(json_object_get(ap, "id")));
+    json_decref(ap);
+    path = strdupf("/v1/actions/%s/approve", gone_id);
+    json_decref(api_json(e, "POST", path, "{}", 200));
+    free(path);
+    json_t *g = action_final(e, gone_id);
+    assert_string_equal(jstr(g, "state"), "failed");
+    assert_non_null(strstr(jstr(g, "error"), "client went away"));
+    json_decref(g);
+
     /* "allow": the agent's terminal opens, recorded as the agent's */
     struct term_reply t;
     term_request(e->socket, sid, "?tty=0&cmd=echo%20agent-$((5*5));%20id%20-u", &t);
