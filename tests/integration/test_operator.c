@@ -170,16 +170,19 @@ static json_t *action_final(struct engine_proc *e, const char *id)
     return a;
 }
 
-/* A config file for e setting [security] to text; PADDOCK_CONFIG points at it. */
-static void engine_security(struct engine_proc *e, const char *text)
+/* A config file for e setting [security] to text; PADDOCK_CONFIG points at it. Returns that
+ * "PADDOCK_CONFIG=..." (malloc'd), for the caller to free once e is gone. */
+static char *engine_security(struct engine_proc *e, const char *text)
 {
     char *path = strdupf("%s/config.toml", e->state_dir);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f, "[security]\n%s", text);
     fclose(f);
-    e->extra_env[0] = strdupf("PADDOCK_CONFIG=%s", path); /* the process's until it exits */
+    char *env = strdupf("PADDOCK_CONFIG=%s", path);
+    e->extra_env[0] = env;
     free(path);
+    return env;
 }
 
 /* ---- the tests ---- */
@@ -357,8 +360,8 @@ static void test_agent_cannot_approve(void **state)
 static void test_approve_mode(void **state)
 {
     struct engine_proc *e = engine_new();
-    engine_security(e, "network_bridge = \"approve\"\nroot_terminal = \"approve\"\n"
-                       "terminal = \"allow\"\n");
+    char *env = engine_security(e, "network_bridge = \"approve\"\nroot_terminal = \"approve\"\n"
+                                   "terminal = \"allow\"\n");
     assert_int_equal(engine_start(e), 0);
 
     /* the create waits; the operator sees what it asks and approves */
@@ -458,21 +461,23 @@ static void test_approve_mode(void **state)
     free(sid);
     assert_int_equal(engine_stop(e), 0);
     engine_destroy(e);
+    free(env);
 }
 
 /* An unknown [security] setting or value stops the engine at start, naming it. */
 static void test_bad_setting(void **state)
 {
     struct engine_proc *e = engine_new();
-    engine_security(e, "network_host = \"sometimes\"\n");
+    char *config = engine_security(e, "network_host = \"sometimes\"\n");
     char *argv[] = {(char *)harness_bin(), "serve", "--state-dir", e->state_dir, NULL};
-    const char *env[] = {e->extra_env[0], NULL};
+    const char *env[] = {config, NULL};
     struct proc_result pr;
     proc_run(argv, env, 30000, &pr);
     assert_int_equal(pr.status, 1);
     assert_non_null(strstr(pr.err, "network_host = \"sometimes\""));
     proc_result_free(&pr);
     engine_destroy(e);
+    free(config);
 }
 
 int main(void)
