@@ -42,15 +42,21 @@ int cmd_pause(struct app *app, int argc, char **argv);
 int cmd_resume(struct app *app, int argc, char **argv);
 int cmd_stop(struct app *app, int argc, char **argv);
 int cmd_rm(struct app *app, int argc, char **argv);
+int cmd_limit(struct app *app, int argc, char **argv);
 int cmd_approvals(struct app *app, int argc, char **argv);
 int cmd_approve(struct app *app, int argc, char **argv);
 int cmd_reject(struct app *app, int argc, char **argv);
 int cmd_history(struct app *app, int argc, char **argv);
 int cmd_risk(struct app *app, int argc, char **argv);
 int cmd_verify(struct app *app, int argc, char **argv);
+int cmd_rules(struct app *app, int argc, char **argv);
 int cmd_show(struct app *app, int argc, char **argv);
 int cmd_export(struct app *app, int argc, char **argv);
 int cmd_exec(struct app *app, int argc, char **argv);
+int cmd_watch(struct app *app, int argc, char **argv);
+/* paddock show ACTION --follow (cmd_watch.c): the action's output until it ends; its exit
+ * code (0 without one), or 1 after printing why it could not follow. */
+int watch_action_follow(struct app *app, long long id);
 int cmd_files(struct app *app, int argc, char **argv);
 int cmd_cat(struct app *app, int argc, char **argv);
 

@@ -26,7 +26,18 @@ static void history_print(json_t *list)
         /* anything but done is said after the summary */
         cli_safe(json_string_value(json_object_get(a, "state")), st, sizeof(st));
         bool done = strcmp(st, "done") == 0;
-        printf("%-7lld  %-19s  %-16.16s  %-11.11s  %-6s  %-9s  %4s  %9s  %s%s%s%s\n",
+        /* an automatic decision names its rule (id and pattern, as it was then) */
+        char by_rule[300] = "";
+        json_t *rule = json_object_get(a, "rule");
+        if (json_is_object(rule)) {
+            char pat[240];
+            snprintf(
+                by_rule, sizeof(by_rule), "  [%s by rule %lld \"%s\"]",
+                strcmp(st, "rejected") == 0 ? "denied" : "allowed",
+                (long long)json_integer_value(json_object_get(rule, "id")),
+                cli_safe(json_string_value(json_object_get(rule, "pattern")), pat, sizeof(pat)));
+        }
+        printf("%-7lld  %-19s  %-16.16s  %-11.11s  %-6s  %-9s  %4s  %9s  %s%s%s%s%s\n",
                (long long)json_integer_value(json_object_get(a, "id")),
                cli_time(json_number_value(json_object_get(a, "created_at")), when, sizeof(when)),
                cli_safe(json_string_value(json_object_get(a, "session_id")), sid, sizeof(sid)),
@@ -34,7 +45,7 @@ static void history_print(json_t *list)
                cli_safe(json_string_value(json_object_get(a, "risk")), risk, sizeof(risk)),
                cli_safe(json_string_value(json_object_get(a, "approval")), appr, sizeof(appr)), ec,
                ms, cli_safe(json_string_value(json_object_get(a, "summary")), what, sizeof(what)),
-               done ? "" : "  [", done ? "" : st, done ? "" : "]");
+               done ? "" : "  [", done ? "" : st, done ? "" : "]", by_rule);
     }
 }
 

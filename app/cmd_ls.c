@@ -1,11 +1,13 @@
 /* paddock ls: sessions as a table or JSON. */
 #include "app/app.h"
+#include "app/cli.h"
 #include "client/client.h"
 
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int cmd_ls(struct app *app, int argc, char **argv)
@@ -60,6 +62,14 @@ int cmd_ls(struct app *app, int argc, char **argv)
                    json_string_value(json_object_get(s, "image")),
                    (long long)json_integer_value(json_object_get(s, "action_count")),
                    (long long)json_integer_value(json_object_get(s, "pending_approvals")), when);
+            /* Why a session cannot take actions (paused at its disk limit, stopped, in
+             * error): on a line of its own under it. */
+            const char *state = json_string_value(json_object_get(s, "state"));
+            const char *why = json_string_value(json_object_get(s, "reason"));
+            char safe[400];
+            if (why && *why && state && strcmp(state, "ready") != 0 &&
+                strcmp(state, "deleted") != 0)
+                printf("%-16s  └ %s\n", "", cli_safe(why, safe, sizeof(safe)));
         }
     }
     json_decref(reply);

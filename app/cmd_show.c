@@ -4,6 +4,7 @@
 #include "app/cli.h"
 #include "client/action_detail.h"
 #include "client/action_view.h"
+#include "common/size.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -80,6 +81,19 @@ static void show_session(json_t *s, json_t *events)
              (long long)json_integer_value(json_object_get(s, "action_count")),
              (long long)json_integer_value(json_object_get(s, "pending_approvals")));
     show_field("actions", buf);
+    /* The disk watchdog's last measurement (engine/disk.c), once there is one. */
+    json_t *disk = json_object_get(s, "disk");
+    if (json_is_object(disk)) {
+        char used[32], limit[32], line[400];
+        const char *err = json_string_value(json_object_get(disk, "error"));
+        snprintf(
+            line, sizeof(line), "%s used of %s (measured %s)%s%s",
+            size_format(json_integer_value(json_object_get(disk, "used")), used, sizeof(used)),
+            size_format(json_integer_value(json_object_get(disk, "limit")), limit, sizeof(limit)),
+            cli_time(json_number_value(json_object_get(disk, "at")), buf, sizeof(buf)),
+            err ? "; not measured: " : "", err ? err : "");
+        show_field("disk", line);
+    }
     /* env: names only (the engine keeps no values); withheld: each name and why. */
     char names[512] = "";
     size_t i;
@@ -123,11 +137,26 @@ static void show_session(json_t *s, json_t *events)
 
 int cmd_show(struct app *app, int argc, char **argv)
 {
-    bool as_json = false;
-    int rc = cli_parse_json_only(argc, argv, &as_json,
-                                 "usage: paddock show [--json] SESSION | ACTION-ID\n");
-    if (rc >= 0)
-        return rc;
+    bool as_json = false, follow = false;
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"follow", no_argument, NULL, 'f'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "jfh", opts, NULL)) != -1) {
+        if (c == 'j') {
+            as_json = true;
+        } else if (c == 'f') {
+            follow = true;
+        } else if (c == 'h') {
+            printf("usage: paddock show [--json] SESSION | ACTION-ID\n"
+                   "       paddock show ACTION-ID --follow   its output as it runs, until it "
+                   "ends (exits with its exit code)\n");
+            return 0;
+        } else {
+            return 2;
+        }
+    }
     if (optind >= argc) {
         fprintf(stderr, "paddock show: name a session (id or name) or an action (its number)\n");
         return 2;
@@ -135,6 +164,13 @@ int cmd_show(struct app *app, int argc, char **argv)
     const char *ref = argv[optind];
     bool digits = *ref && strspn(ref, "0123456789") == strlen(ref) && strlen(ref) < 16;
     char path[200];
+    if (follow && (!digits || as_json)) {
+        fprintf(stderr, "paddock show: --follow takes an action's number%s\n",
+                as_json ? ", without --json" : " (paddock watch follows a session)");
+        return 2;
+    }
+    if (follow)
+        return watch_action_follow(app, strtoll(ref, NULL, 10));
     if (digits) {
         snprintf(path, sizeof(path), "/v1/actions/%s", ref);
         json_t *a = cli_call(app, "show", "GET", path, NULL, 200);

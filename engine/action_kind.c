@@ -23,7 +23,11 @@ static enum action_file_change action_kind_file_edited(const char *command)
 }
 
 static const struct action_kind action_kinds[] = {
-    {.name = "run", .summary_arg = "command", .classify = risk_classify_run, .shell_like = true},
+    {.name = "run",
+     .summary_arg = "command",
+     .classify = risk_classify_run,
+     .shell_like = true,
+     .streams = true},
     {.name = "run_ipython",
      .summary_arg = "code",
      .classify = risk_classify_ipython,

@@ -38,6 +38,9 @@ struct action_kind {
     /* Runs code (a shell, a Python cell): what it does to files is not recorded, so the
      * changes call it opaque. */
     bool shell_like;
+    /* Its output is worth watching while it runs: the executor is asked to stream it
+     * (?paddock_stream=1), and the engine passes it on (engine/output.c). */
+    bool streams;
     /* Through the executor's file endpoints (engine/files.c), not execute_action. */
     bool transfer;
     /* Done by the engine itself (a terminal, a create), never through execute_action: its

@@ -4,12 +4,14 @@
 #include "engine/base/session_state.h"
 #include "engine/browse.h"
 #include "engine/changes.h"
+#include "engine/disk.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/files.h"
 #include "engine/gc.h"
 #include "engine/listen.h"
 #include "engine/logs.h"
+#include "engine/output.h"
 #include "engine/pool.h"
 #include "engine/remote_runtime.h"
 #include "engine/seccomp_probe.h"
@@ -34,6 +36,8 @@ static void route_info(struct api_req *r)
     json_object_set_new(info, "seccomp", seccomp_probe_info(eng));
     json_object_set_new(info, "security", security_info(eng));
     json_object_set_new(info, "channel", json_string(api_req_channel(r)));
+    json_object_set_new(info, "disk", disk_info_json(eng));
+    json_object_set_new(info, "unsafe_bench", engine_bench_info(eng));
     api_reply_json(r, 200, info);
 }
 
@@ -144,6 +148,9 @@ json_t *api_stored_session(struct api_req *r)
 static void route_session_get(struct api_req *r)
 {
     json_t *s = api_stored_session(r);
+    json_t *disk = s ? disk_session_json(api_req_engine(r), api_req_param(r, 0)) : NULL;
+    if (disk)
+        json_object_set_new(s, "disk", disk);
     if (s)
         api_reply_json(r, 200, s);
 }
@@ -190,6 +197,22 @@ static void route_session_resume(struct api_req *r)
     struct session *s = api_live_session(r);
     if (s)
         session_resume(s, route_reply_result, r);
+}
+
+/* POST /v1/sessions/{id}/limits {"disk": SIZE}: the operator raises (or lowers) the limit. */
+static void route_session_limits(struct api_req *r)
+{
+    struct session *s = api_live_session(r);
+    json_t *body = s ? api_req_json(r, 0) : NULL;
+    if (!body)
+        return;
+    char msg[300];
+    enum err_code e = disk_limit_set(api_req_engine(r), session_id(s), body, msg, sizeof(msg));
+    json_decref(body);
+    if (e != ERR_NONE)
+        api_reply_error(r, e, "%s", msg);
+    else
+        route_session_get(r);
 }
 
 static void route_session_stop(struct api_req *r)
@@ -315,50 +338,65 @@ static void route_pool_set(struct api_req *r)
  * root terminal) is not a route of its own: [security] decides it where it is asked
  * (engine/security.c). */
 const struct api_route api_routes[] = {
-    {.method = "GET", .pattern = "/v1/info", .fn = route_info},
-    {.method = "GET", .pattern = "/v1/sessions", .fn = route_sessions_list},
-    {.method = "POST", .pattern = "/v1/sessions", .fn = route_sessions_create},
-    {.method = "GET", .pattern = "/v1/sessions/*", .fn = route_session_get},
-    {.method = "DELETE", .pattern = "/v1/sessions/*", .fn = route_session_delete},
-    {.method = "POST", .pattern = "/v1/sessions/*/execute_action", .fn = api_route_execute},
-    {.method = "POST", .pattern = "/v1/risk", .fn = api_route_risk},
-    {.method = "GET", .pattern = "/v1/actions/*", .fn = api_route_action_get},
+    {"GET", "/v1/info", route_info, 0},
+    {"GET", "/v1/sessions", route_sessions_list, 0},
+    {"POST", "/v1/sessions", route_sessions_create, 0},
+    {"GET", "/v1/sessions/*", route_session_get, 0},
+    {"DELETE", "/v1/sessions/*", route_session_delete, 0},
+    /* The operator's call: an agent does not raise its own sandbox's disk limit. */
     {.method = "POST",
-     .pattern = "/v1/actions/*/approve",
-     .fn = api_route_action_approve,
+     .pattern = "/v1/sessions/*/limits",
+     .fn = route_session_limits,
      .flags = API_ROUTE_OPERATOR},
-    {.method = "POST",
-     .pattern = "/v1/actions/*/reject",
-     .fn = api_route_action_reject,
-     .flags = API_ROUTE_OPERATOR},
-    {.method = "GET", .pattern = "/v1/approvals", .fn = api_route_approvals},
-    {.method = "GET", .pattern = "/v1/verify", .fn = api_route_verify},
-    {.method = "GET", .pattern = "/v1/sessions/*/rules", .fn = api_route_rules_get},
+    {"POST", "/v1/sessions/*/execute_action", api_route_execute, 0},
+    {"POST", "/v1/risk", api_route_risk, 0},
+    {"GET", "/v1/actions/*", api_route_action_get, 0},
+    {"GET", "/v1/actions/*/output", output_route_get, 0},
+    {"POST", "/v1/actions/*/approve", api_route_action_approve, API_ROUTE_OPERATOR},
+    {"POST", "/v1/actions/*/reject", api_route_action_reject, API_ROUTE_OPERATOR},
+    {"GET", "/v1/approvals", api_route_approvals, 0},
+    {"GET", "/v1/verify", api_route_verify, 0},
+    {"GET", "/v1/sessions/*/rules", api_route_session_rules_get, 0},
+    /* The operator's rules: a change is the operator's, never the agent's. */
     {.method = "POST",
      .pattern = "/v1/sessions/*/rules",
+     .fn = api_route_session_rules_add,
+     .flags = API_ROUTE_OPERATOR},
+    {"GET", "/v1/rules", api_route_rules_list, 0},
+    {.method = "POST",
+     .pattern = "/v1/rules",
      .fn = api_route_rules_add,
      .flags = API_ROUTE_OPERATOR},
-    {.method = "GET", .pattern = "/v1/history", .fn = api_route_history},
-    {.method = "POST", .pattern = "/v1/sessions/*/terminal", .fn = terminal_route_open},
-    {.method = "POST", .pattern = "/v1/sessions/*/terminal/resize", .fn = terminal_route_resize},
-    {.method = "GET", .pattern = "/v1/sessions/*/terminal/*", .fn = terminal_route_get},
-    {.method = "GET", .pattern = "/v1/sessions/*/actions", .fn = route_session_actions},
-    {.method = "POST", .pattern = "/v1/sessions/*/pause", .fn = route_session_pause},
-    {.method = "POST", .pattern = "/v1/sessions/*/resume", .fn = route_session_resume},
-    {.method = "POST", .pattern = "/v1/sessions/*/stop", .fn = route_session_stop},
-    {.method = "GET", .pattern = "/v1/sessions/*/events", .fn = route_session_events},
-    {.method = "POST", .pattern = "/v1/gc", .fn = route_gc, .flags = API_ROUTE_OPERATOR},
-    {.method = "GET", .pattern = "/v1/sessions/*/logs", .fn = logs_route_get},
-    {.method = "GET", .pattern = "/v1/sessions/*/changes", .fn = changes_route_get},
-    {.method = "GET", .pattern = "/v1/sessions/*/stats", .fn = route_session_stats},
-    {.method = "GET", .pattern = "/v1/events", .fn = api_events_open},
-    {.method = "GET", .pattern = "/v1/pool", .fn = route_pool_get},
-    {.method = "POST", .pattern = "/v1/pool", .fn = route_pool_set, .flags = API_ROUTE_OPERATOR},
-    {.method = "POST", .pattern = "/v1/sessions/*/upload_file", .fn = files_route_upload},
-    {.method = "GET", .pattern = "/v1/sessions/*/download_files", .fn = files_route_download},
-    {.method = "POST", .pattern = "/v1/sessions/*/list_files", .fn = files_route_list},
-    {.method = "GET", .pattern = "/v1/sessions/*/alive", .fn = files_route_alive},
-    {.method = "GET", .pattern = "/v1/sessions/*/server_info", .fn = files_route_server_info},
+    {"GET", "/v1/rules/*", api_route_rule_get, 0},
+    {.method = "PATCH",
+     .pattern = "/v1/rules/*",
+     .fn = api_route_rule_edit,
+     .flags = API_ROUTE_OPERATOR},
+    {.method = "DELETE",
+     .pattern = "/v1/rules/*",
+     .fn = api_route_rule_remove,
+     .flags = API_ROUTE_OPERATOR},
+    {"GET", "/v1/history", api_route_history, 0},
+    {"POST", "/v1/sessions/*/terminal", terminal_route_open, 0},
+    {"POST", "/v1/sessions/*/terminal/resize", terminal_route_resize, 0},
+    {"GET", "/v1/sessions/*/terminal/*", terminal_route_get, 0},
+    {"GET", "/v1/sessions/*/actions", route_session_actions, 0},
+    {"POST", "/v1/sessions/*/pause", route_session_pause, 0},
+    {"POST", "/v1/sessions/*/resume", route_session_resume, 0},
+    {"POST", "/v1/sessions/*/stop", route_session_stop, 0},
+    {"GET", "/v1/sessions/*/events", route_session_events, 0},
+    {"POST", "/v1/gc", route_gc, API_ROUTE_OPERATOR},
+    {"GET", "/v1/sessions/*/logs", logs_route_get, 0},
+    {"GET", "/v1/sessions/*/changes", changes_route_get, 0},
+    {"GET", "/v1/sessions/*/stats", route_session_stats, 0},
+    {"GET", "/v1/events", api_events_open, 0},
+    {"GET", "/v1/pool", route_pool_get, 0},
+    {"POST", "/v1/pool", route_pool_set, API_ROUTE_OPERATOR},
+    {"POST", "/v1/sessions/*/upload_file", files_route_upload, 0},
+    {"GET", "/v1/sessions/*/download_files", files_route_download, 0},
+    {"POST", "/v1/sessions/*/list_files", files_route_list, 0},
+    {"GET", "/v1/sessions/*/alive", files_route_alive, 0},
+    {"GET", "/v1/sessions/*/server_info", files_route_server_info, 0},
     {.method = "GET",
      .pattern = "/v1/sessions/*/files",
      .fn = browse_route_list,

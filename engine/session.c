@@ -10,6 +10,7 @@
 #include "engine/base/util.h"
 #include "engine/builder.h"
 #include "engine/changes.h"
+#include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -615,6 +616,12 @@ int session_create(struct engine *eng, json_t *opts, bool agent, session_done_fn
     struct session_config *cfg = NULL;
     if (session_config_parse(eng, opts, &cfg, bad) < 0)
         return -1;
+    /* Before anything is recorded: the store keeps room for what it has acknowledged. */
+    static char floor_msg[640];
+    if (disk_floor_check(eng, "the session was not created", floor_msg, sizeof(floor_msg)) < 0) {
+        session_config_free(cfg);
+        return session_refuse(bad, ERR_STORAGE_FULL, floor_msg);
+    }
     /* What weakens the sandbox is the operator's call (docs/security.md). */
     static char refusal[700];
     char asked[1024];
@@ -664,6 +671,12 @@ int session_create_pooled(struct engine *eng, const char *image, session_done_fn
     json_decref(opts);
     if (rc < 0)
         return -1;
+    static char floor_msg[640]; /* the pool does not fill the store's last space either */
+    if (disk_floor_check(eng, "the warm sandbox was not created", floor_msg, sizeof(floor_msg)) <
+        0) {
+        session_config_free(cfg);
+        return session_refuse(bad, ERR_STORAGE_FULL, floor_msg);
+    }
     return session_create_cfg(eng, cfg, true, NULL, fn, ud, bad);
 }
 
@@ -957,6 +970,11 @@ int session_check_actionable(struct session *s, enum err_code *err, char *msg, s
         snprintf(msg, size, "session %s is busy: %s in progress; retry once it is done", s->id,
                  session_op_name(s->op));
         *err = ERR_CONFLICT;
+        return -1;
+    }
+    /* Before anything is recorded: the store keeps room for what it has acknowledged. */
+    if (disk_floor_check(s->eng, "not run", msg, size) < 0) {
+        *err = ERR_STORAGE_FULL;
         return -1;
     }
     return 0;

@@ -33,9 +33,9 @@ _paddock()
         return
     fi
     case $cmd in
-    pause | resume | stop | rm | show | export | history | approvals | exec)
+    pause | resume | stop | rm | show | export | history | approvals | exec | limit | watch)
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W "--json --help --format --output --raw --search --state --kind --risk --limit --before" -- "$cur"))
+            COMPREPLY=($(compgen -W "--json --help --format --output --raw --search --state --kind --risk --limit --before --disk" -- "$cur"))
         else
             COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))
         fi

@@ -516,9 +516,11 @@ static unsigned term_bg_ready(struct ui *ui, const struct pollfd *fds, int n)
 static unsigned term_on_event(struct ui *ui, const char *type, json_t *data)
 {
     struct term_tab *t = term_tab(ui);
-    if (!t || !t->log || strcmp(type, "action") != 0)
+    if (!t || !t->log)
         return 0;
-    unsigned dirty = agentlog_on_action(t->log, data);
+    unsigned dirty = strcmp(type, "action") == 0          ? agentlog_on_action(t->log, data)
+                     : strcmp(type, "action_output") == 0 ? agentlog_on_output(t->log, data)
+                                                          : 0;
     return t->agent ? dirty : 0;
 }
 

@@ -84,7 +84,8 @@ const struct err_entry err_table[ERR_COUNT] = {
                               .meaning = "a new sandbox's executor did not answer within 30 s"},
     [ERR_STORAGE_FULL] = {.name = "storage_full",
                           .status = 507,
-                          .meaning = "the disk under the state directory is full"},
+                          .meaning = "the disk under the state directory is full, or below the "
+                                     "engine's floor"},
     [ERR_REQUEST_TIMEOUT] = {.name = "request_timeout",
                              .status = 408,
                              .meaning = "the request's head or body did not arrive in time"},

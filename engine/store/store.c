@@ -150,6 +150,29 @@ static const char *const store_migrations[] = {
      * zeroes the old bytes. Sessions' rows are not in the chain: the record still verifies. */
     "UPDATE sessions SET config = json_set(config, '$.env', (SELECT json_group_array(key) "
     "FROM json_each(sessions.config, '$.env'))) WHERE json_type(config, '$.env') = 'object';",
+    /* 9 → 10: rules without fatigue (docs/approvals.md): engine-wide rules (no session; from
+     * the config file or the API), a rule limited to one kind of action, edits and removals
+     * (a removed rule stays, marked, so the record still finds it), and the rule that decided
+     * an action beside its approval. */
+    "CREATE TABLE rules_v10 ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  session_id TEXT,"
+    "  pattern TEXT NOT NULL,"
+    "  decision TEXT NOT NULL,"
+    "  created_by TEXT,"
+    "  created_at REAL NOT NULL,"
+    "  kind TEXT,"
+    "  origin TEXT NOT NULL DEFAULT 'operator',"
+    "  changed_by TEXT,"
+    "  changed_at REAL,"
+    "  removed INTEGER NOT NULL DEFAULT 0);"
+    "INSERT INTO rules_v10(id, session_id, pattern, decision, created_by, created_at) "
+    "SELECT id, session_id, pattern, decision, created_by, created_at FROM rules;"
+    "DROP TABLE rules;"
+    "ALTER TABLE rules_v10 RENAME TO rules;"
+    "CREATE INDEX rules_by_session ON rules(session_id);"
+    "ALTER TABLE approvals ADD COLUMN rule_id INTEGER;"
+    "ALTER TABLE approvals ADD COLUMN rule_pattern TEXT;",
 };
 
 /* The schema version whose migration also records the existing rows (C: SHA-256). */
