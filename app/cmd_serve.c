@@ -1,6 +1,7 @@
 /* paddock serve: the engine in the foreground. */
 #include "app/app.h"
 #include "app/config.h"
+#include "client/client.h"
 #include "common/size.h"
 #include "engine/engine.h"
 #include "engine/risk/policy.h"
@@ -189,9 +190,14 @@ int cmd_serve(struct app *app, int argc, char **argv)
         free(token);
         return 2;
     }
+    /* serve's own --state-dir moves the default agents' socket with it, as the operator's. */
+    char *serve_sock =
+        !sock && state && !app->agent_socket_given ? client_default_socket(state) : NULL;
     struct engine_options o = {
         .state_dir = state ? state : app->state_dir,
-        .socket_path = sock ? sock : app->agent_socket,
+        .socket_path = sock         ? sock
+                       : serve_sock ? serve_sock
+                                    : app->agent_socket,
         .executor = exe,
         .image = image && *image ? image : "paddock/base:local",
         .pool = pool,
@@ -222,6 +228,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
         fprintf(stderr, "paddock serve: %s\n", err ? err : "failed");
         free(err);
     }
+    free(serve_sock);
     free(exe);
     free(token);
     return rc < 0 ? 1 : 0;

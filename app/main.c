@@ -202,6 +202,7 @@ int main(int argc, char **argv)
     /* Commands talk on the operator's channel; --socket names the agents' socket, which
      * `serve` (and an engine started on demand) listens on (docs/security.md). */
     app.agent_socket = sock ? strdup(sock) : client_default_socket(app.state_dir);
+    app.agent_socket_given = sock || (env_sock && *env_sock);
     const char *env_opsock = getenv("PADDOCK_OPERATOR_SOCKET");
     if (!opsock && env_opsock && *env_opsock)
         opsock = env_opsock;
