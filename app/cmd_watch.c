@@ -186,7 +186,7 @@ int watch_action_follow(struct app *app, long long id)
 int cmd_watch(struct app *app, int argc, char **argv)
 {
     bool as_json = false;
-    int rc = cli_parse_json_only(argc, argv, &as_json, "usage: paddock watch SESSION\n");
+    int rc = cli_parse_json_only(argc, argv, &as_json);
     if (rc >= 0)
         return rc;
     if (optind >= argc || as_json) {

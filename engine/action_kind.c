@@ -79,7 +79,7 @@ void action_kind_names(bool (*keep)(const struct action_kind *k),
     size_t n = 0;
     const struct action_kind *k;
     for (size_t i = 0; (k = action_kind_at(i)); i++)
-        if (keep(k))
+        if (!keep || keep(k))
             out[n++] = k->name;
     out[n] = NULL;
 }

@@ -55,7 +55,7 @@ struct action_kind {
 const struct action_kind *action_kind_find(const char *name);
 /* The i-th row, or NULL past the last (to walk the table). */
 const struct action_kind *action_kind_at(size_t i);
-/* The names of the kinds that keep(row) says, NULL-terminated, into out. */
+/* The names of the kinds that keep(row) says (keep NULL: all), NULL-terminated, into out. */
 void action_kind_names(bool (*keep)(const struct action_kind *k),
                        const char *out[ACTION_KIND_MAX + 1]);
 bool action_kind_writes_files(const struct action_kind *k);

@@ -53,8 +53,9 @@ static int engine_lock(const char *state_dir, char **err)
         ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
         pid[n > 0 ? n : 0] = '\0';
         pid[strcspn(pid, "\n")] = '\0';
-        *err = util_strdupf("state dir %s is locked by another engine (pid %s)", state_dir,
-                            pid[0] ? pid : "?");
+        *err = util_strdupf("state dir %s is locked by another engine (pid %s): use that one "
+                            "(its socket), stop it (kill %s), or give another --state-dir",
+                            state_dir, pid[0] ? pid : "?", pid[0] ? pid : "PID");
         close(fd);
         free(path);
         return -1;
