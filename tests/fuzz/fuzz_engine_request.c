@@ -1,0 +1,96 @@
+/* The engine's JSON request handling, from the bytes of a request body on, as a local or TCP
+ * client sends them: parsed as api_req_json does (JSON_REJECT_DUPLICATES), then what the
+ * route does with the object before any Docker or store call. The first byte picks the route:
+ *   0  POST /v1/sessions: session_config_parse, then the stored form and the container body
+ *   1  POST /v1/risk and execute_action: the action's summary, risk and the operator rules
+ *   2  POST /v1/sessions/{id}/rules: policy_rule_check, then the rule matched against the
+ *      input's own text as a summary
+ * The engine is a stand-in with a state dir that does not exist: nothing is created. */
+#include "engine/action_kind.h"
+#include "engine/engine_internal.h"
+#include "engine/risk/policy.h"
+#include "engine/risk/risk.h"
+#include "engine/session.h"
+#include "engine/session_config.h"
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void route_sessions_create(json_t *opts)
+{
+    static struct engine eng = {
+        .state_dir = "/nonexistent/paddock-fuzz/state",
+        .executor_path = "/nonexistent/paddock-fuzz/paddock-executor",
+        .engine_id = "0123456789abcdef",
+        .default_image = "paddock/base:local",
+        .seccomp_opt = "seccomp=PROFILE",
+    };
+    struct session_config *c = NULL;
+    struct session_result bad = {0};
+    if (session_config_parse(&eng, opts, &c, &bad) < 0)
+        return;
+    json_decref(session_config_stored(c, &eng, "fuzzid", "paddock/base:local"));
+    json_decref(session_config_container(&eng, c, "fuzzid", "/nonexistent/paddock-fuzz/sock"));
+    session_config_free(c);
+}
+
+static void route_risk(json_t *body)
+{
+    json_t *action = json_object_get(body, "action");
+    if (!json_is_object(action) || !json_is_string(json_object_get(action, "action")))
+        return;
+    struct risk_result risk;
+    action_kind_classify(action, "/workspace", NULL, &risk);
+    if (risk.level < RISK_LOW || risk.level > RISK_HIGH)
+        abort();
+    const char *summary = action_kind_summary(json_string_value(json_object_get(action, "action")),
+                                              json_object_get(action, "args"));
+    json_t *rules = json_pack("[{s:s,s:s},{s:s,s:s}]", "pattern", "git push *", "decision",
+                              "deny", "pattern", "/workspace/*", "decision", "allow");
+    const char *pattern = NULL;
+    policy_rules_match(rules, summary ? summary : "", &pattern);
+    json_decref(rules);
+}
+
+static void route_rules_add(json_t *rule, const char *text)
+{
+    if (policy_rule_check(rule))
+        return;
+    json_t *rules = json_array();
+    json_array_append(rules, rule);
+    const char *pattern = NULL;
+    policy_rules_match(rules, text, &pattern);
+    json_decref(rules);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    json_t *j = json_loadb((const char *)data + 1, size - 1, JSON_REJECT_DUPLICATES, NULL);
+    if (!json_is_object(j)) {
+        json_decref(j);
+        return 0;
+    }
+    switch (data[0] % 3) {
+    case 0:
+        route_sessions_create(j);
+        break;
+    case 1:
+        route_risk(j);
+        break;
+    default: {
+        char *text = strndup((const char *)data + 1, size - 1);
+        if (text)
+            route_rules_add(j, text);
+        free(text);
+        break;
+    }
+    }
+    json_decref(j);
+    return 0;
+}
