@@ -257,7 +257,6 @@ static void export_cast(FILE *f, json_t *doc, bool raw)
     free(items);
 }
 
-
 void export_write(FILE *f, json_t *doc, const char *format, bool raw)
 {
     if (strcmp(format, "json") == 0) {
@@ -269,4 +268,3 @@ void export_write(FILE *f, json_t *doc, const char *format, bool raw)
         export_cast(f, doc, raw);
     }
 }
-

@@ -49,8 +49,8 @@ static void route_risk(json_t *body)
         abort();
     const char *summary = action_kind_summary(json_string_value(json_object_get(action, "action")),
                                               json_object_get(action, "args"));
-    json_t *rules = json_pack("[{s:s,s:s},{s:s,s:s}]", "pattern", "git push *", "decision",
-                              "deny", "pattern", "/workspace/*", "decision", "allow");
+    json_t *rules = json_pack("[{s:s,s:s},{s:s,s:s}]", "pattern", "git push *", "decision", "deny",
+                              "pattern", "/workspace/*", "decision", "allow");
     const char *pattern = NULL;
     policy_rules_match(rules, summary ? summary : "", &pattern);
     json_decref(rules);

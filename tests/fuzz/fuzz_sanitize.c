@@ -51,17 +51,21 @@ static void check_text(const char *out, size_t n, size_t outsz, unsigned flags)
 
 struct replay_out {
     char *data;
-    size_t len;
+    size_t len, cap;
 };
 
 static void replay_write(void *ctx, const char *p, size_t n)
 {
     struct replay_out *o = ctx;
-    char *more = realloc(o->data, o->len + n + 1);
-    if (!more)
-        abort();
-    memcpy(more + o->len, p, n);
-    o->data = more;
+    if (o->len + n > o->cap) {
+        size_t cap = 2 * (o->len + n);
+        char *more = realloc(o->data, cap);
+        if (!more)
+            abort();
+        o->data = more;
+        o->cap = cap;
+    }
+    memcpy(o->data + o->len, p, n);
     o->len += n;
 }
 
@@ -71,7 +75,8 @@ static void check_replay(const struct replay_out *o)
         abort();
     for (size_t i = 0; i < o->len; i++) {
         unsigned char c = (unsigned char)o->data[i];
-        if (c == 0x7f || (c < 0x20 && c != '\b' && c != '\t' && c != '\n' && c != '\r' && c != 0x1b))
+        if (c == 0x7f ||
+            (c < 0x20 && c != '\b' && c != '\t' && c != '\n' && c != '\r' && c != 0x1b))
             abort();
         /* an ESC is always followed by the rest of a kept sequence, never a string's start */
         if (c == 0x1b && (i + 1 == o->len || strchr("]PX^_", o->data[i + 1])))
@@ -123,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t dlen = 0;
     char *rd = sanitize_replay_dup(text, in.n, &dlen);
     if (rd) {
-        struct replay_out one = {rd, dlen};
+        struct replay_out one = {rd, dlen, dlen};
         if (rd[dlen] != '\0')
             abort();
         check_replay(&one);

@@ -89,7 +89,29 @@ def zip_archive(entries):
     return local + central + end
 
 
+def zip64_archive(name, data):
+    """One stored entry whose sizes and offset live in Zip64 extra fields, a data descriptor
+    after it, and the Zip64 end records before the classic one."""
+    name = name.encode()
+    crc = zlib.crc32(data) & 0xFFFFFFFF
+    extra = struct.pack("<HHQQ", 1, 16, len(data), len(data))
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 0x0808, 0, 0, 0x21, 0, 0xFFFFFFFF,
+                        0xFFFFFFFF, len(name), len(extra)) + name + extra + data
+    local += struct.pack("<IIQQ", 0x08074B50, crc, len(data), len(data))
+    cextra = struct.pack("<HHQQQ", 1, 24, len(data), len(data), 0)
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x032D, 45, 0x0808, 0, 0, 0x21, crc,
+                          0xFFFFFFFF, 0xFFFFFFFF, len(name), len(cextra), 0, 0, 0,
+                          0o100644 << 16, 0xFFFFFFFF) + name + cextra
+    end64_off = len(local) + len(central)
+    end64 = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, 1, 1, len(central),
+                        len(local))
+    locator = struct.pack("<IIQI", 0x07064B50, 0, end64_off, 1)
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    return local + central + end64 + locator + end
+
+
 def zips():
+    put("zip", "zip64", zip64_archive("big.txt", b"zip64 entry\n"))
     f = 0o100644 << 16
     d = (0o40755 << 16) | 0x10
     put("zip", "stored", zip_archive([("dir/", b"", 0, d), ("dir/a.txt", b"hello\n", 0, f)]))
@@ -120,6 +142,15 @@ def marker():
     put("marker", "one", "\x05output line\r\n" + m + "more")
     put("marker", "split", "\x33" + "x" * 50 + m[:10] + "y" + m + m)
     put("marker", "bad_body", "\x01\x1ePDKn0nce{x;y}n0nceKDP__tail")
+
+
+def htmltext():
+    put("htmltext", "page", "<!DOCTYPE html><html><head><title>t</title><style>p{}</style>"
+        "<script>var x = '</p>';</script></head><body><h1>Title &amp; more</h1><p>a&nbsp;b"
+        " &#233; &#x2014; &#0; &#x110000; &bogus; &lt</p><ul><li>one<li>two</ul>"
+        "<table><tr><td>c</td></tr></table><br/><!-- comment --><pre>  keep\n</pre>"
+        "<a href='x'>link</a><![CDATA[x]]></body></html>")
+    put("htmltext", "broken", "<p <div>unclosed <script>no end")
 
 
 def risk_shell():
@@ -217,6 +248,6 @@ def cast():
     put("cast", "doc_md", b"\x02" + j(doc).encode())
 
 
-for fn in (executor_action, multipart, zips, bashsplit, marker, risk_shell, docker_stream,
+for fn in (executor_action, multipart, zips, bashsplit, marker, htmltext, risk_shell, docker_stream,
            engine_request, sanitize, config, cast):
     fn()
