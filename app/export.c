@@ -211,9 +211,11 @@ static void export_cast(FILE *f, json_t *doc, bool raw)
     char title[300];
     snprintf(title, sizeof(title), "paddock session %s",
              json_string_value(json_object_get(s, "name")) ?: "?");
+    /* a time past year 9999 is no time (cli_time): no integer may be made of it */
+    json_int_t stamp = t0 > 0 && t0 < 253402300800.0 ? (json_int_t)t0 : 0;
     json_t *hdr =
         json_pack("{s:i,s:i,s:i,s:I,s:s,s:{s:s}}", "version", 2, "width", 120, "height", 36,
-                  "timestamp", (json_int_t)t0, "title", title, "env", "TERM", "xterm-256color");
+                  "timestamp", stamp, "title", title, "env", "TERM", "xterm-256color");
     char *h = json_dumps(hdr, JSON_COMPACT);
     fprintf(f, "%s\n", h ? h : "{}");
     free(h);

@@ -54,6 +54,12 @@ def executor_action():
     put("executor_action", "nul", b'{"action":{"action":"write","args":{"path":"/a\\u0000b",'
                                   b'"content":"x"}}}')
     put("executor_action", "unknown", j({"action": {"action": "fly", "args": {}}}))
+    big = 1e300
+    put("executor_action", "big_numbers", j({"action": {"action": "read", "timeout": big, "args": {
+        "path": "/a", "start": 9223372036854775807, "end": -9223372036854775808,
+        "view_range": [big, -big]}}}))
+    put("executor_action", "big_edit", j({"action": {"action": "edit", "args": {
+        "path": "/a", "command": "insert", "insert_line": 1e19, "new_str": "x"}}}))
 
 
 def multipart():
@@ -195,6 +201,10 @@ def engine_request():
         {"gpus": "all", "runtime": "runc", "keep_alive": False, "confirm": "medium",
          "approval_timeout": 30, "setup": ["apt-get install -y jq"], "rebuild": True},
     ]
+    sessions.append({"limits": {"cpus": 1e300, "memory": 1e300, "pids": 1e19,
+                                "disk": "99999999999999999999t"},
+                     "approval_timeout": 1e300, "ports": [1e10, {"port": -1e300}],
+                     "gpus": 1e19})
     for i, s in enumerate(sessions):
         put("engine_request", "session%d" % i, b"\x00" + j(s).encode())
     actions = [
@@ -246,6 +256,12 @@ def cast():
     put("cast", "doc", b"\x00" + j(doc).encode())
     put("cast", "doc_raw", b"\x01" + j(doc).encode())
     put("cast", "doc_md", b"\x02" + j(doc).encode())
+    doc["session"]["created_at"] = 1e300
+    for a in doc["actions"]:
+        a.update({"created_at": -1e300, "started_at": 1e300, "finished_at": 1e19,
+                  "id": 9223372036854775807, "exit_code": 1e300, "duration_ms": 1e300})
+    put("cast", "big_times", b"\x00" + j(doc).encode())
+    put("cast", "big_times_md", b"\x02" + j(doc).encode())
 
 
 for fn in (executor_action, multipart, zips, bashsplit, marker, htmltext, risk_shell, docker_stream,
