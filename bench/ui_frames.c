@@ -246,6 +246,24 @@ static void bench_fill_changes(struct ui *ui)
     json_decref(reply);
 }
 
+/* The Files tab's tree: a workspace listing as long as the tab takes (500), directories first. */
+static void bench_fill_files(struct ui *ui)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < 500; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), i < 40 ? "module%03d" : "file%04d.c", i);
+        json_array_append_new(list, json_pack("{s:s, s:s, s:I, s:I}", "name", name, "type",
+                                              i < 40 ? "directory" : "file", "size",
+                                              (json_int_t)(i * 37), "mtime", (json_int_t)0));
+    }
+    json_t *reply =
+        json_pack("{s:s, s:s, s:o, s:I, s:I}", "path", "/workspace", "type", "directory", "entries",
+                  list, "total", (json_int_t)1500, "omitted", (json_int_t)1000);
+    tab_files_take(ui, 200, reply, NULL);
+    json_decref(reply);
+}
+
 /* ---- a log view: the Logs view's buffer drawn as a Logs tab would, until one is on main:
  * timestamps, stderr in another colour, every search match highlighted, a status line ---- */
 
@@ -588,6 +606,8 @@ static int bench_size(int cols, int rows, int frames, unsigned long long lines,
         bench_fill_actions(&ui);
         if (ui_tabs[t] == &tab_changes)
             bench_fill_changes(&ui);
+        if (ui_tabs[t] == &tab_files)
+            bench_fill_files(&ui);
         ui.focus = UI_PANE_DETAIL;
         snprintf(what, sizeof(what), "%s tab: full redraw", ui_tabs[t]->name);
         bench_measure(&r, what, n, bench_full);

@@ -710,6 +710,20 @@ bool api_req_is_tcp(struct api_req *r)
     return r->api->tcp;
 }
 
+const char *api_req_peer(struct api_req *r, char *buf, size_t size)
+{
+    struct ucred cr;
+    socklen_t len = sizeof(cr);
+    int fd = api_req_fd(r);
+    if (r->api->tcp)
+        snprintf(buf, size, "a TCP client");
+    else if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0)
+        snprintf(buf, size, "uid %u", (unsigned)cr.uid);
+    else
+        snprintf(buf, size, "an unknown peer");
+    return buf;
+}
+
 const char *api_req_path(struct api_req *r)
 {
     return r->url;

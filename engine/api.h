@@ -16,10 +16,15 @@ struct session;
 
 typedef void (*api_handler_fn)(struct api_req *req);
 
+/* Route flags. OPERATOR: the operator's own request (reading the workspace), never the
+ * agent's; a channel that tells the operator from the agent admits only the operator to it. */
+#define API_ROUTE_OPERATOR 1u
+
 struct api_route {
     const char *method;
     const char *pattern; /* "/v1/sessions/ * /actions": "*" matches one path segment */
     api_handler_fn fn;
+    unsigned flags; /* API_ROUTE_* */
 };
 
 /* Routes live in api_routes.c: adding an endpoint is one handler and one table line. */
@@ -90,6 +95,9 @@ void api_route_history(struct api_req *r);
  * listen_auth_check before anything else. The events feed reaches both. 0, or -1 with *err. */
 int api_listen_tcp(struct api *a, int listen_fd, char **err);
 bool api_req_is_tcp(struct api_req *r);
+/* Who sent the request, for the record: "uid N" (the unix socket's peer, SO_PEERCRED) or "a
+ * TCP client". Returns buf. */
+const char *api_req_peer(struct api_req *r, char *buf, size_t size);
 /* The request's path (no query string). */
 const char *api_req_path(struct api_req *r);
 /* A request header's value (case-insensitive name), or NULL. */

@@ -96,6 +96,8 @@ enum MHD_Result endpoint_list(struct request *rq);
 enum MHD_Result endpoint_upload_start(struct request *rq);
 int endpoint_upload_data(struct request *rq, const char *data, size_t n);
 enum MHD_Result endpoint_upload(struct request *rq);
+/* endpoint_browse.c: POST /browse, the operator's reads (a paddock extension) */
+enum MHD_Result endpoint_browse(struct request *rq);
 /* endpoint_download.c */
 enum MHD_Result endpoint_download(struct request *rq);
 

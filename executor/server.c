@@ -42,6 +42,7 @@ static const struct route routes[] = {
     {"/upload_file", MHD_HTTP_METHOD_POST, ENDPOINT_STREAM, endpoint_upload_start,
      endpoint_upload_data, endpoint_upload},
     {"/download_files", MHD_HTTP_METHOD_GET, 0, NULL, NULL, endpoint_download},
+    {"/browse", MHD_HTTP_METHOD_POST, ENDPOINT_BODY, NULL, NULL, endpoint_browse},
 };
 
 /* ---- replies and the request API (endpoint.h) ------------------------------------------ */

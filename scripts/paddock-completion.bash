@@ -40,6 +40,13 @@ _paddock()
             COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))
         fi
         ;;
+    files | cat)
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--json --help --limit --max --raw" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))
+        fi
+        ;;
     risk)
         if [[ $prev == --session ]]; then
             COMPREPLY=($(compgen -W "$(_paddock_sessions)" -- "$cur"))

@@ -27,7 +27,7 @@
 /* The detail pane's tabs, in order: one entry per tab file. */
 extern const struct ui_page tab_overview, tab_resources, tab_terminal;
 const struct ui_page *const ui_tabs[] = {
-    &tab_overview, &tab_logs, &tab_actions, &tab_resources, &tab_terminal, &tab_changes,
+    &tab_overview, &tab_logs, &tab_actions, &tab_resources, &tab_terminal, &tab_changes, &tab_files,
 };
 const size_t ui_ntabs = sizeof(ui_tabs) / sizeof(ui_tabs[0]);
 
@@ -39,6 +39,7 @@ const struct ui_view *const ui_lists[UI_LIST_COUNT] = {
     [UI_LIST_HISTORY_ACTIONS] = &view_history_actions,
     [UI_LIST_HISTORY_SEARCH] = &view_history_search,
     [UI_LIST_CHANGES] = &view_changes,
+    [UI_LIST_FILES] = &view_files,
 };
 
 #define UI_REQUEST_MS 10000 /* a fetch that takes longer is reported, not waited for */

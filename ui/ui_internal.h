@@ -38,6 +38,7 @@ enum ui_list_id {
     UI_LIST_HISTORY_ACTIONS, /* page_history.c: one session's actions */
     UI_LIST_HISTORY_SEARCH,  /* page_history.c: full-text search results */
     UI_LIST_CHANGES,         /* tab_changes.c: the files a session changed */
+    UI_LIST_FILES,           /* tab_files.c: the workspace's tree */
     UI_LIST_COUNT
 };
 
@@ -168,6 +169,7 @@ extern const struct ui_page page_history;
 unsigned page_history_show(struct ui *ui);
 extern const struct ui_page tab_logs;
 extern const struct ui_page tab_changes;
+extern const struct ui_page tab_files;
 /* One action shown whole (full screen): Enter on the Actions or Changes tab. */
 extern const struct ui_page page_action;
 unsigned page_action_show(struct ui *ui, long long id);
@@ -176,6 +178,9 @@ struct logbuf *tab_logs_buffer(struct ui *ui);
 /* What the open Changes tab does with an answer of GET /v1/sessions/{id}/changes (its fetch's
  * callback; the frame bench feeds it a list without an engine). */
 void tab_changes_take(struct ui *ui, int status, json_t *reply, const char *err);
+/* What the open Files tab does with an answer of GET /v1/sessions/{id}/files for the workspace
+ * (its fetch's callback; the frame bench feeds it a listing without an engine). */
+void tab_files_take(struct ui *ui, int status, json_t *reply, const char *err);
 
 /* ---- a modal (prompt, confirm, form): takes every key while set ---- */
 
@@ -464,6 +469,7 @@ extern const struct ui_view view_approvals;
 extern const struct ui_view view_actions;
 extern const struct ui_view view_history, view_history_actions, view_history_search;
 extern const struct ui_view view_changes;
+extern const struct ui_view view_files;
 extern const struct ui_view *const ui_lists[UI_LIST_COUNT];
 /* Approve or reject the selected approval / action ID (reason may be NULL). Dirty bits. */
 unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason);

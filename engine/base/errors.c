@@ -20,6 +20,10 @@ const struct err_entry err_table[ERR_COUNT] = {
     [ERR_UNAUTHORIZED] = {.name = "unauthorized",
                           .status = 401,
                           .meaning = "a TCP request without the bearer token or session key"},
+    [ERR_FORBIDDEN] = {.name = "forbidden",
+                       .status = 403,
+                       .meaning = "an operator read outside the workspace, through a link "
+                                  "leaving it, or of what the agent may not read"},
     [ERR_NOT_FOUND] = {.name = "not_found",
                        .status = 404,
                        .meaning = "no such session, action, terminal or route"},

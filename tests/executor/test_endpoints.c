@@ -718,6 +718,105 @@ static void test_list_files_paths(void **state)
     bb_expect_run(&ex, back, BB_ANY_EXIT, NULL);
 }
 
+/* ---- /browse (the operator's reads) ------------------------------------------------------ */
+
+static struct bb_reply browse(const char *op, const char *path, const char *extra)
+{
+    char body[1024];
+    snprintf(body, sizeof body, "{\"op\": \"%s\", \"path\": \"%s\"%s}", op, path,
+             extra ? extra : "");
+    return bb_http(&ex, "POST", "/browse", body);
+}
+
+static void expect_browse_refused(const char *op, const char *path, const char *words)
+{
+    struct bb_reply r = browse(op, path, NULL);
+    assert_int_equal(r.status, 403);
+    bb_assert_contains(detail(&r), words);
+    bb_reply_free(&r);
+}
+
+/* Inside the workspace: listed (bounded, links not followed) and read; a FIFO described
+ * without blocking; a binary file's bytes only with raw. */
+static void test_browse_reads(void **state)
+{
+    (void)state;
+    char *d = strdup(bb_path(ex.work, "br"));
+    mkdir(d, 0755);
+    for (int i = 0; i < 12; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "f%02d", i);
+        bb_write_file(bb_path(d, name), "hi\n", 3);
+    }
+    mkdir(bb_path(d, "sub"), 0755);
+    assert_int_equal(symlink("/etc", bb_path(d, "out")), 0);
+    assert_int_equal(symlink("f00", bb_path(d, "near")), 0);
+    assert_int_equal(mkfifo(bb_path(d, "pipe"), 0644), 0);
+    bb_write_file(bb_path(d, "bin"), "\x89PNG\r\n\x1a\n\0\0", 10);
+    struct bb_reply r = browse("list", "br", ", \"limit\": 5");
+    assert_int_equal(r.status, 200);
+    json_t *entries = json_object_get(r.json, "entries");
+    assert_int_equal(json_array_size(entries), 5);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(entries, 0), "name")),
+                        "sub");
+    assert_int_equal(json_integer_value(json_object_get(r.json, "total")), 17);
+    assert_int_equal(json_integer_value(json_object_get(r.json, "omitted")), 12);
+    bb_reply_free(&r);
+    r = browse("list", "br", NULL);
+    size_t i;
+    json_t *e;
+    bool saw_link = false;
+    json_array_foreach(json_object_get(r.json, "entries"), i, e)
+    {
+        if (strcmp(json_string_value(json_object_get(e, "name")), "out") == 0) {
+            assert_string_equal(json_string_value(json_object_get(e, "type")), "link");
+            assert_string_equal(json_string_value(json_object_get(e, "target")), "/etc");
+            saw_link = true;
+        }
+    }
+    assert_true(saw_link);
+    bb_reply_free(&r);
+    r = browse("read", "br/near", NULL);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(json_string_value(json_object_get(r.json, "content_base64")), "aGkK");
+    bb_reply_free(&r);
+    r = browse("read", "br/pipe", NULL);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(json_string_value(json_object_get(r.json, "type")), "fifo");
+    assert_null(json_object_get(r.json, "content_base64"));
+    bb_reply_free(&r);
+    r = browse("read", "br/bin", NULL);
+    assert_string_equal(json_string_value(json_object_get(r.json, "kind")), "PNG image");
+    assert_null(json_object_get(r.json, "content_base64"));
+    bb_reply_free(&r);
+    r = browse("read", "br/bin", ", \"raw\": true");
+    assert_string_equal(json_string_value(json_object_get(r.json, "content_base64")),
+                        "iVBORw0KGgoAAA==");
+    bb_reply_free(&r);
+    free(d);
+}
+
+/* Outside the workspace, .. and links leaving it: refused before anything is read. */
+static void test_browse_escapes_refused(void **state)
+{
+    (void)state;
+    mkdir(bb_path(ex.work, "esc"), 0755);
+    assert_int_equal(symlink("/etc", bb_path(ex.work, "esc/out")), 0);
+    assert_int_equal(symlink("../../../../../../../etc/passwd", bb_path(ex.work, "esc/pw")), 0);
+    expect_browse_refused("read", "/etc/passwd", "is outside the workspace");
+    expect_browse_refused("list", "/", "is outside the workspace");
+    expect_browse_refused("read", "../etc/passwd", "leaves the workspace");
+    expect_browse_refused("read", "esc/pw", "leaves the workspace");
+    expect_browse_refused("read", "esc/out/passwd", "leaves the workspace");
+    expect_browse_refused("list", "esc/out", "leaves the workspace");
+    struct bb_reply r = browse("read", "esc", NULL);
+    assert_int_equal(r.status, 400);
+    bb_reply_free(&r);
+    expect_detail(bb_http(&ex, "POST", "/browse", "{\"op\": \"remove\"}"), 400,
+                  "browse takes {\"path\", \"op\": \"list\"|\"read\", \"limit\": 1..5000, "
+                  "\"max\": 0..16777216, \"raw\": bool}");
+}
+
 /* ---- /server_info ------------------------------------------------------------------------ */
 
 static long long proc_value(const char *path, const char *key)
@@ -1137,6 +1236,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_download_errors),
         cmocka_unit_test(test_list_files_order),
         cmocka_unit_test(test_list_files_paths),
+        cmocka_unit_test(test_browse_reads),
+        cmocka_unit_test(test_browse_escapes_refused),
         cmocka_unit_test(test_server_info_fields),
         cmocka_unit_test(test_slow_body_does_not_block),
     };

@@ -53,7 +53,7 @@ title_before=$(flag pane_title)
 
 # ---------------------------------------------------------------- the tab, last in the bar
 screen | grep -qE 'Overview ─ Logs ─ Actions ─ Resources ─ Terminal ─ Changes ─' &&
-  ok "Changes is the last tab, after Terminal" || { fail "tab order"; screen >&2; }
+  ok "Changes comes after Terminal" || { fail "tab order"; screen >&2; }
 show_tab Changes "changed  D " || { fail "the Changes tab shows its counts"; screen >&2; exit 1; }
 tm send-keys -t dash l
 wait_for "D 0 deleted" && wait_gone "/workspace/" 5 &&

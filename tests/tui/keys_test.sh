@@ -94,11 +94,11 @@ active_tab() { cells runs underline | grep '^1:' | head -1 | sed 's/^1: *//; s/ 
 active_tab_is() { [ "$(active_tab)" = "$1" ]; }
 expect_tab() { poll 100 active_tab_is "$1"; }
 expect_tab Overview && ok "Overview is the first tab" || fail "first tab (got '$(active_tab)')"
-for want in Logs Actions Resources Terminal Changes Overview; do
+for want in Logs Actions Resources Terminal Changes Files Overview; do
   tm send-keys -t dash ']'
   expect_tab "$want" && ok "] shows the $want tab" || { fail "] to $want (got '$(active_tab)')"; }
 done
-for want in Changes Terminal Resources Actions Logs Overview; do
+for want in Files Changes Terminal Resources Actions Logs Overview; do
   tm send-keys -t dash '['
   expect_tab "$want" && ok "[ shows the $want tab" || { fail "[ to $want (got '$(active_tab)')"; }
 done

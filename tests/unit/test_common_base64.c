@@ -53,11 +53,42 @@ static void test_base64_binary_and_append(void **state)
     buf_free(&out);
 }
 
+/* Decoding gives back what encoding took, for every length's padding; what is not base64
+ * (a wrong length, a stray character, '=' inside) is refused and leaves out unchanged. */
+static void test_base64_decode(void **state)
+{
+    static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        struct buf enc = BUF_INIT, dec = BUF_INIT;
+        assert_int_equal(base64_encode(&enc, (const unsigned char *)plain[i], strlen(plain[i])), 0);
+        assert_int_equal(base64_decode(&dec, enc.data ? enc.data : "", enc.len), 0);
+        assert_int_equal(dec.len, strlen(plain[i]));
+        assert_memory_equal(dec.data ? dec.data : "", plain[i], dec.len);
+        buf_free(&enc);
+        buf_free(&dec);
+    }
+    const unsigned char bin[] = {0, 0xff, 0x10, 0x83, 0xfe};
+    struct buf enc = BUF_INIT, dec = BUF_INIT;
+    assert_int_equal(base64_encode(&enc, bin, sizeof bin), 0);
+    assert_int_equal(base64_decode(&dec, enc.data, enc.len), 0);
+    assert_int_equal(dec.len, sizeof bin);
+    assert_memory_equal(dec.data, bin, sizeof bin);
+    buf_free(&enc);
+    static const char *const bad[] = {"Zg=", "Z===", "Zm9v!A==", "Zg==Zg==", "=AAA"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t before = dec.len;
+        assert_int_equal(base64_decode(&dec, bad[i], strlen(bad[i])), -1);
+        assert_int_equal(dec.len, before);
+    }
+    buf_free(&dec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base64_rfc4648_vectors),
         cmocka_unit_test(test_base64_binary_and_append),
+        cmocka_unit_test(test_base64_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
