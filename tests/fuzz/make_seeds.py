@@ -230,6 +230,13 @@ def sanitize():
     put("sanitize", "long", b"\x18" + b"\x1b[" + b"1;" * 60 + b"m" + b"x" * 300)
 
 
+def base64():
+    put("base64", "text", "aGVsbG8gd29ybGQK")
+    put("base64", "pad1", "YWI=")
+    put("base64", "pad2", "YQ==")
+    put("base64", "bad", "YQ=a")
+
+
 def config():
     put("config", "full", "# paddock\n[sandbox]\nbase_container_image = \"img:1\"\n"
         "keep_runtime_alive = true\n\n[security]\nconfirmation_mode = false\n\n[paddock]\n"
@@ -265,5 +272,5 @@ def cast():
 
 
 for fn in (executor_action, multipart, zips, bashsplit, marker, htmltext, risk_shell, docker_stream,
-           engine_request, sanitize, config, cast):
+           engine_request, sanitize, base64, config, cast):
     fn()
