@@ -20,7 +20,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void route_sessions_create(json_t *opts)
+static void route_sessions_create(json_t *opts, const char *text)
 {
     static struct engine eng = {
         .state_dir = "/nonexistent/paddock-fuzz/state",
@@ -38,7 +38,7 @@ static void route_sessions_create(json_t *opts)
     session_config_free(c);
 }
 
-static void route_risk(json_t *body)
+static void route_risk(json_t *body, const char *text)
 {
     json_t *action = json_object_get(body, "action");
     if (!json_is_object(action) || !json_is_string(json_object_get(action, "action")))
@@ -67,30 +67,22 @@ static void route_rules_add(json_t *rule, const char *text)
     json_decref(rules);
 }
 
+/* By the first byte: the routes above, in the order of the comment at the top. */
+static void (*const routes[])(json_t *body, const char *text) = {
+    route_sessions_create,
+    route_risk,
+    route_rules_add,
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
     json_t *j = json_loadb((const char *)data + 1, size - 1, JSON_REJECT_DUPLICATES, NULL);
-    if (!json_is_object(j)) {
-        json_decref(j);
-        return 0;
-    }
-    switch (data[0] % 3) {
-    case 0:
-        route_sessions_create(j);
-        break;
-    case 1:
-        route_risk(j);
-        break;
-    default: {
-        char *text = strndup((const char *)data + 1, size - 1);
-        if (text)
-            route_rules_add(j, text);
-        free(text);
-        break;
-    }
-    }
+    char *text = strndup((const char *)data + 1, size - 1);
+    if (json_is_object(j) && text)
+        routes[data[0] % (sizeof(routes) / sizeof(routes[0]))](j, text);
+    free(text);
     json_decref(j);
     return 0;
 }
