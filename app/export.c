@@ -162,6 +162,11 @@ static void cast_event(FILE *f, double t, const char *text, bool raw)
 
 /* An action on the cast: when it ran (one that waited for approval ran once approved); one
  * that never ran (rejected) when it ended, else when it was created; id order breaks ties. */
+static const char *state_of(json_t *x)
+{
+    return json_string_value(json_object_get(x, "state")) ?: "";
+}
+
 struct cast_item {
     json_t *x;
     double start;
@@ -239,6 +244,18 @@ static void export_cast(FILE *f, json_t *doc, bool raw)
         sprintf(prompt, "%s %s\n", view->cast_prompt, cmd);
         cast_event(f, start - t0, prompt, raw);
         free(prompt);
+        /* an automatic decision names its rule, as in the history */
+        json_t *rule = json_object_get(x, "rule");
+        if (json_is_object(rule)) {
+            char *line = NULL;
+            if (asprintf(&line, "[%s by rule %lld \"%s\"]\n",
+                         strcmp(state_of(x), "rejected") == 0 ? "denied" : "allowed",
+                         (long long)json_integer_value(json_object_get(rule, "id")),
+                         json_string_value(json_object_get(rule, "pattern")) ?: "") >= 0) {
+                cast_event(f, start - t0, line, raw);
+                free(line);
+            }
+        }
         const char *out =
             json_string_value(json_object_get(json_object_get(x, "observation"), "content"));
         const char *state = json_string_value(json_object_get(x, "state")) ?: "";
@@ -252,7 +269,7 @@ static void export_cast(FILE *f, json_t *doc, bool raw)
                 cast_event(f, end - t0, o, raw);
                 free(o);
             }
-        } else if (strcmp(state, "rejected") == 0) {
+        } else if (strcmp(state, "rejected") == 0 && !json_is_object(rule)) {
             cast_event(f, end - t0, "[rejected by the operator]\n", raw);
         }
     }

@@ -40,7 +40,7 @@ static const char *ops_label(const struct model_session *s)
     return s->name && *s->name ? s->name : s->id;
 }
 
-ssize_t ops_find_session(const struct ui *ui, const char *ref, const char **why)
+ssize_t ops_find_session(const struct ui *ui, const char *ref, char *why, size_t size)
 {
     const struct model *m = &ui->model;
     ssize_t at = model_find_session(m, ref);
@@ -58,7 +58,25 @@ ssize_t ops_find_session(const struct ui *ui, const char *ref, const char **why)
     }
     if (hits == 1)
         return at;
-    *why = hits ? "more than one session starts with that" : "no such session (an id or a name)";
+    if (!hits) {
+        snprintf(why, size, "no such session (an id or a name)");
+        return -1;
+    }
+    /* as the CLI and the API say it: the candidates, by their short id and name */
+    size_t len = (size_t)snprintf(why, size, "begins %zu sessions:", hits);
+    for (size_t i = 0, shown = 0; i < m->nsessions && len < size; i++) {
+        const struct model_session *s = &m->sessions[i];
+        if (strncmp(s->id, ref, n) != 0)
+            continue;
+        if (shown++ == 4) {
+            len += (size_t)snprintf(why + len, size - len, " ...");
+            break;
+        }
+        len += (size_t)snprintf(why + len, size - len, " %.8s%s%s%s", s->id, s->name ? " (" : "",
+                                s->name ? s->name : "", s->name ? ")" : "");
+    }
+    if (len < size)
+        snprintf(why + len, size - len, "; type more of the id, or the name");
     return -1;
 }
 
@@ -71,8 +89,8 @@ static const struct model_session *ops_target(struct ui *ui, const char *id)
             ui_set_error(ui, "no session selected");
         return s;
     }
-    const char *why = NULL;
-    ssize_t at = ops_find_session(ui, id, &why);
+    char why[300];
+    ssize_t at = ops_find_session(ui, id, why, sizeof(why));
     if (at < 0) {
         ui_set_error(ui, "%s: %s", id, why);
         return NULL;

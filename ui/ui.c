@@ -336,6 +336,17 @@ static void ui_engine_connect(struct ui *ui)
     char *err = NULL;
     ui->reconnect_at = 0;
     ui->events = client_events_open(ui->client, &err);
+    if (!ui->events && ui->opt->state_dir && !client_ping(ui->client)) {
+        /* what is wrong and what to do, not the socket's errno */
+        char *why = client_engine_diagnose(client_socket(ui->client), ui->opt->state_dir);
+        bool held = client_engine_holder(ui->opt->state_dir) > 0;
+        ui_engine_lost(ui, why ? why : "no engine answers");
+        if (why && !held)
+            ui_set_error(ui, "%s; start one with `paddock serve` (retrying every second)", why);
+        free(why);
+        free(err);
+        return;
+    }
     if (!ui->events) {
         ui_engine_lost(ui, err ? err : "cannot reach the engine");
         free(err);

@@ -191,6 +191,16 @@ struct ui_modal {
     void (*close)(struct ui *ui);
 };
 
+/* ---- rules.c: the operator's rules, a window over the frame (R) ---- */
+
+/* Open the window: the rules in force, fetched now; e edits a pattern, d removes, a adds an
+ * engine-wide rule, Esc closes. */
+unsigned rules_window_open(struct ui *ui);
+/* Save an allow rule for a session (pattern as the operator left it, kind: the action's); the
+ * footer says what the engine answered. */
+void rules_save_session(struct ui *ui, const char *session_id, const char *kind,
+                        const char *pattern);
+
 /* ---- prompt.c: the text prompt and the yes/no question (modals) ---- */
 
 /* text: what was typed, or NULL when cancelled (Esc, ^C). Returns dirty bits. */
@@ -248,8 +258,8 @@ unsigned ops_export(struct ui *ui, const char *id, const char *dir);
 /* Show the Terminal tab, focused. */
 unsigned ops_terminal(struct ui *ui);
 /* A session the operator named: its id, a unique start of it, or its name. Its model index,
- * or -1 with *why. */
-ssize_t ops_find_session(const struct ui *ui, const char *ref, const char **why);
+ * or -1 with why (the candidates of an ambiguous start named) in why[size]. */
+ssize_t ops_find_session(const struct ui *ui, const char *ref, char *why, size_t size);
 /* Switch the theme live (the loaded theme is kept in ui->theme_cur). Returns dirty bits. */
 unsigned ops_theme(struct ui *ui, const char *name);
 void ops_free(struct ui *ui);
@@ -325,12 +335,13 @@ struct ui {
     char spark_for[72]; /* the session it is for, or "" */
 
     /* operations, filter, themes, mouse (ops.c, view_sessions.c, cmdline.c, mouse.c) */
-    struct ui_theme theme_cur; /* the theme in use (ui->theme points here) */
-    char tok_ops[OPS_COUNT];   /* a token per operation; each holds its own index */
-    char tok_info;             /* GET /v1/info for the create form's default image */
-    char ops_id[80];           /* the session a question or prompt is about */
-    char *sessions_filter;     /* `/`: the sessions shown contain it (NULL: all) */
-    size_t *sessions_rows;     /* with a filter: row on screen → model index */
+    struct ui_theme theme_cur;   /* the theme in use (ui->theme points here) */
+    char tok_ops[OPS_COUNT];     /* a token per operation; each holds its own index */
+    char tok_info;               /* GET /v1/info for the create form's default image */
+    char tok_rules, tok_rule_op; /* the rules window's fetch, a rule's change (rules.c) */
+    char ops_id[80];             /* the session a question or prompt is about */
+    char *sessions_filter;       /* `/`: the sessions shown contain it (NULL: all) */
+    size_t *sessions_rows;       /* with a filter: row on screen → model index */
     size_t sessions_nrows;
     short tab_x[16][2]; /* the tab bar: each tab's first and last column (layout.c), for clicks */
     struct ui_job *job; /* a blocking operation running in a child process (job.c), or NULL */

@@ -79,9 +79,12 @@ static void view_actions_cell(const struct ui *ui, size_t row, int column, char 
         snprintf(buf, sz, "%s", a->risk ? a->risk : "-");
         *color = theme_risk_color(a->risk);
         break;
-    case COL_APPROVAL: /* "none": nobody was asked */
-        snprintf(buf, sz, "%s",
-                 a->approval && strcmp(a->approval, "none") != 0 ? a->approval : "-");
+    case COL_APPROVAL: /* "none": nobody was asked; a rule's decision names the rule */
+        if (a->rule_id > 0)
+            snprintf(buf, sz, "rule %lld", a->rule_id);
+        else
+            snprintf(buf, sz, "%s",
+                     a->approval && strcmp(a->approval, "none") != 0 ? a->approval : "-");
         *color = theme_state_color(a->approval);
         break;
     case COL_STATE:

@@ -41,29 +41,41 @@ static void route_sessions_create(json_t *opts, const char *text)
 static void route_risk(json_t *body, const char *text)
 {
     json_t *action = json_object_get(body, "action");
-    if (!json_is_object(action) || !json_is_string(json_object_get(action, "action")))
+    const char *kind = json_string_value(json_object_get(action, "action"));
+    if (!json_is_object(action) || !kind)
         return;
     struct risk_result risk;
     action_kind_classify(action, "/workspace", NULL, &risk);
     if (risk.level < RISK_LOW || risk.level > RISK_HIGH)
         abort();
-    const char *summary = action_kind_summary(json_string_value(json_object_get(action, "action")),
-                                              json_object_get(action, "args"));
-    json_t *rules = json_pack("[{s:s,s:s},{s:s,s:s}]", "pattern", "git push *", "decision", "deny",
-                              "pattern", "/workspace/*", "decision", "allow");
-    const char *pattern = NULL;
-    policy_rules_match(rules, summary ? summary : "", &pattern);
+    const char *summary = action_kind_summary(kind, json_object_get(action, "args"));
+    if (!summary)
+        summary = "";
+    json_t *rules = json_pack("[{s:i,s:s,s:s},{s:i,s:s,s:s},{s:i,s:s,s:s,s:s}]", "id", 1, "pattern",
+                              "git push *", "decision", "deny", "id", 2, "pattern", "ls -la *",
+                              "decision", "allow", "id", 3, "pattern", "/workspace/*", "decision",
+                              "allow", "kind", "write");
+    json_t *matched = NULL;
+    policy_rules_match(rules, kind, summary, &matched);
     json_decref(rules);
+    /* "allow commands like this one" must at least allow this one */
+    char *derived = policy_rule_derive(kind, summary);
+    if (derived && !policy_allow_match(derived, summary))
+        abort();
+    free(derived);
 }
 
 static void route_rules_add(json_t *rule, const char *text)
 {
-    if (policy_rule_check(rule))
+    static const char *const keys[] = {"kind", NULL};
+    if (policy_rule_check(rule, keys))
         return;
     json_t *rules = json_array();
     json_array_append(rules, rule);
-    const char *pattern = NULL;
-    policy_rules_match(rules, text, &pattern);
+    json_t *matched = NULL;
+    const char *kind = json_string_value(json_object_get(rule, "kind"));
+    policy_rules_match(rules, kind ? kind : "run", text, &matched);
+    policy_allow_match(json_string_value(json_object_get(rule, "pattern")), text);
     json_decref(rules);
 }
 

@@ -171,7 +171,8 @@ static void test_run_errors(void **state)
     cmdline_run(ui, "pause nosuch");
     assert_string_equal(ui->status, "nosuch: no such session (an id or a name)");
     cmdline_run(ui, "pause aa");
-    assert_string_equal(ui->status, "aa: more than one session starts with that");
+    assert_string_equal(ui->status, "aa: begins 2 sessions: aa11bb22 (alpha) aa99ff00 (beta); "
+                                    "type more of the id, or the name");
 
     /* nothing typed: nothing happens */
     ui->status[0] = '\0';
@@ -323,13 +324,16 @@ static void test_filter(void **state)
 static void test_find_session(void **state)
 {
     struct fixture *f = *state;
-    const char *why = NULL;
-    assert_int_equal(ops_find_session(&f->ui, "aa99ff00ee11", &why), 1); /* id */
-    assert_int_equal(ops_find_session(&f->ui, "Gamma-ALPHA", &why), 2);  /* name */
-    assert_int_equal(ops_find_session(&f->ui, "aa1", &why), 0);          /* unique start */
-    assert_int_equal(ops_find_session(&f->ui, "aa", &why), -1);
-    assert_int_equal(ops_find_session(&f->ui, "gamma-alpha", &why), -1); /* names are exact */
-    assert_int_equal(ops_find_session(&f->ui, "", &why), -1);
+    char why[300];
+    assert_int_equal(ops_find_session(&f->ui, "aa99ff00ee11", why, sizeof(why)), 1); /* id */
+    assert_int_equal(ops_find_session(&f->ui, "Gamma-ALPHA", why, sizeof(why)), 2);  /* name */
+    assert_int_equal(ops_find_session(&f->ui, "aa1", why, sizeof(why)), 0); /* unique start */
+    assert_int_equal(ops_find_session(&f->ui, "aa", why, sizeof(why)), -1);
+    /* an ambiguous start names the candidates, as the CLI and the API do */
+    assert_non_null(strstr(why, "begins 2 sessions"));
+    assert_non_null(strstr(why, "aa99ff00"));
+    assert_int_equal(ops_find_session(&f->ui, "gamma-alpha", why, sizeof(why)), -1);
+    assert_int_equal(ops_find_session(&f->ui, "", why, sizeof(why)), -1);
 }
 
 int main(void)
