@@ -58,9 +58,11 @@ static void route_risk(json_t *body, const char *text)
     json_t *matched = NULL;
     policy_rules_match(rules, kind, summary, &matched);
     json_decref(rules);
-    /* "allow commands like this one" must at least allow this one */
+    /* "allow commands like this one" must at least allow this one (but for the spaces before
+     * a command, which the proposal leaves out: tests/unit/test_policy.c) */
     char *derived = policy_rule_derive(kind, summary);
-    if (derived && !policy_allow_match(derived, summary))
+    if (derived && !policy_allow_match(derived, summary) &&
+        !policy_allow_match(derived, summary + strspn(summary, " ")))
         abort();
     free(derived);
 }
