@@ -110,7 +110,8 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
                 app->socket, app->state_dir);
     if (remote || !cl) {
         /* ran above, or app_client_new said why */
-    } else if (client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
+    } else if (client_ensure_engine(cl, app->self_exe, app->state_dir, app->agent_socket, &err) <
+               0) {
         fprintf(stderr, "paddock: %s\n", err ? err : "out of memory");
     } else {
         rc = ui_run(cl, &opt, &err);

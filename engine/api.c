@@ -15,6 +15,7 @@
 
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,7 +55,10 @@ struct api {
     /* The optional TCP listener is a server of its own (api_listen_tcp) with the same routes;
      * its requests need credentials (listen.c), and events reach its subscribers too. */
     bool tcp;
-    bool tls; /* that listener speaks TLS (api_tls) */
+    bool tls;       /* that listener speaks TLS (api_tls) */
+    bool client_ca; /* and asks for client certificates: a verified one is the operator's */
+    /* The operator's socket (api_listen_operator): the same routes, and the operator's. */
+    bool operator;
     struct api *peer;
     struct api_gate *gate;
     struct api_gate_limits lim;
@@ -269,6 +273,16 @@ static void api_dispatch(struct api_req *r)
             continue;
         path_known = true;
         if (strcmp(rt->method, r->method) == 0) {
+            if ((rt->flags & API_ROUTE_OPERATOR) && !api_req_is_operator(r)) {
+                api_free_params(r);
+                api_reply_error(r, ERR_FORBIDDEN,
+                                "%s %s is the operator's: use the operator socket %s/%s (the "
+                                "paddock CLI and dashboard do), or over TLS a client certificate "
+                                "of the listener's --tls-client-ca; the agent socket and a "
+                                "token cannot",
+                                r->method, r->url, r->api->eng->state_dir, API_OPERATOR_SOCKET);
+                return;
+            }
             if (strncmp(rt->pattern, "/v1/sessions/*", 14) == 0 && !api_session_param(r))
                 return;
             rt->fn(r);
@@ -713,6 +727,7 @@ static struct api *api_create(struct engine *eng, int listen_fd, const struct ap
     a->body_timer = loop_timer_add(eng->loop, 250, api_on_body_sweep, a);
     a->ping_timer = loop_timer_add(eng->loop, 15000, api_on_ping, a);
     a->tls = tls != NULL;
+    a->client_ca = tls && tls->client_ca;
     return a;
 }
 
@@ -749,13 +764,24 @@ void api_free(struct api *a)
 
 /* ---- the TCP listener and what its endpoints need ---- */
 
-int api_listen_tcp(struct api *a, int listen_fd, const struct api_tls *tls, char **err)
+/* Another listener with the same routes, at the end of a's chain (api_free frees it). */
+static struct api *api_add_peer(struct api *a, int listen_fd, const struct api_tls *tls, char **err)
 {
     struct api *t = api_create(a->eng, listen_fd, tls, err);
     if (!t)
+        return NULL;
+    while (a->peer)
+        a = a->peer;
+    a->peer = t;
+    return t;
+}
+
+int api_listen_tcp(struct api *a, int listen_fd, const struct api_tls *tls, char **err)
+{
+    struct api *t = api_add_peer(a, listen_fd, tls, err);
+    if (!t)
         return -1;
     t->tcp = true;
-    a->peer = t;
     return 0;
 }
 
@@ -766,7 +792,7 @@ bool api_req_is_tcp(struct api_req *r)
 
 bool api_req_client_cert_ok(struct api_req *r)
 {
-    if (!r->api->tls)
+    if (!r->api->client_ca)
         return false;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
@@ -775,6 +801,27 @@ bool api_req_client_cert_ok(struct api_req *r)
     /* No certificate at all is an error here too: only a verified one counts. */
     return tls && gnutls_certificate_type_get(tls) == GNUTLS_CRT_X509 &&
            gnutls_certificate_verify_peers2(tls, &status) == 0 && status == 0;
+}
+
+int api_listen_operator(struct api *a, int listen_fd, char **err)
+{
+    struct api *t = api_add_peer(a, listen_fd, NULL, err);
+    if (!t)
+        return -1;
+    t->operator= true;
+    return 0;
+}
+
+bool api_req_is_operator(struct api_req *r)
+{
+    /* Over TCP only a client certificate of the listener's client CA is the operator's: the
+     * bearer token is also what OpenHands and agents are given. */
+    return r->api->operator|| api_req_client_cert_ok(r);
+}
+
+const char *api_req_channel(struct api_req *r)
+{
+    return api_req_is_operator(r) ? "operator" : "agent";
 }
 
 const char *api_req_peer(struct api_req *r, char *buf, size_t size)
@@ -789,6 +836,13 @@ const char *api_req_peer(struct api_req *r, char *buf, size_t size)
     else
         snprintf(buf, size, "an unknown peer");
     return buf;
+}
+
+bool api_req_client_gone(struct api_req *r)
+{
+    /* POLLHUP only: a client may half-close after its request (piped input) and still read. */
+    struct pollfd p = {.fd = api_req_fd(r), .events = 0};
+    return p.fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR));
 }
 
 const char *api_req_path(struct api_req *r)
@@ -855,5 +909,8 @@ void api_reply_upgrade(struct api_req *r, const char *protocol, api_upgrade_fn f
 void api_upgrade_close(struct api *a, void *urh)
 {
     MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
-    a->run_pending = true; /* MHD finishes the connection on its next run */
+    /* MHD finishes the connection on its next run; a is the first listener, and the upgraded
+     * connection may be any listener's. */
+    for (; a; a = a->peer)
+        a->run_pending = true;
 }

@@ -5,8 +5,9 @@
 # history over all three with an engine field; sessions, approvals and export on a remote
 # one; one engine killed (ls says it is down and lists the others) and restarted; run
 # --engine auto; a wrong CA, a wrong token, plain HTTP to the TLS port, each refused with a
-# clear error; a client certificate instead of the token; the OpenHands remote-runtime API
-# over TLS.
+# clear error; a client certificate instead of the token, and as the operator's credential
+# (a token alone is an agent's: approve refused); the OpenHands remote-runtime API over TLS;
+# the dashboard on a remote engine (tmux).
 #
 #   bash tests/integration/engines_test.sh PATH/TO/paddock
 #
@@ -141,6 +142,8 @@ ca = "$TMP/ca.pem"
 url = "https://127.0.0.1:${PORT[three]}"
 token_file = "$TMP/three/token"
 ca = "$TMP/ca.pem"
+tls_cert = "$TMP/client/cert.pem"
+tls_key = "$TMP/client/key.pem"
 EOF
 cat >"$TMP/bad.toml" <<EOF
 [engines.wrongca]
@@ -197,6 +200,9 @@ out=$(P show s-two@two --json | json_get '["name"]')
 check "show s-two@two ($out)" [ "$out" = s-two ]
 
 # ---------------------------------------------------------------- approvals on a remote one
+# Engine three takes client certificates (--tls-client-ca): the CLI's is the operator's
+# credential there. On engine two it holds only the token: an agent's, refused the operator's
+# routes.
 P new --name ap --confirm always --engine three >"$TMP/new.out" 2>&1 ||
   fail "new --confirm always on three: $(cat "$TMP/new.out")"
 tok3=$(cat "$TMP/three/token")
@@ -210,7 +216,9 @@ check "approvals: the action waiting on engine three is in the one queue" poll 3
 aid=$(P approvals --json | python3 -c 'import json,sys; print([x["id"] for x in json.load(sys.stdin) if x["engine"] == "three"][0])')
 P approvals >"$TMP/approvals.out" 2>&1
 check "approvals (table) names it $aid@three" grep -q "^$aid@three " "$TMP/approvals.out"
-check "approve $aid@three" P approve "$aid@three" --reason "test"
+out=$(P approve 999@two 2>&1)
+check "approve on engine two with a token only is refused as the operator's: $out" bash -c '[[ $1 == *"is the operator"* ]]' _ "$out"
+check "approve $aid@three (a client certificate: the operator)" P approve "$aid@three" --reason "test"
 wait "$waiter"
 check "the approved action ran on three" grep -q '"content":"approved on three"' "$TMP/approved.out"
 hist() { P history --json | python3 -c 'import json,sys; a=json.load(sys.stdin)["actions"]; print(" ".join(sorted(set(x["engine"] for x in a))))'; }
