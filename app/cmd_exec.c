@@ -51,10 +51,10 @@ static void exec_on_data(const char *data, size_t len, void *ud)
 
 /* Connect and wait for the upgrade (client_term's state machine, driven by a plain poll).
  * The connection, or NULL with the engine's message in *err and its code in code. */
-static struct client_term *exec_upgrade(const char *socket, const char *path, char **err,
-                                        char *code, size_t code_size)
+static struct client_term *exec_upgrade(struct client *c, const char *path, char **err, char *code,
+                                        size_t code_size)
 {
-    struct client_term *t = client_term_open(socket, path, err);
+    struct client_term *t = c ? client_term_open_on(c, path, err) : NULL;
     while (t && client_term_state(t) == CLIENT_TERM_CONNECTING) {
         struct pollfd p = {.fd = client_term_fd(t), .events = client_term_events(t)};
         if (poll(&p, 1, -1) < 0 && errno != EINTR)
@@ -88,20 +88,42 @@ static void exec_resize(struct client *c, const char *sid, const char *tid)
     free(err);
 }
 
-/* Copy between the terminal and the connection until the connection ends. */
+/* Whether the engine says the terminal's command has ended. */
+static bool exec_ended(struct client *c, const char *sid, const char *tid)
+{
+    char q[200];
+    snprintf(q, sizeof(q), "/v1/sessions/%s/terminal/%s", sid, tid);
+    json_t *reply = NULL;
+    char *e = NULL;
+    int st = client_request(c, "GET", q, NULL, 5000, &reply, &e);
+    bool ended = st == 200 && json_is_false(json_object_get(reply, "running"));
+    json_decref(reply);
+    free(e);
+    return ended;
+}
+
+/* Copy between the terminal and the connection until the connection ends. Over TLS the
+ * engine's close of an upgraded connection does not always reach the client (libmicrohttpd
+ * keeps the TLS connection), so a remote terminal also asks, each second without input,
+ * whether its command ended. */
 static int exec_pump(struct client_term *t, struct client *c, const char *sid, bool tty)
 {
-    bool stdin_open = true;
+    bool stdin_open = true, remote = client_is_remote(c);
     for (;;) {
         /* input waits while the engine is not taking what was typed */
         bool room = client_term_pending(t) < CLIENT_TERM_OUT_MAX / 2;
         struct pollfd p[3] = {{.fd = client_term_fd(t), .events = client_term_events(t)},
                               {.fd = stdin_open && room ? STDIN_FILENO : -1, .events = POLLIN},
                               {.fd = exec_sigpipe[0], .events = POLLIN}};
-        if (poll(p, 3, -1) < 0) {
+        int ready = poll(p, 3, remote ? 1000 : -1);
+        if (ready < 0) {
             if (errno == EINTR)
                 continue;
             return -1;
+        }
+        if (ready == 0 && remote && exec_ended(c, sid, client_term_id(t))) {
+            client_term_pump(t, POLLIN, exec_on_data, NULL); /* what came before the end */
+            return exec_stdout_failed ? -1 : 0;
         }
         if (p[2].revents & POLLIN) {
             unsigned char sig;
@@ -192,21 +214,14 @@ int cmd_exec(struct app *app, int argc, char **argv)
         free(line);
     }
     char *err = NULL, code[40] = "";
-    if (app->engine && strcmp(app->engine, APP_ENGINE_LOCAL) != 0) {
-        /* The terminal's upgraded connection is spoken on the unix socket only for now. */
-        fprintf(stderr,
-                "paddock exec: a terminal on a remote engine (%s) is not supported yet; run "
-                "commands there with `paddock run --session %s@%s -- CMD`\n",
-                app->engine, argv[optind], app->engine);
-        return 1;
-    }
-    struct client_term *t = exec_upgrade(app->socket, path, &err, code, sizeof(code));
+    struct client *cl = app_client_new(app);
+    struct client_term *t = exec_upgrade(cl, path, &err, code, sizeof(code));
     if (!t) {
         cli_say_refusal(app, "exec", code[0] ? code : NULL, err ? err : "failed", sid);
         free(err);
+        client_free(cl);
         return 1;
     }
-    struct client *cl = app_client_new(app);
     if (pipe(exec_sigpipe) == 0) {
         fcntl(exec_sigpipe[0], F_SETFL, O_NONBLOCK);
         fcntl(exec_sigpipe[1], F_SETFL, O_NONBLOCK);

@@ -434,8 +434,7 @@ struct client_events {
     struct buf text;      /* de-chunked event text, not yet dispatched */
 };
 
-/* Send all of data on a connect-only handle, waiting on its socket when it would block. */
-static CURLcode events_send_all(CURL *h, int fd, const char *data, size_t len)
+CURLcode client_raw_send(CURL *h, int fd, const char *data, size_t len)
 {
     while (len) {
         size_t sent = 0;
@@ -454,9 +453,7 @@ static CURLcode events_send_all(CURL *h, int fd, const char *data, size_t len)
     return CURLE_OK;
 }
 
-/* The same stream from a remote engine: libcurl connects (TLS, the CA, the client
- * certificate) and then only carries bytes, which pump reads as from the unix socket. */
-static struct client_events *events_open_remote(struct client *c, const char *path, char **err)
+CURL *client_raw_connect(struct client *c, int *fd, char **err)
 {
     CURL *h = curl_easy_init();
     struct client_xfer x;
@@ -467,26 +464,13 @@ static struct client_events *events_open_remote(struct client *c, const char *pa
     client_xfer_setup(c, &x, h, "GET", "/", NULL, 0);
     curl_easy_setopt(h, CURLOPT_CONNECT_ONLY, 1L);
     CURLcode rc = curl_easy_perform(h);
-    curl_socket_t fd = CURL_SOCKET_BAD;
-    if (rc == CURLE_OK)
-        curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &fd);
-    const char *host = strstr(c->socket_path, "://");
-    char *req = client_strdupf("GET %s HTTP/1.1\r\nHost: %s\r\n%s%sAccept: text/event-stream"
-                               "\r\n\r\n",
-                               path, host ? host + 3 : "paddock",
-                               c->auth_header ? c->auth_header : "", c->auth_header ? "\r\n" : "");
-    if (rc == CURLE_OK && fd != CURL_SOCKET_BAD)
-        rc = req ? events_send_all(h, fd, req, strlen(req)) : CURLE_OUT_OF_MEMORY;
-    if (req)
-        explicit_bzero(req, strlen(req));
-    free(req);
-    struct client_events *ev = NULL;
-    if (rc == CURLE_OK && fd != CURL_SOCKET_BAD)
-        ev = calloc(1, sizeof(*ev));
-    if (!ev) {
+    curl_socket_t s = CURL_SOCKET_BAD;
+    if (rc == CURLE_OK && curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &s) != CURLE_OK)
+        s = CURL_SOCKET_BAD;
+    if (rc == CURLE_OK && s == CURL_SOCKET_BAD)
+        rc = CURLE_COULDNT_CONNECT;
+    if (rc != CURLE_OK) {
         json_t *none = NULL;
-        if (rc == CURLE_OK)
-            rc = CURLE_OUT_OF_MEMORY;
         client_xfer_finish(c, &x, rc, &none, err);
         json_decref(none);
         curl_easy_cleanup(h);
@@ -498,6 +482,41 @@ static struct client_events *events_open_remote(struct client *c, const char *pa
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
     curl_slist_free_all(x.hdrs);
     buf_free(&x.out);
+    *fd = s;
+    return h;
+}
+
+char *client_raw_headers(const struct client *c)
+{
+    const char *host = strstr(c->socket_path, "://");
+    return client_strdupf("Host: %s\r\n%s%s", host ? host + 3 : "paddock",
+                          c->auth_header ? c->auth_header : "", c->auth_header ? "\r\n" : "");
+}
+
+/* The same stream from a remote engine: read by pump as from the unix socket. */
+static struct client_events *events_open_remote(struct client *c, const char *path, char **err)
+{
+    int fd = -1;
+    CURL *h = client_raw_connect(c, &fd, err);
+    if (!h)
+        return NULL;
+    char *hdrs = client_raw_headers(c);
+    char *req =
+        hdrs ? client_strdupf("GET %s HTTP/1.1\r\n%sAccept: text/event-stream\r\n\r\n", path, hdrs)
+             : NULL;
+    CURLcode rc = req ? client_raw_send(h, fd, req, strlen(req)) : CURLE_OUT_OF_MEMORY;
+    if (hdrs)
+        explicit_bzero(hdrs, strlen(hdrs));
+    if (req)
+        explicit_bzero(req, strlen(req));
+    free(hdrs);
+    free(req);
+    struct client_events *ev = rc == CURLE_OK ? calloc(1, sizeof(*ev)) : NULL;
+    if (!ev) {
+        *err = client_strdupf("engine at %s: %s", c->socket_path, curl_easy_strerror(rc));
+        curl_easy_cleanup(h);
+        return NULL;
+    }
     ev->fd = fd;
     ev->curl = h;
     ev->chunk_need_size = true;

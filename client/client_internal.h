@@ -24,4 +24,15 @@ int client_xfer_setup(struct client *c, struct client_xfer *x, CURL *h, const ch
 int client_xfer_finish(struct client *c, struct client_xfer *x, CURLcode rc, json_t **reply,
                        char **err);
 
+/* A remote client's connection for raw bytes (an event stream, a terminal): libcurl connects
+ * (TLS with the CA, the client certificate) and then only carries bytes, through
+ * curl_easy_send and curl_easy_recv. The handle (the caller's: curl_easy_cleanup closes the
+ * socket) with its socket in *fd; NULL with *err (malloc'd). */
+CURL *client_raw_connect(struct client *c, int *fd, char **err);
+/* The request head's "Host:" and credential lines for a raw request on that connection, each
+ * ending in CRLF; malloc'd, NULL without memory. */
+char *client_raw_headers(const struct client *c);
+/* Send all of data on a raw connection, waiting on fd while it would block (10 s at most). */
+CURLcode client_raw_send(CURL *h, int fd, const char *data, size_t len);
+
 #endif

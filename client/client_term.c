@@ -24,6 +24,7 @@
 
 struct client_term {
     int fd;
+    CURL *curl; /* a remote engine's TLS connection (bytes through it), else NULL */
     enum client_term_state state;
     bool connecting; /* connect() still in progress */
     bool shut_wr;    /* half-close once out is empty */
@@ -127,6 +128,30 @@ static void client_term_fail(struct client_term *t, const char *fmt, const char 
     t->state = CLIENT_TERM_FAILED;
 }
 
+/* Queue the upgrade request (hdrs: its Host and credential lines) on t; t, or NULL with *err
+ * after closing it. */
+static struct client_term *client_term_request(struct client_term *t, const char *path,
+                                               const char *hdrs, char **err)
+{
+    char *req = NULL;
+    int n = asprintf(&req,
+                     "POST %s HTTP/1.1\r\n%sConnection: Upgrade\r\nUpgrade: tcp\r\n"
+                     "Content-Length: 0\r\n\r\n",
+                     path, hdrs);
+    if (n < 0 || buf_append(&t->out, req, (size_t)n) < 0) {
+        if (n >= 0)
+            free(req);
+        *err = strdup("out of memory");
+        client_term_close(t);
+        return NULL;
+    }
+    explicit_bzero(req, (size_t)n);
+    free(req);
+    t->req_left = (size_t)n;
+    t->state = CLIENT_TERM_CONNECTING;
+    return t;
+}
+
 struct client_term *client_term_open(const char *socket_path, const char *path, char **err)
 {
     *err = NULL;
@@ -152,21 +177,33 @@ struct client_term *client_term_open(const char *socket_path, const char *path, 
         return NULL;
     }
     t->connecting = rc < 0; /* in progress: writable once connected */
-    char *req = NULL;
-    int n = asprintf(&req,
-                     "POST %s HTTP/1.1\r\nHost: paddock\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
-                     "Content-Length: 0\r\n\r\n",
-                     path);
-    if (n < 0 || buf_append(&t->out, req, (size_t)n) < 0) {
-        if (n >= 0)
-            free(req);
+    return client_term_request(t, path, "Host: paddock\r\n", err);
+}
+
+struct client_term *client_term_open_on(struct client *c, const char *path, char **err)
+{
+    if (!client_is_remote(c))
+        return client_term_open(client_socket(c), path, err);
+    *err = NULL;
+    struct client_term *t = calloc(1, sizeof(*t));
+    if (!t) {
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    t->fd = -1;
+    if (!(t->curl = client_raw_connect(c, &t->fd, err))) {
+        client_term_close(t);
+        return NULL;
+    }
+    char *hdrs = client_raw_headers(c);
+    if (!hdrs) {
         *err = strdup("out of memory");
         client_term_close(t);
         return NULL;
     }
-    free(req);
-    t->req_left = (size_t)n;
-    t->state = CLIENT_TERM_CONNECTING;
+    t = client_term_request(t, path, hdrs, err);
+    explicit_bzero(hdrs, strlen(hdrs));
+    free(hdrs);
     return t;
 }
 
@@ -174,8 +211,12 @@ void client_term_close(struct client_term *t)
 {
     if (!t)
         return;
-    if (t->fd >= 0)
+    if (t->curl)
+        curl_easy_cleanup(t->curl); /* it owns the socket */
+    else if (t->fd >= 0)
         close(t->fd);
+    if (t->out.data)
+        explicit_bzero(t->out.data, t->out.len); /* it may hold the credentials */
     free(t->out.data);
     free(t->in.data);
     free(t->error);
@@ -220,6 +261,28 @@ size_t client_term_pending(const struct client_term *t)
     return t->out.len - t->req_left; /* the request is not the caller's */
 }
 
+/* send/recv on the socket, or through libcurl's TLS: -1 with errno EAGAIN when it would
+ * block, as the socket calls. */
+static ssize_t client_term_write(struct client_term *t, const char *p, size_t n)
+{
+    if (!t->curl)
+        return send(t->fd, p, n, MSG_NOSIGNAL);
+    size_t sent = 0;
+    CURLcode rc = curl_easy_send(t->curl, p, n, &sent);
+    errno = rc == CURLE_AGAIN ? EAGAIN : EPIPE;
+    return rc == CURLE_OK ? (ssize_t)sent : -1;
+}
+
+static ssize_t client_term_read(struct client_term *t, char *p, size_t n)
+{
+    if (!t->curl)
+        return read(t->fd, p, n);
+    size_t got = 0;
+    CURLcode rc = curl_easy_recv(t->curl, p, n, &got);
+    errno = rc == CURLE_AGAIN ? EAGAIN : EIO;
+    return rc == CURLE_OK ? (ssize_t)got : -1;
+}
+
 /* Write what may go now: the request while connecting, everything once open. */
 static void client_term_flush(struct client_term *t)
 {
@@ -239,7 +302,7 @@ static void client_term_flush(struct client_term *t)
         size_t n = t->state == CLIENT_TERM_CONNECTING ? t->req_left : t->out.len;
         if (!n)
             break;
-        ssize_t w = send(t->fd, t->out.data, n, MSG_NOSIGNAL);
+        ssize_t w = client_term_write(t, t->out.data, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -256,7 +319,8 @@ static void client_term_flush(struct client_term *t)
         if (t->state == CLIENT_TERM_CONNECTING)
             t->req_left -= (size_t)w;
     }
-    if (t->shut_wr && !t->out.len && t->state == CLIENT_TERM_OPEN) {
+    /* Over TLS a half-close would end the TLS stream itself: the input stays open. */
+    if (t->shut_wr && !t->out.len && t->state == CLIENT_TERM_OPEN && !t->curl) {
         shutdown(t->fd, SHUT_WR);
         t->shut_wr = false;
     }
@@ -308,7 +372,7 @@ enum client_term_state client_term_pump(struct client_term *t, short revents,
     size_t got = 0;
     while (t->state <= CLIENT_TERM_OPEN && !t->connecting && got < CLIENT_TERM_READ_MAX) {
         char buf[16384];
-        ssize_t n = read(t->fd, buf, sizeof(buf));
+        ssize_t n = client_term_read(t, buf, sizeof(buf));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

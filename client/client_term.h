@@ -40,6 +40,11 @@ typedef void (*client_term_data_fn)(const char *data, size_t len, void *ud);
 /* Connect to socket_path and queue the upgrade request for path (".../terminal?rows=..").
  * NULL with *err (malloc'd) when the socket cannot be reached at all. */
 struct client_term *client_term_open(const char *socket_path, const char *path, char **err);
+struct client;
+/* The same on client c's engine: its unix socket, or a remote engine's https (connected and
+ * its TLS handshake done before this returns, so it may block up to libcurl's connect
+ * timeout; the credentials go with the request). */
+struct client_term *client_term_open_on(struct client *c, const char *path, char **err);
 void client_term_close(struct client_term *t);
 int client_term_fd(const struct client_term *t);
 /* What to poll for: POLLIN, plus POLLOUT while bytes wait to go out. */

@@ -281,13 +281,7 @@ static unsigned term_open_shell(struct term_tab *t)
     snprintf(path, sizeof(path), "/v1/sessions/%s/terminal?rows=%d&cols=%d", s->sid, rows, cols);
     s->tid[0] = '\0';
     s->note[0] = '\0';
-    /* The upgraded connection is spoken on the unix socket only: a remote engine's shell is
-     * refused with why, not tried as a socket path. */
-    s->conn = client_is_remote(ui->client)
-                  ? NULL
-                  : client_term_open(client_socket(ui->client), path, &err);
-    if (!s->conn && client_is_remote(ui->client))
-        err = strdup("a terminal on a remote engine is not supported yet");
+    s->conn = client_term_open_on(ui->client, path, &err);
     if (!s->conn) {
         term_ended(s, err ? err : "out of memory");
         free(err);

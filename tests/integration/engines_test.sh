@@ -199,6 +199,16 @@ check "ls --engine two: that engine's alone ($out)" [ "$out" = s-two ]
 out=$(P show s-two@two --json | json_get '["name"]')
 check "show s-two@two ($out)" [ "$out" = s-two ]
 
+# ---------------------------------------------------------------- a terminal on a remote one
+# A terminal is the operator's: engine three (a client certificate) opens one over TLS; engine
+# two (a token: an agent's) refuses it, saying why.
+out=$(P exec s-three@three -- sh -c 'echo terminal on three; exit 3' </dev/null 2>&1)
+rc=$?
+check "exec s-three@three: a terminal over TLS prints its output ($out)" bash -c '[[ $1 == *"terminal on three"* ]]' _ "$out"
+check "exec s-three@three: its exit code comes back ($rc)" [ "$rc" = 3 ]
+out=$(P exec s-two@two -- true </dev/null 2>&1)
+check "exec s-two@two (a token only) is refused as the operator's: $out" bash -c '[[ $1 == *"refused on the agents"* ]]' _ "$out"
+
 # ---------------------------------------------------------------- approvals on a remote one
 # Engine three takes client certificates (--tls-client-ca): the CLI's is the operator's
 # credential there. On engine two it holds only the token: an agent's, refused the operator's
