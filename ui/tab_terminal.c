@@ -46,7 +46,10 @@ struct term_shell {
     char note[300];           /* why it failed or how it ended (raw) */
     int sent_rows, sent_cols; /* the remote tty's size (asked for) */
     bool resizing;            /* a resize request is in flight */
-    char tok_resize, tok_end; /* async tokens */
+    /* On a remote engine (TLS) the engine's close of the shell may not reach us: while open,
+     * it is asked each second whether the command ended (term_on_tick). */
+    int64_t check_at;
+    char tok_resize, tok_end, tok_alive; /* async tokens */
 };
 
 /* Kept from the first opening of the tab to the dashboard's end (term_end), for its shells;
@@ -185,6 +188,8 @@ static void term_on_end(int status, json_t *reply, const char *err, void *ud)
 static void term_hangup(struct term_shell *s)
 {
     ui_cancel(s->tab->ui, &s->tok_resize);
+    ui_cancel(s->tab->ui, &s->tok_alive);
+    s->check_at = 0;
     s->resizing = false;
     client_term_close(s->conn);
     s->conn = NULL;
@@ -484,6 +489,8 @@ static void term_pump(struct term_shell *s, short revents)
     if (s->st == TERM_CONNECTING && cs == CLIENT_TERM_OPEN) {
         s->st = TERM_OPEN;
         snprintf(s->tid, sizeof(s->tid), "%s", client_term_id(s->conn));
+        if (client_is_remote(t->ui->client))
+            s->check_at = ui_now_ms() + 1000;
         if (t->sh == s)
             ui_set_status(t->ui, "shell open: every key goes to it, ^] gives the keys back");
         term_resize_remote(s); /* the pane may have changed while it connected */
@@ -534,6 +541,41 @@ static unsigned term_bg_ready(struct ui *ui, const struct pollfd *fds, int n)
                 break;
             }
     }
+    return 0;
+}
+
+/* ---- a remote shell's end ---- */
+
+static void term_on_alive(int status, json_t *reply, const char *err, void *ud)
+{
+    struct term_shell *s = TERM_FROM_TOKEN(ud, tok_alive);
+    (void)err;
+    if (status != 200 || !json_is_false(json_object_get(reply, "running")) || s->st != TERM_OPEN ||
+        !s->conn)
+        return;
+    term_pump(s, POLLIN); /* what came before the end */
+    if (s->st == TERM_OPEN)
+        term_ended(s, NULL);
+    s->tab->ui->dirty |= UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
+static int64_t term_next_tick(const struct ui *ui)
+{
+    const struct term_tab *t = term_tab_c(ui);
+    return t && t->sh && t->sh->st == TERM_OPEN ? t->sh->check_at : 0;
+}
+
+static unsigned term_on_tick(struct ui *ui)
+{
+    struct term_tab *t = term_tab(ui);
+    struct term_shell *s = t ? t->sh : NULL;
+    if (!s || s->st != TERM_OPEN || !s->check_at || ui_now_ms() < s->check_at)
+        return 0;
+    s->check_at = ui_now_ms() + 1000;
+    char path[200];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/terminal/%s", s->sid, s->tid);
+    ui_cancel(ui, &s->tok_alive);
+    ui_request(ui, "GET", path, NULL, term_on_alive, &s->tok_alive);
     return 0;
 }
 
@@ -808,6 +850,8 @@ const struct ui_page tab_terminal = {
     .bg_ready = term_bg_ready,
     .draw = term_draw,
     .on_event = term_on_event,
+    .next_tick = term_next_tick,
+    .on_tick = term_on_tick,
     .poll_fd = term_poll_fd,
     .on_ready = term_on_ready,
     .takes_keys = term_takes_keys,
