@@ -460,12 +460,14 @@ int main(int argc, char **argv)
     if (!pw || pw->pw_uid != uid)
         pw = getpwuid(uid);
     char user[256], home[PATH_MAX];
-    if (pw) {
-        if (ex.cfg.switch_user)
-            gid = pw->pw_gid;
-        snprintf(user, sizeof user, "%s", pw->pw_name);
-    } else if (o.username) {
+    if (pw && ex.cfg.switch_user)
+        gid = pw->pw_gid;
+    /* A name asked for is the agent's name (USER, the metadata) even when the image calls
+     * the uid otherwise: OpenHands' `openhands` in an image that has no such user. */
+    if (o.username) {
         snprintf(user, sizeof user, "%s", o.username);
+    } else if (pw) {
+        snprintf(user, sizeof user, "%s", pw->pw_name);
     } else {
         snprintf(user, sizeof user, "%ld", (long)uid);
     }
