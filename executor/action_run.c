@@ -176,7 +176,7 @@ static const char *uid_name(struct run_state *r, long uid)
 }
 
 /* A terminal shows no NUL byte (`printf 'x\0y'` reads `xy` in OpenHands' tmux pane), so the
- * observation has none either. */
+ * observation has none either; what they hid from the right-strip goes too. */
 static void drop_nul(struct buf *b)
 {
     size_t w = 0;
@@ -184,8 +184,8 @@ static void drop_nul(struct buf *b)
         if (b->data[i] != '\0')
             b->data[w++] = b->data[i];
     if (b->data && w < b->len) {
-        b->len = w;
-        b->data[w] = '\0';
+        b->len = text_rstrip_len(b->data, w);
+        b->data[b->len] = '\0';
     }
 }
 
