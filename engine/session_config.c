@@ -821,9 +821,9 @@ static int parse_combined(struct parse *p)
         return -1;
     if (c->user == SESSION_USER_ROOT)
         c->uid = 0;
-    /* Without the option, OpenHands' usual pair: Python cells (paddock's default since
-     * run_ipython exists) and nothing else. */
-    if (!c->plugins && !(c->plugins = json_pack("[s]", "jupyter")))
+    /* Without the option: Python cells, as since run_ipython exists (paddock's name for
+     * OpenHands' jupyter). */
+    if (!c->plugins && !(c->plugins = json_pack("[s]", "ipython")))
         return parse_fail(p, "out of memory");
     if (c->n_ports && c->network != SESSION_NET_BRIDGE)
         return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)",
@@ -1256,17 +1256,17 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         json_array_append_new(cmd, json_string("--username"));
         json_array_append_new(cmd, json_string(session_user_name(c->user)));
     }
-    if (c->read_only || c->user == SESSION_USER_OPENHANDS) {
-        json_array_append_new(cmd, json_string("--home"));
-        json_array_append_new(cmd, json_string(c->read_only ? READ_ONLY_HOME : "/home/openhands"));
-    }
-    /* Last: the executor takes the names up to the next option. The ipython plugin starts
-     * Python only at the first cell (and only if the image has it). */
+    /* The executor takes the names up to the next option. The ipython plugin starts Python
+     * only at the first cell (and only if the image has it). */
     if (json_array_size(c->plugins)) {
         json_array_append_new(cmd, json_string("--plugins"));
         size_t i;
         json_t *x;
         json_array_foreach(c->plugins, i, x) json_array_append(cmd, x);
+    }
+    if (c->read_only || c->user == SESSION_USER_OPENHANDS) {
+        json_array_append_new(cmd, json_string("--home"));
+        json_array_append_new(cmd, json_string(c->read_only ? READ_ONLY_HOME : "/home/openhands"));
     }
     json_t *body =
         json_pack("{s:s,s:[s],s:o,s:o,s:o,s:s,s:s,s:i,s:o}", "Image",

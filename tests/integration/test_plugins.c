@@ -135,7 +135,7 @@ static void test_default_plugins_and_user(void **state)
     json_t *s = session_new(harness_eng, NULL);
     const char *id = jstr(s, "id");
     json_t *o = options_of(id);
-    assert_plugins(o, "jupyter");
+    assert_plugins(o, "ipython");
     assert_string_equal(jstr(o, "user"), "agent");
     assert_int_equal(json_integer_value(json_object_get(o, "user_id")), 1000);
     json_decref(o);
@@ -282,7 +282,8 @@ static void test_run_as_openhands(void **state)
     assert_string_equal(jstr(o, "user"), "openhands");
     assert_int_equal(json_integer_value(json_object_get(o, "user_id")), 1000);
     json_decref(o);
-    json_t *obs = session_run(harness_eng, id, "echo $USER $HOME $(id -u) && test -w ~ && test -O ~ && pwd");
+    json_t *obs =
+        session_run(harness_eng, id, "echo $USER $HOME $(id -u) && test -w ~ && test -O ~ && pwd");
     assert_string_equal(jstr(obs, "content"), "openhands /home/openhands 1000\n/workspace");
     assert_string_equal(jstr(obs, "extras.metadata.username"), "openhands");
     json_decref(obs);
