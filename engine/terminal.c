@@ -27,7 +27,7 @@
 
 #define TERM_MAX_BUFFER (256 * 1024) /* output held for a slow client before pausing */
 #define TERM_KEEP_MS 60000           /* an ended terminal answers about its exit this long */
-#define TERM_AGENT_USER "1000:1000"  /* the executor runs the agent's shell as uid 1000 */
+#define TERM_AGENT_UID 1000          /* the agent's uid when the session's options do not say */
 
 struct term {
     struct term *next;
@@ -400,10 +400,17 @@ void terminal_route_open(struct api_req *r)
     t->cmd = strdup(cmd ? cmd : "login shell");
     const char *argv[] = {"/bin/sh", "-c", cmd ? cmd : shell, NULL};
     const char *env[] = {"TERM=xterm-256color", "LANG=C.UTF-8", NULL};
+    /* "agent" is whoever the session's shell runs as (options.user_id: OpenHands' user_id,
+     * 0 for run_as_openhands false). */
+    json_t *cfg = store_session_config(eng->store, session_id(s));
+    json_t *uid = json_object_get(json_object_get(cfg, "options"), "user_id");
+    long agent = json_is_integer(uid) ? (long)json_integer_value(uid) : TERM_AGENT_UID;
+    json_decref(cfg);
+    char agent_user[48];
+    snprintf(agent_user, sizeof(agent_user), "%ld:%ld", agent, agent);
     struct sandbox_exec_opts o = {.cmd = argv,
                                   .env = env,
-                                  .user =
-                                      user && strcmp(user, "root") == 0 ? "0:0" : TERM_AGENT_USER,
+                                  .user = user && strcmp(user, "root") == 0 ? "0:0" : agent_user,
                                   .working_dir = "/workspace",
                                   .tty = t->tty,
                                   .rows = rows,
