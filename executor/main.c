@@ -85,8 +85,8 @@ static void usage(FILE *f)
             "  --env-file PATH           KEY=VALUE lines exported in the shell at start and\n"
             "                            persisted to ~/.bashrc\n"
             "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
-            "  --quiet                   no access log (one stderr line per request but the\n"
-            "                            /alive and /server_info probes)\n"
+            "  --quiet                   no log line per action and file request (stdout);\n"
+            "                            warnings stay on stderr\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
             "                            run_ipython, gitinfo for git metadata of commands,\n"
             "                            agent_skills (accepted, does nothing)\n");
