@@ -533,18 +533,31 @@ static void test_images_and_refusals(void **state)
 }
 
 /* The plugins and the user come from OpenHands' action-server command line; vscode, which
- * OpenHands adds by default, is dropped rather than refused. */
-static void test_start_command(void **state)
+ * OpenHands adds by default, is dropped rather than refused. A root agent is weaker isolation:
+ * [security] root_agent refuses it by default on this (the agents') channel. */
+static char *start_body(const char *sid, const char *user, const char *uid)
 {
-    char *body = strdupf(
-        "{\"image\": \"%s\", \"session_id\": \"oh-cmd\", \"working_dir\": \"/openhands/code/\", "
+    return strdupf(
+        "{\"image\": \"%s\", \"session_id\": \"%s\", \"working_dir\": \"/openhands/code/\", "
         "\"command\": [\"/openhands/micromamba/bin/micromamba\", \"run\", \"-n\", \"openhands\", "
         "\"poetry\", \"run\", \"python\", \"-u\", \"-m\", "
         "\"openhands.runtime.action_execution_server\", \"60000\", \"--working-dir\", "
         "\"/workspace\", \"--plugins\", \"agent_skills\", \"jupyter\", \"vscode\", \"--username\", "
-        "\"root\", \"--user-id\", \"0\"]}",
-        HARNESS_IMAGE);
+        "\"%s\", \"--user-id\", \"%s\"]}",
+        HARNESS_IMAGE, sid, user, uid);
+}
+
+static void test_start_command(void **state)
+{
+    char *body = start_body("oh-root", "root", "0");
     struct net_reply r;
+    rr("POST", "/start", body, key_header(), NULL, &r);
+    free(body);
+    expect_status(&r, 403);
+    assert_non_null(strstr(jstr(r.r.json, "error.message"), "root_agent"));
+    net_reply_free(&r);
+
+    body = start_body("oh-cmd", "openhands", "1001");
     rr("POST", "/start", body, key_header(), NULL, &r);
     free(body);
     expect_status(&r, 200);
@@ -560,10 +573,11 @@ static void test_start_command(void **state)
     assert_int_equal(json_array_size(plugins), 2);
     assert_string_equal(json_string_value(json_array_get(plugins, 0)), "agent_skills");
     assert_string_equal(json_string_value(json_array_get(plugins, 1)), "jupyter");
-    assert_string_equal(jstr(sess, "options.user"), "root");
+    assert_string_equal(jstr(sess, "options.user"), "openhands");
+    assert_int_equal(json_integer_value(jpath(sess, "options.user_id")), 1001);
     json_decref(sess);
-    json_t *obs = execute(jstr(rt, "url"), jstr(rt, "session_api_key"), "id -u", 200);
-    assert_string_equal(jstr(obs, "content"), "0");
+    json_t *obs = execute(jstr(rt, "url"), jstr(rt, "session_api_key"), "echo $USER $(id -u)", 200);
+    assert_string_equal(jstr(obs, "content"), "openhands 1001");
     json_decref(obs);
     lifecycle("stop", id, 200, &r);
     net_reply_free(&r);
