@@ -46,6 +46,10 @@ static const struct config_key config_keys[] = {
     CK("approvals", "allow", CT_STRINGS, allow),
     CK("approvals", "deny", CT_STRINGS, deny),
     CK("approvals", "ceiling", CT_STRING, rule_ceiling),
+    CK("local", "enabled", CT_BOOL, local_enabled),
+    CK("local", "user", CT_STRING, local_user),
+    CK("local", "root", CT_STRING, local_root),
+    CK("local", "unsandboxed", CT_BOOL, local_unsandboxed),
 };
 #undef CK
 

@@ -409,7 +409,7 @@ void terminal_route_open(struct api_req *r)
                                   .rows = rows,
                                   .cols = cols,
                                   .on_drain = term_on_drain};
-    t->x = eng->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
+    t->x = s->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
     if (!t->x) {
         free(t->cmd);
         free(t);
