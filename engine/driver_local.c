@@ -999,8 +999,15 @@ static int ld_executor_check(int fd, const char *arg, char *err, size_t errlen)
 struct ld_call {
     struct session *s;
     http_done_fn fn;
+    http_data_fn on_data;
     void *ud;
 };
+
+static int ld_executor_data(const char *data, size_t len, void *ud)
+{
+    struct ld_call *c = ud;
+    return c->on_data(data, len, c->ud);
+}
 
 static void ld_executor_done(const struct http_result *r, void *ud)
 {
@@ -1027,11 +1034,12 @@ static int ld_executor_request(struct session *s, const struct http_request *req
         free(arg);
         return -1;
     }
-    *c = (struct ld_call){.s = s, .fn = fn, .ud = ud};
+    *c = (struct ld_call){.s = s, .fn = fn, .on_data = req->on_data, .ud = ud};
     struct http_request r = *req;
     r.unix_socket = s->exec_sock;
     r.peer_check = s->eng->bench_off & ENGINE_BENCH_NO_PEER_CHECK ? NULL : ld_executor_check;
     r.peer_arg = arg;
+    r.on_data = req->on_data ? ld_executor_data : NULL;
     session_hold(s);
     int rc = http_start(s->eng->http, &r, ld_executor_done, c);
     free(arg);
@@ -1133,6 +1141,11 @@ int local_setup(struct engine *eng, const struct local_options *o, char **err)
     L->dir = util_strdupf("%s/local", eng->state_dir);
     L->bwrap = find_bwrap();
     eng->local = L;
+    /* bubblewrap, running as the user, resolves the bound directories' paths again: the state
+     * dir must be traversable (0711: no listing; each session's socket dir is its own). */
+    struct stat sd;
+    if (stat(eng->state_dir, &sd) == 0 && (sd.st_mode & 0011) != 0011)
+        chmod(eng->state_dir, (sd.st_mode & 07777) | 0011);
     if (!L->user || !L->root || !L->dir || util_mkdir_p(L->dir, 0700) < 0 ||
         util_mkdir_p(L->root, 0755) < 0) {
         *err = util_strdupf("[local] root %s or %s: cannot make it: %s", L->root ? L->root : "",

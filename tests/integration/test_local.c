@@ -1,0 +1,172 @@
+/* The local backend (issue 19, item 4): "backend": "local" runs the executor on the host as an
+ * unprivileged user ("nobody") under bubblewrap, only when the engine's config opts in. A
+ * session runs commands as that user, cannot write outside its workspace, has only a loopback
+ * interface and no way to the host's 127.0.0.1, sees none of the host's processes, and its
+ * delete leaves none of the processes it started. Needs bubblewrap (scripts/lib.sh installs
+ * it). */
+#include "harness.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka needs the headers above first. */
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static char *config_env, *root_dir;
+
+static const char *content(json_t *obs)
+{
+    return jstr(obs, "content") ? jstr(obs, "content") : "";
+}
+
+static char *run_text(const char *id, const char *cmd)
+{
+    json_t *o = session_run(harness_eng, id, cmd);
+    char *t = strdup(content(o));
+    json_decref(o);
+    return t;
+}
+
+static void test_refused_without_opt_in(void **state)
+{
+    (void)state;
+    struct engine_proc *e = engine_new();
+    e->extra_env[0] = "PADDOCK_CONFIRM=never";
+    assert_int_equal(engine_start(e), 0);
+    struct reply r;
+    api(e, "POST", "/v1/sessions", "{\"backend\": \"local\"}", &r);
+    assert_int_equal(r.status, 403);
+    assert_non_null(strstr(r.body, "[local] enabled"));
+    reply_free(&r);
+    assert_int_equal(engine_destroy(e), 0);
+}
+
+static void test_local_session(void **state)
+{
+    (void)state;
+    json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    assert_string_equal(jstr(s, "state"), "ready");
+    assert_string_equal(jstr(s, "options.backend"), "local");
+
+    char *t = run_text(id, "echo hi");
+    assert_string_equal(t, "hi");
+    free(t);
+    t = run_text(id, "id -un");
+    assert_string_equal(t, "nobody");
+    free(t);
+    /* Only the workspace (its cwd) and the fresh /tmp are writable. */
+    t = run_text(id, "touch ok && echo ws-ok; touch /var/tmp/paddock-local-x 2>&1; "
+                     "touch /etc/paddock-local-x 2>&1; touch $HOME/x 2>&1 | head -c0; true");
+    assert_non_null(strstr(t, "ws-ok"));
+    assert_non_null(strstr(t, "/var/tmp/paddock-local-x': Read-only file system"));
+    assert_non_null(strstr(t, "/etc/paddock-local-x': Read-only file system"));
+    free(t);
+    assert_false(path_exists("/var/tmp/paddock-local-x"));
+
+    /* Network: only lo; the host's loopback listener is out of reach. */
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof(a);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    char *cmd = strdupf("ls /sys/class/net | tr '\\n' ' '; (echo > /dev/tcp/127.0.0.1/%d) "
+                        "2>/dev/null && echo reached || echo unreachable",
+                        ntohs(a.sin_port));
+    t = run_text(id, cmd);
+    free(cmd);
+    close(lfd);
+    assert_non_null(strstr(t, "lo unreachable"));
+    free(t);
+
+    /* Its own PID namespace: the engine (this test's child) is not in it. */
+    cmd = strdupf("ps -eo pid= | wc -l; kill -0 %d 2>&1 && echo seen || echo hidden",
+                  (int)harness_eng->pid);
+    t = run_text(id, cmd);
+    free(cmd);
+    assert_non_null(strstr(t, "hidden"));
+    assert_true(atoi(t) < 10);
+    free(t);
+
+    /* Delete: none of the processes it started remains (the pids from the engine's state file,
+     * and the shell's, as the host sees them). */
+    char *sf = strdupf("%s/local/local-%s.json", harness_eng->state_dir, id);
+    json_t *st = json_load_file(sf, 0, NULL);
+    free(sf);
+    assert_non_null(st);
+    pid_t outer = (pid_t)json_integer_value(json_object_get(st, "pid"));
+    json_decref(st);
+    assert_true(outer > 0);
+    assert_int_equal(kill(outer, 0), 0);
+    char *ws = strdupf("%s/%s", root_dir, id);
+    assert_true(path_exists(ws));
+    session_delete(harness_eng, id);
+    assert_int_equal(kill(outer, 0), -1);
+    char *pg = strdupf("pgrep -u nobody -f -- '--working-dir %s' >/dev/null && echo left", ws);
+    struct proc_result pr;
+    char *argv[] = {"sh", "-c", pg, NULL};
+    proc_run(argv, NULL, 5000, &pr);
+    assert_null(strstr(pr.out ? pr.out : "", "left"));
+    proc_result_free(&pr);
+    free(pg);
+    assert_false(path_exists(ws));
+    free(ws);
+    json_decref(s);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/bwrap", X_OK) != 0) {
+        fprintf(stderr, "bubblewrap is not installed (scripts/lib.sh installs it)\n");
+        return -1;
+    }
+    harness_eng = engine_new();
+    root_dir = strdupf("%s-local", harness_eng->state_dir);
+    char *cfg = strdupf("%s/config.toml", harness_eng->state_dir);
+    FILE *f = fopen(cfg, "w");
+    fprintf(f, "[local]\nenabled = true\nuser = \"nobody\"\nroot = \"%s\"\n", root_dir);
+    fclose(f);
+    config_env = strdupf("PADDOCK_CONFIG=%s", cfg);
+    free(cfg);
+    harness_eng->extra_env[0] = "PADDOCK_CONFIRM=never";
+    harness_eng->extra_env[1] = config_env;
+    if (engine_start(harness_eng) == 0)
+        return 0;
+    engine_destroy(harness_eng);
+    harness_eng = NULL;
+    return -1;
+}
+
+static int teardown(void **state)
+{
+    int rc = harness_group_teardown(state);
+    if (root_dir)
+        rmdir(root_dir);
+    free(root_dir);
+    free(config_env);
+    return rc;
+}
+
+int main(void)
+{
+    harness_require();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refused_without_opt_in),
+        cmocka_unit_test(test_local_session),
+    };
+    int failed = cmocka_run_group_tests_name("local", tests, setup, teardown);
+    return failed || harness_teardown_failed ? 1 : 0;
+}
