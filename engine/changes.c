@@ -637,6 +637,8 @@ static void changes_on_diff(const struct sandbox_reply *rep, void *ud)
     if (op->r) {
         if (rep->status == 404) {
             changes_reply_stored(op->r, op->session, "it was removed");
+        } else if (rep->status == 501) { /* the driver has none (the local backend) */
+            api_reply_error(op->r, ERR_NOT_IMPLEMENTED, "%s", rep->message);
         } else if (rep->status != 200) {
             api_reply_error(op->r, rep->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR,
                             "cannot read the container's changes: %s", rep->message);

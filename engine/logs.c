@@ -177,6 +177,13 @@ void logs_route_get(struct api_req *r)
             logs_reply_stored(r, id);
         return;
     }
+    if (follow && local_driver_for(eng, cid) == &driver_local) {
+        json_decref(s);
+        api_reply_error(r, ERR_NOT_IMPLEMENTED,
+                        "following logs is not available on the local backend (without follow: "
+                        "the executor's own output)");
+        return;
+    }
     if (follow) {
         struct logs_follow *f = calloc(1, sizeof(*f));
         if (!f) {

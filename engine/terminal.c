@@ -413,7 +413,11 @@ void terminal_route_open(struct api_req *r)
     if (!t->x) {
         free(t->cmd);
         free(t);
-        api_reply_error(r, ERR_INTERNAL, "cannot start an exec");
+        if (s->driver == &driver_local) /* no way into its namespaces from here */
+            api_reply_error(r, ERR_NOT_IMPLEMENTED,
+                            "terminals are not available on the local backend");
+        else
+            api_reply_error(r, ERR_INTERNAL, "cannot start an exec");
         return;
     }
     t->next = eng->terminals;
