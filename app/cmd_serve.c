@@ -185,6 +185,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .local_unsandboxed = cfg->local_unsandboxed == 1,
         .local_user = cfg->local_user,
         .local_root = cfg->local_root,
+        .local_bwrap = cfg->local_bwrap,
         .listen = listen && *listen ? listen : NULL,
         .token = token,
         .api_key = api_key && *api_key ? api_key : NULL,

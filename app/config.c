@@ -50,6 +50,7 @@ static const struct config_key config_keys[] = {
     CK("local", "user", CT_STRING, local_user),
     CK("local", "root", CT_STRING, local_root),
     CK("local", "unsandboxed", CT_BOOL, local_unsandboxed),
+    CK("local", "bwrap", CT_STRING, local_bwrap),
 };
 #undef CK
 

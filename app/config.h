@@ -32,7 +32,7 @@ struct config {
     /* [local]: the local backend (engine/driver_local.h), an operator's opt-in; the ints are
      * 1 when set true. */
     int local_enabled, local_unsandboxed;
-    char *local_user, *local_root;
+    char *local_user, *local_root, *local_bwrap;
     char *path; /* the file read, NULL when none */
 };
 

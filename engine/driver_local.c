@@ -514,8 +514,10 @@ static char **start_argv(const struct local *L, const struct lsb *sb)
         v[n++] = strdup(sb->exe);
         sock = util_strdupf("%s/executor.sock", sb->sock_dir);
     }
-    const char *args[] = {"--socket", sock,        "--working-dir", sb->ws,
-                          "--home",   "/tmp/home", "--plugins",     "ipython"};
+    /* Unsandboxed, /tmp is the host's: the home goes in the workspace instead. */
+    const char *args[] = {"--socket",  sock,     "--working-dir",
+                          sb->ws,      "--home", L->bwrap ? "/tmp/home" : sb->ws,
+                          "--plugins", "ipython"};
     for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
         v[n++] = args[i] ? strdup(args[i]) : NULL;
     free(sock);
@@ -1139,7 +1141,8 @@ int local_setup(struct engine *eng, const struct local_options *o, char **err)
     L->user = strdup(o->user);
     L->root = strdup(o->root && *o->root ? o->root : LOCAL_ROOT_DEFAULT);
     L->dir = util_strdupf("%s/local", eng->state_dir);
-    L->bwrap = find_bwrap();
+    L->bwrap = o->bwrap && *o->bwrap ? (access(o->bwrap, X_OK) == 0 ? strdup(o->bwrap) : NULL)
+                                     : find_bwrap();
     eng->local = L;
     /* bubblewrap, running as the user, resolves the bound directories' paths again: the state
      * dir must be traversable (0711: no listing; each session's socket dir is its own). */

@@ -12,9 +12,10 @@ struct sandbox_driver;
 
 struct local_options {
     bool enabled;
-    const char *user; /* the unprivileged user the executor runs as (required) */
-    const char *root; /* where workspaces are made (NULL: /var/lib/paddock-local) */
-    bool unsandboxed; /* allow running without bubblewrap (an operator's decision) */
+    const char *user;  /* the unprivileged user the executor runs as (required) */
+    const char *root;  /* where workspaces are made (NULL: /var/lib/paddock-local) */
+    bool unsandboxed;  /* allow running without bubblewrap (an operator's decision) */
+    const char *bwrap; /* bubblewrap's path (NULL: /usr/bin/bwrap, then /usr/local/bin) */
 };
 
 /* Sandbox ids of this driver start with this: a stored session is the local driver's. */

@@ -312,7 +312,8 @@ int engine_serve(const struct engine_options *opt, char **err)
     struct local_options lo = {.enabled = opt->local_enabled,
                                .user = opt->local_user,
                                .root = opt->local_root,
-                               .unsandboxed = opt->local_unsandboxed};
+                               .unsandboxed = opt->local_unsandboxed,
+                               .bwrap = opt->local_bwrap};
     if (local_setup(&eng, &lo, err) < 0)
         goto out;
     if (seccomp_probe_start(&eng) < 0) {

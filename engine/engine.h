@@ -14,7 +14,7 @@ struct engine_options {
                                 /var/run/docker.sock */
     /* The local backend (driver_local.h; the config's [local]): off unless local_enabled. */
     bool local_enabled, local_unsandboxed;
-    const char *local_user, *local_root;
+    const char *local_user, *local_root, *local_bwrap;
     const char *pool; /* warm pool: "N" (default image) or "IMAGE=N,..."; NULL: none */
     /* Approvals: the policy of sessions that name none ("never", "high", "medium", "always";
      * NULL: "high") and how long an action waits for the operator (seconds; 0: 600). */

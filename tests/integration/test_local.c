@@ -64,6 +64,7 @@ static void test_refused_without_opt_in(void **state)
     assert_int_equal(r.status, 403);
     assert_non_null(strstr(r.body, "[local] enabled"));
     reply_free(&r);
+    assert_int_equal(engine_stop(e), 0);
     assert_int_equal(engine_destroy(e), 0);
 }
 
@@ -183,6 +184,70 @@ static void test_local_session(void **state)
     json_decref(s);
 }
 
+/* An engine whose [local] names bubblewrap where there is none. */
+static struct engine_proc *engine_without_bwrap(bool unsandboxed, char **env)
+{
+    struct engine_proc *e = engine_new();
+    char *cfg = strdupf("%s/config.toml", e->state_dir);
+    FILE *f = fopen(cfg, "w");
+    fprintf(f,
+            "[local]\nenabled = true\nuser = \"nobody\"\nroot = \"%s-local\"\n"
+            "bwrap = \"/nonexistent/bwrap\"\nunsandboxed = %s\n",
+            e->state_dir, unsandboxed ? "true" : "false");
+    fclose(f);
+    *env = strdupf("PADDOCK_CONFIG=%s", cfg);
+    free(cfg);
+    e->extra_env[0] = "PADDOCK_CONFIRM=never";
+    e->extra_env[1] = *env;
+    assert_int_equal(engine_start(e), 0);
+    return e;
+}
+
+/* Without bubblewrap: refused, naming the setting, unless the operator allows it unsandboxed. */
+static void test_without_bubblewrap(void **state)
+{
+    (void)state;
+    char *env;
+    struct engine_proc *e = engine_without_bwrap(false, &env);
+    struct reply r;
+    api(e, "POST", "/v1/sessions", "{\"backend\": \"local\"}", &r);
+    assert_int_equal(r.status, 403);
+    assert_non_null(strstr(r.body, "bubblewrap"));
+    assert_non_null(strstr(r.body, "[local] unsandboxed"));
+    reply_free(&r);
+    char *first_root = strdupf("%s-local", e->state_dir);
+    assert_int_equal(engine_stop(e), 0);
+    assert_int_equal(engine_destroy(e), 0);
+    rmdir(first_root);
+    free(first_root);
+    free(env);
+
+    e = engine_without_bwrap(true, &env);
+    char *root = strdupf("%s-local", e->state_dir);
+    json_t *s = session_new(e, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    json_t *o = session_run(e, id, "id -un; pwd");
+    char *want = strdupf("nobody\n%s/%s", root, id);
+    assert_string_equal(jstr(o, "content"), want);
+    free(want);
+    json_decref(o);
+    session_delete(e, id);
+    char *pg =
+        strdupf("pgrep -u nobody -f -- '--working-dir %s/%s' >/dev/null && echo left", root, id);
+    struct proc_result pr;
+    char *argv[] = {"sh", "-c", pg, NULL};
+    proc_run(argv, NULL, 5000, &pr);
+    assert_null(strstr(pr.out ? pr.out : "", "left"));
+    proc_result_free(&pr);
+    free(pg);
+    json_decref(s);
+    assert_int_equal(engine_stop(e), 0);
+    assert_int_equal(engine_destroy(e), 0);
+    rmdir(root);
+    free(root);
+    free(env);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -223,6 +288,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused_without_opt_in),
         cmocka_unit_test(test_local_session),
+        cmocka_unit_test(test_without_bubblewrap),
     };
     int failed = cmocka_run_group_tests_name("local", tests, setup, teardown);
     return failed || harness_teardown_failed ? 1 : 0;
