@@ -49,6 +49,10 @@ struct lsb {
     json_t *env, *labels;
     pid_t pid;                /* the outer process; 0 when not running */
     unsigned long long start; /* its start time (/proc/pid/stat), against pid reuse */
+    /* The first process of its PID namespace once seen, and its start time: killing it ends
+     * every process of the namespace, even when the outer one is gone already. */
+    pid_t init;
+    unsigned long long init_start;
     int pidfd;
     bool child; /* the engine's own child (its exit code can be read) */
     bool paused;
@@ -130,11 +134,14 @@ static unsigned long long proc_start_time(pid_t pid)
     buf[n] = '\0';
     char *p = strrchr(buf, ')'); /* the name may hold anything */
     unsigned long long t = 0;
+    /* A zombie (or dying) process runs nothing: as good as gone, though its pid is taken. */
+    if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+        return 0;
     /* after ") ": state ppid ... field 22 is the start time */
-    if (p && sscanf(p + 2,
-                    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-                    "%*d %*d %llu",
-                    &t) != 1)
+    if (sscanf(p + 2,
+               "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+               "%*d %*d %llu",
+               &t) != 1)
         t = 0;
     return t;
 }
@@ -202,7 +209,9 @@ static void tree_signal(pid_t root, int sig)
 
 /* The first process of the sandbox's PID namespace (bwrap's child), or the executor itself when
  * unsandboxed: what the channel's check compares the server's namespace with. 0 when not yet. */
-static pid_t sb_ns_init(const struct local *L, const struct lsb *sb)
+static void sb_save(const struct local *L, const struct lsb *sb);
+
+static pid_t sb_ns_init(const struct local *L, struct lsb *sb)
 {
     if (!sb_alive(sb))
         return 0;
@@ -217,7 +226,21 @@ static pid_t sb_ns_init(const struct local *L, const struct lsb *sb)
     if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%d", &child) != 1)
         child = 0;
     fclose(f);
+    if (child > 0 && child != sb->init) {
+        sb->init = (pid_t)child;
+        sb->init_start = proc_start_time(sb->init);
+        sb_save(L, sb);
+    }
     return (pid_t)child;
+}
+
+/* SIGKILL of the namespace's first process: the kernel then kills the rest of it. */
+static void sb_kill_namespace(struct lsb *sb)
+{
+    if (sb->init > 0 && sb->init_start && proc_start_time(sb->init) == sb->init_start)
+        kill(sb->init, SIGKILL);
+    sb->init = 0;
+    sb->init_start = 0;
 }
 
 /* ---- the state file ---- */
@@ -229,10 +252,11 @@ static char *sb_file(const struct local *L, const char *id, const char *ext)
 
 static void sb_save(const struct local *L, const struct lsb *sb)
 {
-    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:b}", "session", sb->session_id,
-                          "sock_dir", sb->sock_dir, "workspace", sb->ws, "executor", sb->exe, "env",
-                          sb->env, "labels", sb->labels, "pid", (json_int_t)sb->pid, "start",
-                          (json_int_t)sb->start, "paused", sb->paused);
+    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b}", "session",
+                          sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws, "executor",
+                          sb->exe, "env", sb->env, "labels", sb->labels, "pid", (json_int_t)sb->pid,
+                          "start", (json_int_t)sb->start, "init", (json_int_t)sb->init,
+                          "init_start", (json_int_t)sb->init_start, "paused", sb->paused);
     char *path = sb_file(L, sb->id, "json"), *tmp = sb_file(L, sb->id, "json.tmp");
     if (j && path && tmp && json_dump_file(j, tmp, JSON_COMPACT) == 0)
         rename(tmp, path);
@@ -280,8 +304,11 @@ static void sb_ended(struct lsb *sb)
     int st;
     if (sb->child && waitpid(sb->pid, &st, WNOHANG) == sb->pid)
         sb->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    else if (!sb->child)
+    else if (!sb->child) {
         sb->error = "it ended while the engine was not its parent (exit code unknown)";
+        sb->exit_code = -1;
+    }
+    sb_kill_namespace(sb); /* what the outer process left behind in it */
     sb->pid = 0;
     sb->start = 0;
     sb->paused = false;
@@ -331,6 +358,9 @@ static struct lsb *sb_find(struct engine *eng, const char *id)
                        .labels = json_incref(json_object_get(j, "labels")),
                        .pid = (pid_t)json_integer_value(json_object_get(j, "pid")),
                        .start = (unsigned long long)json_integer_value(json_object_get(j, "start")),
+                       .init = (pid_t)json_integer_value(json_object_get(j, "init")),
+                       .init_start =
+                           (unsigned long long)json_integer_value(json_object_get(j, "init_start")),
                        .paused = json_is_true(json_object_get(j, "paused")),
                        .pidfd = -1};
     json_decref(j);
@@ -339,6 +369,7 @@ static struct lsb *sb_find(struct engine *eng, const char *id)
     if (sb->pid > 0 && sb_alive(sb)) {
         sb_watch(sb); /* reattached */
     } else if (sb->pid > 0) {
+        sb_kill_namespace(sb);
         sb->pid = 0;
         sb->error = "it ended while the engine was away (exit code unknown)";
         sb->exit_code = -1;
@@ -652,6 +683,7 @@ static void sb_kill(struct lsb *sb)
         tree_signal(sb->pid, SIGKILL);
         tree_signal(sb->pid, SIGCONT);
     }
+    sb_kill_namespace(sb);
 }
 
 static int ld_stop(struct engine *eng, const char *id, int timeout_s, sandbox_done_fn fn, void *ud)

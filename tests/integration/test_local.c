@@ -184,6 +184,40 @@ static void test_local_session(void **state)
     json_decref(s);
 }
 
+/* Its sandbox killed while the engine was away: the engine started again says so, and nothing
+ * of its PID namespace is left. */
+static void test_lost_while_away(void **state)
+{
+    (void)state;
+    json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    free(run_text(id, "sleep 600 & echo started"));
+    char *sf = strdupf("%s/local/local-%s.json", harness_eng->state_dir, id);
+    json_t *st = json_load_file(sf, 0, NULL);
+    assert_non_null(st);
+    pid_t outer = (pid_t)json_integer_value(json_object_get(st, "pid"));
+    pid_t init = (pid_t)json_integer_value(json_object_get(st, "init"));
+    json_decref(st);
+    assert_true(outer > 0 && init > 0);
+    assert_int_equal(engine_stop(harness_eng), 0);
+    assert_true(pid_lives(init)); /* keep_alive: it outlived the engine */
+    kill(outer, SIGKILL);
+    assert_int_equal(engine_start(harness_eng), 0);
+    json_t *now = session_wait_state(harness_eng, id, "stopped", 10000);
+    assert_non_null(now);
+    if (!strstr(jstr(now, "reason") ? jstr(now, "reason") : "", "while the engine was away"))
+        fail_msg("reason: %s", jstr(now, "reason"));
+    json_decref(now);
+    double deadline = now_ms() + 5000; /* SIGKILL is sent; the namespace takes a moment to end */
+    while (pid_lives(init) && now_ms() < deadline)
+        sleep_ms(20);
+    assert_false(pid_lives(init));
+    session_delete(harness_eng, id);
+    assert_false(path_exists(sf));
+    free(sf);
+    json_decref(s);
+}
+
 /* An engine whose [local] names bubblewrap where there is none. */
 static struct engine_proc *engine_without_bwrap(bool unsandboxed, char **env)
 {
@@ -288,6 +322,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused_without_opt_in),
         cmocka_unit_test(test_local_session),
+        cmocka_unit_test(test_lost_while_away),
         cmocka_unit_test(test_without_bubblewrap),
     };
     int failed = cmocka_run_group_tests_name("local", tests, setup, teardown);
