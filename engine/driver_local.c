@@ -774,10 +774,13 @@ static json_t *sb_inspect(const struct local *L, struct lsb *sb)
 {
     bool running = sb_alive(sb);
     const char *status = running ? (sb->paused ? "paused" : "running") : "exited";
-    return json_pack("{s:s,s:{s:s,s:b,s:b,s:i,s:b,s:s,s:I},s:{s:O}}", "Id", sb->id, "State",
-                     "Status", status, "Running", running, "Paused", running && sb->paused,
+    /* GraphDriver's UpperDir is where the sandbox's writes go: the workspace here, which the
+     * disk watchdog (disk.c) then measures against limits.disk. */
+    return json_pack("{s:s,s:{s:s,s:b,s:b,s:i,s:b,s:s,s:I},s:{s:O},s:{s:{s:s}}}", "Id", sb->id,
+                     "State", "Status", status, "Running", running, "Paused", running && sb->paused,
                      "ExitCode", sb->exit_code, "OOMKilled", 0, "Error", sb->error ? sb->error : "",
-                     "Pid", (json_int_t)sb_ns_init(L, sb), "Config", "Labels", sb->labels);
+                     "Pid", (json_int_t)sb_ns_init(L, sb), "Config", "Labels", sb->labels,
+                     "GraphDriver", "Data", "UpperDir", sb->ws);
 }
 
 static int ld_inspect(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)

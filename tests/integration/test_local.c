@@ -218,6 +218,30 @@ static void test_lost_while_away(void **state)
     json_decref(s);
 }
 
+/* Limits: cpus/memory/pids are refused (nothing enforces them there); the disk limit holds, the
+ * watchdog measuring the workspace. */
+static void test_limits(void **state)
+{
+    (void)state;
+    struct reply r;
+    api(harness_eng, "POST", "/v1/sessions",
+        "{\"backend\": \"local\", \"limits\": {\"memory\": \"1g\"}}", &r);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.body, "limits.memory"));
+    reply_free(&r);
+    json_t *s =
+        session_new(harness_eng, "{\"backend\": \"local\", \"limits\": {\"disk\": \"64m\"}}");
+    const char *id = jstr(s, "id");
+    assert_null(jpath(s, "options.limits.memory"));
+    json_decref(session_run(harness_eng, id, "head -c 100000000 /dev/zero > big; echo done"));
+    json_t *p = session_wait_state(harness_eng, id, "paused", 20000);
+    assert_non_null(p);
+    assert_non_null(strstr(jstr(p, "reason"), "disk"));
+    json_decref(p);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
 /* An engine whose [local] names bubblewrap where there is none. */
 static struct engine_proc *engine_without_bwrap(bool unsandboxed, char **env)
 {
@@ -320,9 +344,8 @@ int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refused_without_opt_in),
-        cmocka_unit_test(test_local_session),
-        cmocka_unit_test(test_lost_while_away),
+        cmocka_unit_test(test_refused_without_opt_in), cmocka_unit_test(test_local_session),
+        cmocka_unit_test(test_lost_while_away),        cmocka_unit_test(test_limits),
         cmocka_unit_test(test_without_bubblewrap),
     };
     int failed = cmocka_run_group_tests_name("local", tests, setup, teardown);
