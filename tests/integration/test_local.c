@@ -71,6 +71,14 @@ static void test_refused_without_opt_in(void **state)
 static void test_local_session(void **state)
 {
     (void)state;
+    /* On the agents' channel it is a weakening [security] backend_local decides (refuse by
+     * default), even with [local] enabled. */
+    struct reply ar;
+    api_agent(harness_eng, "POST", "/v1/sessions", "{\"backend\": \"local\"}", &ar);
+    assert_int_equal(ar.status, 403);
+    assert_non_null(strstr(ar.body, "backend_local"));
+    reply_free(&ar);
+
     json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
     const char *id = jstr(s, "id");
     assert_string_equal(jstr(s, "state"), "ready");
