@@ -45,6 +45,8 @@ struct action {
     void *ud;
     struct loop_timer *timer; /* the approval's deadline */
     struct session *s;        /* held while forwarding */
+    action_ask_fn asked;      /* the engine's own question (action_ask): told the verdict */
+    void *asked_ud;
 };
 
 /* A long poll on an action's end. */
@@ -420,6 +422,11 @@ static int action_reject(struct action *a, enum action_approval decision, const 
     int rc = store_action_decide(eng->store, a->id, decision, by, reason, obs, util_now(), err);
     if (rc == 1) {
         action_publish(eng, a->id, true);
+        if (a->asked) {
+            struct action_verdict v = {
+                .expired = decision == APPROVAL_EXPIRED, .by = by, .reason = reason};
+            a->asked(&v, a->asked_ud);
+        }
         if (a->fn) {
             struct session_action_result res = {
                 .status = 200, .body = obs ? obs : "{}", .len = obs ? strlen(obs) : 2};
@@ -477,6 +484,15 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     }
     action_policy_load(s);
     const char *kind = json_string_value(json_object_get(action, "action"));
+    const struct action_kind *known = action_kind_find(kind);
+    if (known && known->engine_made) {
+        /* Only the engine asks these: an agent must not forge the operator's prompt. */
+        char msg[200];
+        snprintf(msg, sizeof(msg), "\"%s\" is the engine's own kind; an agent cannot send it",
+                 kind);
+        action_reply_error(fn, ud, ERR_BAD_REQUEST, msg);
+        return;
+    }
     json_t *args = json_object_get(action, "args");
     const char *summary = action_kind_summary(kind, args);
     struct risk_result risk;
@@ -735,6 +751,13 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
                       (long long)id, a->session_id, session_op_name(s->op));
         return;
     }
+    if (approve && !a->asked && d->scope == ACTION_SCOPE_ENGINE) {
+        action_result(out, ERR_BAD_REQUEST,
+                      "action %lld: \"scope\": \"engine\" is for egress approvals; an agent's "
+                      "action is remembered for its session (\"remember\": true)",
+                      (long long)id);
+        return;
+    }
     char *err = NULL;
     if (!approve) {
         int rc = action_reject(a, APPROVAL_REJECTED, d->by, d->reason, &err);
@@ -744,7 +767,7 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
             *out = (struct action_result){.status = 200};
         return;
     }
-    if (d->remember && s) {
+    if (d->remember && s && !a->asked) {
         char *pat = d->pattern ? strdup(d->pattern)
                                : action_exact_pattern(action_kind_summary(
                                      json_string_value(json_object_get(a->action, "action")),
@@ -773,9 +796,71 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         loop_timer_cancel(eng->loop, a->timer);
         a->timer = NULL;
     }
-    action_publish(eng, id, true);
     *out = (struct action_result){.status = 200};
+    if (a->asked) {
+        /* The engine's own question: approving it is all it does; the asker goes on. */
+        store_action_finish(eng->store, id, ACTION_DONE, STORE_NO_EXIT_CODE, NULL, 0, NULL,
+                            util_now(), NULL);
+        action_publish(eng, id, true);
+        struct action_verdict v = {
+            .approve = true,
+            .scope = d->remember && d->scope == ACTION_SCOPE_ONCE ? ACTION_SCOPE_SESSION : d->scope,
+            .by = d->by,
+            .reason = d->reason};
+        a->asked(&v, a->asked_ud);
+        action_unhold(a);
+        action_notify(eng, id);
+        return;
+    }
+    action_publish(eng, id, true);
     action_forward(a, s);
+}
+
+int64_t action_ask(struct session *s, json_t *action, enum risk_level risk, const char *why,
+                   action_ask_fn fn, void *ud, char **err)
+{
+    struct engine *eng = s->eng;
+    action_policy_load(s);
+    const char *kind = json_string_value(json_object_get(action, "action"));
+    char *args_json = json_dumps(action, JSON_COMPACT);
+    double now = util_now();
+    struct store_action_new row = {.session_id = s->id,
+                                   .kind = kind,
+                                   .summary =
+                                       action_kind_summary(kind, json_object_get(action, "args")),
+                                   .args_json = args_json ? args_json : "{}",
+                                   .risk = risk,
+                                   .risk_reason = why,
+                                   .state = ACTION_PENDING,
+                                   .approval = APPROVAL_PENDING,
+                                   .deadline = now + s->approval_timeout,
+                                   .durable = true,
+                                   .now = now};
+    int64_t id = store_action_add(eng->store, &row, err);
+    free(args_json);
+    if (id < 0)
+        return -1;
+    struct action *a = action_hold(eng, id, s->id, action, NULL, 0);
+    if (!a) {
+        store_action_finish(eng->store, id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0,
+                            "out of memory", util_now(), NULL);
+        *err = strdup("out of memory");
+        return -1;
+    }
+    a->asked = fn;
+    a->asked_ud = ud;
+    action_arm(a, row.deadline);
+    action_publish(eng, id, true);
+    return id;
+}
+
+void action_ask_cancel(struct engine *eng, int64_t id, const char *why)
+{
+    struct action *a = action_find(eng, id);
+    if (!a)
+        return;
+    a->asked = NULL;
+    action_reject(a, APPROVAL_REJECTED, "engine", why, NULL);
 }
 
 /* ---- the session's end, start-up, shutdown ---- */
@@ -811,8 +896,14 @@ int actions_init(struct engine *eng)
             sid && json_is_object(args) ? action_hold(eng, id, sid, args, NULL, 0) : NULL;
         if (!a)
             continue;
+        const struct action_kind *k =
+            action_kind_find(json_string_value(json_object_get(args, "action")));
         if (!session_find(eng, sid))
             action_reject(a, APPROVAL_REJECTED, "engine", "the session is gone", NULL);
+        else if (k && k->engine_made)
+            /* The engine's own question: what asked it (a connection) ended with that engine. */
+            action_reject(a, APPROVAL_REJECTED, "engine",
+                          "the engine restarted; the connection that asked is gone", NULL);
         else
             action_arm(a, json_is_number(deadline) ? json_number_value(deadline) : 0);
     }

@@ -3,6 +3,7 @@
 #ifndef PADDOCK_ACTION_H
 #define PADDOCK_ACTION_H
 
+#include "engine/risk/risk.h"
 #include "engine/session.h"
 
 #include <jansson.h>
@@ -32,11 +33,15 @@ struct action_result {
     enum err_code err; /* ERR_NONE on success */
     char message[512];
 };
+/* How far an approval reaches: this once, the rest of the session, every session of the
+ * engine (the last only for what the engine asks itself: egress). */
+enum action_scope { ACTION_SCOPE_ONCE, ACTION_SCOPE_SESSION, ACTION_SCOPE_ENGINE };
 struct action_decision {
     bool approve; /* else reject */
     const char *by, *reason;
-    bool remember;       /* approve: allow this pattern for the rest of the session */
-    const char *pattern; /* with remember: the pattern; NULL: exactly this command or path */
+    bool remember;           /* approve: allow this pattern for the rest of the session */
+    const char *pattern;     /* with remember: the pattern; NULL: exactly this command or path */
+    enum action_scope scope; /* remember sets at least ACTION_SCOPE_SESSION */
 };
 /* Decide a pending action. 404 unknown; 409 already_decided / expired / not_pending /
  * session_gone / conflict, and nothing changes; 200 when decided. */
@@ -49,6 +54,23 @@ int action_rule_add(struct session *s, json_t *rule, const char *by, struct acti
  * seconds (≤ 600), whichever comes first; NULL when there is no such action. */
 typedef void (*action_wait_fn)(json_t *action, void *ud);
 void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn fn, void *ud);
+
+/* The engine asks the operator itself (an egress connection, engine/egress.c): the action
+ * (an object {"action": kind, "args": {...}}) is recorded pending with the session's approval
+ * timeout and waits in the queue like any other. fn is called once with the verdict: approved
+ * (with its scope: the caller adds the rule it means), rejected, or expired. */
+struct action_verdict {
+    bool approve, expired;
+    enum action_scope scope;
+    const char *by, *reason; /* borrowed during the call */
+};
+typedef void (*action_ask_fn)(const struct action_verdict *v, void *ud);
+/* Its action id, or -1 with *err (malloc'd) when it could not be recorded. */
+int64_t action_ask(struct session *s, json_t *action, enum risk_level risk, const char *why,
+                   action_ask_fn fn, void *ud, char **err);
+/* The asker went away before a decision: the action is rejected by the engine with why, and
+ * fn is not called. */
+void action_ask_cancel(struct engine *eng, int64_t id, const char *why);
 
 /* A session's container went for good: its waiting actions are rejected with why. */
 void actions_session_gone(struct engine *eng, const char *session_id, const char *why);

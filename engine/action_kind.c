@@ -1,6 +1,6 @@
 /* The table of action kinds: the executor's execute_action kinds (executor/action.c's
- * action_types[], checked by tests/unit/test_action_kind.c) and the transfers that files.c
- * records. */
+ * action_types[], checked by tests/unit/test_action_kind.c), the transfers that files.c
+ * records, and the engine's own questions (egress.c). */
 #include "engine/action_kind.h"
 
 #include <string.h>
@@ -46,6 +46,7 @@ static const struct action_kind action_kinds[] = {
      .transfer = true},
     {.name = "download", .transfer = true},
     {.name = "list_files", .transfer = true},
+    {.name = "egress", .summary_arg = "destination", .engine_made = true},
 };
 
 _Static_assert(sizeof action_kinds / sizeof action_kinds[0] <= ACTION_KIND_MAX,

@@ -40,6 +40,9 @@ struct action_kind {
     bool shell_like;
     /* Through the executor's file endpoints (engine/files.c), not execute_action. */
     bool transfer;
+    /* The engine's own question to the operator (action_ask: an egress connection), never
+     * sent by an agent nor run by the executor; no classifier (its asker gives the level). */
+    bool engine_made;
 };
 
 /* The largest number of kinds (for lists of names). */

@@ -7,6 +7,7 @@
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
+#include "engine/egress.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 #include "engine/listen.h"
@@ -286,7 +287,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.pool = pool_new(&eng, opt->pool, err)))
         goto out;
     session_load_all(&eng);
-    if (actions_init(&eng) < 0) {
+    if (actions_init(&eng) < 0 || egress_init(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
     }
@@ -308,6 +309,7 @@ out:
     if (eng.http)
         http_cancel_all(eng.http);
     seccomp_probe_free(&eng);
+    egress_shutdown(&eng);
     actions_shutdown(&eng);
     terminals_free(&eng);
     api_free(eng.api);

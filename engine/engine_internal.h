@@ -19,6 +19,7 @@ struct pool;
 struct actions;
 struct term;
 struct seccomp_probe;
+struct egress;
 
 struct engine {
     struct loop *loop;
@@ -35,6 +36,7 @@ struct engine {
     struct stats *stats;     /* resource sampling (stats.c) */
     struct actions *actions; /* actions held for approval or in flight (action.c) */
     struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
+    struct egress *egress;   /* egress sessions' proxies and connections (egress.c) */
     char *state_dir;
     char *socket_path;
     char *engine_id;
