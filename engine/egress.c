@@ -11,10 +11,12 @@
 #include "engine/egress.h"
 
 #include "common/buf.h"
+#include "common/sanitize.h"
 #include "engine/action.h"
 #include "engine/api.h"
 #include "engine/base/child.h"
 #include "engine/base/loop.h"
+#include "engine/base/proc.h"
 #include "engine/base/session_state.h"
 #include "engine/base/unix_peer.h"
 #include "engine/base/util.h"
@@ -79,6 +81,7 @@ struct egress_conn {
     int64_t rec;           /* the record's row */
     int64_t action;        /* the question waiting in the queue, 0: none */
     bool approved_literal; /* the operator approved exactly this address */
+    char command[512];     /* the sandbox's process that asked (sanitized), "" unknown */
     struct sockaddr_storage addrs[EGRESS_MAX_ADDRS];
     socklen_t alens[EGRESS_MAX_ADDRS];
     int naddrs, iaddr;
@@ -681,16 +684,36 @@ static void egress_on_verdict(const struct action_verdict *v, void *ud)
     egress_resolve(c);
 }
 
-/* The command that opened the connection is not known to the engine yet (docs/egress.md):
- * the question shows the destination and the method. */
+/* The command line of the sandbox's process that opened the connection, into c->command; ""
+ * when it cannot be told (it exited, or the socket was handed on). Only for a question: the
+ * scan of the host's /proc costs more than a decision by rule. */
+static void egress_find_command(struct egress_conn *c, struct session *s)
+{
+    struct sockaddr_storage peer, self;
+    socklen_t pl = sizeof(peer), sl = sizeof(self);
+    c->command[0] = '\0';
+    if (getpeername(c->cfd, (struct sockaddr *)&peer, &pl) < 0 ||
+        getsockname(c->cfd, (struct sockaddr *)&self, &sl) < 0 || peer.ss_family != AF_INET ||
+        self.ss_family != AF_INET || s->exec_init_pid <= 0)
+        return;
+    int pport = ntohs(((struct sockaddr_in *)&peer)->sin_port);
+    int sport = ntohs(((struct sockaddr_in *)&self)->sin_port);
+    char raw[sizeof(c->command)];
+    if (proc_socket_owner((pid_t)s->exec_init_pid, pport, sport, raw, sizeof(raw)) == 0)
+        sanitize_text(raw, strlen(raw), c->command, sizeof(c->command));
+}
+
 static void egress_ask(struct egress_conn *c, struct session *s)
 {
     struct engine *eng = c->site->eng;
     char dest[EGRESS_HOST_MAX + 16];
     snprintf(dest, sizeof(dest), strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host, c->port);
+    egress_find_command(c, s);
     json_t *action =
         json_pack("{s:s,s:{s:s,s:s,s:i,s:s}}", "action", "egress", "args", "destination", dest,
                   "host", c->host, "port", c->port, "method", c->method);
+    if (c->command[0])
+        json_object_set_new(json_object_get(action, "args"), "command", json_string(c->command));
     char *err = NULL;
     char why[128];
     snprintf(why, sizeof(why), "a network destination the session does not know (%s)",
@@ -712,6 +735,7 @@ static void egress_ask(struct egress_conn *c, struct session *s)
                                    .port = c->port,
                                    .decision = "pending",
                                    .action_id = id,
+                                   .command = c->command[0] ? c->command : NULL,
                                    .now = util_now()};
     c->rec = store_egress_add(eng->store, &row, &err);
     if (c->rec < 0) {

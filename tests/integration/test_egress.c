@@ -360,6 +360,9 @@ static void test_unknown_waits_approved_and_rejected(void **state)
     assert_string_equal(jstr(q, "args.args.host"), "127.0.0.1");
     assert_int_equal(json_integer_value(jpath(q, "args.args.port")), srv.http);
     assert_string_equal(jstr(q, "args.args.method"), "GET");
+    /* The sandbox's process that opened the connection, found through its socket. */
+    assert_non_null(jstr(q, "args.args.command"));
+    assert_non_null(strstr(jstr(q, "args.args.command"), "/tmp/c.py get http://127.0.0.1"));
     char dest[64];
     snprintf(dest, sizeof(dest), "127.0.0.1:%d", srv.http);
     assert_string_equal(jstr(q, "summary"), dest);
