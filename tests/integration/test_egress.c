@@ -309,6 +309,28 @@ static void test_allowed_http_and_tls(void **state)
     assert_non_null(strstr(r.out, "CONNECT"));
     assert_non_null(strstr(r.out, want));
     proc_result_free(&r);
+    /* The export carries the connections too (JSON and Markdown). */
+    char *file = strdupf("%s/export.json", srv.dir);
+    char *const exp[] = {(char *)harness_bin(),
+                         "--socket",
+                         harness_eng->socket,
+                         "export",
+                         sid,
+                         "--format",
+                         "json",
+                         "-o",
+                         file,
+                         NULL};
+    proc_run(exp, NULL, 30000, &r);
+    assert_int_equal(r.status, 0);
+    proc_result_free(&r);
+    json_t *doc = json_load_file(file, 0, NULL);
+    assert_non_null(doc);
+    assert_int_equal(json_array_size(jpath(doc, "egress.connections")), 2);
+    assert_string_equal(jstr(json_array_get(jpath(doc, "egress.connections"), 0), "method"),
+                        "CONNECT");
+    json_decref(doc);
+    free(file);
     session_delete(harness_eng, sid);
     free(sid);
 }
