@@ -48,18 +48,22 @@
 #define EGRESS_HEAD_TIMEOUT_MS 10000
 #define EGRESS_CONNECT_TIMEOUT_MS 10000
 #define EGRESS_RESOLVE_TIMEOUT_MS 10000
-#define EGRESS_PIPE_SIZE (256 * 1024)
+#define EGRESS_PIPE_SIZE (1024 * 1024) /* a kernel pipe per direction (F_SETPIPE_SZ) */
 #define EGRESS_MAX_ADDRS 8
 #define EGRESS_LIST_DEFAULT 200
 
 enum egress_phase { EP_HANDOFF, EP_HEAD, EP_ASK, EP_RESOLVE, EP_CONNECT, EP_RELAY };
 
-/* One direction of the relay: bytes read from one side, not yet written to the other. */
+/* One direction of the relay. The bytes move socket → kernel pipe → socket with splice, never
+ * through the engine's memory; only the first ones the engine wrote itself (a plain request's
+ * rewritten head, a tunnel's 200) are in data. */
 struct egress_pipe {
-    char *data;
+    char *data; /* the first bytes, malloc'd; NULL: none */
     size_t len, off;
-    bool eof;  /* its source read to the end */
-    bool shut; /* its sink was told (shutdown SHUT_WR) */
+    int p[2];      /* the kernel pipe: read end, write end */
+    size_t inpipe; /* bytes read from the source, not yet written to the sink */
+    bool eof;      /* its source read to the end */
+    bool shut;     /* its sink was told (shutdown SHUT_WR) */
 };
 
 struct egress_site;
@@ -140,8 +144,13 @@ static void egress_conn_free(struct egress_conn *c)
 {
     buf_free(&c->head);
     free(c->upstream);
-    free(c->up.data);
-    free(c->down.data);
+    struct egress_pipe *ps[] = {&c->up, &c->down};
+    for (size_t i = 0; i < 2; i++) {
+        free(ps[i]->data);
+        for (int k = 0; k < 2; k++)
+            if (ps[i]->p[k] >= 0)
+                close(ps[i]->p[k]);
+    }
     free(c);
 }
 
@@ -301,19 +310,27 @@ static void egress_idle_arm(struct egress_conn *c)
 static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *count, bool *moved)
 {
     for (int round = 0; round < 16; round++) {
+        ssize_t n;
         if (p->off < p->len) {
-            ssize_t n = send(to, p->data + p->off, p->len - p->off, MSG_NOSIGNAL);
+            n = send(to, p->data + p->off, p->len - p->off, MSG_NOSIGNAL);
             if (n > 0) {
                 p->off += (size_t)n;
                 *count += n;
                 *moved = true;
                 continue;
             }
-            if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                return 0;
-            return -1;
+            return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
         }
-        p->off = p->len = 0;
+        if (p->inpipe) {
+            n = splice(p->p[0], NULL, to, NULL, p->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+            if (n > 0) {
+                p->inpipe -= (size_t)n;
+                *count += n;
+                *moved = true;
+                continue;
+            }
+            return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+        }
         if (p->eof) {
             if (!p->shut) {
                 shutdown(to, SHUT_WR);
@@ -321,9 +338,9 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
             }
             return 0;
         }
-        ssize_t n = recv(from, p->data, EGRESS_PIPE_SIZE, 0);
+        n = splice(from, NULL, p->p[1], NULL, EGRESS_PIPE_SIZE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
         if (n > 0) {
-            p->len = (size_t)n;
+            p->inpipe = (size_t)n;
             *moved = true;
             continue;
         }
@@ -348,7 +365,8 @@ static void egress_relay(struct egress_conn *c)
     c->bytes_down += sent_down;
     if (moved)
         c->last = loop_now_ms();
-    bool up_pending = c->up.off < c->up.len, down_pending = c->down.off < c->down.len;
+    bool up_pending = c->up.off < c->up.len || c->up.inpipe,
+         down_pending = c->down.off < c->down.len || c->down.inpipe;
     if ((c->up.eof && c->up.shut && c->down.eof && c->down.shut) ||
         (c->hup_c && c->up.eof && !up_pending) || (c->hup_s && c->down.eof && !down_pending)) {
         egress_conn_end(c, "closed");
@@ -363,11 +381,15 @@ static void egress_relay(struct egress_conn *c)
 static void egress_relay_start(struct egress_conn *c)
 {
     c->phase = EP_RELAY;
-    c->up.data = malloc(EGRESS_PIPE_SIZE);
-    c->down.data = malloc(EGRESS_PIPE_SIZE);
-    if (!c->up.data || !c->down.data) {
-        egress_conn_reply(c, 503, "Service Unavailable", "paddock egress: out of memory");
-        return;
+    struct egress_pipe *ps[] = {&c->up, &c->down};
+    for (size_t i = 0; i < 2; i++) {
+        if (pipe2(ps[i]->p, O_NONBLOCK | O_CLOEXEC) < 0) {
+            ps[i]->p[0] = ps[i]->p[1] = -1;
+            egress_conn_reply(c, 503, "Service Unavailable", "paddock egress: no pipe: %s",
+                              strerror(errno));
+            return;
+        }
+        fcntl(ps[i]->p[1], F_SETPIPE_SZ, EGRESS_PIPE_SIZE); /* a smaller one still works */
     }
     /* What the destination gets first: a plain request's rewritten head, then whatever the
      * client sent after its head; a tunnel's client hears 200 first. */
@@ -376,20 +398,12 @@ static void egress_relay_start(struct egress_conn *c)
         buf_append(&first, c->upstream, strlen(c->upstream));
     if (c->head.len > c->head_len)
         buf_append(&first, c->head.data + c->head_len, c->head.len - c->head_len);
-    if (first.len > EGRESS_PIPE_SIZE) {
-        buf_free(&first);
-        egress_conn_reply(c, 431, "Request Header Fields Too Large",
-                          "paddock egress: the request's first bytes exceed %d", EGRESS_PIPE_SIZE);
-        return;
-    }
-    if (first.len)
-        memcpy(c->up.data, first.data, first.len);
+    c->up.data = first.data;
     c->up.len = first.len;
-    buf_free(&first);
     if (c->tunnel) {
         static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-        memcpy(c->down.data, ok, sizeof ok - 1);
-        c->down.len = sizeof ok - 1;
+        c->down.data = strdup(ok);
+        c->down.len = c->down.data ? sizeof ok - 1 : 0;
     }
     egress_idle_arm(c);
     egress_relay(c);
@@ -1076,7 +1090,9 @@ static void egress_on_accept(int fd, uint32_t events, void *ud)
                                   .cfd = -1,
                                   .sfd = -1,
                                   .cev = UINT32_MAX,
-                                  .sev = UINT32_MAX};
+                                  .sev = UINT32_MAX,
+                                  .up.p = {-1, -1},
+                                  .down.p = {-1, -1}};
         c->next = site->conns;
         site->conns = c;
         site->n_conns++;
