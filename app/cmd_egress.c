@@ -18,10 +18,7 @@ static const char *egress_str(json_t *o, const char *key, char *buf, size_t size
 int cmd_egress(struct app *app, int argc, char **argv)
 {
     bool as_json = false;
-    int rc = cli_parse_json_only(argc, argv, &as_json,
-                                 "usage: paddock egress [--json] SESSION\n"
-                                 "  the session's connections through its proxy, newest first, "
-                                 "and the totals per host\n");
+    int rc = cli_parse_json_only(argc, argv, &as_json);
     if (rc >= 0)
         return rc;
     if (optind >= argc) {

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Where an export reads from; a failed request is noted (the first message kept) and, for the
@@ -314,6 +315,11 @@ static void cast_event(FILE *f, double t, const char *text, bool raw)
 
 /* An action on the cast: when it ran (one that waited for approval ran once approved); one
  * that never ran (rejected) when it ended, else when it was created; id order breaks ties. */
+static const char *state_of(json_t *x)
+{
+    return json_string_value(json_object_get(x, "state")) ?: "";
+}
+
 struct cast_item {
     json_t *x;
     double start;
@@ -389,6 +395,18 @@ static void export_cast(FILE *f, json_t *doc, bool raw)
         sprintf(prompt, "%s %s\n", view->cast_prompt, cmd);
         cast_event(f, start - t0, prompt, raw);
         free(prompt);
+        /* an automatic decision names its rule, as in the history */
+        json_t *rule = json_object_get(x, "rule");
+        if (json_is_object(rule)) {
+            char *line = NULL;
+            if (asprintf(&line, "[%s by rule %lld \"%s\"]\n",
+                         strcmp(state_of(x), "rejected") == 0 ? "denied" : "allowed",
+                         (long long)json_integer_value(json_object_get(rule, "id")),
+                         json_string_value(json_object_get(rule, "pattern")) ?: "") >= 0) {
+                cast_event(f, start - t0, line, raw);
+                free(line);
+            }
+        }
         const char *out =
             json_string_value(json_object_get(json_object_get(x, "observation"), "content"));
         const char *state = json_string_value(json_object_get(x, "state")) ?: "";
@@ -402,7 +420,7 @@ static void export_cast(FILE *f, json_t *doc, bool raw)
                 cast_event(f, end - t0, o, raw);
                 free(o);
             }
-        } else if (strcmp(state, "rejected") == 0) {
+        } else if (strcmp(state, "rejected") == 0 && !json_is_object(rule)) {
             cast_event(f, end - t0, "[rejected by the operator]\n", raw);
         }
     }
@@ -470,6 +488,39 @@ static int export_file(json_t *doc, const char *dir, const char *base, const cha
     return rc;
 }
 
+/* dir and its missing parents, as mkdir -p (0755: an export is the operator's to share).
+ * 0, or -1 with *msg (malloc'd) naming the directory that could not be made. */
+static int export_mkdir_p(const char *dir, char **msg)
+{
+    char *p = strdup(dir);
+    if (!p) {
+        *msg = strdup("out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (char *slash = p + 1; rc == 0; slash++) {
+        bool end = *slash == '\0';
+        if (*slash != '/' && !end)
+            continue;
+        *slash = '\0';
+        struct stat st;
+        if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+            if (asprintf(msg, "cannot create the directory %s: %s", p, strerror(errno)) < 0)
+                *msg = NULL;
+            rc = -1;
+        } else if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+            if (asprintf(msg, "%s is not a directory", p) < 0)
+                *msg = NULL;
+            rc = -1;
+        }
+        if (end)
+            break;
+        *slash = '/';
+    }
+    free(p);
+    return rc;
+}
+
 int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
                        void *progress_ctx, char **msg)
 {
@@ -481,7 +532,7 @@ int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_f
         return -1;
     }
     const char *base = export_base(doc, id);
-    int rc = 0;
+    int rc = export_mkdir_p(dir, msg);
     for (size_t i = 0; export_formats[i] && rc == 0; i++)
         rc = export_file(doc, dir, base, export_formats[i], msg);
     if (rc == 0 && asprintf(msg, "exported %zu actions to %s/%s.{json,md,cast}%s%s",
@@ -511,12 +562,7 @@ int cmd_export(struct app *app, int argc, char **argv)
         } else if (c == 'r') {
             raw = true;
         } else if (c == 'h') {
-            printf("usage: paddock export SESSION [--format json|md|cast] [--raw] [-o FILE]\n"
-                   "  json: the session, its events, every action with its observation, the log\n"
-                   "  md: a Markdown report; cast: an asciinema v2 recording of its commands\n"
-                   "  --raw: the cast keeps the output's bytes, escape sequences included (by\n"
-                   "         default titles, clipboard writes and modes beyond the screen are\n"
-                   "         dropped: a played cast writes to your terminal)\n");
+            app_command_help(stdout, "export");
             return 0;
         } else {
             return 2;
@@ -542,6 +588,20 @@ int cmd_export(struct app *app, int argc, char **argv)
     free(src.err);
     if (!doc)
         return 1;
+    /* a missing directory on the way to FILE is made, as the dashboard's export does */
+    char *parent = output ? strdup(output) : NULL, *slash = parent ? strrchr(parent, '/') : NULL;
+    char *mkerr = NULL;
+    if (slash && slash != parent) {
+        *slash = '\0';
+        if (export_mkdir_p(parent, &mkerr) < 0) {
+            fprintf(stderr, "paddock export: %s\n", mkerr ? mkerr : "out of memory");
+            free(mkerr);
+            free(parent);
+            json_decref(doc);
+            return 1;
+        }
+    }
+    free(parent);
     FILE *f = output ? fopen(output, "w") : stdout;
     if (!f) {
         perror(output);

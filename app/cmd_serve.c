@@ -1,6 +1,7 @@
 /* paddock serve: the engine in the foreground. */
 #include "app/app.h"
 #include "app/config.h"
+#include "common/size.h"
 #include "engine/engine.h"
 #include "engine/risk/policy.h"
 
@@ -63,6 +64,27 @@ static char *serve_read_token(const char *path)
     return strdup(p);
 }
 
+/* A size from $env, else the config file's key: *out the bytes, -1 when neither is set (the
+ * engine's default). 0, or -1 after printing why. */
+static int serve_size(const struct config *cfg, const char *env, const char *key, const char *value,
+                      long long *out)
+{
+    const char *from = getenv(env);
+    if (from && *from)
+        value = from;
+    else
+        from = NULL;
+    *out = -1;
+    if (!value)
+        return 0;
+    if ((*out = size_parse(value)) < 0) {
+        fprintf(stderr, "paddock serve: %s: %s = \"%s\" is not a size (\"10g\", \"512m\")\n",
+                from ? env : (cfg->path ? cfg->path : "config"), key, value);
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_serve(struct app *app, int argc, char **argv)
 {
     static const struct option opts[] = {{"socket", required_argument, NULL, 's'},
@@ -106,14 +128,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
             driver = optarg;
             break;
         case 'h':
-            printf("usage: paddock serve [--socket PATH] [--state-dir DIR] [--pool N|IMAGE=N,...]\n"
-                   "                     [--listen HOST:PORT [--token-file FILE]] [--driver NAME]\n"
-                   "  --pool  keep N sandboxes started ahead (per image); also $PADDOCK_POOL\n"
-                   "  --listen  also serve the API on TCP (Authorization: Bearer <token>);\n"
-                   "            also $PADDOCK_LISTEN\n"
-                   "  --token-file  the token (chmod 600); also $PADDOCK_TOKEN; without one it is\n"
-                   "            generated into <state>/token, on a loopback address only\n"
-                   "  --driver  the sandbox runtime (docker); also $PADDOCK_DRIVER\n");
+            app_command_help(stdout, "serve");
             return 0;
         default:
             return 2;
@@ -146,6 +161,19 @@ int cmd_serve(struct app *app, int argc, char **argv)
         free(token);
         return 2;
     }
+    long long disk_limit, disk_floor;
+    if (serve_size(cfg, "PADDOCK_DISK_LIMIT", "disk_limit", cfg->disk_limit, &disk_limit) < 0 ||
+        serve_size(cfg, "PADDOCK_DISK_FLOOR", "disk_floor", cfg->disk_floor, &disk_floor) < 0) {
+        free(exe);
+        free(token);
+        return 2;
+    }
+    if (disk_limit == 0) {
+        fprintf(stderr, "paddock serve: disk_limit must be a size of at least 64m\n");
+        free(exe);
+        free(token);
+        return 2;
+    }
     struct engine_options o = {
         .state_dir = state ? state : app->state_dir,
         .socket_path = sock ? sock : app->socket,
@@ -159,6 +187,15 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .confirm = confirm,
         .approval_timeout = cfg->approval_timeout,
         .retention_days = cfg->retention_days,
+        .rule_ceiling = cfg->rule_ceiling,
+        .allow = (const char *const *)cfg->allow,
+        .deny = (const char *const *)cfg->deny,
+        .disk_limit = disk_limit,
+        .unsafe_bench = getenv("PADDOCK_UNSAFE_BENCH"),
+        /* unset: the engine's default; "0": no floor */
+        .disk_floor = disk_floor < 0    ? 0
+                      : disk_floor == 0 ? -1
+                                        : disk_floor,
         .on_ready = serve_on_ready,
     };
     o.ud = &o;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum config_type { CT_STRING, CT_BOOL, CT_NUMBER };
+enum config_type { CT_STRING, CT_BOOL, CT_NUMBER, CT_STRINGS };
 
 /* Every key: its section, name, type and where it goes. */
 struct config_key {
@@ -35,12 +35,17 @@ static const struct config_key config_keys[] = {
     CK("paddock", "socket", CT_STRING, socket),
     CK("paddock", "state_dir", CT_STRING, state_dir),
     CK("paddock", "pool", CT_STRING, pool),
+    CK("paddock", "disk_limit", CT_STRING, disk_limit),
+    CK("paddock", "disk_floor", CT_STRING, disk_floor),
     CK("paddock", "driver", CT_STRING, driver),
     CK("paddock", "listen", CT_STRING, listen),
     CK("paddock", "token_file", CT_STRING, token_file),
     CK("paddock", "theme", CT_STRING, theme),
     CK("paddock", "bell", CT_BOOL, bell),
     CK("paddock", "mouse", CT_BOOL, mouse),
+    CK("approvals", "allow", CT_STRINGS, allow),
+    CK("approvals", "deny", CT_STRINGS, deny),
+    CK("approvals", "ceiling", CT_STRING, rule_ceiling),
 };
 #undef CK
 
@@ -140,6 +145,25 @@ static const struct config_key *config_find(const char *section, const char *key
     return NULL;
 }
 
+/* What a key of this type takes, for messages. */
+static const char *config_type_name(enum config_type t)
+{
+    static const char *const names[] = {
+        [CT_STRING] = "a \"string\"",
+        [CT_BOOL] = "true or false",
+        [CT_NUMBER] = "a number",
+        [CT_STRINGS] = "[\"strings\"]",
+    };
+    return names[t];
+}
+
+static void config_strings_free(char **list)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        free(list[i]);
+    free(list);
+}
+
 static int config_value(struct config_parser *p, struct config *c, const char *key, const char *s)
 {
     const struct config_key *k = config_find(p->section, key);
@@ -159,38 +183,54 @@ static int config_value(struct config_parser *p, struct config *c, const char *k
         }
         if (k->type != CT_STRING) {
             free(v);
-            return config_fail(p, "%s takes %s, not a string", key,
-                               k->type == CT_BOOL ? "true or false" : "a number");
+            return config_fail(p, "%s takes %s, not a string", key, config_type_name(k->type));
         }
         free(*(char **)field);
         *(char **)field = v;
         return 0;
     }
     if (*s == '[') {
-        /* arrays of strings are read (and checked) but no key takes one yet */
         s++;
-        for (;;) {
+        char **list = calloc(1, sizeof(*list));
+        size_t n = 0;
+        int rc = list ? 0 : config_fail(p, "out of memory");
+        for (; rc == 0;) {
             s = config_skip_ws(s);
             if (*s == ']')
                 break;
-            if (*s != '"' && *s != '\'')
-                return config_fail(p, "an array holds strings, one line only");
+            if (*s != '"' && *s != '\'') {
+                rc = config_fail(p, "an array holds strings, one line only");
+                break;
+            }
             char *v = config_string(p, &s);
-            if (!v)
-                return -1;
-            free(v);
+            char **more = v ? realloc(list, (n + 2) * sizeof(*list)) : NULL;
+            if (!more) {
+                free(v);
+                rc = v ? config_fail(p, "out of memory") : -1;
+                break;
+            }
+            list = more;
+            list[n++] = v;
+            list[n] = NULL;
             s = config_skip_ws(s);
             if (*s == ',')
                 s++;
             else if (*s != ']')
-                return config_fail(p, "expected ',' or ']' in the array");
+                rc = config_fail(p, "expected ',' or ']' in the array");
         }
-        if (config_line_end(p, s + 1) < 0)
-            return -1;
-        if (k)
-            return config_fail(p, "%s does not take an array", key);
-        config_warn(p, key);
-        return 0;
+        if (rc == 0 && config_line_end(p, s + 1) < 0)
+            rc = -1;
+        if (rc == 0 && k && k->type != CT_STRINGS)
+            rc = config_fail(p, "%s does not take an array", key);
+        if (rc == 0 && !k)
+            config_warn(p, key);
+        if (rc == 0 && k) {
+            config_strings_free(*(char ***)field);
+            *(char ***)field = list;
+            return 0;
+        }
+        config_strings_free(list);
+        return rc;
     }
     if (strncmp(s, "true", 4) == 0 || strncmp(s, "false", 5) == 0) {
         bool v = s[0] == 't';
@@ -201,8 +241,7 @@ static int config_value(struct config_parser *p, struct config *c, const char *k
             return 0;
         }
         if (k->type != CT_BOOL)
-            return config_fail(p, "%s takes %s, not true/false", key,
-                               k->type == CT_STRING ? "a \"string\"" : "a number");
+            return config_fail(p, "%s takes %s, not true/false", key, config_type_name(k->type));
         *(int *)field = v;
         return 0;
     }
@@ -221,8 +260,7 @@ static int config_value(struct config_parser *p, struct config *c, const char *k
         return 0;
     }
     if (k->type != CT_NUMBER)
-        return config_fail(p, "%s takes %s, not a number", key,
-                           k->type == CT_STRING ? "a \"string\"" : "true or false");
+        return config_fail(p, "%s takes %s, not a number", key, config_type_name(k->type));
     if (d <= 0)
         return config_fail(p, "%s must be above 0", key);
     *(double *)field = d;
@@ -361,6 +399,10 @@ void config_free(struct config *c)
         if (config_keys[i].type == CT_STRING) {
             char **f = (char **)((char *)c + config_keys[i].offset);
             free(*f);
+            *f = NULL;
+        } else if (config_keys[i].type == CT_STRINGS) {
+            char ***f = (char ***)((char *)c + config_keys[i].offset);
+            config_strings_free(*f);
             *f = NULL;
         }
     free(c->path);

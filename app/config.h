@@ -22,7 +22,14 @@ struct config {
     char *driver; /* the sandbox driver (engine/driver.c's table): "docker" */
     int bell;     /* -1: not set; ring the bell when an action starts waiting */
     int mouse;    /* -1: not set; the dashboard takes clicks and the wheel */
-    char *path;   /* the file read, NULL when none */
+    /* [approvals]: engine-wide rules, NULL-terminated lists of globs (NULL: none), and the
+     * highest risk level a rule may approve */
+    char **allow, **deny;
+    char *rule_ceiling;
+    /* A session's disk limit when it names none, and the free space kept under the state dir
+     * ("10g", "1g"; "0" for no floor). NULL: not set. */
+    char *disk_limit, *disk_floor;
+    char *path; /* the file read, NULL when none */
 };
 
 /* Read the file at path (NULL: the default place; a missing default file is no error).

@@ -14,7 +14,14 @@ struct timings {
 void timings_add(struct timings *s, double x);
 double timings_pct(struct timings *s, double p);
 double now_ms(void);
-/* One keep-alive request on handle e over a unix socket; the HTTP status (-1: transport). */
+/* A reply body as libcurl writes it (bench_on_body appends; p is NUL-terminated, malloc'd). */
+struct bench_body {
+    char *p;
+    size_t n;
+};
+size_t bench_on_body(char *p, size_t sz, size_t n, void *ud);
+/* One keep-alive request on handle e over a unix socket (req.c); the HTTP status (-1:
+ * transport). */
 long req_on(CURL *e, const char *sock, const char *method, const char *path, const char *payload,
             json_t **out);
 long proc_status_kb(pid_t pid, const char *field);

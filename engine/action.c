@@ -13,10 +13,12 @@
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
+#include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
+#include "engine/output.h"
 #include "engine/risk/policy.h"
 #include "engine/risk/risk.h"
 #include "engine/session_internal.h"
@@ -31,6 +33,23 @@
 #define ACTION_REJECTED_TEXT "Action has been rejected by the user! Waiting for further user input."
 /* Long polls end after this at the latest (GET /v1/actions/{id}?wait=S). */
 #define ACTION_WAIT_MAX 600.0
+/* A frame of the executor's stream larger than this is a broken stream. */
+#define ACTION_FRAME_MAX (64ull * 1024 * 1024)
+
+/* The executor's streamed reply (?paddock_stream=1, docs/protocol.md): "o LEN\n" output
+ * frames, then "r STATUS LEN\n" and the observation. An executor that does not stream
+ * (a runtime image baked before) answers with the plain observation: its first byte is "{". */
+struct action_frames {
+    bool decided, plain;
+    bool in_payload;
+    char type; /* 'o' or 'r': the frame being read */
+    char head[64];
+    size_t head_len;
+    unsigned long long left; /* payload bytes still to come */
+    bool got_result;
+    long status;
+    struct buf result; /* the observation, byte for byte */
+};
 
 /* An action the engine holds: waiting for the operator, or on its way to the executor. */
 struct action {
@@ -47,6 +66,7 @@ struct action {
     struct session *s;        /* held while forwarding */
     action_ask_fn asked;      /* the engine's own question (action_ask): told the verdict */
     void *asked_ud;
+    struct action_frames frames;
 };
 
 /* A long poll on an action's end. */
@@ -104,6 +124,7 @@ static void action_waiter_on_timer(void *ud)
 /* The action reached a final state: every long poll on it answers. */
 static void action_notify(struct engine *eng, int64_t id)
 {
+    output_end(eng, id);
     struct action_waiter *w = eng->actions->waiters;
     while (w) {
         struct action_waiter *next = w->next;
@@ -199,6 +220,7 @@ static void action_unhold(struct action *a)
         loop_timer_cancel(a->eng->loop, a->timer);
     json_decref(a->action);
     free(a->body);
+    buf_free(&a->frames.result);
     free(a);
 }
 
@@ -241,6 +263,7 @@ static void action_finished(struct action *a)
 {
     struct engine *eng = a->eng;
     int64_t id = a->id;
+    disk_watch_soon(eng, a->session_id); /* what the action wrote counts at once */
     if (a->s)
         session_release(a->s);
     action_unhold(a);
@@ -349,6 +372,75 @@ static void action_on_done(const struct http_result *r, void *ud)
     action_finished(a);
 }
 
+/* The executor's stream as it comes: output to the live feeds, the observation kept. */
+static int action_on_frames(const char *data, size_t len, void *ud)
+{
+    struct action *a = ud;
+    struct action_frames *f = &a->frames;
+    if (!f->decided && len) {
+        f->decided = true;
+        f->plain = data[0] == '{';
+    }
+    if (f->plain)
+        return buf_append(&f->result, data, len);
+    while (len > 0) {
+        if (!f->in_payload) {
+            char c = *data++;
+            len--;
+            if (c != '\n') {
+                if (f->head_len + 1 >= sizeof(f->head))
+                    return -1;
+                f->head[f->head_len++] = c;
+                continue;
+            }
+            f->head[f->head_len] = '\0';
+            f->head_len = 0;
+            unsigned long long n = 0;
+            if (sscanf(f->head, "o %llu", &n) == 1)
+                f->type = 'o';
+            else if (sscanf(f->head, "r %ld %llu", &f->status, &n) == 2 && !f->got_result)
+                f->type = 'r', f->got_result = true;
+            else
+                return -1;
+            if (n > ACTION_FRAME_MAX)
+                return -1;
+            f->left = n;
+            f->in_payload = n > 0;
+            continue;
+        }
+        size_t k = len < f->left ? len : (size_t)f->left;
+        if (f->type == 'o')
+            output_append(a->eng, a->id, data, k);
+        else if (buf_append(&f->result, data, k) < 0)
+            return -1;
+        data += k;
+        len -= k;
+        f->left -= k;
+        f->in_payload = f->left > 0;
+    }
+    return 0;
+}
+
+static void action_on_streamed(const struct http_result *r, void *ud)
+{
+    struct action *a = ud;
+    struct action_frames *f = &a->frames;
+    struct http_result res = *r;
+    if (r->status == 200) {
+        bool whole = f->plain || (f->got_result && !f->in_payload);
+        if (buf_append(&f->result, "", 1) < 0) /* NUL-terminated, as a buffered body is */
+            whole = false;
+        else
+            f->result.len--;
+        res.status = !whole ? -1 : f->plain ? 200 : f->status;
+        res.body = f->result.data ? f->result.data : "";
+        res.len = f->result.len;
+        if (!whole)
+            res.error = "the executor's stream ended before the action's result";
+    }
+    action_on_done(&res, a);
+}
+
 static void action_forward(struct action *a, struct session *s)
 {
     struct engine *eng = a->eng;
@@ -371,13 +463,19 @@ static void action_forward(struct action *a, struct session *s)
     const struct action_kind *kind =
         action_kind_find(json_string_value(json_object_get(a->action, "action")));
     bool want_diff = kind && kind->ask_diff;
+    bool stream = kind && kind->streams;
     struct http_request req = {.method = "POST",
                                .url = want_diff ? "http://executor/execute_action?paddock_diff=1"
+                                      : stream  ? "http://executor/execute_action?paddock_stream=1"
                                                 : "http://executor/execute_action",
                                .body = a->body ? a->body : "{}",
                                .body_len = a->body ? a->len : 2,
+                               .on_data = stream ? action_on_frames : NULL,
                                .timeout_ms = (long)(t * 1000.0) + 60000};
-    if (eng->driver->executor_request(s, &req, action_on_done, a) < 0) {
+    if (stream)
+        output_begin(eng, a->id, a->session_id);
+    if (eng->driver->executor_request(s, &req, stream ? action_on_streamed : action_on_done, a) <
+        0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         action_on_done(&r, a);
     }
@@ -398,9 +496,18 @@ static void action_policy_load(struct session *s)
     json_t *t = json_object_get(opt, "approval_timeout");
     s->approval_timeout = json_is_number(t) ? json_number_value(t) : eng->approval_timeout;
     json_decref(cfg);
-    json_decref(s->rules);
-    s->rules = store_rules_list(eng->store, s->id);
     s->policy_loaded = true;
+}
+
+/* The rules that apply to the session's actions, reloaded after any rule changed. */
+static json_t *action_rules(struct session *s)
+{
+    if (!s->rules || s->rules_gen != s->eng->rules_gen) {
+        json_decref(s->rules);
+        s->rules = store_rules_list(s->eng->store, s->id);
+        s->rules_gen = s->eng->rules_gen;
+    }
+    return s->rules;
 }
 
 /* ---- the deadline ---- */
@@ -512,8 +619,13 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                                    .durable = !wait,
                                    .now = now};
     enum action_confirmation confirmation = action_confirmation_of(action);
-    const char *rule_pat = NULL;
-    enum policy_rule rule = policy_rules_match(s->rules, summary, &rule_pat);
+    json_t *matched = NULL;
+    enum policy_rule rule = policy_rules_match(action_rules(s), kind, summary, &matched);
+    const char *rule_pat = json_string_value(json_object_get(matched, "pattern"));
+    json_int_t rule_id = json_integer_value(json_object_get(matched, "id"));
+    /* The ceiling: an allow rule never approves what is rated above it; the policy decides. */
+    if (rule == POLICY_RULE_ALLOW && risk.level > eng->rule_ceiling)
+        rule = POLICY_RULE_NONE;
     char why[512] = "";
     char *obs = NULL;
     bool held = false;
@@ -530,16 +642,20 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
                      "\"message\":\"No observation\"}");
         row.observation = obs;
     } else if (rule == POLICY_RULE_DENY) {
-        snprintf(why, sizeof(why), "denied by the operator's rule \"%.400s\"", rule_pat);
+        snprintf(why, sizeof(why), "denied by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
         row.state = ACTION_REJECTED;
         row.approval = APPROVAL_REJECTED;
         row.decided_by = "rule";
         row.decision_reason = why;
+        row.rule_id = rule_id;
+        row.rule_pattern = rule_pat;
     } else if (rule == POLICY_RULE_ALLOW) {
-        snprintf(why, sizeof(why), "allowed by the operator's rule \"%.400s\"", rule_pat);
+        snprintf(why, sizeof(why), "allowed by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
         row.approval = APPROVAL_AUTO;
         row.decided_by = "rule";
         row.decision_reason = why;
+        row.rule_id = rule_id;
+        row.rule_pattern = rule_pat;
     } else if (policy_needs_approval(s->confirm, (int)risk.level)) {
         row.state = ACTION_PENDING;
         row.approval = APPROVAL_PENDING;
@@ -677,38 +793,26 @@ static void action_already(json_t *cur, int64_t id, struct action_result *out)
     }
 }
 
-/* Pattern text that matches exactly this summary (glob characters escaped). */
-static char *action_exact_pattern(const char *summary)
+int64_t action_rule_add(struct engine *eng, const char *session_id, json_t *rule, const char *by,
+                        struct action_result *out)
 {
-    struct buf b = {0};
-    for (const char *p = summary; *p; p++) {
-        if (strchr("*?[]\\", *p))
-            buf_append(&b, "\\", 1);
-        buf_append(&b, p, 1);
-    }
-    buf_append(&b, "", 1);
-    return b.data;
-}
-
-int action_rule_add(struct session *s, json_t *rule, const char *by, struct action_result *out)
-{
-    struct engine *eng = s->eng;
-    action_policy_load(s);
     char *err = NULL;
-    const char *pattern = json_string_value(json_object_get(rule, "pattern"));
-    enum policy_rule decision;
-    if (policy_rule_parse(json_string_value(json_object_get(rule, "decision")), &decision) < 0) {
+    struct store_rule row = {.session_id = session_id,
+                             .pattern = json_string_value(json_object_get(rule, "pattern")),
+                             .kind = json_string_value(json_object_get(rule, "kind")),
+                             .by = by};
+    if (policy_rule_parse(json_string_value(json_object_get(rule, "decision")), &row.decision) <
+        0) {
         action_result(out, ERR_BAD_REQUEST, "\"decision\" must be \"allow\" or \"deny\"");
         return -1;
     }
-    int64_t rid = store_rule_add(eng->store, s->id, pattern, decision, by, util_now(), &err);
+    int64_t rid = store_rule_add(eng->store, &row, util_now(), &err);
     if (rid < 0) {
         action_result_store(out, eng, "the rule was not added", err);
         return -1;
     }
-    json_decref(s->rules);
-    s->rules = store_rules_list(eng->store, s->id);
-    return 0;
+    eng->rules_gen++;
+    return rid;
 }
 
 void action_decide(struct engine *eng, int64_t id, const struct action_decision *d,
@@ -768,14 +872,16 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         return;
     }
     if (d->remember && s && !a->asked) {
-        char *pat = d->pattern ? strdup(d->pattern)
-                               : action_exact_pattern(action_kind_summary(
-                                     json_string_value(json_object_get(a->action, "action")),
-                                     json_object_get(a->action, "args")));
-        json_t *rule = json_pack("{s:s,s:s}", "pattern", pat ? pat : "", "decision",
-                                 policy_rule_name(POLICY_RULE_ALLOW));
+        /* For this kind of action only: a path approved for reading is no command to run. */
+        const char *kind = json_string_value(json_object_get(a->action, "action"));
+        char *pat =
+            d->pattern
+                ? strdup(d->pattern)
+                : policy_glob_escape(action_kind_summary(kind, json_object_get(a->action, "args")));
+        json_t *rule = json_pack("{s:s,s:s,s:s?}", "pattern", pat ? pat : "", "decision",
+                                 policy_rule_name(POLICY_RULE_ALLOW), "kind", kind);
         free(pat);
-        int rc = action_rule_add(s, rule, d->by, out);
+        int64_t rc = action_rule_add(eng, s->id, rule, d->by, out);
         json_decref(rule);
         if (rc < 0)
             return;

@@ -47,8 +47,11 @@ struct action_decision {
  * session_gone / conflict, and nothing changes; 200 when decided. */
 void action_decide(struct engine *eng, int64_t id, const struct action_decision *d,
                    struct action_result *out);
-/* Add an operator rule ({"pattern", "decision"}, checked by policy_rule_check) to a session. */
-int action_rule_add(struct session *s, json_t *rule, const char *by, struct action_result *out);
+/* Add an operator rule ({"pattern", "decision", "kind"?}, checked by policy_rule_check) to a
+ * session (session_id NULL: engine-wide); every session reads the rules again before its next
+ * action. The rule's id, or -1 with *out. */
+int64_t action_rule_add(struct engine *eng, const char *session_id, json_t *rule, const char *by,
+                        struct action_result *out);
 
 /* The full action object (with args and observation) once its state is final, or after
  * seconds (≤ 600), whichever comes first; NULL when there is no such action. */

@@ -86,8 +86,19 @@ void api_route_action_approve(struct api_req *r);
 void api_route_action_reject(struct api_req *r);
 void api_route_approvals(struct api_req *r);
 void api_route_verify(struct api_req *r);
-void api_route_rules_get(struct api_req *r);
+/* The operator's rules (api_rules.c). */
+void api_route_rules_list(struct api_req *r);
 void api_route_rules_add(struct api_req *r);
+void api_route_rule_get(struct api_req *r);
+void api_route_rule_edit(struct api_req *r);
+void api_route_rule_remove(struct api_req *r);
+void api_route_session_rules_get(struct api_req *r);
+void api_route_session_rules_add(struct api_req *r);
+/* At start-up: the ceiling (a risk level's name; NULL: "medium") and the config file's
+ * engine-wide rules (NULL-terminated lists of globs; NULL: none), kept in step with the store
+ * (each change recorded). 0, or -1 with *err (malloc'd). */
+int api_rules_load_config(struct engine *eng, const char *ceiling, const char *const *allow,
+                          const char *const *deny, char **err);
 void api_route_history(struct api_req *r);
 
 /* ---- the optional TCP listener (listen.c decides who may use it) ---- */

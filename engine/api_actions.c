@@ -9,6 +9,7 @@
 #include "engine/session.h"
 #include "engine/store/store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,13 +97,13 @@ void api_route_execute(struct api_req *r)
 }
 
 /* POST /v1/risk[?session=ID] {"action": {...}}: what execute_action would make of the action,
- * {risk, reason, declared_risk, rule}, recording nothing. rule: the session's operator rule that
- * would decide it ({pattern, decision}), null without a session or when none matches. */
+ * {risk, reason, declared_risk, rule}, recording nothing. rule: the operator's rule that would
+ * decide it ({id, pattern, decision}; the engine-wide rules, and the session's when one is
+ * named), null when none would; an allow rule the risk is above the ceiling of says so. */
 void api_route_risk(struct api_req *r)
 {
     struct engine *eng = api_req_engine(r);
     const char *sid = api_req_query(r, "session");
-    json_t *rules = NULL;
     if (sid) {
         json_t *stored = store_session_get(eng->store, sid);
         if (!stored) {
@@ -110,20 +111,25 @@ void api_route_risk(struct api_req *r)
             return;
         }
         json_decref(stored);
-        rules = store_rules_list(eng->store, sid);
     }
     json_t *body;
     json_t *action = api_action_body(r, &body);
     if (action) {
+        json_t *rules = store_rules_list(eng->store, sid ? sid : "");
         struct risk_result risk;
         action_kind_classify(action, ACTION_WORKSPACE, NULL, &risk);
         const char *kind = json_string_value(json_object_get(action, "action"));
-        const char *pattern = NULL;
+        json_t *matched = NULL;
         enum policy_rule d = policy_rules_match(
-            rules, action_kind_summary(kind, json_object_get(action, "args")), &pattern);
-        json_t *rule = d == POLICY_RULE_NONE ? json_null()
-                                             : json_pack("{s:s,s:s}", "pattern", pattern,
-                                                         "decision", policy_rule_name(d));
+            rules, kind, action_kind_summary(kind, json_object_get(action, "args")), &matched);
+        json_t *rule = json_null();
+        if (d != POLICY_RULE_NONE) {
+            rule = json_pack("{s:O,s:O,s:s}", "id", json_object_get(matched, "id"), "pattern",
+                             json_object_get(matched, "pattern"), "decision", policy_rule_name(d));
+            if (d == POLICY_RULE_ALLOW && risk.level > eng->rule_ceiling)
+                json_object_set_new(rule, "above_ceiling",
+                                    json_string(risk_level_name(eng->rule_ceiling)));
+        }
         api_reply_json(r, 200,
                        json_pack("{s:s,s:s,s:o,s:o}", "risk", risk_level_name(risk.level), "reason",
                                  risk.reason, "declared_risk",
@@ -131,8 +137,8 @@ void api_route_risk(struct api_req *r)
                                      ? json_string(risk_level_name((enum risk_level)risk.declared))
                                      : json_null(),
                                  "rule", rule));
+        json_decref(rules);
     }
-    json_decref(rules);
     json_decref(body);
 }
 
@@ -252,13 +258,26 @@ void api_route_action_reject(struct api_req *r)
     api_decide(r, false);
 }
 
-/* GET /v1/approvals[?session=ID]: what waits for the operator, oldest first. */
+/* GET /v1/approvals[?session=ID]: what waits for the operator, oldest first; each with the
+ * allow rule proposed for "commands like this one" (proposed_rule, policy_rule_derive) and
+ * whether its risk is above the rules' ceiling (above_ceiling: no rule would approve it). */
 void api_route_approvals(struct api_req *r)
 {
-    api_reply_json(
-        r, 200,
-        json_pack("{s:o}", "approvals",
-                  store_actions_pending(api_req_engine(r)->store, api_req_query(r, "session"))));
+    json_t *list = store_actions_pending(api_req_engine(r)->store, api_req_query(r, "session"));
+    size_t i;
+    json_t *a;
+    json_array_foreach(list, i, a)
+    {
+        char *pat = policy_rule_derive(json_string_value(json_object_get(a, "kind")),
+                                       json_string_value(json_object_get(a, "summary")));
+        json_object_set_new(a, "proposed_rule", pat ? json_string(pat) : json_null());
+        free(pat);
+        /* a rule never approves what is rated above the ceiling: the proposal says so */
+        int level = risk_level_parse(json_string_value(json_object_get(a, "risk")));
+        json_object_set_new(a, "above_ceiling",
+                            json_boolean(level > (int)api_req_engine(r)->rule_ceiling));
+    }
+    api_reply_json(r, 200, json_pack("{s:o}", "approvals", list));
 }
 
 /* GET /v1/verify[?session=ID][&entries=1]: walk the tamper-evident record (the session's chain
@@ -281,37 +300,6 @@ void api_route_verify(struct api_req *r)
     api_reply_json(r, 200, out);
 }
 
-void api_route_rules_get(struct api_req *r)
-{
-    struct engine *eng = api_req_engine(r);
-    if (!api_session_known(r))
-        return;
-    api_reply_json(r, 200,
-                   json_pack("{s:o}", "rules", store_rules_list(eng->store, api_req_param(r, 0))));
-}
-
-/* POST /v1/sessions/{id}/rules {"pattern", "decision"}: for the rest of the session. */
-void api_route_rules_add(struct api_req *r)
-{
-    struct session *s = api_live_session(r);
-    if (!s)
-        return;
-    json_t *rule = api_req_json(r, 0);
-    if (!rule)
-        return;
-    const char *why = policy_rule_check(rule);
-    struct action_result res = {0};
-    if (why)
-        api_reply_error(r, ERR_BAD_REQUEST, "%s", why);
-    else if (action_rule_add(s, rule, "operator", &res) < 0)
-        api_reply_error(r, res.err, "%s", res.message);
-    else
-        api_reply_json(
-            r, 201,
-            json_pack("{s:o}", "rules", store_rules_list(api_req_engine(r)->store, session_id(s))));
-    json_decref(rule);
-}
-
 /* GET /v1/history?q=&session=&kind=&state=&risk=&before=&limit=: every session's actions,
  * newest first, q searched in commands and outputs. */
 void api_route_history(struct api_req *r)
@@ -330,6 +318,16 @@ void api_route_history(struct api_req *r)
                              .kind = api_req_query(r, "kind"),
                              .before = (int64_t)before,
                              .limit = (int)limit};
+    if (s.kind && !action_kind_find(s.kind)) {
+        const char *names[ACTION_KIND_MAX + 1];
+        char list[512] = "";
+        action_kind_names(NULL, names);
+        for (size_t i = 0, n = 0; names[i] && n < sizeof(list); i++)
+            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", names[i]);
+        api_reply_error(r, ERR_BAD_REQUEST, "no action kind \"%.64s\"; \"kind\" is one of %s",
+                        s.kind, list);
+        return;
+    }
     const char *risk_name = api_req_query(r, "risk");
     int risk_level = risk_name ? risk_level_parse(risk_name) : -1; /* any case, as agents send */
     enum risk_level risk = (enum risk_level)risk_level;

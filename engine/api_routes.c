@@ -4,6 +4,7 @@
 #include "engine/base/session_state.h"
 #include "engine/browse.h"
 #include "engine/changes.h"
+#include "engine/disk.h"
 #include "engine/driver.h"
 #include "engine/egress.h"
 #include "engine/engine_internal.h"
@@ -11,6 +12,7 @@
 #include "engine/gc.h"
 #include "engine/listen.h"
 #include "engine/logs.h"
+#include "engine/output.h"
 #include "engine/pool.h"
 #include "engine/remote_runtime.h"
 #include "engine/seccomp_probe.h"
@@ -32,6 +34,8 @@ static void route_info(struct api_req *r)
         eng->docker_ok, "api_version", eng->docker_api_version, "error", eng->docker_error);
     json_object_set_new(info, "listen", listen_info(eng));
     json_object_set_new(info, "seccomp", seccomp_probe_info(eng));
+    json_object_set_new(info, "disk", disk_info_json(eng));
+    json_object_set_new(info, "unsafe_bench", engine_bench_info(eng));
     api_reply_json(r, 200, info);
 }
 
@@ -141,6 +145,9 @@ json_t *api_stored_session(struct api_req *r)
 static void route_session_get(struct api_req *r)
 {
     json_t *s = api_stored_session(r);
+    json_t *disk = s ? disk_session_json(api_req_engine(r), api_req_param(r, 0)) : NULL;
+    if (disk)
+        json_object_set_new(s, "disk", disk);
     if (s)
         api_reply_json(r, 200, s);
 }
@@ -187,6 +194,22 @@ static void route_session_resume(struct api_req *r)
     struct session *s = api_live_session(r);
     if (s)
         session_resume(s, route_reply_result, r);
+}
+
+/* POST /v1/sessions/{id}/limits {"disk": SIZE}: the operator raises (or lowers) the limit. */
+static void route_session_limits(struct api_req *r)
+{
+    struct session *s = api_live_session(r);
+    json_t *body = s ? api_req_json(r, 0) : NULL;
+    if (!body)
+        return;
+    char msg[300];
+    enum err_code e = disk_limit_set(api_req_engine(r), session_id(s), body, msg, sizeof(msg));
+    json_decref(body);
+    if (e != ERR_NONE)
+        api_reply_error(r, e, "%s", msg);
+    else
+        route_session_get(r);
 }
 
 static void route_session_stop(struct api_req *r)
@@ -313,15 +336,39 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/sessions", route_sessions_create, 0},
     {"GET", "/v1/sessions/*", route_session_get, 0},
     {"DELETE", "/v1/sessions/*", route_session_delete, 0},
+    /* The operator's call: an agent does not raise its own sandbox's disk limit. */
+    {.method = "POST",
+     .pattern = "/v1/sessions/*/limits",
+     .fn = route_session_limits,
+     .flags = API_ROUTE_OPERATOR},
     {"POST", "/v1/sessions/*/execute_action", api_route_execute, 0},
     {"POST", "/v1/risk", api_route_risk, 0},
     {"GET", "/v1/actions/*", api_route_action_get, 0},
+    {"GET", "/v1/actions/*/output", output_route_get, 0},
     {"POST", "/v1/actions/*/approve", api_route_action_approve, 0},
     {"POST", "/v1/actions/*/reject", api_route_action_reject, 0},
     {"GET", "/v1/approvals", api_route_approvals, 0},
     {"GET", "/v1/verify", api_route_verify, 0},
-    {"GET", "/v1/sessions/*/rules", api_route_rules_get, 0},
-    {"POST", "/v1/sessions/*/rules", api_route_rules_add, 0},
+    {"GET", "/v1/sessions/*/rules", api_route_session_rules_get, 0},
+    /* The operator's rules: a change is the operator's, never the agent's. */
+    {.method = "POST",
+     .pattern = "/v1/sessions/*/rules",
+     .fn = api_route_session_rules_add,
+     .flags = API_ROUTE_OPERATOR},
+    {"GET", "/v1/rules", api_route_rules_list, 0},
+    {.method = "POST",
+     .pattern = "/v1/rules",
+     .fn = api_route_rules_add,
+     .flags = API_ROUTE_OPERATOR},
+    {"GET", "/v1/rules/*", api_route_rule_get, 0},
+    {.method = "PATCH",
+     .pattern = "/v1/rules/*",
+     .fn = api_route_rule_edit,
+     .flags = API_ROUTE_OPERATOR},
+    {.method = "DELETE",
+     .pattern = "/v1/rules/*",
+     .fn = api_route_rule_remove,
+     .flags = API_ROUTE_OPERATOR},
     {"GET", "/v1/history", api_route_history, 0},
     {"POST", "/v1/sessions/*/terminal", terminal_route_open, 0},
     {"POST", "/v1/sessions/*/terminal/resize", terminal_route_resize, 0},

@@ -21,7 +21,8 @@
  *     stats:   Docker's stats object (stats_compute reads it)
  *     changes: [{"Path", "Kind": 0 modified, 1 added, 2 deleted}] or null
  *     volume list: {"Volumes": [{"Name", "Labels"}]}
- *     info:    {"Runtimes", "Driver", "DriverStatus"}
+ *     info:    {"Runtimes", "Driver", "DriverStatus", "DockerRootDir"?} (the last: where
+ *              layers and volumes live, for the disk watchdog's free-space trigger)
  * - The create request is Docker's create body (session_config_container builds it): Image,
  *   Cmd, Entrypoint, Env, Labels, User, WorkingDir, ExposedPorts and HostConfig (mounts,
  *   limits, capabilities, security options, network mode, port bindings, runtime, devices).

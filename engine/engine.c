@@ -5,6 +5,7 @@
 #include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
+#include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/egress.h"
@@ -12,6 +13,7 @@
 #include "engine/events.h"
 #include "engine/listen.h"
 #include "engine/monitor.h"
+#include "engine/output.h"
 #include "engine/pool.h"
 #include "engine/seccomp.h"
 #include "engine/seccomp_probe.h"
@@ -51,8 +53,9 @@ static int engine_lock(const char *state_dir, char **err)
         ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
         pid[n > 0 ? n : 0] = '\0';
         pid[strcspn(pid, "\n")] = '\0';
-        *err = util_strdupf("state dir %s is locked by another engine (pid %s)", state_dir,
-                            pid[0] ? pid : "?");
+        *err = util_strdupf("state dir %s is locked by another engine (pid %s): use that one "
+                            "(its socket), stop it (kill %s), or give another --state-dir",
+                            state_dir, pid[0] ? pid : "?", pid[0] ? pid : "PID");
         close(fd);
         free(path);
         return -1;
@@ -206,6 +209,46 @@ static void engine_raise_nofile(void)
     }
 }
 
+/* What a benchmark may switch off, by name (engine_internal.h). */
+static const struct {
+    const char *name;
+    enum engine_bench_off bit;
+} engine_bench_names[] = {
+    {"peer_check", ENGINE_BENCH_NO_PEER_CHECK},
+    {"disk_watch", ENGINE_BENCH_NO_DISK_WATCH},
+};
+
+/* "peer_check,disk_watch" into bits: 0, or -1 with *err naming what is unknown. */
+static int engine_bench_parse(const char *list, unsigned *bits, char **err)
+{
+    *bits = 0;
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ",");
+        size_t i = 0, count = sizeof(engine_bench_names) / sizeof(engine_bench_names[0]);
+        while (i < count && !(strlen(engine_bench_names[i].name) == n &&
+                              strncmp(engine_bench_names[i].name, p, n) == 0))
+            i++;
+        if (i == count) {
+            *err = util_strdupf("PADDOCK_UNSAFE_BENCH: \"%.*s\" is not something a benchmark "
+                                "may switch off (peer_check, disk_watch)",
+                                (int)n, p);
+            return -1;
+        }
+        *bits |= engine_bench_names[i].bit;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+json_t *engine_bench_info(const struct engine *eng)
+{
+    json_t *off = json_array();
+    for (size_t i = 0; off && i < sizeof(engine_bench_names) / sizeof(engine_bench_names[0]); i++)
+        if (eng->bench_off & engine_bench_names[i].bit)
+            json_array_append_new(off, json_string(engine_bench_names[i].name));
+    return off;
+}
+
 int engine_serve(const struct engine_options *opt, char **err)
 {
     struct engine eng = {0};
@@ -237,6 +280,8 @@ int engine_serve(const struct engine_options *opt, char **err)
                             policy_names());
         goto out;
     }
+    if (engine_bench_parse(opt->unsafe_bench, &eng.bench_off, err) < 0)
+        goto out;
     if (!(eng.engine_id = engine_read_id(opt->state_dir, err)))
         goto out;
     char *dbpath = util_strdupf("%s/paddock.db", opt->state_dir);
@@ -245,6 +290,8 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!eng.store)
         goto out;
     store_actions_interrupt_inflight(eng.store, util_now());
+    if (api_rules_load_config(&eng, opt->rule_ceiling, opt->allow, opt->deny, err) < 0)
+        goto out;
 
     eng.loop = loop_new();
     eng.events = events_new();
@@ -287,7 +334,11 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.pool = pool_new(&eng, opt->pool, err)))
         goto out;
     session_load_all(&eng);
-    if (actions_init(&eng) < 0 || egress_init(&eng) < 0) {
+    if (!(eng.disk = disk_new(&eng, opt->disk_limit, opt->disk_floor))) {
+        *err = strdup("out of memory");
+        goto out;
+    }
+    if (actions_init(&eng) < 0 || output_init(&eng) < 0 || egress_init(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
     }
@@ -306,11 +357,14 @@ out:
     eng.stopping = true;
     monitor_free(eng.monitor);
     stats_free(eng.stats);
+    disk_free(eng.disk);
+    eng.disk = NULL;
     if (eng.http)
         http_cancel_all(eng.http);
     seccomp_probe_free(&eng);
     egress_shutdown(&eng);
     actions_shutdown(&eng);
+    output_shutdown(&eng);
     terminals_free(&eng);
     api_free(eng.api);
     if (listenfd >= 0)

@@ -15,8 +15,21 @@ struct engine_options {
      * NULL: "high") and how long an action waits for the operator (seconds; 0: 600). */
     const char *confirm;
     double approval_timeout;
+    /* Operator rules: the highest risk level ("low", "medium", "high") an allow rule may
+     * approve (NULL: "medium", so a rule never approves HIGH), and the config file's
+     * engine-wide rules, NULL-terminated lists of globs (NULL: none). */
+    const char *rule_ceiling;
+    const char *const *allow;
+    const char *const *deny;
     /* History of deleted sessions older than this many days is removed (0: kept forever). */
     double retention_days;
+    /* A session's disk limit when it names none (bytes; 0: 10 GiB), and the free space kept on
+     * the state dir's filesystem below which sessions and actions are refused (bytes; 0: 1 GiB;
+     * -1: no floor). engine/disk.h. */
+    long long disk_limit, disk_floor;
+    /* Benchmarks only: containment switched off to measure its cost ("peer_check",
+     * "disk_watch", comma-separated; $PADDOCK_UNSAFE_BENCH). NULL for real use. */
+    const char *unsafe_bench;
     /* Optional TCP listener "HOST:PORT" (NULL: unix socket only). token: the bearer token it
      * requires (NULL: generated into <state>/token, and only allowed on loopback). api_key:
      * X-API-Key of the OpenHands remote-runtime endpoints (NULL: the token). */

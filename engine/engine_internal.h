@@ -3,7 +3,9 @@
 #define PADDOCK_ENGINE_INTERNAL_H
 
 #include "engine/risk/policy.h"
+#include "engine/risk/risk.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 
 struct loop;
@@ -17,9 +19,19 @@ struct monitor;
 struct stats;
 struct pool;
 struct actions;
+struct output;
 struct term;
 struct seccomp_probe;
 struct egress;
+struct disk;
+
+/* Containment the benchmarks switch off to measure what it costs (bench/containment.c), from
+ * $PADDOCK_UNSAFE_BENCH in the engine's own environment: never for real use; GET /v1/info
+ * names what is off. */
+enum engine_bench_off {
+    ENGINE_BENCH_NO_PEER_CHECK = 1, /* the executor channel does not check its peer */
+    ENGINE_BENCH_NO_DISK_WATCH = 2, /* the disk watchdog measures nothing */
+};
 
 struct engine {
     struct loop *loop;
@@ -35,8 +47,11 @@ struct engine {
     struct pool *pool;       /* the warm pool (pool.c) */
     struct stats *stats;     /* resource sampling (stats.c) */
     struct actions *actions; /* actions held for approval or in flight (action.c) */
+    struct output *output;   /* running actions' live output (output.c) */
     struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
     struct egress *egress;   /* egress sessions' proxies and connections (egress.c) */
+    struct disk *disk;       /* the disk watchdog and the store's floor (disk.c) */
+    unsigned bench_off;      /* enum engine_bench_off bits; 0 outside benchmarks */
     char *state_dir;
     char *socket_path;
     char *engine_id;
@@ -46,10 +61,14 @@ struct engine {
     char *seccomp_opt;           /* "seccomp=<JSON>" for every sandbox's SecurityOpt (seccomp.h) */
     enum policy default_confirm; /* approval policy of sessions that name none */
     double approval_timeout;     /* seconds an action waits for the operator */
-    double retention_days;       /* 0: history kept forever */
-    struct session *sessions;    /* live (not deleted) sessions, in memory */
-    bool docker_ok;              /* last known daemon reachability */
-    char *docker_error;          /* why the daemon was last unreachable, NULL when it answered */
+    /* Operator rules (rules.c): the highest risk level an allow rule may approve, and a count
+     * bumped by every rule change (a session's cached rules are reloaded when it moved on). */
+    enum risk_level rule_ceiling;
+    unsigned rules_gen;
+    double retention_days;    /* 0: history kept forever */
+    struct session *sessions; /* live (not deleted) sessions, in memory */
+    bool docker_ok;           /* last known daemon reachability */
+    char *docker_error;       /* why the daemon was last unreachable, NULL when it answered */
     char *docker_api_version;
     bool stopping; /* SIGTERM/SIGINT came: deleting keep_alive=false sessions, then exit */
     /* The optional TCP listener (listen.c): its bound address, the bearer token it requires
@@ -58,6 +77,8 @@ struct engine {
     char *listen_addr, *token, *token_file, *api_key;
 };
 
+/* The containment a benchmark switched off, by name (a new array; empty for real use). */
+json_t *engine_bench_info(const struct engine *eng);
 /* Record whether the daemon answered the last call (engine.c). */
 void engine_note_docker(struct engine *eng, bool reachable, const char *why);
 

@@ -5,6 +5,7 @@
 
 #include "engine/base/git.h"
 #include "engine/base/util.h"
+#include "engine/disk.h"
 #include "engine/engine_internal.h"
 #include "engine/mount_policy.h"
 #include "engine/risk/egress_policy.h"
@@ -13,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/env_secret.h"
+#include "common/size.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -31,7 +33,6 @@
 #define SESSION_PIDS_DEFAULT 512
 #define SESSION_PIDS_MIN 16
 #define SESSION_PIDS_MAX 4194304
-#define SESSION_DISK_MIN (64LL * 1024 * 1024)
 #define SESSION_TMPFS_SIZE (512LL * 1024 * 1024)
 #define EXECUTOR_IN_CONTAINER "/opt/paddock/paddock-executor"
 #define SOCKET_DIR_IN_CONTAINER "/run/paddock"
@@ -132,32 +133,13 @@ static const char *json_cstr(json_t *v)
     return json_string_value(v);
 }
 
-/* Bytes: a non-negative integer, or a string "512m", "2g", "1024k", "4096" (binary units, an
- * optional trailing b). -1 when malformed or too large. */
+/* Bytes: a non-negative integer, or a size string (common/size.h). -1 when malformed or too
+ * large. */
 static long long parse_bytes(json_t *v)
 {
     if (json_is_integer(v))
         return json_integer_value(v) >= 0 ? json_integer_value(v) : -1;
-    const char *s = json_cstr(v);
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long n = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    int shift = 0;
-    const char *units = "kmgt";
-    const char *u = *end ? strchr(units, tolower((unsigned char)*end)) : NULL;
-    if (u) {
-        shift = 10 * (int)(u - units + 1);
-        end++;
-    }
-    if (*end == 'b' || *end == 'B')
-        end++;
-    if (*end || n > (unsigned long long)(INT64_MAX >> shift))
-        return -1;
-    return (long long)(n << shift);
+    return size_parse(json_cstr(v));
 }
 
 static int opt_image(struct parse *p, json_t *v)
@@ -327,9 +309,10 @@ static int opt_limits(struct parse *p, json_t *v)
         if (b < 0)
             return parse_fail(p, "\"limits.disk\" must be bytes (an integer) or a size string "
                                  "such as \"10g\"");
-        if (b < SESSION_DISK_MIN)
+        if (b < DISK_LIMIT_MIN)
             return parse_fail(p, "\"limits.disk\" must be at least 64m");
         c->disk = b;
+        c->disk_asked = true;
     }
     return 0;
 }
@@ -902,6 +885,7 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     c->cpus = SESSION_CPUS_DEFAULT;
     c->memory = SESSION_MEMORY_DEFAULT;
     c->pids = SESSION_PIDS_DEFAULT;
+    c->disk = disk_limit_default(eng); /* every session has one (disk.c enforces it) */
     c->network = SESSION_NET_NONE;
     c->egress_allow = json_array();
     c->egress_deny = json_array();
@@ -1280,7 +1264,7 @@ json_t *session_config_container(struct engine *eng, const struct session_config
     }
     if (c->runtime)
         json_object_set_new(host, "Runtime", json_string(c->runtime));
-    if (c->disk) {
+    if (c->disk_quota) {
         char size[32];
         snprintf(size, sizeof(size), "%lld", c->disk);
         json_object_set_new(host, "StorageOpt", json_pack("{s:s}", "size", size));

@@ -65,7 +65,12 @@ struct session_config {
     json_t *env_allow; /* array of names passed through though they look like credentials */
     json_t *withheld;  /* array of {"name", "why"}: env names the sandbox does not get */
     double cpus;
-    long long memory, pids, disk; /* disk 0: no StorageOpt */
+    long long memory, pids;
+    /* The disk limit: limits.disk, else the engine's default; the watchdog (disk.c) enforces
+     * it. disk_asked: limits.disk was given; disk_quota: Docker's StorageOpt too (asked, and
+     * the storage driver has per-container quotas: session_prepare.c). */
+    long long disk;
+    bool disk_asked, disk_quota;
     enum session_net network;
     int gpus;        /* 0: none, -1: all, n: that many; or gpu_ids */
     json_t *gpu_ids; /* array of device id strings, or NULL */

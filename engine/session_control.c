@@ -5,6 +5,7 @@
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
+#include "engine/disk.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/session_internal.h"
@@ -19,6 +20,8 @@
 
 static void control_reply_session(struct session *s, unsigned status, session_done_fn fn, void *ud)
 {
+    if (!fn)
+        return;
     json_t *body = store_session_get(s->eng->store, s->id);
     struct session_result res = {.status = status, .body = body};
     fn(&res, ud);
@@ -27,6 +30,8 @@ static void control_reply_session(struct session *s, unsigned status, session_do
 
 static void control_refuse(session_done_fn fn, void *ud, enum err_code err, const char *msg)
 {
+    if (!fn)
+        return;
     struct session_result res = {.status = err_status(err), .err = err, .message = msg};
     fn(&res, ud);
 }
@@ -88,8 +93,9 @@ static void control_docker_failed(struct session *s, const char *verb,
 
 struct control_op {
     struct session *s;
-    session_done_fn fn;
+    session_done_fn fn; /* NULL: nobody waits for the reply */
     void *ud;
+    char *reason; /* the state's reason once done (pause), malloc'd */
 };
 
 static struct control_op *control_op_new(struct session *s, enum session_op kind,
@@ -110,6 +116,7 @@ static struct control_op *control_op_new(struct session *s, enum session_op kind
 static void control_op_end(struct control_op *op)
 {
     session_op_end(op->s);
+    free(op->reason);
     free(op);
 }
 
@@ -119,7 +126,7 @@ static void pause_on_paused(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status == 204) {
-        session_set_state(op->s, SESSION_PAUSED, "paused by request");
+        session_set_state(op->s, SESSION_PAUSED, op->reason ? op->reason : "paused by request");
         control_reply_session(op->s, 200, op->fn, op->ud);
     } else {
         control_docker_failed(op->s, "pause", r, op->fn, op->ud);
@@ -129,12 +136,22 @@ static void pause_on_paused(const struct sandbox_reply *r, void *ud)
 
 void session_pause(struct session *s, session_done_fn fn, void *ud)
 {
+    session_pause_because(s, NULL, fn, ud);
+}
+
+void session_pause_because(struct session *s, const char *reason, session_done_fn fn, void *ud)
+{
     if (session_check(s, "pause", SESSION_PAUSED,
                       SESSION_ST_SET(SESSION_READY) | SESSION_ST_SET(SESSION_STARTED) |
                           SESSION_ST_SET(SESSION_DISCONNECTED),
                       fn, ud))
         return;
     struct control_op *op = control_op_new(s, SESSION_OP_PAUSE, fn, ud);
+    if (op && reason && !(op->reason = strdup(reason))) {
+        control_refuse(fn, ud, ERR_INTERNAL, "out of memory");
+        control_op_end(op);
+        return;
+    }
     if (op && s->eng->driver->pause(s->eng, s->container_id, pause_on_paused, op) < 0) {
         struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         pause_on_paused(&r, op);
@@ -148,6 +165,7 @@ static void resume_on_unpaused(const struct sandbox_reply *r, void *ud)
     struct control_op *op = ud;
     if (r->status == 204) {
         session_set_state(op->s, SESSION_READY, NULL);
+        disk_watch_soon(op->s->eng, op->s->id); /* still over its limit: paused again */
         control_reply_session(op->s, 200, op->fn, op->ud);
     } else {
         control_docker_failed(op->s, "resume", r, op->fn, op->ud);

@@ -50,7 +50,8 @@ struct session {
     bool policy_loaded;
     enum policy confirm;
     double approval_timeout;
-    json_t *rules;
+    json_t *rules;      /* the engine-wide rules, then the session's */
+    unsigned rules_gen; /* eng->rules_gen when rules was read */
 };
 
 void session_hold(struct session *s);
@@ -98,6 +99,9 @@ void session_start_container(struct session *s, bool restart, session_done_fn fn
  * request starts from (SESSION_ST_SET bits). */
 int session_check(struct session *s, const char *verb, enum session_st target, unsigned from_ok,
                   session_done_fn fn, void *ud);
+/* session_pause with the reason its state will carry (NULL: "paused by request"); fn may be
+ * NULL when nobody waits for the reply (the disk watchdog). */
+void session_pause_because(struct session *s, const char *reason, session_done_fn fn, void *ud);
 /* Delete a session at the engine's clean stop (keep_alive false), once it is idle. */
 void session_shutdown_delete(struct session *s);
 

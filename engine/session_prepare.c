@@ -123,15 +123,9 @@ static void prep_on_info(const struct sandbox_reply *r, void *ud)
             return;
         }
     }
+    /* Without quotas the limit is the watchdog's alone (disk.c). */
     char desc[128];
-    if (c->disk && !disk_quota_supported(r->json, desc, sizeof(desc))) {
-        prep_failf(op, ERR_BAD_REQUEST,
-                   "\"limits.disk\": this Docker daemon's storage driver (%s) does not support "
-                   "a per-container disk size (it needs overlay2 on xfs with pquota, btrfs, zfs "
-                   "or devicemapper)",
-                   desc);
-        return;
-    }
+    c->disk_quota = c->disk_asked && disk_quota_supported(r->json, desc, sizeof(desc));
     prep_volumes(op);
 }
 
@@ -320,7 +314,7 @@ void session_prepare(struct engine *eng, struct session_config *c, const char *i
     op->c = c;
     op->fn = fn;
     op->ud = ud;
-    if (c->runtime || c->disk) {
+    if (c->runtime || c->disk_asked) {
         if (eng->driver->info(eng, prep_on_info, op) < 0)
             prep_finish(op, ERR_INTERNAL, "cannot start a request");
         return;

@@ -4,6 +4,7 @@
 
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
+#include "engine/disk.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
@@ -159,6 +160,9 @@ static int stats_on_item(const struct sandbox_item *it, void *ud)
     if (w->npending == STATS_PENDING_MAX)
         stats_flush_watch(w);
     w->pending[w->npending++] = v;
+    /* A sandbox at work may be writing: the disk watchdog measures it soon. */
+    if (v.cpu >= DISK_BUSY_CPU)
+        disk_watch_soon(w->st->eng, w->session_id);
     json_t *ev = stats_sample_json(&v);
     json_object_set_new(ev, "session", json_string(w->session_id));
     events_publish(w->st->eng->events, "stats", ev);

@@ -89,8 +89,8 @@ static void usage(FILE *f)
             "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
             "  --egress-proxy HOST:PORT  listen there (loopback) and hand each connection to\n"
             "  --egress-socket PATH      the engine's unix socket PATH (its HTTP proxy)\n"
-            "  --quiet                   no access log (one stderr line per request but the\n"
-            "                            /alive and /server_info probes)\n"
+            "  --quiet                   no log line per action and file request (stdout);\n"
+            "                            warnings stay on stderr\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
             "                            run_ipython, gitinfo for git metadata of commands,\n"
             "                            agent_skills (accepted, does nothing)\n");

@@ -76,6 +76,7 @@ static bool model_action_parse(json_t *j, struct model_action *a)
     a->state = model_strdup(j, "state");
     a->risk = model_strdup(j, "risk");
     a->approval = model_strdup(j, "approval");
+    a->rule_id = (long long)json_integer_value(json_object_get(json_object_get(j, "rule"), "id"));
     json_t *ec = json_object_get(j, "exit_code");
     a->has_exit = json_is_integer(ec);
     a->exit_code = a->has_exit ? (int)json_integer_value(ec) : 0;

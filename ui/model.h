@@ -25,6 +25,7 @@ struct model_action {
     long long id;
     char *kind, *summary, *state;
     char *risk, *approval; /* low/medium/high; none, pending, approved, rejected, expired, auto */
+    long long rule_id;     /* the rule that decided it, 0 when none */
     bool has_exit;
     int exit_code;
     double created_at, started_at;

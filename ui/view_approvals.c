@@ -25,7 +25,8 @@ static const struct list_column view_approvals_columns[] = {
     [COL_SESSION] = {.title = "SESSION", .width = 10, .prio = 50},
     [COL_RISK] = {.title = "RISK", .width = 6, .prio = 90},
     [COL_LEFT] = {.title = "LEFT", .width = 7, .prio = 80, .right = true},
-    [COL_WHAT] = {.title = "ACTION", .width = 16, .prio = 100, .flex = true},
+    /* 15: at 80 columns ID, RISK, LEFT and ACTION fit the left column (layout.c) */
+    [COL_WHAT] = {.title = "ACTION", .width = 15, .prio = 100, .flex = true},
     [COL_WHY] = {.title = "WHY", .width = 24, .prio = 30},
 };
 
@@ -282,6 +283,59 @@ static unsigned view_approvals_reject(struct ui *ui)
     return view_approvals_key_reject(ui, view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel));
 }
 
+/* What the rule prompt of `a` is about (one prompt at a time: the modal holds the keyboard). */
+static struct {
+    long long id;
+    char session[80], kind[32];
+} view_approvals_proposal;
+
+static unsigned view_approvals_rule_done(struct ui *ui, const char *text, void *ud)
+{
+    (void)ud;
+    if (!text) {
+        ui_set_status(ui, "approved action %lld; no rule saved", view_approvals_proposal.id);
+        return UI_DIRTY_FOOTER;
+    }
+    if (!*text) {
+        ui_set_error(ui, "an empty pattern matches nothing: no rule saved");
+        return UI_DIRTY_FOOTER;
+    }
+    rules_save_session(ui, view_approvals_proposal.session, view_approvals_proposal.kind, text);
+    return UI_DIRTY_FOOTER;
+}
+
+/* a: approve the selected action now, and propose "allow commands like this in this session":
+ * the pattern the engine derived (program and subcommand, never broader) is shown and may be
+ * edited; Enter saves it as the session's rule, Esc saves nothing more than the approval. */
+static unsigned view_approvals_approve_rule(struct ui *ui)
+{
+    if (!view_approvals_count(ui))
+        return 0;
+    json_t *a = view_approvals_at(ui, ui->list[UI_LIST_APPROVALS].sel);
+    long long id = view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel);
+    if (!view_approvals_may_decide(ui, id))
+        return UI_DIRTY_FOOTER;
+    view_approvals_proposal.id = id;
+    snprintf(view_approvals_proposal.session, sizeof(view_approvals_proposal.session), "%s",
+             view_approvals_str(a, "session_id"));
+    snprintf(view_approvals_proposal.kind, sizeof(view_approvals_proposal.kind), "%s",
+             view_approvals_str(a, "kind"));
+    const char *proposed = json_string_value(json_object_get(a, "proposed_rule"));
+    char *initial = strdup(proposed ? proposed : view_approvals_str(a, "summary"));
+    bool above = json_is_true(json_object_get(a, "above_ceiling"));
+    unsigned dirty = view_approvals_decide_id(ui, id, true, NULL);
+    /* short: the prompt gives its label half the footer */
+    char label[128];
+    if (above)
+        snprintf(label, sizeof(label),
+                 "approved; rule (never for %s ones; Esc: none): ", view_approvals_str(a, "risk"));
+    else
+        snprintf(label, sizeof(label), "approved; rule (Esc: none): ");
+    prompt_open(ui, label, initial, view_approvals_rule_done, NULL);
+    free(initial);
+    return dirty | UI_DIRTY_ALL;
+}
+
 /* Enter: look at the action in its session's Actions tab; never a decision. */
 static unsigned view_approvals_show(struct ui *ui)
 {
@@ -304,6 +358,13 @@ static const struct ui_key view_approvals_keys[] = {
      .help = "approve the selected action (it runs now)",
      .fn = view_approvals_approve,
      .hint = "y approve",
+     .mutates = true},
+    {.key = 'a',
+     .name = "a",
+     .help = "approve, and allow commands like this in this session (the pattern is shown, "
+             "editable; Esc: no rule)",
+     .fn = view_approvals_approve_rule,
+     .hint = "a approve+rule",
      .mutates = true},
     {.key = 'n',
      .name = "n",

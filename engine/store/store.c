@@ -150,7 +150,30 @@ static const char *const store_migrations[] = {
      * zeroes the old bytes. Sessions' rows are not in the chain: the record still verifies. */
     "UPDATE sessions SET config = json_set(config, '$.env', (SELECT json_group_array(key) "
     "FROM json_each(sessions.config, '$.env'))) WHERE json_type(config, '$.env') = 'object';",
-    /* 9 → 10: the egress record (engine/egress.c): one row per connection through a
+    /* 9 → 10: rules without fatigue (docs/approvals.md): engine-wide rules (no session; from
+     * the config file or the API), a rule limited to one kind of action, edits and removals
+     * (a removed rule stays, marked, so the record still finds it), and the rule that decided
+     * an action beside its approval. */
+    "CREATE TABLE rules_v10 ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  session_id TEXT,"
+    "  pattern TEXT NOT NULL,"
+    "  decision TEXT NOT NULL,"
+    "  created_by TEXT,"
+    "  created_at REAL NOT NULL,"
+    "  kind TEXT,"
+    "  origin TEXT NOT NULL DEFAULT 'operator',"
+    "  changed_by TEXT,"
+    "  changed_at REAL,"
+    "  removed INTEGER NOT NULL DEFAULT 0);"
+    "INSERT INTO rules_v10(id, session_id, pattern, decision, created_by, created_at) "
+    "SELECT id, session_id, pattern, decision, created_by, created_at FROM rules;"
+    "DROP TABLE rules;"
+    "ALTER TABLE rules_v10 RENAME TO rules;"
+    "CREATE INDEX rules_by_session ON rules(session_id);"
+    "ALTER TABLE approvals ADD COLUMN rule_id INTEGER;"
+    "ALTER TABLE approvals ADD COLUMN rule_pattern TEXT;",
+    /* 10 → 11: the egress record (engine/egress.c): one row per connection through a
      * session's proxy, and the rules operators added by approving (session_id NULL: every
      * session of the engine). */
     "CREATE TABLE egress ("
@@ -674,6 +697,32 @@ int store_session_claim(struct store *s, const char *id, const char *name, json_
         return -1;
     }
     return 0;
+}
+
+json_t *store_session_match(struct store *s, const char *ref)
+{
+    /* An exact id first, then names (newest first), then ids the ref begins; the pool's
+     * unclaimed sandboxes are no one's to name. */
+    sqlite3_stmt *st = store_prepare(
+        s, "SELECT id, name, state, id = ?1 AS exact, name IS ?1 AS named FROM sessions "
+           "WHERE json_extract(config, '$.pooled') IS NULL AND "
+           "(id = ?1 OR name IS ?1 OR substr(id, 1, length(?1)) = ?1) "
+           "ORDER BY exact DESC, named DESC, created_at DESC, id DESC LIMIT 64");
+    json_t *arr = json_array();
+    if (st && arr) {
+        store_bind_text(st, 1, ref);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *name = (const char *)sqlite3_column_text(st, 1);
+            json_t *row =
+                json_pack("{s:s,s:s?,s:s,s:b,s:b}", "id", (const char *)sqlite3_column_text(st, 0),
+                          "name", name, "state", (const char *)sqlite3_column_text(st, 2), "exact",
+                          sqlite3_column_int(st, 3), "named", sqlite3_column_int(st, 4));
+            if (row)
+                json_array_append_new(arr, row);
+        }
+    }
+    sqlite3_finalize(st);
+    return arr;
 }
 
 json_t *store_session_get(struct store *s, const char *id)

@@ -68,6 +68,10 @@ json_t *store_sessions_query(struct store *s, const struct store_session_query *
 int store_session_claim(struct store *s, const char *id, const char *name, json_t *patch,
                         double now, char **err);
 json_t *store_session_get(struct store *s, const char *id);
+/* The sessions ref may name (not the pool's): {id, name, state, exact, named} objects, the one
+ * whose id is ref first, then those named ref (newest first), then those whose id begins with
+ * ref; at most 64. An empty array when none (or the store fails; NULL without memory). */
+json_t *store_session_match(struct store *s, const char *ref);
 
 /* ---- actions (store_actions.c) ---- */
 /* A new action row. state: running (it runs now: committed before it reaches the sandbox),
@@ -84,6 +88,9 @@ struct store_action_new {
     enum action_approval approval;
     double deadline;
     const char *decided_by, *decision_reason, *observation;
+    /* The rule that decided it (approval auto or a deny rule's rejection): 0 and NULL when none. */
+    int64_t rule_id;
+    const char *rule_pattern;
     bool durable;
     double now;
 };
@@ -127,10 +134,31 @@ json_t *store_actions_search(struct store *s, const struct store_search *q, char
 /* At start-up: actions a dead engine left in flight become "interrupted" (pending ones keep
  * waiting). Returns the count. */
 int store_actions_interrupt_inflight(struct store *s, double now);
-/* Operator rules of a session: allow or deny a pattern (engine/risk/policy.c matches them). */
-int64_t store_rule_add(struct store *s, const char *session_id, const char *pattern,
-                       enum policy_rule decision, const char *by, double now, char **err);
+/* ---- operator rules (store_rules.c) ---- */
+/* A rule: session_id NULL for an engine-wide one; kind NULL for every kind of action; origin
+ * "config" (the config file's, kept in step by store_rules_sync_config) or "operator". */
+struct store_rule {
+    const char *session_id, *pattern, *kind, *origin, *by;
+    enum policy_rule decision;
+};
+/* Add a rule and its entry in the record, in one transaction: its id, or -1 with *err. */
+int64_t store_rule_add(struct store *s, const struct store_rule *r, double now, char **err);
+/* Change a rule that is not removed: pattern, kind (empty: every kind) or decision where
+ * given (NULL / POLICY_RULE_NONE: kept). 1 when changed, 0 when there is no such rule, -1. */
+int store_rule_edit(struct store *s, int64_t id, const char *pattern, const char *kind,
+                    enum policy_rule decision, const char *by, double now, char **err);
+/* Mark a rule removed (the row stays for the record). 1, 0 when there is no such rule, -1. */
+int store_rule_remove(struct store *s, int64_t id, const char *by, double now, char **err);
+/* A rule that is not removed: {"id", "session_id", "pattern", "decision", "kind", "origin",
+ * "created_by", "created_at", "changed_by", "changed_at"} (the caller's reference), or NULL. */
+json_t *store_rule_get(struct store *s, int64_t id);
+/* The rules in force, in order: the engine-wide ones, then session_id's (NULL: every
+ * session's). A new array (empty when the store cannot be read). */
 json_t *store_rules_list(struct store *s, const char *session_id);
+/* Make the engine-wide rules of origin "config" the list given ([{"pattern", "decision"}],
+ * in order): those no longer there are removed, new ones added, each change recorded, in one
+ * transaction. 0, or -1 with *err. */
+int store_rules_sync_config(struct store *s, json_t *rules, double now, char **err);
 /* Remove deleted sessions last updated before the time, with all their history. Returns how
  * many sessions went, or -1. */
 int store_retention_apply(struct store *s, double before, char **err);

@@ -62,7 +62,8 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
     if (a->approval != APPROVAL_NONE) {
         st = store_cached(s, STORE_SLOT_APPROVAL_INSERT,
                           "INSERT INTO approvals(action_id, session_id, requested_at, deadline, "
-                          "decision, decided_by, decided_at, reason) VALUES (?,?,?,?,?,?,?,?)");
+                          "decision, decided_by, decided_at, reason, rule_id, rule_pattern) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?)");
         if (st) {
             bool pending = a->approval == APPROVAL_PENDING;
             sqlite3_bind_int64(st, 1, *id);
@@ -75,6 +76,10 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
                 store_bind_text(st, 6, a->decided_by);
                 sqlite3_bind_double(st, 7, a->now);
                 store_bind_text(st, 8, a->decision_reason);
+                if (a->rule_id > 0) {
+                    sqlite3_bind_int64(st, 9, a->rule_id);
+                    store_bind_text(st, 10, a->rule_pattern);
+                }
             }
         }
         if (store_cached_done(s, st, "recording the approval", err) < 0)
@@ -241,7 +246,7 @@ int store_action_finish_diff(struct store *s, int64_t id, enum action_st state, 
 #define STORE_ACTION_COLS                                                                          \
     "a.id, a.session_id, a.kind, a.summary, a.state, a.exit_code, a.created_at, a.started_at, "    \
     "a.finished_at, a.error, a.risk, a.risk_reason, a.declared_risk, a.approval, ap.decided_by, "  \
-    "ap.decided_at, ap.reason, ap.deadline, a.observation_size"
+    "ap.decided_at, ap.reason, ap.deadline, a.observation_size, ap.rule_id, ap.rule_pattern"
 #define STORE_ACTION_FROM " FROM actions a LEFT JOIN approvals ap ON ap.action_id = a.id "
 
 static json_t *store_action_row(sqlite3_stmt *st)
@@ -282,6 +287,12 @@ static json_t *store_action_row(sqlite3_stmt *st)
                         sqlite3_column_type(st, 18) == SQLITE_NULL
                             ? json_null()
                             : json_integer(sqlite3_column_int64(st, 18)));
+    /* The rule that decided it, as it was then (the reason says the same, in the record). */
+    json_object_set_new(o, "rule",
+                        sqlite3_column_type(st, 19) == SQLITE_NULL
+                            ? json_null()
+                            : json_pack("{s:I,s:o}", "id", (json_int_t)sqlite3_column_int64(st, 19),
+                                        "pattern", store_col_text(st, 20)));
     return o;
 }
 
@@ -361,7 +372,7 @@ json_t *store_actions_pending(struct store *s, const char *session_id)
         store_bind_text(st, 1, session_id);
         while (sqlite3_step(st) == SQLITE_ROW) {
             json_t *o = store_action_row(st);
-            const char *a = (const char *)sqlite3_column_text(st, 19);
+            const char *a = (const char *)sqlite3_column_text(st, 21);
             json_t *args = a ? json_loads(a, 0, NULL) : NULL;
             json_object_set_new(o, "args", args ? args : json_null());
             json_array_append_new(arr, o);
@@ -475,51 +486,6 @@ int store_actions_interrupt_inflight(struct store *s, double now)
         return -1;
     }
     return n;
-}
-
-int64_t store_rule_add(struct store *s, const char *session_id, const char *pattern,
-                       enum policy_rule decision, const char *by, double now, char **err)
-{
-    sqlite3_stmt *st = store_prepare(s, "INSERT INTO rules(session_id, pattern, decision, "
-                                        "created_by, created_at) VALUES (?,?,?,?,?)");
-    if (st) {
-        store_bind_text(st, 1, session_id);
-        store_bind_text(st, 2, pattern);
-        store_bind_text(st, 3, policy_rule_name(decision));
-        store_bind_text(st, 4, by);
-        sqlite3_bind_double(st, 5, now);
-    }
-    if (store_tx_begin(s, err) < 0) {
-        sqlite3_finalize(st);
-        return -1;
-    }
-    int64_t id = -1;
-    if (store_step_done(s, st, "adding a rule", err) == 0) {
-        id = sqlite3_last_insert_rowid(s->db);
-        if (store_chain_append(s, session_id, "rule", id, err) < 0 || store_tx_commit(s, err) < 0)
-            id = -1;
-    }
-    if (id < 0)
-        store_tx_rollback(s);
-    return id;
-}
-
-json_t *store_rules_list(struct store *s, const char *session_id)
-{
-    sqlite3_stmt *st = store_prepare(s, "SELECT id, pattern, decision, created_by, created_at "
-                                        "FROM rules WHERE session_id = ? ORDER BY id");
-    json_t *arr = json_array();
-    if (st) {
-        store_bind_text(st, 1, session_id);
-        while (sqlite3_step(st) == SQLITE_ROW)
-            json_array_append_new(
-                arr, json_pack(
-                         "{s:I,s:o,s:o,s:o,s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
-                         "pattern", store_col_text(st, 1), "decision", store_col_text(st, 2),
-                         "created_by", store_col_text(st, 3), "created_at", store_col_real(st, 4)));
-    }
-    sqlite3_finalize(st);
-    return arr;
 }
 
 int store_retention_apply(struct store *s, double before, char **err)

@@ -23,24 +23,35 @@ static const struct chain_kind {
     const char *name;
     enum store_slot slot; /* its statement, prepared once (the action path reads two) */
     const char *select;
+    const char *successor; /* a later kind of entry about the same row (NULL: itself only) */
 } chain_kinds[] = {
     {"action", STORE_SLOT_CHAIN_BODY_ACTION,
      "SELECT id, session_id, kind, summary, args, created_at, risk, risk_reason, "
-     "declared_risk FROM actions WHERE id = ?1"},
+     "declared_risk FROM actions WHERE id = ?1",
+     NULL},
     {"decision", STORE_SLOT_CHAIN_BODY_DECISION,
      "SELECT ap.action_id, ap.session_id, ap.requested_at, ap.deadline, ap.decision, "
      "ap.decided_by, ap.decided_at, ap.reason, a.approval FROM approvals ap "
      "JOIN actions a ON a.id = ap.action_id WHERE ap.action_id = ?1 "
-     "AND ap.decision IS NOT NULL"},
+     "AND ap.decision IS NOT NULL",
+     NULL},
     {"observation", STORE_SLOT_CHAIN_BODY_OBSERVATION,
      "SELECT a.id, a.state, a.exit_code, a.observation_size, a.error, "
      "a.finished_at, o.content, o.size, o.diff FROM actions a LEFT JOIN "
-     "observations o ON o.action_id = a.id WHERE a.id = ?1"},
+     "observations o ON o.action_id = a.id WHERE a.id = ?1",
+     NULL},
     {"rule", STORE_SLOT_CHAIN_BODY_RULE,
      "SELECT id, session_id, pattern, decision, created_by, created_at FROM rules "
-     "WHERE id = ?1"},
+     "WHERE id = ?1",
+     "rule_change"},
+    /* A rule added, edited or removed (schema 10): the whole row, so an edit behind the
+     * engine's back to any of its fields is found. Supersedes the older "rule" entries. */
+    {"rule_change", STORE_SLOT_CHAIN_BODY_RULE_CHANGE,
+     "SELECT id, session_id, pattern, decision, created_by, created_at, kind, origin, "
+     "changed_by, changed_at, removed FROM rules WHERE id = ?1",
+     NULL},
     {"event", STORE_SLOT_CHAIN_BODY_EVENT,
-     "SELECT id, session_id, kind, detail, at FROM events WHERE id = ?1"},
+     "SELECT id, session_id, kind, detail, at FROM events WHERE id = ?1", NULL},
 };
 
 static const struct chain_kind *chain_kind_find(const char *name)
@@ -295,13 +306,14 @@ static json_t *chain_break(int64_t seq, const char *session_id, const char *kind
 /* Whether a later entry is about the same row: then the row holds what that one recorded
  * (an action's end recorded again). Asked only when a row differs, so it needs no index of its
  * own (one index less to write on the action path). */
-static int chain_superseded(struct store *s, const char *kind, int64_t ref, int64_t seq)
+static int chain_superseded(struct store *s, const struct chain_kind *k, int64_t ref, int64_t seq)
 {
-    sqlite3_stmt *st = store_prepare(
-        s, "SELECT EXISTS (SELECT 1 FROM chain WHERE kind = ?1 AND ref = ?2 AND seq > ?3)");
+    sqlite3_stmt *st = store_prepare(s, "SELECT EXISTS (SELECT 1 FROM chain WHERE kind IN (?1, "
+                                        "?4) AND ref = ?2 AND seq > ?3)");
     int later = -1;
     if (st) {
-        store_bind_text(st, 1, kind);
+        store_bind_text(st, 1, k->name);
+        store_bind_text(st, 4, k->successor ? k->successor : k->name);
         sqlite3_bind_int64(st, 2, ref);
         sqlite3_bind_int64(st, 3, seq);
         if (sqlite3_step(st) == SQLITE_ROW)
@@ -373,7 +385,7 @@ static json_t *chain_check_entry(struct store *s, sqlite3_stmt *e, json_t *heads
     if (found == 0)
         return chain_break(seq, sid, kind, ref, "its row is gone");
     json_t *brk = NULL;
-    int later = strcmp(now, body) != 0 ? chain_superseded(s, kind, ref, seq) : 1;
+    int later = strcmp(now, body) != 0 ? chain_superseded(s, k, ref, seq) : 1;
     if (later < 0) {
         brk = chain_break(seq, sid, kind, ref, "the record cannot be read");
     } else if (!later) {
@@ -399,8 +411,8 @@ static json_t *chain_check_unrecorded(struct store *s, const char *session_id)
                         "1 LIMIT 1"},
         {"decision", "SELECT action_id FROM approvals WHERE %s AND decision IS NOT NULL EXCEPT "
                      "SELECT ref FROM chain WHERE %s AND kind = 'decision' ORDER BY 1 LIMIT 1"},
-        {"rule", "SELECT id FROM rules WHERE %s EXCEPT SELECT ref FROM chain WHERE %s AND kind = "
-                 "'rule' ORDER BY 1 LIMIT 1"},
+        {"rule", "SELECT id FROM rules WHERE %s EXCEPT SELECT ref FROM chain WHERE %s AND kind IN "
+                 "('rule', 'rule_change') ORDER BY 1 LIMIT 1"},
         {"event", "SELECT id FROM events WHERE %s EXCEPT SELECT ref FROM chain WHERE %s AND kind = "
                   "'event' ORDER BY 1 LIMIT 1"},
     };

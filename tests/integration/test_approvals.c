@@ -1308,7 +1308,7 @@ static void rules_post(struct engine_proc *e, const char *sid, const char *body,
  * approval that remembers. */
 static void test_rules(void **state)
 {
-    struct sess s = sess_new(harness_eng, "high", NULL);
+    struct sess s = sess_new(harness_eng, "medium", NULL);
     struct reply r;
     static const struct {
         const char *body, *code, *want;
@@ -1322,7 +1322,10 @@ static void test_rules(void **state)
         {"{\"pattern\": \"ls\"}", "bad_request", "decision"},
         {"{\"pattern\": \"ls\", \"decision\": \"maybe\"}", "bad_request", "decision"},
         {"{\"pattern\": \"ls\", \"decision\": true}", "bad_request", "decision"},
-        {"{\"pattern\": \"ls\", \"decision\": \"allow\", \"by\": \"x\"}", "bad_request", "only"},
+        {"{\"pattern\": \"ls\", \"decision\": \"allow\", \"extra\": 1}", "bad_request",
+         "unknown key"},
+        {"{\"pattern\": \"ls\", \"decision\": \"allow\", \"kind\": \"nope\"}", "bad_request",
+         "kind"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
         rules_post(harness_eng, s.id, bad[i].body, &r);
@@ -1348,11 +1351,13 @@ static void test_rules(void **state)
     assert_int_equal(json_array_size(json_object_get(r.json, "rules")), 1);
     reply_free(&r);
     rules_post(harness_eng, s.id,
-               "{\"pattern\": \"rm -rf /home/allowed*\", \"decision\": \"allow\"}", &r);
+               "{\"pattern\": \"rm -rf /workspace/allowed && echo *\", \"decision\": \"allow\"}",
+               &r);
     assert_int_equal(r.status, 201);
     reply_free(&r);
     /* An allow that also matches a denied command: the deny wins. */
-    rules_post(harness_eng, s.id, "{\"pattern\": \"rm -rf /home/*\", \"decision\": \"allow\"}", &r);
+    rules_post(harness_eng, s.id,
+               "{\"pattern\": \"rm -rf /home/* && touch *\", \"decision\": \"allow\"}", &r);
     assert_int_equal(r.status, 201);
     json_t *rules = json_incref(json_object_get(r.json, "rules"));
     reply_free(&r);
@@ -1362,6 +1367,9 @@ static void test_rules(void **state)
     assert_string_equal(jstr(json_array_get(rules, 0), "created_by"), "operator");
     assert_true(json_is_integer(json_object_get(json_array_get(rules, 0), "id")));
     assert_true(json_is_number(json_object_get(json_array_get(rules, 0), "created_at")));
+    char *denied_why =
+        strdupf("denied by rule %lld \"rm -rf /home/denied*\"",
+                (long long)json_integer_value(json_object_get(json_array_get(rules, 0), "id")));
     json_decref(rules);
     api(harness_eng, "GET", rp, NULL, &r);
     assert_int_equal(r.status, 200);
@@ -1373,10 +1381,12 @@ static void test_rules(void **state)
     execute(harness_eng, s.id, body, false, &r);
     free(body);
     assert_int_equal(r.status, 200);
-    assert_user_rejected(r.json, "rule", "denied by the operator's rule \"rm -rf /home/denied*\"");
+    assert_user_rejected(r.json, "rule", denied_why);
+    free(denied_why);
     reply_free(&r);
-    /* Allow: runs at once, approval "auto" decided by "rule". */
-    body = run_body("rm -rf /home/allowed && echo allowed-ran", NO_RISK, NULL);
+    /* Allow: runs at once, approval "auto" decided by "rule" (a MEDIUM command: at or below
+     * the ceiling). */
+    body = run_body("rm -rf /workspace/allowed && echo allowed-ran", NO_RISK, NULL);
     execute(harness_eng, s.id, body, false, &r);
     free(body);
     assert_int_equal(r.status, 200);
@@ -1390,16 +1400,30 @@ static void test_rules(void **state)
     assert_non_null(h);
     assert_state(h, "done", "auto");
     assert_string_equal(jstr(h, "decided_by"), "rule");
-    assert_string_equal(jstr(h, "risk"), "high");
+    assert_string_equal(jstr(h, "risk"), "medium");
+    assert_string_equal(jstr(h, "rule.pattern"), "rm -rf /workspace/allowed && echo *");
     json_int_t auto_id = json_integer_value(json_object_get(h, "id"));
     json_decref(h);
     decide_expect(harness_eng, auto_id, "approve", NULL, 409, "already_decided", "rule");
     assert_false(ws_has(s.ws, "denied"));
 
+    /* The default ceiling is high: a HIGH command an allow rule matches runs too (a lower
+     * ceiling is held by the rules suite). */
+    rules_post(harness_eng, s.id,
+               "{\"pattern\": \"rm -rf /home/allowed && echo *\", \"decision\": \"allow\"}", &r);
+    assert_int_equal(r.status, 201);
+    reply_free(&r);
+    body = run_body("rm -rf /home/allowed && echo high-ran", NO_RISK, NULL);
+    execute(harness_eng, s.id, body, false, &r);
+    free(body);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "content"), "high-ran");
+    reply_free(&r);
+
     /* remember: the same command runs without waiting next time, a different one still waits.
      * A command with glob characters is remembered exactly, not as a glob. */
-    struct sess m = sess_new(harness_eng, "high", NULL);
-    const char *cmd = "rm -rf /home/star* && echo remembered";
+    struct sess m = sess_new(harness_eng, "medium", NULL);
+    const char *cmd = "rm -rf /workspace/star* && echo remembered";
     json_int_t id = submit(harness_eng, m.id, cmd, NO_RISK, "pending");
     json_decref(decide_ok(harness_eng, id, "approve", "{\"by\": \"dave\", \"remember\": true}"));
     json_decref(action_get(harness_eng, id, 60));
@@ -1408,7 +1432,7 @@ static void test_rules(void **state)
     assert_int_equal(r.status, 200);
     assert_int_equal(json_array_size(json_object_get(r.json, "rules")), 1);
     json_t *rule = json_array_get(json_object_get(r.json, "rules"), 0);
-    assert_string_equal(jstr(rule, "pattern"), "rm -rf /home/star\\* && echo remembered");
+    assert_string_equal(jstr(rule, "pattern"), "rm -rf /workspace/star\\* && echo remembered");
     assert_string_equal(jstr(rule, "decision"), "allow");
     assert_string_equal(jstr(rule, "created_by"), "dave");
     reply_free(&r);
@@ -1418,27 +1442,29 @@ static void test_rules(void **state)
     assert_int_equal(r.status, 200);
     assert_string_equal(jstr(r.json, "content"), "remembered");
     reply_free(&r);
-    submit(harness_eng, m.id, "rm -rf /home/starX && echo remembered", NO_RISK, "pending");
+    submit(harness_eng, m.id, "rm -rf /workspace/starX && echo remembered", NO_RISK, "pending");
     /* With a pattern. */
-    id = submit(harness_eng, m.id, "rm -rf /home/pat1", NO_RISK, "pending");
+    id = submit(harness_eng, m.id, "rm -rf /workspace/pat1", NO_RISK, "pending");
     json_decref(decide_ok(harness_eng, id, "approve",
-                          "{\"remember\": true, \"pattern\": \"rm -rf /home/pat*\"}"));
-    id = submit(harness_eng, m.id, "rm -rf /home/pat2", NO_RISK, "running");
+                          "{\"remember\": true, \"pattern\": \"rm -rf /workspace/pat*\"}"));
+    id = submit(harness_eng, m.id, "rm -rf /workspace/pat2", NO_RISK, "running");
     json_t *g = action_get(harness_eng, id, 60);
     assert_state(g, "done", "auto");
     json_decref(g);
     api(harness_eng, "GET", mp, NULL, &r);
     assert_int_equal(json_array_size(json_object_get(r.json, "rules")), 2);
     assert_string_equal(jstr(json_array_get(json_object_get(r.json, "rules"), 1), "pattern"),
-                        "rm -rf /home/pat*");
+                        "rm -rf /workspace/pat*");
     reply_free(&r);
     /* Rules belong to their session: m's pattern does not reach another session. */
-    need_high();
-    id = submit(harness_eng, high.id, "rm -rf /home/pat4", NO_RISK, "pending");
+    struct sess other = sess_new(harness_eng, "medium", NULL);
+    id = submit(harness_eng, other.id, "rm -rf /workspace/pat4", NO_RISK, "pending");
     json_decref(decide_ok(harness_eng, id, "reject", NULL));
 
     free(mp);
     free(rp);
+    session_delete(harness_eng, other.id);
+    sess_free(&other);
     session_delete(harness_eng, m.id);
     session_delete(harness_eng, s.id);
     sess_free(&m);

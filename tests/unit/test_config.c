@@ -85,6 +85,31 @@ static void test_unknown_keys_warn(void **state)
     config_free(&c);
 }
 
+/* [approvals]: the engine-wide rules as lists, in order, and the ceiling. */
+static void test_approvals_rules(void **state)
+{
+    struct config c;
+    char *w = NULL, *err = NULL;
+    assert_int_equal(parse("[approvals]\nallow = [\"git status *\", 'make *']\n"
+                           "deny = [\"*--force*\"]\nceiling = \"high\"\n"
+                           "allow = [\"npm test *\"]  # a second one replaces the first\n",
+                           &c, &w, &err),
+                     0);
+    assert_null(w);
+    assert_non_null(c.allow);
+    assert_string_equal(c.allow[0], "npm test *");
+    assert_null(c.allow[1]);
+    assert_string_equal(c.deny[0], "*--force*");
+    assert_null(c.deny[1]);
+    assert_string_equal(c.rule_ceiling, "high");
+    config_free(&c);
+    assert_null(c.allow);
+    assert_int_equal(parse("[approvals]\nallow = []\n", &c, &w, &err), 0);
+    assert_non_null(c.allow);
+    assert_null(c.allow[0]);
+    config_free(&c);
+}
+
 static void test_errors_name_the_line(void **state)
 {
     static const struct {
@@ -104,6 +129,10 @@ static void test_errors_name_the_line(void **state)
         {"[paddock]\ntheme = \n", "config.toml:2: expected a value"},
         {"[paddock]\ntheme = \"a\\qb\"\n", "config.toml:2: unknown escape"},
         {"[paddock]\ntheme = [\"a\"\n", "config.toml:2: expected ',' or ']'"},
+        {"[approvals]\nallow = \"ls *\"\n", "config.toml:2: allow takes [\"strings\"]"},
+        {"[approvals]\ndeny = true\n", "config.toml:2: deny takes [\"strings\"]"},
+        {"[approvals]\nceiling = [\"high\"]\n", "config.toml:2: ceiling does not take an array"},
+        {"[paddock]\ntheme = [\"a\"]\n", "config.toml:2: theme does not take an array"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct config c;
@@ -158,6 +187,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_file),
         cmocka_unit_test(test_unknown_keys_warn),
+        cmocka_unit_test(test_approvals_rules),
         cmocka_unit_test(test_errors_name_the_line),
         cmocka_unit_test(test_load),
     };

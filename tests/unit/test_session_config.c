@@ -174,7 +174,15 @@ static void test_options_in_body(void **state)
              dir, dir);
     setenv("PADDOCK_TEST_LABEL", "1", 1);
     struct session_config *c = parse_ok(text);
+    assert_true(c->disk_asked);
+    assert_int_equal(c->disk, 10LL << 30);
+    /* Docker's StorageOpt only where the driver has quotas (session_prepare.c decides);
+     * elsewhere the disk watchdog alone enforces the limit. */
     json_t *b = session_config_container(&eng, c, "s2", "/sock/dir");
+    assert_null(json_object_get(hc(b), "StorageOpt"));
+    json_decref(b);
+    c->disk_quota = true;
+    b = session_config_container(&eng, c, "s2", "/sock/dir");
     unsetenv("PADDOCK_TEST_LABEL");
     json_t *h = hc(b);
     assert_int_equal(json_integer_value(json_object_get(h, "NanoCpus")), 1500000000LL);

@@ -144,6 +144,35 @@ static void test_session_roundtrip(void **state)
     free(err);
 }
 
+/* What a reference matches: the id first, then names (newest first), then id prefixes; pooled
+ * sessions never. */
+static void test_session_match(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "ab12", "older", "i", SESSION_READY, NULL, 1, &err),
+                     0);
+    assert_int_equal(store_session_insert(s, "ab34", "ab12x", "i", SESSION_READY, NULL, 2, &err),
+                     0);
+    assert_int_equal(store_session_insert(s, "cd56", "ab12", "i", SESSION_READY, NULL, 3, &err), 0);
+    json_t *pool = json_pack("{s:b}", "pooled", 1);
+    assert_int_equal(store_session_insert(s, "ab99", "warm", "i", SESSION_READY, pool, 4, &err), 0);
+    json_decref(pool);
+    json_t *m = store_session_match(s, "ab12");
+    assert_int_equal(json_array_size(m), 2); /* the id, the name "ab12" */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(m, 0), "id")), "ab12");
+    assert_true(json_is_true(json_object_get(json_array_get(m, 0), "exact")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(m, 1), "id")), "cd56");
+    assert_true(json_is_true(json_object_get(json_array_get(m, 1), "named")));
+    json_decref(m);
+    m = store_session_match(s, "ab");
+    assert_int_equal(json_array_size(m), 2); /* ab12, ab34; not the pooled ab99 */
+    json_decref(m);
+    m = store_session_match(s, "zz");
+    assert_int_equal(json_array_size(m), 0);
+    json_decref(m);
+}
+
 static void test_actions_intent_then_finish(void **state)
 {
     struct store *s = *state;
@@ -341,8 +370,18 @@ static void test_rules_and_retention(void **state)
     char *err = NULL;
     assert_int_equal(store_session_insert(s, "hhhh", "h", "img", SESSION_READY, NULL, 1, &err), 0);
     assert_int_equal(store_session_insert(s, "iiii", "i", "img", SESSION_READY, NULL, 1, &err), 0);
-    assert_true(store_rule_add(s, "hhhh", "git push *", POLICY_RULE_ALLOW, "alice", 5, &err) > 0);
-    assert_true(store_rule_add(s, "hhhh", "*curl*", POLICY_RULE_DENY, "alice", 6, &err) > 0);
+    assert_true(store_rule_add(s,
+                               &(struct store_rule){.session_id = "hhhh",
+                                                    .pattern = "git push *",
+                                                    .decision = POLICY_RULE_ALLOW,
+                                                    .by = "alice"},
+                               5, &err) > 0);
+    assert_true(store_rule_add(s,
+                               &(struct store_rule){.session_id = "hhhh",
+                                                    .pattern = "*curl*",
+                                                    .decision = POLICY_RULE_DENY,
+                                                    .by = "alice"},
+                               6, &err) > 0);
     json_t *rules = store_rules_list(s, "hhhh");
     assert_int_equal(json_array_size(rules), 2);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 1), "decision")),
@@ -531,7 +570,12 @@ static void test_chain_tamper(void **state)
     int64_t b = store_action_add(s, &row, &err);
     assert_int_equal(store_action_decide(s, b, APPROVAL_REJECTED, "op", "no way", "{}", 4, &err),
                      1);
-    assert_true(store_rule_add(s, "tttt", "ls *", POLICY_RULE_ALLOW, "op", 5, &err) > 0);
+    assert_true(store_rule_add(s,
+                               &(struct store_rule){.session_id = "tttt",
+                                                    .pattern = "ls *",
+                                                    .decision = POLICY_RULE_ALLOW,
+                                                    .by = "op"},
+                               5, &err) > 0);
     assert_int_equal(store_event_add(s, "tttt", "paused", NULL, 6), 0);
     assert_int_equal(store_event_add(s, NULL, "engine", "started", 7), 0);
     assert_verified(s, "tttt");
@@ -562,6 +606,94 @@ static void test_chain_tamper(void **state)
     assert_break(s, "action 1: its row is gone");
 }
 
+/* Rules engine-wide and per session: added, edited, removed and the config file's kept in
+ * step, each change in the record; an edit behind the store's back is named. */
+static void test_rules_edit_and_record(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "rrrr", "r", "img", SESSION_READY, NULL, 1, &err), 0);
+    int64_t e = store_rule_add(
+        s, &(struct store_rule){.pattern = "make *", .decision = POLICY_RULE_ALLOW, .by = "op"}, 2,
+        &err);
+    int64_t r = store_rule_add(s,
+                               &(struct store_rule){.session_id = "rrrr",
+                                                    .pattern = "git status *",
+                                                    .kind = "run",
+                                                    .decision = POLICY_RULE_ALLOW,
+                                                    .by = "op"},
+                               3, &err);
+    assert_true(e > 0 && r > e);
+    /* the session sees the engine-wide rule first, then its own */
+    json_t *l = store_rules_list(s, "rrrr");
+    assert_int_equal(json_array_size(l), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(l, 0), "id")), e);
+    assert_true(json_is_null(json_object_get(json_array_get(l, 0), "session_id")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(l, 1), "kind")), "run");
+    json_decref(l);
+    l = store_rules_list(s, "other");
+    assert_int_equal(json_array_size(l), 1);
+    json_decref(l);
+    assert_verified(s, NULL);
+    /* edit: pattern, then the kind back to any */
+    assert_int_equal(store_rule_edit(s, r, "git diff *", NULL, POLICY_RULE_NONE, "bob", 4, &err),
+                     1);
+    assert_int_equal(store_rule_edit(s, r, NULL, "", POLICY_RULE_DENY, "bob", 5, &err), 1);
+    json_t *g = store_rule_get(s, r);
+    assert_string_equal(json_string_value(json_object_get(g, "pattern")), "git diff *");
+    assert_string_equal(json_string_value(json_object_get(g, "decision")), "deny");
+    assert_true(json_is_null(json_object_get(g, "kind")));
+    assert_string_equal(json_string_value(json_object_get(g, "changed_by")), "bob");
+    json_decref(g);
+    assert_verified(s, "rrrr");
+    assert_verified(s, NULL);
+    /* a rule's pattern changed in SQLite: named */
+    sql("UPDATE rules SET pattern = '*' WHERE id = 2");
+    assert_break(s, "rule_change 2: its pattern differs");
+    sql("UPDATE rules SET pattern = 'git diff *' WHERE id = 2");
+    assert_verified(s, NULL);
+    /* un-removing one in SQLite: named */
+    assert_int_equal(store_rule_remove(s, r, "bob", 6, &err), 1);
+    assert_null(store_rule_get(s, r));
+    assert_int_equal(store_rule_remove(s, r, "bob", 6, &err), 0);
+    assert_int_equal(store_rule_edit(s, r, "x", NULL, POLICY_RULE_NONE, "bob", 7, &err), 0);
+    assert_verified(s, NULL);
+    sql("UPDATE rules SET removed = 0 WHERE id = 2");
+    assert_break(s, "rule_change 2: its removed differs");
+    sql("UPDATE rules SET removed = 1 WHERE id = 2");
+    /* a rule inserted behind the store's back */
+    sql("INSERT INTO rules(pattern, decision, created_at) VALUES ('*', 'allow', 8)");
+    assert_break(s, "rule 3: its row is not in the record");
+    sql("DELETE FROM rules WHERE id = 3");
+    assert_verified(s, NULL);
+
+    /* the config file's rules: added, kept, then one gone and one new, in order */
+    json_t *cfg = json_loads("[{\"pattern\":\"rm *\",\"decision\":\"deny\"},"
+                             "{\"pattern\":\"ls *\",\"decision\":\"allow\"}]",
+                             0, NULL);
+    assert_int_equal(store_rules_sync_config(s, cfg, 9, &err), 0);
+    assert_int_equal(store_rules_sync_config(s, cfg, 10, &err), 0);
+    l = store_rules_list(s, NULL);
+    assert_int_equal(json_array_size(l), 3); /* make *, rm *, ls * */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(l, 1), "origin")),
+                        "config");
+    json_int_t ls_id = json_integer_value(json_object_get(json_array_get(l, 2), "id"));
+    json_decref(l);
+    json_array_remove(cfg, 0);
+    json_array_append_new(cfg, json_pack("{s:s,s:s}", "pattern", "cat *", "decision", "allow"));
+    assert_int_equal(store_rules_sync_config(s, cfg, 11, &err), 0);
+    l = store_rules_list(s, NULL);
+    assert_int_equal(json_array_size(l), 3); /* make *, ls * (again), cat * */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(l, 1), "pattern")),
+                        "ls *");
+    assert_true(json_integer_value(json_object_get(json_array_get(l, 1), "id")) > ls_id);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(l, 2), "pattern")),
+                        "cat *");
+    json_decref(l);
+    json_decref(cfg);
+    assert_verified(s, NULL);
+}
+
 static void test_open_bad_path(void **state)
 {
     char *err = NULL;
@@ -586,6 +718,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rules_and_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_tamper, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_match, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rules_edit_and_record, setup, teardown),
         cmocka_unit_test(test_migration_from_v1),
         cmocka_unit_test(test_open_bad_path),
     };
