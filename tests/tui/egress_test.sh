@@ -4,7 +4,8 @@
 # the approvals queue as "egress 127.0.0.1:PORT" with the command that opened it; `y` lets it
 # through (the sandbox's client gets the page), `n` with a reason refuses it (the client gets
 # a 403 naming the person and the reason); `E` shows the session's connections with both
-# decisions and the totals per host. Network: only a server on 127.0.0.1
+# decisions and the totals per host; the create form makes an egress session with a preset and
+# a host. Network: only a server on 127.0.0.1
 # (tests/integration/egress_servers.py), reached from the sandbox through the engine.
 #
 #   tests/tui/egress_test.sh [PATH/TO/paddock]        (or PADDOCK_EXE=...)
@@ -87,6 +88,31 @@ screen | grep -F "127.0.0.1:$HTTP_PORT" | grep -qE " 2 +1 " && ok "the totals co
   { fail "totals per host"; screen >&2; }
 tm send-keys -t dash Escape
 wait_gone "connections, 0 open" || fail "Esc leaves the Egress page"
+# ---------------------------------------------------------------- the create form offers egress
+FORMED=egform-$$
+tm send-keys -t dash c
+wait_for "New session" || { fail "c opens the form"; screen >&2; }
+tm send-keys -t dash Tab
+tm send-keys -t dash -l "$FORMED"
+tm send-keys -t dash Tab Tab Tab Right Tab # memory, cpus, network: none → egress; allow
+tm send-keys -t dash -l "python, 127.0.0.1:$HTTP_PORT"
+tm send-keys -t dash Enter
+wait_gone "New session" || { fail "the form closes on Enter"; screen >&2; }
+id_of() { # the live session called $1
+  api GET /v1/sessions | python3 -c 'import json,sys
+for s in json.load(sys.stdin)["sessions"]:
+    if s.get("name") == sys.argv[1]: print(s["id"])' "$1"
+}
+FORMED_ID=
+formed_known() { FORMED_ID=$(id_of "$FORMED"); [ -n "$FORMED_ID" ]; }
+poll 150 formed_known && SESSION_IDS+=("$FORMED_ID")
+opts=$(api GET "/v1/sessions/$FORMED_ID" | json_get '["options"]')
+if [[ "$opts" == *"'network': 'egress'"* ]] && [[ "$opts" == *"'pypi.org:443'"* ]] &&
+  [[ "$opts" == *"'127.0.0.1:$HTTP_PORT'"* ]]; then
+  ok "the form creates an egress session with a preset and a host"
+else
+  fail "egress from the form: $opts"
+fi
 tm send-keys -t dash q
 wait_for 'READY$' || fail "dashboard quits"
 [ -s "$TMP/dash.err" ] && { fail "the dashboard wrote to stderr"; cat "$TMP/dash.err" >&2; }
