@@ -46,6 +46,9 @@ static const struct config_key config_keys[] = {
     CK("approvals", "allow", CT_STRINGS, allow),
     CK("approvals", "deny", CT_STRINGS, deny),
     CK("approvals", "ceiling", CT_STRING, rule_ceiling),
+    CK("egress", "allow", CT_STRINGS, egress_allow),
+    CK("egress", "deny", CT_STRINGS, egress_deny),
+    CK("egress", "ask", CT_BOOL, egress_ask),
 };
 #undef CK
 
@@ -354,6 +357,7 @@ int config_load(const char *path, struct config *c, char **warnings, char **err)
     c->keep_runtime_alive = -1;
     c->bell = -1;
     c->mouse = -1;
+    c->egress_ask = -1;
     c->confirmation_mode = -1;
     *err = NULL;
     if (warnings)

@@ -29,6 +29,10 @@ struct config {
     /* A session's disk limit when it names none, and the free space kept under the state dir
      * ("10g", "1g"; "0" for no floor). NULL: not set. */
     char *disk_limit, *disk_floor;
+    /* [egress]: what "network": "egress" sessions allow and deny besides their own lists
+     * (patterns, NULL: none) and whether they ask about the rest (-1: not set; docs/egress.md) */
+    char **egress_allow, **egress_deny;
+    int egress_ask;
     char *path; /* the file read, NULL when none */
 };
 

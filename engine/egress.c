@@ -1216,6 +1216,40 @@ void egress_session_sync(struct session *s)
     json_decref(cfg);
 }
 
+static json_t *egress_config_list(const char *const *list, const char *key, char **err)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && list && list[i]; i++) {
+        char low[EGRESS_HOST_MAX + 16];
+        snprintf(low, sizeof(low), "%s", list[i]);
+        for (char *p = low; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        if (strlen(list[i]) >= sizeof(low) || !egress_pattern_valid(low)) {
+            *err =
+                util_strdupf("the config file's [egress] %s: \"%.80s\" is not a pattern (a host, "
+                             "*.domain, *, an address, optionally :port; docs/egress.md)",
+                             key, list[i]);
+            json_decref(arr);
+            return NULL;
+        }
+        json_array_append_new(arr, json_string(low));
+    }
+    return arr;
+}
+
+int egress_load_config(struct engine *eng, const char *const *allow, const char *const *deny,
+                       int ask, char **err)
+{
+    if (!(eng->egress_allow = egress_config_list(allow, "allow", err)) ||
+        !(eng->egress_deny = egress_config_list(deny, "deny", err))) {
+        if (!*err)
+            *err = strdup("out of memory");
+        return -1;
+    }
+    eng->egress_ask = ask < 0 ? 1 : ask;
+    return 0;
+}
+
 int egress_init(struct engine *eng)
 {
     eng->egress = calloc(1, sizeof(*eng->egress));

@@ -292,6 +292,8 @@ int engine_serve(const struct engine_options *opt, char **err)
     store_actions_interrupt_inflight(eng.store, util_now());
     if (api_rules_load_config(&eng, opt->rule_ceiling, opt->allow, opt->deny, err) < 0)
         goto out;
+    if (egress_load_config(&eng, opt->egress_allow, opt->egress_deny, opt->egress_ask, err) < 0)
+        goto out;
 
     eng.loop = loop_new();
     eng.events = events_new();
@@ -383,6 +385,8 @@ out:
         close(sigfd);
     loop_free(eng.loop);
     events_free(eng.events);
+    json_decref(eng.egress_allow);
+    json_decref(eng.egress_deny);
     free(eng.state_dir);
     free(eng.socket_path);
     free(eng.executor_path);

@@ -50,8 +50,11 @@ struct engine {
     struct output *output;   /* running actions' live output (output.c) */
     struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
     struct egress *egress;   /* egress sessions' proxies and connections (egress.c) */
-    struct disk *disk;       /* the disk watchdog and the store's floor (disk.c) */
-    unsigned bench_off;      /* enum engine_bench_off bits; 0 outside benchmarks */
+    /* The config file's [egress] defaults (engine.h), checked at start; arrays of patterns. */
+    json_t *egress_allow, *egress_deny;
+    int egress_ask;
+    struct disk *disk;  /* the disk watchdog and the store's floor (disk.c) */
+    unsigned bench_off; /* enum engine_bench_off bits; 0 outside benchmarks */
     char *state_dir;
     char *socket_path;
     char *engine_id;

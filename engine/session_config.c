@@ -681,6 +681,8 @@ static int opt_egress(struct parse *p, json_t *v)
         return parse_fail(p, "\"egress\" must be an object ({\"allow\": [...], \"ask\": true})");
     if (parse_known(p, v, "egress.", known) < 0)
         return -1;
+    if (json_object_get(v, "allow"))
+        json_array_clear(c->egress_allow); /* the request's list replaces the config's */
     if (egress_list(p, v, "allow", c->egress_allow) < 0 ||
         egress_list(p, v, "deny", c->egress_deny) < 0)
         return -1;
@@ -887,9 +889,11 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     c->pids = SESSION_PIDS_DEFAULT;
     c->disk = disk_limit_default(eng); /* every session has one (disk.c enforces it) */
     c->network = SESSION_NET_NONE;
-    c->egress_allow = json_array();
-    c->egress_deny = json_array();
-    c->egress_ask = true;
+    /* The config file's [egress] (egress_load_config): its allow list unless the request
+     * gives one, its deny list always, its ask unless the request says. */
+    c->egress_allow = eng->egress_allow ? json_copy(eng->egress_allow) : json_array();
+    c->egress_deny = eng->egress_deny ? json_copy(eng->egress_deny) : json_array();
+    c->egress_ask = eng->egress_allow ? eng->egress_ask != 0 : true;
     c->egress_max_connections = EGRESS_MAX_CONNECTIONS_DEFAULT;
     c->egress_idle_timeout = EGRESS_IDLE_TIMEOUT_DEFAULT;
     c->keep_alive = true; /* sessions outlive the engine unless asked otherwise */

@@ -560,11 +560,60 @@ static void test_options_checked(void **state)
     }
 }
 
+/* The config file's [egress]: its allow list for sessions that give none (replaced by one
+ * that does), its deny list always, its ask; a bad pattern there stops the engine at start. */
+static void test_config_defaults(void **state)
+{
+    (void)state;
+    struct engine_proc *e = engine_new();
+    assert_non_null(e);
+    char *cfg = strdupf("%s/config.toml", e->state_dir);
+    FILE *f = fopen(cfg, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "[egress]\nallow = [\"127.0.0.1:%d\", \"PyPI.org\"]\ndeny = [\"*.bad.test\"]\n"
+            "ask = false\n",
+            srv.http);
+    fclose(f);
+    char *env = strdupf("PADDOCK_CONFIG=%s", cfg);
+    e->extra_env[0] = env;
+    assert_int_equal(engine_start(e), 0);
+    json_t *s = session_new(e, "{\"network\": \"egress\"}");
+    char want[64];
+    snprintf(want, sizeof(want), "127.0.0.1:%d", srv.http);
+    assert_int_equal(json_array_size(jpath(s, "options.egress.allow")), 2);
+    assert_string_equal(json_string_value(json_array_get(jpath(s, "options.egress.allow"), 0)),
+                        want);
+    assert_string_equal(json_string_value(json_array_get(jpath(s, "options.egress.allow"), 1)),
+                        "pypi.org");
+    assert_string_equal(json_string_value(json_array_get(jpath(s, "options.egress.deny"), 0)),
+                        "*.bad.test");
+    assert_true(json_is_false(jpath(s, "options.egress.ask")));
+    json_decref(s);
+    /* A request's own allow list replaces the file's; the file's deny list stays. */
+    s = session_new(e, "{\"network\": \"egress\", \"egress\": {\"allow\": [\"a.test\"], "
+                       "\"deny\": [\"b.test\"], \"ask\": true}}");
+    assert_int_equal(json_array_size(jpath(s, "options.egress.allow")), 1);
+    assert_int_equal(json_array_size(jpath(s, "options.egress.deny")), 2);
+    assert_true(json_is_true(jpath(s, "options.egress.ask")));
+    json_decref(s);
+    assert_int_equal(engine_stop(e), 0);
+    f = fopen(cfg, "w");
+    assert_non_null(f);
+    fprintf(f, "[egress]\nallow = [\"bad host\"]\n");
+    fclose(f);
+    assert_int_not_equal(engine_start(e), 0);
+    engine_destroy(e);
+    free(env);
+    free(cfg);
+}
+
 int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_checked),
+        cmocka_unit_test(test_config_defaults),
         cmocka_unit_test(test_allowed_http_and_tls),
         cmocka_unit_test(test_denied_names_the_rule),
         cmocka_unit_test(test_unknown_waits_approved_and_rejected),
