@@ -3,6 +3,7 @@
 #ifndef PADDOCK_ACTION_H
 #define PADDOCK_ACTION_H
 
+#include "engine/base/action_state.h"
 #include "engine/risk/risk.h"
 #include "engine/session.h"
 
@@ -34,14 +35,14 @@ struct action_result {
     char message[512];
 };
 /* How far an approval reaches: this once, the rest of the session, every session of the
- * engine (the last only for what the engine asks itself: egress). */
+ * engine (the last only for what the engine asks itself: egress, docs/egress.md). */
 enum action_scope { ACTION_SCOPE_ONCE, ACTION_SCOPE_SESSION, ACTION_SCOPE_ENGINE };
 struct action_decision {
     bool approve; /* else reject */
     const char *by, *reason;
     bool remember;           /* approve: allow this pattern for the rest of the session */
     const char *pattern;     /* with remember: the pattern; NULL: exactly this command or path */
-    enum action_scope scope; /* remember sets at least ACTION_SCOPE_SESSION */
+    enum action_scope scope; /* "remember" is ACTION_SCOPE_SESSION */
 };
 /* Decide a pending action. 404 unknown; 409 already_decided / expired / not_pending /
  * session_gone / conflict, and nothing changes; 200 when decided. */
@@ -58,22 +59,37 @@ int64_t action_rule_add(struct engine *eng, const char *session_id, json_t *rule
 typedef void (*action_wait_fn)(json_t *action, void *ud);
 void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn fn, void *ud);
 
-/* The engine asks the operator itself (an egress connection, engine/egress.c): the action
- * (an object {"action": kind, "args": {...}}) is recorded pending with the session's approval
- * timeout and waits in the queue like any other. fn is called once with the verdict: approved
- * (with its scope: the caller adds the rule it means), rejected, or expired. */
-struct action_verdict {
-    bool approve, expired;
-    enum action_scope scope;
-    const char *by, *reason; /* borrowed during the call */
+/* ---- approvals the engine asks for a request it holds (a terminal, a create) ---- */
+/* approved: the operator said yes (why: who); else why says who refused, or that the deadline
+ * passed or the engine stops. Called once. */
+typedef void (*action_decided_fn)(bool approved, const char *why, void *ud);
+struct action_request {
+    const char *session_id;
+    json_t *action; /* {"action": kind (an engine_side row of action_kind.c), "args": {...}} */
+    const char *summary;
+    enum risk_level risk;
+    const char *risk_reason;
+    /* true: waits for the operator (timeout seconds), fn hears the decision; false: recorded
+     * as running now, allowed by decided_by for decision_reason, fn never called. */
+    bool pending;
+    double timeout;
+    const char *decided_by, *decision_reason;
 };
-typedef void (*action_ask_fn)(const struct action_verdict *v, void *ud);
-/* Its action id, or -1 with *err (malloc'd) when it could not be recorded. */
-int64_t action_ask(struct session *s, json_t *action, enum risk_level risk, const char *why,
-                   action_ask_fn fn, void *ud, char **err);
-/* The asker went away before a decision: the action is rejected by the engine with why, and
- * fn is not called. */
+/* Record the action; its id, or -1 with *err (malloc'd). The asker ends the row with
+ * action_end once what was approved is over. */
+int64_t action_ask(struct engine *eng, const struct action_request *q, action_decided_fn fn,
+                   void *ud, char **err);
+/* The scope the operator gave the approval being delivered: valid during an approving
+ * action_decided_fn call (what an asker that keeps rules reads, egress.c); ACTION_SCOPE_ONCE
+ * at any other time. */
+enum action_scope action_decision_scope(const struct engine *eng);
+/* The asker went away before a decision (a connection closed): the pending action is rejected
+ * by the engine with why, and its fn is not called. Nothing when it is not pending. */
 void action_ask_cancel(struct engine *eng, int64_t id, const char *why);
+/* The end of an action the engine did itself: its state, exit code, observation (JSON text, or
+ * NULL) and error, recorded and published. */
+void action_end(struct engine *eng, int64_t id, enum action_st state, int exit_code,
+                const char *observation, const char *error);
 
 /* A session's container went for good: its waiting actions are rejected with why. */
 void actions_session_gone(struct engine *eng, const char *session_id, const char *why);

@@ -1,6 +1,6 @@
 /* The table of action kinds: the executor's execute_action kinds (executor/action.c's
- * action_types[], checked by tests/unit/test_action_kind.c), the transfers that files.c
- * records, and the engine's own questions (egress.c). */
+ * action_types[], checked by tests/unit/test_action_kind.c) and the transfers that files.c
+ * records. */
 #include "engine/action_kind.h"
 
 #include <string.h>
@@ -50,7 +50,12 @@ static const struct action_kind action_kinds[] = {
      .transfer = true},
     {.name = "download", .transfer = true},
     {.name = "list_files", .transfer = true},
-    {.name = "egress", .summary_arg = "destination", .engine_made = true},
+    /* What a client asked of the engine itself (docs/security.md): a terminal into the sandbox
+     * (its transcript is the observation), a session with weaker isolation. */
+    {.name = "terminal", .summary_arg = "command", .shell_like = true, .engine_side = true},
+    {.name = "create", .summary_arg = "asks", .engine_side = true},
+    /* A connection to a network destination nobody decided yet (egress.c, docs/egress.md). */
+    {.name = "egress", .summary_arg = "destination", .engine_side = true},
 };
 
 _Static_assert(sizeof action_kinds / sizeof action_kinds[0] <= ACTION_KIND_MAX,

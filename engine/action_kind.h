@@ -43,9 +43,9 @@ struct action_kind {
     bool streams;
     /* Through the executor's file endpoints (engine/files.c), not execute_action. */
     bool transfer;
-    /* The engine's own question to the operator (action_ask: an egress connection), never
-     * sent by an agent nor run by the executor; no classifier (its asker gives the level). */
-    bool engine_made;
+    /* Done by the engine itself (a terminal, a create), never through execute_action: its
+     * approval waits for the request that asked (action_ask), which a restart ends. */
+    bool engine_side;
 };
 
 /* The largest number of kinds (for lists of names). */

@@ -664,36 +664,51 @@ static void egress_resolve(struct egress_conn *c)
 
 /* ---- decide ---- */
 
-static void egress_on_verdict(const struct action_verdict *v, void *ud)
+/* The operator's answer to the question (action_ask): approved → on to resolving (with a rule
+ * for the session or the engine when the approval's scope says so); rejected or expired → 403
+ * saying who and why, read back from the action's row. */
+static void egress_on_decided(bool approved, const char *why, void *ud)
 {
     struct egress_conn *c = ud;
     struct engine *eng = c->site->eng;
+    int64_t id = c->action;
     c->action = 0;
-    if (!v->approve) {
-        store_egress_decide(eng->store, c->rec, v->expired ? "expired" : "rejected", NULL, v->by,
-                            NULL);
-        if (v->expired)
+    if (!approved) {
+        json_t *row = store_action_get(eng->store, id);
+        const char *approval = json_string_value(json_object_get(row, "approval"));
+        const char *by = json_string_value(json_object_get(row, "decided_by"));
+        const char *reason = json_string_value(json_object_get(row, "decision_reason"));
+        bool expired = approval && strcmp(approval, "expired") == 0;
+        store_egress_decide(eng->store, c->rec, expired ? "expired" : "rejected", NULL,
+                            by ? by : "engine", NULL);
+        if (expired)
             egress_conn_reply(c, 403, "Forbidden",
                               "paddock egress: %s %s:%d waited for the operator and the approval "
                               "timed out",
                               c->method, c->host, c->port);
-        else
+        else if (by)
             egress_conn_reply(c, 403, "Forbidden", "paddock egress: %s %s:%d rejected by %s%s%s",
-                              c->method, c->host, c->port, v->by ? v->by : "the operator",
-                              v->reason ? ": " : "", v->reason ? v->reason : "");
+                              c->method, c->host, c->port, by, reason ? ": " : "",
+                              reason ? reason : "");
+        else
+            egress_conn_reply(c, 403, "Forbidden", "paddock egress: %s %s:%d not approved: %s",
+                              c->method, c->host, c->port, why ? why : "no decision");
+        json_decref(row);
         return;
     }
+    const char *by = why && *why ? why : "operator";
+    enum action_scope scope = action_decision_scope(eng);
+    /* The question is answered: its row ends here, the connection's row goes on. */
+    action_end(eng, id, ACTION_DONE, STORE_NO_EXIT_CODE, NULL, NULL);
     char pattern[EGRESS_HOST_MAX + 16];
     snprintf(pattern, sizeof(pattern), strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host,
              c->port);
     const char *rule = NULL;
-    if (v->scope != ACTION_SCOPE_ONCE) {
-        bool engine_wide = v->scope == ACTION_SCOPE_ENGINE;
-        if (store_egress_rule_add(eng->store, engine_wide ? NULL : c->site->session_id, pattern,
-                                  v->by, util_now(), NULL) > 0)
-            rule = pattern;
-    }
-    store_egress_decide(eng->store, c->rec, "approved", rule, v->by, NULL);
+    if (scope != ACTION_SCOPE_ONCE &&
+        store_egress_rule_add(eng->store, scope == ACTION_SCOPE_ENGINE ? NULL : c->site->session_id,
+                              pattern, by, util_now(), NULL) > 0)
+        rule = pattern;
+    store_egress_decide(eng->store, c->rec, "approved", rule, by, NULL);
     c->approved_literal = true;
     egress_resolve(c);
 }
@@ -733,7 +748,18 @@ static void egress_ask(struct egress_conn *c, struct session *s)
     snprintf(why, sizeof(why), "a network destination the session does not know (%s)",
              c->tunnel ? "CONNECT" : c->method);
     c->phase = EP_ASK;
-    int64_t id = action_ask(s, action, RISK_MEDIUM, why, egress_on_verdict, c, &err);
+    json_t *cfg = store_session_config(eng->store, s->id);
+    json_t *t = json_object_get(json_object_get(cfg, "options"), "approval_timeout");
+    struct action_request q = {.session_id = s->id,
+                               .action = action,
+                               .summary = dest,
+                               .risk = RISK_MEDIUM,
+                               .risk_reason = why,
+                               .pending = true,
+                               .timeout = json_is_number(t) ? json_number_value(t)
+                                                            : eng->approval_timeout};
+    int64_t id = action_ask(eng, &q, egress_on_decided, c, &err);
+    json_decref(cfg);
     json_decref(action);
     if (id < 0) {
         egress_conn_reply(c, 503, "Service Unavailable",
