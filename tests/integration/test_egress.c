@@ -301,8 +301,14 @@ static void test_allowed_http_and_tls(void **state)
     assert_int_equal(json_array_size(json_object_get(rec, "hosts")), 2);
     json_decref(rec);
     /* The command line shows the same. */
-    char *const argv[] = {
-        (char *)harness_bin(), "--socket", harness_eng->socket, "egress", sid, NULL};
+    char *const argv[] = {(char *)harness_bin(),
+                          "--socket",
+                          harness_eng->socket,
+                          "--state-dir",
+                          harness_eng->state_dir,
+                          "egress",
+                          sid,
+                          NULL};
     struct proc_result r;
     proc_run(argv, NULL, 30000, &r);
     assert_int_equal(r.status, 0);
@@ -314,6 +320,8 @@ static void test_allowed_http_and_tls(void **state)
     char *const exp[] = {(char *)harness_bin(),
                          "--socket",
                          harness_eng->socket,
+                         "--state-dir",
+                         harness_eng->state_dir,
                          "export",
                          sid,
                          "--format",
