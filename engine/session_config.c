@@ -681,8 +681,10 @@ static int opt_egress(struct parse *p, json_t *v)
         return parse_fail(p, "\"egress\" must be an object ({\"allow\": [...], \"ask\": true})");
     if (parse_known(p, v, "egress.", known) < 0)
         return -1;
-    if (json_object_get(v, "allow"))
+    if (json_object_get(v, "allow")) {
         json_array_clear(c->egress_allow); /* the request's list replaces the config's */
+        c->egress_allow_own = true;
+    }
     if (egress_list(p, v, "allow", c->egress_allow) < 0 ||
         egress_list(p, v, "deny", c->egress_deny) < 0)
         return -1;

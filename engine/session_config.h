@@ -99,6 +99,7 @@ struct session_config {
     int egress_max_connections;
     double egress_idle_timeout; /* seconds */
     bool egress_given;          /* the request had "egress" */
+    bool egress_allow_own;      /* its "allow" (else the config file's list) */
 };
 
 /* Where the sandbox's proxy listens (the executor) and the engine's socket it hands each

@@ -181,6 +181,25 @@ const char *egress_patterns_match(const json_t *patterns, const char *host, int 
     return NULL;
 }
 
+const char *egress_pattern_internal(const char *pattern)
+{
+    char host[EGRESS_HOST_MAX + 1];
+    int port;
+    struct sockaddr_storage ss = {0};
+    struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    if (egress_pattern_split(pattern, host, &port) < 0)
+        return NULL;
+    if (inet_pton(AF_INET, host, &in->sin_addr) == 1)
+        in->sin_family = AF_INET;
+    else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1)
+        in6->sin6_family = AF_INET6;
+    else
+        return NULL;
+    enum egress_addr_class c = egress_addr_classify((struct sockaddr *)&ss);
+    return c == EGRESS_ADDR_PUBLIC ? NULL : egress_addr_class_name(c);
+}
+
 bool egress_patterns_name_address(const json_t *patterns, const char *addr, int port)
 {
     return egress_host_is_address(addr) && egress_patterns_match(patterns, addr, port) != NULL;

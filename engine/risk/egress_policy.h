@@ -25,6 +25,11 @@ const char *egress_patterns_match(const json_t *patterns, const char *host, int 
  * name never does. */
 bool egress_patterns_name_address(const json_t *patterns, const char *addr, int port);
 
+/* Whether pattern names an address that is not public (loopback, link-local, private ...):
+ * its kind's name (static copy), else NULL. What such an entry reaches is the host's and its
+ * networks', not the internet. */
+const char *egress_pattern_internal(const char *pattern);
+
 /* A proxy request's destination: "host:port" (CONNECT's authority) into lowercase host
  * (an IPv6 literal without its brackets) and port; default_port when the text has none (-1:
  * a port is required). 0, or -1 when it is no host name or address. */

@@ -568,6 +568,26 @@ static void test_options_checked(void **state)
     }
 }
 
+/* On the agents' channel an allow list naming the host's own addresses is as weak as the
+ * bridge ([security] network_bridge, default deny: 403 naming it); hosts and public addresses
+ * are not; the operator's channel may name them. */
+static void test_agent_naming_internal_addresses(void **state)
+{
+    (void)state;
+    static const char body[] =
+        "{\"network\": \"egress\", \"egress\": {\"allow\": [\"169.254.169.254\"]}}";
+    struct reply r;
+    http_unix(harness_eng->socket, "POST", "/v1/sessions", body, -1, 30000, &r);
+    assert_int_equal(r.status, 403);
+    assert_non_null(strstr(r.body, "network_bridge"));
+    reply_free(&r);
+    http_unix(harness_eng->socket, "POST", "/v1/sessions",
+              "{\"network\": \"egress\", \"egress\": {\"allow\": [\"pypi.org\"]}}", -1, 60000, &r);
+    assert_int_equal(r.status, 201);
+    engine_track(harness_eng, jstr(r.json, "id"));
+    reply_free(&r);
+}
+
 /* The config file's [egress]: its allow list for sessions that give none (replaced by one
  * that does), its deny list always, its ask; a bad pattern there stops the engine at start. */
 static void test_config_defaults(void **state)
@@ -622,6 +642,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options_checked),
         cmocka_unit_test(test_config_defaults),
+        cmocka_unit_test(test_agent_naming_internal_addresses),
         cmocka_unit_test(test_allowed_http_and_tls),
         cmocka_unit_test(test_denied_names_the_rule),
         cmocka_unit_test(test_unknown_waits_approved_and_rejected),

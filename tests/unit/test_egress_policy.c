@@ -131,6 +131,19 @@ static void test_address_kinds(void **state)
     }
 }
 
+/* What the agents' channel counts as weaker (engine/security.c): an allow entry naming the
+ * host's own addresses. */
+static void test_internal_patterns(void **state)
+{
+    (void)state;
+    assert_string_equal(egress_pattern_internal("169.254.169.254"), "link-local");
+    assert_string_equal(egress_pattern_internal("172.17.0.1:2375"), "private");
+    assert_string_equal(egress_pattern_internal("[::1]:80"), "loopback");
+    assert_null(egress_pattern_internal("151.101.0.223"));
+    assert_null(egress_pattern_internal("pypi.org"));
+    assert_null(egress_pattern_internal("*"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_matching),
         cmocka_unit_test(test_targets),
         cmocka_unit_test(test_address_kinds),
+        cmocka_unit_test(test_internal_patterns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
