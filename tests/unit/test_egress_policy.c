@@ -147,10 +147,8 @@ static void test_internal_patterns(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_patterns),
-        cmocka_unit_test(test_matching),
-        cmocka_unit_test(test_targets),
-        cmocka_unit_test(test_address_kinds),
+        cmocka_unit_test(test_patterns),          cmocka_unit_test(test_matching),
+        cmocka_unit_test(test_targets),           cmocka_unit_test(test_address_kinds),
         cmocka_unit_test(test_internal_patterns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
