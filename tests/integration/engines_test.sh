@@ -209,6 +209,40 @@ check "exec s-three@three: its exit code comes back ($rc)" [ "$rc" = 3 ]
 out=$(P exec s-two@two -- true </dev/null 2>&1)
 check "exec s-two@two (a token only) is refused as the operator's: $out" bash -c '[[ $1 == *"refused on the agents"* ]]' _ "$out"
 
+if command -v tmux >/dev/null; then
+  # The dashboard's Terminal tab on engine three: a shell over TLS, and its end seen.
+  export TMUX_TMPDIR=$TMP
+  unset TMUX
+  TM=(tmux -L "paddock-engines-$$" -f /dev/null)
+  "${TM[@]}" new-session -d -s dash -x 160 -y 40 \
+    "env PADDOCK_CONFIG=$PADDOCK_CONFIG PADDOCK_STATE_DIR=$PADDOCK_STATE_DIR LC_ALL=C.UTF-8 TERM=xterm-256color $PADDOCK --engine three 2>$TMP/dash3.err"
+  shows() { "${TM[@]}" capture-pane -p -t dash 2>/dev/null | grep -qF "$1"; }
+  to_terminal() { # ] moves to the next tab until the Terminal tab's hint shows
+    local i
+    for i in $(seq 1 10); do
+      shows "Enter opens a shell" && return 0
+      "${TM[@]}" send-keys -t dash ']'
+      poll 20 shows "Enter opens a shell" && return 0
+    done
+    return 1
+  }
+  if poll 150 shows "s-three" && poll 150 shows "● live" && to_terminal; then
+    "${TM[@]}" send-keys -t dash l # the detail pane takes the keys
+    "${TM[@]}" send-keys -t dash Enter
+    if poll 150 shows "^] leaves"; then
+      "${TM[@]}" send-keys -t dash -l 'echo remote-$((6*7)); exit 7'
+      "${TM[@]}" send-keys -t dash Enter
+      check "Terminal tab on engine three: the shell's output over TLS" poll 150 shows "remote-42"
+      check "Terminal tab on engine three: its end is seen (exit code 7)" poll 150 shows "the shell exited with code 7"
+    else
+      fail "Terminal tab on engine three: a shell opens"; "${TM[@]}" capture-pane -p -t dash >&2
+    fi
+  else
+    fail "dashboard --engine three reaches its Terminal tab"
+  fi
+  "${TM[@]}" kill-server 2>/dev/null
+fi
+
 # ---------------------------------------------------------------- approvals on a remote one
 # Engine three takes client certificates (--tls-client-ca): the CLI's is the operator's
 # credential there. On engine two it holds only the token: an agent's, refused the operator's
