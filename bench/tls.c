@@ -1,8 +1,10 @@
 /* paddock-bench-tls: an action over the engine's TLS listener versus its unix socket, in the
- * same run on the same engine and session: `echo hi` interleaved over the unix socket (a kept
- * connection), over https on a kept connection (the TLS session set up once), and over https
- * on a new connection each time (a full handshake per action, what one `paddock` command
- * costs); medians and p95. The certificate is made with the openssl CLI in a temp dir.
+ * same run on the same engine and session: `echo hi` interleaved over the unix socket, over
+ * https resuming the TLS session (libcurl's session cache), and over https with a full
+ * handshake each time (no session cache: what one `paddock` command costs); medians and p95.
+ * The engine answers one request per connection (api_queue in engine/api.c: later requests
+ * would bypass the gate), so every request over TLS pays a handshake. The certificate is made
+ * with the openssl CLI in a temp dir.
  *
  *   paddock-bench-tls --paddock build/paddock [--image IMG] [--echo N]
  * Containers are labelled paddock.test=bench and removed with their session. */
@@ -26,7 +28,8 @@ struct tls_bench {
     char *sid;
 };
 
-/* One request over https on handle h (kept unless fresh); the HTTP status, -1: transport. */
+/* One request over https on handle h (its TLS session resumed unless fresh); the HTTP status,
+ * -1: transport. */
 static long tls_req(struct tls_bench *b, CURL *h, const char *method, const char *path,
                     const char *payload, bool fresh)
 {
@@ -165,7 +168,7 @@ static void tls_down(struct tls_bench *b)
         fprintf(stderr, "bench: could not remove %s\n", b->dir);
 }
 
-/* One `echo hi` by way k (0 unix, 1 TLS kept, 2 TLS new connection); ms, or -1. */
+/* One `echo hi` by way k (0 unix, 1 TLS resumed, 2 TLS full handshake); ms, or -1. */
 static double tls_echo(struct tls_bench *b, int k)
 {
     char path[128];
@@ -199,9 +202,9 @@ int main(int argc, char **argv)
     struct tls_bench b = {0};
     int rc = 1;
     static const char *const what[] = {
-        "echo hi, unix socket (kept connection)",
-        "echo hi, TLS listener (kept connection)",
-        "echo hi, TLS listener (new connection and handshake)",
+        "echo hi, unix socket",
+        "echo hi, TLS listener (TLS session resumed)",
+        "echo hi, TLS listener (full handshake)",
     };
     struct timings t[3] = {{0}};
     if (tls_up(&b, paddock, image) == 0) {
@@ -227,8 +230,8 @@ int main(int argc, char **argv)
         for (int k = 0; k < 3; k++)
             printf("| %-56s | %9.3f | %9.3f | %6zu |\n", what[k], timings_pct(&t[k], 0.5),
                    timings_pct(&t[k], 0.95), t[k].n);
-        printf("\nTLS adds %.3f ms at the median on a kept connection, %.3f ms with a handshake "
-               "per action%s\n",
+        printf("\nTLS adds %.3f ms at the median with the session resumed, %.3f ms with a full "
+               "handshake%s\n",
                timings_pct(&t[1], 0.5) - timings_pct(&t[0], 0.5),
                timings_pct(&t[2], 0.5) - timings_pct(&t[0], 0.5),
                failed ? " (some actions failed: see the engine log)" : "");
