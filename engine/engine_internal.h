@@ -23,6 +23,7 @@ struct output;
 struct term;
 struct seccomp_probe;
 struct disk;
+struct commit;
 
 /* Containment the benchmarks switch off to measure what it costs (bench/containment.c), from
  * $PADDOCK_UNSAFE_BENCH in the engine's own environment: never for real use; GET /v1/info
@@ -49,6 +50,7 @@ struct engine {
     struct output *output;   /* running actions' live output (output.c) */
     struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
     struct disk *disk;       /* the disk watchdog and the store's floor (disk.c) */
+    struct commit *commit;   /* the action path's group commit (commit.c) */
     unsigned bench_off;      /* enum engine_bench_off bits; 0 outside benchmarks */
     char *state_dir;
     char *socket_path;
