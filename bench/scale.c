@@ -1,0 +1,480 @@
+/* paddock-bench-scale: one engine under load (issue 20, "Up: one engine"). Starts its own engine
+ * on a temporary state dir; every container it makes carries its own paddock.test label and is
+ * removed.
+ *
+ *   paddock-bench-scale --paddock build/paddock [--image IMG] [--echo N] [--clients N]
+ *                       [--seconds S] [--live N] [--batch B]
+ *
+ * 1. echo hi through the engine with one client, one request at a time (keep-alive): the
+ *    median is what a lone action costs, group commit or not.
+ * 2. Recorded actions a second across --clients sessions (10): one client per session, each
+ *    sending its next `echo hi` as soon as the last one is answered, for --seconds; against
+ *    `docker exec` across the same containers at once.
+ * 3. With --live N: N sessions created in batches of --batch at once (what the daemon takes),
+ *    one action in each, the engine's RSS and descriptors, echo hi's median on one of them
+ *    with all N live (against part 1's), then every one deleted and nothing left behind
+ *    (containers and volumes with the label, the sessions' run directories, the list).
+ *    Not for CI: 500 sandboxes take minutes and most of a small machine.
+ */
+#include "bench.h"
+
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *sock;
+static CURL *one;
+static char label[64];
+
+#define ECHO_BODY "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hi\"}}}"
+
+static long req(const char *method, const char *path, const char *payload, json_t **out)
+{
+    return req_on(one, sock, method, path, payload, out);
+}
+
+/* Sessions' ids (NULL where the create failed), n requests at once in batches of batch. */
+static void create_batched(int n, int batch, char **ids, double *ms_total)
+{
+    double t0 = now_ms();
+    for (int base = 0; base < n; base += batch) {
+        int k = n - base < batch ? n - base : batch;
+        CURLM *m = curl_multi_init();
+        CURL *h[k];
+        struct bench_body b[k];
+        struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+        memset(b, 0, sizeof(b));
+        for (int i = 0; i < k; i++) {
+            h[i] = curl_easy_init();
+            curl_easy_setopt(h[i], CURLOPT_UNIX_SOCKET_PATH, sock);
+            curl_easy_setopt(h[i], CURLOPT_URL, "http://paddock/v1/sessions");
+            curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, "{}");
+            curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hdr);
+            curl_easy_setopt(h[i], CURLOPT_WRITEFUNCTION, bench_on_body);
+            curl_easy_setopt(h[i], CURLOPT_WRITEDATA, &b[i]);
+            curl_multi_add_handle(m, h[i]);
+        }
+        int running = k;
+        while (running) {
+            curl_multi_perform(m, &running);
+            if (running)
+                curl_multi_poll(m, NULL, 0, 1000, NULL);
+        }
+        for (int i = 0; i < k; i++) {
+            long st = -1;
+            curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE, &st);
+            json_t *j = b[i].p ? json_loads(b[i].p, 0, NULL) : NULL;
+            const char *id = json_string_value(json_object_get(j, "id"));
+            ids[base + i] = st == 201 && id ? strdup(id) : NULL;
+            if (!ids[base + i])
+                fprintf(stderr, "bench-scale: create %d: %ld %.200s\n", base + i, st,
+                        b[i].p ? b[i].p : "");
+            json_decref(j);
+            free(b[i].p);
+            curl_multi_remove_handle(m, h[i]);
+            curl_easy_cleanup(h[i]);
+        }
+        curl_slist_free_all(hdr);
+        curl_multi_cleanup(m);
+    }
+    *ms_total = now_ms() - t0;
+}
+
+/* One client per session, each sending its next action when the last one is answered, for
+ * seconds; returns how many were answered 200 (*all: how many were answered at all). */
+static long closed_loop(char **ids, int n, double seconds, long *all, double *ms)
+{
+    CURLM *m = curl_multi_init();
+    CURL *h[n];
+    char urls[n][160];
+    struct bench_body b[n];
+    struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+    memset(b, 0, sizeof(b));
+    int live = 0;
+    for (int i = 0; i < n; i++) {
+        h[i] = NULL;
+        if (!ids[i])
+            continue;
+        snprintf(urls[i], sizeof(urls[i]), "http://paddock/v1/sessions/%s/execute_action", ids[i]);
+        h[i] = curl_easy_init();
+        curl_easy_setopt(h[i], CURLOPT_UNIX_SOCKET_PATH, sock);
+        curl_easy_setopt(h[i], CURLOPT_URL, urls[i]);
+        curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, ECHO_BODY);
+        curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hdr);
+        curl_easy_setopt(h[i], CURLOPT_WRITEFUNCTION, bench_on_body);
+        curl_easy_setopt(h[i], CURLOPT_WRITEDATA, &b[i]);
+        curl_easy_setopt(h[i], CURLOPT_PRIVATE, (void *)(long)i);
+        curl_multi_add_handle(m, h[i]);
+        live++;
+    }
+    long ok = 0;
+    *all = 0;
+    double t0 = now_ms(), end = t0 + seconds * 1e3;
+    while (live) {
+        int running;
+        curl_multi_perform(m, &running);
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(m, &left))) {
+            if (msg->msg != CURLMSG_DONE)
+                continue;
+            CURL *e = msg->easy_handle;
+            long i = 0, st = -1;
+            curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&i);
+            curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &st);
+            (*all)++;
+            if (st == 200 && b[i].p && strstr(b[i].p, "\"content\":\"hi\""))
+                ok++;
+            free(b[i].p);
+            b[i].p = NULL;
+            b[i].n = 0;
+            curl_multi_remove_handle(m, e);
+            if (now_ms() < end)
+                curl_multi_add_handle(m, e); /* the same handle: its connection is kept */
+            else
+                live--;
+        }
+        if (live)
+            curl_multi_poll(m, NULL, 0, 100, NULL);
+    }
+    *ms = now_ms() - t0;
+    for (int i = 0; i < n; i++)
+        if (h[i])
+            curl_easy_cleanup(h[i]);
+    curl_slist_free_all(hdr);
+    curl_multi_cleanup(m);
+    return ok;
+}
+
+/* echo hi on one session, n times in a row; its latencies. */
+static void echo_series(const char *id, int n, struct timings *t)
+{
+    char path[160];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", id);
+    for (int i = 0; i < 5; i++)
+        req("POST", path, ECHO_BODY, NULL);
+    for (int i = 0; i < n; i++) {
+        json_t *j = NULL;
+        double t0 = now_ms();
+        long st = req("POST", path, ECHO_BODY, &j);
+        double ms = now_ms() - t0;
+        const char *c = json_string_value(json_object_get(j, "content"));
+        if (st == 200 && c && strcmp(c, "hi") == 0)
+            timings_add(t, ms);
+        json_decref(j);
+    }
+}
+
+static char *container_of(const char *id)
+{
+    char path[128];
+    json_t *j = NULL;
+    snprintf(path, sizeof(path), "/v1/sessions/%s", id);
+    req("GET", path, NULL, &j);
+    const char *c = json_string_value(json_object_get(j, "container_id"));
+    char *r = c ? strdup(c) : NULL;
+    json_decref(j);
+    return r;
+}
+
+/* The same command in every container at once, rounds times: how many ran, in *ms. */
+static int docker_exec_all(char **cids, int n, int rounds, double *ms)
+{
+    int done = 0;
+    double t0 = now_ms();
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    for (int r = 0; r < rounds; r++) {
+        pid_t pids[n];
+        for (int i = 0; i < n; i++) {
+            char *argv[] = {"docker", "exec", cids[i], "sh", "-c", "echo hi", NULL};
+            if (!cids[i] || posix_spawnp(&pids[i], "docker", &fa, NULL, argv, environ) != 0)
+                pids[i] = 0;
+        }
+        for (int i = 0; i < n; i++) {
+            int st;
+            if (pids[i] && waitpid(pids[i], &st, 0) == pids[i] && WIFEXITED(st) &&
+                WEXITSTATUS(st) == 0)
+                done++;
+        }
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    *ms = now_ms() - t0;
+    return done;
+}
+
+static void delete_all(char **ids, int n, int batch)
+{
+    (void)batch;
+    for (int i = 0; i < n; i++) {
+        if (!ids[i])
+            continue;
+        char path[128];
+        snprintf(path, sizeof(path), "/v1/sessions/%s", ids[i]);
+        req("DELETE", path, NULL, NULL);
+    }
+}
+
+/* CPU the process used so far (user + system), ms. */
+static double cpu_ms(pid_t pid)
+{
+    char p[64], buf[1024];
+    snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(p, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    char *q = strrchr(buf, ')');
+    unsigned long ut = 0, st = 0;
+    if (!q || sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return 0;
+    return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
+
+static int count_fds(pid_t pid)
+{
+    char p[64];
+    snprintf(p, sizeof(p), "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(p);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Lines a shell command prints (containers or volumes left with the label). */
+static int count_lines(const char *cmd)
+{
+    FILE *f = popen(cmd, "r");
+    int n = 0;
+    char line[512];
+    while (f && fgets(line, sizeof(line), f))
+        n++;
+    if (f)
+        pclose(f);
+    return n;
+}
+
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static long info_count(const char *key)
+{
+    json_t *j = NULL;
+    req("GET", "/v1/info", NULL, &j);
+    long v = (long)json_integer_value(json_object_get(json_object_get(j, "record"), key));
+    json_decref(j);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"paddock", required_argument, NULL, 'p'}, {"image", required_argument, NULL, 'i'},
+        {"echo", required_argument, NULL, 'e'},    {"clients", required_argument, NULL, 'c'},
+        {"seconds", required_argument, NULL, 's'}, {"live", required_argument, NULL, 'l'},
+        {"batch", required_argument, NULL, 'b'},   {NULL, 0, NULL, 0}};
+    const char *paddock = "build/paddock", *image = "paddock/base:local";
+    int n_echo = 300, clients = 10, n_live = 0, batch = 20, c;
+    double seconds = 5;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            paddock = optarg;
+            break;
+        case 'i':
+            image = optarg;
+            break;
+        case 'e':
+            n_echo = atoi(optarg);
+            break;
+        case 'c':
+            clients = atoi(optarg);
+            break;
+        case 's':
+            seconds = atof(optarg);
+            break;
+        case 'l':
+            n_live = atoi(optarg);
+            break;
+        case 'b':
+            batch = atoi(optarg);
+            break;
+        default:
+            fprintf(stderr,
+                    "usage: %s --paddock P [--image I] [--echo N] [--clients N] [--seconds S] "
+                    "[--live N] [--batch B]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (clients < 1 || batch < 1 || n_echo < 1)
+        return 2;
+    char tmpl[] = "/tmp/paddock-bench-scale-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    if (!dir)
+        return 1;
+    char sockp[256], log[256], rundir[256];
+    snprintf(sockp, sizeof(sockp), "%s/engine.sock", dir);
+    snprintf(log, sizeof(log), "%s/engine.log", dir);
+    snprintf(rundir, sizeof(rundir), "%s/run", dir);
+    sock = sockp;
+    snprintf(label, sizeof(label), "bench-scale-%d", (int)getpid());
+    setenv("PADDOCK_TEST_LABEL", label, 1);
+    setenv("PADDOCK_IMAGE", image, 1);
+    pid_t eng = fork();
+    if (eng == 0) {
+        if (!freopen(log, "w", stderr))
+            _exit(126);
+        execl(paddock, paddock, "serve", "--state-dir", dir, "--socket", sockp, (char *)NULL);
+        _exit(127);
+    }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    one = curl_easy_init();
+    for (int i = 0; i < 500 && req("GET", "/v1/info", NULL, NULL) != 200; i++)
+        usleep(10000);
+
+    printf("paddock bench-scale: %s, image %s, %s\n\n", PADDOCK_VERSION, image, paddock);
+    /* 1. one client */
+    char **ids = calloc((size_t)(clients > n_live ? clients : n_live) + 1, sizeof(char *));
+    double ms;
+    create_batched(clients, clients, ids, &ms);
+    struct timings echo1 = {0};
+    if (ids[0])
+        echo_series(ids[0], n_echo, &echo1);
+    double echo_p50 = timings_pct(&echo1, 0.5);
+    printf("echo hi, engine API, one client: p50 %.3f ms, p95 %.3f ms (%zu samples; goal p50 ≤ "
+           "1 ms)\n",
+           echo_p50, timings_pct(&echo1, 0.95), echo1.n);
+
+    /* 2. throughput across the sessions */
+    long c0 = info_count("commits"), w0 = info_count("writes");
+    long all = 0;
+    double cpu0 = cpu_ms(eng);
+    long ok = closed_loop(ids, clients, seconds, &all, &ms);
+    double cpu1 = cpu_ms(eng);
+    long c1 = info_count("commits"), w1 = info_count("writes");
+    char **cids = calloc((size_t)clients, sizeof(char *));
+    for (int i = 0; i < clients; i++)
+        cids[i] = ids[i] ? container_of(ids[i]) : NULL;
+    double peer_ms;
+    int peer = docker_exec_all(cids, clients, 3, &peer_ms);
+    printf("recorded actions across %d sessions, one client each, %.0f s: %ld answered (%ld "
+           "with hi) = %.0f actions/s (goal ≥ 5,000); docker exec across the same containers "
+           "at once: %d in %.0f ms = %.0f/s (%.1f× fewer)\n",
+           clients, seconds, all, ok, ok * 1000.0 / ms, peer, peer_ms,
+           peer_ms > 0 ? peer * 1000.0 / peer_ms : 0,
+           peer_ms > 0 && peer ? (ok * 1000.0 / ms) / (peer * 1000.0 / peer_ms) : 0);
+    if (all)
+        printf("the engine's CPU: %.3f ms an action (%.0f%% of one core over the run)\n",
+               (cpu1 - cpu0) / (double)all, (cpu1 - cpu0) * 100.0 / ms);
+    if (c1 > c0)
+        printf("group commit: %ld commits carried %ld writes (%.1f a commit; an action is two: "
+               "its intent and its observation)\n",
+               c1 - c0, w1 - w0, (double)(w1 - w0) / (double)(c1 - c0));
+    for (int i = 0; i < clients; i++)
+        free(cids[i]);
+    free(cids);
+    delete_all(ids, clients, batch);
+    for (int i = 0; i < clients; i++) {
+        free(ids[i]);
+        ids[i] = NULL;
+    }
+
+    int rc = echo1.n ? 0 : 1;
+    /* 3. many live sessions */
+    if (n_live > 0) {
+        long rss0 = proc_status_kb(eng, "VmRSS");
+        int fd0 = count_fds(eng);
+        create_batched(n_live, batch, ids, &ms);
+        int created = 0;
+        for (int i = 0; i < n_live; i++)
+            created += ids[i] != NULL;
+        printf("\n%d sessions: %d created in batches of %d in %.1f s\n", n_live, created, batch,
+               ms / 1e3);
+        /* one action in each, a batch at a time */
+        int ran = 0;
+        double t0 = now_ms();
+        for (int base = 0; base < n_live; base += batch) {
+            int k = n_live - base < batch ? n_live - base : batch;
+            long a = 0;
+            double m2;
+            ran += (int)closed_loop(ids + base, k, 0, &a, &m2);
+        }
+        printf("one echo hi in each: %d answered with hi in %.1f s\n", ran, (now_ms() - t0) / 1e3);
+        struct timings echon = {0};
+        for (int i = 0; i < n_live && !echon.n; i++)
+            if (ids[i])
+                echo_series(ids[i], n_echo, &echon);
+        long rss = proc_status_kb(eng, "VmRSS"), hwm = proc_status_kb(eng, "VmHWM");
+        int fds = count_fds(eng);
+        double p50n = timings_pct(&echon, 0.5);
+        printf("engine with %d live sessions: RSS %.1f MB (peak %.1f MB; %.1f MB before; goal ≤ "
+               "60 MB), %d descriptors (%d before)\n",
+               created, (double)rss / 1024.0, (double)hwm / 1024.0, (double)rss0 / 1024.0, fds,
+               fd0);
+        printf("echo hi with %d live: p50 %.3f ms, p95 %.3f ms; %.2f× the one-session median "
+               "(goal ≤ 1.2×)\n",
+               created, p50n, timings_pct(&echon, 0.95), echo_p50 > 0 ? p50n / echo_p50 : 0);
+        t0 = now_ms();
+        delete_all(ids, n_live, batch);
+        double del_s = (now_ms() - t0) / 1e3;
+        json_t *list = NULL;
+        req("GET", "/v1/sessions", NULL, &list);
+        size_t listed = json_array_size(json_object_get(list, "sessions"));
+        if (!json_object_get(list, "sessions"))
+            listed = json_array_size(list);
+        json_decref(list);
+        char cmd[256];
+        snprintf(cmd, sizeof(cmd), "docker ps -aq --filter label=paddock.test=%s", label);
+        int left_c = count_lines(cmd);
+        snprintf(cmd, sizeof(cmd), "docker volume ls -q --filter label=paddock.test=%s", label);
+        int left_v = count_lines(cmd);
+        int left_r = count_entries(rundir);
+        printf("deleted in %.1f s; left behind: %zu sessions listed, %d containers, %d volumes, "
+               "%d run directories; engine %d descriptors\n",
+               del_s, listed, left_c, left_v, left_r, count_fds(eng));
+        if (created < n_live || left_c || left_v || left_r || listed)
+            rc = 1;
+        for (int i = 0; i < n_live; i++)
+            free(ids[i]);
+    }
+    free(ids);
+    kill(eng, SIGTERM);
+    waitpid(eng, NULL, 0);
+    curl_easy_cleanup(one);
+    curl_global_cleanup();
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        return 1;
+    return rc;
+}
