@@ -46,10 +46,12 @@ static long req(const char *method, const char *path, const char *payload, json_
     return req_on(one, sock, method, path, payload, out);
 }
 
-/* Sessions' ids (NULL where the create failed), n requests at once in batches of batch. */
-static void create_batched(int n, int batch, char **ids, double *ms_total)
+/* n requests at once in batches of batch: POST /v1/sessions (ids[i] set to the new session's
+ * id, NULL where it failed) or, with del, DELETE /v1/sessions/ids[i]. How many succeeded. */
+static int batched(int n, int batch, char **ids, bool del, double *ms_total)
 {
     double t0 = now_ms();
+    int good = 0;
     for (int base = 0; base < n; base += batch) {
         int k = n - base < batch ? n - base : batch;
         CURLM *m = curl_multi_init();
@@ -58,31 +60,49 @@ static void create_batched(int n, int batch, char **ids, double *ms_total)
         struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
         memset(b, 0, sizeof(b));
         for (int i = 0; i < k; i++) {
+            h[i] = NULL;
+            char url[160];
+            if (del && !ids[base + i])
+                continue;
             h[i] = curl_easy_init();
+            if (del)
+                snprintf(url, sizeof(url), "http://paddock/v1/sessions/%s", ids[base + i]);
+            else
+                snprintf(url, sizeof(url), "http://paddock/v1/sessions");
             curl_easy_setopt(h[i], CURLOPT_UNIX_SOCKET_PATH, sock);
-            curl_easy_setopt(h[i], CURLOPT_URL, "http://paddock/v1/sessions");
-            curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, "{}");
+            curl_easy_setopt(h[i], CURLOPT_URL, url);
+            if (del)
+                curl_easy_setopt(h[i], CURLOPT_CUSTOMREQUEST, "DELETE");
+            else
+                curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, "{}");
             curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hdr);
             curl_easy_setopt(h[i], CURLOPT_WRITEFUNCTION, bench_on_body);
             curl_easy_setopt(h[i], CURLOPT_WRITEDATA, &b[i]);
             curl_multi_add_handle(m, h[i]);
         }
-        int running = k;
+        int running = 1;
         while (running) {
             curl_multi_perform(m, &running);
             if (running)
                 curl_multi_poll(m, NULL, 0, 1000, NULL);
         }
         for (int i = 0; i < k; i++) {
+            if (!h[i])
+                continue;
             long st = -1;
             curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE, &st);
-            json_t *j = b[i].p ? json_loads(b[i].p, 0, NULL) : NULL;
-            const char *id = json_string_value(json_object_get(j, "id"));
-            ids[base + i] = st == 201 && id ? strdup(id) : NULL;
-            if (!ids[base + i])
-                fprintf(stderr, "bench-scale: create %d: %ld %.200s\n", base + i, st,
-                        b[i].p ? b[i].p : "");
-            json_decref(j);
+            if (del) {
+                good += st == 200;
+            } else {
+                json_t *j = b[i].p ? json_loads(b[i].p, 0, NULL) : NULL;
+                const char *id = json_string_value(json_object_get(j, "id"));
+                ids[base + i] = st == 201 && id ? strdup(id) : NULL;
+                good += ids[base + i] != NULL;
+                json_decref(j);
+            }
+            if (st != (del ? 200 : 201))
+                fprintf(stderr, "bench-scale: %s %d: %ld %.200s\n", del ? "delete" : "create",
+                        base + i, st, b[i].p ? b[i].p : "");
             free(b[i].p);
             curl_multi_remove_handle(m, h[i]);
             curl_easy_cleanup(h[i]);
@@ -91,6 +111,7 @@ static void create_batched(int n, int batch, char **ids, double *ms_total)
         curl_multi_cleanup(m);
     }
     *ms_total = now_ms() - t0;
+    return good;
 }
 
 /* One client per session, each sending its next action when the last one is answered, for
@@ -216,18 +237,6 @@ static int docker_exec_all(char **cids, int n, int rounds, double *ms)
     posix_spawn_file_actions_destroy(&fa);
     *ms = now_ms() - t0;
     return done;
-}
-
-static void delete_all(char **ids, int n, int batch)
-{
-    (void)batch;
-    for (int i = 0; i < n; i++) {
-        if (!ids[i])
-            continue;
-        char path[128];
-        snprintf(path, sizeof(path), "/v1/sessions/%s", ids[i]);
-        req("DELETE", path, NULL, NULL);
-    }
 }
 
 /* CPU the process used so far (user + system), ms. */
@@ -366,7 +375,7 @@ int main(int argc, char **argv)
     /* 1. one client */
     char **ids = calloc((size_t)(clients > n_live ? clients : n_live) + 1, sizeof(char *));
     double ms;
-    create_batched(clients, clients, ids, &ms);
+    batched(clients, clients, ids, false, &ms);
     struct timings echo1 = {0};
     if (ids[0])
         echo_series(ids[0], n_echo, &echo1);
@@ -403,7 +412,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < clients; i++)
         free(cids[i]);
     free(cids);
-    delete_all(ids, clients, batch);
+    batched(clients, clients, ids, true, &ms);
     for (int i = 0; i < clients; i++) {
         free(ids[i]);
         ids[i] = NULL;
@@ -414,10 +423,7 @@ int main(int argc, char **argv)
     if (n_live > 0) {
         long rss0 = proc_status_kb(eng, "VmRSS");
         int fd0 = count_fds(eng);
-        create_batched(n_live, batch, ids, &ms);
-        int created = 0;
-        for (int i = 0; i < n_live; i++)
-            created += ids[i] != NULL;
+        int created = batched(n_live, batch, ids, false, &ms);
         printf("\n%d sessions: %d created in batches of %d in %.1f s\n", n_live, created, batch,
                ms / 1e3);
         /* one action in each, a batch at a time */
@@ -444,9 +450,8 @@ int main(int argc, char **argv)
         printf("echo hi with %d live: p50 %.3f ms, p95 %.3f ms; %.2f× the one-session median "
                "(goal ≤ 1.2×)\n",
                created, p50n, timings_pct(&echon, 0.95), echo_p50 > 0 ? p50n / echo_p50 : 0);
-        t0 = now_ms();
-        delete_all(ids, n_live, batch);
-        double del_s = (now_ms() - t0) / 1e3;
+        double del_ms;
+        int deleted = batched(n_live, batch, ids, true, &del_ms);
         json_t *list = NULL;
         req("GET", "/v1/sessions", NULL, &list);
         size_t listed = json_array_size(json_object_get(list, "sessions"));
@@ -459,10 +464,11 @@ int main(int argc, char **argv)
         snprintf(cmd, sizeof(cmd), "docker volume ls -q --filter label=paddock.test=%s", label);
         int left_v = count_lines(cmd);
         int left_r = count_entries(rundir);
-        printf("deleted in %.1f s; left behind: %zu sessions listed, %d containers, %d volumes, "
+        printf("%d deleted in batches of %d in %.1f s; left behind: %zu sessions listed, %d "
+               "containers, %d volumes, "
                "%d run directories; engine %d descriptors\n",
-               del_s, listed, left_c, left_v, left_r, count_fds(eng));
-        if (created < n_live || left_c || left_v || left_r || listed)
+               deleted, batch, del_ms / 1e3, listed, left_c, left_v, left_r, count_fds(eng));
+        if (created < n_live || deleted < created || left_c || left_v || left_r || listed)
             rc = 1;
         for (int i = 0; i < n_live; i++)
             free(ids[i]);
