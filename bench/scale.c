@@ -3,13 +3,14 @@
  * removed.
  *
  *   paddock-bench-scale --paddock build/paddock [--image IMG] [--echo N] [--clients N]
- *                       [--seconds S] [--live N] [--batch B]
+ *                       [--seconds S] [--live N] [--batch B] [--before OLD_PADDOCK]
  *
  * 1. echo hi through the engine with one client, one request at a time (keep-alive): the
  *    median is what a lone action costs, group commit or not.
  * 2. Recorded actions a second across --clients sessions (10): one client per session, each
  *    sending its next `echo hi` as soon as the last one is answered, for --seconds; against
- *    `docker exec` across the same containers at once.
+ *    `docker exec` across the same containers at once. With --before, an older build's engine
+ *    runs beside this one and both parts are measured on both in the same minutes, in turns.
  * 3. With --live N: N sessions created in batches of --batch at once (what the daemon takes),
  *    one action in each, the engine's RSS and descriptors, echo hi's median on one of them
  *    with all N live (against part 1's), then every one deleted and nothing left behind
@@ -40,6 +41,60 @@ static CURL *one;
 static char label[64];
 
 #define ECHO_BODY "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hi\"}}}"
+
+/* An engine of the run: its binary, state dir, socket, client, and what was measured on it. */
+struct engine_run {
+    const char *bin, *name;
+    char dir[64], sock[128];
+    pid_t pid;
+    CURL *one;
+    char **ids;
+    struct timings echo;
+    long ok, all, commits, writes;
+    double ms, cpu;
+};
+
+static int engine_start(struct engine_run *x)
+{
+    snprintf(x->dir, sizeof(x->dir), "/tmp/paddock-bench-scale-XXXXXX");
+    if (!mkdtemp(x->dir))
+        return -1;
+    char log[128];
+    snprintf(x->sock, sizeof(x->sock), "%s/engine.sock", x->dir);
+    snprintf(log, sizeof(log), "%s/engine.log", x->dir);
+    x->pid = fork();
+    if (x->pid == 0) {
+        if (!freopen(log, "w", stderr))
+            _exit(126);
+        execl(x->bin, x->bin, "serve", "--state-dir", x->dir, "--socket", x->sock, (char *)NULL);
+        _exit(127);
+    }
+    x->one = curl_easy_init();
+    for (int i = 0; i < 500; i++) {
+        if (req_on(x->one, x->sock, "GET", "/v1/info", NULL, NULL) == 200)
+            return 0;
+        usleep(10000);
+    }
+    fprintf(stderr, "bench-scale: %s did not answer (log: %s)\n", x->bin, log);
+    return -1;
+}
+
+static void engine_stop(struct engine_run *x)
+{
+    kill(x->pid, SIGTERM);
+    waitpid(x->pid, NULL, 0);
+    curl_easy_cleanup(x->one);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", x->dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "bench-scale: cannot remove %s\n", x->dir);
+}
+
+static void engine_use(struct engine_run *x)
+{
+    sock = x->sock;
+    one = x->one;
+}
 
 static long req(const char *method, const char *path, const char *payload, json_t **out)
 {
@@ -185,8 +240,6 @@ static void echo_series(const char *id, int n, struct timings *t)
 {
     char path[160];
     snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", id);
-    for (int i = 0; i < 5; i++)
-        req("POST", path, ECHO_BODY, NULL);
     for (int i = 0; i < n; i++) {
         json_t *j = NULL;
         double t0 = now_ms();
@@ -306,12 +359,16 @@ static long info_count(const char *key)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"paddock", required_argument, NULL, 'p'}, {"image", required_argument, NULL, 'i'},
-        {"echo", required_argument, NULL, 'e'},    {"clients", required_argument, NULL, 'c'},
-        {"seconds", required_argument, NULL, 's'}, {"live", required_argument, NULL, 'l'},
-        {"batch", required_argument, NULL, 'b'},   {NULL, 0, NULL, 0}};
-    const char *paddock = "build/paddock", *image = "paddock/base:local";
+    static const struct option opts[] = {{"paddock", required_argument, NULL, 'p'},
+                                         {"image", required_argument, NULL, 'i'},
+                                         {"echo", required_argument, NULL, 'e'},
+                                         {"clients", required_argument, NULL, 'c'},
+                                         {"seconds", required_argument, NULL, 's'},
+                                         {"live", required_argument, NULL, 'l'},
+                                         {"batch", required_argument, NULL, 'b'},
+                                         {"before", required_argument, NULL, 'B'},
+                                         {NULL, 0, NULL, 0}};
+    const char *paddock = "build/paddock", *image = "paddock/base:local", *before = NULL;
     int n_echo = 300, clients = 10, n_live = 0, batch = 20, c;
     double seconds = 5;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -337,93 +394,129 @@ int main(int argc, char **argv)
         case 'b':
             batch = atoi(optarg);
             break;
+        case 'B':
+            before = optarg;
+            break;
         default:
             fprintf(stderr,
                     "usage: %s --paddock P [--image I] [--echo N] [--clients N] [--seconds S] "
-                    "[--live N] [--batch B]\n",
+                    "[--live N] [--batch B] [--before OLD_PADDOCK]\n",
                     argv[0]);
             return 2;
         }
     }
     if (clients < 1 || batch < 1 || n_echo < 1)
         return 2;
-    char tmpl[] = "/tmp/paddock-bench-scale-XXXXXX";
-    char *dir = mkdtemp(tmpl);
-    if (!dir)
-        return 1;
-    char sockp[256], log[256], rundir[256];
-    snprintf(sockp, sizeof(sockp), "%s/engine.sock", dir);
-    snprintf(log, sizeof(log), "%s/engine.log", dir);
-    snprintf(rundir, sizeof(rundir), "%s/run", dir);
-    sock = sockp;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a long run shows each part as it ends */
     snprintf(label, sizeof(label), "bench-scale-%d", (int)getpid());
     setenv("PADDOCK_TEST_LABEL", label, 1);
     setenv("PADDOCK_IMAGE", image, 1);
-    pid_t eng = fork();
-    if (eng == 0) {
-        if (!freopen(log, "w", stderr))
-            _exit(126);
-        execl(paddock, paddock, "serve", "--state-dir", dir, "--socket", sockp, (char *)NULL);
-        _exit(127);
-    }
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    one = curl_easy_init();
-    for (int i = 0; i < 500 && req("GET", "/v1/info", NULL, NULL) != 200; i++)
-        usleep(10000);
-
-    printf("paddock bench-scale: %s, image %s, %s\n\n", PADDOCK_VERSION, image, paddock);
-    /* 1. one client */
-    char **ids = calloc((size_t)(clients > n_live ? clients : n_live) + 1, sizeof(char *));
+    /* The engine measured and, with --before, an older build beside it, measured in the same
+     * minutes (interleaved): this machine's other load drifts too much for runs apart. */
+    struct engine_run E[2] = {{.bin = paddock, .name = "this build"},
+                              {.bin = before, .name = "--before"}};
+    int ne = before ? 2 : 1;
+    for (int k = 0; k < ne; k++)
+        if (engine_start(&E[k]) < 0)
+            return 1;
+    struct engine_run *eng_run = &E[0];
+    pid_t eng = eng_run->pid;
+    printf("paddock bench-scale: %s, image %s, %s%s%s\n\n", PADDOCK_VERSION, image, paddock,
+           before ? " against " : "", before ? before : "");
     double ms;
-    batched(clients, clients, ids, false, &ms);
-    struct timings echo1 = {0};
-    if (ids[0])
-        echo_series(ids[0], n_echo, &echo1);
-    double echo_p50 = timings_pct(&echo1, 0.5);
-    printf("echo hi, engine API, one client: p50 %.3f ms, p95 %.3f ms (%zu samples; goal p50 ≤ "
-           "1 ms)\n",
-           echo_p50, timings_pct(&echo1, 0.95), echo1.n);
+    /* 1. one client: echo hi, the engines taking turns sample by sample */
+    for (int k = 0; k < ne; k++) {
+        engine_use(&E[k]);
+        E[k].ids = calloc((size_t)clients, sizeof(char *));
+        batched(clients, clients, E[k].ids, false, &ms);
+        if (E[k].ids[0])
+            echo_series(E[k].ids[0], 5, &E[k].echo); /* warm-up */
+        E[k].echo.n = 0;
+    }
+    for (int i = 0; i < n_echo; i++)
+        for (int j = 0; j < ne; j++) {
+            struct engine_run *x = &E[(i + j) % ne];
+            engine_use(x);
+            if (x->ids[0])
+                echo_series(x->ids[0], 1, &x->echo);
+        }
+    for (int k = 0; k < ne; k++)
+        printf("echo hi, engine API, one client, %s: p50 %.3f ms, p95 %.3f ms (%zu samples; "
+               "goal p50 ≤ 1 ms)\n",
+               E[k].name, timings_pct(&E[k].echo, 0.5), timings_pct(&E[k].echo, 0.95), E[k].echo.n);
 
-    /* 2. throughput across the sessions */
-    long c0 = info_count("commits"), w0 = info_count("writes");
-    long all = 0;
-    double cpu0 = cpu_ms(eng);
-    long ok = closed_loop(ids, clients, seconds, &all, &ms);
-    double cpu1 = cpu_ms(eng);
-    long c1 = info_count("commits"), w1 = info_count("writes");
+    /* 2. throughput across the sessions: each engine for half the time, twice, in turn */
+    for (int round = 0; round < 2; round++)
+        for (int j = 0; j < ne; j++) {
+            struct engine_run *x = &E[(round + j) % ne];
+            engine_use(x);
+            long c0 = info_count("commits"), w0 = info_count("writes"), all = 0;
+            double cpu0 = cpu_ms(x->pid);
+            x->ok += closed_loop(x->ids, clients, seconds / 2, &all, &ms);
+            x->cpu += cpu_ms(x->pid) - cpu0;
+            x->all += all;
+            x->ms += ms;
+            x->commits += info_count("commits") - c0;
+            x->writes += info_count("writes") - w0;
+        }
+    engine_use(&E[0]);
     char **cids = calloc((size_t)clients, sizeof(char *));
     for (int i = 0; i < clients; i++)
-        cids[i] = ids[i] ? container_of(ids[i]) : NULL;
+        cids[i] = E[0].ids[i] ? container_of(E[0].ids[i]) : NULL;
     double peer_ms;
     int peer = docker_exec_all(cids, clients, 3, &peer_ms);
-    printf("recorded actions across %d sessions, one client each, %.0f s: %ld answered (%ld "
-           "with hi) = %.0f actions/s (goal ≥ 5,000); docker exec across the same containers "
-           "at once: %d in %.0f ms = %.0f/s (%.1f× fewer)\n",
-           clients, seconds, all, ok, ok * 1000.0 / ms, peer, peer_ms,
-           peer_ms > 0 ? peer * 1000.0 / peer_ms : 0,
-           peer_ms > 0 && peer ? (ok * 1000.0 / ms) / (peer * 1000.0 / peer_ms) : 0);
-    if (all)
-        printf("the engine's CPU: %.3f ms an action (%.0f%% of one core over the run)\n",
-               (cpu1 - cpu0) / (double)all, (cpu1 - cpu0) * 100.0 / ms);
-    if (c1 > c0)
-        printf("group commit: %ld commits carried %ld writes (%.1f a commit; an action is two: "
-               "its intent and its observation)\n",
-               c1 - c0, w1 - w0, (double)(w1 - w0) / (double)(c1 - c0));
+    for (int k = 0; k < ne; k++) {
+        struct engine_run *x = &E[k];
+        double rate = x->ms > 0 ? (double)x->ok * 1000.0 / x->ms : 0;
+        printf("recorded actions across %d sessions, one client each, %s, %.0f s: %ld answered "
+               "(%ld with hi) = %.0f actions/s (goal ≥ 5,000); the engine's CPU %.3f ms an "
+               "action (%.0f%% of a core)",
+               clients, x->name, x->ms / 1e3, x->all, x->ok, rate,
+               x->all ? x->cpu / (double)x->all : 0, x->ms > 0 ? x->cpu * 100.0 / x->ms : 0);
+        if (x->commits > 0)
+            printf("; %ld commits carried %ld writes (%.1f a commit; an action is two)", x->commits,
+                   x->writes, (double)x->writes / (double)x->commits);
+        printf("\n");
+    }
+    printf("docker exec across the same %d containers at once: %d in %.0f ms = %.0f/s (this "
+           "build: %.1f× that)\n",
+           clients, peer, peer_ms, peer_ms > 0 ? peer * 1000.0 / peer_ms : 0,
+           peer_ms > 0 && peer && E[0].ms > 0
+               ? ((double)E[0].ok * 1000.0 / E[0].ms) / (peer * 1000.0 / peer_ms)
+               : 0);
     for (int i = 0; i < clients; i++)
         free(cids[i]);
     free(cids);
-    batched(clients, clients, ids, true, &ms);
-    for (int i = 0; i < clients; i++) {
-        free(ids[i]);
-        ids[i] = NULL;
+    for (int k = 0; k < ne; k++) {
+        engine_use(&E[k]);
+        batched(clients, clients, E[k].ids, true, &ms);
+        for (int i = 0; i < clients; i++)
+            free(E[k].ids[i]);
+        free(E[k].ids);
     }
+    if (ne > 1)
+        engine_stop(&E[1]);
+    engine_use(&E[0]);
+    char **ids = calloc((size_t)n_live + 1, sizeof(char *));
+    char rundir[300];
+    snprintf(rundir, sizeof(rundir), "%s/run", E[0].dir);
 
-    int rc = echo1.n ? 0 : 1;
+    int rc = E[0].echo.n ? 0 : 1;
     /* 3. many live sessions */
     if (n_live > 0) {
         long rss0 = proc_status_kb(eng, "VmRSS");
         int fd0 = count_fds(eng);
-        int created = batched(n_live, batch, ids, false, &ms);
+        /* The one-session figure just before: the machine's other load drifts over minutes. */
+        int created = batched(1, 1, ids, false, &ms);
+        struct timings echo_one = {0}, echon = {0};
+        if (ids[0]) {
+            echo_series(ids[0], 5, &echo_one); /* warm-up */
+            echo_one.n = 0;
+            echo_series(ids[0], n_echo, &echo_one);
+        }
+        double p50_one = timings_pct(&echo_one, 0.5);
+        created += batched(n_live - 1, batch, ids + 1, false, &ms);
         printf("\n%d sessions: %d created in batches of %d in %.1f s\n", n_live, created, batch,
                ms / 1e3);
         /* one action in each, a batch at a time */
@@ -436,20 +529,27 @@ int main(int argc, char **argv)
             ran += (int)closed_loop(ids + base, k, 0, &a, &m2);
         }
         printf("one echo hi in each: %d answered with hi in %.1f s\n", ran, (now_ms() - t0) / 1e3);
-        struct timings echon = {0};
-        for (int i = 0; i < n_live && !echon.n; i++)
-            if (ids[i])
-                echo_series(ids[i], n_echo, &echon);
+        /* Settled: what the actions started (the disk watchdog measuring each session's
+         * writes) is done; what remains is the engine's background with that many sessions. */
+        double idle = 100;
+        for (int i = 0; i < 60 && idle > 5; i++) {
+            double cpu_a = cpu_ms(eng), wall_a = now_ms();
+            usleep(1000 * 1000);
+            idle = (cpu_ms(eng) - cpu_a) * 100.0 / (now_ms() - wall_a);
+        }
+        if (ids[0])
+            echo_series(ids[0], n_echo, &echon);
         long rss = proc_status_kb(eng, "VmRSS"), hwm = proc_status_kb(eng, "VmHWM");
         int fds = count_fds(eng);
         double p50n = timings_pct(&echon, 0.5);
         printf("engine with %d live sessions: RSS %.1f MB (peak %.1f MB; %.1f MB before; goal ≤ "
-               "60 MB), %d descriptors (%d before)\n",
-               created, (double)rss / 1024.0, (double)hwm / 1024.0, (double)rss0 / 1024.0, fds,
-               fd0);
-        printf("echo hi with %d live: p50 %.3f ms, p95 %.3f ms; %.2f× the one-session median "
-               "(goal ≤ 1.2×)\n",
-               created, p50n, timings_pct(&echon, 0.95), echo_p50 > 0 ? p50n / echo_p50 : 0);
+               "60 MB), %d descriptors (%d before), %.1f%% of a core when idle\n",
+               created, (double)rss / 1024.0, (double)hwm / 1024.0, (double)rss0 / 1024.0, fds, fd0,
+               idle);
+        printf("echo hi on one session: p50 %.3f ms, p95 %.3f ms alone; p50 %.3f ms, p95 %.3f ms "
+               "with %d live: %.2f× (goal ≤ 1.2×)\n",
+               p50_one, timings_pct(&echo_one, 0.95), p50n, timings_pct(&echon, 0.95), created,
+               p50_one > 0 ? p50n / p50_one : 0);
         double del_ms;
         int deleted = batched(n_live, batch, ids, true, &del_ms);
         json_t *list = NULL;
@@ -474,13 +574,7 @@ int main(int argc, char **argv)
             free(ids[i]);
     }
     free(ids);
-    kill(eng, SIGTERM);
-    waitpid(eng, NULL, 0);
-    curl_easy_cleanup(one);
+    engine_stop(&E[0]);
     curl_global_cleanup();
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        return 1;
     return rc;
 }
