@@ -252,6 +252,37 @@ static void echo_series(const char *id, int n, struct timings *t)
     }
 }
 
+/* The same, sample by sample: through the engine, then straight to the session's executor
+ * (its socket under the state dir), so what the machine adds and what the engine adds can be
+ * told apart. */
+static void echo_pairs(const char *dir, const char *id, int n, struct timings *eng_t,
+                       struct timings *exe_t)
+{
+    char path[160], exe_sock[300];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", id);
+    snprintf(exe_sock, sizeof(exe_sock), "%s/run/%s/executor.sock", dir, id);
+    CURL *x = curl_easy_init();
+    for (int i = 0; i < n + 5; i++) {
+        json_t *j = NULL;
+        double t0 = now_ms();
+        long st = req("POST", path, ECHO_BODY, &j);
+        double ms = now_ms() - t0;
+        const char *c = json_string_value(json_object_get(j, "content"));
+        if (i >= 5 && st == 200 && c && strcmp(c, "hi") == 0)
+            timings_add(eng_t, ms);
+        json_decref(j);
+        j = NULL;
+        t0 = now_ms();
+        st = req_on(x, exe_sock, "POST", "/execute_action", ECHO_BODY, &j);
+        ms = now_ms() - t0;
+        c = json_string_value(json_object_get(j, "content"));
+        if (i >= 5 && st == 200 && c && strcmp(c, "hi") == 0)
+            timings_add(exe_t, ms);
+        json_decref(j);
+    }
+    curl_easy_cleanup(x);
+}
+
 static char *container_of(const char *id)
 {
     char path[128];
@@ -509,12 +540,9 @@ int main(int argc, char **argv)
         int fd0 = count_fds(eng);
         /* The one-session figure just before: the machine's other load drifts over minutes. */
         int created = batched(1, 1, ids, false, &ms);
-        struct timings echo_one = {0}, echon = {0};
-        if (ids[0]) {
-            echo_series(ids[0], 5, &echo_one); /* warm-up */
-            echo_one.n = 0;
-            echo_series(ids[0], n_echo, &echo_one);
-        }
+        struct timings echo_one = {0}, echon = {0}, exe_one = {0}, exen = {0};
+        if (ids[0])
+            echo_pairs(E[0].dir, ids[0], n_echo, &echo_one, &exe_one);
         double p50_one = timings_pct(&echo_one, 0.5);
         created += batched(n_live - 1, batch, ids + 1, false, &ms);
         printf("\n%d sessions: %d created in batches of %d in %.1f s\n", n_live, created, batch,
@@ -538,7 +566,7 @@ int main(int argc, char **argv)
             idle = (cpu_ms(eng) - cpu_a) * 100.0 / (now_ms() - wall_a);
         }
         if (ids[0])
-            echo_series(ids[0], n_echo, &echon);
+            echo_pairs(E[0].dir, ids[0], n_echo, &echon, &exen);
         long rss = proc_status_kb(eng, "VmRSS"), hwm = proc_status_kb(eng, "VmHWM");
         int fds = count_fds(eng);
         double p50n = timings_pct(&echon, 0.5);
@@ -546,10 +574,15 @@ int main(int argc, char **argv)
                "60 MB), %d descriptors (%d before), %.1f%% of a core when idle\n",
                created, (double)rss / 1024.0, (double)hwm / 1024.0, (double)rss0 / 1024.0, fds, fd0,
                idle);
-        printf("echo hi on one session: p50 %.3f ms, p95 %.3f ms alone; p50 %.3f ms, p95 %.3f ms "
-               "with %d live: %.2f× (goal ≤ 1.2×)\n",
+        double x1 = timings_pct(&exe_one, 0.5), xn = timings_pct(&exen, 0.5);
+        printf("echo hi on one session, engine API: p50 %.3f ms, p95 %.3f ms alone; p50 %.3f ms, "
+               "p95 %.3f ms with %d live: %.2f× (goal ≤ 1.2×)\n",
                p50_one, timings_pct(&echo_one, 0.95), p50n, timings_pct(&echon, 0.95), created,
                p50_one > 0 ? p50n / p50_one : 0);
+        printf("the same straight to its executor (no engine): p50 %.3f ms alone, %.3f ms with "
+               "%d live (%.2f×: the machine's share); the engine's added latency (difference of "
+               "the medians) %.3f ms alone, %.3f ms with %d live\n",
+               x1, xn, created, x1 > 0 ? xn / x1 : 0, p50_one - x1, p50n - xn, created);
         double del_ms;
         int deleted = batched(n_live, batch, ids, true, &del_ms);
         json_t *list = NULL;
