@@ -190,6 +190,7 @@ unsigned ui_show_tab(struct ui *ui, size_t tab)
         return 0;
     ui->tab = tab;
     ui->page = NULL;
+    ui_set_status(ui, "%s", ""); /* a message about the page left would be stale */
     return ui_page_reopen(ui) | UI_DIRTY_LAYOUT;
 }
 
@@ -198,6 +199,7 @@ unsigned ui_show_page(struct ui *ui, const struct ui_page *p)
     if (ui->page == p)
         return 0;
     ui->page = p;
+    ui_set_status(ui, "%s", "");
     return ui_page_reopen(ui) | UI_DIRTY_LAYOUT;
 }
 

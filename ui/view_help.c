@@ -26,11 +26,15 @@ static bool view_help_has(const char *list, const char *name)
     return false;
 }
 
-/* A table's keys from out[n]: one line per handler, its keys joined ("j, Down"). The new n. */
-static int view_help_group(const struct ui_key *table, struct help_line *out, int n, int max)
+/* The keys of tables[t] from out[n]: one line per handler, its keys joined ("j, Down"); with
+ * ui, only those that do something there (keys_applies). The new n. */
+static int view_help_group(const struct ui *ui, const struct ui_key *const *tables, size_t t,
+                           struct help_line *out, int n, int max)
 {
     int first = n;
-    for (const struct ui_key *k = table; k->fn && n < max; k++) {
+    for (const struct ui_key *k = tables[t]; k->fn && n < max; k++) {
+        if (ui && !keys_applies(ui, tables, t, k))
+            continue;
         int at = -1;
         for (int i = first; i < n; i++)
             if (out[i].fn == k->fn)
@@ -75,7 +79,7 @@ static int view_help_lines(const struct ui *ui, struct help_line *out, int max)
         out[n].help = NULL;
         out[n].fn = NULL;
         n++;
-        n = view_help_group(tables[t], out, n, max);
+        n = view_help_group(ui, tables, t, out, n, max);
     }
     if (n < max) {
         snprintf(out[n].keys, sizeof(out[n].keys), "commands (: then Enter)");
@@ -110,7 +114,7 @@ void ui_keys_print(FILE *f)
             seen = seen || tables[u] == tables[t];
         if (seen)
             continue;
-        int n = view_help_group(tables[t], lines, 0, 48);
+        int n = view_help_group(NULL, tables, t, lines, 0, 48);
         for (int i = 0; i < n; i++)
             fprintf(f, "%s\t%s\t%s\n", titles[t], lines[i].keys, lines[i].help);
     }

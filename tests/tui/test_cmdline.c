@@ -72,6 +72,29 @@ static void test_find(void **state)
     assert_null(cmdline_find("Quit", &why)); /* case matters, as in vi */
 }
 
+/* A start of a mutating command's name asks first; its full name, its alias and read-only
+ * commands do not; nor do the commands that ask by themselves (delete, the form). */
+static void test_needs_confirm(void **state)
+{
+    (void)state;
+    const char *why = NULL;
+    static const struct {
+        const char *typed;
+        bool asks;
+    } cases[] = {
+        {"p", true},    {"pa", true},    {"pause", false}, {"resu", true},     {"resume", false},
+        {"st", true},   {"stop", false}, {"appr", true},   {"approve", false}, {"rej", true},
+        {"th", false},  {"q", false},    {"rm", false},    {"del", false},     {"n", false},
+        {"exp", false}, {"fi", false},   {"hist", false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct ui_command *c = cmdline_find(cases[i].typed, &why);
+        assert_non_null(c);
+        if (cmdline_needs_confirm(c, cases[i].typed) != cases[i].asks)
+            fail_msg(":%s asks: want %d", cases[i].typed, cases[i].asks);
+    }
+}
+
 static void test_split(void **state)
 {
     (void)state;
@@ -341,6 +364,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_is_whole),
         cmocka_unit_test(test_find),
+        cmocka_unit_test(test_needs_confirm),
         cmocka_unit_test(test_split),
         cmocka_unit_test_setup_teardown(test_run_errors, ui_setup, ui_teardown),
         cmocka_unit_test_setup_teardown(test_run_commands, ui_setup, ui_teardown),
