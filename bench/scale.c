@@ -588,6 +588,17 @@ int main(int argc, char **argv)
         }
         if (ids[0])
             echo_pairs(E[0].dir, ids[0], n_echo, &echon, &exen);
+        /* What the dashboard and `paddock ls` ask for: the list of every session. */
+        struct timings list_t = {0};
+        for (int i = 0; i < 20; i++) {
+            json_t *l = NULL;
+            double tl = now_ms();
+            if (req("GET", "/v1/sessions", NULL, &l) == 200)
+                timings_add(&list_t, now_ms() - tl);
+            json_decref(l);
+        }
+        printf("GET /v1/sessions with %d live: p50 %.2f ms, p95 %.2f ms\n", created,
+               timings_pct(&list_t, 0.5), timings_pct(&list_t, 0.95));
         long rss = proc_status_kb(eng, "VmRSS"), hwm = proc_status_kb(eng, "VmHWM");
         int fds = count_fds(eng);
         double p50n = timings_pct(&echon, 0.5);
