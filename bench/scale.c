@@ -562,8 +562,10 @@ int main(int argc, char **argv)
         /* The one-session figure just before: the machine's other load drifts over minutes. */
         int created = batched(1, 1, ids, false, &ms);
         struct timings echo_one = {0}, echon = {0}, exe_one = {0}, exen = {0};
+        double cpu_one = cpu_ms(eng);
         if (ids[0])
             echo_pairs(E[0].dir, ids[0], n_echo, &echo_one, &exe_one);
+        cpu_one = (cpu_ms(eng) - cpu_one) / (double)(n_echo + 5);
         double p50_one = timings_pct(&echo_one, 0.5);
         created += batched(n_live - 1, batch, ids + 1, false, &ms);
         printf("\n%d sessions: %d created in batches of %d in %.1f s\n", n_live, created, batch,
@@ -586,8 +588,10 @@ int main(int argc, char **argv)
             usleep(1000 * 1000);
             idle = (cpu_ms(eng) - cpu_a) * 100.0 / (now_ms() - wall_a);
         }
+        double cpu_n = cpu_ms(eng);
         if (ids[0])
             echo_pairs(E[0].dir, ids[0], n_echo, &echon, &exen);
+        cpu_n = (cpu_ms(eng) - cpu_n) / (double)(n_echo + 5);
         /* What the dashboard and `paddock ls` ask for: the list of every session. */
         struct timings list_t = {0};
         for (int i = 0; i < 20; i++) {
@@ -615,6 +619,9 @@ int main(int argc, char **argv)
                "%d live (%.2f×: the machine's share); the engine's added latency (difference of "
                "the medians) %.3f ms alone, %.3f ms with %d live\n",
                x1, xn, created, x1 > 0 ? xn / x1 : 0, p50_one - x1, p50n - xn, created);
+        printf("the engine's CPU per action (its background included): %.3f ms alone, %.3f ms "
+               "with %d live\n",
+               cpu_one, cpu_n, created);
         double del_ms;
         int deleted = batched(n_live, batch, ids, true, &del_ms);
         json_t *list = NULL;
