@@ -38,6 +38,7 @@ static const struct config_key config_keys[] = {
     CK("security", "setup", CT_STRING, security[6]),
     CK("security", "terminal", CT_STRING, security[7]),
     CK("security", "root_terminal", CT_STRING, security[8]),
+    CK("security", "root_agent", CT_STRING, security[9]),
     CK("paddock", "confirm", CT_STRING, confirm),
     CK("paddock", "approval_timeout", CT_NUMBER, approval_timeout),
     CK("paddock", "retention_days", CT_NUMBER, retention_days),
@@ -60,7 +61,7 @@ static const struct config_key config_keys[] = {
 
 const char *const config_security_keys[CONFIG_SECURITY_KEYS] = {
     "network_bridge", "network_host", "ports",    "host_volumes",  "gpus",
-    "runtime",        "setup",        "terminal", "root_terminal",
+    "runtime",        "setup",        "terminal", "root_terminal", "root_agent",
 };
 
 struct config_parser {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* The [security] settings of weaker isolation (engine/security.c's table, docs/security.md). */
-#define CONFIG_SECURITY_KEYS 9
+#define CONFIG_SECURITY_KEYS 10
 extern const char *const config_security_keys[CONFIG_SECURITY_KEYS];
 
 struct config {

@@ -33,6 +33,8 @@ static const struct security_row security_rows[SECURITY_ASK_COUNT] = {
     [SECURITY_TERMINAL] = {.name = "terminal",
                            .what = "a terminal (commands there pass no risk check)"},
     [SECURITY_ROOT_TERMINAL] = {.name = "root_terminal", .what = "a terminal as root"},
+    [SECURITY_ROOT_AGENT] = {.name = "root_agent",
+                             .what = "\"run_as_openhands\": false (the agent's shell as root)"},
 };
 
 static const char *const security_modes[SECURITY_MODE_COUNT] = {
@@ -152,6 +154,10 @@ unsigned security_config_asks(const struct session_config *c, char *what, size_t
         asks |= 1u << SECURITY_RUNTIME;
         snprintf(item, sizeof(item), "runtime %.128s", c->runtime);
         security_note(what, size, &len, item);
+    }
+    if (c->user == SESSION_USER_ROOT) {
+        asks |= 1u << SECURITY_ROOT_AGENT;
+        security_note(what, size, &len, "the agent as root");
     }
     return asks;
 }

@@ -665,6 +665,93 @@ static int opt_runtime(struct parse *p, json_t *v)
     return 0;
 }
 
+/* The executor's plugins by OpenHands' names (and paddock's own); `unavailable` says why one
+ * is refused. */
+static const struct {
+    const char *name;
+    const char *unavailable;
+} plugin_names[] = {
+    {.name = "jupyter"},
+    {.name = "agent_skills"},
+    {.name = "ipython"},
+    {.name = "gitinfo"},
+    {.name = "vscode",
+     .unavailable = "paddock runs no VS Code server in the sandbox; open a shell in it with "
+                    "`paddock exec` or the dashboard's terminal instead"},
+};
+#define PLUGIN_NAMES (sizeof(plugin_names) / sizeof(plugin_names[0]))
+
+static int opt_plugins(struct parse *p, json_t *v)
+{
+    if (!json_is_array(v))
+        return parse_fail(p, "\"plugins\" must be an array of plugin names such as "
+                             "[\"agent_skills\", \"jupyter\"]");
+    json_t *list = json_array();
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x)
+    {
+        const char *name = json_string_value(x);
+        size_t k = 0;
+        while (name && k < PLUGIN_NAMES && strcmp(name, plugin_names[k].name))
+            k++;
+        if (!name || k == PLUGIN_NAMES) {
+            json_decref(list);
+            return parse_fail(p,
+                              "\"plugins\": unknown plugin %s%s%s (known: jupyter, "
+                              "agent_skills, ipython, gitinfo)",
+                              name ? "\"" : "", name ? name : "(not a string)", name ? "\"" : "");
+        }
+        if (plugin_names[k].unavailable) {
+            json_decref(list);
+            return parse_fail(p, "\"plugins\": %s is not available: %s", name,
+                              plugin_names[k].unavailable);
+        }
+        size_t j;
+        json_t *y;
+        bool seen = false;
+        json_array_foreach(list, j, y) seen = seen || strcmp(json_string_value(y), name) == 0;
+        if (!seen)
+            json_array_append_new(list, json_string(name));
+    }
+    json_decref(p->c->plugins);
+    p->c->plugins = list;
+    return 0;
+}
+
+static const char *const user_names[SESSION_USER_COUNT] = {
+    [SESSION_USER_AGENT] = "agent",
+    [SESSION_USER_OPENHANDS] = "openhands",
+    [SESSION_USER_ROOT] = "root",
+};
+
+const char *session_user_name(enum session_user u)
+{
+    return (unsigned)u < SESSION_USER_COUNT ? user_names[u] : NULL;
+}
+
+/* OpenHands' run_as_openhands: true is the `openhands` user, false root. Without it the
+ * agent is paddock's `agent`. */
+static int opt_run_as_openhands(struct parse *p, json_t *v)
+{
+    bool on = false;
+    if (opt_bool(p, v, "run_as_openhands", &on) < 0)
+        return -1;
+    p->c->user = on ? SESSION_USER_OPENHANDS : SESSION_USER_ROOT;
+    return 0;
+}
+
+/* OpenHands' sandbox.user_id: the agent's uid (ignored for root, as OpenHands does). */
+static int opt_user_id(struct parse *p, json_t *v)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 65534)
+        return parse_fail(p, "\"user_id\" must be an integer from 1 to 65534 (the agent's uid; "
+                             "\"run_as_openhands\": false runs it as root)");
+    p->c->uid = (long)json_integer_value(v);
+    p->c->uid_asked = true;
+    return 0;
+}
+
 static int opt_git(struct parse *p, json_t *v)
 {
     static const char *const known[] = {"url", "token", "ref", NULL};
@@ -720,6 +807,9 @@ static const struct session_option session_options[] = {
     {"setup", opt_setup},
     {"runtime_extra_deps", opt_extra_deps},
     {"rebuild", opt_rebuild},
+    {"plugins", opt_plugins},
+    {"run_as_openhands", opt_run_as_openhands},
+    {"user_id", opt_user_id},
 };
 #define SESSION_N_OPTIONS (sizeof(session_options) / sizeof(session_options[0]))
 
@@ -729,6 +819,12 @@ static int parse_combined(struct parse *p)
     struct session_config *c = p->c;
     if (env_withhold(p) < 0)
         return -1;
+    if (c->user == SESSION_USER_ROOT)
+        c->uid = 0;
+    /* Without the option: Python cells, as since run_ipython exists (paddock's name for
+     * OpenHands' jupyter). */
+    if (!c->plugins && !(c->plugins = json_pack("[s]", "ipython")))
+        return parse_fail(p, "out of memory");
     if (c->n_ports && c->network != SESSION_NET_BRIDGE)
         return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)",
                           session_net_name(c->network),
@@ -775,6 +871,8 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     c->disk = disk_limit_default(eng); /* every session has one (disk.c enforces it) */
     c->network = SESSION_NET_NONE;
     c->keep_alive = true; /* sessions outlive the engine unless asked otherwise */
+    c->user = SESSION_USER_AGENT;
+    c->uid = SESSION_AGENT_UID;
     int rc = 0;
     const char *k;
     json_t *v;
@@ -835,6 +933,7 @@ void session_config_free(struct session_config *c)
     json_decref(c->env_allow);
     json_decref(c->withheld);
     json_decref(c->setup);
+    json_decref(c->plugins);
     json_decref(c->gpu_ids);
     for (size_t i = 0; i < c->n_volumes; i++) {
         free(c->volumes[i].source);
@@ -967,6 +1066,9 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     }
     if (c->env_allow)
         json_object_set(o, "env_allow", c->env_allow);
+    json_object_set(o, "plugins", c->plugins);
+    json_object_set_new(o, "user", json_string(session_user_name(c->user)));
+    json_object_set_new(o, "user_id", json_integer(c->uid));
     return json_pack("{s:s,s:o,s:O,s:o}", "image", image, "env", session_config_env_names(c),
                      "withheld_env", c->withheld, "options", o);
 }
@@ -1144,14 +1246,28 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         }
         json_object_set_new(host, "PortBindings", bindings);
     }
-    json_t *cmd = json_pack("[s,s,s,s,s,s,s,s]", "--socket",
-                            SOCKET_DIR_IN_CONTAINER "/executor.sock", "--working-dir",
-                            WORKSPACE_IN_CONTAINER, "--user-id", "1000", "--plugins", "ipython");
-    if (c->read_only) {
-        json_array_append_new(cmd, json_string("--home"));
-        json_array_append_new(cmd, json_string(READ_ONLY_HOME));
+    char uid[24];
+    snprintf(uid, sizeof(uid), "%ld", c->uid);
+    json_t *cmd = json_pack("[s,s,s,s,s,s]", "--socket", SOCKET_DIR_IN_CONTAINER "/executor.sock",
+                            "--working-dir", WORKSPACE_IN_CONTAINER, "--user-id", uid);
+    /* paddock's `agent` is whatever the image names the uid; OpenHands' users are named,
+     * with their home made by the executor when the image has none. */
+    if (c->user != SESSION_USER_AGENT) {
+        json_array_append_new(cmd, json_string("--username"));
+        json_array_append_new(cmd, json_string(session_user_name(c->user)));
     }
-    /* The ipython plugin starts Python only at the first cell (and only if the image has it). */
+    /* The executor takes the names up to the next option. The ipython plugin starts Python
+     * only at the first cell (and only if the image has it). */
+    if (json_array_size(c->plugins)) {
+        json_array_append_new(cmd, json_string("--plugins"));
+        size_t i;
+        json_t *x;
+        json_array_foreach(c->plugins, i, x) json_array_append(cmd, x);
+    }
+    if (c->read_only || c->user == SESSION_USER_OPENHANDS) {
+        json_array_append_new(cmd, json_string("--home"));
+        json_array_append_new(cmd, json_string(c->read_only ? READ_ONLY_HOME : "/home/openhands"));
+    }
     json_t *body =
         json_pack("{s:s,s:[s],s:o,s:o,s:o,s:s,s:s,s:i,s:o}", "Image",
                   c->image ? c->image : eng->default_image, "Entrypoint", EXECUTOR_IN_CONTAINER,

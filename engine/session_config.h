@@ -41,6 +41,19 @@ const char *session_net_name(enum session_net net);
 /* The network mode named by text: 0 and *net, or -1 (*net untouched). */
 int session_net_parse(const char *name, enum session_net *net);
 
+/* Who the agent's shell runs as (OpenHands' run_as_openhands and sandbox.user_id). */
+enum session_user {
+    SESSION_USER_AGENT,     /* paddock's `agent` (uid 1000, /home/agent): the native default */
+    SESSION_USER_OPENHANDS, /* `openhands` (user_id, 1000 by default; /home/openhands) */
+    SESSION_USER_ROOT,      /* run_as_openhands false: root */
+    SESSION_USER_COUNT
+};
+/* "agent", "openhands", "root"; NULL out of range. */
+const char *session_user_name(enum session_user u);
+
+/* The default uid of the agent and openhands users. */
+#define SESSION_AGENT_UID 1000
+
 /* Where the workspace is mounted in the container. */
 #define WORKSPACE_IN_CONTAINER "/workspace"
 
@@ -91,6 +104,11 @@ struct session_config {
      * rebuild: OpenHands' force_rebuild. */
     json_t *setup; /* array of strings, NULL when none */
     bool rebuild;
+    /* The executor's --plugins, OpenHands' names (array of strings, never NULL once parsed). */
+    json_t *plugins;
+    enum session_user user;
+    long uid;       /* the agent's uid */
+    bool uid_asked; /* user_id was given */
 };
 
 /* Parse and check opts (the request body). 0 and *out, or -1 with *bad filled (400 and why;

@@ -31,6 +31,7 @@
 #include "plugin.h"
 #include "seccomp_probe.h"
 #include "server.h"
+#include "skills.h"
 #include "startup.h"
 
 #define STARTUP_TIMEOUT 30.0 /* seconds for the shell's first prompt */
@@ -390,6 +391,9 @@ int main(int argc, char **argv)
     /* The engine's start-up check, in a container of its own (not a server). */
     if (argc == 2 && strcmp(argv[1], "--seccomp-probe") == 0)
         return seccomp_probe_run();
+    /* agentskills' file_editor, run by the agent's Python (skills.h). */
+    if (argc == 2 && strcmp(argv[1], "--file-editor") == 0)
+        return skills_file_editor_main();
     struct options o;
     int rc = parse_options(argc, argv, &o);
     if (rc) {
@@ -450,14 +454,20 @@ int main(int argc, char **argv)
             ex.cfg.switch_user = true;
         }
     }
-    struct passwd *pw = getpwuid(uid);
+    /* A name given for the uid wins over the uid's first passwd entry: an image may list
+     * `openhands` beside another name for uid 1000 (OpenHands' user). */
+    struct passwd *pw = o.username ? getpwnam(o.username) : NULL;
+    if (!pw || pw->pw_uid != uid)
+        pw = getpwuid(uid);
     char user[256], home[PATH_MAX];
-    if (pw) {
-        if (ex.cfg.switch_user)
-            gid = pw->pw_gid;
-        snprintf(user, sizeof user, "%s", pw->pw_name);
-    } else if (o.username) {
+    if (pw && ex.cfg.switch_user)
+        gid = pw->pw_gid;
+    /* A name asked for is the agent's name (USER, the metadata) even when the image calls
+     * the uid otherwise: OpenHands' `openhands` in an image that has no such user. */
+    if (o.username) {
         snprintf(user, sizeof user, "%s", o.username);
+    } else if (pw) {
+        snprintf(user, sizeof user, "%s", pw->pw_name);
     } else {
         snprintf(user, sizeof user, "%ld", (long)uid);
     }
@@ -499,6 +509,14 @@ int main(int argc, char **argv)
             auth_key_free(ex.api_key);
             return 1;
         }
+    }
+
+    if (plugin_prepare_all(&ex, &perr) < 0) {
+        fprintf(stderr, "paddock-executor: %s\n", perr.data ? perr.data : "cannot set up plugins");
+        buf_free(&perr);
+        env_vars_free(vars, nvars);
+        auth_key_free(ex.api_key);
+        return 1;
     }
 
     char hostname[256] = "localhost";
