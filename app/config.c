@@ -39,6 +39,7 @@ static const struct config_key config_keys[] = {
     CK("security", "terminal", CT_STRING, security[7]),
     CK("security", "root_terminal", CT_STRING, security[8]),
     CK("security", "root_agent", CT_STRING, security[9]),
+    CK("security", "backend_local", CT_STRING, security[10]),
     CK("paddock", "confirm", CT_STRING, confirm),
     CK("paddock", "approval_timeout", CT_NUMBER, approval_timeout),
     CK("paddock", "retention_days", CT_NUMBER, retention_days),
@@ -56,12 +57,17 @@ static const struct config_key config_keys[] = {
     CK("approvals", "allow", CT_STRINGS, allow),
     CK("approvals", "deny", CT_STRINGS, deny),
     CK("approvals", "ceiling", CT_STRING, rule_ceiling),
+    CK("local", "enabled", CT_BOOL, local_enabled),
+    CK("local", "user", CT_STRING, local_user),
+    CK("local", "root", CT_STRING, local_root),
+    CK("local", "unsandboxed", CT_BOOL, local_unsandboxed),
+    CK("local", "bwrap", CT_STRING, local_bwrap),
 };
 #undef CK
 
 const char *const config_security_keys[CONFIG_SECURITY_KEYS] = {
-    "network_bridge", "network_host", "ports",    "host_volumes",  "gpus",
-    "runtime",        "setup",        "terminal", "root_terminal", "root_agent",
+    "network_bridge", "network_host", "ports",         "host_volumes", "gpus",          "runtime",
+    "setup",          "terminal",     "root_terminal", "root_agent",   "backend_local",
 };
 
 struct config_parser {

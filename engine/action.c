@@ -517,8 +517,7 @@ static void action_forward(struct action *a, struct session *s)
                                .timeout_ms = (long)(t * 1000.0) + 60000};
     if (stream)
         output_begin(eng, a->id, a->session_id);
-    if (eng->driver->executor_request(s, &req, stream ? action_on_streamed : action_on_done, a) <
-        0) {
+    if (s->driver->executor_request(s, &req, stream ? action_on_streamed : action_on_done, a) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         action_on_done(&r, a);
     }

@@ -9,6 +9,7 @@
 #include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
+#include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 #include "engine/listen.h"
@@ -312,6 +313,13 @@ int engine_serve(const struct engine_options *opt, char **err)
         eng.driver = NULL;
         goto out;
     }
+    struct local_options lo = {.enabled = opt->local_enabled,
+                               .user = opt->local_user,
+                               .root = opt->local_root,
+                               .unsandboxed = opt->local_unsandboxed,
+                               .bwrap = opt->local_bwrap};
+    if (local_setup(&eng, &lo, err) < 0)
+        goto out;
     if (seccomp_probe_start(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
@@ -404,6 +412,7 @@ out:
     eng.pool = NULL;
     if (eng.driver)
         eng.driver->close(&eng);
+    local_teardown(&eng);
     http_free(eng.http);
     store_close(eng.store);
     if (sigfd >= 0)

@@ -2,6 +2,8 @@
 #ifndef PADDOCK_ENGINE_H
 #define PADDOCK_ENGINE_H
 
+#include <stdbool.h>
+
 struct engine_options {
     const char *state_dir;   /* required */
     const char *socket_path; /* required */
@@ -10,7 +12,10 @@ struct engine_options {
     const char *driver;      /* the sandbox driver (driver.c's table); NULL: "docker" */
     const char *docker_host; /* the driver's address; Docker's NULL: $DOCKER_HOST or
                                 /var/run/docker.sock */
-    const char *pool;        /* warm pool: "N" (default image) or "IMAGE=N,..."; NULL: none */
+    /* The local backend (driver_local.h; the config's [local]): off unless local_enabled. */
+    bool local_enabled, local_unsandboxed;
+    const char *local_user, *local_root, *local_bwrap;
+    const char *pool; /* warm pool: "N" (default image) or "IMAGE=N,..."; NULL: none */
     /* Approvals: the policy of sessions that name none ("never", "high", "medium", "always";
      * NULL: "high") and how long an action waits for the operator (seconds; 0: 600). */
     const char *confirm;

@@ -12,6 +12,7 @@
 struct loop;
 struct http;
 struct sandbox_driver;
+struct local;
 struct store;
 struct api;
 struct events;
@@ -41,6 +42,8 @@ struct engine {
      * with its state in driver_state (Docker's: struct docker). */
     const struct sandbox_driver *driver;
     void *driver_state;
+    /* The local backend ([local] in the config; driver_local.c), NULL when off. */
+    struct local *local;
     struct store *store;
     struct api *api;
     struct events *events;   /* what modules publish and the API's feeds receive (events.c) */

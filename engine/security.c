@@ -35,6 +35,9 @@ static const struct security_row security_rows[SECURITY_ASK_COUNT] = {
     [SECURITY_ROOT_TERMINAL] = {.name = "root_terminal", .what = "a terminal as root"},
     [SECURITY_ROOT_AGENT] = {.name = "root_agent",
                              .what = "\"run_as_openhands\": false (the agent's shell as root)"},
+    [SECURITY_BACKEND_LOCAL] = {.name = "backend_local",
+                                .what = "\"backend\": \"local\" (the host's kernel, its "
+                                        "system readable)"},
 };
 
 static const char *const security_modes[SECURITY_MODE_COUNT] = {
@@ -149,6 +152,10 @@ unsigned security_config_asks(const struct session_config *c, char *what, size_t
         snprintf(item, sizeof(item), "%zu setup step%s", json_array_size(c->setup),
                  json_array_size(c->setup) == 1 ? "" : "s");
         security_note(what, size, &len, item);
+    }
+    if (c->local) {
+        asks |= 1u << SECURITY_BACKEND_LOCAL;
+        security_note(what, size, &len, "the local backend (on the host, under bubblewrap)");
     }
     if (c->runtime) {
         asks |= 1u << SECURITY_RUNTIME;

@@ -25,6 +25,7 @@ enum security_ask {
     SECURITY_TERMINAL,       /* a terminal (as the agent's user): no risk check per command */
     SECURITY_ROOT_TERMINAL,  /* a terminal as root */
     SECURITY_ROOT_AGENT,     /* "run_as_openhands": false: the agent's shell as root */
+    SECURITY_BACKEND_LOCAL,  /* "backend": "local": on the host, its system readable */
     SECURITY_ASK_COUNT
 };
 

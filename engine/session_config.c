@@ -6,6 +6,7 @@
 #include "engine/base/git.h"
 #include "engine/base/util.h"
 #include "engine/disk.h"
+#include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/mount_policy.h"
 #include "engine/risk/policy.h"
@@ -43,7 +44,9 @@
 struct parse {
     struct engine *eng;
     struct session_config *c;
-    char *why; /* malloc'd refusal */
+    char *why;      /* malloc'd refusal */
+    json_t *opts;   /* the request's options */
+    bool forbidden; /* refused by the operator's config (403), not for its form (400) */
 };
 
 static char session_config_msg[768];
@@ -596,6 +599,21 @@ static int opt_keep_alive(struct parse *p, json_t *v)
     return opt_bool(p, v, "keep_alive", &p->c->keep_alive);
 }
 
+/* "docker" (the engine's driver) or "local" (driver_local.c), which the operator must enable. */
+static int opt_backend(struct parse *p, json_t *v)
+{
+    const char *b = json_string_value(v);
+    if (!b || (strcmp(b, "docker") != 0 && strcmp(b, "local") != 0))
+        return parse_fail(p, "\"backend\" must be \"docker\" or \"local\"");
+    p->c->local = strcmp(b, "local") == 0;
+    char why[300];
+    if (p->c->local && local_check_usable(p->eng, why, sizeof(why)) < 0) {
+        p->forbidden = true;
+        return parse_fail(p, "%s", why);
+    }
+    return 0;
+}
+
 static int opt_confirm(struct parse *p, json_t *v)
 {
     int pol = policy_parse(json_string_value(v));
@@ -801,6 +819,7 @@ static const struct session_option session_options[] = {
     {"workspace", opt_workspace},
     {"runtime", opt_runtime},
     {"keep_alive", opt_keep_alive},
+    {"backend", opt_backend},
     {"confirm", opt_confirm},
     {"approval_timeout", opt_approval_timeout},
     {"git", opt_git},
@@ -825,6 +844,27 @@ static int parse_combined(struct parse *p)
      * OpenHands' jupyter). */
     if (!c->plugins && !(c->plugins = json_pack("[s]", "ipython")))
         return parse_fail(p, "out of memory");
+    /* The local backend runs on the host's system: nothing of a container to configure. */
+    static const char *const not_local[] = {
+        "image", "ports", "volumes", "workspace",          "runtime",
+        "gpus",  "git",   "setup",   "runtime_extra_deps", "read_only"};
+    for (size_t i = 0; c->local && i < sizeof(not_local) / sizeof(not_local[0]); i++)
+        if (p->opts && json_object_get(p->opts, not_local[i]) &&
+            !json_is_null(json_object_get(p->opts, not_local[i])))
+            return parse_fail(p,
+                              "\"%s\" is not available on the local backend (the host's "
+                              "system read-only, a workspace directory, no network)",
+                              not_local[i]);
+    json_t *lim = p->opts ? json_object_get(p->opts, "limits") : NULL;
+    static const char *const unenforced[] = {"cpus", "memory", "pids"};
+    for (size_t i = 0; c->local && i < sizeof(unenforced) / sizeof(unenforced[0]); i++)
+        if (json_object_get(lim, unenforced[i]))
+            return parse_fail(p,
+                              "\"limits.%s\" is not available on the local backend (it has no "
+                              "cgroup of its own; only \"limits.disk\" is enforced)",
+                              unenforced[i]);
+    if (c->local && c->network != SESSION_NET_NONE)
+        return parse_fail(p, "the local backend has no network: \"network\" must be \"none\"");
     if (c->n_ports && c->network != SESSION_NET_BRIDGE)
         return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)",
                           session_net_name(c->network),
@@ -857,7 +897,7 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
                          struct session_result *bad)
 {
     struct session_config *c = calloc(1, sizeof(*c));
-    struct parse p = {.eng = eng, .c = c};
+    struct parse p = {.eng = eng, .c = c, .opts = opts};
     *out = NULL;
     if (!c || !(c->env = json_object())) {
         free(c);
@@ -901,8 +941,9 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
                  p.why ? p.why : "out of memory");
         free(p.why);
         session_config_free(c);
-        *bad = (struct session_result){
-            .status = 400, .err = ERR_BAD_REQUEST, .message = session_config_msg};
+        *bad = (struct session_result){.status = p.forbidden ? 403 : 400,
+                                       .err = p.forbidden ? ERR_FORBIDDEN : ERR_BAD_REQUEST,
+                                       .message = session_config_msg};
         return -1;
     }
     *out = c;
@@ -992,12 +1033,15 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     json_t *o = json_object();
     json_t *limits = json_pack("{s:f,s:I,s:I}", "cpus", c->cpus, "memory", (json_int_t)c->memory,
                                "pids", (json_int_t)c->pids);
+    if (c->local) /* only the disk limit is enforced there (the watchdog measures the workspace) */
+        json_object_clear(limits);
     if (c->disk)
         json_object_set_new(limits, "disk", json_integer(c->disk));
     json_object_set_new(o, "limits", limits);
     json_object_set_new(o, "network", json_string(session_net_name(c->network)));
     json_object_set_new(o, "read_only", json_boolean(c->read_only));
     json_object_set_new(o, "keep_alive", json_boolean(c->keep_alive));
+    json_object_set_new(o, "backend", json_string(c->local ? "local" : "docker"));
     /* The approval policy as it applies, so the session shows it and a changed engine default
      * does not change an existing session. */
     json_object_set_new(o, "confirm",

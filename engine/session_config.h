@@ -96,6 +96,7 @@ struct session_config {
     bool ws_read_only;
     bool read_only;
     bool keep_alive;
+    bool local;              /* "backend": "local" (driver_local.c) */
     const char *confirm;     /* approval policy name; NULL: the engine's default */
     double approval_timeout; /* seconds; 0: the engine's default */
     char *runtime;

@@ -14,6 +14,7 @@
 #include "engine/base/util.h"
 #include "engine/disk.h"
 #include "engine/driver.h"
+#include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 
@@ -265,8 +266,8 @@ static void stats_close(struct stats *st, struct stats_watch *w)
 static int stats_open(struct stats *st, struct stats_watch *w)
 {
     w->got = 0;
-    w->stream =
-        st->eng->driver->stats_follow(st->eng, w->container_id, stats_on_item, stats_on_end, w);
+    w->stream = local_driver_for(st->eng, w->container_id)
+                    ->stats_follow(st->eng, w->container_id, stats_on_item, stats_on_end, w);
     if (!w->stream)
         return -1;
     st->nstreams++;

@@ -451,7 +451,7 @@ static void term_start(struct term *t, struct api_req *r)
                                   .rows = t->rows,
                                   .cols = t->cols,
                                   .on_drain = term_on_drain};
-    t->x = eng->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
+    t->x = s->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
     if (!t->x) {
         api_reply_error(r, ERR_INTERNAL, "cannot start an exec");
         t->error = strdup("cannot start an exec");
@@ -509,6 +509,10 @@ void terminal_route_open(struct api_req *r)
     char msg[512] = "";
     if (session_check_actionable(s, &refusal, msg, sizeof(msg)) < 0 || !s->container_id) {
         api_reply_error(r, refusal ? refusal : ERR_CONFLICT, "%s", msg);
+        return;
+    }
+    if (s->driver == &driver_local) { /* no way into its namespaces from the engine */
+        api_reply_error(r, ERR_NOT_IMPLEMENTED, "terminals are not available on the local backend");
         return;
     }
     const char *up = api_req_header(r, "Upgrade"), *conn = api_req_header(r, "Connection");

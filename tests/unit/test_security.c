@@ -85,6 +85,10 @@ static void test_asks(void **state)
     assert_true(asks & (1u << SECURITY_GPUS));
     assert_non_null(strstr(what, "host directory /home/u/proj read-write at /workspace"));
     assert_non_null(strstr(what, "all GPUs"));
+    c.local = true;
+    asks = security_config_asks(&c, what, sizeof(what));
+    assert_true(asks & (1u << SECURITY_BACKEND_LOCAL));
+    assert_non_null(strstr(what, "the local backend"));
     json_decref(c.setup);
     /* OpenHands' user is as isolated as paddock's agent; root is not. */
     memset(&c, 0, sizeof(c));
