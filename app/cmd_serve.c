@@ -211,6 +211,9 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .rule_ceiling = cfg->rule_ceiling,
         .allow = (const char *const *)cfg->allow,
         .deny = (const char *const *)cfg->deny,
+        .egress_allow = (const char *const *)cfg->egress_allow,
+        .egress_deny = (const char *const *)cfg->egress_deny,
+        .egress_ask = cfg->egress_ask,
         .disk_limit = disk_limit,
         .unsafe_bench = getenv("PADDOCK_UNSAFE_BENCH"),
         /* unset: the engine's default; "0": no floor */

@@ -62,6 +62,9 @@ static const struct config_key config_keys[] = {
     CK("local", "root", CT_STRING, local_root),
     CK("local", "unsandboxed", CT_BOOL, local_unsandboxed),
     CK("local", "bwrap", CT_STRING, local_bwrap),
+    CK("egress", "allow", CT_STRINGS, egress_allow),
+    CK("egress", "deny", CT_STRINGS, egress_deny),
+    CK("egress", "ask", CT_BOOL, egress_ask),
 };
 #undef CK
 
@@ -375,6 +378,7 @@ int config_load(const char *path, struct config *c, char **warnings, char **err)
     c->keep_runtime_alive = -1;
     c->bell = -1;
     c->mouse = -1;
+    c->egress_ask = -1;
     c->confirmation_mode = -1;
     *err = NULL;
     if (warnings)

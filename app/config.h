@@ -40,6 +40,10 @@ struct config {
      * 1 when set true. */
     int local_enabled, local_unsandboxed;
     char *local_user, *local_root, *local_bwrap;
+    /* [egress]: what "network": "egress" sessions allow and deny besides their own lists
+     * (patterns, NULL: none) and whether they ask about the rest (-1: not set; docs/egress.md) */
+    char **egress_allow, **egress_deny;
+    int egress_ask;
     char *path; /* the file read, NULL when none */
 };
 

@@ -262,6 +262,15 @@ const struct app_command app_commands[] = {
                 "  --json       as JSON\n",
      .example = "paddock cat demo src/main.py | less",
      .run = cmd_cat},
+    {.name = "egress",
+     .args = "[--json] SESSION",
+     .help = "a session's connections through its egress proxy, and totals per host",
+     .about = "The connections of a session with \"network\": \"egress\" through its proxy,\n"
+              "newest first: method, destination, decision and the rule or person behind it,\n"
+              "bytes each way, how it ended; then the totals per host (docs/egress.md).",
+     .options = "  --json  as JSON\n",
+     .example = "paddock egress demo",
+     .run = cmd_egress},
     {.name = "export",
      .args = "SESSION [--format json|md|cast] [--raw] [-o FILE]",
      .help = "a session's record as JSON, Markdown or an asciinema cast",

@@ -7,6 +7,7 @@
 #include "engine/commit.h"
 #include "engine/disk.h"
 #include "engine/driver.h"
+#include "engine/egress.h"
 #include "engine/engine_internal.h"
 #include "engine/files.h"
 #include "engine/gc.h"
@@ -404,6 +405,7 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/gc", route_gc, API_ROUTE_OPERATOR},
     {"GET", "/v1/sessions/*/logs", logs_route_get, 0},
     {"GET", "/v1/sessions/*/changes", changes_route_get, 0},
+    {"GET", "/v1/sessions/*/egress", egress_route_list, 0},
     {"GET", "/v1/sessions/*/stats", route_session_stats, 0},
     {"GET", "/v1/events", api_events_open, 0},
     {"GET", "/v1/pool", route_pool_get, 0},

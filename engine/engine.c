@@ -10,6 +10,7 @@
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/driver_local.h"
+#include "engine/egress.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 #include "engine/listen.h"
@@ -296,6 +297,8 @@ int engine_serve(const struct engine_options *opt, char **err)
     store_actions_interrupt_inflight(eng.store, util_now());
     if (api_rules_load_config(&eng, opt->rule_ceiling, opt->allow, opt->deny, err) < 0)
         goto out;
+    if (egress_load_config(&eng, opt->egress_allow, opt->egress_deny, opt->egress_ask, err) < 0)
+        goto out;
 
     eng.loop = loop_new();
     eng.events = events_new();
@@ -366,7 +369,7 @@ int engine_serve(const struct engine_options *opt, char **err)
         *err = strdup("out of memory");
         goto out;
     }
-    if (actions_init(&eng) < 0 || output_init(&eng) < 0) {
+    if (actions_init(&eng) < 0 || output_init(&eng) < 0 || egress_init(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
     }
@@ -393,6 +396,7 @@ out:
     if (eng.http)
         http_cancel_all(eng.http);
     seccomp_probe_free(&eng);
+    egress_shutdown(&eng);
     actions_shutdown(&eng);
     output_shutdown(&eng);
     terminals_free(&eng);
@@ -419,6 +423,8 @@ out:
         close(sigfd);
     loop_free(eng.loop);
     events_free(eng.events);
+    json_decref(eng.egress_allow);
+    json_decref(eng.egress_deny);
     free(eng.state_dir);
     free(eng.socket_path);
     free(eng.executor_path);

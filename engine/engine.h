@@ -26,6 +26,12 @@ struct engine_options {
     const char *rule_ceiling;
     const char *const *allow;
     const char *const *deny;
+    /* The config file's [egress]: patterns every "network": "egress" session allows (when its
+     * request gives no "allow") and denies (always, besides its own), NULL-terminated (NULL:
+     * none), and whether such sessions ask about the rest by default (-1: true). */
+    const char *const *egress_allow;
+    const char *const *egress_deny;
+    int egress_ask;
     /* History of deleted sessions older than this many days is removed (0: kept forever). */
     double retention_days;
     /* A session's disk limit when it names none (bytes; 0: 10 GiB), and the free space kept on

@@ -24,6 +24,7 @@ struct actions;
 struct output;
 struct term;
 struct seccomp_probe;
+struct egress;
 struct disk;
 struct commit;
 
@@ -53,9 +54,13 @@ struct engine {
     struct actions *actions; /* actions held for approval or in flight (action.c) */
     struct output *output;   /* running actions' live output (output.c) */
     struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
-    struct disk *disk;       /* the disk watchdog and the store's floor (disk.c) */
-    struct commit *commit;   /* the action path's group commit (commit.c) */
-    unsigned bench_off;      /* enum engine_bench_off bits; 0 outside benchmarks */
+    struct egress *egress;   /* egress sessions' proxies and connections (egress.c) */
+    /* The config file's [egress] defaults (engine.h), checked at start; arrays of patterns. */
+    json_t *egress_allow, *egress_deny;
+    int egress_ask;
+    struct disk *disk;     /* the disk watchdog and the store's floor (disk.c) */
+    struct commit *commit; /* the action path's group commit (commit.c) */
+    unsigned bench_off;    /* enum engine_bench_off bits; 0 outside benchmarks */
     char *state_dir;
     char *socket_path;     /* the agents' API socket (--socket) */
     char *operator_socket; /* <state>/operator.sock: the operator's channel (api.h) */

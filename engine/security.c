@@ -4,6 +4,7 @@
 
 #include "engine/base/util.h"
 #include "engine/engine_internal.h"
+#include "engine/risk/egress_policy.h"
 #include "engine/session_config.h"
 
 #include <stdio.h>
@@ -113,6 +114,20 @@ unsigned security_config_asks(const struct session_config *c, char *what, size_t
         asks |= 1u << (c->network == SESSION_NET_HOST ? SECURITY_NETWORK_HOST
                                                       : SECURITY_NETWORK_BRIDGE);
         snprintf(item, sizeof(item), "network %s", session_net_name(c->network));
+        security_note(what, size, &len, item);
+    }
+    /* Egress is no weaker than none, unless the client's own allow list names the host's
+     * addresses (the docker0 gateway, the metadata address): as much as the bridge gives. */
+    size_t ai;
+    json_t *a;
+    json_array_foreach(
+        c->network == SESSION_NET_EGRESS && c->egress_allow_own ? c->egress_allow : NULL, ai, a)
+    {
+        const char *kind = egress_pattern_internal(json_string_value(a));
+        if (!kind)
+            continue;
+        asks |= 1u << SECURITY_NETWORK_BRIDGE;
+        snprintf(item, sizeof(item), "egress to %.300s, a %s address", json_string_value(a), kind);
         security_note(what, size, &len, item);
     }
     for (size_t i = 0; i < c->n_ports; i++) {

@@ -15,6 +15,7 @@
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/driver_local.h"
+#include "engine/egress.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 #include "engine/logs.h"
@@ -196,8 +197,10 @@ int session_set_state_exit(struct session *s, enum session_st to, const char *re
         const char *old = json_string_value(json_object_get(cur, "reason"));
         bool same = (!old && !reason) || (old && reason && strcmp(old, reason) == 0);
         json_decref(cur);
-        if (same)
+        if (same) {
+            egress_session_sync(s);
             return 0;
+        }
     } else if (!session_st_allows(s->state, to)) {
         return -1;
     }
@@ -208,6 +211,7 @@ int session_set_state_exit(struct session *s, enum session_st to, const char *re
     session_publish(s->eng, s->id);
     if (!s->pooled)
         stats_on_state(s->eng->stats, s->id, s->container_id, to);
+    egress_session_sync(s);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/mount_policy.h"
+#include "engine/risk/egress_policy.h"
 #include "engine/risk/policy.h"
 #include "engine/session.h"
 
@@ -323,6 +324,7 @@ static const char *const net_modes[SESSION_NET_COUNT] = {
     [SESSION_NET_NONE] = "none",
     [SESSION_NET_BRIDGE] = "bridge",
     [SESSION_NET_HOST] = "host",
+    [SESSION_NET_EGRESS] = "egress",
 };
 
 const char *session_net_name(enum session_net net)
@@ -344,7 +346,8 @@ static int opt_network(struct parse *p, json_t *v)
 {
     if (session_net_parse(json_cstr(v), &p->c->network) == 0)
         return 0;
-    return parse_fail(p, "\"network\" must be \"none\" (the default), \"bridge\" or \"host\"");
+    return parse_fail(p, "\"network\" must be \"none\" (the default), \"egress\" (a proxy "
+                         "through the engine, docs/egress.md), \"bridge\" or \"host\"");
 }
 
 static int opt_gpus(struct parse *p, json_t *v)
@@ -632,6 +635,114 @@ static int opt_approval_timeout(struct parse *p, json_t *v)
     return 0;
 }
 
+#define EGRESS_MAX_PATTERNS 256
+#define EGRESS_MAX_CONNECTIONS_DEFAULT 64
+#define EGRESS_IDLE_TIMEOUT_DEFAULT 300.0
+
+/* Named lists of allow patterns a create may ask for by name ("presets"). */
+static const struct {
+    const char *name;
+    const char *const *allow;
+} egress_presets[] = {
+    {"python", (const char *const[]){"pypi.org:443", "files.pythonhosted.org:443", NULL}},
+    {"node", (const char *const[]){"registry.npmjs.org:443", "registry.yarnpkg.com:443", NULL}},
+    {"git-hosts",
+     (const char *const[]){"github.com:443", "*.github.com:443", "*.githubusercontent.com:443",
+                           "gitlab.com:443", "*.gitlab.com:443", "bitbucket.org:443", NULL}},
+};
+
+static int egress_patterns_add(struct parse *p, json_t *to, const char *pattern, const char *field)
+{
+    char low[EGRESS_HOST_MAX + 16];
+    size_t n = strlen(pattern);
+    if (n == 0 || n >= sizeof(low))
+        return parse_fail(p, "\"%s\" holds an empty or over-long pattern", field);
+    for (size_t i = 0; i <= n; i++)
+        low[i] = (char)tolower((unsigned char)pattern[i]);
+    if (!egress_pattern_valid(low))
+        return parse_fail(p,
+                          "\"%s\": \"%.80s\" is not a pattern (a host, \"*.domain\", \"*\", an "
+                          "IPv4 address or [IPv6], each optionally with \":port\")",
+                          field, pattern);
+    if (json_array_size(to) >= EGRESS_MAX_PATTERNS)
+        return parse_fail(p, "\"%s\" holds more than %d patterns", field, EGRESS_MAX_PATTERNS);
+    return json_array_append_new(to, json_string(low));
+}
+
+static int egress_list(struct parse *p, json_t *obj, const char *key, json_t *to)
+{
+    json_t *v = json_object_get(obj, key);
+    char field[32];
+    snprintf(field, sizeof(field), "egress.%s", key);
+    if (!v)
+        return 0;
+    if (!json_is_array(v))
+        return parse_fail(p, "\"%s\" must be an array of patterns", field);
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        if (!json_cstr(e))
+            return parse_fail(p, "\"%s\" must be an array of patterns", field);
+        if (egress_patterns_add(p, to, json_string_value(e), field) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int opt_egress(struct parse *p, json_t *v)
+{
+    static const char *const known[] = {"allow",           "deny",         "ask", "presets",
+                                        "max_connections", "idle_timeout", NULL};
+    struct session_config *c = p->c;
+    if (!json_is_object(v))
+        return parse_fail(p, "\"egress\" must be an object ({\"allow\": [...], \"ask\": true})");
+    if (parse_known(p, v, "egress.", known) < 0)
+        return -1;
+    if (json_object_get(v, "allow")) {
+        json_array_clear(c->egress_allow); /* the request's list replaces the config's */
+        c->egress_allow_own = true;
+    }
+    if (egress_list(p, v, "allow", c->egress_allow) < 0 ||
+        egress_list(p, v, "deny", c->egress_deny) < 0)
+        return -1;
+    json_t *presets = json_object_get(v, "presets");
+    if (presets && !json_is_array(presets))
+        return parse_fail(p, "\"egress.presets\" must be an array of names");
+    size_t i;
+    json_t *e;
+    json_array_foreach(presets, i, e)
+    {
+        const char *name = json_cstr(e);
+        size_t k = 0, n = sizeof egress_presets / sizeof egress_presets[0];
+        while (name && k < n && strcmp(egress_presets[k].name, name))
+            k++;
+        if (!name || k == n)
+            return parse_fail(p, "\"egress.presets\": unknown preset (known: python, node, "
+                                 "git-hosts)");
+        for (const char *const *a = egress_presets[k].allow; *a; a++)
+            if (egress_patterns_add(p, c->egress_allow, *a, "egress.presets") < 0)
+                return -1;
+    }
+    json_t *ask = json_object_get(v, "ask");
+    if (ask && !json_is_boolean(ask))
+        return parse_fail(p, "\"egress.ask\" must be true or false");
+    if (ask)
+        c->egress_ask = json_is_true(ask);
+    json_t *mc = json_object_get(v, "max_connections");
+    if (mc && (!json_is_integer(mc) || json_integer_value(mc) < 1 || json_integer_value(mc) > 1024))
+        return parse_fail(p, "\"egress.max_connections\" must be an integer from 1 to 1024");
+    if (mc)
+        c->egress_max_connections = (int)json_integer_value(mc);
+    json_t *it = json_object_get(v, "idle_timeout");
+    if (it && (!json_is_number(it) || json_number_value(it) < 1 || json_number_value(it) > 86400))
+        return parse_fail(p, "\"egress.idle_timeout\" must be a number of seconds from 1 to 86400");
+    if (it)
+        c->egress_idle_timeout = json_number_value(it);
+    c->egress_given = true;
+    return 0;
+}
+
 #define SESSION_MAX_SETUP 32
 #define SESSION_MAX_SETUP_LEN 8192
 
@@ -812,6 +923,7 @@ static const struct session_option session_options[] = {
     {"env_allow", opt_env_allow},
     {"limits", opt_limits},
     {"network", opt_network},
+    {"egress", opt_egress},
     {"gpus", opt_gpus},
     {"read_only", opt_read_only},
     {"ports", opt_ports},
@@ -865,6 +977,11 @@ static int parse_combined(struct parse *p)
                               unenforced[i]);
     if (c->local && c->network != SESSION_NET_NONE)
         return parse_fail(p, "the local backend has no network: \"network\" must be \"none\"");
+    if (c->egress_given && c->network != SESSION_NET_EGRESS)
+        return parse_fail(p,
+                          "\"egress\" needs \"network\": \"egress\" (with \"%s\" it would "
+                          "decide nothing)",
+                          session_net_name(c->network));
     if (c->n_ports && c->network != SESSION_NET_BRIDGE)
         return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)",
                           session_net_name(c->network),
@@ -910,6 +1027,13 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     c->pids = SESSION_PIDS_DEFAULT;
     c->disk = disk_limit_default(eng); /* every session has one (disk.c enforces it) */
     c->network = SESSION_NET_NONE;
+    /* The config file's [egress] (egress_load_config): its allow list unless the request
+     * gives one, its deny list always, its ask unless the request says. */
+    c->egress_allow = eng->egress_allow ? json_copy(eng->egress_allow) : json_array();
+    c->egress_deny = eng->egress_deny ? json_copy(eng->egress_deny) : json_array();
+    c->egress_ask = eng->egress_allow ? eng->egress_ask != 0 : true;
+    c->egress_max_connections = EGRESS_MAX_CONNECTIONS_DEFAULT;
+    c->egress_idle_timeout = EGRESS_IDLE_TIMEOUT_DEFAULT;
     c->keep_alive = true; /* sessions outlive the engine unless asked otherwise */
     c->user = SESSION_USER_AGENT;
     c->uid = SESSION_AGENT_UID;
@@ -971,6 +1095,8 @@ void session_config_free(struct session_config *c)
     free(c->image);
     free(c->name);
     json_decref(c->env);
+    json_decref(c->egress_allow);
+    json_decref(c->egress_deny);
     json_decref(c->env_allow);
     json_decref(c->withheld);
     json_decref(c->setup);
@@ -1039,6 +1165,13 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
         json_object_set_new(limits, "disk", json_integer(c->disk));
     json_object_set_new(o, "limits", limits);
     json_object_set_new(o, "network", json_string(session_net_name(c->network)));
+    if (c->network == SESSION_NET_EGRESS)
+        json_object_set_new(o, "egress",
+                            json_pack("{s:O,s:O,s:b,s:i,s:f,s:s}", "allow", c->egress_allow, "deny",
+                                      c->egress_deny, "ask", c->egress_ask, "max_connections",
+                                      c->egress_max_connections, "idle_timeout",
+                                      c->egress_idle_timeout, "proxy",
+                                      "http://" SESSION_EGRESS_PROXY));
     json_object_set_new(o, "read_only", json_boolean(c->read_only));
     json_object_set_new(o, "keep_alive", json_boolean(c->keep_alive));
     json_object_set_new(o, "backend", json_string(c->local ? "local" : "docker"));
@@ -1200,6 +1333,20 @@ json_t *session_config_container(struct engine *eng, const struct session_config
 {
     json_t *envs = json_array();
     json_array_append_new(envs, json_string("LANG=C.UTF-8"));
+    if (c->network == SESSION_NET_EGRESS) {
+        /* Every process in the sandbox inherits them (the executor passes the container's
+         * environment on): pip, npm, git and curl go through the proxy unchanged. */
+        static const char *const proxy_env[] = {
+            "HTTP_PROXY=http://" SESSION_EGRESS_PROXY,
+            "HTTPS_PROXY=http://" SESSION_EGRESS_PROXY,
+            "http_proxy=http://" SESSION_EGRESS_PROXY,
+            "https_proxy=http://" SESSION_EGRESS_PROXY,
+            "NO_PROXY=localhost",
+            "no_proxy=localhost",
+        };
+        for (size_t i = 0; i < sizeof proxy_env / sizeof proxy_env[0]; i++)
+            json_array_append_new(envs, json_string(proxy_env[i]));
+    }
     /* The credential-named variables the executor lets into the agent's shell (an image that
      * sets it itself chose to). */
     if (json_array_size(c->env_allow)) {
@@ -1255,7 +1402,8 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         "CapDrop", "ALL", "CapAdd", "CHOWN", "SETUID", "SETGID", "KILL", "SecurityOpt",
         "no-new-privileges", eng->seccomp_opt, "PidsLimit", (json_int_t)c->pids, "Memory",
         (json_int_t)c->memory, "MemorySwap", (json_int_t)c->memory, "NanoCpus",
-        (json_int_t)(c->cpus * 1e9 + 0.5), "NetworkMode", session_net_name(c->network), "Init", 1,
+        (json_int_t)(c->cpus * 1e9 + 0.5), "NetworkMode",
+        c->network == SESSION_NET_EGRESS ? "none" : session_net_name(c->network), "Init", 1,
         "IpcMode", "private", "ShmSize", (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type",
         "json-file", "Config", "max-size", "10m", "max-file", "1", "RestartPolicy", "Name", "no",
         "Mounts", mounts, "Ulimits", "Name", "nofile", "Soft", (json_int_t)8192, "Hard",
@@ -1307,6 +1455,13 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         size_t i;
         json_t *x;
         json_array_foreach(c->plugins, i, x) json_array_append(cmd, x);
+    }
+    if (c->network == SESSION_NET_EGRESS) {
+        json_array_append_new(cmd, json_string("--egress-proxy"));
+        json_array_append_new(cmd, json_string(SESSION_EGRESS_PROXY));
+        json_array_append_new(cmd, json_string("--egress-socket"));
+        json_array_append_new(cmd,
+                              json_string(SOCKET_DIR_IN_CONTAINER "/" SESSION_EGRESS_SOCKET_NAME));
     }
     if (c->read_only || c->user == SESSION_USER_OPENHANDS) {
         json_array_append_new(cmd, json_string("--home"));

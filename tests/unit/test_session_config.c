@@ -331,7 +331,7 @@ static void test_ws_names(void **state)
     assert_int_equal(ws, SESSION_WS_CLONE);
     assert_null(session_ws_name(SESSION_WS_COUNT));
 
-    const char *nets[] = {"none", "bridge", "host"};
+    const char *nets[] = {"none", "bridge", "host", "egress"};
     assert_int_equal(sizeof(nets) / sizeof(nets[0]), SESSION_NET_COUNT);
     for (int i = 0; i < SESSION_NET_COUNT; i++) {
         enum session_net net = SESSION_NET_COUNT;
