@@ -4,6 +4,7 @@
 #include "app/app.h"
 #include "client/client.h"
 #include "common/sanitize.h"
+#include "common/timeconv.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -131,11 +132,9 @@ void cli_write_safe(FILE *f, const char *s, size_t len)
 
 const char *cli_time(double t, char *buf, size_t size)
 {
-    /* The time comes from the engine's record: past year 9999 it no longer fits the format,
-     * and far past it neither time_t nor localtime_r's year. */
-    time_t tt = t > 0 && t < 253402300800.0 ? (time_t)t : 0;
+    /* The time comes from the engine's record: anything may be there. */
     struct tm tm;
-    if (tt <= 0 || !localtime_r(&tt, &tm)) {
+    if (timeconv_to_local(t, &tm) < 0) {
         snprintf(buf, size, "-");
         return buf;
     }

@@ -39,7 +39,7 @@ struct action_decision {
     const char *pattern; /* with remember: the pattern; NULL: exactly this command or path */
 };
 /* Decide a pending action. 404 unknown; 409 already_decided / expired / not_pending /
- * session_gone / conflict, and nothing changes; 200 when decided. */
+ * session_gone / session_paused / conflict, and nothing changes; 200 when decided. */
 void action_decide(struct engine *eng, int64_t id, const struct action_decision *d,
                    struct action_result *out);
 /* Add an operator rule ({"pattern", "decision", "kind"?}, checked by policy_rule_check) to a

@@ -708,6 +708,11 @@ static void test_errors(void **state)
         "POST", "/execute_action",
         "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"ls\"}, \"timeout\": \"x\"}}",
         400, "Invalid field: action.timeout");
+    /* a deadline no timer holds is refused, not left to never fire */
+    expect_error("POST", "/execute_action",
+                 "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"ls\"}, \"timeout\": "
+                 "1e300}}",
+                 400, "Invalid field: action.timeout (at most 86400 seconds)");
     expect_error("POST", "/execute_action",
                  "{\"action\": {\"action\": \"frobnicate\", \"args\": {}}}", 400,
                  "Unsupported action type: frobnicate");
