@@ -13,6 +13,7 @@ struct app {
     char *self_exe;       /* absolute path of this binary */
     char *state_dir;      /* resolved state dir */
     char *socket;         /* resolved engine socket */
+    bool socket_chosen;   /* by --socket, PADDOCK_SOCKET or the config file: not derived */
     struct config config; /* the config file (empty when there is none) */
 };
 

@@ -1,6 +1,7 @@
 /* paddock serve: the engine in the foreground. */
 #include "app/app.h"
 #include "app/config.h"
+#include "client/client.h"
 #include "common/size.h"
 #include "engine/engine.h"
 #include "engine/risk/policy.h"
@@ -138,9 +139,21 @@ int cmd_serve(struct app *app, int argc, char **argv)
         fprintf(stderr, "paddock serve: unexpected argument %s\n", argv[optind]);
         return 2;
     }
+    /* `serve --state-dir X` puts the socket in X, as `paddock --state-dir X serve` does,
+     * unless a socket was chosen. */
+    char *derived = NULL;
+    if (state && !sock && !app->socket_chosen) {
+        if (!(derived = client_default_socket(state))) {
+            fprintf(stderr, "paddock serve: out of memory\n");
+            return 1;
+        }
+        sock = derived;
+    }
     char *token = NULL;
-    if (token_file && !(token = serve_read_token(token_file)))
+    if (token_file && !(token = serve_read_token(token_file))) {
+        free(derived);
         return 1;
+    }
     if (!token && getenv("PADDOCK_TOKEN") && *getenv("PADDOCK_TOKEN"))
         token = strdup(getenv("PADDOCK_TOKEN"));
     const char *api_key = getenv("PADDOCK_API_KEY");
@@ -159,6 +172,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
                 confirm, policy_names());
         free(exe);
         free(token);
+        free(derived);
         return 2;
     }
     long long disk_limit, disk_floor;
@@ -166,12 +180,14 @@ int cmd_serve(struct app *app, int argc, char **argv)
         serve_size(cfg, "PADDOCK_DISK_FLOOR", "disk_floor", cfg->disk_floor, &disk_floor) < 0) {
         free(exe);
         free(token);
+        free(derived);
         return 2;
     }
     if (disk_limit == 0) {
         fprintf(stderr, "paddock serve: disk_limit must be a size of at least 64m\n");
         free(exe);
         free(token);
+        free(derived);
         return 2;
     }
     struct engine_options o = {
@@ -207,5 +223,6 @@ int cmd_serve(struct app *app, int argc, char **argv)
     }
     free(exe);
     free(token);
+    free(derived);
     return rc < 0 ? 1 : 0;
 }

@@ -440,6 +440,7 @@ int main(int argc, char **argv)
         state = app.config.state_dir;
     if (!sock && !(env_sock && *env_sock))
         sock = app.config.socket;
+    app.socket_chosen = sock || (env_sock && *env_sock);
     app.state_dir = state ? strdup(state) : client_default_state_dir();
     app.socket = sock ? strdup(sock) : client_default_socket(app.state_dir);
 
