@@ -139,21 +139,9 @@ int cmd_serve(struct app *app, int argc, char **argv)
         fprintf(stderr, "paddock serve: unexpected argument %s\n", argv[optind]);
         return 2;
     }
-    /* `serve --state-dir X` puts the socket in X, as `paddock --state-dir X serve` does,
-     * unless a socket was chosen. */
-    char *derived = NULL;
-    if (state && !sock && !app->socket_chosen) {
-        if (!(derived = client_default_socket(state))) {
-            fprintf(stderr, "paddock serve: out of memory\n");
-            return 1;
-        }
-        sock = derived;
-    }
     char *token = NULL;
-    if (token_file && !(token = serve_read_token(token_file))) {
-        free(derived);
+    if (token_file && !(token = serve_read_token(token_file)))
         return 1;
-    }
     if (!token && getenv("PADDOCK_TOKEN") && *getenv("PADDOCK_TOKEN"))
         token = strdup(getenv("PADDOCK_TOKEN"));
     const char *api_key = getenv("PADDOCK_API_KEY");
@@ -172,27 +160,37 @@ int cmd_serve(struct app *app, int argc, char **argv)
                 confirm, policy_names());
         free(exe);
         free(token);
-        free(derived);
         return 2;
     }
+    /* [security]: the settings the file names, in step (the engine checks the values). */
+    const char *sec_names[CONFIG_SECURITY_KEYS + 1] = {0},
+                                                 *sec_values[CONFIG_SECURITY_KEYS + 1] = {0};
+    for (size_t i = 0, n = 0; i < CONFIG_SECURITY_KEYS; i++)
+        if (cfg->security[i]) {
+            sec_names[n] = config_security_keys[i];
+            sec_values[n++] = cfg->security[i];
+        }
     long long disk_limit, disk_floor;
     if (serve_size(cfg, "PADDOCK_DISK_LIMIT", "disk_limit", cfg->disk_limit, &disk_limit) < 0 ||
         serve_size(cfg, "PADDOCK_DISK_FLOOR", "disk_floor", cfg->disk_floor, &disk_floor) < 0) {
         free(exe);
         free(token);
-        free(derived);
         return 2;
     }
     if (disk_limit == 0) {
         fprintf(stderr, "paddock serve: disk_limit must be a size of at least 64m\n");
         free(exe);
         free(token);
-        free(derived);
         return 2;
     }
+    /* serve's own --state-dir moves the default agents' socket with it, as the operator's. */
+    char *serve_sock =
+        !sock && state && !app->agent_socket_given ? client_default_socket(state) : NULL;
     struct engine_options o = {
         .state_dir = state ? state : app->state_dir,
-        .socket_path = sock ? sock : app->socket,
+        .socket_path = sock         ? sock
+                       : serve_sock ? serve_sock
+                                    : app->agent_socket,
         .executor = exe,
         .image = image && *image ? image : "paddock/base:local",
         .pool = pool,
@@ -203,6 +201,8 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .confirm = confirm,
         .approval_timeout = cfg->approval_timeout,
         .retention_days = cfg->retention_days,
+        .security_names = sec_names,
+        .security_values = sec_values,
         .rule_ceiling = cfg->rule_ceiling,
         .allow = (const char *const *)cfg->allow,
         .deny = (const char *const *)cfg->deny,
@@ -221,8 +221,8 @@ int cmd_serve(struct app *app, int argc, char **argv)
         fprintf(stderr, "paddock serve: %s\n", err ? err : "failed");
         free(err);
     }
+    free(serve_sock);
     free(exe);
     free(token);
-    free(derived);
     return rc < 0 ? 1 : 0;
 }

@@ -8,12 +8,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The [security] settings of weaker isolation (engine/security.c's table, docs/security.md). */
+#define CONFIG_SECURITY_KEYS 9
+extern const char *const config_security_keys[CONFIG_SECURITY_KEYS];
+
 struct config {
     /* [sandbox] */
     char *base_container_image; /* the default image */
     int keep_runtime_alive;     /* -1: not set */
     /* [security] */
     int confirmation_mode; /* -1: not set; true → confirm "high", false → "never" */
+    /* What the agents' channel may ask for ("refuse", "approve", "allow"; NULL: not set, the
+     * engine refuses), in the order of config_security_keys; engine/security.c checks. */
+    char *security[CONFIG_SECURITY_KEYS];
     /* [paddock] */
     char *confirm;           /* never, high, medium, always */
     double approval_timeout; /* 0: not set */

@@ -200,6 +200,7 @@ static void *fakes_run(void *arg)
 
 static char state_dir[64];
 static char engine_sock[128];
+static char operator_sock[128]; /* the operator's channel: decisions go there */
 static pid_t engine_pid;
 static pthread_t fakes_thread;
 
@@ -207,6 +208,12 @@ static pthread_t fakes_thread;
 static json_t *api(const char *method, const char *path, const char *body, long *status)
 {
     return fake_engine_api(engine_sock, method, path, body, WAIT_MS, status);
+}
+
+/* The same on the operator's channel (approve and reject are the operator's). */
+static json_t *api_op(const char *method, const char *path, const char *body, long *status)
+{
+    return fake_engine_api(operator_sock, method, path, body, WAIT_MS, status);
 }
 
 static const char *jstr(json_t *j, const char *key)
@@ -334,6 +341,7 @@ static int setup(void **state)
     if (!mkdtemp(state_dir))
         return -1;
     snprintf(engine_sock, sizeof(engine_sock), "%s/engine.sock", state_dir);
+    snprintf(operator_sock, sizeof(operator_sock), "%s/operator.sock", state_dir);
     char docker_sock[128];
     snprintf(docker_sock, sizeof(docker_sock), "%s/docker.sock", state_dir);
     snprintf(docker_host, sizeof(docker_host), "unix://%s", docker_sock);
@@ -425,20 +433,20 @@ static void test_approve_and_reject(void **state)
      * `paddock resume` from it), and nothing changes. */
     char spath[128];
     snprintf(spath, sizeof(spath), "/v1/sessions/%s/pause", id);
-    json_decref(api("POST", spath, NULL, &st));
+    json_decref(api_op("POST", spath, NULL, &st));
     assert_int_equal(st, 200);
     snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
-    json_t *d = api("POST", path, "{\"by\": \"alice\"}", &st);
+    json_t *d = api_op("POST", path, "{\"by\": \"alice\"}", &st);
     assert_int_equal(st, 409);
     assert_string_equal(jstr(json_object_get(d, "error"), "code"), "session_paused");
     json_decref(d);
     assert_false(ran(risky));
     snprintf(spath, sizeof(spath), "/v1/sessions/%s/resume", id);
-    json_decref(api("POST", spath, NULL, &st));
+    json_decref(api_op("POST", spath, NULL, &st));
     assert_int_equal(st, 200);
 
     /* Approved: it runs, and the blocked agent gets the executor's observation. */
-    d = api("POST", path, "{\"by\": \"alice\"}", &st);
+    d = api_op("POST", path, "{\"by\": \"alice\"}", &st);
     assert_int_equal(st, 200);
     json_decref(d);
     pthread_join(hi.t, NULL);
@@ -467,7 +475,7 @@ static void test_approve_and_reject(void **state)
     assert_true(aid > 0);
     assert_false(ran(later));
     snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
-    d = api("POST", path, "{}", &st);
+    d = api_op("POST", path, "{}", &st);
     assert_int_equal(st, 200);
     json_decref(d);
     snprintf(path, sizeof(path), "/v1/actions/%lld?wait=10", (long long)aid);
@@ -483,7 +491,7 @@ static void test_approve_and_reject(void **state)
     aid = wait_pending(worse);
     assert_true(aid > 0);
     snprintf(path, sizeof(path), "/v1/actions/%lld/reject", (long long)aid);
-    d = api("POST", path, "{\"by\": \"bob\", \"reason\": \"not on this box\"}", &st);
+    d = api_op("POST", path, "{\"by\": \"bob\", \"reason\": \"not on this box\"}", &st);
     assert_int_equal(st, 200);
     json_decref(d);
     pthread_join(no.t, NULL);
@@ -500,7 +508,7 @@ static void test_approve_and_reject(void **state)
 
     /* A second decision changes nothing and says so. */
     snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
-    d = api("POST", path, "{}", &st);
+    d = api_op("POST", path, "{}", &st);
     assert_int_equal(st, 409);
     assert_string_equal(jstr(json_object_get(d, "error"), "code"), "already_decided");
     json_decref(d);
@@ -557,7 +565,7 @@ static void test_pending_survives_restart(void **state)
     assert_false(ran(risky));
 
     snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
-    json_t *d = api("POST", path, "{}", &st);
+    json_t *d = api_op("POST", path, "{}", &st);
     assert_int_equal(st, 200);
     json_decref(d);
     snprintf(path, sizeof(path), "/v1/actions/%lld?wait=10", (long long)aid);
