@@ -173,6 +173,33 @@ static const char *const store_migrations[] = {
     "CREATE INDEX rules_by_session ON rules(session_id);"
     "ALTER TABLE approvals ADD COLUMN rule_id INTEGER;"
     "ALTER TABLE approvals ADD COLUMN rule_pattern TEXT;",
+    /* 10 → 11: the egress record (engine/egress.c): one row per connection through a
+     * session's proxy, and the rules operators added by approving (session_id NULL: every
+     * session of the engine). */
+    "CREATE TABLE egress ("
+    "  id INTEGER PRIMARY KEY,"
+    "  session_id TEXT NOT NULL,"
+    "  host TEXT NOT NULL,"
+    "  port INTEGER NOT NULL,"
+    "  method TEXT NOT NULL,"
+    "  decision TEXT NOT NULL,"
+    "  rule TEXT,"
+    "  decided_by TEXT,"
+    "  action_id INTEGER,"
+    "  command TEXT,"
+    "  address TEXT,"
+    "  bytes_up INTEGER NOT NULL DEFAULT 0,"
+    "  bytes_down INTEGER NOT NULL DEFAULT 0,"
+    "  started_at REAL NOT NULL,"
+    "  ended_at REAL,"
+    "  end_reason TEXT);"
+    "CREATE INDEX egress_by_session ON egress(session_id, id);"
+    "CREATE TABLE egress_rules ("
+    "  id INTEGER PRIMARY KEY,"
+    "  session_id TEXT,"
+    "  pattern TEXT NOT NULL,"
+    "  created_by TEXT,"
+    "  created_at REAL NOT NULL);",
 };
 
 /* The schema version whose migration also records the existing rows (C: SHA-256). */
@@ -330,12 +357,12 @@ int store_cached_done(struct store *s, sqlite3_stmt *st, const char *what, char 
 
 int store_tx_begin(struct store *s, char **err)
 {
-    return store_exec(s, "BEGIN IMMEDIATE", err);
+    return store_exec(s, s->batch ? "SAVEPOINT tx" : "BEGIN IMMEDIATE", err);
 }
 
 int store_tx_commit(struct store *s, char **err)
 {
-    if (store_exec(s, "COMMIT", err) < 0) {
+    if (store_exec(s, s->batch ? "RELEASE tx" : "COMMIT", err) < 0) {
         store_tx_rollback(s);
         return -1;
     }
@@ -344,8 +371,32 @@ int store_tx_commit(struct store *s, char **err)
 
 void store_tx_rollback(struct store *s)
 {
-    if (!sqlite3_get_autocommit(s->db))
+    if (s->batch)
+        sqlite3_exec(s->db, "ROLLBACK TO tx; RELEASE tx", NULL, NULL, NULL);
+    else if (!sqlite3_get_autocommit(s->db))
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_batch_begin(struct store *s, bool durable, char **err)
+{
+    /* The level is fixed before the transaction: SQLite refuses to change it inside one. */
+    store_sync_full(s, durable);
+    if (store_exec(s, "BEGIN IMMEDIATE", err) < 0) {
+        store_sync_full(s, 1);
+        return -1;
+    }
+    s->batch = true;
+    return 0;
+}
+
+int store_batch_commit(struct store *s, char **err)
+{
+    s->batch = false;
+    int rc = store_exec(s, "COMMIT", err);
+    if (rc < 0)
+        store_tx_rollback(s);
+    store_sync_full(s, 1);
+    return rc;
 }
 
 void store_bind_text(sqlite3_stmt *st, int i, const char *v)
@@ -717,6 +768,8 @@ json_t *store_session_get(struct store *s, const char *id)
  * So an acknowledged action is on disk, at one fsync per action instead of two. */
 void store_sync_full(struct store *s, int full)
 {
+    if (s->batch)
+        return; /* the batch's commit is synced as store_batch_begin said */
     sqlite3_exec(s->db, full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", NULL, NULL,
                  NULL);
 }
