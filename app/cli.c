@@ -4,6 +4,7 @@
 #include "app/app.h"
 #include "client/client.h"
 #include "common/sanitize.h"
+#include "common/timeconv.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -40,6 +41,27 @@ static bool cli_path_session(const char *path, char *out, size_t size)
     memcpy(out, p, n);
     out[n] = '\0';
     return true;
+}
+
+/* The session of the action an engine path names ("/v1/actions/N/..."), asked of the engine,
+ * into out; false when the path names none or the engine does not say. */
+static bool cli_path_action_session(struct client *cl, const char *path, char *out, size_t size)
+{
+    const char *p = strncmp(path, "/v1/actions/", 12) == 0 ? path + 12 : NULL;
+    size_t n = p ? strspn(p, "0123456789") : 0;
+    if (!n || n > 20)
+        return false;
+    char get[40];
+    snprintf(get, sizeof(get), "/v1/actions/%.*s", (int)n, p);
+    json_t *a = NULL;
+    const char *sid = NULL;
+    if (client_request(cl, "GET", get, NULL, 10000, &a, NULL) == 200)
+        sid = json_string_value(json_object_get(a, "session_id"));
+    bool ok = sid && strlen(sid) < size;
+    if (ok)
+        memcpy(out, sid, strlen(sid) + 1);
+    json_decref(a);
+    return ok;
 }
 
 void cli_say_error(struct app *app, const char *cmd, json_t *reply, const char *session_id,
@@ -118,8 +140,14 @@ json_t *cli_call(struct app *app, const char *cmd, const char *method, const cha
         fprintf(stderr, "paddock %s: %s\n", cmd,
                 cli_safe(err ? err : "out of memory", msg, sizeof(msg)));
     } else {
-        cli_say_error(app, cmd, reply, cli_path_session(path, sid, sizeof(sid)) ? sid : NULL,
-                      "the engine refused");
+        /* A refusal for the session's state (by its code) names the session: the path's, or
+         * for an action's route (approve on a paused session) the action's. */
+        const char *code = client_error_code(reply);
+        bool about_session =
+            code && (strcmp(code, "session_paused") == 0 || strcmp(code, "session_stopped") == 0);
+        bool named = cli_path_session(path, sid, sizeof(sid)) ||
+                     (about_session && cli_path_action_session(cl, path, sid, sizeof(sid)));
+        cli_say_error(app, cmd, reply, named ? sid : NULL, "the engine refused");
     }
     client_free(cl);
     json_decref(reply);
@@ -185,11 +213,9 @@ void cli_write_safe(FILE *f, const char *s, size_t len)
 
 const char *cli_time(double t, char *buf, size_t size)
 {
-    /* The time comes from the engine's record: past year 9999 it no longer fits the format,
-     * and far past it neither time_t nor localtime_r's year. */
-    time_t tt = t > 0 && t < 253402300800.0 ? (time_t)t : 0;
+    /* The time comes from the engine's record: anything may be there. */
     struct tm tm;
-    if (tt <= 0 || !localtime_r(&tt, &tm)) {
+    if (timeconv_to_local(t, &tm) < 0) {
         snprintf(buf, size, "-");
         return buf;
     }

@@ -2,6 +2,7 @@
 #include "app/app.h"
 #include "app/cli.h"
 #include "client/client.h"
+#include "common/timeconv.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -149,8 +150,9 @@ int cmd_run(struct app *app, int argc, char **argv)
             break;
         case 't':
             timeout = strtod(optarg, NULL);
-            if (timeout <= 0) {
-                fprintf(stderr, "paddock run: --timeout takes seconds > 0\n");
+            if (!(timeout > 0 && timeout <= TIMECONV_TIMEOUT_MAX)) {
+                fprintf(stderr, "paddock run: --timeout takes seconds > 0 and at most %.0f\n",
+                        TIMECONV_TIMEOUT_MAX);
                 return 2;
             }
             break;

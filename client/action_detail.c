@@ -1,6 +1,7 @@
 /* An action as text to read, built once per reply; lines are classified by where they are (a
  * heading, inside the diff) so the page can colour them without parsing the text again. */
 #include "client/action_detail.h"
+#include "common/timeconv.h"
 
 #include "client/action_view.h"
 
@@ -44,9 +45,8 @@ static void action_detail_time(json_t *o, const char *key, char *buf, size_t sz)
 {
     json_t *v = json_object_get(o, key);
     double t = json_is_number(v) ? json_number_value(v) : 0;
-    time_t sec = (time_t)t;
     struct tm tm;
-    if (t <= 0 || !localtime_r(&sec, &tm) || strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+    if (timeconv_to_local(t, &tm) < 0 || strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm) == 0)
         snprintf(buf, sz, "-");
 }
 

@@ -1,4 +1,5 @@
 #include "common/evloop.h"
+#include "common/timeconv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -112,10 +113,12 @@ void evloop_timer_close(struct evloop *l, struct evloop_watch *w)
 void evloop_timer_at(struct evloop_watch *w, double when)
 {
     struct itimerspec its = {0};
-    if (!isinf(when)) {
-        if (!(when > 0))
-            when = 0;
-        its.it_value.tv_sec = (time_t)when;
+    time_t sec;
+    if (!(when > 0))
+        when = 0; /* a time already past, or NaN: at once */
+    /* Past what a time_t holds (infinity, 1e300) it never comes: left disarmed. */
+    if (timeconv_to_time(when, &sec) == 0) {
+        its.it_value.tv_sec = sec;
         its.it_value.tv_nsec = (long)((when - floor(when)) * 1e9);
         if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
             its.it_value.tv_nsec = 1; /* zero would disarm */

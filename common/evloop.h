@@ -35,8 +35,8 @@ double evloop_now(void);
  * timer of each action type and of start-up). */
 int evloop_timer_open(struct evloop *l, struct evloop_watch *w, evloop_fn fn);
 void evloop_timer_close(struct evloop *l, struct evloop_watch *w);
-/* Falls due at `when` (evloop_now() seconds; a time already past: at once); INFINITY
- * disarms. */
+/* Falls due at `when` (evloop_now() seconds; a time already past: at once); INFINITY, or a
+ * time past what a time_t holds, disarms. */
 void evloop_timer_at(struct evloop_watch *w, double when);
 /* In the handler: takes the expiry, so the fd stops being readable. */
 void evloop_timer_ack(struct evloop_watch *w);

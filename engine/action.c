@@ -8,6 +8,7 @@
 #include "engine/action.h"
 
 #include "common/buf.h"
+#include "common/timeconv.h"
 #include "engine/action_kind.h"
 #include "engine/base/action_state.h"
 #include "engine/base/loop.h"
@@ -500,7 +501,7 @@ static void action_forward(struct action *a, struct session *s)
     /* The executor enforces the action's own timeout; this one only guards a hung sandbox. */
     json_t *jt = json_object_get(a->action, "timeout");
     double t = json_is_number(jt) ? json_number_value(jt) : 120.0;
-    if (t < 0 || t > 86400)
+    if (!(t > 0) || t > TIMECONV_TIMEOUT_MAX) /* the API refuses more; the executor's default */
         t = 120.0;
     /* A write's observation says only "wrote"; the executor, which reads the old text anyway,
      * adds what changed for the record when its kind asks (docs/protocol.md). */
@@ -559,8 +560,13 @@ static void action_expire(void *ud);
 
 static void action_arm(struct action *a, double deadline)
 {
+    /* The deadline comes from the record: no later than the longest approval timeout. */
     double ms = (deadline - util_now()) * 1e3;
-    a->timer = loop_timer_add(a->eng->loop, ms < 0 ? 0 : (long)ms, action_expire, a);
+    if (!(ms > 0))
+        ms = 0;
+    else if (ms > TIMECONV_TIMEOUT_MAX * 1e3)
+        ms = TIMECONV_TIMEOUT_MAX * 1e3;
+    a->timer = loop_timer_add(a->eng->loop, (long)ms, action_expire, a);
 }
 
 /* End a pending action as rejected (by the operator, the timeout or the session's end). */
@@ -958,9 +964,8 @@ static void action_already(json_t *cur, int64_t id, struct action_result *out)
     const char *reason = json_string_value(json_object_get(cur, "decision_reason"));
     json_t *at = json_object_get(cur, "decided_at");
     char when[64] = "an unknown time";
-    time_t t = json_is_number(at) ? (time_t)json_number_value(at) : 0;
     struct tm tm;
-    if (t && gmtime_r(&t, &tm))
+    if (json_is_number(at) && timeconv_to_utc(json_number_value(at), &tm) == 0)
         strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
     switch (approval) {
     case APPROVAL_EXPIRED:
@@ -1071,7 +1076,11 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         /* Nothing changes: the operator may resume the session and approve again, or reject. */
         enum session_st st = s ? s->state : SESSION_DELETED;
         bool gone = !s || !s->container_id || !session_st_is_live(st);
-        action_result(out, gone ? ERR_SESSION_GONE : ERR_CONFLICT,
+        /* paused has its own code: clients tell it apart without reading the text */
+        action_result(out,
+                      gone                   ? ERR_SESSION_GONE
+                      : st == SESSION_PAUSED ? ERR_SESSION_PAUSED
+                                             : ERR_CONFLICT,
                       "action %lld cannot run: session %s is %s%s; nothing changed", (long long)id,
                       a->session_id, session_st_name(st),
                       gone ? " and its container is gone (reject the action instead)"

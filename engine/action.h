@@ -45,7 +45,7 @@ struct action_decision {
     enum action_scope scope; /* "remember" is ACTION_SCOPE_SESSION */
 };
 /* Decide a pending action. 404 unknown; 409 already_decided / expired / not_pending /
- * session_gone / conflict, and nothing changes; 200 when decided. */
+ * session_gone / session_paused / conflict, and nothing changes; 200 when decided. */
 void action_decide(struct engine *eng, int64_t id, const struct action_decision *d,
                    struct action_result *out);
 /* Add an operator rule ({"pattern", "decision", "kind"?}, checked by policy_rule_check) to a

@@ -1,4 +1,5 @@
 /* Engine API: the action path, approvals, operator rules and history (docs/approvals.md). */
+#include "common/timeconv.h"
 #include "engine/action.h"
 #include "engine/action_kind.h"
 #include "engine/api.h"
@@ -74,6 +75,12 @@ static json_t *api_action_body(struct api_req *r, json_t **body)
     } else if (json_object_get(action, "args") &&
                !json_is_object(json_object_get(action, "args"))) {
         api_reply_error(r, ERR_BAD_REQUEST, "\"action.args\" must be an object");
+    } else if (json_is_number(json_object_get(action, "timeout")) &&
+               json_number_value(json_object_get(action, "timeout")) > TIMECONV_TIMEOUT_MAX) {
+        /* Refused before it is recorded: no timer holds a deadline like 1e300. */
+        api_reply_error(
+            r, ERR_BAD_REQUEST, "\"action.timeout\" is at most %.0f seconds (a day), not %g",
+            TIMECONV_TIMEOUT_MAX, json_number_value(json_object_get(action, "timeout")));
     } else if ((cstate && !json_is_string(cstate)) ||
                (acstate && !json_is_string(acstate) && !json_is_null(acstate))) {
         api_reply_error(r, ERR_BAD_REQUEST,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/timeconv.h"
 #include "common/utf8.h"
 #include "executor.h"
 #include "fsjob.h"
@@ -152,6 +153,12 @@ int action_get_timeout(const json_t *action, double *out, struct buf *err)
         return -1;
     }
     double v = json_number_value(t);
+    if (v > TIMECONV_TIMEOUT_MAX) {
+        /* no timer holds a deadline like 1e300: refused rather than never firing */
+        buf_printf(err, "Invalid field: action.timeout (at most %.0f seconds)",
+                   TIMECONV_TIMEOUT_MAX);
+        return -1;
+    }
     if (isfinite(v) && v > 0)
         *out = v;
     return 0;

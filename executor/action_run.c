@@ -29,6 +29,10 @@
     "commands to interact with the current process, send keys (\"C-c\", \"C-z\", \"C-d\") to "     \
     "interrupt/kill the previous command before sending your new command, or use the timeout "     \
     "parameter in execute_bash for future commands."
+/* A ^C that brought no prompt is looked at again this often, and sent again at most this many
+ * times (interrupt_check). */
+#define RUN_INTERRUPT_RECHECK 0.5 /* seconds */
+#define RUN_INTERRUPT_RESENDS 3
 #define CONTINUE_PREFIX "[Below is the output of the previous command.]\n"
 
 struct run_args {
@@ -66,6 +70,11 @@ struct run_state {
     /* ... and has finished since, with nobody waiting: its marker is kept for `""`. */
     bool unreported;
     struct marker_info finished;
+    /* A ^C sent to a running command: the foreground process group it reached, when to look
+     * again (INFINITY: not watching) and how often it was sent again. */
+    pid_t intr_pgrp;
+    double intr_at;
+    int intr_resends;
     /* Said once in the next observation: the shell was restarted. */
     struct buf note;
     /* An internal command runs: the agent's unseen output waits here meanwhile. */
@@ -308,7 +317,34 @@ static void arm(struct run_state *r)
     double when = r->hard_deadline;
     if (!r->args->blocking && soft_deadline(r) < when)
         when = soft_deadline(r);
+    if (r->intr_at < when)
+        when = r->intr_at;
     evloop_timer_at(&r->timer, when);
+}
+
+/* A ^C can miss: sent while the foreground job has just exited and the shell has not yet
+ * taken the tty back (a loop between its commands), it reaches no live process and the loop
+ * runs on (seen with busybox ash). A ^C that reached its job leaves the same job in the
+ * foreground (it caught it: a REPL) or brings the prompt. So while no prompt came, a new
+ * foreground job that is not the shell itself gets the ^C again, a bounded number of times. */
+static void interrupt_watch(struct run_state *r, pid_t reached)
+{
+    r->intr_pgrp = reached;
+    r->intr_resends = 0;
+    r->intr_at = evloop_now() + RUN_INTERRUPT_RECHECK;
+    arm(r);
+}
+
+static void interrupt_check(struct run_state *r, double now)
+{
+    struct shell *sh = r->sh;
+    pid_t fg = shell_foreground(sh);
+    if (sh->busy && fg > 0 && fg != r->intr_pgrp && fg != sh->pid) {
+        shell_send_key(sh, 0x03);
+        r->intr_pgrp = fg;
+        r->intr_resends++;
+    }
+    r->intr_at = r->intr_resends < RUN_INTERRUPT_RESENDS ? now + RUN_INTERRUPT_RECHECK : INFINITY;
 }
 
 /* The is_static shell is done with: onto the dead list, freed from the timer. */
@@ -363,6 +399,7 @@ static void finish(struct run_state *r, json_t *obs)
     untap(r);
     r->req = NULL;
     r->args = NULL;
+    r->intr_at = INFINITY;
     disarm(r);
     restore_output(r);
     r->sh = &r->ex->shell;
@@ -440,6 +477,8 @@ static void on_timer(struct evloop_watch *w, uint32_t events)
     if (!r->req)
         return;
     double now = evloop_now();
+    if (now >= r->intr_at)
+        interrupt_check(r, now);
     if (now >= r->hard_deadline)
         finish_timeout(r, true);
     else if (!r->args->blocking && now >= soft_deadline(r))
@@ -458,6 +497,7 @@ static enum action_status wait_for_shell(struct run_state *r, struct action_req 
     r->key = key;
     r->started = evloop_now();
     r->hard_deadline = r->started + r->args->timeout;
+    r->intr_at = INFINITY;
     sh->tap = on_tap;
     sh->tap_ctx = r;
     arm(r);
@@ -655,11 +695,15 @@ enum action_status action_run_start(struct executor *ex, struct action_req *req)
             return done(req, observe_completed(r, a, &r->finished, -1));
         }
         /* A key is a keystroke or, for ^C ^\\ ^Z, a signal that nothing queued holds back. */
+        pid_t reached = shell_foreground(sh);
         int rc = key >= 0 ? shell_send_key(sh, key)
                           : (shell_send(sh, a->command, a->len) < 0 ? -1 : shell_send(sh, "\n", 1));
         if (rc < 0)
             return done(req, observation_error("ERROR: Could not write to the shell."));
-        return wait_for_shell(r, req, sh, true, key);
+        enum action_status st = wait_for_shell(r, req, sh, true, key);
+        if (key == 0x03)
+            interrupt_watch(r, reached);
+        return st;
     }
 
     if (sh->busy) {
@@ -694,6 +738,7 @@ void action_run_cancel(struct executor *ex, struct action_req *req)
         untap(r);
         r->req = NULL;
         r->args = NULL;
+        r->intr_at = INFINITY;
         disarm(r);
         restore_output(r);
         retire_static(r);
@@ -761,6 +806,7 @@ int action_run_init(struct executor *ex)
     r->ex = ex;
     r->sh = &ex->shell;
     r->name_uid = -1;
+    r->intr_at = INFINITY;
     if (evloop_timer_open(ex->loop, &r->timer, on_timer) < 0) {
         free(r);
         return -1;

@@ -546,6 +546,12 @@ int shell_send_key(struct shell *sh, int key)
     return queue_write(sh, (const char[]){(char)key}, 1);
 }
 
+pid_t shell_foreground(const struct shell *sh)
+{
+    /* On the master, tcgetpgrp answers for the slave side. */
+    return sh->fd < 0 ? -1 : tcgetpgrp(sh->fd);
+}
+
 int shell_find(const char *path_env, char *out, size_t outlen, bool *is_bash)
 {
     /* bash from PATH, else /bin/bash, else /bin/sh. */

@@ -91,6 +91,8 @@ int shell_send(struct shell *sh, const char *data, size_t n);
  * for the tty are dropped, as a terminal discards typed-ahead input on an interrupt: neither
  * a full tty nor a long queue can hold it back. Other keys are queued bytes. */
 int shell_send_key(struct shell *sh, int key);
+/* The tty's foreground process group (what a ^C reaches), or -1 when there is none. */
+pid_t shell_foreground(const struct shell *sh);
 /* Reads what the tty has right now (the caller is about to act on time). */
 void shell_drain(struct shell *sh);
 /* The reaper found the shell's wait status. */

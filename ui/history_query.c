@@ -1,6 +1,7 @@
 /* The History page's pure parts (history_query.h): date ranges, query strings, the state
  * cycle, the prefetch rule, time formats. */
 #include "ui/history_query.h"
+#include "common/timeconv.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -190,9 +191,8 @@ bool history_want_more(size_t loaded, size_t sel, size_t margin, bool more, bool
 
 void history_format_time(double t, char *buf, size_t sz)
 {
-    time_t sec = (time_t)t;
     struct tm tm;
-    if (t <= 0 || !localtime_r(&sec, &tm) || strftime(buf, sz, "%Y-%m-%d %H:%M", &tm) == 0)
+    if (timeconv_to_local(t, &tm) < 0 || strftime(buf, sz, "%Y-%m-%d %H:%M", &tm) == 0)
         snprintf(buf, sz, "-");
 }
 

@@ -3,6 +3,7 @@
 #include "ui/logview.h"
 
 #include "common/sanitize.h"
+#include "common/timeconv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -84,13 +85,12 @@ void logview_stamp_format(double at, char *buf, size_t size)
         snprintf(buf, size, "%*s", LOGVIEW_STAMP_COLS - 1, "");
         return;
     }
-    time_t t = (time_t)floor(at);
-    int ms = (int)((at - floor(at)) * 1000);
     struct tm tm;
-    if (!localtime_r(&t, &tm)) {
+    if (timeconv_to_local(at, &tm) < 0) {
         snprintf(buf, size, "%*s", LOGVIEW_STAMP_COLS - 1, "?");
         return;
     }
+    int ms = (int)((at - floor(at)) * 1000); /* at is a time now: finite */
     snprintf(buf, size, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
              ms < 0     ? 0
              : ms > 999 ? 999
@@ -260,10 +260,10 @@ int logview_save(const struct logbuf *b, FILE *f, bool stamps)
     for (size_t i = 0; i < b->count; i++) {
         const struct logbuf_line *l = logbuf_get(b, i);
         if (stamps && l->at > 0) {
-            time_t t = (time_t)floor(l->at);
             struct tm tm;
             char when[40];
-            if (gmtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm))
+            if (timeconv_to_utc(l->at, &tm) == 0 &&
+                strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm))
                 fprintf(f, "%s.%03dZ ", when, (int)((l->at - floor(l->at)) * 1000));
         }
         if ((l->len && fwrite(l->text, 1, l->len, f) != l->len) || fputc('\n', f) == EOF)

@@ -5,6 +5,7 @@
  * one fetch), so it is live while connections come and go. Hosts and reasons come from the
  * sandbox's requests: draw_text sanitizes. */
 #include "client/client.h"
+#include "common/timeconv.h"
 #include "ui/samples.h"
 #include "ui/ui_internal.h"
 
@@ -185,9 +186,8 @@ static void tab_eg_draw(struct ui *ui, WINDOW *w, bool focused)
         if (y >= h)
             break;
         char when[16] = "", dest[300];
-        time_t t = (time_t)json_number_value(json_object_get(x, "started_at"));
         struct tm tm;
-        if (t && localtime_r(&t, &tm))
+        if (timeconv_to_local(json_number_value(json_object_get(x, "started_at")), &tm) == 0)
             strftime(when, sizeof(when), "%H:%M:%S", &tm);
         snprintf(dest, sizeof(dest), "%s:%lld", json_string_value(json_object_get(x, "host")),
                  (long long)json_integer_value(json_object_get(x, "port")));

@@ -14,6 +14,7 @@
 #include "client/action_detail.h"
 #include "client/client.h"
 #include "common/sanitize.h"
+#include "common/timeconv.h"
 #include "ui/graph.h"
 #include "ui/history_query.h"
 #include "ui/textview.h"
@@ -758,9 +759,8 @@ static void hist_actions_cell(const struct ui *ui, size_t row, int column, char 
     case AC_TIME: {
         double t =
             hist_num(a, "started_at") > 0 ? hist_num(a, "started_at") : hist_num(a, "created_at");
-        time_t sec = (time_t)t;
         struct tm tm;
-        if (t <= 0 || !localtime_r(&sec, &tm) || !strftime(buf, sz, "%H:%M:%S", &tm))
+        if (timeconv_to_local(t, &tm) < 0 || !strftime(buf, sz, "%H:%M:%S", &tm))
             snprintf(buf, sz, "-");
         *color = UI_C_DIM;
         break;

@@ -7,6 +7,7 @@
  * page) as long as the session is the same. Paths are the sandbox's bytes: draw_text
  * sanitizes. */
 #include "client/client.h"
+#include "common/timeconv.h"
 #include "ui/changeset.h"
 #include "ui/ui_internal.h"
 
@@ -325,9 +326,8 @@ static void tab_chg_draw(struct ui *ui, WINDOW *w, bool focused)
             x += draw_text(ui, w, y, x, width - x, part, theme_attr(tab_chg_colors[k])) + 2;
         }
         char more[200], when[16] = "";
-        time_t t = (time_t)st->set.at;
         struct tm tm;
-        if (st->set.at > 0 && localtime_r(&t, &tm))
+        if (timeconv_to_local(st->set.at, &tm) == 0)
             strftime(when, sizeof(when), "%H:%M:%S", &tm);
         char git[48] = "";
         if (st->git_hidden)

@@ -6,6 +6,7 @@
  * like every untrusted string. */
 #include "client/client.h"
 #include "common/sanitize.h"
+#include "common/timeconv.h"
 #include "ui/logview.h"
 #include "ui/textview.h"
 #include "ui/ui_internal.h"
@@ -180,9 +181,8 @@ static void logs_on_tail(int status, json_t *reply, const char *err, void *ud)
             char when[64] = "";
             json_t *at = json_object_get(reply, "at");
             if (json_is_number(at)) {
-                time_t kept = (time_t)json_number_value(at);
                 struct tm tm;
-                if (localtime_r(&kept, &tm))
+                if (timeconv_to_local(json_number_value(at), &tm) == 0)
                     strftime(when, sizeof(when), ", kept %Y-%m-%d %H:%M:%S", &tm);
             }
             snprintf(L->note, sizeof(L->note), "stored log tail: the container is gone%s", when);

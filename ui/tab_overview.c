@@ -5,6 +5,7 @@
  * record is not for every state change). Env values are never shown: only names, and only if
  * the engine sends them (it does not today). j/k scroll. */
 #include "client/client.h"
+#include "common/timeconv.h"
 #include "ui/ui_internal.h"
 
 #include <math.h>
@@ -196,16 +197,17 @@ static const char *tab_ov_str(json_t *o, const char *key, const char *none)
 /* Local time; with_ms: and milliseconds (state changes come fast at start). */
 static void tab_ov_time(double t, bool with_ms, char *buf, size_t sz)
 {
-    long long ms = llround(t * 1000);
-    time_t sec = (time_t)(ms / 1000);
+    /* rounded to the millisecond first, so .9996 shows as the next second's .000 */
+    double ms = round(t * 1000);
     struct tm tm;
     size_t n;
-    if (!(t > 0) || !localtime_r(&sec, &tm) || !(n = strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm))) {
+    if (timeconv_to_local(floor(ms / 1000), &tm) < 0 ||
+        !(n = strftime(buf, sz, "%Y-%m-%d %H:%M:%S", &tm))) {
         snprintf(buf, sz, "-");
         return;
     }
     if (with_ms)
-        snprintf(buf + n, sz - n, ".%03lld", ms % 1000);
+        snprintf(buf + n, sz - n, ".%03d", (int)fmod(ms, 1000));
 }
 
 static void tab_ov_age(double t, char *buf, size_t sz)

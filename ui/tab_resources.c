@@ -3,6 +3,7 @@
  * live `stats` events. The top line is the newest sample as `docker stats` prints it; the
  * graphs (ui/graph.c) cover a time window (+/-) in braille, blocks or ASCII (b). */
 #include "client/client.h"
+#include "common/timeconv.h"
 #include "ui/graph.h"
 #include "ui/ui_internal.h"
 
@@ -288,9 +289,8 @@ static void tab_res_draw(struct ui *ui, WINDOW *w, bool focused)
 
     char win[16], when[16] = "", info[256];
     samples_format_window(tab_res_windows[tab_res_window], win, sizeof(win));
-    time_t t = (time_t)last->at;
     struct tm tm;
-    if (localtime_r(&t, &tm))
+    if (timeconv_to_local(last->at, &tm) == 0)
         strftime(when, sizeof(when), "%H:%M:%S", &tm);
     const char *dot = draw_glyph(ui, "\xC2\xB7", "-");
     snprintf(info, sizeof(info),

@@ -1,6 +1,7 @@
 /* Right pane: the selected session's actions, NEWEST AT THE TOP (the engine's order; older
  * ones are further down, as `paddock ls` and the API page them). When the newest row is
  * selected the selection follows new actions; otherwise it stays pinned on its action id. */
+#include "common/timeconv.h"
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
@@ -61,13 +62,8 @@ static void view_actions_title(const struct ui *ui, char *buf, size_t sz)
 
 static void view_actions_time(double t, char *buf, size_t sz)
 {
-    if (t <= 0) {
-        snprintf(buf, sz, "-");
-        return;
-    }
-    time_t sec = (time_t)t;
     struct tm tm;
-    if (!localtime_r(&sec, &tm) || strftime(buf, sz, "%H:%M:%S", &tm) == 0)
+    if (timeconv_to_local(t, &tm) < 0 || strftime(buf, sz, "%H:%M:%S", &tm) == 0)
         snprintf(buf, sz, "-");
 }
 

@@ -5,6 +5,7 @@
  * on by itself (the one above was decided, or it just arrived) cannot be decided for a moment,
  * so a second quick `y` never decides it unseen; the Actions tab's y/n go through here too. */
 #include "client/client.h"
+#include "common/timeconv.h"
 #include "ui/ui_internal.h"
 
 #include <stddef.h>
@@ -95,9 +96,12 @@ static void view_approvals_cell(const struct ui *ui, size_t row, int column, cha
             snprintf(buf, sz, "-");
             break;
         }
-        long left = (long)(json_number_value(d) - (double)time(NULL));
-        if (left < 0)
-            left = 0;
+        /* a deadline past what a time_t holds shows as the most a row has room for */
+        time_t secs;
+        if (timeconv_to_time(json_number_value(d) - (double)time(NULL), &secs) < 0 ||
+            secs > 99 * 3600)
+            secs = 99 * 3600;
+        long left = secs < 0 ? 0 : (long)secs;
         if (left >= 3600)
             snprintf(buf, sz, "%ld:%02ld:%02ld", left / 3600, left / 60 % 60, left % 60);
         else

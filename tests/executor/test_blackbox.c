@@ -725,6 +725,11 @@ static void test_errors(void **state)
         "POST", "/execute_action",
         "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"ls\"}, \"timeout\": \"x\"}}",
         400, "Invalid field: action.timeout");
+    /* a deadline no timer holds is refused, not left to never fire */
+    expect_error("POST", "/execute_action",
+                 "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"ls\"}, \"timeout\": "
+                 "1e300}}",
+                 400, "Invalid field: action.timeout (at most 86400 seconds)");
     expect_error("POST", "/execute_action",
                  "{\"action\": {\"action\": \"frobnicate\", \"args\": {}}}", 400,
                  "Unsupported action type: frobnicate");
@@ -2081,6 +2086,28 @@ static void test_oh_stress_soft_and_hard_timeout(void **state)
     }
 }
 
+/* A ^C that reaches no live process (here: a job that ignores it; in the flake, one that had
+ * just exited) leaves the loop running: the executor sends it again to the loop's next job,
+ * and the prompt comes back with 130. */
+static void test_interrupt_resent_to_next_job(void **state)
+{
+    (void)state;
+    struct bb_reply r = bb_run_full(&ex,
+                                    "for j in $(seq 1 30); do if [ $j = 1 ]; then echo first; "
+                                    "sh -c 'trap \"\" INT; sleep 5'; else sleep 1; fi; done; "
+                                    "echo loop-ended",
+                                    false, 1);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_assert_contains(bb_content(&r), "first");
+    bb_reply_free(&r);
+    /* the whole loop would take 34 s: the reply before 20 s is the resent ^C's */
+    r = bb_run_full(&ex, "C-c", true, 20);
+    assert_int_equal(bb_exit_code(&r), 130);
+    assert_null(strstr(bb_content(&r), "loop-ended"));
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo after", 0, "after");
+}
+
 static void test_oh_env_vars_persist_after_restart(void **state)
 {
     (void)state;
@@ -2420,6 +2447,7 @@ int main(int argc, char **argv)
         SETTLED(test_oh_python_version),
         SETTLED(test_oh_long_output_from_nested_directories),
         SETTLED(test_oh_stress_soft_and_hard_timeout),
+        SETTLED(test_interrupt_resent_to_next_job),
         SETTLED(test_oh_env_vars_persist_after_restart),
         SETTLED(test_ctrl_z_stops_the_program),
         SETTLED(test_chunked_body_too_large),

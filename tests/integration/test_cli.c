@@ -872,6 +872,33 @@ static void test_paused_session(void **state)
     reply_free(&r);
     session_delete(harness_eng, id);
     json_decref(s);
+
+    /* an action waiting for approval on a paused session: approve names the command too */
+    s = session_new(harness_eng, "{\"name\": \"cli-paused-appr\", \"confirm\": \"high\"}");
+    id = jstr(s, "id");
+    path = strdupf("/v1/sessions/%s/execute_action?wait=0", id);
+    api(harness_eng, "POST", path,
+        "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"rm -rf /home/nobody\"}}}",
+        &r);
+    free(path);
+    assert_int_equal(r.status, 202);
+    char *aid =
+        strdupf("%lld", (long long)json_integer_value(json_object_get(r.json, "action_id")));
+    reply_free(&r);
+    path = strdupf("/v1/sessions/%s/pause", id);
+    api(harness_eng, "POST", path, NULL, &r);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    free(path);
+    const char *approve[] = {"approve", aid, NULL};
+    cli(approve, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_err_has(&pr, "`paddock resume cli-paused-appr`");
+    assert_null(strstr(pr.err, "resume it, then"));
+    proc_result_free(&pr);
+    free(aid);
+    session_delete(harness_eng, id);
+    json_decref(s);
 }
 
 /* paddock new: a session that stays, with the create options; show renders its options for

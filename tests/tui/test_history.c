@@ -3,6 +3,7 @@
  * Local time is UTC here (TZ set in main). */
 #include "ui/history_query.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,6 +178,10 @@ static void test_formats(void **state)
     history_format_time(1793491200 + 14 * 3600 + 3 * 60, b, sizeof(b));
     assert_string_equal(b, "2026-11-01 14:03");
     history_format_time(0, b, sizeof(b));
+    assert_string_equal(b, "-");
+    history_format_time(1e300, b, sizeof(b)); /* a hostile record: no time, not a crash */
+    assert_string_equal(b, "-");
+    history_format_time(-INFINITY, b, sizeof(b));
     assert_string_equal(b, "-");
     history_format_span(45, b, sizeof(b));
     assert_string_equal(b, "45s");

@@ -65,6 +65,9 @@ static void test_stamp_format(void **state)
     logview_stamp_format(0, buf, sizeof(buf)); /* no time known: blanks of the same width */
     assert_int_equal(strlen(buf), LOGVIEW_STAMP_COLS - 1);
     assert_null(strpbrk(buf, "0123456789:"));
+    logview_stamp_format(INFINITY, buf, sizeof(buf)); /* a hostile record: shown as unknown */
+    assert_int_equal(strlen(buf), LOGVIEW_STAMP_COLS - 1);
+    assert_non_null(strchr(buf, '?'));
 }
 
 static void test_append_takes_stamps_off(void **state)

@@ -210,6 +210,9 @@ static void docker_route(struct fake_conn *c, const char *method, const char *fu
         if (!FK.executor)
             FK.executor = fake_http_listen(FK.l, sock, executor_route, NULL, NULL);
         fake_http_reply(c, FK.executor ? 204 : 500, NULL, FK.executor ? "" : "{\"message\":\"x\"}");
+    } else if (strcmp(path, "/containers/fakec1/pause") == 0 ||
+               strcmp(path, "/containers/fakec1/unpause") == 0) {
+        fake_http_reply(c, 204, NULL, "");
     } else if (strncmp(path, "/containers/fakec1/json", 23) == 0) {
         /* Its first process is this one, which serves the fake executor's socket. */
         char reply[512];
@@ -436,6 +439,18 @@ static void test_approve_and_reject(void **state)
     snprintf(id, sizeof(id), "%s", jstr(s, "id"));
     json_decref(s);
 
+    /* A timeout no timer can hold is refused before it is recorded or run. */
+    char epath[128];
+    snprintf(epath, sizeof(epath), "/v1/sessions/%s/execute_action", id);
+    json_t *e = api("POST", epath,
+                    "{\"action\": {\"action\": \"run\", \"timeout\": 1e300, \"args\": "
+                    "{\"command\": \"echo far\"}}}",
+                    &st);
+    assert_int_equal(st, 400);
+    assert_non_null(strstr(jstr(json_object_get(e, "error"), "message"), "action.timeout"));
+    json_decref(e);
+    assert_false(ran("echo far"));
+
     /* LOW: runs at once. */
     struct agent low = {0};
     agent_start(&low, id, "echo hi");
@@ -460,9 +475,24 @@ static void test_approve_and_reject(void **state)
     json_decref(a);
     assert_false(ran(risky));
 
-    /* Approved: it runs, and the blocked agent gets the executor's observation. */
+    /* Paused, the session cannot run it: the refusal's code says so (the CLI names
+     * `paddock resume` from it), and nothing changes. */
+    char spath[128];
+    snprintf(spath, sizeof(spath), "/v1/sessions/%s/pause", id);
+    json_decref(api_op("POST", spath, NULL, &st));
+    assert_int_equal(st, 200);
     snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
     json_t *d = api_op("POST", path, "{\"by\": \"alice\"}", &st);
+    assert_int_equal(st, 409);
+    assert_string_equal(jstr(json_object_get(d, "error"), "code"), "session_paused");
+    json_decref(d);
+    assert_false(ran(risky));
+    snprintf(spath, sizeof(spath), "/v1/sessions/%s/resume", id);
+    json_decref(api_op("POST", spath, NULL, &st));
+    assert_int_equal(st, 200);
+
+    /* Approved: it runs, and the blocked agent gets the executor's observation. */
+    d = api_op("POST", path, "{\"by\": \"alice\"}", &st);
     assert_int_equal(st, 200);
     json_decref(d);
     pthread_join(hi.t, NULL);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 /* cmocka needs the headers above first. */
@@ -122,6 +123,18 @@ static void test_evloop_timer(void **state)
     evloop_timer_at(&t, INFINITY);
     assert_int_equal(evloop_run_once(l, 0), 0);
     assert_int_equal(fired, 1);
+    /* a deadline no time_t holds disarms too (it was converted unchecked, refused by the
+     * kernel, and left the earlier deadline armed) */
+    struct itimerspec its;
+    evloop_timer_at(&t, evloop_now() + 3600);
+    evloop_timer_at(&t, 1e300);
+    assert_int_equal(timerfd_gettime(t.fd, &its), 0);
+    assert_true(its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0);
+    evloop_timer_at(&t, NAN); /* not a time: at once, as a past one */
+    deadline = evloop_now() + 10;
+    while (fired < 2 && evloop_now() < deadline)
+        assert_int_equal(evloop_run_once(l, 1000), 0);
+    assert_int_equal(fired, 2);
     evloop_timer_close(l, &t);
     assert_int_equal(t.fd, -1);
     evloop_timer_close(l, &t); /* closing twice is harmless */
