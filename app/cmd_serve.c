@@ -203,6 +203,19 @@ int cmd_serve(struct app *app, int argc, char **argv)
         free(token);
         return 2;
     }
+    /* [egress.presets.NAME] as the engine takes them */
+    struct engine_egress_preset *presets = calloc(cfg->negress_presets + 1, sizeof(*presets));
+    if (!presets) {
+        fprintf(stderr, "paddock serve: out of memory\n");
+        free(exe);
+        free(token);
+        return 2;
+    }
+    for (size_t i = 0; i < cfg->negress_presets; i++)
+        presets[i] = (struct engine_egress_preset){
+            .name = cfg->egress_presets[i].name,
+            .allow = (const char *const *)cfg->egress_presets[i].allow,
+        };
     /* serve's own --state-dir moves the default agents' socket with it, as the operator's. */
     char *serve_sock =
         !sock && state && !app->agent_socket_given ? client_default_socket(state) : NULL;
@@ -238,6 +251,8 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .egress_allow = (const char *const *)cfg->egress_allow,
         .egress_deny = (const char *const *)cfg->egress_deny,
         .egress_ask = cfg->egress_ask,
+        .egress_presets = presets,
+        .negress_presets = cfg->negress_presets,
         .disk_limit = disk_limit,
         .unsafe_bench = getenv("PADDOCK_UNSAFE_BENCH"),
         /* unset: the engine's default; "0": no floor */
@@ -254,6 +269,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
         free(err);
     }
     free(serve_sock);
+    free(presets);
     free(exe);
     free(token);
     return rc < 0 ? 1 : 0;

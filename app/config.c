@@ -82,6 +82,7 @@ static const struct config_key config_engine_keys[] = {
 };
 #undef EK
 #define CONFIG_ENGINES "engines."
+#define CONFIG_EGRESS_PRESETS "egress.presets."
 
 const char *const config_security_keys[CONFIG_SECURITY_KEYS] = {
     "network_bridge", "network_host", "ports",         "host_volumes", "gpus",          "runtime",
@@ -256,12 +257,40 @@ static int config_engine_add(struct config_parser *p, struct config *c, const ch
     return 0;
 }
 
+/* [egress.presets.NAME]: a new preset; 0, or -1 after config_fail. */
+static int config_egress_preset_add(struct config_parser *p, struct config *c, const char *name)
+{
+    if (!*name ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+            strlen(name))
+        return config_fail(p, "a preset's name is letters, digits, _ and -, not \"%.40s\"", name);
+    for (size_t i = 0; i < c->negress_presets; i++)
+        if (strcmp(c->egress_presets[i].name, name) == 0)
+            return config_fail(p, "[egress.presets.%s] comes twice", name);
+    struct config_egress_preset *more =
+        realloc(c->egress_presets, (c->negress_presets + 1) * sizeof(*more));
+    if (!more)
+        return config_fail(p, "out of memory");
+    c->egress_presets = more;
+    memset(&more[c->negress_presets], 0, sizeof(*more));
+    if (!(more[c->negress_presets].name = strdup(name)))
+        return config_fail(p, "out of memory");
+    c->negress_presets++;
+    return 0;
+}
+
 static int config_value(struct config_parser *p, struct config *c, const char *key, const char *s)
 {
     if (strncmp(p->section, CONFIG_ENGINES, strlen(CONFIG_ENGINES)) == 0)
         return config_engine_value(p, c, key, s);
     const struct config_key *k = config_find(p->section, key);
     void *field = k ? (char *)c + k->offset : NULL;
+    if (strncmp(p->section, CONFIG_EGRESS_PRESETS, strlen(CONFIG_EGRESS_PRESETS)) == 0) {
+        /* a preset's one key; its field is in the last preset, not in struct config */
+        static const struct config_key preset_allow = {"egress.presets", "allow", CT_STRINGS, 0};
+        k = strcmp(key, "allow") == 0 ? &preset_allow : NULL;
+        field = k ? &c->egress_presets[c->negress_presets - 1].allow : NULL;
+    }
     if (*s == '"' || *s == '\'') {
         char *v = config_string(p, &s);
         if (!v)
@@ -398,6 +427,9 @@ int config_parse(const char *text, size_t len, const char *name, struct config *
                 rc = config_line_end(&p, close + 1);
                 if (rc == 0 && strncmp(p.section, CONFIG_ENGINES, strlen(CONFIG_ENGINES)) == 0)
                     rc = config_engine_add(&p, c, p.section + strlen(CONFIG_ENGINES));
+                else if (rc == 0 && strncmp(p.section, CONFIG_EGRESS_PRESETS,
+                                            strlen(CONFIG_EGRESS_PRESETS)) == 0)
+                    rc = config_egress_preset_add(&p, c, p.section + strlen(CONFIG_EGRESS_PRESETS));
             }
             continue;
         }
@@ -520,6 +552,13 @@ void config_free(struct config *c)
     free(c->engines);
     c->engines = NULL;
     c->nengines = 0;
+    for (size_t i = 0; i < c->negress_presets; i++) {
+        free(c->egress_presets[i].name);
+        config_strings_free(c->egress_presets[i].allow);
+    }
+    free(c->egress_presets);
+    c->egress_presets = NULL;
+    c->negress_presets = 0;
     free(c->path);
     c->path = NULL;
 }

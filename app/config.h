@@ -1,6 +1,7 @@
 /* The config file: $PADDOCK_CONFIG, else $XDG_CONFIG_HOME/paddock/config.toml, else
  * ~/.config/paddock/config.toml. A TOML subset: [sections], key = "string" | integer | float |
- * true | false | ["strings"], # comments; [engines.NAME] sections name remote engines. Keys use
+ * true | false | ["strings"], # comments; [engines.NAME] sections name remote engines,
+ * [egress.presets.NAME] egress presets. Keys use
  * OpenHands' [sandbox] and [security] names where they mean the same thing. */
 #ifndef PADDOCK_CONFIG_H
 #define PADDOCK_CONFIG_H
@@ -15,6 +16,12 @@ struct config_engine {
     char *token_file; /* its bearer token (chmod 600); NULL: none sent */
     char *ca;         /* the CA file its certificate is checked against; NULL: the system's */
     char *cert, *key; /* a client certificate, when the engine takes them; NULL: none */
+};
+/* [egress.presets.NAME]: a named list of allow patterns a session's "egress.presets" may name
+ * (docs/egress.md); one named like a built-in preset replaces it. */
+struct config_egress_preset {
+    char *name;
+    char **allow; /* NULL-terminated; NULL: none */
 };
 /* The [security] settings of weaker isolation (engine/security.c's table, docs/security.md). */
 #define CONFIG_SECURITY_KEYS 11
@@ -55,6 +62,8 @@ struct config {
      * (patterns, NULL: none) and whether they ask about the rest (-1: not set; docs/egress.md) */
     char **egress_allow, **egress_deny;
     int egress_ask;
+    struct config_egress_preset *egress_presets; /* in the file's order */
+    size_t negress_presets;
     char *path; /* the file read, NULL when none */
 };
 

@@ -21,6 +21,7 @@
 #include "engine/base/unix_peer.h"
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
+#include "engine/engine.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 #include "engine/risk/egress_policy.h"
@@ -1242,7 +1243,8 @@ void egress_session_sync(struct session *s)
     json_decref(cfg);
 }
 
-static json_t *egress_config_list(const char *const *list, const char *key, char **err)
+static json_t *egress_config_list(const char *const *list, const char *section, const char *key,
+                                  char **err)
 {
     json_t *arr = json_array();
     for (size_t i = 0; arr && list && list[i]; i++) {
@@ -1251,10 +1253,9 @@ static json_t *egress_config_list(const char *const *list, const char *key, char
         for (char *p = low; *p; p++)
             *p = (char)tolower((unsigned char)*p);
         if (strlen(list[i]) >= sizeof(low) || !egress_pattern_valid(low)) {
-            *err =
-                util_strdupf("the config file's [egress] %s: \"%.80s\" is not a pattern (a host, "
-                             "*.domain, *, an address, optionally :port; docs/egress.md)",
-                             key, list[i]);
+            *err = util_strdupf("the config file's [%s] %s: \"%.80s\" is not a pattern (a host, "
+                                "*.domain, *, an address, optionally :port; docs/egress.md)",
+                                section, key, list[i]);
             json_decref(arr);
             return NULL;
         }
@@ -1263,17 +1264,25 @@ static json_t *egress_config_list(const char *const *list, const char *key, char
     return arr;
 }
 
-int egress_load_config(struct engine *eng, const char *const *allow, const char *const *deny,
-                       int ask, char **err)
+int egress_load_config(struct engine *eng, const struct engine_options *opt, char **err)
 {
-    if (!(eng->egress_allow = egress_config_list(allow, "allow", err)) ||
-        !(eng->egress_deny = egress_config_list(deny, "deny", err))) {
-        if (!*err)
-            *err = strdup("out of memory");
-        return -1;
+    if (!(eng->egress_allow = egress_config_list(opt->egress_allow, "egress", "allow", err)) ||
+        !(eng->egress_deny = egress_config_list(opt->egress_deny, "egress", "deny", err)) ||
+        !(eng->egress_presets = json_object()))
+        goto fail;
+    for (size_t i = 0; i < opt->negress_presets; i++) {
+        char section[128];
+        snprintf(section, sizeof(section), "egress.presets.%.100s", opt->egress_presets[i].name);
+        json_t *list = egress_config_list(opt->egress_presets[i].allow, section, "allow", err);
+        if (!list || json_object_set_new(eng->egress_presets, opt->egress_presets[i].name, list))
+            goto fail;
     }
-    eng->egress_ask = ask < 0 ? 1 : ask;
+    eng->egress_ask = opt->egress_ask < 0 ? 1 : opt->egress_ask;
     return 0;
+fail:
+    if (!*err)
+        *err = strdup("out of memory");
+    return -1;
 }
 
 int egress_init(struct engine *eng)

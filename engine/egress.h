@@ -14,11 +14,13 @@ struct engine;
 struct session;
 struct api_req;
 
+struct engine_options;
+
 /* Before the sessions load: the config file's [egress] lists (NULL-terminated, may be NULL)
- * checked as patterns into eng->egress_allow/egress_deny, and its ask (-1: true). 0, or -1 with
- * *err (malloc'd) naming the bad pattern. */
-int egress_load_config(struct engine *eng, const char *const *allow, const char *const *deny,
-                       int ask, char **err);
+ * checked as patterns into eng->egress_allow/egress_deny, its presets into eng->egress_presets
+ * (name → patterns), and its ask (-1: true). 0, or -1 with *err (malloc'd) naming the bad
+ * pattern. */
+int egress_load_config(struct engine *eng, const struct engine_options *opt, char **err);
 /* At start-up, after the sessions and the waiting actions are loaded: rows a killed engine left
  * open end as interrupted, and every live egress session's socket listens again. 0, or -1 when
  * out of memory. */

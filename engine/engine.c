@@ -297,7 +297,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     store_actions_interrupt_inflight(eng.store, util_now());
     if (api_rules_load_config(&eng, opt->rule_ceiling, opt->allow, opt->deny, err) < 0)
         goto out;
-    if (egress_load_config(&eng, opt->egress_allow, opt->egress_deny, opt->egress_ask, err) < 0)
+    if (egress_load_config(&eng, opt, err) < 0)
         goto out;
 
     eng.loop = loop_new();
@@ -434,6 +434,7 @@ out:
     events_free(eng.events);
     json_decref(eng.egress_allow);
     json_decref(eng.egress_deny);
+    json_decref(eng.egress_presets);
     free(eng.state_dir);
     free(eng.socket_path);
     free(eng.executor_path);

@@ -2,8 +2,7 @@
 #ifndef PADDOCK_ENGINE_H
 #define PADDOCK_ENGINE_H
 #include <stdbool.h>
-
-#include <stdbool.h>
+#include <stddef.h>
 
 struct engine_options {
     const char *state_dir;   /* required */
@@ -33,6 +32,13 @@ struct engine_options {
     const char *const *egress_allow;
     const char *const *egress_deny;
     int egress_ask;
+    /* The config file's [egress.presets.NAME]: named allow lists a session's "egress.presets"
+     * may name besides the built-in ones; one named like a built-in replaces it. */
+    const struct engine_egress_preset {
+        const char *name;
+        const char *const *allow; /* NULL-terminated; NULL: none */
+    } * egress_presets;
+    size_t negress_presets;
     /* History of deleted sessions older than this many days is removed (0: kept forever). */
     double retention_days;
     /* A session's disk limit when it names none (bytes; 0: 10 GiB), and the free space kept on

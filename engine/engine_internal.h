@@ -57,6 +57,7 @@ struct engine {
     struct egress *egress;   /* egress sessions' proxies and connections (egress.c) */
     /* The config file's [egress] defaults (engine.h), checked at start; arrays of patterns. */
     json_t *egress_allow, *egress_deny;
+    json_t *egress_presets; /* the config file's: name → patterns */
     int egress_ask;
     struct disk *disk;     /* the disk watchdog and the store's floor (disk.c) */
     struct commit *commit; /* the action path's group commit (commit.c) */

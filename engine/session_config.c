@@ -714,12 +714,22 @@ static int opt_egress(struct parse *p, json_t *v)
     json_array_foreach(presets, i, e)
     {
         const char *name = json_cstr(e);
+        /* the config file's preset first: one named like a built-in replaces it */
+        json_t *own = name ? json_object_get(p->eng->egress_presets, name) : NULL;
+        if (own) {
+            size_t j;
+            json_t *a;
+            json_array_foreach(own, j,
+                               a) if (egress_patterns_add(p, c->egress_allow, json_string_value(a),
+                                                          "egress.presets") < 0) return -1;
+            continue;
+        }
         size_t k = 0, n = sizeof egress_presets / sizeof egress_presets[0];
         while (name && k < n && strcmp(egress_presets[k].name, name))
             k++;
         if (!name || k == n)
             return parse_fail(p, "\"egress.presets\": unknown preset (known: python, node, "
-                                 "git-hosts)");
+                                 "git-hosts and the config file's [egress.presets.NAME])");
         for (const char *const *a = egress_presets[k].allow; *a; a++)
             if (egress_patterns_add(p, c->egress_allow, *a, "egress.presets") < 0)
                 return -1;

@@ -600,8 +600,9 @@ static void test_config_defaults(void **state)
     assert_non_null(f);
     fprintf(f,
             "[egress]\nallow = [\"127.0.0.1:%d\", \"PyPI.org\"]\ndeny = [\"*.bad.test\"]\n"
-            "ask = false\n",
-            srv.http);
+            "ask = false\n[egress.presets.loop]\nallow = [\"127.0.0.1:%d\"]\n"
+            "[egress.presets.python]\nallow = [\"pypi.mirror.test:443\"]\n",
+            srv.http, srv.https);
     fclose(f);
     char *env = strdupf("PADDOCK_CONFIG=%s", cfg);
     e->extra_env[0] = env;
@@ -625,10 +626,25 @@ static void test_config_defaults(void **state)
     assert_int_equal(json_array_size(jpath(s, "options.egress.deny")), 2);
     assert_true(json_is_true(jpath(s, "options.egress.ask")));
     json_decref(s);
+    /* The file's presets by name; its "python" replaces the built-in one. */
+    s = session_new(e, "{\"network\": \"egress\", \"egress\": {\"allow\": [], "
+                       "\"presets\": [\"loop\", \"python\", \"node\"]}}");
+    snprintf(want, sizeof(want), "127.0.0.1:%d", srv.https);
+    json_t *allow = jpath(s, "options.egress.allow");
+    assert_int_equal(json_array_size(allow), 4);
+    assert_string_equal(json_string_value(json_array_get(allow, 0)), want);
+    assert_string_equal(json_string_value(json_array_get(allow, 1)), "pypi.mirror.test:443");
+    assert_string_equal(json_string_value(json_array_get(allow, 2)), "registry.npmjs.org:443");
+    json_decref(s);
     assert_int_equal(engine_stop(e), 0);
     f = fopen(cfg, "w");
     assert_non_null(f);
     fprintf(f, "[egress]\nallow = [\"bad host\"]\n");
+    fclose(f);
+    assert_int_not_equal(engine_start(e), 0);
+    f = fopen(cfg, "w");
+    assert_non_null(f);
+    fprintf(f, "[egress.presets.x]\nallow = [\"bad host\"]\n");
     fclose(f);
     assert_int_not_equal(engine_start(e), 0);
     engine_destroy(e);

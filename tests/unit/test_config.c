@@ -138,6 +138,9 @@ static void test_errors_name_the_line(void **state)
         {"[engines.a b]\n", "config.toml:1: an engine's name is letters"},
         {"[engines.b]\nurl = \"https://h:1\"\n[engines.b]\n", "config.toml:3: [engines.b] comes"},
         {"[engines.b]\nca = \"/ca.pem\"\n", "config.toml: [engines.b] has no url"},
+        {"[egress.presets.a b]\n", "config.toml:1: a preset's name is letters"},
+        {"[egress.presets.x]\n[egress.presets.x]\n", "config.toml:2: [egress.presets.x] comes"},
+        {"[egress.presets.x]\nallow = \"h\"\n", "config.toml:2: allow takes [\"strings\"]"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct config c;
@@ -181,6 +184,34 @@ static void test_engines(void **state)
     assert_int_equal(c.nengines, 0);
 }
 
+/* [egress.presets.NAME] sections, in the file's order, beside [egress]; unknown keys warn. */
+static void test_egress_presets(void **state)
+{
+    const char *text = "[egress]\nallow = [\"a.org\"]\n"
+                       "[egress.presets.internal]\nallow = [\"127.0.0.1:8080\", \"*.corp\"]\n"
+                       "colour = \"red\"\n"
+                       "[egress.presets.python]\nallow = [\"pypi.mirror.corp:443\"]\n"
+                       "[egress]\nask = false\n";
+    struct config c;
+    char *w = NULL, *err = NULL;
+    assert_int_equal(parse(text, &c, &w, &err), 0);
+    assert_int_equal(c.negress_presets, 2);
+    assert_string_equal(c.egress_presets[0].name, "internal");
+    assert_string_equal(c.egress_presets[0].allow[0], "127.0.0.1:8080");
+    assert_string_equal(c.egress_presets[0].allow[1], "*.corp");
+    assert_null(c.egress_presets[0].allow[2]);
+    assert_string_equal(c.egress_presets[1].name, "python");
+    assert_string_equal(c.egress_presets[1].allow[0], "pypi.mirror.corp:443");
+    assert_null(c.egress_presets[1].allow[1]);
+    assert_string_equal(c.egress_allow[0], "a.org");
+    assert_int_equal(c.egress_ask, 0);
+    assert_non_null(w);
+    assert_non_null(strstr(w, "unknown key egress.presets.internal.colour"));
+    free(w);
+    config_free(&c);
+    assert_int_equal(c.negress_presets, 0);
+}
+
 static void test_load(void **state)
 {
     char dir[] = "/tmp/paddock-config-XXXXXX";
@@ -219,9 +250,13 @@ static void test_load(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_file),       cmocka_unit_test(test_unknown_keys_warn),
-        cmocka_unit_test(test_approvals_rules), cmocka_unit_test(test_errors_name_the_line),
-        cmocka_unit_test(test_engines),         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_good_file),
+        cmocka_unit_test(test_unknown_keys_warn),
+        cmocka_unit_test(test_approvals_rules),
+        cmocka_unit_test(test_errors_name_the_line),
+        cmocka_unit_test(test_engines),
+        cmocka_unit_test(test_egress_presets),
+        cmocka_unit_test(test_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
