@@ -110,6 +110,9 @@ struct egress_site {
     bool ask;
     int max_connections;
     double idle_timeout;
+    /* egress.max_bytes (0: none) and the bytes its connections took in so far from either
+     * side (a restarted engine starts from the rows' counts). */
+    int64_t max_bytes, bytes;
     struct egress_conn *conns;
     int n_conns;
 };
@@ -308,7 +311,8 @@ static void egress_idle_arm(struct egress_conn *c)
 /* Moves what it can one way: write what waits, read more when nothing does. -1 on an error of
  * either side (the connection ends). A bounded number of rounds, so one fast stream cannot hold
  * the loop: what is left is still readable, and the loop comes back. */
-static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *count, bool *moved)
+static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *count, bool *moved,
+                            int64_t *left)
 {
     for (int round = 0; round < 16; round++) {
         ssize_t n;
@@ -339,8 +343,14 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
             }
             return 0;
         }
-        n = splice(from, NULL, p->p[1], NULL, EGRESS_PIPE_SIZE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        /* what may still come in under egress.max_bytes: nothing past it enters the engine */
+        if (*left <= 0)
+            return 0;
+        n = splice(from, NULL, p->p[1], NULL,
+                   *left < EGRESS_PIPE_SIZE ? (size_t)*left : (size_t)EGRESS_PIPE_SIZE,
+                   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
         if (n > 0) {
+            *left -= n;
             p->inpipe = (size_t)n;
             *moved = true;
             continue;
@@ -354,16 +364,45 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
     return 0;
 }
 
+/* egress.max_bytes reached: every connection of the session ends, the relayed ones closed
+ * (their bytes cannot be interrupted by a reply), the others told with a 403. */
+static void egress_site_spent(struct egress_site *site)
+{
+    char why[160];
+    snprintf(why, sizeof(why),
+             "closed: the session's egress byte limit of %lld bytes is reached (egress.max_bytes)",
+             (long long)site->max_bytes);
+    while (site->conns) {
+        struct egress_conn *c = site->conns;
+        if (c->phase == EP_RELAY)
+            egress_conn_end(c, why);
+        else
+            egress_conn_reply(c, 403, "Forbidden",
+                              "paddock egress: the session's byte limit of %lld bytes is reached "
+                              "(egress.max_bytes)",
+                              (long long)site->max_bytes);
+    }
+}
+
 static void egress_relay(struct egress_conn *c)
 {
+    struct egress_site *site = c->site;
     bool moved = false;
     int64_t sent_down = 0;
-    if (egress_pipe_pump(&c->up, c->cfd, c->sfd, &c->bytes_up, &moved) < 0 ||
-        egress_pipe_pump(&c->down, c->sfd, c->cfd, &sent_down, &moved) < 0) {
+    int64_t left = site->max_bytes ? site->max_bytes - site->bytes : INT64_MAX, was = left;
+    int rc = egress_pipe_pump(&c->up, c->cfd, c->sfd, &c->bytes_up, &moved, &left);
+    if (rc == 0)
+        rc = egress_pipe_pump(&c->down, c->sfd, c->cfd, &sent_down, &moved, &left);
+    c->bytes_down += sent_down;
+    site->bytes += was - left;
+    if (rc < 0) {
         egress_conn_end(c, "closed: a side reset the connection");
         return;
     }
-    c->bytes_down += sent_down;
+    if (site->max_bytes && site->bytes >= site->max_bytes) {
+        egress_site_spent(site);
+        return;
+    }
     if (moved)
         c->last = loop_now_ms();
     bool up_pending = c->up.off < c->up.len || c->up.inpipe,
@@ -796,6 +835,14 @@ static void egress_decide(struct egress_conn *c)
     struct engine *eng = site->eng;
     struct session *s = session_find(eng, site->session_id);
     const char *rule;
+    if (site->max_bytes && site->bytes >= site->max_bytes) {
+        egress_record_now(c, "refused", NULL, "config");
+        egress_conn_reply(c, 403, "Forbidden",
+                          "paddock egress: %s %s:%d refused: the session's byte limit of %lld "
+                          "bytes is reached (egress.max_bytes)",
+                          c->method, c->host, c->port, (long long)site->max_bytes);
+        return;
+    }
     if ((rule = egress_patterns_match(site->deny, c->host, c->port))) {
         egress_record_now(c, "denied", rule, "config");
         egress_conn_reply(c, 403, "Forbidden",
@@ -1207,6 +1254,10 @@ static struct egress_site *egress_site_open(struct engine *eng, const char *id, 
     site->max_connections = json_is_integer(mc) ? (int)json_integer_value(mc) : 64;
     json_t *it = json_object_get(opt, "idle_timeout");
     site->idle_timeout = json_is_number(it) ? json_number_value(it) : 300.0;
+    json_t *mb = json_object_get(opt, "max_bytes");
+    site->max_bytes = json_is_integer(mb) ? json_integer_value(mb) : 0;
+    /* a restarted engine counts what the session moved before */
+    site->bytes = site->max_bytes ? store_egress_bytes(eng->store, id) : 0;
     site->lfd = egress_listen(eng, id);
     if (site->lfd < 0 || loop_add_fd(eng->loop, site->lfd, EPOLLIN, egress_on_accept, site) < 0) {
         if (site->lfd >= 0)

@@ -638,6 +638,7 @@ static int opt_approval_timeout(struct parse *p, json_t *v)
 #define EGRESS_MAX_PATTERNS 256
 #define EGRESS_MAX_CONNECTIONS_DEFAULT 64
 #define EGRESS_IDLE_TIMEOUT_DEFAULT 300.0
+#define EGRESS_MAX_BYTES (1LL << 50)
 
 /* Named lists of allow patterns a create may ask for by name ("presets"). */
 static const struct {
@@ -692,8 +693,8 @@ static int egress_list(struct parse *p, json_t *obj, const char *key, json_t *to
 
 static int opt_egress(struct parse *p, json_t *v)
 {
-    static const char *const known[] = {"allow",           "deny",         "ask", "presets",
-                                        "max_connections", "idle_timeout", NULL};
+    static const char *const known[] = {"allow",           "deny",         "ask",       "presets",
+                                        "max_connections", "idle_timeout", "max_bytes", NULL};
     struct session_config *c = p->c;
     if (!json_is_object(v))
         return parse_fail(p, "\"egress\" must be an object ({\"allow\": [...], \"ask\": true})");
@@ -749,6 +750,12 @@ static int opt_egress(struct parse *p, json_t *v)
         return parse_fail(p, "\"egress.idle_timeout\" must be a number of seconds from 1 to 86400");
     if (it)
         c->egress_idle_timeout = json_number_value(it);
+    json_t *mb = json_object_get(v, "max_bytes");
+    if (mb && (!json_is_integer(mb) || json_integer_value(mb) < 1 ||
+               json_integer_value(mb) > EGRESS_MAX_BYTES))
+        return parse_fail(p, "\"egress.max_bytes\" must be an integer from 1 to 2^50");
+    if (mb)
+        c->egress_max_bytes = json_integer_value(mb);
     c->egress_given = true;
     return 0;
 }
@@ -1175,13 +1182,15 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
         json_object_set_new(limits, "disk", json_integer(c->disk));
     json_object_set_new(o, "limits", limits);
     json_object_set_new(o, "network", json_string(session_net_name(c->network)));
-    if (c->network == SESSION_NET_EGRESS)
-        json_object_set_new(o, "egress",
-                            json_pack("{s:O,s:O,s:b,s:i,s:f,s:s}", "allow", c->egress_allow, "deny",
-                                      c->egress_deny, "ask", c->egress_ask, "max_connections",
-                                      c->egress_max_connections, "idle_timeout",
-                                      c->egress_idle_timeout, "proxy",
-                                      "http://" SESSION_EGRESS_PROXY));
+    if (c->network == SESSION_NET_EGRESS) {
+        json_t *eg = json_pack("{s:O,s:O,s:b,s:i,s:f,s:s}", "allow", c->egress_allow, "deny",
+                               c->egress_deny, "ask", c->egress_ask, "max_connections",
+                               c->egress_max_connections, "idle_timeout", c->egress_idle_timeout,
+                               "proxy", "http://" SESSION_EGRESS_PROXY);
+        if (c->egress_max_bytes)
+            json_object_set_new(eg, "max_bytes", json_integer(c->egress_max_bytes));
+        json_object_set_new(o, "egress", eg);
+    }
     json_object_set_new(o, "read_only", json_boolean(c->read_only));
     json_object_set_new(o, "keep_alive", json_boolean(c->keep_alive));
     json_object_set_new(o, "backend", json_string(c->local ? "local" : "docker"));

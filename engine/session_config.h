@@ -117,6 +117,7 @@ struct session_config {
     bool egress_ask;
     int egress_max_connections;
     double egress_idle_timeout; /* seconds */
+    long long egress_max_bytes; /* both ways, all its connections; 0: no limit */
     bool egress_given;          /* the request had "egress" */
     bool egress_allow_own;      /* its "allow" (else the config file's list) */
 };

@@ -254,6 +254,8 @@ int store_egress_interrupt(struct store *s, double now, char **err);
 /* {"connections": [...newest first, at most limit], "hosts": [{"host", "port", "connections",
  * "bytes_up", "bytes_down", "last"}...]}; the caller's reference. */
 json_t *store_egress_list(struct store *s, const char *session_id, int limit);
+/* The bytes the session's connections moved, both ways, as their rows hold them. */
+int64_t store_egress_bytes(struct store *s, const char *session_id);
 /* An operator's allow rule: for session_id, or for every session (NULL). Its id, or -1. */
 int64_t store_egress_rule_add(struct store *s, const char *session_id, const char *pattern,
                               const char *by, double now, char **err);

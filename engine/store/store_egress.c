@@ -132,6 +132,20 @@ json_t *store_egress_list(struct store *s, const char *session_id, int limit)
     return json_pack("{s:o,s:o}", "connections", conns, "hosts", hosts);
 }
 
+int64_t store_egress_bytes(struct store *s, const char *session_id)
+{
+    int64_t n = 0;
+    sqlite3_stmt *st = store_prepare(
+        s, "SELECT coalesce(sum(bytes_up + bytes_down), 0) FROM egress WHERE session_id = ?");
+    if (st) {
+        store_bind_text(st, 1, session_id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
 int64_t store_egress_rule_add(struct store *s, const char *session_id, const char *pattern,
                               const char *by, double now, char **err)
 {

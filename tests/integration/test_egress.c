@@ -548,6 +548,72 @@ static void test_sigkill_mid_connection_keeps_the_row(void **state)
     free(sid);
 }
 
+/* egress.max_bytes: a download past it is cut, the connection held open beside it closed, the
+ * next one refused with a 403 naming the limit; all of it recorded. */
+static void test_byte_limit(void **state)
+{
+    (void)state;
+    enum { LIMIT = 100000 };
+    char egress[128];
+    snprintf(egress, sizeof(egress), "{\"allow\": [\"127.0.0.1:%d\"], \"max_bytes\": %d}", srv.http,
+             LIMIT);
+    char *sid = egress_session(egress, NULL);
+    /* in the shell's background: its actions run one at a time */
+    char slow[160];
+    snprintf(slow, sizeof(slow),
+             "python3 /tmp/c.py get http://127.0.0.1:%d/slow > /tmp/slow.out 2>&1 & echo started",
+             srv.http);
+    char *out = run(sid, slow);
+    free(out);
+    bool open = false;
+    for (double deadline = now_ms() + 30000; !open && now_ms() < deadline; sleep_ms(50)) {
+        json_t *rec = egress_record(sid);
+        json_t *c = json_array_get(json_object_get(rec, "connections"), 0);
+        open = c && json_integer_value(json_object_get(c, "bytes_down")) == 0 &&
+               json_integer_value(json_object_get(rec, "open")) > 0 &&
+               strcmp(jstr(c, "decision"), "allowed") == 0;
+        json_decref(rec);
+    }
+    assert_true(open);
+    out = client(sid, "get http://127.0.0.1:%d/bytes/%d", srv.http, 3 * LIMIT);
+    assert_non_null(strstr(out, "ERR")); /* cut short: IncompleteRead */
+    free(out);
+    /* the held one ends too, long before its 60 s */
+    bool ended = false;
+    for (double deadline = now_ms() + 30000; !ended && now_ms() < deadline; sleep_ms(100)) {
+        out = run(sid, "cat /tmp/slow.out");
+        ended = strstr(out, "ERR") != NULL;
+        assert_null(strstr(out, "OK 200"));
+        free(out);
+    }
+    assert_true(ended);
+    out = client(sid, "get http://127.0.0.1:%d/hello.txt", srv.http);
+    assert_non_null(strstr(out, "HTTP 403"));
+    assert_non_null(strstr(out, "byte limit of 100000 bytes is reached (egress.max_bytes)"));
+    free(out);
+    json_t *rec = egress_record(sid);
+    json_t *conns = json_object_get(rec, "connections");
+    assert_int_equal(json_array_size(conns), 3);
+    assert_string_equal(jstr(json_array_get(conns, 0), "decision"), "refused");
+    long long total = 0;
+    for (size_t i = 1; i < 3; i++) {
+        json_t *c = json_array_get(conns, i);
+        assert_non_null(strstr(jstr(c, "end_reason"), "egress.max_bytes"));
+        total += json_integer_value(json_object_get(c, "bytes_up")) +
+                 json_integer_value(json_object_get(c, "bytes_down"));
+    }
+    /* the relayed bytes stop at the limit; the engine's own rewritten heads come on top */
+    assert_true(total > 0 && total <= LIMIT + 1024);
+    json_decref(rec);
+    char *path = strdupf("/v1/sessions/%s", sid);
+    json_t *s = api_json(harness_eng, "GET", path, NULL, 200);
+    assert_int_equal(json_integer_value(jpath(s, "options.egress.max_bytes")), LIMIT);
+    json_decref(s);
+    free(path);
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
 /* The options are checked: a bad pattern, egress without the network, an unknown field. */
 static void test_options_checked(void **state)
 {
@@ -558,6 +624,8 @@ static void test_options_checked(void **state)
         "{\"network\": \"egress\", \"egress\": {\"allow\": [\"a.b:99999\"]}}",
         "{\"network\": \"egress\", \"egress\": {\"frobnicate\": 1}}",
         "{\"network\": \"egress\", \"egress\": {\"presets\": [\"cobol\"]}}",
+        "{\"network\": \"egress\", \"egress\": {\"max_bytes\": 0}}",
+        "{\"network\": \"egress\", \"egress\": {\"max_bytes\": 1.5}}",
         "{\"network\": \"none\", \"egress\": {\"allow\": [\"pypi.org\"]}}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -665,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_unanswered_times_out),
         cmocka_unit_test(test_loopback_refused_without_literal_allow),
         cmocka_unit_test(test_client_ignoring_proxy_reaches_nothing),
+        cmocka_unit_test(test_byte_limit),
         cmocka_unit_test(test_sigkill_mid_connection_keeps_the_row),
     };
     int failed = cmocka_run_group_tests_name("egress", tests, servers_setup, servers_teardown);
