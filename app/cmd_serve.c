@@ -193,6 +193,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .api_key = api_key && *api_key ? api_key : NULL,
         .confirm = confirm,
         .approval_timeout = cfg->approval_timeout,
+        .enable_auto_lint = cfg->enable_auto_lint == 1,
         .retention_days = cfg->retention_days,
         .rule_ceiling = cfg->rule_ceiling,
         .allow = (const char *const *)cfg->allow,

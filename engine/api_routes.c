@@ -9,6 +9,7 @@
 #include "engine/engine_internal.h"
 #include "engine/files.h"
 #include "engine/gc.h"
+#include "engine/images.h"
 #include "engine/listen.h"
 #include "engine/logs.h"
 #include "engine/pool.h"
@@ -380,6 +381,10 @@ const struct api_route api_routes[] = {
     {"GET", "/v1/sessions/*/changes", changes_route_get, 0},
     {"GET", "/v1/sessions/*/stats", route_session_stats, 0},
     {"GET", "/v1/events", api_events_open, 0},
+    {"POST", "/v1/images", images_route_build, 0},
+    {"GET", "/v1/images", images_route_list, 0},
+    {"GET", "/v1/images/builds/*", images_route_build_get, 0},
+    {"DELETE", "/v1/images/*", images_route_remove, 0},
     {"GET", "/v1/pool", route_pool_get, 0},
     {"POST", "/v1/pool", route_pool_set, 0},
     {"POST", "/v1/sessions/*/upload_file", files_route_upload, 0},
@@ -407,6 +412,6 @@ const struct api_route api_routes[] = {
     {"GET", "/registry_prefix", remote_route_registry_prefix, 0},
     {"GET", "/list", remote_route_list, 0},
     {"POST", "/build", remote_route_build, 0},
-    {"GET", "/build_status", remote_route_build, 0},
+    {"GET", "/build_status", remote_route_build_status, 0},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

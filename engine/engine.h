@@ -2,6 +2,8 @@
 #ifndef PADDOCK_ENGINE_H
 #define PADDOCK_ENGINE_H
 
+#include <stdbool.h>
+
 struct engine_options {
     const char *state_dir;   /* required */
     const char *socket_path; /* required */
@@ -15,6 +17,8 @@ struct engine_options {
      * NULL: "high") and how long an action waits for the operator (seconds; 0: 600). */
     const char *confirm;
     double approval_timeout;
+    /* OpenHands' sandbox.enable_auto_lint for sessions that name none (executor/lint.h). */
+    bool enable_auto_lint;
     /* Operator rules: the highest risk level ("low", "medium", "high") an allow rule may
      * approve (NULL: "medium", so a rule never approves HIGH), and the config file's
      * engine-wide rules, NULL-terminated lists of globs (NULL: none). */

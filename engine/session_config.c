@@ -8,6 +8,7 @@
 #include "engine/disk.h"
 #include "engine/engine_internal.h"
 #include "engine/mount_policy.h"
+#include "engine/platform.h"
 #include "engine/risk/policy.h"
 #include "engine/session.h"
 
@@ -653,6 +654,23 @@ static int opt_rebuild(struct parse *p, json_t *v)
     return opt_bool(p, v, "rebuild", &p->c->rebuild);
 }
 
+/* OpenHands' platform: builds and the container are for it; session_prepare.c asks the
+ * daemon whether it can run it. */
+static int opt_platform(struct parse *p, json_t *v)
+{
+    const char *s = json_cstr(v);
+    if (!s || !platform_valid(s))
+        return parse_fail(p, "\"platform\" must be \"os/arch\" or \"os/arch/variant\", such as "
+                             "\"linux/amd64\" or \"linux/arm64\"");
+    p->c->platform = strdup(s);
+    return p->c->platform ? 0 : parse_fail(p, "out of memory");
+}
+
+static int opt_auto_lint(struct parse *p, json_t *v)
+{
+    return opt_bool(p, v, "enable_auto_lint", &p->c->auto_lint);
+}
+
 static int opt_runtime(struct parse *p, json_t *v)
 {
     const char *s = json_cstr(v);
@@ -720,6 +738,8 @@ static const struct session_option session_options[] = {
     {"setup", opt_setup},
     {"runtime_extra_deps", opt_extra_deps},
     {"rebuild", opt_rebuild},
+    {"platform", opt_platform},
+    {"enable_auto_lint", opt_auto_lint},
 };
 #define SESSION_N_OPTIONS (sizeof(session_options) / sizeof(session_options[0]))
 
@@ -775,6 +795,7 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     c->disk = disk_limit_default(eng); /* every session has one (disk.c enforces it) */
     c->network = SESSION_NET_NONE;
     c->keep_alive = true; /* sessions outlive the engine unless asked otherwise */
+    c->auto_lint = eng->auto_lint;
     int rc = 0;
     const char *k;
     json_t *v;
@@ -836,6 +857,7 @@ void session_config_free(struct session_config *c)
     json_decref(c->withheld);
     json_decref(c->setup);
     json_decref(c->gpu_ids);
+    free(c->platform);
     for (size_t i = 0; i < c->n_volumes; i++) {
         free(c->volumes[i].source);
         free(c->volumes[i].target);
@@ -957,6 +979,10 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
         json_object_set(o, "setup", c->setup);
     if (c->rebuild)
         json_object_set_new(o, "rebuild", json_true());
+    if (c->platform)
+        json_object_set_new(o, "platform", json_string(c->platform));
+    if (c->auto_lint)
+        json_object_set_new(o, "enable_auto_lint", json_true());
     if (c->git_url) {
         /* Never the token. */
         json_t *g = json_pack("{s:s}", "url", c->git_url);
@@ -1151,12 +1177,16 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         json_array_append_new(cmd, json_string("--home"));
         json_array_append_new(cmd, json_string(READ_ONLY_HOME));
     }
+    if (c->auto_lint)
+        json_array_append_new(cmd, json_string("--auto-lint"));
     /* The ipython plugin starts Python only at the first cell (and only if the image has it). */
     json_t *body =
         json_pack("{s:s,s:[s],s:o,s:o,s:o,s:s,s:s,s:i,s:o}", "Image",
                   c->image ? c->image : eng->default_image, "Entrypoint", EXECUTOR_IN_CONTAINER,
                   "Cmd", cmd, "Env", envs, "Labels", labels, "User", "0:0", "WorkingDir", "/",
                   "StopTimeout", 5, "HostConfig", host);
+    if (body && c->platform)
+        json_object_set_new(body, "Platform", json_string(c->platform));
     if (body && exposed)
         json_object_set_new(body, "ExposedPorts", exposed);
     else

@@ -91,6 +91,8 @@ struct session_config {
      * rebuild: OpenHands' force_rebuild. */
     json_t *setup; /* array of strings, NULL when none */
     bool rebuild;
+    char *platform; /* OpenHands' platform ("linux/amd64"), NULL: the daemon's own */
+    bool auto_lint; /* OpenHands' enable_auto_lint (executor/lint.h) */
 };
 
 /* Parse and check opts (the request body). 0 and *out, or -1 with *bad filled (400 and why;

@@ -54,6 +54,7 @@ struct options {
     size_t n_plugins;
     unsigned connection_timeout;
     bool quiet;
+    bool auto_lint;
 };
 
 static void usage(FILE *f)
@@ -63,7 +64,7 @@ static void usage(FILE *f)
             "                        [--working-dir DIR] [--user-id UID] [--username NAME]\n"
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
             "                        [--shell PATH] [--home DIR] [--env-file PATH] [--quiet]\n"
-            "                        [--setup-timeout SECS]\n"
+            "                        [--setup-timeout SECS] [--auto-lint]\n"
             "                        [--plugins NAME...]\n"
             "\n"
             "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH\n"
@@ -84,6 +85,8 @@ static void usage(FILE *f)
             "  --env-file PATH           KEY=VALUE lines exported in the shell at start and\n"
             "                            persisted to ~/.bashrc\n"
             "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
+            "  --auto-lint               OpenHands' enable_auto_lint: str_replace and insert\n"
+            "                            edits report the lint errors they introduced\n"
             "  --quiet                   no access log (one stderr line per request but the\n"
             "                            /alive and /server_info probes)\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
@@ -149,6 +152,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"home", required_argument, NULL, 'H'},
         {"setup-timeout", required_argument, NULL, 'T'},
         {"quiet", no_argument, NULL, 'q'},
+        {"auto-lint", no_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -227,6 +231,9 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'q':
             o->quiet = true;
+            break;
+        case 'L':
+            o->auto_lint = true;
             break;
         case 'h':
             usage(stdout);
@@ -429,6 +436,7 @@ int main(int argc, char **argv)
     ex.quiet = o.quiet;
     ex.cfg.working_dir = o.working_dir;
     ex.cfg.no_change_timeout = o.no_change_timeout;
+    ex.cfg.auto_lint = o.auto_lint;
     ex.cfg.username = o.username;
 
     /* Who the agent's shell runs as, and where its home is. */
