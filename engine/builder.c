@@ -398,14 +398,6 @@ static void build_on_base_pulled(const struct builder_result *r, void *ud)
         build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
 }
 
-int builder_prepare(struct engine *eng, const char *session_id, const char *image, json_t *steps,
-                    bool rebuild, builder_busy_fn busy, builder_done_fn done, void *ud)
-{
-    struct builder_spec spec = {
-        .session_id = session_id, .image = image, .steps = steps, .rebuild = rebuild};
-    return builder_run(eng, &spec, busy, done, ud);
-}
-
 /* The daemon's info, for the platform: refused here, before anything is pulled or built. */
 static void build_on_info(const struct sandbox_reply *r, void *ud)
 {

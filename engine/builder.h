@@ -38,13 +38,6 @@ typedef void (*builder_busy_fn)(void *ud);
 bool builder_needed(json_t *steps, bool rebuild);
 /* PADDOCK_BAKE_EXECUTOR=1: the executor is never bind-mounted (a remote daemon). */
 bool builder_bakes(void);
-/* Make the runtime image for a session: the base pulled when missing, then the image with
- * the source tag reused, or built on the lock image, or built from scratch (and with
- * rebuild, from scratch without cache). Progress goes out as "build" events. done runs
- * exactly once, later. -1 when nothing could start (done is then not called). */
-int builder_prepare(struct engine *eng, const char *session_id, const char *image, json_t *steps,
-                    bool rebuild, builder_busy_fn busy, builder_done_fn done, void *ud);
-
 /* One runtime image to make (all borrowed during builder_run). */
 struct builder_spec {
     const char *session_id; /* the session it is for ("session" of the events), or NULL */
@@ -55,7 +48,10 @@ struct builder_spec {
     bool rebuild;           /* OpenHands' force_rebuild */
     json_t *extra_tags;     /* array of more references the image gets, or NULL */
 };
-/* builder_prepare for any spec: with a platform, the daemon is asked first whether it can run
+/* Make the runtime image: the base pulled when missing, then the image with the source tag
+ * reused, or built on the lock image, or built from scratch (and with rebuild, from scratch
+ * without cache). Progress goes out as "build" events. done runs exactly once, later. With a
+ * platform, the daemon is asked first whether it can run
  * it (a 400 bad_request that says why, before anything is built); the final "build" event
  * carries the three tags. -1 when nothing could start (done is then not called). */
 int builder_run(struct engine *eng, const struct builder_spec *spec, builder_busy_fn busy,

@@ -237,6 +237,13 @@ static void test_platform(void **state)
     json_decref(img);
     json_t *s = session_new(harness_eng, body);
     assert_string_equal(jstr(s, "options.platform"), "linux/amd64");
+    /* the session's build asked for the platform too: it runs in the image just built */
+    char *cp = strdupf("/containers/%s/json", jstr(s, "container_id"));
+    struct reply c;
+    docker("GET", cp, &c);
+    assert_string_equal(jstr(c.json, "Config.Image"), jstr(b, "tags.source"));
+    reply_free(&c);
+    free(cp);
     json_t *obs = session_run(harness_eng, jstr(s, "id"), "cat /etc/amd");
     assert_string_equal(jstr(obs, "content"), nonce);
     json_decref(obs);
