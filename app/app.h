@@ -6,6 +6,7 @@
 #include "ui/ui.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct app {
     const char *argv0;
@@ -17,8 +18,11 @@ struct app {
 
 struct app_command {
     const char *name;
-    const char *args; /* the usage line after the name */
-    const char *help; /* one line for `paddock --help` */
+    const char *args;    /* the usage line after the name */
+    const char *help;    /* one line for `paddock --help` */
+    const char *about;   /* what it does, for `paddock help NAME` (lines of at most 80) */
+    const char *options; /* "  --flag  what it does\n" lines ("" when none) */
+    const char *example; /* one command line */
     /* argv[0] is the command's name; getopt_long parses the rest from optind = 1. */
     int (*run)(struct app *app, int argc, char **argv);
     bool is_default; /* what `paddock` runs without a command (one entry) */
@@ -28,6 +32,11 @@ struct app_command {
 extern const struct app_command app_commands[];
 /* The entry marked is_default. */
 const struct app_command *app_command_default(void);
+/* The entry called name, or NULL. */
+const struct app_command *app_command_find(const char *name);
+/* `paddock help NAME`, also what `paddock NAME --help` prints: usage, what it does, options,
+ * an example. Nothing for an unknown name. */
+void app_command_help(FILE *f, const char *name);
 
 /* Path of paddock-executor for the engine to mount, or NULL when none is found. */
 char *app_find_executor(const struct app *app);
@@ -54,6 +63,13 @@ int cmd_rules(struct app *app, int argc, char **argv);
 int cmd_show(struct app *app, int argc, char **argv);
 int cmd_export(struct app *app, int argc, char **argv);
 int cmd_exec(struct app *app, int argc, char **argv);
+int cmd_watch(struct app *app, int argc, char **argv);
+/* paddock show ACTION --follow (cmd_watch.c): the action's output until it ends; its exit
+ * code (0 without one), or 1 after printing why it could not follow. */
+int watch_action_follow(struct app *app, long long id);
+int cmd_new(struct app *app, int argc, char **argv);
+int cmd_help(struct app *app, int argc, char **argv);
+int cmd_version(struct app *app, int argc, char **argv);
 int cmd_files(struct app *app, int argc, char **argv);
 int cmd_cat(struct app *app, int argc, char **argv);
 

@@ -12,6 +12,79 @@
 #include <string.h>
 #include <time.h>
 
+void cli_say_no_engine(struct app *app, const char *cmd)
+{
+    char *why = client_engine_diagnose(app->socket, app->state_dir);
+    bool held = client_engine_holder(app->state_dir) > 0;
+    fprintf(stderr, "paddock %s: %s%s\n", cmd, why ? why : "no engine answers",
+            held ? ""
+                 : "; start one with `paddock serve` (it stays in the foreground), or run "
+                   "`paddock`, whose dashboard starts one in the background");
+    free(why);
+}
+
+/* The session id in an engine path ("/v1/sessions/ID/..."), into out; false when none. */
+static bool cli_path_session(const char *path, char *out, size_t size)
+{
+    const char *p = strncmp(path, "/v1/sessions/", 13) == 0 ? path + 13 : NULL;
+    size_t n = p ? strcspn(p, "/?") : 0;
+    if (!n || n >= size)
+        return false;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return true;
+}
+
+void cli_say_error(struct app *app, const char *cmd, json_t *reply, const char *session_id,
+                   const char *fallback)
+{
+    cli_say_refusal(app, cmd, client_error_code(reply), client_error_message(reply, fallback),
+                    session_id);
+}
+
+void cli_say_refusal(struct app *app, const char *cmd, const char *code, const char *message,
+                     const char *session_id)
+{
+    char safe[1024];
+    bool paused = code && strcmp(code, "session_paused") == 0;
+    if (!session_id || !(paused || (code && strcmp(code, "session_stopped") == 0))) {
+        cli_safe(message ? message : "failed", safe, sizeof(safe));
+        fprintf(stderr, "paddock %s: %s\n", cmd, safe);
+        return;
+    }
+    /* The engine's text names the API; a person at the shell gets the command. */
+    char path[200], ref[160], st[40], why[300];
+    snprintf(path, sizeof(path), "/v1/sessions/%s", session_id);
+    struct client *cl = client_new(app->socket);
+    json_t *s = NULL;
+    if (!cl || client_request(cl, "GET", path, NULL, 10000, &s, NULL) != 200) {
+        json_decref(s);
+        s = NULL;
+    }
+    client_free(cl);
+    const char *name = json_string_value(json_object_get(s, "name"));
+    cli_safe(name ? name : session_id, ref, sizeof(ref));
+    cli_safe(json_string_value(json_object_get(s, "state")) ?: (paused ? "paused" : "stopped"), st,
+             sizeof(st));
+    const char *reason = json_string_value(json_object_get(s, "reason"));
+    cli_safe(reason, why, sizeof(why));
+    if (paused)
+        fprintf(stderr,
+                "paddock %s: session %s is paused%s%s%s; resume it with `paddock resume %s`\n", cmd,
+                ref, reason ? " (" : "", reason ? why : "", reason ? ")" : "", ref);
+    else
+        fprintf(stderr,
+                "paddock %s: session %s is %s%s%s%s; start it again with `paddock resume %s` (a "
+                "restart: the shell's variables and cwd are not kept)%s%s%s\n",
+                cmd, ref, st, reason ? " (" : "", reason ? why : "", reason ? ")" : "", ref,
+                strcmp(st, "oom-killed") == 0 ? ", or delete it (`paddock rm " : "",
+                strcmp(st, "oom-killed") == 0 ? ref : "",
+                strcmp(st, "oom-killed") == 0
+                    ? "`) and create one with more memory (`paddock new --memory SIZE`)"
+                    : "");
+    json_decref(s);
+}
+
 json_t *cli_call(struct app *app, const char *cmd, const char *method, const char *path,
                  json_t *body, int want)
 {
@@ -19,15 +92,23 @@ json_t *cli_call(struct app *app, const char *cmd, const char *method, const cha
     json_t *reply = NULL;
     char *err = NULL;
     int st = cl ? client_request(cl, method, path, body, 120000, &reply, &err) : -1;
-    client_free(cl);
     bool ok = want ? st == want : st >= 200 && st < 300;
     if (ok) {
+        client_free(cl);
         free(err);
         return reply ? reply : json_object();
     }
-    char msg[1024];
-    cli_safe(err ? err : client_error_message(reply, "no engine answers"), msg, sizeof(msg));
-    fprintf(stderr, "paddock %s: %s\n", cmd, msg);
+    char msg[1024], sid[80];
+    if (cl && st < 0 && !client_ping(cl)) {
+        cli_say_no_engine(app, cmd);
+    } else if (st < 0 || !cl) {
+        fprintf(stderr, "paddock %s: %s\n", cmd,
+                cli_safe(err ? err : "out of memory", msg, sizeof(msg)));
+    } else {
+        cli_say_error(app, cmd, reply, cli_path_session(path, sid, sizeof(sid)) ? sid : NULL,
+                      "the engine refused");
+    }
+    client_free(cl);
     json_decref(reply);
     free(err);
     return NULL;
@@ -78,43 +159,82 @@ long long cli_action_id(const char *cmd, const char *arg)
     return id;
 }
 
+json_t *cli_session_get(struct app *app, const char *cmd, const char *ref)
+{
+    char safe[200];
+    /* What a path may carry: ids, prefixes and names are all of these characters. */
+    if (!*ref || strlen(ref) > 128 ||
+        strspn(ref, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+            strlen(ref) ||
+        ref[0] == '.') {
+        fprintf(stderr, "paddock %s: no session with the id, id prefix or name %s\n", cmd,
+                cli_safe(ref, safe, sizeof(safe)));
+        return NULL;
+    }
+    char path[200];
+    snprintf(path, sizeof(path), "/v1/sessions/%s", ref);
+    struct client *cl = client_new(app->socket);
+    json_t *reply = NULL;
+    char *err = NULL;
+    int st = cl ? client_request(cl, "GET", path, NULL, 30000, &reply, &err) : -1;
+    if (st == 200) {
+        client_free(cl);
+        return reply;
+    }
+    const char *code = client_error_code(reply);
+    if (st < 0 && cl && !client_ping(cl))
+        cli_say_no_engine(app, cmd);
+    else if (st == 404 && code && strcmp(code, "not_found") == 0)
+        fprintf(stderr,
+                "paddock %s: no session with the id, id prefix or name %s (`paddock ls --all` "
+                "lists them)\n",
+                cmd, cli_safe(ref, safe, sizeof(safe)));
+    else if (st < 0)
+        fprintf(stderr, "paddock %s: %s\n", cmd,
+                cli_safe(err ? err : "failed", safe, sizeof(safe)));
+    else
+        cli_say_error(app, cmd, reply, NULL, "the engine refused");
+    client_free(cl);
+    json_decref(reply);
+    free(err);
+    return NULL;
+}
+
+json_t *cli_session_names(struct app *app)
+{
+    struct client *cl = client_new(app->socket);
+    json_t *reply = NULL, *names = json_object();
+    if (cl && names &&
+        client_request(cl, "GET", "/v1/sessions?all=1", NULL, 30000, &reply, NULL) == 200) {
+        size_t i;
+        json_t *s;
+        json_array_foreach(json_object_get(reply, "sessions"), i, s)
+        {
+            const char *id = json_string_value(json_object_get(s, "id"));
+            json_t *name = json_object_get(s, "name");
+            if (id && json_is_string(name))
+                json_object_set(names, id, name);
+        }
+    }
+    json_decref(reply);
+    client_free(cl);
+    return names;
+}
+
+const char *cli_session_label(json_t *names, const char *id, char *buf, size_t size)
+{
+    const char *name = json_string_value(json_object_get(names, id ? id : ""));
+    return cli_safe(name ? name : id, buf, size);
+}
+
 bool cli_session_id(struct app *app, const char *cmd, const char *ref, char *out, size_t size)
 {
-    json_t *list = cli_call(app, cmd, "GET", "/v1/sessions?all=1", NULL, 200);
-    if (!list)
-        return false;
-    const char *found = NULL;
-    size_t i;
-    json_t *s;
-    /* an id wins; then a name, the newest live one first (the list is newest first) */
-    json_array_foreach(json_object_get(list, "sessions"), i, s)
-    {
-        const char *id = json_string_value(json_object_get(s, "id"));
-        if (id && strcmp(id, ref) == 0) {
-            found = id;
-            break;
-        }
-    }
-    for (int pass = 0; !found && pass < 2; pass++)
-        json_array_foreach(json_object_get(list, "sessions"), i, s)
-        {
-            const char *name = json_string_value(json_object_get(s, "name"));
-            const char *state = json_string_value(json_object_get(s, "state"));
-            bool live = state && strcmp(state, "deleted") != 0;
-            if (name && strcmp(name, ref) == 0 && (pass == 1 || live)) {
-                found = json_string_value(json_object_get(s, "id"));
-                break;
-            }
-        }
-    if (found)
-        snprintf(out, size, "%s", found);
-    else {
-        char safe[200];
-        fprintf(stderr, "paddock %s: no session with the id or name %s\n", cmd,
-                cli_safe(ref, safe, sizeof(safe)));
-    }
-    json_decref(list);
-    return found != NULL;
+    json_t *s = cli_session_get(app, cmd, ref);
+    const char *id = json_string_value(json_object_get(s, "id"));
+    if (id)
+        snprintf(out, size, "%s", id);
+    json_decref(s);
+    return id != NULL;
 }
 
 char *cli_join_argv(int argc, char **argv)
@@ -172,7 +292,7 @@ void cli_query_add(char *path, size_t size, const char *key, const char *value)
     path[n] = '\0';
 }
 
-int cli_parse_json_only(int argc, char **argv, bool *as_json, const char *usage, ...)
+int cli_parse_json_only(int argc, char **argv, bool *as_json)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -181,10 +301,7 @@ int cli_parse_json_only(int argc, char **argv, bool *as_json, const char *usage,
         if (c == 'j') {
             *as_json = true;
         } else if (c == 'h') {
-            va_list ap;
-            va_start(ap, usage);
-            vprintf(usage, ap);
-            va_end(ap);
+            app_command_help(stdout, argv[0]);
             return 0;
         } else {
             return 2;

@@ -24,9 +24,29 @@ void cli_write_safe(FILE *f, const char *s, size_t len);
 const char *cli_time(double t, char *buf, size_t size);
 /* A JSON document, indented, and a newline. */
 void cli_print_json(json_t *j);
-/* A session id from an id or a name (live sessions first, then past ones), into out; false
- * after printing why. */
+/* The session a reference names: its full id, a unique id prefix, or its name (the newest
+ * live session of that name, else a past one); the engine resolves it (GET
+ * /v1/sessions/REF). The session object (the caller's), or NULL after printing why (none, an
+ * ambiguous prefix with its candidates, no engine). */
+json_t *cli_session_get(struct app *app, const char *cmd, const char *ref);
+/* Every session's name by its id ({id: name}, deleted ones too; the caller's; empty when the
+ * engine does not answer, NULL without memory): lists print names where a session has one. */
+json_t *cli_session_names(struct app *app);
+/* The name of session id in names, else the id, made safe; returns buf. */
+const char *cli_session_label(json_t *names, const char *id, char *buf, size_t size);
+/* The same, its id into out; false after printing why. */
 bool cli_session_id(struct app *app, const char *cmd, const char *ref, char *out, size_t size);
+/* "paddock CMD: " and why no engine answers (which engine holds the state dir, or that none
+ * runs) and what to do. */
+void cli_say_no_engine(struct app *app, const char *cmd);
+/* "paddock CMD: " and an engine error reply for a person: a paused or stopped session
+ * (session_id, recognised by the error's code) is told with the command that resumes it,
+ * anything else with the engine's message (fallback when it has none). */
+void cli_say_error(struct app *app, const char *cmd, json_t *reply, const char *session_id,
+                   const char *fallback);
+/* The same from an error's code and message (a refused terminal). */
+void cli_say_refusal(struct app *app, const char *cmd, const char *code, const char *message,
+                     const char *session_id);
 /* argv as one shell command line, each argument quoted for sh where it needs it (a single
  * argument is taken as a command line already); malloc'd, NULL without memory. */
 char *cli_join_argv(int argc, char **argv);
@@ -35,8 +55,7 @@ void cli_query_add(char *path, size_t size, const char *key, const char *value);
 /* argv[optind] as an action id (> 0), or 0 after printing why. */
 long long cli_action_id(const char *cmd, const char *arg);
 /* Options of a command that takes only --json and --help: -1 to go on (optind at the first
- * operand), else the exit code (0 after printing the usage, 2 after getopt's complaint). */
-int cli_parse_json_only(int argc, char **argv, bool *as_json, const char *usage, ...)
-    __attribute__((format(printf, 4, 5)));
+ * operand), else the exit code (0 after printing its help, 2 after getopt's complaint). */
+int cli_parse_json_only(int argc, char **argv, bool *as_json);
 
 #endif

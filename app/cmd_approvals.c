@@ -9,27 +9,28 @@
 #include <string.h>
 #include <time.h>
 
-static void approvals_print(json_t *list)
+static void approvals_print(json_t *list, json_t *names)
 {
     if (!json_array_size(list)) {
         printf("no action waits for approval\n");
         return;
     }
-    printf("%-6s  %-16s  %-6s  %-8s  %-40s  %s\n", "ID", "SESSION", "RISK", "WAITING", "WHY",
+    printf("%-6s  %-20s  %-6s  %-8s  %-40s  %s\n", "ID", "SESSION", "RISK", "WAITING", "WHY",
            "ACTION");
     size_t i;
     json_t *a;
     double now = (double)time(NULL);
     json_array_foreach(list, i, a)
     {
-        char sid[40], why[200], what[400], risk[16], kind[32];
+        char sid[160], why[200], what[400], risk[16], kind[32];
         double at = json_number_value(json_object_get(a, "created_at"));
         double left = json_number_value(json_object_get(a, "deadline")) - now;
         char waited[32];
         snprintf(waited, sizeof(waited), "%.0fs", now - at > 0 ? now - at : 0);
-        printf("%-6lld  %-16s  %-6s  %-8s  %-40.40s  %s: %s%s\n",
+        printf("%-6lld  %-20.20s  %-6s  %-8s  %-40.40s  %s: %s%s\n",
                (long long)json_integer_value(json_object_get(a, "id")),
-               cli_safe(json_string_value(json_object_get(a, "session_id")), sid, sizeof(sid)),
+               cli_session_label(names, json_string_value(json_object_get(a, "session_id")), sid,
+                                 sizeof(sid)),
                cli_safe(json_string_value(json_object_get(a, "risk")), risk, sizeof(risk)), waited,
                cli_safe(json_string_value(json_object_get(a, "risk_reason")), why, sizeof(why)),
                cli_safe(json_string_value(json_object_get(a, "kind")), kind, sizeof(kind)),
@@ -41,9 +42,7 @@ static void approvals_print(json_t *list)
 int cmd_approvals(struct app *app, int argc, char **argv)
 {
     bool as_json = false;
-    int rc = cli_parse_json_only(argc, argv, &as_json,
-                                 "usage: paddock approvals [--json] [SESSION]\n"
-                                 "  actions waiting for the operator, oldest first\n");
+    int rc = cli_parse_json_only(argc, argv, &as_json);
     if (rc >= 0)
         return rc;
     char path[200] = "/v1/approvals";
@@ -58,8 +57,11 @@ int cmd_approvals(struct app *app, int argc, char **argv)
         return 1;
     if (as_json)
         cli_print_json(json_object_get(r, "approvals"));
-    else
-        approvals_print(json_object_get(r, "approvals"));
+    else {
+        json_t *names = cli_session_names(app);
+        approvals_print(json_object_get(r, "approvals"), names);
+        json_decref(names);
+    }
     json_decref(r);
     return 0;
 }
@@ -96,8 +98,7 @@ static int decide(struct app *app, int argc, char **argv, bool approve)
             as_json = true;
             break;
         case 'h':
-            printf("usage: paddock %s ACTION [--reason TEXT] [--by NAME]%s [--json]\n", cmd,
-                   approve ? " [--remember | --pattern GLOB]" : "");
+            app_command_help(stdout, cmd);
             return 0;
         default:
             return 2;

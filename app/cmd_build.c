@@ -122,11 +122,7 @@ int cmd_build(struct app *app, int argc, char **argv)
         } else if (c == 'j') {
             as_json = true;
         } else if (c == 'h') {
-            printf("usage: paddock build [--image IMG] [--setup CMD]... [--extra-deps CMD]\n"
-                   "                     [--platform OS/ARCH] [--rebuild] [--quiet] [--json]\n"
-                   "makes the runtime image of IMG (the engine's default image) with the setup "
-                   "commands run in it and the executor baked in, or finds it made already; "
-                   "prints its tags (source: the image to run)\n");
+            app_command_help(stdout, "build");
             json_decref(body);
             return 0;
         } else {

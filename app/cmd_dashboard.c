@@ -74,14 +74,7 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
         } else if (c == OPT_NO_MOUSE) {
             opt.mouse = false;
         } else if (c == 'h') {
-            printf("usage: paddock [dashboard] [--read-only] [--theme NAME] [--bell] "
-                   "[--mouse|--no-mouse]\n"
-                   "  the dashboard (the default command); starts an engine when none answers\n"
-                   "  --read-only  look, change nothing (no approvals, no operations)\n"
-                   "  --theme NAME a theme: NAME.theme in ~/.config/paddock/themes or the\n"
-                   "               installed ones, a file path, or dark (the built-in)\n"
-                   "  --bell       ring when an action starts waiting for approval\n"
-                   "  --mouse      clicks and the wheel (--no-mouse: off, over the config)\n");
+            app_command_help(stdout, "dashboard");
             return 0;
         } else {
             return 2; /* getopt said why */
@@ -103,8 +96,12 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
             free(dirs[i]);
         return 2;
     }
+    opt.state_dir = app->state_dir;
     struct client *cl = client_new(app->socket);
     int rc = 1;
+    if (cl && !client_ping(cl) && client_engine_holder(app->state_dir) <= 0)
+        fprintf(stderr, "paddock: no engine answers at %s; starting one (its log: %s/engine.log)\n",
+                app->socket, app->state_dir);
     if (!cl || client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
         fprintf(stderr, "paddock: %s\n", err ? err : "out of memory");
     } else {

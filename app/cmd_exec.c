@@ -50,8 +50,9 @@ static void exec_on_data(const char *data, size_t len, void *ud)
 }
 
 /* Connect and wait for the upgrade (client_term's state machine, driven by a plain poll).
- * The connection, or NULL with the engine's message in *err. */
-static struct client_term *exec_upgrade(const char *socket, const char *path, char **err)
+ * The connection, or NULL with the engine's message in *err and its code in code. */
+static struct client_term *exec_upgrade(const char *socket, const char *path, char **err,
+                                        char *code, size_t code_size)
 {
     struct client_term *t = client_term_open(socket, path, err);
     while (t && client_term_state(t) == CLIENT_TERM_CONNECTING) {
@@ -62,6 +63,7 @@ static struct client_term *exec_upgrade(const char *socket, const char *path, ch
     }
     if (t && client_term_state(t) != CLIENT_TERM_OPEN) {
         const char *why = client_term_error(t);
+        snprintf(code, code_size, "%s", client_term_error_code(t) ? client_term_error_code(t) : "");
         *err = strdup(why ? why : "the engine closed the connection");
         client_term_close(t);
         t = NULL;
@@ -147,17 +149,14 @@ int cmd_exec(struct app *app, int argc, char **argv)
         if (c == 'u') {
             user = optarg;
         } else if (c == 'h') {
-            printf("usage: paddock exec [--user agent|root] SESSION [-- CMD...]\n"
-                   "  a terminal in the sandbox (a login shell, or CMD); leave it by ending the\n"
-                   "  shell (exit or Ctrl-D); every key, Ctrl-C included, goes to the sandbox.\n"
-                   "  The exit code is the command's.\n");
+            app_command_help(stdout, "exec");
             return 0;
         } else {
             return 2;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "paddock exec: name a session (id or name)\n");
+        fprintf(stderr, "paddock exec: name a session (its name, id or id prefix)\n");
         return 2;
     }
     char sid[80];
@@ -192,11 +191,10 @@ int cmd_exec(struct app *app, int argc, char **argv)
         cli_query_add(path, sizeof(path), "cmd", line);
         free(line);
     }
-    char *err = NULL;
-    struct client_term *t = exec_upgrade(app->socket, path, &err);
+    char *err = NULL, code[40] = "";
+    struct client_term *t = exec_upgrade(app->socket, path, &err, code, sizeof(code));
     if (!t) {
-        char safe[1024];
-        fprintf(stderr, "paddock exec: %s\n", cli_safe(err ? err : "failed", safe, sizeof(safe)));
+        cli_say_refusal(app, "exec", code[0] ? code : NULL, err ? err : "failed", sid);
         free(err);
         return 1;
     }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Where an export reads from; a failed request is noted (the first message kept) and, for the
@@ -452,6 +453,39 @@ static int export_file(json_t *doc, const char *dir, const char *base, const cha
     return rc;
 }
 
+/* dir and its missing parents, as mkdir -p (0755: an export is the operator's to share).
+ * 0, or -1 with *msg (malloc'd) naming the directory that could not be made. */
+static int export_mkdir_p(const char *dir, char **msg)
+{
+    char *p = strdup(dir);
+    if (!p) {
+        *msg = strdup("out of memory");
+        return -1;
+    }
+    int rc = 0;
+    for (char *slash = p + 1; rc == 0; slash++) {
+        bool end = *slash == '\0';
+        if (*slash != '/' && !end)
+            continue;
+        *slash = '\0';
+        struct stat st;
+        if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+            if (asprintf(msg, "cannot create the directory %s: %s", p, strerror(errno)) < 0)
+                *msg = NULL;
+            rc = -1;
+        } else if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+            if (asprintf(msg, "%s is not a directory", p) < 0)
+                *msg = NULL;
+            rc = -1;
+        }
+        if (end)
+            break;
+        *slash = '/';
+    }
+    free(p);
+    return rc;
+}
+
 int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
                        void *progress_ctx, char **msg)
 {
@@ -463,7 +497,7 @@ int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_f
         return -1;
     }
     const char *base = export_base(doc, id);
-    int rc = 0;
+    int rc = export_mkdir_p(dir, msg);
     for (size_t i = 0; export_formats[i] && rc == 0; i++)
         rc = export_file(doc, dir, base, export_formats[i], msg);
     if (rc == 0 && asprintf(msg, "exported %zu actions to %s/%s.{json,md,cast}%s%s",
@@ -493,12 +527,7 @@ int cmd_export(struct app *app, int argc, char **argv)
         } else if (c == 'r') {
             raw = true;
         } else if (c == 'h') {
-            printf("usage: paddock export SESSION [--format json|md|cast] [--raw] [-o FILE]\n"
-                   "  json: the session, its events, every action with its observation, the log\n"
-                   "  md: a Markdown report; cast: an asciinema v2 recording of its commands\n"
-                   "  --raw: the cast keeps the output's bytes, escape sequences included (by\n"
-                   "         default titles, clipboard writes and modes beyond the screen are\n"
-                   "         dropped: a played cast writes to your terminal)\n");
+            app_command_help(stdout, "export");
             return 0;
         } else {
             return 2;
@@ -524,6 +553,20 @@ int cmd_export(struct app *app, int argc, char **argv)
     free(src.err);
     if (!doc)
         return 1;
+    /* a missing directory on the way to FILE is made, as the dashboard's export does */
+    char *parent = output ? strdup(output) : NULL, *slash = parent ? strrchr(parent, '/') : NULL;
+    char *mkerr = NULL;
+    if (slash && slash != parent) {
+        *slash = '\0';
+        if (export_mkdir_p(parent, &mkerr) < 0) {
+            fprintf(stderr, "paddock export: %s\n", mkerr ? mkerr : "out of memory");
+            free(mkerr);
+            free(parent);
+            json_decref(doc);
+            return 1;
+        }
+    }
+    free(parent);
     FILE *f = output ? fopen(output, "w") : stdout;
     if (!f) {
         perror(output);

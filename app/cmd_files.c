@@ -28,13 +28,6 @@ static int files_parse(int argc, char **argv, bool cat, struct files_opts *o)
         {"json", no_argument, NULL, 'j'},        {"raw", no_argument, NULL, 'r'},
         {"limit", required_argument, NULL, 'n'}, {"max", required_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},        {0}};
-    const char *usage = cat ? "usage: paddock cat [--raw] [--max BYTES] [--json] SESSION PATH\n"
-                              "  the file's bytes (sanitized on a terminal; a binary file is "
-                              "described unless --raw)\n"
-                              "  example: paddock cat demo src/main.py | less\n"
-                            : "usage: paddock files [--limit N] [--json] SESSION [PATH]\n"
-                              "  the workspace's directory PATH (default: the workspace)\n"
-                              "  example: paddock files demo src\n";
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+jrn:m:h", opts, NULL)) != -1) {
@@ -57,7 +50,7 @@ static int files_parse(int argc, char **argv, bool cat, struct files_opts *o)
             o->count = optarg;
             break;
         case 'h':
-            fputs(usage, stdout);
+            app_command_help(stdout, argv[0]);
             return 1;
         default:
             goto bad;
@@ -67,7 +60,7 @@ static int files_parse(int argc, char **argv, bool cat, struct files_opts *o)
         goto bad;
     return 0;
 bad:
-    fputs(usage, stderr);
+    fprintf(stderr, "usage: paddock %s %s\n", argv[0], app_command_find(argv[0])->args);
     return 3;
 }
 

@@ -1,7 +1,7 @@
 /* paddock gc: remove the containers, volumes and socket dirs of no live session (the engine
  * decides: POST /v1/gc). */
 #include "app/app.h"
-#include "client/client.h"
+#include "app/cli.h"
 #include "common/sanitize.h"
 
 #include <getopt.h>
@@ -66,22 +66,16 @@ int cmd_gc(struct app *app, int argc, char **argv)
         } else if (c == 'j') {
             as_json = true;
         } else if (c == 'h') {
-            printf("usage: paddock gc [--dry-run] [--json]\n"
-                   "removes the containers and volumes labelled with this engine's id that belong "
-                   "to no live session, and socket directories of no live session\n");
+            app_command_help(stdout, "gc");
             return 0;
         } else {
             return 2;
         }
     }
-    struct client *cl = client_new(app->socket);
-    json_t *reply = NULL, *body = json_pack("{s:b}", "dry_run", dry_run);
-    char *err = NULL;
-    int st = cl ? client_request(cl, "POST", "/v1/gc", body, 120000, &reply, &err) : -1;
+    json_t *body = json_pack("{s:b}", "dry_run", dry_run);
+    json_t *reply = cli_call(app, "gc", "POST", "/v1/gc", body, 200);
     int rc = 0;
-    if (st != 200) {
-        fprintf(stderr, "paddock gc: %s\n",
-                err ? err : client_error_message(reply, "no engine answers"));
+    if (!reply) {
         rc = 1;
     } else {
         if (as_json) {
@@ -103,7 +97,5 @@ int cmd_gc(struct app *app, int argc, char **argv)
     }
     json_decref(body);
     json_decref(reply);
-    free(err);
-    client_free(cl);
     return rc;
 }

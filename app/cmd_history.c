@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void history_print(json_t *list)
+static void history_print(json_t *list, json_t *names)
 {
-    printf("%-7s  %-19s  %-16s  %-11s  %-6s  %-9s  %4s  %9s  %s\n", "ID", "TIME", "SESSION", "KIND",
+    printf("%-7s  %-19s  %-20s  %-11s  %-6s  %-9s  %4s  %9s  %s\n", "ID", "TIME", "SESSION", "KIND",
            "RISK", "APPROVAL", "EXIT", "MS", "SUMMARY");
     size_t i;
     json_t *a;
     json_array_foreach(list, i, a)
     {
-        char when[32], sid[40], kind[32], risk[16], appr[16], what[300], ec[16], ms[24], st[24];
+        char when[32], sid[160], kind[32], risk[16], appr[16], what[300], ec[16], ms[24], st[24];
         json_t *e = json_object_get(a, "exit_code"), *d = json_object_get(a, "duration_ms");
         snprintf(ec, sizeof(ec), "-");
         if (json_is_integer(e))
@@ -37,10 +37,11 @@ static void history_print(json_t *list)
                 (long long)json_integer_value(json_object_get(rule, "id")),
                 cli_safe(json_string_value(json_object_get(rule, "pattern")), pat, sizeof(pat)));
         }
-        printf("%-7lld  %-19s  %-16.16s  %-11.11s  %-6s  %-9s  %4s  %9s  %s%s%s%s%s\n",
+        printf("%-7lld  %-19s  %-20.20s  %-11.11s  %-6s  %-9s  %4s  %9s  %s%s%s%s%s\n",
                (long long)json_integer_value(json_object_get(a, "id")),
                cli_time(json_number_value(json_object_get(a, "created_at")), when, sizeof(when)),
-               cli_safe(json_string_value(json_object_get(a, "session_id")), sid, sizeof(sid)),
+               cli_session_label(names, json_string_value(json_object_get(a, "session_id")), sid,
+                                 sizeof(sid)),
                cli_safe(json_string_value(json_object_get(a, "kind")), kind, sizeof(kind)),
                cli_safe(json_string_value(json_object_get(a, "risk")), risk, sizeof(risk)),
                cli_safe(json_string_value(json_object_get(a, "approval")), appr, sizeof(appr)), ec,
@@ -87,10 +88,7 @@ int cmd_history(struct app *app, int argc, char **argv)
             as_json = true;
             break;
         case 'h':
-            printf("usage: paddock history [SESSION] [--search TEXT] [--state S] [--kind K] "
-                   "[--risk R] [--limit N] [--before ID] [--json]\n"
-                   "  recorded actions of every session (or one), newest first; --search finds\n"
-                   "  words in commands and their output\n");
+            app_command_help(stdout, "history");
             return 0;
         default:
             return 2;
@@ -114,7 +112,9 @@ int cmd_history(struct app *app, int argc, char **argv)
     if (as_json) {
         cli_print_json(r);
     } else {
-        history_print(json_object_get(r, "actions"));
+        json_t *names = cli_session_names(app);
+        history_print(json_object_get(r, "actions"), names);
+        json_decref(names);
         json_t *next = json_object_get(r, "next_before");
         if (json_is_integer(next))
             printf("more: paddock history --before %lld\n", (long long)json_integer_value(next));

@@ -102,9 +102,7 @@ int cmd_images(struct app *app, int argc, char **argv)
         if (c == 'j') {
             as_json = true;
         } else if (c == 'h') {
-            printf("usage: paddock images [--json] | paddock images rm TAG...\n"
-                   "lists the runtime images the engine built (tags, base, size, age), or "
-                   "removes them (refused while a session uses one)\n");
+            app_command_help(stdout, "images");
             return 0;
         } else {
             return 2;

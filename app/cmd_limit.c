@@ -26,9 +26,7 @@ int cmd_limit(struct app *app, int argc, char **argv)
             as_json = true;
             break;
         case 'h':
-            printf("usage: paddock limit [--json] SESSION --disk SIZE\n"
-                   "  --disk  the session's disk limit (\"20g\", \"512m\", bytes); a session\n"
-                   "          paused at its limit stays paused: paddock resume it then\n");
+            app_command_help(stdout, "limit");
             return 0;
         default:
             return 2;

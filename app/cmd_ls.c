@@ -1,7 +1,6 @@
 /* paddock ls: sessions as a table or JSON. */
 #include "app/app.h"
 #include "app/cli.h"
-#include "client/client.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -24,23 +23,16 @@ int cmd_ls(struct app *app, int argc, char **argv)
         } else if (c == 'j') {
             as_json = true;
         } else if (c == 'h') {
-            printf("usage: paddock ls [--all] [--json]\n"
-                   "  sessions, newest first; --all: deleted ones too\n");
+            app_command_help(stdout, "ls");
             return 0;
         } else {
             return 2;
         }
     }
-    struct client *cl = client_new(app->socket);
-    json_t *reply = NULL;
-    char *err = NULL;
-    int st = cl ? client_request(cl, "GET", all ? "/v1/sessions?all=1" : "/v1/sessions", NULL,
-                                 10000, &reply, &err)
-                : -1;
+    json_t *reply =
+        cli_call(app, "ls", "GET", all ? "/v1/sessions?all=1" : "/v1/sessions", NULL, 200);
     int rc = 0;
-    if (st != 200) {
-        fprintf(stderr, "paddock ls: %s\n",
-                err ? err : client_error_message(reply, "no engine answers"));
+    if (!reply) {
         rc = 1;
     } else if (as_json) {
         json_dumpf(json_object_get(reply, "sessions"), stdout, JSON_INDENT(2));
@@ -73,7 +65,5 @@ int cmd_ls(struct app *app, int argc, char **argv)
         }
     }
     json_decref(reply);
-    free(err);
-    client_free(cl);
     return rc;
 }

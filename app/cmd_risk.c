@@ -57,8 +57,7 @@ int cmd_risk(struct app *app, int argc, char **argv)
             as_json = true;
             break;
         case 'h':
-            printf("usage: paddock risk [--session SESSION] [--json] -- CMD...\n"
-                   "  the risk, reason and deciding rule of a command; nothing runs\n");
+            app_command_help(stdout, "risk");
             return 0;
         default:
             return 2;

@@ -9,17 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char rules_usage[] =
-    "usage: paddock rules [list] [--session SESSION] [--json]\n"
-    "       paddock rules add [--session SESSION] [--deny] [--kind KIND] [--by NAME] [--json] "
-    "PATTERN\n"
-    "       paddock rules edit ID [--pattern PATTERN] [--allow | --deny] [--kind KIND|any] "
-    "[--by NAME] [--json]\n"
-    "       paddock rules rm ID [--by NAME]\n"
-    "  PATTERN is a shell glob over the command (or path); an allow rule's wildcards never\n"
-    "  match ; & | < > ( ) $ ` \\ or a line break, so \"ls *\" never allows \"ls; rm -rf /\".\n"
-    "  A rule never approves an action rated above the engine's ceiling (shown by list).\n";
-
 static void rules_print(json_t *r)
 {
     json_t *list = json_object_get(r, "rules");
@@ -105,10 +94,11 @@ static int rules_getopt(int argc, char **argv, struct rules_opts *o)
             o->as_json = true;
             break;
         case 'h':
-            fputs(rules_usage, stdout);
+            app_command_help(stdout, "rules");
             return 0;
         default:
-            fputs(rules_usage, stderr);
+            fprintf(stderr, "usage: paddock rules %s (paddock help rules)\n",
+                    app_command_find("rules")->args);
             return 2;
         }
     }
@@ -256,7 +246,7 @@ int cmd_rules(struct app *app, int argc, char **argv)
         return rules_edit(app, &o, argc, argv);
     if (strcmp(sub, "rm") == 0 || strcmp(sub, "remove") == 0)
         return rules_rm(app, &o, argc, argv);
-    fprintf(stderr, "paddock rules: no subcommand \"%s\" (list, add, edit, rm)\n%s", sub,
-            rules_usage);
+    fprintf(stderr,
+            "paddock rules: no subcommand \"%s\" (list, add, edit, rm; paddock help rules)\n", sub);
     return 2;
 }

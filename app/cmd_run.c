@@ -158,9 +158,7 @@ int cmd_run(struct app *app, int argc, char **argv)
             as_json = true;
             break;
         case 'h':
-            printf("usage: paddock run [--image IMG] [--session ID] [--timeout SECS] [--json] "
-                   "-- CMD...\n"
-                   "  a stdin that is not a terminal (text, at most 64 KiB) is CMD's input\n");
+            app_command_help(stdout, "run");
             return 0;
         default:
             return 2;
@@ -183,6 +181,7 @@ int cmd_run(struct app *app, int argc, char **argv)
     json_t *reply = NULL;
     int rc = 125; /* like docker run: 125 = paddock itself failed */
     char *created = NULL;
+    char sid[80];
     if (!command || !cl) {
         fprintf(stderr, "paddock run: out of memory\n");
         goto out;
@@ -196,7 +195,12 @@ int cmd_run(struct app *app, int argc, char **argv)
         fprintf(stderr, "paddock run: %s\n", err);
         goto out;
     }
-    if (!session) {
+    if (session) {
+        /* an id, a unique prefix of one, or a name: the engine resolves it */
+        if (!cli_session_id(app, "run", session, sid, sizeof(sid)))
+            goto out;
+        session = sid;
+    } else {
         json_t *body = json_object();
         if (image)
             json_object_set_new(body, "image", json_string(image));
@@ -225,9 +229,12 @@ int cmd_run(struct app *app, int argc, char **argv)
     int st =
         client_request(cl, "POST", path, action, (long)(timeout * 1000) + 120000, &reply, &err);
     json_decref(action);
+    if (st < 0) {
+        fprintf(stderr, "paddock run: %s\n", err ? err : "the action failed");
+        goto out;
+    }
     if (st != 200 || !json_is_object(reply)) {
-        fprintf(stderr, "paddock run: %s\n",
-                err ? err : client_error_message(reply, "the action failed"));
+        cli_say_error(app, "run", reply, session, "the action failed");
         goto out;
     }
     if (as_json) {

@@ -128,14 +128,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
             driver = optarg;
             break;
         case 'h':
-            printf("usage: paddock serve [--socket PATH] [--state-dir DIR] [--pool N|IMAGE=N,...]\n"
-                   "                     [--listen HOST:PORT [--token-file FILE]] [--driver NAME]\n"
-                   "  --pool  keep N sandboxes started ahead (per image); also $PADDOCK_POOL\n"
-                   "  --listen  also serve the API on TCP (Authorization: Bearer <token>);\n"
-                   "            also $PADDOCK_LISTEN\n"
-                   "  --token-file  the token (chmod 600); also $PADDOCK_TOKEN; without one it is\n"
-                   "            generated into <state>/token, on a loopback address only\n"
-                   "  --driver  the sandbox runtime (docker); also $PADDOCK_DRIVER\n");
+            app_command_help(stdout, "serve");
             return 0;
         default:
             return 2;

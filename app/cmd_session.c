@@ -22,8 +22,7 @@ static int session_verb(struct app *app, int argc, char **argv, const char *cmd)
     while (strcmp(session_verbs[v].cmd, cmd) != 0)
         v++;
     bool as_json = false;
-    int parsed =
-        cli_parse_json_only(argc, argv, &as_json, "usage: paddock %s [--json] SESSION...\n", cmd);
+    int parsed = cli_parse_json_only(argc, argv, &as_json);
     if (parsed >= 0)
         return parsed;
     if (optind >= argc) {
@@ -44,9 +43,10 @@ static int session_verb(struct app *app, int argc, char **argv, const char *cmd)
             rc = 1;
             continue;
         }
-        char a[80], b[80];
+        char a[80], b[80], n[160];
         if (!as_json)
-            printf("%s %s (%s)\n", session_verbs[v].done,
+            printf("%s %s (%s, %s)\n", session_verbs[v].done,
+                   cli_safe(json_string_value(json_object_get(s, "name")), n, sizeof(n)),
                    cli_safe(json_string_value(json_object_get(s, "id")), a, sizeof(a)),
                    cli_safe(json_string_value(json_object_get(s, "state")), b, sizeof(b)));
         json_array_append_new(all, s);

@@ -3,6 +3,7 @@
 #include "app/app.h"
 #include "app/cli.h"
 #include "client/action_detail.h"
+#include "client/client.h"
 #include "common/size.h"
 
 #include <ctype.h>
@@ -17,14 +18,67 @@ static void show_field(const char *name, const char *value)
     printf("%-16s %s\n", name, cli_safe(value ? value : "-", safe, sizeof(safe)));
 }
 
-static void show_action(json_t *a)
+/* Session option names whose numbers are bytes, and those that are seconds. */
+static bool show_is_key(const char *key, const char *const *set)
+{
+    for (; *set; set++)
+        if (strcmp(key, *set) == 0)
+            return true;
+    return false;
+}
+
+/* One option per line, "limits.memory  2 GiB": nested objects by their path, lists joined,
+ * sizes in binary units, times in seconds. */
+static void show_options(const char *prefix, json_t *o)
+{
+    static const char *const bytes[] = {"memory", "disk", NULL};
+    static const char *const seconds[] = {"approval_timeout", NULL};
+    const char *k;
+    json_t *v;
+    json_object_foreach(o, k, v)
+    {
+        char key[128], text[512];
+        snprintf(key, sizeof(key), "%s%s%s", prefix, *prefix ? "." : "", k);
+        if (json_is_object(v) && json_object_size(v)) {
+            show_options(key, v);
+            continue;
+        }
+        if (json_is_number(v) && show_is_key(k, bytes)) {
+            size_format((long long)json_number_value(v), text, sizeof(text));
+        } else if (json_is_number(v) && show_is_key(k, seconds)) {
+            snprintf(text, sizeof(text), "%g s", json_number_value(v));
+        } else if (json_is_number(v)) {
+            snprintf(text, sizeof(text), "%g", json_number_value(v));
+        } else if (json_is_boolean(v)) {
+            snprintf(text, sizeof(text), "%s", json_is_true(v) ? "yes" : "no");
+        } else if (json_is_string(v)) {
+            snprintf(text, sizeof(text), "%s", json_string_value(v));
+        } else if (json_is_array(v) && json_array_size(v) == 0) {
+            snprintf(text, sizeof(text), "none");
+        } else {
+            char *j = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            snprintf(text, sizeof(text), "%s", j ? j : "?");
+            free(j);
+        }
+        char safe[600];
+        printf("  %-20s %s\n", key, cli_safe(text, safe, sizeof(safe)));
+    }
+}
+
+static void show_action(json_t *a, json_t *names)
 {
     char buf[64];
     snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(json_object_get(a, "id")));
     show_field("action", buf);
-    static const char *const keys[] = {
-        "session_id", "kind",       "summary",         "state", "risk", "risk_reason",
-        "approval",   "decided_by", "decision_reason", "error", NULL};
+    const char *sid = json_string_value(json_object_get(a, "session_id"));
+    const char *sname = json_string_value(json_object_get(names, sid ? sid : ""));
+    char sess[200];
+    snprintf(sess, sizeof(sess), "%s%s%s%s", sname ? sname : (sid ? sid : "-"), sname ? " (" : "",
+             sname ? sid : "", sname ? ")" : "");
+    show_field("session", sess);
+    static const char *const keys[] = {"kind",        "summary",  "state",      "risk",
+                                       "risk_reason", "approval", "decided_by", "decision_reason",
+                                       "error",       NULL};
     for (const char *const *k = keys; *k; k++)
         if (json_is_string(json_object_get(a, *k)))
             show_field(*k, json_string_value(json_object_get(a, *k)));
@@ -107,17 +161,16 @@ static void show_session(json_t *s, json_t *events)
         snprintf(line, sizeof(line), "%s: %s", n ? n : "?", why ? why : "");
         show_field("withheld env", line);
     }
-    char *opts = json_dumps(json_object_get(s, "options"), JSON_INDENT(2));
     printf("\noptions:\n");
-    cli_write_safe(stdout, opts ? opts : "{}", opts ? strlen(opts) : 2);
-    free(opts);
+    show_options("", json_object_get(s, "options"));
     if (json_array_size(json_object_get(s, "ports"))) {
         char *ports = json_dumps(json_object_get(s, "ports"), JSON_INDENT(2));
-        printf("\nports:\n");
+        printf("ports:\n");
         cli_write_safe(stdout, ports ? ports : "[]", ports ? strlen(ports) : 2);
+        putchar('\n');
         free(ports);
     }
-    printf("\n\nstate history:\n");
+    printf("\nstate history:\n");
     json_array_foreach(events, i, e)
     {
         char when[32], kind[40], detail[300];
@@ -130,27 +183,62 @@ static void show_session(json_t *s, json_t *events)
 
 int cmd_show(struct app *app, int argc, char **argv)
 {
-    bool as_json = false;
-    int rc = cli_parse_json_only(argc, argv, &as_json,
-                                 "usage: paddock show [--json] SESSION | ACTION-ID\n");
-    if (rc >= 0)
-        return rc;
+    bool as_json = false, follow = false;
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"follow", no_argument, NULL, 'f'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "jfh", opts, NULL)) != -1) {
+        if (c == 'j') {
+            as_json = true;
+        } else if (c == 'f') {
+            follow = true;
+        } else if (c == 'h') {
+            app_command_help(stdout, argv[0]);
+            return 0;
+        } else {
+            return 2;
+        }
+    }
     if (optind >= argc) {
-        fprintf(stderr, "paddock show: name a session (id or name) or an action (its number)\n");
+        fprintf(
+            stderr,
+            "paddock show: name a session (its name, id or id prefix) or an action (its number)\n");
         return 2;
     }
     const char *ref = argv[optind];
     bool digits = *ref && strspn(ref, "0123456789") == strlen(ref) && strlen(ref) < 16;
     char path[200];
+    if (follow && (!digits || as_json)) {
+        fprintf(stderr, "paddock show: --follow takes an action's number%s\n",
+                as_json ? ", without --json" : " (paddock watch follows a session)");
+        return 2;
+    }
+    if (follow)
+        return watch_action_follow(app, strtoll(ref, NULL, 10));
+    json_t *a = NULL;
     if (digits) {
+        /* a number is an action's; when no action has it, an id prefix of digits */
         snprintf(path, sizeof(path), "/v1/actions/%s", ref);
-        json_t *a = cli_call(app, "show", "GET", path, NULL, 200);
-        if (!a)
-            return 1;
+        struct client *cl = client_new(app->socket);
+        int st = cl ? client_request(cl, "GET", path, NULL, 30000, &a, NULL) : -1;
+        client_free(cl);
+        if (st != 200) {
+            json_decref(a);
+            a = st == 404 ? NULL : cli_call(app, "show", "GET", path, NULL, 200);
+            if (!a && st != 404)
+                return 1;
+        }
+    }
+    if (digits && a) {
         if (as_json)
             cli_print_json(a);
-        else
-            show_action(a);
+        else {
+            json_t *names = cli_session_names(app);
+            show_action(a, names);
+            json_decref(names);
+        }
         json_decref(a);
         return 0;
     }

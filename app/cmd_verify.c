@@ -193,9 +193,7 @@ int cmd_verify(struct app *app, int argc, char **argv)
             file = optarg;
             break;
         case 'h':
-            printf("usage: paddock verify [SESSION] [--json] | --export FILE [--json]\n"
-                   "  walk the tamper-evident record; exit 1 naming the first entry that does "
-                   "not match\n");
+            app_command_help(stdout, "verify");
             return 0;
         default:
             return 2;

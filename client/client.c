@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -170,6 +172,11 @@ const char *client_error_message(json_t *reply, const char *fallback)
     return m ? m : fallback;
 }
 
+const char *client_error_code(json_t *reply)
+{
+    return json_string_value(json_object_get(json_object_get(reply, "error"), "code"));
+}
+
 bool client_ping(struct client *c)
 {
     json_t *reply = NULL;
@@ -184,26 +191,109 @@ static void client_sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+long client_engine_holder(const char *state_dir)
+{
+    /* /proc/locks names the process holding a flock on the lock file's inode: no probe of
+     * our own that could make a starting engine fail. */
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/engine.lock", state_dir);
+    if (stat(path, &st) < 0)
+        return 0;
+    FILE *f = fopen("/proc/locks", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    long holder = 0;
+    while (!holder && fgets(line, sizeof(line), f)) {
+        char kind[16];
+        long pid;
+        unsigned maj, min;
+        unsigned long long ino;
+        /* "1: FLOCK  ADVISORY  WRITE 4242 fd:01:1234 0 EOF" ("->" marks a waiter) */
+        if (strstr(line, "->") ||
+            sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &maj, &min, &ino) != 5)
+            continue;
+        if (strcmp(kind, "FLOCK") == 0 && ino == (unsigned long long)st.st_ino &&
+            major(st.st_dev) == maj && minor(st.st_dev) == min)
+            holder = pid;
+    }
+    fclose(f);
+    return holder;
+}
+
+char *client_engine_diagnose(const char *socket_path, const char *state_dir)
+{
+    long holder = client_engine_holder(state_dir);
+    if (holder > 0)
+        return client_strdupf(
+            "the engine with pid %ld holds the state dir %s but does not answer at %s (it is "
+            "starting, stuck, or serves another socket); wait for it, or stop it (kill %ld) and "
+            "try again; its log: %s/engine.log",
+            holder, state_dir, socket_path, holder, state_dir);
+    return client_strdupf("no engine is running for %s (nothing answers at %s)", state_dir,
+                          socket_path);
+}
+
+/* The last non-empty line of a file, trimmed, into out ("" when none). */
+static void client_last_line(const char *path, char *out, size_t size)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0])
+            snprintf(out, size, "%s", line);
+    }
+    fclose(f);
+}
+
 int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir, char **err)
 {
     if (client_ping(c))
         return 0;
+    /* An engine that holds the state dir may be starting: a moment, then say who it is. */
+    for (int i = 0; i < 20 && client_engine_holder(state_dir) > 0; i++) {
+        client_sleep_ms(50);
+        if (client_ping(c))
+            return 0;
+    }
+    if (client_engine_holder(state_dir) > 0) {
+        *err = client_engine_diagnose(c->socket_path, state_dir);
+        return -1;
+    }
     if (mkdir(state_dir, 0700) < 0 && errno != EEXIST) {
         *err = client_strdupf("cannot create state dir %s: %s", state_dir, strerror(errno));
         return -1;
     }
     char *log = client_strdupf("%s/engine.log", state_dir);
+    /* The engine's pid comes back through a pipe, to tell at once when it exits. */
+    int pfd[2];
+    if (!log || pipe2(pfd, O_CLOEXEC) < 0) {
+        free(log);
+        *err = client_strdupf("cannot start the engine: %s", strerror(errno));
+        return -1;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         free(log);
+        close(pfd[0]);
+        close(pfd[1]);
         *err = client_strdupf("fork: %s", strerror(errno));
         return -1;
     }
     if (pid == 0) {
         /* Detach twice so the engine outlives us and is not our zombie. */
+        close(pfd[0]);
         setsid();
-        if (fork() != 0)
+        pid_t engine = fork();
+        if (engine != 0) {
+            (void)!write(pfd[1], &engine, sizeof(engine));
             _exit(0);
+        }
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         int nul = open("/dev/null", O_RDONLY);
         if (nul >= 0)
@@ -216,21 +306,41 @@ int client_ensure_engine(struct client *c, const char *self_exe, const char *sta
               (char *)NULL);
         _exit(127);
     }
+    close(pfd[1]);
+    pid_t engine = 0;
+    if (read(pfd[0], &engine, sizeof(engine)) != (ssize_t)sizeof(engine))
+        engine = 0;
+    close(pfd[0]);
     waitpid(pid, NULL, 0);
-    /* The engine binds its socket within milliseconds; back off gently up to 10 s. */
+    /* The engine binds its socket within milliseconds; back off gently up to 10 s, unless it
+     * exits first (its reason is the log's last line). */
     long waited = 0, step = 2;
     while (waited < 10000) {
         if (client_ping(c)) {
             free(log);
             return 0;
         }
+        if (engine > 0 && kill(engine, 0) < 0 && errno == ESRCH) {
+            char last[512];
+            client_last_line(log, last, sizeof(last));
+            if (client_ping(c)) { /* another engine won the race, and serves */
+                free(log);
+                return 0;
+            }
+            *err = client_strdupf("the engine it started exited: %s (log: %s)",
+                                  last[0] ? last : "no reason logged", log);
+            free(log);
+            return -1;
+        }
         client_sleep_ms(step);
         waited += step;
         if (step < 100)
             step *= 2;
     }
-    *err = client_strdupf("started `paddock serve` but no engine answers at %s; see %s",
-                          c->socket_path, log);
+    char *why = client_engine_diagnose(c->socket_path, state_dir);
+    *err = client_strdupf("started `paddock serve` but no engine answers after 10 s: %s; see %s",
+                          why ? why : "", log);
+    free(why);
     free(log);
     return -1;
 }

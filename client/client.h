@@ -20,9 +20,16 @@ const char *client_socket(const struct client *c);
 bool client_ping(struct client *c);
 
 /* Start `paddock serve` in the background (state dir and socket passed on) unless an engine
- * already answers; wait until it answers. self_exe is the path of the paddock binary.
- * Returns 0, or -1 with a malloc'd message in *err. */
+ * already answers; wait until it answers (at most 10 s). An engine that holds the state dir
+ * but does not answer (after a second's grace: it may be starting), or the started one
+ * exiting, fails at once, saying which (its pid, its log's last line). self_exe is the path
+ * of the paddock binary. Returns 0, or -1 with a malloc'd message in *err. */
 int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir, char **err);
+/* The pid of the engine holding state_dir's lock (from /proc/locks), or 0 when none does. */
+long client_engine_holder(const char *state_dir);
+/* Why no engine answers at socket_path, as a sentence for a person: which engine holds the
+ * state dir (its pid, what to do), or that none runs. malloc'd; NULL without memory. */
+char *client_engine_diagnose(const char *socket_path, const char *state_dir);
 
 /* Requests in progress give up (transport error "interrupted") once *flag is non-zero; a
  * signal handler sets it. NULL turns this off. */
@@ -36,6 +43,8 @@ int client_request(struct client *c, const char *method, const char *path, json_
 
 /* The message of an engine error reply ({"error":{"message"}}), or a fallback text. */
 const char *client_error_message(json_t *reply, const char *fallback);
+/* Its code ("session_paused": the table in docs/architecture.md), or NULL; borrowed. */
+const char *client_error_code(json_t *reply);
 
 /* A server-sent events stream for an event loop: a non-blocking reader. */
 struct client_events;

@@ -29,6 +29,7 @@ struct client_term {
     bool shut_wr;    /* half-close once out is empty */
     char tid[CLIENT_TERM_ID_MAX];
     char *error;
+    char code[40]; /* the refusal's error code, "" when none */
     /* out: the request first, then the sandbox's input; req_left: request bytes not yet
      * written (nothing after it goes out before the 101) */
     struct buf out;
@@ -209,6 +210,11 @@ const char *client_term_error(const struct client_term *t)
     return t->error;
 }
 
+const char *client_term_error_code(const struct client_term *t)
+{
+    return t->code[0] ? t->code : NULL;
+}
+
 size_t client_term_pending(const struct client_term *t)
 {
     return t->out.len - t->req_left; /* the request is not the caller's */
@@ -286,6 +292,8 @@ static void client_term_on_reply(struct client_term *t, bool eof, client_term_da
     if (!whole && !eof && t->in.len < CLIENT_TERM_HEAD_MAX + CLIENT_TERM_BODY_MAX)
         return;
     json_t *j = json_loadb(t->in.data + r.head_len, body, JSON_DISABLE_EOF_CHECK, NULL);
+    const char *code = client_error_code(j);
+    snprintf(t->code, sizeof(t->code), "%s", code ? code : "");
     client_term_fail(t, "%s", client_error_message(j, "the engine refused the terminal"));
     json_decref(j);
 }

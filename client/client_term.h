@@ -53,6 +53,8 @@ enum client_term_state client_term_state(const struct client_term *t);
 const char *client_term_id(const struct client_term *t);
 /* Why it failed (the engine's message), or NULL. */
 const char *client_term_error(const struct client_term *t);
+/* The engine's error code when it refused ("session_paused"), or NULL; valid until close. */
+const char *client_term_error_code(const struct client_term *t);
 /* Queue bytes for the sandbox and write what the socket takes now. 0, or -1 when the buffer
  * would pass CLIENT_TERM_OUT_MAX or the connection is over (nothing queued). */
 int client_term_send(struct client_term *t, const char *p, size_t n);

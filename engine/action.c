@@ -7,6 +7,7 @@
  * changes), so a second decision, or one after the timeout, changes nothing. */
 #include "engine/action.h"
 
+#include "common/buf.h"
 #include "engine/action_kind.h"
 #include "engine/base/action_state.h"
 #include "engine/base/loop.h"
@@ -17,6 +18,7 @@
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
+#include "engine/output.h"
 #include "engine/risk/policy.h"
 #include "engine/risk/risk.h"
 #include "engine/session_internal.h"
@@ -31,6 +33,23 @@
 #define ACTION_REJECTED_TEXT "Action has been rejected by the user! Waiting for further user input."
 /* Long polls end after this at the latest (GET /v1/actions/{id}?wait=S). */
 #define ACTION_WAIT_MAX 600.0
+/* A frame of the executor's stream larger than this is a broken stream. */
+#define ACTION_FRAME_MAX (64ull * 1024 * 1024)
+
+/* The executor's streamed reply (?paddock_stream=1, docs/protocol.md): "o LEN\n" output
+ * frames, then "r STATUS LEN\n" and the observation. An executor that does not stream
+ * (a runtime image baked before) answers with the plain observation: its first byte is "{". */
+struct action_frames {
+    bool decided, plain;
+    bool in_payload;
+    char type; /* 'o' or 'r': the frame being read */
+    char head[64];
+    size_t head_len;
+    unsigned long long left; /* payload bytes still to come */
+    bool got_result;
+    long status;
+    struct buf result; /* the observation, byte for byte */
+};
 
 /* An action the engine holds: waiting for the operator, or on its way to the executor. */
 struct action {
@@ -45,6 +64,7 @@ struct action {
     void *ud;
     struct loop_timer *timer; /* the approval's deadline */
     struct session *s;        /* held while forwarding */
+    struct action_frames frames;
 };
 
 /* A long poll on an action's end. */
@@ -102,6 +122,7 @@ static void action_waiter_on_timer(void *ud)
 /* The action reached a final state: every long poll on it answers. */
 static void action_notify(struct engine *eng, int64_t id)
 {
+    output_end(eng, id);
     struct action_waiter *w = eng->actions->waiters;
     while (w) {
         struct action_waiter *next = w->next;
@@ -197,6 +218,7 @@ static void action_unhold(struct action *a)
         loop_timer_cancel(a->eng->loop, a->timer);
     json_decref(a->action);
     free(a->body);
+    buf_free(&a->frames.result);
     free(a);
 }
 
@@ -348,6 +370,75 @@ static void action_on_done(const struct http_result *r, void *ud)
     action_finished(a);
 }
 
+/* The executor's stream as it comes: output to the live feeds, the observation kept. */
+static int action_on_frames(const char *data, size_t len, void *ud)
+{
+    struct action *a = ud;
+    struct action_frames *f = &a->frames;
+    if (!f->decided && len) {
+        f->decided = true;
+        f->plain = data[0] == '{';
+    }
+    if (f->plain)
+        return buf_append(&f->result, data, len);
+    while (len > 0) {
+        if (!f->in_payload) {
+            char c = *data++;
+            len--;
+            if (c != '\n') {
+                if (f->head_len + 1 >= sizeof(f->head))
+                    return -1;
+                f->head[f->head_len++] = c;
+                continue;
+            }
+            f->head[f->head_len] = '\0';
+            f->head_len = 0;
+            unsigned long long n = 0;
+            if (sscanf(f->head, "o %llu", &n) == 1)
+                f->type = 'o';
+            else if (sscanf(f->head, "r %ld %llu", &f->status, &n) == 2 && !f->got_result)
+                f->type = 'r', f->got_result = true;
+            else
+                return -1;
+            if (n > ACTION_FRAME_MAX)
+                return -1;
+            f->left = n;
+            f->in_payload = n > 0;
+            continue;
+        }
+        size_t k = len < f->left ? len : (size_t)f->left;
+        if (f->type == 'o')
+            output_append(a->eng, a->id, data, k);
+        else if (buf_append(&f->result, data, k) < 0)
+            return -1;
+        data += k;
+        len -= k;
+        f->left -= k;
+        f->in_payload = f->left > 0;
+    }
+    return 0;
+}
+
+static void action_on_streamed(const struct http_result *r, void *ud)
+{
+    struct action *a = ud;
+    struct action_frames *f = &a->frames;
+    struct http_result res = *r;
+    if (r->status == 200) {
+        bool whole = f->plain || (f->got_result && !f->in_payload);
+        if (buf_append(&f->result, "", 1) < 0) /* NUL-terminated, as a buffered body is */
+            whole = false;
+        else
+            f->result.len--;
+        res.status = !whole ? -1 : f->plain ? 200 : f->status;
+        res.body = f->result.data ? f->result.data : "";
+        res.len = f->result.len;
+        if (!whole)
+            res.error = "the executor's stream ended before the action's result";
+    }
+    action_on_done(&res, a);
+}
+
 static void action_forward(struct action *a, struct session *s)
 {
     struct engine *eng = a->eng;
@@ -370,13 +461,19 @@ static void action_forward(struct action *a, struct session *s)
     const struct action_kind *kind =
         action_kind_find(json_string_value(json_object_get(a->action, "action")));
     bool want_diff = kind && kind->ask_diff;
+    bool stream = kind && kind->streams;
     struct http_request req = {.method = "POST",
                                .url = want_diff ? "http://executor/execute_action?paddock_diff=1"
+                                      : stream  ? "http://executor/execute_action?paddock_stream=1"
                                                 : "http://executor/execute_action",
                                .body = a->body ? a->body : "{}",
                                .body_len = a->body ? a->len : 2,
+                               .on_data = stream ? action_on_frames : NULL,
                                .timeout_ms = (long)(t * 1000.0) + 60000};
-    if (eng->driver->executor_request(s, &req, action_on_done, a) < 0) {
+    if (stream)
+        output_begin(eng, a->id, a->session_id);
+    if (eng->driver->executor_request(s, &req, stream ? action_on_streamed : action_on_done, a) <
+        0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         action_on_done(&r, a);
     }

@@ -23,7 +23,11 @@ static enum action_file_change action_kind_file_edited(const char *command)
 }
 
 static const struct action_kind action_kinds[] = {
-    {.name = "run", .summary_arg = "command", .classify = risk_classify_run, .shell_like = true},
+    {.name = "run",
+     .summary_arg = "command",
+     .classify = risk_classify_run,
+     .shell_like = true,
+     .streams = true},
     {.name = "run_ipython",
      .summary_arg = "code",
      .classify = risk_classify_ipython,
@@ -71,7 +75,7 @@ void action_kind_names(bool (*keep)(const struct action_kind *k),
     size_t n = 0;
     const struct action_kind *k;
     for (size_t i = 0; (k = action_kind_at(i)); i++)
-        if (keep(k))
+        if (!keep || keep(k))
             out[n++] = k->name;
     out[n] = NULL;
 }

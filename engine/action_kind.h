@@ -38,6 +38,9 @@ struct action_kind {
     /* Runs code (a shell, a Python cell): what it does to files is not recorded, so the
      * changes call it opaque. */
     bool shell_like;
+    /* Its output is worth watching while it runs: the executor is asked to stream it
+     * (?paddock_stream=1), and the engine passes it on (engine/output.c). */
+    bool streams;
     /* Through the executor's file endpoints (engine/files.c), not execute_action. */
     bool transfer;
 };
@@ -49,7 +52,7 @@ struct action_kind {
 const struct action_kind *action_kind_find(const char *name);
 /* The i-th row, or NULL past the last (to walk the table). */
 const struct action_kind *action_kind_at(size_t i);
-/* The names of the kinds that keep(row) says, NULL-terminated, into out. */
+/* The names of the kinds that keep(row) says (keep NULL: all), NULL-terminated, into out. */
 void action_kind_names(bool (*keep)(const struct action_kind *k),
                        const char *out[ACTION_KIND_MAX + 1]);
 bool action_kind_writes_files(const struct action_kind *k);

@@ -11,6 +11,7 @@
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 #include "engine/listen.h"
+#include "engine/session.h"
 
 #include <microhttpd.h>
 #include <stdarg.h>
@@ -234,6 +235,28 @@ static void api_free_params(struct api_req *r)
     }
 }
 
+/* A session path's first parameter names the session by its id, its name or a unique id
+ * prefix: the handlers see the id. false after replying when the prefix is ambiguous; a
+ * reference that matches nothing stays as it is, for the handler's not_found. */
+static bool api_session_param(struct api_req *r)
+{
+    char *id = NULL, *err = NULL;
+    json_t *candidates = NULL;
+    int rc = session_ref_resolve(r->api->eng, r->params[0], &id, &candidates, &err);
+    if (rc == 0) {
+        free(r->params[0]);
+        r->params[0] = id;
+    } else if (rc < 0 && candidates) {
+        api_reply_json(r, err_status(ERR_AMBIGUOUS),
+                       json_pack("{s:{s:s,s:s,s:o}}", "error", "code", err_name(ERR_AMBIGUOUS),
+                                 "message", err ? err : "ambiguous", "candidates", candidates));
+    } else if (rc < 0) {
+        api_reply_error(r, ERR_INTERNAL, "out of memory");
+    }
+    free(err);
+    return rc >= 0;
+}
+
 static void api_dispatch(struct api_req *r)
 {
     bool path_known = false;
@@ -244,6 +267,8 @@ static void api_dispatch(struct api_req *r)
             continue;
         path_known = true;
         if (strcmp(rt->method, r->method) == 0) {
+            if (strncmp(rt->pattern, "/v1/sessions/*", 14) == 0 && !api_session_param(r))
+                return;
             rt->fn(r);
             return;
         }

@@ -9,6 +9,7 @@
 #include "engine/session.h"
 #include "engine/store/store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -298,6 +299,16 @@ void api_route_history(struct api_req *r)
                              .kind = api_req_query(r, "kind"),
                              .before = (int64_t)before,
                              .limit = (int)limit};
+    if (s.kind && !action_kind_find(s.kind)) {
+        const char *names[ACTION_KIND_MAX + 1];
+        char list[512] = "";
+        action_kind_names(NULL, names);
+        for (size_t i = 0, n = 0; names[i] && n < sizeof(list); i++)
+            n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", names[i]);
+        api_reply_error(r, ERR_BAD_REQUEST, "no action kind \"%.64s\"; \"kind\" is one of %s",
+                        s.kind, list);
+        return;
+    }
     const char *risk_name = api_req_query(r, "risk");
     int risk_level = risk_name ? risk_level_parse(risk_name) : -1; /* any case, as agents send */
     enum risk_level risk = (enum risk_level)risk_level;

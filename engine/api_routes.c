@@ -12,6 +12,7 @@
 #include "engine/images.h"
 #include "engine/listen.h"
 #include "engine/logs.h"
+#include "engine/output.h"
 #include "engine/pool.h"
 #include "engine/remote_runtime.h"
 #include "engine/seccomp_probe.h"
@@ -343,6 +344,7 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/sessions/*/execute_action", api_route_execute, 0},
     {"POST", "/v1/risk", api_route_risk, 0},
     {"GET", "/v1/actions/*", api_route_action_get, 0},
+    {"GET", "/v1/actions/*/output", output_route_get, 0},
     {"POST", "/v1/actions/*/approve", api_route_action_approve, 0},
     {"POST", "/v1/actions/*/reject", api_route_action_reject, 0},
     {"GET", "/v1/approvals", api_route_approvals, 0},

@@ -13,6 +13,7 @@
 #include "engine/images.h"
 #include "engine/listen.h"
 #include "engine/monitor.h"
+#include "engine/output.h"
 #include "engine/pool.h"
 #include "engine/seccomp.h"
 #include "engine/seccomp_probe.h"
@@ -52,8 +53,9 @@ static int engine_lock(const char *state_dir, char **err)
         ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
         pid[n > 0 ? n : 0] = '\0';
         pid[strcspn(pid, "\n")] = '\0';
-        *err = util_strdupf("state dir %s is locked by another engine (pid %s)", state_dir,
-                            pid[0] ? pid : "?");
+        *err = util_strdupf("state dir %s is locked by another engine (pid %s): use that one "
+                            "(its socket), stop it (kill %s), or give another --state-dir",
+                            state_dir, pid[0] ? pid : "?", pid[0] ? pid : "PID");
         close(fd);
         free(path);
         return -1;
@@ -337,7 +339,7 @@ int engine_serve(const struct engine_options *opt, char **err)
         *err = strdup("out of memory");
         goto out;
     }
-    if (actions_init(&eng) < 0) {
+    if (actions_init(&eng) < 0 || output_init(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
     }
@@ -362,6 +364,7 @@ out:
         http_cancel_all(eng.http);
     seccomp_probe_free(&eng);
     actions_shutdown(&eng);
+    output_shutdown(&eng);
     terminals_free(&eng);
     api_free(eng.api);
     if (listenfd >= 0)

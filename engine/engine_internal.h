@@ -19,6 +19,7 @@ struct monitor;
 struct stats;
 struct pool;
 struct actions;
+struct output;
 struct term;
 struct seccomp_probe;
 struct disk;
@@ -46,6 +47,7 @@ struct engine {
     struct images *images;   /* builds asked through the API (images.c) */
     struct stats *stats;     /* resource sampling (stats.c) */
     struct actions *actions; /* actions held for approval or in flight (action.c) */
+    struct output *output;   /* running actions' live output (output.c) */
     struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
     struct disk *disk;       /* the disk watchdog and the store's floor (disk.c) */
     unsigned bench_off;      /* enum engine_bench_off bits; 0 outside benchmarks */

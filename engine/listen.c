@@ -6,6 +6,7 @@
 #include "engine/base/util.h"
 #include "engine/engine_internal.h"
 #include "engine/remote_runtime.h"
+#include "engine/session.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -291,8 +292,18 @@ int listen_auth_check(struct api_req *r)
     if (api_key && (!v1 || session_path) && listen_secret_eq(api_key, eng->api_key))
         return 0;
     const char *skey = api_req_header(r, "X-Session-API-Key");
-    if (skey && session_path && remote_session_key_ok(eng, id, skey))
-        return 0;
+    if (skey && session_path) {
+        /* the path may name the session by its name or an id prefix: its key is the id's */
+        char *full = NULL, *why = NULL;
+        json_t *candidates = NULL;
+        if (session_ref_resolve(eng, id, &full, &candidates, &why) == 0)
+            snprintf(id, sizeof(id), "%s", full);
+        free(full);
+        free(why);
+        json_decref(candidates);
+        if (remote_session_key_ok(eng, id, skey))
+            return 0;
+    }
     if (v1)
         api_reply_error(r, ERR_UNAUTHORIZED,
                         "%s: this listener needs \"Authorization: Bearer <token>\"%s",

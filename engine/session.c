@@ -4,6 +4,7 @@
  * session_control.c; reattaching and Docker's events in reconcile.c. */
 #include "engine/session.h"
 
+#include "common/buf.h"
 #include "engine/action.h"
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
@@ -97,6 +98,78 @@ struct session *session_find_ref(struct engine *eng, const char *ref)
         if (s->name && strcmp(s->name, ref) == 0 && s->state != SESSION_ERROR)
             return s;
     return NULL;
+}
+
+int session_ref_resolve(struct engine *eng, const char *ref, char **id, json_t **candidates,
+                        char **err)
+{
+    *id = NULL;
+    *candidates = NULL;
+    *err = NULL;
+    if (session_find(eng, ref)) { /* a live session's id, the agents' every request: no SQL */
+        *id = strdup(ref);
+        return *id ? 0 : -1;
+    }
+    json_t *rows = store_session_match(eng->store, ref);
+    if (!rows)
+        return -1;
+    size_t n = json_array_size(rows), i, prefixes = 0, live = 0;
+    json_t *row, *pick = NULL, *live_pick = NULL;
+    json_array_foreach(rows, i, row)
+    {
+        bool alive = strcmp(json_string_value(json_object_get(row, "state")), "deleted") != 0;
+        if (json_is_true(json_object_get(row, "exact"))) {
+            pick = row; /* an id is never ambiguous */
+            break;
+        }
+        if (json_is_true(json_object_get(row, "named"))) {
+            /* the newest live session of that name, else the newest of all */
+            if (alive) {
+                pick = row;
+                break;
+            }
+            if (!pick)
+                pick = row;
+            continue;
+        }
+        if (pick)
+            break; /* a name wins over id prefixes */
+        prefixes++;
+        if (alive && live++ == 0)
+            live_pick = row;
+    }
+    /* A prefix names one session, or one live one among deleted ones (as the dashboard's
+     * eight characters do); more is ambiguous and the reply lists them. */
+    if (!pick && prefixes == 1)
+        pick = json_array_get(rows, 0);
+    else if (!pick && live == 1)
+        pick = live_pick;
+    if (pick) {
+        *id = strdup(json_string_value(json_object_get(pick, "id")));
+        json_decref(rows);
+        return *id ? 0 : -1;
+    }
+    if (n == 0) {
+        json_decref(rows);
+        return 1;
+    }
+    struct buf msg = {0};
+    buf_printf(&msg, "\"%.64s\" begins %zu%s session ids: ", ref, n, n == 64 ? " or more" : "");
+    json_array_foreach(rows, i, row)
+    {
+        const char *name = json_string_value(json_object_get(row, "name"));
+        json_object_del(row, "exact");
+        json_object_del(row, "named");
+        if (i < 8)
+            buf_printf(&msg, "%s%s%s%s%s (%s)", i ? ", " : "",
+                       json_string_value(json_object_get(row, "id")), name ? " \"" : "",
+                       name ? name : "", name ? "\"" : "",
+                       json_string_value(json_object_get(row, "state")));
+    }
+    buf_printf(&msg, "%s; give more of the id, or the name", n > 8 ? ", ..." : "");
+    *err = msg.data;
+    *candidates = rows;
+    return -1;
 }
 
 void session_publish(struct engine *eng, const char *id)
@@ -901,7 +974,7 @@ int session_check_actionable(struct session *s, enum err_code *err, char *msg, s
         snprintf(msg, size, "session %s is %s%s%.200s%s; %s", s->id, session_st_name(s->state),
                  why ? " (" : "", why ? why : "", why ? ")" : "", hint);
         json_decref(cur);
-        *err = session_st_refusal_status(s->state) == 503 ? ERR_UNAVAILABLE : ERR_CONFLICT;
+        *err = session_st_refusal(s->state);
         return -1;
     }
     if (s->op != SESSION_OP_NONE && s->op != SESSION_OP_CREATE) {

@@ -44,6 +44,14 @@ void session_free_all(struct engine *eng);
 void session_shutdown(struct engine *eng, void (*done)(void *ud), void *ud);
 
 struct session *session_find(struct engine *eng, const char *id);
+/* What a session reference in a path or a command names, as docker does: the session whose id
+ * it is; else the newest live session of that name (else the newest of that name); else the
+ * one session whose id begins with it (or the one live one among several). 0 with *id
+ * (malloc'd); 1 when nothing matches; -1 when the prefix is ambiguous, with *err (malloc'd:
+ * the candidates named) and *candidates ({id, name, state} objects, the caller's), or when
+ * out of memory (*err NULL). */
+int session_ref_resolve(struct engine *eng, const char *ref, char **id, json_t **candidates,
+                        char **err);
 const char *session_id(const struct session *s);
 enum session_st session_state(const struct session *s);
 

@@ -1,9 +1,12 @@
 #include "action.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common/utf8.h"
 #include "executor.h"
 #include "fsjob.h"
 #include "plugin.h"
@@ -154,6 +157,56 @@ int action_get_timeout(const json_t *action, double *out, struct buf *err)
     return 0;
 }
 
+/* The argument that says what the action is about, cut at a character, on one line. */
+static void summarize(struct action_req *req, const json_t *action)
+{
+    static const char *const keys[] = {"command", "path", "code", "url", "browser_actions"};
+    const json_t *args = json_object_get(action, "args");
+    const char *text = NULL;
+    size_t n = 0;
+    for (size_t i = 0; !text && i < sizeof keys / sizeof keys[0]; i++) {
+        const json_t *v = json_object_get(args, keys[i]);
+        if (json_is_string(v)) {
+            text = json_string_value(v);
+            n = json_string_length(v);
+        }
+    }
+    if (!text)
+        return;
+    bool cut = n >= sizeof req->summary;
+    if (cut)
+        n = utf8_cut(text, sizeof req->summary - 4);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        req->summary[i] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+    }
+    if (cut)
+        memcpy(req->summary + n, "...", 3), n += 3;
+    req->summary[n] = '\0';
+}
+
+void action_log(const struct executor *ex, const struct action_req *req)
+{
+    if (ex->quiet)
+        return;
+    char outcome[48];
+    const json_t *obs = req->result;
+    const json_t *ec =
+        json_object_get(json_object_get(json_object_get(obs, "extras"), "metadata"), "exit_code");
+    const char *kind = json_string_value(json_object_get(obs, "observation"));
+    if (!obs)
+        snprintf(outcome, sizeof outcome, "not finished (the executor stops)");
+    else if (json_is_integer(ec))
+        snprintf(outcome, sizeof outcome, "exit %lld", (long long)json_integer_value(ec));
+    else if (kind && strcmp(kind, "error") == 0)
+        snprintf(outcome, sizeof outcome, "error");
+    else
+        snprintf(outcome, sizeof outcome, "ok");
+    /* One write: the line arrives whole in the container log, never buffered. */
+    dprintf(STDOUT_FILENO, "paddock-executor: %s \"%s\" %s, %.0f ms\n", req->type->name,
+            req->summary, outcome, (evloop_now() - req->received) * 1e3);
+}
+
 struct action_req *action_req_new(const json_t *body, struct buf *err)
 {
     if (!json_is_object(body)) {
@@ -189,6 +242,8 @@ struct action_req *action_req_new(const json_t *body, struct buf *err)
         return NULL;
     }
     req->type = type;
+    req->received = evloop_now();
+    summarize(req, action);
     if (check_fields(type, action, err) < 0 || type->parse(action, &req->args, err) < 0) {
         free(req);
         return NULL;

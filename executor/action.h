@@ -37,10 +37,18 @@ struct action_req {
      * carries a top-level "paddock_diff" (a unified diff) that the engine records and takes
      * out before the agent sees it. Clients that do not ask never get the key. */
     bool want_diff;
+    /* The engine asked (`?paddock_stream=1`) to see the output as it is produced: while the
+     * action runs, each piece of its output is passed here (NULL: nobody watches). What the
+     * agent gets back is the same observation either way. */
+    void (*on_output)(struct action_req *req, const char *data, size_t n);
     /* Called when a request that was not finished at submit time gets its result. */
     void (*done)(struct action_req *req);
     void *owner;
+    const struct executor *orphan_of; /* its connection went: it ends on its own */
     struct action_req *next;
+    /* For its line in the container log (action_log). */
+    char summary[96]; /* its command, path or code: cut, control characters as spaces */
+    double received;  /* evloop_now() when it came */
 };
 
 struct action_queue {
@@ -53,6 +61,10 @@ const struct action_type *action_type_find(const char *name);
 /* From the request body {"action": {...}}; NULL with a message in err for a 400 reply. */
 struct action_req *action_req_new(const json_t *body, struct buf *err);
 void action_req_free(struct action_req *req);
+
+/* Its one line in the container log (stdout): kind, summary, exit code or outcome, duration
+ * (`--quiet`: none). */
+void action_log(const struct executor *ex, const struct action_req *req);
 
 /* Queues req; returns true when it finished at once (req->done is then not called). */
 bool action_submit(struct executor *ex, struct action_req *req);

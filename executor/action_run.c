@@ -321,10 +321,25 @@ static void restore_output(struct run_state *r)
     r->saved_active = false;
 }
 
+/* The shell's output while a request waits on it: to whoever watches the request. */
+static void on_tap(void *ctx, const char *data, size_t n)
+{
+    struct run_state *r = ctx;
+    if (r->req && r->req->on_output)
+        r->req->on_output(r->req, data, n);
+}
+
+static void untap(struct run_state *r)
+{
+    r->sh->tap = NULL;
+    r->sh->tap_ctx = NULL;
+}
+
 static void finish(struct run_state *r, json_t *obs)
 {
     struct action_req *req = r->req;
     bool was_static = r->live && r->sh == &r->live->sh;
+    untap(r);
     r->req = NULL;
     r->args = NULL;
     disarm(r);
@@ -422,6 +437,8 @@ static enum action_status wait_for_shell(struct run_state *r, struct action_req 
     r->key = key;
     r->started = evloop_now();
     r->hard_deadline = r->started + r->args->timeout;
+    sh->tap = on_tap;
+    sh->tap_ctx = r;
     arm(r);
     return ACTION_PENDING;
 }
@@ -653,6 +670,7 @@ void action_run_cancel(struct executor *ex, struct action_req *req)
 {
     struct run_state *r = ex->run;
     if (r->req == req) {
+        untap(r);
         r->req = NULL;
         r->args = NULL;
         disarm(r);

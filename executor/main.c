@@ -87,8 +87,8 @@ static void usage(FILE *f)
             "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
             "  --auto-lint               OpenHands' enable_auto_lint: str_replace and insert\n"
             "                            edits report the lint errors they introduced\n"
-            "  --quiet                   no access log (one stderr line per request but the\n"
-            "                            /alive and /server_info probes)\n"
+            "  --quiet                   no log line per action and file request (stdout);\n"
+            "                            warnings stay on stderr\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
             "                            run_ipython, gitinfo for git metadata of commands,\n"
             "                            agent_skills (accepted, does nothing)\n");

@@ -298,10 +298,19 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)toe;
     if (!rq)
         return;
-    /* One line per request, except the probes (/alive, /server_info) that would drown it. */
-    if (!(rq->route && (rq->route->flags & ENDPOINT_OPEN)) && !rq->ex->quiet)
-        fprintf(stderr, "paddock-executor: %s %u %.1f ms\n", rq->what,
-                rq->reply_status ? rq->reply_status : 499u, server_now_ms() - rq->started_ms);
+    /* No access log: each action has its line (action_log), so do the file endpoints; a
+     * request refused or failed is a warning on stderr. The probes (/alive, /server_info)
+     * would drown the rest. */
+    unsigned status = rq->reply_status ? rq->reply_status : 499u;
+    bool execute = rq->route && rq->route->finish == endpoint_execute;
+    if (!(rq->route && (rq->route->flags & ENDPOINT_OPEN)) && !rq->ex->quiet) {
+        double ms = server_now_ms() - rq->started_ms;
+        if (status >= 400)
+            dprintf(STDERR_FILENO, "paddock-executor: warning: %s answered %u, %.0f ms\n", rq->what,
+                    status, ms);
+        else if (!execute)
+            dprintf(STDOUT_FILENO, "paddock-executor: %s %u, %.0f ms\n", rq->what, status, ms);
+    }
     if (rq->prev)
         rq->prev->next = rq->next;
     else

@@ -324,6 +324,8 @@ static void sink_output(void *ctx, const char *data, size_t n)
     struct shell *sh = ctx;
     capture_append(&sh->out, data, n);
     sh->last_output = evloop_now();
+    if (sh->tap && sh->ready) /* before the first marker: start-up noise */
+        sh->tap(sh->tap_ctx, data, n);
 }
 
 static void sink_marker(void *ctx, const struct marker_info *m)

@@ -60,6 +60,10 @@ struct shell {
     char script[PATH_MAX]; /* the command file the shell sources, "" when none is left */
     shell_event_fn on_event;
     void *ctx;
+    /* While set, each piece of output (markers taken out) is passed here too as it is read:
+     * the running action's live output (action_run.c). */
+    void (*tap)(void *tap_ctx, const char *data, size_t n);
+    void *tap_ctx;
 };
 
 /* Returns -1 when no random nonce could be made. Nothing runs until shell_start(). */

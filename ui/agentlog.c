@@ -1,10 +1,14 @@
 /* The agent's shell as a transcript (agentlog.h). Entries wait in action-id order; the front
- * one is written when it can be: its prompt and command at once, its output once fetched.
- * Actions of a session run one at a time, so the order written is the order they ran. */
+ * one is written when it can be: its prompt and command at once, its output as it comes (the
+ * engine's `action_output` events) or, for an action that did not stream, its observation
+ * once fetched. Actions of a session run one at a time, so the order written is the order
+ * they ran. */
 #include "ui/agentlog.h"
 
 #include "client/action_view.h"
 #include "client/client.h"
+#include "client/live_output.h"
+#include "common/buf.h"
 #include "ui/ui_internal.h"
 #include "ui/vt.h"
 
@@ -23,6 +27,14 @@ struct agentlog_entry {
     bool fetching, have_out, header_done;
     int exit_code; /* -1: none */
     char *out;     /* the observation's content (raw), or why it is missing */
+    /* Output as it ran: pieces placed by offset; what is not written yet waits in pend (its
+     * newest AGENTLOG_OUTPUT_MAX bytes), how much never came in missed. Once any came, the
+     * observation is not written again at the end. */
+    struct live_output lo;
+    struct buf pend;
+    unsigned long long missed;
+    bool live, live_nl; /* live_nl: the last byte written was a newline */
+    char tok_out;       /* the request for what it printed before the transcript opened */
 };
 
 struct agentlog {
@@ -30,6 +42,7 @@ struct agentlog {
     char sid[72];
     struct vt *vt;
     bool loading;
+    bool listing; /* taking the actions listed when it opened */
     char error[200];
     struct agentlog_entry **e; /* by id, ascending */
     size_t n, cap;
@@ -53,6 +66,8 @@ static void agentlog_entry_free(struct agentlog_entry *e)
     if (!e)
         return;
     ui_cancel(e->a->ui, e);
+    ui_cancel(e->a->ui, &e->tok_out);
+    buf_free(&e->pend);
     free(e->cmd);
     free(e->state);
     free(e->out);
@@ -98,8 +113,44 @@ static void agentlog_write_header(struct agentlog *a, struct agentlog_entry *e)
     e->header_done = true;
 }
 
+/* What came live and is not written yet (the front entry only). */
+static void agentlog_write_live(struct agentlog *a, struct agentlog_entry *e)
+{
+    if (e->missed) {
+        char note[96];
+        snprintf(note, sizeof(note), "%s\x1b[2m[%llu bytes of output not shown]\x1b[0m\r\n",
+                 e->live_nl || !e->live ? "" : "\r\n", e->missed);
+        agentlog_puts(a, note);
+        e->missed = 0;
+        e->live_nl = true;
+    }
+    if (!e->pend.len)
+        return;
+    agentlog_put_text(a, e->pend.data, e->pend.len);
+    e->live_nl = e->pend.data[e->pend.len - 1] == '\n';
+    buf_reset(&e->pend);
+}
+
+/* The end of an action that streamed: its output is written; only how it ended is left. */
+static void agentlog_write_end(struct agentlog *a, struct agentlog_entry *e)
+{
+    agentlog_puts(a, "\x1b[0m");
+    if (!e->live_nl)
+        agentlog_puts(a, "\r\n");
+    char note[96] = "";
+    if (e->state && strcmp(e->state, "done") != 0 && strcmp(e->state, "failed") != 0)
+        snprintf(note, sizeof(note), "\x1b[2m[%.40s]\x1b[0m\r\n", e->state);
+    else if (e->exit_code > 0)
+        snprintf(note, sizeof(note), "\x1b[2m[exit code %d]\x1b[0m\r\n", e->exit_code);
+    agentlog_puts(a, note);
+}
+
 static void agentlog_write_output(struct agentlog *a, struct agentlog_entry *e)
 {
+    if (e->live) {
+        agentlog_write_end(a, e);
+        return;
+    }
     const char *out = e->out ? e->out : "";
     size_t len = strlen(out);
     if (len > AGENTLOG_OUTPUT_MAX) {
@@ -131,6 +182,10 @@ static bool agentlog_flush(struct agentlog *a)
         struct agentlog_entry *e = a->e[0];
         if (!e->header_done) {
             agentlog_write_header(a, e);
+            wrote = true;
+        }
+        if (e->pend.len || e->missed) {
+            agentlog_write_live(a, e);
             wrote = true;
         }
         if (!e->have_out)
@@ -206,6 +261,44 @@ static void agentlog_fetched(int status, json_t *reply, const char *err, void *u
         a->ui->dirty |= UI_DIRTY_DETAIL;
 }
 
+/* A piece of what the action printed, at offset in its output. */
+static void agentlog_take_output(struct agentlog_entry *e, unsigned long long offset,
+                                 const char *text, size_t len)
+{
+    size_t skip;
+    uint64_t missed;
+    size_t n = live_output_place(&e->lo, offset, len, &skip, &missed);
+    e->live = true;
+    e->missed += missed;
+    if (!n)
+        return;
+    if (buf_append(&e->pend, text + skip, n) < 0)
+        e->missed += n;
+    if (e->pend.len > AGENTLOG_OUTPUT_MAX) { /* not the front for long: its tail waits */
+        size_t cut = e->pend.len - AGENTLOG_OUTPUT_MAX;
+        while (cut < e->pend.len && ((unsigned char)e->pend.data[cut] & 0xC0) == 0x80)
+            cut++;
+        buf_consume(&e->pend, cut);
+        e->missed += cut;
+    }
+}
+
+/* What a running action printed before the transcript opened. */
+static void agentlog_output_fetched(int status, json_t *reply, const char *err, void *ud)
+{
+    struct agentlog_entry *e =
+        (struct agentlog_entry *)((char *)ud - offsetof(struct agentlog_entry, tok_out));
+    (void)err;
+    json_t *text = json_object_get(reply, "text");
+    if (status != 200 || !json_is_true(json_object_get(reply, "running")) || !json_is_string(text))
+        return; /* it ended meanwhile: its observation comes with the end */
+    agentlog_take_output(e,
+                         (unsigned long long)json_integer_value(json_object_get(reply, "offset")),
+                         json_string_value(text), json_string_length(text));
+    if (agentlog_flush(e->a))
+        e->a->ui->dirty |= UI_DIRTY_DETAIL;
+}
+
 /* An action as the engine describes it (event or list): keep it, fetch its output when final. */
 static bool agentlog_take(struct agentlog *a, json_t *j)
 {
@@ -228,7 +321,18 @@ static bool agentlog_take(struct agentlog *a, json_t *j)
         free(e->state);
         e->state = strdup(state);
     }
-    if (agentlog_is_final(state) && !e->fetching && !e->have_out) {
+    if (state && strcmp(state, "running") == 0 && !e->live && a->listing) {
+        char path[64];
+        snprintf(path, sizeof(path), "/v1/actions/%lld/output", id);
+        ui_request(a->ui, "GET", path, NULL, agentlog_output_fetched, &e->tok_out);
+    }
+    if (agentlog_is_final(state) && !e->fetching && !e->have_out && e->live) {
+        /* It streamed: how it ended is in the event; the output is written already. */
+        json_t *code = json_object_get(j, "exit_code");
+        if (json_is_integer(code))
+            e->exit_code = (int)json_integer_value(code);
+        e->have_out = true;
+    } else if (agentlog_is_final(state) && !e->fetching && !e->have_out) {
         char path[64];
         snprintf(path, sizeof(path), "/v1/actions/%lld", id);
         e->fetching = ui_request(a->ui, "GET", path, NULL, agentlog_fetched, e) == 0;
@@ -245,8 +349,10 @@ static void agentlog_listed(int status, json_t *reply, const char *err, void *ud
         snprintf(a->error, sizeof(a->error), "the agent's actions: %s",
                  status < 0 ? (err ? err : "no answer") : client_error_message(reply, "refused"));
     } else {
+        a->listing = true;
         for (size_t i = json_array_size(list); i-- > 0;) /* newest first: oldest taken first */
             agentlog_take(a, json_array_get(list, i));
+        a->listing = false;
         if (!a->n && !a->written)
             agentlog_puts(a, "\x1b[2m(no commands yet: they show here as the agent runs "
                              "them)\x1b[0m\r\n");
@@ -299,6 +405,24 @@ const char *agentlog_status(const struct agentlog *a)
     if (a->loading)
         return "loading the agent's commands";
     return a->error[0] ? a->error : NULL;
+}
+
+unsigned agentlog_on_output(struct agentlog *a, json_t *ev)
+{
+    const char *sid = json_string_value(json_object_get(ev, "session"));
+    json_t *jid = json_object_get(ev, "action");
+    json_t *text = json_object_get(ev, "text");
+    if (!sid || strcmp(sid, a->sid) != 0 || !json_is_integer(jid) || !json_is_string(text))
+        return 0;
+    long long id = (long long)json_integer_value(jid);
+    if (id <= a->written)
+        return 0;
+    struct agentlog_entry *e = agentlog_find(a, id, true);
+    if (!e)
+        return 0;
+    agentlog_take_output(e, (unsigned long long)json_integer_value(json_object_get(ev, "offset")),
+                         json_string_value(text), json_string_length(text));
+    return agentlog_flush(a) ? UI_DIRTY_DETAIL : 0;
 }
 
 unsigned agentlog_on_action(struct agentlog *a, json_t *action)

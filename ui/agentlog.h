@@ -1,7 +1,10 @@
 /* The agent's own shell, read-only, for the Terminal tab: a terminal emulator (ui/vt.c) fed a
- * transcript of the session's `run` actions, each its prompt and command, then its
- * observation's output once the action is final (GET /v1/actions/{id}), in action order; live
- * from the engine's `action` events. Keys never go anywhere from it. */
+ * transcript of the session's `run` actions, each its prompt and command, then its output as
+ * the command prints it (the engine's `action_output` events; what a command running when it
+ * opens printed before, from GET /v1/actions/{id}/output), or the observation's output once
+ * the action is final (GET /v1/actions/{id}) when none streamed, in action order; live from
+ * the engine's `action` events. The emulator interprets the bytes into cells: no byte of the
+ * output reaches the real terminal. Keys never go anywhere from it. */
 #ifndef PADDOCK_UI_AGENTLOG_H
 #define PADDOCK_UI_AGENTLOG_H
 
@@ -22,6 +25,8 @@ void agentlog_free(struct agentlog *a);
 struct vt *agentlog_vt(struct agentlog *a);
 /* "loading", an error, or NULL once the history is in. */
 const char *agentlog_status(const struct agentlog *a);
+/* An `action_output` event's data. Returns dirty bits. */
+unsigned agentlog_on_output(struct agentlog *a, json_t *ev);
 /* An `action` event's data. Returns dirty bits. */
 unsigned agentlog_on_action(struct agentlog *a, json_t *action);
 

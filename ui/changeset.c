@@ -114,3 +114,11 @@ bool changeset_matches(const struct changeset_entry *e, const char *needle)
             return true;
     return false;
 }
+
+bool changeset_in_git(const struct changeset_entry *e)
+{
+    for (const char *p = e->path; p && (p = strstr(p, ".git")); p += 4)
+        if ((p == e->path || p[-1] == '/') && (p[4] == '\0' || p[4] == '/'))
+            return true;
+    return false;
+}

@@ -39,5 +39,8 @@ char changeset_marker(enum changeset_kind kind);
 const char *changeset_kind_name(enum changeset_kind kind);
 /* Whether the entry's path contains needle (case-insensitive; NULL or "" matches all). */
 bool changeset_matches(const struct changeset_entry *e, const char *needle);
+/* Whether the entry is a git repository's internals: its path has a component ".git" (the
+ * directory or anything under it; .gitignore is not). */
+bool changeset_in_git(const struct changeset_entry *e);
 
 #endif

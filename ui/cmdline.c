@@ -1,7 +1,8 @@
 /* The `:` command line: one table of commands (name, alias, arguments, help, handler), from
  * which the help is generated. A command is its name, its alias or any start of its name that
- * no other command shares (":th light"). Commands that change the engine are refused by
- * --read-only, as their keys are. */
+ * no other command shares (":th light"); a start of the name of one that changes the engine
+ * asks y/n first (":p" is too easy to type to pause a session at once). Commands that change
+ * the engine are refused by --read-only, as their keys are. */
 #include "ui/ui_internal.h"
 
 #include <stdio.h>
@@ -123,6 +124,7 @@ const struct ui_command ui_commands[] = {
      .args = "",
      .help = "create a session (the form)",
      .mutates = true,
+     .asks = true,
      .fn = cmd_new},
     {.name = "pause",
      .args = "[SESSION]",
@@ -148,6 +150,7 @@ const struct ui_command ui_commands[] = {
      .help = "delete a session (asks first)",
      .max_args = 1,
      .mutates = true,
+     .asks = true,
      .fn = cmd_session_op},
     {.name = "approve",
      .args = "ID",
@@ -207,6 +210,12 @@ const struct ui_command *cmdline_find(const char *name, const char **why)
     return NULL;
 }
 
+bool cmdline_needs_confirm(const struct ui_command *c, const char *typed)
+{
+    return c->mutates && !c->asks && strcmp(c->name, typed) != 0 &&
+           !(c->alias && strcmp(c->alias, typed) == 0);
+}
+
 int cmdline_split(char *line, char **argv, int max, bool rest)
 {
     int n = 0;
@@ -232,7 +241,23 @@ int cmdline_split(char *line, char **argv, int max, bool rest)
     }
 }
 
+static unsigned cmdline_run_line(struct ui *ui, const char *line, bool confirmed);
+
+static unsigned cmdline_confirmed(struct ui *ui, void *ud)
+{
+    (void)ud;
+    char line[sizeof(ui->cmd_pending)];
+    snprintf(line, sizeof(line), "%s", ui->cmd_pending);
+    ui->cmd_pending[0] = '\0';
+    return cmdline_run_line(ui, line, true);
+}
+
 unsigned cmdline_run(struct ui *ui, const char *line)
+{
+    return cmdline_run_line(ui, line, false);
+}
+
+static unsigned cmdline_run_line(struct ui *ui, const char *line, bool confirmed)
 {
     char buf[1024];
     snprintf(buf, sizeof(buf), "%s", line);
@@ -255,6 +280,16 @@ unsigned cmdline_run(struct ui *ui, const char *line)
     if (c->mutates && ui->opt->read_only) {
         ui_set_error(ui, "read-only dashboard: :%s (%s) is disabled", c->name, c->help);
         return UI_DIRTY_FOOTER;
+    }
+    if (!confirmed && cmdline_needs_confirm(c, p)) {
+        /* the whole name in the question: what would run is what the operator reads */
+        char question[300];
+        snprintf(ui->cmd_pending, sizeof(ui->cmd_pending), "%s%s%.200s", c->name, *args ? " " : "",
+                 args);
+        snprintf(question, sizeof(question), "run :%.200s ? (changes the session)",
+                 ui->cmd_pending);
+        confirm_open(ui, question, cmdline_confirmed, NULL);
+        return UI_DIRTY_ALL;
     }
     char *argv[CMDLINE_MAX_ARGS + 1];
     argv[0] = (char *)c->name;

@@ -148,14 +148,22 @@ void draw_frame(struct ui *ui, WINDOW *w, const char *title, bool focused)
     draw_text(ui, w, 0, x, width - 2 - x, " ", theme_attr(UI_C_TITLE));
 }
 
+int draw_tabs_width(struct ui *ui, const char *const *names, size_t n, bool tight)
+{
+    int need = n ? (int)n - 1 : 0;
+    for (size_t t = 0; t < n; t++)
+        need += draw_text_width(ui, names[t]) + (tight ? 0 : 2);
+    return need;
+}
+
 int draw_tabs(struct ui *ui, WINDOW *w, int y, int x, int end, const char *const *names, size_t n,
-              size_t cur, bool focused, short (*cols)[2])
+              size_t cur, bool focused, bool tight, short (*cols)[2])
 {
     for (size_t t = 0; t < n && x < end - 1; t++) {
         attr_t a = t == cur ? theme_attr(focused ? UI_C_SELECTED : UI_C_SELECTED_BLUR)
                             : theme_attr(UI_C_DIM);
         char name[48];
-        snprintf(name, sizeof(name), " %s ", names[t]);
+        snprintf(name, sizeof(name), tight ? "%s" : " %s ", names[t]);
         int x0 = x;
         x += draw_text(ui, w, y, x, end - x, name, a);
         if (cols) {

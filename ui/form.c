@@ -1,6 +1,8 @@
 /* A small form (a modal): labelled text and choice fields in a centred box. Tab and Down go to
  * the next field, Shift-Tab and Up to the previous one; Left, Right and Space change a choice;
- * Enter submits (the caller may refuse a value: the form stays, saying why); Esc cancels. */
+ * Enter submits (the caller may refuse a value, or send the values and wait for the engine,
+ * which may refuse one: the form then stays with everything typed, the field at fault marked
+ * and the cursor on it, saying why); Esc cancels. */
 #include "common/utf8.h"
 #include "ui/ui_internal.h"
 
@@ -25,8 +27,18 @@ struct form {
     struct form_entry f[FORM_MAX_FIELDS];
     size_t n, cur;
     char err[256];
+    int bad;      /* the field err is about, or -1 */
+    bool waiting; /* sent: the engine's answer is due (form_answer) */
     form_submit_fn submit;
     void *ud;
+};
+
+static unsigned form_on_key(struct ui *ui, int key, bool code);
+static void form_draw(struct ui *ui);
+
+static const struct ui_modal form_modal = {
+    .on_key = form_on_key,
+    .draw = form_draw,
 };
 
 static unsigned form_submit(struct ui *ui)
@@ -36,14 +48,45 @@ static unsigned form_submit(struct ui *ui)
     for (size_t i = 0; i < fm->n; i++)
         values[i] =
             fm->f[i].kind == FORM_CHOICE ? fm->f[i].choices[fm->f[i].choice] : fm->f[i].text;
+    if (fm->waiting) /* one request at a time */
+        return 0;
     fm->err[0] = '\0';
-    if (fm->submit && fm->submit(ui, values, fm->ud, fm->err, sizeof(fm->err)) < 0) {
+    fm->bad = -1;
+    int rc = fm->submit ? fm->submit(ui, values, fm->ud, fm->err, sizeof(fm->err), &fm->bad) : 0;
+    if (rc < 0) {
         if (!fm->err[0])
             snprintf(fm->err, sizeof(fm->err), "not accepted");
+        if (fm->bad >= 0 && (size_t)fm->bad < fm->n)
+            fm->cur = (size_t)fm->bad;
+        return UI_DIRTY_ALL;
+    }
+    if (rc > 0) {
+        fm->waiting = true;
         return UI_DIRTY_ALL;
     }
     ui_modal_close(ui);
     return UI_DIRTY_ALL;
+}
+
+bool form_waiting(const struct ui *ui)
+{
+    return ui->modal == &form_modal && ((const struct form *)ui->modal_state)->waiting;
+}
+
+void form_answer(struct ui *ui, int bad, const char *err)
+{
+    if (!form_waiting(ui))
+        return;
+    struct form *fm = ui->modal_state;
+    fm->waiting = false;
+    if (!err) {
+        ui_modal_close(ui);
+        return;
+    }
+    snprintf(fm->err, sizeof(fm->err), "%s", err);
+    fm->bad = bad >= 0 && (size_t)bad < fm->n ? bad : -1;
+    if (fm->bad >= 0)
+        fm->cur = (size_t)fm->bad;
 }
 
 static unsigned form_on_key(struct ui *ui, int key, bool code)
@@ -93,8 +136,11 @@ static unsigned form_on_key(struct ui *ui, int key, bool code)
             break;
         }
     }
-    if (e->kind == FORM_TEXT && prompt_edit(e->text, &e->len, sizeof(e->text), key, code))
-        fm->err[0] = '\0';
+    if (!fm->waiting && e->kind == FORM_TEXT &&
+        prompt_edit(e->text, &e->len, sizeof(e->text), key, code) && (int)fm->cur == fm->bad) {
+        fm->err[0] = '\0'; /* the value at fault is being corrected */
+        fm->bad = -1;
+    }
     return UI_DIRTY_ALL;
 }
 
@@ -132,9 +178,15 @@ static void form_draw(struct ui *ui)
     int vx = 2 + labelw + 2, vw = w - vx - 2;
     for (size_t i = 0; i < fm->n; i++) {
         const struct form_entry *e = &fm->f[i];
-        bool cur = i == fm->cur;
+        bool cur = i == fm->cur, bad = (int)i == fm->bad;
         int y = 1 + (int)i;
-        draw_text(ui, win, y, 2, labelw, e->label, cur ? theme_attr(UI_C_HELP_KEY) : base);
+        draw_text(ui, win, y, 2, labelw, e->label,
+                  bad   ? theme_attr(UI_C_BAD) | A_BOLD
+                  : cur ? theme_attr(UI_C_HELP_KEY)
+                        : base);
+        if (bad) /* the mark: in the gap between the label and the value */
+            draw_text(ui, win, y, 2 + labelw, 2, draw_glyph(ui, "\xE2\x9C\x97", "!"),
+                      theme_attr(UI_C_BAD) | A_BOLD);
         attr_t va = cur ? theme_attr(UI_C_SELECTED) : base | A_UNDERLINE;
         draw_fill(win, y, vx, vw, va);
         if (e->kind == FORM_CHOICE) {
@@ -156,7 +208,9 @@ static void form_draw(struct ui *ui)
         }
     }
     int y = (int)fm->n + 2;
-    if (fm->err[0])
+    if (fm->waiting)
+        draw_text(ui, win, y, 2, w - 4, "sent to the engine, waiting for its answer ...", base);
+    else if (fm->err[0])
         draw_text(ui, win, y, 2, w - 4, fm->err, theme_attr(UI_C_BAD));
     else if (fm->f[fm->cur].help)
         draw_text(ui, win, y, 2, w - 4, fm->f[fm->cur].help, base | A_DIM);
@@ -167,11 +221,6 @@ static void form_draw(struct ui *ui)
               base);
     wnoutrefresh(win);
 }
-
-static const struct ui_modal form_modal = {
-    .on_key = form_on_key,
-    .draw = form_draw,
-};
 
 void form_open(struct ui *ui, const char *title, const struct form_field *fields, size_t n,
                form_submit_fn submit, void *ud)
@@ -205,5 +254,6 @@ void form_open(struct ui *ui, const char *title, const struct form_field *fields
     }
     fm->submit = submit;
     fm->ud = ud;
+    fm->bad = -1;
     ui_modal_open(ui, &form_modal, fm);
 }

@@ -200,10 +200,25 @@ const struct ui_key ui_keys[] = {
      .name = "q",
      .help = "quit (the engine and its sessions keep running)",
      .fn = keys_quit,
-     .hint = "q quit"},
-    {.key = '?', .name = "?", .help = "show or hide this help", .fn = keys_help, .hint = "? help"},
-    {.key = '\t', .name = "Tab", .help = "next pane", .fn = keys_focus_next, .hint = "Tab pane"},
-    {.key = KEY_BTAB, .name = "S-Tab", .help = "previous pane", .fn = keys_focus_prev},
+     .hint = "q quit",
+     .kept = true},
+    {.key = '?',
+     .name = "?",
+     .help = "show or hide this help",
+     .fn = keys_help,
+     .hint = "? help",
+     .kept = true},
+    {.key = '\t',
+     .name = "Tab",
+     .help = "next pane",
+     .fn = keys_focus_next,
+     .hint = "Tab pane",
+     .main_only = true},
+    {.key = KEY_BTAB,
+     .name = "S-Tab",
+     .help = "previous pane",
+     .fn = keys_focus_prev,
+     .main_only = true},
     {.key = 'h', .name = "h", .help = "focus the sessions", .fn = keys_focus_sessions},
     {.key = KEY_LEFT, .name = "Left", .help = "focus the sessions", .fn = keys_focus_sessions},
     {.key = 'l', .name = "l", .help = "focus the session's tabs", .fn = keys_focus_detail},
@@ -220,8 +235,13 @@ const struct ui_key ui_keys[] = {
      .help = "open the selected session's tabs",
      .fn = keys_focus_detail},
     {.key = 27, .name = "Esc", .help = "back (to the sessions)", .fn = keys_back},
-    {.key = ']', .name = "]", .help = "next tab", .fn = keys_tab_next, .hint = "[/] tab"},
-    {.key = '[', .name = "[", .help = "previous tab", .fn = keys_tab_prev},
+    {.key = ']',
+     .name = "]",
+     .help = "next tab",
+     .fn = keys_tab_next,
+     .hint = "[/] tab",
+     .main_only = true},
+    {.key = '[', .name = "[", .help = "previous tab", .fn = keys_tab_prev, .main_only = true},
     {.key = '1', .name = "1", .help = "jump to the sessions", .fn = keys_focus_sessions},
     {.key = '2', .name = "2", .help = "jump to the approvals queue", .fn = keys_focus_approvals},
     {.key = '3',
@@ -304,6 +324,19 @@ size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **
         out[n++] = ui_keys;
     }
     return n;
+}
+
+bool keys_applies(const struct ui *ui, const struct ui_key *const *tables, size_t t,
+                  const struct ui_key *k)
+{
+    if (k->main_only && ui->page)
+        return false;
+    bool k_code = k->key >= KEY_MIN;
+    for (size_t i = 0; i < t; i++)
+        for (const struct ui_key *o = tables[i]; o->fn; o++)
+            if (o->key == k->key && (o->key >= KEY_MIN) == k_code)
+                return false;
+    return true;
 }
 
 struct textview *keys_text(const struct ui *ui)

@@ -25,12 +25,13 @@ void layout_free(struct ui *ui)
     layout_delwin(&ui->win_modal);
 }
 
-/* Width of the left column: 45% of the screen, within [30, 64]. */
+/* Width of the left column: 45% of the screen, within [40, 64]; at 80 columns 40 is what
+ * ID, NAME, STATE and WAIT need side by side (view_sessions.c). Under 80 columns, half. */
 static int layout_left_width(int cols)
 {
     int w = cols * 9 / 20;
-    if (w < 30)
-        w = 30;
+    if (w < 40)
+        w = cols >= 80 ? 40 : cols / 2;
     if (w > 64)
         w = 64;
     return w;
@@ -109,6 +110,36 @@ static void layout_draw_too_small(struct ui *ui)
     wnoutrefresh(stdscr);
 }
 
+/* The tab bar on the detail pane's top border, in columns x..end: the session's name then
+ * the tabs' names when they fit; else the tabs alone; else the tabs not on show by their
+ * short names; else those without padding. The tab on show keeps its full name. */
+static void layout_draw_tab_bar(struct ui *ui, WINDOW *w, int x, int end, bool focused)
+{
+    const struct model_session *s = ui_session(ui);
+    char who[96];
+    snprintf(who, sizeof(who), " %s ", s ? (s->name && *s->name ? s->name : s->id) : "-");
+    memset(ui->tab_x, 0, sizeof(ui->tab_x));
+    const char *full[sizeof(ui->tab_x) / sizeof(ui->tab_x[0])];
+    const char *brief[sizeof(ui->tab_x) / sizeof(ui->tab_x[0])];
+    size_t n =
+        ui_ntabs < sizeof(full) / sizeof(full[0]) ? ui_ntabs : sizeof(full) / sizeof(full[0]);
+    for (size_t t = 0; t < n; t++) {
+        full[t] = ui_tabs[t]->name;
+        brief[t] = t != ui->tab && ui_tabs[t]->short_name ? ui_tabs[t]->short_name : full[t];
+    }
+    int room = end - x, whow = draw_text_width(ui, who);
+    const char *const *names = full;
+    bool tight = false;
+    if (draw_tabs_width(ui, full, n, false) + whow <= room) {
+        x += draw_text(ui, w, 0, x, whow, who, theme_attr(UI_C_TITLE));
+    } else if (draw_tabs_width(ui, full, n, false) > room) {
+        names = brief;
+        tight = draw_tabs_width(ui, brief, n, false) > room;
+    }
+    /* the columns each tab took: for clicks (mouse.c) */
+    draw_tabs(ui, w, 0, x, end, names, n, ui->tab, focused, tight, ui->tab_x);
+}
+
 /* The detail pane's frame: the tab bar on the top border (the current tab highlighted), the
  * page's hint on the bottom one; a full-screen page has its name instead of tabs. */
 static void layout_draw_detail_frame(struct ui *ui, WINDOW *w, bool focused)
@@ -120,18 +151,7 @@ static void layout_draw_detail_frame(struct ui *ui, WINDOW *w, bool focused)
         x += draw_text(ui, w, 0, x, width - 2 - x, ui->page->name, theme_attr(UI_C_TITLE));
         draw_text(ui, w, 0, x, width - 2 - x, " ", theme_attr(UI_C_TITLE));
     } else {
-        const struct model_session *s = ui_session(ui);
-        char who[96];
-        snprintf(who, sizeof(who), " %s ", s ? (s->name && *s->name ? s->name : s->id) : "-");
-        x += draw_text(ui, w, 0, x, width / 3, who, theme_attr(UI_C_TITLE));
-        memset(ui->tab_x, 0, sizeof(ui->tab_x));
-        const char *names[sizeof(ui->tab_x) / sizeof(ui->tab_x[0])];
-        size_t n = ui_ntabs < sizeof(names) / sizeof(names[0]) ? ui_ntabs
-                                                               : sizeof(names) / sizeof(names[0]);
-        for (size_t t = 0; t < n; t++)
-            names[t] = ui_tabs[t]->name;
-        /* the columns each tab took: for clicks (mouse.c) */
-        draw_tabs(ui, w, 0, x, width - 2, names, n, ui->tab, focused, ui->tab_x);
+        layout_draw_tab_bar(ui, w, x, width - 2, focused);
     }
     const struct ui_page *p = ui_current_page(ui);
     const char *hint = p && p->hint ? p->hint(ui) : NULL;

@@ -40,7 +40,7 @@ static const char *ops_label(const struct model_session *s)
     return s->name && *s->name ? s->name : s->id;
 }
 
-ssize_t ops_find_session(const struct ui *ui, const char *ref, const char **why)
+ssize_t ops_find_session(const struct ui *ui, const char *ref, char *why, size_t size)
 {
     const struct model *m = &ui->model;
     ssize_t at = model_find_session(m, ref);
@@ -58,7 +58,25 @@ ssize_t ops_find_session(const struct ui *ui, const char *ref, const char **why)
     }
     if (hits == 1)
         return at;
-    *why = hits ? "more than one session starts with that" : "no such session (an id or a name)";
+    if (!hits) {
+        snprintf(why, size, "no such session (an id or a name)");
+        return -1;
+    }
+    /* as the CLI and the API say it: the candidates, by their short id and name */
+    size_t len = (size_t)snprintf(why, size, "begins %zu sessions:", hits);
+    for (size_t i = 0, shown = 0; i < m->nsessions && len < size; i++) {
+        const struct model_session *s = &m->sessions[i];
+        if (strncmp(s->id, ref, n) != 0)
+            continue;
+        if (shown++ == 4) {
+            len += (size_t)snprintf(why + len, size - len, " ...");
+            break;
+        }
+        len += (size_t)snprintf(why + len, size - len, " %.8s%s%s%s", s->id, s->name ? " (" : "",
+                                s->name ? s->name : "", s->name ? ")" : "");
+    }
+    if (len < size)
+        snprintf(why + len, size - len, "; type more of the id, or the name");
     return -1;
 }
 
@@ -71,8 +89,8 @@ static const struct model_session *ops_target(struct ui *ui, const char *id)
             ui_set_error(ui, "no session selected");
         return s;
     }
-    const char *why = NULL;
-    ssize_t at = ops_find_session(ui, id, &why);
+    char why[300];
+    ssize_t at = ops_find_session(ui, id, why, sizeof(why));
     if (at < 0) {
         ui_set_error(ui, "%s: %s", id, why);
         return NULL;
@@ -80,20 +98,24 @@ static const struct model_session *ops_target(struct ui *ui, const char *id)
     return &ui->model.sessions[at];
 }
 
+static bool ops_create_refused(struct ui *ui, const char *why);
+
 /* The engine's answer to an operation: the session as it is now. */
 static void ops_done(int status, json_t *reply, const char *err, void *ud)
 {
     enum ops_kind op;
     struct ui *ui = ops_ui(ud, &op);
-    if (status < 0) {
-        ui_set_error(ui, "%s: %s", ops_names[op].verb, err ? err : "the engine did not answer");
+    if (status < 0 || (status != 200 && status != 201)) {
+        const char *why = status < 0 ? (err ? err : "the engine did not answer")
+                                     : client_error_message(reply, "the engine refused");
+        /* the create form still open: it keeps what was typed and says why there */
+        if (op == OPS_CREATE && ops_create_refused(ui, why))
+            return;
+        ui_set_error(ui, "%s: %s", ops_names[op].verb, why);
         return;
     }
-    if (status != 200 && status != 201) {
-        ui_set_error(ui, "%s: %s", ops_names[op].verb,
-                     client_error_message(reply, "the engine refused"));
-        return;
-    }
+    if (op == OPS_CREATE)
+        form_answer(ui, -1, NULL);
     const char *name = json_string_value(json_object_get(reply, "name"));
     const char *id = json_string_value(json_object_get(reply, "id"));
     const char *state = json_string_value(json_object_get(reply, "state"));
@@ -159,7 +181,34 @@ static const char *const ops_policies[] = {"default", "never", "high", "medium",
 
 enum { F_IMAGE, F_NAME, F_MEMORY, F_CPUS, F_NETWORK, F_CONFIRM, F_COUNT };
 
-static int ops_create_submit(struct ui *ui, const char *const *v, void *ud, char *err, size_t errsz)
+/* The field an engine's refusal is about: the first whose word its message names (the
+ * engine says "limits.memory", "cpus", "image" ...). */
+static const struct {
+    int field;
+    const char *word;
+} ops_create_words[] = {
+    {F_MEMORY, "memory"},   {F_CPUS, "cpus"},       {F_IMAGE, "image"},
+    {F_NETWORK, "network"}, {F_CONFIRM, "confirm"}, {F_NAME, "name"},
+};
+
+static bool ops_create_refused(struct ui *ui, const char *why)
+{
+    if (!form_waiting(ui))
+        return false;
+    int bad = -1;
+    for (size_t i = 0; bad < 0 && i < sizeof(ops_create_words) / sizeof(ops_create_words[0]); i++)
+        if (strstr(why, ops_create_words[i].word))
+            bad = ops_create_words[i].field;
+    char msg[300];
+    snprintf(msg, sizeof(msg), "the engine refused: %s", why);
+    form_answer(ui, bad, msg);
+    ui_set_status(ui, "%s", "");
+    ui->dirty |= UI_DIRTY_ALL;
+    return true;
+}
+
+static int ops_create_submit(struct ui *ui, const char *const *v, void *ud, char *err, size_t errsz,
+                             int *bad)
 {
     (void)ud;
     json_t *body = json_object(), *limits = json_object();
@@ -175,6 +224,7 @@ static int ops_create_submit(struct ui *ui, const char *const *v, void *ud, char
         double cpus = strtod(v[F_CPUS], &end);
         if (errno || end == v[F_CPUS] || *end || !(cpus > 0)) {
             snprintf(err, errsz, "cpus: a number above 0, such as 1.5 (empty: the default)");
+            *bad = F_CPUS;
             json_decref(body);
             json_decref(limits);
             return -1;
@@ -193,7 +243,7 @@ static int ops_create_submit(struct ui *ui, const char *const *v, void *ud, char
     json_decref(body);
     ui_set_status(ui, "creating a session from %s ...",
                   *v[F_IMAGE] ? v[F_IMAGE] : "the default image");
-    return 0;
+    return 1; /* the form waits: a value the engine refuses is corrected there */
 }
 
 static void ops_create_form(struct ui *ui, const char *image)
@@ -248,9 +298,12 @@ unsigned ops_terminal(struct ui *ui)
     }
     for (size_t t = 0; t < ui_ntabs; t++) {
         if (strcasecmp(ui_tabs[t]->name, "Terminal") == 0) {
-            unsigned dirty = ui_show_tab(ui, t);
+            unsigned dirty = ui_show_tab(ui, t), opened = 0;
             ui->focus = UI_PANE_DETAIL;
-            return dirty | UI_DIRTY_ALL;
+            /* the shell at once: t says what is wanted (the tab's Enter, refused read-only) */
+            if (!ui->opt->read_only)
+                keys_run(ui, ui_tabs[t]->keys, '\n', false, &opened);
+            return dirty | opened | UI_DIRTY_ALL;
         }
     }
     ui_set_error(ui, "this dashboard has no Terminal tab (paddock exec SESSION opens a shell)");
@@ -355,6 +408,13 @@ static unsigned ops_key_stop(struct ui *ui)
     return ops_session(ui, OPS_STOP, NULL);
 }
 
+/* d deletes in other tools: here it only says which key does, so that it is not silent. */
+static unsigned ops_key_d(struct ui *ui)
+{
+    ui_set_status(ui, "D deletes the selected session (it asks first)");
+    return UI_DIRTY_FOOTER;
+}
+
 static unsigned ops_key_delete(struct ui *ui)
 {
     return ops_session(ui, OPS_DELETE, NULL);
@@ -438,7 +498,8 @@ const struct ui_key ops_session_keys[] = {
      .fn = ops_key_delete,
      .hint = "D delete",
      .mutates = true},
-    {.key = 't', .name = "t", .help = "open its terminal (the Terminal tab)", .fn = ops_terminal},
+    {.key = 'd', .name = "d", .help = "says that D deletes", .fn = ops_key_d},
+    {.key = 't', .name = "t", .help = "open a shell in it (the Terminal tab)", .fn = ops_terminal},
     {.key = 'e',
      .name = "e",
      .help = "export its record (JSON, Markdown, cast)",

@@ -3,9 +3,13 @@
  * lines green and - lines red, and the whole observation, from GET /v1/actions/{id}
  * (client/action_detail.c builds the text). The shared text viewer (ui/textview.c) shows it,
  * wrapped at words; its keys scroll and search (j/k/PgUp/PgDn/g/G, / n N). An action still running
- * is fetched again when its event says it changed. */
+ * is fetched again when its event says it changed, and shows its output so far in place of the
+ * observation: what it printed before the page opened (GET /v1/actions/{id}/output), then
+ * the engine's `action_output` events as they come; the view follows the end meanwhile. */
 #include "client/action_detail.h"
 #include "client/client.h"
+#include "client/live_output.h"
+#include "common/buf.h"
 #include "common/sanitize.h"
 #include "ui/textview.h"
 #include "ui/ui_internal.h"
@@ -15,6 +19,7 @@
 #include <string.h>
 
 #define PAGE_ACT_REFETCH_MS 100
+#define PAGE_ACT_LIVE_MAX (256 * 1024) /* a running action's output: its newest bytes */
 
 struct page_act {
     struct ui *ui;
@@ -27,6 +32,13 @@ struct page_act {
     int64_t refetch_at;
     char hint[96];
     char tok;
+    json_t *reply; /* the action as last fetched */
+    /* Its output while it runs (the newest PAGE_ACT_LIVE_MAX bytes; missed: bytes before). */
+    struct live_output lo;
+    struct buf live;
+    unsigned long long missed;
+    bool live_any;
+    char tok_out;
 };
 
 static struct page_act *page_act_find(const struct ui *ui)
@@ -70,6 +82,87 @@ static const struct textview_source page_act_source = {
 
 /* ---- fetching ---- */
 
+/* The text again from the last reply, with the output so far while it runs. */
+static void page_act_rebuild(struct page_act *st)
+{
+    json_t *reply = st->reply;
+    const char *state = json_string_value(json_object_get(reply, "state"));
+    bool running = state && strcmp(state, "running") == 0;
+    json_t *shown = json_incref(reply);
+    if (running && st->live_any) {
+        json_decref(shown);
+        shown = json_copy(reply);
+        struct buf text = BUF_INIT;
+        if (st->missed)
+            buf_printf(&text, "[%llu bytes of output before this not shown]\n", st->missed);
+        buf_append(&text, st->live.data ? st->live.data : "", st->live.len);
+        json_object_set_new(shown, "observation",
+                            json_pack("{s:s,s:s%}", "observation", "output so far, still running",
+                                      "content", text.data ? text.data : "", text.len));
+        buf_free(&text);
+    }
+    struct action_detail d;
+    if (!shown || action_detail_build(shown, &d) < 0) {
+        json_decref(shown);
+        snprintf(st->error, sizeof(st->error), "action %lld: out of memory", st->id);
+        return;
+    }
+    json_decref(shown);
+    if (textview_text_set(&st->text, d.text, d.len) < 0) {
+        action_detail_free(&d);
+        snprintf(st->error, sizeof(st->error), "action %lld: out of memory", st->id);
+        return;
+    }
+    action_detail_free(&st->d);
+    st->d = d;
+    st->error[0] = '\0';
+    if (!st->loaded && running)
+        st->tv.follow = true; /* its output comes at the end */
+    st->loaded = true;
+    /* the position stays (a refetch); the rows are cut again */
+    textview_changed(&st->tv);
+    if (st->ui->win_body) { /* the border's position hint is drawn before the body */
+        st->tv.height = getmaxy(st->ui->win_body);
+        st->tv.width = getmaxx(st->ui->win_body) - 2;
+    }
+}
+
+/* A piece of what it printed, at offset in its output. */
+static void page_act_take_output(struct page_act *st, unsigned long long offset, const char *text,
+                                 size_t len)
+{
+    size_t skip;
+    uint64_t missed;
+    size_t n = live_output_place(&st->lo, offset, len, &skip, &missed);
+    st->missed += missed;
+    st->live_any = true;
+    if (n && buf_append(&st->live, text + skip, n) < 0)
+        st->missed += n;
+    if (st->live.len > PAGE_ACT_LIVE_MAX) {
+        size_t cut = st->live.len - PAGE_ACT_LIVE_MAX;
+        while (cut < st->live.len && ((unsigned char)st->live.data[cut] & 0xC0) == 0x80)
+            cut++;
+        buf_consume(&st->live, cut);
+        st->missed += cut;
+    }
+}
+
+static void page_act_output_fetched(int status, json_t *reply, const char *err, void *ud)
+{
+    struct page_act *st = (struct page_act *)((char *)ud - offsetof(struct page_act, tok_out));
+    (void)err;
+    json_t *text = json_object_get(reply, "text");
+    if (status != 200 || !json_is_true(json_object_get(reply, "running")) || !json_is_string(text))
+        return;
+    page_act_take_output(st,
+                         (unsigned long long)json_integer_value(json_object_get(reply, "offset")),
+                         json_string_value(text), json_string_length(text));
+    if (st->reply) {
+        page_act_rebuild(st);
+        st->ui->dirty |= UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+    }
+}
+
 static void page_act_fetched(int status, json_t *reply, const char *err, void *ud)
 {
     struct page_act *st = (struct page_act *)((char *)ud - offsetof(struct page_act, tok));
@@ -80,26 +173,16 @@ static void page_act_fetched(int status, json_t *reply, const char *err, void *u
                  status < 0 ? (err ? err : "no answer") : client_error_message(reply, "refused"));
         return;
     }
-    struct action_detail d;
-    if (action_detail_build(reply, &d) < 0) {
-        snprintf(st->error, sizeof(st->error), "action %lld: out of memory", st->id);
-        return;
+    bool first = !st->reply;
+    json_decref(st->reply);
+    st->reply = json_incref(reply);
+    const char *state = json_string_value(json_object_get(reply, "state"));
+    if (first && state && strcmp(state, "running") == 0) {
+        char path[64];
+        snprintf(path, sizeof(path), "/v1/actions/%lld/output", st->id);
+        ui_request(st->ui, "GET", path, NULL, page_act_output_fetched, &st->tok_out);
     }
-    if (textview_text_set(&st->text, d.text, d.len) < 0) {
-        action_detail_free(&d);
-        snprintf(st->error, sizeof(st->error), "action %lld: out of memory", st->id);
-        return;
-    }
-    action_detail_free(&st->d);
-    st->d = d;
-    st->error[0] = '\0';
-    st->loaded = true;
-    /* the position stays (a refetch); the rows are cut again */
-    textview_changed(&st->tv);
-    if (st->ui->win_body) { /* the border's position hint is drawn before the body */
-        st->tv.height = getmaxy(st->ui->win_body);
-        st->tv.width = getmaxx(st->ui->win_body) - 2;
-    }
+    page_act_rebuild(st);
 }
 
 static void page_act_fetch(struct ui *ui, struct page_act *st)
@@ -114,6 +197,9 @@ static void page_act_fetch(struct ui *ui, struct page_act *st)
 static void page_act_free(struct ui *ui, struct page_act *st)
 {
     ui_cancel(ui, &st->tok);
+    ui_cancel(ui, &st->tok_out);
+    json_decref(st->reply);
+    buf_free(&st->live);
     action_detail_free(&st->d);
     textview_text_free(&st->text);
     textview_free(&st->tv);
@@ -174,6 +260,19 @@ static unsigned page_act_refresh(struct ui *ui)
 static unsigned page_act_on_event(struct ui *ui, const char *type, json_t *data)
 {
     struct page_act *st = page_act_find(ui);
+    if (st && strcmp(type, "action_output") == 0 &&
+        json_integer_value(json_object_get(data, "action")) == st->id) {
+        json_t *text = json_object_get(data, "text");
+        if (!json_is_string(text))
+            return 0;
+        page_act_take_output(
+            st, (unsigned long long)json_integer_value(json_object_get(data, "offset")),
+            json_string_value(text), json_string_length(text));
+        if (!st->reply)
+            return 0;
+        page_act_rebuild(st);
+        return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+    }
     if (!st || strcmp(type, "action") != 0 ||
         json_integer_value(json_object_get(data, "id")) != st->id)
         return 0;

@@ -1001,7 +1001,8 @@ static void hist_draw_right(struct ui *ui, struct hist *h, WINDOW *w, bool focus
     hist_draw_info(ui, h, w, y, x, width);
     y += 2;
     /* the views of the session ([ and ]) in the dashboard's tab bar */
-    int tx = draw_tabs(ui, w, y, x, x + width, hist_tab_names, HIST_NTABS, h->tab, focused, NULL);
+    int tx =
+        draw_tabs(ui, w, y, x, x + width, hist_tab_names, HIST_NTABS, h->tab, focused, false, NULL);
     if (h->tab == HIST_TAB_LOG && h->log_source[0] && tx < x + width - 12)
         draw_text(ui, w, y, tx + 1, x + width - tx - 1,
                   strcmp(h->log_source, "stored") == 0 ? "(kept when the container went)"

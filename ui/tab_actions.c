@@ -76,6 +76,7 @@ static const struct ui_key tab_actions_keys[] = {
 
 const struct ui_page tab_actions = {
     .name = "Actions",
+    .short_name = "Act",
     .keys = tab_actions_keys,
     .list = UI_LIST_ACTIONS,
     .open = tab_actions_open,

@@ -1,8 +1,11 @@
 /* The Changes tab: what the sandbox added (A), changed (C) and deleted (D), from
  * GET /v1/sessions/{id}/changes (ui/changeset.c parses it), sorted by path with the count of
  * each kind on the first row. Fetched on open, on `r`, and again shortly after an action of
- * the session finishes (a burst of them costs one fetch). `/` narrows the list; Enter shows
- * the action that last wrote the path. Paths are the sandbox's bytes: draw_text sanitizes. */
+ * the session finishes (a burst of them costs one fetch). `/` narrows the list; a git
+ * repository's internals (.git/...) are hidden until `.` shows them; Enter shows the action
+ * that last wrote the path. The filter and `.` outlive a visit to that action (and any other
+ * page) as long as the session is the same. Paths are the sandbox's bytes: draw_text
+ * sanitizes. */
 #include "client/client.h"
 #include "ui/changeset.h"
 #include "ui/ui_internal.h"
@@ -23,9 +26,11 @@ struct tab_chg {
     char error[300];
     int64_t refetch_at; /* ms; 0 = none due */
     char *filter;       /* `/`: only paths containing it (NULL: all) */
-    size_t *rows;       /* with a filter: row → entry index */
+    bool show_git;      /* `.`: .git internals listed too */
+    size_t *rows;       /* row → entry index (the filter and .git applied) */
     size_t nrows;
-    char tok; /* the fetch's token (its address) */
+    size_t git_hidden; /* entries in .git not listed */
+    char tok;          /* the fetch's token (its address) */
 };
 
 static struct tab_chg *tab_chg_find(const struct ui *ui)
@@ -51,13 +56,14 @@ static void tab_chg_refilter(struct tab_chg *st)
 {
     free(st->rows);
     st->rows = NULL;
-    st->nrows = 0;
-    if (!st->filter)
-        return;
+    st->nrows = st->git_hidden = 0;
     st->rows = malloc((st->set.n + 1) * sizeof(*st->rows));
-    for (size_t i = 0; st->rows && i < st->set.n; i++)
-        if (changeset_matches(&st->set.v[i], st->filter))
+    for (size_t i = 0; st->rows && i < st->set.n; i++) {
+        if (!st->show_git && changeset_in_git(&st->set.v[i]))
+            st->git_hidden++;
+        else if (changeset_matches(&st->set.v[i], st->filter))
             st->rows[st->nrows++] = i;
+    }
 }
 
 static size_t tab_chg_count(const struct ui *ui)
@@ -65,7 +71,7 @@ static size_t tab_chg_count(const struct ui *ui)
     const struct tab_chg *st = tab_chg_find(ui);
     if (!st || !st->loaded)
         return 0;
-    return st->filter ? st->nrows : st->set.n;
+    return st->rows ? st->nrows : 0;
 }
 
 static const struct changeset_entry *tab_chg_entry(const struct ui *ui, size_t row)
@@ -73,7 +79,7 @@ static const struct changeset_entry *tab_chg_entry(const struct ui *ui, size_t r
     const struct tab_chg *st = tab_chg_find(ui);
     if (!st || row >= tab_chg_count(ui))
         return NULL;
-    return &st->set.v[st->filter ? st->rows[row] : row];
+    return &st->set.v[st->rows[row]];
 }
 
 static void tab_chg_title(const struct ui *ui, char *buf, size_t sz)
@@ -128,6 +134,8 @@ static const char *tab_chg_empty(const struct ui *ui)
         return "loading…";
     if (st->filter && st->set.n)
         return "no path matches the filter";
+    if (st->git_hidden)
+        return "only .git internals changed (. shows them)";
     return "no files added, changed or deleted";
 }
 
@@ -200,17 +208,31 @@ static void tab_chg_fetch(struct ui *ui, struct tab_chg *st)
     st->loading = ui_request(ui, "GET", path, NULL, tab_chg_fetched, &st->tok) == 0;
 }
 
+/* Hidden: the list goes; the session, the filter and `.` stay for the next opening. */
 static void tab_chg_close(struct ui *ui)
+{
+    struct tab_chg *st = tab_chg_find(ui);
+    if (!st)
+        return;
+    ui_cancel(ui, &st->tok);
+    changeset_free(&st->set);
+    free(st->rows);
+    st->rows = NULL;
+    st->nrows = st->git_hidden = 0;
+    st->loaded = st->loading = false;
+    st->error[0] = '\0';
+    st->refetch_at = 0;
+}
+
+static void tab_chg_end(struct ui *ui)
 {
     void **slot = ui_page_slot(ui, &tab_changes);
     struct tab_chg *st = slot ? *slot : NULL;
     if (!st)
         return;
-    ui_cancel(ui, &st->tok);
-    changeset_free(&st->set);
+    tab_chg_close(ui);
     free(st->sid);
     free(st->filter);
-    free(st->rows);
     free(st);
     *slot = NULL;
 }
@@ -220,20 +242,24 @@ static unsigned tab_chg_open(struct ui *ui)
     void **slot = ui_page_slot(ui, &tab_changes);
     if (!slot)
         return 0;
-    if (*slot)
-        tab_chg_close(ui);
-    struct tab_chg *st = calloc(1, sizeof(*st));
+    struct tab_chg *st = *slot;
+    if (st && !(st->sid && ui->sel_session && strcmp(st->sid, ui->sel_session) == 0)) {
+        tab_chg_end(ui); /* another session: its filter is not this one's */
+        st = NULL;
+    }
     if (!st) {
-        ui_set_error(ui, "Changes: out of memory");
-        return UI_DIRTY_FOOTER;
+        if (!(st = calloc(1, sizeof(*st)))) {
+            ui_set_error(ui, "Changes: out of memory");
+            return UI_DIRTY_FOOTER;
+        }
+        *slot = st;
+        st->ui = ui;
+        if (ui->sel_session && model_id_valid(ui->sel_session))
+            st->sid = strdup(ui->sel_session);
     }
-    *slot = st;
-    st->ui = ui;
-    if (ui->sel_session && model_id_valid(ui->sel_session)) {
-        st->sid = strdup(ui->sel_session);
-        if (st->sid)
-            tab_chg_fetch(ui, st);
-    }
+    tab_chg_close(ui);
+    if (st->sid)
+        tab_chg_fetch(ui, st);
     return UI_DIRTY_DETAIL;
 }
 
@@ -303,10 +329,13 @@ static void tab_chg_draw(struct ui *ui, WINDOW *w, bool focused)
         struct tm tm;
         if (st->set.at > 0 && localtime_r(&t, &tm))
             strftime(when, sizeof(when), "%H:%M:%S", &tm);
-        snprintf(more, sizeof(more), "%s%s%s%s%s",
+        char git[48] = "";
+        if (st->git_hidden)
+            snprintf(git, sizeof(git), ", %zu in .git hidden", st->git_hidden);
+        snprintf(more, sizeof(more), "%s%s%s%s%s%s",
                  st->set.stored ? "kept when the container went" : "compared at ",
                  st->set.stored ? "" : when, st->set.truncated ? ", the engine cut the list" : "",
-                 st->filter ? ", /" : "", st->filter ? st->filter : "");
+                 git, st->filter ? ", /" : "", st->filter ? st->filter : "");
         if (x < width - 4)
             draw_text(ui, w, y, x, width - x - 1, more, theme_attr(UI_C_DIM));
         y++;
@@ -380,6 +409,19 @@ static unsigned tab_chg_key_escape(struct ui *ui)
     return tab_chg_filter_set(ui, NULL) | UI_DIRTY_FOOTER;
 }
 
+static unsigned tab_chg_key_git(struct ui *ui)
+{
+    struct tab_chg *st = tab_chg_find(ui);
+    if (!st)
+        return 0;
+    st->show_git = !st->show_git;
+    tab_chg_refilter(st);
+    tab_chg_sync(ui);
+    ui_set_status(ui, st->show_git ? ".git internals shown (. hides them)"
+                                   : ".git internals hidden (. shows them)");
+    return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+}
+
 static unsigned tab_chg_key_action(struct ui *ui)
 {
     const struct changeset_entry *e = tab_chg_entry(ui, ui->list[UI_LIST_CHANGES].sel);
@@ -408,6 +450,11 @@ static const struct ui_key tab_chg_keys[] = {
      .help = "filter the paths (Esc at the prompt clears)",
      .fn = tab_chg_key_filter,
      .hint = "/ filter"},
+    {.key = '.',
+     .name = ".",
+     .help = "show or hide a git repository's internals (.git/...)",
+     .fn = tab_chg_key_git,
+     .hint = ". .git"},
     {.key = 27,
      .name = "Esc",
      .help = "clear the filter (without one: back to the sessions)",
@@ -417,10 +464,12 @@ static const struct ui_key tab_chg_keys[] = {
 
 const struct ui_page tab_changes = {
     .name = "Changes",
+    .short_name = "Chg",
     .keys = tab_chg_keys,
     .list = UI_LIST_CHANGES,
     .open = tab_chg_open,
     .close = tab_chg_close,
+    .end = tab_chg_end,
     .draw = tab_chg_draw,
     .on_event = tab_chg_on_event,
     .hint = tab_chg_hint,

@@ -618,6 +618,7 @@ struct logbuf *tab_logs_buffer(struct ui *ui)
 
 const struct ui_page tab_logs = {
     .name = "Logs",
+    .short_name = "Log",
     .keys = logs_keys,
     .list = -1,
     .text = tab_logs_text,

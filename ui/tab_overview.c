@@ -563,6 +563,7 @@ static const struct ui_key tab_ov_keys[] = {
 
 const struct ui_page tab_overview = {
     .name = "Overview",
+    .short_name = "Ovw",
     .keys = tab_ov_keys,
     .list = -1,
     .open = tab_ov_open,

@@ -372,6 +372,7 @@ static const struct ui_key tab_res_keys[] = {
 
 const struct ui_page tab_resources = {
     .name = "Resources",
+    .short_name = "Res",
     .keys = tab_res_keys,
     .list = -1,
     .open = tab_res_open,

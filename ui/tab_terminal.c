@@ -190,6 +190,18 @@ static void term_hangup(struct term_shell *s)
     s->conn = NULL;
 }
 
+/* Why the engine refused the shell, for the operator: a paused or stopped session (known by
+ * the error's code) is told with its key; anything else is the engine's message. */
+static const char *term_refusal(const struct client_term *conn)
+{
+    const char *code = client_term_error_code(conn);
+    if (code && strcmp(code, "session_paused") == 0)
+        return "the session is paused: press u to resume it, then Enter";
+    if (code && strcmp(code, "session_stopped") == 0)
+        return "the session is stopped: press u to start it again (a restart), then Enter";
+    return client_term_error(conn);
+}
+
 /* The connection is over: say how (the engine keeps an ended terminal a minute). */
 static void term_ended(struct term_shell *s, const char *failure)
 {
@@ -372,6 +384,15 @@ static unsigned term_key_bottom(struct ui *ui)
     return t ? term_scroll(t, -(1L << 30)) : 0;
 }
 
+/* A refused shell says "press u": the sessions list's resume, on the session shown here. */
+static unsigned term_key_resume(struct ui *ui)
+{
+    for (const struct ui_key *k = ops_session_keys; k->fn; k++)
+        if (k->key == 'u')
+            return k->fn(ui);
+    return 0;
+}
+
 static const struct ui_key term_keys[] = {
     {.key = '\n',
      .name = "Enter",
@@ -395,6 +416,11 @@ static const struct ui_key term_keys[] = {
      .fn = term_key_agent,
      .hint = "a agent/yours"},
     {.key = 'x', .name = "x", .help = "hang up the shell", .fn = term_key_hangup},
+    {.key = 'u',
+     .name = "u",
+     .help = "resume the session (paused or stopped), as u in the sessions list",
+     .fn = term_key_resume,
+     .mutates = true},
     {.key = KEY_PPAGE,
      .name = "PgUp",
      .help = "scroll back",
@@ -463,7 +489,7 @@ static void term_pump(struct term_shell *s, short revents)
         term_resize_remote(s); /* the pane may have changed while it connected */
     }
     if (cs == CLIENT_TERM_FAILED)
-        term_ended(s, client_term_error(s->conn));
+        term_ended(s, term_refusal(s->conn));
     else if (cs == CLIENT_TERM_CLOSED)
         term_ended(s, NULL);
     else
@@ -516,9 +542,11 @@ static unsigned term_bg_ready(struct ui *ui, const struct pollfd *fds, int n)
 static unsigned term_on_event(struct ui *ui, const char *type, json_t *data)
 {
     struct term_tab *t = term_tab(ui);
-    if (!t || !t->log || strcmp(type, "action") != 0)
+    if (!t || !t->log)
         return 0;
-    unsigned dirty = agentlog_on_action(t->log, data);
+    unsigned dirty = strcmp(type, "action") == 0          ? agentlog_on_action(t->log, data)
+                     : strcmp(type, "action_output") == 0 ? agentlog_on_output(t->log, data)
+                                                          : 0;
     return t->agent ? dirty : 0;
 }
 
@@ -770,6 +798,7 @@ static unsigned term_refresh(struct ui *ui)
 
 const struct ui_page tab_terminal = {
     .name = "Terminal",
+    .short_name = "Term",
     .keys = term_keys,
     .list = -1,
     .open = term_open,

@@ -190,6 +190,7 @@ unsigned ui_show_tab(struct ui *ui, size_t tab)
         return 0;
     ui->tab = tab;
     ui->page = NULL;
+    ui_set_status(ui, "%s", ""); /* a message about the page left would be stale */
     return ui_page_reopen(ui) | UI_DIRTY_LAYOUT;
 }
 
@@ -198,6 +199,7 @@ unsigned ui_show_page(struct ui *ui, const struct ui_page *p)
     if (ui->page == p)
         return 0;
     ui->page = p;
+    ui_set_status(ui, "%s", "");
     return ui_page_reopen(ui) | UI_DIRTY_LAYOUT;
 }
 
@@ -336,6 +338,17 @@ static void ui_engine_connect(struct ui *ui)
     char *err = NULL;
     ui->reconnect_at = 0;
     ui->events = client_events_open(ui->client, &err);
+    if (!ui->events && ui->opt->state_dir && !client_ping(ui->client)) {
+        /* what is wrong and what to do, not the socket's errno */
+        char *why = client_engine_diagnose(client_socket(ui->client), ui->opt->state_dir);
+        bool held = client_engine_holder(ui->opt->state_dir) > 0;
+        ui_engine_lost(ui, why ? why : "no engine answers");
+        if (why && !held)
+            ui_set_error(ui, "%s; start one with `paddock serve` (retrying every second)", why);
+        free(why);
+        free(err);
+        return;
+    }
     if (!ui->events) {
         ui_engine_lost(ui, err ? err : "cannot reach the engine");
         free(err);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct client;
 
@@ -28,6 +29,9 @@ struct ui_options {
     int (*export_session)(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
                           void *progress_ctx, char **msg);
     void *export_ctx;
+    /* The engine's state dir: when the engine does not answer, the dashboard says which
+     * engine holds it (client_engine_diagnose). NULL: only that none answers. */
+    const char *state_dir;
 };
 
 /* Run the dashboard on the controlling terminal until the operator quits or a SIGINT,
@@ -40,5 +44,9 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err);
 /* Check the options before anything starts (the theme loads): 0, or -1 with *err (malloc'd:
  * a bad theme file names the file and the line). */
 int ui_check_options(const struct ui_options *opt, char **err);
+/* Every key of the dashboard, from its key tables, one "WHERE\tKEYS\tWHAT" line each (keys of
+ * one handler joined as the ? overlay shows them), then the `:` commands: for the man page and
+ * the test that holds it to the tables. */
+void ui_keys_print(FILE *f);
 
 #endif

@@ -74,6 +74,8 @@ struct ui_key {
     ui_key_fn fn;
     const char *hint; /* footer hint "KEYS label", or NULL */
     bool mutates;     /* changes the engine's state: refused with --read-only */
+    bool main_only;   /* works on the main screen only (not on a full-screen page) */
+    bool kept;        /* its hint is always in the footer, whatever else gives way */
 };
 
 #define KEY_CTRL(c) ((c)&0x1f)
@@ -100,6 +102,11 @@ unsigned keys_dispatch(struct ui *ui, int key, bool code);
 int keys_run(struct ui *ui, const struct ui_key *table, int key, bool code, unsigned *dirty);
 /* The tables that apply now, most specific first, with a title each (help, footer). */
 size_t keys_tables(const struct ui *ui, const struct ui_key **out, const char **titles, size_t max);
+/* Whether key k of tables[t] (from keys_tables) does something now: not a main-screen key on
+ * a full-screen page, not shadowed by the same key in a more specific table. The help and
+ * the footer show only those. */
+bool keys_applies(const struct ui *ui, const struct ui_key *const *tables, size_t t,
+                  const struct ui_key *k);
 /* Whether the page on screen takes every key now (a terminal being typed into). */
 bool keys_page_takes_all(const struct ui *ui);
 /* What Esc does when a view has nothing of its own to undo: leave a page, else focus the
@@ -110,7 +117,9 @@ unsigned keys_back(struct ui *ui);
 
 struct ui_page {
     const char *name; /* tab bar and help title */
-    char key;         /* its digit or letter in the tab bar, or 0 */
+    /* Optional, tabs only: its name in a narrow tab bar (80 columns), at most 4 columns. */
+    const char *short_name;
+    char key; /* its digit or letter in the tab bar, or 0 */
     /* Its own keys (a NULL-terminated table, before the global one), or NULL. */
     const struct ui_key *keys;
     /* The list it shows (UI_LIST_*), or -1: the list keys then move that list. */
@@ -234,12 +243,19 @@ struct form_field {
 };
 
 #define FORM_MAX_FIELDS 12
-/* values[i]: field i's text or choice. Return 0 to close the form, or -1 to keep it open
- * with err shown (a value to correct). */
+/* values[i]: field i's text or choice. Return 0 to close the form; -1 to keep it open with
+ * err shown (a value to correct) and *bad the field it is about (or -1), the values kept as
+ * typed; or 1 when the values went to the engine: the form stays, saying so, until
+ * form_answer. */
 typedef int (*form_submit_fn)(struct ui *ui, const char *const *values, void *ud, char *err,
-                              size_t errsz);
+                              size_t errsz, int *bad);
 void form_open(struct ui *ui, const char *title, const struct form_field *fields, size_t n,
                form_submit_fn submit, void *ud);
+/* Whether a form waits for the engine's answer to what it sent (submit returned 1). */
+bool form_waiting(const struct ui *ui);
+/* The engine's answer to the waiting form: err NULL closes it; else it stays with what was
+ * typed, field bad marked (-1: none) and the cursor on it, err saying why. */
+void form_answer(struct ui *ui, int bad, const char *err);
 
 /* ---- ops.c: operations on sessions (the sessions list's keys and the : commands) ---- */
 
@@ -258,8 +274,8 @@ unsigned ops_export(struct ui *ui, const char *id, const char *dir);
 /* Show the Terminal tab, focused. */
 unsigned ops_terminal(struct ui *ui);
 /* A session the operator named: its id, a unique start of it, or its name. Its model index,
- * or -1 with *why. */
-ssize_t ops_find_session(const struct ui *ui, const char *ref, const char **why);
+ * or -1 with why (the candidates of an ambiguous start named) in why[size]. */
+ssize_t ops_find_session(const struct ui *ui, const char *ref, char *why, size_t size);
 /* Switch the theme live (the loaded theme is kept in ui->theme_cur). Returns dirty bits. */
 unsigned ops_theme(struct ui *ui, const char *name);
 void ops_free(struct ui *ui);
@@ -340,6 +356,7 @@ struct ui {
     char tok_info;               /* GET /v1/info for the create form's default image */
     char tok_rules, tok_rule_op; /* the rules window's fetch, a rule's change (rules.c) */
     char ops_id[80];             /* the session a question or prompt is about */
+    char cmd_pending[256];       /* a `:` line asked about (cmdline.c), its command named whole */
     char *sessions_filter;       /* `/`: the sessions shown contain it (NULL: all) */
     size_t *sessions_rows;       /* with a filter: row on screen → model index */
     size_t sessions_nrows;
@@ -411,12 +428,15 @@ const char *draw_glyph(const struct ui *ui, const char *utf8, const char *ascii)
 void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr);
 /* A box around w with " title " on the top border (raw text, sanitized). */
 void draw_frame(struct ui *ui, WINDOW *w, const char *title, bool focused);
-/* A tab bar on row y from column x, before column end: " name " each, one column apart, the
- * current one highlighted (in the selection's colour when focused, else its blurred one).
- * Each tab's first and last column go to cols (n entries; NULL: not kept). Returns the
- * column after the last tab drawn. Dashboard's detail pane and the History page draw it. */
+/* A tab bar on row y from column x, before column end: " name " each (tight: "name"), one
+ * column apart, the current one highlighted (in the selection's colour when focused, else its
+ * blurred one). Each tab's first and last column go to cols (n entries; NULL: not kept).
+ * Returns the column after the last tab drawn. Dashboard's detail pane and the History page
+ * draw it. */
 int draw_tabs(struct ui *ui, WINDOW *w, int y, int x, int end, const char *const *names, size_t n,
-              size_t cur, bool focused, short (*cols)[2]);
+              size_t cur, bool focused, bool tight, short (*cols)[2]);
+/* The columns draw_tabs takes for names. */
+int draw_tabs_width(struct ui *ui, const char *const *names, size_t n, bool tight);
 /* A graph of the newest values (ui/graph.c) in rows y..y+height of width columns. */
 void draw_graph(struct ui *ui, WINDOW *w, int y, int x, int width, int height, const double *values,
                 size_t n, double max, enum graph_mode mode, attr_t attr);

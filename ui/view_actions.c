@@ -7,9 +7,21 @@
 #include <string.h>
 #include <time.h>
 
-enum { COL_TIME, COL_KIND, COL_SUMMARY, COL_RISK, COL_APPROVAL, COL_STATE, COL_EXIT, COL_MS };
+enum {
+    COL_ID,
+    COL_TIME,
+    COL_KIND,
+    COL_SUMMARY,
+    COL_RISK,
+    COL_APPROVAL,
+    COL_STATE,
+    COL_EXIT,
+    COL_MS
+};
 
 static const struct list_column view_actions_columns[] = {
+    /* the id `:approve`, `paddock show` and the approvals queue name an action by */
+    [COL_ID] = {.title = "ID", .width = 5, .prio = 85, .right = true},
     [COL_TIME] = {.title = "TIME", .width = 8, .prio = 60},
     [COL_KIND] = {.title = "KIND", .width = 5, .prio = 20},
     [COL_SUMMARY] = {.title = "SUMMARY", .width = 12, .prio = 100, .flex = true},
@@ -64,6 +76,10 @@ static void view_actions_cell(const struct ui *ui, size_t row, int column, char 
 {
     const struct model_action *a = &ui->model.actions[row];
     switch (column) {
+    case COL_ID:
+        snprintf(buf, sz, "%lld", a->id);
+        *color = UI_C_DIM;
+        break;
     case COL_TIME:
         view_actions_time(a->started_at > 0 ? a->started_at : a->created_at, buf, sz);
         *color = UI_C_DIM;

@@ -25,7 +25,8 @@ static const struct list_column view_approvals_columns[] = {
     [COL_SESSION] = {.title = "SESSION", .width = 10, .prio = 50},
     [COL_RISK] = {.title = "RISK", .width = 6, .prio = 90},
     [COL_LEFT] = {.title = "LEFT", .width = 7, .prio = 80, .right = true},
-    [COL_WHAT] = {.title = "ACTION", .width = 16, .prio = 100, .flex = true},
+    /* 15: at 80 columns ID, RISK, LEFT and ACTION fit the left column (layout.c) */
+    [COL_WHAT] = {.title = "ACTION", .width = 15, .prio = 100, .flex = true},
     [COL_WHY] = {.title = "WHY", .width = 24, .prio = 30},
 };
 

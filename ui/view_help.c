@@ -26,6 +26,47 @@ static bool view_help_has(const char *list, const char *name)
     return false;
 }
 
+/* The keys of tables[t] from out[n]: one line per handler, its keys joined ("j, Down"); with
+ * ui, only those that do something there (keys_applies). The new n. */
+static int view_help_group(const struct ui *ui, const struct ui_key *const *tables, size_t t,
+                           struct help_line *out, int n, int max)
+{
+    int first = n;
+    for (const struct ui_key *k = tables[t]; k->fn && n < max; k++) {
+        if (ui && !keys_applies(ui, tables, t, k))
+            continue;
+        int at = -1;
+        for (int i = first; i < n; i++)
+            if (out[i].fn == k->fn)
+                at = i;
+        if (at >= 0) {
+            if (view_help_has(out[at].keys, k->name))
+                continue;
+            size_t used = strlen(out[at].keys);
+            snprintf(out[at].keys + used, sizeof(out[at].keys) - used, ", %s", k->name);
+            continue;
+        }
+        snprintf(out[n].keys, sizeof(out[n].keys), "%s", k->name);
+        out[n].help = k->help;
+        out[n].fn = k->fn;
+        n++;
+    }
+    return n;
+}
+
+/* The `:` commands, from their table, from out[n]. The new n. */
+static int view_help_commands(struct help_line *out, int n, int max)
+{
+    for (const struct ui_command *c = ui_commands; c->name && n < max; c++) {
+        snprintf(out[n].keys, sizeof(out[n].keys), ":%s%s%s%s%s", c->name, c->args[0] ? " " : "",
+                 c->args, c->alias ? ", :" : "", c->alias ? c->alias : "");
+        out[n].help = c->help;
+        out[n].fn = NULL;
+        n++;
+    }
+    return n;
+}
+
 /* One line per handler in a table; a "title" line before each table. */
 static int view_help_lines(const struct ui *ui, struct help_line *out, int max)
 {
@@ -38,40 +79,48 @@ static int view_help_lines(const struct ui *ui, struct help_line *out, int max)
         out[n].help = NULL;
         out[n].fn = NULL;
         n++;
-        int first = n;
-        for (const struct ui_key *k = tables[t]; k->fn && n < max; k++) {
-            int at = -1;
-            for (int i = first; i < n; i++)
-                if (out[i].fn == k->fn)
-                    at = i;
-            if (at >= 0) {
-                if (view_help_has(out[at].keys, k->name))
-                    continue;
-                size_t used = strlen(out[at].keys);
-                snprintf(out[at].keys + used, sizeof(out[at].keys) - used, ", %s", k->name);
-                continue;
-            }
-            snprintf(out[n].keys, sizeof(out[n].keys), "%s", k->name);
-            out[n].help = k->help;
-            out[n].fn = k->fn;
-            n++;
-        }
+        n = view_help_group(ui, tables, t, out, n, max);
     }
-    /* the `:` commands, from their table */
     if (n < max) {
         snprintf(out[n].keys, sizeof(out[n].keys), "commands (: then Enter)");
         out[n].help = NULL;
         out[n].fn = NULL;
         n++;
     }
-    for (const struct ui_command *c = ui_commands; c->name && n < max; c++) {
-        snprintf(out[n].keys, sizeof(out[n].keys), ":%s%s%s%s%s", c->name, c->args[0] ? " " : "",
-                 c->args, c->alias ? ", :" : "", c->alias ? c->alias : "");
-        out[n].help = c->help;
-        out[n].fn = NULL;
-        n++;
+    return view_help_commands(out, n, max);
+}
+
+void ui_keys_print(FILE *f)
+{
+    /* every table once: where it works, then its keys as the ? overlay groups them */
+    const struct ui_key *tables[32];
+    const char *titles[32];
+    size_t nt = 0;
+    tables[nt] = ui_keys, titles[nt++] = "everywhere";
+    tables[nt] = ui_list_keys, titles[nt++] = "lists";
+    for (size_t i = 0; i < UI_LIST_COUNT; i++)
+        if (ui_lists[i]->keys)
+            tables[nt] = ui_lists[i]->keys, titles[nt++] = ui_lists[i]->name;
+    for (size_t i = 0; i < ui_ntabs; i++)
+        if (ui_tabs[i]->keys)
+            tables[nt] = ui_tabs[i]->keys, titles[nt++] = ui_tabs[i]->name;
+    tables[nt] = page_history.keys, titles[nt++] = page_history.name;
+    tables[nt] = page_action.keys, titles[nt++] = page_action.name;
+    tables[nt] = textview_keys, titles[nt++] = "text";
+    struct help_line lines[48];
+    for (size_t t = 0; t < nt; t++) {
+        bool seen = false;
+        for (size_t u = 0; u < t; u++)
+            seen = seen || tables[u] == tables[t];
+        if (seen)
+            continue;
+        int n = view_help_group(NULL, tables, t, lines, 0, 48);
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s\t%s\t%s\n", titles[t], lines[i].keys, lines[i].help);
     }
-    return n;
+    int n = view_help_commands(lines, 0, 48);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "commands\t%s\t%s\n", lines[i].keys, lines[i].help);
 }
 
 void view_help_draw(struct ui *ui)

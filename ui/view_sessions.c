@@ -150,8 +150,8 @@ static const char *view_sessions_empty(const struct ui *ui)
 {
     if (ui->sessions_filter && ui->model.nsessions)
         return "no session matches the filter (/ then Esc clears it)";
-    return ui->connected ? "no sessions yet: agents create them (POST /v1/sessions) or "
-                           "`paddock run -- CMD`"
+    return ui->connected ? "no sessions yet: press c to create one (agents create theirs "
+                           "through the API)"
                          : "not connected to the engine";
 }
 

@@ -23,16 +23,18 @@ void view_status_draw_header(struct ui *ui)
     size_t waiting = model_count_approvals(&ui->model, NULL);
     char link[96];
     if (ui->connected && waiting)
-        snprintf(link, sizeof(link), " %zu waiting for approval (2) %s live ", waiting,
+        snprintf(link, sizeof(link), " %zu action%s wait%s for approval: press 2 %s live ", waiting,
+                 waiting == 1 ? "" : "s", waiting == 1 ? "s" : "",
                  draw_glyph(ui, "\xE2\x97\x8F", "*"));
     else if (ui->connected)
         snprintf(link, sizeof(link), " %s live ", draw_glyph(ui, "\xE2\x97\x8F", "*"));
     else
         snprintf(link, sizeof(link), " engine disconnected, retrying ");
     attr_t link_attr = theme_attr(ui->connected && !waiting ? UI_C_HEADER : UI_C_HEADER_ALERT);
+    /* what the operator must act on gets the room before the socket's path */
     int lw = draw_text_width(ui, link);
-    if (lw > width / 2)
-        lw = width / 2;
+    if (lw > width * 2 / 3)
+        lw = width * 2 / 3;
 
     char left[1024];
     const struct model *m = &ui->model;
@@ -45,6 +47,19 @@ void view_status_draw_header(struct ui *ui)
     draw_text(ui, w, 0, 0, width - lw - 1, left, base | A_BOLD);
     draw_text_right(ui, w, 0, width - lw, lw, link, link_attr);
     wnoutrefresh(w);
+}
+
+/* A hint is "KEYS label": the first word in the key colour. Returns the columns taken. */
+static int view_status_draw_hint(struct ui *ui, WINDOW *w, int x, const char *hint)
+{
+    int x0 = x, width = getmaxx(w);
+    char keys[32];
+    const char *sp = strchr(hint, ' ');
+    size_t kn = sp ? (size_t)(sp - hint) : strlen(hint);
+    snprintf(keys, sizeof(keys), "%.*s", (int)kn, hint);
+    x += draw_text(ui, w, 0, x, width - x, keys, theme_attr(UI_C_FOOTER_KEY));
+    x += draw_text(ui, w, 0, x, width - x, sp ? sp : "", theme_attr(UI_C_FOOTER));
+    return x - x0 + 2;
 }
 
 void view_status_draw_footer(struct ui *ui)
@@ -67,24 +82,29 @@ void view_status_draw_footer(struct ui *ui)
     const struct ui_key *tables[8];
     const char *titles[8];
     size_t nt = keys_tables(ui, tables, titles, 8);
-    /* A hint is "KEYS label": the first word in the key colour. */
-    for (size_t t = 0; t < nt; t++) {
-        for (const struct ui_key *k = tables[t]; k->fn; k++) {
-            if (!k->hint || (k->mutates && ui->opt->read_only))
-                continue;
-            char keys[32];
-            const char *sp = strchr(k->hint, ' ');
-            size_t kn = sp ? (size_t)(sp - k->hint) : strlen(k->hint);
-            snprintf(keys, sizeof(keys), "%.*s", (int)kn, k->hint);
-            const char *label = sp ? sp : "";
-            int need = draw_text_width(ui, k->hint) + 2;
-            if (x + need > width - 1 - sw) {
-                t = nt; /* the footer is full */
-                break;
+    /* ? and q (the kept hints) end the row whatever else gives way, unless a page takes every
+     * key (they then type into it) */
+    bool typing = keys_page_takes_all(ui);
+    int kept = 0;
+    for (size_t t = 0; t < nt && !typing; t++)
+        for (const struct ui_key *k = tables[t]; k->fn; k++)
+            if (k->hint && k->kept && keys_applies(ui, tables, t, k))
+                kept += draw_text_width(ui, k->hint) + 2;
+    if (sw > width - 2 - kept)
+        sw = width - 2 - kept > 0 ? width - 2 - kept : 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t t = 0; t < nt; t++) {
+            for (const struct ui_key *k = tables[t]; k->fn; k++) {
+                if (!k->hint || (k->mutates && ui->opt->read_only) || k->kept != (pass == 1) ||
+                    (k->kept && typing) || !keys_applies(ui, tables, t, k))
+                    continue;
+                int need = draw_text_width(ui, k->hint) + 2;
+                if (x + need > width - 1 - sw - (pass == 0 ? kept : 0)) {
+                    t = nt; /* the footer is full */
+                    break;
+                }
+                x += view_status_draw_hint(ui, w, x, k->hint);
             }
-            x += draw_text(ui, w, 0, x, width - x, keys, theme_attr(UI_C_FOOTER_KEY));
-            x += draw_text(ui, w, 0, x, width - x, label, theme_attr(UI_C_FOOTER));
-            x += 2;
         }
     }
     if (status[0] && width - x > 8)

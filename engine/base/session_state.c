@@ -2,6 +2,8 @@
  * in the engine goes through session_st_allows: what the table does not list is refused. */
 #include "engine/base/session_state.h"
 
+#include "engine/base/errors.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -9,50 +11,50 @@
 
 static const struct {
     const char *name;
-    unsigned next;    /* bit set of the states it may go to */
-    unsigned refusal; /* HTTP status of an action refused in this state (0: allowed) */
-    const char *hint; /* what to do, for messages; "%s" is the session id */
+    unsigned next;         /* bit set of the states it may go to */
+    enum err_code refusal; /* the error of an action refused in this state (none: allowed) */
+    const char *hint;      /* what to do, for messages; "%s" is the session id */
 } session_st_table[SESSION_ST_COUNT] = {
-    [SESSION_BUILDING] = {"building", B(SESSION_STARTING) | B(SESSION_ERROR), 409,
+    [SESSION_BUILDING] = {"building", B(SESSION_STARTING) | B(SESSION_ERROR), ERR_CONFLICT,
                           "its image is being built; wait until it is ready"},
     [SESSION_STARTING] = {"starting",
                           B(SESSION_BUILDING) | B(SESSION_STARTED) | B(SESSION_PAUSED) |
                               B(SESSION_STOPPED) | B(SESSION_OOM_KILLED) | B(SESSION_ERROR),
-                          409, "it is starting; wait until it is ready"},
+                          ERR_CONFLICT, "it is starting; wait until it is ready"},
     [SESSION_STARTED] = {"started",
                          B(SESSION_READY) | B(SESSION_PAUSED) | B(SESSION_STOPPED) |
                              B(SESSION_OOM_KILLED) | B(SESSION_ERROR) | B(SESSION_DISCONNECTED),
-                         409, "its executor is starting; wait until it is ready"},
+                         ERR_CONFLICT, "its executor is starting; wait until it is ready"},
     [SESSION_READY] = {"ready",
                        B(SESSION_PAUSED) | B(SESSION_STOPPED) | B(SESSION_OOM_KILLED) |
                            B(SESSION_ERROR) | B(SESSION_DISCONNECTED) | B(SESSION_DELETED),
-                       0, ""},
+                       ERR_NONE, ""},
     [SESSION_PAUSED] = {"paused",
                         B(SESSION_READY) | B(SESSION_STOPPED) | B(SESSION_OOM_KILLED) |
                             B(SESSION_ERROR) | B(SESSION_DISCONNECTED) | B(SESSION_DELETED),
-                        409, "resume it with POST /v1/sessions/%s/resume"},
+                        ERR_SESSION_PAUSED, "resume it with POST /v1/sessions/%s/resume"},
     [SESSION_STOPPED] = {"stopped",
                          B(SESSION_STARTING) | B(SESSION_STARTED) | B(SESSION_ERROR) |
                              B(SESSION_DELETED),
-                         409,
+                         ERR_SESSION_STOPPED,
                          "start it again with POST /v1/sessions/%s/resume (a restart: the "
                          "shell's variables and cwd are not kept)"},
-    [SESSION_ERROR] = {"error", B(SESSION_DELETED), 409,
+    [SESSION_ERROR] = {"error", B(SESSION_DELETED), ERR_CONFLICT,
                        "delete it (DELETE /v1/sessions/%s) and create a new one"},
     [SESSION_DISCONNECTED] = {"disconnected",
                               B(SESSION_STARTED) | B(SESSION_READY) | B(SESSION_PAUSED) |
                                   B(SESSION_STOPPED) | B(SESSION_OOM_KILLED) | B(SESSION_ERROR) |
                                   B(SESSION_DELETED),
-                              503,
+                              ERR_UNAVAILABLE,
                               "paddock reconnects on its own (with backoff); retry once it is "
                               "ready again"},
     [SESSION_OOM_KILLED] = {"oom-killed",
                             B(SESSION_STARTING) | B(SESSION_STARTED) | B(SESSION_ERROR) |
                                 B(SESSION_DELETED),
-                            409,
+                            ERR_SESSION_STOPPED,
                             "start it again with POST /v1/sessions/%s/resume, or delete it and "
                             "create one with more memory"},
-    [SESSION_DELETED] = {"deleted", 0, 409, "create a new session"},
+    [SESSION_DELETED] = {"deleted", 0, ERR_CONFLICT, "create a new session"},
 };
 
 static const char *const session_op_names[SESSION_OP_COUNT] = {
@@ -87,9 +89,14 @@ bool session_st_is_live(enum session_st st)
     return (unsigned)st < SESSION_ST_COUNT && st != SESSION_ERROR && st != SESSION_DELETED;
 }
 
+enum err_code session_st_refusal(enum session_st st)
+{
+    return (unsigned)st < SESSION_ST_COUNT ? session_st_table[st].refusal : ERR_CONFLICT;
+}
+
 unsigned session_st_refusal_status(enum session_st st)
 {
-    return (unsigned)st < SESSION_ST_COUNT ? session_st_table[st].refusal : 409;
+    return err_status(session_st_refusal(st));
 }
 
 void session_st_hint(enum session_st st, const char *id, char *out, size_t size)

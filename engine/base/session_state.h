@@ -3,6 +3,8 @@
 #ifndef PADDOCK_SESSION_STATE_H
 #define PADDOCK_SESSION_STATE_H
 
+#include "engine/base/errors.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -47,6 +49,10 @@ bool session_st_is_live(enum session_st st);
  * ready), and what to do about the state, for messages: "resume it with POST
  * /v1/sessions/ID/resume". id fills the paths. */
 unsigned session_st_refusal_status(enum session_st st);
+/* The error code of that refusal, for clients to tell states apart without reading the text:
+ * session_paused, session_stopped (stopped or oom-killed), unavailable (disconnected), else
+ * conflict; ERR_NONE when ready. */
+enum err_code session_st_refusal(enum session_st st);
 void session_st_hint(enum session_st st, const char *id, char *out, size_t size);
 /* The allowed next states of a state as "a, b, c" (for messages and docs). */
 void session_st_next_list(enum session_st st, char *out, size_t size);

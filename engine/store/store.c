@@ -672,6 +672,32 @@ int store_session_claim(struct store *s, const char *id, const char *name, json_
     return 0;
 }
 
+json_t *store_session_match(struct store *s, const char *ref)
+{
+    /* An exact id first, then names (newest first), then ids the ref begins; the pool's
+     * unclaimed sandboxes are no one's to name. */
+    sqlite3_stmt *st = store_prepare(
+        s, "SELECT id, name, state, id = ?1 AS exact, name IS ?1 AS named FROM sessions "
+           "WHERE json_extract(config, '$.pooled') IS NULL AND "
+           "(id = ?1 OR name IS ?1 OR substr(id, 1, length(?1)) = ?1) "
+           "ORDER BY exact DESC, named DESC, created_at DESC, id DESC LIMIT 64");
+    json_t *arr = json_array();
+    if (st && arr) {
+        store_bind_text(st, 1, ref);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *name = (const char *)sqlite3_column_text(st, 1);
+            json_t *row =
+                json_pack("{s:s,s:s?,s:s,s:b,s:b}", "id", (const char *)sqlite3_column_text(st, 0),
+                          "name", name, "state", (const char *)sqlite3_column_text(st, 2), "exact",
+                          sqlite3_column_int(st, 3), "named", sqlite3_column_int(st, 4));
+            if (row)
+                json_array_append_new(arr, row);
+        }
+    }
+    sqlite3_finalize(st);
+    return arr;
+}
+
 json_t *store_session_get(struct store *s, const char *id)
 {
     sqlite3_stmt *st =

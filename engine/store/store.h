@@ -68,6 +68,10 @@ json_t *store_sessions_query(struct store *s, const struct store_session_query *
 int store_session_claim(struct store *s, const char *id, const char *name, json_t *patch,
                         double now, char **err);
 json_t *store_session_get(struct store *s, const char *id);
+/* The sessions ref may name (not the pool's): {id, name, state, exact, named} objects, the one
+ * whose id is ref first, then those named ref (newest first), then those whose id begins with
+ * ref; at most 64. An empty array when none (or the store fails; NULL without memory). */
+json_t *store_session_match(struct store *s, const char *ref);
 
 /* ---- actions (store_actions.c) ---- */
 /* A new action row. state: running (it runs now: committed before it reaches the sandbox),

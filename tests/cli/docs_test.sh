@@ -28,12 +28,58 @@ got=$(PATH="$dir:$PATH" bash -c "source '$src/scripts/paddock-completion.bash'; 
 [ "$got" = "--reason --remember" ] || { echo "FAIL: completing 'approve --re' gave '$got'"; fail=1; }
 got=$(PATH="$dir:$PATH" bash -c "source '$src/scripts/paddock-completion.bash'; COMP_WORDS=(paddock dashboard --no); COMP_CWORD=2; _paddock; echo \${COMPREPLY[@]}")
 [ "$got" = "--no-mouse" ] || { echo "FAIL: completing 'dashboard --no' gave '$got'"; fail=1; }
+comp() { # $1: the words (bash syntax), the last one completed
+    PATH="$dir:$PATH" bash -c "source '$src/scripts/paddock-completion.bash'; COMP_WORDS=($1); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); _paddock; echo \${COMPREPLY[@]}"
+}
+got=$(comp "paddock export demo --format ''")
+[ "$got" = "json md cast" ] || { echo "FAIL: completing after --format gave '$got'"; fail=1; }
+got=$(comp "paddock ls --")
+[ "$got" = "--all --json --help" ] || { echo "FAIL: completing 'ls --' gave '$got'"; fail=1; }
+got=$(comp "paddock run --image x -- ech")
+echo " $got " | grep -q " echo " || { echo "FAIL: completing 'run -- ech' gave '$got'"; fail=1; }
+got=$(comp "paddock help ru")
+[ "$got" = "run rules" ] || { echo "FAIL: completing 'help ru' gave '$got'"; fail=1; }
+# sessions: exec offers the live ones, show the deleted ones too (an engine stand-in)
+rm -f "$dir/paddock" # the link to the binary, replaced (not written through)
+cat > "$dir/paddock" <<STUB
+#!/bin/sh
+case "\$*" in
+"ls --all --json") echo '[{"id":"aaaa1111","name":"live1","state":"ready"},{"id":"bbbb2222","name":"gone1","state":"deleted"}]' ;;
+"ls --json") echo '[{"id":"aaaa1111","name":"live1","state":"ready"}]' ;;
+*) exec "$bin" "\$@" ;;
+esac
+STUB
+chmod +x "$dir/paddock"
+got=$(comp "paddock exec ''")
+[ "$got" = "aaaa1111 live1" ] || { echo "FAIL: completing 'exec' offered '$got' (only live sessions)"; fail=1; }
+got=$(comp "paddock show ''")
+[ "$got" = "aaaa1111 live1 bbbb2222 gone1" ] || { echo "FAIL: completing 'show' offered '$got'"; fail=1; }
 rm -rf "$dir"
-# every command answers --help with its usage (no engine needed)
+# every command's help: what it does, its options, an example; the same text from
+# `paddock help CMD` and `paddock CMD --help` (no engine needed)
 for c in $cmds; do
     out=$("$bin" "$c" --help 2>&1) || { echo "FAIL: paddock $c --help exited non-zero"; fail=1; }
-    echo "$out" | grep -qi "usage" || { echo "FAIL: paddock $c --help shows no usage: $out"; fail=1; }
+    echo "$out" | grep -q "^usage: paddock $c" || { echo "FAIL: paddock $c --help shows no usage: $out"; fail=1; }
+    echo "$out" | grep -q "^example:" || { echo "FAIL: paddock $c --help has no example: $out"; fail=1; }
+    [ "$(echo "$out" | wc -l)" -ge 6 ] || { echo "FAIL: paddock $c --help is too short: $out"; fail=1; }
+    other=$("$bin" help "$c" 2>&1) || { echo "FAIL: paddock help $c exited non-zero"; fail=1; }
+    [ "$out" = "$other" ] || { echo "FAIL: paddock help $c differs from paddock $c --help"; fail=1; }
 done
+for args in "help" "version" "help run"; do
+    out=$("$bin" $args 2>&1) || { echo "FAIL: paddock $args exited non-zero: $out"; fail=1; }
+    echo "$out" | grep -qi "unknown command" && { echo "FAIL: paddock $args: $out"; fail=1; }
+done
+"$bin" version | grep -q "^paddock [0-9]" || { echo "FAIL: paddock version: $("$bin" version)"; fail=1; }
+out=$("$bin" help frob 2>&1)
+[ $? = 2 ] && echo "$out" | grep -q "no command 'frob'" || { echo "FAIL: paddock help frob: $out"; fail=1; }
+# the man page's dashboard keys are the key tables (scripts/man-keys.sh --write updates it)
+want=$(bash "$src/scripts/man-keys.sh" "$bin" "$src")
+have=$(awk '/^\.\\" keys: end/ { p = 0 } p; /^\.\\" keys: begin/ { p = 1 }' "$src/docs/paddock.1")
+[ -n "$want" ] && [ "$want" = "$have" ] || {
+    echo "FAIL: the man page's DASHBOARD KEYS differ from the key tables; run scripts/man-keys.sh BIN . --write:"
+    diff <(echo "$want") <(echo "$have") | head -20
+    fail=1
+}
 # the dashboard (the default command) from its option table: --help with and without its
 # name, every flag in the usage, and an unknown flag refused with exit 2 before any engine
 out=$("$bin" --help 2>&1) || { echo "FAIL: paddock --help exited non-zero"; fail=1; }

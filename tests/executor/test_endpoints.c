@@ -1216,6 +1216,55 @@ static void test_refuses_readable_key_file(void **state)
     assert_int_equal(bb_stop(&tmp), 0);
 }
 
+/* ?paddock_stream=1: output frames as the shell prints, then the plain reply byte for byte. */
+static void test_execute_stream_frames(void **state)
+{
+    (void)state;
+    char *body = bb_run_body("echo one; printf 'two\\033]0;t\\007\\n'", false, 30, true);
+    struct bb_reply plain = bb_http(&ex, "POST", "/execute_action", body);
+    assert_int_equal(plain.status, 200);
+    struct bb_reply st = bb_http(&ex, "POST", "/execute_action?paddock_stream=1", body);
+    assert_int_equal(st.status, 200);
+    assert_non_null(st.content_type);
+    assert_string_equal(st.content_type, "application/x-paddock-frames");
+    char out[256] = "";
+    size_t out_len = 0, at = 0;
+    bool got_result = false;
+    while (at < st.len) {
+        const char *nl = memchr(st.body + at, '\n', st.len - at);
+        assert_non_null(nl);
+        unsigned long long n = 0;
+        unsigned status = 0;
+        if (st.body[at] == 'o') {
+            assert_int_equal(sscanf(st.body + at, "o %llu", &n), 1);
+            assert_false(got_result);
+            assert_true(out_len + n < sizeof out);
+            memcpy(out + out_len, nl + 1, n);
+            out_len += n;
+        } else {
+            assert_int_equal(sscanf(st.body + at, "r %u %llu", &status, &n), 2);
+            assert_int_equal(status, 200);
+            assert_int_equal(n, plain.len);
+            assert_memory_equal(nl + 1, plain.body, plain.len);
+            got_result = true;
+        }
+        at = (size_t)(nl + 1 - st.body) + n;
+    }
+    assert_true(got_result);
+    assert_int_equal(at, st.len);
+    out[out_len] = '\0';
+    assert_string_equal(out, "one\ntwo\033]0;t\007\n");
+    bb_reply_free(&plain);
+    bb_reply_free(&st);
+    free(body);
+    /* A request refused before it runs is answered plainly. */
+    struct bb_reply bad =
+        bb_http(&ex, "POST", "/execute_action?paddock_stream=1", "{\"action\": 1}");
+    assert_int_equal(bad.status, 400);
+    assert_non_null(detail(&bad));
+    bb_reply_free(&bad);
+}
+
 int main(int argc, char **argv)
 {
     if (bb_init(argc, argv) < 0)
@@ -1240,6 +1289,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_browse_escapes_refused),
         cmocka_unit_test(test_server_info_fields),
         cmocka_unit_test(test_slow_body_does_not_block),
+        cmocka_unit_test(test_execute_stream_frames),
     };
     const struct CMUnitTest env_key[] = {
         cmocka_unit_test(test_auth_required),

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* paddock --socket S --state-dir D ARGS... */
 static void cli(const char *const *args, struct proc_result *pr)
@@ -213,6 +214,8 @@ static void test_approve_reject(void **state)
     cli(table, &pr);
     assert_int_equal(pr.status, 0);
     assert_non_null(strstr(pr.out, "rm -rf /home/nobody"));
+    assert_non_null(strstr(pr.out, " cli-appr ")); /* the session's name, not its id */
+    assert_null(strstr(pr.out, id));
     proc_result_free(&pr);
 
     char n1[32], n2[32];
@@ -662,6 +665,278 @@ static void test_export_approved(void **state)
     json_decref(s);
 }
 
+/* stderr has text (printed when it does not, for the failure to say why) */
+static void assert_err_has(const struct proc_result *pr, const char *text)
+{
+    if (!strstr(pr->err, text))
+        fprintf(stderr, "stderr lacks \"%s\": [%s] (status %d, stdout [%s])\n", text, pr->err,
+                pr->status, pr->out);
+    assert_non_null(strstr(pr->err, text));
+}
+
+/* No engine: what is wrong and what to do, not libcurl's text. A state dir held by an engine
+ * that does not answer at the socket: its pid at once (no 10 s wait for an engine that cannot
+ * start), in ls, run and the dashboard. */
+static void test_engine_down(void **state)
+{
+    char dir[] = "/tmp/paddock-cli-down.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *sock = strdupf("%s/engine.sock", dir);
+    struct proc_result pr;
+    const char *ls[] = {"--state-dir", dir, "--socket", sock, "ls", NULL};
+    cli(ls, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_err_has(&pr, "no engine is running for");
+    assert_err_has(&pr, "`paddock serve`");
+    assert_null(strstr(pr.err, "Failed to connect"));
+    proc_result_free(&pr);
+    const char *show[] = {"--state-dir", dir, "--socket", sock, "show", "demo", NULL};
+    cli(show, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_err_has(&pr, "no engine is running for");
+    proc_result_free(&pr);
+
+    /* the harness's engine holds its state dir; ask at a socket nobody serves */
+    char *other = strdupf("%s/other.sock", dir);
+    char *held = strdupf("pid %d holds the state dir", (int)harness_eng->pid);
+    const char *ls_held[] = {"--state-dir", harness_eng->state_dir, "--socket", other, "ls", NULL};
+    cli(ls_held, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_err_has(&pr, held);
+    proc_result_free(&pr);
+    const char *run_held[] = {
+        "--state-dir", harness_eng->state_dir, "--socket", other, "run", "--", "true", NULL};
+    cli(run_held, &pr);
+    assert_int_equal(pr.status, 125);
+    assert_err_has(&pr, held);
+    assert_err_has(&pr, "kill");
+    assert_null(strstr(pr.err, "started `paddock serve`"));
+    proc_result_free(&pr);
+    const char *dash_held[] = {"--state-dir", harness_eng->state_dir, "--socket", other, NULL};
+    cli(dash_held, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_err_has(&pr, held);
+    proc_result_free(&pr);
+    free(held);
+    free(other);
+
+    /* an engine it starts that exits at once: why (its log's last line), not a 10 s wait */
+    char *script =
+        strdupf("PADDOCK_DRIVER=nosuch $P --state-dir %s --socket %s run -- true", dir, sock);
+    cli_sh(script, &pr);
+    free(script);
+    assert_int_equal(pr.status, 125);
+    assert_err_has(&pr, "the engine it started exited");
+    assert_err_has(&pr, "no sandbox driver \"nosuch\"");
+    proc_result_free(&pr);
+    free(sock);
+    char *rm = strdupf("rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm);
+}
+
+/* A session by its full id, a unique id prefix or its name, the same in run --session, show,
+ * history and the API's paths; an ambiguous prefix is refused with the candidates. Lists
+ * print names. */
+static void test_session_refs(void **state)
+{
+    json_t *a = session_new(harness_eng, "{\"name\": \"ref-a\"}");
+    json_t *b = session_new(harness_eng, "{\"name\": \"ref-b\"}");
+    const char *ida = jstr(a, "id"), *idb = jstr(b, "id");
+    char prefix[9];
+    snprintf(prefix, sizeof(prefix), "%.8s", ida);
+    struct proc_result pr;
+    const char *by_prefix[] = {"run", "--session", prefix, "--", "echo", "by-prefix", NULL};
+    cli(by_prefix, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_string_equal(pr.out, "by-prefix\n");
+    proc_result_free(&pr);
+    const char *by_name[] = {"run", "--session", "ref-b", "--", "echo", "by-name", NULL};
+    cli(by_name, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_string_equal(pr.out, "by-name\n");
+    proc_result_free(&pr);
+
+    /* the API: a name and a prefix in the path */
+    struct reply r;
+    api(harness_eng, "GET", "/v1/sessions/ref-b", NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(jstr(r.json, "id"), idb);
+    reply_free(&r);
+    char *path = strdupf("/v1/sessions/%s/actions", prefix);
+    api(harness_eng, "GET", path, NULL, &r);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    free(path);
+
+    /* history and show print the session's name */
+    const char *hist[] = {"history", "ref-a", NULL};
+    cli(hist, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, " ref-a "));
+    assert_null(strstr(pr.out, ida));
+    proc_result_free(&pr);
+    path = strdupf("/v1/sessions/%s/actions", ida);
+    json_t *acts = api_json(harness_eng, "GET", path, NULL, 200);
+    free(path);
+    char *action = strdupf("%lld", (long long)json_integer_value(json_object_get(
+                                       json_array_get(json_object_get(acts, "actions"), 0), "id")));
+    json_decref(acts);
+    const char *show_action[] = {"show", action, NULL};
+    cli(show_action, &pr);
+    assert_int_equal(pr.status, 0);
+    char *line = strdupf("ref-a (%s)", ida);
+    assert_non_null(strstr(pr.out, line));
+    free(line);
+    proc_result_free(&pr);
+    free(action);
+
+    /* an ambiguous prefix: two live sessions whose ids begin alike (17 sessions at most:
+     * there are 16 hex digits) */
+    json_t *made = json_array();
+    json_array_append(made, a);
+    json_array_append(made, b);
+    char common[2] = "";
+    for (int n = 0; !common[0] && n < 17; n++) {
+        size_t i, j;
+        json_t *x, *y;
+        json_array_foreach(made, i, x)
+            json_array_foreach(made, j, y) if (i < j && jstr(x, "id")[0] == jstr(y, "id")[0])
+                common[0] = jstr(x, "id")[0];
+        if (!common[0])
+            json_array_append_new(made, session_new(harness_eng, NULL));
+    }
+    assert_true(common[0] != '\0');
+    path = strdupf("/v1/sessions/%s", common);
+    api(harness_eng, "GET", path, NULL, &r);
+    free(path);
+    assert_int_equal(r.status, 400);
+    assert_string_equal(jstr(r.json, "error.code"), "ambiguous");
+    assert_true(json_array_size(jpath(r.json, "error.candidates")) >= 2);
+    reply_free(&r);
+    const char *amb[] = {"pause", common, NULL}; /* show takes a number as an action's */
+    cli(amb, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_err_has(&pr, "begins");
+    assert_err_has(&pr, "give more of the id, or the name");
+    proc_result_free(&pr);
+    const char *amb_run[] = {"run", "--session", common, "--", "true", NULL};
+    cli(amb_run, &pr);
+    assert_int_equal(pr.status, 125);
+    assert_err_has(&pr, "begins");
+    proc_result_free(&pr);
+
+    size_t i;
+    json_t *x;
+    json_array_foreach(made, i, x) session_delete(harness_eng, jstr(x, "id"));
+    json_decref(made);
+    json_decref(a);
+    json_decref(b);
+}
+
+/* A paused session: the CLI says `paddock resume NAME`; the API keeps its path and gives the
+ * error its own code. */
+static void test_paused_session(void **state)
+{
+    json_t *s = session_new(harness_eng, "{\"name\": \"cli-paused\"}");
+    const char *id = jstr(s, "id");
+    char *path = strdupf("/v1/sessions/%s/pause", id);
+    struct reply r;
+    api(harness_eng, "POST", path, NULL, &r);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    free(path);
+    struct proc_result pr;
+    const char *ex[] = {"exec", "cli-paused", "--", "true", NULL};
+    cli(ex, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_err_has(&pr, "`paddock resume cli-paused`");
+    assert_null(strstr(pr.err, "POST"));
+    proc_result_free(&pr);
+    const char *run[] = {"run", "--session", "cli-paused", "--", "true", NULL};
+    cli(run, &pr);
+    assert_int_equal(pr.status, 125);
+    assert_err_has(&pr, "`paddock resume cli-paused`");
+    assert_null(strstr(pr.err, "POST"));
+    proc_result_free(&pr);
+    path = strdupf("/v1/sessions/%s/execute_action", id);
+    api(harness_eng, "POST", path,
+        "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"true\"}}}", &r);
+    free(path);
+    assert_int_equal(r.status, 409);
+    assert_string_equal(jstr(r.json, "error.code"), "session_paused");
+    assert_non_null(strstr(jstr(r.json, "error.message"), "/resume"));
+    reply_free(&r);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
+/* paddock new: a session that stays, with the create options; show renders its options for
+ * people; history refuses a state or kind that does not exist; export makes missing dirs. */
+static void test_new_show_history_export(void **state)
+{
+    struct proc_result pr;
+    const char *mk[] = {"new", "--name", "cli-new", "--memory",  "2g",   "--cpus",
+                        "1.5", "--env",  "FOO=bar", "--network", "none", NULL};
+    cli(mk, &pr);
+    if (pr.status != 0)
+        fprintf(stderr, "new: %s\n", pr.err);
+    assert_int_equal(pr.status, 0);
+    char id[64] = "";
+    assert_int_equal(sscanf(pr.out, "cli-new %63s", id), 1);
+    assert_int_equal(strlen(id), 16);
+    proc_result_free(&pr);
+    char *path = strdupf("/v1/sessions/%s", id);
+    json_t *s = api_json(harness_eng, "GET", path, NULL, 200);
+    free(path);
+    assert_string_equal(jstr(s, "state"), "ready");
+    assert_int_equal(json_integer_value(jpath(s, "options.limits.memory")), 2147483648LL);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(s, "env"), 0)), "FOO");
+    json_decref(s);
+
+    const char *show[] = {"show", "cli-new", NULL};
+    cli(show, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "limits.memory        2.0 GiB"));
+    assert_non_null(strstr(pr.out, "limits.cpus          1.5"));
+    assert_null(strstr(pr.out, "2147483648"));
+    assert_null(strstr(pr.out, "{"));
+    proc_result_free(&pr);
+
+    const char *bad_state[] = {"history", "--state", "bogus", NULL};
+    cli(bad_state, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_err_has(&pr, "pending, running, done");
+    proc_result_free(&pr);
+    const char *bad_kind[] = {"history", "--kind", "bogus", NULL};
+    cli(bad_kind, &pr);
+    assert_int_equal(pr.status, 1);
+    assert_err_has(&pr, "no action kind \"bogus\"");
+    assert_err_has(&pr, "run");
+    proc_result_free(&pr);
+
+    char dir[] = "/tmp/paddock-cli-export.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *out = strdupf("%s/reports/today/cli-new.md", dir);
+    const char *ex[] = {"export", "cli-new", "--format", "md", "-o", out, NULL};
+    cli(ex, &pr);
+    if (pr.status != 0)
+        fprintf(stderr, "export: %s\n", pr.err);
+    assert_int_equal(pr.status, 0);
+    assert_int_equal(access(out, R_OK), 0);
+    proc_result_free(&pr);
+    char *rm = strdupf("rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm);
+    free(out);
+
+    const char *del[] = {"rm", "cli-new", NULL};
+    cli(del, &pr);
+    assert_int_equal(pr.status, 0);
+    assert_non_null(strstr(pr.out, "deleted cli-new"));
+    proc_result_free(&pr);
+}
+
 int main(void)
 {
     harness_require();
@@ -679,6 +954,10 @@ int main(void)
         cmocka_unit_test(test_run_missing_image),
         cmocka_unit_test(test_run_stdin),
         cmocka_unit_test(test_export_approved),
+        cmocka_unit_test(test_engine_down),
+        cmocka_unit_test(test_session_refs),
+        cmocka_unit_test(test_paused_session),
+        cmocka_unit_test(test_new_show_history_export),
     };
     int failed = cmocka_run_group_tests_name("cli", tests, harness_group_setup,
                                              harness_group_teardown_clean);

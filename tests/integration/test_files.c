@@ -397,7 +397,7 @@ static void test_not_ready(void **state)
     struct net_reply r;
     upload(id, "/workspace", "x.txt", "x", &r);
     assert_int_equal(r.r.status, 409);
-    assert_string_equal(jstr(r.r.json, "error.code"), "conflict");
+    assert_string_equal(jstr(r.r.json, "error.code"), "session_paused");
     assert_non_null(strstr(jstr(r.r.json, "error.message"), "paused"));
     net_reply_free(&r);
     files_req(id, "GET", "download_files?path=/workspace", NULL, NULL, NULL, 0, &r);

@@ -161,20 +161,25 @@ static void test_logs_tail_follow_and_kept(void **state)
     char *follow = strdupf("/v1/sessions/%s/logs?follow=1&tail=100", id);
     struct sse *s = sse_open(harness_eng->socket, follow);
 
-    /* Each action the executor serves is one access-log line in the container's log. */
-    const char *line_text = "POST /execute_action 200";
+    /* Each action is one line of the executor's on stdout (kind, summary, exit code,
+     * duration), not an access log on stderr. */
+    const char *line_text = "paddock-executor: run \"echo logged";
     json_decref(session_run(harness_eng, id, "echo logged"));
     json_t *line = wait_log(s, line_text, 1, 15000);
     assert_non_null(line);
-    assert_int_equal(json_integer_value(json_object_get(line, "fd")), 2);
+    assert_int_equal(json_integer_value(json_object_get(line, "fd")), 1);
+    assert_non_null(strstr(jstr(line, "text"), "paddock-executor: run \"echo logged\" exit 0, "));
     /* The stream is attached now: a second action's line arrives live. */
-    json_decref(session_run(harness_eng, id, "echo logged again"));
-    assert_non_null(wait_log(s, line_text, 2, 15000));
+    json_decref(session_run(harness_eng, id, "echo logged again; exit 3"));
+    line = wait_log(s, line_text, 2, 15000);
+    assert_non_null(line);
+    assert_non_null(strstr(jstr(line, "text"), "\"echo logged again; exit 3\" exit 3, "));
 
     char *tail = strdupf("/v1/sessions/%s/logs?tail=50", id);
     json_t *t = get_json(tail, 200);
     assert_string_equal(jstr(t, "source"), "container");
-    assert_non_null(strstr(jstr(t, "text"), "POST /execute_action 200"));
+    assert_non_null(strstr(jstr(t, "text"), "run \"echo logged\" exit 0"));
+    assert_null(strstr(jstr(t, "text"), "POST /execute_action"));
     json_decref(t);
     char *bad = strdupf("/v1/sessions/%s/logs?tail=-1", id);
     json_decref(get_json(bad, 400));
@@ -196,7 +201,7 @@ static void test_logs_tail_follow_and_kept(void **state)
     assert_non_null(end);
     t = get_json(tail, 200);
     assert_string_equal(jstr(t, "source"), "stored");
-    assert_non_null(strstr(jstr(t, "text"), "POST /execute_action 200"));
+    assert_non_null(strstr(jstr(t, "text"), "run \"echo logged\" exit 0"));
     assert_true(json_integer_value(json_object_get(t, "size")) > 0);
     json_decref(t);
     struct reply r;

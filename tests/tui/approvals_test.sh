@@ -44,7 +44,7 @@ wait_for "$NAME" || { fail "dashboard shows the session"; screen >&2; exit 1; }
 agent_action 1 "rm -rf /opt/nothing-$$" &
 agent1=$!
 wait_pending 1 || fail "the action waits in the engine's queue"
-if wait_for "1 waiting for approval" && wait_for "Approvals (1 waiting)" &&
+if wait_for "1 action waits for approval: press 2" && wait_for "Approvals (1 waiting)" &&
   wait_for "run: rm -rf /opt/nothing"; then
   ok "the header counts the waiting action and the queue shows its exact command"
 else
@@ -73,7 +73,7 @@ if wait "$agent1" && [ "$(cat "$TMP/agent-1.status")" = 200 ] &&
 else
   fail "y approves ($(cat "$TMP/agent-1.status" 2>/dev/null) $(cat "$TMP/agent-1.json" 2>/dev/null))"
 fi
-wait_gone "waiting for approval" && ok "the queue empties and the header count goes" ||
+wait_gone "waits for approval" && wait_gone "waiting for approval" && ok "the queue empties and the header count goes" ||
   { fail "queue empties"; screen >&2; }
 by=$(api GET "/v1/actions/$(api GET "/v1/sessions/$SESSION_ID/actions?limit=1" | json_get '["actions"][0]["id"]')" |
   json_get '["decided_by"]')

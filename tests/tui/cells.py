@@ -109,13 +109,15 @@ def main():
         if i < 0:
             return
         i += 2
-        # words between blanks and box-drawing characters: the session's name (its words drawn
-        # alike), then the tabs
+        # words between blanks and box-drawing characters: the session's name when there is
+        # room for it (a narrow bar leaves it out), then the tabs, all drawn alike but the one
+        # on show
         words = [(m.group(), looks[i + m.start()][1])
                  for m in re.finditer(r"[^\s\u2500-\u257f]+", line[i:])]
-        tabs = [(w, look) for w, look in words[1:] if words and look != words[0][1]]
-        odd = [w for w, look in tabs if sum(1 for _, l in tabs if l == look) == 1]
-        if len(tabs) >= 3 and len(odd) == 1:
+        odd = [w for w, look in words if sum(1 for _, l in words if l == look) == 1]
+        if len(words) >= 4 and len(odd) == 2:  # the session's name, then the tab
+            print(odd[1])
+        elif len(words) >= 3 and len(odd) == 1:  # the tab alone
             print(odd[0])
     else:
         sys.exit(__doc__)

@@ -104,7 +104,7 @@ wait_gone "^[]0…hostile$$" 50 && wait_for "echo act4" && ok "Esc closes the ob
 
 # The stored log tail and the graphs: ] and ] again.
 tm send-keys -t dash ']'
-if wait_for "POST /execute_action 200" && wait_for "kept when the container went"; then
+if wait_for 'paddock-executor: run "' && wait_for "kept when the container went"; then
   ok "the Log view shows the stored log tail"
 else
   fail "stored log tail"; screen >&2

@@ -10,8 +10,8 @@
 #
 #   tests/tui/logs_test.sh [PATH/TO/paddock]        (or PADDOCK_EXE=...)
 #
-# What writes the container's log: the executor itself (one access-log line per request on its
-# stderr, which is the container's log), and, for exact text on stdout or stderr, `docker exec`
+# What writes the container's log: the executor itself (one line per action on its stdout,
+# warnings on its stderr: the container's log), and, for exact text on stdout or stderr, `docker exec`
 # as root writing to PID 1's descriptors. Nothing the agent runs can do that: its commands run
 # as uid 1000 (no access to /proc/1/fd) and the IPython kernel's output is piped to the
 # executor, by design.
@@ -44,7 +44,7 @@ hint() { screen | grep -E '(lines|dropped)[─-]*┘' | tail -1; }
 line_count() { hint | grep -oE '[0-9]+ lines' | cut -d' ' -f1; }
 more_lines_than() { local n; n=$(line_count) && [ -n "$n" ] && [ "$n" -gt "$1" ]; }
 
-# Before the dashboard: an action (the executor's access line, stderr) and exact lines.
+# Before the dashboard: an action (the executor's line for it, stdout) and exact lines.
 run_action "echo warmup" || fail "an action ran"
 container_log "echo out-$$-hello; echo err-$$-oops >&2" || exit 1
 
@@ -56,8 +56,8 @@ wait_for "$NAME" || { fail "dashboard shows the session"; screen >&2; exit 1; }
 tm send-keys -t dash l
 show_tab Logs # wherever it is in the tab bar
 if wait_for "live, following the end" && wait_for "out-$$-hello" && wait_for "err-$$-oops" &&
-  wait_for "paddock-executor: POST /execute_action 200"; then
-  ok "the Logs tab follows the container's log: stdout, stderr and the executor's access line"
+  wait_for 'paddock-executor: run "echo warmup" exit 0'; then
+  ok "the Logs tab follows the container's log: stdout, stderr and the executor's action line"
 else
   fail "Logs tab shows the log"; screen >&2
 fi
@@ -66,19 +66,26 @@ sgr_err=$(sgr_before "err-$$-oops")
 [ -n "$sgr_err" ] && [ "$sgr_out" != "$sgr_err" ] &&
   ok "stderr lines are coloured differently ($sgr_err vs $sgr_out)" ||
   fail "stderr colour: stdout '$sgr_out' stderr '$sgr_err'"
+# The executor's action lines are its stdout: not in the stderr colour, and no access log.
+sgr_act=$(sgr_before 'paddock-executor: run "echo warmup"')
+[ -n "$sgr_act" ] && [ "$sgr_act" != "$sgr_err" ] &&
+  ok "the executor's action line is not in the stderr colour ($sgr_act)" ||
+  fail "action line colour '$sgr_act' (stderr is '$sgr_err')"
+screen | grep -qF "POST /execute_action" && fail "an access-log line is shown" ||
+  ok "no access-log line (POST /execute_action) in the log"
 hint | grep -qF "[follow]" && ok "the border says it follows" || { fail "[follow] on the border"; screen >&2; }
 
 # ---------------------------------------------------------------- live lines
 container_log "echo live-$$-line" || exit 1
 wait_for "live-$$-line" && ok "a line written while the tab is open appears without a key" ||
   { fail "live line"; screen >&2; }
-access_lines() { screen | grep -cF "POST /execute_action 200"; }
+access_lines() { screen | grep -cF 'paddock-executor: run "echo second" exit 0'; }
 more_access_lines() { [ "$(access_lines)" -gt "$before" ]; }
 before=$(access_lines)
 run_action "echo second" || fail "second action ran"
 poll 100 more_access_lines &&
-  ok "an action's access line (the executor's stderr) appears live" ||
-  { fail "access line live"; screen >&2; }
+  ok "an action's line (the executor's stdout) appears live" ||
+  { fail "action line live"; screen >&2; }
 
 # ---------------------------------------------------------------- hostile bytes
 title_before=$(flag pane_title)

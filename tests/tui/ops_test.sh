@@ -4,8 +4,8 @@
 # pause, resume, stop and resume again; delete asks (n keeps it, y deletes it); the `/`
 # filter narrows the list while typing and Esc clears it; the `:` command line (:pause NAME,
 # an unknown command, :theme light changes the colours on screen); export writes the three
-# files; t opens the Terminal tab (or says there is none); --mouse: a click selects;
-# --read-only refuses p, S, D, c, :pause and y with a message and changes nothing.
+# files (a missing directory is made); t opens the Terminal tab (or says there is none);
+# --mouse: a click selects; --read-only refuses p, S, D, c, :pause and y with a message and changes nothing.
 #
 #   tests/tui/ops_test.sh [PATH/TO/paddock]        (or PADDOCK_EXE=...)
 set -uo pipefail
@@ -186,7 +186,13 @@ fi
 [ "$(json_get '["session"]["id"]' <"$TMP/export/$NEW.json")" = "$NEW_ID" ] &&
   ok "the exported JSON is that session's" || fail "export content"
 export_into "$TMP/no/such/dir"
-wait_for "export: $TMP/no/such/dir/$NEW.json: No such file" &&
+if wait_for "exported" && [ -s "$TMP/no/such/dir/$NEW.md" ]; then
+  ok "an export into a missing directory creates it"
+else
+  fail "export into a missing directory"; screen >&2
+fi
+export_into "$TMP/export/$NEW.json/sub" # a file where a directory should be
+wait_for "export: $TMP/export/$NEW.json is not a directory" &&
   ok "an export that cannot write says why" || { fail "export error"; screen >&2; }
 
 # Either answer is polled for; the tab bar names Terminal in both cases, so the tab on show

@@ -91,10 +91,32 @@ static void test_parse(void **state)
     assert_null(set.v);
 }
 
+static void test_in_git(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path;
+        bool in_git;
+    } cases[] = {
+        {"/workspace/demo/.git", true},
+        {"/workspace/demo/.git/objects/ab/cdef", true},
+        {".git/HEAD", true},
+        {"/workspace/demo/.gitignore", false},
+        {"/workspace/demo/my.git/x", false},
+        {"/workspace/demo/hello.py", false},
+        {"/workspace/.github/workflows/ci.yml", false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct changeset_entry e = {.path = (char *)cases[i].path};
+        assert_int_equal(changeset_in_git(&e), cases[i].in_git);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_in_git),
     };
     return cmocka_run_group_tests_name("changeset", tests, NULL, NULL);
 }

@@ -72,6 +72,29 @@ static void test_find(void **state)
     assert_null(cmdline_find("Quit", &why)); /* case matters, as in vi */
 }
 
+/* A start of a mutating command's name asks first; its full name, its alias and read-only
+ * commands do not; nor do the commands that ask by themselves (delete, the form). */
+static void test_needs_confirm(void **state)
+{
+    (void)state;
+    const char *why = NULL;
+    static const struct {
+        const char *typed;
+        bool asks;
+    } cases[] = {
+        {"p", true},    {"pa", true},    {"pause", false}, {"resu", true},     {"resume", false},
+        {"st", true},   {"stop", false}, {"appr", true},   {"approve", false}, {"rej", true},
+        {"th", false},  {"q", false},    {"rm", false},    {"del", false},     {"n", false},
+        {"exp", false}, {"fi", false},   {"hist", false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct ui_command *c = cmdline_find(cases[i].typed, &why);
+        assert_non_null(c);
+        if (cmdline_needs_confirm(c, cases[i].typed) != cases[i].asks)
+            fail_msg(":%s asks: want %d", cases[i].typed, cases[i].asks);
+    }
+}
+
 static void test_split(void **state)
 {
     (void)state;
@@ -171,7 +194,8 @@ static void test_run_errors(void **state)
     cmdline_run(ui, "pause nosuch");
     assert_string_equal(ui->status, "nosuch: no such session (an id or a name)");
     cmdline_run(ui, "pause aa");
-    assert_string_equal(ui->status, "aa: more than one session starts with that");
+    assert_string_equal(ui->status, "aa: begins 2 sessions: aa11bb22 (alpha) aa99ff00 (beta); "
+                                    "type more of the id, or the name");
 
     /* nothing typed: nothing happens */
     ui->status[0] = '\0';
@@ -323,13 +347,16 @@ static void test_filter(void **state)
 static void test_find_session(void **state)
 {
     struct fixture *f = *state;
-    const char *why = NULL;
-    assert_int_equal(ops_find_session(&f->ui, "aa99ff00ee11", &why), 1); /* id */
-    assert_int_equal(ops_find_session(&f->ui, "Gamma-ALPHA", &why), 2);  /* name */
-    assert_int_equal(ops_find_session(&f->ui, "aa1", &why), 0);          /* unique start */
-    assert_int_equal(ops_find_session(&f->ui, "aa", &why), -1);
-    assert_int_equal(ops_find_session(&f->ui, "gamma-alpha", &why), -1); /* names are exact */
-    assert_int_equal(ops_find_session(&f->ui, "", &why), -1);
+    char why[300];
+    assert_int_equal(ops_find_session(&f->ui, "aa99ff00ee11", why, sizeof(why)), 1); /* id */
+    assert_int_equal(ops_find_session(&f->ui, "Gamma-ALPHA", why, sizeof(why)), 2);  /* name */
+    assert_int_equal(ops_find_session(&f->ui, "aa1", why, sizeof(why)), 0); /* unique start */
+    assert_int_equal(ops_find_session(&f->ui, "aa", why, sizeof(why)), -1);
+    /* an ambiguous start names the candidates, as the CLI and the API do */
+    assert_non_null(strstr(why, "begins 2 sessions"));
+    assert_non_null(strstr(why, "aa99ff00"));
+    assert_int_equal(ops_find_session(&f->ui, "gamma-alpha", why, sizeof(why)), -1);
+    assert_int_equal(ops_find_session(&f->ui, "", why, sizeof(why)), -1);
 }
 
 int main(void)
@@ -337,6 +364,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_is_whole),
         cmocka_unit_test(test_find),
+        cmocka_unit_test(test_needs_confirm),
         cmocka_unit_test(test_split),
         cmocka_unit_test_setup_teardown(test_run_errors, ui_setup, ui_teardown),
         cmocka_unit_test_setup_teardown(test_run_commands, ui_setup, ui_teardown),

@@ -144,6 +144,35 @@ static void test_session_roundtrip(void **state)
     free(err);
 }
 
+/* What a reference matches: the id first, then names (newest first), then id prefixes; pooled
+ * sessions never. */
+static void test_session_match(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "ab12", "older", "i", SESSION_READY, NULL, 1, &err),
+                     0);
+    assert_int_equal(store_session_insert(s, "ab34", "ab12x", "i", SESSION_READY, NULL, 2, &err),
+                     0);
+    assert_int_equal(store_session_insert(s, "cd56", "ab12", "i", SESSION_READY, NULL, 3, &err), 0);
+    json_t *pool = json_pack("{s:b}", "pooled", 1);
+    assert_int_equal(store_session_insert(s, "ab99", "warm", "i", SESSION_READY, pool, 4, &err), 0);
+    json_decref(pool);
+    json_t *m = store_session_match(s, "ab12");
+    assert_int_equal(json_array_size(m), 2); /* the id, the name "ab12" */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(m, 0), "id")), "ab12");
+    assert_true(json_is_true(json_object_get(json_array_get(m, 0), "exact")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(m, 1), "id")), "cd56");
+    assert_true(json_is_true(json_object_get(json_array_get(m, 1), "named")));
+    json_decref(m);
+    m = store_session_match(s, "ab");
+    assert_int_equal(json_array_size(m), 2); /* ab12, ab34; not the pooled ab99 */
+    json_decref(m);
+    m = store_session_match(s, "zz");
+    assert_int_equal(json_array_size(m), 0);
+    json_decref(m);
+}
+
 static void test_actions_intent_then_finish(void **state)
 {
     struct store *s = *state;
@@ -689,6 +718,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rules_and_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_tamper, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_match, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rules_edit_and_record, setup, teardown),
         cmocka_unit_test(test_migration_from_v1),
         cmocka_unit_test(test_open_bad_path),
