@@ -318,6 +318,8 @@ static void build_on_tagged(const struct sandbox_reply *r, void *ud)
 }
 
 static void build_on_base_pulled(const struct builder_result *r, void *ud);
+static int pull_start(struct engine *eng, const char *session_id, const char *build_id,
+                      const char *image, builder_done_fn done, void *ud);
 
 static void build_on_inspect(const struct sandbox_reply *r, void *ud)
 {
@@ -331,7 +333,8 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
         if (r->status == 404 && !op->pulled) {
             op->pulled = true;
             build_busy(op);
-            if (builder_pull(op->eng, op->session_id, op->base, build_on_base_pulled, op) < 0)
+            if (pull_start(op->eng, op->session_id, op->build_id, op->base, build_on_base_pulled,
+                           op) < 0)
                 build_finish(op, ERR_INTERNAL, "cannot start a pull", NULL);
             return;
         }
@@ -451,11 +454,29 @@ int builder_run(struct engine *eng, const struct builder_spec *spec, builder_bus
 
 struct pull_op {
     struct engine *eng;
-    char *session_id;
+    char *session_id, *build_id; /* what the events name (either may be NULL) */
     char *image;
     builder_done_fn done;
     void *ud;
 };
+
+static void pull_op_free(struct pull_op *op)
+{
+    free(op->session_id);
+    free(op->build_id);
+    free(op->image);
+    free(op);
+}
+
+static void pull_event(struct pull_op *op, const char *message, int percent)
+{
+    json_t *ev = json_pack("{s:s?,s:s?,s:s,s:s,s:s}", "session", op->session_id, "build",
+                           op->build_id, "stage", "pull", "image", op->image, "message", message);
+    if (ev && percent >= 0)
+        json_object_set_new(ev, "percent", json_integer(percent));
+    events_publish(op->eng->events, "build", ev);
+    json_decref(ev);
+}
 
 static void pull_on_progress(json_t *obj, void *ud)
 {
@@ -466,12 +487,7 @@ static void pull_on_progress(json_t *obj, void *ud)
     json_t *pd = json_object_get(obj, "progressDetail");
     double cur = json_number_value(json_object_get(pd, "current"));
     double total = json_number_value(json_object_get(pd, "total"));
-    json_t *ev = json_pack("{s:s?,s:s,s:s,s:s}", "session", op->session_id, "stage", "pull",
-                           "image", op->image, "message", status);
-    if (total > 0)
-        json_object_set_new(ev, "percent", json_integer((json_int_t)(cur * 100.0 / total)));
-    events_publish(op->eng->events, "build", ev);
-    json_decref(ev);
+    pull_event(op, status, total > 0 ? (int)(cur * 100.0 / total) : -1);
 }
 
 static void pull_on_done(const struct sandbox_reply *r, void *ud)
@@ -491,35 +507,35 @@ static void pull_on_done(const struct sandbox_reply *r, void *ud)
     }
     op->done(&res, op->ud);
     free(msg);
-    free(op->session_id);
-    free(op->image);
-    free(op);
+    pull_op_free(op);
 }
 
-int builder_pull(struct engine *eng, const char *session_id, const char *image,
-                 builder_done_fn done, void *ud)
+static int pull_start(struct engine *eng, const char *session_id, const char *build_id,
+                      const char *image, builder_done_fn done, void *ud)
 {
     struct pull_op *op = calloc(1, sizeof(*op));
     if (!op)
         return -1;
     op->eng = eng;
     op->session_id = session_id ? strdup(session_id) : NULL;
+    op->build_id = build_id ? strdup(build_id) : NULL;
     op->image = strdup(image);
     op->done = done;
     op->ud = ud;
-    if ((session_id && !op->session_id) || !op->image ||
+    if ((session_id && !op->session_id) || (build_id && !op->build_id) || !op->image ||
         eng->driver->image_pull(eng, image, BUILDER_PULL_TIMEOUT_MS, pull_on_progress, pull_on_done,
                                 op) < 0) {
-        free(op->session_id);
-        free(op->image);
-        free(op);
+        pull_op_free(op);
         return -1;
     }
-    json_t *ev = json_pack("{s:s?,s:s,s:s,s:s}", "session", session_id, "stage", "pull", "image",
-                           image, "message", "pulling");
-    events_publish(eng->events, "build", ev);
-    json_decref(ev);
+    pull_event(op, "pulling", -1);
     return 0;
+}
+
+int builder_pull(struct engine *eng, const char *session_id, const char *image,
+                 builder_done_fn done, void *ud)
+{
+    return pull_start(eng, session_id, NULL, image, done, ud);
 }
 
 void builder_apply(const struct builder_result *r, json_t *config)
