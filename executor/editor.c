@@ -329,7 +329,8 @@ static int set_history(struct editor_result *res, enum editor_history_op op, con
     return op == EDITOR_HISTORY_PUSH ? buf_append(&res->history_text, text, n) : 0;
 }
 
-static int cmd_create(const struct editor_args *a, const char *path, struct editor_result *res)
+static int cmd_create(const struct editor_env *env, const struct editor_args *a, const char *path,
+                      struct editor_result *res)
 {
     if (!a->file_text)
         return editor_fail(res, "Parameter `file_text` is required for command: create.");
@@ -340,7 +341,13 @@ static int cmd_create(const struct editor_args *a, const char *path, struct edit
         buf_append(&res->new_content, a->file_text, a->file_text_len) < 0)
         return -1;
     res->has_new = true;
-    return buf_printf(&res->output, "File created successfully at: %s", path);
+    if (buf_printf(&res->output, "File created successfully at: %s", path) < 0)
+        return -1;
+    /* Linted as a change from the empty text, set off like an edit's (after a blank line). */
+    if (env->lint && (buf_append_str(&res->output, "\n") < 0 ||
+                      editor_lint(env, path, "", 0, a->file_text, a->file_text_len, res) < 0))
+        return -1;
+    return 0;
 }
 
 /* Matches of pat in text, left to right without overlaps (re.finditer); an empty pattern
@@ -626,7 +633,7 @@ int editor_run(const struct editor_env *env, const struct editor_args *a, struct
     if (strcmp(command, "view") == 0)
         rc = editor_view(path.data, a->view_range, res);
     else if (strcmp(command, "create") == 0)
-        rc = cmd_create(a, path.data, res);
+        rc = cmd_create(env, a, path.data, res);
     else if (strcmp(command, "str_replace") == 0)
         rc = cmd_str_replace(env, a, path.data, res);
     else if (strcmp(command, "insert") == 0)

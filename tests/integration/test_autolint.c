@@ -1,7 +1,7 @@
 /* Integration test of auto-lint (OpenHands' enable_auto_lint) in a real sandbox: off by
  * default; on (session option or the config key sandbox.enable_auto_lint), an edit that
  * introduces a syntax error is told so with its line in OpenHands' editor wording; an error
- * the file had before the edit is not blamed on it; insert lints as str_replace does; a
+ * the file had before the edit is not blamed on it; insert, create and write lint too; a
  * shell script goes through `bash -n`. */
 #include "harness.h"
 
@@ -54,8 +54,10 @@ static void test_off_by_default(void **state)
     json_t *s = session_new(harness_eng, NULL);
     const char *id = jstr(s, "id");
     assert_null(jpath(s, "options.enable_auto_lint"));
-    free(create(harness_eng, id, "/workspace/a.py", "def f():\n    return 1\n"));
-    char *out = replace(harness_eng, id, "/workspace/a.py", "return 1", "return (1");
+    char *out = create(harness_eng, id, "/workspace/a.py", "def f():\n    return 1\n");
+    assert_string_equal(out, "File created successfully at: /workspace/a.py");
+    free(out);
+    out = replace(harness_eng, id, "/workspace/a.py", "return 1", "return (1");
     assert_non_null(strstr(out, "has been edited"));
     assert_null(strstr(out, "inting"));
     free(out);
@@ -103,6 +105,33 @@ static void test_lints_what_the_edit_introduced(void **state)
     out = replace(harness_eng, id, "/workspace/c.sh", "echo a", "if true; then\necho a");
     assert_non_null(strstr(out, "Linting issues found in the changes:\n- Line "));
     free(out);
+
+    /* create lints the new text; a write action's content is the lint of its change */
+    out = create(harness_eng, id, "/workspace/d.py", "x = 1\nif x\n    pass\n");
+    assert_non_null(
+        strstr(out, "File created successfully at: /workspace/d.py\n\nLinting issues found in "
+                    "the changes:\n- Line 2, Column "));
+    free(out);
+    json_t *w = json_pack("{s:{s:s,s:{s:s,s:s}}}", "action", "action", "write", "args", "path",
+                          "/workspace/e.py", "content", "def h():\n    return [1\n");
+    char *text = json_dumps(w, JSON_COMPACT);
+    char *wp = strdupf("/v1/sessions/%s/execute_action", id);
+    json_t *obs = api_json(harness_eng, "POST", wp, text, 200);
+    assert_string_equal(jstr(obs, "observation"), "write");
+    assert_non_null(strstr(jstr(obs, "content"), "Linting issues found in the changes:\n- Line 2"));
+    json_decref(obs);
+    free(text);
+    json_decref(w);
+    /* the same file written again, broken the same way: nothing new */
+    w = json_pack("{s:{s:s,s:{s:s,s:s}}}", "action", "action", "write", "args", "path",
+                  "/workspace/e.py", "content", "# header\ndef h():\n    return [1\n");
+    text = json_dumps(w, JSON_COMPACT);
+    obs = api_json(harness_eng, "POST", wp, text, 200);
+    assert_string_equal(jstr(obs, "content"), "No linting issues found in the changes.");
+    json_decref(obs);
+    free(text);
+    json_decref(w);
+    free(wp);
 
     /* a file type without a linter: nothing found */
     free(create(harness_eng, id, "/workspace/notes.txt", "one\n"));
