@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,6 +113,7 @@ static int lint_run(const char *program, const char *const *args, const char *fi
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0)
         return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(p[0]);
@@ -119,7 +121,12 @@ static int lint_run(const char *program, const char *const *args, const char *fi
         return -1;
     }
     if (pid == 0) {
+        /* Its own group (killed whole at the deadline), gone with the file-action child when
+         * that is stopped (its timeout). */
         setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        if (getppid() != parent)
+            _exit(127);
         int null = open("/dev/null", O_RDONLY);
         if (null < 0 || dup2(null, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
             _exit(127);
