@@ -413,7 +413,12 @@ static void images_on_removed(const struct sandbox_reply *d, void *ud)
     else if (d->status == 404)
         api_reply_error(op->r, ERR_NOT_FOUND, "no image %s", op->ref);
     else if (d->status == 409)
-        api_reply_error(op->r, ERR_CONFLICT, "image %s is in use: %s", op->ref, d->message);
+        /* A container outside the sessions, or an image built on this one (a setup layer's
+         * executor layer): Docker says which. */
+        api_reply_error(op->r, ERR_CONFLICT,
+                        "Docker refuses to remove %s: %s (an image built on it, such as its "
+                        "source tag's, goes first)",
+                        op->ref, d->message);
     else if (d->status < 0)
         api_reply_error(op->r, ERR_DOCKER_UNAVAILABLE, "Docker daemon not reachable (%s)",
                         d->message);
