@@ -10,10 +10,12 @@
 
 struct app {
     const char *argv0;
-    char *self_exe;       /* absolute path of this binary */
-    char *state_dir;      /* resolved state dir */
-    char *socket;         /* resolved engine socket */
-    struct config config; /* the config file (empty when there is none) */
+    char *self_exe;          /* absolute path of this binary */
+    char *state_dir;         /* resolved state dir */
+    char *socket;            /* the operator's socket, <state>/operator.sock: what commands use */
+    char *agent_socket;      /* the agents' API socket (--socket): what `serve` listens on */
+    bool agent_socket_given; /* by --socket, PADDOCK_SOCKET or the config, not the default */
+    struct config config;    /* the config file (empty when there is none) */
 };
 
 struct app_command {

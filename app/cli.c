@@ -131,13 +131,15 @@ void cli_write_safe(FILE *f, const char *s, size_t len)
 
 const char *cli_time(double t, char *buf, size_t size)
 {
-    if (t <= 0) {
+    /* The time comes from the engine's record: past year 9999 it no longer fits the format,
+     * and far past it neither time_t nor localtime_r's year. */
+    time_t tt = t > 0 && t < 253402300800.0 ? (time_t)t : 0;
+    struct tm tm;
+    if (tt <= 0 || !localtime_r(&tt, &tm)) {
         snprintf(buf, size, "-");
         return buf;
     }
-    time_t tt = (time_t)t;
-    struct tm tm;
-    strftime(buf, size, "%Y-%m-%d %H:%M:%S", localtime_r(&tt, &tm));
+    strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
     return buf;
 }
 

@@ -20,7 +20,8 @@ const char *cli_safe(const char *s, char *buf, size_t size);
 /* The same, written to f with newlines kept (observations, logs); the bytes are not bounded
  * by a buffer. */
 void cli_write_safe(FILE *f, const char *s, size_t len);
-/* Local time "YYYY-MM-DD HH:MM:SS", or "-" for 0. */
+/* Local time "YYYY-MM-DD HH:MM:SS", or "-" for 0 and for what is no such time (negative, past
+ * year 9999). */
 const char *cli_time(double t, char *buf, size_t size);
 /* A JSON document, indented, and a newline. */
 void cli_print_json(json_t *j);

@@ -102,7 +102,8 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
     if (cl && !client_ping(cl) && client_engine_holder(app->state_dir) <= 0)
         fprintf(stderr, "paddock: no engine answers at %s; starting one (its log: %s/engine.log)\n",
                 app->socket, app->state_dir);
-    if (!cl || client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
+    if (!cl ||
+        client_ensure_engine(cl, app->self_exe, app->state_dir, app->agent_socket, &err) < 0) {
         fprintf(stderr, "paddock: %s\n", err ? err : "out of memory");
     } else {
         rc = ui_run(cl, &opt, &err);

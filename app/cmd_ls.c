@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 int cmd_ls(struct app *app, int argc, char **argv)
 {
@@ -44,9 +43,8 @@ int cmd_ls(struct app *app, int argc, char **argv)
         json_t *s;
         json_array_foreach(json_object_get(reply, "sessions"), i, s)
         {
-            time_t t = (time_t)json_number_value(json_object_get(s, "created_at"));
             char when[32];
-            strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+            cli_time(json_number_value(json_object_get(s, "created_at")), when, sizeof(when));
             printf("%-16s  %-20.20s  %-12s  %-24.24s  %7lld  %7lld  %s\n",
                    json_string_value(json_object_get(s, "id")),
                    json_string_value(json_object_get(s, "name")),

@@ -115,7 +115,8 @@ int cmd_new(struct app *app, int argc, char **argv)
     /* like run, the first command of a fresh machine starts the engine */
     struct client *cl = client_new(app->socket);
     char *err = NULL;
-    if (!cl || client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
+    if (!cl ||
+        client_ensure_engine(cl, app->self_exe, app->state_dir, app->agent_socket, &err) < 0) {
         fprintf(stderr, "paddock new: %s\n", err ? err : "out of memory");
         free(err);
         client_free(cl);

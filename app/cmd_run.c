@@ -191,7 +191,7 @@ int cmd_run(struct app *app, int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     client_set_interrupt(cl, &run_interrupted);
-    if (client_ensure_engine(cl, app->self_exe, app->state_dir, &err) < 0) {
+    if (client_ensure_engine(cl, app->self_exe, app->state_dir, app->agent_socket, &err) < 0) {
         fprintf(stderr, "paddock run: %s\n", err);
         goto out;
     }

@@ -1,6 +1,7 @@
 /* paddock serve: the engine in the foreground. */
 #include "app/app.h"
 #include "app/config.h"
+#include "client/client.h"
 #include "common/size.h"
 #include "engine/engine.h"
 #include "engine/risk/policy.h"
@@ -161,6 +162,14 @@ int cmd_serve(struct app *app, int argc, char **argv)
         free(token);
         return 2;
     }
+    /* [security]: the settings the file names, in step (the engine checks the values). */
+    const char *sec_names[CONFIG_SECURITY_KEYS + 1] = {0},
+                                                 *sec_values[CONFIG_SECURITY_KEYS + 1] = {0};
+    for (size_t i = 0, n = 0; i < CONFIG_SECURITY_KEYS; i++)
+        if (cfg->security[i]) {
+            sec_names[n] = config_security_keys[i];
+            sec_values[n++] = cfg->security[i];
+        }
     long long disk_limit, disk_floor;
     if (serve_size(cfg, "PADDOCK_DISK_LIMIT", "disk_limit", cfg->disk_limit, &disk_limit) < 0 ||
         serve_size(cfg, "PADDOCK_DISK_FLOOR", "disk_floor", cfg->disk_floor, &disk_floor) < 0) {
@@ -174,9 +183,14 @@ int cmd_serve(struct app *app, int argc, char **argv)
         free(token);
         return 2;
     }
+    /* serve's own --state-dir moves the default agents' socket with it, as the operator's. */
+    char *serve_sock =
+        !sock && state && !app->agent_socket_given ? client_default_socket(state) : NULL;
     struct engine_options o = {
         .state_dir = state ? state : app->state_dir,
-        .socket_path = sock ? sock : app->socket,
+        .socket_path = sock         ? sock
+                       : serve_sock ? serve_sock
+                                    : app->agent_socket,
         .executor = exe,
         .image = image && *image ? image : "paddock/base:local",
         .pool = pool,
@@ -188,6 +202,8 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .approval_timeout = cfg->approval_timeout,
         .enable_auto_lint = cfg->enable_auto_lint == 1,
         .retention_days = cfg->retention_days,
+        .security_names = sec_names,
+        .security_values = sec_values,
         .rule_ceiling = cfg->rule_ceiling,
         .allow = (const char *const *)cfg->allow,
         .deny = (const char *const *)cfg->deny,
@@ -206,6 +222,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
         fprintf(stderr, "paddock serve: %s\n", err ? err : "failed");
         free(err);
     }
+    free(serve_sock);
     free(exe);
     free(token);
     return rc < 0 ? 1 : 0;

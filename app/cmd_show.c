@@ -3,6 +3,7 @@
 #include "app/app.h"
 #include "app/cli.h"
 #include "client/action_detail.h"
+#include "client/action_view.h"
 #include "client/client.h"
 #include "common/size.h"
 
@@ -107,6 +108,12 @@ static void show_action(json_t *a, json_t *names)
            json_string_value(json_object_get(obs, "observation")) ?: "none");
     if (content)
         cli_write_safe(stdout, content, strlen(content));
+    const char *input =
+        action_view_input(action_view_find(json_string_value(json_object_get(a, "kind"))), a);
+    if (input) {
+        printf("\n\ninput:\n");
+        cli_write_safe(stdout, input, strlen(input));
+    }
     const char *diff = action_detail_diff_of(a);
     if (diff) {
         printf("\n\ndiff:\n");

@@ -30,6 +30,15 @@ static const struct config_key config_keys[] = {
     CK("sandbox", "keep_runtime_alive", CT_BOOL, keep_runtime_alive),
     CK("sandbox", "enable_auto_lint", CT_BOOL, enable_auto_lint),
     CK("security", "confirmation_mode", CT_BOOL, confirmation_mode),
+    CK("security", "network_bridge", CT_STRING, security[0]),
+    CK("security", "network_host", CT_STRING, security[1]),
+    CK("security", "ports", CT_STRING, security[2]),
+    CK("security", "host_volumes", CT_STRING, security[3]),
+    CK("security", "gpus", CT_STRING, security[4]),
+    CK("security", "runtime", CT_STRING, security[5]),
+    CK("security", "setup", CT_STRING, security[6]),
+    CK("security", "terminal", CT_STRING, security[7]),
+    CK("security", "root_terminal", CT_STRING, security[8]),
     CK("paddock", "confirm", CT_STRING, confirm),
     CK("paddock", "approval_timeout", CT_NUMBER, approval_timeout),
     CK("paddock", "retention_days", CT_NUMBER, retention_days),
@@ -49,6 +58,11 @@ static const struct config_key config_keys[] = {
     CK("approvals", "ceiling", CT_STRING, rule_ceiling),
 };
 #undef CK
+
+const char *const config_security_keys[CONFIG_SECURITY_KEYS] = {
+    "network_bridge", "network_host", "ports",    "host_volumes",  "gpus",
+    "runtime",        "setup",        "terminal", "root_terminal",
+};
 
 struct config_parser {
     const char *name;

@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The [security] settings of weaker isolation (engine/security.c's table, docs/security.md). */
+#define CONFIG_SECURITY_KEYS 9
+extern const char *const config_security_keys[CONFIG_SECURITY_KEYS];
+
 struct config {
     /* [sandbox] */
     char *base_container_image; /* the default image */
@@ -15,6 +19,9 @@ struct config {
     int enable_auto_lint;       /* -1: not set (off); edits report the lint errors they made */
     /* [security] */
     int confirmation_mode; /* -1: not set; true → confirm "high", false → "never" */
+    /* What the agents' channel may ask for ("refuse", "approve", "allow"; NULL: not set, the
+     * engine refuses), in the order of config_security_keys; engine/security.c checks. */
+    char *security[CONFIG_SECURITY_KEYS];
     /* [paddock] */
     char *confirm;           /* never, high, medium, always */
     double approval_timeout; /* 0: not set */

@@ -359,14 +359,18 @@ void app_command_help(FILE *f, const char *name)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: paddock [--socket PATH] [--state-dir DIR] [--config FILE] [COMMAND [ARGS]]\n\n"
+            "usage: paddock [--socket PATH] [--operator-socket PATH] [--state-dir DIR] [--config "
+            "FILE]\n               [COMMAND [ARGS]]\n\n"
             "commands:\n");
     for (const struct app_command *c = app_commands; c->name; c++)
         fprintf(f, "  %-10s %s\n", c->name, c->help);
     fprintf(f, "\n`paddock help COMMAND` (or `paddock COMMAND --help`): its options and an "
                "example.\n"
                "sessions are named by their name, their id or a unique id prefix.\n"
-               "environment: PADDOCK_STATE_DIR, PADDOCK_SOCKET, PADDOCK_IMAGE, PADDOCK_CONFIG, "
+               "--socket is the agents' API socket (serve listens there); commands talk on the\n"
+               "operator's socket, <state>/operator.sock (docs/security.md).\n"
+               "environment: PADDOCK_STATE_DIR, PADDOCK_SOCKET, PADDOCK_OPERATOR_SOCKET, "
+               "PADDOCK_IMAGE, PADDOCK_CONFIG, "
                "PADDOCK_EXECUTOR, DOCKER_HOST\n"
                "config file: $XDG_CONFIG_HOME/paddock/config.toml (see man paddock)\n");
 }
@@ -429,7 +433,7 @@ int main(int argc, char **argv)
     setlocale(LC_ALL, "");
     curl_global_init(CURL_GLOBAL_DEFAULT);
     struct app app = {.argv0 = argv[0]};
-    const char *state = NULL, *sock = NULL, *config = NULL;
+    const char *state = NULL, *sock = NULL, *opsock = NULL, *config = NULL;
 
     /* Global options come before the command name. */
     int i = 1;
@@ -438,6 +442,8 @@ int main(int argc, char **argv)
             state = argv[++i];
         } else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {
             sock = argv[++i];
+        } else if (strcmp(argv[i], "--operator-socket") == 0 && i + 1 < argc) {
+            opsock = argv[++i];
         } else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
             config = argv[++i];
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -469,7 +475,14 @@ int main(int argc, char **argv)
     if (!sock && !(env_sock && *env_sock))
         sock = app.config.socket;
     app.state_dir = state ? strdup(state) : client_default_state_dir();
-    app.socket = sock ? strdup(sock) : client_default_socket(app.state_dir);
+    /* Commands talk on the operator's channel; --socket names the agents' socket, which
+     * `serve` (and an engine started on demand) listens on (docs/security.md). */
+    app.agent_socket = sock ? strdup(sock) : client_default_socket(app.state_dir);
+    app.agent_socket_given = sock || (env_sock && *env_sock);
+    const char *env_opsock = getenv("PADDOCK_OPERATOR_SOCKET");
+    if (!opsock && env_opsock && *env_opsock)
+        opsock = env_opsock;
+    app.socket = opsock ? strdup(opsock) : client_operator_socket(app.state_dir);
 
     const struct app_command *cmd = app_command_default();
     if (i < argc && (strcmp(argv[i], "__commands") == 0 || strcmp(argv[i], "__keys") == 0)) {
@@ -483,6 +496,7 @@ int main(int argc, char **argv)
         free(app.self_exe);
         free(app.state_dir);
         free(app.socket);
+        free(app.agent_socket);
         curl_global_cleanup();
         return 0;
     }
@@ -513,6 +527,7 @@ int main(int argc, char **argv)
     free(app.self_exe);
     free(app.state_dir);
     free(app.socket);
+    free(app.agent_socket);
     config_free(&app.config);
     curl_global_cleanup();
     return rc;

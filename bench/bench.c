@@ -35,6 +35,14 @@ static long req(const char *method, const char *path, const char *payload, json_
     return req_on(curl, engine_sock, method, path, payload, out);
 }
 
+/* The operator's socket beside it: resizing the pool is the operator's (docs/security.md). */
+static char operator_sock[256];
+
+static long req_operator(const char *method, const char *path, const char *payload)
+{
+    return req_on(curl, operator_sock, method, path, payload, NULL);
+}
+
 /* ---- child processes ---- */
 
 static int spawn_wait(char *const argv[], bool quiet)
@@ -546,6 +554,7 @@ int main(int argc, char **argv)
     snprintf(sock, sizeof(sock), "%s/engine.sock", dir);
     snprintf(log, sizeof(log), "%s/engine.log", dir);
     engine_sock = sock;
+    snprintf(operator_sock, sizeof(operator_sock), "%s/operator.sock", dir);
     setenv("PADDOCK_TEST_LABEL", "bench", 1);
     setenv("PADDOCK_IMAGE", image, 1);
     pid_t eng = fork();
@@ -597,7 +606,7 @@ int main(int argc, char **argv)
     /* 1b. session ready when the warm pool has one: claim, then wait for the refill so every
      * sample finds a warm sandbox (the refill is not what is measured). */
     struct timings warm = {0};
-    if (req("POST", "/v1/pool", "{\"size\": 2}", NULL) == 200) {
+    if (req_operator("POST", "/v1/pool", "{\"size\": 2}") == 200) {
         for (int i = 0; i < n_ready; i++) {
             for (int t = 0; t < 600; t++) { /* up to 60 s for the pool to be full again */
                 json_t *p = NULL;
@@ -617,7 +626,7 @@ int main(int argc, char **argv)
             }
             free(id);
         }
-        req("POST", "/v1/pool", "{\"size\": 0}", NULL);
+        req_operator("POST", "/v1/pool", "{\"size\": 0}");
     }
 
     /* 2. actions vs docker exec, interleaved */

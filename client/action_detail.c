@@ -196,6 +196,12 @@ static void action_detail_observation(FILE *f, struct action_detail *d, json_t *
     if (json_is_integer(size) && json_integer_value(size) > ACTION_DETAIL_KEPT)
         fprintf(f, "… %lld bytes in all; the first MiB is kept\n",
                 (long long)json_integer_value(size));
+    const char *input = action_view_input(action_view_find(action_detail_str(a, "kind")), a);
+    if (input) {
+        fputc('\n', f);
+        action_detail_title(f, d, "input (what was typed or piped in)");
+        action_detail_raw(f, input);
+    }
 }
 
 int action_detail_build(json_t *action, struct action_detail *d)

@@ -6,6 +6,7 @@
 #ifndef PADDOCK_CLIENT_ACTION_VIEW_H
 #define PADDOCK_CLIENT_ACTION_VIEW_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 /* What the action view prints after the summary line. */
@@ -23,9 +24,15 @@ struct action_view {
     const char *cast_prompt;
     /* Runs in the agent's shell: the Terminal tab's transcript (ui/agentlog.c) replays it. */
     bool in_shell;
+    /* Its observation's extras.input is what was typed or piped into it (a terminal): shown
+     * after its output. */
+    bool shows_input;
 };
 
 /* The row of kind (NULL or unknown: the default one, args as JSON and no cast). */
 const struct action_view *action_view_find(const char *kind);
+/* What was typed into it when its view shows input and there was some (borrowed from
+ * action), else NULL. */
+const char *action_view_input(const struct action_view *view, json_t *action);
 
 #endif

@@ -56,6 +56,11 @@ char *client_default_socket(const char *state_dir)
     return client_strdupf("%s/engine.sock", state_dir);
 }
 
+char *client_operator_socket(const char *state_dir)
+{
+    return client_strdupf("%s/operator.sock", state_dir);
+}
+
 struct client *client_new(const char *socket_path)
 {
     struct client *c = calloc(1, sizeof(*c));
@@ -251,7 +256,8 @@ static void client_last_line(const char *path, char *out, size_t size)
     fclose(f);
 }
 
-int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir, char **err)
+int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir,
+                         const char *agent_socket, char **err)
 {
     if (client_ping(c))
         return 0;
@@ -302,7 +308,7 @@ int client_ensure_engine(struct client *c, const char *self_exe, const char *sta
             dup2(fd, 1);
             dup2(fd, 2);
         }
-        execl(self_exe, self_exe, "serve", "--state-dir", state_dir, "--socket", c->socket_path,
+        execl(self_exe, self_exe, "serve", "--state-dir", state_dir, "--socket", agent_socket,
               (char *)NULL);
         _exit(127);
     }

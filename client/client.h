@@ -11,6 +11,9 @@ struct client;
  * HOME). Returned strings are malloc'd. */
 char *client_default_state_dir(void);
 char *client_default_socket(const char *state_dir);
+/* The operator's socket, <state_dir>/operator.sock (malloc'd): the channel the CLI and the
+ * dashboard use; the engine makes it (engine/api.h, API_OPERATOR_SOCKET; docs/security.md). */
+char *client_operator_socket(const char *state_dir);
 
 struct client *client_new(const char *socket_path);
 void client_free(struct client *c);
@@ -19,12 +22,14 @@ const char *client_socket(const struct client *c);
 /* True when an engine answers GET /v1/info on the socket. */
 bool client_ping(struct client *c);
 
-/* Start `paddock serve` in the background (state dir and socket passed on) unless an engine
- * already answers; wait until it answers (at most 10 s). An engine that holds the state dir
+/* Start `paddock serve` in the background (its state dir and the agents' socket,
+ * agent_socket, passed on) unless an engine already answers on c's socket (the operator's);
+ * wait until it answers (at most 10 s). An engine that holds the state dir
  * but does not answer (after a second's grace: it may be starting), or the started one
  * exiting, fails at once, saying which (its pid, its log's last line). self_exe is the path
  * of the paddock binary. Returns 0, or -1 with a malloc'd message in *err. */
-int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir, char **err);
+int client_ensure_engine(struct client *c, const char *self_exe, const char *state_dir,
+                         const char *agent_socket, char **err);
 /* The pid of the engine holding state_dir's lock (from /proc/locks), or 0 when none does. */
 long client_engine_holder(const char *state_dir);
 /* Why no engine answers at socket_path, as a sentence for a person: which engine holds the

@@ -65,6 +65,10 @@ struct action {
     struct loop_timer *timer; /* the approval's deadline */
     struct session *s;        /* held while forwarding */
     struct action_frames frames;
+    /* An approval the engine asked for a request it holds (action_ask): told the decision
+     * once, instead of forwarding to the executor. */
+    action_decided_fn decided;
+    void *decided_ud;
 };
 
 /* A long poll on an action's end. */
@@ -123,6 +127,8 @@ static void action_waiter_on_timer(void *ud)
 static void action_notify(struct engine *eng, int64_t id)
 {
     output_end(eng, id);
+    if (!eng->actions)
+        return; /* after actions_shutdown: a terminal's end at the engine's stop */
     struct action_waiter *w = eng->actions->waiters;
     while (w) {
         struct action_waiter *next = w->next;
@@ -527,6 +533,13 @@ static int action_reject(struct action *a, enum action_approval decision, const 
     int rc = store_action_decide(eng->store, a->id, decision, by, reason, obs, util_now(), err);
     if (rc == 1) {
         action_publish(eng, a->id, true);
+        if (a->decided) {
+            char why[400];
+            snprintf(why, sizeof(why), "%s by %s%s%.300s",
+                     decision == APPROVAL_EXPIRED ? "expired" : "rejected", by ? by : "someone",
+                     reason && *reason ? ": " : "", reason ? reason : "");
+            a->decided(false, why, a->decided_ud);
+        }
         if (a->fn) {
             struct session_action_result res = {
                 .status = 200, .body = obs ? obs : "{}", .len = obs ? strlen(obs) : 2};
@@ -711,6 +724,57 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     action_forward(a, s);
 }
 
+/* ---- approvals the engine asks for itself ---- */
+
+int64_t action_ask(struct engine *eng, const struct action_request *q, action_decided_fn fn,
+                   void *ud, char **err)
+{
+    char *args_json = json_dumps(q->action, JSON_COMPACT);
+    double now = util_now();
+    struct store_action_new row = {.session_id = q->session_id,
+                                   .kind = json_string_value(json_object_get(q->action, "action")),
+                                   .summary = q->summary,
+                                   .args_json = args_json ? args_json : "{}",
+                                   .risk = q->risk,
+                                   .risk_reason = q->risk_reason,
+                                   .state = q->pending ? ACTION_PENDING : ACTION_RUNNING,
+                                   .approval = q->pending ? APPROVAL_PENDING : APPROVAL_AUTO,
+                                   .deadline = q->pending ? now + q->timeout : 0,
+                                   .decided_by = q->pending ? NULL : q->decided_by,
+                                   .decision_reason = q->pending ? NULL : q->decision_reason,
+                                   .durable = true,
+                                   .now = now};
+    int64_t id = store_action_add(eng->store, &row, err);
+    free(args_json);
+    if (id < 0)
+        return -1;
+    if (!q->pending) {
+        action_publish(eng, id, false);
+        return id;
+    }
+    struct action *a = action_hold(eng, id, q->session_id, q->action, NULL, 0);
+    if (!a) {
+        store_action_finish(eng->store, id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0,
+                            "out of memory", util_now(), NULL);
+        *err = strdup("out of memory");
+        return -1;
+    }
+    a->decided = fn;
+    a->decided_ud = ud;
+    action_arm(a, row.deadline);
+    action_publish(eng, id, true);
+    return id;
+}
+
+void action_end(struct engine *eng, int64_t id, enum action_st state, int exit_code,
+                const char *observation, const char *error)
+{
+    store_action_finish(eng->store, id, state, exit_code, observation,
+                        observation ? strlen(observation) : 0, error, util_now(), NULL);
+    action_publish(eng, id, false);
+    action_notify(eng, id);
+}
+
 /* ---- decisions ---- */
 
 static void action_result(struct action_result *out, enum err_code err, const char *fmt, ...)
@@ -820,6 +884,30 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
     json_decref(cur);
     struct session *s = session_find(eng, a->session_id);
     bool approve = d->approve;
+    if (approve && a->decided) {
+        /* What waits is a request the engine holds: it checks its session itself. */
+        char *err = NULL;
+        int rc = store_action_decide(eng->store, id, APPROVAL_APPROVED, d->by, d->reason, NULL,
+                                     util_now(), &err);
+        if (rc <= 0) {
+            if (rc == 0) {
+                json_t *now_row = store_action_get(eng->store, id);
+                action_already(now_row, id, out);
+                json_decref(now_row);
+                free(err);
+            } else {
+                action_result_store(out, eng, "the decision was not recorded", err);
+            }
+            return;
+        }
+        action_publish(eng, id, true);
+        *out = (struct action_result){.status = 200};
+        action_decided_fn fn = a->decided;
+        void *ud = a->decided_ud;
+        action_unhold(a); /* a long poll answers at its end (action_end), not now */
+        fn(true, d->by, ud);
+        return;
+    }
     if (approve && (!s || s->state != SESSION_READY || !s->container_id)) {
         /* Nothing changes: the operator may resume the session and approve again, or reject. */
         enum session_st st = s ? s->state : SESSION_DELETED;
@@ -917,8 +1005,15 @@ int actions_init(struct engine *eng)
             sid && json_is_object(args) ? action_hold(eng, id, sid, args, NULL, 0) : NULL;
         if (!a)
             continue;
+        const struct action_kind *k =
+            action_kind_find(json_string_value(json_object_get(row, "kind")));
         if (!session_find(eng, sid))
             action_reject(a, APPROVAL_REJECTED, "engine", "the session is gone", NULL);
+        else if (k && k->engine_side)
+            action_reject(a, APPROVAL_REJECTED, "engine",
+                          "the engine restarted while it waited; the request that asked is gone: "
+                          "ask again",
+                          NULL);
         else
             action_arm(a, json_is_number(deadline) ? json_number_value(deadline) : 0);
     }
@@ -934,6 +1029,8 @@ void actions_shutdown(struct engine *eng)
     /* Whoever waits hears that the engine stops; pending rows stay pending for the next one. */
     while (as->held) {
         struct action *a = as->held;
+        if (a->decided)
+            a->decided(false, "not decided: the engine is stopping", a->decided_ud);
         if (a->fn && !a->s) {
             char msg[200];
             snprintf(msg, sizeof(msg),

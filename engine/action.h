@@ -3,6 +3,8 @@
 #ifndef PADDOCK_ACTION_H
 #define PADDOCK_ACTION_H
 
+#include "engine/base/action_state.h"
+#include "engine/risk/risk.h"
 #include "engine/session.h"
 
 #include <jansson.h>
@@ -52,6 +54,31 @@ int64_t action_rule_add(struct engine *eng, const char *session_id, json_t *rule
  * seconds (≤ 600), whichever comes first; NULL when there is no such action. */
 typedef void (*action_wait_fn)(json_t *action, void *ud);
 void action_wait(struct engine *eng, int64_t id, double seconds, action_wait_fn fn, void *ud);
+
+/* ---- approvals the engine asks for a request it holds (a terminal, a create) ---- */
+/* approved: the operator said yes (why: who); else why says who refused, or that the deadline
+ * passed or the engine stops. Called once. */
+typedef void (*action_decided_fn)(bool approved, const char *why, void *ud);
+struct action_request {
+    const char *session_id;
+    json_t *action; /* {"action": kind (an engine_side row of action_kind.c), "args": {...}} */
+    const char *summary;
+    enum risk_level risk;
+    const char *risk_reason;
+    /* true: waits for the operator (timeout seconds), fn hears the decision; false: recorded
+     * as running now, allowed by decided_by for decision_reason, fn never called. */
+    bool pending;
+    double timeout;
+    const char *decided_by, *decision_reason;
+};
+/* Record the action; its id, or -1 with *err (malloc'd). The asker ends the row with
+ * action_end once what was approved is over. */
+int64_t action_ask(struct engine *eng, const struct action_request *q, action_decided_fn fn,
+                   void *ud, char **err);
+/* The end of an action the engine did itself: its state, exit code, observation (JSON text, or
+ * NULL) and error, recorded and published. */
+void action_end(struct engine *eng, int64_t id, enum action_st state, int exit_code,
+                const char *observation, const char *error);
 
 /* A session's container went for good: its waiting actions are rejected with why. */
 void actions_session_gone(struct engine *eng, const char *session_id, const char *why);

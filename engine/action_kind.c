@@ -50,6 +50,10 @@ static const struct action_kind action_kinds[] = {
      .transfer = true},
     {.name = "download", .transfer = true},
     {.name = "list_files", .transfer = true},
+    /* What a client asked of the engine itself (docs/security.md): a terminal into the sandbox
+     * (its transcript is the observation), a session with weaker isolation. */
+    {.name = "terminal", .summary_arg = "command", .shell_like = true, .engine_side = true},
+    {.name = "create", .summary_arg = "asks", .engine_side = true},
 };
 
 _Static_assert(sizeof action_kinds / sizeof action_kinds[0] <= ACTION_KIND_MAX,

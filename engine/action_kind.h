@@ -43,6 +43,9 @@ struct action_kind {
     bool streams;
     /* Through the executor's file endpoints (engine/files.c), not execute_action. */
     bool transfer;
+    /* Done by the engine itself (a terminal, a create), never through execute_action: its
+     * approval waits for the request that asked (action_ask), which a restart ends. */
+    bool engine_side;
 };
 
 /* The largest number of kinds (for lists of names). */

@@ -14,6 +14,7 @@
 #include "engine/session.h"
 
 #include <microhttpd.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -53,6 +54,8 @@ struct api {
     /* The optional TCP listener is a server of its own (api_listen_tcp) with the same routes;
      * its requests need credentials (listen.c), and events reach its subscribers too. */
     bool tcp;
+    /* The operator's socket (api_listen_operator): the same routes, and the operator's. */
+    bool operator;
     struct api *peer;
     struct api_gate *gate;
     struct api_gate_limits lim;
@@ -267,6 +270,15 @@ static void api_dispatch(struct api_req *r)
             continue;
         path_known = true;
         if (strcmp(rt->method, r->method) == 0) {
+            if ((rt->flags & API_ROUTE_OPERATOR) && !r->api->operator) {
+                api_free_params(r);
+                api_reply_error(r, ERR_FORBIDDEN,
+                                "%s %s is the operator's: use the operator socket %s/%s (the "
+                                "paddock CLI and dashboard do); the agent socket and the TCP "
+                                "listener cannot",
+                                r->method, r->url, r->api->eng->state_dir, API_OPERATOR_SOCKET);
+                return;
+            }
             if (strncmp(rt->pattern, "/v1/sessions/*", 14) == 0 && !api_session_param(r))
                 return;
             rt->fn(r);
@@ -720,19 +732,49 @@ void api_free(struct api *a)
 
 /* ---- the TCP listener and what its endpoints need ---- */
 
-int api_listen_tcp(struct api *a, int listen_fd, char **err)
+/* Another listener with the same routes, at the end of a's chain (api_free frees it). */
+static struct api *api_add_peer(struct api *a, int listen_fd, char **err)
 {
     struct api *t = api_new(a->eng, listen_fd, err);
     if (!t)
+        return NULL;
+    while (a->peer)
+        a = a->peer;
+    a->peer = t;
+    return t;
+}
+
+int api_listen_tcp(struct api *a, int listen_fd, char **err)
+{
+    struct api *t = api_add_peer(a, listen_fd, err);
+    if (!t)
         return -1;
     t->tcp = true;
-    a->peer = t;
     return 0;
 }
 
 bool api_req_is_tcp(struct api_req *r)
 {
     return r->api->tcp;
+}
+
+int api_listen_operator(struct api *a, int listen_fd, char **err)
+{
+    struct api *t = api_add_peer(a, listen_fd, err);
+    if (!t)
+        return -1;
+    t->operator= true;
+    return 0;
+}
+
+bool api_req_is_operator(struct api_req *r)
+{
+    return r->api->operator;
+}
+
+const char *api_req_channel(struct api_req *r)
+{
+    return r->api->operator? "operator" : "agent";
 }
 
 const char *api_req_peer(struct api_req *r, char *buf, size_t size)
@@ -747,6 +789,13 @@ const char *api_req_peer(struct api_req *r, char *buf, size_t size)
     else
         snprintf(buf, size, "an unknown peer");
     return buf;
+}
+
+bool api_req_client_gone(struct api_req *r)
+{
+    /* POLLHUP only: a client may half-close after its request (piped input) and still read. */
+    struct pollfd p = {.fd = api_req_fd(r), .events = 0};
+    return p.fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR));
 }
 
 const char *api_req_path(struct api_req *r)
@@ -813,5 +862,8 @@ void api_reply_upgrade(struct api_req *r, const char *protocol, api_upgrade_fn f
 void api_upgrade_close(struct api *a, void *urh)
 {
     MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
-    a->run_pending = true; /* MHD finishes the connection on its next run */
+    /* MHD finishes the connection on its next run; a is the first listener, and the upgraded
+     * connection may be any listener's. */
+    for (; a; a = a->peer)
+        a->run_pending = true;
 }

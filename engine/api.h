@@ -16,8 +16,12 @@ struct session;
 
 typedef void (*api_handler_fn)(struct api_req *req);
 
-/* Route flags. OPERATOR: the operator's own request (reading the workspace), never the
- * agent's; a channel that tells the operator from the agent admits only the operator to it. */
+/* The operator's socket, in the state dir (mode 0600 in a 0700 dir): the channel of the CLI and
+ * the dashboard (client/client.c names the same file). */
+#define API_OPERATOR_SOCKET "operator.sock"
+/* Route flags. OPERATOR: the operator's alone (decisions, rules, the engine's own settings,
+ * reading the workspace): on the agents' socket and the TCP listener it answers 403 naming the
+ * operator's socket (api_listen_operator; docs/security.md says which and why). */
 #define API_ROUTE_OPERATOR 1u
 
 struct api_route {
@@ -106,9 +110,21 @@ void api_route_history(struct api_req *r);
  * listen_auth_check before anything else. The events feed reaches both. 0, or -1 with *err. */
 int api_listen_tcp(struct api *a, int listen_fd, char **err);
 bool api_req_is_tcp(struct api_req *r);
+
+/* ---- the operator's channel (docs/security.md) ---- */
+/* Serve the operator's unix socket with the same routes: its requests are the operator's
+ * (operator-only routes, options [security] keeps from agents). 0, or -1 with *err. */
+int api_listen_operator(struct api *a, int listen_fd, char **err);
+/* Whether the request came on the operator's channel (else the agent's socket or TCP). */
+bool api_req_is_operator(struct api_req *r);
+/* "operator" or "agent": who asked, for the record. */
+const char *api_req_channel(struct api_req *r);
 /* Who sent the request, for the record: "uid N" (the unix socket's peer, SO_PEERCRED) or "a
  * TCP client". Returns buf. */
 const char *api_req_peer(struct api_req *r, char *buf, size_t size);
+/* Whether the client of a request that waited (suspended) has closed its connection: a reply
+ * then reaches nobody. */
+bool api_req_client_gone(struct api_req *r);
 /* The request's path (no query string). */
 const char *api_req_path(struct api_req *r);
 /* A request header's value (case-insensitive name), or NULL. */

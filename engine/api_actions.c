@@ -64,6 +64,13 @@ static json_t *api_action_body(struct api_req *r, json_t **body)
                         "{\"command\":\"ls\"}})");
     } else if (!json_is_string(json_object_get(action, "action"))) {
         api_reply_error(r, ERR_BAD_REQUEST, "\"action.action\" must be a string");
+    } else if (action_kind_find(json_string_value(json_object_get(action, "action"))) &&
+               action_kind_find(json_string_value(json_object_get(action, "action")))
+                   ->engine_side) {
+        /* A terminal or a create is recorded by the engine as it happens, never asked here. */
+        api_reply_error(r, ERR_BAD_REQUEST,
+                        "\"%s\" is recorded by the engine itself, not an action to execute",
+                        json_string_value(json_object_get(action, "action")));
     } else if (json_object_get(action, "args") &&
                !json_is_object(json_object_get(action, "args"))) {
         api_reply_error(r, ERR_BAD_REQUEST, "\"action.args\" must be an object");

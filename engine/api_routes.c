@@ -16,6 +16,7 @@
 #include "engine/pool.h"
 #include "engine/remote_runtime.h"
 #include "engine/seccomp_probe.h"
+#include "engine/security.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
@@ -34,6 +35,8 @@ static void route_info(struct api_req *r)
         eng->docker_ok, "api_version", eng->docker_api_version, "error", eng->docker_error);
     json_object_set_new(info, "listen", listen_info(eng));
     json_object_set_new(info, "seccomp", seccomp_probe_info(eng));
+    json_object_set_new(info, "security", security_info(eng));
+    json_object_set_new(info, "channel", json_string(api_req_channel(r)));
     json_object_set_new(info, "disk", disk_info_json(eng));
     json_object_set_new(info, "unsafe_bench", engine_bench_info(eng));
     api_reply_json(r, 200, info);
@@ -129,7 +132,8 @@ static void route_sessions_create(struct api_req *r)
         return;
     }
     struct session_result bad = {0};
-    if (session_create(api_req_engine(r), opts, route_reply_result, r, &bad) < 0)
+    if (session_create(api_req_engine(r), opts, !api_req_is_operator(r), route_reply_result, r,
+                       &bad) < 0)
         api_reply_error(r, bad.err, "%s", bad.message);
     json_decref(opts);
 }
@@ -330,6 +334,10 @@ static void route_pool_set(struct api_req *r)
     json_decref(body);
 }
 
+/* API_ROUTE_OPERATOR: the operator's decisions, the engine's own settings and the operator's
+ * reads (docs/security.md, "What only the operator can do"). What weakens a sandbox (options, a
+ * root terminal) is not a route of its own: [security] decides it where it is asked
+ * (engine/security.c). */
 const struct api_route api_routes[] = {
     {"GET", "/v1/info", route_info, 0},
     {"GET", "/v1/sessions", route_sessions_list, 0},
@@ -345,8 +353,8 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/risk", api_route_risk, 0},
     {"GET", "/v1/actions/*", api_route_action_get, 0},
     {"GET", "/v1/actions/*/output", output_route_get, 0},
-    {"POST", "/v1/actions/*/approve", api_route_action_approve, 0},
-    {"POST", "/v1/actions/*/reject", api_route_action_reject, 0},
+    {"POST", "/v1/actions/*/approve", api_route_action_approve, API_ROUTE_OPERATOR},
+    {"POST", "/v1/actions/*/reject", api_route_action_reject, API_ROUTE_OPERATOR},
     {"GET", "/v1/approvals", api_route_approvals, 0},
     {"GET", "/v1/verify", api_route_verify, 0},
     {"GET", "/v1/sessions/*/rules", api_route_session_rules_get, 0},
@@ -378,7 +386,7 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/sessions/*/resume", route_session_resume, 0},
     {"POST", "/v1/sessions/*/stop", route_session_stop, 0},
     {"GET", "/v1/sessions/*/events", route_session_events, 0},
-    {"POST", "/v1/gc", route_gc, 0},
+    {"POST", "/v1/gc", route_gc, API_ROUTE_OPERATOR},
     {"GET", "/v1/sessions/*/logs", logs_route_get, 0},
     {"GET", "/v1/sessions/*/changes", changes_route_get, 0},
     {"GET", "/v1/sessions/*/stats", route_session_stats, 0},
@@ -386,9 +394,9 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/images", images_route_build, 0},
     {"GET", "/v1/images", images_route_list, 0},
     {"GET", "/v1/images/builds/*", images_route_build_get, 0},
-    {"DELETE", "/v1/images/*", images_route_remove, 0},
+    {"DELETE", "/v1/images/*", images_route_remove, API_ROUTE_OPERATOR},
     {"GET", "/v1/pool", route_pool_get, 0},
-    {"POST", "/v1/pool", route_pool_set, 0},
+    {"POST", "/v1/pool", route_pool_set, API_ROUTE_OPERATOR},
     {"POST", "/v1/sessions/*/upload_file", files_route_upload, 0},
     {"GET", "/v1/sessions/*/download_files", files_route_download, 0},
     {"POST", "/v1/sessions/*/list_files", files_route_list, 0},
@@ -402,18 +410,22 @@ const struct api_route api_routes[] = {
      .pattern = "/v1/sessions/*/files/content",
      .fn = browse_route_read,
      .flags = API_ROUTE_OPERATOR},
-    {"GET", "/v1/sessions/*/vscode/connection_token", remote_route_vscode_token, 0},
-    {"POST", "/v1/sessions/*/update_mcp_server", remote_route_update_mcp, 0},
-    {"POST", "/start", remote_route_start, 0},
-    {"GET", "/sessions/*", remote_route_session, 0},
-    {"GET", "/runtime/*", remote_route_runtime, 0},
-    {"POST", "/pause", remote_route_pause, 0},
-    {"POST", "/resume", remote_route_resume, 0},
-    {"POST", "/stop", remote_route_stop, 0},
-    {"GET", "/image_exists", remote_route_image_exists, 0},
-    {"GET", "/registry_prefix", remote_route_registry_prefix, 0},
-    {"GET", "/list", remote_route_list, 0},
-    {"POST", "/build", remote_route_build, 0},
-    {"GET", "/build_status", remote_route_build_status, 0},
+    {.method = "GET",
+     .pattern = "/v1/sessions/*/vscode/connection_token",
+     .fn = remote_route_vscode_token},
+    {.method = "POST",
+     .pattern = "/v1/sessions/*/update_mcp_server",
+     .fn = remote_route_update_mcp},
+    {.method = "POST", .pattern = "/start", .fn = remote_route_start},
+    {.method = "GET", .pattern = "/sessions/*", .fn = remote_route_session},
+    {.method = "GET", .pattern = "/runtime/*", .fn = remote_route_runtime},
+    {.method = "POST", .pattern = "/pause", .fn = remote_route_pause},
+    {.method = "POST", .pattern = "/resume", .fn = remote_route_resume},
+    {.method = "POST", .pattern = "/stop", .fn = remote_route_stop},
+    {.method = "GET", .pattern = "/image_exists", .fn = remote_route_image_exists},
+    {.method = "GET", .pattern = "/registry_prefix", .fn = remote_route_registry_prefix},
+    {.method = "GET", .pattern = "/list", .fn = remote_route_list},
+    {.method = "POST", .pattern = "/build", .fn = remote_route_build},
+    {.method = "GET", .pattern = "/build_status", .fn = remote_route_build_status},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

@@ -17,6 +17,7 @@
 #include "engine/pool.h"
 #include "engine/seccomp.h"
 #include "engine/seccomp_probe.h"
+#include "engine/security.h"
 #include "engine/session.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
@@ -252,7 +253,7 @@ json_t *engine_bench_info(const struct engine *eng)
 int engine_serve(const struct engine_options *opt, char **err)
 {
     struct engine eng = {0};
-    int lockfd = -1, listenfd = -1, sigfd = -1, rc = -1;
+    int lockfd = -1, listenfd = -1, opfd = -1, sigfd = -1, rc = -1;
     sigset_t mask;
 
     if (util_mkdir_p(opt->state_dir, 0700) < 0) {
@@ -281,6 +282,8 @@ int engine_serve(const struct engine_options *opt, char **err)
                             policy_names());
         goto out;
     }
+    if (security_configure(&eng, opt->security_names, opt->security_values, err) < 0)
+        goto out;
     if (engine_bench_parse(opt->unsafe_bench, &eng.bench_off, err) < 0)
         goto out;
     if (!(eng.engine_id = engine_read_id(opt->state_dir, err)))
@@ -329,6 +332,23 @@ int engine_serve(const struct engine_options *opt, char **err)
     if (!(eng.api = api_new(&eng, listenfd, err)))
         goto out;
     listenfd = -2; /* libmicrohttpd owns (and closes) the listening socket now */
+    /* The operator's channel: a socket of its own in the state dir (0700), mode 0600, so that
+     * the agent's socket can be handed out without handing out the operator's decisions. */
+    if (!(eng.operator_socket = util_strdupf("%s/%s", opt->state_dir, API_OPERATOR_SOCKET))) {
+        *err = strdup("out of memory");
+        goto out;
+    }
+    if (strcmp(eng.operator_socket, opt->socket_path) == 0) {
+        *err = util_strdupf("--socket %s is the operator's socket; give the agents' API socket "
+                            "another path",
+                            opt->socket_path);
+        goto out;
+    }
+    if ((opfd = engine_listen(eng.operator_socket, err)) < 0)
+        goto out;
+    if (api_listen_operator(eng.api, opfd, err) < 0)
+        goto out;
+    opfd = -2;
     if (opt->listen && listen_tcp_start(&eng, opt->listen, opt->token, opt->api_key, err) < 0)
         goto out;
     eng.stats = stats_new(&eng);
@@ -371,6 +391,11 @@ out:
         close(listenfd);
     if (listenfd != -1)
         unlink(opt->socket_path);
+    if (opfd >= 0)
+        close(opfd);
+    if (opfd != -1)
+        unlink(eng.operator_socket);
+    free(eng.operator_socket);
     session_free_all(&eng);
     /* After everything in flight finished: their callbacks still count the pool's creations. */
     pool_free(eng.pool);

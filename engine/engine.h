@@ -40,6 +40,10 @@ struct engine_options {
     const char *listen;
     const char *token;
     const char *api_key;
+    /* [security]: setting names and their values ("refuse", "approve", "allow"), both
+     * NULL-terminated and in step; a setting not named refuses (engine/security.h). */
+    const char *const *security_names;
+    const char *const *security_values;
     /* Called once the socket accepts requests (the caller may print; the engine never does). */
     void (*on_ready)(const char *socket_path, void *ud);
     void *ud;

@@ -4,6 +4,7 @@
 
 #include "engine/risk/policy.h"
 #include "engine/risk/risk.h"
+#include "engine/security.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -52,7 +53,8 @@ struct engine {
     struct disk *disk;       /* the disk watchdog and the store's floor (disk.c) */
     unsigned bench_off;      /* enum engine_bench_off bits; 0 outside benchmarks */
     char *state_dir;
-    char *socket_path;
+    char *socket_path;     /* the agents' API socket (--socket) */
+    char *operator_socket; /* <state>/operator.sock: the operator's channel (api.h) */
     char *engine_id;
     char *executor_path;
     char *default_image;
@@ -61,6 +63,8 @@ struct engine {
     enum policy default_confirm; /* approval policy of sessions that name none */
     double approval_timeout;     /* seconds an action waits for the operator */
     bool auto_lint;              /* sandbox.enable_auto_lint: sessions that name none lint */
+    /* [security]: what the agents' channel may ask for beyond the hardened default. */
+    enum security_mode security[SECURITY_ASK_COUNT];
     /* Operator rules (rules.c): the highest risk level an allow rule may approve, and a count
      * bumped by every rule change (a session's cached rules are reloaded when it moved on). */
     enum risk_level rule_ceiling;

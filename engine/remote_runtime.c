@@ -301,7 +301,7 @@ void remote_route_start(struct api_req *r)
     st->r = r;
     st->eng = eng;
     struct session_result bad = {0};
-    if (session_create(eng, opts, remote_start_done, st, &bad) < 0) {
+    if (session_create(eng, opts, !api_req_is_operator(r), remote_start_done, st, &bad) < 0) {
         api_reply_error(r, bad.err, "%s", bad.message);
         remote_start_free(st);
     } else {

@@ -19,6 +19,7 @@
 #include "engine/logs.h"
 #include "engine/pool.h"
 #include "engine/seccomp_probe.h"
+#include "engine/security.h"
 #include "engine/session_config.h"
 #include "engine/session_internal.h"
 #include "engine/session_prepare.h"
@@ -322,6 +323,7 @@ struct start_op {
     struct session_config *cfg; /* create only: the parsed options */
     json_t *body;               /* create only: the container config, while its image is made */
     bool pull_tried;            /* create only: a missing image was pulled once */
+    int64_t ask_id;             /* create only: the "create" action waiting for the operator */
 };
 
 /* Fill a synchronous refusal of session_create; returns -1 for the caller to return. */
@@ -683,9 +685,10 @@ static void create_on_prepared(const struct session_result *err, void *ud)
 }
 
 static int session_create_cfg(struct engine *eng, struct session_config *cfg, bool pooled,
-                              session_done_fn fn, void *ud, struct session_result *bad);
+                              const char *hold, session_done_fn fn, void *ud,
+                              struct session_result *bad);
 
-int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *ud,
+int session_create(struct engine *eng, json_t *opts, bool agent, session_done_fn fn, void *ud,
                    struct session_result *bad)
 {
     struct session_config *cfg = NULL;
@@ -697,6 +700,18 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
         session_config_free(cfg);
         return session_refuse(bad, ERR_STORAGE_FULL, floor_msg);
     }
+    /* What weakens the sandbox is the operator's call (docs/security.md). */
+    static char refusal[700];
+    char asked[1024];
+    unsigned asks = agent ? security_config_asks(cfg, asked, sizeof(asked)) : 0;
+    enum security_mode mode =
+        asks ? security_decide(eng, asks, refusal, sizeof(refusal)) : SECURITY_ALLOW;
+    if (mode == SECURITY_REFUSE) {
+        session_config_free(cfg);
+        return session_refuse(bad, ERR_FORBIDDEN, refusal);
+    }
+    if (mode == SECURITY_APPROVE) /* never a warm sandbox: the operator decides first */
+        return session_create_cfg(eng, cfg, false, asked, fn, ud, bad);
     /* A warm sandbox when the pool has one for these options: ready in a store write. */
     const char *image = cfg->image ? cfg->image : eng->default_image;
     const char *name = cfg->name;
@@ -722,7 +737,7 @@ int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *u
             return 0;
         }
     }
-    return session_create_cfg(eng, cfg, false, fn, ud, bad);
+    return session_create_cfg(eng, cfg, false, NULL, fn, ud, bad);
 }
 
 int session_create_pooled(struct engine *eng, const char *image, session_done_fn fn, void *ud,
@@ -740,11 +755,34 @@ int session_create_pooled(struct engine *eng, const char *image, session_done_fn
         session_config_free(cfg);
         return session_refuse(bad, ERR_STORAGE_FULL, floor_msg);
     }
-    return session_create_cfg(eng, cfg, true, fn, ud, bad);
+    return session_create_cfg(eng, cfg, true, NULL, fn, ud, bad);
 }
 
+/* The operator decided an agent's create that asked for weaker isolation. */
+static void create_on_decided(bool approved, const char *why, void *ud)
+{
+    struct start_op *op = ud;
+    struct session *s = op->s;
+    if (!approved) {
+        char *msg = util_strdupf(
+            "the session was not created (its options need the operator's approval): %s", why);
+        start_fail(op, ERR_FORBIDDEN, msg ? msg : "the operator did not approve the session");
+        free(msg);
+        return;
+    }
+    action_end(s->eng, op->ask_id, ACTION_DONE, STORE_NO_EXIT_CODE,
+               "{\"observation\":\"create\",\"content\":\"approved: the session is being "
+               "created\",\"extras\":{}}",
+               NULL);
+    session_set_state(s, SESSION_STARTING, NULL);
+    session_prepare(s->eng, op->cfg, s->id, create_on_prepared, op);
+}
+
+/* hold: what the create asks beyond the hardened default, when the operator must approve it
+ * first (the session waits in state starting, its reason says why); NULL: create now. */
 static int session_create_cfg(struct engine *eng, struct session_config *cfg, bool pooled,
-                              session_done_fn fn, void *ud, struct session_result *bad)
+                              const char *hold, session_done_fn fn, void *ud,
+                              struct session_result *bad)
 {
     if (!eng->executor_path) {
         session_config_free(cfg);
@@ -824,6 +862,35 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
     op->cfg = cfg;
     if (util_mkdir_p(s->sock_dir, 0711) < 0) {
         start_fail(op, ERR_INTERNAL, "cannot create the session's socket directory");
+        return 0;
+    }
+    if (hold) {
+        json_t *stored = store_session_config(eng->store, id);
+        json_t *action = json_pack("{s:s,s:{s:s,s:O?}}", "action", "create", "args", "asks", hold,
+                                   "options", json_object_get(stored, "options"));
+        json_decref(stored);
+        struct action_request q = {
+            .session_id = id,
+            .action = action,
+            .summary = hold,
+            .risk = RISK_HIGH,
+            .risk_reason = "a session with weaker isolation than the hardened default",
+            .pending = true,
+            .timeout = cfg->approval_timeout > 0 ? cfg->approval_timeout : eng->approval_timeout,
+        };
+        op->ask_id = action ? action_ask(eng, &q, create_on_decided, op, &err) : -1;
+        json_decref(action);
+        if (op->ask_id < 0) {
+            char *msg = util_strdupf("the session's approval could not be recorded: %s",
+                                     err ? err : "out of memory");
+            start_fail(op, ERR_STORE_ERROR, msg ? msg : "store error");
+            free(msg);
+            free(err);
+            return 0;
+        }
+        char *why = util_strdupf("waiting for the operator's approval of: %.900s", hold);
+        session_set_state(s, SESSION_STARTING, why ? why : "waiting for the operator's approval");
+        free(why);
         return 0;
     }
     session_prepare(eng, cfg, s->id, create_on_prepared, op);

@@ -5,6 +5,7 @@
 #include "engine/base/session_state.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "engine/base/errors.h"
@@ -55,9 +56,12 @@ int session_ref_resolve(struct engine *eng, const char *ref, char **id, json_t *
 const char *session_id(const struct session *s);
 enum session_st session_state(const struct session *s);
 
-/* Validates opts synchronously: returns -1 and fills *bad (400) when they are wrong; otherwise
- * starts creating and calls fn once the session is ready or failed. */
-int session_create(struct engine *eng, json_t *opts, session_done_fn fn, void *ud,
+/* Validates opts synchronously: returns -1 and fills *bad (400) when they are wrong, or 403
+ * when an agent (agent: the request came on the agents' channel) asks for weaker isolation
+ * than [security] lets it (engine/security.h); otherwise starts creating and calls fn once the
+ * session is ready or failed (after the operator's approval when [security] says
+ * "approve"). */
+int session_create(struct engine *eng, json_t *opts, bool agent, session_done_fn fn, void *ud,
                    struct session_result *bad);
 /* Remove the container, the session's labelled volumes and its socket dir; state deleted. */
 void session_delete(struct session *s, session_done_fn fn, void *ud);

@@ -9,6 +9,7 @@
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,13 @@ static int64_t stats_int(json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+/* Counters summed over interfaces and devices (both >= 0) stop at INT64_MAX: what Docker
+ * sends is not checked, and a signed sum must not wrap. */
+static int64_t stats_add(int64_t a, int64_t b)
+{
+    return b > INT64_MAX - a ? INT64_MAX : a + b;
 }
 
 int stats_compute(json_t *j, struct store_sample *out)
@@ -83,8 +91,8 @@ int stats_compute(json_t *j, struct store_sample *out)
     json_object_foreach(json_object_get(j, "networks"), k, v)
     {
         int64_t rx = stats_int(v, "rx_bytes"), tx = stats_int(v, "tx_bytes");
-        out->net_rx += rx > 0 ? rx : 0;
-        out->net_tx += tx > 0 ? tx : 0;
+        out->net_rx = stats_add(out->net_rx, rx > 0 ? rx : 0);
+        out->net_tx = stats_add(out->net_tx, tx > 0 ? tx : 0);
     }
     size_t i;
     json_array_foreach(
@@ -95,9 +103,9 @@ int stats_compute(json_t *j, struct store_sample *out)
         if (!op || n < 0)
             continue;
         if (strcasecmp(op, "read") == 0)
-            out->blk_read += n;
+            out->blk_read = stats_add(out->blk_read, n);
         else if (strcasecmp(op, "write") == 0)
-            out->blk_write += n;
+            out->blk_write = stats_add(out->blk_write, n);
     }
     if (usage < 0 && total < 0)
         return -1;

@@ -2,16 +2,23 @@
  * connection to a raw byte stream joined to a Docker exec with a TTY (a login shell as the
  * agent's user, or ?cmd=). Both directions go through the engine's loop with bounded buffers:
  * a client that stops reading pauses the exec's output, a full exec input queue pauses
- * reading from the client. The dashboard's Terminal view and `paddock exec` are its clients. */
+ * reading from the client. The dashboard's Terminal view and `paddock exec` are its clients.
+ * A terminal is an action in the session's history (kind "terminal"): who opened it (the
+ * operator's channel or an agent's), as which user, and its transcript (bounded) as the
+ * observation. On an agent's channel [security] terminal / root_terminal decide whether it
+ * opens, waits for the operator, or is refused (engine/security.h). */
 #include "engine/terminal.h"
 
 #include "common/buf.h"
+#include "common/utf8.h"
+#include "engine/action.h"
 #include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/proc.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
+#include "engine/security.h"
 #include "engine/session_internal.h"
 #include "engine/store/store.h"
 
@@ -25,9 +32,11 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#define TERM_MAX_BUFFER (256 * 1024) /* output held for a slow client before pausing */
-#define TERM_KEEP_MS 60000           /* an ended terminal answers about its exit this long */
-#define TERM_AGENT_USER "1000:1000"  /* the executor runs the agent's shell as uid 1000 */
+#define TERM_MAX_BUFFER (256 * 1024)    /* output held for a slow client before pausing */
+#define TERM_KEEP_MS 60000              /* an ended terminal answers about its exit this long */
+#define TERM_AGENT_USER "1000:1000"     /* the executor runs the agent's shell as uid 1000 */
+#define TERM_TRANSCRIPT_OUT (64 * 1024) /* the output kept in the record: its first bytes */
+#define TERM_TRANSCRIPT_IN (16 * 1024)  /* the input kept: what was typed or piped */
 
 struct term {
     struct term *next;
@@ -52,6 +61,18 @@ struct term {
     char exec_id[80];           /* for the hang-up after the client went */
     int hangup_tries;
     struct loop_timer *hangup_timer;
+    /* The record: the action's id (0: none), who opened it and as whom, the transcript. */
+    int64_t action_id;
+    bool root;
+    const char *channel; /* "operator" or "agent" (static) */
+    struct buf said, typed;
+    unsigned long long said_total, typed_total;
+    /* Waiting for the operator's approval (an agent's channel, [security] "approve"): the
+     * request, answered once the decision comes. */
+    struct api_req *waiting;
+    bool recorded_end;
+    bool start_failed; /* the exec never ran (term_on_exit with an error) */
+    bool login;        /* no ?cmd: a login shell */
 };
 
 /* A process whose client went: Docker leaves it running (its TTY stays open in the shim), so
@@ -125,6 +146,8 @@ static void term_free(struct term *t)
         loop_timer_cancel(t->eng->loop, t->hangup_timer);
     buf_free(&t->out);
     buf_free(&t->in);
+    buf_free(&t->said);
+    buf_free(&t->typed);
     free(t->cmd);
     free(t->error);
     free(t);
@@ -143,6 +166,50 @@ static void term_watch(struct term *t)
         return;
     uint32_t ev = (t->reading ? EPOLLIN : 0) | (t->out.len ? EPOLLOUT : 0);
     loop_mod_fd(t->eng->loop, t->fd, ev);
+}
+
+/* Keep the first max bytes of a stream in b, counting all of it. */
+static void term_keep(struct buf *b, unsigned long long *total, size_t max, const char *p, size_t n)
+{
+    *total += n;
+    if (b->len < max)
+        buf_append(b, p, n < max - b->len ? n : max - b->len);
+}
+
+/* The transcript as valid UTF-8 text (the bytes are the sandbox's; a display sanitizes). */
+static json_t *term_text(const struct buf *b)
+{
+    struct buf t = {0};
+    if (utf8_repair(&t, b->data ? b->data : "", b->len, UTF8_REPAIR_NUL, NULL) < 0 ||
+        buf_append(&t, "", 1) < 0) {
+        buf_free(&t);
+        return json_string("");
+    }
+    json_t *j = json_string(t.data);
+    buf_free(&t);
+    return j ? j : json_string("");
+}
+
+/* The terminal's action ends: its transcript becomes the observation. */
+static void term_record_end(struct term *t, enum action_st state)
+{
+    if (!t->action_id || t->recorded_end)
+        return;
+    t->recorded_end = true;
+    json_t *obs = json_pack(
+        "{s:s,s:o,s:{s:o,s:s,s:s,s:s,s:s,s:I,s:I,s:b}}", "observation", "terminal", "content",
+        term_text(&t->said), "extras", "input", term_text(&t->typed), "terminal", t->id, "user",
+        t->root ? "root" : "agent", "channel", t->channel, "command", t->cmd, "output_bytes",
+        (json_int_t)t->said_total, "input_bytes", (json_int_t)t->typed_total, "truncated",
+        t->said_total > t->said.len || t->typed_total > t->typed.len);
+    if (obs && t->exited && !t->error)
+        json_object_set_new(json_object_get(obs, "extras"), "exit_code",
+                            json_integer(t->exit_code));
+    char *text = obs ? json_dumps(obs, JSON_COMPACT) : NULL;
+    json_decref(obs);
+    action_end(t->eng, t->action_id, state, t->exited && !t->error ? t->exit_code : -1, text,
+               t->error);
+    free(text);
 }
 
 /* The connection ends: the socket goes back to MHD to close, the record says how it ended;
@@ -176,6 +243,7 @@ static void term_close(struct term *t)
     else
         snprintf(detail, sizeof(detail), "closed %s: exit code %d", t->id, t->exit_code);
     store_event_add(t->eng->store, t->session_id, "terminal", detail, util_now());
+    term_record_end(t, t->start_failed ? ACTION_FAILED : ACTION_DONE);
     t->reap = loop_timer_add(t->eng->loop, TERM_KEEP_MS, term_on_reap, t);
 }
 
@@ -211,6 +279,7 @@ static void term_input(struct term *t, const char *p, size_t n)
 {
     if (!t->x || t->exited)
         return;
+    term_keep(&t->typed, &t->typed_total, TERM_TRANSCRIPT_IN, p, n);
     if (t->in.len) {
         buf_append(&t->in, p, n);
         return;
@@ -276,6 +345,7 @@ static int term_on_output(const char *data, size_t len, int fd, void *ud)
     struct term *t = ud;
     if (t->closed)
         return 0;
+    term_keep(&t->said, &t->said_total, TERM_TRANSCRIPT_OUT, data, len);
     if (buf_append(&t->out, data, len) < 0)
         return -1;
     if (t->fd >= 0)
@@ -294,8 +364,10 @@ static void term_on_exit(int exit_code, const char *error, void *ud)
     t->exited = true;
     term_resize_answer(t, ERR_CONFLICT, "the terminal ended");
     t->exit_code = exit_code;
-    if (error)
+    if (error) {
         t->error = strdup(error);
+        t->start_failed = true;
+    }
     if (error && t->fd >= 0) {
         /* the client hears why in its terminal before the end */
         char msg[400];
@@ -344,6 +416,81 @@ static int term_query_int(struct api_req *r, const char *key, int lo, int hi, in
     return 0;
 }
 
+/* Open the exec and answer r with the upgrade; the action is recorded already. */
+static void term_start(struct term *t, struct api_req *r)
+{
+    struct engine *eng = t->eng;
+    struct session *s = session_find(eng, t->session_id);
+    enum err_code refusal = ERR_NONE;
+    char msg[512] = "the session is gone";
+    if (!s || session_check_actionable(s, &refusal, msg, sizeof(msg)) < 0 || !s->container_id) {
+        api_reply_error(r, refusal ? refusal : ERR_CONFLICT, "%s", msg);
+        t->error = strdup(msg);
+        term_record_end(t, ACTION_FAILED);
+        term_free(t);
+        return;
+    }
+    /* a login shell: bash when the image has it */
+    const char *shell =
+        "if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi";
+    const char *argv[] = {"/bin/sh", "-c", t->login ? shell : t->cmd, NULL};
+    const char *env[] = {"TERM=xterm-256color", "LANG=C.UTF-8", NULL};
+    struct sandbox_exec_opts o = {.cmd = argv,
+                                  .env = env,
+                                  .user = t->root ? "0:0" : TERM_AGENT_USER,
+                                  .working_dir = "/workspace",
+                                  .tty = t->tty,
+                                  .rows = t->rows,
+                                  .cols = t->cols,
+                                  .on_drain = term_on_drain};
+    t->x = eng->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
+    if (!t->x) {
+        api_reply_error(r, ERR_INTERNAL, "cannot start an exec");
+        t->error = strdup("cannot start an exec");
+        term_record_end(t, ACTION_FAILED);
+        term_free(t);
+        return;
+    }
+    t->next = eng->terminals;
+    eng->terminals = t;
+    char detail[300];
+    snprintf(detail, sizeof(detail), "opened %s: %.200s%s", t->id, t->cmd,
+             t->root ? " (as root)" : "");
+    store_event_add(eng->store, t->session_id, "terminal", detail, util_now());
+    api_reply_upgrade(r, "tcp", term_on_upgraded, t);
+    api_reply_header(r, "X-Paddock-Terminal", t->id);
+    if (t->action_id) {
+        char id[32];
+        snprintf(id, sizeof(id), "%lld", (long long)t->action_id);
+        api_reply_header(r, "X-Paddock-Action", id);
+    }
+}
+
+/* The operator decided an agent's terminal ([security] "approve"). */
+static void term_on_decided(bool approved, const char *why, void *ud)
+{
+    struct term *t = ud;
+    struct api_req *r = t->waiting;
+    t->waiting = NULL;
+    if (approved && api_req_client_gone(r)) {
+        /* Nobody would get the shell: it is not started (and not left running). */
+        t->error = strdup("approved after its client went away; not opened");
+        term_record_end(t, ACTION_FAILED);
+        api_reply_error(r, ERR_CONFLICT, "%s", t->error);
+        term_free(t);
+        return;
+    }
+    if (approved) {
+        term_start(t, r);
+        return;
+    }
+    t->recorded_end = true; /* the rejection is the record */
+    api_reply_error(r, ERR_FORBIDDEN,
+                    "the terminal%s was not opened (it needs the operator's approval): %s",
+                    t->root ? " as root" : "", why);
+    term_free(t);
+}
+
 void terminal_route_open(struct api_req *r)
 {
     struct session *s = api_live_session(r);
@@ -382,8 +529,17 @@ void terminal_route_open(struct api_req *r)
         api_reply_error(r, ERR_BAD_REQUEST, "\"user\" is agent (the default) or root");
         return;
     }
+    bool root = user && strcmp(user, "root") == 0;
+    /* The agents' channel gets what [security] says; the operator's is never asked. */
+    enum security_ask ask = root ? SECURITY_ROOT_TERMINAL : SECURITY_TERMINAL;
+    enum security_mode mode = SECURITY_ALLOW;
+    if (!api_req_is_operator(r) &&
+        (mode = security_decide(eng, 1u << ask, msg, sizeof(msg))) == SECURITY_REFUSE) {
+        api_reply_error(r, ERR_FORBIDDEN, "%s", msg);
+        return;
+    }
     struct term *t = calloc(1, sizeof(*t));
-    if (!t || util_random_hex(t->id, 8) < 0) {
+    if (!t || util_random_hex(t->id, 8) < 0 || !(t->cmd = strdup(cmd ? cmd : "login shell"))) {
         free(t);
         api_reply_error(r, ERR_INTERNAL, "out of memory");
         return;
@@ -393,37 +549,47 @@ void terminal_route_open(struct api_req *r)
     t->rows = rows;
     t->cols = cols;
     t->tty = !tty || strcmp(tty, "1") == 0;
+    t->root = root;
+    t->login = !cmd;
+    t->channel = api_req_channel(r);
     snprintf(t->session_id, sizeof(t->session_id), "%s", session_id(s));
-    /* a login shell: bash when the image has it */
-    const char *shell =
-        "if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi";
-    t->cmd = strdup(cmd ? cmd : "login shell");
-    const char *argv[] = {"/bin/sh", "-c", cmd ? cmd : shell, NULL};
-    const char *env[] = {"TERM=xterm-256color", "LANG=C.UTF-8", NULL};
-    struct sandbox_exec_opts o = {.cmd = argv,
-                                  .env = env,
-                                  .user =
-                                      user && strcmp(user, "root") == 0 ? "0:0" : TERM_AGENT_USER,
-                                  .working_dir = "/workspace",
-                                  .tty = t->tty,
-                                  .rows = rows,
-                                  .cols = cols,
-                                  .on_drain = term_on_drain};
-    t->x = eng->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
-    if (!t->x) {
-        free(t->cmd);
-        free(t);
-        api_reply_error(r, ERR_INTERNAL, "cannot start an exec");
+    char summary[300], reason[200];
+    snprintf(summary, sizeof(summary), "%s%.200s", root ? "as root: " : "", t->cmd);
+    snprintf(reason, sizeof(reason), "[security] %s = \"%s\"", security_ask_name(ask),
+             security_mode_name(mode));
+    json_t *action = json_pack("{s:s,s:{s:s,s:s,s:s,s:s,s:b}}", "action", "terminal", "args",
+                               "command", t->cmd, "user", root ? "root" : "agent", "channel",
+                               t->channel, "terminal", t->id, "tty", t->tty);
+    struct action_request q = {
+        .session_id = t->session_id,
+        .action = action,
+        .summary = summary,
+        .risk = root ? RISK_HIGH : RISK_MEDIUM,
+        .risk_reason = root ? "a terminal as root in the sandbox"
+                            : "a terminal: its commands pass no risk check",
+        .pending = mode == SECURITY_APPROVE,
+        .timeout = eng->approval_timeout,
+        .decided_by = api_req_is_operator(r) ? "operator" : "config",
+        .decision_reason = api_req_is_operator(r) ? "opened on the operator's channel" : reason,
+    };
+    char *err = NULL;
+    t->action_id = action ? action_ask(eng, &q, term_on_decided, t, &err) : -1;
+    json_decref(action);
+    if (t->action_id < 0) {
+        t->action_id = 0;
+        api_reply_error(r, ERR_STORE_ERROR,
+                        "the terminal was not opened: it could not be "
+                        "recorded (%s)",
+                        err ? err : "out of memory");
+        free(err);
+        term_free(t);
         return;
     }
-    t->next = eng->terminals;
-    eng->terminals = t;
-    char detail[300];
-    snprintf(detail, sizeof(detail), "opened %s: %.200s%s", t->id, t->cmd,
-             user && strcmp(user, "root") == 0 ? " (as root)" : "");
-    store_event_add(eng->store, t->session_id, "terminal", detail, util_now());
-    api_reply_upgrade(r, "tcp", term_on_upgraded, t);
-    api_reply_header(r, "X-Paddock-Terminal", t->id);
+    if (mode == SECURITY_APPROVE) {
+        t->waiting = r; /* answered by term_on_decided */
+        return;
+    }
+    term_start(t, r);
 }
 
 static void term_on_resized(const struct sandbox_reply *dr, void *ud)
@@ -502,6 +668,7 @@ void terminals_free(struct engine *eng)
             if (t->x)
                 t->eng->driver->exec_close(t->x);
             term_resize_answer(t, ERR_UNAVAILABLE, "the engine is stopping");
+            term_record_end(t, ACTION_INTERRUPTED);
         }
         term_free(t);
     }

@@ -60,13 +60,16 @@ static void stream_wake(struct execute_stream *st)
     }
 }
 
-static void stream_frame(struct execute_stream *st, const char *head, const char *data, size_t n)
+/* Output frames past the cap are dropped (and counted); the result frame (final) never is:
+ * the observation is the reply, whatever the engine's reading pace. */
+static void stream_frame(struct execute_stream *st, const char *head, const char *data, size_t n,
+                         bool final)
 {
-    if (!st->ended && st->out.len + n > EXECUTE_STREAM_MAX) {
+    if (!final && st->out.len + n > EXECUTE_STREAM_MAX) {
         st->dropped += n;
         return;
     }
-    if (st->dropped && !st->ended) {
+    if (st->dropped) {
         char note[96];
         int k = snprintf(note, sizeof note, "\r\n[paddock: %llu bytes of output dropped]\r\n",
                          st->dropped);
@@ -86,7 +89,7 @@ static void stream_on_output(struct action_req *req, const char *data, size_t n)
     struct execute_stream *st = req->owner;
     char head[32];
     snprintf(head, sizeof head, "o %zu\n", n);
-    stream_frame(st, head, data, n);
+    stream_frame(st, head, data, n, false);
 }
 
 static void stream_on_done(struct action_req *req)
@@ -102,7 +105,7 @@ static void stream_on_done(struct action_req *req)
     size_t n = text ? strlen(text) : 0;
     char head[48];
     snprintf(head, sizeof head, "r %u %zu\n", status, n);
-    stream_frame(st, head, text ? text : "", n);
+    stream_frame(st, head, text ? text : "", n, true);
     st->ended = true;
     free(text);
     stream_wake(st);

@@ -20,6 +20,7 @@ PADDOCK_PACKAGES=(
   tmux curl libcmocka-dev clang-format python3
   git patch procps xz-utils file less hostname
   python3-pil fonts-dejavu-core # scripts/ansi2png.py: screenshots and its test
+  clang libclang-rt-14-dev # scripts/fuzz: libFuzzer targets (tests/fuzz)
 )
 
 paddock_install_packages() {

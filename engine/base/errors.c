@@ -22,8 +22,9 @@ const struct err_entry err_table[ERR_COUNT] = {
                           .meaning = "a TCP request without the bearer token or session key"},
     [ERR_FORBIDDEN] = {.name = "forbidden",
                        .status = 403,
-                       .meaning = "an operator read outside the workspace, through a link "
-                                  "leaving it, or of what the agent may not read"},
+                       .meaning = "the operator's alone (an agent's channel asked), weaker "
+                                  "isolation [security] refuses, or an operator read outside "
+                                  "the workspace"},
     [ERR_NOT_FOUND] = {.name = "not_found",
                        .status = 404,
                        .meaning = "no such session, action, terminal or route"},

@@ -252,13 +252,15 @@ static const char *const policy_runners[] = {
 char *policy_rule_derive(const char *kind, const char *summary)
 {
     bool plain = kind && strcmp(kind, "run") == 0 && summary;
+    /* a tab between words: the " *" below would not cover it, so such a command is proposed
+     * exactly */
     for (const char *p = summary; plain && *p; p++)
-        if (policy_meta(*p) || strchr("'\"*?[]{}~#!=", *p))
+        if (policy_meta(*p) || strchr("'\"*?[]{}~#!=\t", *p))
             plain = false;
     const char *start = summary;
-    while (plain && (*start == ' ' || *start == '\t'))
+    while (plain && *start == ' ')
         start++;
-    size_t n0 = plain ? strcspn(start, " \t") : 0;
+    size_t n0 = plain ? strcspn(start, " ") : 0;
     for (size_t i = 0; n0 && i < sizeof(policy_runners) / sizeof(policy_runners[0]); i++)
         if (strlen(policy_runners[i]) == n0 && strncmp(start, policy_runners[i], n0) == 0)
             n0 = 0;
@@ -268,9 +270,9 @@ char *policy_rule_derive(const char *kind, const char *summary)
     const char *end = start + n0, *p = end;
     bool sub = false;
     for (int i = 1;; i++) {
-        while (*p == ' ' || *p == '\t')
+        while (*p == ' ')
             p++;
-        size_t n = strcspn(p, " \t");
+        size_t n = strcspn(p, " ");
         if (n == 0 || !(policy_word_option(p, n) || (i == 1 && policy_word_sub(p, n))))
             break;
         sub |= i == 1 && policy_word_sub(p, n);
@@ -280,9 +282,9 @@ char *policy_rule_derive(const char *kind, const char *summary)
     /* Without a subcommand first, a later word may be one ("git -C dir push"): the wildcard
      * would cover every subcommand, so the command is proposed exactly. */
     for (const char *q = end; !sub && *q;) {
-        while (*q == ' ' || *q == '\t')
+        while (*q == ' ')
             q++;
-        size_t n = strcspn(q, " \t");
+        size_t n = strcspn(q, " ");
         if (n && policy_word_sub(q, n))
             return policy_glob_escape(summary);
         q += n;

@@ -42,8 +42,8 @@ bool policy_allow_match(const char *pattern, const char *summary);
  * memory): for a run command, the program and its subcommand and leading options, then " *"
  * ("git push origin main" -> "git push *", "ls -la /tmp" -> "ls -la *"); never only a
  * wildcard, never broader than the program and its subcommand. Exactly the summary, its glob
- * characters escaped: a command with shell metacharacters, quotes, glob characters or an
- * assignment first; a program that runs what it is given (sh, python3, sudo, xargs, find...);
+ * characters escaped: a command with shell metacharacters, quotes, glob characters, a tab or
+ * an assignment first; a program that runs what it is given (sh, python3, sudo, xargs, find...);
  * options first and a word that may be a subcommand later ("rm -rf build", "git -C d push");
  * any other kind's summary (a path, code, a URL). */
 char *policy_rule_derive(const char *kind, const char *summary);

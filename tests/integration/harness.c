@@ -178,6 +178,14 @@ void reply_free(struct reply *r)
 void api(struct engine_proc *e, const char *method, const char *path, const char *body,
          struct reply *out)
 {
+    http_unix(e->op_socket, method, path, body, -1, 60000, out);
+    if (out->status < 0)
+        fprintf(stderr, "engine request failed: %s\n", out->err);
+}
+
+void api_agent(struct engine_proc *e, const char *method, const char *path, const char *body,
+               struct reply *out)
+{
     http_unix(e->socket, method, path, body, -1, 60000, out);
     if (out->status < 0)
         fprintf(stderr, "engine request failed: %s\n", out->err);
@@ -311,6 +319,7 @@ struct engine_proc *engine_new(void)
     }
     e->state_dir = strdup(tmpl);
     e->socket = strdupf("%s/engine.sock", e->state_dir);
+    e->op_socket = strdupf("%s/operator.sock", e->state_dir);
     return e;
 }
 
@@ -373,7 +382,7 @@ int engine_start(struct engine_proc *e)
             return -1;
         }
         struct reply r;
-        http_unix(e->socket, "GET", "/v1/info", NULL, 0, 1000, &r);
+        http_unix(e->op_socket, "GET", "/v1/info", NULL, 0, 1000, &r);
         long status = r.status;
         reply_free(&r);
         if (status == 200)
@@ -501,6 +510,7 @@ int engine_destroy(struct engine_proc *e)
     nftw(e->state_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(e->state_dir);
     free(e->socket);
+    free(e->op_socket);
     free(e->log);
     free(e);
     return removed;

@@ -22,7 +22,8 @@
 struct engine_proc {
     pid_t pid;       /* 0 when not running */
     char *state_dir; /* mkdtemp; removed by engine_destroy */
-    char *socket;    /* <state_dir>/engine.sock */
+    char *socket;    /* <state_dir>/engine.sock: the agents' channel */
+    char *op_socket; /* <state_dir>/operator.sock: the operator's channel (api() uses it) */
     char *log;       /* stderr+stdout of the current run: <state_dir>/serve-N.log */
     int runs;        /* how many times it was started */
     const char *extra_env[HARNESS_MAX_ENV]; /* "K=V" added to the child's environment */
@@ -89,9 +90,12 @@ void http_unix(const char *sock, const char *method, const char *path, const cha
                long body_len, long timeout_ms, struct reply *out);
 void reply_free(struct reply *r);
 
-/* Engine API shorthands. */
+/* Engine API shorthands, on the operator's channel (as the CLI and the dashboard). */
 void api(struct engine_proc *e, const char *method, const char *path, const char *body,
          struct reply *out);
+/* The same on the agents' channel (the engine's --socket). */
+void api_agent(struct engine_proc *e, const char *method, const char *path, const char *body,
+               struct reply *out);
 /* The same, asserting the status is want; returns the JSON reply (caller decrefs; NULL when
  * the body is not JSON). */
 json_t *api_json(struct engine_proc *e, const char *method, const char *path, const char *body,

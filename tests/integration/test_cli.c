@@ -699,20 +699,23 @@ static void test_engine_down(void **state)
     /* the harness's engine holds its state dir; ask at a socket nobody serves */
     char *other = strdupf("%s/other.sock", dir);
     char *held = strdupf("pid %d holds the state dir", (int)harness_eng->pid);
-    const char *ls_held[] = {"--state-dir", harness_eng->state_dir, "--socket", other, "ls", NULL};
+    const char *ls_held[] = {
+        "--state-dir", harness_eng->state_dir, "--operator-socket", other, "ls", NULL};
     cli(ls_held, &pr);
     assert_int_equal(pr.status, 1);
     assert_err_has(&pr, held);
     proc_result_free(&pr);
     const char *run_held[] = {
-        "--state-dir", harness_eng->state_dir, "--socket", other, "run", "--", "true", NULL};
+        "--state-dir", harness_eng->state_dir, "--operator-socket", other, "run", "--", "true",
+        NULL};
     cli(run_held, &pr);
     assert_int_equal(pr.status, 125);
     assert_err_has(&pr, held);
     assert_err_has(&pr, "kill");
     assert_null(strstr(pr.err, "started `paddock serve`"));
     proc_result_free(&pr);
-    const char *dash_held[] = {"--state-dir", harness_eng->state_dir, "--socket", other, NULL};
+    const char *dash_held[] = {"--state-dir", harness_eng->state_dir, "--operator-socket", other,
+                               NULL};
     cli(dash_held, &pr);
     assert_int_equal(pr.status, 1);
     assert_err_has(&pr, held);

@@ -183,7 +183,7 @@ static void *approver_main(void *ud)
             bool approve = rand_r(&seed) % 3 != 0;
             long long id = json_integer_value(json_object_get(x, "id"));
             char *p = strdupf("/v1/actions/%lld/%s", id, approve ? "approve" : "reject");
-            http_unix(eng->socket, "POST", p, "{\"by\": \"crash-operator\"}", -1, 10000, &r);
+            http_unix(eng->op_socket, "POST", p, "{\"by\": \"crash-operator\"}", -1, 10000, &r);
             if (r.status == 200)
                 ack_add((struct ack){.kind = approve ? ACK_APPROVED : ACK_REJECTED, .id = id});
             reply_free(&r);

@@ -134,7 +134,7 @@ static void test_layer_limit_pauses_then_raise_resume(void **state)
     json_decref(p);
 
     /* paddock ls says why. */
-    char *argv[] = {(char *)harness_bin(), "--socket", harness_eng->socket, "ls", NULL};
+    char *argv[] = {(char *)harness_bin(), "--state-dir", harness_eng->state_dir, "ls", NULL};
     struct proc_result pr;
     proc_run(argv, NULL, 20000, &pr);
     assert_int_equal(pr.status, 0);
@@ -143,7 +143,7 @@ static void test_layer_limit_pauses_then_raise_resume(void **state)
     proc_result_free(&pr);
     /* paddock show too, with the measurement. */
     char *show[] = {
-        (char *)harness_bin(), "--socket", harness_eng->socket, "show", (char *)id, NULL};
+        (char *)harness_bin(), "--state-dir", harness_eng->state_dir, "show", (char *)id, NULL};
     proc_run(show, NULL, 20000, &pr);
     assert_int_equal(pr.status, 0);
     if (!strstr(pr.out, "disk limit reached") || !strstr(pr.out, "used of 64.0 MiB"))

@@ -117,8 +117,10 @@ static int setup(void **state)
     rmdir(eng->state_dir);
     free(eng->state_dir);
     free(eng->socket);
+    free(eng->op_socket);
     eng->state_dir = strdupf("%s/state", mnt);
     eng->socket = strdupf("%s/engine.sock", eng->state_dir);
+    eng->op_socket = strdupf("%s/operator.sock", eng->state_dir);
     assert_int_equal(mkdir(eng->state_dir, 0700), 0);
     /* No floor: this is what happens when the disk fills anyway (another process, a floor set
      * too low); test_disk.c has the floor. */

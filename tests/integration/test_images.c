@@ -183,6 +183,11 @@ static void test_list_and_remove(void **state)
     assert_string_equal(jstr(no, "error.code"), "conflict");
     assert_non_null(strstr(jstr(no, "error.message"), jstr(s, "id")));
     json_decref(no);
+    /* removal is the operator's: the agents' socket gets 403 */
+    struct reply ag;
+    http_unix(harness_eng->socket, "DELETE", del, NULL, 0, 10000, &ag);
+    assert_int_equal(ag.status, 403);
+    reply_free(&ag);
     img = docker_inspect_image(source);
     assert_non_null(img); /* still there */
     json_decref(img);
@@ -442,8 +447,15 @@ static void test_remote_build(void **state)
 static void test_cli(void **state)
 {
     char *step = strdupf("echo %s > /etc/cli", nonce);
-    char *const argv[] = {
-        (char *)harness_bin(), "--socket", harness_eng->socket, "build", "--setup", step, NULL};
+    char *const argv[] = {(char *)harness_bin(),
+                          "--socket",
+                          harness_eng->socket,
+                          "--state-dir",
+                          harness_eng->state_dir,
+                          "build",
+                          "--setup",
+                          step,
+                          NULL};
     struct proc_result res;
     proc_run(argv, NULL, 120000, &res);
     assert_int_equal(res.status, 0);
@@ -456,15 +468,28 @@ static void test_cli(void **state)
     remember(lock);
     proc_result_free(&res);
 
-    char *const list[] = {(char *)harness_bin(), "--socket", harness_eng->socket, "images", NULL};
+    char *const list[] = {(char *)harness_bin(),
+                          "--socket",
+                          harness_eng->socket,
+                          "--state-dir",
+                          harness_eng->state_dir,
+                          "images",
+                          NULL};
     proc_run(list, NULL, 30000, &res);
     assert_int_equal(res.status, 0);
     assert_non_null(strstr(res.out, "TAG"));
     assert_non_null(strstr(res.out, source));
     proc_result_free(&res);
 
-    char *const rm[] = {
-        (char *)harness_bin(), "--socket", harness_eng->socket, "images", "rm", source, NULL};
+    char *const rm[] = {(char *)harness_bin(),
+                        "--socket",
+                        harness_eng->socket,
+                        "--state-dir",
+                        harness_eng->state_dir,
+                        "images",
+                        "rm",
+                        source,
+                        NULL};
     proc_run(rm, NULL, 30000, &res);
     assert_int_equal(res.status, 0);
     proc_result_free(&res);
@@ -476,6 +501,8 @@ static void test_cli(void **state)
     char *const arm[] = {(char *)harness_bin(),
                          "--socket",
                          harness_eng->socket,
+                         "--state-dir",
+                         harness_eng->state_dir,
                          "build",
                          "--platform",
                          foreign,

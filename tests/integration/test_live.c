@@ -204,7 +204,7 @@ static void test_output_arrives_before_the_end(void **state)
     const char *sid = jstr(sess, "id");
 
     struct sse *events = sse_open(harness_eng->socket, "/v1/events");
-    char *argv[] = {(char *)harness_bin(), "--socket", harness_eng->socket, "watch",
+    char *argv[] = {(char *)harness_bin(), "--state-dir", harness_eng->state_dir, "watch",
                     (char *)sid,           NULL};
     struct child watch;
     child_start(&watch, argv, harness_eng->state_dir);
@@ -290,8 +290,13 @@ static void test_show_follow(void **state)
                                   "done; echo show-second; (exit 7)");
     char num[32];
     snprintf(num, sizeof(num), "%lld", id);
-    char *argv[] = {
-        (char *)harness_bin(), "--socket", harness_eng->socket, "show", num, "--follow", NULL};
+    char *argv[] = {(char *)harness_bin(),
+                    "--state-dir",
+                    harness_eng->state_dir,
+                    "show",
+                    num,
+                    "--follow",
+                    NULL};
     struct child show;
     child_start(&show, argv, harness_eng->state_dir);
     assert_true(child_wait_for(&show, "\nshow-first\n", 15000));

@@ -759,8 +759,8 @@ static void test_gc(void **state)
     assert_int_equal(mkdir(dir, 0700), 0);
 
     /* --dry-run lists them and removes nothing. */
-    char *argv[] = {(char *)harness_bin(), "--socket", e->socket, "gc",
-                    "--dry-run",           "--json",   NULL};
+    char *argv[] = {(char *)harness_bin(), "--state-dir", e->state_dir, "gc",
+                    "--dry-run",           "--json",      NULL};
     struct proc_result pr;
     proc_run(argv, NULL, 60000, &pr);
     if (pr.status != 0)
@@ -782,7 +782,7 @@ static void test_gc(void **state)
     json_decref(ins);
     assert_true(path_exists(dir));
 
-    char *argv2[] = {(char *)harness_bin(), "--socket", e->socket, "gc", NULL};
+    char *argv2[] = {(char *)harness_bin(), "--state-dir", e->state_dir, "gc", NULL};
     proc_run(argv2, NULL, 60000, &pr);
     if (pr.status != 0 || !strstr(pr.out, "removed container") || !strstr(pr.out, vname))
         fail_msg("paddock gc: status %d, stdout %s, stderr %s", pr.status, pr.out, pr.err);

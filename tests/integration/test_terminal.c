@@ -28,7 +28,7 @@ static int term_open(const char *query, int *fd, char *tid, size_t tidsz, char *
 {
     int s = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", harness_eng->socket);
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", harness_eng->op_socket);
     assert_int_equal(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
     char req[1024];
     int n = snprintf(req, sizeof(req),

@@ -30,7 +30,7 @@ run_action "$PAYLOAD" && ok "the agent printed the hostile payload" ||
   fail "run_action: $(cat "$TMP/status") $(cat "$TMP/reply")"
 
 export_cast() { # export_cast FILE [--raw]
-  "$PADDOCK" --socket "$SOCK" export "$NAME" --format cast -o "$1" ${2:-} 2>"$TMP/export.err" &&
+  "$PADDOCK" --socket "$SOCK" --state-dir "$TMP/state" export "$NAME" --format cast -o "$1" ${2:-} 2>"$TMP/export.err" &&
     [ -s "$1" ]
 }
 export_cast "$TMP/safe.cast" && ok "paddock export --format cast" ||

@@ -60,7 +60,7 @@ terminal_restored || fail "q restores the terminal"
 
 # the state dir held by this engine, the dashboard pointed at another socket: it says who
 # holds it, with the pid, and exits (no blank screen while it waits for nothing)
-tm send-keys -t dash -l "clear; $PADDOCK --state-dir $TMP/state --socket $TMP/nobody.sock; echo EXIT=\$?"
+tm send-keys -t dash -l "clear; $PADDOCK --state-dir $TMP/state --operator-socket $TMP/nobody.sock; echo EXIT=\$?"
 tm send-keys -t dash Enter
 if wait_for "EXIT=1" 200 && screen_has "pid $ENGINE_PID holds the state dir"; then
   ok "a locked state dir names the engine's pid at once"

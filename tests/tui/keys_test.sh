@@ -25,14 +25,14 @@ ok "three sessions (keys-a/b/c-$$)"
 # The relay (tests/tui/relay.py): what the dashboard sends goes to the engine unchanged; each
 # request line is appended to $TMP/requests.
 : >"$TMP/requests"
-python3 "$TUI_DIR/relay.py" "$SOCK" "$TMP/relay.sock" "$TMP/requests" &
+python3 "$TUI_DIR/relay.py" "$OPSOCK" "$TMP/relay.sock" "$TMP/requests" &
 RELAY_PID=$!
 poll 50 test -S "$TMP/relay.sock" || { fail "the relay listens"; exit 1; }
 
 open_tmux 160 32 || exit 1
 tm send-keys -t dash -l "export NO_COLOR=1"
 tm send-keys -t dash Enter
-start_dashboard --socket "$TMP/relay.sock"
+start_dashboard --operator-socket "$TMP/relay.sock"
 if wait_for "keys-a-$$" && wait_for "keys-b-$$" && wait_for "keys-c-$$" && wait_for "● live"; then
   ok "the dashboard (through the relay) lists the three sessions"
 else
@@ -213,7 +213,7 @@ terminal_restored && wait_for 'READY$' && ok "q quits and restores the terminal"
   { fail "q quits"; screen >&2; }
 tm send-keys -t dash -l "unset NO_COLOR; clear"
 tm send-keys -t dash Enter
-start_dashboard --socket "$TMP/relay.sock"
+start_dashboard --operator-socket "$TMP/relay.sock"
 if wait_for "keys-a-$$" && wait_for "● live"; then
   used=$(cells colours)
   [ -n "$used" ] && ok "without NO_COLOR the same screen uses colours ($(echo $used | wc -w) of them)" ||

@@ -44,6 +44,8 @@ curl -s --max-time 5 --unix-socket "$DOCKER_SOCK" "http://d/images/$IMAGE/json" 
 
 TMP=$(mktemp -d /tmp/paddock-tui.XXXXXX)
 SOCK=$TMP/engine.sock
+# The tests act as the operator, as the dashboard does: its channel (docs/security.md).
+OPSOCK=$TMP/state/operator.sock
 # A private tmux server whose socket lives in $TMP (removed with it).
 export TMUX_TMPDIR=$TMP
 unset TMUX
@@ -53,7 +55,7 @@ SESSION_ID=
 SESSION_IDS=()
 
 api() { # api METHOD PATH [BODY] -> body on stdout; the HTTP status in $TMP/status
-  local args=(-s --max-time 150 -X "$1" --unix-socket "$SOCK" -o "$TMP/reply" -w '%{http_code}')
+  local args=(-s --max-time 150 -X "$1" --unix-socket "$OPSOCK" -o "$TMP/reply" -w '%{http_code}')
   rm -f "$TMP/reply"
   [ $# -ge 3 ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
   curl "${args[@]}" "http://paddock$2" >"$TMP/status" 2>/dev/null || echo 000 >"$TMP/status"

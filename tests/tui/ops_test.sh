@@ -239,13 +239,13 @@ terminal_restored && wait_for 'READY$' && ok "q quits" || fail "quit"
 # request for one action while $TMP/hold exists: an engine as slow as the test wants.
 SESSION_ID=$A_ID
 run_action "echo one" && run_action "echo two" || fail "two actions in $A"
-python3 "$TUI_DIR/relay.py" "$SOCK" "$TMP/relay.sock" "$TMP/requests" \
+python3 "$TUI_DIR/relay.py" "$OPSOCK" "$TMP/relay.sock" "$TMP/requests" \
   '^GET /v1/actions/[0-9]+$' "$TMP/hold" &
 RELAY_PID=$!
 poll 50 test -S "$TMP/relay.sock" || fail "the relay listens"
 touch "$TMP/hold"
 mkdir -p "$TMP/slow" "$TMP/quit"
-start_dashboard --socket "$TMP/relay.sock"
+start_dashboard --operator-socket "$TMP/relay.sock"
 wait_for "$A" || { fail "the dashboard through the relay"; screen >&2; }
 tm send-keys -t dash G # the last row: $A, the oldest
 export_into "$TMP/slow"

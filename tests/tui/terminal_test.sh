@@ -66,12 +66,12 @@ colour_check() {
 # The dashboard talks to the engine through the relay (tests/tui/relay.py), which writes down
 # each request it passes on: what r asks for is seen reaching the engine.
 : >"$TMP/requests"
-python3 "$TUI_DIR/relay.py" "$SOCK" "$TMP/relay.sock" "$TMP/requests" &
+python3 "$TUI_DIR/relay.py" "$OPSOCK" "$TMP/relay.sock" "$TMP/requests" &
 RELAY_PID=$!
 poll 50 test -S "$TMP/relay.sock" || { fail "the relay listens"; exit 1; }
 
 open_tmux 160 32 || exit 1
-start_dashboard --socket "$TMP/relay.sock"
+start_dashboard --operator-socket "$TMP/relay.sock"
 wait_for "$NAME" && wait_for "● live" || { fail "dashboard shows the session"; screen >&2; exit 1; }
 
 if to_terminal_tab && wait_for "a shows the agent's own shell"; then

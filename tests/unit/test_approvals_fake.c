@@ -197,6 +197,7 @@ static void *fakes_run(void *arg)
 
 static char state_dir[64];
 static char engine_sock[128];
+static char operator_sock[128]; /* the operator's channel: decisions go there */
 static pid_t engine_pid;
 static pthread_t fakes_thread;
 
@@ -204,6 +205,12 @@ static pthread_t fakes_thread;
 static json_t *api(const char *method, const char *path, const char *body, long *status)
 {
     return fake_engine_api(engine_sock, method, path, body, WAIT_MS, status);
+}
+
+/* The same on the operator's channel (approve and reject are the operator's). */
+static json_t *api_op(const char *method, const char *path, const char *body, long *status)
+{
+    return fake_engine_api(operator_sock, method, path, body, WAIT_MS, status);
 }
 
 static const char *jstr(json_t *j, const char *key)
@@ -331,6 +338,7 @@ static int setup(void **state)
     if (!mkdtemp(state_dir))
         return -1;
     snprintf(engine_sock, sizeof(engine_sock), "%s/engine.sock", state_dir);
+    snprintf(operator_sock, sizeof(operator_sock), "%s/operator.sock", state_dir);
     char docker_sock[128];
     snprintf(docker_sock, sizeof(docker_sock), "%s/docker.sock", state_dir);
     snprintf(docker_host, sizeof(docker_host), "unix://%s", docker_sock);
@@ -408,7 +416,7 @@ static void test_approve_and_reject(void **state)
 
     /* Approved: it runs, and the blocked agent gets the executor's observation. */
     snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
-    json_t *d = api("POST", path, "{\"by\": \"alice\"}", &st);
+    json_t *d = api_op("POST", path, "{\"by\": \"alice\"}", &st);
     assert_int_equal(st, 200);
     json_decref(d);
     pthread_join(hi.t, NULL);
@@ -437,7 +445,7 @@ static void test_approve_and_reject(void **state)
     assert_true(aid > 0);
     assert_false(ran(later));
     snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
-    d = api("POST", path, "{}", &st);
+    d = api_op("POST", path, "{}", &st);
     assert_int_equal(st, 200);
     json_decref(d);
     snprintf(path, sizeof(path), "/v1/actions/%lld?wait=10", (long long)aid);
@@ -453,7 +461,7 @@ static void test_approve_and_reject(void **state)
     aid = wait_pending(worse);
     assert_true(aid > 0);
     snprintf(path, sizeof(path), "/v1/actions/%lld/reject", (long long)aid);
-    d = api("POST", path, "{\"by\": \"bob\", \"reason\": \"not on this box\"}", &st);
+    d = api_op("POST", path, "{\"by\": \"bob\", \"reason\": \"not on this box\"}", &st);
     assert_int_equal(st, 200);
     json_decref(d);
     pthread_join(no.t, NULL);
@@ -470,7 +478,7 @@ static void test_approve_and_reject(void **state)
 
     /* A second decision changes nothing and says so. */
     snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
-    d = api("POST", path, "{}", &st);
+    d = api_op("POST", path, "{}", &st);
     assert_int_equal(st, 409);
     assert_string_equal(jstr(json_object_get(d, "error"), "code"), "already_decided");
     json_decref(d);
@@ -527,7 +535,7 @@ static void test_pending_survives_restart(void **state)
     assert_false(ran(risky));
 
     snprintf(path, sizeof(path), "/v1/actions/%lld/approve", (long long)aid);
-    json_t *d = api("POST", path, "{}", &st);
+    json_t *d = api_op("POST", path, "{}", &st);
     assert_int_equal(st, 200);
     json_decref(d);
     snprintf(path, sizeof(path), "/v1/actions/%lld?wait=10", (long long)aid);
