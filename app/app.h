@@ -74,6 +74,7 @@ int cmd_help(struct app *app, int argc, char **argv);
 int cmd_version(struct app *app, int argc, char **argv);
 int cmd_files(struct app *app, int argc, char **argv);
 int cmd_cat(struct app *app, int argc, char **argv);
+int cmd_egress(struct app *app, int argc, char **argv);
 
 /* The dashboard's export (struct ui_options.export_session): session id's record into dir
  * as NAME.json, NAME.md and NAME.cast (NAME: the session's name when plain, else its id;

@@ -111,6 +111,16 @@ static json_t *export_collect_on(struct export_src *src, const char *id)
                                       "verified", json_object_get(chain, "ok"), "entries",
                                       json_object_get(chain, "chain")));
     json_decref(chain);
+    /* The connections through its egress proxy (none without "network": "egress"). */
+    snprintf(path, sizeof(path), "/v1/sessions/%s/egress?limit=10000", id);
+    json_t *egress = export_get(src, path, 0);
+    if (json_is_object(egress))
+        json_object_set_new(doc, "egress",
+                            json_pack("{s:O,s:O,s:O}", "connections",
+                                      json_object_get(egress, "connections"), "hosts",
+                                      json_object_get(egress, "hosts"), "rules",
+                                      json_object_get(egress, "rules")));
+    json_decref(egress);
     snprintf(path, sizeof(path), "/v1/sessions/%s/logs?tail=2000", id);
     json_t *logs = export_get(src, path, 0);
     json_object_set_new(doc, "logs", logs ? logs : json_null());

@@ -33,7 +33,7 @@ static bool new_env_add(json_t *env, const char *arg)
 
 int cmd_new(struct app *app, int argc, char **argv)
 {
-    enum { OPT_ALLOW = 256, OPT_NO_KEEP };
+    enum { OPT_ALLOW = 256, OPT_NO_KEEP, OPT_BACKEND };
     static const struct option opts[] = {{"image", required_argument, NULL, 'i'},
                                          {"name", required_argument, NULL, 'n'},
                                          {"memory", required_argument, NULL, 'm'},
@@ -43,6 +43,7 @@ int cmd_new(struct app *app, int argc, char **argv)
                                          {"env-allow", required_argument, NULL, OPT_ALLOW},
                                          {"confirm", required_argument, NULL, 'C'},
                                          {"no-keep-alive", no_argument, NULL, OPT_NO_KEEP},
+                                         {"backend", required_argument, NULL, OPT_BACKEND},
                                          {"json", no_argument, NULL, 'j'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -87,6 +88,9 @@ int cmd_new(struct app *app, int argc, char **argv)
             break;
         case OPT_NO_KEEP:
             json_object_set_new(body, "keep_alive", json_false());
+            break;
+        case OPT_BACKEND:
+            json_object_set_new(body, "backend", json_string(optarg));
             break;
         case 'j':
             as_json = true;

@@ -39,6 +39,8 @@ static const struct config_key config_keys[] = {
     CK("security", "setup", CT_STRING, security[6]),
     CK("security", "terminal", CT_STRING, security[7]),
     CK("security", "root_terminal", CT_STRING, security[8]),
+    CK("security", "root_agent", CT_STRING, security[9]),
+    CK("security", "backend_local", CT_STRING, security[10]),
     CK("paddock", "confirm", CT_STRING, confirm),
     CK("paddock", "approval_timeout", CT_NUMBER, approval_timeout),
     CK("paddock", "retention_days", CT_NUMBER, retention_days),
@@ -56,12 +58,20 @@ static const struct config_key config_keys[] = {
     CK("approvals", "allow", CT_STRINGS, allow),
     CK("approvals", "deny", CT_STRINGS, deny),
     CK("approvals", "ceiling", CT_STRING, rule_ceiling),
+    CK("local", "enabled", CT_BOOL, local_enabled),
+    CK("local", "user", CT_STRING, local_user),
+    CK("local", "root", CT_STRING, local_root),
+    CK("local", "unsandboxed", CT_BOOL, local_unsandboxed),
+    CK("local", "bwrap", CT_STRING, local_bwrap),
+    CK("egress", "allow", CT_STRINGS, egress_allow),
+    CK("egress", "deny", CT_STRINGS, egress_deny),
+    CK("egress", "ask", CT_BOOL, egress_ask),
 };
 #undef CK
 
 const char *const config_security_keys[CONFIG_SECURITY_KEYS] = {
-    "network_bridge", "network_host", "ports",    "host_volumes",  "gpus",
-    "runtime",        "setup",        "terminal", "root_terminal",
+    "network_bridge", "network_host", "ports",         "host_volumes", "gpus",          "runtime",
+    "setup",          "terminal",     "root_terminal", "root_agent",   "backend_local",
 };
 
 struct config_parser {
@@ -370,6 +380,7 @@ int config_load(const char *path, struct config *c, char **warnings, char **err)
     c->enable_auto_lint = -1;
     c->bell = -1;
     c->mouse = -1;
+    c->egress_ask = -1;
     c->confirmation_mode = -1;
     *err = NULL;
     if (warnings)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* The [security] settings of weaker isolation (engine/security.c's table, docs/security.md). */
-#define CONFIG_SECURITY_KEYS 9
+#define CONFIG_SECURITY_KEYS 11
 extern const char *const config_security_keys[CONFIG_SECURITY_KEYS];
 
 struct config {
@@ -37,6 +37,14 @@ struct config {
     /* A session's disk limit when it names none, and the free space kept under the state dir
      * ("10g", "1g"; "0" for no floor). NULL: not set. */
     char *disk_limit, *disk_floor;
+    /* [local]: the local backend (engine/driver_local.h), an operator's opt-in; the ints are
+     * 1 when set true. */
+    int local_enabled, local_unsandboxed;
+    char *local_user, *local_root, *local_bwrap;
+    /* [egress]: what "network": "egress" sessions allow and deny besides their own lists
+     * (patterns, NULL: none) and whether they ask about the rest (-1: not set; docs/egress.md) */
+    char **egress_allow, **egress_deny;
+    int egress_ask;
     char *path; /* the file read, NULL when none */
 };
 

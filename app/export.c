@@ -116,6 +116,31 @@ static void export_md(FILE *f, json_t *doc)
             md_block(f, diff);
         }
     }
+    json_t *conns = json_object_get(json_object_get(doc, "egress"), "connections");
+    if (json_array_size(conns)) {
+        fprintf(f, "\n## Egress\n\n| # | started | method | destination | decision | rule | by "
+                   "| up | down | end |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for (size_t k = json_array_size(conns); k-- > 0;) {
+            x = json_array_get(conns, k);
+            char dest[300], m[300], r[300], by[300], end[300];
+            snprintf(dest, sizeof(dest), "%s:%lld",
+                     json_string_value(json_object_get(x, "host")) ?: "-",
+                     (long long)json_integer_value(json_object_get(x, "port")));
+            fprintf(
+                f, "| %lld | %s | %s | %s | %s | %s | %s | %lld | %lld | %s |\n",
+                (long long)json_integer_value(json_object_get(x, "id")),
+                cli_time(json_number_value(json_object_get(x, "started_at")), c, sizeof(c)),
+                md_cell(json_string_value(json_object_get(x, "method")) ?: "-", m, sizeof(m)),
+                md_cell(dest, b, sizeof(b)),
+                json_string_value(json_object_get(x, "decision")) ?: "-",
+                md_cell(json_string_value(json_object_get(x, "rule")) ?: "-", r, sizeof(r)),
+                md_cell(json_string_value(json_object_get(x, "decided_by")) ?: "-", by, sizeof(by)),
+                (long long)json_integer_value(json_object_get(x, "bytes_up")),
+                (long long)json_integer_value(json_object_get(x, "bytes_down")),
+                md_cell(json_string_value(json_object_get(x, "end_reason")) ?: "open", end,
+                        sizeof(end)));
+        }
+    }
     const char *log = json_string_value(json_object_get(json_object_get(doc, "logs"), "text"));
     if (log && *log) {
         fprintf(f, "\n## Container log (tail)\n\n");

@@ -50,7 +50,7 @@ const struct app_command app_commands[] = {
      .run = cmd_serve},
     {.name = "new",
      .args = "[--image IMG] [--name NAME] [--memory SIZE] [--cpus N] [--network MODE] "
-             "[--env NAME[=VALUE]]... [--json]",
+             "[--env NAME[=VALUE]]... [--backend NAME] [--json]",
      .help = "create a session that stays; print its name and id",
      .about = "Creates a sandbox session and leaves it running (unlike run, which deletes its\n"
               "own). Work in it with exec, run --session, or the dashboard; remove it with rm.",
@@ -65,6 +65,8 @@ const struct app_command app_commands[] = {
                 "  --confirm POLICY     which actions wait for the operator (never, high,\n"
                 "                       medium, always)\n"
                 "  --no-keep-alive      deleted when the engine stops cleanly\n"
+                "  --backend NAME       docker (the default) or local: on the host under\n"
+                "                       bubblewrap, when the engine's config enables [local]\n"
                 "  --json               the session as JSON\n",
      .example = "paddock new --name demo --memory 1g --network bridge --env LANG=C.UTF-8",
      .run = cmd_new},
@@ -260,6 +262,15 @@ const struct app_command app_commands[] = {
                 "  --json       as JSON\n",
      .example = "paddock cat demo src/main.py | less",
      .run = cmd_cat},
+    {.name = "egress",
+     .args = "[--json] SESSION",
+     .help = "a session's connections through its egress proxy, and totals per host",
+     .about = "The connections of a session with \"network\": \"egress\" through its proxy,\n"
+              "newest first: method, destination, decision and the rule or person behind it,\n"
+              "bytes each way, how it ended; then the totals per host (docs/egress.md).",
+     .options = "  --json  as JSON\n",
+     .example = "paddock egress demo",
+     .run = cmd_egress},
     {.name = "export",
      .args = "SESSION [--format json|md|cast] [--raw] [-o FILE]",
      .help = "a session's record as JSON, Markdown or an asciinema cast",

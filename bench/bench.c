@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -74,6 +75,21 @@ static char *session_create(double *ms)
     char *r = st == 201 && id ? strdup(id) : NULL;
     if (!r)
         fprintf(stderr, "bench: session create failed (%ld)\n", st);
+    json_decref(j);
+    return r;
+}
+
+/* POST /v1/sessions with body: the id, or NULL; *ms the time to ready. */
+static char *session_create_body(const char *body, double *ms)
+{
+    json_t *j = NULL;
+    double t0 = now_ms();
+    long st = req("POST", "/v1/sessions", body, &j);
+    *ms = now_ms() - t0;
+    const char *id = json_string_value(json_object_get(j, "id"));
+    char *r = st == 201 && id ? strdup(id) : NULL;
+    if (!r)
+        fprintf(stderr, "bench: session create %s failed (%ld)\n", body, st);
     json_decref(j);
     return r;
 }
@@ -486,6 +502,47 @@ static void throughput(int n, int rounds, struct tput_result *r)
     free(paths);
 }
 
+/* The local backend (bubblewrap on the host) against Docker in the same run: session ready,
+ * interleaved in random order, then echo hi through the engine on one session of each. */
+struct backends {
+    struct timings lready, dready, lecho, decho;
+};
+
+static void measure_backends(int n_ready, int n_echo, struct backends *b)
+{
+    static const char *const bodies[2] = {"{\"backend\": \"local\"}", "{}"};
+    struct timings *ready[2] = {&b->lready, &b->dready}, *echo[2] = {&b->lecho, &b->decho};
+    for (int i = 0; i < n_ready + 1; i++) { /* the first round warms up */
+        bool first = rand() & 1;
+        for (int k = 0; k < 2; k++) {
+            int which = (k == 0) == first ? 0 : 1;
+            double ms;
+            char *id = session_create_body(bodies[which], &ms);
+            if (id && i > 0)
+                timings_add(ready[which], ms);
+            if (id)
+                session_delete(id);
+            free(id);
+        }
+    }
+    double ms;
+    char *ids[2] = {session_create_body(bodies[0], &ms), session_create_body(bodies[1], &ms)};
+    for (int i = 0; ids[0] && ids[1] && i < n_echo; i++) {
+        bool first = rand() & 1;
+        for (int k = 0; k < 2; k++) {
+            int which = (k == 0) == first ? 0 : 1;
+            double t0 = now_ms();
+            if (action(ids[which], RUN("echo hi"), "hi"))
+                timings_add(echo[which], now_ms() - t0);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        if (ids[k])
+            session_delete(ids[k]);
+        free(ids[k]);
+    }
+}
+
 static void row(const char *what, struct timings *a, const char *peer, struct timings *b)
 {
     if (!a->n || !b->n) {
@@ -557,6 +614,16 @@ int main(int argc, char **argv)
     snprintf(operator_sock, sizeof(operator_sock), "%s/operator.sock", dir);
     setenv("PADDOCK_TEST_LABEL", "bench", 1);
     setenv("PADDOCK_IMAGE", image, 1);
+    /* The local backend's opt-in, when bubblewrap and the user nobody are there. */
+    bool local_ok = access("/usr/bin/bwrap", X_OK) == 0 && getpwnam("nobody");
+    char cfg[300];
+    snprintf(cfg, sizeof(cfg), "%s/config.toml", dir);
+    FILE *cf = local_ok ? fopen(cfg, "w") : NULL;
+    if (cf) {
+        fprintf(cf, "[local]\nenabled = true\nuser = \"nobody\"\nroot = \"%s/local-root\"\n", dir);
+        fclose(cf);
+        setenv("PADDOCK_CONFIG", cfg, 1);
+    }
     pid_t eng = fork();
     if (eng == 0) {
         if (!freopen(log, "w", stderr))
@@ -686,6 +753,11 @@ int main(int argc, char **argv)
     if (sid)
         session_delete(sid);
 
+    /* 3a. the local backend against Docker */
+    struct backends be = {0};
+    if (cf)
+        measure_backends(n_ready, n_echo / 5, &be);
+
     /* 3b. recorded actions per second across sessions */
     struct tput_result tput = {0};
     if (n_tput > 0)
@@ -705,6 +777,8 @@ int main(int argc, char **argv)
            "-----------", "----------------------------------------------", "-----------",
            "-----------", "------------------------");
     row("session ready", &ready, "docker run --rm --network none IMG true", &drun);
+    row("session ready, local backend", &be.lready, "session ready, docker backend", &be.dready);
+    row("echo hi, local backend", &be.lecho, "echo hi, docker backend", &be.decho);
     row("session ready, warm pool", &warm, "docker run --rm --network none IMG true", &drun);
     row("echo hi, engine API", &echo, "docker exec C sh -c 'echo hi'", &dexec);
     row("echo hi, executor socket", &echo_x, "docker exec C sh -c 'echo hi'", &dexec2);

@@ -82,6 +82,7 @@ struct action_waiter {
 };
 
 struct actions {
+    enum action_scope scope; /* of the approval being delivered (action_decision_scope) */
     struct action *held;
     struct action_waiter *waiters;
 };
@@ -478,8 +479,7 @@ static void action_forward(struct action *a, struct session *s)
                                .timeout_ms = (long)(t * 1000.0) + 60000};
     if (stream)
         output_begin(eng, a->id, a->session_id);
-    if (eng->driver->executor_request(s, &req, stream ? action_on_streamed : action_on_done, a) <
-        0) {
+    if (s->driver->executor_request(s, &req, stream ? action_on_streamed : action_on_done, a) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         action_on_done(&r, a);
     }
@@ -766,6 +766,20 @@ int64_t action_ask(struct engine *eng, const struct action_request *q, action_de
     return id;
 }
 
+enum action_scope action_decision_scope(const struct engine *eng)
+{
+    return eng->actions ? eng->actions->scope : ACTION_SCOPE_ONCE;
+}
+
+void action_ask_cancel(struct engine *eng, int64_t id, const char *why)
+{
+    struct action *a = action_find(eng, id);
+    if (!a || !a->decided)
+        return;
+    a->decided = NULL;
+    action_reject(a, APPROVAL_REJECTED, "engine", why, NULL);
+}
+
 void action_end(struct engine *eng, int64_t id, enum action_st state, int exit_code,
                 const char *observation, const char *error)
 {
@@ -905,7 +919,18 @@ void action_decide(struct engine *eng, int64_t id, const struct action_decision 
         action_decided_fn fn = a->decided;
         void *ud = a->decided_ud;
         action_unhold(a); /* a long poll answers at its end (action_end), not now */
+        eng->actions->scope =
+            d->remember && d->scope == ACTION_SCOPE_ONCE ? ACTION_SCOPE_SESSION : d->scope;
         fn(true, d->by, ud);
+        eng->actions->scope = ACTION_SCOPE_ONCE;
+        return;
+    }
+    if (approve && d->scope == ACTION_SCOPE_ENGINE) {
+        action_result(out, ERR_BAD_REQUEST,
+                      "action %lld: \"scope\": \"engine\" is for egress questions; an agent's "
+                      "action is remembered for its session (\"remember\": true) or by an "
+                      "engine-wide rule (POST /v1/rules)",
+                      (long long)id);
         return;
     }
     if (approve && (!s || s->state != SESSION_READY || !s->container_id)) {

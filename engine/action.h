@@ -34,11 +34,15 @@ struct action_result {
     enum err_code err; /* ERR_NONE on success */
     char message[512];
 };
+/* How far an approval reaches: this once, the rest of the session, every session of the
+ * engine (the last only for what the engine asks itself: egress, docs/egress.md). */
+enum action_scope { ACTION_SCOPE_ONCE, ACTION_SCOPE_SESSION, ACTION_SCOPE_ENGINE };
 struct action_decision {
     bool approve; /* else reject */
     const char *by, *reason;
-    bool remember;       /* approve: allow this pattern for the rest of the session */
-    const char *pattern; /* with remember: the pattern; NULL: exactly this command or path */
+    bool remember;           /* approve: allow this pattern for the rest of the session */
+    const char *pattern;     /* with remember: the pattern; NULL: exactly this command or path */
+    enum action_scope scope; /* "remember" is ACTION_SCOPE_SESSION */
 };
 /* Decide a pending action. 404 unknown; 409 already_decided / expired / not_pending /
  * session_gone / conflict, and nothing changes; 200 when decided. */
@@ -75,6 +79,13 @@ struct action_request {
  * action_end once what was approved is over. */
 int64_t action_ask(struct engine *eng, const struct action_request *q, action_decided_fn fn,
                    void *ud, char **err);
+/* The scope the operator gave the approval being delivered: valid during an approving
+ * action_decided_fn call (what an asker that keeps rules reads, egress.c); ACTION_SCOPE_ONCE
+ * at any other time. */
+enum action_scope action_decision_scope(const struct engine *eng);
+/* The asker went away before a decision (a connection closed): the pending action is rejected
+ * by the engine with why, and its fn is not called. Nothing when it is not pending. */
+void action_ask_cancel(struct engine *eng, int64_t id, const char *why);
 /* The end of an action the engine did itself: its state, exit code, observation (JSON text, or
  * NULL) and error, recorded and published. */
 void action_end(struct engine *eng, int64_t id, enum action_st state, int exit_code,

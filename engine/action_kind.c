@@ -54,6 +54,8 @@ static const struct action_kind action_kinds[] = {
      * (its transcript is the observation), a session with weaker isolation. */
     {.name = "terminal", .summary_arg = "command", .shell_like = true, .engine_side = true},
     {.name = "create", .summary_arg = "asks", .engine_side = true},
+    /* A connection to a network destination nobody decided yet (egress.c, docs/egress.md). */
+    {.name = "egress", .summary_arg = "destination", .engine_side = true},
 };
 
 _Static_assert(sizeof action_kinds / sizeof action_kinds[0] <= ACTION_KIND_MAX,

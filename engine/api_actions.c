@@ -169,8 +169,8 @@ void api_route_action_get(struct api_req *r)
     action_wait(api_req_engine(r), id, wait, api_action_waited, r);
 }
 
-/* {"by", "reason", "remember", "pattern"}: all optional; unknown keys and wrong types are a
- * 400. */
+/* {"by", "reason", "remember", "pattern", "scope"}: all optional; unknown keys and wrong types
+ * are a 400. */
 static json_t *api_decision_body(struct api_req *r, bool approve, struct action_decision *d)
 {
     json_t *body = api_req_json(r, 1);
@@ -181,7 +181,7 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
     json_object_foreach(body, k, v)
     {
         bool str = strcmp(k, "by") == 0 || strcmp(k, "reason") == 0 ||
-                   (approve && strcmp(k, "pattern") == 0);
+                   (approve && (strcmp(k, "pattern") == 0 || strcmp(k, "scope") == 0));
         bool flag = approve && strcmp(k, "remember") == 0;
         if ((!str && !flag) || (str && !json_is_string(v)) || (flag && !json_is_boolean(v)) ||
             (str && strlen(json_string_value(v)) > 4096)) {
@@ -189,7 +189,10 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
                             "%s takes {\"by\": name, \"reason\": text%s} (strings up to 4096 "
                             "bytes); \"%.64s\" is not one of them or has the wrong type",
                             approve ? "approve" : "reject",
-                            approve ? ", \"remember\": true|false, \"pattern\": glob" : "", k);
+                            approve ? ", \"remember\": true|false, \"pattern\": glob, \"scope\": "
+                                      "once|session|engine"
+                                    : "",
+                            k);
             json_decref(body);
             return NULL;
         }
@@ -201,6 +204,22 @@ static json_t *api_decision_body(struct api_req *r, bool approve, struct action_
     d->reason = json_string_value(json_object_get(body, "reason"));
     d->remember = json_is_true(json_object_get(body, "remember"));
     d->pattern = json_string_value(json_object_get(body, "pattern"));
+    static const char *const scopes[] = {[ACTION_SCOPE_ONCE] = "once",
+                                         [ACTION_SCOPE_SESSION] = "session",
+                                         [ACTION_SCOPE_ENGINE] = "engine"};
+    const char *scope = json_string_value(json_object_get(body, "scope"));
+    d->scope = ACTION_SCOPE_ONCE;
+    for (size_t i = 0; scope && i < sizeof scopes / sizeof scopes[0]; i++)
+        if (strcmp(scope, scopes[i]) == 0)
+            d->scope = (enum action_scope)i;
+    if (scope && strcmp(scope, scopes[d->scope]) != 0) {
+        api_reply_error(r, ERR_BAD_REQUEST,
+                        "\"scope\" must be \"once\", \"session\" or \"engine\"");
+        json_decref(body);
+        return NULL;
+    }
+    if (d->scope == ACTION_SCOPE_SESSION)
+        d->remember = true;
     if (d->pattern && !d->remember) {
         api_reply_error(r, ERR_BAD_REQUEST, "\"pattern\" goes with \"remember\": true");
         json_decref(body);

@@ -6,6 +6,7 @@
 #include "engine/changes.h"
 #include "engine/disk.h"
 #include "engine/driver.h"
+#include "engine/egress.h"
 #include "engine/engine_internal.h"
 #include "engine/files.h"
 #include "engine/gc.h"
@@ -18,6 +19,7 @@
 #include "engine/seccomp_probe.h"
 #include "engine/security.h"
 #include "engine/session.h"
+#include "engine/session_internal.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
 #include "engine/terminal.h"
@@ -281,6 +283,13 @@ static void route_session_stats(struct api_req *r)
     struct engine *eng = api_req_engine(r);
     if (!api_session_known(r))
         return;
+    struct session *s = session_find(eng, api_req_param(r, 0));
+    if (s && s->driver == &driver_local) {
+        api_reply_error(r, ERR_NOT_IMPLEMENTED,
+                        "resource stats are not available on the local backend (it has no "
+                        "cgroup of its own)");
+        return;
+    }
     stats_flush(eng->stats, api_req_param(r, 0));
     const char *since = api_req_query(r, "since"), *limit = api_req_query(r, "limit");
     char *end = NULL;
@@ -389,6 +398,7 @@ const struct api_route api_routes[] = {
     {"POST", "/v1/gc", route_gc, API_ROUTE_OPERATOR},
     {"GET", "/v1/sessions/*/logs", logs_route_get, 0},
     {"GET", "/v1/sessions/*/changes", changes_route_get, 0},
+    {"GET", "/v1/sessions/*/egress", egress_route_list, 0},
     {"GET", "/v1/sessions/*/stats", route_session_stats, 0},
     {"GET", "/v1/events", api_events_open, 0},
     {"POST", "/v1/images", images_route_build, 0},

@@ -139,7 +139,7 @@ static void browse_start(struct api_req *r, bool list)
                               .body = op->body,
                               .body_len = strlen(op->body),
                               .timeout_ms = BROWSE_TIMEOUT_MS};
-    if (s->eng->driver->executor_request(s, &hr, browse_on_done, op) < 0) {
+    if (s->driver->executor_request(s, &hr, browse_on_done, op) < 0) {
         struct http_result res = {.status = -1, .error = "cannot start a request"};
         browse_on_done(&res, op);
     }

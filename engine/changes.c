@@ -14,6 +14,7 @@
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
+#include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/session_config.h"
 #include "engine/store/store.h"
@@ -636,6 +637,8 @@ static void changes_on_diff(const struct sandbox_reply *rep, void *ud)
     if (op->r) {
         if (rep->status == 404) {
             changes_reply_stored(op->r, op->session, "it was removed");
+        } else if (rep->status == 501) { /* the driver has none (the local backend) */
+            api_reply_error(op->r, ERR_NOT_IMPLEMENTED, "%s", rep->message);
         } else if (rep->status != 200) {
             api_reply_error(op->r, rep->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR,
                             "cannot read the container's changes: %s", rep->message);
@@ -709,7 +712,7 @@ void changes_route_get(struct api_req *r)
         return;
     }
     op->r = r;
-    if (eng->driver->changes(eng, cid, changes_on_diff, op) < 0) {
+    if (local_driver_for(eng, cid)->changes(eng, cid, changes_on_diff, op) < 0) {
         changes_op_free(op);
         api_reply_error(r, ERR_INTERNAL, "cannot start a request");
     }
@@ -731,7 +734,7 @@ void changes_save(struct engine *eng, const char *session_id, const char *contai
         changes_on_diff(&rep, op);
         return;
     }
-    if (eng->driver->changes(eng, container_id, changes_on_diff, op) < 0) {
+    if (local_driver_for(eng, container_id)->changes(eng, container_id, changes_on_diff, op) < 0) {
         struct sandbox_reply rep = {.status = -1, .message = "cannot start a request"};
         changes_on_diff(&rep, op);
     }

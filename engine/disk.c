@@ -356,7 +356,7 @@ static void disk_next(struct disk *d)
         l->eng = d->eng;
         l->gen = d->gen;
         d->learning = true;
-        if (d->eng->driver->inspect(d->eng, s->container_id, disk_on_inspect, l) < 0) {
+        if (s->driver->inspect(d->eng, s->container_id, disk_on_inspect, l) < 0) {
             struct sandbox_reply none = {.status = -1, .message = "cannot start a request"};
             disk_on_inspect(&none, l);
         }

@@ -6,6 +6,7 @@
 
 static const struct sandbox_driver *const drivers[] = {
     &driver_docker,
+    &driver_local,
 };
 #define N_DRIVERS (sizeof(drivers) / sizeof(drivers[0]))
 

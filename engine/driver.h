@@ -214,6 +214,7 @@ struct sandbox_driver {
 
 /* The drivers (driver.c's table lists them). */
 extern const struct sandbox_driver driver_docker; /* driver_docker.c */
+extern const struct sandbox_driver driver_local;  /* driver_local.c: a session backend */
 
 /* The driver of that name, or NULL. */
 const struct sandbox_driver *driver_find(const char *name);

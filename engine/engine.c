@@ -8,6 +8,8 @@
 #include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
+#include "engine/driver_local.h"
+#include "engine/egress.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 #include "engine/images.h"
@@ -296,6 +298,8 @@ int engine_serve(const struct engine_options *opt, char **err)
     store_actions_interrupt_inflight(eng.store, util_now());
     if (api_rules_load_config(&eng, opt->rule_ceiling, opt->allow, opt->deny, err) < 0)
         goto out;
+    if (egress_load_config(&eng, opt->egress_allow, opt->egress_deny, opt->egress_ask, err) < 0)
+        goto out;
 
     eng.loop = loop_new();
     eng.events = events_new();
@@ -313,6 +317,13 @@ int engine_serve(const struct engine_options *opt, char **err)
         eng.driver = NULL;
         goto out;
     }
+    struct local_options lo = {.enabled = opt->local_enabled,
+                               .user = opt->local_user,
+                               .root = opt->local_root,
+                               .unsandboxed = opt->local_unsandboxed,
+                               .bwrap = opt->local_bwrap};
+    if (local_setup(&eng, &lo, err) < 0)
+        goto out;
     if (seccomp_probe_start(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
@@ -359,7 +370,7 @@ int engine_serve(const struct engine_options *opt, char **err)
         *err = strdup("out of memory");
         goto out;
     }
-    if (actions_init(&eng) < 0 || output_init(&eng) < 0) {
+    if (actions_init(&eng) < 0 || output_init(&eng) < 0 || egress_init(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
     }
@@ -383,6 +394,7 @@ out:
     if (eng.http)
         http_cancel_all(eng.http);
     seccomp_probe_free(&eng);
+    egress_shutdown(&eng);
     actions_shutdown(&eng);
     output_shutdown(&eng);
     terminals_free(&eng);
@@ -403,12 +415,15 @@ out:
     images_free(&eng);
     if (eng.driver)
         eng.driver->close(&eng);
+    local_teardown(&eng);
     http_free(eng.http);
     store_close(eng.store);
     if (sigfd >= 0)
         close(sigfd);
     loop_free(eng.loop);
     events_free(eng.events);
+    json_decref(eng.egress_allow);
+    json_decref(eng.egress_deny);
     free(eng.state_dir);
     free(eng.socket_path);
     free(eng.executor_path);

@@ -12,7 +12,10 @@ struct engine_options {
     const char *driver;      /* the sandbox driver (driver.c's table); NULL: "docker" */
     const char *docker_host; /* the driver's address; Docker's NULL: $DOCKER_HOST or
                                 /var/run/docker.sock */
-    const char *pool;        /* warm pool: "N" (default image) or "IMAGE=N,..."; NULL: none */
+    /* The local backend (driver_local.h; the config's [local]): off unless local_enabled. */
+    bool local_enabled, local_unsandboxed;
+    const char *local_user, *local_root, *local_bwrap;
+    const char *pool; /* warm pool: "N" (default image) or "IMAGE=N,..."; NULL: none */
     /* Approvals: the policy of sessions that name none ("never", "high", "medium", "always";
      * NULL: "high") and how long an action waits for the operator (seconds; 0: 600). */
     const char *confirm;
@@ -25,6 +28,12 @@ struct engine_options {
     const char *rule_ceiling;
     const char *const *allow;
     const char *const *deny;
+    /* The config file's [egress]: patterns every "network": "egress" session allows (when its
+     * request gives no "allow") and denies (always, besides its own), NULL-terminated (NULL:
+     * none), and whether such sessions ask about the rest by default (-1: true). */
+    const char *const *egress_allow;
+    const char *const *egress_deny;
+    int egress_ask;
     /* History of deleted sessions older than this many days is removed (0: kept forever). */
     double retention_days;
     /* A session's disk limit when it names none (bytes; 0: 10 GiB), and the free space kept on

@@ -12,6 +12,7 @@
 struct loop;
 struct http;
 struct sandbox_driver;
+struct local;
 struct store;
 struct api;
 struct events;
@@ -23,6 +24,7 @@ struct actions;
 struct output;
 struct term;
 struct seccomp_probe;
+struct egress;
 struct disk;
 
 /* Containment the benchmarks switch off to measure what it costs (bench/containment.c), from
@@ -40,6 +42,8 @@ struct engine {
      * with its state in driver_state (Docker's: struct docker). */
     const struct sandbox_driver *driver;
     void *driver_state;
+    /* The local backend ([local] in the config; driver_local.c), NULL when off. */
+    struct local *local;
     struct store *store;
     struct api *api;
     struct events *events;   /* what modules publish and the API's feeds receive (events.c) */
@@ -50,8 +54,12 @@ struct engine {
     struct actions *actions; /* actions held for approval or in flight (action.c) */
     struct output *output;   /* running actions' live output (output.c) */
     struct term *terminals;  /* operator terminals into sandboxes (terminal.c) */
-    struct disk *disk;       /* the disk watchdog and the store's floor (disk.c) */
-    unsigned bench_off;      /* enum engine_bench_off bits; 0 outside benchmarks */
+    struct egress *egress;   /* egress sessions' proxies and connections (egress.c) */
+    /* The config file's [egress] defaults (engine.h), checked at start; arrays of patterns. */
+    json_t *egress_allow, *egress_deny;
+    int egress_ask;
+    struct disk *disk;  /* the disk watchdog and the store's floor (disk.c) */
+    unsigned bench_off; /* enum engine_bench_off bits; 0 outside benchmarks */
     char *state_dir;
     char *socket_path;     /* the agents' API socket (--socket) */
     char *operator_socket; /* <state>/operator.sock: the operator's channel (api.h) */

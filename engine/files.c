@@ -281,7 +281,7 @@ static void files_on_done(const struct http_result *res, void *ud)
 
 static void files_forward(struct files_op *op, const struct http_request *req)
 {
-    if (op->eng->driver->executor_request(op->s, req, files_on_done, op) < 0) {
+    if (op->s->driver->executor_request(op->s, req, files_on_done, op) < 0) {
         struct http_result res = {.status = -1, .error = "cannot start a request"};
         files_on_done(&res, op);
     }

@@ -8,6 +8,7 @@
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
+#include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/store/store.h"
 
@@ -176,6 +177,13 @@ void logs_route_get(struct api_req *r)
             logs_reply_stored(r, id);
         return;
     }
+    if (follow && local_driver_for(eng, cid) == &driver_local) {
+        json_decref(s);
+        api_reply_error(r, ERR_NOT_IMPLEMENTED,
+                        "following logs is not available on the local backend (without follow: "
+                        "the executor's own output)");
+        return;
+    }
     if (follow) {
         struct logs_follow *f = calloc(1, sizeof(*f));
         if (!f) {
@@ -184,8 +192,8 @@ void logs_route_get(struct api_req *r)
             return;
         }
         f->eng = eng;
-        f->in = eng->driver->logs_follow(eng, cid, (int)tail, (int)stamps, logs_on_item,
-                                         logs_on_end, f);
+        f->in = local_driver_for(eng, cid)->logs_follow(eng, cid, (int)tail, (int)stamps,
+                                                        logs_on_item, logs_on_end, f);
         json_decref(s);
         if (!f->in) {
             free(f);
@@ -204,7 +212,8 @@ void logs_route_get(struct api_req *r)
         q->r = r;
         q->session_id = strdup(id);
     }
-    if (!q || !q->session_id || eng->driver->logs_tail(eng, cid, (int)tail, logs_on_tail, q) < 0) {
+    if (!q || !q->session_id ||
+        local_driver_for(eng, cid)->logs_tail(eng, cid, (int)tail, logs_on_tail, q) < 0) {
         if (q)
             free(q->session_id);
         free(q);
@@ -273,7 +282,8 @@ void logs_save_tail(struct engine *eng, const char *session_id, const char *cont
     op->eng = eng;
     op->done = done;
     op->ud = ud;
-    if (eng->driver->logs_tail(eng, container_id, LOGS_TAIL_LINES, logs_on_save_tail, op) < 0) {
+    if (local_driver_for(eng, container_id)
+            ->logs_tail(eng, container_id, LOGS_TAIL_LINES, logs_on_save_tail, op) < 0) {
         struct sandbox_reply rep = {.status = -1, .message = "cannot start a request"};
         logs_on_save_tail(&rep, op);
     }

@@ -391,7 +391,7 @@ int session_claim(struct session *s, const char *name, json_t *patch, json_t *en
                                .timeout_ms = 30000};
     session_hold(s);
     session_op_begin(s, SESSION_OP_CLAIM);
-    if (!body || eng->driver->executor_request(s, &req, claim_on_env, op) < 0) {
+    if (!body || s->driver->executor_request(s, &req, claim_on_env, op) < 0) {
         struct http_result r = {.status = -1, .error = "cannot start a request"};
         claim_on_env(&r, op);
     }

@@ -128,7 +128,7 @@ static void refresh_probe(struct session *s)
         op->s = s;
         op->gen = s->gen;
     }
-    if (!op || s->eng->driver->executor_request(s, &req, refresh_on_alive, op) < 0) {
+    if (!op || s->driver->executor_request(s, &req, refresh_on_alive, op) < 0) {
         free(op);
         retry_schedule(s);
         refresh_done(s);
@@ -244,7 +244,7 @@ void session_refresh(struct session *s)
         op->s = s;
         op->gen = s->gen;
     }
-    if (!op || s->eng->driver->inspect(s->eng, s->container_id, refresh_on_inspect, op) < 0) {
+    if (!op || s->driver->inspect(s->eng, s->container_id, refresh_on_inspect, op) < 0) {
         free(op);
         retry_schedule(s);
         refresh_done(s);
@@ -289,7 +289,7 @@ static void reconcile_on_list(const struct sandbox_reply *r, void *ud)
     for (struct session *s = eng->sessions; s; s = s->next) {
         if (s->op != SESSION_OP_NONE || !session_st_is_live(s->state))
             continue;
-        if (s->seen)
+        if (s->seen || s->driver != eng->driver) /* another driver's: asked on its own */
             session_refresh(s);
         else if (s->container_id)
             session_gone(s);
@@ -301,6 +301,10 @@ static void reconcile_on_list(const struct sandbox_reply *r, void *ud)
 void session_reconcile(struct engine *eng)
 {
     char *label = util_strdupf("paddock.engine=%s", eng->engine_id);
+    /* Sessions of another driver (local) do not wait for Docker's list. */
+    for (struct session *s = eng->sessions; s; s = s->next)
+        if (s->driver != eng->driver && s->op == SESSION_OP_NONE && session_st_is_live(s->state))
+            session_refresh(s);
     if (!label || eng->driver->list(eng, label, reconcile_on_list, eng) < 0) {
         struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         reconcile_on_list(&r, eng);
@@ -313,7 +317,9 @@ void session_mark_disconnected(struct engine *eng, const char *why)
     for (struct session *s = eng->sessions; s; s = s->next) {
         unsigned running = SESSION_ST_SET(SESSION_READY) | SESSION_ST_SET(SESSION_STARTED) |
                            SESSION_ST_SET(SESSION_PAUSED) | SESSION_ST_SET(SESSION_DISCONNECTED);
-        if (s->op != SESSION_OP_NONE || !(running & SESSION_ST_SET(s->state)))
+        /* Only the engine's driver is down: another driver's sandboxes are not. */
+        if (s->op != SESSION_OP_NONE || !(running & SESSION_ST_SET(s->state)) ||
+            s->driver != eng->driver)
             continue;
         session_set_state(s, SESSION_DISCONNECTED, why);
     }
@@ -412,7 +418,7 @@ static void explain_on_wait(const struct sandbox_reply *r, void *ud)
 {
     struct explain *x = ud;
     if (r->status != 200 ||
-        x->s->eng->driver->inspect(x->s->eng, x->s->container_id, explain_on_inspect, x) < 0) {
+        x->s->driver->inspect(x->s->eng, x->s->container_id, explain_on_inspect, x) < 0) {
         struct sandbox_reply running = {.status = 200, .message = ""};
         explain_on_inspect(&running, x);
     }
@@ -425,8 +431,8 @@ static void explain_on_inspect(const struct sandbox_reply *r, void *ud)
     const char *status = json_string_value(json_object_get(state, "Status"));
     if (r->status == 200 && status && strcmp(status, "running") == 0 && !x->waited) {
         x->waited = true;
-        if (x->s->eng->driver->wait(x->s->eng, x->s->container_id, EXPLAIN_WAIT_MS, explain_on_wait,
-                                    x) == 0)
+        if (x->s->driver->wait(x->s->eng, x->s->container_id, EXPLAIN_WAIT_MS, explain_on_wait,
+                               x) == 0)
             return;
     }
     char *msg;
@@ -482,7 +488,7 @@ void session_explain_failure(struct session *s, const struct http_result *r,
         return;
     }
     session_hold(s);
-    if (s->eng->driver->inspect(s->eng, s->container_id, explain_on_inspect, x) < 0) {
+    if (s->driver->inspect(s->eng, s->container_id, explain_on_inspect, x) < 0) {
         struct sandbox_reply none = {.status = -1, .message = ""};
         explain_on_inspect(&none, x);
     }

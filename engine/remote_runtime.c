@@ -229,6 +229,50 @@ static void remote_start_done(const struct session_result *res, void *ud)
         remote_start_free(st);
 }
 
+/* OpenHands' action-server command line (`... --plugins agent_skills jupyter vscode
+ * --username openhands --user-id 1000 ...`): the plugins and the user it asks for, as session
+ * options. Without those flags, OpenHands' defaults: `openhands`, uid 1000, agent_skills and
+ * jupyter. vscode is dropped rather than refused: OpenHands adds it by default, and the
+ * runtime's vscode/connection_token answers that there is none. */
+static void remote_command_options(json_t *command, json_t *opts)
+{
+    json_t *plugins = NULL;
+    bool root = false;
+    long uid = -1; /* not given */
+    bool in_plugins = false;
+    size_t i;
+    json_t *x;
+    json_array_foreach(command, i, x)
+    {
+        const char *a = json_string_value(x);
+        const char *next = json_string_value(json_array_get(command, i + 1));
+        if (!a)
+            continue;
+        if (strncmp(a, "--", 2) == 0)
+            in_plugins = false;
+        if (strcmp(a, "--plugins") == 0) {
+            in_plugins = true;
+            if (!plugins)
+                plugins = json_array();
+        } else if (in_plugins && strcmp(a, "vscode") != 0) {
+            json_array_append(plugins, x);
+        } else if (strcmp(a, "--username") == 0 && next) {
+            root = strcmp(next, "root") == 0;
+        } else if (strcmp(a, "--user-id") == 0 && next) {
+            char *end;
+            uid = strtol(next, &end, 10);
+            if (*end || end == next || uid < 0 || uid > 65534)
+                uid = -1;
+        }
+    }
+    json_object_set_new(opts, "plugins",
+                        plugins ? plugins : json_pack("[s,s]", "agent_skills", "jupyter"));
+    root = root || uid == 0; /* OpenHands runs as uid 0 exactly when it runs as root */
+    json_object_set_new(opts, "run_as_openhands", json_boolean(!root));
+    if (!root && uid > 0)
+        json_object_set_new(opts, "user_id", json_integer(uid));
+}
+
 /* OpenHands' /start body → session options; NULL after a 400 reply. */
 static json_t *remote_start_options(struct api_req *r, json_t *body)
 {
@@ -264,6 +308,8 @@ static json_t *remote_start_options(struct api_req *r, json_t *body)
                             json_pack("{s:I}", "memory", (json_int_t)(REMOTE_MEMORY_BASE * f)));
     if (json_is_string(rclass))
         json_object_set(opts, "runtime", rclass);
+    json_t *command = json_object_get(body, "command");
+    remote_command_options(json_is_array(command) ? command : NULL, opts);
     return opts;
 }
 

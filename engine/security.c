@@ -4,6 +4,7 @@
 
 #include "engine/base/util.h"
 #include "engine/engine_internal.h"
+#include "engine/risk/egress_policy.h"
 #include "engine/session_config.h"
 
 #include <stdio.h>
@@ -33,6 +34,11 @@ static const struct security_row security_rows[SECURITY_ASK_COUNT] = {
     [SECURITY_TERMINAL] = {.name = "terminal",
                            .what = "a terminal (commands there pass no risk check)"},
     [SECURITY_ROOT_TERMINAL] = {.name = "root_terminal", .what = "a terminal as root"},
+    [SECURITY_ROOT_AGENT] = {.name = "root_agent",
+                             .what = "\"run_as_openhands\": false (the agent's shell as root)"},
+    [SECURITY_BACKEND_LOCAL] = {.name = "backend_local",
+                                .what = "\"backend\": \"local\" (the host's kernel, its "
+                                        "system readable)"},
 };
 
 static const char *const security_modes[SECURITY_MODE_COUNT] = {
@@ -110,6 +116,20 @@ unsigned security_config_asks(const struct session_config *c, char *what, size_t
         snprintf(item, sizeof(item), "network %s", session_net_name(c->network));
         security_note(what, size, &len, item);
     }
+    /* Egress is no weaker than none, unless the client's own allow list names the host's
+     * addresses (the docker0 gateway, the metadata address): as much as the bridge gives. */
+    size_t ai;
+    json_t *a;
+    json_array_foreach(
+        c->network == SESSION_NET_EGRESS && c->egress_allow_own ? c->egress_allow : NULL, ai, a)
+    {
+        const char *kind = egress_pattern_internal(json_string_value(a));
+        if (!kind)
+            continue;
+        asks |= 1u << SECURITY_NETWORK_BRIDGE;
+        snprintf(item, sizeof(item), "egress to %.300s, a %s address", json_string_value(a), kind);
+        security_note(what, size, &len, item);
+    }
     for (size_t i = 0; i < c->n_ports; i++) {
         asks |= 1u << SECURITY_PORTS;
         snprintf(item, sizeof(item), "port %d/%s published", c->ports[i].port, c->ports[i].proto);
@@ -148,10 +168,18 @@ unsigned security_config_asks(const struct session_config *c, char *what, size_t
                  json_array_size(c->setup) == 1 ? "" : "s");
         security_note(what, size, &len, item);
     }
+    if (c->local) {
+        asks |= 1u << SECURITY_BACKEND_LOCAL;
+        security_note(what, size, &len, "the local backend (on the host, under bubblewrap)");
+    }
     if (c->runtime) {
         asks |= 1u << SECURITY_RUNTIME;
         snprintf(item, sizeof(item), "runtime %.128s", c->runtime);
         security_note(what, size, &len, item);
+    }
+    if (c->user == SESSION_USER_ROOT) {
+        asks |= 1u << SECURITY_ROOT_AGENT;
+        security_note(what, size, &len, "the agent as root");
     }
     return asks;
 }

@@ -24,6 +24,8 @@ enum security_ask {
     SECURITY_SETUP,          /* image build steps: run as root with Docker's build network */
     SECURITY_TERMINAL,       /* a terminal (as the agent's user): no risk check per command */
     SECURITY_ROOT_TERMINAL,  /* a terminal as root */
+    SECURITY_ROOT_AGENT,     /* "run_as_openhands": false: the agent's shell as root */
+    SECURITY_BACKEND_LOCAL,  /* "backend": "local": on the host, its system readable */
     SECURITY_ASK_COUNT
 };
 

@@ -14,6 +14,8 @@
 #include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
+#include "engine/driver_local.h"
+#include "engine/egress.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 #include "engine/logs.h"
@@ -195,8 +197,10 @@ int session_set_state_exit(struct session *s, enum session_st to, const char *re
         const char *old = json_string_value(json_object_get(cur, "reason"));
         bool same = (!old && !reason) || (old && reason && strcmp(old, reason) == 0);
         json_decref(cur);
-        if (same)
+        if (same) {
+            egress_session_sync(s);
             return 0;
+        }
     } else if (!session_st_allows(s->state, to)) {
         return -1;
     }
@@ -207,6 +211,7 @@ int session_set_state_exit(struct session *s, enum session_st to, const char *re
     session_publish(s->eng, s->id);
     if (!s->pooled)
         stats_on_state(s->eng->stats, s->id, s->container_id, to);
+    egress_session_sync(s);
     return 0;
 }
 
@@ -244,6 +249,7 @@ static struct session *session_alloc(struct engine *eng, const char *id, const c
     snprintf(s->id, sizeof(s->id), "%s", id);
     s->state = state;
     s->keep_alive = true;
+    s->driver = eng->driver;
     s->name = strdup(name ? name : id);
     s->sock_dir = util_strdupf("%s/run/%s", eng->state_dir, id);
     s->exec_sock = s->sock_dir ? util_strdupf("%s/executor.sock", s->sock_dir) : NULL;
@@ -286,6 +292,8 @@ void session_load_all(struct engine *eng)
             continue;
         if (cid)
             s->container_id = strdup(cid);
+        if (cid && strncmp(cid, LOCAL_ID_PREFIX, strlen(LOCAL_ID_PREFIX)) == 0)
+            s->driver = &driver_local;
         s->keep_alive = session_config_keep_alive(eng, id);
         s->pooled = json_is_true(json_object_get(row, "pooled"));
         const char *image = json_string_value(json_object_get(row, "image"));
@@ -365,7 +373,7 @@ static void start_fail(struct start_op *op, enum err_code err, const char *msg)
         session_set_state(s, SESSION_ERROR, msg);
         if (s->container_id) {
             session_hold(s);
-            if (s->eng->driver->remove(s->eng, s->container_id, start_on_removed, s) < 0)
+            if (s->driver->remove(s->eng, s->container_id, start_on_removed, s) < 0)
                 session_release(s);
         } else {
             session_prepare_cleanup(s->eng, s->id);
@@ -380,7 +388,7 @@ static void start_fail(struct start_op *op, enum err_code err, const char *msg)
     } else {
         if (s->state == SESSION_STARTED) {
             session_hold(s);
-            if (s->eng->driver->stop(s->eng, s->container_id, 5, start_on_stopped, s) < 0)
+            if (s->driver->stop(s->eng, s->container_id, 5, start_on_stopped, s) < 0)
                 session_release(s);
         }
         session_set_state(s, SESSION_STOPPED, msg);
@@ -427,8 +435,8 @@ static void start_on_inspect(const struct sandbox_reply *r, void *ud)
     if (r->status == 200 && state && !json_is_true(json_object_get(state, "Running"))) {
         op->exit_code = (int)json_integer_value(json_object_get(state, "ExitCode"));
         op->oom = json_is_true(json_object_get(state, "OOMKilled"));
-        if (op->s->eng->driver->logs_tail(op->s->eng, op->s->container_id, 20, start_on_exit_logs,
-                                          op) < 0) {
+        if (op->s->driver->logs_tail(op->s->eng, op->s->container_id, 20, start_on_exit_logs, op) <
+            0) {
             struct sandbox_reply none = {.status = -1, .message = ""};
             start_on_exit_logs(&none, op);
         }
@@ -455,7 +463,7 @@ static void start_on_alive(const struct http_result *r, void *ud)
     if (loop_now_ms() > op->next_inspect) {
         op->next_inspect = loop_now_ms() + 500;
         /* Now and then ask Docker whether the container still runs; the reply probes again. */
-        if (op->s->eng->driver->inspect(op->s->eng, op->s->container_id, start_on_inspect, op) == 0)
+        if (op->s->driver->inspect(op->s->eng, op->s->container_id, start_on_inspect, op) == 0)
             return;
     }
     /* Tight backoff: the executor binds its socket milliseconds after start. */
@@ -467,13 +475,13 @@ static void start_on_alive(const struct http_result *r, void *ud)
 static void start_probe(void *ud)
 {
     struct start_op *op = ud;
-    if (!op->s->eng->driver->executor_ready(op->s)) {
+    if (!op->s->driver->executor_ready(op->s)) {
         struct http_result r = {.status = -1, .error = "no socket yet"};
         start_on_alive(&r, op);
         return;
     }
     struct http_request req = {.method = "GET", .url = "http://executor/alive", .timeout_ms = 2000};
-    if (op->s->eng->driver->executor_request(op->s, &req, start_on_alive, op) < 0)
+    if (op->s->driver->executor_request(op->s, &req, start_on_alive, op) < 0)
         start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
@@ -505,7 +513,7 @@ static void start_on_start(const struct sandbox_reply *r, void *ud)
     op->backoff_ms = 1;
     op->deadline = loop_now_ms() + SESSION_READY_TIMEOUT_MS;
     op->next_inspect = loop_now_ms() + 500;
-    if (op->cfg) /* the host ports Docker chose go into the store */
+    if (op->cfg && op->s->driver != &driver_local) /* the host ports Docker chose: stored */
         session_prepare_started(op->s->eng, op->cfg, op->s->id, op->s->container_id,
                                 start_on_mounts_checked, op);
     else
@@ -514,7 +522,7 @@ static void start_on_start(const struct sandbox_reply *r, void *ud)
 
 static void start_begin(struct start_op *op)
 {
-    if (op->s->eng->driver->start(op->s->eng, op->s->container_id, start_on_start, op) < 0)
+    if (op->s->driver->start(op->s->eng, op->s->container_id, start_on_start, op) < 0)
         start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
@@ -546,8 +554,10 @@ void session_start_container(struct session *s, bool restart, session_done_fn fn
     op->restart = restart;
     /* The old executor's socket is dead; the new one binds it again. */
     unlink(s->exec_sock);
-    s->exec_init_pid = 0; /* a new first process: learned again */
-    if (restart)
+    s->exec_init_pid = 0;                      /* a new first process: learned again */
+    if (restart && s->driver == &driver_local) /* no binds to check again */
+        start_begin(op);
+    else if (restart)
         session_prepare_restart(s->eng, s->container_id, start_on_rechecked, op);
     else
         start_begin(op);
@@ -619,12 +629,16 @@ static void create_on_probe(const char *refusal, void *ud)
     /* Named after the engine and the session: predictable for people, unique per engine. */
     char cname[96];
     snprintf(cname, sizeof(cname), "paddock-%.8s-%s", s->eng->engine_id, s->name);
-    if (s->eng->driver->create(s->eng, cname, op->body, create_on_create, op) < 0)
+    if (s->driver->create(s->eng, cname, op->body, create_on_create, op) < 0)
         start_fail(op, ERR_INTERNAL, "cannot start a request");
 }
 
 static void create_container(struct start_op *op)
 {
+    if (op->s->driver == &driver_local) { /* no Docker: its seccomp profile is not used */
+        create_on_probe(NULL, op);
+        return;
+    }
     seccomp_probe_wait(op->s->eng, create_on_probe, op);
 }
 
@@ -715,7 +729,8 @@ int session_create(struct engine *eng, json_t *opts, bool agent, session_done_fn
     /* A warm sandbox when the pool has one for these options: ready in a store write. */
     const char *image = cfg->image ? cfg->image : eng->default_image;
     const char *name = cfg->name;
-    if (!eng->stopping && (!name || !session_find_ref(eng, name)) && pool_fits(eng, opts, image)) {
+    if (!eng->stopping && !cfg->local && (!name || !session_find_ref(eng, name)) &&
+        pool_fits(eng, opts, image)) {
         struct session *warm = pool_take(eng, image);
         json_t *o = json_pack(
             "{s:b,s:s,s:f}", "keep_alive", cfg->keep_alive, "confirm",
@@ -758,6 +773,15 @@ int session_create_pooled(struct engine *eng, const char *image, session_done_fn
     return session_create_cfg(eng, cfg, true, NULL, fn, ud, bad);
 }
 
+/* The engine's own preparation (volumes, runtimes, clones), which a local session has none of. */
+static void create_prepare(struct start_op *op)
+{
+    if (op->cfg->local)
+        create_on_prepared(NULL, op);
+    else
+        session_prepare(op->s->eng, op->cfg, op->s->id, create_on_prepared, op);
+}
+
 /* The operator decided an agent's create that asked for weaker isolation. */
 static void create_on_decided(bool approved, const char *why, void *ud)
 {
@@ -775,7 +799,7 @@ static void create_on_decided(bool approved, const char *why, void *ud)
                "created\",\"extras\":{}}",
                NULL);
     session_set_state(s, SESSION_STARTING, NULL);
-    session_prepare(s->eng, op->cfg, s->id, create_on_prepared, op);
+    create_prepare(op);
 }
 
 /* hold: what the create asks beyond the hardened default, when the operator must approve it
@@ -789,7 +813,8 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
         return session_refuse(bad, ERR_EXECUTOR_MISSING,
                               "paddock-executor not found next to paddock; set PADDOCK_EXECUTOR");
     }
-    const char *image = cfg->image ? cfg->image : eng->default_image;
+    /* A local session has no image: the host's system, read-only, is its root. */
+    const char *image = cfg->local ? "local" : cfg->image ? cfg->image : eng->default_image;
     char id[2 * SESSION_ID_BYTES + 1];
     if (util_random_hex(id, SESSION_ID_BYTES) < 0) {
         session_config_free(cfg);
@@ -831,6 +856,8 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
                               "state dir path too long for a unix socket (108 bytes)");
     }
     s->keep_alive = cfg->keep_alive;
+    if (cfg->local)
+        s->driver = &driver_local;
     s->pooled = pooled;
     s->image = strdup(image);
     json_t *config = session_config_stored(cfg, eng, id, image);
@@ -893,7 +920,7 @@ static int session_create_cfg(struct engine *eng, struct session_config *cfg, bo
         free(why);
         return 0;
     }
-    session_prepare(eng, cfg, s->id, create_on_prepared, op);
+    create_prepare(op);
     return 0;
 }
 
@@ -947,8 +974,7 @@ static void delete_on_volumes(const struct sandbox_reply *r, void *ud)
             if (!name)
                 continue;
             op->volumes_left++;
-            if (op->s->eng->driver->volume_remove(op->s->eng, name, delete_on_volume_removed, op) <
-                0)
+            if (op->s->driver->volume_remove(op->s->eng, name, delete_on_volume_removed, op) < 0)
                 op->volumes_left--;
         }
     if (--op->volumes_left == 0)
@@ -975,7 +1001,7 @@ static void delete_on_remove(const struct sandbox_reply *r, void *ud)
         return;
     }
     char *label = util_strdupf("paddock.session=%s", s->id);
-    if (!label || eng->driver->volume_list(eng, label, delete_on_volumes, op) < 0) {
+    if (!label || s->driver->volume_list(eng, label, delete_on_volumes, op) < 0) {
         struct sandbox_reply none = {.status = -1, .message = ""};
         delete_on_volumes(&none, op);
     }
@@ -986,7 +1012,7 @@ static void delete_on_changes_saved(void *ud, const char *error)
 {
     struct delete_op *op = ud;
     (void)error; /* changes we could not keep do not keep the container alive either */
-    if (op->s->eng->driver->remove(op->s->eng, op->s->container_id, delete_on_remove, op) < 0) {
+    if (op->s->driver->remove(op->s->eng, op->s->container_id, delete_on_remove, op) < 0) {
         struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         delete_on_remove(&r, op);
     }

@@ -6,9 +6,11 @@
 #include "engine/base/git.h"
 #include "engine/base/util.h"
 #include "engine/disk.h"
+#include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/mount_policy.h"
 #include "engine/platform.h"
+#include "engine/risk/egress_policy.h"
 #include "engine/risk/policy.h"
 #include "engine/session.h"
 
@@ -44,7 +46,9 @@
 struct parse {
     struct engine *eng;
     struct session_config *c;
-    char *why; /* malloc'd refusal */
+    char *why;      /* malloc'd refusal */
+    json_t *opts;   /* the request's options */
+    bool forbidden; /* refused by the operator's config (403), not for its form (400) */
 };
 
 static char session_config_msg[768];
@@ -72,7 +76,7 @@ static int parse_known(struct parse *p, json_t *obj, const char *prefix, const c
             ok = ok || strcmp(k, known[i]) == 0;
         if (ok)
             continue;
-        char list[256] = "";
+        char list[512] = ""; /* every option's name fits */
         for (size_t i = 0; known[i]; i++)
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
                      known[i]);
@@ -321,6 +325,7 @@ static const char *const net_modes[SESSION_NET_COUNT] = {
     [SESSION_NET_NONE] = "none",
     [SESSION_NET_BRIDGE] = "bridge",
     [SESSION_NET_HOST] = "host",
+    [SESSION_NET_EGRESS] = "egress",
 };
 
 const char *session_net_name(enum session_net net)
@@ -342,7 +347,8 @@ static int opt_network(struct parse *p, json_t *v)
 {
     if (session_net_parse(json_cstr(v), &p->c->network) == 0)
         return 0;
-    return parse_fail(p, "\"network\" must be \"none\" (the default), \"bridge\" or \"host\"");
+    return parse_fail(p, "\"network\" must be \"none\" (the default), \"egress\" (a proxy "
+                         "through the engine, docs/egress.md), \"bridge\" or \"host\"");
 }
 
 static int opt_gpus(struct parse *p, json_t *v)
@@ -597,6 +603,21 @@ static int opt_keep_alive(struct parse *p, json_t *v)
     return opt_bool(p, v, "keep_alive", &p->c->keep_alive);
 }
 
+/* "docker" (the engine's driver) or "local" (driver_local.c), which the operator must enable. */
+static int opt_backend(struct parse *p, json_t *v)
+{
+    const char *b = json_string_value(v);
+    if (!b || (strcmp(b, "docker") != 0 && strcmp(b, "local") != 0))
+        return parse_fail(p, "\"backend\" must be \"docker\" or \"local\"");
+    p->c->local = strcmp(b, "local") == 0;
+    char why[300];
+    if (p->c->local && local_check_usable(p->eng, why, sizeof(why)) < 0) {
+        p->forbidden = true;
+        return parse_fail(p, "%s", why);
+    }
+    return 0;
+}
+
 static int opt_confirm(struct parse *p, json_t *v)
 {
     int pol = policy_parse(json_string_value(v));
@@ -612,6 +633,114 @@ static int opt_approval_timeout(struct parse *p, json_t *v)
     if (!json_is_number(v) || json_number_value(v) < 1 || json_number_value(v) > 86400)
         return parse_fail(p, "\"approval_timeout\" must be a number of seconds from 1 to 86400");
     p->c->approval_timeout = json_number_value(v);
+    return 0;
+}
+
+#define EGRESS_MAX_PATTERNS 256
+#define EGRESS_MAX_CONNECTIONS_DEFAULT 64
+#define EGRESS_IDLE_TIMEOUT_DEFAULT 300.0
+
+/* Named lists of allow patterns a create may ask for by name ("presets"). */
+static const struct {
+    const char *name;
+    const char *const *allow;
+} egress_presets[] = {
+    {"python", (const char *const[]){"pypi.org:443", "files.pythonhosted.org:443", NULL}},
+    {"node", (const char *const[]){"registry.npmjs.org:443", "registry.yarnpkg.com:443", NULL}},
+    {"git-hosts",
+     (const char *const[]){"github.com:443", "*.github.com:443", "*.githubusercontent.com:443",
+                           "gitlab.com:443", "*.gitlab.com:443", "bitbucket.org:443", NULL}},
+};
+
+static int egress_patterns_add(struct parse *p, json_t *to, const char *pattern, const char *field)
+{
+    char low[EGRESS_HOST_MAX + 16];
+    size_t n = strlen(pattern);
+    if (n == 0 || n >= sizeof(low))
+        return parse_fail(p, "\"%s\" holds an empty or over-long pattern", field);
+    for (size_t i = 0; i <= n; i++)
+        low[i] = (char)tolower((unsigned char)pattern[i]);
+    if (!egress_pattern_valid(low))
+        return parse_fail(p,
+                          "\"%s\": \"%.80s\" is not a pattern (a host, \"*.domain\", \"*\", an "
+                          "IPv4 address or [IPv6], each optionally with \":port\")",
+                          field, pattern);
+    if (json_array_size(to) >= EGRESS_MAX_PATTERNS)
+        return parse_fail(p, "\"%s\" holds more than %d patterns", field, EGRESS_MAX_PATTERNS);
+    return json_array_append_new(to, json_string(low));
+}
+
+static int egress_list(struct parse *p, json_t *obj, const char *key, json_t *to)
+{
+    json_t *v = json_object_get(obj, key);
+    char field[32];
+    snprintf(field, sizeof(field), "egress.%s", key);
+    if (!v)
+        return 0;
+    if (!json_is_array(v))
+        return parse_fail(p, "\"%s\" must be an array of patterns", field);
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e)
+    {
+        if (!json_cstr(e))
+            return parse_fail(p, "\"%s\" must be an array of patterns", field);
+        if (egress_patterns_add(p, to, json_string_value(e), field) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int opt_egress(struct parse *p, json_t *v)
+{
+    static const char *const known[] = {"allow",           "deny",         "ask", "presets",
+                                        "max_connections", "idle_timeout", NULL};
+    struct session_config *c = p->c;
+    if (!json_is_object(v))
+        return parse_fail(p, "\"egress\" must be an object ({\"allow\": [...], \"ask\": true})");
+    if (parse_known(p, v, "egress.", known) < 0)
+        return -1;
+    if (json_object_get(v, "allow")) {
+        json_array_clear(c->egress_allow); /* the request's list replaces the config's */
+        c->egress_allow_own = true;
+    }
+    if (egress_list(p, v, "allow", c->egress_allow) < 0 ||
+        egress_list(p, v, "deny", c->egress_deny) < 0)
+        return -1;
+    json_t *presets = json_object_get(v, "presets");
+    if (presets && !json_is_array(presets))
+        return parse_fail(p, "\"egress.presets\" must be an array of names");
+    size_t i;
+    json_t *e;
+    json_array_foreach(presets, i, e)
+    {
+        const char *name = json_cstr(e);
+        size_t k = 0, n = sizeof egress_presets / sizeof egress_presets[0];
+        while (name && k < n && strcmp(egress_presets[k].name, name))
+            k++;
+        if (!name || k == n)
+            return parse_fail(p, "\"egress.presets\": unknown preset (known: python, node, "
+                                 "git-hosts)");
+        for (const char *const *a = egress_presets[k].allow; *a; a++)
+            if (egress_patterns_add(p, c->egress_allow, *a, "egress.presets") < 0)
+                return -1;
+    }
+    json_t *ask = json_object_get(v, "ask");
+    if (ask && !json_is_boolean(ask))
+        return parse_fail(p, "\"egress.ask\" must be true or false");
+    if (ask)
+        c->egress_ask = json_is_true(ask);
+    json_t *mc = json_object_get(v, "max_connections");
+    if (mc && (!json_is_integer(mc) || json_integer_value(mc) < 1 || json_integer_value(mc) > 1024))
+        return parse_fail(p, "\"egress.max_connections\" must be an integer from 1 to 1024");
+    if (mc)
+        c->egress_max_connections = (int)json_integer_value(mc);
+    json_t *it = json_object_get(v, "idle_timeout");
+    if (it && (!json_is_number(it) || json_number_value(it) < 1 || json_number_value(it) > 86400))
+        return parse_fail(p, "\"egress.idle_timeout\" must be a number of seconds from 1 to 86400");
+    if (it)
+        c->egress_idle_timeout = json_number_value(it);
+    c->egress_given = true;
     return 0;
 }
 
@@ -683,6 +812,93 @@ static int opt_runtime(struct parse *p, json_t *v)
     return 0;
 }
 
+/* The executor's plugins by OpenHands' names (and paddock's own); `unavailable` says why one
+ * is refused. */
+static const struct {
+    const char *name;
+    const char *unavailable;
+} plugin_names[] = {
+    {.name = "jupyter"},
+    {.name = "agent_skills"},
+    {.name = "ipython"},
+    {.name = "gitinfo"},
+    {.name = "vscode",
+     .unavailable = "paddock runs no VS Code server in the sandbox; open a shell in it with "
+                    "`paddock exec` or the dashboard's terminal instead"},
+};
+#define PLUGIN_NAMES (sizeof(plugin_names) / sizeof(plugin_names[0]))
+
+static int opt_plugins(struct parse *p, json_t *v)
+{
+    if (!json_is_array(v))
+        return parse_fail(p, "\"plugins\" must be an array of plugin names such as "
+                             "[\"agent_skills\", \"jupyter\"]");
+    json_t *list = json_array();
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x)
+    {
+        const char *name = json_string_value(x);
+        size_t k = 0;
+        while (name && k < PLUGIN_NAMES && strcmp(name, plugin_names[k].name))
+            k++;
+        if (!name || k == PLUGIN_NAMES) {
+            json_decref(list);
+            return parse_fail(p,
+                              "\"plugins\": unknown plugin %s%s%s (known: jupyter, "
+                              "agent_skills, ipython, gitinfo)",
+                              name ? "\"" : "", name ? name : "(not a string)", name ? "\"" : "");
+        }
+        if (plugin_names[k].unavailable) {
+            json_decref(list);
+            return parse_fail(p, "\"plugins\": %s is not available: %s", name,
+                              plugin_names[k].unavailable);
+        }
+        size_t j;
+        json_t *y;
+        bool seen = false;
+        json_array_foreach(list, j, y) seen = seen || strcmp(json_string_value(y), name) == 0;
+        if (!seen)
+            json_array_append_new(list, json_string(name));
+    }
+    json_decref(p->c->plugins);
+    p->c->plugins = list;
+    return 0;
+}
+
+static const char *const user_names[SESSION_USER_COUNT] = {
+    [SESSION_USER_AGENT] = "agent",
+    [SESSION_USER_OPENHANDS] = "openhands",
+    [SESSION_USER_ROOT] = "root",
+};
+
+const char *session_user_name(enum session_user u)
+{
+    return (unsigned)u < SESSION_USER_COUNT ? user_names[u] : NULL;
+}
+
+/* OpenHands' run_as_openhands: true is the `openhands` user, false root. Without it the
+ * agent is paddock's `agent`. */
+static int opt_run_as_openhands(struct parse *p, json_t *v)
+{
+    bool on = false;
+    if (opt_bool(p, v, "run_as_openhands", &on) < 0)
+        return -1;
+    p->c->user = on ? SESSION_USER_OPENHANDS : SESSION_USER_ROOT;
+    return 0;
+}
+
+/* OpenHands' sandbox.user_id: the agent's uid (ignored for root, as OpenHands does). */
+static int opt_user_id(struct parse *p, json_t *v)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 65534)
+        return parse_fail(p, "\"user_id\" must be an integer from 1 to 65534 (the agent's uid; "
+                             "\"run_as_openhands\": false runs it as root)");
+    p->c->uid = (long)json_integer_value(v);
+    p->c->uid_asked = true;
+    return 0;
+}
+
 static int opt_git(struct parse *p, json_t *v)
 {
     static const char *const known[] = {"url", "token", "ref", NULL};
@@ -725,6 +941,7 @@ static const struct session_option session_options[] = {
     {"env_allow", opt_env_allow},
     {"limits", opt_limits},
     {"network", opt_network},
+    {"egress", opt_egress},
     {"gpus", opt_gpus},
     {"read_only", opt_read_only},
     {"ports", opt_ports},
@@ -732,6 +949,7 @@ static const struct session_option session_options[] = {
     {"workspace", opt_workspace},
     {"runtime", opt_runtime},
     {"keep_alive", opt_keep_alive},
+    {"backend", opt_backend},
     {"confirm", opt_confirm},
     {"approval_timeout", opt_approval_timeout},
     {"git", opt_git},
@@ -740,6 +958,9 @@ static const struct session_option session_options[] = {
     {"rebuild", opt_rebuild},
     {"platform", opt_platform},
     {"enable_auto_lint", opt_auto_lint},
+    {"plugins", opt_plugins},
+    {"run_as_openhands", opt_run_as_openhands},
+    {"user_id", opt_user_id},
 };
 #define SESSION_N_OPTIONS (sizeof(session_options) / sizeof(session_options[0]))
 
@@ -749,6 +970,38 @@ static int parse_combined(struct parse *p)
     struct session_config *c = p->c;
     if (env_withhold(p) < 0)
         return -1;
+    if (c->user == SESSION_USER_ROOT)
+        c->uid = 0;
+    /* Without the option: Python cells, as since run_ipython exists (paddock's name for
+     * OpenHands' jupyter). */
+    if (!c->plugins && !(c->plugins = json_pack("[s]", "ipython")))
+        return parse_fail(p, "out of memory");
+    /* The local backend runs on the host's system: nothing of a container to configure. */
+    static const char *const not_local[] = {
+        "image", "ports", "volumes", "workspace",          "runtime",
+        "gpus",  "git",   "setup",   "runtime_extra_deps", "read_only"};
+    for (size_t i = 0; c->local && i < sizeof(not_local) / sizeof(not_local[0]); i++)
+        if (p->opts && json_object_get(p->opts, not_local[i]) &&
+            !json_is_null(json_object_get(p->opts, not_local[i])))
+            return parse_fail(p,
+                              "\"%s\" is not available on the local backend (the host's "
+                              "system read-only, a workspace directory, no network)",
+                              not_local[i]);
+    json_t *lim = p->opts ? json_object_get(p->opts, "limits") : NULL;
+    static const char *const unenforced[] = {"cpus", "memory", "pids"};
+    for (size_t i = 0; c->local && i < sizeof(unenforced) / sizeof(unenforced[0]); i++)
+        if (json_object_get(lim, unenforced[i]))
+            return parse_fail(p,
+                              "\"limits.%s\" is not available on the local backend (it has no "
+                              "cgroup of its own; only \"limits.disk\" is enforced)",
+                              unenforced[i]);
+    if (c->local && c->network != SESSION_NET_NONE)
+        return parse_fail(p, "the local backend has no network: \"network\" must be \"none\"");
+    if (c->egress_given && c->network != SESSION_NET_EGRESS)
+        return parse_fail(p,
+                          "\"egress\" needs \"network\": \"egress\" (with \"%s\" it would "
+                          "decide nothing)",
+                          session_net_name(c->network));
     if (c->n_ports && c->network != SESSION_NET_BRIDGE)
         return parse_fail(p, "\"ports\" needs \"network\": \"bridge\" (with \"%s\" %s)",
                           session_net_name(c->network),
@@ -781,7 +1034,7 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
                          struct session_result *bad)
 {
     struct session_config *c = calloc(1, sizeof(*c));
-    struct parse p = {.eng = eng, .c = c};
+    struct parse p = {.eng = eng, .c = c, .opts = opts};
     *out = NULL;
     if (!c || !(c->env = json_object())) {
         free(c);
@@ -794,8 +1047,17 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     c->pids = SESSION_PIDS_DEFAULT;
     c->disk = disk_limit_default(eng); /* every session has one (disk.c enforces it) */
     c->network = SESSION_NET_NONE;
+    /* The config file's [egress] (egress_load_config): its allow list unless the request
+     * gives one, its deny list always, its ask unless the request says. */
+    c->egress_allow = eng->egress_allow ? json_copy(eng->egress_allow) : json_array();
+    c->egress_deny = eng->egress_deny ? json_copy(eng->egress_deny) : json_array();
+    c->egress_ask = eng->egress_allow ? eng->egress_ask != 0 : true;
+    c->egress_max_connections = EGRESS_MAX_CONNECTIONS_DEFAULT;
+    c->egress_idle_timeout = EGRESS_IDLE_TIMEOUT_DEFAULT;
     c->keep_alive = true; /* sessions outlive the engine unless asked otherwise */
     c->auto_lint = eng->auto_lint;
+    c->user = SESSION_USER_AGENT;
+    c->uid = SESSION_AGENT_UID;
     int rc = 0;
     const char *k;
     json_t *v;
@@ -824,8 +1086,9 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
                  p.why ? p.why : "out of memory");
         free(p.why);
         session_config_free(c);
-        *bad = (struct session_result){
-            .status = 400, .err = ERR_BAD_REQUEST, .message = session_config_msg};
+        *bad = (struct session_result){.status = p.forbidden ? 403 : 400,
+                                       .err = p.forbidden ? ERR_FORBIDDEN : ERR_BAD_REQUEST,
+                                       .message = session_config_msg};
         return -1;
     }
     *out = c;
@@ -853,9 +1116,12 @@ void session_config_free(struct session_config *c)
     free(c->image);
     free(c->name);
     json_decref(c->env);
+    json_decref(c->egress_allow);
+    json_decref(c->egress_deny);
     json_decref(c->env_allow);
     json_decref(c->withheld);
     json_decref(c->setup);
+    json_decref(c->plugins);
     json_decref(c->gpu_ids);
     free(c->platform);
     for (size_t i = 0; i < c->n_volumes; i++) {
@@ -915,12 +1181,22 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     json_t *o = json_object();
     json_t *limits = json_pack("{s:f,s:I,s:I}", "cpus", c->cpus, "memory", (json_int_t)c->memory,
                                "pids", (json_int_t)c->pids);
+    if (c->local) /* only the disk limit is enforced there (the watchdog measures the workspace) */
+        json_object_clear(limits);
     if (c->disk)
         json_object_set_new(limits, "disk", json_integer(c->disk));
     json_object_set_new(o, "limits", limits);
     json_object_set_new(o, "network", json_string(session_net_name(c->network)));
+    if (c->network == SESSION_NET_EGRESS)
+        json_object_set_new(o, "egress",
+                            json_pack("{s:O,s:O,s:b,s:i,s:f,s:s}", "allow", c->egress_allow, "deny",
+                                      c->egress_deny, "ask", c->egress_ask, "max_connections",
+                                      c->egress_max_connections, "idle_timeout",
+                                      c->egress_idle_timeout, "proxy",
+                                      "http://" SESSION_EGRESS_PROXY));
     json_object_set_new(o, "read_only", json_boolean(c->read_only));
     json_object_set_new(o, "keep_alive", json_boolean(c->keep_alive));
+    json_object_set_new(o, "backend", json_string(c->local ? "local" : "docker"));
     /* The approval policy as it applies, so the session shows it and a changed engine default
      * does not change an existing session. */
     json_object_set_new(o, "confirm",
@@ -993,6 +1269,9 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     }
     if (c->env_allow)
         json_object_set(o, "env_allow", c->env_allow);
+    json_object_set(o, "plugins", c->plugins);
+    json_object_set_new(o, "user", json_string(session_user_name(c->user)));
+    json_object_set_new(o, "user_id", json_integer(c->uid));
     return json_pack("{s:s,s:o,s:O,s:o}", "image", image, "env", session_config_env_names(c),
                      "withheld_env", c->withheld, "options", o);
 }
@@ -1080,6 +1359,20 @@ json_t *session_config_container(struct engine *eng, const struct session_config
 {
     json_t *envs = json_array();
     json_array_append_new(envs, json_string("LANG=C.UTF-8"));
+    if (c->network == SESSION_NET_EGRESS) {
+        /* Every process in the sandbox inherits them (the executor passes the container's
+         * environment on): pip, npm, git and curl go through the proxy unchanged. */
+        static const char *const proxy_env[] = {
+            "HTTP_PROXY=http://" SESSION_EGRESS_PROXY,
+            "HTTPS_PROXY=http://" SESSION_EGRESS_PROXY,
+            "http_proxy=http://" SESSION_EGRESS_PROXY,
+            "https_proxy=http://" SESSION_EGRESS_PROXY,
+            "NO_PROXY=localhost",
+            "no_proxy=localhost",
+        };
+        for (size_t i = 0; i < sizeof proxy_env / sizeof proxy_env[0]; i++)
+            json_array_append_new(envs, json_string(proxy_env[i]));
+    }
     /* The credential-named variables the executor lets into the agent's shell (an image that
      * sets it itself chose to). */
     if (json_array_size(c->env_allow)) {
@@ -1135,7 +1428,8 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         "CapDrop", "ALL", "CapAdd", "CHOWN", "SETUID", "SETGID", "KILL", "SecurityOpt",
         "no-new-privileges", eng->seccomp_opt, "PidsLimit", (json_int_t)c->pids, "Memory",
         (json_int_t)c->memory, "MemorySwap", (json_int_t)c->memory, "NanoCpus",
-        (json_int_t)(c->cpus * 1e9 + 0.5), "NetworkMode", session_net_name(c->network), "Init", 1,
+        (json_int_t)(c->cpus * 1e9 + 0.5), "NetworkMode",
+        c->network == SESSION_NET_EGRESS ? "none" : session_net_name(c->network), "Init", 1,
         "IpcMode", "private", "ShmSize", (json_int_t)(64 * 1024 * 1024), "LogConfig", "Type",
         "json-file", "Config", "max-size", "10m", "max-file", "1", "RestartPolicy", "Name", "no",
         "Mounts", mounts, "Ulimits", "Name", "nofile", "Soft", (json_int_t)8192, "Hard",
@@ -1170,16 +1464,37 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         }
         json_object_set_new(host, "PortBindings", bindings);
     }
-    json_t *cmd = json_pack("[s,s,s,s,s,s,s,s]", "--socket",
-                            SOCKET_DIR_IN_CONTAINER "/executor.sock", "--working-dir",
-                            WORKSPACE_IN_CONTAINER, "--user-id", "1000", "--plugins", "ipython");
-    if (c->read_only) {
+    char uid[24];
+    snprintf(uid, sizeof(uid), "%ld", c->uid);
+    json_t *cmd = json_pack("[s,s,s,s,s,s]", "--socket", SOCKET_DIR_IN_CONTAINER "/executor.sock",
+                            "--working-dir", WORKSPACE_IN_CONTAINER, "--user-id", uid);
+    /* paddock's `agent` is whatever the image names the uid; OpenHands' users are named,
+     * with their home made by the executor when the image has none. */
+    if (c->user != SESSION_USER_AGENT) {
+        json_array_append_new(cmd, json_string("--username"));
+        json_array_append_new(cmd, json_string(session_user_name(c->user)));
+    }
+    /* The executor takes the names up to the next option. The ipython plugin starts Python
+     * only at the first cell (and only if the image has it). */
+    if (json_array_size(c->plugins)) {
+        json_array_append_new(cmd, json_string("--plugins"));
+        size_t i;
+        json_t *x;
+        json_array_foreach(c->plugins, i, x) json_array_append(cmd, x);
+    }
+    if (c->network == SESSION_NET_EGRESS) {
+        json_array_append_new(cmd, json_string("--egress-proxy"));
+        json_array_append_new(cmd, json_string(SESSION_EGRESS_PROXY));
+        json_array_append_new(cmd, json_string("--egress-socket"));
+        json_array_append_new(cmd,
+                              json_string(SOCKET_DIR_IN_CONTAINER "/" SESSION_EGRESS_SOCKET_NAME));
+    }
+    if (c->read_only || c->user == SESSION_USER_OPENHANDS) {
         json_array_append_new(cmd, json_string("--home"));
-        json_array_append_new(cmd, json_string(READ_ONLY_HOME));
+        json_array_append_new(cmd, json_string(c->read_only ? READ_ONLY_HOME : "/home/openhands"));
     }
     if (c->auto_lint)
         json_array_append_new(cmd, json_string("--auto-lint"));
-    /* The ipython plugin starts Python only at the first cell (and only if the image has it). */
     json_t *body =
         json_pack("{s:s,s:[s],s:o,s:o,s:o,s:s,s:s,s:i,s:o}", "Image",
                   c->image ? c->image : eng->default_image, "Entrypoint", EXECUTOR_IN_CONTAINER,

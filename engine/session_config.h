@@ -34,12 +34,26 @@ enum session_net {
     SESSION_NET_NONE,   /* no network (the default) */
     SESSION_NET_BRIDGE, /* Docker's bridge: outbound, and published ports */
     SESSION_NET_HOST,   /* the host's own */
+    SESSION_NET_EGRESS, /* none, and an HTTP proxy through the engine (engine/egress.c) */
     SESSION_NET_COUNT
 };
-/* "none", "bridge", "host": the stored option and Docker's NetworkMode; NULL out of range. */
+/* "none", "bridge", "host", "egress": the stored option; NULL out of range. */
 const char *session_net_name(enum session_net net);
 /* The network mode named by text: 0 and *net, or -1 (*net untouched). */
 int session_net_parse(const char *name, enum session_net *net);
+
+/* Who the agent's shell runs as (OpenHands' run_as_openhands and sandbox.user_id). */
+enum session_user {
+    SESSION_USER_AGENT,     /* paddock's `agent` (uid 1000, /home/agent): the native default */
+    SESSION_USER_OPENHANDS, /* `openhands` (user_id, 1000 by default; /home/openhands) */
+    SESSION_USER_ROOT,      /* run_as_openhands false: root */
+    SESSION_USER_COUNT
+};
+/* "agent", "openhands", "root"; NULL out of range. */
+const char *session_user_name(enum session_user u);
+
+/* The default uid of the agent and openhands users. */
+#define SESSION_AGENT_UID 1000
 
 /* Where the workspace is mounted in the container. */
 #define WORKSPACE_IN_CONTAINER "/workspace"
@@ -83,6 +97,7 @@ struct session_config {
     bool ws_read_only;
     bool read_only;
     bool keep_alive;
+    bool local;              /* "backend": "local" (driver_local.c) */
     const char *confirm;     /* approval policy name; NULL: the engine's default */
     double approval_timeout; /* seconds; 0: the engine's default */
     char *runtime;
@@ -93,7 +108,25 @@ struct session_config {
     bool rebuild;
     char *platform; /* OpenHands' platform ("linux/amd64"), NULL: the daemon's own */
     bool auto_lint; /* OpenHands' enable_auto_lint (executor/lint.h) */
+    /* The executor's --plugins, OpenHands' names (array of strings, never NULL once parsed). */
+    json_t *plugins;
+    enum session_user user;
+    long uid;       /* the agent's uid */
+    bool uid_asked; /* user_id was given */
+    /* "network": "egress": what its proxy lets through (docs/egress.md). allow and deny are
+     * arrays of patterns (engine/risk/egress_policy.h), never NULL with egress. */
+    json_t *egress_allow, *egress_deny;
+    bool egress_ask;
+    int egress_max_connections;
+    double egress_idle_timeout; /* seconds */
+    bool egress_given;          /* the request had "egress" */
+    bool egress_allow_own;      /* its "allow" (else the config file's list) */
 };
+
+/* Where the sandbox's proxy listens (the executor) and the engine's socket it hands each
+ * connection to, as the container sees them. */
+#define SESSION_EGRESS_PROXY "127.0.0.1:3128"
+#define SESSION_EGRESS_SOCKET_NAME "egress.sock"
 
 /* Parse and check opts (the request body). 0 and *out, or -1 with *bad filled (400 and why;
  * the message stays valid until the next call). */

@@ -152,7 +152,7 @@ void session_pause_because(struct session *s, const char *reason, session_done_f
         control_op_end(op);
         return;
     }
-    if (op && s->eng->driver->pause(s->eng, s->container_id, pause_on_paused, op) < 0) {
+    if (op && s->driver->pause(s->eng, s->container_id, pause_on_paused, op) < 0) {
         struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         pause_on_paused(&r, op);
     }
@@ -182,7 +182,7 @@ static void control_resume(struct session *s, const char *verb, session_done_fn 
         return;
     if (s->state == SESSION_PAUSED) {
         struct control_op *op = control_op_new(s, SESSION_OP_RESUME, fn, ud);
-        if (op && s->eng->driver->resume(s->eng, s->container_id, resume_on_unpaused, op) < 0) {
+        if (op && s->driver->resume(s->eng, s->container_id, resume_on_unpaused, op) < 0) {
             struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
             resume_on_unpaused(&r, op);
         }
@@ -223,7 +223,7 @@ static void stop_on_stopped(const struct sandbox_reply *r, void *ud)
         return;
     }
     /* The exit code goes with the state. */
-    if (op->s->eng->driver->inspect(op->s->eng, op->s->container_id, stop_on_inspect, op) < 0) {
+    if (op->s->driver->inspect(op->s->eng, op->s->container_id, stop_on_inspect, op) < 0) {
         struct sandbox_reply none = {.status = -1, .message = ""};
         stop_on_inspect(&none, op);
     }
@@ -239,7 +239,7 @@ void session_stop(struct session *s, session_done_fn fn, void *ud)
     struct control_op *op = control_op_new(s, SESSION_OP_STOP, fn, ud);
     /* docker stop sends SIGTERM (the init passes it on) and SIGKILL after 5 s; a paused
      * container is thawed by Docker so that it can die. */
-    if (op && s->eng->driver->stop(s->eng, s->container_id, 5, stop_on_stopped, op) < 0) {
+    if (op && s->driver->stop(s->eng, s->container_id, 5, stop_on_stopped, op) < 0) {
         struct sandbox_reply r = {.status = -1, .message = "cannot start a request"};
         stop_on_stopped(&r, op);
     }

@@ -14,6 +14,7 @@
 #define SESSION_READY_TIMEOUT_MS 30000.0
 
 struct loop_timer;
+struct sandbox_driver;
 
 struct session {
     struct session *next;
@@ -21,6 +22,9 @@ struct session {
     char id[2 * SESSION_ID_BYTES + 1];
     char *name;
     char *container_id;
+    /* Its sandbox's driver: the engine's (eng->driver), or driver_local for "backend":
+     * "local". Every call about this session's sandbox goes through it. */
+    const struct sandbox_driver *driver;
     char *sock_dir;
     char *exec_sock;
     /* The container's first process as this host sees it (Docker's State.Pid), which the

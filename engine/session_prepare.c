@@ -22,7 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SESSION_AGENT_UID 1000
 #define SESSION_GIT_TIMEOUT_MS (10L * 60 * 1000)
 
 /* ---- before docker create ---- */
@@ -288,7 +287,7 @@ static void prep_dirs_and_git(struct prep *op)
     }
     /* The clone runs as the engine's user; as root, the checkout is then given to the agent
      * (an engine-made workspace) or to the host directory's owner. */
-    struct stat st = {.st_uid = SESSION_AGENT_UID, .st_gid = SESSION_AGENT_UID};
+    struct stat st = {.st_uid = (uid_t)c->uid, .st_gid = (gid_t)c->uid};
     if (c->ws == SESSION_WS_BIND && stat(target, &st) < 0)
         st.st_uid = st.st_gid = 0;
     struct git_clone_spec gs = {.url = c->git_url,

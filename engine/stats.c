@@ -6,6 +6,7 @@
 #include "engine/base/util.h"
 #include "engine/disk.h"
 #include "engine/driver.h"
+#include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
 
@@ -266,8 +267,8 @@ void stats_on_state(struct stats *st, const char *session_id, const char *contai
         stats_watch_free(w);
         return;
     }
-    w->stream =
-        st->eng->driver->stats_follow(st->eng, container_id, stats_on_item, stats_on_end, w);
+    w->stream = local_driver_for(st->eng, container_id)
+                    ->stats_follow(st->eng, container_id, stats_on_item, stats_on_end, w);
     if (!w->stream) {
         stats_watch_free(w);
         return;

@@ -34,7 +34,7 @@
 
 #define TERM_MAX_BUFFER (256 * 1024)    /* output held for a slow client before pausing */
 #define TERM_KEEP_MS 60000              /* an ended terminal answers about its exit this long */
-#define TERM_AGENT_USER "1000:1000"     /* the executor runs the agent's shell as uid 1000 */
+#define TERM_AGENT_UID 1000             /* the agent's uid when the session's options do not say */
 #define TERM_TRANSCRIPT_OUT (64 * 1024) /* the output kept in the record: its first bytes */
 #define TERM_TRANSCRIPT_IN (16 * 1024)  /* the input kept: what was typed or piped */
 
@@ -435,15 +435,23 @@ static void term_start(struct term *t, struct api_req *r)
         "if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi";
     const char *argv[] = {"/bin/sh", "-c", t->login ? shell : t->cmd, NULL};
     const char *env[] = {"TERM=xterm-256color", "LANG=C.UTF-8", NULL};
+    /* "agent" is whoever the session's shell runs as (options.user_id: OpenHands' user_id,
+     * 0 for run_as_openhands false). */
+    json_t *cfg = store_session_config(eng->store, t->session_id);
+    json_t *uid = json_object_get(json_object_get(cfg, "options"), "user_id");
+    long agent = json_is_integer(uid) ? (long)json_integer_value(uid) : TERM_AGENT_UID;
+    json_decref(cfg);
+    char agent_user[48];
+    snprintf(agent_user, sizeof(agent_user), "%ld:%ld", agent, agent);
     struct sandbox_exec_opts o = {.cmd = argv,
                                   .env = env,
-                                  .user = t->root ? "0:0" : TERM_AGENT_USER,
+                                  .user = t->root ? "0:0" : agent_user,
                                   .working_dir = "/workspace",
                                   .tty = t->tty,
                                   .rows = t->rows,
                                   .cols = t->cols,
                                   .on_drain = term_on_drain};
-    t->x = eng->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
+    t->x = s->driver->exec_open(eng, s->container_id, &o, term_on_output, term_on_exit, t);
     if (!t->x) {
         api_reply_error(r, ERR_INTERNAL, "cannot start an exec");
         t->error = strdup("cannot start an exec");
@@ -501,6 +509,10 @@ void terminal_route_open(struct api_req *r)
     char msg[512] = "";
     if (session_check_actionable(s, &refusal, msg, sizeof(msg)) < 0 || !s->container_id) {
         api_reply_error(r, refusal ? refusal : ERR_CONFLICT, "%s", msg);
+        return;
+    }
+    if (s->driver == &driver_local) { /* no way into its namespaces from the engine */
+        api_reply_error(r, ERR_NOT_IMPLEMENTED, "terminals are not available on the local backend");
         return;
     }
     const char *up = api_req_header(r, "Upgrade"), *conn = api_req_header(r, "Connection");

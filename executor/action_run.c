@@ -161,16 +161,32 @@ int action_run_exit_code(const json_t *obs)
 static const char *uid_name(struct run_state *r, long uid)
 {
     if (uid != r->name_uid) {
+        /* The agent's own name first: its uid may have several passwd names. */
         struct passwd *pw = getpwuid((uid_t)uid);
-        if (pw && strlen(pw->pw_name) < sizeof r->name)
-            snprintf(r->name, sizeof r->name, "%s", pw->pw_name);
-        else if (r->ex->cfg.username && (uid_t)uid == r->ex->cfg.uid)
+        if (r->ex->cfg.username && (uid_t)uid == r->ex->cfg.uid &&
+            strlen(r->ex->cfg.username) < sizeof r->name)
             snprintf(r->name, sizeof r->name, "%s", r->ex->cfg.username);
+        else if (pw && strlen(pw->pw_name) < sizeof r->name)
+            snprintf(r->name, sizeof r->name, "%s", pw->pw_name);
         else
             snprintf(r->name, sizeof r->name, "%ld", uid);
         r->name_uid = uid;
     }
     return r->name;
+}
+
+/* A terminal shows no NUL byte (`printf 'x\0y'` reads `xy` in OpenHands' tmux pane), so the
+ * observation has none either; what they hid from the right-strip goes too. */
+static void drop_nul(struct buf *b)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < b->len; i++)
+        if (b->data[i] != '\0')
+            b->data[w++] = b->data[i];
+    if (b->data && w < b->len) {
+        b->len = text_rstrip_len(b->data, w);
+        b->data[b->len] = '\0';
+    }
 }
 
 /* Builds the observation for args with the output nobody has seen yet, and forgets it.
@@ -182,7 +198,11 @@ static json_t *observe(struct run_state *r, const struct run_args *a, struct cmd
     struct buf content = BUF_INIT, full_suffix = BUF_INIT, prefix = BUF_INIT;
     json_t *obs = NULL;
     size_t shown = capture_shown_lines(&sh->out);
-    if (capture_render(&sh->out, &content) < 0 || buf_append_str(&full_suffix, suffix) < 0 ||
+    /* OpenHands caps every observation but a hidden command's (its client keeps those out
+     * of the agent's history instead). */
+    int rendered = a->hidden ? capture_render_uncapped(&sh->out, &content)
+                             : capture_render(&sh->out, &content);
+    if (rendered < 0 || buf_append_str(&full_suffix, suffix) < 0 ||
         buf_append_str(&prefix, md->prefix ? md->prefix : "") < 0)
         goto out;
     if (shown && buf_printf(&prefix,
@@ -197,6 +217,7 @@ static json_t *observe(struct run_state *r, const struct run_args *a, struct cmd
         buf_reset(&r->note);
     }
     capture_reset(&sh->out);
+    drop_nul(&content);
     md->prefix = prefix.data ? prefix.data : "";
     md->suffix = full_suffix.data;
     obs = observation_cmd_output(content.data ? content.data : "", content.len, a->command, a->len,

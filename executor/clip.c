@@ -275,8 +275,8 @@ size_t capture_shown_lines(const struct capture *c)
     return window_start(c, &start, &lines) ? lines : 0;
 }
 
-/* The window of the last lines, from the recent ring. */
-static int render_window(const struct capture *c, uint64_t start, struct buf *out)
+/* The window of the last lines, from the recent ring; capped: cut to 30,000 chars. */
+static int render_window(const struct capture *c, uint64_t start, bool capped, struct buf *out)
 {
     struct buf raw = BUF_INIT, text = BUF_INIT;
     size_t skip = (size_t)(start - (c->total - c->recent_len));
@@ -287,13 +287,24 @@ static int render_window(const struct capture *c, uint64_t start, struct buf *ou
     if (buf_append(&raw, "", 0) < 0 || buf_append(&raw, c->recent + from, first) < 0 ||
         buf_append(&raw, c->recent, len - first) < 0 ||
         utf8_repair(&text, raw.data, text_rstrip_len(raw.data, raw.len), 0, NULL) < 0 ||
-        text_truncate_middle(&text) < 0 || buf_append(out, text.data, text.len) < 0)
+        (capped && text_truncate_middle(&text) < 0) || buf_append(out, text.data, text.len) < 0)
         goto done;
     rc = 0;
 done:
     buf_free(&raw);
     buf_free(&text);
     return rc;
+}
+
+int capture_render_uncapped(const struct capture *c, struct buf *out)
+{
+    uint64_t start;
+    size_t lines;
+    if (window_start(c, &start, &lines))
+        return render_window(c, start, false, out);
+    if (!c->windowless && c->total && c->total == c->recent_len)
+        return render_window(c, 0, false, out);
+    return capture_render(c, out);
 }
 
 int capture_render(const struct capture *c, struct buf *out)
@@ -304,7 +315,7 @@ int capture_render(const struct capture *c, struct buf *out)
     uint64_t start;
     size_t lines;
     if (window_start(c, &start, &lines))
-        return render_window(c, start, out);
+        return render_window(c, start, true, out);
     if (b->total == 0)
         return buf_append(out, "", 0);
     if (!clip_has_gap(b)) {

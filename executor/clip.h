@@ -59,6 +59,9 @@ bool capture_is_empty(const struct capture *c);
 /* Appends the text to out: the last lines_max lines when there were more (OpenHands' window),
  * right-stripped, UTF-8-repaired, middle-truncated to 30,000 chars. */
 int capture_render(const struct capture *c, struct buf *out);
+/* The same without the 30,000-char cap (OpenHands does not cap `hidden` commands): the whole
+ * text while the line window's bytes (CAPTURE_RECENT_MAX) hold it, else as capture_render. */
+int capture_render_uncapped(const struct capture *c, struct buf *out);
 /* 0 when no line was dropped; else how many lines capture_render shows (lines_max, or fewer
  * when those lines were longer than the bytes kept). */
 size_t capture_shown_lines(const struct capture *c);

@@ -54,6 +54,7 @@ struct executor {
     unsigned plugins;        /* a bit per entry of plugin.c's table, from --plugins */
     struct ipython *ipython; /* run_ipython's state while the ipython plugin is on */
     struct browse *browse;   /* the browse actions' state */
+    char *skills_dir;        /* agent_skills: the directory of the module on PYTHONPATH */
 };
 
 #endif

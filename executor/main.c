@@ -24,6 +24,7 @@
 #include "action_browse.h"
 #include "action_run.h"
 #include "auth.h"
+#include "egress.h"
 #include "env.h"
 #include "executor.h"
 #include "fsjob.h"
@@ -31,6 +32,7 @@
 #include "plugin.h"
 #include "seccomp_probe.h"
 #include "server.h"
+#include "skills.h"
 #include "startup.h"
 
 #define STARTUP_TIMEOUT 30.0 /* seconds for the shell's first prompt */
@@ -47,6 +49,7 @@ struct options {
     const char *shell;
     const char *env_file;
     const char *home;
+    const char *egress_proxy, *egress_socket;
     long user_id;
     double no_change_timeout;
     double setup_timeout;
@@ -65,6 +68,7 @@ static void usage(FILE *f)
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
             "                        [--shell PATH] [--home DIR] [--env-file PATH] [--quiet]\n"
             "                        [--setup-timeout SECS] [--auto-lint]\n"
+            "                        [--egress-proxy HOST:PORT --egress-socket PATH]\n"
             "                        [--plugins NAME...]\n"
             "\n"
             "Serves OpenHands' action execution protocol over HTTP on the unix socket PATH\n"
@@ -87,6 +91,8 @@ static void usage(FILE *f)
             "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
             "  --auto-lint               OpenHands' enable_auto_lint: edits and writes report\n"
             "                            the lint errors they introduced\n"
+            "  --egress-proxy HOST:PORT  listen there (loopback) and hand each connection to\n"
+            "  --egress-socket PATH      the engine's unix socket PATH (its HTTP proxy)\n"
             "  --quiet                   no log line per action and file request (stdout);\n"
             "                            warnings stay on stderr\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
@@ -151,6 +157,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"env-file", required_argument, NULL, 'e'},
         {"home", required_argument, NULL, 'H'},
         {"setup-timeout", required_argument, NULL, 'T'},
+        {"egress-proxy", required_argument, NULL, 'P'},
+        {"egress-socket", required_argument, NULL, 'E'},
         {"quiet", no_argument, NULL, 'q'},
         {"auto-lint", no_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
@@ -229,6 +237,12 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'H':
             o->home = optarg;
             break;
+        case 'P':
+            o->egress_proxy = optarg;
+            break;
+        case 'E':
+            o->egress_socket = optarg;
+            break;
         case 'q':
             o->quiet = true;
             break;
@@ -260,6 +274,10 @@ static int parse_options(int argc, char **argv, struct options *o)
     }
     if (o->socket_path && !*o->socket_path)
         o->socket_path = NULL;
+    if (!o->egress_proxy != !o->egress_socket) {
+        fprintf(stderr, "paddock-executor: --egress-proxy and --egress-socket go together\n");
+        return 2;
+    }
     struct buf err = BUF_INIT;
     char host[256], port[8];
     if (o->listen && listen_split(o->listen, host, sizeof host, port, sizeof port, &err) < 0) {
@@ -397,6 +415,9 @@ int main(int argc, char **argv)
     /* The engine's start-up check, in a container of its own (not a server). */
     if (argc == 2 && strcmp(argv[1], "--seccomp-probe") == 0)
         return seccomp_probe_run();
+    /* agentskills' file_editor, run by the agent's Python (skills.h). */
+    if (argc == 2 && strcmp(argv[1], "--file-editor") == 0)
+        return skills_file_editor_main();
     struct options o;
     int rc = parse_options(argc, argv, &o);
     if (rc) {
@@ -458,14 +479,20 @@ int main(int argc, char **argv)
             ex.cfg.switch_user = true;
         }
     }
-    struct passwd *pw = getpwuid(uid);
+    /* A name given for the uid wins over the uid's first passwd entry: an image may list
+     * `openhands` beside another name for uid 1000 (OpenHands' user). */
+    struct passwd *pw = o.username ? getpwnam(o.username) : NULL;
+    if (!pw || pw->pw_uid != uid)
+        pw = getpwuid(uid);
     char user[256], home[PATH_MAX];
-    if (pw) {
-        if (ex.cfg.switch_user)
-            gid = pw->pw_gid;
-        snprintf(user, sizeof user, "%s", pw->pw_name);
-    } else if (o.username) {
+    if (pw && ex.cfg.switch_user)
+        gid = pw->pw_gid;
+    /* A name asked for is the agent's name (USER, the metadata) even when the image calls
+     * the uid otherwise: OpenHands' `openhands` in an image that has no such user. */
+    if (o.username) {
         snprintf(user, sizeof user, "%s", o.username);
+    } else if (pw) {
+        snprintf(user, sizeof user, "%s", pw->pw_name);
     } else {
         snprintf(user, sizeof user, "%ld", (long)uid);
     }
@@ -507,6 +534,14 @@ int main(int argc, char **argv)
             auth_key_free(ex.api_key);
             return 1;
         }
+    }
+
+    if (plugin_prepare_all(&ex, &perr) < 0) {
+        fprintf(stderr, "paddock-executor: %s\n", perr.data ? perr.data : "cannot set up plugins");
+        buf_free(&perr);
+        env_vars_free(vars, nvars);
+        auth_key_free(ex.api_key);
+        return 1;
     }
 
     char hostname[256] = "localhost";
@@ -553,6 +588,16 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    /* The proxy's port too, before the shell: nothing the agent starts can take it first. */
+    struct egress_relay *egress = NULL;
+    if (o.egress_proxy && !(egress = egress_relay_open(o.egress_proxy, o.egress_socket, &err))) {
+        fprintf(stderr, "paddock-executor: --egress-proxy: %s\n", err.data);
+        buf_free(&err);
+        env_free(envp);
+        auth_key_free(ex.api_key);
+        return 1;
+    }
+
     /* Signals arrive through the loop; SIGPIPE would kill us on a vanished client. */
     sigset_t mask;
     sigemptyset(&mask);
@@ -573,6 +618,10 @@ int main(int argc, char **argv)
         return 1;
     }
     ex.started_at = ex.last_action_at = evloop_now();
+    if (egress && egress_relay_serve(egress, ex.loop) < 0) {
+        fprintf(stderr, "paddock-executor: cannot serve the egress proxy: %s\n", strerror(errno));
+        return 1;
+    }
 
     /* Without it the shell still runs short one-line commands; the rest are refused. */
     char script_dir[64] = "";
@@ -677,6 +726,7 @@ out:
         rmdir(script_dir); /* its files went with their shells */
     fsjob_free_state(&ex);
     action_browse_free_state(&ex);
+    egress_relay_close(egress, ex.loop);
     evloop_del(ex.loop, &sigs.watch);
     close(sigs.watch.fd);
     evloop_free(ex.loop);

@@ -6,10 +6,13 @@
 #include "executor.h"
 #include "gitinfo.h"
 #include "observation.h"
+#include "skills.h"
 
 struct plugin {
     const char *name;
     const char *alias_of; /* this name turns on that plugin */
+    /* Before the shell's environment is made from the executor's. */
+    int (*prepare)(struct executor *ex, struct buf *err);
     int (*init)(struct executor *ex, struct buf *err);
     void (*free)(struct executor *ex);
     bool (*reaped)(struct executor *ex, pid_t pid, int status);
@@ -20,13 +23,15 @@ struct plugin {
 static const char *const ipython_actions[] = {"run_ipython", NULL};
 
 static const struct plugin plugins[] = {
-    {"ipython", NULL, action_ipython_init, action_ipython_free_state, action_ipython_reaped, NULL,
-     ipython_actions},
-    {"jupyter", "ipython", NULL, NULL, NULL, NULL, NULL}, /* OpenHands' name */
-    /* OpenHands' helper functions for the kernel: accepted, so `--plugins agent_skills
-     * jupyter` works, and nothing more. */
-    {"agent_skills", NULL, NULL, NULL, NULL, NULL, NULL},
-    {"gitinfo", NULL, NULL, NULL, NULL, gitinfo_on_run, NULL},
+    {.name = "ipython",
+     .init = action_ipython_init,
+     .free = action_ipython_free_state,
+     .reaped = action_ipython_reaped,
+     .actions = ipython_actions},
+    {.name = "jupyter", .alias_of = "ipython"}, /* OpenHands' name */
+    /* OpenHands' file_ops helpers as the module `agentskills` (skills.h). */
+    {.name = "agent_skills", .prepare = skills_prepare, .free = skills_free},
+    {.name = "gitinfo", .on_run = gitinfo_on_run},
 };
 
 #define PLUGIN_COUNT (sizeof plugins / sizeof plugins[0])
@@ -51,6 +56,14 @@ int plugin_enable(struct executor *ex, const char *name, struct buf *err)
         buf_printf(err, "%s%s", i ? ", " : "", plugins[i].name);
     buf_printf(err, ")");
     return -1;
+}
+
+int plugin_prepare_all(struct executor *ex, struct buf *err)
+{
+    for (size_t i = 0; i < PLUGIN_COUNT; i++)
+        if (is_on(ex, i) && plugins[i].prepare && plugins[i].prepare(ex, err) < 0)
+            return -1;
+    return 0;
 }
 
 int plugin_init_all(struct executor *ex, struct buf *err)

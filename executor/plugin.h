@@ -15,6 +15,9 @@ struct executor;
 
 /* Turns a plugin on by name (aliases included). -1 with "unknown plugin 'X' (known: ...)". */
 int plugin_enable(struct executor *ex, const char *name, struct buf *err);
+/* Runs the plugins' steps that must come before the shell's environment is built from the
+ * executor's (agent_skills puts its module on PYTHONPATH). -1 with a message. */
+int plugin_prepare_all(struct executor *ex, struct buf *err);
 /* Sets up the plugins turned on, once the loop and the shell exist. -1 with a message. */
 int plugin_init_all(struct executor *ex, struct buf *err);
 void plugin_free_all(struct executor *ex);

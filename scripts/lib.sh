@@ -17,6 +17,7 @@ PADDOCK_PACKAGES=(
   libsqlite3-dev sqlite3 libmicrohttpd-dev zlib1g-dev
   musl-tools musl-dev dpkg-dev
   docker.io tini busybox-static
+  bubblewrap # the local backend's sandbox (docs/architecture.md)
   tmux curl libcmocka-dev clang-format python3
   git patch procps xz-utils file less hostname
   python3-pil fonts-dejavu-core # scripts/ansi2png.py: screenshots and its test

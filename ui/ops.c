@@ -176,10 +176,12 @@ unsigned ops_session(struct ui *ui, enum ops_kind op, const char *id)
 
 /* ---- create ---- */
 
-static const char *const ops_networks[] = {"none", "bridge", NULL};
+static const char *const ops_networks[] = {"none", "egress", "bridge", NULL};
+/* The engine's built-in egress presets (engine/session_config.c, docs/egress.md). */
+static const char *const ops_egress_presets[] = {"python", "node", "git-hosts"};
 static const char *const ops_policies[] = {"default", "never", "high", "medium", "always", NULL};
 
-enum { F_IMAGE, F_NAME, F_MEMORY, F_CPUS, F_NETWORK, F_CONFIRM, F_COUNT };
+enum { F_IMAGE, F_NAME, F_MEMORY, F_CPUS, F_NETWORK, F_EGRESS, F_CONFIRM, F_COUNT };
 
 /* The field an engine's refusal is about: the first whose word its message names (the
  * engine says "limits.memory", "cpus", "image" ...). */
@@ -187,7 +189,7 @@ static const struct {
     int field;
     const char *word;
 } ops_create_words[] = {
-    {F_MEMORY, "memory"},   {F_CPUS, "cpus"},       {F_IMAGE, "image"},
+    {F_EGRESS, "egress."},  {F_MEMORY, "memory"},   {F_CPUS, "cpus"}, {F_IMAGE, "image"},
     {F_NETWORK, "network"}, {F_CONFIRM, "confirm"}, {F_NAME, "name"},
 };
 
@@ -237,6 +239,27 @@ static int ops_create_submit(struct ui *ui, const char *const *v, void *ud, char
     /* "none" is the default: leaving it out keeps the warm pool usable */
     if (strcmp(v[F_NETWORK], "none") != 0)
         json_object_set_new(body, "network", json_string(v[F_NETWORK]));
+    if (strcmp(v[F_NETWORK], "egress") == 0) {
+        /* Presets by name, the rest as patterns; what neither names is asked about. */
+        json_t *allow = json_array(), *presets = json_array();
+        char *list = strdup(v[F_EGRESS]);
+        for (char *save = NULL, *t = list ? strtok_r(list, ", ", &save) : NULL; t;
+             t = strtok_r(NULL, ", ", &save)) {
+            bool preset = false;
+            for (size_t i = 0; i < sizeof ops_egress_presets / sizeof ops_egress_presets[0]; i++)
+                preset = preset || strcmp(t, ops_egress_presets[i]) == 0;
+            json_array_append_new(preset ? presets : allow, json_string(t));
+        }
+        free(list);
+        json_object_set_new(
+            body, "egress",
+            json_pack("{s:o,s:o,s:b}", "allow", allow, "presets", presets, "ask", 1));
+    } else if (*v[F_EGRESS]) {
+        snprintf(err, errsz, "allow: hosts for network egress only");
+        *bad = F_EGRESS;
+        json_decref(body);
+        return -1;
+    }
     if (strcmp(v[F_CONFIRM], "default") != 0)
         json_object_set_new(body, "confirm", json_string(v[F_CONFIRM]));
     ui_request(ui, "POST", "/v1/sessions", body, ops_done, ops_token(ui, OPS_CREATE));
@@ -255,7 +278,11 @@ static void ops_create_form(struct ui *ui, const char *image)
         [F_MEMORY] = {"memory", FORM_TEXT, "", NULL, "such as 512m or 2g (empty: 2g)"},
         [F_CPUS] = {"cpus", FORM_TEXT, "", NULL, "such as 0.5 or 2 (empty: 2)"},
         [F_NETWORK] = {"network", FORM_CHOICE, "none", ops_networks,
-                       "none: no network at all; bridge: Docker's bridge"},
+                       "none: no network; egress: through the engine's proxy, per host; bridge: "
+                       "Docker's bridge"},
+        [F_EGRESS] = {"allow", FORM_TEXT, "", NULL,
+                      "hosts (pypi.org, *.github.com) or presets (python, node, git-hosts); "
+                      "other hosts wait for you"},
         [F_CONFIRM] = {"approvals", FORM_CHOICE, "default", ops_policies,
                        "which actions wait for the operator (default: the engine's policy)"},
     };

@@ -396,6 +396,25 @@ static void tab_ov_config(struct tab_ov_out *o, const struct model_session *s)
                     : "no");
     tab_ov_line(o, "Runtime", UI_C_NORMAL, "%s",
                 tab_ov_str(opts, "runtime", "the daemon's default"));
+    json_t *uid = json_object_get(opts, "user_id");
+    if (json_is_string(json_object_get(opts, "user")))
+        tab_ov_line(o, "Agent user", UI_C_NORMAL, "%s (uid %lld)", tab_ov_str(opts, "user", "?"),
+                    (long long)json_integer_value(uid));
+    json_t *plugins = json_object_get(opts, "plugins");
+    if (json_is_array(plugins)) {
+        char list[160] = "";
+        size_t i, used = 0;
+        json_t *x;
+        json_array_foreach(plugins, i, x)
+        {
+            int n = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+                             json_string_value(x) ? json_string_value(x) : "?");
+            if (n < 0 || (size_t)n >= sizeof(list) - used)
+                break;
+            used += (size_t)n;
+        }
+        tab_ov_line(o, "Plugins", UI_C_NORMAL, "%s", used ? list : "none");
+    }
     json_t *ka = json_object_get(raw, "keep_alive");
     if (!ka)
         ka = json_object_get(opts, "keep_alive");

@@ -179,6 +179,9 @@ unsigned page_history_show(struct ui *ui);
 extern const struct ui_page tab_logs;
 extern const struct ui_page tab_changes;
 extern const struct ui_page tab_files;
+extern const struct ui_page page_egress;
+/* E: the selected session's connections through its egress proxy (page_egress.c). */
+unsigned page_egress_show(struct ui *ui);
 /* One action shown whole (full screen): Enter on the Actions or Changes tab. */
 extern const struct ui_page page_action;
 unsigned page_action_show(struct ui *ui, long long id);

@@ -1,9 +1,13 @@
 /* Processes of a sandbox (see proc.h). */
 #include "engine/base/proc.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -49,5 +53,91 @@ int proc_signal_in_pidns(pid_t pid, pid_t init, int sig, char *err, size_t errle
     else
         rc = 0;
     close(fd);
+    return rc;
+}
+
+/* The inode of the socket in init's network namespace with those ports on loopback. */
+static unsigned long proc_socket_inode(pid_t init, int local_port, int peer_port)
+{
+    static const char *const tables[] = {"tcp", "tcp6"};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/net/%s", (int)init, tables[t]);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        char line[512];
+        unsigned long found = 0;
+        while (!found && fgets(line, sizeof(line), f)) {
+            char local[64], remote[64];
+            unsigned long inode;
+            /* "sl local rem st tx:rx tr:when retrnsmt uid timeout inode" */
+            if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %*s %*s %lu", local, remote, &inode) !=
+                3)
+                continue;
+            const char *lc = strrchr(local, ':'), *rc = strrchr(remote, ':');
+            if (lc && rc && strtol(lc + 1, NULL, 16) == local_port &&
+                strtol(rc + 1, NULL, 16) == peer_port)
+                found = inode;
+        }
+        fclose(f);
+        if (found)
+            return found;
+    }
+    return 0;
+}
+
+int proc_socket_owner(pid_t init, int local_port, int peer_port, char *out, size_t outlen)
+{
+    unsigned long inode = init > 1 ? proc_socket_inode(init, local_port, peer_port) : 0;
+    if (!inode || outlen == 0)
+        return -1;
+    char want[64];
+    snprintf(want, sizeof(want), "socket:[%lu]", inode);
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    int rc = -1;
+    struct dirent *e;
+    while (rc < 0 && (e = readdir(d))) {
+        if (!isdigit((unsigned char)e->d_name[0]))
+            continue;
+        pid_t pid = (pid_t)atoi(e->d_name);
+        if (proc_in_pidns_of(pid, init) != 1)
+            continue;
+        char fds[64];
+        snprintf(fds, sizeof(fds), "/proc/%d/fd", (int)pid);
+        DIR *fd = opendir(fds);
+        if (!fd)
+            continue;
+        struct dirent *x;
+        while (rc < 0 && (x = readdir(fd))) {
+            char link[320], target[64];
+            snprintf(link, sizeof(link), "%s/%s", fds, x->d_name);
+            ssize_t n = readlink(link, target, sizeof(target) - 1);
+            if (n <= 0)
+                continue;
+            target[n] = '\0';
+            if (strcmp(target, want) != 0)
+                continue;
+            char cmd[64];
+            snprintf(cmd, sizeof(cmd), "/proc/%d/cmdline", (int)pid);
+            int cfd = open(cmd, O_RDONLY | O_CLOEXEC);
+            ssize_t m = cfd >= 0 ? read(cfd, out, outlen - 1) : -1;
+            if (cfd >= 0)
+                close(cfd);
+            if (m <= 0)
+                continue;
+            while (m > 0 && out[m - 1] == '\0')
+                m--;
+            for (ssize_t i = 0; i < m; i++)
+                if (out[i] == '\0')
+                    out[i] = ' ';
+            out[m] = '\0';
+            rc = 0;
+        }
+        closedir(fd);
+    }
+    closedir(d);
     return rc;
 }

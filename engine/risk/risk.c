@@ -1136,6 +1136,21 @@ static bool rk_git_runs(const char *key)
     return false;
 }
 
+/* A pager setting that runs nothing but a pager (OpenHands' runtime sets core.pager "" so git
+ * never waits on one): not "makes git run other programs". */
+static bool rk_git_plain_pager(const char *key, const char *value)
+{
+    if (!value || (strcasecmp(key, "core.pager") != 0 && strncasecmp(key, "pager.", 6) != 0))
+        return false;
+    static const char *const plain[] = {"", "cat", "less", "more", "false", "true", NULL};
+    for (const char *const *p = plain; *p; p++)
+        if (strcmp(value, *p) == 0)
+            return true;
+    /* less with options only: "less -R", "less -FRX" */
+    return strncmp(value, "less -", 6) == 0 &&
+           strspn(value + 5, " -ABCEFGIJKLMNPQRSTVWXabcdefghijklmnpqrstuvwx") == strlen(value + 5);
+}
+
 /* git alias.x '!cmd' runs cmd in a shell. */
 static void rk_git_alias(struct rk *k, const char *key, const char *value)
 {
@@ -1156,7 +1171,7 @@ static void rule_git(struct rk_cmd *x)
             const char *eq = strchr(kv, '=');
             char key[128];
             snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - kv) : (int)strlen(kv), kv);
-            if (rk_git_runs(key))
+            if (rk_git_runs(key) && !rk_git_plain_pager(key, eq ? eq + 1 : NULL))
                 rk_raise(x->k, 2, "makes git run other programs (-c %.40s)", kv);
             rk_git_alias(x->k, key, eq ? eq + 1 : NULL);
             s++;
@@ -1212,7 +1227,8 @@ static void rule_git(struct rk_cmd *x)
         for (int i = s + 1; i <= rk_nargs(x); i++) {
             if (rk_arg(x, i)[0] == '-')
                 continue;
-            if (rk_git_runs(rk_arg(x, i)))
+            if (rk_git_runs(rk_arg(x, i)) &&
+                !rk_git_plain_pager(rk_arg(x, i), i < rk_nargs(x) ? rk_arg(x, i + 1) : NULL))
                 rk_raise(x->k, 2, "makes git run other programs (git config %.40s)", rk_arg(x, i));
             rk_git_alias(x->k, rk_arg(x, i), i < rk_nargs(x) ? rk_arg(x, i + 1) : NULL);
             break; /* the key; what follows is its value */
@@ -1798,6 +1814,13 @@ static void rule_touch(struct rk_cmd *x)
             rk_raise(x->k, 2, "empties a database (%.80s)", a);
         if (rk_arg_dyn(x, i) && strcmp(x->verb, "mkdir") == 0) {
             rk_raise(x->k, 0, "creates a directory"); /* wherever it is, it destroys nothing */
+            continue;
+        }
+        /* touch adds no code to a shell's rc file (OpenHands' add_env_vars touches ~/.bashrc
+         * before it appends an export). */
+        static const char *const rc[] = {".bashrc", ".bash_profile", ".profile", ".zshrc", NULL};
+        if (strcmp(x->verb, "touch") == 0 && !rk_arg_dyn(x, i) && rk_in(rk_base(a), rc)) {
+            rk_raise(x->k, 0, "creates %.60s when missing (its content stays)", a);
             continue;
         }
         rk_write(x->k, a, rk_arg_dyn(x, i), truncate ? "truncates" : "creates or changes");
@@ -2462,6 +2485,59 @@ static void rk_heredoc_script(struct rk *k, const struct rk_cmd *x, const char *
             rk_script_scan(k, c->words[i].s, text);
 }
 
+/* Variables whose value makes later shells or programs run other code: an rc line setting
+ * one stays HIGH (names by prefix). */
+static bool rk_env_runs_code(const char *name, size_t n)
+{
+    static const char *const runs[] = {
+        "LD_",        "PROMPT_COMMAND", "BASH_ENV",    "ENV",      "PS",        "PATH",
+        "PYTHON",     "NODE_OPTIONS",   "PERL5",       "RUBYOPT",  "GIT_",      "PAGER",
+        "EDITOR",     "VISUAL",         "SHELLOPTS",   "BASHOPTS", "IFS",       "HIST",
+        "JAVA_TOOL_", "_JAVA_OPTIONS",  "GCONV_PATH",  "MANPAGER", "LESSOPEN",  "BROWSER",
+        "CDPATH",     "FIGNORE",        "GLOBIGNORE",  "TERMINFO", "LOCPATH",   "MALLOC_",
+        "NLSPATH",    "RES_OPTIONS",    "HOSTALIASES", "TMPDIR",   "LESSCLOSE", NULL};
+    for (const char *const *r = runs; *r; r++)
+        if (n >= strlen(*r) && strncmp(name, *r, strlen(*r)) == 0)
+            return true;
+    return false;
+}
+
+/* `echo "export NAME=\"literal\"" >> ~/.bashrc`: OpenHands' add_env_vars keeps a variable
+ * for later shells so. A literal value (no expansion, nothing after it) of a variable that
+ * runs nothing only sets the environment; anything else is left to rk_write. */
+static bool rk_rc_export(const struct rs_cmd *c, int v, const struct rs_redir *r)
+{
+    static const char *const rc[] = {".bashrc", ".bash_profile", ".profile", ".zshrc", NULL};
+    if (v + 2 != c->nwords || strcmp(c->words[v].s, "echo") != 0 || c->words[v + 1].dyn ||
+        !rk_in(rk_base(r->target), rc))
+        return false;
+    const char *t = c->words[v + 1].s;
+    if (strncmp(t, "export ", 7) != 0)
+        return false;
+    const char *name = t + 7;
+    size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+    if (n == 0 || (name[0] >= '0' && name[0] <= '9') || name[n] != '=' || rk_env_runs_code(name, n))
+        return false;
+    const char *val = name + n + 1;
+    if (*val == '"') { /* double quotes: literal without $ and `, escapes skipped */
+        const char *q = val + 1;
+        for (; *q && *q != '"'; q++) {
+            if (*q == '$' || *q == '`')
+                return false;
+            if (*q == '\\' && q[1])
+                q++;
+        }
+        return *q == '"' && q[1] == '\0';
+    }
+    if (*val == '\'') {
+        const char *q = strchr(val + 1, '\'');
+        return q && q[1] == '\0';
+    }
+    return strspn(val,
+                  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+,=-") ==
+           strlen(val);
+}
+
 static void rk_command(struct rk *k, const struct rs_cmd *c, struct rk_facts *f)
 {
     bool privileged = false;
@@ -2481,6 +2557,8 @@ static void rk_command(struct rk *k, const struct rs_cmd *c, struct rk_facts *f)
                  !(v < c->nwords && rk_rule_find(rk_base(c->words[v].s)) &&
                    rk_rule_find(rk_base(c->words[v].s))->fn == rule_database))
             rk_raise(k, 2, "overwrites a database (%.80s)", r->target);
+        else if (r->kind == RS_REDIR_OUT && r->target && !r->dyn && rk_rc_export(c, v, r))
+            rk_raise(k, 1, "keeps an environment variable for later shells (%.60s)", r->target);
         else if (r->kind == RS_REDIR_OUT && r->target)
             rk_write(k, r->target, r->dyn, "writes");
         else if (r->kind == RS_REDIR_IN && r->target && rk_read(k, r->target, "a redirection"))

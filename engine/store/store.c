@@ -173,6 +173,33 @@ static const char *const store_migrations[] = {
     "CREATE INDEX rules_by_session ON rules(session_id);"
     "ALTER TABLE approvals ADD COLUMN rule_id INTEGER;"
     "ALTER TABLE approvals ADD COLUMN rule_pattern TEXT;",
+    /* 10 → 11: the egress record (engine/egress.c): one row per connection through a
+     * session's proxy, and the rules operators added by approving (session_id NULL: every
+     * session of the engine). */
+    "CREATE TABLE egress ("
+    "  id INTEGER PRIMARY KEY,"
+    "  session_id TEXT NOT NULL,"
+    "  host TEXT NOT NULL,"
+    "  port INTEGER NOT NULL,"
+    "  method TEXT NOT NULL,"
+    "  decision TEXT NOT NULL,"
+    "  rule TEXT,"
+    "  decided_by TEXT,"
+    "  action_id INTEGER,"
+    "  command TEXT,"
+    "  address TEXT,"
+    "  bytes_up INTEGER NOT NULL DEFAULT 0,"
+    "  bytes_down INTEGER NOT NULL DEFAULT 0,"
+    "  started_at REAL NOT NULL,"
+    "  ended_at REAL,"
+    "  end_reason TEXT);"
+    "CREATE INDEX egress_by_session ON egress(session_id, id);"
+    "CREATE TABLE egress_rules ("
+    "  id INTEGER PRIMARY KEY,"
+    "  session_id TEXT,"
+    "  pattern TEXT NOT NULL,"
+    "  created_by TEXT,"
+    "  created_at REAL NOT NULL);",
 };
 
 /* The schema version whose migration also records the existing rows (C: SHA-256). */

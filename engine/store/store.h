@@ -224,4 +224,34 @@ void store_chain_entry_hash(int64_t seq, const char *session_id, const char *kin
                             const char *prev, const char *body, char out[65]);
 void store_chain_engine_hash(const char *engine_prev, const char *hash, char out[65]);
 
+/* ---- the egress record (store_egress.c; engine/egress.c writes it) ---- */
+struct store_egress_new {
+    const char *session_id, *host, *method; /* method: "CONNECT" or the HTTP method */
+    int port;
+    const char *decision; /* allowed, denied, refused, pending */
+    const char *rule, *decided_by, *command;
+    int64_t action_id; /* the approval's action, 0: none */
+    double now;
+};
+/* A connection's row, committed before anything is sent for it (synchronous=NORMAL: it
+ * survives the engine's crash); its id, or -1 with *err. */
+int64_t store_egress_add(struct store *s, const struct store_egress_new *e, char **err);
+/* The operator's decision of a pending row (approved, rejected, expired). */
+int store_egress_decide(struct store *s, int64_t id, const char *decision, const char *rule,
+                        const char *by, char **err);
+/* The end: the address connected to (NULL: none), bytes each way, why it ended. */
+int store_egress_end(struct store *s, int64_t id, const char *address, int64_t up, int64_t down,
+                     double now, const char *reason, char **err);
+/* At start-up: rows a killed engine left open end now, "interrupted". How many, or -1. */
+int store_egress_interrupt(struct store *s, double now, char **err);
+/* {"connections": [...newest first, at most limit], "hosts": [{"host", "port", "connections",
+ * "bytes_up", "bytes_down", "last"}...]}; the caller's reference. */
+json_t *store_egress_list(struct store *s, const char *session_id, int limit);
+/* An operator's allow rule: for session_id, or for every session (NULL). Its id, or -1. */
+int64_t store_egress_rule_add(struct store *s, const char *session_id, const char *pattern,
+                              const char *by, double now, char **err);
+/* The rules that apply to session_id (its own and the engine's), oldest first:
+ * [{"id", "pattern", "scope": "session"|"engine", "created_by", "created_at"}]. */
+json_t *store_egress_rules(struct store *s, const char *session_id);
+
 #endif

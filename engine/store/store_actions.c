@@ -503,6 +503,8 @@ int store_retention_apply(struct store *s, double before, char **err)
         "DELETE FROM samples WHERE session_id IN (SELECT id FROM old)",
         "DELETE FROM log_tails WHERE session_id IN (SELECT id FROM old)",
         "DELETE FROM changes WHERE session_id IN (SELECT id FROM old)",
+        "DELETE FROM egress WHERE session_id IN (SELECT id FROM old)",
+        "DELETE FROM egress_rules WHERE session_id IN (SELECT id FROM old)",
         "DELETE FROM sessions WHERE id IN (SELECT id FROM old)",
         /* The engine's chain keeps their entries' hashes: it still links across them. */
         "UPDATE chain SET retired = 1 WHERE session_id IN (SELECT id FROM old)",

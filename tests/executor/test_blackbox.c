@@ -519,6 +519,23 @@ static void test_big_output_truncated(void **state)
     bb_reply_free(&r);
 }
 
+/* A terminal drops NUL bytes; so does the observation (and a hidden command is not cut to
+ * 30,000 characters: OpenHands keeps hidden output out of the agent's history instead). */
+static void test_nul_dropped_hidden_uncapped(void **state)
+{
+    (void)state;
+    bb_expect_run(&ex, "printf 'x\\0y\\n\\0'", 0, "xy");
+    /* 8,000 lines, 38,893 characters: within the line window, beyond the cap. */
+    json_t *args = json_pack("{s:s, s:b}", "command", "seq 1 8000", "hidden", 1);
+    struct bb_reply r = bb_act(&ex, "run", args);
+    const char *c = bb_content(&r);
+    bb_assert_prefix(c, "1\n2\n");
+    assert_null(strstr(c, "Observation truncated"));
+    assert_int_equal(strlen(c), 38893 - 1);
+    assert_string_equal(c + strlen(c) - 5, "\n8000");
+    bb_reply_free(&r);
+}
+
 static void test_line_window(void **state)
 {
     (void)state;
@@ -2348,6 +2365,7 @@ int main(int argc, char **argv)
         SETTLED(test_marker_and_wrapper_lookalikes),
         SETTLED(test_invalid_utf8),
         SETTLED(test_big_output_truncated),
+        SETTLED(test_nul_dropped_hidden_uncapped),
         SETTLED(test_line_window),
         SETTLED(test_background_pid),
         SETTLED(test_background_job_survives),

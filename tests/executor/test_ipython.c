@@ -899,6 +899,59 @@ static void test_package_install(void **state)
     bb_reply_free(&r);
 }
 
+/* ---- agent_skills: the agentskills module on PYTHONPATH ---------------------------------- */
+
+static int start_skills(void **state)
+{
+    static const char *const args[] = {"--plugins", "agent_skills", "jupyter", NULL};
+    (void)state;
+    struct bb_options o = {.args = args};
+    return bb_start(&ex, &o);
+}
+
+static void test_agent_skills(void **state)
+{
+    (void)state;
+    char *setup = NULL;
+    assert_true(asprintf(&setup, "printf 'a\\nb\\nc\\n' > %s/s.txt", ex.work) > 0);
+    bb_expect_run(&ex, setup, 0, "");
+    free(setup);
+    char *code = NULL, *want = NULL;
+    assert_true(asprintf(&code, "from agentskills import *\nopen_file('%s/s.txt', 2, 3)", ex.work) >
+                0);
+    assert_true(asprintf(&want,
+                         "[File: %s/s.txt (3 lines total)]\n(this is the beginning of the file)\n"
+                         "1|a\n2|b\n3|c\n(this is the end of the file)",
+                         ex.work) > 0);
+    struct bb_reply r = cell_bare(code);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
+    free(code);
+    free(want);
+    /* file_editor: the executor's editor in a process of its own, undo kept by the module. */
+    assert_true(asprintf(&code,
+                         "r = file_editor('create', '%s/n.py', file_text='x = 1\\n')\n"
+                         "r2 = file_editor('str_replace', '%s/n.py', old_str='1', new_str='2')\n"
+                         "r3 = file_editor('undo_edit', '%s/n.py')\n"
+                         "print(r.splitlines()[0])\nprint(r3.splitlines()[0])\n"
+                         "print(open('%s/n.py').read().strip())",
+                         ex.work, ex.work, ex.work, ex.work) > 0);
+    assert_true(asprintf(&want,
+                         "File created successfully at: %s/n.py\nLast edit to %s/n.py undone "
+                         "successfully. Here's the result of running `cat -n` on %s/n.py:\nx = 1",
+                         ex.work, ex.work, ex.work) > 0);
+    r = cell_bare(code);
+    assert_string_equal(bb_content(&r), want);
+    bb_reply_free(&r);
+    free(code);
+    free(want);
+    /* The shell's python3 finds it too; the module's directory is not the agent's to change. */
+    bb_expect_run(&ex, "python3 -c 'import agentskills; print(agentskills.WINDOW)'", 0, "100");
+    bb_expect_run(
+        &ex, "d=${PYTHONPATH%%:*}; [ -f $d/agentskills.py ] && stat -c %a $d $d/agentskills.py", 0,
+        "755\n644");
+}
+
 int main(int argc, char **argv)
 {
     if (bb_init(argc, argv) < 0)
@@ -940,6 +993,7 @@ int main(int argc, char **argv)
                                         stop_with_browser),
         cmocka_unit_test_setup_teardown(test_runs_as_the_agent, start_as_agent, stop_as_agent),
         cmocka_unit_test_setup_teardown(test_package_install, start_venv_with_pip, stop_venv),
+        cmocka_unit_test_setup_teardown(test_agent_skills, start_skills, stop_any),
     };
     int failed = cmocka_run_group_tests_name("ipython", ipython, start_ipython, stop_any);
     failed += cmocka_run_group_tests_name("own executors", own, NULL, NULL);

@@ -88,6 +88,7 @@ c "ps which hostname"        sh -c 'ps -e >/dev/null && which bash >/dev/null &&
 c "uid 1000 in /etc/passwd"  sh -c 'awk -F: "\$3 == 1000 && \$6 == \"/home/agent\" && \$7 == \"/bin/bash\"" /etc/passwd | grep -q . && [ "$(id -u agent)" = 1000 ]'
 c "/workspace owned by 1000" sh -c '[ "$(stat -c %u:%g /workspace)" = 1000:1000 ]'
 c "/home/agent owned by 1000" sh -c '[ "$(stat -c %u:%g /home/agent)" = 1000:1000 ]'
+c "openhands is uid 1000"    sh -c '[ "$(id -u openhands)" = 1000 ] && [ "$(stat -c %u:%g /home/openhands)" = 1000:1000 ] && [ "$(id -un 1000)" = agent ]'
 c "/tmp is 1777"             sh -c '[ "$(stat -c %a /tmp)" = 1777 ]'
 c "mount points"             sh -c '[ -d /run/paddock ] && [ -d /opt/paddock ]'
 c "WORKDIR /workspace"       sh -c '[ "$(pwd)" = /workspace ]'

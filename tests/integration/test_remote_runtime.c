@@ -289,6 +289,14 @@ static void test_openhands_flow(void **state)
     obs = execute(url, key, "echo again $OH_VAR", 200);
     assert_string_equal(jstr(obs, "content"), "again from-start");
     json_decref(obs);
+    /* Without --username/--plugins in its command: OpenHands' user and its default plugins. */
+    obs = execute(url, key, "echo $USER $HOME $(id -u)", 200);
+    assert_string_equal(jstr(obs, "content"), "openhands /home/openhands 1000");
+    json_decref(obs);
+    obs =
+        execute(url, key, "python3 -c 'import agentskills; print(len(agentskills.__all__))'", 200);
+    assert_string_equal(jstr(obs, "content"), "8");
+    json_decref(obs);
 
     rr("GET", "/list", NULL, key_header(), NULL, &r);
     expect_status(&r, 200);
@@ -525,14 +533,65 @@ static void test_images_and_refusals(void **state)
     json_decref(rt);
 }
 
+/* The plugins and the user come from OpenHands' action-server command line; vscode, which
+ * OpenHands adds by default, is dropped rather than refused. A root agent is weaker isolation:
+ * [security] root_agent refuses it by default on this (the agents') channel. */
+static char *start_body(const char *sid, const char *user, const char *uid)
+{
+    return strdupf(
+        "{\"image\": \"%s\", \"session_id\": \"%s\", \"working_dir\": \"/openhands/code/\", "
+        "\"command\": [\"/openhands/micromamba/bin/micromamba\", \"run\", \"-n\", \"openhands\", "
+        "\"poetry\", \"run\", \"python\", \"-u\", \"-m\", "
+        "\"openhands.runtime.action_execution_server\", \"60000\", \"--working-dir\", "
+        "\"/workspace\", \"--plugins\", \"agent_skills\", \"jupyter\", \"vscode\", \"--username\", "
+        "\"%s\", \"--user-id\", \"%s\"]}",
+        HARNESS_IMAGE, sid, user, uid);
+}
+
+static void test_start_command(void **state)
+{
+    char *body = start_body("oh-root", "root", "0");
+    struct net_reply r;
+    rr("POST", "/start", body, key_header(), NULL, &r);
+    free(body);
+    expect_status(&r, 403);
+    assert_non_null(strstr(jstr(r.r.json, "error.message"), "root_agent"));
+    net_reply_free(&r);
+
+    body = start_body("oh-cmd", "openhands", "1001");
+    rr("POST", "/start", body, key_header(), NULL, &r);
+    free(body);
+    expect_status(&r, 200);
+    json_t *rt = json_incref(r.r.json);
+    net_reply_free(&r);
+    const char *id = jstr(rt, "runtime_id");
+    engine_track(harness_eng, id);
+    wait_ready(id);
+    char *path = strdupf("/v1/sessions/%s", id);
+    json_t *sess = api_json(harness_eng, "GET", path, NULL, 200);
+    free(path);
+    json_t *plugins = jpath(sess, "options.plugins");
+    assert_int_equal(json_array_size(plugins), 2);
+    assert_string_equal(json_string_value(json_array_get(plugins, 0)), "agent_skills");
+    assert_string_equal(json_string_value(json_array_get(plugins, 1)), "jupyter");
+    assert_string_equal(jstr(sess, "options.user"), "openhands");
+    assert_int_equal(json_integer_value(jpath(sess, "options.user_id")), 1001);
+    json_decref(sess);
+    json_t *obs = execute(jstr(rt, "url"), jstr(rt, "session_api_key"), "echo $USER $(id -u)", 200);
+    assert_string_equal(jstr(obs, "content"), "openhands 1001");
+    json_decref(obs);
+    lifecycle("stop", id, 200, &r);
+    net_reply_free(&r);
+    json_decref(rt);
+}
+
 int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_openhands_flow),
-        cmocka_unit_test(test_auth),
-        cmocka_unit_test(test_bad_bodies),
-        cmocka_unit_test(test_images_and_refusals),
+        cmocka_unit_test(test_openhands_flow), cmocka_unit_test(test_auth),
+        cmocka_unit_test(test_bad_bodies),     cmocka_unit_test(test_images_and_refusals),
+        cmocka_unit_test(test_start_command),
     };
     int failed = cmocka_run_group_tests_name("remote_runtime", tests, group_setup, group_teardown);
     return failed || harness_teardown_failed ? 1 : 0;

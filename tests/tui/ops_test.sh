@@ -70,7 +70,7 @@ wait_for "cpus: a number above 0" && ok "a bad value is refused in the form, whi
   { fail "cpus checked"; screen >&2; }
 tm send-keys -t dash C-u
 tm send-keys -t dash -l 1.5
-tm send-keys -t dash Tab Tab Right Right # network none; approvals default → never → high
+tm send-keys -t dash Tab Tab Tab Right Right # network none; allow empty; approvals default → never → high
 tm send-keys -t dash Enter
 wait_gone "New session" || fail "the form closes on Enter"
 NEW_ID=

@@ -507,56 +507,59 @@ static void test_exec_close_early(void **state)
 static void test_driver_table_complete(void **state)
 {
     assert_null(driver_find("no-such-driver"));
-    assert_string_equal(driver_names(), "docker");
-    const struct sandbox_driver *d = driver_find("docker");
-    assert_non_null(d);
-    assert_string_equal(d->name, "docker");
-    const bool set[] = {
-        d->open,
-        d->close,
-        d->address,
-        d->hint,
-        d->api_version,
-        d->is_local,
-        d->ping,
-        d->version,
-        d->info,
-        d->create,
-        d->start,
-        d->stop,
-        d->pause,
-        d->resume,
-        d->remove,
-        d->rename,
-        d->inspect,
-        d->wait,
-        d->list,
-        d->changes,
-        d->logs_tail,
-        d->events_follow,
-        d->stats_follow,
-        d->logs_follow,
-        d->stream_close,
-        d->volume_inspect,
-        d->volume_list,
-        d->volume_remove,
-        d->exec_open,
-        d->exec_write,
-        d->exec_close_input,
-        d->exec_resize,
-        d->exec_resume_output,
-        d->exec_id,
-        d->exec_close,
-        d->exec_inspect,
-        d->image_inspect,
-        d->image_pull,
-        d->image_build,
-        d->image_tag,
-        d->executor_ready,
-        d->executor_request,
-    };
-    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
-        assert_true(set[i]);
+    assert_string_equal(driver_names(), "docker, local");
+    for (int k = 0; k < 2; k++) {
+        const char *name = k ? "local" : "docker";
+        const struct sandbox_driver *d = driver_find(name);
+        assert_non_null(d);
+        assert_string_equal(d->name, name);
+        const bool set[] = {
+            d->open,
+            d->close,
+            d->address,
+            d->hint,
+            d->api_version,
+            d->is_local,
+            d->ping,
+            d->version,
+            d->info,
+            d->create,
+            d->start,
+            d->stop,
+            d->pause,
+            d->resume,
+            d->remove,
+            d->rename,
+            d->inspect,
+            d->wait,
+            d->list,
+            d->changes,
+            d->logs_tail,
+            d->events_follow,
+            d->stats_follow,
+            d->logs_follow,
+            d->stream_close,
+            d->volume_inspect,
+            d->volume_list,
+            d->volume_remove,
+            d->exec_open,
+            d->exec_write,
+            d->exec_close_input,
+            d->exec_resize,
+            d->exec_resume_output,
+            d->exec_id,
+            d->exec_close,
+            d->exec_inspect,
+            d->image_inspect,
+            d->image_pull,
+            d->image_build,
+            d->image_tag,
+            d->executor_ready,
+            d->executor_request,
+        };
+        for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+            assert_true(set[i]);
+    }
 }
 
 struct drep {

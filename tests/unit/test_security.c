@@ -85,7 +85,18 @@ static void test_asks(void **state)
     assert_true(asks & (1u << SECURITY_GPUS));
     assert_non_null(strstr(what, "host directory /home/u/proj read-write at /workspace"));
     assert_non_null(strstr(what, "all GPUs"));
+    c.local = true;
+    asks = security_config_asks(&c, what, sizeof(what));
+    assert_true(asks & (1u << SECURITY_BACKEND_LOCAL));
+    assert_non_null(strstr(what, "the local backend"));
     json_decref(c.setup);
+    /* OpenHands' user is as isolated as paddock's agent; root is not. */
+    memset(&c, 0, sizeof(c));
+    c.user = SESSION_USER_OPENHANDS;
+    assert_int_equal(security_config_asks(&c, what, sizeof(what)), 0u);
+    c.user = SESSION_USER_ROOT;
+    assert_int_equal(security_config_asks(&c, what, sizeof(what)), 1u << SECURITY_ROOT_AGENT);
+    assert_string_equal(what, "the agent as root");
 }
 
 /* The strictest setting among what is asked decides, and a refusal names its setting. */

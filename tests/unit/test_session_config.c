@@ -331,7 +331,7 @@ static void test_ws_names(void **state)
     assert_int_equal(ws, SESSION_WS_CLONE);
     assert_null(session_ws_name(SESSION_WS_COUNT));
 
-    const char *nets[] = {"none", "bridge", "host"};
+    const char *nets[] = {"none", "bridge", "host", "egress"};
     assert_int_equal(sizeof(nets) / sizeof(nets[0]), SESSION_NET_COUNT);
     for (int i = 0; i < SESSION_NET_COUNT; i++) {
         enum session_net net = SESSION_NET_COUNT;
@@ -410,6 +410,45 @@ static void test_mount_policy(void **state)
     unsetenv("PADDOCK_VOLUME_ALLOW");
 }
 
+/* plugins and the agent user reach the executor's command line and the stored options. */
+static void test_plugins_and_user(void **state)
+{
+    struct session_config *c = parse_ok("{\"plugins\": [\"agent_skills\", \"jupyter\", "
+                                        "\"jupyter\"], \"run_as_openhands\": true, "
+                                        "\"user_id\": 1001}");
+    json_t *b = session_config_container(&eng, c, "s1", "/sock/dir");
+    json_t *want = json_loads("[\"--socket\", \"/run/paddock/executor.sock\", \"--working-dir\", "
+                              "\"/workspace\", \"--user-id\", \"1001\", \"--username\", "
+                              "\"openhands\", \"--plugins\", \"agent_skills\", \"jupyter\", "
+                              "\"--home\", \"/home/openhands\"]",
+                              0, NULL);
+    assert_true(json_equal(json_object_get(b, "Cmd"), want));
+    json_decref(want);
+    json_decref(b);
+    json_t *st = session_config_stored(c, &eng, "s1", "img");
+    json_t *o = json_object_get(st, "options");
+    assert_int_equal(json_array_size(json_object_get(o, "plugins")), 2);
+    assert_string_equal(json_string_value(json_object_get(o, "user")), "openhands");
+    assert_int_equal(json_integer_value(json_object_get(o, "user_id")), 1001);
+    json_decref(st);
+    session_config_free(c);
+
+    c = parse_ok("{\"plugins\": [], \"run_as_openhands\": false, \"user_id\": 1001}");
+    b = session_config_container(&eng, c, "s1", "/sock/dir");
+    want = json_loads("[\"--socket\", \"/run/paddock/executor.sock\", \"--working-dir\", "
+                      "\"/workspace\", \"--user-id\", \"0\", \"--username\", \"root\"]",
+                      0, NULL);
+    assert_true(json_equal(json_object_get(b, "Cmd"), want));
+    json_decref(want);
+    json_decref(b);
+    session_config_free(c);
+
+    assert_non_null(strstr(parse_bad("{\"plugins\": [\"vscode\"]}"), "vscode is not available"));
+    assert_non_null(strstr(parse_bad("{\"plugins\": [\"x\"]}"), "unknown plugin \"x\""));
+    assert_non_null(strstr(parse_bad("{\"user_id\": 70000}"), "\"user_id\" must be"));
+    assert_non_null(strstr(parse_bad("{\"run_as_openhands\": \"yes\"}"), "true or false"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_env_names_only),
         cmocka_unit_test(test_ws_names),
         cmocka_unit_test(test_mount_policy),
+        cmocka_unit_test(test_plugins_and_user),
     };
     return cmocka_run_group_tests_name("session_config", tests, setup, teardown);
 }

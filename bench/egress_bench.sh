@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The egress proxy's cost (docs/egress.md): a download of SIZE bytes from a loopback server
+# (tests/integration/egress_servers.py) made inside a "network": "egress" sandbox through the
+# engine, against the same download made directly on the host in the same run; then the time
+# of a small request on a new connection, both ways (what the proxy adds to a connection).
+#   bench/egress_bench.sh BUILD_DIR [SIZE_BYTES] [RUNS] [SMALL_N]
+# Starts its own engine on a temp state dir and removes its session and servers at the end.
+set -euo pipefail
+build=$(readlink -f "$1")
+size=${2:-268435456} runs=${3:-3} n=${4:-200}
+src=$(dirname "$(readlink -f "$0")")/..
+tmp=$(mktemp -d /tmp/paddock-egress-bench-XXXXXX)
+engine_pid= servers_pid= sid=
+cleanup() {
+  [ -n "$sid" ] && curl -s --unix-socket "$tmp/state/engine.sock" -X DELETE "http://x/v1/sessions/$sid" >/dev/null || true
+  [ -n "$engine_pid" ] && kill "$engine_pid" 2>/dev/null && wait "$engine_pid" 2>/dev/null || true
+  [ -n "$servers_pid" ] && kill "$servers_pid" 2>/dev/null && wait "$servers_pid" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
+  -subj /CN=127.0.0.1 >/dev/null 2>&1
+# The servers stop when their stdin closes: this script holds its write end (fd 4).
+mkfifo "$tmp/servers.in"
+python3 "$src/tests/integration/egress_servers.py" "$tmp/cert.pem" "$tmp/key.pem" \
+  <"$tmp/servers.in" >"$tmp/servers.out" &
+servers_pid=$!
+exec 4>"$tmp/servers.in"
+for _ in $(seq 1 200); do [ -s "$tmp/servers.out" ] && break; sleep 0.05; done
+read -r http _ <"$tmp/servers.out"
+mkdir -p "$tmp/state"
+PADDOCK_STATE_DIR=$tmp/state PADDOCK_TEST_LABEL=1 PADDOCK_CONFIRM=never \
+  PADDOCK_EXECUTOR=$build/executor/paddock-executor "$build/paddock" serve >"$tmp/serve.log" 2>&1 &
+engine_pid=$!
+sock=$tmp/state/engine.sock
+for _ in $(seq 1 200); do curl -s --unix-socket "$sock" http://x/v1/info >/dev/null 2>&1 && break; sleep 0.05; done
+sid=$(curl -s --unix-socket "$sock" -X POST http://x/v1/sessions \
+  -d "{\"network\":\"egress\",\"egress\":{\"allow\":[\"127.0.0.1:$http\"],\"ask\":false}}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+run() {
+  local body
+  body=$(python3 -c 'import json,sys; print(json.dumps({"action":{"action":"run","args":{"command":sys.argv[1],"blocking":True},"timeout":600}}))' "$1")
+  curl -s --max-time 700 --unix-socket "$sock" -X POST "http://x/v1/sessions/$sid/execute_action" -d "$body" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["content"].strip())'
+}
+run "printf %s $(base64 -w0 "$src/bench/egress_client.py") | base64 -d > /tmp/b.py && echo ok" >/dev/null
+inside=$(run "python3 /tmp/b.py http://127.0.0.1:$http $size $runs $n" | tail -1)
+direct=$(env -u http_proxy -u HTTP_PROXY python3 "$src/bench/egress_client.py" "http://127.0.0.1:$http" "$size" "$runs" "$n")
+python3 - "$inside" "$direct" "$size" "$runs" "$n" <<'PY'
+import json, sys
+i, d = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+size, runs, n = int(sys.argv[3]), sys.argv[4], sys.argv[5]
+print(f"egress proxy bench: {size >> 20} MiB download (best of {runs}), {n} small requests")
+print(f"{'':28}{'through the proxy':>20}{'direct on the host':>20}")
+print(f"{'download MB/s':28}{i['mbps']:>20}{d['mbps']:>20}")
+print(f"{'small request ms, median':28}{i['small_ms_median']:>20}{d['small_ms_median']:>20}")
+print(f"{'small request ms, p90':28}{i['small_ms_p90']:>20}{d['small_ms_p90']:>20}")
+ratio = i['mbps'] / d['mbps'] * 100
+print(f"throughput through the proxy: {ratio:.0f} % of direct (goal: >= 80 %); "
+      f"added latency per connection (median): {i['small_ms_median'] - d['small_ms_median']:.2f} ms")
+PY

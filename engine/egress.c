@@ -1,0 +1,1320 @@
+/* Mediated egress (egress.h, docs/egress.md). A connection goes through these phases, each a
+ * callback on the engine's loop:
+ *   handoff  the executor's unix connection: its peer checked, the client's descriptor received
+ *   head     the proxy request's head read (10 s, 16 KiB)
+ *   ask      waiting for the operator (an "egress" action), only for a destination nobody knows
+ *   resolve  getent in a child (no thread, no blocking call on the loop), literal addresses as is
+ *   connect  non-blocking connect to the checked address (10 s)
+ *   relay    bytes both ways, untouched, with back-pressure and the idle timeout
+ * The record's row is written when the decision is made, before anything is sent for it, and
+ * its end (bytes, address, why) when the connection closes. */
+#include "engine/egress.h"
+
+#include "common/buf.h"
+#include "common/sanitize.h"
+#include "engine/action.h"
+#include "engine/api.h"
+#include "engine/base/child.h"
+#include "engine/base/loop.h"
+#include "engine/base/proc.h"
+#include "engine/base/session_state.h"
+#include "engine/base/unix_peer.h"
+#include "engine/base/util.h"
+#include "engine/docker/http.h"
+#include "engine/engine_internal.h"
+#include "engine/events.h"
+#include "engine/risk/egress_policy.h"
+#include "engine/session_config.h"
+#include "engine/session_internal.h"
+#include "engine/store/store.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define EGRESS_HEAD_MAX (16 * 1024)
+#define EGRESS_HEAD_TIMEOUT_MS 10000
+#define EGRESS_CONNECT_TIMEOUT_MS 10000
+#define EGRESS_RESOLVE_TIMEOUT_MS 10000
+#define EGRESS_PIPE_SIZE (1024 * 1024) /* a kernel pipe per direction (F_SETPIPE_SZ) */
+#define EGRESS_MAX_ADDRS 8
+#define EGRESS_LIST_DEFAULT 200
+
+enum egress_phase { EP_HANDOFF, EP_HEAD, EP_ASK, EP_RESOLVE, EP_CONNECT, EP_RELAY };
+
+/* One direction of the relay. The bytes move socket → kernel pipe → socket with splice, never
+ * through the engine's memory; only the first ones the engine wrote itself (a plain request's
+ * rewritten head, a tunnel's 200) are in data. */
+struct egress_pipe {
+    char *data; /* the first bytes, malloc'd; NULL: none */
+    size_t len, off;
+    int p[2];      /* the kernel pipe: read end, write end */
+    size_t inpipe; /* bytes read from the source, not yet written to the sink */
+    bool eof;      /* its source read to the end */
+    bool shut;     /* its sink was told (shutdown SHUT_WR) */
+};
+
+struct egress_site;
+
+struct egress_conn {
+    struct egress_conn *next;
+    struct egress_site *site;
+    enum egress_phase phase;
+    int hfd;           /* the executor's hand-off connection (handoff only) */
+    int cfd, sfd;      /* the sandbox's client, the destination */
+    uint32_t cev, sev; /* what the loop watches on each, to change it only when it changes */
+    struct buf head;   /* what the client sent before the decision */
+    size_t head_len;   /* the head's bytes, through its blank line */
+    char method[16];
+    char host[EGRESS_HOST_MAX + 1];
+    int port;
+    bool tunnel;           /* CONNECT */
+    char *upstream;        /* a plain request's head as the destination gets it (origin-form) */
+    int64_t rec;           /* the record's row */
+    int64_t action;        /* the question waiting in the queue, 0: none */
+    bool approved_literal; /* the operator approved exactly this address */
+    char command[512];     /* the sandbox's process that asked (sanitized), "" unknown */
+    struct sockaddr_storage addrs[EGRESS_MAX_ADDRS];
+    socklen_t alens[EGRESS_MAX_ADDRS];
+    int naddrs, iaddr;
+    char address[INET6_ADDRSTRLEN + 8]; /* the one connected to */
+    struct egress_pipe up, down;        /* client → destination, destination → client */
+    bool hup_c, hup_s;
+    int64_t bytes_up, bytes_down;
+    double last; /* the last byte moved (loop_now_ms) */
+    struct loop_timer *timer;
+    bool resolving; /* a child is resolving: freed when it answers */
+    bool ended;
+};
+
+/* One egress session: its listener and its connections. */
+struct egress_site {
+    struct egress_site *next;
+    struct engine *eng;
+    char session_id[40];
+    int lfd;
+    json_t *allow, *deny;
+    bool ask;
+    int max_connections;
+    double idle_timeout;
+    struct egress_conn *conns;
+    int n_conns;
+};
+
+struct egress {
+    struct egress_site *sites;
+};
+
+static struct egress_site *egress_site_find(struct engine *eng, const char *id)
+{
+    struct egress *eg = eng->egress;
+    for (struct egress_site *x = eg ? eg->sites : NULL; x; x = x->next)
+        if (strcmp(x->session_id, id) == 0)
+            return x;
+    return NULL;
+}
+
+static void egress_publish(struct egress_conn *c, const char *what)
+{
+    struct engine *eng = c->site->eng;
+    json_t *e = json_pack("{s:s,s:s,s:I,s:s,s:i,s:s,s:I,s:I,s:b}", "event", what, "session",
+                          c->site->session_id, "id", (json_int_t)c->rec, "host", c->host, "port",
+                          c->port, "method", c->method, "bytes_up", (json_int_t)c->bytes_up,
+                          "bytes_down", (json_int_t)c->bytes_down, "open", !c->ended);
+    if (e)
+        events_publish(eng->events, "egress", e);
+    json_decref(e);
+}
+
+/* ---- the end ---- */
+
+static void egress_conn_free(struct egress_conn *c)
+{
+    buf_free(&c->head);
+    free(c->upstream);
+    struct egress_pipe *ps[] = {&c->up, &c->down};
+    for (size_t i = 0; i < 2; i++) {
+        free(ps[i]->data);
+        for (int k = 0; k < 2; k++)
+            if (ps[i]->p[k] >= 0)
+                close(ps[i]->p[k]);
+    }
+    free(c);
+}
+
+static void egress_fd_close(struct engine *eng, int *fd, uint32_t *ev)
+{
+    if (*fd < 0)
+        return;
+    if (*ev != UINT32_MAX)
+        loop_del_fd(eng->loop, *fd);
+    close(*fd);
+    *fd = -1;
+    *ev = UINT32_MAX;
+}
+
+/* Ends the connection: its descriptors closed, its question withdrawn, its row closed with why
+ * (NULL: no row to close). The struct goes now, or when its resolving child answers. */
+static void egress_conn_end(struct egress_conn *c, const char *why)
+{
+    if (c->ended)
+        return;
+    c->ended = true;
+    struct egress_site *site = c->site;
+    struct engine *eng = site->eng;
+    if (c->timer) {
+        loop_timer_cancel(eng->loop, c->timer);
+        c->timer = NULL;
+    }
+    if (c->action > 0) {
+        int64_t id = c->action;
+        c->action = 0;
+        action_ask_cancel(eng, id, why ? why : "the connection closed");
+    }
+    if (c->hfd >= 0) {
+        loop_del_fd(eng->loop, c->hfd);
+        close(c->hfd);
+        c->hfd = -1;
+    }
+    egress_fd_close(eng, &c->cfd, &c->cev);
+    egress_fd_close(eng, &c->sfd, &c->sev);
+    if (c->rec > 0) {
+        store_egress_end(eng->store, c->rec, c->address[0] ? c->address : NULL, c->bytes_up,
+                         c->bytes_down, util_now(), why, NULL);
+        egress_publish(c, "end");
+    }
+    for (struct egress_conn **pp = &site->conns; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
+    site->n_conns--;
+    if (!c->resolving)
+        egress_conn_free(c);
+}
+
+/* A short reply to the client (403, 502, 504 ...), then the end. */
+static void egress_conn_reply(struct egress_conn *c, int status, const char *reason,
+                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void egress_conn_reply(struct egress_conn *c, int status, const char *reason,
+                              const char *fmt, ...)
+{
+    char body[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(body, sizeof(body) - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n > sizeof(body) - 2)
+        n = (int)sizeof(body) - 2;
+    body[n++] = '\n';
+    body[n] = '\0';
+    char head[256];
+    int hn = snprintf(head, sizeof(head),
+                      "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                      "Content-Length: %d\r\nConnection: close\r\nX-Paddock-Egress: %d\r\n\r\n",
+                      status, reason, n, status);
+    if (c->cfd >= 0) {
+        /* Best effort: a fresh reply fits the socket's send buffer at once. */
+        struct iovec iov[2] = {{.iov_base = head, .iov_len = (size_t)hn},
+                               {.iov_base = body, .iov_len = (size_t)n}};
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+        (void)sendmsg(c->cfd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        shutdown(c->cfd, SHUT_WR);
+    }
+    body[n - 1] = '\0';
+    char why[1100];
+    snprintf(why, sizeof(why), "%d: %s", status, body);
+    egress_conn_end(c, why);
+}
+
+/* A row for a decision made at once (denied, refused): written and closed. */
+static void egress_record_now(struct egress_conn *c, const char *decision, const char *rule,
+                              const char *by)
+{
+    struct engine *eng = c->site->eng;
+    struct store_egress_new row = {.session_id = c->site->session_id,
+                                   .host = c->host,
+                                   .method = c->method,
+                                   .port = c->port,
+                                   .decision = decision,
+                                   .rule = rule,
+                                   .decided_by = by,
+                                   .now = util_now()};
+    c->rec = store_egress_add(eng->store, &row, NULL);
+    if (c->rec > 0)
+        egress_publish(c, "start");
+}
+
+/* ---- watching descriptors ---- */
+
+static void egress_on_client(int fd, uint32_t events, void *ud);
+static void egress_on_server(int fd, uint32_t events, void *ud);
+
+static void egress_watch(struct egress_conn *c, int fd, uint32_t *cur, uint32_t want, loop_fd_fn fn)
+{
+    struct engine *eng = c->site->eng;
+    if (*cur == want)
+        return;
+    if (*cur == UINT32_MAX)
+        loop_add_fd(eng->loop, fd, want, fn, c);
+    else
+        loop_mod_fd(eng->loop, fd, want);
+    *cur = want;
+}
+
+/* ---- relay ---- */
+
+static void egress_idle_arm(struct egress_conn *c);
+
+static void egress_on_idle(void *ud)
+{
+    struct egress_conn *c = ud;
+    c->timer = NULL;
+    double idle_ms = c->site->idle_timeout * 1e3;
+    double left = c->last + idle_ms - loop_now_ms();
+    if (left > 0) {
+        c->timer = loop_timer_add(c->site->eng->loop, (long)left + 1, egress_on_idle, c);
+        return;
+    }
+    char why[128];
+    snprintf(why, sizeof(why), "idle for %.0f s (egress.idle_timeout)", c->site->idle_timeout);
+    egress_conn_end(c, why);
+}
+
+static void egress_idle_arm(struct egress_conn *c)
+{
+    if (c->timer)
+        loop_timer_cancel(c->site->eng->loop, c->timer);
+    c->last = loop_now_ms();
+    c->timer =
+        loop_timer_add(c->site->eng->loop, (long)(c->site->idle_timeout * 1e3), egress_on_idle, c);
+}
+
+/* Moves what it can one way: write what waits, read more when nothing does. -1 on an error of
+ * either side (the connection ends). A bounded number of rounds, so one fast stream cannot hold
+ * the loop: what is left is still readable, and the loop comes back. */
+static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *count, bool *moved)
+{
+    for (int round = 0; round < 16; round++) {
+        ssize_t n;
+        if (p->off < p->len) {
+            n = send(to, p->data + p->off, p->len - p->off, MSG_NOSIGNAL);
+            if (n > 0) {
+                p->off += (size_t)n;
+                *count += n;
+                *moved = true;
+                continue;
+            }
+            return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+        }
+        if (p->inpipe) {
+            n = splice(p->p[0], NULL, to, NULL, p->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+            if (n > 0) {
+                p->inpipe -= (size_t)n;
+                *count += n;
+                *moved = true;
+                continue;
+            }
+            return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+        }
+        if (p->eof) {
+            if (!p->shut) {
+                shutdown(to, SHUT_WR);
+                p->shut = true;
+            }
+            return 0;
+        }
+        n = splice(from, NULL, p->p[1], NULL, EGRESS_PIPE_SIZE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (n > 0) {
+            p->inpipe = (size_t)n;
+            *moved = true;
+            continue;
+        }
+        if (n == 0) {
+            p->eof = true;
+            continue;
+        }
+        return errno == EAGAIN || errno == EINTR ? 0 : -1;
+    }
+    return 0;
+}
+
+static void egress_relay(struct egress_conn *c)
+{
+    bool moved = false;
+    int64_t sent_down = 0;
+    if (egress_pipe_pump(&c->up, c->cfd, c->sfd, &c->bytes_up, &moved) < 0 ||
+        egress_pipe_pump(&c->down, c->sfd, c->cfd, &sent_down, &moved) < 0) {
+        egress_conn_end(c, "closed: a side reset the connection");
+        return;
+    }
+    c->bytes_down += sent_down;
+    if (moved)
+        c->last = loop_now_ms();
+    bool up_pending = c->up.off < c->up.len || c->up.inpipe,
+         down_pending = c->down.off < c->down.len || c->down.inpipe;
+    if ((c->up.eof && c->up.shut && c->down.eof && c->down.shut) ||
+        (c->hup_c && c->up.eof && !up_pending) || (c->hup_s && c->down.eof && !down_pending)) {
+        egress_conn_end(c, "closed");
+        return;
+    }
+    uint32_t cw = (!up_pending && !c->up.eof ? EPOLLIN : 0) | (down_pending ? EPOLLOUT : 0);
+    uint32_t sw = (!down_pending && !c->down.eof ? EPOLLIN : 0) | (up_pending ? EPOLLOUT : 0);
+    egress_watch(c, c->cfd, &c->cev, cw, egress_on_client);
+    egress_watch(c, c->sfd, &c->sev, sw, egress_on_server);
+}
+
+static void egress_relay_start(struct egress_conn *c)
+{
+    c->phase = EP_RELAY;
+    struct egress_pipe *ps[] = {&c->up, &c->down};
+    for (size_t i = 0; i < 2; i++) {
+        if (pipe2(ps[i]->p, O_NONBLOCK | O_CLOEXEC) < 0) {
+            ps[i]->p[0] = ps[i]->p[1] = -1;
+            egress_conn_reply(c, 503, "Service Unavailable", "paddock egress: no pipe: %s",
+                              strerror(errno));
+            return;
+        }
+        fcntl(ps[i]->p[1], F_SETPIPE_SZ, EGRESS_PIPE_SIZE); /* a smaller one still works */
+    }
+    /* What the destination gets first: a plain request's rewritten head, then whatever the
+     * client sent after its head; a tunnel's client hears 200 first. */
+    struct buf first = BUF_INIT;
+    if (c->upstream)
+        buf_append(&first, c->upstream, strlen(c->upstream));
+    if (c->head.len > c->head_len)
+        buf_append(&first, c->head.data + c->head_len, c->head.len - c->head_len);
+    c->up.data = first.data;
+    c->up.len = first.len;
+    if (c->tunnel) {
+        static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+        c->down.data = strdup(ok);
+        c->down.len = c->down.data ? sizeof ok - 1 : 0;
+    }
+    egress_idle_arm(c);
+    egress_relay(c);
+}
+
+static void egress_on_client(int fd, uint32_t events, void *ud)
+{
+    (void)fd;
+    struct egress_conn *c = ud;
+    if (c->phase != EP_RELAY) {
+        /* Waiting (ask, resolve, connect): only its going away is watched. */
+        if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+            egress_conn_end(c, "the client closed the connection before it was connected");
+        return;
+    }
+    if (events & EPOLLERR) {
+        egress_conn_end(c, "closed: the client's connection failed");
+        return;
+    }
+    if (events & EPOLLHUP)
+        c->hup_c = true;
+    egress_relay(c);
+}
+
+/* ---- connect ---- */
+
+static void egress_connect_next(struct egress_conn *c, const char *last_error);
+
+static void egress_on_connect_timeout(void *ud)
+{
+    struct egress_conn *c = ud;
+    c->timer = NULL;
+    egress_fd_close(c->site->eng, &c->sfd, &c->sev);
+    egress_connect_next(c, "no answer within 10 s");
+}
+
+static void egress_on_server(int fd, uint32_t events, void *ud)
+{
+    struct egress_conn *c = ud;
+    if (c->phase == EP_CONNECT) {
+        int soerr = 0;
+        socklen_t len = sizeof(soerr);
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+            soerr = errno;
+        if (c->timer) {
+            loop_timer_cancel(c->site->eng->loop, c->timer);
+            c->timer = NULL;
+        }
+        if (soerr) {
+            egress_fd_close(c->site->eng, &c->sfd, &c->sev);
+            egress_connect_next(c, strerror(soerr));
+            return;
+        }
+        egress_relay_start(c);
+        return;
+    }
+    if (events & EPOLLERR) {
+        egress_conn_end(c, "closed: the destination's connection failed");
+        return;
+    }
+    if (events & EPOLLHUP)
+        c->hup_s = true;
+    egress_relay(c);
+}
+
+static void egress_connect_next(struct egress_conn *c, const char *last_error)
+{
+    struct engine *eng = c->site->eng;
+    while (c->iaddr < c->naddrs) {
+        int i = c->iaddr++;
+        const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
+        char text[INET6_ADDRSTRLEN];
+        const void *raw =
+            sa->sa_family == AF_INET
+                ? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
+                : (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+        inet_ntop(sa->sa_family, raw, text, sizeof(text));
+        snprintf(c->address, sizeof(c->address), sa->sa_family == AF_INET6 ? "[%s]:%d" : "%s:%d",
+                 text, c->port);
+        int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            last_error = strerror(errno);
+            continue;
+        }
+        if (connect(fd, sa, c->alens[i]) < 0 && errno != EINPROGRESS) {
+            last_error = strerror(errno);
+            close(fd);
+            continue;
+        }
+        c->sfd = fd;
+        c->sev = UINT32_MAX;
+        c->phase = EP_CONNECT;
+        egress_watch(c, fd, &c->sev, EPOLLOUT, egress_on_server);
+        c->timer =
+            loop_timer_add(eng->loop, EGRESS_CONNECT_TIMEOUT_MS, egress_on_connect_timeout, c);
+        return;
+    }
+    egress_conn_reply(c, 502, "Bad Gateway", "paddock egress: cannot connect to %s:%d (%s): %s",
+                      c->host, c->port, c->address[0] ? c->address : "no address",
+                      last_error ? last_error : "no address");
+}
+
+/* ---- resolve and check the addresses ---- */
+
+/* The patterns that may name an address literally: the session's allow list and the
+ * operators' rules. */
+static json_t *egress_allow_all(struct egress_site *site)
+{
+    json_t *all = json_copy(site->allow);
+    json_t *rules = store_egress_rules(site->eng->store, site->session_id);
+    size_t i;
+    json_t *r;
+    json_array_foreach(rules, i, r)
+    {
+        json_array_append(all, json_object_get(r, "pattern"));
+    }
+    json_decref(rules);
+    return all;
+}
+
+/* Keeps the addresses that may be reached: public ones, and others an allow entry names
+ * literally (or the operator approved as this very address). Then connects. */
+static void egress_check_addresses(struct egress_conn *c)
+{
+    json_t *allow = egress_allow_all(c->site);
+    int kept = 0;
+    char refused[300] = "";
+    for (int i = 0; i < c->naddrs; i++) {
+        const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
+        enum egress_addr_class cls = egress_addr_classify(sa);
+        char text[INET6_ADDRSTRLEN];
+        const void *raw =
+            sa->sa_family == AF_INET
+                ? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
+                : (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+        inet_ntop(sa->sa_family, raw, text, sizeof(text));
+        bool ok = cls == EGRESS_ADDR_PUBLIC || egress_patterns_name_address(allow, text, c->port) ||
+                  (c->approved_literal && egress_host_is_address(c->host) &&
+                   egress_pattern_match(c->host, text, c->port));
+        if (!ok) {
+            if (!refused[0])
+                snprintf(refused, sizeof(refused), "%s, a %s address", text,
+                         egress_addr_class_name(cls));
+            continue;
+        }
+        if (kept != i) {
+            c->addrs[kept] = c->addrs[i];
+            c->alens[kept] = c->alens[i];
+        }
+        kept++;
+    }
+    json_decref(allow);
+    c->naddrs = kept;
+    if (!kept) {
+        store_egress_decide(c->site->eng->store, c->rec, "refused", "private address", "engine",
+                            NULL);
+        egress_conn_reply(c, 403, "Forbidden",
+                          "paddock egress: %s:%d resolves to %s: refused (loopback, link-local "
+                          "and private addresses need an allow entry naming the address "
+                          "literally)",
+                          c->host, c->port, refused);
+        return;
+    }
+    c->iaddr = 0;
+    egress_connect_next(c, NULL);
+}
+
+static void egress_on_resolved(int status, const char *output, void *ud)
+{
+    struct egress_conn *c = ud;
+    c->resolving = false;
+    if (c->ended) {
+        egress_conn_free(c);
+        return;
+    }
+    if (c->timer) {
+        loop_timer_cancel(c->site->eng->loop, c->timer);
+        c->timer = NULL;
+    }
+    /* getent ahosts: "ADDRESS STREAM name" lines, one per address and socket type. */
+    c->naddrs = 0;
+    const char *line = output;
+    while (status == 0 && line && *line && c->naddrs < EGRESS_MAX_ADDRS) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        char buf[256];
+        if (n < sizeof(buf)) {
+            memcpy(buf, line, n);
+            buf[n] = '\0';
+            char addr[INET6_ADDRSTRLEN + 1], kind[16];
+            if (sscanf(buf, "%46s %15s", addr, kind) == 2 && strcmp(kind, "STREAM") == 0) {
+                struct sockaddr_storage ss = {0};
+                socklen_t len = 0;
+                struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+                struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+                if (inet_pton(AF_INET, addr, &in->sin_addr) == 1) {
+                    in->sin_family = AF_INET;
+                    in->sin_port = htons((uint16_t)c->port);
+                    len = sizeof(*in);
+                } else if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+                    in6->sin6_family = AF_INET6;
+                    in6->sin6_port = htons((uint16_t)c->port);
+                    len = sizeof(*in6);
+                }
+                if (len) {
+                    c->addrs[c->naddrs] = ss;
+                    c->alens[c->naddrs++] = len;
+                }
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (!c->naddrs) {
+        egress_conn_reply(c, 502, "Bad Gateway", "paddock egress: %s does not resolve%s", c->host,
+                          status < 0 ? " (the resolver did not answer within 10 s)" : "");
+        return;
+    }
+    egress_check_addresses(c);
+}
+
+/* Once the destination is allowed: its addresses (a literal is its own; a name is resolved
+ * once, by getent in a child, and only the addresses it gave are ever connected to). */
+static void egress_resolve(struct egress_conn *c)
+{
+    c->phase = EP_RESOLVE;
+    struct sockaddr_in *in = (struct sockaddr_in *)&c->addrs[0];
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&c->addrs[0];
+    memset(&c->addrs[0], 0, sizeof(c->addrs[0]));
+    if (inet_pton(AF_INET, c->host, &in->sin_addr) == 1) {
+        in->sin_family = AF_INET;
+        in->sin_port = htons((uint16_t)c->port);
+        c->alens[0] = sizeof(*in);
+        c->naddrs = 1;
+        egress_check_addresses(c);
+        return;
+    }
+    if (inet_pton(AF_INET6, c->host, &in6->sin6_addr) == 1) {
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((uint16_t)c->port);
+        c->alens[0] = sizeof(*in6);
+        c->naddrs = 1;
+        egress_check_addresses(c);
+        return;
+    }
+    /* The host passed egress_target_parse: a DNS name that cannot start with '-'. */
+    const char *argv[] = {"getent", "ahosts", c->host, NULL};
+    const char *envp[] = {"PATH=/usr/bin:/bin:/usr/sbin:/sbin", NULL};
+    struct child_spec spec = {.argv = argv, .envp = envp, .timeout_ms = EGRESS_RESOLVE_TIMEOUT_MS};
+    char *err = NULL;
+    if (child_spawn(c->site->eng->loop, &spec, egress_on_resolved, c, &err) < 0) {
+        egress_conn_reply(c, 502, "Bad Gateway", "paddock egress: cannot resolve %s: %s", c->host,
+                          err ? err : "no resolver");
+        free(err);
+        return;
+    }
+    c->resolving = true;
+}
+
+/* ---- decide ---- */
+
+/* The operator's answer to the question (action_ask): approved → on to resolving (with a rule
+ * for the session or the engine when the approval's scope says so); rejected or expired → 403
+ * saying who and why, read back from the action's row. */
+static void egress_on_decided(bool approved, const char *why, void *ud)
+{
+    struct egress_conn *c = ud;
+    struct engine *eng = c->site->eng;
+    int64_t id = c->action;
+    c->action = 0;
+    if (!approved) {
+        json_t *row = store_action_get(eng->store, id);
+        const char *approval = json_string_value(json_object_get(row, "approval"));
+        const char *by = json_string_value(json_object_get(row, "decided_by"));
+        const char *reason = json_string_value(json_object_get(row, "decision_reason"));
+        bool expired = approval && strcmp(approval, "expired") == 0;
+        store_egress_decide(eng->store, c->rec, expired ? "expired" : "rejected", NULL,
+                            by ? by : "engine", NULL);
+        if (expired)
+            egress_conn_reply(c, 403, "Forbidden",
+                              "paddock egress: %s %s:%d waited for the operator and the approval "
+                              "timed out",
+                              c->method, c->host, c->port);
+        else if (by)
+            egress_conn_reply(c, 403, "Forbidden", "paddock egress: %s %s:%d rejected by %s%s%s",
+                              c->method, c->host, c->port, by, reason ? ": " : "",
+                              reason ? reason : "");
+        else
+            egress_conn_reply(c, 403, "Forbidden", "paddock egress: %s %s:%d not approved: %s",
+                              c->method, c->host, c->port, why ? why : "no decision");
+        json_decref(row);
+        return;
+    }
+    const char *by = why && *why ? why : "operator";
+    enum action_scope scope = action_decision_scope(eng);
+    /* The question is answered: its row ends here, the connection's row goes on. */
+    action_end(eng, id, ACTION_DONE, STORE_NO_EXIT_CODE, NULL, NULL);
+    char pattern[EGRESS_HOST_MAX + 16];
+    snprintf(pattern, sizeof(pattern), strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host,
+             c->port);
+    const char *rule = NULL;
+    if (scope != ACTION_SCOPE_ONCE &&
+        store_egress_rule_add(eng->store, scope == ACTION_SCOPE_ENGINE ? NULL : c->site->session_id,
+                              pattern, by, util_now(), NULL) > 0)
+        rule = pattern;
+    store_egress_decide(eng->store, c->rec, "approved", rule, by, NULL);
+    c->approved_literal = true;
+    egress_resolve(c);
+}
+
+/* The command line of the sandbox's process that opened the connection, into c->command; ""
+ * when it cannot be told (it exited, or the socket was handed on). Only for a question: the
+ * scan of the host's /proc costs more than a decision by rule. */
+static void egress_find_command(struct egress_conn *c, struct session *s)
+{
+    struct sockaddr_storage peer, self;
+    socklen_t pl = sizeof(peer), sl = sizeof(self);
+    c->command[0] = '\0';
+    if (getpeername(c->cfd, (struct sockaddr *)&peer, &pl) < 0 ||
+        getsockname(c->cfd, (struct sockaddr *)&self, &sl) < 0 || peer.ss_family != AF_INET ||
+        self.ss_family != AF_INET || s->exec_init_pid <= 0)
+        return;
+    int pport = ntohs(((struct sockaddr_in *)&peer)->sin_port);
+    int sport = ntohs(((struct sockaddr_in *)&self)->sin_port);
+    char raw[sizeof(c->command)];
+    if (proc_socket_owner((pid_t)s->exec_init_pid, pport, sport, raw, sizeof(raw)) == 0)
+        sanitize_text(raw, strlen(raw), c->command, sizeof(c->command));
+}
+
+static void egress_ask(struct egress_conn *c, struct session *s)
+{
+    struct engine *eng = c->site->eng;
+    char dest[EGRESS_HOST_MAX + 16];
+    snprintf(dest, sizeof(dest), strchr(c->host, ':') ? "[%s]:%d" : "%s:%d", c->host, c->port);
+    egress_find_command(c, s);
+    json_t *action =
+        json_pack("{s:s,s:{s:s,s:s,s:i,s:s}}", "action", "egress", "args", "destination", dest,
+                  "host", c->host, "port", c->port, "method", c->method);
+    if (c->command[0])
+        json_object_set_new(json_object_get(action, "args"), "command", json_string(c->command));
+    char *err = NULL;
+    char why[128];
+    snprintf(why, sizeof(why), "a network destination the session does not know (%s)",
+             c->tunnel ? "CONNECT" : c->method);
+    c->phase = EP_ASK;
+    json_t *cfg = store_session_config(eng->store, s->id);
+    json_t *t = json_object_get(json_object_get(cfg, "options"), "approval_timeout");
+    struct action_request q = {.session_id = s->id,
+                               .action = action,
+                               .summary = dest,
+                               .risk = RISK_MEDIUM,
+                               .risk_reason = why,
+                               .pending = true,
+                               .timeout = json_is_number(t) ? json_number_value(t)
+                                                            : eng->approval_timeout};
+    int64_t id = action_ask(eng, &q, egress_on_decided, c, &err);
+    json_decref(cfg);
+    json_decref(action);
+    if (id < 0) {
+        egress_conn_reply(c, 503, "Service Unavailable",
+                          "paddock egress: the question could not be recorded: %s",
+                          err ? err : "store error");
+        free(err);
+        return;
+    }
+    c->action = id;
+    struct store_egress_new row = {.session_id = c->site->session_id,
+                                   .host = c->host,
+                                   .method = c->method,
+                                   .port = c->port,
+                                   .decision = "pending",
+                                   .action_id = id,
+                                   .command = c->command[0] ? c->command : NULL,
+                                   .now = util_now()};
+    c->rec = store_egress_add(eng->store, &row, &err);
+    if (c->rec < 0) {
+        c->rec = 0;
+        egress_conn_reply(c, 503, "Service Unavailable",
+                          "paddock egress: the connection could not be recorded: %s",
+                          err ? err : "store error");
+        free(err);
+        return;
+    }
+    egress_publish(c, "start");
+}
+
+static void egress_decide(struct egress_conn *c)
+{
+    struct egress_site *site = c->site;
+    struct engine *eng = site->eng;
+    struct session *s = session_find(eng, site->session_id);
+    const char *rule;
+    if ((rule = egress_patterns_match(site->deny, c->host, c->port))) {
+        egress_record_now(c, "denied", rule, "config");
+        egress_conn_reply(c, 403, "Forbidden",
+                          "paddock egress: %s %s:%d denied by the rule \"%s\" (egress.deny)",
+                          c->method, c->host, c->port, rule);
+        return;
+    }
+    const char *by = "config";
+    rule = egress_patterns_match(site->allow, c->host, c->port);
+    json_t *rules = rule ? NULL : store_egress_rules(eng->store, site->session_id);
+    size_t i;
+    json_t *r;
+    json_array_foreach(rules, i, r)
+    {
+        const char *p = json_string_value(json_object_get(r, "pattern"));
+        if (p && egress_pattern_match(p, c->host, c->port)) {
+            rule = p;
+            by = json_string_value(json_object_get(r, "created_by"));
+            break;
+        }
+    }
+    if (rule) {
+        char *err = NULL;
+        struct store_egress_new row = {.session_id = site->session_id,
+                                       .host = c->host,
+                                       .method = c->method,
+                                       .port = c->port,
+                                       .decision = "allowed",
+                                       .rule = rule,
+                                       .decided_by = by ? by : "operator",
+                                       .now = util_now()};
+        /* Intent first: nothing is sent for a connection the record does not hold. */
+        c->rec = store_egress_add(eng->store, &row, &err);
+        json_decref(rules);
+        if (c->rec < 0) {
+            c->rec = 0;
+            egress_conn_reply(c, 503, "Service Unavailable",
+                              "paddock egress: the connection could not be recorded: %s",
+                              err ? err : "store error");
+            free(err);
+            return;
+        }
+        egress_publish(c, "start");
+        egress_resolve(c);
+        return;
+    }
+    json_decref(rules);
+    if (site->ask && s && s->state == SESSION_READY) {
+        egress_ask(c, s);
+        return;
+    }
+    egress_record_now(c, "denied", NULL, "config");
+    egress_conn_reply(
+        c, 403, "Forbidden", "paddock egress: %s %s:%d is not in the session's allow list%s",
+        c->method, c->host, c->port,
+        site->ask ? " and the session is not ready to ask" : " (egress.ask is false)");
+}
+
+/* ---- the request head ---- */
+
+static bool egress_header_dropped(const char *name, size_t n)
+{
+    static const char *const hop[] = {"proxy-connection", "proxy-authorization", "connection",
+                                      "keep-alive"};
+    for (size_t i = 0; i < sizeof hop / sizeof hop[0]; i++)
+        if (strlen(hop[i]) == n && strncasecmp(name, hop[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* Parses the head: 0, or -1 after replying. */
+static int egress_head_parse(struct egress_conn *c)
+{
+    char *h = c->head.data;
+    char *eol = strstr(h, "\r\n");
+    if (!eol)
+        return -1;
+    char line[EGRESS_HEAD_MAX];
+    size_t ln = (size_t)(eol - h);
+    memcpy(line, h, ln);
+    line[ln] = '\0';
+    char *sp1 = strchr(line, ' ');
+    char *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+    if (!sp1 || !sp2 || strncmp(sp2 + 1, "HTTP/1.", 7) != 0 ||
+        (size_t)(sp1 - line) >= sizeof(c->method)) {
+        egress_conn_reply(c, 400, "Bad Request", "paddock egress: not an HTTP/1.x proxy request");
+        return -1;
+    }
+    *sp1 = *sp2 = '\0';
+    for (char *m = line; *m; m++)
+        if (!isupper((unsigned char)*m)) {
+            egress_conn_reply(c, 400, "Bad Request", "paddock egress: not an HTTP method");
+            return -1;
+        }
+    memcpy(c->method, line, (size_t)(sp1 - line) + 1);
+    const char *target = sp1 + 1, *version = sp2 + 1;
+    if (strcmp(c->method, "CONNECT") == 0) {
+        c->tunnel = true;
+        if (egress_target_parse(target, -1, c->host, &c->port) < 0) {
+            egress_conn_reply(c, 400, "Bad Request",
+                              "paddock egress: CONNECT needs host:port, not \"%.200s\"", target);
+            return -1;
+        }
+        return 0;
+    }
+    if (strncasecmp(target, "http://", 7) != 0) {
+        egress_conn_reply(c, 400, "Bad Request",
+                          "paddock egress: a plain request names its destination as "
+                          "http://host/path (https goes through CONNECT): \"%.200s\"",
+                          target);
+        return -1;
+    }
+    const char *auth = target + 7;
+    size_t an = strcspn(auth, "/?#");
+    char authority[EGRESS_HOST_MAX + 16];
+    if (an == 0 || an >= sizeof(authority) || memchr(auth, '@', an)) {
+        egress_conn_reply(c, 400, "Bad Request", "paddock egress: bad destination \"%.200s\"",
+                          target);
+        return -1;
+    }
+    memcpy(authority, auth, an);
+    authority[an] = '\0';
+    if (egress_target_parse(authority, 80, c->host, &c->port) < 0) {
+        egress_conn_reply(c, 400, "Bad Request", "paddock egress: bad destination \"%.200s\"",
+                          authority);
+        return -1;
+    }
+    const char *path = auth + an;
+    /* The destination gets the origin form, its headers less the proxy's hop-by-hop ones, and
+     * Connection: close (one request per connection: the decision was for this one). */
+    struct buf up = BUF_INIT;
+    buf_printf(&up, "%s %s%s %s\r\n", c->method, *path == '/' ? "" : "/", path, version);
+    for (char *p = eol + 2; p < h + c->head_len - 2;) {
+        char *e = strstr(p, "\r\n");
+        if (!e)
+            break;
+        char *colon = memchr(p, ':', (size_t)(e - p));
+        if (colon && !egress_header_dropped(p, (size_t)(colon - p)))
+            buf_append(&up, p, (size_t)(e - p) + 2);
+        p = e + 2;
+    }
+    buf_printf(&up, "Connection: close\r\n\r\n");
+    c->upstream = up.data;
+    return 0;
+}
+
+static void egress_on_head_timeout(void *ud)
+{
+    struct egress_conn *c = ud;
+    c->timer = NULL;
+    egress_conn_reply(c, 408, "Request Timeout",
+                      "paddock egress: no complete request head within 10 s");
+}
+
+static void egress_on_head(int fd, uint32_t events, void *ud)
+{
+    struct egress_conn *c = ud;
+    if (c->phase != EP_HEAD) {
+        egress_on_client(fd, events, ud);
+        return;
+    }
+    char tmp[4096];
+    for (;;) {
+        ssize_t n = recv(fd, tmp, sizeof(tmp), 0);
+        if (n > 0) {
+            buf_append(&c->head, tmp, (size_t)n);
+            if (c->head.len > EGRESS_HEAD_MAX + sizeof(tmp))
+                break;
+            continue;
+        }
+        if (n == 0) {
+            egress_conn_end(c, NULL);
+            return;
+        }
+        if (errno == EAGAIN || errno == EINTR)
+            break;
+        egress_conn_end(c, NULL);
+        return;
+    }
+    buf_append(&c->head, "", 1); /* a NUL after the bytes, not counted */
+    c->head.len--;
+    char *end = strstr(c->head.data, "\r\n\r\n");
+    if (!end || (size_t)(end - c->head.data) + 4 > EGRESS_HEAD_MAX) {
+        if (c->head.len > EGRESS_HEAD_MAX || memchr(c->head.data, '\0', c->head.len))
+            egress_conn_reply(c, 431, "Request Header Fields Too Large",
+                              "paddock egress: the request head exceeds 16 KiB or holds NUL");
+        return;
+    }
+    c->head_len = (size_t)(end - c->head.data) + 4;
+    if (c->timer) {
+        loop_timer_cancel(c->site->eng->loop, c->timer);
+        c->timer = NULL;
+    }
+    if (egress_head_parse(c) < 0)
+        return;
+    /* From now on only the client's going away matters until the relay starts. */
+    egress_watch(c, c->cfd, &c->cev, EPOLLRDHUP, egress_on_head);
+    c->phase = EP_ASK; /* decided below: at once, or after the operator */
+    egress_decide(c);
+}
+
+/* ---- the hand-off from the executor ---- */
+
+/* The descriptor that came with the byte: a connected TCP socket, or nothing. */
+static int egress_take_fd(int hfd)
+{
+    char one;
+    struct iovec iov = {.iov_base = &one, .iov_len = 1};
+    union {
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    ssize_t n = recvmsg(hfd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    if (n < 0)
+        return errno == EAGAIN ? -2 : -1;
+    int got = -1;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < nfd; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+            if (got < 0)
+                got = fd;
+            else
+                close(fd); /* one connection per hand-off */
+        }
+    }
+    if (got < 0 || (mh.msg_flags & MSG_CTRUNC)) {
+        if (got >= 0)
+            close(got);
+        return -1;
+    }
+    /* Whatever came from the sandbox is only used as a TCP socket: anything else is closed. */
+    struct stat st;
+    int type = 0, domain = 0;
+    socklen_t len = sizeof(int);
+    if (fstat(got, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+        getsockopt(got, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM ||
+        getsockopt(got, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
+        (domain != AF_INET && domain != AF_INET6)) {
+        close(got);
+        return -1;
+    }
+    int fl = fcntl(got, F_GETFL);
+    if (fl < 0 || fcntl(got, F_SETFL, fl | O_NONBLOCK) < 0) {
+        close(got);
+        return -1;
+    }
+    return got;
+}
+
+static void egress_on_handoff(int fd, uint32_t events, void *ud)
+{
+    (void)events;
+    struct egress_conn *c = ud;
+    int got = egress_take_fd(fd);
+    if (got == -2)
+        return;
+    loop_del_fd(c->site->eng->loop, c->hfd);
+    close(c->hfd);
+    c->hfd = -1;
+    if (got < 0) {
+        egress_conn_end(c, NULL);
+        return;
+    }
+    c->cfd = got;
+    c->cev = UINT32_MAX;
+    c->phase = EP_HEAD;
+    if (c->site->n_conns > c->site->max_connections) {
+        egress_conn_reply(c, 503, "Service Unavailable",
+                          "paddock egress: the session has %d connections open "
+                          "(egress.max_connections)",
+                          c->site->max_connections);
+        return;
+    }
+    c->timer =
+        loop_timer_add(c->site->eng->loop, EGRESS_HEAD_TIMEOUT_MS, egress_on_head_timeout, c);
+    egress_watch(c, c->cfd, &c->cev, EPOLLIN, egress_on_head);
+}
+
+/* Who connected: the executor binary, in the session's container (as the executor channel
+ * checks its server, docs/architecture.md). 0, or -1. */
+static int egress_peer_ok(struct egress_site *site, int fd)
+{
+    struct engine *eng = site->eng;
+    struct session *s = session_find(eng, site->session_id);
+    if (!s || s->exec_init_pid <= 0 || !eng->executor_path)
+        return -1;
+    char why[400];
+    return unix_peer_check(fd, eng->executor_path, (pid_t)s->exec_init_pid, why, sizeof(why)) == 0
+               ? 0
+               : -1;
+}
+
+static void egress_on_accept(int fd, uint32_t events, void *ud)
+{
+    (void)events;
+    struct egress_site *site = ud;
+    for (;;) {
+        int h = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (h < 0)
+            return;
+        if (egress_peer_ok(site, h) < 0) {
+            close(h); /* not the session's executor: nothing is read from it */
+            continue;
+        }
+        struct egress_conn *c = calloc(1, sizeof(*c));
+        if (!c) {
+            close(h);
+            continue;
+        }
+        *c = (struct egress_conn){.site = site,
+                                  .phase = EP_HANDOFF,
+                                  .hfd = h,
+                                  .cfd = -1,
+                                  .sfd = -1,
+                                  .cev = UINT32_MAX,
+                                  .sev = UINT32_MAX,
+                                  .up.p = {-1, -1},
+                                  .down.p = {-1, -1}};
+        c->next = site->conns;
+        site->conns = c;
+        site->n_conns++;
+        if (loop_add_fd(site->eng->loop, h, EPOLLIN, egress_on_handoff, c) < 0) {
+            c->hfd = -1;
+            close(h);
+            egress_conn_end(c, NULL);
+        }
+    }
+}
+
+/* ---- the sites ---- */
+
+/* The session's socket dir, opened without following a link (the sandbox can write into it,
+ * not replace it: it is <state>/run/<id>, made by the engine). */
+static int egress_dir_open(struct engine *eng, const char *id)
+{
+    char *run = util_strdupf("%s/run", eng->state_dir);
+    int rfd = run ? open(run, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+    free(run);
+    if (rfd < 0)
+        return -1;
+    int dfd = openat(rfd, id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(rfd);
+    return dfd;
+}
+
+/* Binds <sock dir>/egress.sock through the directory's descriptor: whatever the sandbox put at
+ * that name is unlinked by name (never followed), and bind makes a new socket there. */
+static int egress_listen(struct engine *eng, const char *id)
+{
+    int dfd = egress_dir_open(eng, id);
+    if (dfd < 0)
+        return -1;
+    if (unlinkat(dfd, SESSION_EGRESS_SOCKET_NAME, 0) < 0 && errno == EISDIR)
+        unlinkat(dfd, SESSION_EGRESS_SOCKET_NAME, AT_REMOVEDIR);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d/%s", dfd,
+             SESSION_EGRESS_SOCKET_NAME);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 128) < 0) {
+        if (fd >= 0)
+            close(fd);
+        close(dfd);
+        return -1;
+    }
+    /* Container root (uid 0, the executor) connects; the agent (uid 1000) may not. */
+    fchmodat(dfd, SESSION_EGRESS_SOCKET_NAME, 0600, 0);
+    close(dfd);
+    return fd;
+}
+
+static void egress_site_close(struct egress_site *site, const char *why)
+{
+    struct engine *eng = site->eng;
+    while (site->conns)
+        egress_conn_end(site->conns, why);
+    if (site->lfd >= 0) {
+        loop_del_fd(eng->loop, site->lfd);
+        close(site->lfd);
+    }
+    struct egress *eg = eng->egress;
+    for (struct egress_site **pp = &eg->sites; *pp; pp = &(*pp)->next)
+        if (*pp == site) {
+            *pp = site->next;
+            break;
+        }
+    json_decref(site->allow);
+    json_decref(site->deny);
+    free(site);
+}
+
+static struct egress_site *egress_site_open(struct engine *eng, const char *id, json_t *opt)
+{
+    struct egress_site *site = calloc(1, sizeof(*site));
+    if (!site)
+        return NULL;
+    site->eng = eng;
+    snprintf(site->session_id, sizeof(site->session_id), "%s", id);
+    json_t *a = json_object_get(opt, "allow"), *d = json_object_get(opt, "deny");
+    site->allow = json_is_array(a) ? json_incref(a) : json_array();
+    site->deny = json_is_array(d) ? json_incref(d) : json_array();
+    site->ask = !json_is_false(json_object_get(opt, "ask"));
+    json_t *mc = json_object_get(opt, "max_connections");
+    site->max_connections = json_is_integer(mc) ? (int)json_integer_value(mc) : 64;
+    json_t *it = json_object_get(opt, "idle_timeout");
+    site->idle_timeout = json_is_number(it) ? json_number_value(it) : 300.0;
+    site->lfd = egress_listen(eng, id);
+    if (site->lfd < 0 || loop_add_fd(eng->loop, site->lfd, EPOLLIN, egress_on_accept, site) < 0) {
+        if (site->lfd >= 0)
+            close(site->lfd);
+        json_decref(site->allow);
+        json_decref(site->deny);
+        free(site);
+        return NULL;
+    }
+    struct egress *eg = eng->egress;
+    site->next = eg->sites;
+    eg->sites = site;
+    return site;
+}
+
+void egress_session_sync(struct session *s)
+{
+    struct engine *eng = s->eng;
+    if (!eng->egress)
+        return;
+    struct egress_site *site = egress_site_find(eng, s->id);
+    bool live = session_st_is_live(s->state);
+    if (site && !live) {
+        egress_site_close(site, "the session stopped");
+        return;
+    }
+    if (site || !live)
+        return;
+    json_t *cfg = store_session_config(eng->store, s->id);
+    json_t *opt = json_object_get(cfg, "options");
+    const char *net = json_string_value(json_object_get(opt, "network"));
+    if (net && strcmp(net, session_net_name(SESSION_NET_EGRESS)) == 0)
+        egress_site_open(eng, s->id, json_object_get(opt, "egress"));
+    json_decref(cfg);
+}
+
+static json_t *egress_config_list(const char *const *list, const char *key, char **err)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && list && list[i]; i++) {
+        char low[EGRESS_HOST_MAX + 16];
+        snprintf(low, sizeof(low), "%s", list[i]);
+        for (char *p = low; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        if (strlen(list[i]) >= sizeof(low) || !egress_pattern_valid(low)) {
+            *err =
+                util_strdupf("the config file's [egress] %s: \"%.80s\" is not a pattern (a host, "
+                             "*.domain, *, an address, optionally :port; docs/egress.md)",
+                             key, list[i]);
+            json_decref(arr);
+            return NULL;
+        }
+        json_array_append_new(arr, json_string(low));
+    }
+    return arr;
+}
+
+int egress_load_config(struct engine *eng, const char *const *allow, const char *const *deny,
+                       int ask, char **err)
+{
+    if (!(eng->egress_allow = egress_config_list(allow, "allow", err)) ||
+        !(eng->egress_deny = egress_config_list(deny, "deny", err))) {
+        if (!*err)
+            *err = strdup("out of memory");
+        return -1;
+    }
+    eng->egress_ask = ask < 0 ? 1 : ask;
+    return 0;
+}
+
+int egress_init(struct engine *eng)
+{
+    eng->egress = calloc(1, sizeof(*eng->egress));
+    if (!eng->egress)
+        return -1;
+    store_egress_interrupt(eng->store, util_now(), NULL);
+    for (struct session *s = eng->sessions; s; s = s->next)
+        egress_session_sync(s);
+    return 0;
+}
+
+void egress_shutdown(struct engine *eng)
+{
+    struct egress *eg = eng->egress;
+    if (!eg)
+        return;
+    while (eg->sites)
+        egress_site_close(eg->sites, "the engine stopped");
+    free(eg);
+    eng->egress = NULL;
+}
+
+/* ---- the API ---- */
+
+void egress_route_list(struct api_req *r)
+{
+    struct engine *eng = api_req_engine(r);
+    if (!api_session_known(r))
+        return;
+    double limit;
+    if (api_query_number(r, "limit", 1, 10000, EGRESS_LIST_DEFAULT, &limit) < 0)
+        return;
+    const char *id = api_req_param(r, 0);
+    struct session *s = session_find_ref(eng, id);
+    const char *sid = s ? s->id : id;
+    json_t *o = store_egress_list(eng->store, sid, (int)limit);
+    struct egress_site *site = egress_site_find(eng, sid);
+    json_object_set_new(o, "session", json_string(sid));
+    json_object_set_new(o, "open", json_integer(site ? site->n_conns : 0));
+    json_object_set_new(o, "rules", store_egress_rules(eng->store, sid));
+    api_reply_json(r, 200, o);
+}

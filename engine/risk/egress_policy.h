@@ -1,0 +1,55 @@
+/* What a sandbox's egress may reach (pure functions; engine/egress.c applies them): the
+ * patterns of an allow or deny list, the destination a proxy request names, and the kind of
+ * address a name resolved to. docs/egress.md. */
+#ifndef PADDOCK_EGRESS_POLICY_H
+#define PADDOCK_EGRESS_POLICY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#define EGRESS_HOST_MAX 253
+
+/* A pattern: "host", "*.suffix" (any name below suffix, not suffix itself), "*" (any name),
+ * an IPv4 address, an IPv6 address in brackets ("[::1]"); each optionally ":port". Names
+ * are compared without case. Whether text is one (lowercase it first: the stored form). */
+bool egress_pattern_valid(const char *pattern);
+/* Whether pattern matches the destination host (lowercase, as egress_target_parse gives it)
+ * and port. */
+bool egress_pattern_match(const char *pattern, const char *host, int port);
+/* The first pattern of the array of strings that matches, borrowed from it; NULL: none. */
+const char *egress_patterns_match(const json_t *patterns, const char *host, int port);
+/* Whether some pattern of the array names the address addr (text as inet_ntop writes it)
+ * literally ("127.0.0.1", "[::1]", with or without a port that equals port): a wildcard or a
+ * name never does. */
+bool egress_patterns_name_address(const json_t *patterns, const char *addr, int port);
+
+/* Whether pattern names an address that is not public (loopback, link-local, private ...):
+ * its kind's name (static copy), else NULL. What such an entry reaches is the host's and its
+ * networks', not the internet. */
+const char *egress_pattern_internal(const char *pattern);
+
+/* A proxy request's destination: "host:port" (CONNECT's authority) into lowercase host
+ * (an IPv6 literal without its brackets) and port; default_port when the text has none (-1:
+ * a port is required). 0, or -1 when it is no host name or address. */
+int egress_target_parse(const char *text, int default_port, char host[EGRESS_HOST_MAX + 1],
+                        int *port);
+/* Whether host is an IPv4 or IPv6 literal. */
+bool egress_host_is_address(const char *host);
+
+enum egress_addr_class {
+    EGRESS_ADDR_PUBLIC,
+    EGRESS_ADDR_LOOPBACK,    /* 127/8, ::1 */
+    EGRESS_ADDR_LINK_LOCAL,  /* 169.254/16 (the cloud metadata address), fe80::/10 */
+    EGRESS_ADDR_PRIVATE,     /* 10/8, 172.16/12 (Docker's networks), 192.168/16, fc00::/7 */
+    EGRESS_ADDR_SHARED,      /* 100.64/10 (carrier-grade NAT) */
+    EGRESS_ADDR_UNSPECIFIED, /* 0/8, ::, multicast, 240/4 and broadcast */
+    EGRESS_ADDR_COUNT
+};
+/* The kind of an AF_INET or AF_INET6 address (an IPv4-mapped IPv6 one as its IPv4). */
+enum egress_addr_class egress_addr_classify(const struct sockaddr *sa);
+/* "public", "loopback", "link-local", "private", "shared", "unspecified"; static copy. */
+const char *egress_addr_class_name(enum egress_addr_class c);
+
+#endif

@@ -1,0 +1,370 @@
+/* The local backend (issue 19, item 4): "backend": "local" runs the executor on the host as an
+ * unprivileged user ("nobody") under bubblewrap, only when the engine's config opts in. A
+ * session runs commands as that user, cannot write outside its workspace, has only a loopback
+ * interface and no way to the host's 127.0.0.1, sees none of the host's processes, and its
+ * delete leaves none of the processes it started. Needs bubblewrap (scripts/lib.sh installs
+ * it). */
+#include "harness.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* cmocka needs the headers above first. */
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static char *config_env, *root_dir;
+
+static const char *content(json_t *obs)
+{
+    return jstr(obs, "content") ? jstr(obs, "content") : "";
+}
+
+/* Alive and not a zombie. */
+static bool pid_lives(pid_t pid)
+{
+    char *path = strdupf("/proc/%d/stat", (int)pid), buf[512] = "";
+    FILE *f = fopen(path, "r");
+    free(path);
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static char *run_text(const char *id, const char *cmd)
+{
+    json_t *o = session_run(harness_eng, id, cmd);
+    char *t = strdup(content(o));
+    json_decref(o);
+    return t;
+}
+
+static void test_refused_without_opt_in(void **state)
+{
+    (void)state;
+    struct engine_proc *e = engine_new();
+    e->extra_env[0] = "PADDOCK_CONFIRM=never";
+    assert_int_equal(engine_start(e), 0);
+    struct reply r;
+    api(e, "POST", "/v1/sessions", "{\"backend\": \"local\"}", &r);
+    assert_int_equal(r.status, 403);
+    assert_non_null(strstr(r.body, "[local] enabled"));
+    reply_free(&r);
+    assert_int_equal(engine_stop(e), 0);
+    assert_int_equal(engine_destroy(e), 0);
+}
+
+static void test_local_session(void **state)
+{
+    (void)state;
+    /* On the agents' channel it is a weakening [security] backend_local decides (refuse by
+     * default), even with [local] enabled. */
+    struct reply ar;
+    api_agent(harness_eng, "POST", "/v1/sessions", "{\"backend\": \"local\"}", &ar);
+    assert_int_equal(ar.status, 403);
+    assert_non_null(strstr(ar.body, "backend_local"));
+    reply_free(&ar);
+
+    json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    assert_string_equal(jstr(s, "state"), "ready");
+    assert_string_equal(jstr(s, "options.backend"), "local");
+
+    char *t = run_text(id, "echo hi");
+    assert_string_equal(t, "hi");
+    free(t);
+    t = run_text(id, "id -un");
+    assert_string_equal(t, "nobody");
+    free(t);
+    /* Only the workspace (its cwd) and the fresh /tmp are writable. */
+    t = run_text(id, "touch ok && echo ws-ok; touch /var/tmp/paddock-local-x 2>&1; "
+                     "touch /etc/paddock-local-x 2>&1; touch $HOME/x 2>&1 | head -c0; true");
+    assert_non_null(strstr(t, "ws-ok"));
+    assert_non_null(strstr(t, "/var/tmp/paddock-local-x': Read-only file system"));
+    assert_non_null(strstr(t, "/etc/paddock-local-x': Read-only file system"));
+    free(t);
+    assert_false(path_exists("/var/tmp/paddock-local-x"));
+
+    /* Network: only lo; the host's loopback listener is out of reach. */
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof(a);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    char *cmd = strdupf("ls /sys/class/net | tr '\\n' ' '; (echo > /dev/tcp/127.0.0.1/%d) "
+                        "2>/dev/null && echo reached || echo unreachable",
+                        ntohs(a.sin_port));
+    t = run_text(id, cmd);
+    free(cmd);
+    close(lfd);
+    if (!strstr(t, "lo unreachable"))
+        fail_msg("network: %s", t);
+    free(t);
+
+    /* Its own PID namespace: the engine (this test's child) is not in it. */
+    cmd = strdupf("ps -eo pid= | wc -l; kill -0 %d 2>&1 && echo seen || echo hidden",
+                  (int)harness_eng->pid);
+    t = run_text(id, cmd);
+    free(cmd);
+    assert_non_null(strstr(t, "hidden"));
+    assert_true(atoi(t) < 10);
+    free(t);
+
+    /* Pause freezes it, resume thaws it with its shell's state kept. */
+    free(run_text(id, "export KEEP=kept"));
+    char *path = strdupf("/v1/sessions/%s/pause", id);
+    json_t *p = api_json(harness_eng, "POST", path, NULL, 200);
+    assert_string_equal(jstr(p, "state"), "paused");
+    json_decref(p);
+    free(path);
+    path = strdupf("/v1/sessions/%s/resume", id);
+    p = api_json(harness_eng, "POST", path, NULL, 200);
+    assert_string_equal(jstr(p, "state"), "ready");
+    json_decref(p);
+    free(path);
+    t = run_text(id, "echo $KEEP");
+    assert_string_equal(t, "kept");
+    free(t);
+
+    /* What needs Docker says so. */
+    static const char *const tabs[][2] = {
+        {"GET", "changes"}, {"GET", "stats"}, {"GET", "logs?follow=1"}};
+    for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
+        path = strdupf("/v1/sessions/%s/%s", id, tabs[i][1]);
+        struct reply r;
+        api(harness_eng, tabs[i][0], path, NULL, &r);
+        if (r.status != 501 || !strstr(r.body, "not available on the local backend"))
+            fail_msg("%s %s: %ld %s", tabs[i][0], path, r.status, r.body ? r.body : r.err);
+        reply_free(&r);
+        free(path);
+    }
+
+    /* An engine started again finds it by its state file: the same process, still ready. */
+    assert_int_equal(engine_stop(harness_eng), 0);
+    assert_int_equal(engine_start(harness_eng), 0);
+    json_t *again = session_wait_state(harness_eng, id, "ready", 10000);
+    assert_non_null(again);
+    json_decref(again);
+    t = run_text(id, "echo $KEEP");
+    assert_string_equal(t, "kept");
+    free(t);
+
+    /* Delete: none of the processes it started remains (the pids from the engine's state file,
+     * and the shell's, as the host sees them). */
+    char *sf = strdupf("%s/local/local-%s.json", harness_eng->state_dir, id);
+    json_t *st = json_load_file(sf, 0, NULL);
+    free(sf);
+    assert_non_null(st);
+    pid_t outer = (pid_t)json_integer_value(json_object_get(st, "pid"));
+    json_decref(st);
+    assert_true(outer > 0);
+    assert_true(pid_lives(outer));
+    char *ws = strdupf("%s/%s", root_dir, id);
+    assert_true(path_exists(ws));
+    session_delete(harness_eng, id);
+    /* Since the restart it is not the engine's child: a zombie left to whoever reaps it now
+     * runs nothing. */
+    assert_false(pid_lives(outer));
+    char *pg = strdupf("pgrep -u nobody -f -- '--working-dir %s' >/dev/null && echo left", ws);
+    struct proc_result pr;
+    char *argv[] = {"sh", "-c", pg, NULL};
+    proc_run(argv, NULL, 5000, &pr);
+    assert_null(strstr(pr.out ? pr.out : "", "left"));
+    proc_result_free(&pr);
+    free(pg);
+    assert_false(path_exists(ws));
+    free(ws);
+    json_decref(s);
+}
+
+/* Its sandbox killed while the engine was away: the engine started again says so, and nothing
+ * of its PID namespace is left. */
+static void test_lost_while_away(void **state)
+{
+    (void)state;
+    json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    free(run_text(id, "sleep 600 & echo started"));
+    char *sf = strdupf("%s/local/local-%s.json", harness_eng->state_dir, id);
+    json_t *st = json_load_file(sf, 0, NULL);
+    assert_non_null(st);
+    pid_t outer = (pid_t)json_integer_value(json_object_get(st, "pid"));
+    pid_t init = (pid_t)json_integer_value(json_object_get(st, "init"));
+    json_decref(st);
+    assert_true(outer > 0 && init > 0);
+    assert_int_equal(engine_stop(harness_eng), 0);
+    assert_true(pid_lives(init)); /* keep_alive: it outlived the engine */
+    kill(outer, SIGKILL);
+    assert_int_equal(engine_start(harness_eng), 0);
+    json_t *now = session_wait_state(harness_eng, id, "stopped", 10000);
+    assert_non_null(now);
+    if (!strstr(jstr(now, "reason") ? jstr(now, "reason") : "", "while the engine was away"))
+        fail_msg("reason: %s", jstr(now, "reason"));
+    json_decref(now);
+    double deadline = now_ms() + 5000; /* SIGKILL is sent; the namespace takes a moment to end */
+    while (pid_lives(init) && now_ms() < deadline)
+        sleep_ms(20);
+    assert_false(pid_lives(init));
+    session_delete(harness_eng, id);
+    assert_false(path_exists(sf));
+    free(sf);
+    json_decref(s);
+}
+
+/* Limits: cpus/memory/pids are refused (nothing enforces them there); the disk limit holds, the
+ * watchdog measuring the workspace. */
+static void test_limits(void **state)
+{
+    (void)state;
+    struct reply r;
+    api(harness_eng, "POST", "/v1/sessions",
+        "{\"backend\": \"local\", \"limits\": {\"memory\": \"1g\"}}", &r);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.body, "limits.memory"));
+    reply_free(&r);
+    json_t *s =
+        session_new(harness_eng, "{\"backend\": \"local\", \"limits\": {\"disk\": \"64m\"}}");
+    const char *id = jstr(s, "id");
+    assert_null(jpath(s, "options.limits.memory"));
+    json_decref(session_run(harness_eng, id, "head -c 100000000 /dev/zero > big; echo done"));
+    json_t *p = session_wait_state(harness_eng, id, "paused", 20000);
+    assert_non_null(p);
+    assert_non_null(strstr(jstr(p, "reason"), "disk"));
+    json_decref(p);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
+/* An engine whose [local] names bubblewrap where there is none. */
+static struct engine_proc *engine_without_bwrap(bool unsandboxed, char **env)
+{
+    struct engine_proc *e = engine_new();
+    char *cfg = strdupf("%s/config.toml", e->state_dir);
+    FILE *f = fopen(cfg, "w");
+    fprintf(f,
+            "[local]\nenabled = true\nuser = \"nobody\"\nroot = \"%s-local\"\n"
+            "bwrap = \"/nonexistent/bwrap\"\nunsandboxed = %s\n",
+            e->state_dir, unsandboxed ? "true" : "false");
+    fclose(f);
+    *env = strdupf("PADDOCK_CONFIG=%s", cfg);
+    free(cfg);
+    e->extra_env[0] = "PADDOCK_CONFIRM=never";
+    e->extra_env[1] = *env;
+    assert_int_equal(engine_start(e), 0);
+    return e;
+}
+
+/* Without bubblewrap: refused, naming the setting, unless the operator allows it unsandboxed. */
+static void test_without_bubblewrap(void **state)
+{
+    (void)state;
+    char *env;
+    struct engine_proc *e = engine_without_bwrap(false, &env);
+    struct reply r;
+    api(e, "POST", "/v1/sessions", "{\"backend\": \"local\"}", &r);
+    assert_int_equal(r.status, 403);
+    assert_non_null(strstr(r.body, "bubblewrap"));
+    assert_non_null(strstr(r.body, "[local] unsandboxed"));
+    reply_free(&r);
+    char *first_root = strdupf("%s-local", e->state_dir);
+    assert_int_equal(engine_stop(e), 0);
+    assert_int_equal(engine_destroy(e), 0);
+    rmdir(first_root);
+    free(first_root);
+    free(env);
+
+    e = engine_without_bwrap(true, &env);
+    char *root = strdupf("%s-local", e->state_dir);
+    json_t *s = session_new(e, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    json_t *o = session_run(e, id, "id -un; pwd");
+    char *want = strdupf("nobody\n%s/%s", root, id);
+    assert_string_equal(jstr(o, "content"), want);
+    free(want);
+    json_decref(o);
+    session_delete(e, id);
+    char *pg =
+        strdupf("pgrep -u nobody -f -- '--working-dir %s/%s' >/dev/null && echo left", root, id);
+    struct proc_result pr;
+    char *argv[] = {"sh", "-c", pg, NULL};
+    proc_run(argv, NULL, 5000, &pr);
+    assert_null(strstr(pr.out ? pr.out : "", "left"));
+    proc_result_free(&pr);
+    free(pg);
+    json_decref(s);
+    assert_int_equal(engine_stop(e), 0);
+    assert_int_equal(engine_destroy(e), 0);
+    rmdir(root);
+    free(root);
+    free(env);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/bwrap", X_OK) != 0) {
+        fprintf(stderr, "bubblewrap is not installed (scripts/lib.sh installs it)\n");
+        return -1;
+    }
+    harness_eng = engine_new();
+    root_dir = strdupf("%s-local", harness_eng->state_dir);
+    char *cfg = strdupf("%s/config.toml", harness_eng->state_dir);
+    FILE *f = fopen(cfg, "w");
+    fprintf(f, "[local]\nenabled = true\nuser = \"nobody\"\nroot = \"%s\"\n", root_dir);
+    fclose(f);
+    config_env = strdupf("PADDOCK_CONFIG=%s", cfg);
+    free(cfg);
+    harness_eng->extra_env[0] = "PADDOCK_CONFIRM=never";
+    harness_eng->extra_env[1] = config_env;
+    if (engine_start(harness_eng) == 0)
+        return 0;
+    engine_destroy(harness_eng);
+    harness_eng = NULL;
+    return -1;
+}
+
+static int teardown(void **state)
+{
+    /* A test that failed half-way left its sessions: delete them (Docker's are removed by label;
+     * a local sandbox outlives the engine like a kept container, so the engine must end it). */
+    for (int i = 0; harness_eng && harness_eng->pid && i < harness_eng->n_ids; i++) {
+        char *path = strdupf("/v1/sessions/%s", harness_eng->session_ids[i]);
+        struct reply r;
+        api(harness_eng, "DELETE", path, NULL, &r);
+        reply_free(&r);
+        free(path);
+    }
+    int rc = harness_group_teardown(state);
+    if (root_dir)
+        rmdir(root_dir);
+    free(root_dir);
+    free(config_env);
+    return rc;
+}
+
+int main(void)
+{
+    harness_require();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refused_without_opt_in), cmocka_unit_test(test_local_session),
+        cmocka_unit_test(test_lost_while_away),        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_without_bubblewrap),
+    };
+    int failed = cmocka_run_group_tests_name("local", tests, setup, teardown);
+    return failed || harness_teardown_failed ? 1 : 0;
+}

@@ -1,0 +1,155 @@
+/* engine/risk/egress_policy.c: the patterns of an allow or deny list, a proxy request's
+ * destination, and the kinds of address that are refused unless named literally. */
+#include "engine/risk/egress_policy.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+
+static void test_patterns(void **state)
+{
+    (void)state;
+    static const char *const valid[] = {"pypi.org",  "*.github.com", "*",       "pypi.org:443",
+                                        "127.0.0.1", "127.0.0.1:80", "[::1]",   "[::1]:8080",
+                                        "*:443",     "a_b.example",  "x-y.test"};
+    for (size_t i = 0; i < sizeof valid / sizeof valid[0]; i++)
+        if (!egress_pattern_valid(valid[i]))
+            fail_msg("\"%s\" should be a pattern", valid[i]);
+    static const char *const invalid[] = {"",       "bad host", "*.1.2.3.4", "a.b:99999", "a.b:0",
+                                          "::1",    "[::1",     "-x.org",    "a..b",      ".a.org",
+                                          "a.org:", "a.*.org",  "PYPI.ORG"};
+    for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++)
+        if (egress_pattern_valid(invalid[i]))
+            fail_msg("\"%s\" should not be a pattern", invalid[i]);
+}
+
+static void test_matching(void **state)
+{
+    (void)state;
+    assert_true(egress_pattern_match("pypi.org", "pypi.org", 443));
+    assert_true(egress_pattern_match("pypi.org", "pypi.org", 80));
+    assert_false(egress_pattern_match("pypi.org:443", "pypi.org", 80));
+    assert_false(egress_pattern_match("pypi.org", "evilpypi.org", 443));
+    assert_true(egress_pattern_match("*.github.com", "api.github.com", 443));
+    assert_true(egress_pattern_match("*.github.com", "a.b.github.com", 443));
+    assert_false(egress_pattern_match("*.github.com", "github.com", 443)); /* not itself */
+    assert_false(egress_pattern_match("*.github.com", "xgithub.com", 443));
+    assert_true(egress_pattern_match("*", "anything.test", 1));
+    /* A wildcard never names an address: those are named literally. */
+    assert_false(egress_pattern_match("*", "127.0.0.1", 80));
+    assert_false(egress_pattern_match("*", "169.254.169.254", 80));
+    assert_true(egress_pattern_match("127.0.0.1", "127.0.0.1", 80));
+    assert_true(egress_pattern_match("[::1]:8080", "::1", 8080));
+    assert_true(egress_pattern_match("[0::1]", "::1", 8080)); /* the address, not its spelling */
+    assert_false(egress_pattern_match("127.0.0.1", "127.0.0.2", 80));
+    json_t *list = json_pack("[s,s]", "*.example", "10.0.0.5:80");
+    assert_string_equal(egress_patterns_match(list, "a.example", 1), "*.example");
+    assert_null(egress_patterns_match(list, "example", 1));
+    assert_true(egress_patterns_name_address(list, "10.0.0.5", 80));
+    assert_false(egress_patterns_name_address(list, "10.0.0.5", 81));
+    assert_false(egress_patterns_name_address(list, "a.example", 1));
+    json_decref(list);
+}
+
+static void test_targets(void **state)
+{
+    (void)state;
+    char host[EGRESS_HOST_MAX + 1];
+    int port;
+    assert_int_equal(egress_target_parse("PyPI.org:443", -1, host, &port), 0);
+    assert_string_equal(host, "pypi.org");
+    assert_int_equal(port, 443);
+    assert_int_equal(egress_target_parse("pypi.org.", 80, host, &port), 0);
+    assert_string_equal(host, "pypi.org");
+    assert_int_equal(port, 80);
+    assert_int_equal(egress_target_parse("[::1]:8443", -1, host, &port), 0);
+    assert_string_equal(host, "::1");
+    assert_int_equal(egress_target_parse("pypi.org", -1, host, &port), -1); /* CONNECT: a port */
+    static const char *const bad[] = {"",          ":80",    "a b:80",  "-rf:80",      "a.org:x",
+                                      "a.org:0",   "::1:80", "[zz]:80", "a.org:70000", "[::1]x",
+                                      "a;b.org:1", "a/b:1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (egress_target_parse(bad[i], 80, host, &port) == 0)
+            fail_msg("\"%s\" should be refused", bad[i]);
+}
+
+static enum egress_addr_class classify(const char *text)
+{
+    struct sockaddr_storage ss = {0};
+    struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, text, &in->sin_addr) == 1)
+        in->sin_family = AF_INET;
+    else if (inet_pton(AF_INET6, text, &in6->sin6_addr) == 1)
+        in6->sin6_family = AF_INET6;
+    else
+        fail_msg("%s is no address", text);
+    return egress_addr_classify((struct sockaddr *)&ss);
+}
+
+static void test_address_kinds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *addr;
+        enum egress_addr_class want;
+    } cases[] = {
+        {"127.0.0.1", EGRESS_ADDR_LOOPBACK},
+        {"127.255.0.9", EGRESS_ADDR_LOOPBACK},
+        {"::1", EGRESS_ADDR_LOOPBACK},
+        {"169.254.169.254", EGRESS_ADDR_LINK_LOCAL}, /* the cloud metadata address */
+        {"fe80::1", EGRESS_ADDR_LINK_LOCAL},
+        {"10.1.2.3", EGRESS_ADDR_PRIVATE},
+        {"172.17.0.1", EGRESS_ADDR_PRIVATE}, /* docker0 */
+        {"172.31.255.255", EGRESS_ADDR_PRIVATE},
+        {"192.168.1.1", EGRESS_ADDR_PRIVATE},
+        {"fd00::1", EGRESS_ADDR_PRIVATE},
+        {"100.64.0.1", EGRESS_ADDR_SHARED},
+        {"0.0.0.0", EGRESS_ADDR_UNSPECIFIED},
+        {"::", EGRESS_ADDR_UNSPECIFIED},
+        {"224.0.0.1", EGRESS_ADDR_UNSPECIFIED},
+        {"255.255.255.255", EGRESS_ADDR_UNSPECIFIED},
+        {"::ffff:127.0.0.1", EGRESS_ADDR_LOOPBACK}, /* mapped: the IPv4 address decides */
+        {"::ffff:169.254.169.254", EGRESS_ADDR_LINK_LOCAL},
+        {"64:ff9b::a9fe:a9fe", EGRESS_ADDR_LINK_LOCAL}, /* NAT64 of 169.254.169.254 */
+        {"151.101.0.223", EGRESS_ADDR_PUBLIC},
+        {"172.32.0.1", EGRESS_ADDR_PUBLIC},
+        {"2a04:4e42::223", EGRESS_ADDR_PUBLIC},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        enum egress_addr_class got = classify(cases[i].addr);
+        if (got != cases[i].want)
+            fail_msg("%s: %s, want %s", cases[i].addr, egress_addr_class_name(got),
+                     egress_addr_class_name(cases[i].want));
+    }
+}
+
+/* What the agents' channel counts as weaker (engine/security.c): an allow entry naming the
+ * host's own addresses. */
+static void test_internal_patterns(void **state)
+{
+    (void)state;
+    assert_string_equal(egress_pattern_internal("169.254.169.254"), "link-local");
+    assert_string_equal(egress_pattern_internal("172.17.0.1:2375"), "private");
+    assert_string_equal(egress_pattern_internal("[::1]:80"), "loopback");
+    assert_null(egress_pattern_internal("151.101.0.223"));
+    assert_null(egress_pattern_internal("pypi.org"));
+    assert_null(egress_pattern_internal("*"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_patterns),          cmocka_unit_test(test_matching),
+        cmocka_unit_test(test_targets),           cmocka_unit_test(test_address_kinds),
+        cmocka_unit_test(test_internal_patterns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
