@@ -13,6 +13,7 @@
 #include "engine/base/loop.h"
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
+#include "engine/commit.h"
 #include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
@@ -237,26 +238,22 @@ static struct action *action_find(struct engine *eng, int64_t id)
     return NULL;
 }
 
+/* body: the request as received (malloc'd, the held action's from now on; NULL: rebuilt from
+ * action when it is forwarded). */
 static struct action *action_hold(struct engine *eng, int64_t id, const char *session_id,
-                                  json_t *action, const char *body, size_t len)
+                                  json_t *action, char *body, size_t len)
 {
     struct action *a = calloc(1, sizeof(*a));
-    if (!a)
+    if (!a) {
+        free(body);
         return NULL;
+    }
     a->eng = eng;
     a->id = id;
     snprintf(a->session_id, sizeof(a->session_id), "%s", session_id);
     a->action = json_incref(action);
-    if (body) {
-        a->body = malloc(len ? len : 1);
-        if (!a->body) {
-            json_decref(a->action);
-            free(a);
-            return NULL;
-        }
-        memcpy(a->body, body, len);
-        a->len = len;
-    }
+    a->body = body;
+    a->len = len;
     a->next = eng->actions->held;
     eng->actions->held = a;
     return a;
@@ -284,6 +281,58 @@ static void action_on_explained(const char *msg, void *ud)
     action_publish(eng, a->id, false);
     if (a->fn)
         action_reply_error(a->fn, a->ud, ERR_EXECUTOR_ERROR, msg);
+    action_finished(a);
+}
+
+/* An action's end on its way into the record (commit.c): the observation as the agent gets
+ * it, and the executor's status. */
+struct action_end {
+    struct action *a;
+    long status; /* the executor's: 200, or its refusal, answered as is */
+    int exit_code;
+    char *obs, *diff, *error;
+    size_t len;
+};
+
+static int action_end_write(struct store *st, void *ud, char **err)
+{
+    struct action_end *e = ud;
+    return store_action_finish_diff(st, e->a->id, e->status == 200 ? ACTION_DONE : ACTION_FAILED,
+                                    e->exit_code, e->obs, e->len, e->diff, e->error, util_now(),
+                                    err);
+}
+
+static void action_end_done(int rc, char *err, void *ud)
+{
+    struct action_end *e = ud;
+    struct action *a = e->a;
+    struct engine *eng = a->eng;
+    if (rc < 0 && e->status == 200) {
+        /* Acknowledged means recorded: the agent hears that it ran and that its result is
+         * not kept, rather than a result the history will not show. */
+        char *what = util_strdupf("the action ran (exit code %d) but its observation could "
+                                  "not be recorded",
+                                  e->exit_code == STORE_NO_EXIT_CODE ? -1 : e->exit_code);
+        char *msg = NULL;
+        enum err_code code = action_store_error(eng, what ? what : "store error", err, &msg);
+        if (a->fn)
+            action_reply_error(a->fn, a->ud, code, msg ? msg : "store error");
+        free(what);
+        free(msg);
+    } else {
+        if (rc == 0)
+            action_publish(eng, a->id, false);
+        if (a->fn) {
+            struct session_action_result res = {
+                .status = (unsigned)e->status, .body = e->obs, .len = e->len};
+            a->fn(&res, a->ud);
+        }
+    }
+    free(err);
+    free(e->obs);
+    free(e->diff);
+    free(e->error);
+    free(e);
     action_finished(a);
 }
 
@@ -336,45 +385,35 @@ static void action_on_done(const struct http_result *r, void *ud)
         }
     }
     json_decref(obs);
-    char *err = NULL;
-    if (r->status == 200) {
-        if (store_action_finish_diff(eng->store, a->id, ACTION_DONE, exit_code, body, len, diff,
-                                     NULL, util_now(), &err) < 0) {
-            /* Acknowledged means recorded: the agent hears that it ran and that its result is
-             * not kept, rather than a result the history will not show. */
-            char *what = util_strdupf("the action ran (exit code %d) but its observation could "
-                                      "not be recorded",
-                                      exit_code == STORE_NO_EXIT_CODE ? -1 : exit_code);
-            char *msg = NULL;
-            enum err_code e = action_store_error(eng, what ? what : "store error", err, &msg);
-            if (a->fn)
-                action_reply_error(a->fn, a->ud, e, msg ? msg : "store error");
-            free(what);
-            free(msg);
-        } else {
-            action_publish(eng, a->id, false);
-            if (a->fn) {
-                struct session_action_result res = {.status = 200, .body = body, .len = len};
-                a->fn(&res, a->ud);
-            }
+    /* The observation goes into the record with the others of this turn (commit.c); the agent
+     * hears it once that commit is on disk. The bytes are copied: r's are gone on return. */
+    struct action_end *e = calloc(1, sizeof(*e));
+    if (e) {
+        e->a = a;
+        e->status = r->status;
+        e->exit_code = exit_code;
+        e->diff = diff;
+        e->obs = malloc(len + 1);
+        if (e->obs) {
+            memcpy(e->obs, body, len);
+            e->obs[len] = '\0';
+            e->len = len;
         }
-    } else {
         /* The executor refused the action (bad arguments...): its answer goes back as is. */
-        char *msg = util_strdupf("executor answered %ld", r->status);
-        store_action_finish(eng->store, a->id, ACTION_FAILED, exit_code, r->body, r->len, msg,
-                            util_now(), NULL);
-        action_publish(eng, a->id, false);
-        if (a->fn) {
-            struct session_action_result res = {
-                .status = (unsigned)r->status, .body = r->body, .len = r->len};
-            a->fn(&res, a->ud);
-        }
-        free(msg);
+        e->error = r->status == 200 ? NULL : util_strdupf("executor answered %ld", r->status);
     }
-    free(err);
-    free(diff);
     free(clean);
-    action_finished(a);
+    if (!e || !e->obs) {
+        if (e)
+            free(e->error);
+        free(e);
+        free(diff);
+        if (a->fn)
+            action_reply_error(a->fn, a->ud, ERR_INTERNAL, "out of memory");
+        action_finished(a);
+        return;
+    }
+    commit_add(eng, true, action_end_write, action_end_done, e);
 }
 
 /* The executor's stream as it comes: output to the live feeds, the observation kept. */
@@ -585,6 +624,127 @@ static enum action_confirmation action_confirmation_of(const json_t *action)
     return worst;
 }
 
+/* An action on its way into the record: what action_submit decided, kept until the group
+ * commit (commit.c) has written its row; then it is answered, held or forwarded. It owns what
+ * the row points to (the action object holds kind and summary). */
+struct action_intent {
+    struct engine *eng;
+    struct session *s; /* held until then */
+    json_t *action;
+    char *body; /* the request as received, copied */
+    size_t len;
+    bool wait, held;
+    session_action_fn fn;
+    void *ud;
+    struct store_action_new row;
+    struct risk_result risk;
+    enum risk_level declared;
+    char why[512];
+    char *args_json, *obs, *rule_pattern;
+    int64_t id;
+};
+
+static void action_intent_free(struct action_intent *in)
+{
+    session_release(in->s);
+    json_decref(in->action);
+    free(in->body);
+    free(in->args_json);
+    free(in->obs);
+    free(in->rule_pattern);
+    free(in);
+}
+
+static int action_intent_write(struct store *st, void *ud, char **err)
+{
+    struct action_intent *in = ud;
+    in->id = store_action_add(st, &in->row, err);
+    return in->id < 0 ? -1 : 0;
+}
+
+static void action_intent_done(int rc, char *err, void *ud)
+{
+    struct action_intent *in = ud;
+    struct engine *eng = in->eng;
+    struct session *s = in->s;
+    session_action_fn fn = in->fn;
+    void *cb_ud = in->ud;
+    int64_t id = in->id;
+    if (rc < 0) {
+        char *msg = NULL;
+        enum err_code e =
+            action_store_error(eng, "the action was not run: it could not be recorded", err, &msg);
+        action_reply_error(fn, cb_ud, e, msg ? msg : "cannot record the action");
+        free(msg);
+        free(err);
+        action_intent_free(in);
+        return;
+    }
+    enum action_st state = in->row.state;
+    if (state != ACTION_RUNNING && !in->held) {
+        /* Answered at once: rejected or skipped, recorded, never run. */
+        action_publish(eng, id, state == ACTION_REJECTED);
+        if (in->wait) {
+            struct session_action_result res = {
+                .status = 200, .body = in->obs, .len = strlen(in->obs)};
+            fn(&res, cb_ud);
+        } else {
+            action_reply_json(
+                fn, cb_ud, 202,
+                json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state", action_st_name(state)),
+                ERR_NONE);
+        }
+        action_intent_free(in);
+        return;
+    }
+    enum err_code refusal;
+    char msg[512];
+    if (!in->held && session_check_actionable(s, &refusal, msg, sizeof(msg)) < 0) {
+        /* A pause, stop or delete began in the same turn, after the action arrived: it never
+         * reaches the sandbox, and the record says why. */
+        store_action_finish(eng->store, id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0, msg,
+                            util_now(), NULL);
+        action_publish(eng, id, false);
+        action_reply_error(fn, cb_ud, refusal, msg);
+        action_intent_free(in);
+        return;
+    }
+    struct action *a = action_hold(eng, id, s->id, in->action, in->body, in->len);
+    in->body = NULL; /* the held action's now */
+    if (!a) {
+        store_action_finish(eng->store, id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0,
+                            "out of memory", util_now(), NULL);
+        action_reply_error(fn, cb_ud, ERR_INTERNAL, "out of memory");
+        action_intent_free(in);
+        return;
+    }
+    bool held = in->held;
+    double deadline = in->row.deadline;
+    if (in->wait) {
+        a->fn = fn;
+        a->ud = cb_ud;
+    } else {
+        action_reply_json(fn, cb_ud, 202,
+                          json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state",
+                                    action_st_name(held ? ACTION_PENDING : ACTION_RUNNING)),
+                          ERR_NONE);
+    }
+    if (held) {
+        action_arm(a, deadline);
+        action_publish(eng, id, true);
+        action_intent_free(in);
+        return;
+    }
+    json_t *pub = store_action_get(eng->store, id);
+    if (pub) {
+        events_publish(eng->events, "action", pub);
+        json_decref(pub);
+    }
+    /* Its row is committed: only now may the command reach the sandbox. */
+    action_forward(a, s);
+    action_intent_free(in);
+}
+
 void action_submit(struct session *s, json_t *action, const char *body, size_t len, bool wait,
                    session_action_fn fn, void *ud)
 {
@@ -595,22 +755,42 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
         action_reply_error(fn, ud, refusal, refusal_msg);
         return;
     }
+    struct action_intent *in = calloc(1, sizeof(*in));
+    if (in && body && !(in->body = malloc(len ? len : 1))) {
+        free(in);
+        in = NULL;
+    }
+    if (!in) {
+        action_reply_error(fn, ud, ERR_INTERNAL, "out of memory");
+        return;
+    }
+    if (body) {
+        memcpy(in->body, body, len);
+        in->len = len;
+    }
+    in->eng = eng;
+    in->s = s;
+    session_hold(s);
+    in->action = json_incref(action);
+    in->wait = wait;
+    in->fn = fn;
+    in->ud = ud;
     action_policy_load(s);
     const char *kind = json_string_value(json_object_get(action, "action"));
     json_t *args = json_object_get(action, "args");
     const char *summary = action_kind_summary(kind, args);
-    struct risk_result risk;
-    action_kind_classify(action, ACTION_WORKSPACE, NULL, &risk);
-    char *args_json = json_dumps(action, JSON_COMPACT);
+    struct risk_result *risk = &in->risk;
+    action_kind_classify(action, ACTION_WORKSPACE, NULL, risk);
+    in->args_json = json_dumps(action, JSON_COMPACT);
     double now = util_now();
-    enum risk_level declared = (enum risk_level)risk.declared;
+    in->declared = (enum risk_level)risk->declared;
     struct store_action_new row = {.session_id = s->id,
                                    .kind = kind,
                                    .summary = summary,
-                                   .args_json = args_json ? args_json : "{}",
-                                   .risk = risk.level,
-                                   .risk_reason = risk.reason,
-                                   .declared_risk = risk.declared >= 0 ? &declared : NULL,
+                                   .args_json = in->args_json ? in->args_json : "{}",
+                                   .risk = risk->level,
+                                   .risk_reason = risk->reason,
+                                   .declared_risk = risk->declared >= 0 ? &in->declared : NULL,
                                    .state = ACTION_RUNNING,
                                    .approval = APPROVAL_NONE,
                                    .durable = !wait,
@@ -618,14 +798,15 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     enum action_confirmation confirmation = action_confirmation_of(action);
     json_t *matched = NULL;
     enum policy_rule rule = policy_rules_match(action_rules(s), kind, summary, &matched);
-    const char *rule_pat = json_string_value(json_object_get(matched, "pattern"));
+    const char *pat = json_string_value(json_object_get(matched, "pattern"));
+    in->rule_pattern = pat ? strdup(pat) : NULL;
+    const char *rule_pat = in->rule_pattern;
     json_int_t rule_id = json_integer_value(json_object_get(matched, "id"));
     /* The ceiling: an allow rule never approves what is rated above it; the policy decides. */
-    if (rule == POLICY_RULE_ALLOW && risk.level > eng->rule_ceiling)
+    if (rule == POLICY_RULE_ALLOW && risk->level > eng->rule_ceiling)
         rule = POLICY_RULE_NONE;
-    char why[512] = "";
-    char *obs = NULL;
-    bool held = false;
+    char *why = in->why;
+    size_t whysz = sizeof(in->why);
     if (confirmation == CONFIRMATION_REJECTED) {
         /* OpenHands sends a rejected action so that it is recorded; it never runs. */
         row.state = ACTION_REJECTED;
@@ -635,11 +816,11 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     } else if (confirmation == CONFIRMATION_AWAITING) {
         /* OpenHands' own client never sends these; its runtime answers a null observation. */
         row.state = ACTION_SKIPPED;
-        obs = strdup("{\"observation\":\"null\",\"content\":\"\",\"extras\":{},"
-                     "\"message\":\"No observation\"}");
-        row.observation = obs;
+        in->obs = strdup("{\"observation\":\"null\",\"content\":\"\",\"extras\":{},"
+                         "\"message\":\"No observation\"}");
+        row.observation = in->obs;
     } else if (rule == POLICY_RULE_DENY) {
-        snprintf(why, sizeof(why), "denied by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
+        snprintf(why, whysz, "denied by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
         row.state = ACTION_REJECTED;
         row.approval = APPROVAL_REJECTED;
         row.decided_by = "rule";
@@ -647,81 +828,34 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
         row.rule_id = rule_id;
         row.rule_pattern = rule_pat;
     } else if (rule == POLICY_RULE_ALLOW) {
-        snprintf(why, sizeof(why), "allowed by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
+        snprintf(why, whysz, "allowed by rule %lld \"%.400s\"", (long long)rule_id, rule_pat);
         row.approval = APPROVAL_AUTO;
         row.decided_by = "rule";
         row.decision_reason = why;
         row.rule_id = rule_id;
         row.rule_pattern = rule_pat;
-    } else if (policy_needs_approval(s->confirm, (int)risk.level)) {
+    } else if (policy_needs_approval(s->confirm, (int)risk->level)) {
         row.state = ACTION_PENDING;
         row.approval = APPROVAL_PENDING;
         row.deadline = now + s->approval_timeout;
         row.durable = true;
-        held = true;
+        in->held = true;
     }
     if (row.state == ACTION_REJECTED) {
         row.durable = true;
         /* The id is not known before the insert: the observation names it afterwards. */
-        obs = action_rejected_observation(0, row.decided_by, row.decision_reason);
-        row.observation = obs;
+        in->obs = action_rejected_observation(0, row.decided_by, row.decision_reason);
+        row.observation = in->obs;
     }
-    char *err = NULL;
-    /* Intent first: the row is committed before anything reaches the sandbox. */
-    int64_t id = store_action_add(eng->store, &row, &err);
-    free(args_json);
-    if (id < 0) {
-        char *msg = NULL;
-        enum err_code e =
-            action_store_error(eng, "the action was not run: it could not be recorded", err, &msg);
-        action_reply_error(fn, ud, e, msg ? msg : "cannot record the action");
-        free(msg);
-        free(err);
-        free(obs);
-        return;
-    }
-    if (row.state != ACTION_RUNNING && !held) {
-        /* Answered at once: rejected or skipped, recorded, never run. */
-        action_publish(eng, id, row.state == ACTION_REJECTED);
-        if (wait) {
-            struct session_action_result res = {.status = 200, .body = obs, .len = strlen(obs)};
-            fn(&res, ud);
-        } else {
-            action_reply_json(fn, ud, 202,
-                              json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state",
-                                        action_st_name(row.state)),
-                              ERR_NONE);
-        }
-        free(obs);
-        return;
-    }
-    struct action *a = action_hold(eng, id, s->id, action, body, len);
-    if (!a) {
-        store_action_finish(eng->store, id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0,
-                            "out of memory", util_now(), NULL);
+    if ((row.state == ACTION_REJECTED || row.state == ACTION_SKIPPED) && !in->obs) {
         action_reply_error(fn, ud, ERR_INTERNAL, "out of memory");
+        action_intent_free(in);
         return;
     }
-    if (wait) {
-        a->fn = fn;
-        a->ud = ud;
-    } else {
-        action_reply_json(fn, ud, 202,
-                          json_pack("{s:I,s:s}", "action_id", (json_int_t)id, "state",
-                                    action_st_name(held ? ACTION_PENDING : ACTION_RUNNING)),
-                          ERR_NONE);
-    }
-    if (held) {
-        action_arm(a, row.deadline);
-        action_publish(eng, id, true);
-        return;
-    }
-    json_t *pub = store_action_get(eng->store, id);
-    if (pub) {
-        events_publish(eng->events, "action", pub);
-        json_decref(pub);
-    }
-    action_forward(a, s);
+    in->row = row;
+    /* Intent first: the row is committed (with whatever else arrived in this turn) before
+     * anything reaches the sandbox. */
+    commit_add(eng, row.durable, action_intent_write, action_intent_done, in);
 }
 
 /* ---- approvals the engine asks for itself ---- */

@@ -4,6 +4,7 @@
 #include "engine/base/session_state.h"
 #include "engine/browse.h"
 #include "engine/changes.h"
+#include "engine/commit.h"
 #include "engine/disk.h"
 #include "engine/driver.h"
 #include "engine/egress.h"
@@ -41,6 +42,13 @@ static void route_info(struct api_req *r)
     json_object_set_new(info, "channel", json_string(api_req_channel(r)));
     json_object_set_new(info, "disk", disk_info_json(eng));
     json_object_set_new(info, "unsafe_bench", engine_bench_info(eng));
+    /* The group commit's batching (commit.c): commits, the writes they carried, the most one
+     * carried. */
+    struct commit_counts cc;
+    commit_counts(eng, &cc);
+    json_object_set_new(info, "record",
+                        json_pack("{s:I,s:I,s:I}", "commits", (json_int_t)cc.commits, "writes",
+                                  (json_int_t)cc.writes, "largest", (json_int_t)cc.largest));
     api_reply_json(r, 200, info);
 }
 

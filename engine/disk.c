@@ -368,18 +368,45 @@ static void disk_next(struct disk *d)
 
 static void disk_on_soon(void *ud);
 
-/* Every session that can write, measured soon (each at most once a second); sessions that went
- * away forgotten. */
+static int disk_by_last(const void *a, const void *b)
+{
+    double x = (*(struct disk_seen *const *)a)->last_ms,
+           y = (*(struct disk_seen *const *)b)->last_ms;
+    return x < y ? -1 : x > y;
+}
+
+/* Every session that can write, measured soon (each at most once a second), up to
+ * DISK_SWEEP_MAX of them, those measured longest ago first; sessions that went away
+ * forgotten. */
 static void disk_sweep(struct disk *d)
 {
     for (struct disk_seen *x = d->seen; x; x = x->next)
         x->seen = false;
+    size_t n = 0;
     for (struct session *s = d->eng->sessions; s; s = s->next) {
         struct disk_seen *x = disk_seen_find(d, s->id, false);
         if (x)
             x->seen = true;
-        if (disk_writing(s))
-            disk_watch_soon(d->eng, s->id);
+        n += disk_writing(s);
+    }
+    struct disk_seen **pick = n > DISK_SWEEP_MAX ? calloc(n, sizeof(*pick)) : NULL;
+    size_t k = 0;
+    for (struct session *s = d->eng->sessions; s; s = s->next) {
+        if (!disk_writing(s))
+            continue;
+        struct disk_seen *x = pick ? disk_seen_find(d, s->id, true) : NULL;
+        if (x && k < n) {
+            x->seen = true;
+            pick[k++] = x;
+        } else {
+            disk_watch_soon(d->eng, s->id); /* few sessions (or no memory): every one */
+        }
+    }
+    if (pick) {
+        qsort(pick, k, sizeof(*pick), disk_by_last);
+        for (size_t i = 0; i < k && i < DISK_SWEEP_MAX; i++)
+            disk_watch_soon(d->eng, pick[i]->id);
+        free(pick);
     }
     for (struct disk_seen **p = &d->seen; *p;) {
         struct disk_seen *x = *p;

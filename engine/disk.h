@@ -7,7 +7,7 @@
  * and the volumes the engine made for it — soon after each action, each stats sample showing
  * it busy (DISK_BUSY_CPU), and each drop of DISK_FS_DROP in the free space of the filesystems
  * sandboxes write to (one statvfs a second), at most once a second per session; and every
- * DISK_INTERVAL_MS whatever happened;
+ * DISK_INTERVAL_MS whatever happened (up to DISK_SWEEP_MAX sessions a sweep);
  * on the loop in slices (engine/base/disk_walk.c: no link followed), and pauses a session past
  * its limit with the reason. The operator raises the limit (disk_limit_set), resumes or
  * deletes.
@@ -29,9 +29,14 @@ struct disk;
 #define DISK_FLOOR_DEFAULT (1LL << 30)  /* free space the store keeps */
 #define DISK_LIMIT_MIN (64LL << 20)     /* the least limits.disk may be */
 #define DISK_INTERVAL_MS 30000          /* every running session, whatever happened */
-#define DISK_FS_MS 1000                 /* the free space of the filesystems sandboxes write to */
-#define DISK_FS_DROP (64LL << 20)       /* ... which, fallen this much, measures every session */
-#define DISK_BUSY_CPU 1.0               /* % of a CPU in a stats sample: the session is measured */
+/* ... up to this many a sweep, those measured longest ago first: walking hundreds of sessions
+ * every interval keeps the loop busy (500: 17 walks a second) and slows every action; past it
+ * an idle session is walked every DISK_INTERVAL_MS × sessions / DISK_SWEEP_MAX, one at work
+ * still after each action and busy sample. */
+#define DISK_SWEEP_MAX 60
+#define DISK_FS_MS 1000           /* the free space of the filesystems sandboxes write to */
+#define DISK_FS_DROP (64LL << 20) /* ... which, fallen this much, measures every session */
+#define DISK_BUSY_CPU 1.0         /* % of a CPU in a stats sample: the session is measured */
 
 /* limit, floor: the engine's (0: the defaults above; a floor of -1: none). NULL when out of
  * memory. Starts the interval. */

@@ -5,6 +5,7 @@
 #include "engine/api.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
+#include "engine/commit.h"
 #include "engine/disk.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
@@ -304,7 +305,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     eng.loop = loop_new();
     eng.events = events_new();
     eng.http = eng.loop ? http_new(eng.loop) : NULL;
-    if (!eng.http || !eng.events) {
+    if (!eng.http || !eng.events || commit_init(&eng) < 0) {
         *err = strdup("out of memory");
         goto out;
     }
@@ -391,6 +392,9 @@ out:
     stats_free(eng.stats);
     disk_free(eng.disk);
     eng.disk = NULL;
+    /* What is queued for the record is written, and its commands started, before the requests
+     * in flight are cancelled (and recorded as interrupted). */
+    commit_shutdown(&eng);
     if (eng.http)
         http_cancel_all(eng.http);
     seccomp_probe_free(&eng);

@@ -26,6 +26,7 @@ struct term;
 struct seccomp_probe;
 struct egress;
 struct disk;
+struct commit;
 
 /* Containment the benchmarks switch off to measure what it costs (bench/containment.c), from
  * $PADDOCK_UNSAFE_BENCH in the engine's own environment: never for real use; GET /v1/info
@@ -58,8 +59,9 @@ struct engine {
     /* The config file's [egress] defaults (engine.h), checked at start; arrays of patterns. */
     json_t *egress_allow, *egress_deny;
     int egress_ask;
-    struct disk *disk;  /* the disk watchdog and the store's floor (disk.c) */
-    unsigned bench_off; /* enum engine_bench_off bits; 0 outside benchmarks */
+    struct disk *disk;     /* the disk watchdog and the store's floor (disk.c) */
+    struct commit *commit; /* the action path's group commit (commit.c) */
+    unsigned bench_off;    /* enum engine_bench_off bits; 0 outside benchmarks */
     char *state_dir;
     char *socket_path;     /* the agents' API socket (--socket) */
     char *operator_socket; /* <state>/operator.sock: the operator's channel (api.h) */

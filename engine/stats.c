@@ -1,5 +1,13 @@
-/* One Docker stats stream per sampled session; samples are buffered and written to the store
- * every few seconds in one transaction, and published as events as they arrive. */
+/* A Docker stats stream per sampled session, up to STATS_STREAMS_MAX at once; samples are
+ * buffered and written to the store every few seconds in one transaction, and published as
+ * events as they arrive.
+ *
+ * A stream is a connection to the daemon and a collector inside it, one JSON object a second:
+ * hundreds of them load the daemon and the engine for graphs nobody looks at. Past the cap the
+ * sessions take turns: a stream that delivered a sample with a CPU figure (its second) gives
+ * way to the session sampled longest ago, so each is sampled every few tens of seconds; one
+ * whose samples the API was asked for in the last minute (a dashboard's stats tab) keeps its
+ * stream. Under the cap every session streams, as before. */
 #include "engine/stats.h"
 
 #include "engine/base/loop.h"
@@ -21,13 +29,18 @@
 #define STATS_FULL_RESOLUTION_S 3600.0 /* per-second rows are kept for an hour */
 #define STATS_BUCKET_S 60.0            /* then one row a minute */
 #define STATS_PENDING_MAX 64
+#define STATS_STREAMS_MAX 48
+#define STATS_ROTATE_MS 1000
+#define STATS_ASKED_MS 60000.0 /* looked at this recently: keeps its stream */
 
 struct stats_watch {
     struct stats_watch *next;
     struct stats *st;
     char *session_id;
     char *container_id;
-    struct sandbox_stream *stream;
+    struct sandbox_stream *stream; /* NULL: waiting for its turn */
+    int got;                       /* samples with a CPU figure from this stream */
+    double sampled_ms, asked_ms;   /* last such sample; last time the API asked (loop clock) */
     struct store_sample pending[STATS_PENDING_MAX];
     size_t npending;
 };
@@ -35,7 +48,8 @@ struct stats_watch {
 struct stats {
     struct engine *eng;
     struct stats_watch *watches;
-    struct loop_timer *flush_timer, *downsample_timer;
+    int nstreams;
+    struct loop_timer *flush_timer, *downsample_timer, *rotate_timer;
 };
 
 static int64_t stats_int(json_t *o, const char *key)
@@ -169,6 +183,10 @@ static int stats_on_item(const struct sandbox_item *it, void *ud)
     if (w->npending == STATS_PENDING_MAX)
         stats_flush_watch(w);
     w->pending[w->npending++] = v;
+    if (v.cpu >= 0) {
+        w->got++;
+        w->sampled_ms = loop_now_ms();
+    }
     /* A sandbox at work may be writing: the disk watchdog measures it soon. */
     if (v.cpu >= DISK_BUSY_CPU)
         disk_watch_soon(w->st->eng, w->session_id);
@@ -203,6 +221,7 @@ static void stats_on_end(const struct sandbox_reply *r, void *ud)
     struct stats_watch *w = ud;
     (void)r;
     w->stream = NULL;
+    w->st->nstreams--;
     stats_unlink(w->st, w);
     stats_watch_free(w);
 }
@@ -235,6 +254,52 @@ static bool stats_state_samples(enum session_st state)
     return false;
 }
 
+static void stats_close(struct stats *st, struct stats_watch *w)
+{
+    if (!w->stream)
+        return;
+    st->eng->driver->stream_close(st->eng, w->stream);
+    w->stream = NULL;
+    st->nstreams--;
+}
+
+static int stats_open(struct stats *st, struct stats_watch *w)
+{
+    w->got = 0;
+    w->stream = local_driver_for(st->eng, w->container_id)
+                    ->stats_follow(st->eng, w->container_id, stats_on_item, stats_on_end, w);
+    if (!w->stream)
+        return -1;
+    st->nstreams++;
+    return 0;
+}
+
+/* Past the cap: streams that delivered give way to the sessions waiting longest. */
+static void stats_on_rotate(void *ud)
+{
+    struct stats *st = ud;
+    double now = loop_now_ms();
+    int waiting = 0;
+    for (struct stats_watch *w = st->watches; w; w = w->next)
+        waiting += !w->stream;
+    for (struct stats_watch *w = st->watches; w && waiting > 0; w = w->next)
+        if (w->stream && w->got >= 1 && now - w->asked_ms > STATS_ASKED_MS) {
+            stats_close(st, w);
+            stats_flush_watch(w);
+            waiting--;
+        }
+    while (st->nstreams < STATS_STREAMS_MAX) {
+        struct stats_watch *next = NULL;
+        for (struct stats_watch *w = st->watches; w; w = w->next)
+            if (!w->stream && (!next || w->sampled_ms < next->sampled_ms))
+                next = w;
+        if (!next || stats_open(st, next) < 0)
+            break;
+        next->sampled_ms = now; /* its turn came: the others go first next time */
+    }
+    st->rotate_timer = loop_timer_add(st->eng->loop, STATS_ROTATE_MS, stats_on_rotate, st);
+}
+
 void stats_on_state(struct stats *st, const char *session_id, const char *container_id,
                     enum session_st state)
 {
@@ -245,7 +310,7 @@ void stats_on_state(struct stats *st, const char *session_id, const char *contai
     if (!want) {
         if (w) {
             stats_unlink(st, w);
-            st->eng->driver->stream_close(st->eng, w->stream);
+            stats_close(st, w);
             stats_watch_free(w);
         }
         return;
@@ -254,7 +319,7 @@ void stats_on_state(struct stats *st, const char *session_id, const char *contai
         return;
     if (w) { /* a new container for the session (resumed from stopped) */
         stats_unlink(st, w);
-        st->eng->driver->stream_close(st->eng, w->stream);
+        stats_close(st, w);
         stats_watch_free(w);
     }
     w = calloc(1, sizeof(*w));
@@ -267,9 +332,8 @@ void stats_on_state(struct stats *st, const char *session_id, const char *contai
         stats_watch_free(w);
         return;
     }
-    w->stream = local_driver_for(st->eng, container_id)
-                    ->stats_follow(st->eng, container_id, stats_on_item, stats_on_end, w);
-    if (!w->stream) {
+    /* Under the cap at once; past it, when its turn comes (stats_on_rotate). */
+    if (st->nstreams < STATS_STREAMS_MAX && stats_open(st, w) < 0) {
         stats_watch_free(w);
         return;
     }
@@ -280,8 +344,14 @@ void stats_on_state(struct stats *st, const char *session_id, const char *contai
 void stats_flush(struct stats *st, const char *session_id)
 {
     struct stats_watch *w = st ? stats_find(st, session_id) : NULL;
-    if (w)
-        stats_flush_watch(w);
+    if (!w)
+        return;
+    stats_flush_watch(w);
+    w->asked_ms = loop_now_ms();
+    /* Looked at while waiting for its turn: it streams now, past the cap if need be (the
+     * next rotation gives the excess back). */
+    if (!w->stream && stats_open(st, w) == 0)
+        w->sampled_ms = w->asked_ms;
 }
 
 struct stats *stats_new(struct engine *eng)
@@ -293,6 +363,7 @@ struct stats *stats_new(struct engine *eng)
     st->flush_timer = loop_timer_add(eng->loop, STATS_FLUSH_MS, stats_on_flush, st);
     /* Old sessions' graphs shrink soon after start, then every ten minutes. */
     st->downsample_timer = loop_timer_add(eng->loop, 1000, stats_on_downsample, st);
+    st->rotate_timer = loop_timer_add(eng->loop, STATS_ROTATE_MS, stats_on_rotate, st);
     return st;
 }
 
@@ -303,9 +374,11 @@ void stats_free(struct stats *st)
     while (st->watches) {
         struct stats_watch *w = st->watches;
         st->watches = w->next;
-        st->eng->driver->stream_close(st->eng, w->stream);
+        stats_close(st, w);
         stats_watch_free(w);
     }
+    if (st->rotate_timer)
+        loop_timer_cancel(st->eng->loop, st->rotate_timer);
     if (st->flush_timer)
         loop_timer_cancel(st->eng->loop, st->flush_timer);
     if (st->downsample_timer)

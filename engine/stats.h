@@ -1,5 +1,5 @@
-/* Resource sampling: Docker's stats stream per running session, into the store once a second
- * and out as "stats" events. */
+/* Resource sampling: Docker's stats stream per running session (up to a cap; past it the
+ * sessions take turns), into the store once a second and out as "stats" events. */
 #ifndef PADDOCK_STATS_H
 #define PADDOCK_STATS_H
 
@@ -20,7 +20,8 @@ void stats_free(struct stats *st);
 void stats_on_state(struct stats *st, const char *session_id, const char *container_id,
                     enum session_st state);
 
-/* Write a session's buffered samples now (before the API reads the store). */
+/* Write a session's buffered samples now (before the API reads the store); the session is
+ * being looked at, so it streams (past the cap, for the next minute). */
 void stats_flush(struct stats *st, const char *session_id);
 
 /* One object of Docker's stats stream as `docker stats` computes it: CPU % from the deltas

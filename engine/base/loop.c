@@ -22,6 +22,7 @@ struct loop_timer {
 };
 
 #define LOOP_MAX_PREPARE 4
+#define LOOP_MAX_FLUSH 2
 
 struct loop {
     struct evloop *ev;
@@ -34,6 +35,11 @@ struct loop {
         void *ud;
     } prepare[LOOP_MAX_PREPARE];
     int nprepare;
+    struct {
+        loop_flush_fn fn;
+        void *ud;
+    } flush[LOOP_MAX_FLUSH];
+    int nflush;
 };
 
 double loop_now_ms(void)
@@ -159,6 +165,25 @@ void loop_add_prepare(struct loop *l, loop_prepare_fn fn, void *ud)
     }
 }
 
+void loop_add_flush(struct loop *l, loop_flush_fn fn, void *ud)
+{
+    if (l->nflush < LOOP_MAX_FLUSH) {
+        l->flush[l->nflush].fn = fn;
+        l->flush[l->nflush].ud = ud;
+        l->nflush++;
+    }
+}
+
+/* True when a flush hook did something: what it did (a reply resumed, a request started) may
+ * need the prepare hooks again before the loop can sleep. */
+static bool loop_run_flush(struct loop *l)
+{
+    bool did = false;
+    for (int i = 0; i < l->nflush; i++)
+        did |= l->flush[i].fn(l->flush[i].ud);
+    return did;
+}
+
 static void loop_run_timers(struct loop *l)
 {
     double now = loop_now_ms();
@@ -192,6 +217,9 @@ int loop_run(struct loop *l)
             if (wait < 0 || w < wait)
                 wait = w;
         }
+        /* Last before sleeping: everything this turn handled has had its say. */
+        if (loop_run_flush(l))
+            wait = 0;
         if (l->stop)
             break;
         if (evloop_run_once(l->ev, (int)wait) < 0)

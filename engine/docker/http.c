@@ -254,8 +254,10 @@ struct http *http_new(struct loop *l)
     curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
     curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, http_on_timer_change);
     curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
-    /* Keep a few idle connections per executor socket for keep-alive reuse. */
-    curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, 256L);
+    /* Idle connections kept for reuse: one per live session's executor (500 on one engine,
+     * issue 20) and the daemon's. Fewer, and with many sessions at work each action would
+     * evict another session's connection and open its own (a connect and a peer check). */
+    curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, 1024L);
     return h;
 }
 

@@ -357,12 +357,12 @@ int store_cached_done(struct store *s, sqlite3_stmt *st, const char *what, char 
 
 int store_tx_begin(struct store *s, char **err)
 {
-    return store_exec(s, "BEGIN IMMEDIATE", err);
+    return store_exec(s, s->batch ? "SAVEPOINT tx" : "BEGIN IMMEDIATE", err);
 }
 
 int store_tx_commit(struct store *s, char **err)
 {
-    if (store_exec(s, "COMMIT", err) < 0) {
+    if (store_exec(s, s->batch ? "RELEASE tx" : "COMMIT", err) < 0) {
         store_tx_rollback(s);
         return -1;
     }
@@ -371,8 +371,32 @@ int store_tx_commit(struct store *s, char **err)
 
 void store_tx_rollback(struct store *s)
 {
-    if (!sqlite3_get_autocommit(s->db))
+    if (s->batch)
+        sqlite3_exec(s->db, "ROLLBACK TO tx; RELEASE tx", NULL, NULL, NULL);
+    else if (!sqlite3_get_autocommit(s->db))
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_batch_begin(struct store *s, bool durable, char **err)
+{
+    /* The level is fixed before the transaction: SQLite refuses to change it inside one. */
+    store_sync_full(s, durable);
+    if (store_exec(s, "BEGIN IMMEDIATE", err) < 0) {
+        store_sync_full(s, 1);
+        return -1;
+    }
+    s->batch = true;
+    return 0;
+}
+
+int store_batch_commit(struct store *s, char **err)
+{
+    s->batch = false;
+    int rc = store_exec(s, "COMMIT", err);
+    if (rc < 0)
+        store_tx_rollback(s);
+    store_sync_full(s, 1);
+    return rc;
 }
 
 void store_bind_text(sqlite3_stmt *st, int i, const char *v)
@@ -744,6 +768,8 @@ json_t *store_session_get(struct store *s, const char *id)
  * So an acknowledged action is on disk, at one fsync per action instead of two. */
 void store_sync_full(struct store *s, int full)
 {
+    if (s->batch)
+        return; /* the batch's commit is synced as store_batch_begin said */
     sqlite3_exec(s->db, full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", NULL, NULL,
                  NULL);
 }

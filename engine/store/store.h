@@ -73,6 +73,13 @@ json_t *store_session_get(struct store *s, const char *id);
  * ref; at most 64. An empty array when none (or the store fails; NULL without memory). */
 json_t *store_session_match(struct store *s, const char *ref);
 
+/* Group commit (engine/commit.c): the writes between these two share one transaction and one
+ * commit, synced (synchronous=FULL) when durable. Each write's own transaction becomes a
+ * savepoint: one that fails is undone alone. Nothing written in the batch is on disk before
+ * store_batch_commit returns 0; when it fails every write of the batch is gone. */
+int store_batch_begin(struct store *s, bool durable, char **err);
+int store_batch_commit(struct store *s, char **err);
+
 /* ---- actions (store_actions.c) ---- */
 /* A new action row. state: running (it runs now: committed before it reaches the sandbox),
  * pending (it waits for the operator until deadline), rejected (decided at once: a deny rule or

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Statements on the action path, prepared once (store_cached). */
@@ -32,6 +33,9 @@ enum store_slot {
 struct store {
     sqlite3 *db;
     int last_rc; /* SQLite's result of the last failed write (SQLITE_FULL: disk full) */
+    /* Inside store_batch_begin/commit: a transaction is a savepoint of the batch's, and the
+     * batch decides how the commit is synced. */
+    bool batch;
     sqlite3_stmt *cache[STORE_SLOT_N];
 };
 
@@ -46,7 +50,8 @@ sqlite3_stmt *store_cached(struct store *s, enum store_slot slot, const char *sq
 /* Step a cached statement that returns no rows and reset it; 0 or -1 with *err. */
 int store_cached_done(struct store *s, sqlite3_stmt *st, const char *what, char **err);
 /* BEGIN IMMEDIATE (the write lock up front, so a busy store waits at the start, never half
- * way), COMMIT, ROLLBACK. */
+ * way), COMMIT, ROLLBACK; inside a batch a savepoint, released or rolled back to, so one
+ * failed write leaves the batch's others. */
 int store_tx_begin(struct store *s, char **err);
 int store_tx_commit(struct store *s, char **err);
 void store_tx_rollback(struct store *s);

@@ -30,6 +30,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,10 @@ struct fakes {
     char labels[1024];  /* the create body's Labels, as JSON; "" before the create */
     char ran[4096];     /* "cmd\n" per execute_action the executor got, in order */
     char unknown[2048]; /* Docker requests the fake has no answer for */
+    /* Group commit: actions whose command begins "gc-" the executor got, and how many of them
+     * it got before their row was committed (read from the engine's store, separately). */
+    int gc_seen, gc_uncommitted;
+    char gc_first_bad[128];
 };
 
 static struct fakes FK;
@@ -73,6 +78,45 @@ static void append(char *dst, size_t size, const char *s)
     pthread_mutex_unlock(&FK.mu);
 }
 
+static char state_dir[64];
+
+/* The row of the action whose summary is cmd, as a reader of the engine's store sees it: only
+ * what was committed. Its state, or "" when there is none. */
+static void store_state_of(const char *cmd, char *state, size_t size)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/paddock.db", state_dir);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    state[0] = '\0';
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) {
+        sqlite3_busy_timeout(db, 5000);
+        if (sqlite3_prepare_v2(db, "SELECT state FROM actions WHERE summary = ? ORDER BY id DESC",
+                               -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_text(st, 1, cmd, -1, SQLITE_STATIC);
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+                snprintf(state, size, "%s", (const char *)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+}
+
+/* The executor got cmd: its intent must already be committed (state running). */
+static void gc_check_committed(const char *cmd)
+{
+    char state[32];
+    store_state_of(cmd, state, sizeof(state));
+    pthread_mutex_lock(&FK.mu);
+    FK.gc_seen++;
+    if (strcmp(state, "running") != 0) {
+        if (!FK.gc_uncommitted)
+            snprintf(FK.gc_first_bad, sizeof(FK.gc_first_bad), "%s (row: \"%s\")", cmd, state);
+        FK.gc_uncommitted++;
+    }
+    pthread_mutex_unlock(&FK.mu);
+}
+
 /* The executor: /alive, and execute_action answered as a run observation of the command. */
 static void executor_route(struct fake_conn *c, const char *method, const char *path,
                            const char *head, const char *body, void *ud)
@@ -88,7 +132,10 @@ static void executor_route(struct fake_conn *c, const char *method, const char *
     json_t *req = json_loads(body, 0, NULL);
     const char *cmd = json_string_value(
         json_object_get(json_object_get(json_object_get(req, "action"), "args"), "command"));
-    append(FK.ran, sizeof(FK.ran), cmd ? cmd : "?");
+    if (cmd && strncmp(cmd, "echo gc-", 8) == 0)
+        gc_check_committed(cmd);
+    else
+        append(FK.ran, sizeof(FK.ran), cmd ? cmd : "?");
     json_t *obs =
         json_pack("{s:s,s:s,s:{s:s,s:{s:i}}}", "observation", "run", "content", "fake ran it",
                   "extras", "command", cmd ? cmd : "", "metadata", "exit_code", 0);
@@ -195,7 +242,6 @@ static void *fakes_run(void *arg)
 
 /* ---------------------------------------------------------------- the engine's API */
 
-static char state_dir[64];
 static char engine_sock[128];
 static char operator_sock[128]; /* the operator's channel: decisions go there */
 static pid_t engine_pid;
@@ -545,6 +591,114 @@ static void test_pending_survives_restart(void **state)
     assert_true(ran(risky));
 }
 
+/* Group commit (engine/commit.c): many agents at once, each action's command reaching the
+ * executor only once its row is committed (the fake executor reads the store, as a second
+ * reader sees only what is committed), each observation committed before its agent hears it,
+ * every one recorded once, and the record verifying. */
+#define GC_AGENTS 8
+#define GC_EACH 25
+
+struct gc_agent {
+    pthread_t t;
+    const char *session;
+    int n;
+    int ok, answered_uncommitted;
+    char first_bad[160];
+};
+
+static void *gc_agent_run(void *arg)
+{
+    struct gc_agent *g = arg;
+    char path[128], body[256], cmd[64], state[32];
+    snprintf(path, sizeof(path), "/v1/sessions/%s/execute_action", g->session);
+    for (int i = 0; i < GC_EACH; i++) {
+        snprintf(cmd, sizeof(cmd), "echo gc-%d-%d", g->n, i);
+        snprintf(body, sizeof(body),
+                 "{\"action\": {\"action\": \"run\", \"args\": {\"command\": \"%s\"}}}", cmd);
+        long st;
+        json_t *r = api("POST", path, body, &st);
+        const char *obs = json_string_value(json_object_get(r, "observation"));
+        if (st == 200 && obs && strcmp(obs, "run") == 0)
+            g->ok++;
+        json_decref(r);
+        /* Answered: the observation is in the store for any reader. */
+        store_state_of(cmd, state, sizeof(state));
+        if (strcmp(state, "done") != 0) {
+            if (!g->answered_uncommitted)
+                snprintf(g->first_bad, sizeof(g->first_bad), "%s (row: \"%s\")", cmd, state);
+            g->answered_uncommitted++;
+        }
+    }
+    return NULL;
+}
+
+static void test_group_commit(void **state)
+{
+    long st;
+    json_t *s = api("POST", "/v1/sessions", "{\"name\": \"gc\", \"confirm\": \"high\"}", &st);
+    assert_int_equal(st, 201);
+    char id[64];
+    snprintf(id, sizeof(id), "%s", jstr(s, "id"));
+    json_decref(s);
+    json_t *info = api("GET", "/v1/info", NULL, &st);
+    json_int_t writes0 =
+        json_integer_value(json_object_get(json_object_get(info, "record"), "writes"));
+    json_decref(info);
+
+    struct gc_agent g[GC_AGENTS];
+    memset(g, 0, sizeof(g));
+    for (int i = 0; i < GC_AGENTS; i++) {
+        g[i].session = id;
+        g[i].n = i;
+        assert_int_equal(pthread_create(&g[i].t, NULL, gc_agent_run, &g[i]), 0);
+    }
+    int ok = 0;
+    for (int i = 0; i < GC_AGENTS; i++) {
+        pthread_join(g[i].t, NULL);
+        ok += g[i].ok;
+        if (g[i].answered_uncommitted)
+            fail_msg("agent %d heard %d observations before they were committed; first %s", i,
+                     g[i].answered_uncommitted, g[i].first_bad);
+    }
+    assert_int_equal(ok, GC_AGENTS * GC_EACH);
+    pthread_mutex_lock(&FK.mu);
+    int seen = FK.gc_seen, bad = FK.gc_uncommitted;
+    char first[128];
+    snprintf(first, sizeof(first), "%s", FK.gc_first_bad);
+    pthread_mutex_unlock(&FK.mu);
+    if (bad)
+        fail_msg("%d of %d commands reached the executor before their row was committed; first %s",
+                 bad, seen, first);
+    assert_int_equal(seen, GC_AGENTS * GC_EACH);
+
+    /* Every one recorded once, in the session's chain, which verifies. */
+    char path[160];
+    snprintf(path, sizeof(path), "/v1/verify?session=%s", id);
+    json_t *v = api("GET", path, NULL, &st);
+    assert_int_equal(st, 200);
+    if (!json_is_true(json_object_get(v, "ok")))
+        fail_msg("the record does not verify: %s", json_dumps(v, 0));
+    /* an action, then its observation: two entries each (and the session's events) */
+    assert_true(json_integer_value(json_object_get(v, "entries")) >= 2 * GC_AGENTS * GC_EACH);
+    json_decref(v);
+    v = api("GET", "/v1/verify", NULL, &st);
+    assert_int_equal(st, 200);
+    assert_true(json_is_true(json_object_get(v, "ok")));
+    json_decref(v);
+    snprintf(path, sizeof(path), "/v1/history?session=%s&limit=1000", id);
+    json_t *h = api("GET", path, NULL, &st);
+    assert_int_equal(st, 200);
+    json_t *acts = json_object_get(h, "actions");
+    assert_int_equal(json_array_size(acts), GC_AGENTS * GC_EACH);
+    json_decref(h);
+    /* All of them went through the group commit: an intent and an observation each. */
+    info = api("GET", "/v1/info", NULL, &st);
+    json_t *rec = json_object_get(info, "record");
+    assert_true(json_integer_value(json_object_get(rec, "writes")) - writes0 >=
+                2 * GC_AGENTS * GC_EACH);
+    json_decref(info);
+}
+
 int main(int argc, char **argv)
 {
     fake_engine_main(argc, argv);
@@ -553,6 +707,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_approve_and_reject, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_survives_restart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_group_commit, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("approvals_fake", tests, NULL, NULL);
     curl_global_cleanup();

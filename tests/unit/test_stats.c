@@ -1,7 +1,12 @@
 /* Resource samples as `docker stats` computes them, and the samples and log-tail tables on a
  * real SQLite file. */
+#include "engine/base/loop.h"
+#include "engine/driver.h"
+#include "engine/engine_internal.h"
 #include "engine/stats.h"
 #include "engine/store/store.h"
+
+#include <stdbool.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -189,12 +194,164 @@ static void test_store_log_tail(void **state)
     remove_store();
 }
 
+/* ---- the cap on stats streams: a fake driver that only counts them ---- */
+
+#define TURNS_SESSIONS 60
+#define TURNS_CAP 48 /* STATS_STREAMS_MAX */
+
+struct fake_stream {
+    bool open;
+    char session[8];
+    sandbox_item_fn on_item;
+    void *ud;
+};
+static struct fake_stream fake_streams[TURNS_SESSIONS * 8];
+static int fake_nstreams;
+
+static struct sandbox_stream *fake_stats_follow(struct engine *eng, const char *id,
+                                                sandbox_item_fn on_item, sandbox_done_fn on_end,
+                                                void *ud)
+{
+    assert_true(fake_nstreams < (int)(sizeof(fake_streams) / sizeof(fake_streams[0])));
+    struct fake_stream *f = &fake_streams[fake_nstreams++];
+    f->open = true;
+    snprintf(f->session, sizeof(f->session), "s%s", id + 1); /* container cNN: session sNN */
+    f->on_item = on_item;
+    f->ud = ud;
+    return (struct sandbox_stream *)f;
+}
+
+static void fake_stream_close(struct engine *eng, struct sandbox_stream *s)
+{
+    ((struct fake_stream *)s)->open = false;
+}
+
+static const struct sandbox_driver fake_stats_driver = {
+    .stats_follow = fake_stats_follow,
+    .stream_close = fake_stream_close,
+};
+
+static int streams_open(void)
+{
+    int n = 0;
+    for (int i = 0; i < fake_nstreams; i++)
+        n += fake_streams[i].open;
+    return n;
+}
+
+static bool streaming(const char *session)
+{
+    for (int i = 0; i < fake_nstreams; i++)
+        if (fake_streams[i].open && strcmp(fake_streams[i].session, session) == 0)
+            return true;
+    return false;
+}
+
+/* One sample with a (tiny) CPU figure on every open stream. */
+static void deliver_all(void)
+{
+    static const char sample[] =
+        "{\"cpu_stats\":{\"cpu_usage\":{\"total_usage\":2000000001},"
+        "\"system_cpu_usage\":12000000000,\"online_cpus\":2},"
+        "\"precpu_stats\":{\"cpu_usage\":{\"total_usage\":2000000000},"
+        "\"system_cpu_usage\":10000000000},\"memory_stats\":{\"usage\":1000}}";
+    json_t *j = json_loads(sample, 0, NULL);
+    struct sandbox_item it = {.json = j};
+    for (int i = 0; i < fake_nstreams; i++)
+        if (fake_streams[i].open)
+            assert_int_equal(fake_streams[i].on_item(&it, fake_streams[i].ud), 0);
+    json_decref(j);
+}
+
+static void on_stop_timer(void *ud)
+{
+    loop_stop(ud);
+}
+
+/* Until the next rotation (once a second) has run. */
+static void run_one_rotation(struct loop *l)
+{
+    loop_timer_add(l, 1100, on_stop_timer, l);
+    loop_run(l);
+}
+
+static void test_streams_take_turns(void **state)
+{
+    struct engine eng = {0};
+    eng.loop = loop_new();
+    eng.driver = &fake_stats_driver;
+    eng.store = open_store();
+    fake_nstreams = 0;
+    struct stats *st = stats_new(&eng);
+    char sid[8], cid[8];
+    for (int i = 0; i < TURNS_SESSIONS; i++) {
+        snprintf(sid, sizeof(sid), "s%02d", i);
+        snprintf(cid, sizeof(cid), "c%02d", i);
+        stats_on_state(st, sid, cid, SESSION_READY);
+    }
+    /* Up to the cap at once; the others wait. */
+    assert_int_equal(streams_open(), TURNS_CAP);
+    assert_false(streaming("s00") && streaming("s59") && streaming("s30"));
+    int waiting_before = 0;
+    for (int i = 0; i < TURNS_SESSIONS; i++) {
+        snprintf(sid, sizeof(sid), "s%02d", i);
+        waiting_before += !streaming(sid);
+    }
+    assert_int_equal(waiting_before, TURNS_SESSIONS - TURNS_CAP);
+
+    /* Those that delivered give way: after a rotation every waiting one streams. */
+    char waiting[TURNS_SESSIONS][8];
+    int nw = 0;
+    for (int i = 0; i < TURNS_SESSIONS; i++) {
+        snprintf(sid, sizeof(sid), "s%02d", i);
+        if (!streaming(sid))
+            snprintf(waiting[nw++], 8, "%s", sid);
+    }
+    deliver_all();
+    run_one_rotation(eng.loop);
+    assert_int_equal(streams_open(), TURNS_CAP);
+    for (int i = 0; i < nw; i++)
+        if (!streaming(waiting[i]))
+            fail_msg("%s still waits after a rotation", waiting[i]);
+
+    /* A session looked at (its samples asked for) streams at once, past the cap, and keeps
+     * its stream through the next rotations. */
+    const char *looked = NULL;
+    for (int i = 0; i < TURNS_SESSIONS && !looked; i++) {
+        snprintf(sid, sizeof(sid), "s%02d", i);
+        if (!streaming(sid))
+            looked = strdup(sid);
+    }
+    assert_non_null(looked);
+    stats_flush(st, looked);
+    assert_true(streaming(looked));
+    assert_int_equal(streams_open(), TURNS_CAP + 1);
+    for (int r = 0; r < 3; r++) {
+        deliver_all();
+        run_one_rotation(eng.loop);
+        assert_true(streaming(looked));
+    }
+    /* The excess was given back. */
+    assert_true(streams_open() <= TURNS_CAP + 1);
+
+    /* A session that stops closes its stream; its place goes to one that waits. */
+    stats_on_state(st, looked, NULL, SESSION_STOPPED);
+    assert_false(streaming(looked));
+    free((void *)looked);
+    stats_free(st);
+    assert_int_equal(streams_open(), 0);
+    store_close(eng.store);
+    remove_store();
+    loop_free(eng.loop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_compute_like_docker_stats),
         cmocka_unit_test(test_store_samples_and_downsample),
         cmocka_unit_test(test_store_log_tail),
+        cmocka_unit_test(test_streams_take_turns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,6 +198,63 @@ static void test_actions_intent_then_finish(void **state)
     free(err);
 }
 
+/* Group commit's store side: writes inside a batch are invisible to another reader until the
+ * one commit, a write that fails inside it is undone alone (its savepoint), the entries of
+ * the hash chain appended in the batch link in order, and the record verifies. */
+static long long committed_actions(void)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    long long n = -1;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM actions", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return n;
+}
+
+static void test_batch(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "gggg", "g", "img", SESSION_READY, NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "hhhh", "h", "img", SESSION_READY, NULL, 1, &err), 0);
+    int64_t first = store_action_insert(s, "gggg", "run", "before", "{}", 2.0, &err);
+    assert_true(first > 0);
+    const char obs[] = "{\"content\":\"x\"}";
+
+    assert_int_equal(store_batch_begin(s, true, &err), 0);
+    int64_t a = store_action_insert(s, "gggg", "run", "one", "{}", 3.0, &err);
+    int64_t b = store_action_insert(s, "hhhh", "run", "two", "{}", 3.0, &err);
+    assert_true(a > 0 && b > 0);
+    /* an unknown session: this write fails, the batch's others stay */
+    assert_int_equal(store_action_insert(s, "zzzz", "run", "bad", "{}", 3.0, &err), -1);
+    free(err);
+    err = NULL;
+    assert_int_equal(
+        store_action_finish(s, first, ACTION_DONE, 0, obs, strlen(obs), NULL, 3.5, &err), 0);
+    int64_t c = store_action_insert(s, "gggg", "run", "three", "{}", 4.0, &err);
+    assert_true(c > b);
+    assert_int_equal(committed_actions(), 1); /* nothing of the batch before its commit */
+    assert_int_equal(store_batch_commit(s, &err), 0);
+    assert_null(err);
+    assert_int_equal(committed_actions(), 4);
+    json_t *row = store_action_get(s, first);
+    assert_string_equal(json_string_value(json_object_get(row, "state")), "done");
+    json_decref(row);
+    assert_verified(s, "gggg");
+    assert_verified(s, "hhhh");
+    assert_verified(s, NULL);
+
+    /* After the batch, a write commits by itself again. */
+    int64_t d = store_action_insert(s, "hhhh", "run", "after", "{}", 5.0, &err);
+    assert_true(d > c);
+    assert_int_equal(committed_actions(), 5);
+    assert_verified(s, NULL);
+}
+
 static void test_actions_paging(void **state)
 {
     struct store *s = *state;
@@ -711,6 +768,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reopen_keeps_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_intent_then_finish, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_paging, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_inflight, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_pending_and_decided, setup, teardown),
