@@ -80,6 +80,8 @@ int cmd_run(struct app *app, int argc, char **argv);
 int cmd_ls(struct app *app, int argc, char **argv);
 int cmd_dashboard(struct app *app, int argc, char **argv);
 int cmd_gc(struct app *app, int argc, char **argv);
+int cmd_build(struct app *app, int argc, char **argv);
+int cmd_images(struct app *app, int argc, char **argv);
 int cmd_pause(struct app *app, int argc, char **argv);
 int cmd_resume(struct app *app, int argc, char **argv);
 int cmd_stop(struct app *app, int argc, char **argv);

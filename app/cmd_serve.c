@@ -242,6 +242,7 @@ int cmd_serve(struct app *app, int argc, char **argv)
         .insecure = insecure,
         .confirm = confirm,
         .approval_timeout = cfg->approval_timeout,
+        .enable_auto_lint = cfg->enable_auto_lint == 1,
         .retention_days = cfg->retention_days,
         .security_names = sec_names,
         .security_values = sec_values,

@@ -28,6 +28,7 @@ struct config_key {
 static const struct config_key config_keys[] = {
     CK("sandbox", "base_container_image", CT_STRING, base_container_image),
     CK("sandbox", "keep_runtime_alive", CT_BOOL, keep_runtime_alive),
+    CK("sandbox", "enable_auto_lint", CT_BOOL, enable_auto_lint),
     CK("security", "confirmation_mode", CT_BOOL, confirmation_mode),
     CK("security", "network_bridge", CT_STRING, security[0]),
     CK("security", "network_host", CT_STRING, security[1]),
@@ -487,6 +488,7 @@ int config_load(const char *path, struct config *c, char **warnings, char **err)
 {
     memset(c, 0, sizeof(*c));
     c->keep_runtime_alive = -1;
+    c->enable_auto_lint = -1;
     c->bell = -1;
     c->mouse = -1;
     c->egress_ask = -1;

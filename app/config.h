@@ -31,6 +31,7 @@ struct config {
     /* [sandbox] */
     char *base_container_image; /* the default image */
     int keep_runtime_alive;     /* -1: not set */
+    int enable_auto_lint;       /* -1: not set (off); edits report the lint errors they made */
     /* [security] */
     int confirmation_mode; /* -1: not set; true → confirm "high", false → "never" */
     /* What the agents' channel may ask for ("refuse", "approve", "allow"; NULL: not set, the

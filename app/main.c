@@ -298,6 +298,34 @@ const struct app_command app_commands[] = {
                 "  --json     as JSON\n",
      .example = "paddock gc --dry-run",
      .run = cmd_gc},
+    {.name = "build",
+     .args = "[--image IMG] [--setup CMD]... [--extra-deps CMD] [--platform OS/ARCH] [--rebuild] "
+             "[--quiet] [--json]",
+     .help = "make a runtime image (setup steps, executor baked in); print its tags",
+     .about = "Makes the runtime image of IMG with the setup commands run in it (as root,\n"
+              "/bin/sh -c) and the executor baked in, or finds it made already (POST\n"
+              "/v1/images). The progress goes to stderr, the three tags to stdout (source: the\n"
+              "image to run). A platform the Docker daemon cannot run is refused before\n"
+              "anything is built.",
+     .options = "  --image IMG       the base (default: the engine's image)\n"
+                "  --setup CMD       a setup command; repeatable, run in order\n"
+                "  --extra-deps CMD  OpenHands' runtime_extra_deps: one more command after them\n"
+                "  --platform P      os/arch[/variant], such as linux/arm64 (default: the\n"
+                "                    daemon's own)\n"
+                "  --rebuild         build again without Docker's cache\n"
+                "  --quiet           no progress\n"
+                "  --json            the finished build as JSON\n",
+     .example = "paddock build --setup 'apt-get install -y jq' --platform linux/amd64",
+     .run = cmd_build},
+    {.name = "images",
+     .args = "[--json] | rm TAG...",
+     .help = "list or remove runtime images",
+     .about = "The runtime images the engine built (GET /v1/images): their tags, base, size and\n"
+              "age; `images rm` removes some (DELETE /v1/images/TAG), refused while a session's\n"
+              "container uses one.",
+     .options = "  --json  as JSON\n",
+     .example = "paddock images rm paddock/runtime:pd_v0.1.0_4k2j9x0a1b2c3d4e",
+     .run = cmd_images},
     {.name = "help",
      .args = "[COMMAND]",
      .help = "the commands, or one command's usage, options and an example",

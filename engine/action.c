@@ -96,6 +96,8 @@ static void action_publish(struct engine *eng, int64_t id, bool approval)
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;
+    /* Its output first: a client seeing the action end has seen everything it printed. */
+    output_flush(eng, id);
     events_publish(eng->events, "action", a);
     if (approval)
         events_publish(eng->events, "approval", a);

@@ -11,6 +11,7 @@
 #include "engine/engine_internal.h"
 #include "engine/files.h"
 #include "engine/gc.h"
+#include "engine/images.h"
 #include "engine/listen.h"
 #include "engine/logs.h"
 #include "engine/output.h"
@@ -434,6 +435,10 @@ const struct api_route api_routes[] = {
     {"GET", "/v1/sessions/*/egress", egress_route_list, 0},
     {"GET", "/v1/sessions/*/stats", route_session_stats, 0},
     {"GET", "/v1/events", api_events_open, 0},
+    {"POST", "/v1/images", images_route_build, 0},
+    {"GET", "/v1/images", images_route_list, 0},
+    {"GET", "/v1/images/builds/*", images_route_build_get, 0},
+    {"DELETE", "/v1/images/*", images_route_remove, API_ROUTE_OPERATOR},
     {"GET", "/v1/pool", route_pool_get, 0},
     {"POST", "/v1/pool", route_pool_set, API_ROUTE_OPERATOR},
     {"POST", "/v1/sessions/*/upload_file", files_route_upload, 0},
@@ -465,6 +470,6 @@ const struct api_route api_routes[] = {
     {.method = "GET", .pattern = "/registry_prefix", .fn = remote_route_registry_prefix},
     {.method = "GET", .pattern = "/list", .fn = remote_route_list},
     {.method = "POST", .pattern = "/build", .fn = remote_route_build},
-    {.method = "GET", .pattern = "/build_status", .fn = remote_route_build},
+    {.method = "GET", .pattern = "/build_status", .fn = remote_route_build_status},
 };
 const size_t api_routes_count = sizeof(api_routes) / sizeof(api_routes[0]);

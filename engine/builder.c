@@ -10,6 +10,7 @@
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
+#include "engine/platform.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,9 +26,13 @@ enum build_stage { STAGE_INSPECT_BASE, STAGE_SOURCE, STAGE_LOCK, STAGE_BUILD_LOC
 
 struct build_op {
     struct engine *eng;
-    char *session_id;
+    char *session_id; /* NULL for an API build */
+    char *build_id;   /* NULL for a session's */
     char *base;
+    char *platform; /* NULL: the daemon's own */
     json_t *steps;
+    json_t *extra_tags; /* more references for the result (array) */
+    size_t extra_i;
     bool rebuild;
     bool pulled;
     bool busy_said;
@@ -52,16 +57,30 @@ bool builder_needed(json_t *steps, bool rebuild)
 static void build_free(struct build_op *op)
 {
     free(op->session_id);
+    free(op->build_id);
     free(op->base);
+    free(op->platform);
     json_decref(op->steps);
+    json_decref(op->extra_tags);
     free(op);
+}
+
+static json_t *build_event_new(struct build_op *op, const char *stage, const char *image,
+                               const char *message)
+{
+    json_t *ev = json_pack("{s:s,s:s,s:s?}", "stage", stage, "image", image ? image : op->base,
+                           "message", message);
+    if (ev && op->session_id)
+        json_object_set_new(ev, "session", json_string(op->session_id));
+    if (ev && op->build_id)
+        json_object_set_new(ev, "build", json_string(op->build_id));
+    return ev;
 }
 
 static void build_event(struct build_op *op, const char *stage, const char *image,
                         const char *message, int percent)
 {
-    json_t *ev = json_pack("{s:s,s:s,s:s,s:s?}", "session", op->session_id, "stage", stage, "image",
-                           image ? image : op->base, "message", message);
+    json_t *ev = build_event_new(op, stage, image, message);
     if (percent >= 0)
         json_object_set_new(ev, "percent", json_integer(percent));
     events_publish(op->eng->events, "build", ev);
@@ -76,19 +95,69 @@ static void build_busy(struct build_op *op)
     }
 }
 
-/* err ERR_NONE: image is the one to run. */
-static void build_finish(struct build_op *op, enum err_code err, const char *message,
-                         const char *image)
+/* err ERR_NONE: image is the one to run (the source tag, or the base itself). */
+static void build_finish_now(struct build_op *op, enum err_code err, const char *message,
+                             const char *image)
 {
     unsigned status = err_status(err);
+    bool runtime = status == 0 && image != op->base;
     struct builder_result r = {.status = status,
                                .err = err,
                                .message = message,
                                .image = image,
-                               .executor_baked = status == 0 && image != op->base};
-    build_event(op, status ? "failed" : "done", image, message, status ? -1 : 100);
+                               .executor_baked = runtime,
+                               .tags = runtime ? &op->tags : NULL};
+    json_t *ev = build_event_new(op, status ? "failed" : "done", image, message);
+    if (ev) {
+        if (!status)
+            json_object_set_new(ev, "percent", json_integer(100));
+        if (runtime)
+            json_object_set_new(ev, "tags", builder_tags_json(&op->tags));
+        events_publish(op->eng->events, "build", ev);
+        json_decref(ev);
+    }
     op->done(&r, op->ud);
     build_free(op);
+}
+
+static void build_tag_next(struct build_op *op);
+
+static void build_on_extra_tagged(const struct sandbox_reply *r, void *ud)
+{
+    struct build_op *op = ud;
+    const char *ref = json_string_value(json_array_get(op->extra_tags, op->extra_i));
+    if (r->status < 200 || r->status > 299) {
+        char *msg = util_strdupf("cannot tag %s as %s: %s", op->tags.source, ref ? ref : "?",
+                                 r->message && *r->message ? r->message : "no answer");
+        build_finish_now(op, r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_BUILD_FAILED,
+                         msg ? msg : "tagging failed", NULL);
+        free(msg);
+        return;
+    }
+    op->extra_i++;
+    build_tag_next(op);
+}
+
+/* The references asked besides the three (OpenHands' target_image and tags), in order. */
+static void build_tag_next(struct build_op *op)
+{
+    const char *ref = json_string_value(json_array_get(op->extra_tags, op->extra_i));
+    if (!ref) {
+        build_finish_now(op, ERR_NONE, NULL, op->tags.source);
+        return;
+    }
+    if (op->eng->driver->image_tag(op->eng, op->tags.source, ref, build_on_extra_tagged, op) < 0)
+        build_finish_now(op, ERR_INTERNAL, "cannot start a request", NULL);
+}
+
+static void build_finish(struct build_op *op, enum err_code err, const char *message,
+                         const char *image)
+{
+    if (err == ERR_NONE && image != op->base && json_array_size(op->extra_tags)) {
+        build_tag_next(op);
+        return;
+    }
+    build_finish_now(op, err, message, image);
 }
 
 /* Build output: "Step 2/5 : RUN ..." gives the percent; every line goes out as an event. */
@@ -112,9 +181,12 @@ static void build_on_progress(json_t *obj, void *ud)
         build_event(op, op->stage == STAGE_THIN ? "executor" : "setup", NULL, trimmed, percent);
 }
 
-static json_t *build_labels(void)
+static json_t *build_labels(const struct build_op *op)
 {
-    json_t *l = json_pack("{s:s}", "paddock.image", "1");
+    /* paddock.base: what GET /v1/images shows as the image's base. */
+    json_t *l = json_pack("{s:s,s:s}", "paddock.image", "1", "paddock.base", op->base);
+    if (l && op->platform)
+        json_object_set_new(l, "paddock.platform", json_string(op->platform));
     const char *test = getenv("PADDOCK_TEST_LABEL");
     if (test && *test)
         json_object_set_new(l, "paddock.test", json_string(test));
@@ -181,11 +253,11 @@ static int build_start(struct build_op *op, const char *tag, const char *dockerf
     }
     if (rc == 0)
         rc = tar_finish(&t);
-    json_t *labels = build_labels();
+    json_t *labels = build_labels(op);
     if (rc == 0)
-        rc = op->eng->driver->image_build(op->eng, tag, labels, op->rebuild, t.buf.data, t.buf.len,
-                                          BUILDER_BUILD_TIMEOUT_MS, build_on_progress,
-                                          build_on_built, op);
+        rc = op->eng->driver->image_build(op->eng, tag, labels, op->rebuild, op->platform,
+                                          t.buf.data, t.buf.len, BUILDER_BUILD_TIMEOUT_MS,
+                                          build_on_progress, build_on_built, op);
     json_decref(labels);
     tar_free(&t);
     return rc;
@@ -246,6 +318,8 @@ static void build_on_tagged(const struct sandbox_reply *r, void *ud)
 }
 
 static void build_on_base_pulled(const struct builder_result *r, void *ud);
+static int pull_start(struct engine *eng, const char *session_id, const char *build_id,
+                      const char *image, builder_done_fn done, void *ud);
 
 static void build_on_inspect(const struct sandbox_reply *r, void *ud)
 {
@@ -259,7 +333,8 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
         if (r->status == 404 && !op->pulled) {
             op->pulled = true;
             build_busy(op);
-            if (builder_pull(op->eng, op->session_id, op->base, build_on_base_pulled, op) < 0)
+            if (pull_start(op->eng, op->session_id, op->build_id, op->base, build_on_base_pulled,
+                           op) < 0)
                 build_finish(op, ERR_INTERNAL, "cannot start a pull", NULL);
             return;
         }
@@ -274,7 +349,7 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
         const char *repo = getenv("PADDOCK_RUNTIME_REPO");
         if (!op->eng->executor_path || builder_file_digest(op->eng->executor_path, digest) < 0 ||
             builder_tags_compute(repo && *repo ? repo : BUILDER_DEFAULT_REPO, PADDOCK_VERSION,
-                                 op->base, id, op->steps, digest, &op->tags) < 0) {
+                                 op->base, id, op->steps, op->platform, digest, &op->tags) < 0) {
             build_finish(op, ERR_INTERNAL, "cannot compute the runtime image's tags", NULL);
             return;
         }
@@ -326,21 +401,49 @@ static void build_on_base_pulled(const struct builder_result *r, void *ud)
         build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
 }
 
-int builder_prepare(struct engine *eng, const char *session_id, const char *image, json_t *steps,
-                    bool rebuild, builder_busy_fn busy, builder_done_fn done, void *ud)
+/* The daemon's info, for the platform: refused here, before anything is pulled or built. */
+static void build_on_info(const struct sandbox_reply *r, void *ud)
+{
+    struct build_op *op = ud;
+    if (r->status < 0) {
+        build_finish(op, ERR_DOCKER_UNAVAILABLE, r->message, NULL);
+        return;
+    }
+    char *why = NULL;
+    if (r->status != 200) {
+        why = util_strdupf("cannot ask the Docker daemon which platforms it runs (%ld): %s",
+                           r->status, r->message);
+        build_finish(op, ERR_DOCKER_ERROR, why ? why : "docker info failed", NULL);
+    } else if (platform_check(r->json, op->eng->driver->is_local(op->eng), PLATFORM_BINFMT_DIR,
+                              op->platform, &why) < 0) {
+        build_finish(op, ERR_BAD_REQUEST, why ? why : "platform refused", NULL);
+    } else if (build_inspect(op, op->base) < 0) {
+        build_finish(op, ERR_INTERNAL, "cannot start a request", NULL);
+    }
+    free(why);
+}
+
+int builder_run(struct engine *eng, const struct builder_spec *spec, builder_busy_fn busy,
+                builder_done_fn done, void *ud)
 {
     struct build_op *op = calloc(1, sizeof(*op));
     if (!op)
         return -1;
     op->eng = eng;
-    op->session_id = strdup(session_id);
-    op->base = strdup(image);
-    op->steps = json_is_array(steps) ? json_incref(steps) : json_array();
-    op->rebuild = rebuild;
+    op->session_id = spec->session_id ? strdup(spec->session_id) : NULL;
+    op->build_id = spec->build_id ? strdup(spec->build_id) : NULL;
+    op->base = strdup(spec->image);
+    op->platform = spec->platform ? strdup(spec->platform) : NULL;
+    op->steps = json_is_array(spec->steps) ? json_incref(spec->steps) : json_array();
+    op->extra_tags = json_is_array(spec->extra_tags) ? json_incref(spec->extra_tags) : NULL;
+    op->rebuild = spec->rebuild;
     op->busy = busy;
     op->done = done;
     op->ud = ud;
-    if (!op->session_id || !op->base || build_inspect(op, image) < 0) {
+    bool ok = (!spec->session_id || op->session_id) && (!spec->build_id || op->build_id) &&
+              op->base && (!spec->platform || op->platform) && op->steps;
+    if (!ok || (op->platform ? eng->driver->info(eng, build_on_info, op)
+                             : build_inspect(op, op->base)) < 0) {
         build_free(op);
         return -1;
     }
@@ -351,11 +454,29 @@ int builder_prepare(struct engine *eng, const char *session_id, const char *imag
 
 struct pull_op {
     struct engine *eng;
-    char *session_id;
+    char *session_id, *build_id; /* what the events name (either may be NULL) */
     char *image;
     builder_done_fn done;
     void *ud;
 };
+
+static void pull_op_free(struct pull_op *op)
+{
+    free(op->session_id);
+    free(op->build_id);
+    free(op->image);
+    free(op);
+}
+
+static void pull_event(struct pull_op *op, const char *message, int percent)
+{
+    json_t *ev = json_pack("{s:s?,s:s?,s:s,s:s,s:s}", "session", op->session_id, "build",
+                           op->build_id, "stage", "pull", "image", op->image, "message", message);
+    if (ev && percent >= 0)
+        json_object_set_new(ev, "percent", json_integer(percent));
+    events_publish(op->eng->events, "build", ev);
+    json_decref(ev);
+}
 
 static void pull_on_progress(json_t *obj, void *ud)
 {
@@ -366,12 +487,7 @@ static void pull_on_progress(json_t *obj, void *ud)
     json_t *pd = json_object_get(obj, "progressDetail");
     double cur = json_number_value(json_object_get(pd, "current"));
     double total = json_number_value(json_object_get(pd, "total"));
-    json_t *ev = json_pack("{s:s,s:s,s:s,s:s}", "session", op->session_id, "stage", "pull", "image",
-                           op->image, "message", status);
-    if (total > 0)
-        json_object_set_new(ev, "percent", json_integer((json_int_t)(cur * 100.0 / total)));
-    events_publish(op->eng->events, "build", ev);
-    json_decref(ev);
+    pull_event(op, status, total > 0 ? (int)(cur * 100.0 / total) : -1);
 }
 
 static void pull_on_done(const struct sandbox_reply *r, void *ud)
@@ -391,35 +507,35 @@ static void pull_on_done(const struct sandbox_reply *r, void *ud)
     }
     op->done(&res, op->ud);
     free(msg);
-    free(op->session_id);
-    free(op->image);
-    free(op);
+    pull_op_free(op);
 }
 
-int builder_pull(struct engine *eng, const char *session_id, const char *image,
-                 builder_done_fn done, void *ud)
+static int pull_start(struct engine *eng, const char *session_id, const char *build_id,
+                      const char *image, builder_done_fn done, void *ud)
 {
     struct pull_op *op = calloc(1, sizeof(*op));
     if (!op)
         return -1;
     op->eng = eng;
-    op->session_id = strdup(session_id);
+    op->session_id = session_id ? strdup(session_id) : NULL;
+    op->build_id = build_id ? strdup(build_id) : NULL;
     op->image = strdup(image);
     op->done = done;
     op->ud = ud;
-    if (!op->session_id || !op->image ||
+    if ((session_id && !op->session_id) || (build_id && !op->build_id) || !op->image ||
         eng->driver->image_pull(eng, image, BUILDER_PULL_TIMEOUT_MS, pull_on_progress, pull_on_done,
                                 op) < 0) {
-        free(op->session_id);
-        free(op->image);
-        free(op);
+        pull_op_free(op);
         return -1;
     }
-    json_t *ev = json_pack("{s:s,s:s,s:s,s:s}", "session", session_id, "stage", "pull", "image",
-                           image, "message", "pulling");
-    events_publish(eng->events, "build", ev);
-    json_decref(ev);
+    pull_event(op, "pulling", -1);
     return 0;
+}
+
+int builder_pull(struct engine *eng, const char *session_id, const char *image,
+                 builder_done_fn done, void *ud)
+{
+    return pull_start(eng, session_id, NULL, image, done, ud);
 }
 
 void builder_apply(const struct builder_result *r, json_t *config)

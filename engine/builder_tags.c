@@ -54,8 +54,8 @@ static void builder_hash_final(EVP_MD_CTX *c, char out[17])
 }
 
 int builder_tags_compute(const char *repo, const char *version, const char *base,
-                         const char *base_id, json_t *steps, const unsigned char exec_digest[32],
-                         struct builder_tags *out)
+                         const char *base_id, json_t *steps, const char *platform,
+                         const unsigned char exec_digest[32], struct builder_tags *out)
 {
     EVP_MD_CTX *c = EVP_MD_CTX_new();
     if (!c)
@@ -72,6 +72,10 @@ int builder_tags_compute(const char *repo, const char *version, const char *base
     {
         builder_hash_str(c, "RUN");
         builder_hash_str(c, json_string_value(st));
+    }
+    if (platform) { /* only when asked: the tags of images built without one stay as they were */
+        builder_hash_str(c, "PLATFORM");
+        builder_hash_str(c, platform);
     }
     builder_hash_final(c, out->lock_hash);
     /* source: the lock plus our code, i.e. the executor binary. */
@@ -133,4 +137,10 @@ int builder_file_digest(const char *path, unsigned char digest[32])
         return -1;
     }
     return 0;
+}
+
+json_t *builder_tags_json(const struct builder_tags *t)
+{
+    return json_pack("{s:s,s:s,s:s}", "versioned", t->versioned, "lock", t->lock, "source",
+                     t->source);
 }

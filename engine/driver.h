@@ -21,11 +21,13 @@
  *     stats:   Docker's stats object (stats_compute reads it)
  *     changes: [{"Path", "Kind": 0 modified, 1 added, 2 deleted}] or null
  *     volume list: {"Volumes": [{"Name", "Labels"}]}
- *     info:    {"Runtimes", "Driver", "DriverStatus", "DockerRootDir"?} (the last: where
+ *     info:    {"Runtimes", "Driver", "DriverStatus", "DockerRootDir"?, "OSType",
+ *              "Architecture" (uname's machine: x86_64, aarch64, ...)} (DockerRootDir: where
  *              layers and volumes live, for the disk watchdog's free-space trigger)
  * - The create request is Docker's create body (session_config_container builds it): Image,
  *   Cmd, Entrypoint, Env, Labels, User, WorkingDir, ExposedPorts and HostConfig (mounts,
- *   limits, capabilities, security options, network mode, port bindings, runtime, devices).
+ *   limits, capabilities, security options, network mode, port bindings, runtime, devices),
+ *   plus "Platform" ("os/arch[/variant]", Docker's query parameter) when a session names one.
  *   A driver honours what it can and refuses (400) what it cannot enforce.
  * Sandbox ids are opaque strings the driver chose (the container id for Docker).
  *
@@ -185,10 +187,17 @@ struct sandbox_driver {
     /* 200 once pulled; 404/500 with why. */
     int (*image_pull)(struct engine *eng, const char *ref, long timeout_ms,
                       sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud);
-    /* Build the tar context (a Dockerfile at its root) as tag: 200 {"Id"}, 500 with why. */
+    /* Build the tar context (a Dockerfile at its root) as tag, for platform ("os/arch[/variant]",
+     * NULL: the runtime's own): 200 {"Id"}, 500 with why. */
     int (*image_build)(struct engine *eng, const char *tag, json_t *labels, int nocache,
-                       const void *context, size_t len, long timeout_ms,
+                       const char *platform, const void *context, size_t len, long timeout_ms,
                        sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud);
+    /* The images carrying the label ("key" or "key=value"): 200 and
+     * [{"Id", "RepoTags", "Labels", "Size", "Created" (seconds since the epoch)}]. */
+    int (*image_list)(struct engine *eng, const char *label, sandbox_done_fn fn, void *ud);
+    /* Remove the reference name (the image with it when it was the last): 200; 404 no such
+     * image; 409 a sandbox uses it. */
+    int (*image_remove)(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud);
     /* Give image name the reference ref ("repo:tag"): 201. */
     int (*image_tag)(struct engine *eng, const char *name, const char *ref, sandbox_done_fn fn,
                      void *ud);

@@ -121,8 +121,18 @@ static int dd_info(struct engine *eng, sandbox_done_fn fn, void *ud)
 static int dd_create(struct engine *eng, const char *name, json_t *body, sandbox_done_fn fn,
                      void *ud)
 {
+    /* "Platform" is Docker's query parameter, not part of its body. */
+    const char *platform = json_string_value(json_object_get(body, "Platform"));
+    json_t *sent = platform ? json_copy(body) : json_incref(body);
+    if (!sent)
+        return -1;
+    json_object_del(sent, "Platform");
     struct relay *rl = relay_new(fn, ud);
-    return rl ? relay_sent(docker_container_create(dk(eng), name, body, relay_reply, rl), rl) : -1;
+    int rc =
+        rl ? relay_sent(docker_container_create(dk(eng), name, platform, sent, relay_reply, rl), rl)
+           : -1;
+    json_decref(sent);
+    return rc;
 }
 
 static int dd_start(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
@@ -422,16 +432,28 @@ static int dd_image_pull(struct engine *eng, const char *ref, long timeout_ms,
 }
 
 static int dd_image_build(struct engine *eng, const char *tag, json_t *labels, int nocache,
-                          const void *context, size_t len, long timeout_ms,
+                          const char *platform, const void *context, size_t len, long timeout_ms,
                           sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud)
 {
     struct relay *rl = relay_new(fn, ud);
     if (rl)
         rl->progress = on_progress;
-    return rl ? relay_sent(docker_image_build(dk(eng), tag, labels, nocache, context, len,
+    return rl ? relay_sent(docker_image_build(dk(eng), tag, labels, nocache, platform, context, len,
                                               timeout_ms, relay_progress, relay_reply, rl),
                            rl)
               : -1;
+}
+
+static int dd_image_list(struct engine *eng, const char *label, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_image_list(dk(eng), label, relay_reply, rl), rl) : -1;
+}
+
+static int dd_image_remove(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud)
+{
+    struct relay *rl = relay_new(fn, ud);
+    return rl ? relay_sent(docker_image_remove(dk(eng), name, relay_reply, rl), rl) : -1;
 }
 
 static int dd_image_tag(struct engine *eng, const char *name, const char *ref, sandbox_done_fn fn,
@@ -687,6 +709,8 @@ const struct sandbox_driver driver_docker = {
     .image_pull = dd_image_pull,
     .image_build = dd_image_build,
     .image_tag = dd_image_tag,
+    .image_list = dd_image_list,
+    .image_remove = dd_image_remove,
     .executor_ready = dd_executor_ready,
     .executor_request = dd_executor_request,
 };

@@ -977,12 +977,13 @@ static int ld_image_pull(struct engine *eng, const char *ref, long timeout_ms,
 }
 
 static int ld_image_build(struct engine *eng, const char *tag, json_t *labels, int nocache,
-                          const void *context, size_t len, long timeout_ms,
+                          const char *platform, const void *context, size_t len, long timeout_ms,
                           sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud)
 {
     (void)tag;
     (void)labels;
     (void)nocache;
+    (void)platform;
     (void)context;
     (void)len;
     (void)timeout_ms;
@@ -995,6 +996,18 @@ static int ld_image_tag(struct engine *eng, const char *name, const char *ref, s
 {
     (void)name;
     (void)ref;
+    return reply_later(eng, fn, ud, 501, NULL, "images are " LOCAL_NOT_AVAILABLE);
+}
+
+static int ld_image_list(struct engine *eng, const char *label, sandbox_done_fn fn, void *ud)
+{
+    (void)label;
+    return reply_later(eng, fn, ud, 501, NULL, "images are " LOCAL_NOT_AVAILABLE);
+}
+
+static int ld_image_remove(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud)
+{
+    (void)name;
     return reply_later(eng, fn, ud, 501, NULL, "images are " LOCAL_NOT_AVAILABLE);
 }
 
@@ -1129,6 +1142,8 @@ const struct sandbox_driver driver_local = {
     .image_pull = ld_image_pull,
     .image_build = ld_image_build,
     .image_tag = ld_image_tag,
+    .image_list = ld_image_list,
+    .image_remove = ld_image_remove,
     .executor_ready = ld_executor_ready,
     .executor_request = ld_executor_request,
 };

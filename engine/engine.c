@@ -13,6 +13,7 @@
 #include "engine/egress.h"
 #include "engine/engine_internal.h"
 #include "engine/events.h"
+#include "engine/images.h"
 #include "engine/listen.h"
 #include "engine/monitor.h"
 #include "engine/output.h"
@@ -277,6 +278,7 @@ int engine_serve(const struct engine_options *opt, char **err)
     int confirm = opt->confirm ? policy_parse(opt->confirm) : POLICY_HIGH;
     eng.default_confirm = confirm < 0 ? POLICY_HIGH : (enum policy)confirm;
     eng.approval_timeout = opt->approval_timeout > 0 ? opt->approval_timeout : 600;
+    eng.auto_lint = opt->enable_auto_lint;
     eng.retention_days = opt->retention_days > 0 ? opt->retention_days : 0;
     if (confirm < 0) {
         *err = util_strdupf("confirm = \"%s\" is not an approval policy (%s)", opt->confirm,
@@ -423,6 +425,7 @@ out:
     /* After everything in flight finished: their callbacks still count the pool's creations. */
     pool_free(eng.pool);
     eng.pool = NULL;
+    images_free(&eng);
     if (eng.driver)
         eng.driver->close(&eng);
     local_teardown(&eng);

@@ -20,6 +20,8 @@ struct engine_options {
      * NULL: "high") and how long an action waits for the operator (seconds; 0: 600). */
     const char *confirm;
     double approval_timeout;
+    /* OpenHands' sandbox.enable_auto_lint for sessions that name none (executor/lint.h). */
+    bool enable_auto_lint;
     /* Operator rules: the highest risk level ("low", "medium", "high") an allow rule may
      * approve (NULL: "medium", so a rule never approves HIGH), and the config file's
      * engine-wide rules, NULL-terminated lists of globs (NULL: none). */

@@ -50,6 +50,7 @@ struct engine {
     struct events *events;   /* what modules publish and the API's feeds receive (events.c) */
     struct monitor *monitor; /* Docker's events stream and reconnection (monitor.c) */
     struct pool *pool;       /* the warm pool (pool.c) */
+    struct images *images;   /* builds asked through the API (images.c) */
     struct stats *stats;     /* resource sampling (stats.c) */
     struct actions *actions; /* actions held for approval or in flight (action.c) */
     struct output *output;   /* running actions' live output (output.c) */
@@ -72,6 +73,7 @@ struct engine {
     char *seccomp_opt;           /* "seccomp=<JSON>" for every sandbox's SecurityOpt (seccomp.h) */
     enum policy default_confirm; /* approval policy of sessions that name none */
     double approval_timeout;     /* seconds an action waits for the operator */
+    bool auto_lint;              /* sandbox.enable_auto_lint: sessions that name none lint */
     /* [security]: what the agents' channel may ask for beyond the hardened default. */
     enum security_mode security[SECURITY_ASK_COUNT];
     /* Operator rules (rules.c): the highest risk level an allow rule may approve, and a count

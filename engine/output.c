@@ -188,6 +188,13 @@ void output_append(struct engine *eng, int64_t id, const char *data, size_t n)
     buf_free(&t);
 }
 
+void output_flush(struct engine *eng, int64_t id)
+{
+    struct output_entry *e = eng->output ? output_find(eng->output, id) : NULL;
+    if (e)
+        output_publish(e);
+}
+
 static void output_entry_free(struct output_entry *e)
 {
     if (e->flush)

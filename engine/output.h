@@ -30,6 +30,9 @@ void output_begin(struct engine *eng, int64_t id, const char *session_id);
 void output_append(struct engine *eng, int64_t id, const char *data, size_t n);
 /* The action is final (any action: those waiting for it without a stream are answered too). */
 void output_end(struct engine *eng, int64_t id);
+/* Publish the output of action id not yet sent as an event (held back to merge a burst), so
+ * an event about the action that follows comes after all of its output. */
+void output_flush(struct engine *eng, int64_t id);
 
 /* GET /v1/actions/{id}/output[?follow=1] (docs/architecture.md). */
 void output_route_get(struct api_req *r);

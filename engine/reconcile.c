@@ -188,7 +188,7 @@ static void refresh_on_inspect(const struct sandbox_reply *r, void *ud)
         return;
     } else if (strcmp(status, "paused") == 0) {
         if (s->state != SESSION_PAUSED) /* keep "paused by request" */
-            session_set_state(s, SESSION_PAUSED, "the container is paused");
+            session_set_state(s, SESSION_PAUSED, "paused outside paddock");
     } else if (strcmp(status, "restarting") == 0) {
         session_set_state(s, SESSION_DISCONNECTED, "the container is restarting");
         retry_schedule(s);
@@ -384,14 +384,11 @@ void session_on_sandbox_event(struct engine *eng, json_t *ev)
     if (strcmp(action, "destroy") == 0) {
         session_retry_cancel(s);
         session_gone(s);
-    } else if (strcmp(action, "pause") == 0) {
-        if (s->state != SESSION_PAUSED)
-            session_set_state(s, SESSION_PAUSED, "paused outside paddock");
-    } else if (strcmp(action, "unpause") == 0 && s->state == SESSION_PAUSED) {
-        session_set_state(s, SESSION_READY, NULL);
     } else {
         /* die: the exit code and whether the OOM killer did it come from inspect; start (from
-         * outside): the executor is probed. */
+         * outside): the executor is probed. pause and unpause are asked of inspect too: the
+         * event stream lags, so the "pause" of the engine's own pause can arrive after its
+         * resume has finished, and taken at its word it would pause a running session. */
         session_refresh(s);
     }
 }

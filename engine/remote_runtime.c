@@ -531,15 +531,6 @@ void remote_route_registry_prefix(struct api_req *r)
     api_reply_json(r, 200, json_pack("{s:s}", "registry_prefix", prefix));
 }
 
-void remote_route_build(struct api_req *r)
-{
-    api_reply_error(r, ERR_NOT_IMPLEMENTED,
-                    "paddock does not build OpenHands runtime images: set "
-                    "sandbox.runtime_container_image to an image with a shell (paddock runs its "
-                    "own executor in it), or give paddock's sessions \"setup\" steps "
-                    "(POST /v1/sessions) to have its builder make one");
-}
-
 /* ---- the action server's extras ---- */
 
 void remote_route_vscode_token(struct api_req *r)

@@ -28,8 +28,12 @@ void remote_route_image_exists(struct api_req *r);
 void remote_route_registry_prefix(struct api_req *r);
 /* GET /list: every session as a runtime. */
 void remote_route_list(struct api_req *r);
-/* POST /build, GET /build_status: 501, paddock does not build OpenHands' images. */
+/* POST /build (remote_build.c): OpenHands' build context's base image made a runtime image
+ * by the builder, tagged target_image and tags; {"build_id"}. */
 void remote_route_build(struct api_req *r);
+/* GET /build_status?build_id=: {"build_id", "status" (RUNNING, SUCCESS, FAILURE), "image",
+ * "error", "paddock": the build (images.h)}. */
+void remote_route_build_status(struct api_req *r);
 /* GET /v1/sessions/{id}/vscode/connection_token: {"token": null} (no VS Code here). */
 void remote_route_vscode_token(struct api_req *r);
 /* POST /v1/sessions/{id}/update_mcp_server: 501, the executor runs no MCP servers. */

@@ -684,9 +684,14 @@ static void create_on_prepared(const struct session_result *err, void *ud)
     }
     /* Setup steps (or a baked executor) need a runtime image first. */
     if (builder_needed(op->cfg->setup, op->cfg->rebuild)) {
-        const char *image = json_string_value(json_object_get(op->body, "Image"));
-        if (builder_prepare(s->eng, s->id, image, op->cfg->setup, op->cfg->rebuild,
-                            create_on_building, create_on_image, op) < 0)
+        struct builder_spec spec = {
+            .session_id = s->id,
+            .image = json_string_value(json_object_get(op->body, "Image")),
+            .steps = op->cfg->setup,
+            .platform = op->cfg->platform,
+            .rebuild = op->cfg->rebuild,
+        };
+        if (builder_run(s->eng, &spec, create_on_building, create_on_image, op) < 0)
             start_fail(op, ERR_INTERNAL, "cannot start preparing the image");
         return;
     }

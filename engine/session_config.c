@@ -9,6 +9,7 @@
 #include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/mount_policy.h"
+#include "engine/platform.h"
 #include "engine/risk/egress_policy.h"
 #include "engine/risk/policy.h"
 #include "engine/session.h"
@@ -75,7 +76,7 @@ static int parse_known(struct parse *p, json_t *obj, const char *prefix, const c
             ok = ok || strcmp(k, known[i]) == 0;
         if (ok)
             continue;
-        char list[256] = "";
+        char list[512] = ""; /* every option's name fits */
         for (size_t i = 0; known[i]; i++)
             snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
                      known[i]);
@@ -799,6 +800,23 @@ static int opt_rebuild(struct parse *p, json_t *v)
     return opt_bool(p, v, "rebuild", &p->c->rebuild);
 }
 
+/* OpenHands' platform: builds and the container are for it; session_prepare.c asks the
+ * daemon whether it can run it. */
+static int opt_platform(struct parse *p, json_t *v)
+{
+    const char *s = json_cstr(v);
+    if (!s || !platform_valid(s))
+        return parse_fail(p, "\"platform\" must be \"os/arch\" or \"os/arch/variant\", such as "
+                             "\"linux/amd64\" or \"linux/arm64\"");
+    p->c->platform = strdup(s);
+    return p->c->platform ? 0 : parse_fail(p, "out of memory");
+}
+
+static int opt_auto_lint(struct parse *p, json_t *v)
+{
+    return opt_bool(p, v, "enable_auto_lint", &p->c->auto_lint);
+}
+
 static int opt_runtime(struct parse *p, json_t *v)
 {
     const char *s = json_cstr(v);
@@ -955,6 +973,8 @@ static const struct session_option session_options[] = {
     {"setup", opt_setup},
     {"runtime_extra_deps", opt_extra_deps},
     {"rebuild", opt_rebuild},
+    {"platform", opt_platform},
+    {"enable_auto_lint", opt_auto_lint},
     {"plugins", opt_plugins},
     {"run_as_openhands", opt_run_as_openhands},
     {"user_id", opt_user_id},
@@ -1052,6 +1072,7 @@ int session_config_parse(struct engine *eng, json_t *opts, struct session_config
     c->egress_max_connections = EGRESS_MAX_CONNECTIONS_DEFAULT;
     c->egress_idle_timeout = EGRESS_IDLE_TIMEOUT_DEFAULT;
     c->keep_alive = true; /* sessions outlive the engine unless asked otherwise */
+    c->auto_lint = eng->auto_lint;
     c->user = SESSION_USER_AGENT;
     c->uid = SESSION_AGENT_UID;
     int rc = 0;
@@ -1119,6 +1140,7 @@ void session_config_free(struct session_config *c)
     json_decref(c->setup);
     json_decref(c->plugins);
     json_decref(c->gpu_ids);
+    free(c->platform);
     for (size_t i = 0; i < c->n_volumes; i++) {
         free(c->volumes[i].source);
         free(c->volumes[i].target);
@@ -1252,6 +1274,10 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
         json_object_set(o, "setup", c->setup);
     if (c->rebuild)
         json_object_set_new(o, "rebuild", json_true());
+    if (c->platform)
+        json_object_set_new(o, "platform", json_string(c->platform));
+    if (c->auto_lint)
+        json_object_set_new(o, "enable_auto_lint", json_true());
     if (c->git_url) {
         /* Never the token. */
         json_t *g = json_pack("{s:s}", "url", c->git_url);
@@ -1486,11 +1512,15 @@ json_t *session_config_container(struct engine *eng, const struct session_config
         json_array_append_new(cmd, json_string("--home"));
         json_array_append_new(cmd, json_string(c->read_only ? READ_ONLY_HOME : "/home/openhands"));
     }
+    if (c->auto_lint)
+        json_array_append_new(cmd, json_string("--auto-lint"));
     json_t *body =
         json_pack("{s:s,s:[s],s:o,s:o,s:o,s:s,s:s,s:i,s:o}", "Image",
                   c->image ? c->image : eng->default_image, "Entrypoint", EXECUTOR_IN_CONTAINER,
                   "Cmd", cmd, "Env", envs, "Labels", labels, "User", "0:0", "WorkingDir", "/",
                   "StopTimeout", 5, "HostConfig", host);
+    if (body && c->platform)
+        json_object_set_new(body, "Platform", json_string(c->platform));
     if (body && exposed)
         json_object_set_new(body, "ExposedPorts", exposed);
     else

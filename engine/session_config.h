@@ -106,6 +106,8 @@ struct session_config {
      * rebuild: OpenHands' force_rebuild. */
     json_t *setup; /* array of strings, NULL when none */
     bool rebuild;
+    char *platform; /* OpenHands' platform ("linux/amd64"), NULL: the daemon's own */
+    bool auto_lint; /* OpenHands' enable_auto_lint (executor/lint.h) */
     /* The executor's --plugins, OpenHands' names (array of strings, never NULL once parsed). */
     json_t *plugins;
     enum session_user user;

@@ -9,6 +9,7 @@
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/mount_policy.h"
+#include "engine/platform.h"
 #include "engine/session.h"
 #include "engine/session_config.h"
 #include "engine/store/store.h"
@@ -121,6 +122,13 @@ static void prep_on_info(const struct sandbox_reply *r, void *ud)
             buf_free(&list);
             return;
         }
+    }
+    char *why = NULL;
+    if (c->platform && platform_check(r->json, op->eng->driver->is_local(op->eng),
+                                      PLATFORM_BINFMT_DIR, c->platform, &why) < 0) {
+        prep_finish(op, ERR_BAD_REQUEST, why ? why : "\"platform\" refused");
+        free(why);
+        return;
     }
     /* Without quotas the limit is the watchdog's alone (disk.c). */
     char desc[128];
@@ -313,7 +321,7 @@ void session_prepare(struct engine *eng, struct session_config *c, const char *i
     op->c = c;
     op->fn = fn;
     op->ud = ud;
-    if (c->runtime || c->disk_asked) {
+    if (c->runtime || c->disk_asked || c->platform) {
         if (eng->driver->info(eng, prep_on_info, op) < 0)
             prep_finish(op, ERR_INTERNAL, "cannot start a request");
         return;

@@ -143,7 +143,10 @@ static json_t *edit_in_child(const struct fsjob_env *env, const void *p)
             buf_append_str(&content, "'. Expected an integer.") < 0)
             goto out;
     } else {
-        struct editor_env eenv = {.workspace_root = env->workdir, .history = env->history};
+        struct editor_env eenv = {.workspace_root = env->workdir,
+                                  .history = env->history,
+                                  .lint = env->auto_lint,
+                                  .lint_path = getenv("PATH")};
         struct editor_args ea = {
             .command = a->command,
             .path = a->path,

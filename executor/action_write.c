@@ -21,6 +21,7 @@
 #include "executor.h"
 #include "fileio.h"
 #include "fsjob.h"
+#include "lint.h"
 #include "observation.h"
 #include "pathname.h"
 #include "pytext.h"
@@ -38,6 +39,7 @@ struct write_args {
     long start, end;
     double timeout;
     bool want_diff; /* action_req.want_diff */
+    bool lint;      /* --auto-lint: the observation tells the lint errors the write made */
 };
 
 void action_write_free(void *p)
@@ -181,6 +183,13 @@ static json_t *write_observation(const char *filepath, const struct write_args *
                                  const struct buf *old, const struct buf *next)
 {
     json_t *obs = observation_write(filepath);
+    if (obs && a->lint && old->len <= EDITOR_MAX_FILE_SIZE && next->len <= EDITOR_MAX_FILE_SIZE) {
+        struct buf l = BUF_INIT;
+        if (lint_changes(&l, getenv("PATH"), filepath, old->data ? old->data : "", old->len,
+                         next->data ? next->data : "", next->len) == 0)
+            json_object_set_new(obs, "content", json_stringn(l.data ? l.data : "", l.len));
+        buf_free(&l);
+    }
     if (!a->want_diff || !obs)
         return obs;
     struct buf d = BUF_INIT;
@@ -298,5 +307,6 @@ enum action_status action_write_start(struct executor *ex, struct action_req *re
 {
     struct write_args *a = req->args;
     a->want_diff = req->want_diff;
+    a->lint = ex->cfg.auto_lint;
     return fsjob_start(ex, req, write_in_child, a->timeout);
 }

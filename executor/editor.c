@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "lint.h"
 #include "pathname.h"
 #include "pytext.h"
 
@@ -19,6 +20,21 @@
 #define REVIEW_INSERT                                                                              \
     "Review the changes and make sure they are as expected (correct indentation, no duplicate "    \
     "lines, etc). Edit the file again if necessary."
+
+/* OpenHands' enable_linting: the lint of the change between the snippet and the review line,
+ * set off by blank lines. */
+static int editor_lint(const struct editor_env *env, const char *path, const char *old,
+                       size_t old_len, const char *new_text, size_t new_len,
+                       struct editor_result *res)
+{
+    if (!env->lint)
+        return 0;
+    if (buf_append_str(&res->output, "\n") < 0 ||
+        lint_changes(&res->output, env->lint_path, path, old, old_len, new_text, new_len) < 0 ||
+        buf_append_str(&res->output, "\n") < 0)
+        return -1;
+    return 0;
+}
 
 void editor_result_free(struct editor_result *res)
 {
@@ -313,7 +329,8 @@ static int set_history(struct editor_result *res, enum editor_history_op op, con
     return op == EDITOR_HISTORY_PUSH ? buf_append(&res->history_text, text, n) : 0;
 }
 
-static int cmd_create(const struct editor_args *a, const char *path, struct editor_result *res)
+static int cmd_create(const struct editor_env *env, const struct editor_args *a, const char *path,
+                      struct editor_result *res)
 {
     if (!a->file_text)
         return editor_fail(res, "Parameter `file_text` is required for command: create.");
@@ -324,7 +341,13 @@ static int cmd_create(const struct editor_args *a, const char *path, struct edit
         buf_append(&res->new_content, a->file_text, a->file_text_len) < 0)
         return -1;
     res->has_new = true;
-    return buf_printf(&res->output, "File created successfully at: %s", path);
+    if (buf_printf(&res->output, "File created successfully at: %s", path) < 0)
+        return -1;
+    /* Linted as a change from the empty text, set off like an edit's (after a blank line). */
+    if (env->lint && (buf_append_str(&res->output, "\n") < 0 ||
+                      editor_lint(env, path, "", 0, a->file_text, a->file_text_len, res) < 0))
+        return -1;
+    return 0;
 }
 
 /* Matches of pat in text, left to right without overlaps (re.finditer); an empty pattern
@@ -368,7 +391,8 @@ static int find_matches(const char *text, size_t n, const char *pat, size_t m, s
     return 0;
 }
 
-static int cmd_str_replace(const struct editor_args *a, const char *path, struct editor_result *res)
+static int cmd_str_replace(const struct editor_env *env, const struct editor_args *a,
+                           const char *path, struct editor_result *res)
 {
     if (!a->old_str)
         return editor_fail(res, "Parameter `old_str` is required for command: str_replace.");
@@ -459,6 +483,7 @@ static int cmd_str_replace(const struct editor_args *a, const char *path, struct
         buf_printf(&res->output, "The file %s has been edited. ", path) < 0 ||
         editor_make_output(&res->output, snippet.data ? snippet.data : "", snippet.len, desc.data,
                            start + 1) < 0 ||
+        editor_lint(env, path, text, t.text.len, next.data, next.len, res) < 0 ||
         buf_append_str(&res->output, REVIEW) < 0) {
         buf_free(&desc);
         goto out;
@@ -489,7 +514,8 @@ out:
     return rc < 0 ? -1 : 0;
 }
 
-static int cmd_insert(const struct editor_args *a, const char *path, struct editor_result *res)
+static int cmd_insert(const struct editor_env *env, const struct editor_args *a, const char *path,
+                      struct editor_result *res)
 {
     if (!a->has_insert_line)
         return editor_fail(res, "Parameter `insert_line` is required for command: insert.");
@@ -546,6 +572,7 @@ static int cmd_insert(const struct editor_args *a, const char *path, struct edit
         buf_printf(&res->output, "The file %s has been edited. ", path) < 0 ||
         editor_make_output(&res->output, snippet.data ? snippet.data : "", snippet.len,
                            "a snippet of the edited file", first_shown) < 0 ||
+        editor_lint(env, path, text, t.text.len, readback.data, readback.len, res) < 0 ||
         buf_append_str(&res->output, REVIEW_INSERT) < 0)
         goto out;
     res->has_old = res->has_new = true;
@@ -606,11 +633,11 @@ int editor_run(const struct editor_env *env, const struct editor_args *a, struct
     if (strcmp(command, "view") == 0)
         rc = editor_view(path.data, a->view_range, res);
     else if (strcmp(command, "create") == 0)
-        rc = cmd_create(a, path.data, res);
+        rc = cmd_create(env, a, path.data, res);
     else if (strcmp(command, "str_replace") == 0)
-        rc = cmd_str_replace(a, path.data, res);
+        rc = cmd_str_replace(env, a, path.data, res);
     else if (strcmp(command, "insert") == 0)
-        rc = cmd_insert(a, path.data, res);
+        rc = cmd_insert(env, a, path.data, res);
     else if (strcmp(command, "undo_edit") == 0)
         rc = cmd_undo(env, path.data, res);
     else

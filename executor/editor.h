@@ -35,6 +35,8 @@
 struct editor_env {
     const char *workspace_root; /* for the "Maybe you meant" hint: the executor's working dir */
     const struct editor_history *history;
+    bool lint; /* OpenHands' enable_linting: str_replace, insert (and create) lint (lint.h) */
+    const char *lint_path; /* the PATH linters are looked for along; NULL: the default */
 };
 
 /* One call. NULL strings are JSON null (Python None). */

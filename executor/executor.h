@@ -23,6 +23,7 @@ struct executor_config {
     uid_t uid;            /* the shell's uid */
     gid_t gid;
     double no_change_timeout;
+    bool auto_lint; /* --auto-lint: edits report the lint errors they introduced (lint.h) */
 };
 
 struct server;

@@ -73,7 +73,10 @@ static void child_main(struct fsjob_state *s, int reply_fd, fsjob_fn fn, const v
     if (getppid() != parent)
         _exit(1);
     const char *cwd = s->ex->shell.marker.cwd[0] ? s->ex->shell.marker.cwd : cfg->working_dir;
-    struct fsjob_env env = {.cwd = cwd, .workdir = cfg->working_dir, .history = s->history};
+    struct fsjob_env env = {.cwd = cwd,
+                            .workdir = cfg->working_dir,
+                            .history = s->history,
+                            .auto_lint = cfg->auto_lint};
     send_reply(fn(&env, args));
     _exit(0);
 }

@@ -26,6 +26,7 @@ struct fsjob_env {
     const char *cwd;     /* the shell's working directory at its last prompt */
     const char *workdir; /* --working-dir */
     const struct editor_history *history;
+    bool auto_lint; /* --auto-lint */
 };
 
 /* Runs in the child. Returns the reply object, or NULL when memory runs out. */

@@ -57,6 +57,7 @@ struct options {
     size_t n_plugins;
     unsigned connection_timeout;
     bool quiet;
+    bool auto_lint;
 };
 
 static void usage(FILE *f)
@@ -66,7 +67,7 @@ static void usage(FILE *f)
             "                        [--working-dir DIR] [--user-id UID] [--username NAME]\n"
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
             "                        [--shell PATH] [--home DIR] [--env-file PATH] [--quiet]\n"
-            "                        [--setup-timeout SECS]\n"
+            "                        [--setup-timeout SECS] [--auto-lint]\n"
             "                        [--egress-proxy HOST:PORT --egress-socket PATH]\n"
             "                        [--plugins NAME...]\n"
             "\n"
@@ -88,6 +89,8 @@ static void usage(FILE *f)
             "  --env-file PATH           KEY=VALUE lines exported in the shell at start and\n"
             "                            persisted to ~/.bashrc\n"
             "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
+            "  --auto-lint               OpenHands' enable_auto_lint: edits and writes report\n"
+            "                            the lint errors they introduced\n"
             "  --egress-proxy HOST:PORT  listen there (loopback) and hand each connection to\n"
             "  --egress-socket PATH      the engine's unix socket PATH (its HTTP proxy)\n"
             "  --quiet                   no log line per action and file request (stdout);\n"
@@ -157,6 +160,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"egress-proxy", required_argument, NULL, 'P'},
         {"egress-socket", required_argument, NULL, 'E'},
         {"quiet", no_argument, NULL, 'q'},
+        {"auto-lint", no_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -241,6 +245,9 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'q':
             o->quiet = true;
+            break;
+        case 'L':
+            o->auto_lint = true;
             break;
         case 'h':
             usage(stdout);
@@ -450,6 +457,7 @@ int main(int argc, char **argv)
     ex.quiet = o.quiet;
     ex.cfg.working_dir = o.working_dir;
     ex.cfg.no_change_timeout = o.no_change_timeout;
+    ex.cfg.auto_lint = o.auto_lint;
     ex.cfg.username = o.username;
 
     /* Who the agent's shell runs as, and where its home is. */

@@ -14,7 +14,8 @@ die() { say "error: $*"; exit 1; }
 PADDOCK_PACKAGES=(
   build-essential pkg-config meson ninja-build cmake
   libncurses-dev libvterm-dev libjansson-dev libcurl4-openssl-dev libssl-dev
-  libsqlite3-dev sqlite3 libmicrohttpd-dev zlib1g-dev
+  libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev zlib1g-dev
+  openssl # test certificates (engines, egress)
   musl-tools musl-dev dpkg-dev
   docker.io tini busybox-static
   bubblewrap # the local backend's sandbox (docs/architecture.md)

@@ -702,10 +702,19 @@ int docker_volume_inspect(struct docker *d, const char *name, docker_done_fn fn,
     return docker_call_id(d, "GET", "/volumes/%s", name, NULL, 10000, 0, fn, ud);
 }
 
-int docker_container_create(struct docker *d, const char *name, json_t *body, docker_done_fn fn,
-                            void *ud)
+int docker_container_create(struct docker *d, const char *name, const char *platform, json_t *body,
+                            docker_done_fn fn, void *ud)
 {
-    return docker_call_id(d, "POST", "/containers/create?name=%s", name, body, 60000, 0, fn, ud);
+    char *en = docker_escape(name);
+    char *ep = platform ? docker_escape(platform) : NULL;
+    char *path = en && (!platform || ep) ? util_strdupf("/containers/create?name=%s%s%s", en,
+                                                        ep ? "&platform=" : "", ep ? ep : "")
+                                         : NULL;
+    int rc = path ? docker_call(d, "POST", path, body, 60000, 0, fn, ud) : -1;
+    free(en);
+    free(ep);
+    free(path);
+    return rc;
 }
 
 int docker_container_start(struct docker *d, const char *id, docker_done_fn fn, void *ud)

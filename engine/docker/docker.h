@@ -46,9 +46,10 @@ int docker_version(struct docker *d, docker_done_fn fn, void *ud);
 int docker_info(struct docker *d, docker_done_fn fn, void *ud);
 /* GET /volumes/{name} (404 when it does not exist yet). */
 int docker_volume_inspect(struct docker *d, const char *name, docker_done_fn fn, void *ud);
-/* POST /containers/create?name=NAME with body; reply json has "Id". */
-int docker_container_create(struct docker *d, const char *name, json_t *body, docker_done_fn fn,
-                            void *ud);
+/* POST /containers/create?name=NAME[&platform=P] with body; reply json has "Id". platform:
+ * "os/arch[/variant]" or NULL (the daemon's own). */
+int docker_container_create(struct docker *d, const char *name, const char *platform, json_t *body,
+                            docker_done_fn fn, void *ud);
 int docker_container_start(struct docker *d, const char *id, docker_done_fn fn, void *ud);
 int docker_container_inspect(struct docker *d, const char *id, docker_done_fn fn, void *ud);
 /* DELETE /containers/{id}?force=1&v=1 */
@@ -188,10 +189,13 @@ int docker_image_inspect(struct docker *d, const char *name, docker_done_fn fn, 
 int docker_image_pull(struct docker *d, const char *ref, long timeout_ms,
                       docker_progress_fn on_progress, docker_done_fn fn, void *ud);
 /* POST /build?t=TAG with a tar context in memory: 200 with {"Id": aux.ID} on success, 500
- * with the error object's message (e.g. a RUN step's "returned a non-zero code"). */
+ * with the error object's message (e.g. a RUN step's "returned a non-zero code"). platform:
+ * "os/arch[/variant]" or NULL. */
 int docker_image_build(struct docker *d, const char *tag, json_t *labels, int nocache,
-                       const void *context, size_t len, long timeout_ms,
+                       const char *platform, const void *context, size_t len, long timeout_ms,
                        docker_progress_fn on_progress, docker_done_fn fn, void *ud);
+/* GET /images/json filtered by a label ("key" or "key=value"): 200 and the array. */
+int docker_image_list(struct docker *d, const char *label, docker_done_fn fn, void *ud);
 /* POST /images/{name}/tag?repo=REPO&tag=TAG: 201. */
 int docker_image_tag(struct docker *d, const char *name, const char *repo, const char *tag,
                      docker_done_fn fn, void *ud);

@@ -181,24 +181,32 @@ int docker_image_pull(struct docker *d, const char *ref, long timeout_ms,
 }
 
 int docker_image_build(struct docker *d, const char *tag, json_t *labels, int nocache,
-                       const void *context, size_t len, long timeout_ms,
+                       const char *platform, const void *context, size_t len, long timeout_ms,
                        docker_progress_fn on_progress, docker_done_fn fn, void *ud)
 {
     char *lj = labels ? json_dumps(labels, JSON_COMPACT) : NULL;
     char *el = lj ? docker_escape(lj) : NULL;
     char *et = docker_escape(tag);
-    char *path = et && (!labels || el)
-                     ? util_strdupf("/build?t=%s&rm=1&forcerm=1%s%s%s", et,
-                                    nocache ? "&nocache=1" : "", el ? "&labels=" : "", el ? el : "")
-                     : NULL;
+    char *ep = platform ? docker_escape(platform) : NULL;
+    char *path =
+        et && (!labels || el) && (!platform || ep)
+            ? util_strdupf("/build?t=%s&rm=1&forcerm=1%s%s%s%s%s", et, nocache ? "&nocache=1" : "",
+                           el ? "&labels=" : "", el ? el : "", ep ? "&platform=" : "", ep ? ep : "")
+            : NULL;
     int rc = path ? image_request(d, "POST", path, context, len, "application/x-tar", timeout_ms,
                                   on_progress ? on_progress : image_ignore_progress, true, fn, ud)
                   : -1;
     free(lj);
     free(el);
     free(et);
+    free(ep);
     free(path);
     return rc;
+}
+
+int docker_image_list(struct docker *d, const char *label, docker_done_fn fn, void *ud)
+{
+    return docker_call_filtered(d, "/images/json?filters=%s", label, fn, ud);
 }
 
 int docker_image_tag(struct docker *d, const char *name, const char *repo, const char *tag,

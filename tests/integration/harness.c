@@ -746,3 +746,30 @@ int harness_group_teardown_clean(void **state)
 {
     return harness_teardown(true);
 }
+
+/* Every image this test built carries paddock.test=1. A setup layer is the parent of its
+ * executor layer and goes only after it: a few passes. */
+void harness_remove_test_images(void)
+{
+    char *f = curl_easy_escape(NULL, "{\"label\":[\"paddock.test=1\",\"paddock.image=1\"]}", 0);
+    char *p = strdupf("/images/json?filters=%s", f);
+    size_t left = 1;
+    for (int pass = 0; pass < 5 && left; pass++) {
+        struct reply r;
+        docker("GET", p, &r);
+        left = json_array_size(r.json);
+        size_t i;
+        json_t *img;
+        json_array_foreach(r.json, i, img)
+        {
+            char *d = strdupf("/images/%s?force=1", jstr(img, "Id"));
+            struct reply x;
+            docker("DELETE", d, &x);
+            reply_free(&x);
+            free(d);
+        }
+        reply_free(&r);
+    }
+    free(p);
+    curl_free(f);
+}

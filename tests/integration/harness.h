@@ -79,6 +79,9 @@ int harness_group_setup_unsupervised(void **state);
 int harness_group_teardown(void **state);
 /* The same, and any container left for cleanup to remove is a failure too. */
 int harness_group_teardown_clean(void **state);
+/* Removes every image built with paddock.test=1 (runtime images of the tests), whatever its
+ * tags. */
+void harness_remove_test_images(void);
 
 /* ---- HTTP ---- */
 

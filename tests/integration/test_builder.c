@@ -140,31 +140,9 @@ static void test_bake_mode(void **state)
     assert_int_equal(engine_destroy(e), 0);
 }
 
-/* Every image this test built carries paddock.test=1. A setup layer is the parent of its
- * executor layer and goes only after it: a few passes. */
 static int remove_test_images(void **state)
 {
-    char *f = curl_easy_escape(NULL, "{\"label\":[\"paddock.test=1\",\"paddock.image=1\"]}", 0);
-    char *p = strdupf("/images/json?filters=%s", f);
-    size_t left = 1;
-    for (int pass = 0; pass < 5 && left; pass++) {
-        struct reply r;
-        docker("GET", p, &r);
-        left = json_array_size(r.json);
-        size_t i;
-        json_t *img;
-        json_array_foreach(r.json, i, img)
-        {
-            char *d = strdupf("/images/%s?force=1", jstr(img, "Id"));
-            struct reply x;
-            docker("DELETE", d, &x);
-            reply_free(&x);
-            free(d);
-        }
-        reply_free(&r);
-    }
-    free(p);
-    curl_free(f);
+    harness_remove_test_images();
     return harness_group_teardown_clean(state);
 }
 

@@ -114,7 +114,7 @@ static char *container_make(struct docker *d, const char *cmd, bool tty, const c
                              "Cmd", "sh", "-c", cmd, "Tty", tty, "OpenStdin", false, "Labels",
                              labels, "HostConfig", "Init", true, "NetworkMode", "none");
     struct rep r = {0};
-    assert_int_equal(docker_container_create(d, "", body, on_rep, &r), 0);
+    assert_int_equal(docker_container_create(d, "", NULL, body, on_rep, &r), 0);
     json_decref(body);
     rep_expect(&r, 201);
     char *id = strdup(json_string_value(json_object_get(r.json, "Id")));

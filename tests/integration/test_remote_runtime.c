@@ -491,13 +491,14 @@ static void test_images_and_refusals(void **state)
     expect_status(&r, 200);
     assert_string_equal(jstr(r.r.json, "registry_prefix"), "paddock");
     net_reply_free(&r);
+    /* /build takes OpenHands' multipart form (built through: test_images.c) */
     rr("POST", "/build", "{}", key_header(), NULL, &r);
-    expect_status(&r, 501);
-    assert_string_equal(jstr(r.r.json, "error.code"), "not_implemented");
-    assert_non_null(strstr(jstr(r.r.json, "error.message"), "runtime_container_image"));
+    expect_status(&r, 400);
+    assert_string_equal(jstr(r.r.json, "error.code"), "bad_request");
+    assert_non_null(strstr(jstr(r.r.json, "error.message"), "multipart/form-data"));
     net_reply_free(&r);
     rr("GET", "/build_status?build_id=x", NULL, key_header(), NULL, &r);
-    expect_status(&r, 501);
+    expect_status(&r, 404);
     net_reply_free(&r);
 
     /* resource_factor scales the memory limit; VS Code and MCP have no meaning here. */

@@ -362,6 +362,41 @@ static void test_removed_outside(void **state)
     json_decref(s);
 }
 
+/* ---- paused and unpaused from outside: the engine asks Docker what is true (the event
+ * stream lags, so a late "pause" from the engine's own pause must not pause a running session)
+ * ---- */
+
+static void test_paused_outside(void **state)
+{
+    struct engine_proc *e = cur;
+    json_t *s = session_new(e, NULL);
+    const char *id = jstr(s, "id");
+    char *cid = container_of(s);
+    /* the engine's own pauses and resumes, back to back: their events arrive late */
+    for (int i = 0; i < 3; i++) {
+        session_expect(e, id, "pause", "paused");
+        session_expect(e, id, "resume", "ready");
+    }
+    run_expect(e, id, "echo still", "still");
+    char *path = strdupf("/v1.41/containers/%s/pause", cid);
+    docker_expect("POST", path, NULL, 204);
+    free(path);
+    json_t *got = session_wait_state(e, id, "paused", WAIT_MS);
+    assert_non_null(got);
+    assert_string_equal(jstr(got, "reason"), "paused outside paddock");
+    json_decref(got);
+    path = strdupf("/v1.41/containers/%s/unpause", cid);
+    docker_expect("POST", path, NULL, 204);
+    free(path);
+    got = session_wait_state(e, id, "ready", WAIT_MS);
+    assert_non_null(got);
+    json_decref(got);
+    run_expect(e, id, "echo again", "again");
+    session_delete(e, id);
+    free(cid);
+    json_decref(s);
+}
+
 /* ---- out of memory: a process killed (the session lives on), then the sandbox itself ---- */
 
 static void test_oom(void **state)
@@ -876,6 +911,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_killed_outside, setup, teardown),
         cmocka_unit_test_setup_teardown(test_action_in_flight_dies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_removed_outside, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paused_outside, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
         cmocka_unit_test_setup_teardown(test_daemon_gone_reconnects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_reconciles, setup, teardown),

@@ -80,28 +80,38 @@ static void test_tags_stable_and_distinct(void **state)
     json_t *steps = json_pack("[s]", "echo a");
     struct builder_tags t1, t2, t3, t4;
     assert_int_equal(builder_tags_compute("paddock/runtime", "0.1.0", "paddock/base:local",
-                                          "sha256:aa", steps, exe, &t1),
+                                          "sha256:aa", steps, NULL, exe, &t1),
                      0);
     assert_int_equal(builder_tags_compute("paddock/runtime", "0.1.0", "paddock/base:local",
-                                          "sha256:aa", steps, exe, &t2),
+                                          "sha256:aa", steps, NULL, exe, &t2),
                      0);
     assert_string_equal(t1.source, t2.source);
     assert_string_equal(t1.versioned, "paddock/runtime:pd_v0.1.0_paddock_s_base_t_local");
     /* another step: another lock (and source) */
     json_t *other = json_pack("[s]", "echo b");
     assert_int_equal(builder_tags_compute("paddock/runtime", "0.1.0", "paddock/base:local",
-                                          "sha256:aa", other, exe, &t3),
+                                          "sha256:aa", other, NULL, exe, &t3),
                      0);
     assert_string_not_equal(t1.lock, t3.lock);
     /* another executor: same lock, another source */
     exe[0] = 9;
     assert_int_equal(builder_tags_compute("paddock/runtime", "0.1.0", "paddock/base:local",
-                                          "sha256:aa", steps, exe, &t4),
+                                          "sha256:aa", steps, NULL, exe, &t4),
                      0);
     assert_string_equal(t1.lock, t4.lock);
     assert_string_not_equal(t1.source, t4.source);
     /* the source tag starts with the lock tag */
     assert_int_equal(strncmp(t1.source, t1.lock, strlen(t1.lock)), 0);
+    /* a platform asked: another lock; the same platform: the same one */
+    struct builder_tags t5, t6;
+    assert_int_equal(builder_tags_compute("paddock/runtime", "0.1.0", "paddock/base:local",
+                                          "sha256:aa", steps, "linux/amd64", exe, &t5),
+                     0);
+    assert_int_equal(builder_tags_compute("paddock/runtime", "0.1.0", "paddock/base:local",
+                                          "sha256:aa", steps, "linux/amd64", exe, &t6),
+                     0);
+    assert_string_not_equal(t4.lock, t5.lock);
+    assert_string_equal(t5.lock, t6.lock);
     json_decref(steps);
     json_decref(other);
 
