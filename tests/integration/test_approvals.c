@@ -1141,7 +1141,8 @@ static void test_decision_errors(void **state)
     json_decref(decide_ok(harness_eng, id, "reject", ""));
 }
 
-/* A paused session: approving is a 409 and changes nothing; after resume it works. */
+/* A paused session: approving is a 409 session_paused (a client says how to resume) and changes
+ * nothing; after resume it works. */
 static void test_pause(void **state)
 {
     struct sess s = sess_new(harness_eng, "high", NULL);
@@ -1156,7 +1157,7 @@ static void test_pause(void **state)
     free(p);
 
     decide_expect(harness_eng, id, "approve", "{\"by\": \"carol\", \"remember\": true}", 409,
-                  "conflict", "resume");
+                  "session_paused", "resume");
     json_t *g = action_get(harness_eng, id, -1);
     assert_state(g, "pending", "pending");
     assert_true(json_is_null(json_object_get(g, "decided_by")));
