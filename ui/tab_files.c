@@ -91,6 +91,8 @@ static int tab_files_mark(const struct tab_files *st, const char *path, bool dir
 static int tab_files_insert(struct tab_files *st, size_t at, const struct tab_files_node *add,
                             size_t n)
 {
+    if (n == 0) /* an empty directory: nothing to place (and st->v may still be NULL) */
+        return 0;
     if (st->n + n > st->cap) {
         size_t cap = (st->n + n) * 2;
         struct tab_files_node *v = realloc(st->v, cap * sizeof(*v));
