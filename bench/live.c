@@ -35,6 +35,7 @@
 #define LIVE_COLS 160
 
 static const char *engine_sock;
+static char operator_sock[300]; /* the dashboard's: the operator's socket beside it */
 
 static size_t live_on_body(char *p, size_t sz, size_t n, void *ud)
 {
@@ -147,6 +148,7 @@ static int live_dash_start(struct live_dash *d, const char *paddock)
         setenv("TERM", "xterm-256color", 1);
         setenv("LANG", "C.UTF-8", 1);
         setenv("PADDOCK_SOCKET", engine_sock, 1);
+        setenv("PADDOCK_OPERATOR_SOCKET", operator_sock, 1);
         execl(paddock, paddock, (char *)NULL);
         _exit(127);
     }
@@ -200,9 +202,20 @@ int main(int argc, char **argv)
         return 1;
     }
     engine_sock = sock;
+    snprintf(operator_sock, sizeof(operator_sock), "%s/operator.sock", dir);
     setenv("PADDOCK_TEST_LABEL", "bench", 1);
     setenv("PADDOCK_IMAGE", image, 1);
     setenv("PADDOCK_CONFIRM", "never", 1);
+    /* The session binds a host workspace, which the agents' socket may ask for only when
+     * [security] allows it (docs/security.md). */
+    char cfg[300];
+    snprintf(cfg, sizeof(cfg), "%s/config.toml", dir);
+    FILE *cf = fopen(cfg, "w");
+    if (!cf || fputs("[security]\nhost_volumes = \"allow\"\n", cf) < 0 || fclose(cf) != 0) {
+        perror("paddock-bench-live: config");
+        return 1;
+    }
+    setenv("PADDOCK_CONFIG", cfg, 1);
     pid_t eng = fork();
     if (eng == 0) {
         if (!freopen(log, "w", stderr))
