@@ -394,3 +394,30 @@ int cli_parse_json_only(int argc, char **argv, bool *as_json)
     }
     return -1;
 }
+
+static int cli_cmp_oldest(const void *a, const void *b)
+{
+    double x = json_number_value(json_object_get(*(json_t *const *)a, "created_at"));
+    double y = json_number_value(json_object_get(*(json_t *const *)b, "created_at"));
+    return (x > y) - (x < y);
+}
+
+static int cli_cmp_newest(const void *a, const void *b)
+{
+    return cli_cmp_oldest(b, a);
+}
+
+void cli_sort_by_time(json_t *list, bool newest_first)
+{
+    size_t n = json_array_size(list);
+    json_t **items = n ? malloc(n * sizeof(*items)) : NULL;
+    if (!items)
+        return;
+    for (size_t i = 0; i < n; i++)
+        items[i] = json_incref(json_array_get(list, i));
+    qsort(items, n, sizeof(*items), newest_first ? cli_cmp_newest : cli_cmp_oldest);
+    json_array_clear(list);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(list, items[i]);
+    free(items);
+}

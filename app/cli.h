@@ -43,6 +43,9 @@ json_t *cli_session_get(struct app *app, const char *cmd, const char *ref);
 /* Every session's name by its id ({id: name}, deleted ones too; the caller's; empty when the
  * engine does not answer, NULL without memory): lists print names where a session has one. */
 json_t *cli_session_names(struct app *app);
+/* Sort a list merged from several engines by each item's "created_at": newest first, or
+ * oldest first. */
+void cli_sort_by_time(json_t *list, bool newest_first);
 /* The name of session id in names, else the id, made safe; returns buf. */
 const char *cli_session_label(json_t *names, const char *id, char *buf, size_t size);
 /* The same, its id into out; false after printing why. */

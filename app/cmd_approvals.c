@@ -45,29 +45,6 @@ static void approvals_print(json_t *list, json_t *names, bool multi)
     }
 }
 
-static int approvals_cmp(const void *a, const void *b)
-{
-    double x = json_number_value(json_object_get(*(json_t *const *)a, "created_at"));
-    double y = json_number_value(json_object_get(*(json_t *const *)b, "created_at"));
-    return (x > y) - (x < y);
-}
-
-/* Oldest first, as each engine lists its own. */
-static void approvals_sort(json_t *list)
-{
-    size_t n = json_array_size(list);
-    json_t **items = n ? malloc(n * sizeof(*items)) : NULL;
-    if (!items)
-        return;
-    for (size_t i = 0; i < n; i++)
-        items[i] = json_incref(json_array_get(list, i));
-    qsort(items, n, sizeof(*items), approvals_cmp);
-    json_array_clear(list);
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(list, items[i]);
-    free(items);
-}
-
 int cmd_approvals(struct app *app, int argc, char **argv)
 {
     bool as_json = false;
@@ -107,7 +84,7 @@ int cmd_approvals(struct app *app, int argc, char **argv)
     if (answered && as_json)
         cli_print_json(list);
     else if (answered) {
-        approvals_sort(list);
+        cli_sort_by_time(list, false); /* oldest first, as each engine lists its own */
         approvals_print(list, names, multi);
     }
     json_decref(list);

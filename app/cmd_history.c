@@ -7,29 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int history_cmp(const void *a, const void *b)
-{
-    double x = json_number_value(json_object_get(*(json_t *const *)a, "created_at"));
-    double y = json_number_value(json_object_get(*(json_t *const *)b, "created_at"));
-    return (x < y) - (x > y);
-}
-
-/* Newest first across engines, as each engine lists its own. */
-static void history_sort(json_t *list)
-{
-    size_t n = json_array_size(list);
-    json_t **items = n ? malloc(n * sizeof(*items)) : NULL;
-    if (!items)
-        return;
-    for (size_t i = 0; i < n; i++)
-        items[i] = json_incref(json_array_get(list, i));
-    qsort(items, n, sizeof(*items), history_cmp);
-    json_array_clear(list);
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(list, items[i]);
-    free(items);
-}
-
 /* names: {engine: {session id: name}}; multi: ids as ID@ENGINE. */
 static void history_print(json_t *list, json_t *names, bool multi)
 {
@@ -170,7 +147,7 @@ int cmd_history(struct app *app, int argc, char **argv)
         return 1;
     }
     if (multi)
-        history_sort(json_object_get(r, "actions"));
+        cli_sort_by_time(json_object_get(r, "actions"), true); /* newest first */
     if (as_json) {
         cli_print_json(r);
     } else {
