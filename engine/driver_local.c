@@ -16,6 +16,8 @@
 #include "engine/base/unix_peer.h"
 #include "engine/base/util.h"
 #include "engine/engine_internal.h"
+#include "engine/local_cgroup.h"
+#include "engine/local_seccomp.h"
 #include "engine/session.h"
 #include "engine/session_internal.h"
 
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,6 +44,11 @@
 #define LOCAL_EXECUTOR "/run/paddock-executor"
 #define LOCAL_POLL_MS 10
 #define LOCAL_STOP_WAIT_MS 5000
+#define LOCAL_STATS_MS 1000
+/* In bubblewrap's child: the seccomp program's descriptor (--seccomp). */
+#define LOCAL_SECCOMP_FD 6
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 struct lsb {
     struct lsb *next;
@@ -57,12 +65,17 @@ struct lsb {
     bool child; /* the engine's own child (its exit code can be read) */
     bool paused;
     int exit_code;
-    const char *error; /* why it ended, when not by itself */
+    const char *error;              /* why it ended, when not by itself */
+    struct local_cgroup_limits lim; /* the session's limits (the create body's) */
+    struct local_cgroup *cg;        /* while it runs */
 };
 
 struct local {
     bool enabled, unsandboxed;
     char *user, *root, *bwrap, *dir; /* dir: <state>/local */
+    char *scope;                     /* the engine's cgroups: paddock.local/<engine id> */
+    void *bpf;                       /* the seccomp program (local_seccomp.h) */
+    size_t bpf_len;
     uid_t uid;
     gid_t gid;
     struct lsb *sbs;
@@ -252,11 +265,13 @@ static char *sb_file(const struct local *L, const char *id, const char *ext)
 
 static void sb_save(const struct local *L, const struct lsb *sb)
 {
-    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b}", "session",
-                          sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws, "executor",
-                          sb->exe, "env", sb->env, "labels", sb->labels, "pid", (json_int_t)sb->pid,
-                          "start", (json_int_t)sb->start, "init", (json_int_t)sb->init,
-                          "init_start", (json_int_t)sb->init_start, "paused", sb->paused);
+    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b,s:{s:I,s:f,s:I}}",
+                          "session", sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws,
+                          "executor", sb->exe, "env", sb->env, "labels", sb->labels, "pid",
+                          (json_int_t)sb->pid, "start", (json_int_t)sb->start, "init",
+                          (json_int_t)sb->init, "init_start", (json_int_t)sb->init_start, "paused",
+                          sb->paused, "limits", "memory", (json_int_t)sb->lim.memory, "cpus",
+                          sb->lim.cpus, "pids", (json_int_t)sb->lim.pids);
     char *path = sb_file(L, sb->id, "json"), *tmp = sb_file(L, sb->id, "json.tmp");
     if (j && path && tmp && json_dump_file(j, tmp, JSON_COMPACT) == 0)
         rename(tmp, path);
@@ -276,12 +291,24 @@ static void sb_free(struct lsb *sb)
     free(sb->sock_dir);
     free(sb->ws);
     free(sb->exe);
+    local_cgroup_free(sb->cg);
     json_decref(sb->env);
     json_decref(sb->labels);
     free(sb);
 }
 
 static void sb_on_exit(int fd, uint32_t events, void *ud);
+
+/* Its processes are gone: so is its cgroup (what is left in it is killed). */
+static void sb_uncgroup(struct lsb *sb)
+{
+    if (!sb->cg)
+        sb->cg = local_cgroup_open(lc(sb->eng)->scope, sb->id);
+    if (sb->cg)
+        local_cgroup_remove(sb->cg);
+    local_cgroup_free(sb->cg);
+    sb->cg = NULL;
+}
 
 static void sb_watch(struct lsb *sb)
 {
@@ -309,6 +336,7 @@ static void sb_ended(struct lsb *sb)
         sb->exit_code = -1;
     }
     sb_kill_namespace(sb); /* what the outer process left behind in it */
+    sb_uncgroup(sb);
     sb->pid = 0;
     sb->start = 0;
     sb->paused = false;
@@ -363,13 +391,20 @@ static struct lsb *sb_find(struct engine *eng, const char *id)
                            (unsigned long long)json_integer_value(json_object_get(j, "init_start")),
                        .paused = json_is_true(json_object_get(j, "paused")),
                        .pidfd = -1};
+    json_t *lim = json_object_get(j, "limits");
+    sb->lim =
+        (struct local_cgroup_limits){.memory = json_integer_value(json_object_get(lim, "memory")),
+                                     .cpus = json_number_value(json_object_get(lim, "cpus")),
+                                     .pids = json_integer_value(json_object_get(lim, "pids"))};
     json_decref(j);
     sb->next = L->sbs;
     L->sbs = sb;
     if (sb->pid > 0 && sb_alive(sb)) {
         sb_watch(sb); /* reattached */
+        sb->cg = local_cgroup_open(L->scope, sb->id);
     } else if (sb->pid > 0) {
         sb_kill_namespace(sb);
+        sb_uncgroup(sb);
         sb->pid = 0;
         sb->error = "it ended while the engine was away (exit code unknown)";
         sb->exit_code = -1;
@@ -481,6 +516,11 @@ static int ld_create(struct engine *eng, const char *name, json_t *body, sandbox
                        .env = json_deep_copy(json_object_get(body, "Env")),
                        .labels = json_deep_copy(labels),
                        .pidfd = -1};
+    json_t *host = json_object_get(body, "HostConfig");
+    sb->lim = (struct local_cgroup_limits){
+        .memory = json_integer_value(json_object_get(host, "Memory")),
+        .cpus = (double)json_integer_value(json_object_get(host, "NanoCpus")) / 1e9,
+        .pids = json_integer_value(json_object_get(host, "PidsLimit"))};
     if (!sb->id || !sb->session_id || !sb->sock_dir || !sb->ws || !sb->exe) {
         sb_free(sb);
         return -1;
@@ -535,9 +575,20 @@ static char **start_argv(const struct local *L, const struct lsb *sb)
             v[n++] = strdup(bw[i]);
         /* By fds the engine opened (3, 4, 5 in the child): the user need not reach the
          * engine's directories, and a path swapped meanwhile is not what gets bound. */
-        const char *more[] = {
-            "--bind-fd", "3", LOCAL_SOCK_DIR, "--ro-bind-fd", "5",    LOCAL_EXECUTOR,
-            "--bind-fd", "4", sb->ws,         "--chdir",      sb->ws, LOCAL_EXECUTOR};
+        const char *more[] = {"--bind-fd",
+                              "3",
+                              LOCAL_SOCK_DIR,
+                              "--ro-bind-fd",
+                              "5",
+                              LOCAL_EXECUTOR,
+                              "--bind-fd",
+                              "4",
+                              sb->ws,
+                              "--chdir",
+                              sb->ws,
+                              "--seccomp",
+                              STR(LOCAL_SECCOMP_FD),
+                              LOCAL_EXECUTOR};
         for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
             v[n++] = strdup(more[i]);
         sock = strdup(LOCAL_SOCK_DIR "/executor.sock");
@@ -577,6 +628,30 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
         return reply_later(eng, fn, ud, 404, NULL, "no such local sandbox");
     if (sb_alive(sb))
         return reply_later(eng, fn, ud, 304, NULL, NULL);
+    /* The limits hold or it does not start: a session must not run unlimited unawares. */
+    char *why = NULL;
+    local_cgroup_free(sb->cg);
+    sb->cg = local_cgroup_make(L->scope, sb->id, &sb->lim, &why);
+    if (!sb->cg) {
+        char *msg = util_strdupf("the local backend cannot enforce the session's limits "
+                                 "(memory, cpus, pids): %s",
+                                 why ? why : "out of memory");
+        free(why);
+        int rc = reply_later(eng, fn, ud, 500, NULL, msg);
+        free(msg);
+        return rc;
+    }
+    const char *const *join = local_cgroup_join_files(sb->cg);
+    /* bubblewrap reads the program from this descriptor before it runs the executor. */
+    int sfd = memfd_create("paddock-seccomp", MFD_CLOEXEC);
+    if (sfd < 0 || write(sfd, L->bpf, L->bpf_len) != (ssize_t)L->bpf_len ||
+        lseek(sfd, 0, SEEK_SET) < 0) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "cannot pass the seccomp filter: %s", strerror(errno));
+        if (sfd >= 0)
+            close(sfd);
+        return reply_later(eng, fn, ud, 500, NULL, msg);
+    }
     char **argv = start_argv(L, sb);
     size_t ne = json_array_size(sb->env);
     char **envp = calloc(ne + 5, sizeof(char *));
@@ -585,6 +660,7 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
         argv_free(argv);
         free(envp);
         free(log);
+        close(sfd);
         return -1;
     }
     size_t k = 0;
@@ -605,7 +681,21 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
         int nul = open("/dev/null", O_RDONLY);
         if (nul < 0 || dup2(nul, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
             _exit(126);
-        syscall(SYS_close_range, 3, ~0U, 0);
+        /* Into the session's cgroup before anything of the sandbox runs. */
+        for (size_t i = 0; join[i]; i++) {
+            int cfd = open(join[i], O_WRONLY | O_CLOEXEC);
+            if (cfd < 0 || write(cfd, "0", 1) != 1) {
+                static const char m[] = "paddock: cannot join the session's cgroup\n";
+                (void)!write(2, m, sizeof(m) - 1);
+                _exit(125);
+            }
+            close(cfd);
+        }
+        if (L->bwrap &&
+            (sfd == LOCAL_SECCOMP_FD ? fcntl(sfd, F_SETFD, 0) : dup2(sfd, LOCAL_SECCOMP_FD)) < 0)
+            _exit(126);
+        syscall(SYS_close_range, 3, LOCAL_SECCOMP_FD - 1, 0);
+        syscall(SYS_close_range, L->bwrap ? LOCAL_SECCOMP_FD + 1 : LOCAL_SECCOMP_FD, ~0U, 0);
         /* 3, 4, 5: what start_argv binds (opened as root, without following a link). */
         if (open(sb->sock_dir, O_PATH | O_DIRECTORY | O_NOFOLLOW) != 3 ||
             open(sb->ws, O_PATH | O_DIRECTORY | O_NOFOLLOW) != 4 || open(sb->exe, O_PATH) != 5 ||
@@ -613,17 +703,22 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
             _exit(126);
         if (setsid() < 0 || setgroups(0, NULL) < 0 || setgid(L->gid) < 0 || setuid(L->uid) < 0)
             _exit(126);
+        /* Unsandboxed, the engine loads the filter itself (bubblewrap does otherwise). */
+        if (!L->bwrap && local_seccomp_load(L->bpf, L->bpf_len) < 0)
+            _exit(126);
         execve(argv[0], argv, envp);
         _exit(127);
     }
     int err = errno;
     if (logfd >= 0)
         close(logfd);
+    close(sfd);
     argv_free(argv);
     argv_free(envp);
     if (pid < 0) {
         char msg[200];
         snprintf(msg, sizeof(msg), "cannot start the local sandbox: %s", strerror(err));
+        sb_uncgroup(sb);
         return reply_later(eng, fn, ud, 500, NULL, msg);
     }
     sb->pid = pid;
@@ -887,10 +982,109 @@ static struct sandbox_stream *ld_logs_follow(struct engine *eng, const char *id,
     return ld_no_stream(eng, id, on_item, on_end, ud);
 }
 
+/* Stats: the sandbox's cgroup read about once a second, in the shape of Docker's stats object
+ * (what stats_compute reads), the host's CPU time from /proc/stat as Docker's
+ * system_cpu_usage. The only stream this driver opens. */
+struct sandbox_stream {
+    struct engine *eng;
+    char *id;
+    sandbox_item_fn on_item;
+    sandbox_done_fn on_end;
+    void *ud;
+    struct loop_timer *timer;
+    int64_t pre_cpu, pre_sys;
+};
+
+/* Every CPU's time since boot, in ns; -1 when unreadable. */
+static int64_t host_cpu_ns(void)
+{
+    FILE *f = fopen("/proc/stat", "re");
+    if (!f)
+        return -1;
+    unsigned long long v[8] = {0};
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    if (n < 4 || hz <= 0)
+        return -1;
+    unsigned long long ticks = 0;
+    for (int i = 0; i < n; i++)
+        ticks += v[i];
+    return (int64_t)(ticks * (1000000000ULL / (unsigned long long)hz));
+}
+
+static void stats_stream_free(struct sandbox_stream *st)
+{
+    if (st->timer)
+        loop_timer_cancel(st->eng->loop, st->timer);
+    free(st->id);
+    free(st);
+}
+
+static void stats_tick(void *ud)
+{
+    struct sandbox_stream *st = ud;
+    st->timer = NULL;
+    struct lsb *sb = sb_find(st->eng, st->id);
+    struct local_cgroup_usage u;
+    if (!sb || !sb_alive(sb) || !sb->cg || local_cgroup_usage(sb->cg, &u) < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "the local sandbox is not running"};
+        sandbox_done_fn on_end = st->on_end;
+        void *ud2 = st->ud;
+        stats_stream_free(st);
+        on_end(&r, ud2);
+        return;
+    }
+    int64_t sys = host_cpu_ns();
+    json_t *j = json_pack("{s:{s:{s:I},s:I,s:I},s:{s:{s:I},s:I},s:{s:I,s:I},s:{s:I}}", "cpu_stats",
+                          "cpu_usage", "total_usage", (json_int_t)u.cpu_ns, "system_cpu_usage",
+                          (json_int_t)sys, "online_cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
+                          "precpu_stats", "cpu_usage", "total_usage", (json_int_t)st->pre_cpu,
+                          "system_cpu_usage", (json_int_t)st->pre_sys, "memory_stats", "usage",
+                          (json_int_t)u.memory, "limit", (json_int_t)u.memory_limit, "pids_stats",
+                          "current", (json_int_t)u.pids);
+    st->pre_cpu = u.cpu_ns;
+    st->pre_sys = sys;
+    st->timer = loop_timer_add(st->eng->loop, LOCAL_STATS_MS, stats_tick, st);
+    struct sandbox_item it = {.json = j};
+    int rc = j ? st->on_item(&it, st->ud) : 0;
+    json_decref(j);
+    if (rc < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "closed"};
+        sandbox_done_fn on_end = st->on_end;
+        void *ud2 = st->ud;
+        stats_stream_free(st);
+        on_end(&r, ud2);
+    }
+}
+
+static struct sandbox_stream *ld_stats_follow(struct engine *eng, const char *id,
+                                              sandbox_item_fn on_item, sandbox_done_fn on_end,
+                                              void *ud)
+{
+    struct lsb *sb = sb_find(eng, id);
+    if (!sb || !sb->cg)
+        return NULL;
+    struct sandbox_stream *st = calloc(1, sizeof(*st));
+    if (!st)
+        return NULL;
+    *st = (struct sandbox_stream){
+        .eng = eng, .id = strdup(id), .on_item = on_item, .on_end = on_end, .ud = ud};
+    if (st->id)
+        st->timer = loop_timer_add(eng->loop, 0, stats_tick, st);
+    if (!st->timer) {
+        stats_stream_free(st);
+        return NULL;
+    }
+    return st;
+}
+
 static void ld_stream_close(struct engine *eng, struct sandbox_stream *s)
 {
     (void)eng;
-    (void)s;
+    if (s)
+        stats_stream_free(s);
 }
 
 static int ld_volume_none(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud)
@@ -1124,7 +1318,7 @@ const struct sandbox_driver driver_local = {
     .changes = ld_changes,
     .logs_tail = ld_logs_tail,
     .events_follow = ld_no_stream,
-    .stats_follow = ld_no_stream,
+    .stats_follow = ld_stats_follow,
     .logs_follow = ld_logs_follow,
     .stream_close = ld_stream_close,
     .volume_inspect = ld_volume_none,
@@ -1159,6 +1353,16 @@ static char *find_bwrap(void)
     return NULL;
 }
 
+/* A cgroup of this engine's scope is kept while its sandbox's state file exists (a sandbox
+ * that outlived the engine); the rest was left by a crash. */
+static int gc_keep(const char *name, void *ud)
+{
+    char *path = sb_file(ud, name, "json");
+    int keep = path && access(path, F_OK) == 0;
+    free(path);
+    return keep;
+}
+
 int local_setup(struct engine *eng, const struct local_options *o, char **err)
 {
     if (!o || !o->enabled)
@@ -1191,6 +1395,7 @@ int local_setup(struct engine *eng, const struct local_options *o, char **err)
     L->user = strdup(o->user);
     L->root = strdup(o->root && *o->root ? o->root : LOCAL_ROOT_DEFAULT);
     L->dir = util_strdupf("%s/local", eng->state_dir);
+    L->scope = strdup(eng->engine_id);
     L->bwrap = o->bwrap && *o->bwrap ? (access(o->bwrap, X_OK) == 0 ? strdup(o->bwrap) : NULL)
                                      : find_bwrap();
     eng->local = L;
@@ -1199,13 +1404,18 @@ int local_setup(struct engine *eng, const struct local_options *o, char **err)
     struct stat sd;
     if (stat(eng->state_dir, &sd) == 0 && (sd.st_mode & 0011) != 0011)
         chmod(eng->state_dir, (sd.st_mode & 07777) | 0011);
-    if (!L->user || !L->root || !L->dir || util_mkdir_p(L->dir, 0700) < 0 ||
+    if (local_seccomp_compile(&L->bpf, &L->bpf_len, err) < 0) {
+        local_teardown(eng);
+        return -1;
+    }
+    if (!L->user || !L->root || !L->dir || !L->scope || util_mkdir_p(L->dir, 0700) < 0 ||
         util_mkdir_p(L->root, 0755) < 0) {
         *err = util_strdupf("[local] root %s or %s: cannot make it: %s", L->root ? L->root : "",
                             L->dir ? L->dir : "", strerror(errno));
         local_teardown(eng);
         return -1;
     }
+    local_cgroup_gc(L->scope, gc_keep, L);
     return 0;
 }
 
@@ -1223,6 +1433,8 @@ void local_teardown(struct engine *eng)
     free(L->root);
     free(L->bwrap);
     free(L->dir);
+    free(L->scope);
+    free(L->bpf);
     free(L);
     eng->local = NULL;
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <glob.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,12 +46,53 @@ static bool pid_lives(pid_t pid)
     return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
-static char *run_text(const char *id, const char *cmd)
+static char *run_text_on(struct engine_proc *e, const char *id, const char *cmd)
 {
-    json_t *o = session_run(harness_eng, id, cmd);
+    json_t *o = session_run(e, id, cmd);
     char *t = strdup(content(o));
     json_decref(o);
     return t;
+}
+
+static char *run_text(const char *id, const char *cmd)
+{
+    return run_text_on(harness_eng, id, cmd);
+}
+
+/* The session's cgroup in the pids hierarchy (cgroup v2, or v1's pids), or NULL. */
+static char *cgroup_dir(const char *id)
+{
+    char *pat = strdupf("/sys/fs/cgroup/{pids/,}paddock.local/*/local-%s", id);
+    glob_t g;
+    char *found = NULL;
+    if (glob(pat, GLOB_BRACE | GLOB_ONLYDIR, NULL, &g) == 0 && g.gl_pathc > 0)
+        found = strdup(g.gl_pathv[0]);
+    if (g.gl_pathc || found)
+        globfree(&g);
+    free(pat);
+    return found;
+}
+
+/* Calls refused by paddock's seccomp table, by number through libc's syscall(): personality
+ * with READ_IMPLIES_EXEC (refused by argument: EPERM, the profile's default) and keyctl
+ * (removed: ENOSYS). Prints "name result errno". */
+static const char seccomp_probe[] =
+    "python3 -c 'import ctypes\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "for name, nr, arg in ((\"personality_rie\", 135, 0x0400000), (\"keyctl\", 250, 0)):\n"
+    "    ctypes.set_errno(0)\n"
+    "    r = libc.syscall(ctypes.c_long(nr), ctypes.c_long(arg), ctypes.c_long(0))\n"
+    "    print(name, r, ctypes.get_errno())'";
+
+/* The errno of probe name in the output, or -1. */
+static int probe_errno(const char *out, const char *name)
+{
+    const char *p = strstr(out, name);
+    long r;
+    int e;
+    if (!p || sscanf(p + strlen(name), " %ld %d", &r, &e) != 2)
+        return -1;
+    return r == -1 ? e : 0;
 }
 
 static void test_refused_without_opt_in(void **state)
@@ -142,8 +184,7 @@ static void test_local_session(void **state)
     free(t);
 
     /* What needs Docker says so. */
-    static const char *const tabs[][2] = {
-        {"GET", "changes"}, {"GET", "stats"}, {"GET", "logs?follow=1"}};
+    static const char *const tabs[][2] = {{"GET", "changes"}, {"GET", "logs?follow=1"}};
     for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
         path = strdupf("/v1/sessions/%s/%s", id, tabs[i][1]);
         struct reply r;
@@ -182,7 +223,7 @@ static void test_local_session(void **state)
     assert_false(pid_lives(outer));
     char *pg = strdupf("pgrep -u nobody -f -- '--working-dir %s' >/dev/null && echo left", ws);
     struct proc_result pr;
-    char *argv[] = {"sh", "-c", pg, NULL};
+    char *argv[] = {"/bin/sh", "-c", pg, NULL};
     proc_run(argv, NULL, 5000, &pr);
     assert_null(strstr(pr.out ? pr.out : "", "left"));
     proc_result_free(&pr);
@@ -207,6 +248,8 @@ static void test_lost_while_away(void **state)
     pid_t init = (pid_t)json_integer_value(json_object_get(st, "init"));
     json_decref(st);
     assert_true(outer > 0 && init > 0);
+    char *cg = cgroup_dir(id);
+    assert_non_null(cg);
     assert_int_equal(engine_stop(harness_eng), 0);
     assert_true(pid_lives(init)); /* keep_alive: it outlived the engine */
     kill(outer, SIGKILL);
@@ -220,32 +263,123 @@ static void test_lost_while_away(void **state)
     while (pid_lives(init) && now_ms() < deadline)
         sleep_ms(20);
     assert_false(pid_lives(init));
+    assert_false(path_exists(cg)); /* its cgroup went with it */
+    free(cg);
     session_delete(harness_eng, id);
     assert_false(path_exists(sf));
     free(sf);
     json_decref(s);
 }
 
-/* Limits: cpus/memory/pids are refused (nothing enforces them there); the disk limit holds, the
- * watchdog measuring the workspace. */
+/* Limits: memory, cpus and pids hold through the session's cgroup (a memory hog is killed, a
+ * fork loop stops at pids inside the sandbox while the host forks on), its counters are the
+ * session's stats, the cgroup goes with the session; the disk limit holds, the watchdog
+ * measuring the workspace. */
 static void test_limits(void **state)
 {
     (void)state;
-    struct reply r;
-    api(harness_eng, "POST", "/v1/sessions",
-        "{\"backend\": \"local\", \"limits\": {\"memory\": \"1g\"}}", &r);
-    assert_int_equal(r.status, 400);
-    assert_non_null(strstr(r.body, "limits.memory"));
-    reply_free(&r);
     json_t *s =
-        session_new(harness_eng, "{\"backend\": \"local\", \"limits\": {\"disk\": \"64m\"}}");
+        session_new(harness_eng, "{\"backend\": \"local\", \"limits\": {\"memory\": "
+                                 "\"128m\", \"pids\": 40, \"cpus\": 0.5, \"disk\": \"64m\"}}");
     const char *id = jstr(s, "id");
-    assert_null(jpath(s, "options.limits.memory"));
+    assert_int_equal(json_integer_value(jpath(s, "options.limits.memory")), 128 << 20);
+    assert_int_equal(json_integer_value(jpath(s, "options.limits.pids")), 40);
+    char *cg = cgroup_dir(id);
+    assert_non_null(cg);
+
+    char *t = run_text(id, "python3 -c \"b = b'x' * (400 << 20); print('survived')\"; "
+                           "echo rc=$?");
+    if (strstr(t, "survived") || !strstr(t, "rc=137"))
+        fail_msg("memory hog: %s", t);
+    free(t);
+
+    /* Forks until refused, then ends its children. */
+    t = run_text(id, "python3 -c 'import os, signal, time\n"
+                     "kids = []\n"
+                     "try:\n"
+                     "    while len(kids) < 200:\n"
+                     "        pid = os.fork()\n"
+                     "        if pid == 0:\n"
+                     "            time.sleep(60)\n"
+                     "            os._exit(0)\n"
+                     "        kids.append(pid)\n"
+                     "except OSError as e:\n"
+                     "    print(\"stopped\", len(kids), e.errno)\n"
+                     "for k in kids:\n"
+                     "    os.kill(k, signal.SIGKILL)\n"
+                     "    os.waitpid(k, 0)'");
+    int forked = -1, err = -1;
+    const char *p = strstr(t, "stopped");
+    if (!p || sscanf(p, "stopped %d %d", &forked, &err) != 2 || err != 11 || forked >= 40)
+        fail_msg("fork loop: %s", t);
+    free(t);
+    /* Only the sandbox was limited: the host forks more than that, the session goes on. */
+    struct proc_result pr;
+    char *argv[] = {"/bin/sh", "-c", "for i in $(seq 60); do sleep 2 & done; wait; echo host-ok",
+                    NULL};
+    proc_run(argv, NULL, 20000, &pr);
+    assert_non_null(strstr(pr.out ? pr.out : "", "host-ok"));
+    proc_result_free(&pr);
+    t = run_text(id, "echo still");
+    assert_string_equal(t, "still");
+    free(t);
+
+    /* Stats from the cgroup: memory and processes in use, CPU time (after some work). */
+    free(run_text(id, "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done"));
+    char *path = strdupf("/v1/sessions/%s/stats", id);
+    bool seen = false;
+    double deadline = now_ms() + 15000;
+    while (!seen && now_ms() < deadline) {
+        json_t *st = api_json(harness_eng, "GET", path, NULL, 200);
+        size_t i;
+        json_t *v;
+        json_array_foreach(json_object_get(st, "samples"), i, v)
+        {
+            if (json_integer_value(json_object_get(v, "mem")) > 0 &&
+                json_integer_value(json_object_get(v, "mem_limit")) == 128 << 20 &&
+                json_integer_value(json_object_get(v, "pids")) > 0 &&
+                json_is_number(json_object_get(v, "cpu")))
+                seen = true;
+        }
+        json_decref(st);
+        if (!seen)
+            sleep_ms(200);
+    }
+    free(path);
+    assert_true(seen);
+
     json_decref(session_run(harness_eng, id, "head -c 100000000 /dev/zero > big; echo done"));
-    json_t *p = session_wait_state(harness_eng, id, "paused", 20000);
-    assert_non_null(p);
-    assert_non_null(strstr(jstr(p, "reason"), "disk"));
-    json_decref(p);
+    json_t *ps = session_wait_state(harness_eng, id, "paused", 20000);
+    assert_non_null(ps);
+    assert_non_null(strstr(jstr(ps, "reason"), "disk"));
+    json_decref(ps);
+    session_delete(harness_eng, id);
+    assert_false(path_exists(cg));
+    free(cg);
+    json_decref(s);
+}
+
+/* paddock's seccomp table holds in a local session as in a Docker one: what it refuses answers
+ * EPERM (ENOSYS for a removed call), though the host itself allows it. */
+static void test_seccomp(void **state)
+{
+    (void)state;
+    struct proc_result pr;
+    char *argv[] = {"/bin/sh", "-c", (char *)seccomp_probe, NULL};
+    proc_run(argv, NULL, 10000, &pr);
+    const char *host = pr.out ? pr.out : "";
+    if (probe_errno(host, "personality_rie") != 0 || probe_errno(host, "keyctl") == 38)
+        fail_msg("the host itself refuses the probes: %s", host);
+    proc_result_free(&pr);
+    json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    char *t = run_text(id, seccomp_probe);
+    if (probe_errno(t, "personality_rie") != 1 || probe_errno(t, "keyctl") != 38)
+        fail_msg("in the sandbox: %s", t);
+    free(t);
+    t = run_text(id, "grep Seccomp: /proc/self/status");
+    assert_non_null(strstr(t, "2"));
+    free(t);
     session_delete(harness_eng, id);
     json_decref(s);
 }
@@ -297,11 +431,16 @@ static void test_without_bubblewrap(void **state)
     assert_string_equal(jstr(o, "content"), want);
     free(want);
     json_decref(o);
+    /* No bubblewrap: the engine loads the seccomp filter itself. */
+    char *t = run_text_on(e, id, seccomp_probe);
+    if (probe_errno(t, "personality_rie") != 1 || probe_errno(t, "keyctl") != 38)
+        fail_msg("unsandboxed: %s", t);
+    free(t);
     session_delete(e, id);
     char *pg =
         strdupf("pgrep -u nobody -f -- '--working-dir %s/%s' >/dev/null && echo left", root, id);
     struct proc_result pr;
-    char *argv[] = {"sh", "-c", pg, NULL};
+    char *argv[] = {"/bin/sh", "-c", pg, NULL};
     proc_run(argv, NULL, 5000, &pr);
     assert_null(strstr(pr.out ? pr.out : "", "left"));
     proc_result_free(&pr);
@@ -361,8 +500,11 @@ int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refused_without_opt_in), cmocka_unit_test(test_local_session),
-        cmocka_unit_test(test_lost_while_away),        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_refused_without_opt_in),
+        cmocka_unit_test(test_local_session),
+        cmocka_unit_test(test_lost_while_away),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_seccomp),
         cmocka_unit_test(test_without_bubblewrap),
     };
     int failed = cmocka_run_group_tests_name("local", tests, setup, teardown);
