@@ -26,11 +26,13 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1099,60 +1101,415 @@ static int ld_volume_list(struct engine *eng, const char *label, sandbox_done_fn
     return reply_later(eng, fn, ud, 200, json_pack("{s:[]}", "Volumes"), NULL);
 }
 
-/* Operator terminals need a way into the sandbox's namespaces the engine does not have here. */
+/* ---- processes in a sandbox (operator terminals) ----
+ * The engine (root) forks a child that joins the sandbox's cgroup and its namespaces by the
+ * namespace's first process (mount, PID, network, IPC, UTS, cgroup: what bubblewrap made),
+ * becomes the sandbox's user, loads the same seccomp filter and runs the command in the
+ * workspace: the shell sees what the agent sees and may do what the agent may. Joining a PID
+ * namespace takes effect for children, so the child forks once more and reports the shell's
+ * pid, then waits for it and exits with its status. */
+
+struct sandbox_exec {
+    struct sandbox_exec *next;
+    struct engine *eng;
+    char id[48];
+    int in, out, err; /* the PTY master (in == out, err -1), or pipes; -1 when closed */
+    bool tty, out_paused, want_drain, closed, ended;
+    int busy;         /* inside a callback of this handle: not freed until it returns */
+    pid_t pid, shell; /* the child (its status is the shell's), the shell */
+    int pidfd, exit_code;
+    sandbox_output_fn on_output;
+    sandbox_exit_fn on_exit;
+    void (*on_drain)(void *ud);
+    void *ud;
+};
+
+static struct sandbox_exec *execs;
+static unsigned long exec_serial;
+
+static void exec_unlist(struct sandbox_exec *x)
+{
+    for (struct sandbox_exec **p = &execs; *p; p = &(*p)->next)
+        if (*p == x) {
+            *p = x->next;
+            return;
+        }
+}
+
+/* A PTY's master is both in and out (registered once). */
+static void exec_fd_close(struct sandbox_exec *x, int *fd)
+{
+    if (*fd < 0)
+        return;
+    loop_del_fd(x->eng->loop, *fd);
+    close(*fd);
+    if (x->tty)
+        x->in = x->out = -1;
+    *fd = -1;
+}
+
+static void exec_free(struct sandbox_exec *x)
+{
+    exec_unlist(x);
+    if (x->pidfd >= 0) {
+        loop_del_fd(x->eng->loop, x->pidfd);
+        close(x->pidfd);
+    }
+    if (x->tty) {
+        exec_fd_close(x, &x->out);
+    } else {
+        exec_fd_close(x, &x->in);
+        exec_fd_close(x, &x->out);
+    }
+    exec_fd_close(x, &x->err);
+    free(x);
+}
+
+static uint32_t exec_events(const struct sandbox_exec *x, int fd)
+{
+    uint32_t ev = 0;
+    if (fd == x->out && !x->out_paused)
+        ev |= EPOLLIN;
+    if (fd == x->err && !x->out_paused)
+        ev |= EPOLLIN;
+    if (fd == x->in && x->want_drain)
+        ev |= EPOLLOUT;
+    return ev;
+}
+
+/* Read what fd has; 0 on its end, 1 when more may come. */
+static int exec_read(struct sandbox_exec *x, int *fd, int which)
+{
+    char buf[16384];
+    for (int rounds = 0; rounds < 16 && *fd >= 0 && !x->out_paused; rounds++) {
+        ssize_t n = read(*fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return 1;
+        if (n <= 0) { /* EIO: the PTY's other side is closed */
+            if (x->tty)
+                exec_fd_close(x, &x->out);
+            else
+                exec_fd_close(x, fd);
+            return 0;
+        }
+        if (!x->closed && x->on_output(buf, (size_t)n, which, x->ud) < 0) {
+            x->out_paused = true;
+            if (*fd >= 0)
+                loop_mod_fd(x->eng->loop, *fd, exec_events(x, *fd));
+        }
+    }
+    return 1;
+}
+
+/* Ended and read out (or no longer followed): on_exit once, then the handle goes. */
+static void exec_finish(struct sandbox_exec *x)
+{
+    if (x->busy || !x->ended || (!x->closed && (x->out >= 0 || x->err >= 0)))
+        return;
+    if (!x->closed) {
+        x->closed = true;
+        x->on_exit(x->exit_code, NULL, x->ud);
+    }
+    exec_free(x);
+}
+
+static void exec_on_fd(int fd, uint32_t events, void *ud)
+{
+    struct sandbox_exec *x = ud;
+    x->busy++;
+    if ((events & EPOLLOUT) && fd == x->in && x->want_drain) {
+        x->want_drain = false;
+        loop_mod_fd(x->eng->loop, fd, exec_events(x, fd));
+        if (x->on_drain && !x->closed)
+            x->on_drain(x->ud);
+    }
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        if (fd == x->out)
+            exec_read(x, &x->out, 1);
+        else if (fd == x->err)
+            exec_read(x, &x->err, 2);
+        else if (fd == x->in)
+            exec_fd_close(x, &x->in);
+    }
+    x->busy--;
+    exec_finish(x);
+}
+
+/* The child ended: its status is the shell's. What is still buffered is read out first. */
+static void exec_on_exit(int fd, uint32_t events, void *ud)
+{
+    (void)fd;
+    (void)events;
+    struct sandbox_exec *x = ud;
+    loop_del_fd(x->eng->loop, x->pidfd);
+    close(x->pidfd);
+    x->pidfd = -1;
+    int st;
+    if (waitpid(x->pid, &st, 0) == x->pid)
+        x->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    x->ended = true;
+    x->out_paused = false;
+    /* What is left in the PTY or the pipes is read now; a writer that lingers (a background
+     * process of the shell) is not waited for. */
+    x->busy++;
+    if (x->out >= 0 && exec_read(x, &x->out, 1) > 0)
+        exec_fd_close(x, &x->out);
+    if (x->err >= 0 && exec_read(x, &x->err, 2) > 0)
+        exec_fd_close(x, &x->err);
+    x->busy--;
+    exec_finish(x);
+}
+
+/* The namespaces of the sandbox's first process, opened now (and checked to be its own, not a
+ * reused pid's): -1 each when unsandboxed. */
+static const char *const ns_names[] = {"cgroup", "ipc", "uts", "net", "pid", "mnt"};
+#define NS_N (sizeof(ns_names) / sizeof(ns_names[0]))
+
+static int ns_open(const struct local *L, struct lsb *sb, int fds[NS_N])
+{
+    for (size_t i = 0; i < NS_N; i++)
+        fds[i] = -1;
+    if (!L->bwrap)
+        return 0;
+    pid_t init = sb_ns_init(L, sb);
+    if (init <= 0)
+        return -1;
+    for (size_t i = 0; i < NS_N; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)init, ns_names[i]);
+        if ((fds[i] = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            return -1;
+    }
+    return proc_start_time(init) == sb->init_start ? 0 : -1;
+}
+
+static void fds_close(int *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* The child: only async-signal-safe calls. Writes the shell's pid to report, or fails. */
+static void exec_child(const struct local *L, const struct lsb *sb, int nsfd[NS_N], int slave,
+                       int pin[2], int pout[2], int perr[2], int report, char **argv, char **envp,
+                       bool tty)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    const char *const *join = local_cgroup_join_files(sb->cg);
+    for (size_t i = 0; join[i]; i++) {
+        int cfd = open(join[i], O_WRONLY | O_CLOEXEC);
+        if (cfd < 0 || write(cfd, "0", 1) != 1)
+            _exit(125);
+        close(cfd);
+    }
+    for (size_t i = 0; i < NS_N; i++)
+        if (nsfd[i] >= 0 && setns(nsfd[i], 0) < 0)
+            _exit(125);
+    pid_t shell = fork();
+    if (shell < 0)
+        _exit(125);
+    if (shell > 0) {
+        (void)!write(report, &shell, sizeof(shell));
+        close(report);
+        if (tty)
+            close(slave);
+        int st;
+        while (waitpid(shell, &st, 0) < 0)
+            if (errno != EINTR)
+                _exit(125);
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    }
+    close(report);
+    if (setsid() < 0)
+        _exit(126);
+    if (tty) {
+        if (ioctl(slave, TIOCSCTTY, 0) < 0 || dup2(slave, 0) < 0 || dup2(slave, 1) < 0 ||
+            dup2(slave, 2) < 0)
+            _exit(126);
+    } else if (dup2(pin[0], 0) < 0 || dup2(pout[1], 1) < 0 || dup2(perr[1], 2) < 0) {
+        _exit(126);
+    }
+    syscall(SYS_close_range, 3, ~0U, 0);
+    if (chdir(sb->ws) < 0 || setgroups(0, NULL) < 0 || setgid(L->gid) < 0 || setuid(L->uid) < 0 ||
+        local_seccomp_load(L->bpf, L->bpf_len) < 0)
+        _exit(126);
+    execve(argv[0], argv, envp);
+    _exit(127);
+}
+
+static char **exec_env(const struct local *L, const struct lsb *sb,
+                       const struct sandbox_exec_opts *o)
+{
+    size_t n = 0;
+    while (o->env && o->env[n])
+        n++;
+    char **v = calloc(n + 6, sizeof(char *));
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    v[k++] = strdup("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+    v[k++] = util_strdupf("USER=%s", L->user);
+    v[k++] = util_strdupf("LOGNAME=%s", L->user);
+    v[k++] = util_strdupf("HOME=%s", L->bwrap ? "/tmp/home" : sb->ws);
+    for (size_t i = 0; i < n; i++)
+        v[k++] = strdup(o->env[i]);
+    for (size_t i = 0; i < k; i++)
+        if (!v[i]) {
+            argv_free(v);
+            return NULL;
+        }
+    return v;
+}
+
 static struct sandbox_exec *ld_exec_open(struct engine *eng, const char *id,
                                          const struct sandbox_exec_opts *opts,
                                          sandbox_output_fn on_output, sandbox_exit_fn on_exit,
                                          void *ud)
 {
-    (void)eng;
-    (void)id;
-    (void)opts;
-    (void)on_output;
-    (void)on_exit;
-    (void)ud;
-    return NULL;
+    struct local *L = lc(eng);
+    struct lsb *sb = sb_find(eng, id);
+    if (!L || !sb || !sb_alive(sb) || sb->paused || !sb->cg)
+        return NULL;
+    size_t argc = 0;
+    while (opts->cmd[argc])
+        argc++;
+    char **argv = calloc(argc + 1, sizeof(char *)), **envp = exec_env(L, sb, opts);
+    struct sandbox_exec *x = calloc(1, sizeof(*x));
+    int nsfd[NS_N], master = -1, slave = -1, report[2] = {-1, -1};
+    int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+    bool ok = argv && envp && x && ns_open(L, sb, nsfd) == 0 && pipe2(report, O_CLOEXEC) == 0;
+    for (size_t i = 0; ok && i < argc; i++)
+        ok = (argv[i] = strdup(opts->cmd[i])) != NULL;
+    if (ok && opts->tty) {
+        master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+        ok = master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0;
+        char *name = ok ? ptsname(master) : NULL;
+        ok = name && (slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) >= 0;
+        struct winsize ws = {.ws_row = (unsigned short)(opts->rows > 0 ? opts->rows : 24),
+                             .ws_col = (unsigned short)(opts->cols > 0 ? opts->cols : 80)};
+        ok = ok && ioctl(master, TIOCSWINSZ, &ws) == 0;
+    } else if (ok) {
+        ok = pipe2(pin, O_CLOEXEC) == 0 && pipe2(pout, O_CLOEXEC) == 0 &&
+             pipe2(perr, O_CLOEXEC) == 0;
+    }
+    pid_t pid = ok ? fork() : -1;
+    if (pid == 0)
+        exec_child(L, sb, nsfd, slave, pin, pout, perr, report[1], argv, envp, opts->tty);
+    fds_close(nsfd, NS_N);
+    argv_free(argv);
+    argv_free(envp);
+    int child_fds[] = {slave, pin[0], pout[1], perr[1], report[1]};
+    fds_close(child_fds, sizeof(child_fds) / sizeof(child_fds[0]));
+    pid_t shell = 0;
+    if (pid > 0 && read(report[0], &shell, sizeof(shell)) != sizeof(shell))
+        shell = 0; /* it failed before the shell: its exit code says so */
+    if (report[0] >= 0)
+        close(report[0]);
+    if (pid < 0) {
+        int rest[] = {master, pin[1], pout[0], perr[0]};
+        fds_close(rest, sizeof(rest) / sizeof(rest[0]));
+        free(x);
+        return NULL;
+    }
+    *x = (struct sandbox_exec){.eng = eng,
+                               .in = opts->tty ? master : pin[1],
+                               .out = opts->tty ? master : pout[0],
+                               .err = opts->tty ? -1 : perr[0],
+                               .tty = opts->tty,
+                               .pid = pid,
+                               .shell = shell,
+                               .pidfd = (int)syscall(SYS_pidfd_open, pid, 0),
+                               .on_output = on_output,
+                               .on_exit = on_exit,
+                               .on_drain = opts->on_drain,
+                               .ud = ud};
+    snprintf(x->id, sizeof(x->id), "local-exec-%lu", ++exec_serial);
+    int fds[] = {x->out, x->err, x->tty ? -1 : x->in};
+    for (size_t i = 0; i < 3; i++)
+        if (fds[i] >= 0) {
+            fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+            loop_add_fd(eng->loop, fds[i], exec_events(x, fds[i]), exec_on_fd, x);
+        }
+    if (x->pidfd >= 0)
+        loop_add_fd(eng->loop, x->pidfd, EPOLLIN, exec_on_exit, x);
+    x->next = execs;
+    execs = x;
+    return x;
 }
 
 static long ld_exec_write(struct sandbox_exec *x, const void *data, size_t len)
 {
-    (void)x;
-    (void)data;
-    (void)len;
-    return -1;
+    if (x->in < 0)
+        return -1;
+    ssize_t n = write(x->in, data, len);
+    if (n < 0 && errno != EAGAIN && errno != EINTR)
+        return -1;
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < len && !x->want_drain) {
+        x->want_drain = true;
+        loop_mod_fd(x->eng->loop, x->in, exec_events(x, x->in));
+    }
+    return (long)n;
 }
 
 static int ld_exec_close_input(struct sandbox_exec *x)
 {
-    (void)x;
-    return -1;
+    if (x->tty)
+        return -1; /* a PTY has no half-close */
+    exec_fd_close(x, &x->in);
+    return 0;
 }
 
 static int ld_exec_resize(struct sandbox_exec *x, int rows, int cols, sandbox_done_fn fn, void *ud)
 {
-    (void)x;
-    (void)rows;
-    (void)cols;
-    (void)fn;
-    (void)ud;
-    return -1;
+    struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
+    if (!x->tty || x->out < 0 || ioctl(x->out, TIOCSWINSZ, &ws) < 0)
+        return -1;
+    return fn ? reply_later(x->eng, fn, ud, 200, NULL, NULL) : 0;
 }
 
-static void ld_exec_nop(struct sandbox_exec *x)
+static void ld_exec_resume_output(struct sandbox_exec *x)
 {
-    (void)x;
+    if (!x->out_paused)
+        return;
+    x->out_paused = false;
+    if (x->out >= 0)
+        loop_mod_fd(x->eng->loop, x->out, exec_events(x, x->out));
+    if (x->err >= 0)
+        loop_mod_fd(x->eng->loop, x->err, exec_events(x, x->err));
 }
 
 static const char *ld_exec_id(const struct sandbox_exec *x)
 {
-    (void)x;
-    return "";
+    return x->id;
+}
+
+/* Stop following: the process stays until it ends (its pidfd still reaps it, exec_inspect still
+ * finds it; the caller hangs it up), its output read and dropped meanwhile. */
+static void ld_exec_close(struct sandbox_exec *x)
+{
+    x->closed = true;
+    x->on_drain = NULL;
+    ld_exec_resume_output(x);
+    exec_finish(x);
 }
 
 static int ld_exec_inspect(struct engine *eng, const char *exec_id, sandbox_done_fn fn, void *ud)
 {
-    (void)exec_id;
-    return reply_later(eng, fn, ud, 404, NULL, "terminals are " LOCAL_NOT_AVAILABLE);
+    for (struct sandbox_exec *x = execs; x; x = x->next)
+        if (x->eng == eng && strcmp(x->id, exec_id) == 0)
+            return reply_later(eng, fn, ud, 200,
+                               json_pack("{s:b,s:I,s:i}", "Running", !x->ended, "Pid",
+                                         (json_int_t)x->shell, "ExitCode", x->exit_code),
+                               NULL);
+    return reply_later(eng, fn, ud, 404, NULL, "no such process");
 }
 
 static int ld_image_inspect(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud)
@@ -1328,9 +1685,9 @@ const struct sandbox_driver driver_local = {
     .exec_write = ld_exec_write,
     .exec_close_input = ld_exec_close_input,
     .exec_resize = ld_exec_resize,
-    .exec_resume_output = ld_exec_nop,
+    .exec_resume_output = ld_exec_resume_output,
     .exec_id = ld_exec_id,
-    .exec_close = ld_exec_nop,
+    .exec_close = ld_exec_close,
     .exec_inspect = ld_exec_inspect,
     .image_inspect = ld_image_inspect,
     .image_pull = ld_image_pull,

@@ -17,11 +17,13 @@
 #include <arpa/inet.h>
 #include <glob.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 static char *config_env, *root_dir;
@@ -384,6 +386,109 @@ static void test_seccomp(void **state)
     json_decref(s);
 }
 
+/* A terminal (POST .../terminal, an HTTP upgrade): 101 with the connection in *fd and what came
+ * after the headers in body, or the status with the reply in body. */
+static int term_open(const char *id, const char *query, int *fd, char *body, size_t bodysz)
+{
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", harness_eng->op_socket);
+    assert_int_equal(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    char *req = strdupf("POST /v1/sessions/%s/terminal%s HTTP/1.1\r\nHost: x\r\nConnection: "
+                        "Upgrade\r\nUpgrade: tcp\r\nContent-Length: 0\r\n\r\n",
+                        id, query);
+    assert_int_equal(write(s, req, strlen(req)), (ssize_t)strlen(req));
+    free(req);
+    size_t len = 0;
+    body[0] = '\0';
+    while (!strstr(body, "\r\n\r\n") && len < bodysz - 1) {
+        ssize_t r = read(s, body + len, bodysz - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        body[len] = '\0';
+    }
+    int status = 0;
+    sscanf(body, "HTTP/1.1 %d", &status);
+    if (status == 101) {
+        *fd = s;
+        char *end = strstr(body, "\r\n\r\n");
+        memmove(body, end + 4, strlen(end + 4) + 1);
+        return status;
+    }
+    struct pollfd p = {.fd = s, .events = POLLIN}; /* the error's body */
+    if (!strchr(body, '}') && poll(&p, 1, 5000) > 0 && len < bodysz - 1) {
+        ssize_t r = read(s, body + len, bodysz - 1 - len);
+        if (r > 0)
+            body[len + (size_t)r] = '\0';
+    }
+    close(s);
+    return status;
+}
+
+/* Read until want is in out or the connection ends (10 s at most): whether it is. */
+static bool term_expect(int fd, const char *want, char *out, size_t outsz)
+{
+    size_t len = strlen(out);
+    double deadline = now_ms() + 10000;
+    while (!strstr(out, want) && now_ms() < deadline && len < outsz - 1) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 200) <= 0)
+            continue;
+        ssize_t r = read(fd, out + len, outsz - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        out[len] = '\0';
+    }
+    return strstr(out, want) != NULL;
+}
+
+/* An operator's terminal in a local session: a shell in the same sandbox as the agent (its
+ * user, workspace, PID namespace, seccomp filter and cgroup); a root one is refused. */
+static void test_terminal(void **state)
+{
+    (void)state;
+    json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    free(run_text(id, "echo from-agent > marker"));
+    static char out[65536];
+    int fd = -1;
+    assert_int_equal(term_open(id, "?rows=30&cols=100", &fd, out, sizeof(out)), 101);
+    char *cmd = strdupf("echo $((6*7))-$(id -un)-$(cat marker)-$(stty size | tr ' ' x); "
+                        "kill -0 %d 2>/dev/null && echo engine-seen || echo engine-hidden; "
+                        "grep Seccomp: /proc/self/status; echo ws-$(pwd); exit 3\n",
+                        (int)harness_eng->pid);
+    assert_int_equal(write(fd, cmd, strlen(cmd)), (ssize_t)strlen(cmd));
+    free(cmd);
+    char *ws = strdupf("ws-%s/%s", root_dir, id);
+    if (!term_expect(fd, ws, out, sizeof(out)))
+        fail_msg("terminal: %s", out);
+    if (!strstr(out, "42-nobody-from-agent-30x100") || !strstr(out, "engine-hidden") ||
+        !strstr(out, "Seccomp:\t2"))
+        fail_msg("terminal: %s", out);
+    free(ws);
+    close(fd);
+
+    /* Without a PTY: the command's output, then the end. */
+    fd = -1;
+    assert_int_equal(
+        term_open(id, "?tty=0&cmd=echo%20piped%3B%20ls%20/proc%20%7C%20grep%20-c%20%5E%5B0-9%5D",
+                  &fd, out, sizeof(out)),
+        101);
+    assert_true(term_expect(fd, "piped", out, sizeof(out)));
+    term_expect(fd, "no-such-text", out, sizeof(out)); /* to the end */
+    int procs = atoi(strstr(out, "piped") + 6);
+    if (procs <= 0 || procs >= 10) /* the sandbox's few processes, not the host's */
+        fail_msg("processes seen: %s", out);
+    close(fd);
+
+    assert_int_equal(term_open(id, "?user=root", &fd, out, sizeof(out)), 501);
+    assert_non_null(strstr(out, "root terminal is not available on the local backend"));
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
 /* An engine whose [local] names bubblewrap where there is none. */
 static struct engine_proc *engine_without_bwrap(bool unsandboxed, char **env)
 {
@@ -505,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_lost_while_away),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_seccomp),
+        cmocka_unit_test(test_terminal),
         cmocka_unit_test(test_without_bubblewrap),
     };
     int failed = cmocka_run_group_tests_name("local", tests, setup, teardown);
