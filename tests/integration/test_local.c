@@ -483,6 +483,27 @@ static void test_terminal(void **state)
         fail_msg("processes seen: %s", out);
     close(fd);
 
+    /* The client goes away: the shell is hung up, nothing of it stays in the sandbox. */
+    assert_int_equal(term_open(id, "?cmd=sleep%20321", &fd, out, sizeof(out)), 101);
+    char *argv[] = {"/bin/sh", "-c", "pgrep -u nobody -fx 'sleep 321' >/dev/null && echo running",
+                    NULL};
+    bool running = false;
+    for (double deadline = now_ms() + 10000; !running && now_ms() < deadline; sleep_ms(50)) {
+        struct proc_result pr;
+        proc_run(argv, NULL, 5000, &pr);
+        running = pr.out && strstr(pr.out, "running");
+        proc_result_free(&pr);
+    }
+    assert_true(running);
+    close(fd);
+    for (double deadline = now_ms() + 10000; running && now_ms() < deadline; sleep_ms(50)) {
+        struct proc_result pr;
+        proc_run(argv, NULL, 5000, &pr);
+        running = pr.out && strstr(pr.out, "running");
+        proc_result_free(&pr);
+    }
+    assert_false(running);
+
     assert_int_equal(term_open(id, "?user=root", &fd, out, sizeof(out)), 501);
     assert_non_null(strstr(out, "root terminal is not available on the local backend"));
     session_delete(harness_eng, id);
