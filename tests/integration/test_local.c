@@ -483,6 +483,20 @@ static void test_terminal(void **state)
         fail_msg("processes seen: %s", out);
     close(fd);
 
+    /* Without a PTY the client's half-close is the end of the command's input. */
+    assert_int_equal(term_open(id, "?tty=0&cmd=cat", &fd, out, sizeof(out)), 101);
+    assert_int_equal(write(fd, "through-cat\n", 12), 12);
+    shutdown(fd, SHUT_WR);
+    assert_true(term_expect(fd, "through-cat", out, sizeof(out)));
+    bool ended = false;
+    for (double deadline = now_ms() + 10000; !ended && now_ms() < deadline;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        char b[256];
+        ended = poll(&p, 1, 200) > 0 && read(fd, b, sizeof(b)) <= 0;
+    }
+    assert_true(ended);
+    close(fd);
+
     /* The client goes away: the shell is hung up, nothing of it stays in the sandbox. */
     assert_int_equal(term_open(id, "?cmd=sleep%20321", &fd, out, sizeof(out)), 101);
     char *argv[] = {"/bin/sh", "-c", "pgrep -u nobody -fx 'sleep 321' >/dev/null && echo running",
