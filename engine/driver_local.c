@@ -78,6 +78,8 @@ struct local {
     char *scope;                     /* the engine's cgroups: paddock.local/<engine id> */
     void *bpf;                       /* the seccomp program (local_seccomp.h) */
     size_t bpf_len;
+    struct sandbox_exec *execs; /* terminals' processes, until they end */
+    unsigned long exec_serial;
     uid_t uid;
     gid_t gid;
     struct lsb *sbs;
@@ -1124,12 +1126,9 @@ struct sandbox_exec {
     void *ud;
 };
 
-static struct sandbox_exec *execs;
-static unsigned long exec_serial;
-
 static void exec_unlist(struct sandbox_exec *x)
 {
-    for (struct sandbox_exec **p = &execs; *p; p = &(*p)->next)
+    for (struct sandbox_exec **p = &lc(x->eng)->execs; *p; p = &(*p)->next)
         if (*p == x) {
             *p = x->next;
             return;
@@ -1428,7 +1427,7 @@ static struct sandbox_exec *ld_exec_open(struct engine *eng, const char *id,
                                .on_exit = on_exit,
                                .on_drain = opts->on_drain,
                                .ud = ud};
-    snprintf(x->id, sizeof(x->id), "local-exec-%lu", ++exec_serial);
+    snprintf(x->id, sizeof(x->id), "local-exec-%lu", ++L->exec_serial);
     int fds[] = {x->out, x->err, x->tty ? -1 : x->in};
     for (size_t i = 0; i < 3; i++)
         if (fds[i] >= 0) {
@@ -1437,8 +1436,8 @@ static struct sandbox_exec *ld_exec_open(struct engine *eng, const char *id,
         }
     if (x->pidfd >= 0)
         loop_add_fd(eng->loop, x->pidfd, EPOLLIN, exec_on_exit, x);
-    x->next = execs;
-    execs = x;
+    x->next = L->execs;
+    L->execs = x;
     return x;
 }
 
@@ -1502,8 +1501,8 @@ static void ld_exec_close(struct sandbox_exec *x)
 
 static int ld_exec_inspect(struct engine *eng, const char *exec_id, sandbox_done_fn fn, void *ud)
 {
-    for (struct sandbox_exec *x = execs; x; x = x->next)
-        if (x->eng == eng && strcmp(x->id, exec_id) == 0)
+    for (struct sandbox_exec *x = lc(eng) ? lc(eng)->execs : NULL; x; x = x->next)
+        if (strcmp(x->id, exec_id) == 0)
             return reply_later(eng, fn, ud, 200,
                                json_pack("{s:b,s:I,s:i}", "Running", !x->ended, "Pid",
                                          (json_int_t)x->shell, "ExitCode", x->exit_code),
@@ -1780,6 +1779,8 @@ void local_teardown(struct engine *eng)
     struct local *L = lc(eng);
     if (!L)
         return;
+    while (L->execs) /* the shells stay; the engine stops following them */
+        exec_free(L->execs);
     while (L->sbs) {
         struct lsb *sb = L->sbs;
         L->sbs = sb->next;
