@@ -635,7 +635,7 @@ static void create_on_probe(const char *refusal, void *ud)
 
 static void create_container(struct start_op *op)
 {
-    if (op->s->driver == &driver_local) { /* no Docker: its seccomp profile is not used */
+    if (op->s->driver == &driver_local) { /* no Docker to probe: the driver loads the table */
         create_on_probe(NULL, op);
         return;
     }
