@@ -578,15 +578,24 @@ static void test_without_bubblewrap(void **state)
     assert_string_equal(jstr(o, "content"), want);
     free(want);
     json_decref(o);
+    struct proc_result pr;
     /* No bubblewrap: the engine loads the seccomp filter itself. */
     char *t = run_text_on(e, id, seccomp_probe);
     if (probe_errno(t, "personality_rie") != 1 || probe_errno(t, "keyctl") != 38)
         fail_msg("unsandboxed: %s", t);
     free(t);
+    /* A daemon that left the process tree is still in the session's cgroup: delete ends it. */
+    free(run_text_on(e, id, "(setsid sleep 323 > /dev/null 2>&1 &); echo spawned"));
+    char *daemon_left[] = {"/bin/sh", "-c", "pgrep -u nobody -fx 'sleep 323' && echo left", NULL};
+    proc_run(daemon_left, NULL, 5000, &pr);
+    assert_non_null(strstr(pr.out ? pr.out : "", "left"));
+    proc_result_free(&pr);
     session_delete(e, id);
+    proc_run(daemon_left, NULL, 5000, &pr);
+    assert_null(strstr(pr.out ? pr.out : "", "left"));
+    proc_result_free(&pr);
     char *pg =
         strdupf("pgrep -u nobody -f -- '--working-dir %s/%s' >/dev/null && echo left", root, id);
-    struct proc_result pr;
     char *argv[] = {"/bin/sh", "-c", pg, NULL};
     proc_run(argv, NULL, 5000, &pr);
     assert_null(strstr(pr.out ? pr.out : "", "left"));
