@@ -8,7 +8,12 @@
  * allowed) and a state file the engine owns (<state>/local/<id>.json: never in a place the
  * sandbox can write), so an engine started again finds the process by pid and start time
  * (reattach) or reports it ended. The end of a process is seen through a pidfd, and told to
- * the sessions as Docker's "die" event would be. */
+ * the sessions as Docker's "die" event would be.
+ *
+ * While it runs it is in a cgroup of its own that holds the session's limits and gives its
+ * stats (local_cgroup.h), and under paddock's seccomp table (local_seccomp.h), bubblewrap or
+ * not. Operator terminals are shells the engine starts inside the same namespaces, cgroup,
+ * user and filter. */
 #include "engine/driver_local.h"
 #include "engine/driver.h"
 
@@ -1187,10 +1192,7 @@ static int exec_read(struct sandbox_exec *x, int *fd, int which)
         if (n < 0 && errno == EAGAIN)
             return 1;
         if (n <= 0) { /* EIO: the PTY's other side is closed */
-            if (x->tty)
-                exec_fd_close(x, &x->out);
-            else
-                exec_fd_close(x, fd);
+            exec_fd_close(x, fd);
             return 0;
         }
         if (!x->closed && x->on_output(buf, (size_t)n, which, x->ud) < 0) {
