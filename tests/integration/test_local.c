@@ -295,6 +295,20 @@ static void test_limits(void **state)
     assert_int_equal(json_integer_value(jpath(s, "options.limits.pids")), 40);
     char *cg = cgroup_dir(id);
     assert_non_null(cg);
+    /* cpus: a quota of half of each 100 ms period (cgroup v2's cpu.max or v1's CFS files). */
+    char *quota = strdupf("/sys/fs/cgroup/{cpu/,cpu,cpuacct/,}paddock.local/*/local-%s/"
+                          "{cpu.max,cpu.cfs_quota_us}",
+                          id);
+    glob_t g;
+    assert_int_equal(glob(quota, GLOB_BRACE, NULL, &g), 0);
+    FILE *qf = fopen(g.gl_pathv[0], "r");
+    char qv[64] = "";
+    assert_non_null(qf);
+    assert_non_null(fgets(qv, sizeof(qv), qf));
+    fclose(qf);
+    assert_int_equal(atol(qv), 50000);
+    globfree(&g);
+    free(quota);
 
     char *t = run_text(id, "python3 -c \"b = b'x' * (400 << 20); print('survived')\"; "
                            "echo rc=$?");
