@@ -321,7 +321,8 @@ static void build_on_tagged(const struct sandbox_reply *r, void *ud)
 
 static void build_on_base_pulled(const struct builder_result *r, void *ud);
 static int pull_start(struct engine *eng, const char *session_id, const char *build_id,
-                      const char *image, bool say_end, builder_done_fn done, void *ud);
+                      const char *image, const char *platform, bool say_end, builder_done_fn done,
+                      void *ud);
 
 static void build_on_inspect(const struct sandbox_reply *r, void *ud)
 {
@@ -335,7 +336,7 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
         if (r->status == 404 && !op->pulled) {
             op->pulled = true;
             build_busy(op);
-            if (pull_start(op->eng, op->session_id, op->build_id, op->base, false,
+            if (pull_start(op->eng, op->session_id, op->build_id, op->base, op->platform, false,
                            build_on_base_pulled, op) < 0)
                 build_finish(op, ERR_INTERNAL, "cannot start a pull", NULL);
             return;
@@ -528,7 +529,8 @@ static void pull_on_done(const struct sandbox_reply *r, void *ud)
 }
 
 static int pull_start(struct engine *eng, const char *session_id, const char *build_id,
-                      const char *image, bool say_end, builder_done_fn done, void *ud)
+                      const char *image, const char *platform, bool say_end, builder_done_fn done,
+                      void *ud)
 {
     struct pull_op *op = calloc(1, sizeof(*op));
     if (!op)
@@ -541,8 +543,8 @@ static int pull_start(struct engine *eng, const char *session_id, const char *bu
     op->ud = ud;
     op->say_end = say_end;
     if ((session_id && !op->session_id) || (build_id && !op->build_id) || !op->image ||
-        eng->driver->image_pull(eng, image, BUILDER_PULL_STALL_MS, pull_on_progress, pull_on_done,
-                                op) < 0) {
+        eng->driver->image_pull(eng, image, platform, BUILDER_PULL_STALL_MS, pull_on_progress,
+                                pull_on_done, op) < 0) {
         pull_op_free(op);
         return -1;
     }
@@ -551,9 +553,9 @@ static int pull_start(struct engine *eng, const char *session_id, const char *bu
 }
 
 int builder_pull(struct engine *eng, const char *session_id, const char *image,
-                 builder_done_fn done, void *ud)
+                 const char *platform, builder_done_fn done, void *ud)
 {
-    return pull_start(eng, session_id, NULL, image, true, done, ud);
+    return pull_start(eng, session_id, NULL, image, platform, true, done, ud);
 }
 
 void builder_apply(const struct builder_result *r, json_t *config)

@@ -175,14 +175,18 @@ int docker_image_ref_split(const char *ref, char **repo, char **tag)
     return 0;
 }
 
-int docker_image_pull(struct docker *d, const char *ref, long timeout_ms,
+int docker_image_pull(struct docker *d, const char *ref, const char *platform, long timeout_ms,
                       docker_progress_fn on_progress, docker_done_fn fn, void *ud)
 {
     char *repo = NULL, *tag = NULL;
     if (docker_image_ref_split(ref, &repo, &tag) < 0)
         return -1;
     char *er = docker_escape(repo), *et = docker_escape(tag);
-    char *path = er && et ? util_strdupf("/images/create?fromImage=%s&tag=%s", er, et) : NULL;
+    char *ep = platform ? docker_escape(platform) : NULL;
+    char *path = er && et && (!platform || ep)
+                     ? util_strdupf("/images/create?fromImage=%s&tag=%s%s%s", er, et,
+                                    ep ? "&platform=" : "", ep ? ep : "")
+                     : NULL;
     int rc = path ? image_request(d, "POST", path, NULL, 0, NULL, 0, timeout_ms,
                                   on_progress ? on_progress : image_ignore_progress, true, fn, ud)
                   : -1;
@@ -190,6 +194,7 @@ int docker_image_pull(struct docker *d, const char *ref, long timeout_ms,
     free(tag);
     free(er);
     free(et);
+    free(ep);
     free(path);
     return rc;
 }

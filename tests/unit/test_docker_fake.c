@@ -687,7 +687,8 @@ static void on_event(const char *type, json_t *data, void *ud)
         json_array_append(p->events, data);
 }
 
-/* A pull's progress goes out as "build" events of stage "pull" (the layer and its percent);
+/* A pull (for a platform) asks Docker for that platform; its progress goes out as "build"
+ * events of stage "pull" (the layer and its percent);
  * its failure names the image and the daemon's reason, as an event and to the caller. */
 static void test_pull_progress_and_failure(void **state)
 {
@@ -699,10 +700,14 @@ static void test_pull_progress_and_failure(void **state)
     struct pulled p = {.events = json_array()};
     assert_int_equal(events_subscribe(eng.events, on_event, &p), 0);
     F.pull = PULL_PROGRESS_THEN_ERROR;
-    assert_int_equal(builder_pull(&eng, "s1", "paddock-test-missing/none:never", on_pulled, &p), 0);
+    assert_int_equal(
+        builder_pull(&eng, "s1", "paddock-test-missing/none:never", "linux/arm64", on_pulled, &p),
+        0);
     run_until(&p.done);
+    /* For the platform the session's container is for. */
     assert_string_equal(F.pull_path,
-                        "/images/create?fromImage=paddock-test-missing%2Fnone&tag=never");
+                        "/images/create?fromImage=paddock-test-missing%2Fnone&tag=never"
+                        "&platform=linux%2Farm64");
     assert_int_equal(p.r.err, ERR_IMAGE_NOT_FOUND);
     assert_int_equal(p.r.status, 400);
     assert_non_null(strstr(p.message, "paddock-test-missing/none:never"));
@@ -751,7 +756,7 @@ static void test_pull_stall_is_bounded(void **state)
     F.pull = PULL_HANG;
     struct drep w = {0};
     assert_int_equal(
-        drv->image_pull(&eng, "paddock-test-missing/none:never", 1000, NULL, on_drep, &w), 0);
+        drv->image_pull(&eng, "paddock-test-missing/none:never", NULL, 1000, NULL, on_drep, &w), 0);
     run_until(&w.done);
     assert_string_equal(F.pull_path,
                         "/images/create?fromImage=paddock-test-missing%2Fnone&tag=never");
