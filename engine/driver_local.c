@@ -1518,10 +1518,11 @@ static int ld_image_inspect(struct engine *eng, const char *name, sandbox_done_f
     return reply_later(eng, fn, ud, 404, NULL, "images are " LOCAL_NOT_AVAILABLE);
 }
 
-static int ld_image_pull(struct engine *eng, const char *ref, long timeout_ms,
+static int ld_image_pull(struct engine *eng, const char *ref, const char *platform, long timeout_ms,
                          sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud)
 {
     (void)ref;
+    (void)platform;
     (void)timeout_ms;
     (void)on_progress;
     return reply_later(eng, fn, ud, 501, NULL, "images are " LOCAL_NOT_AVAILABLE);
