@@ -193,15 +193,12 @@ static void test_state_dir_lock(void **state)
     char *argv[] = {
         (char *)harness_bin(), "serve", "--state-dir", e->state_dir, "--socket", e->socket, NULL};
     struct proc_result pr;
-    double t0 = now_ms();
-    proc_run(argv, NULL, 10000, &pr);
-    double took = now_ms() - t0;
+    proc_run(argv, NULL, 10000, &pr); /* a hang is killed there: a signal, not an exit */
     if (pr.status == 0 || !strstr(pr.err, "locked"))
         fprintf(stderr, "second serve: status %d, stderr: %s, stdout: %s\n", pr.status, pr.err,
                 pr.out);
     assert_true(pr.status > 0 && pr.status < 128); /* exited by itself, non-zero */
     assert_non_null(strstr(pr.err, "locked"));
-    assert_true(took < 3000);
     proc_result_free(&pr);
 
     /* The first engine is untouched: its socket still answers. */
