@@ -567,13 +567,13 @@ static int bench_size(int cols, int rows, int frames, unsigned long long lines,
     static const struct ui_options opt = {0};
     struct client *c = client_new("/nonexistent/paddock-bench-ui.sock");
     struct ui ui = {
-        .client = c,
+        .engines = {{.name = "local", .client = c, .connected = true}},
+        .nengines = 1,
         .async = client_async_new(c),
         .opt = &opt,
         .theme = theme_find("dark"),
         .focus = UI_PANE_SESSIONS,
         .actions_follow = true,
-        .connected = true, /* the header says live; fetches are queued, never sent */
     };
     const char *cs = nl_langinfo(CODESET);
     ui.utf8 = cs && strcasecmp(cs, "UTF-8") == 0;

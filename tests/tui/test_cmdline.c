@@ -131,7 +131,8 @@ static int ui_setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     f->client = client_new("/nonexistent/paddock-test.sock"); /* never connected */
-    f->ui.client = f->client;
+    f->ui.engines[0] = (struct ui_engine){.ui = &f->ui, .name = "local", .client = f->client};
+    f->ui.nengines = 1;
     f->ui.async = client_async_new(f->client);
     f->ui.opt = &f->opt;
     f->ui.theme = theme_find("dark");
@@ -311,7 +312,7 @@ static void test_filter(void **state)
     assert_string_equal(ui->sel_session, "aa99ff00ee11");
     char cell[64];
     enum ui_color color = UI_C_NORMAL;
-    view_sessions.cell(ui, 0, 1, cell, sizeof(cell), &color); /* NAME */
+    view_sessions.cell(ui, 0, 2, cell, sizeof(cell), &color); /* NAME (after ID, ENGINE) */
     assert_string_equal(cell, "beta");
 
     /* nothing matches: nothing selected, and the list says why */
