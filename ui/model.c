@@ -234,12 +234,21 @@ size_t model_approval_engine(json_t *a)
     return (size_t)json_integer_value(json_object_get(a, MODEL_ENGINE_KEY));
 }
 
-/* Oldest first across engines: by when each action was asked. */
+/* Oldest first across engines: by when each action was asked, then by engine and id (an
+ * engine's ids grow with time), so that the order is total and a refetch keeps it. */
 static int model_approval_cmp(const void *pa, const void *pb)
 {
-    double a = json_number_value(json_object_get(*(json_t *const *)pa, "created_at"));
-    double b = json_number_value(json_object_get(*(json_t *const *)pb, "created_at"));
-    return a < b ? -1 : a > b ? 1 : 0;
+    json_t *x = *(json_t *const *)pa, *y = *(json_t *const *)pb;
+    double a = json_number_value(json_object_get(x, "created_at"));
+    double b = json_number_value(json_object_get(y, "created_at"));
+    if (a != b)
+        return a < b ? -1 : 1;
+    size_t ex = model_approval_engine(x), ey = model_approval_engine(y);
+    if (ex != ey)
+        return ex < ey ? -1 : 1;
+    json_int_t ix = json_integer_value(json_object_get(x, "id"));
+    json_int_t iy = json_integer_value(json_object_get(y, "id"));
+    return ix < iy ? -1 : ix > iy;
 }
 
 int model_set_approvals_of(struct model *m, size_t engine, json_t *reply, const char **err)

@@ -286,7 +286,12 @@ static void ops_create_form(struct ui *ui, const char *image)
         [F_CONFIRM] = {"approvals", FORM_CHOICE, "default", ops_policies,
                        "which actions wait for the operator (default: the engine's policy)"},
     };
-    form_open(ui, "New session", fields, F_COUNT, ops_create_submit, NULL);
+    /* with several engines: the selected session's engine makes it (ui_request) */
+    char title[96];
+    snprintf(title, sizeof(title), "New session on %s",
+             ui->engines[ui_engine_index(ui, NULL)].name);
+    form_open(ui, ui->nengines > 1 ? title : "New session", fields, F_COUNT, ops_create_submit,
+              NULL);
 }
 
 static void ops_info_fetched(int status, json_t *reply, const char *err, void *ud)

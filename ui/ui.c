@@ -405,6 +405,10 @@ static void ui_fetch_all(struct ui_engine *e)
  * after 1 s, then twice as long each time up to UI_RECONNECT_MAX_MS (on the loop's timer). */
 static void ui_engine_lost(struct ui_engine *e, const char *why)
 {
+    if (!e->connected && e->reconnect_at) { /* a late failure of a request: retry as planned */
+        e->ui->dirty |= UI_DIRTY_ALL;
+        return;
+    }
     client_events_close(e->events);
     e->events = NULL;
     e->connected = false;

@@ -190,7 +190,8 @@ select_row() {
   return 1
 }
 select_row "two-$$" || { fail "two (engine two) is selected"; screen >&2; }
-if show_tab Logs && wait_for "paddock-executor: run \"echo in-two-$$\" exit 0" 300; then
+# the executor's line for the action run there (the CLI wraps the command: { ...; } </dev/null)
+if show_tab Logs && wait_for "echo in-two-$$" 300 && screen | grep -F "echo in-two-$$" | grep -qF "exit 0"; then
   ok "Logs tab of s-two (engine two): its log over TLS"
 else
   fail "Logs tab on a remote session"; screen >&2
