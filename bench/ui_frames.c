@@ -478,16 +478,20 @@ static unsigned bench_scroll(struct bench_run *r, int i)
     return bench_key(r, i / 100 % 2 ? 'j' : 'k');
 }
 
-/* What ui.c's event handler does with an `action` event for the session shown. */
+/* What ui.c's event handler does with an `action` event for the session shown: a new
+ * action ("new": true) is counted in its session's row too. */
 static unsigned bench_event_action(struct bench_run *r, int i)
 {
     struct ui *ui = r->ui;
     json_t *a = bench_action_json(100000 + i, ui->sel_session, (double)time(NULL));
+    json_object_set_new(a, "new", json_true());
     unsigned dirty = 0;
     if (model_upsert_action(&ui->model, ui->sel_session, a)) {
         view_actions.sync(ui);
         dirty |= UI_DIRTY_DETAIL;
     }
+    if (model_count_action(&ui->model, a))
+        dirty |= UI_DIRTY_SESSIONS | UI_DIRTY_HEADER;
     if (ui->page_open && ui->page_open->on_event)
         dirty |= ui->page_open->on_event(ui, "action", a);
     json_decref(a);
@@ -702,8 +706,8 @@ static int bench_size(int cols, int rows, int frames, unsigned long long lines,
             "%d approvals and the windows; +%.1f MB of heap for %llu log lines; %.1f MB after %llu "
             "more lines (the buffer holds %zu lines, %.1f MB of text, %llu dropped: "
             "bounded); %.1f MB at the end, peak %.1f MB\n",
-            mem->base, mem->model, bench_sessions, (size_t)MODEL_ACTIONS_LIMIT, BENCH_APPROVALS,
-            mem->logs, lines, mem->overflow, lines * 10, mem->log_count,
+            mem->base, mem->model, bench_sessions * bench_engines, (size_t)MODEL_ACTIONS_LIMIT,
+            BENCH_APPROVALS, mem->logs, lines, mem->overflow, lines * 10, mem->log_count,
             (double)mem->log_bytes / 1048576.0, mem->log_dropped, mem->end, mem->hwm);
 
     ui_pages_end(&ui);
