@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -423,6 +424,14 @@ int client_ensure_engine(struct client *c, const char *self_exe, const char *sta
 struct client_events {
     int fd;
     CURL *curl; /* a remote engine's connection (TLS): read through it; else NULL */
+    /* A remote stream started by client_sse_start: its own multi (a connect-only handle must
+     * stay in one while it is used, and one of its own prunes nobody's connection), the
+     * request line still to send, and the connect's state while connecting is set. */
+    CURLM *multi;
+    struct client *c;
+    struct client_xfer x;
+    char *request;
+    bool connecting;
     bool headers_done;
     bool chunked;
     int status;           /* the reply's HTTP status once its headers arrived */
@@ -523,7 +532,151 @@ static struct client_events *events_open_remote(struct client *c, const char *pa
     return ev;
 }
 
+/* The path goes into the request line as it is: nothing that could end or split it. */
+static bool client_sse_path_bad(const char *path)
+{
+    if (!path || path[0] != '/' || strlen(path) > 2048)
+        return true;
+    for (const char *p = path; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return true;
+    return false;
+}
+
+/* The request head of a stream on a remote engine (with its credential); malloc'd. */
+static char *events_remote_request(struct client *c, const char *path)
+{
+    char *hdrs = client_raw_headers(c);
+    char *req =
+        hdrs ? client_strdupf("GET %s HTTP/1.1\r\n%sAccept: text/event-stream\r\n\r\n", path, hdrs)
+             : NULL;
+    if (hdrs)
+        explicit_bzero(hdrs, strlen(hdrs));
+    free(hdrs);
+    return req;
+}
+
+static void events_forget_request(struct client_events *ev)
+{
+    if (ev->request)
+        explicit_bzero(ev->request, strlen(ev->request));
+    free(ev->request);
+    ev->request = NULL;
+}
+
+/* A remote stream whose TCP connect and TLS handshake run in its own multi, driven by
+ * client_events_pump on the caller's loop: a slow or silent host never blocks it. */
+static struct client_events *events_start_remote(struct client *c, const char *path, char **err)
+{
+    struct client_events *ev = calloc(1, sizeof(*ev));
+    CURL *h = ev ? curl_easy_init() : NULL;
+    CURLM *m = h ? curl_multi_init() : NULL;
+    char *req = m ? events_remote_request(c, path) : NULL;
+    if (!req) {
+        if (m)
+            curl_multi_cleanup(m);
+        if (h)
+            curl_easy_cleanup(h);
+        free(ev);
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    ev->fd = -1;
+    ev->c = c;
+    ev->multi = m;
+    ev->curl = h;
+    ev->request = req;
+    ev->connecting = true;
+    ev->chunk_need_size = true;
+    client_xfer_setup(c, &ev->x, h, "GET", "/", NULL, 0);
+    curl_easy_setopt(h, CURLOPT_CONNECT_ONLY, 1L);
+    if (curl_multi_add_handle(m, h) != CURLM_OK) {
+        client_events_close(ev);
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    return ev;
+}
+
+/* The connect went as far as it can for now: connected (the request sent), still under way,
+ * or failed (ev->error). 0, or -1 on failure. */
+static int events_connect_step(struct client_events *ev)
+{
+    int running = 0;
+    curl_multi_perform(ev->multi, &running);
+    int left = 0;
+    CURLMsg *msg = curl_multi_info_read(ev->multi, &left);
+    if (!msg || msg->msg != CURLMSG_DONE)
+        return 0;
+    CURLcode rc = msg->data.result;
+    curl_socket_t s = CURL_SOCKET_BAD;
+    if (rc == CURLE_OK && curl_easy_getinfo(ev->curl, CURLINFO_ACTIVESOCKET, &s) != CURLE_OK)
+        s = CURL_SOCKET_BAD;
+    if (rc == CURLE_OK && s == CURL_SOCKET_BAD)
+        rc = CURLE_COULDNT_CONNECT;
+    if (rc == CURLE_OK) {
+        /* x's buffers go now; nothing of them may stay set on the handle */
+        curl_easy_setopt(ev->curl, CURLOPT_ERRORBUFFER, NULL);
+        curl_easy_setopt(ev->curl, CURLOPT_WRITEDATA, NULL);
+        curl_easy_setopt(ev->curl, CURLOPT_HTTPHEADER, NULL);
+        curl_slist_free_all(ev->x.hdrs);
+        ev->x.hdrs = NULL;
+        buf_free(&ev->x.out);
+        ev->connecting = false;
+        ev->fd = s;
+        /* a fresh socket's send buffer takes the small request at once */
+        rc = client_raw_send(ev->curl, s, ev->request, strlen(ev->request));
+        events_forget_request(ev);
+        if (rc == CURLE_OK)
+            return 0;
+        free(ev->error);
+        ev->error = client_strdupf("engine at %s: %s", ev->c->socket_path, curl_easy_strerror(rc));
+        return -1;
+    }
+    json_t *none = NULL;
+    char *why = NULL;
+    ev->connecting = false;
+    client_xfer_finish(ev->c, &ev->x, rc, &none, &why);
+    json_decref(none);
+    free(ev->error);
+    ev->error = why;
+    events_forget_request(ev);
+    return -1;
+}
+
+struct client_events *client_sse_start(struct client *c, const char *path, char **err)
+{
+    if (!c->remote || client_sse_path_bad(path))
+        return client_sse_open(c, path, err);
+    return events_start_remote(c, path, err);
+}
+
+bool client_events_connecting(const struct client_events *ev)
+{
+    return ev && ev->connecting;
+}
+
+short client_events_want(const struct client_events *ev)
+{
+    if (!ev || !ev->connecting)
+        return POLLIN;
+    return POLLIN | POLLOUT;
+}
+
+int client_events_timeout(const struct client_events *ev)
+{
+    if (!ev || !ev->connecting)
+        return -1;
+    long ms = -1;
+    curl_multi_timeout(ev->multi, &ms);
+    /* no socket yet (the name still resolving): look again soon */
+    if (ev->fd < 0 && (ms < 0 || ms > 100))
+        ms = 100;
+    return ms < 0 ? -1 : (int)ms;
+}
+
 struct client_events *client_sse_open(struct client *c, const char *path, char **err)
+
 {
     /* The path goes into the request line as it is: nothing that could end or split it. */
     if (!path || path[0] != '/' || strlen(path) > 2048) {
@@ -582,7 +735,17 @@ struct client_events *client_events_open(struct client *c, char **err)
 
 int client_events_fd(struct client_events *ev)
 {
-    return ev ? ev->fd : -1;
+    if (!ev || !ev->connecting)
+        return ev ? ev->fd : -1;
+    /* while connecting: the socket curl waits on (its highest; one for an address) */
+    fd_set r, w, x;
+    FD_ZERO(&r);
+    FD_ZERO(&w);
+    FD_ZERO(&x);
+    int max = -1;
+    if (curl_multi_fdset(ev->multi, &r, &w, &x, &max) != CURLM_OK)
+        max = -1;
+    return max;
 }
 
 int client_events_status(const struct client_events *ev)
@@ -703,6 +866,8 @@ static int events_headers(struct client_events *ev)
 int client_events_pump(struct client_events *ev, client_event_fn fn, void *ud)
 {
     char tmp[8192];
+    if (ev->connecting && (events_connect_step(ev) < 0 || ev->connecting))
+        return ev->connecting ? 0 : -1;
     for (;;) {
         ssize_t n;
         if (ev->curl) {
@@ -770,10 +935,20 @@ void client_events_close(struct client_events *ev)
 {
     if (!ev)
         return;
+    if (ev->connecting) {
+        json_t *none = NULL;
+        client_xfer_finish(ev->c, &ev->x, CURLE_OK, &none, NULL);
+        json_decref(none);
+    }
+    events_forget_request(ev);
+    if (ev->multi)
+        curl_multi_remove_handle(ev->multi, ev->curl);
     if (ev->curl)
         curl_easy_cleanup(ev->curl); /* it owns the socket */
     else
         close(ev->fd);
+    if (ev->multi)
+        curl_multi_cleanup(ev->multi); /* and with it the connect-only connection */
     free(ev->raw.data);
     free(ev->text.data);
     free(ev->error);

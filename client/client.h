@@ -72,9 +72,19 @@ typedef void (*client_event_fn)(const char *type, json_t *data, void *ud);
 /* GET path (with its query; no spaces or controls) as an event stream. NULL with *err
  * (malloc'd) when the engine cannot be reached; a refusal shows later, in pump. */
 struct client_events *client_sse_open(struct client *c, const char *path, char **err);
+/* The same without waiting for a remote engine: its TCP connect and TLS handshake go on in
+ * client_events_pump, called when client_events_fd is ready (for client_events_want) or
+ * client_events_timeout has passed; client_events_connecting says whether they still do, and
+ * a failed one ends the stream (pump returns -1, client_events_error says why). */
+struct client_events *client_sse_start(struct client *c, const char *path, char **err);
+bool client_events_connecting(const struct client_events *ev);
+/* What to poll client_events_fd for (POLLIN once connected; -1 fd: no socket yet). */
+short client_events_want(const struct client_events *ev);
+/* ms until pump must run even with nothing ready (a connect's timeouts); -1: none. */
+int client_events_timeout(const struct client_events *ev);
 /* client_sse_open on GET /v1/events, the engine's events. */
 struct client_events *client_events_open(struct client *c, char **err);
-/* The descriptor to poll for reading (changes only after reopen); -1 when closed. */
+/* The descriptor to poll (changes when a connect ends, and after reopen); -1 when closed. */
 int client_events_fd(struct client_events *ev);
 /* Read what is available and dispatch whole events. Returns 0, or -1 when the stream ended
  * or was refused (the caller may reopen it). */

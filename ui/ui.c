@@ -412,6 +412,7 @@ static void ui_engine_lost(struct ui_engine *e, const char *why)
     client_events_close(e->events);
     e->events = NULL;
     e->connected = false;
+    e->connecting = false;
     e->reconnect_at = ui_now_ms() + e->backoff_ms;
     e->backoff_ms =
         e->backoff_ms * 2 > UI_RECONNECT_MAX_MS ? UI_RECONNECT_MAX_MS : e->backoff_ms * 2;
@@ -420,13 +421,22 @@ static void ui_engine_lost(struct ui_engine *e, const char *why)
     e->ui->dirty |= UI_DIRTY_ALL;
 }
 
-/* Subscribe first, then fetch: nothing that happens in between is missed. */
+static void ui_engine_connected(struct ui_engine *e)
+{
+    e->connecting = false;
+    e->connected = true;
+    e->backoff_ms = UI_RECONNECT_MS;
+    ui_fetch_all(e);
+}
+
+/* Subscribe first, then fetch: nothing that happens in between is missed. A remote engine's
+ * connect goes on in the loop (a silent host never stalls keys or frames). */
 static void ui_engine_connect(struct ui_engine *e)
 {
     struct ui *ui = e->ui;
     char *err = NULL;
     e->reconnect_at = 0;
-    e->events = client_events_open(e->client, &err);
+    e->events = client_sse_start(e->client, "/v1/events", &err);
     bool local = ui_engine_no(e) == 0 && ui->opt->state_dir;
     if (!e->events && local && !client_ping(e->client)) {
         /* what is wrong and what to do, not the socket's errno */
@@ -444,14 +454,19 @@ static void ui_engine_connect(struct ui_engine *e)
         free(err);
         return;
     }
-    e->connected = true;
-    e->backoff_ms = UI_RECONNECT_MS;
-    ui_fetch_all(e);
+    e->connecting = client_events_connecting(e->events);
+    if (e->connecting) { /* the loop carries it on: ui_engine_connected */
+        ui->dirty |= UI_DIRTY_HEADER;
+        return;
+    }
+    ui_engine_connected(e);
 }
 
 unsigned ui_refresh_all(struct ui *ui)
 {
     for (size_t i = 0; i < ui->nengines; i++) {
+        if (ui->engines[i].connecting)
+            continue; /* already under way */
         if (!ui->engines[i].connected)
             ui_engine_connect(&ui->engines[i]);
         else
@@ -538,6 +553,9 @@ static int ui_timeout(const struct ui *ui, int64_t now, int64_t last_draw)
         ui_timeout_min(&next, ui->engines[i].reconnect_at);
         ui_timeout_min(&next, ui->engines[i].sessions_refetch_at);
         ui_timeout_min(&next, ui->engines[i].approvals_refetch_at);
+        int connect_ms = client_events_timeout(ui->engines[i].events);
+        if (connect_ms >= 0)
+            ui_timeout_min(&next, now + connect_ms);
     }
     ui_timeout_min(&next, ui->guard_until);
     if (ui->page_open && ui->page_open->next_tick)
@@ -547,11 +565,28 @@ static int ui_timeout(const struct ui *ui, int64_t now, int64_t last_draw)
     return next <= now ? 0 : (int)(next - now);
 }
 
+/* Engine e's stream is ready, or its connect has a step to take. */
+static void ui_engine_pump(struct ui_engine *e)
+{
+    if (!e->events)
+        return;
+    if (client_events_pump(e->events, ui_on_event, e) < 0) {
+        const char *why = client_events_error(e->events);
+        char msg[400];
+        snprintf(msg, sizeof(msg), "%s", why ? why : "the engine closed the event stream");
+        ui_engine_lost(e, msg);
+    } else if (e->connecting && !client_events_connecting(e->events)) {
+        ui_engine_connected(e);
+    }
+}
+
 static void ui_run_timers(struct ui *ui)
 {
     int64_t now = ui_now_ms();
     for (size_t i = 0; i < ui->nengines; i++) {
         struct ui_engine *e = &ui->engines[i];
+        if (e->connecting) /* its connect's timeouts: they pass with nothing ready */
+            ui_engine_pump(e);
         if (!e->connected && e->reconnect_at && now >= e->reconnect_at)
             ui_engine_connect(e);
         if (e->connected && e->sessions_refetch_at && now >= e->sessions_refetch_at)
@@ -605,7 +640,7 @@ static int ui_loop(struct ui *ui)
         for (size_t i = 0; i < UI_ENGINES_MAX; i++)
             p[4 + i] = (struct pollfd){
                 .fd = i < ui->nengines ? client_events_fd(ui->engines[i].events) : -1,
-                .events = POLLIN};
+                .events = i < ui->nengines ? client_events_want(ui->engines[i].events) : 0};
         int nfds = FIXED, bg_n[UI_TABS_MAX] = {0};
         for (size_t i = 0; i < ui_ntabs && i < UI_TABS_MAX; i++)
             if (ui_tabs[i]->bg_poll)
@@ -640,9 +675,8 @@ static int ui_loop(struct ui *ui)
         }
         for (size_t i = 0; i < ui->nengines; i++) {
             struct ui_engine *e = &ui->engines[i];
-            if (p[4 + i].fd >= 0 && p[4 + i].revents && e->events &&
-                client_events_pump(e->events, ui_on_event, e) < 0)
-                ui_engine_lost(e, "the engine closed the event stream");
+            if (p[4 + i].fd >= 0 && p[4 + i].revents)
+                ui_engine_pump(e);
         }
         if (page_fd >= 0 && p[2].revents && ui->page_open && ui->page_open->on_ready)
             ui->dirty |= ui->page_open->on_ready(ui, p[2].revents);

@@ -309,7 +309,8 @@ struct ui_engine {
     const char *name;      /* "local", or the config file's [engines.NAME] */
     struct client *client; /* the caller's (ui_run), valid throughout */
     struct client_events *events;
-    bool connected;
+    bool connected;       /* its stream is open and its lists were fetched on it */
+    bool connecting;      /* its stream's connect (TCP, TLS) runs on the loop */
     int64_t reconnect_at; /* ms, monotonic; 0 = none pending */
     int backoff_ms;       /* the wait before the next try: doubles up to a bound */
     int64_t sessions_refetch_at, approvals_refetch_at; /* ms; 0 = none pending */

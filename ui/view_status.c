@@ -51,7 +51,9 @@ void view_status_draw_header(struct ui *ui)
         for (size_t i = 0; i < ui->nengines && x < room; i++) {
             const struct ui_engine *e = &ui->engines[i];
             snprintf(left, sizeof(left), "%s%s %s", i ? "  " : "", e->name,
-                     e->connected ? "up" : "down");
+                     e->connected    ? "up"
+                     : e->connecting ? "connecting"
+                                     : "down");
             x += draw_text(ui, w, 0, x, room - x, left,
                            e->connected ? base | A_BOLD : theme_attr(UI_C_HEADER_ALERT));
         }

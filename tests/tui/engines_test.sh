@@ -64,8 +64,10 @@ stop_tls_engine() {
   wait "$p" 2>/dev/null
   PID[$1]=
 }
+SILENT_PID=
 engines_cleanup() {
   tm kill-server 2>/dev/null
+  [ -n "$SILENT_PID" ] && kill "$SILENT_PID" 2>/dev/null && wait "$SILENT_PID" 2>/dev/null
   local n id
   for n in "${NAMES[@]}"; do
     [ -n "${PID[$n]:-}" ] || continue
@@ -263,6 +265,75 @@ poll 300 same_look && poll 100 row_engine "thr-$$" three &&
 P new --name "back-$$" --engine three >"$TMP/new.out" 2>&1 || fail "new on three after restart"
 poll 300 row_engine "back-$$" three && ok "three's event stream is back: its new session shows" ||
   { fail "a new session on three shows after the restart"; screen >&2; }
+
+# ---------------------------------------------------------------- an engine that never answers
+# A loopback listener whose accept queue is full and never drained: a connect to it waits for
+# an answer that never comes (curl's connect timeout, 5 s). The dashboard starts again with it
+# in the config: it shows silent as connecting and moves with every key all the while.
+tm send-keys -t dash q
+wait_for 'READY$' 100 || fail "the dashboard quits on q"
+python3 -c '
+import socket, sys, time
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(0)
+# fill the queue: later SYNs are dropped, so a connect hangs
+fill = []
+for _ in range(4):
+    s = socket.socket()
+    s.setblocking(False)
+    s.connect_ex(l.getsockname())
+    fill.append(s)
+open(sys.argv[1], "w").write(str(l.getsockname()[1]))
+time.sleep(3600)
+' "$TMP/silent.port" &
+SILENT_PID=$!
+poll 100 test -s "$TMP/silent.port" || fail "the silent listener starts"
+cat >>"$PADDOCK_CONFIG" <<EOF
+
+[engines.silent]
+url = "https://127.0.0.1:$(cat "$TMP/silent.port")"
+ca = "$TMP/ca.pem"
+tls_cert = "$TMP/client/cert.pem"
+tls_key = "$TMP/client/key.pem"
+EOF
+start_dashboard
+wait_for "silent connecting" 300 && ok "an engine that never answers is shown connecting" ||
+  { fail "silent shown connecting"; header >&2; }
+# Each key must show while silent's connect is still under way (a loop held by the connect
+# would show it only after the connect gave up): connecting=0 when it stopped first.
+connecting=1
+moved_or_gone() { header_has "silent connecting" || { connecting=0; return 0; }; sel_moved "$1"; }
+tab_or_gone() { header_has "silent connecting" || { connecting=0; return 0; }; tab_not "$1"; }
+tm send-keys -t dash g # the list's top (the newest, back): from there j, j, k, j all move
+poll 100 selected_is "back-$$" || fail "g selects the list's top"
+moves=0
+for key in j j k j; do
+  poll 100 header_has "silent connecting" || break
+  was=$(sel_row)
+  connecting=1
+  tm send-keys -t dash "$key"
+  poll 100 moved_or_gone "$was" && [ "$connecting" = 1 ] || break
+  moves=$((moves + 1))
+done
+[ "$moves" = 4 ] && ok "j/k move the selection while silent is connecting ($moves keys)" ||
+  { fail "keys move while silent connects ($moves of 4)"; screen >&2; }
+tabbed=0
+for _ in 1 2; do
+  poll 100 header_has "silent connecting" || break
+  poll 100 read_tab || break
+  connecting=1
+  tm send-keys -t dash ']'
+  poll 100 tab_or_gone "$cur" && [ "$connecting" = 1 ] || break
+  tabbed=$((tabbed + 1))
+done
+[ "$tabbed" = 2 ] && ok "tab switches show while silent is connecting" ||
+  { fail "tabs switch while silent connects ($tabbed of 2)"; screen >&2; }
+if poll 300 header_has "silent down" && header_has "two up"; then
+  ok "silent's connect gives up: down, the others up ($(header | chars 1 120))"
+else
+  fail "silent down after its connect timeout"; header >&2
+fi
 
 tm send-keys -t dash q
 echo "passed: $passed, failed: $failed"
