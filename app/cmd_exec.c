@@ -57,7 +57,8 @@ static struct client_term *exec_upgrade(struct client *c, const char *path, char
     struct client_term *t = c ? client_term_open_on(c, path, err) : NULL;
     while (t && client_term_state(t) == CLIENT_TERM_CONNECTING) {
         struct pollfd p = {.fd = client_term_fd(t), .events = client_term_events(t)};
-        if (poll(&p, 1, -1) < 0 && errno != EINTR)
+        /* a remote connect's timeouts pass with nothing ready */
+        if (poll(&p, 1, client_term_timeout(t)) < 0 && errno != EINTR)
             break;
         client_term_pump(t, p.revents, exec_on_data, NULL);
     }

@@ -424,12 +424,9 @@ int client_ensure_engine(struct client *c, const char *self_exe, const char *sta
 struct client_events {
     int fd;
     CURL *curl; /* a remote engine's connection (TLS): read through it; else NULL */
-    /* A remote stream started by client_sse_start: its own multi (a connect-only handle must
-     * stay in one while it is used, and one of its own prunes nobody's connection), the
-     * request line still to send, and the connect's state while connecting is set. */
-    CURLM *multi;
-    struct client *c;
-    struct client_xfer x;
+    /* A remote stream started by client_sse_start: its connection made on the caller's loop,
+     * and the request still to send while connecting is set. */
+    struct client_raw conn; /* conn.h is curl then */
     char *request;
     bool connecting;
     bool headers_done;
@@ -493,6 +490,108 @@ CURL *client_raw_connect(struct client *c, int *fd, char **err)
     buf_free(&x.out);
     *fd = s;
     return h;
+}
+
+int client_raw_start(struct client *c, struct client_raw *r, char **err)
+{
+    memset(r, 0, sizeof(*r));
+    r->c = c;
+    r->fd = -1;
+    r->h = curl_easy_init();
+    r->multi = r->h ? curl_multi_init() : NULL;
+    if (!r->multi) {
+        if (r->h)
+            curl_easy_cleanup(r->h);
+        r->h = NULL;
+        *err = strdup("out of memory");
+        return -1;
+    }
+    client_xfer_setup(c, &r->x, r->h, "GET", "/", NULL, 0);
+    curl_easy_setopt(r->h, CURLOPT_CONNECT_ONLY, 1L);
+    r->connecting = true;
+    if (curl_multi_add_handle(r->multi, r->h) != CURLM_OK) {
+        client_raw_end(r);
+        *err = strdup("out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int client_raw_step(struct client_raw *r, char **err)
+{
+    if (!r->connecting)
+        return 1;
+    int running = 0, left = 0;
+    curl_multi_perform(r->multi, &running);
+    CURLMsg *msg = curl_multi_info_read(r->multi, &left);
+    if (!msg || msg->msg != CURLMSG_DONE)
+        return 0;
+    CURLcode rc = msg->data.result;
+    curl_socket_t s = CURL_SOCKET_BAD;
+    if (rc == CURLE_OK && curl_easy_getinfo(r->h, CURLINFO_ACTIVESOCKET, &s) != CURLE_OK)
+        s = CURL_SOCKET_BAD;
+    if (rc == CURLE_OK && s == CURL_SOCKET_BAD)
+        rc = CURLE_COULDNT_CONNECT;
+    r->connecting = false;
+    if (rc != CURLE_OK) {
+        json_t *none = NULL;
+        client_xfer_finish(r->c, &r->x, rc, &none, err);
+        json_decref(none);
+        return -1;
+    }
+    /* x's buffers go now: nothing of them may stay set on the handle */
+    curl_easy_setopt(r->h, CURLOPT_ERRORBUFFER, NULL);
+    curl_easy_setopt(r->h, CURLOPT_WRITEDATA, NULL);
+    curl_easy_setopt(r->h, CURLOPT_HTTPHEADER, NULL);
+    curl_slist_free_all(r->x.hdrs);
+    r->x.hdrs = NULL;
+    buf_free(&r->x.out);
+    r->fd = s;
+    return 1;
+}
+
+int client_raw_poll_fd(const struct client_raw *r)
+{
+    if (!r->connecting)
+        return r->fd;
+    /* the socket curl waits on (its highest: one for an address; none while resolving) */
+    fd_set rd, wr, ex;
+    FD_ZERO(&rd);
+    FD_ZERO(&wr);
+    FD_ZERO(&ex);
+    int max = -1;
+    if (curl_multi_fdset(r->multi, &rd, &wr, &ex, &max) != CURLM_OK)
+        max = -1;
+    return max;
+}
+
+int client_raw_timeout(const struct client_raw *r)
+{
+    if (!r->connecting)
+        return -1;
+    long ms = -1;
+    curl_multi_timeout(r->multi, &ms);
+    /* no socket yet (the name still resolving): look again soon */
+    if (client_raw_poll_fd(r) < 0 && (ms < 0 || ms > 100))
+        ms = 100;
+    return ms < 0 ? -1 : (int)ms;
+}
+
+void client_raw_end(struct client_raw *r)
+{
+    if (!r->h)
+        return;
+    if (r->connecting) {
+        json_t *none = NULL;
+        client_xfer_finish(r->c, &r->x, CURLE_OK, &none, NULL);
+        json_decref(none);
+    }
+    curl_multi_remove_handle(r->multi, r->h);
+    curl_easy_cleanup(r->h);
+    curl_multi_cleanup(r->multi); /* and with it the connect-only connection */
+    r->h = NULL;
+    r->multi = NULL;
+    r->connecting = false;
 }
 
 char *client_raw_headers(const struct client *c)
@@ -569,32 +668,23 @@ static void events_forget_request(struct client_events *ev)
 static struct client_events *events_start_remote(struct client *c, const char *path, char **err)
 {
     struct client_events *ev = calloc(1, sizeof(*ev));
-    CURL *h = ev ? curl_easy_init() : NULL;
-    CURLM *m = h ? curl_multi_init() : NULL;
-    char *req = m ? events_remote_request(c, path) : NULL;
+    char *req = ev ? events_remote_request(c, path) : NULL;
     if (!req) {
-        if (m)
-            curl_multi_cleanup(m);
-        if (h)
-            curl_easy_cleanup(h);
         free(ev);
         *err = strdup("out of memory");
         return NULL;
     }
+    if (client_raw_start(c, &ev->conn, err) < 0) {
+        explicit_bzero(req, strlen(req));
+        free(req);
+        free(ev);
+        return NULL;
+    }
     ev->fd = -1;
-    ev->c = c;
-    ev->multi = m;
-    ev->curl = h;
+    ev->curl = ev->conn.h;
     ev->request = req;
     ev->connecting = true;
     ev->chunk_need_size = true;
-    client_xfer_setup(c, &ev->x, h, "GET", "/", NULL, 0);
-    curl_easy_setopt(h, CURLOPT_CONNECT_ONLY, 1L);
-    if (curl_multi_add_handle(m, h) != CURLM_OK) {
-        client_events_close(ev);
-        *err = strdup("out of memory");
-        return NULL;
-    }
     return ev;
 }
 
@@ -602,45 +692,23 @@ static struct client_events *events_start_remote(struct client *c, const char *p
  * or failed (ev->error). 0, or -1 on failure. */
 static int events_connect_step(struct client_events *ev)
 {
-    int running = 0;
-    curl_multi_perform(ev->multi, &running);
-    int left = 0;
-    CURLMsg *msg = curl_multi_info_read(ev->multi, &left);
-    if (!msg || msg->msg != CURLMSG_DONE)
-        return 0;
-    CURLcode rc = msg->data.result;
-    curl_socket_t s = CURL_SOCKET_BAD;
-    if (rc == CURLE_OK && curl_easy_getinfo(ev->curl, CURLINFO_ACTIVESOCKET, &s) != CURLE_OK)
-        s = CURL_SOCKET_BAD;
-    if (rc == CURLE_OK && s == CURL_SOCKET_BAD)
-        rc = CURLE_COULDNT_CONNECT;
-    if (rc == CURLE_OK) {
-        /* x's buffers go now; nothing of them may stay set on the handle */
-        curl_easy_setopt(ev->curl, CURLOPT_ERRORBUFFER, NULL);
-        curl_easy_setopt(ev->curl, CURLOPT_WRITEDATA, NULL);
-        curl_easy_setopt(ev->curl, CURLOPT_HTTPHEADER, NULL);
-        curl_slist_free_all(ev->x.hdrs);
-        ev->x.hdrs = NULL;
-        buf_free(&ev->x.out);
-        ev->connecting = false;
-        ev->fd = s;
-        /* a fresh socket's send buffer takes the small request at once */
-        rc = client_raw_send(ev->curl, s, ev->request, strlen(ev->request));
-        events_forget_request(ev);
-        if (rc == CURLE_OK)
-            return 0;
-        free(ev->error);
-        ev->error = client_strdupf("engine at %s: %s", ev->c->socket_path, curl_easy_strerror(rc));
-        return -1;
-    }
-    json_t *none = NULL;
     char *why = NULL;
+    int rc = client_raw_step(&ev->conn, &why);
+    if (rc == 0)
+        return 0;
     ev->connecting = false;
-    client_xfer_finish(ev->c, &ev->x, rc, &none, &why);
-    json_decref(none);
+    if (rc > 0) {
+        ev->fd = ev->conn.fd;
+        /* a fresh socket's send buffer takes the small request at once */
+        CURLcode sent = client_raw_send(ev->curl, ev->fd, ev->request, strlen(ev->request));
+        events_forget_request(ev);
+        if (sent == CURLE_OK)
+            return 0;
+        why = client_strdupf("engine at %s: %s", ev->conn.c->socket_path, curl_easy_strerror(sent));
+    }
+    events_forget_request(ev);
     free(ev->error);
     ev->error = why;
-    events_forget_request(ev);
     return -1;
 }
 
@@ -665,18 +733,10 @@ short client_events_want(const struct client_events *ev)
 
 int client_events_timeout(const struct client_events *ev)
 {
-    if (!ev || !ev->connecting)
-        return -1;
-    long ms = -1;
-    curl_multi_timeout(ev->multi, &ms);
-    /* no socket yet (the name still resolving): look again soon */
-    if (ev->fd < 0 && (ms < 0 || ms > 100))
-        ms = 100;
-    return ms < 0 ? -1 : (int)ms;
+    return ev && ev->connecting ? client_raw_timeout(&ev->conn) : -1;
 }
 
 struct client_events *client_sse_open(struct client *c, const char *path, char **err)
-
 {
     /* The path goes into the request line as it is: nothing that could end or split it. */
     if (!path || path[0] != '/' || strlen(path) > 2048) {
@@ -735,17 +795,9 @@ struct client_events *client_events_open(struct client *c, char **err)
 
 int client_events_fd(struct client_events *ev)
 {
-    if (!ev || !ev->connecting)
-        return ev ? ev->fd : -1;
-    /* while connecting: the socket curl waits on (its highest; one for an address) */
-    fd_set r, w, x;
-    FD_ZERO(&r);
-    FD_ZERO(&w);
-    FD_ZERO(&x);
-    int max = -1;
-    if (curl_multi_fdset(ev->multi, &r, &w, &x, &max) != CURLM_OK)
-        max = -1;
-    return max;
+    if (ev && ev->connecting)
+        return client_raw_poll_fd(&ev->conn);
+    return ev ? ev->fd : -1;
 }
 
 int client_events_status(const struct client_events *ev)
@@ -935,20 +987,13 @@ void client_events_close(struct client_events *ev)
 {
     if (!ev)
         return;
-    if (ev->connecting) {
-        json_t *none = NULL;
-        client_xfer_finish(ev->c, &ev->x, CURLE_OK, &none, NULL);
-        json_decref(none);
-    }
     events_forget_request(ev);
-    if (ev->multi)
-        curl_multi_remove_handle(ev->multi, ev->curl);
-    if (ev->curl)
+    if (ev->conn.h)
+        client_raw_end(&ev->conn); /* it owns the socket */
+    else if (ev->curl)
         curl_easy_cleanup(ev->curl); /* it owns the socket */
     else
         close(ev->fd);
-    if (ev->multi)
-        curl_multi_cleanup(ev->multi); /* and with it the connect-only connection */
     free(ev->raw.data);
     free(ev->text.data);
     free(ev->error);

@@ -6,6 +6,7 @@
 #include "common/buf.h"
 
 #include <curl/curl.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* One request's state while libcurl runs it. */
@@ -29,6 +30,28 @@ int client_xfer_finish(struct client *c, struct client_xfer *x, CURLcode rc, jso
  * curl_easy_send and curl_easy_recv. The handle (the caller's: curl_easy_cleanup closes the
  * socket) with its socket in *fd; NULL with *err (malloc'd). */
 CURL *client_raw_connect(struct client *c, int *fd, char **err);
+/* The same made on a caller's loop: the TCP connect and TLS handshake in the connection's
+ * own multi (a connect-only handle must stay in one while it is used; one of its own prunes
+ * nobody's connection). client_raw_start (0, or -1 with *err), then client_raw_step when
+ * client_raw_poll_fd is ready or client_raw_timeout ms have passed: 1 connected (h and fd
+ * usable with curl_easy_send and curl_easy_recv), 0 still under way, -1 failed (*err,
+ * malloc'd). client_raw_end closes it, at any stage. */
+struct client_raw {
+    struct client *c;
+    CURLM *multi;
+    CURL *h;
+    struct client_xfer x;
+    bool connecting;
+    int fd; /* once connected */
+};
+int client_raw_start(struct client *c, struct client_raw *r, char **err);
+int client_raw_step(struct client_raw *r, char **err);
+/* The socket to poll (for reading and writing while connecting; -1: none yet). */
+int client_raw_poll_fd(const struct client_raw *r);
+/* ms until client_raw_step must run with nothing ready; -1: none. */
+int client_raw_timeout(const struct client_raw *r);
+void client_raw_end(struct client_raw *r);
+
 /* The request head's "Host:" and credential lines for a raw request on that connection, each
  * ending in CRLF; malloc'd, NULL without memory. */
 char *client_raw_headers(const struct client *c);

@@ -24,7 +24,8 @@
 
 struct client_term {
     int fd;
-    CURL *curl; /* a remote engine's TLS connection (bytes through it), else NULL */
+    CURL *curl;             /* a remote engine's TLS connection (bytes through it), else NULL */
+    struct client_raw conn; /* that connection, made on the caller's loop (conn.h is curl) */
     enum client_term_state state;
     bool connecting; /* connect() still in progress */
     bool shut_wr;    /* half-close once out is empty */
@@ -191,10 +192,11 @@ struct client_term *client_term_open_on(struct client *c, const char *path, char
         return NULL;
     }
     t->fd = -1;
-    if (!(t->curl = client_raw_connect(c, &t->fd, err))) {
+    if (client_raw_start(c, &t->conn, err) < 0) {
         client_term_close(t);
         return NULL;
     }
+    t->curl = t->conn.h;
     char *hdrs = client_raw_headers(c);
     if (!hdrs) {
         *err = strdup("out of memory");
@@ -211,8 +213,8 @@ void client_term_close(struct client_term *t)
 {
     if (!t)
         return;
-    if (t->curl)
-        curl_easy_cleanup(t->curl); /* it owns the socket */
+    if (t->conn.h)
+        client_raw_end(&t->conn); /* it owns the socket */
     else if (t->fd >= 0)
         close(t->fd);
     if (t->out.data)
@@ -225,13 +227,16 @@ void client_term_close(struct client_term *t)
 
 int client_term_fd(const struct client_term *t)
 {
-    return t && t->state <= CLIENT_TERM_OPEN ? t->fd : -1;
+    if (!t || t->state > CLIENT_TERM_OPEN)
+        return -1;
+    return t->conn.connecting ? client_raw_poll_fd(&t->conn) : t->fd;
 }
 
 short client_term_events(const struct client_term *t)
 {
     short ev = POLLIN;
-    if (t->connecting || (t->state == CLIENT_TERM_CONNECTING ? t->req_left : t->out.len))
+    if (t->connecting || t->conn.connecting ||
+        (t->state == CLIENT_TERM_CONNECTING ? t->req_left : t->out.len))
         ev |= POLLOUT;
     return ev;
 }
@@ -283,9 +288,24 @@ static ssize_t client_term_read(struct client_term *t, char *p, size_t n)
     return rc == CURLE_OK ? (ssize_t)got : -1;
 }
 
+int client_term_timeout(const struct client_term *t)
+{
+    return t && t->state <= CLIENT_TERM_OPEN ? client_raw_timeout(&t->conn) : -1;
+}
+
 /* Write what may go now: the request while connecting, everything once open. */
 static void client_term_flush(struct client_term *t)
 {
+    if (t->conn.connecting) { /* a remote engine's TCP connect and TLS handshake */
+        char *why = NULL;
+        int rc = client_raw_step(&t->conn, &why);
+        if (rc < 0)
+            client_term_fail(t, "%s", why ? why : "cannot reach the engine");
+        free(why);
+        if (rc <= 0)
+            return;
+        t->fd = t->conn.fd;
+    }
     if (t->connecting) {
         int e = 0;
         socklen_t el = sizeof(e);
@@ -370,7 +390,8 @@ enum client_term_state client_term_pump(struct client_term *t, short revents,
         return t->state;
     client_term_flush(t);
     size_t got = 0;
-    while (t->state <= CLIENT_TERM_OPEN && !t->connecting && got < CLIENT_TERM_READ_MAX) {
+    while (t->state <= CLIENT_TERM_OPEN && !t->connecting && !t->conn.connecting &&
+           got < CLIENT_TERM_READ_MAX) {
         char buf[16384];
         ssize_t n = client_term_read(t, buf, sizeof(buf));
         if (n < 0 && errno == EINTR)

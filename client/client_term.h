@@ -41,13 +41,16 @@ typedef void (*client_term_data_fn)(const char *data, size_t len, void *ud);
  * NULL with *err (malloc'd) when the socket cannot be reached at all. */
 struct client_term *client_term_open(const char *socket_path, const char *path, char **err);
 struct client;
-/* The same on client c's engine: its unix socket, or a remote engine's https (connected and
- * its TLS handshake done before this returns, so it may block up to libcurl's connect
- * timeout; the credentials go with the request). */
+/* The same on client c's engine: its unix socket, or a remote engine's https (its TCP connect
+ * and TLS handshake carried on by client_term_pump, never blocking; the credentials go with
+ * the request). */
 struct client_term *client_term_open_on(struct client *c, const char *path, char **err);
 void client_term_close(struct client_term *t);
 int client_term_fd(const struct client_term *t);
-/* What to poll for: POLLIN, plus POLLOUT while bytes wait to go out. */
+/* ms until client_term_pump must run with nothing ready (a remote connect's timeouts); -1:
+ * none. */
+int client_term_timeout(const struct client_term *t);
+/* What to poll for: POLLIN, plus POLLOUT while connecting or bytes wait to go out. */
 short client_term_events(const struct client_term *t);
 /* The descriptor is ready (or poll said nothing: harmless): write what waits, read what came
  * (bounded per call), hand the sandbox's bytes to fn. Returns the state after. */

@@ -562,6 +562,11 @@ static void term_on_alive(int status, json_t *reply, const char *err, void *ud)
 static int64_t term_next_tick(const struct ui *ui)
 {
     const struct term_tab *t = term_tab_c(ui);
+    if (t && t->sh && t->sh->st == TERM_CONNECTING && t->sh->conn) {
+        /* a remote connect's timeouts pass with nothing ready */
+        int ms = client_term_timeout(t->sh->conn);
+        return ms < 0 ? 0 : ui_now_ms() + (ms ? ms : 1);
+    }
     return t && t->sh && t->sh->st == TERM_OPEN ? t->sh->check_at : 0;
 }
 
@@ -569,6 +574,10 @@ static unsigned term_on_tick(struct ui *ui)
 {
     struct term_tab *t = term_tab(ui);
     struct term_shell *s = t ? t->sh : NULL;
+    if (s && s->st == TERM_CONNECTING && s->conn) {
+        term_pump(s, 0);
+        return UI_DIRTY_DETAIL | UI_DIRTY_FOOTER;
+    }
     if (!s || s->st != TERM_OPEN || !s->check_at || ui_now_ms() < s->check_at)
         return 0;
     s->check_at = ui_now_ms() + 1000;

@@ -64,9 +64,10 @@ stop_tls_engine() {
   wait "$p" 2>/dev/null
   PID[$1]=
 }
-SILENT_PID=
+SILENT_PID= STOPPED=
 engines_cleanup() {
   tm kill-server 2>/dev/null
+  [ -n "$STOPPED" ] && kill -CONT "$STOPPED" 2>/dev/null
   [ -n "$SILENT_PID" ] && kill "$SILENT_PID" 2>/dev/null && wait "$SILENT_PID" 2>/dev/null
   local n id
   for n in "${NAMES[@]}"; do
@@ -333,6 +334,33 @@ if poll 300 header_has "silent down" && header_has "two up"; then
   ok "silent's connect gives up: down, the others up ($(header | chars 1 120))"
 else
   fail "silent down after its connect timeout"; header >&2
+fi
+
+# A shell on a remote engine that stops answering (engine two stopped by this test's PID: its
+# listener still takes the TCP connect, the TLS handshake never comes): the Terminal tab
+# shows it connecting and ^] gives the keys back meanwhile (the old code sat in the connect).
+tm send-keys -t dash 1
+select_row "two-$$" || { fail "two (engine two) is selected"; screen >&2; }
+if show_tab Terminal "Enter opens a shell"; then
+  kill -STOP "${PID[two]}"
+  STOPPED=${PID[two]}
+  tm send-keys -t dash l
+  tm send-keys -t dash Enter
+  if wait_for "connecting · " 100; then
+    ok "a shell on an engine that does not answer shows connecting"
+    tm send-keys -t dash C-]
+    if wait_for "the shell keeps running" 100 && screen_lacks "connecting · "; then
+      ok "^] gives the keys back while the shell connects"
+    else
+      fail "^] while the shell connects"; screen >&2
+    fi
+  else
+    fail "the shell on a stopped engine shows connecting"; screen >&2
+  fi
+  kill -CONT "$STOPPED"
+  STOPPED=
+else
+  fail "Terminal tab reached"; screen >&2
 fi
 
 tm send-keys -t dash q
