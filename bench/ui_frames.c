@@ -490,7 +490,7 @@ static unsigned bench_event_action(struct bench_run *r, int i)
         view_actions.sync(ui);
         dirty |= UI_DIRTY_DETAIL;
     }
-    if (model_count_action(&ui->model, a))
+    if (model_count_action(&ui->model, ui->sel_engine, a))
         dirty |= UI_DIRTY_SESSIONS | UI_DIRTY_HEADER;
     if (ui->page_open && ui->page_open->on_event)
         dirty |= ui->page_open->on_event(ui, "action", a);

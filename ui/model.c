@@ -163,8 +163,8 @@ int model_set_sessions_of(struct model *m, size_t engine, json_t *reply, const c
         if (model_session_parse(json_array_get(arr, i), &list[k]))
             list[k++].engine = engine;
     for (size_t i = 0; i < k; i++) { /* the sparklines outlive a refetch */
-        ssize_t old = model_find_session(m, list[i].id);
-        if (old < 0 || m->sessions[old].engine != engine)
+        ssize_t old = model_find_session_of(m, engine, list[i].id);
+        if (old < 0)
             continue;
         list[i].spark = m->sessions[old].spark;
         /* counted from action events since the engine's snapshot: never count down */
@@ -191,11 +191,12 @@ int model_set_sessions(struct model *m, json_t *reply, const char **err)
     return model_set_sessions_of(m, 0, reply, err);
 }
 
-bool model_count_action(struct model *m, json_t *data)
+bool model_count_action(struct model *m, size_t engine, json_t *data)
 {
     if (!json_is_true(json_object_get(data, "new")))
         return false;
-    ssize_t at = model_find_session(m, json_string_value(json_object_get(data, "session_id")));
+    ssize_t at =
+        model_find_session_of(m, engine, json_string_value(json_object_get(data, "session_id")));
     if (at < 0)
         return false;
     m->sessions[at].action_count++;
@@ -287,7 +288,7 @@ int model_set_approvals(struct model *m, json_t *reply, const char **err)
     return model_set_approvals_of(m, 0, reply, err);
 }
 
-size_t model_count_approvals(const struct model *m, const char *session_id)
+size_t model_count_approvals(const struct model *m, size_t engine, const char *session_id)
 {
     if (!session_id)
         return json_array_size(m->approvals);
@@ -296,10 +297,20 @@ size_t model_count_approvals(const struct model *m, const char *session_id)
     json_array_foreach(m->approvals, i, a)
     {
         const char *sid = json_string_value(json_object_get(a, "session_id"));
-        if (sid && strcmp(sid, session_id) == 0)
+        if (sid && strcmp(sid, session_id) == 0 && model_approval_engine(a) == engine)
             n++;
     }
     return n;
+}
+
+ssize_t model_find_session_of(const struct model *m, size_t engine, const char *id)
+{
+    if (!id)
+        return -1;
+    for (size_t i = 0; i < m->nsessions; i++)
+        if (m->sessions[i].engine == engine && strcmp(m->sessions[i].id, id) == 0)
+            return (ssize_t)i;
+    return -1;
 }
 
 ssize_t model_find_session(const struct model *m, const char *id)
@@ -331,7 +342,7 @@ bool model_upsert_session_of(struct model *m, size_t engine, json_t *j)
     if (!model_session_parse(j, &s))
         return false;
     s.engine = engine;
-    ssize_t at = model_find_session(m, s.id);
+    ssize_t at = model_find_session_of(m, engine, s.id);
     if (s.state && strcmp(s.state, "deleted") == 0) {
         /* The list shows live sessions only (GET /v1/sessions without ?all). */
         if (at >= 0) {
@@ -422,18 +433,19 @@ size_t model_count_sessions_in(const struct model *m, const char *state)
     return n;
 }
 
-bool model_add_sample(struct model *m, json_t *data)
+bool model_add_sample(struct model *m, size_t engine, json_t *data)
 {
     struct sample x;
-    ssize_t at = model_find_session(m, json_string_value(json_object_get(data, "session")));
+    ssize_t at =
+        model_find_session_of(m, engine, json_string_value(json_object_get(data, "session")));
     if (at < 0 || !sample_parse(data, &x))
         return false;
     return samples_spark_push(&m->sessions[at].spark, &x);
 }
 
-bool model_seed_samples(struct model *m, const char *session_id, json_t *reply)
+bool model_seed_samples(struct model *m, size_t engine, const char *session_id, json_t *reply)
 {
-    ssize_t at = model_find_session(m, session_id);
+    ssize_t at = model_find_session_of(m, engine, session_id);
     json_t *arr = json_object_get(reply, "samples");
     if (at < 0 || !json_is_array(arr))
         return false;

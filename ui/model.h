@@ -59,13 +59,18 @@ int model_set_approvals_of(struct model *m, size_t engine, json_t *reply, const 
 size_t model_approval_engine(json_t *a);
 /* An `action` event that announces a new action ("new": true) counts it in its session's
  * counter: true when it did. The list is not fetched again for a counter. */
-bool model_count_action(struct model *m, json_t *data);
-size_t model_count_approvals(const struct model *m, const char *session_id);
+bool model_count_action(struct model *m, size_t engine, json_t *data);
+/* The queue's items of session_id on engine; every item with session_id NULL. */
+size_t model_count_approvals(const struct model *m, size_t engine, const char *session_id);
 /* Apply an event's data. Return true when the model changed. */
 bool model_upsert_session(struct model *m, json_t *j);
 bool model_upsert_session_of(struct model *m, size_t engine, json_t *j);
 bool model_upsert_action(struct model *m, const char *session_id, json_t *j);
 void model_clear_actions(struct model *m);
+/* Sessions are (engine, id): two engines may hold the same id. model_find_session_of is the
+ * lookup; model_find_session finds an id on any engine (the first), for what names a session
+ * by id alone (a command line's ref). */
+ssize_t model_find_session_of(const struct model *m, size_t engine, const char *id);
 ssize_t model_find_session(const struct model *m, const char *id);
 ssize_t model_find_action(const struct model *m, long long id);
 long long model_count_actions(const struct model *m);
@@ -74,10 +79,10 @@ size_t model_count_sessions_in(const struct model *m, const char *state);
 bool model_id_valid(const char *id);
 /* A `stats` event's data (a sample plus "session") into that session's sparklines; true when
  * it changed. */
-bool model_add_sample(struct model *m, json_t *data);
+bool model_add_sample(struct model *m, size_t engine, json_t *data);
 /* A GET /v1/sessions/{id}/stats reply into the session's sparklines (before the live ones);
  * true when it changed. */
-bool model_seed_samples(struct model *m, const char *session_id, json_t *reply);
+bool model_seed_samples(struct model *m, size_t engine, const char *session_id, json_t *reply);
 /* Whether needle is in the session's id, name, image or state (case-insensitive). */
 bool model_session_matches(const struct model_session *s, const char *needle);
 

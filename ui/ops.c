@@ -119,9 +119,11 @@ static void ops_done(int status, json_t *reply, const char *err, void *ud)
     const char *name = json_string_value(json_object_get(reply, "name"));
     const char *id = json_string_value(json_object_get(reply, "id"));
     const char *state = json_string_value(json_object_get(reply, "state"));
-    if (model_upsert_session(&ui->model, reply)) {
+    /* the engine the request went to (ui_request's choice for this id) */
+    size_t engine = ui_engine_index(ui, id);
+    if (model_upsert_session_of(&ui->model, engine, reply)) {
         if (op == OPS_CREATE && id && model_id_valid(id)) { /* show the new one */
-            ui->dirty |= ui_select_session(ui, id);
+            ui->dirty |= ui_select_session(ui, engine, id);
             ui->focus = UI_PANE_SESSIONS;
         }
         view_sessions.sync(ui);
@@ -149,7 +151,7 @@ static unsigned ops_send(struct ui *ui, enum ops_kind op, const char *id, const 
 static unsigned ops_delete_yes(struct ui *ui, void *ud)
 {
     (void)ud;
-    ssize_t at = model_find_session(&ui->model, ui->ops_id);
+    ssize_t at = model_find_session_of(&ui->model, ui->ops_engine, ui->ops_id);
     if (at < 0) {
         ui_set_error(ui, "that session is already gone");
         return UI_DIRTY_FOOTER;
@@ -167,6 +169,7 @@ unsigned ops_session(struct ui *ui, enum ops_kind op, const char *id)
     if (op != OPS_DELETE)
         return ops_send(ui, op, s->id, ops_label(s));
     snprintf(ui->ops_id, sizeof(ui->ops_id), "%s", s->id);
+    ui->ops_engine = s->engine;
     char q[256];
     snprintf(q, sizeof(q), "Delete session %s? Its container goes; its history stays.",
              ops_label(s));
@@ -394,6 +397,7 @@ unsigned ops_export(struct ui *ui, const char *id, const char *dir)
     if (!s)
         return UI_DIRTY_FOOTER;
     snprintf(ui->ops_id, sizeof(ui->ops_id), "%s", s->id);
+    ui->ops_engine = s->engine;
     if (dir)
         return ops_export_to(ui, s->id, dir);
     char cwd[1024];

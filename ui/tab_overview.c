@@ -385,7 +385,7 @@ static void tab_ov_config(struct tab_ov_out *o, const struct model_session *s)
     if (json_is_integer(oom) && json_integer_value(oom) > 0)
         tab_ov_line(o, "OOM kills", UI_C_BAD, "%lld", (long long)json_integer_value(oom));
     tab_ov_line(o, "Actions", UI_C_NORMAL, "%lld (%zu waiting for approval)", s->action_count,
-                model_count_approvals(&o->ui->model, s->id));
+                model_count_approvals(&o->ui->model, s->engine, s->id));
     tab_ov_line(o, NULL, UI_C_NORMAL, "%s", "");
 
     tab_ov_limits(o, opts);

@@ -89,10 +89,11 @@ static void ui_request_failed(int status, json_t *reply, const char *err, void *
 
 size_t ui_engine_index(const struct ui *ui, const char *sid)
 {
+    /* the selected session's id is the selected one's, whichever engine also has it */
+    if (sid && ui->sel_session && strcmp(sid, ui->sel_session) == 0)
+        return ui->sel_engine < ui->nengines ? ui->sel_engine : 0;
     ssize_t at = model_find_session(&ui->model, sid);
-    if (at < 0 && sid != ui->sel_session)
-        at = model_find_session(&ui->model, ui->sel_session);
-    size_t e = at >= 0 ? ui->model.sessions[at].engine : 0;
+    size_t e = at >= 0 ? ui->model.sessions[at].engine : ui->sel_engine;
     return e < ui->nengines ? e : 0;
 }
 
@@ -175,7 +176,7 @@ void ui_modal_close(struct ui *ui)
 
 const struct model_session *ui_session(const struct ui *ui)
 {
-    ssize_t at = model_find_session(&ui->model, ui->sel_session);
+    ssize_t at = model_find_session_of(&ui->model, ui->sel_engine, ui->sel_session);
     return at >= 0 ? &ui->model.sessions[at] : NULL;
 }
 
@@ -276,15 +277,17 @@ static void ui_fetch_actions(struct ui *ui)
     ui_request(ui, "GET", path, NULL, ui_actions_fetched, &ui->tok_actions);
 }
 
-unsigned ui_select_session(struct ui *ui, const char *id)
+unsigned ui_select_session(struct ui *ui, size_t engine, const char *id)
 {
-    bool same = id && ui->sel_session && strcmp(id, ui->sel_session) == 0;
+    bool same =
+        id && ui->sel_session && strcmp(id, ui->sel_session) == 0 && engine == ui->sel_engine;
     bool was_none = !id && !ui->sel_session;
     if (same || was_none)
         return 0;
     char *dup = id ? strdup(id) : NULL;
     free(ui->sel_session);
     ui->sel_session = dup;
+    ui->sel_engine = engine;
     ui->list[UI_LIST_ACTIONS].sel = ui->list[UI_LIST_ACTIONS].top = 0;
     ui->sel_action = 0;
     ui->actions_follow = true;
@@ -496,7 +499,7 @@ static void ui_on_event(const char *type, json_t *data, void *ud)
             ui->dirty |= UI_DIRTY_DETAIL;
         }
         /* the counters follow the stream: a new action is counted, nothing is fetched */
-        if (mine && model_count_action(&ui->model, data))
+        if (mine && model_count_action(&ui->model, ui_engine_no(e), data))
             ui->dirty |= UI_DIRTY_SESSIONS | UI_DIRTY_HEADER;
     } else if (strcmp(type, "approval") == 0) {
         /* the queue loses it at the refetch: say why rather than let it vanish */
@@ -510,7 +513,7 @@ static void ui_on_event(const char *type, json_t *data, void *ud)
         if (!e->approvals_refetch_at)
             e->approvals_refetch_at = ui_now_ms() + UI_APPROVALS_REFETCH_MS;
     } else if (strcmp(type, "stats") == 0) {
-        if (model_add_sample(&ui->model, data))
+        if (model_add_sample(&ui->model, ui_engine_no(e), data))
             ui->dirty |= UI_DIRTY_SESSIONS;
     }
     /* the open page hears only the engine of the session it shows */

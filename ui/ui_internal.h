@@ -357,8 +357,9 @@ struct ui {
     struct {
         const struct ui_page *page;
         void *state;
-    } slots[16];          /* pages' own state (ui_page_slot) */
-    char *sel_session;    /* selection pinned by id, not index */
+    } slots[16];       /* pages' own state (ui_page_slot) */
+    char *sel_session; /* selection pinned by (engine, id), not index */
+    size_t sel_engine;
     long long sel_action; /* 0 = none */
     long long sel_approval;
     long long guard_id;         /* the action selected by itself last (view_approvals_arm_guard) */
@@ -376,6 +377,7 @@ struct ui {
     unsigned dirty;
     char tok_spark;     /* the sparklines' history request (view_sessions_seed), one at a time */
     char spark_for[72]; /* the session it is for, or "" */
+    size_t spark_engine;
 
     /* operations, filter, themes, mouse (ops.c, view_sessions.c, cmdline.c, mouse.c) */
     struct ui_theme theme_cur;   /* the theme in use (ui->theme points here) */
@@ -383,6 +385,7 @@ struct ui {
     char tok_info;               /* GET /v1/info for the create form's default image */
     char tok_rules, tok_rule_op; /* the rules window's fetch, a rule's change (rules.c) */
     char ops_id[80];             /* the session a question or prompt is about */
+    size_t ops_engine;           /* and its engine */
     char cmd_pending[256];       /* a `:` line asked about (cmdline.c), its command named whole */
     char *sessions_filter;       /* `/`: the sessions shown contain it (NULL: all) */
     size_t *sessions_rows;       /* with a filter: row on screen → model index */
@@ -396,7 +399,7 @@ int64_t ui_now_ms(void);
 void ui_set_status(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ui_set_error(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The selected session changed (or was re-pinned): fetch its actions, reopen the tab. */
-unsigned ui_select_session(struct ui *ui, const char *id);
+unsigned ui_select_session(struct ui *ui, size_t engine, const char *id);
 unsigned ui_refresh_all(struct ui *ui);
 /* The approval queue of engine index engine again, at the next turn (after a decision). */
 void ui_approvals_refetch(struct ui *ui, size_t engine);

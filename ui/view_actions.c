@@ -35,7 +35,7 @@ static const struct list_column view_actions_columns[] = {
 
 static const struct model_session *view_actions_session(const struct ui *ui)
 {
-    ssize_t at = model_find_session(&ui->model, ui->sel_session);
+    ssize_t at = model_find_session_of(&ui->model, ui->sel_engine, ui->sel_session);
     return at >= 0 ? &ui->model.sessions[at] : NULL;
 }
 

@@ -96,7 +96,7 @@ static void view_approvals_cell(const struct ui *ui, size_t row, int column, cha
     }
     case COL_SESSION: {
         const char *sid = view_approvals_str(a, "session_id");
-        ssize_t at = model_find_session(&ui->model, sid);
+        ssize_t at = model_find_session_of(&ui->model, model_approval_engine(a), sid);
         const struct model_session *s = at >= 0 ? &ui->model.sessions[at] : NULL;
         snprintf(buf, sz, "%s", s && s->name && *s->name ? s->name : sid);
         break;
@@ -383,7 +383,7 @@ static unsigned view_approvals_show(struct ui *ui)
     const char *sid = json_string_value(json_object_get(a, "session_id"));
     if (!sid)
         return 0;
-    unsigned dirty = ui_select_session(ui, sid);
+    unsigned dirty = ui_select_session(ui, model_approval_engine(a), sid);
     view_sessions.sync(ui);
     for (size_t t = 0; t < ui_ntabs; t++)
         if (ui_tabs[t] == &tab_actions)

@@ -158,7 +158,7 @@ static void view_sessions_cell_of(const struct ui *ui, const struct model_sessio
         snprintf(buf, sz, "%lld", s->action_count);
         break;
     case COL_WAIT: {
-        size_t n = model_count_approvals(&ui->model, s->id);
+        size_t n = model_count_approvals(&ui->model, s->engine, s->id);
         if (n) {
             snprintf(buf, sz, "%zu", n);
             *color = UI_C_WARN;
@@ -195,14 +195,14 @@ static unsigned view_sessions_on_select(struct ui *ui, size_t row)
     size_t at = view_sessions_row_index(ui, row);
     if (at == SIZE_MAX)
         return 0;
-    return ui_select_session(ui, ui->model.sessions[at].id);
+    return ui_select_session(ui, ui->model.sessions[at].engine, ui->model.sessions[at].id);
 }
 
 static void view_sessions_sync(struct ui *ui)
 {
     struct ui_list *l = &ui->list[UI_LIST_SESSIONS];
     view_sessions_refilter(ui);
-    ssize_t at = model_find_session(&ui->model, ui->sel_session);
+    ssize_t at = model_find_session_of(&ui->model, ui->sel_engine, ui->sel_session);
     for (size_t r = 0; at >= 0 && r < view_sessions_count(ui); r++) {
         if (view_sessions_row_index(ui, r) == (size_t)at) {
             l->sel = r;
@@ -215,9 +215,10 @@ static void view_sessions_sync(struct ui *ui)
     list_clamp(ui, UI_LIST_SESSIONS);
     size_t row = view_sessions_row_index(ui, l->sel);
     if (view_sessions_count(ui) && row != SIZE_MAX)
-        ui->dirty |= ui_select_session(ui, ui->model.sessions[row].id);
+        ui->dirty |=
+            ui_select_session(ui, ui->model.sessions[row].engine, ui->model.sessions[row].id);
     else
-        ui->dirty |= ui_select_session(ui, NULL);
+        ui->dirty |= ui_select_session(ui, 0, NULL);
 }
 
 #define VIEW_SESSIONS_SEED_LIMIT 30 /* samples asked for: the sparkline's width and some */
@@ -226,7 +227,7 @@ static void view_sessions_seeded(int status, json_t *reply, const char *err, voi
 {
     (void)err;
     struct ui *ui = (struct ui *)((char *)ud - offsetof(struct ui, tok_spark));
-    if (status == 200 && model_seed_samples(&ui->model, ui->spark_for, reply))
+    if (status == 200 && model_seed_samples(&ui->model, ui->spark_engine, ui->spark_for, reply))
         ui->dirty |= UI_DIRTY_SESSIONS;
     ui->spark_for[0] = '\0';
     if (status >= 0) /* no engine: the next sessions fetch goes on */
@@ -244,9 +245,11 @@ void view_sessions_seed(struct ui *ui)
         s->spark.seeded = true; /* asked once: a failure is not retried in a loop */
         char path[160];
         snprintf(ui->spark_for, sizeof(ui->spark_for), "%s", s->id);
+        ui->spark_engine = s->engine;
         snprintf(path, sizeof(path), "/v1/sessions/%s/stats?limit=%d", s->id,
                  VIEW_SESSIONS_SEED_LIMIT);
-        if (ui_request(ui, "GET", path, NULL, view_sessions_seeded, &ui->tok_spark) < 0)
+        if (ui_request_on(ui, s->engine, "GET", path, NULL, view_sessions_seeded, &ui->tok_spark) <
+            0)
             ui->spark_for[0] = '\0';
         return;
     }

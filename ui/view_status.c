@@ -20,7 +20,7 @@ void view_status_draw_header(struct ui *ui)
     werase(w);
     draw_fill(w, 0, 0, width, base);
 
-    size_t waiting = model_count_approvals(&ui->model, NULL);
+    size_t waiting = model_count_approvals(&ui->model, 0, NULL);
     bool any = ui_any_engine_up(ui), several = ui->nengines > 1;
     char link[96];
     if (any && waiting)

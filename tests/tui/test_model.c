@@ -76,19 +76,19 @@ static void test_approvals(void **state)
     (void)state;
     struct model m = {0};
     const char *err = NULL;
-    assert_int_equal(model_count_approvals(&m, NULL), 0);
+    assert_int_equal(model_count_approvals(&m, 0, NULL), 0);
     json_t *r = model_test_json("{\"approvals\": [{\"id\": 4, \"session_id\": \"s1\"},"
                                 "{\"id\": 5, \"session_id\": \"s2\"},"
                                 "{\"id\": 6, \"session_id\": \"s1\"}]}");
     assert_int_equal(model_set_approvals(&m, r, &err), 0);
     json_decref(r);
-    assert_int_equal(model_count_approvals(&m, NULL), 3);
-    assert_int_equal(model_count_approvals(&m, "s1"), 2);
-    assert_int_equal(model_count_approvals(&m, "s3"), 0);
+    assert_int_equal(model_count_approvals(&m, 0, NULL), 3);
+    assert_int_equal(model_count_approvals(&m, 0, "s1"), 2);
+    assert_int_equal(model_count_approvals(&m, 0, "s3"), 0);
     json_t *bad = model_test_json("{\"approvals\": {}}");
     assert_int_equal(model_set_approvals(&m, bad, &err), -1);
     json_decref(bad);
-    assert_int_equal(model_count_approvals(&m, NULL), 3);
+    assert_int_equal(model_count_approvals(&m, 0, NULL), 3);
     model_free(&m);
 }
 
@@ -114,8 +114,8 @@ static void test_many_engines(void **state)
     /* a new action of r1 counts; another event of the same action does not */
     json_t *fresh = model_test_json("{\"id\": 9, \"session_id\": \"r1\", \"new\": true}");
     json_t *later = model_test_json("{\"id\": 9, \"session_id\": \"r1\", \"state\": \"done\"}");
-    assert_true(model_count_action(&m, fresh));
-    assert_false(model_count_action(&m, later));
+    assert_true(model_count_action(&m, 1, fresh));
+    assert_false(model_count_action(&m, 1, later));
     assert_int_equal(m.sessions[model_find_session(&m, "r1")].action_count, 5);
 
     /* engine 1 again, from a snapshot behind the stream: engine 0's stay, r1 keeps 5 */
@@ -174,12 +174,75 @@ static void test_actions_reply(void **state)
     model_free(&m);
 }
 
+/* Two engines may hold the same session id: each is its own session, keyed (engine, id), in
+ * every lookup: fetch, event, counter, sample, approval count, deletion. */
+static void test_same_id_two_engines(void **state)
+{
+    (void)state;
+    struct model m = {0};
+    const char *err = NULL;
+    json_t *r0 = model_test_json("{\"sessions\": [{\"id\": \"same\", \"name\": \"zero\", "
+                                 "\"created_at\": 10, \"action_count\": 1}]}");
+    json_t *r1 = model_test_json("{\"sessions\": [{\"id\": \"same\", \"name\": \"one\", "
+                                 "\"created_at\": 20, \"action_count\": 7}]}");
+    assert_int_equal(model_set_sessions_of(&m, 0, r0, &err), 0);
+    assert_int_equal(model_set_sessions_of(&m, 1, r1, &err), 0);
+    assert_int_equal(m.nsessions, 2); /* not merged */
+    ssize_t z = model_find_session_of(&m, 0, "same"), o = model_find_session_of(&m, 1, "same");
+    assert_true(z >= 0 && o >= 0 && z != o);
+    assert_string_equal(m.sessions[z].name, "zero");
+    assert_string_equal(m.sessions[o].name, "one");
+    assert_int_equal(model_find_session_of(&m, 2, "same"), -1);
+
+    /* an event of engine 1's updates engine 1's only */
+    json_t *ev = model_test_json("{\"id\": \"same\", \"name\": \"one\", \"state\": \"paused\", "
+                                 "\"created_at\": 20}");
+    assert_true(model_upsert_session_of(&m, 1, ev));
+    assert_int_equal(m.nsessions, 2);
+    assert_string_equal(m.sessions[model_find_session_of(&m, 1, "same")].state, "paused");
+    const char *st0 = m.sessions[model_find_session_of(&m, 0, "same")].state;
+    assert_true(!st0 || strcmp(st0, "paused") != 0);
+
+    /* a new action on engine 0 counts on engine 0's */
+    json_t *fresh = model_test_json("{\"id\": 3, \"session_id\": \"same\", \"new\": true}");
+    assert_true(model_count_action(&m, 0, fresh));
+    assert_int_equal(m.sessions[model_find_session_of(&m, 0, "same")].action_count, 2);
+    assert_int_equal(m.sessions[model_find_session_of(&m, 1, "same")].action_count, 7);
+    /* engine 1's refetch keeps its own counter, and engine 0's stays */
+    assert_int_equal(model_set_sessions_of(&m, 1, r1, &err), 0);
+    assert_int_equal(m.nsessions, 2);
+    assert_int_equal(m.sessions[model_find_session_of(&m, 0, "same")].action_count, 2);
+
+    /* approvals counted per (engine, session) */
+    json_t *a1 = model_test_json("{\"approvals\": [{\"id\": 4, \"session_id\": \"same\"},"
+                                 "{\"id\": 5, \"session_id\": \"same\"}]}");
+    assert_int_equal(model_set_approvals_of(&m, 1, a1, &err), 0);
+    assert_int_equal(model_count_approvals(&m, 1, "same"), 2);
+    assert_int_equal(model_count_approvals(&m, 0, "same"), 0);
+
+    /* deleted on engine 0: engine 1's stays */
+    json_t *gone =
+        model_test_json("{\"id\": \"same\", \"state\": \"deleted\", \"created_at\": 10}");
+    assert_true(model_upsert_session_of(&m, 0, gone));
+    assert_int_equal(m.nsessions, 1);
+    assert_int_equal(m.sessions[0].engine, 1);
+    assert_string_equal(m.sessions[0].name, "one");
+
+    json_decref(r0);
+    json_decref(r1);
+    json_decref(ev);
+    json_decref(fresh);
+    json_decref(a1);
+    json_decref(gone);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sessions_reply), cmocka_unit_test(test_session_events),
         cmocka_unit_test(test_approvals),      cmocka_unit_test(test_actions_reply),
-        cmocka_unit_test(test_many_engines),
+        cmocka_unit_test(test_many_engines),   cmocka_unit_test(test_same_id_two_engines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

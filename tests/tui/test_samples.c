@@ -248,18 +248,18 @@ static void test_model_sparks(void **state)
     assert_int_equal(model_set_sessions(&m, r, &err), 0);
     json_t *ev = samples_test_json("{\"at\": 10, \"cpu\": 50, \"mem\": 100, \"mem_limit\": 1000, "
                                    "\"session\": \"s1\"}");
-    assert_true(model_add_sample(&m, ev));
-    assert_false(model_add_sample(&m, ev)); /* the same sample twice: once */
+    assert_true(model_add_sample(&m, 0, ev));
+    assert_false(model_add_sample(&m, 0, ev)); /* the same sample twice: once */
     json_decref(ev);
     ev = samples_test_json("{\"at\": 11, \"cpu\": 60, \"session\": \"nobody\"}");
-    assert_false(model_add_sample(&m, ev));
+    assert_false(model_add_sample(&m, 0, ev));
     json_decref(ev);
 
     json_t *hist = samples_test_json("{\"samples\": [{\"at\": 8, \"cpu\": 30, \"mem\": 80}, "
                                      "{\"at\": 9, \"cpu\": 40, \"mem\": 90}, {\"at\": 10, "
                                      "\"cpu\": 99, \"mem\": 99}]}");
-    assert_true(model_seed_samples(&m, "s1", hist));
-    assert_false(model_seed_samples(&m, "nobody", hist));
+    assert_true(model_seed_samples(&m, 0, "s1", hist));
+    assert_false(model_seed_samples(&m, 0, "nobody", hist));
     json_decref(hist);
     double v[SAMPLES_SPARK_N];
     assert_int_equal(samples_spark_values(&m.sessions[0].spark, false, v), 3);
