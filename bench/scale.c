@@ -643,18 +643,13 @@ int main(int argc, char **argv)
      * between them the same actions straight to the first engine's executors */
     struct direct_run D = {0};
     char **cids = calloc((size_t)clients, sizeof(char *));
-    for (int k = 0; k < ne; k++) {
+    for (int k = ne - 1; k >= 0; k--) { /* the first engine's containers kept, for the peer */
         engine_use(&E[k]);
-        for (int i = 0; i < clients; i++)
+        for (int i = 0; i < clients; i++) {
+            free(cids[i]);
             cids[i] = E[k].ids[i] ? container_of(E[k].ids[i]) : NULL;
+        }
         sandbox_procs_find(cids, clients, &E[k].procs);
-        if (k > 0)
-            for (int i = 0; i < clients; i++)
-                free(cids[i]);
-    }
-    for (int i = 0; i < clients; i++) {
-        free(cids[i]);
-        cids[i] = E[0].ids[i] ? container_of(E[0].ids[i]) : NULL;
     }
     for (int round = 0; round < 2; round++) {
         for (int j = 0; j < ne; j++) {
