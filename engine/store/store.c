@@ -5,6 +5,8 @@
 #include "engine/base/util.h"
 #include "engine/store/store_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -433,6 +435,23 @@ int store_batch_commit(struct store *s, char **err)
         store_tx_rollback(s);
     store_sync_full(s, 1);
     return rc;
+}
+
+int store_wal_open(struct store *s)
+{
+    const char *db = sqlite3_db_filename(s->db, "main");
+    if (!db || !*db) {
+        errno = ENOENT;
+        return -1;
+    }
+    char *wal = util_strdupf("%s-wal", db);
+    if (!wal) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = open(wal, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    free(wal);
+    return fd;
 }
 
 void store_bind_text(sqlite3_stmt *st, int i, const char *v)

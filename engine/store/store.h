@@ -84,6 +84,11 @@ json_t *store_session_match(struct store *s, const char *ref);
 int store_batch_begin(struct store *s, bool durable, bool savepoints, char **err);
 /* 0, or -1 with *err (malloc'd; a spoiled bare batch too) and the batch rolled back. */
 int store_batch_commit(struct store *s, char **err);
+/* The write-ahead log's file, opened read-only, so that another thread can sync it while this
+ * one goes on (engine/commit.c): a batch committed without its own sync (durable false) is on
+ * disk once an fdatasync of this descriptor, begun after the commit, has returned 0. The
+ * caller's descriptor (close it), or -1 (errno set: no log yet, or none at all). */
+int store_wal_open(struct store *s);
 
 /* ---- actions (store_actions.c) ---- */
 /* A new action row. state: running (it runs now: committed before it reaches the sandbox),
