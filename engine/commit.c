@@ -17,7 +17,8 @@
  * gathering and committing the next batches; the continuations of a batch run once a sync
  * begun after its commit has returned (eventfd back to the loop). The loop used to stand still
  * for every fsync (milliseconds on this disk), so actions a second were bounded by fsyncs a
- * second; now a sync carries every batch committed while the one before it ran. Without the
+ * second; now the durable writes that arrive while a sync runs gather, and go in one commit
+ * and one sync when it ends (the writes that need no sync, intents, go at once). Without the
  * log's descriptor (or after a failed sync), a batch is synced by its own commit as before. */
 #include "engine/commit.h"
 
@@ -43,6 +44,7 @@ struct commit_op {
     int rc;
     char *err;
     unsigned long long seq; /* waiting for the sync of this batch */
+    bool durable;
 };
 
 /* The syncer thread's side, under mu. */
@@ -61,7 +63,6 @@ struct commit_syncer {
 struct commit {
     struct engine *eng;
     struct commit_op *head, **tail;
-    bool durable; /* some queued write asked for a synced commit */
     bool closing; /* commit_shutdown: every batch synced by its own commit */
     struct commit_counts counts;
     /* committed durable batches waiting for the sync, in order */
@@ -141,6 +142,7 @@ static void commit_on_synced(int fd, uint32_t events, void *ud)
     int error = c->sy.error;
     pthread_mutex_unlock(&c->sy.mu);
     commit_release(c, synced, error);
+    /* The durable writes that gathered meanwhile go at the end of this turn (the flush). */
 }
 
 /* The syncer, started with the first durable batch (the log exists once anything was
@@ -243,9 +245,37 @@ void commit_add(struct engine *eng, bool durable, commit_write_fn write, commit_
     op->write = write;
     op->done = done;
     op->ud = ud;
+    op->durable = durable;
     *c->tail = op;
     c->tail = &op->next;
-    c->durable |= durable;
+}
+
+/* What this flush takes from the queue: all of it; but while a sync is under way, only the
+ * writes that need none. The durable ones gather meanwhile and go in one commit when the sync
+ * ends: they could not be told before the sync after it anyway, and one commit costs less than
+ * several. Each class keeps its order; an intent never waits on a durable write queued before
+ * it (an action's end is queued only after its intent was written). *durable: some write taken
+ * asked for a synced commit. */
+static struct commit_op *commit_take(struct commit *c, bool *durable)
+{
+    bool syncing = c->wait_head && !c->closing;
+    struct commit_op *taken = NULL, **tt = &taken, *kept = NULL, **kt = &kept;
+    *durable = false;
+    for (struct commit_op *op = c->head, *next; op; op = next) {
+        next = op->next;
+        op->next = NULL;
+        if (syncing && op->durable) {
+            *kt = op;
+            kt = &op->next;
+        } else {
+            *durable |= op->durable;
+            *tt = op;
+            tt = &op->next;
+        }
+    }
+    c->head = kept;
+    c->tail = kept ? kt : &c->head;
+    return taken;
 }
 
 /* The queued writes ops in one transaction: bare, then (when one failed) again with a
@@ -281,12 +311,11 @@ bool commit_flush(struct engine *eng)
     struct commit *c = eng->commit;
     if (!c || !c->head)
         return false;
-    /* The queue is taken whole: a continuation that queues again starts the next batch. */
-    struct commit_op *ops = c->head;
-    bool durable = c->durable;
-    c->head = NULL;
-    c->tail = &c->head;
-    c->durable = false;
+    /* Taken before the writes: a continuation that queues again starts the next batch. */
+    bool durable;
+    struct commit_op *ops = commit_take(c, &durable);
+    if (!ops)
+        return false; /* durable writes wait for the sync under way to end */
     bool later = durable && !c->closing && commit_syncer_ready(c);
     char *err = NULL;
     unsigned long long n = 0;

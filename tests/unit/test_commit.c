@@ -1,7 +1,7 @@
 /* Group commit (engine/commit.c) on a real store and loop: a durable batch's continuations wait
- * for the syncer's fdatasync of the log (they run from the loop, never inside the flush); a
- * batch that need not be durable goes on at once; a failing write fails alone; what still waits
- * at shutdown is synced and run. */
+ * for the syncer's fdatasync of the log (they run from the loop, never inside the flush), and
+ * durable writes gather while a sync runs; a batch that need not be durable goes on at once; a
+ * failing write fails alone; what still waits at shutdown is synced and run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -114,6 +114,33 @@ static void test_durable_waits_for_sync(void **state)
     assert_int_equal(n.writes, 2);
 }
 
+/* While a sync runs, durable writes gather (no commit yet) and intents go at once. */
+static void test_durable_gather_during_sync(void **state)
+{
+    struct engine *eng = *state;
+    struct op a = {.eng = eng, .session = "ssss"}, b = {.eng = eng, .session = "ssss"},
+              c = {.eng = eng, .session = "ssss"}, i = {.eng = eng, .session = "ssss"};
+    commit_add(eng, true, op_write, op_done, &a);
+    assert_true(commit_flush(eng));
+    commit_add(eng, true, op_write, op_done, &b);
+    commit_add(eng, true, op_write, op_done, &c);
+    assert_false(commit_flush(eng)); /* a's sync under way: b and c wait, unwritten */
+    assert_int_equal(b.id, 0);
+    commit_add(eng, false, op_write, op_done, &i);
+    assert_true(commit_flush(eng)); /* an intent does not wait */
+    assert_int_equal(i.calls, 1);
+    assert_int_equal(b.id, 0);
+    run_until_done(eng, &c);
+    assert_int_equal(a.rc, 0);
+    assert_int_equal(b.rc, 0);
+    assert_int_equal(c.rc, 0);
+    assert_true(b.id > i.id && c.id > b.id);
+    struct commit_counts n;
+    commit_counts(eng, &n);
+    assert_int_equal(n.commits, 3); /* a; i; b and c together */
+    assert_int_equal(n.writes, 4);
+}
+
 static void test_not_durable_at_once(void **state)
 {
     struct engine *eng = *state;
@@ -161,6 +188,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_durable_waits_for_sync, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_durable_gather_during_sync, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_durable_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failing_write_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shutdown_runs_waiting, setup, teardown),
