@@ -571,6 +571,7 @@ static void egress_check_addresses(struct egress_conn *c)
     json_t *allow = egress_allow_all(c->site);
     int kept = 0;
     char refused[300] = "";
+    const char *denied = NULL;
     for (int i = 0; i < c->naddrs; i++) {
         const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
         enum egress_addr_class cls = egress_addr_classify(sa);
@@ -580,11 +581,19 @@ static void egress_check_addresses(struct egress_conn *c)
                 ? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
                 : (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
         inet_ntop(sa->sa_family, raw, text, sizeof(text));
+        /* A deny entry naming an address holds for every name that reaches it ("localhost",
+         * "2130706433", a wildcard DNS service), not only for the address as written. */
+        const char *deny = egress_patterns_match(c->site->deny, text, c->port);
+        if (deny) {
+            if (!denied)
+                snprintf(refused, sizeof(refused), "%s", text);
+            denied = denied ? denied : deny;
+            continue;
+        }
         bool ok = cls == EGRESS_ADDR_PUBLIC || egress_patterns_name_address(allow, text, c->port) ||
-                  (c->approved_literal && egress_host_is_address(c->host) &&
-                   egress_pattern_match(c->host, text, c->port));
+                  (c->approved_literal && egress_addr_equal(c->host, text));
         if (!ok) {
-            if (!refused[0])
+            if (!refused[0] && !denied)
                 snprintf(refused, sizeof(refused), "%s, a %s address", text,
                          egress_addr_class_name(cls));
             continue;
@@ -597,6 +606,14 @@ static void egress_check_addresses(struct egress_conn *c)
     }
     json_decref(allow);
     c->naddrs = kept;
+    if (!kept && denied) {
+        store_egress_decide(c->site->eng->store, c->rec, "denied", denied, "config", NULL);
+        egress_conn_reply(c, 403, "Forbidden",
+                          "paddock egress: %s %s:%d resolves to %s, denied by the rule \"%s\" "
+                          "(egress.deny)",
+                          c->method, c->host, c->port, refused, denied);
+        return;
+    }
     if (!kept) {
         store_egress_decide(c->site->eng->store, c->rec, "refused", "private address", "engine",
                             NULL);
@@ -905,12 +922,26 @@ static void egress_decide(struct egress_conn *c)
 
 static bool egress_header_dropped(const char *name, size_t n)
 {
+    /* Host too: the destination hears the host that was decided (below), not another name a
+     * shared front end would route to. */
     static const char *const hop[] = {"proxy-connection", "proxy-authorization", "connection",
-                                      "keep-alive"};
+                                      "keep-alive", "host"};
     for (size_t i = 0; i < sizeof hop / sizeof hop[0]; i++)
         if (strlen(hop[i]) == n && strncasecmp(name, hop[i], n) == 0)
             return true;
     return false;
+}
+
+/* A header's name is a token: "Host :" or a folded line (" Host: x") is one some servers read
+ * as a header the proxy would have dropped or rewritten. */
+static bool egress_header_name_valid(const char *name, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!name[i] || (!isalnum((unsigned char)name[i]) && !strchr("!#$%&'*+-.^_`|~", name[i])))
+            return false;
+    return true;
 }
 
 /* Parses the head: 0, or -1 after replying. */
@@ -920,6 +951,14 @@ static int egress_head_parse(struct egress_conn *c)
     char *eol = strstr(h, "\r\n");
     if (!eol)
         return -1;
+    /* Lines end in CRLF and nowhere else: a bare LF or CR inside a line is a line end to some
+     * servers, which would read a header (a second Host) the checks below never saw. */
+    for (size_t i = 0; i < c->head_len; i++)
+        if ((h[i] == '\n' && (i == 0 || h[i - 1] != '\r')) || (h[i] == '\r' && h[i + 1] != '\n')) {
+            egress_conn_reply(c, 400, "Bad Request",
+                              "paddock egress: a bare CR or LF in the request head");
+            return -1;
+        }
     char line[EGRESS_HEAD_MAX];
     size_t ln = (size_t)(eol - h);
     memcpy(line, h, ln);
@@ -975,12 +1014,23 @@ static int egress_head_parse(struct egress_conn *c)
      * Connection: close (one request per connection: the decision was for this one). */
     struct buf up = BUF_INIT;
     buf_printf(&up, "%s %s%s %s\r\n", c->method, *path == '/' ? "" : "/", path, version);
+    bool v6 = strchr(c->host, ':') != NULL;
+    buf_printf(&up, v6 ? "Host: [%s]" : "Host: %s", c->host);
+    if (c->port != 80)
+        buf_printf(&up, ":%d", c->port);
+    buf_printf(&up, "\r\n");
     for (char *p = eol + 2; p < h + c->head_len - 2;) {
         char *e = strstr(p, "\r\n");
         if (!e)
             break;
         char *colon = memchr(p, ':', (size_t)(e - p));
-        if (colon && !egress_header_dropped(p, (size_t)(colon - p)))
+        if (!colon || !egress_header_name_valid(p, (size_t)(colon - p))) {
+            buf_free(&up);
+            egress_conn_reply(c, 400, "Bad Request",
+                              "paddock egress: a header line that is no \"name: value\"");
+            return -1;
+        }
+        if (!egress_header_dropped(p, (size_t)(colon - p)))
             buf_append(&up, p, (size_t)(e - p) + 2);
         p = e + 2;
     }

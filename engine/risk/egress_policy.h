@@ -25,6 +25,10 @@ const char *egress_patterns_match(const json_t *patterns, const char *host, int 
  * name never does. */
 bool egress_patterns_name_address(const json_t *patterns, const char *addr, int port);
 
+/* Whether two address literals are the same address (an IPv4 one equals its IPv4-mapped
+ * IPv6 form); false when either is not an address. */
+bool egress_addr_equal(const char *a, const char *b);
+
 /* Whether pattern names an address that is not public (loopback, link-local, private ...):
  * its kind's name (static copy), else NULL. What such an entry reaches is the host's and its
  * networks', not the internet. */

@@ -376,6 +376,72 @@ static void test_denied_names_the_rule(void **state)
     free(sid);
 }
 
+/* A deny entry naming an address holds for every name that reaches it: "localhost" and the
+ * decimal form "2130706433" resolve to the denied 127.0.0.1 and are refused naming the rule,
+ * although "*" and an allow entry naming the address would let them through. */
+static void test_deny_holds_for_every_name(void **state)
+{
+    (void)state;
+    char egress[256];
+    snprintf(egress, sizeof(egress),
+             "{\"allow\": [\"*\", \"127.0.0.1:%d\"], \"deny\": [\"127.0.0.1:%d\"], "
+             "\"ask\": false}",
+             srv.http, srv.http);
+    char *sid = egress_session(egress, NULL);
+    static const char *const names[] = {"127.0.0.1", "localhost", "2130706433"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *out = client(sid, "raw GET http://%s:%d/hello.txt", names[i], srv.http);
+        if (!strstr(out, "RAW HTTP/1.1 403") || !strstr(out, "denied by the rule"))
+            fail_msg("%s reached a denied address: %s", names[i], out);
+        free(out);
+    }
+    json_t *rec = egress_record(sid);
+    json_t *c = newest(rec);
+    assert_string_equal(jstr(c, "host"), "2130706433");
+    assert_string_equal(jstr(c, "decision"), "denied");
+    json_decref(rec);
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
+/* A plain request reaches the destination with the Host that was decided: a Host header naming
+ * another site (which a shared front end would route to) is replaced, and a head that could
+ * smuggle a second Host past the proxy (a bare LF, a folded line, a space before the colon) is
+ * a 400. */
+static void test_host_is_the_destination(void **state)
+{
+    (void)state;
+    char egress[128];
+    snprintf(egress, sizeof(egress), "{\"allow\": [\"127.0.0.1:%d\"], \"ask\": false}", srv.http);
+    char *sid = egress_session(egress, NULL);
+    char *out = client(sid,
+                       "head 'GET http://127.0.0.1:%d/host HTTP/1.1\\r\\nHost: "
+                       "evil.example\\r\\n\\r\\n'",
+                       srv.http);
+    char want[64];
+    snprintf(want, sizeof(want), "| host=127.0.0.1:%d", srv.http);
+    if (!strstr(out, "RAW HTTP/1.0 200") && !strstr(out, "RAW HTTP/1.1 200"))
+        fail_msg("not relayed: %s", out);
+    if (!strstr(out, want) || strstr(out, "evil"))
+        fail_msg("the destination heard another host: %s", out);
+    free(out);
+    static const char *const smuggled[] = {
+        "X-A: 1\\nHost: evil.example",     /* a bare LF */
+        "X-A: 1\\rHost: evil.example",     /* a bare CR */
+        "X-A: 1\\r\\n Host: evil.example", /* a folded line */
+        "Host : evil.example",             /* a space before the colon */
+    };
+    for (size_t i = 0; i < sizeof smuggled / sizeof smuggled[0]; i++) {
+        out = client(sid, "head 'GET http://127.0.0.1:%d/host HTTP/1.1\\r\\n%s\\r\\n\\r\\n'",
+                     srv.http, smuggled[i]);
+        if (!strstr(out, "RAW HTTP/1.1 400"))
+            fail_msg("%s: %s", smuggled[i], out);
+        free(out);
+    }
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
 /* Unknown with ask: the connection waits as an "egress" action showing host and port;
  * approved once it connects (and asks again next time); rejected it gets 403 with who and
  * why; approved for the session it adds a rule and the next one goes through at once. */
@@ -729,6 +795,8 @@ int main(void)
         cmocka_unit_test(test_agent_naming_internal_addresses),
         cmocka_unit_test(test_allowed_http_and_tls),
         cmocka_unit_test(test_denied_names_the_rule),
+        cmocka_unit_test(test_deny_holds_for_every_name),
+        cmocka_unit_test(test_host_is_the_destination),
         cmocka_unit_test(test_unknown_waits_approved_and_rejected),
         cmocka_unit_test(test_unanswered_times_out),
         cmocka_unit_test(test_loopback_refused_without_literal_allow),
