@@ -205,6 +205,24 @@ static void test_list_and_remove(void **state)
     free(body);
 }
 
+/* Steps are commands as root with Docker's build network: on the agents' channel they follow
+ * [security] setup (here the default, "refuse") as a session's "setup" does, instead of
+ * running through this route; the operator's channel builds them (the tests above). */
+static void test_agent_steps_follow_security(void **state)
+{
+    (void)state;
+    char *body = body_with_step("{\"setup\": [\"echo %s > /etc/%s\"]}", "agent");
+    struct reply ag;
+    http_unix(harness_eng->socket, "POST", "/v1/images", body, strlen(body), 60000, &ag);
+    if (ag.status == 200)
+        remember_tags(ag.json);
+    assert_int_equal(ag.status, 403);
+    assert_string_equal(jstr(ag.json, "error.code"), "forbidden");
+    assert_non_null(strstr(jstr(ag.json, "error.message"), "[security] setup"));
+    reply_free(&ag);
+    free(body);
+}
+
 /* The daemon's own platform, and one it cannot run (not its architecture, no enabled
  * binfmt_misc emulator here), from its /info: what the engine checks, asked the same way. */
 static char native[32], foreign[32];
@@ -552,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_build_events_tags_reuse),
         cmocka_unit_test(test_no_wait_then_status),
         cmocka_unit_test(test_list_and_remove),
+        cmocka_unit_test(test_agent_steps_follow_security),
         cmocka_unit_test(test_platform),
         cmocka_unit_test(test_remote_build),
         cmocka_unit_test(test_cli),
