@@ -16,6 +16,7 @@
 #include "engine/api.h"
 #include "engine/base/child.h"
 #include "engine/base/loop.h"
+#include "engine/base/netif.h"
 #include "engine/base/proc.h"
 #include "engine/base/session_state.h"
 #include "engine/base/unix_peer.h"
@@ -575,6 +576,8 @@ static void egress_check_addresses(struct egress_conn *c)
     for (int i = 0; i < c->naddrs; i++) {
         const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
         enum egress_addr_class cls = egress_addr_classify(sa);
+        if (cls == EGRESS_ADDR_PUBLIC && netif_addr_is_host(sa))
+            cls = EGRESS_ADDR_HOST; /* the host's public address is still the host */
         char text[INET6_ADDRSTRLEN];
         const void *raw =
             sa->sa_family == AF_INET
@@ -618,9 +621,9 @@ static void egress_check_addresses(struct egress_conn *c)
         store_egress_decide(c->site->eng->store, c->rec, "refused", "private address", "engine",
                             NULL);
         egress_conn_reply(c, 403, "Forbidden",
-                          "paddock egress: %s:%d resolves to %s: refused (loopback, link-local "
-                          "and private addresses need an allow entry naming the address "
-                          "literally)",
+                          "paddock egress: %s:%d resolves to %s: refused (the host's own, "
+                          "loopback, link-local and private addresses need an allow entry naming "
+                          "the address literally)",
                           c->host, c->port, refused);
         return;
     }

@@ -198,20 +198,28 @@ const char *egress_patterns_match(const json_t *patterns, const char *host, int 
     return NULL;
 }
 
-const char *egress_pattern_internal(const char *pattern)
+int egress_pattern_address(const char *pattern, struct sockaddr_storage *ss)
 {
     char host[EGRESS_HOST_MAX + 1];
     int port;
-    struct sockaddr_storage ss = {0};
-    struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    memset(ss, 0, sizeof(*ss));
+    struct sockaddr_in *in = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
     if (egress_pattern_split(pattern, host, &port) < 0)
-        return NULL;
+        return -1;
     if (inet_pton(AF_INET, host, &in->sin_addr) == 1)
         in->sin_family = AF_INET;
     else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1)
         in6->sin6_family = AF_INET6;
     else
+        return -1;
+    return 0;
+}
+
+const char *egress_pattern_internal(const char *pattern)
+{
+    struct sockaddr_storage ss;
+    if (egress_pattern_address(pattern, &ss) < 0)
         return NULL;
     enum egress_addr_class c = egress_addr_classify((struct sockaddr *)&ss);
     return c == EGRESS_ADDR_PUBLIC ? NULL : egress_addr_class_name(c);
@@ -280,9 +288,13 @@ enum egress_addr_class egress_addr_classify(const struct sockaddr *sa)
 const char *egress_addr_class_name(enum egress_addr_class c)
 {
     static const char *const names[EGRESS_ADDR_COUNT] = {
-        [EGRESS_ADDR_PUBLIC] = "public",         [EGRESS_ADDR_LOOPBACK] = "loopback",
-        [EGRESS_ADDR_LINK_LOCAL] = "link-local", [EGRESS_ADDR_PRIVATE] = "private",
-        [EGRESS_ADDR_SHARED] = "shared",         [EGRESS_ADDR_UNSPECIFIED] = "unspecified",
+        [EGRESS_ADDR_PUBLIC] = "public",
+        [EGRESS_ADDR_LOOPBACK] = "loopback",
+        [EGRESS_ADDR_LINK_LOCAL] = "link-local",
+        [EGRESS_ADDR_PRIVATE] = "private",
+        [EGRESS_ADDR_SHARED] = "shared",
+        [EGRESS_ADDR_UNSPECIFIED] = "unspecified",
+        [EGRESS_ADDR_HOST] = "host",
     };
     return (unsigned)c < EGRESS_ADDR_COUNT ? names[c] : "unknown";
 }

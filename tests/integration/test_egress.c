@@ -10,12 +10,16 @@
  * server becomes reachable at all. */
 #include "harness.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -722,6 +726,60 @@ static void test_agent_naming_internal_addresses(void **state)
     reply_free(&r);
 }
 
+/* One of this machine's own IPv4 addresses that is not loopback, private, link-local or
+ * shared (a public address of the host, or a documentation range): into addr, and its
+ * decimal spelling into dec (a name getent resolves to it). false when it has none. */
+static bool host_public_address(char addr[INET_ADDRSTRLEN], char dec[16])
+{
+    struct ifaddrs *list = NULL;
+    bool found = false;
+    if (getifaddrs(&list) < 0)
+        return false;
+    for (struct ifaddrs *i = list; i && !found; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+            continue;
+        const struct in_addr *a =
+            &((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr;
+        uint32_t v = ntohl(a->s_addr);
+        if ((v >> 24) == 127 || (v >> 24) == 10 || (v >> 24) == 0 || (v >> 20) == 0xac1 ||
+            (v >> 16) == 0xc0a8 || (v >> 16) == 0xa9fe || (v >> 22) == (0x64400000u >> 22))
+            continue;
+        inet_ntop(AF_INET, a, addr, INET_ADDRSTRLEN);
+        snprintf(dec, 16, "%u", v);
+        found = true;
+    }
+    freeifaddrs(list);
+    return found;
+}
+
+/* The host's own public address is the host: its services bound to every interface answer
+ * there, behind a firewall that never sees the sandbox's traffic. An agent's allow entry naming
+ * it counts as network_bridge, and a name that resolves to it is refused as loopback is. */
+static void test_host_public_address_refused(void **state)
+{
+    (void)state;
+    char addr[INET_ADDRSTRLEN], dec[16];
+    if (!host_public_address(addr, dec))
+        skip();
+    char *body = strdupf("{\"network\": \"egress\", \"egress\": {\"allow\": [\"%s:1\"]}}", addr);
+    struct reply r;
+    http_unix(harness_eng->socket, "POST", "/v1/sessions", body, -1, 60000, &r);
+    if (r.status == 201)
+        engine_track(harness_eng, jstr(r.json, "id"));
+    if (r.status != 403 || !strstr(r.body, "network_bridge"))
+        fail_msg("an agent's allow entry naming %s: %ld %s", addr, r.status, r.body);
+    reply_free(&r);
+    free(body);
+    char *sid = egress_session("{\"allow\": [\"*\"], \"ask\": false}", NULL);
+    /* Port 1: nothing listens, so without the check the proxy would answer 502. */
+    char *out = client(sid, "raw GET http://%s:1/", dec);
+    if (!strstr(out, "RAW HTTP/1.1 403") || !strstr(out, "a host address"))
+        fail_msg("%s (%s) was not refused as the host's: %s", dec, addr, out);
+    free(out);
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
 /* The config file's [egress]: its allow list for sessions that give none (replaced by one
  * that does), its deny list always, its ask; a bad pattern there stops the engine at start. */
 static void test_config_defaults(void **state)
@@ -793,6 +851,7 @@ int main(void)
         cmocka_unit_test(test_options_checked),
         cmocka_unit_test(test_config_defaults),
         cmocka_unit_test(test_agent_naming_internal_addresses),
+        cmocka_unit_test(test_host_public_address_refused),
         cmocka_unit_test(test_allowed_http_and_tls),
         cmocka_unit_test(test_denied_names_the_rule),
         cmocka_unit_test(test_deny_holds_for_every_name),
