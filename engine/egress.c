@@ -34,6 +34,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -52,6 +54,11 @@
 #define EGRESS_RESOLVE_TIMEOUT_MS 10000
 #define EGRESS_PIPE_SIZE (1024 * 1024) /* a kernel pipe per direction (F_SETPIPE_SZ) */
 #define EGRESS_MAX_ADDRS 8
+/* A relayed connection holds six descriptors (both sockets, two pipes); the engine keeps this
+ * many of its RLIMIT_NOFILE for everything else (the API's listeners and their connections,
+ * Docker, the store), so that sessions' egress together cannot take the operator's socket. */
+#define EGRESS_FDS_PER_CONN 6
+#define EGRESS_FDS_RESERVED 8192 /* half the limit when it is below twice this */
 #define EGRESS_LIST_DEFAULT 200
 
 enum egress_phase { EP_HANDOFF, EP_HEAD, EP_ASK, EP_RESOLVE, EP_CONNECT, EP_RELAY };
@@ -120,6 +127,7 @@ struct egress_site {
 
 struct egress {
     struct egress_site *sites;
+    int n_conns; /* of every session: they share the engine's descriptors */
 };
 
 static struct egress_site *egress_site_find(struct engine *eng, const char *id)
@@ -206,6 +214,7 @@ static void egress_conn_end(struct egress_conn *c, const char *why)
             break;
         }
     site->n_conns--;
+    eng->egress->n_conns--;
     if (!c->resolving)
         egress_conn_free(c);
 }
@@ -1151,6 +1160,27 @@ static int egress_take_fd(int hfd)
     return got;
 }
 
+/* The connections all sessions may hold at once: what the descriptor limit leaves after the
+ * engine's own share (read each time: an operator may change the limit with prlimit), or
+ * PADDOCK_EGRESS_MAX_TOTAL when that is lower (tests, an operator's own bound). */
+static int egress_engine_budget(void)
+{
+    long budget = INT_MAX;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        rlim_t reserve =
+            rl.rlim_cur < 2 * EGRESS_FDS_RESERVED ? rl.rlim_cur / 2 : EGRESS_FDS_RESERVED;
+        rlim_t n = (rl.rlim_cur - reserve) / EGRESS_FDS_PER_CONN;
+        budget = n < (rlim_t)INT_MAX ? (long)n : INT_MAX;
+    }
+    const char *env = getenv("PADDOCK_EGRESS_MAX_TOTAL");
+    char *end = NULL;
+    long v = env && *env ? strtol(env, &end, 10) : -1;
+    if (end && !*end && v >= 0 && v < budget)
+        budget = v;
+    return (int)budget;
+}
+
 static void egress_on_handoff(int fd, uint32_t events, void *ud)
 {
     (void)events;
@@ -1173,6 +1203,14 @@ static void egress_on_handoff(int fd, uint32_t events, void *ud)
                           "paddock egress: the session has %d connections open "
                           "(egress.max_connections)",
                           c->site->max_connections);
+        return;
+    }
+    int budget = egress_engine_budget();
+    if (c->site->eng->egress->n_conns > budget) {
+        egress_conn_reply(c, 503, "Service Unavailable",
+                          "paddock egress: the engine has %d connections open for all sessions, "
+                          "as many as its descriptors allow (RLIMIT_NOFILE)",
+                          budget);
         return;
     }
     c->timer =
@@ -1223,6 +1261,7 @@ static void egress_on_accept(int fd, uint32_t events, void *ud)
         c->next = site->conns;
         site->conns = c;
         site->n_conns++;
+        site->eng->egress->n_conns++;
         if (loop_add_fd(site->eng->loop, h, EPOLLIN, egress_on_handoff, c) < 0) {
             c->hfd = -1;
             close(h);

@@ -618,6 +618,61 @@ static void test_sigkill_mid_connection_keeps_the_row(void **state)
     free(sid);
 }
 
+/* The engine restarted with one more variable ("K=V"), or without it (NULL). */
+static void engine_restart_with(const char *kv)
+{
+    assert_int_equal(engine_stop(harness_eng), 0);
+    size_t i = 0;
+    while (i < HARNESS_MAX_ENV - 1 && harness_eng->extra_env[i] &&
+           strncmp(harness_eng->extra_env[i], "PADDOCK_EGRESS_MAX_TOTAL=", 25) != 0)
+        i++;
+    harness_eng->extra_env[i] = kv;
+    assert_int_equal(engine_start(harness_eng), 0);
+}
+
+/* Sessions share the engine's descriptors: all their connections together stay under what
+ * its RLIMIT_NOFILE leaves (here bounded lower by PADDOCK_EGRESS_MAX_TOTAL=2), so sessions each
+ * inside their own egress.max_connections cannot take the descriptors the operator's socket
+ * needs. One session holding two connections: another's gets a 503 naming the engine's limit,
+ * and connects once those are gone. */
+static void test_engine_wide_connection_limit(void **state)
+{
+    (void)state;
+    engine_restart_with("PADDOCK_EGRESS_MAX_TOTAL=2");
+    char egress[128];
+    snprintf(egress, sizeof(egress), "{\"allow\": [\"127.0.0.1:%d\"]}", srv.http);
+    char *holder = egress_session(egress, NULL), *other = egress_session(egress, NULL);
+    char slow[256];
+    snprintf(slow, sizeof(slow),
+             "for i in 1 2; do python3 /tmp/c.py get http://127.0.0.1:%d/slow > /tmp/slow$i 2>&1 "
+             "& done; echo started",
+             srv.http);
+    free(run(holder, slow));
+    bool held = false;
+    for (double deadline = now_ms() + 30000; !held && now_ms() < deadline; sleep_ms(50)) {
+        json_t *rec = egress_record(holder);
+        held = json_integer_value(json_object_get(rec, "open")) == 2;
+        json_decref(rec);
+    }
+    assert_true(held);
+    char *out = client(other, "raw GET http://127.0.0.1:%d/hello.txt", srv.http);
+    if (!strstr(out, "RAW HTTP/1.1 503") || !strstr(out, "the engine has 2 connections open"))
+        fail_msg("a third connection of the engine: %s", out);
+    free(out);
+    session_delete(harness_eng, holder); /* its connections end with it */
+    bool connected = false;
+    for (double deadline = now_ms() + 30000; !connected && now_ms() < deadline; sleep_ms(200)) {
+        out = client(other, "raw GET http://127.0.0.1:%d/hello.txt", srv.http);
+        connected = strstr(out, "RAW HTTP/1.1 200") != NULL;
+        free(out);
+    }
+    assert_true(connected);
+    session_delete(harness_eng, other);
+    free(holder);
+    free(other);
+    engine_restart_with(NULL);
+}
+
 /* egress.max_bytes: a download past it is cut, the connection held open beside it closed, the
  * next one refused with a 403 naming the limit; all of it recorded. */
 static void test_byte_limit(void **state)
@@ -861,6 +916,7 @@ int main(void)
         cmocka_unit_test(test_loopback_refused_without_literal_allow),
         cmocka_unit_test(test_client_ignoring_proxy_reaches_nothing),
         cmocka_unit_test(test_byte_limit),
+        cmocka_unit_test(test_engine_wide_connection_limit),
         cmocka_unit_test(test_sigkill_mid_connection_keeps_the_row),
     };
     int failed = cmocka_run_group_tests_name("egress", tests, servers_setup, servers_teardown);
