@@ -509,6 +509,14 @@ static void test_unknown_waits_approved_and_rejected(void **state)
     assert_string_equal(jstr(rule, "pattern"), dest);
     assert_string_equal(jstr(rule, "scope"), "session");
     json_decref(rec);
+    /* The rule is this session's: another one is not let through by it. */
+    char *other = egress_session("{\"allow\": [], \"ask\": false}", NULL);
+    out = client(other, "raw GET http://127.0.0.1:%d/hello.txt", srv.http);
+    if (!strstr(out, "RAW HTTP/1.1 403") || !strstr(out, "not in the session's allow list"))
+        fail_msg("another session used the first one's rule: %s", out);
+    free(out);
+    session_delete(harness_eng, other);
+    free(other);
     session_delete(harness_eng, sid);
     free(sid);
 }
