@@ -72,9 +72,26 @@ static void test_targets(void **state)
     assert_int_equal(egress_target_parse("[::1]:8443", -1, host, &port), 0);
     assert_string_equal(host, "::1");
     assert_int_equal(egress_target_parse("pypi.org", -1, host, &port), -1); /* CONNECT: a port */
-    static const char *const bad[] = {"",          ":80",    "a b:80",  "-rf:80",      "a.org:x",
-                                      "a.org:0",   "::1:80", "[zz]:80", "a.org:70000", "[::1]x",
-                                      "a;b.org:1", "a/b:1"};
+    static const char *const bad[] = {"",
+                                      ":80",
+                                      "a b:80",
+                                      "-rf:80",
+                                      "a.org:x",
+                                      "a.org:0",
+                                      "::1:80",
+                                      "[zz]:80",
+                                      "a.org:70000",
+                                      "[::1]x",
+                                      "a;b.org:1",
+                                      "a/b:1",
+                                      "a.org..:1",
+                                      "b\xc3\xbc.de:443",
+                                      "[fe80::1%25lo]:80",
+                                      "[fe80::1%lo]:80",
+                                      "a.org:80:80",
+                                      "a\tb.org:1",
+                                      "[::1]:",
+                                      "[]:80"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (egress_target_parse(bad[i], 80, host, &port) == 0)
             fail_msg("\"%s\" should be refused", bad[i]);
