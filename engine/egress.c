@@ -602,12 +602,20 @@ static void egress_check_addresses(struct egress_conn *c)
             denied = denied ? denied : deny;
             continue;
         }
-        bool ok = cls == EGRESS_ADDR_PUBLIC || egress_patterns_name_address(allow, text, c->port) ||
-                  (c->approved_literal && egress_addr_equal(c->host, text));
+        /* 0.0.0.0 and :: are no destination: connecting there reaches this host's own
+         * services, under a name an operator would not read as loopback. Never kept, even
+         * named literally (127.0.0.1 or [::1] say what is meant). Multicast is no TCP peer. */
+        bool ok =
+            cls != EGRESS_ADDR_UNSPECIFIED &&
+            (cls == EGRESS_ADDR_PUBLIC || egress_patterns_name_address(allow, text, c->port) ||
+             (c->approved_literal && egress_addr_equal(c->host, text)));
         if (!ok) {
             if (!refused[0] && !denied)
-                snprintf(refused, sizeof(refused), "%s, a %s address", text,
-                         egress_addr_class_name(cls));
+                snprintf(refused, sizeof(refused), "%s, %s %s address%s", text,
+                         cls == EGRESS_ADDR_UNSPECIFIED ? "an" : "a", egress_addr_class_name(cls),
+                         cls == EGRESS_ADDR_UNSPECIFIED ? " (no destination: it reaches this "
+                                                          "host, whatever allows it)"
+                                                        : "");
             continue;
         }
         if (kept != i) {

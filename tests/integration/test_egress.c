@@ -789,6 +789,26 @@ static void test_agent_naming_internal_addresses(void **state)
     reply_free(&r);
 }
 
+/* 0.0.0.0 connects to this host itself: refused even where an allow entry names it (the
+ * operator's own session here; an approval of "0.0.0.0:PORT" reads as no address at all). */
+static void test_unspecified_never_reached(void **state)
+{
+    (void)state;
+    char egress[128];
+    snprintf(egress, sizeof(egress), "{\"allow\": [\"0.0.0.0:%d\", \"[::]:%d\"], \"ask\": false}",
+             srv.http, srv.http);
+    char *sid = egress_session(egress, NULL);
+    static const char *const hosts[] = {"0.0.0.0", "[::]"};
+    for (size_t i = 0; i < 2; i++) {
+        char *out = client(sid, "raw GET http://%s:%d/hello.txt", hosts[i], srv.http);
+        if (!strstr(out, "RAW HTTP/1.1 403") || !strstr(out, "an unspecified address"))
+            fail_msg("%s reached: %s", hosts[i], out);
+        free(out);
+    }
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
 /* One of this machine's own IPv4 addresses that is not loopback, private, link-local or
  * shared (a public address of the host, or a documentation range): into addr, and its
  * decimal spelling into dec (a name getent resolves to it). false when it has none. */
@@ -915,6 +935,7 @@ int main(void)
         cmocka_unit_test(test_config_defaults),
         cmocka_unit_test(test_agent_naming_internal_addresses),
         cmocka_unit_test(test_host_public_address_refused),
+        cmocka_unit_test(test_unspecified_never_reached),
         cmocka_unit_test(test_allowed_http_and_tls),
         cmocka_unit_test(test_denied_names_the_rule),
         cmocka_unit_test(test_deny_holds_for_every_name),
