@@ -206,10 +206,13 @@ int commit_init(struct engine *eng)
     c->tail = &c->head;
     c->wait_tail = &c->wait_head;
     c->sy.wal_fd = c->sy.efd = -1;
+    if (loop_add_flush(eng->loop, commit_on_flush, eng) < 0) {
+        free(c);
+        return -1;
+    }
     pthread_mutex_init(&c->sy.mu, NULL);
     pthread_cond_init(&c->sy.cv, NULL);
     eng->commit = c;
-    loop_add_flush(eng->loop, commit_on_flush, eng);
     return 0;
 }
 
