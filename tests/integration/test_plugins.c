@@ -242,22 +242,31 @@ static void test_agent_skills(void **state)
     cell_expect(id, "find_file('x', '/nope')", "ERROR: Directory /nope not found");
 
     /* file_editor: the executor's editor, as the agent, with its undo history in the cell's
-     * process. */
-    char *out = cell(id, "print(file_editor('str_replace', '/workspace/d/b.txt', "
-                         "old_str='nothing', new_str='something'))");
+     * process. It returns openhands-aci's block; fo() takes the text out of it. */
+    cell_expect(id,
+                "import json, re\n"
+                "def fo(s):\n"
+                "    m = re.fullmatch(r'<(oh_aci_output_[0-9a-f]{32})>\\n(.*)\\n</\\1>', s, re.S)\n"
+                "    return json.loads(m.group(2))['formatted_output_and_error']\n"
+                "b = file_editor('view', '/workspace/d/b.txt')\n"
+                "print(b.split('\\n')[1][:60])",
+                "{\"output\": \"Here's the result of running `cat -n` on /workspace/");
+    char *out = cell(id, "print(fo(file_editor('str_replace', '/workspace/d/b.txt', "
+                         "old_str='nothing', new_str='something')))");
     assert_starts(out, "The file /workspace/d/b.txt has been edited. Here's the result of running "
                        "`cat -n` on a snippet of /workspace/d/b.txt:\n");
     assert_non_null(strstr(out, "\tsomething"));
     free(out);
     run_expect(id, "cat /workspace/d/b.txt", "something");
-    out = cell(id, "print(file_editor('undo_edit', '/workspace/d/b.txt'))");
+    out = cell(id, "print(fo(file_editor('undo_edit', '/workspace/d/b.txt')))");
     assert_starts(out, "Last edit to /workspace/d/b.txt undone successfully.");
     free(out);
     run_expect(id, "cat /workspace/d/b.txt", "nothing");
-    cell_expect(id, "print(file_editor('create', '/workspace/d/new.py', file_text='print(1)\\n'))",
+    cell_expect(id,
+                "print(fo(file_editor('create', '/workspace/d/new.py', file_text='print(1)\\n')))",
                 "File created successfully at: /workspace/d/new.py");
     run_expect(id, "stat -c %u /workspace/d/new.py", "1000");
-    out = cell(id, "print(file_editor('view', '/workspace/missing'))");
+    out = cell(id, "print(fo(file_editor('view', '/workspace/missing')))");
     assert_starts(out, "ERROR:\nInvalid `path` parameter: /workspace/missing.");
     free(out);
     cell_expect(id, "import agentskills\nprint(sorted(agentskills.__all__))",
