@@ -250,7 +250,7 @@ static void test_agent_skills(void **state)
                 "    return json.loads(m.group(2))['formatted_output_and_error']\n"
                 "b = file_editor('view', '/workspace/d/b.txt')\n"
                 "print(b.split('\\n')[1][:60])",
-                "{\"output\": \"Here's the result of running `cat -n` on /workspace/");
+                "{\"output\": \"Here's the result of running `cat -n` on /worksp");
     char *out = cell(id, "print(fo(file_editor('str_replace', '/workspace/d/b.txt', "
                          "old_str='nothing', new_str='something')))");
     assert_starts(out, "The file /workspace/d/b.txt has been edited. Here's the result of running "
@@ -283,6 +283,10 @@ static void test_agent_skills(void **state)
 
 /* ---- the agent user ---- */
 
+/* getent passwd $(id -u), from the agent's process (the image has no getent). */
+#define PW_ENTRY                                                                                   \
+    "python3 -c 'import os, pwd; print(\":\".join(map(str, pwd.getpwuid(os.getuid()))))'"
+
 static void test_run_as_openhands(void **state)
 {
     json_t *s = session_new(harness_eng, "{\"run_as_openhands\": true}");
@@ -296,6 +300,19 @@ static void test_run_as_openhands(void **state)
     assert_string_equal(jstr(obs, "content"), "openhands /home/openhands 1000\n/workspace");
     assert_string_equal(jstr(obs, "extras.metadata.username"), "openhands");
     json_decref(obs);
+    /* The container's user database names it too (paddock's image calls uid 1000 `agent`
+     * first); the agent cannot change it. */
+    run_expect(id, "whoami; id -un; echo ~; " PW_ENTRY "; test -w /etc/passwd || echo ro",
+               "openhands\nopenhands\n/home/openhands\n"
+               "openhands:x:1000:1000:OpenHands agent:/home/openhands:/bin/bash\nro");
+    session_delete(harness_eng, id);
+    json_decref(s);
+
+    /* The native default: paddock's agent, as the image has it. */
+    s = session_new(harness_eng, NULL);
+    id = jstr(s, "id");
+    run_expect(id, "whoami; echo $USER ~; " PW_ENTRY " | cut -d: -f1,6",
+               "agent\nagent /home/agent\nagent:/home/agent");
     session_delete(harness_eng, id);
     json_decref(s);
 
@@ -305,13 +322,34 @@ static void test_run_as_openhands(void **state)
     assert_string_equal(jstr(o, "user"), "root");
     assert_int_equal(json_integer_value(json_object_get(o, "user_id")), 0);
     json_decref(o);
-    run_expect(id, "echo $USER $(id -u)", "root 0");
+    run_expect(id, "echo $USER $(id -u) $(whoami) ~", "root 0 root /root");
     session_delete(harness_eng, id);
     json_decref(s);
 
     s = session_new(harness_eng, "{\"run_as_openhands\": true, \"user_id\": 1234}");
     id = jstr(s, "id");
     run_expect(id, "echo $USER $HOME $(id -u)", "openhands /home/openhands 1234");
+    /* A uid the image does not know gets the name and a group; the image's workspace is
+     * made its own, as OpenHands chowns it. */
+    run_expect(id,
+               "whoami; id -gn; " PW_ENTRY "; grep :1234: /etc/group; stat -c %u /workspace; "
+               "touch /workspace/mine && echo written",
+               "openhands\nopenhands\n"
+               "openhands:x:1234:1234:OpenHands agent:/home/openhands:/bin/bash\n"
+               "openhands:x:1234:\n1234\nwritten");
+    session_delete(harness_eng, id);
+    json_decref(s);
+
+    /* A read-only root: /etc is a copy the executor names the agent in (the home is the
+     * writable /tmp's); the agent can change neither. */
+    s = session_new(harness_eng, "{\"run_as_openhands\": true, \"user_id\": 1234, "
+                                 "\"read_only\": true}");
+    id = jstr(s, "id");
+    run_expect(id,
+               "whoami; echo ~; " PW_ENTRY "; touch /workspace/mine && echo written; "
+               "test -w /etc/passwd || test -w /etc || echo ro",
+               "openhands\n/tmp/home\nopenhands:x:1234:1234:OpenHands agent:/tmp/home:/bin/bash\n"
+               "written\nro");
     session_delete(harness_eng, id);
     json_decref(s);
 }
