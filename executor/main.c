@@ -105,7 +105,7 @@ static void usage(FILE *f)
             "                            warnings stay on stderr\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
             "                            run_ipython, gitinfo for git metadata of commands,\n"
-            "                            agent_skills (accepted, does nothing)\n");
+            "                            agent_skills for OpenHands' agentskills module\n");
 }
 
 static int parse_seconds(const char *s, double *out)
