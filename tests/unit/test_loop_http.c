@@ -52,6 +52,40 @@ static void test_timers_fire_in_order(void **state)
     loop_free(l);
 }
 
+static int prepared[6];
+
+static long on_prepare(void *ud)
+{
+    prepared[(intptr_t)ud]++;
+    return -1;
+}
+
+static void on_stop_prepared(void *ud)
+{
+    loop_stop(ud);
+}
+
+/* The hook table is small and fixed: a hook past it is refused, not dropped silently (a
+ * listener whose hook never runs is never served), and a removed hook frees its place. */
+static void test_prepare_hooks_refused_when_full(void **state)
+{
+    struct loop *l = loop_new();
+    memset(prepared, 0, sizeof(prepared));
+    int added = 0;
+    for (intptr_t i = 0; i < 6; i++)
+        if (loop_add_prepare(l, on_prepare, (void *)i) == 0)
+            added++;
+    assert_true(added >= 1 && added < 6);
+    loop_del_prepare(l, on_prepare, (void *)0);
+    assert_int_equal(loop_add_prepare(l, on_prepare, (void *)5), 0);
+    assert_int_equal(loop_add_prepare(l, on_prepare, (void *)5), -1);
+    loop_timer_add(l, 1, on_stop_prepared, l);
+    assert_int_equal(loop_run(l), 0);
+    assert_int_equal(prepared[0], 0);
+    assert_true(prepared[1] > 0 && prepared[5] > 0);
+    loop_free(l);
+}
+
 struct pipe_ctx {
     struct loop *l;
     int fds[2];
@@ -288,6 +322,7 @@ int main(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timers_fire_in_order),
+        cmocka_unit_test(test_prepare_hooks_refused_when_full),
         cmocka_unit_test(test_fd_callback_and_delete_inside),
         cmocka_unit_test(test_http_client_on_the_loop),
         cmocka_unit_test(test_http_cancel_all_finishes_every_call),
