@@ -78,10 +78,16 @@ static int write_db(int dirfd, const char *etc, const char *name, const struct b
         buf_printf(err, "cannot write %s/%s: %s", etc, name, strerror(errno));
         return -1;
     }
-    if (io_write_all(fd, text->data, text->len) < 0 || fchown(fd, st->st_uid, st->st_gid) < 0 ||
-        fchmod(fd, st->st_mode & 07777) < 0 || close(fd) < 0) {
-        int e = errno;
-        close(fd);
+    int rc = io_write_all(fd, text->data, text->len) < 0 ||
+                     fchown(fd, st->st_uid, st->st_gid) < 0 || fchmod(fd, st->st_mode & 07777) < 0
+                 ? -1
+                 : 0;
+    int e = errno;
+    if (close(fd) < 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc < 0) {
         unlinkat(dirfd, tmp, 0);
         buf_printf(err, "cannot write %s/%s: %s", etc, name, strerror(e));
         return -1;
