@@ -93,9 +93,9 @@ static int write_db(int dirfd, const char *etc, const char *name, const struct b
         return -1;
     }
     if (renameat(dirfd, tmp, dirfd, name) < 0) {
-        int e = errno;
+        int re = errno;
         unlinkat(dirfd, tmp, 0);
-        buf_printf(err, "cannot replace %s/%s: %s", etc, name, strerror(e));
+        buf_printf(err, "cannot replace %s/%s: %s", etc, name, strerror(re));
         return -1;
     }
     return 0;
