@@ -142,6 +142,7 @@ static void http_finish(struct http *h, CURL *easy, CURLcode rc)
         r.connect_failed = rc == CURLE_COULDNT_CONNECT || call->connect_err[0];
         r.peer_refused = call->peer_refused;
         r.tls_failed = http_is_tls_error(rc);
+        r.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
     }
     call->fn(&r, call->ud);
     http_call_free(call);
@@ -423,6 +424,11 @@ static struct http_call *http_start_raw(struct http *h, const struct http_reques
     curl_easy_setopt(e, CURLOPT_WRITEDATA, call);
     if (req->timeout_ms > 0)
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, req->timeout_ms);
+    if (req->idle_timeout_ms > 0) {
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
+                         req->idle_timeout_ms < 1000 ? 1L : (req->idle_timeout_ms + 999) / 1000);
+    }
     call->hdrs = curl_slist_append(call->hdrs, "Expect:");
     for (const char *const *hl = req->headers; hl && *hl; hl++)
         call->hdrs = curl_slist_append(call->hdrs, *hl);

@@ -31,8 +31,11 @@ struct http_request {
     const char *url;
     const char *body; /* NULL: none */
     size_t body_len;
-    const char *content_type;   /* default application/json when body is set */
-    long timeout_ms;            /* 0: none */
+    const char *content_type; /* default application/json when body is set */
+    long timeout_ms;          /* 0: none */
+    /* 0: none; else the request fails (timed_out) once no byte of the reply came for this
+     * long (counted in whole seconds, at least one): a bound on a stall, not on the length. */
+    long idle_timeout_ms;
     const char *const *headers; /* extra "Name: value" lines, NULL-terminated; may be NULL */
     http_data_fn on_data;       /* NULL: buffer the whole body for the done callback */
     /* A unix socket in a directory someone else can write: each new connection goes to the
@@ -53,6 +56,7 @@ struct http_result {
     const char *error;  /* transport error text when status == -1 */
     int connect_failed; /* the socket refused or did not exist */
     int tls_failed;     /* the TLS handshake or a certificate check failed */
+    int timed_out;      /* timeout_ms or idle_timeout_ms ran out */
     int peer_refused; /* http_request.peer_check (or its not-a-socket test) refused: nothing sent */
     const void *priv; /* for http_result_header */
 };
