@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +158,14 @@ static bool commit_syncer_ready(struct commit *c)
     sy->wal_fd = store_wal_open(c->eng->store);
     sy->efd = sy->wal_fd < 0 ? -1 : eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (sy->efd >= 0 && loop_add_fd(c->eng->loop, sy->efd, EPOLLIN, commit_on_synced, c) == 0) {
-        if (pthread_create(&sy->thread, NULL, commit_syncer_main, sy) == 0) {
+        /* Every signal blocked in the syncer (it inherits the mask): the engine takes its
+         * signals on the loop (signalfd), and a SIGTERM must not land in this thread. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        int rc = pthread_create(&sy->thread, NULL, commit_syncer_main, sy);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rc == 0) {
             sy->running = true;
             return true;
         }
