@@ -3,6 +3,8 @@
 # (tests/integration/egress_servers.py) made inside a "network": "egress" sandbox through the
 # engine, against the same download made directly on the host in the same run; then the time
 # of a small request on a new connection, both ways (what the proxy adds to a connection).
+# Both over plain HTTP (a request the engine forwards) and over HTTPS (a CONNECT tunnel to a
+# loopback TLS server, what pip, npm and git do).
 #   bench/egress_bench.sh BUILD_DIR [SIZE_BYTES] [RUNS] [SMALL_N]
 # Starts its own engine on a temp state dir and removes its session and servers at the end.
 set -euo pipefail
@@ -19,7 +21,7 @@ cleanup() {
 }
 trap cleanup EXIT
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
-  -subj /CN=127.0.0.1 >/dev/null 2>&1
+  -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1
 # The servers stop when their stdin closes: this script holds its write end (fd 4).
 mkfifo "$tmp/servers.in"
 python3 "$src/tests/integration/egress_servers.py" "$tmp/cert.pem" "$tmp/key.pem" \
@@ -27,7 +29,7 @@ python3 "$src/tests/integration/egress_servers.py" "$tmp/cert.pem" "$tmp/key.pem
 servers_pid=$!
 exec 4>"$tmp/servers.in"
 for _ in $(seq 1 200); do [ -s "$tmp/servers.out" ] && break; sleep 0.05; done
-read -r http _ <"$tmp/servers.out"
+read -r http https <"$tmp/servers.out"
 mkdir -p "$tmp/state"
 PADDOCK_STATE_DIR=$tmp/state PADDOCK_TEST_LABEL=1 PADDOCK_CONFIRM=never \
   PADDOCK_EXECUTOR=$build/executor/paddock-executor "$build/paddock" serve >"$tmp/serve.log" 2>&1 &
@@ -37,7 +39,7 @@ for _ in $(seq 1 200); do curl -s --unix-socket "$sock" http://x/v1/info >/dev/n
 # An allow entry naming a host address is the operator's to make (docs/security.md): the
 # operator's socket creates the session.
 sid=$(curl -s --unix-socket "$tmp/state/operator.sock" -X POST http://x/v1/sessions \
-  -d "{\"network\":\"egress\",\"egress\":{\"allow\":[\"127.0.0.1:$http\"],\"ask\":false}}" |
+  -d "{\"network\":\"egress\",\"egress\":{\"allow\":[\"127.0.0.1:$http\",\"127.0.0.1:$https\"],\"ask\":false}}" |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 run() {
   local body
@@ -46,18 +48,25 @@ run() {
     python3 -c 'import json,sys; print(json.load(sys.stdin)["content"].strip())'
 }
 run "printf %s $(base64 -w0 "$src/bench/egress_client.py") | base64 -d > /tmp/b.py && echo ok" >/dev/null
-inside=$(run "python3 /tmp/b.py http://127.0.0.1:$http $size $runs $n" | tail -1)
-direct=$(env -u http_proxy -u HTTP_PROXY python3 "$src/bench/egress_client.py" "http://127.0.0.1:$http" "$size" "$runs" "$n")
+run "printf %s $(base64 -w0 "$tmp/cert.pem") | base64 -d > /tmp/b.pem && echo ok" >/dev/null
+args="http://127.0.0.1:$http https://127.0.0.1:$https"
+inside=$(run "python3 /tmp/b.py $args /tmp/b.pem $size $runs $n" | tail -1)
+# shellcheck disable=SC2086
+direct=$(env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY \
+  python3 "$src/bench/egress_client.py" $args "$tmp/cert.pem" "$size" "$runs" "$n")
 python3 - "$inside" "$direct" "$size" "$runs" "$n" <<'PY'
 import json, sys
 i, d = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 size, runs, n = int(sys.argv[3]), sys.argv[4], sys.argv[5]
 print(f"egress proxy bench: {size >> 20} MiB download (best of {runs}), {n} small requests")
-print(f"{'':28}{'through the proxy':>20}{'direct on the host':>20}")
-print(f"{'download MB/s':28}{i['mbps']:>20}{d['mbps']:>20}")
-print(f"{'small request ms, median':28}{i['small_ms_median']:>20}{d['small_ms_median']:>20}")
-print(f"{'small request ms, p90':28}{i['small_ms_p90']:>20}{d['small_ms_p90']:>20}")
-ratio = i['mbps'] / d['mbps'] * 100
-print(f"throughput through the proxy: {ratio:.0f} % of direct (goal: >= 80 %); "
-      f"added latency per connection (median): {i['small_ms_median'] - d['small_ms_median']:.2f} ms")
+print(f"{'':44}{'through the proxy':>20}{'direct on the host':>20}")
+for k, what in (("http", "HTTP"), ("https", "HTTPS (CONNECT)")):
+    a, b = i[k], d[k]
+    print(f"{what + ' download MB/s':44}{a['mbps']:>20}{b['mbps']:>20}")
+    print(f"{what + ' small request ms, median':44}{a['small_ms_median']:>20}{b['small_ms_median']:>20}")
+    print(f"{what + ' small request ms, p90':44}{a['small_ms_p90']:>20}{b['small_ms_p90']:>20}")
+for k, what in (("http", "HTTP"), ("https", "HTTPS")):
+    a, b = i[k], d[k]
+    print(f"{what}: through the proxy {a['mbps'] / b['mbps'] * 100:.0f} % of direct (goal: >= 80 %); "
+          f"added latency per connection (median): {a['small_ms_median'] - b['small_ms_median']:.2f} ms")
 PY
