@@ -4,7 +4,9 @@
 # engine, against the same download made directly on the host in the same run; then the time
 # of a small request on a new connection, both ways (what the proxy adds to a connection).
 # Both over plain HTTP (a request the engine forwards) and over HTTPS (a CONNECT tunnel to a
-# loopback TLS server, what pip, npm and git do).
+# loopback TLS server, what pip, npm and git do). A third column, for what the proxy is not:
+# the same client and servers both inside the sandbox, on its own loopback (no proxy), which
+# pays the sandbox's own costs (its seccomp filter, its cgroup, its Python) without the relay.
 #   bench/egress_bench.sh BUILD_DIR [SIZE_BYTES] [RUNS] [SMALL_N]
 # Starts its own engine on a temp state dir and removes its session and servers at the end.
 set -euo pipefail
@@ -49,24 +51,34 @@ run() {
 }
 run "printf %s $(base64 -w0 "$src/bench/egress_client.py") | base64 -d > /tmp/b.py && echo ok" >/dev/null
 run "printf %s $(base64 -w0 "$tmp/cert.pem") | base64 -d > /tmp/b.pem && echo ok" >/dev/null
+run "printf %s $(base64 -w0 "$tmp/key.pem") | base64 -d > /tmp/b.key && echo ok" >/dev/null
+run "printf %s $(base64 -w0 "$src/tests/integration/egress_servers.py") | base64 -d > /tmp/s.py && echo ok" >/dev/null
 args="http://127.0.0.1:$http https://127.0.0.1:$https"
 inside=$(run "python3 /tmp/b.py $args /tmp/b.pem $size $runs $n" | tail -1)
+# the sandbox's own loopback, in a subshell (the agent's shell is persistent): its servers
+# stop when the subshell's fd 3, their stdin, closes
+local_cmd="(rm -f /tmp/s.in /tmp/s.out; mkfifo /tmp/s.in; python3 /tmp/s.py /tmp/b.pem /tmp/b.key </tmp/s.in >/tmp/s.out &"
+local_cmd+=" exec 3>/tmp/s.in; for _ in \$(seq 1 200); do [ -s /tmp/s.out ] && break; sleep 0.05; done; read -r h t </tmp/s.out;"
+local_cmd+=" env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY python3 /tmp/b.py http://127.0.0.1:\$h"
+local_cmd+=" https://127.0.0.1:\$t /tmp/b.pem $size $runs $n; exec 3>&-; wait)"
+sandboxed=$(run "$local_cmd" | tail -1)
 # shellcheck disable=SC2086
 direct=$(env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY \
   python3 "$src/bench/egress_client.py" $args "$tmp/cert.pem" "$size" "$runs" "$n")
-python3 - "$inside" "$direct" "$size" "$runs" "$n" <<'PY'
+python3 - "$inside" "$direct" "$sandboxed" "$size" "$runs" "$n" <<'PY'
 import json, sys
-i, d = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-size, runs, n = int(sys.argv[3]), sys.argv[4], sys.argv[5]
+i, d, l = (json.loads(a) for a in sys.argv[1:4])
+size, runs, n = int(sys.argv[4]), sys.argv[5], sys.argv[6]
 print(f"egress proxy bench: {size >> 20} MiB download (best of {runs}), {n} small requests")
-print(f"{'':44}{'through the proxy':>20}{'direct on the host':>20}")
+print(f"{'':38}{'through the proxy':>18}{'direct on the host':>20}{'in-sandbox loopback':>21}")
 for k, what in (("http", "HTTP"), ("https", "HTTPS (CONNECT)")):
-    a, b = i[k], d[k]
-    print(f"{what + ' download MB/s':44}{a['mbps']:>20}{b['mbps']:>20}")
-    print(f"{what + ' small request ms, median':44}{a['small_ms_median']:>20}{b['small_ms_median']:>20}")
-    print(f"{what + ' small request ms, p90':44}{a['small_ms_p90']:>20}{b['small_ms_p90']:>20}")
+    a, b, c = i[k], d[k], l[k]
+    for f, name in (("mbps", "download MB/s"), ("small_ms_median", "small request ms, median"),
+                    ("small_ms_p90", "small request ms, p90")):
+        print(f"{what + ' ' + name:38}{a[f]:>18}{b[f]:>20}{c[f]:>21}")
 for k, what in (("http", "HTTP"), ("https", "HTTPS")):
     a, b = i[k], d[k]
-    print(f"{what}: through the proxy {a['mbps'] / b['mbps'] * 100:.0f} % of direct (goal: >= 80 %); "
+    print(f"{what}: through the proxy {a['mbps'] / b['mbps'] * 100:.0f} % of direct (goal: >= 80 %), "
+          f"{a['mbps'] / l[k]['mbps'] * 100:.0f} % of the sandbox's own loopback; "
           f"added latency per connection (median): {a['small_ms_median'] - b['small_ms_median']:.2f} ms")
 PY
