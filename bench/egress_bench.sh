@@ -54,7 +54,14 @@ run "printf %s $(base64 -w0 "$tmp/cert.pem") | base64 -d > /tmp/b.pem && echo ok
 run "printf %s $(base64 -w0 "$tmp/key.pem") | base64 -d > /tmp/b.key && echo ok" >/dev/null
 run "printf %s $(base64 -w0 "$src/tests/integration/egress_servers.py") | base64 -d > /tmp/s.py && echo ok" >/dev/null
 args="http://127.0.0.1:$http https://127.0.0.1:$https"
-inside=$(run "python3 /tmp/b.py $args /tmp/b.pem $size $runs $n" | tail -1)
+# CPU time (ticks) of a host process: the engine relays, the servers serve; taken around the
+# downloads alone (the small requests are a pass of their own)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+e0=$(ticks "$engine_pid") s0=$(ticks "$servers_pid")
+inside=$(run "python3 /tmp/b.py $args /tmp/b.pem $size $runs 0" | tail -1)
+e1=$(ticks "$engine_pid") s1=$(ticks "$servers_pid")
+inside_small=$(run "python3 /tmp/b.py $args /tmp/b.pem $size 0 $n" | tail -1)
 # the sandbox's own loopback, in a subshell (the agent's shell is persistent): its servers
 # stop when the subshell's fd 3, their stdin, closes
 local_cmd="(rm -f /tmp/s.in /tmp/s.out; mkfifo /tmp/s.in; python3 /tmp/s.py /tmp/b.pem /tmp/b.key </tmp/s.in >/tmp/s.out &"
@@ -62,20 +69,36 @@ local_cmd+=" exec 3>/tmp/s.in; for _ in \$(seq 1 200); do [ -s /tmp/s.out ] && b
 local_cmd+=" env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY python3 /tmp/b.py http://127.0.0.1:\$h"
 local_cmd+=" https://127.0.0.1:\$t /tmp/b.pem $size $runs $n; exec 3>&-; wait)"
 sandboxed=$(run "$local_cmd" | tail -1)
-# shellcheck disable=SC2086
-direct=$(env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY \
-  python3 "$src/bench/egress_client.py" $args "$tmp/cert.pem" "$size" "$runs" "$n")
-python3 - "$inside" "$direct" "$sandboxed" "$size" "$runs" "$n" <<'PY'
+direct() {
+  # shellcheck disable=SC2086
+  env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY \
+    python3 "$src/bench/egress_client.py" $args "$tmp/cert.pem" "$size" "$@"
+}
+d0=$(ticks "$servers_pid")
+direct=$(direct "$runs" 0)
+d1=$(ticks "$servers_pid")
+direct_small=$(direct 0 "$n")
+python3 - "$inside" "$inside_small" "$direct" "$direct_small" "$sandboxed" "$size" "$runs" "$n" \
+  "$(((e1 - e0) * 1000 / hz))" "$(((s1 - s0) * 1000 / hz))" "$(((d1 - d0) * 1000 / hz))" <<'PY'
 import json, sys
-i, d, l = (json.loads(a) for a in sys.argv[1:4])
-size, runs, n = int(sys.argv[4]), sys.argv[5], sys.argv[6]
+i, i2, d, d2, l = (json.loads(a) for a in sys.argv[1:6])
+for a, b in ((i, i2), (d, d2)):
+    for k in a:
+        a[k].update(b[k])
+size, runs, n = int(sys.argv[6]), int(sys.argv[7]), sys.argv[8]
+relay_ms, server_ms, direct_server_ms = (int(a) for a in sys.argv[9:12])
+gb = 2 * size * runs / 1e9  # both downloads, HTTP and HTTPS
 print(f"egress proxy bench: {size >> 20} MiB download (best of {runs}), {n} small requests")
 print(f"{'':38}{'through the proxy':>18}{'direct on the host':>20}{'in-sandbox loopback':>21}")
 for k, what in (("http", "HTTP"), ("https", "HTTPS (CONNECT)")):
     a, b, c = i[k], d[k], l[k]
-    for f, name in (("mbps", "download MB/s"), ("small_ms_median", "small request ms, median"),
+    for f, name in (("mbps", "download MB/s"), ("cpu_ms_per_gb", "client CPU ms per GB"),
+                    ("small_ms_median", "small request ms, median"),
                     ("small_ms_p90", "small request ms, p90")):
         print(f"{what + ' ' + name:38}{a[f]:>18}{b[f]:>20}{c[f]:>21}")
+print(f"{'both downloads: engine CPU ms per GB':38}{relay_ms / gb:>18.0f}{'-':>20}{'-':>21}")
+print(f"{'both downloads: server CPU ms per GB':38}{server_ms / gb:>18.0f}{direct_server_ms / gb:>20.0f}"
+      f"{'(in the sandbox)':>21}")
 for k, what in (("http", "HTTP"), ("https", "HTTPS")):
     a, b = i[k], d[k]
     print(f"{what}: through the proxy {a['mbps'] / b['mbps'] * 100:.0f} % of direct (goal: >= 80 %), "
