@@ -110,10 +110,11 @@ int cmd_egress(struct app *app, int argc, char **argv);
 
 /* The dashboard's export (struct ui_options.export_session): session id's record into dir
  * as NAME.json, NAME.md and NAME.cast (NAME: the session's name when plain, else its id;
- * each written as NAME.EXT.part and renamed when whole). ctx is the struct app (its engine);
+ * each written as NAME.EXT.part and renamed when whole). ctx is the struct app, engine the
+ * session's engine's name (NULL: the app's);
  * progress (may be NULL) hears (done, total) actions fetched. 0 with *msg saying where, or
  * -1 with *msg saying why. */
-int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
-                       void *progress_ctx, char **msg);
+int app_export_session(void *ctx, const char *engine, const char *id, const char *dir,
+                       ui_progress_fn progress, void *progress_ctx, char **msg);
 
 #endif

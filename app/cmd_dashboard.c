@@ -14,6 +14,7 @@
 #endif
 
 #define DASH_THEME_DIRS 4
+#define DASH_ENGINES_MAX 7 /* beside the local one: the dashboard shows 8 at most */
 
 /* Where NAME.theme is looked for, in order: the operator's own, next to the binary (the build
  * tree's build/themes), the install relative to the binary, the configured data dir. */
@@ -99,8 +100,24 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
     /* A remote engine (--engine NAME): no state dir here to diagnose, none to start. */
     bool remote = app->engine && strcmp(app->engine, APP_ENGINE_LOCAL) != 0;
     opt.state_dir = remote ? NULL : app->state_dir;
-    struct client *cl = app_client_new(app);
+    opt.engine_name = app->engine;
+    /* No engine named: the config file's engines beside the local one. */
+    struct ui_engine_conf others[DASH_ENGINES_MAX];
+    size_t nothers = 0;
     int rc = 1;
+    for (size_t i = 1; !app->engine && i < app_engine_count(app) && nothers < DASH_ENGINES_MAX;
+         i++) {
+        others[nothers].name = app_engine_name(app, i);
+        if (!(others[nothers].client = app_client_of(app, others[nothers].name, &err))) {
+            fprintf(stderr, "paddock: engine %s: %s\n", others[nothers].name,
+                    err ? err : "out of memory");
+            goto out;
+        }
+        nothers++;
+    }
+    opt.engines = others;
+    opt.nengines = nothers;
+    struct client *cl = app_client_new(app);
     if (remote && cl) {
         rc = ui_run(cl, &opt, &err);
         if (err)
@@ -118,8 +135,11 @@ int cmd_dashboard(struct app *app, int argc, char **argv)
         if (err)
             fprintf(stderr, "paddock: %s\n", err);
     }
-    free(err);
     client_free(cl);
+out:
+    free(err);
+    for (size_t i = 0; i < nothers; i++)
+        client_free(others[i].client);
     for (size_t i = 0; dirs[i]; i++)
         free(dirs[i]);
     return rc;

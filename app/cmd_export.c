@@ -215,11 +215,14 @@ static int export_mkdir_p(const char *dir, char **msg)
     return rc;
 }
 
-int app_export_session(void *ctx, const char *id, const char *dir, ui_progress_fn progress,
-                       void *progress_ctx, char **msg)
+int app_export_session(void *ctx, const char *engine, const char *id, const char *dir,
+                       ui_progress_fn progress, void *progress_ctx, char **msg)
 {
+    struct app *app = ctx;
+    if (engine) /* the dashboard runs this in a child: its own copy of app */
+        app->engine = engine;
     struct export_src src = {
-        .cl = app_client_new(ctx), .progress = progress, .progress_ctx = progress_ctx};
+        .cl = app_client_new(app), .progress = progress, .progress_ctx = progress_ctx};
     *msg = NULL;
     json_t *doc = export_collect(&src, id);
     if (!doc) {

@@ -19,11 +19,18 @@ struct config_key {
     const char *section, *name;
     enum config_type type;
     size_t offset;
+    double max; /* numbers only; 0: no upper bound */
 };
 
-#define CK(sec, key, type, field)                                                                  \
+#define CK(sec, key, ty, field)                                                                    \
     {                                                                                              \
-        sec, key, type, offsetof(struct config, field)                                             \
+        .section = sec, .name = key, .type = ty, .offset = offsetof(struct config, field)          \
+    }
+/* A number with an upper bound: a typo of a few zeros is refused at start, not obeyed. */
+#define CKMAX(sec, key, field, top)                                                                \
+    {                                                                                              \
+        .section = sec, .name = key, .type = CT_NUMBER, .offset = offsetof(struct config, field),  \
+        .max = top                                                                                 \
     }
 static const struct config_key config_keys[] = {
     CK("sandbox", "base_container_image", CT_STRING, base_container_image),
@@ -42,8 +49,8 @@ static const struct config_key config_keys[] = {
     CK("security", "root_agent", CT_STRING, security[9]),
     CK("security", "backend_local", CT_STRING, security[10]),
     CK("paddock", "confirm", CT_STRING, confirm),
-    CK("paddock", "approval_timeout", CT_NUMBER, approval_timeout),
-    CK("paddock", "retention_days", CT_NUMBER, retention_days),
+    CKMAX("paddock", "approval_timeout", approval_timeout, 86400),
+    CKMAX("paddock", "retention_days", retention_days, 36500),
     CK("paddock", "socket", CT_STRING, socket),
     CK("paddock", "state_dir", CT_STRING, state_dir),
     CK("paddock", "pool", CT_STRING, pool),
@@ -75,7 +82,8 @@ static const struct config_key config_keys[] = {
 /* The keys of an [engines.NAME] section, all strings. */
 #define EK(key, field)                                                                             \
     {                                                                                              \
-        "engines", key, CT_STRING, offsetof(struct config_engine, field)                           \
+        .section = "engines", .name = key, .type = CT_STRING,                                      \
+        .offset = offsetof(struct config_engine, field)                                            \
     }
 static const struct config_key config_engine_keys[] = {
     EK("url", url),       EK("token_file", token_file), EK("ca", ca),
@@ -288,7 +296,8 @@ static int config_value(struct config_parser *p, struct config *c, const char *k
     void *field = k ? (char *)c + k->offset : NULL;
     if (strncmp(p->section, CONFIG_EGRESS_PRESETS, strlen(CONFIG_EGRESS_PRESETS)) == 0) {
         /* a preset's one key; its field is in the last preset, not in struct config */
-        static const struct config_key preset_allow = {"egress.presets", "allow", CT_STRINGS, 0};
+        static const struct config_key preset_allow = {
+            .section = "egress.presets", .name = "allow", .type = CT_STRINGS};
         k = strcmp(key, "allow") == 0 ? &preset_allow : NULL;
         field = k ? &c->egress_presets[c->negress_presets - 1].allow : NULL;
     }
@@ -387,6 +396,8 @@ static int config_value(struct config_parser *p, struct config *c, const char *k
         return config_fail(p, "%s takes %s, not a number", key, config_type_name(k->type));
     if (d <= 0)
         return config_fail(p, "%s must be above 0", key);
+    if (k->max > 0 && d > k->max)
+        return config_fail(p, "%s must be at most %g", key, k->max);
     *(double *)field = d;
     return 0;
 }

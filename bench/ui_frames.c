@@ -6,7 +6,10 @@
  * no engine: the requests the views start stay queued and are never sent. Issue 6's budget
  * is 10 ms a frame; this measures it, tests do not assert it.
  *
- *   paddock-bench-ui [--size COLSxROWS]... [--frames N] [--lines N] [--sessions N]
+ *   paddock-bench-ui [--size COLSxROWS]... [--frames N] [--lines N] [--sessions N] [--engines E]
+ *
+ * --engines E: E engines (1..8) of N sessions each, as the dashboard holds them over many
+ * engines (issue 20: 3 x 200): one list with the ENGINE column, each engine up in the header.
  *
  * A frame is timed from the key (or the event) to doupdate's return: the handler, the
  * drawing of what it made dirty and the write to the terminal.
@@ -33,8 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Sessions in the model (--sessions; issue 20 asks for 500). */
+/* Sessions in the model (--sessions; issue 20 asks for 500), each engine's (--engines). */
 static int bench_sessions = 200;
+static int bench_engines = 1;
 #define BENCH_APPROVALS 5
 #define BENCH_LOG_MAX_BYTES (64u << 20) /* the log view's byte bound: far above 100,000 lines */
 
@@ -185,14 +189,17 @@ static json_t *bench_action_json(long long id, const char *sid, double now)
 static void bench_fill_model(struct ui *ui)
 {
     double now = (double)time(NULL);
-    json_t *list = json_array();
-    for (int i = 0; i < bench_sessions; i++)
-        json_array_append_new(list, bench_session_json(i, now));
-    json_t *reply = json_pack("{s:o}", "sessions", list);
     const char *err = NULL;
-    if (model_set_sessions(&ui->model, reply, &err) < 0)
-        fprintf(stderr, "paddock-bench-ui: sessions: %s\n", err);
-    json_decref(reply);
+    json_t *reply = NULL;
+    for (int e = 0; e < bench_engines; e++) { /* each engine's list, as its fetch brings it */
+        json_t *list = json_array();
+        for (int i = 0; i < bench_sessions; i++)
+            json_array_append_new(list, bench_session_json(e * bench_sessions + i, now));
+        reply = json_pack("{s:o}", "sessions", list);
+        if (model_set_sessions_of(&ui->model, (size_t)e, reply, &err) < 0)
+            fprintf(stderr, "paddock-bench-ui: sessions: %s\n", err);
+        json_decref(reply);
+    }
     view_sessions.sync(ui);
 
     json_t *appr = json_array();
@@ -471,16 +478,20 @@ static unsigned bench_scroll(struct bench_run *r, int i)
     return bench_key(r, i / 100 % 2 ? 'j' : 'k');
 }
 
-/* What ui.c's event handler does with an `action` event for the session shown. */
+/* What ui.c's event handler does with an `action` event for the session shown: a new
+ * action ("new": true) is counted in its session's row too. */
 static unsigned bench_event_action(struct bench_run *r, int i)
 {
     struct ui *ui = r->ui;
     json_t *a = bench_action_json(100000 + i, ui->sel_session, (double)time(NULL));
+    json_object_set_new(a, "new", json_true());
     unsigned dirty = 0;
     if (model_upsert_action(&ui->model, ui->sel_session, a)) {
         view_actions.sync(ui);
         dirty |= UI_DIRTY_DETAIL;
     }
+    if (model_count_action(&ui->model, a))
+        dirty |= UI_DIRTY_SESSIONS | UI_DIRTY_HEADER;
     if (ui->page_open && ui->page_open->on_event)
         dirty |= ui->page_open->on_event(ui, "action", a);
     json_decref(a);
@@ -566,15 +577,19 @@ static int bench_size(int cols, int rows, int frames, unsigned long long lines,
 
     static const struct ui_options opt = {0};
     struct client *c = client_new("/nonexistent/paddock-bench-ui.sock");
+    static const char *const names[UI_ENGINES_MAX] = {"local", "build", "gpu", "edge",
+                                                      "batch", "eu",    "us",  "lab"};
     struct ui ui = {
-        .client = c,
+        .nengines = (size_t)bench_engines,
         .async = client_async_new(c),
         .opt = &opt,
         .theme = theme_find("dark"),
         .focus = UI_PANE_SESSIONS,
         .actions_follow = true,
-        .connected = true, /* the header says live; fetches are queued, never sent */
     };
+    for (size_t e = 0; e < ui.nengines; e++) /* the header says up; requests stay queued */
+        ui.engines[e] =
+            (struct ui_engine){.ui = &ui, .name = names[e], .client = c, .connected = true};
     const char *cs = nl_langinfo(CODESET);
     ui.utf8 = cs && strcasecmp(cs, "UTF-8") == 0;
     ui.color = has_colors() && start_color() == OK;
@@ -592,7 +607,8 @@ static int bench_size(int cols, int rows, int frames, unsigned long long lines,
     bench_measure(&r, "main screen, full redraw", n, bench_full);
     ui.focus = UI_PANE_SESSIONS;
     char jk[80];
-    snprintf(jk, sizeof(jk), "sessions: j/k through %d (tab reopens)", bench_sessions);
+    snprintf(jk, sizeof(jk), "sessions: j/k through %d (tab reopens)",
+             bench_sessions * bench_engines);
     bench_measure(&r, jk, many, bench_jk);
     bench_show(&ui, ui_tabs[0]);
     bench_fill_actions(&ui);
@@ -652,10 +668,11 @@ static int bench_size(int cols, int rows, int frames, unsigned long long lines,
     mem->end = bench_rss_mb("VmRSS");
     mem->hwm = bench_rss_mb("VmHWM");
 
-    printf("\ndashboard frames, %dx%d xterm-256color on a pty: %d sessions, %zu actions, %d "
-           "approvals, %llu log lines; ms from the key or event to the frame on the terminal "
-           "(budget 10 ms)\n\n",
-           cols, rows, bench_sessions, (size_t)MODEL_ACTIONS_LIMIT, BENCH_APPROVALS, lines);
+    printf("\ndashboard frames, %dx%d xterm-256color on a pty: %d engine%s x %d sessions, %zu "
+           "actions, %d approvals, %llu log lines; ms from the key or event to the frame on the "
+           "terminal (budget 10 ms)\n\n",
+           cols, rows, bench_engines, bench_engines == 1 ? "" : "s", bench_sessions,
+           (size_t)MODEL_ACTIONS_LIMIT, BENCH_APPROVALS, lines);
     printf("| %-56s | %6s | %7s | %7s | %7s | %11s |\n", "frame", "n", "p50", "p95", "max",
            "bytes/frame");
     printf("|%s|%s|%s|%s|%s|%s|\n", "----------------------------------------------------------",
@@ -689,8 +706,8 @@ static int bench_size(int cols, int rows, int frames, unsigned long long lines,
             "%d approvals and the windows; +%.1f MB of heap for %llu log lines; %.1f MB after %llu "
             "more lines (the buffer holds %zu lines, %.1f MB of text, %llu dropped: "
             "bounded); %.1f MB at the end, peak %.1f MB\n",
-            mem->base, mem->model, bench_sessions, (size_t)MODEL_ACTIONS_LIMIT, BENCH_APPROVALS,
-            mem->logs, lines, mem->overflow, lines * 10, mem->log_count,
+            mem->base, mem->model, bench_sessions * bench_engines, (size_t)MODEL_ACTIONS_LIMIT,
+            BENCH_APPROVALS, mem->logs, lines, mem->overflow, lines * 10, mem->log_count,
             (double)mem->log_bytes / 1048576.0, mem->log_dropped, mem->end, mem->hwm);
 
     ui_pages_end(&ui);
@@ -706,11 +723,10 @@ static int bench_size(int cols, int rows, int frames, unsigned long long lines,
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"size", required_argument, NULL, 's'},
-                                         {"frames", required_argument, NULL, 'f'},
-                                         {"lines", required_argument, NULL, 'l'},
-                                         {"sessions", required_argument, NULL, 'n'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"size", required_argument, NULL, 's'},    {"frames", required_argument, NULL, 'f'},
+        {"lines", required_argument, NULL, 'l'},   {"sessions", required_argument, NULL, 'n'},
+        {"engines", required_argument, NULL, 'e'}, {NULL, 0, NULL, 0}};
     int sizes[8][2], nsizes = 0, frames = 300, c;
     unsigned long long lines = 100000;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -731,14 +747,19 @@ int main(int argc, char **argv)
         case 'n':
             bench_sessions = atoi(optarg);
             break;
+        case 'e':
+            bench_engines = atoi(optarg);
+            break;
         default:
             fprintf(stderr,
-                    "usage: %s [--size COLSxROWS]... [--frames N] [--lines N] [--sessions N]\n",
+                    "usage: %s [--size COLSxROWS]... [--frames N] [--lines N] [--sessions N] "
+                    "[--engines E]\n",
                     argv[0]);
             return 2;
         }
     }
-    if (frames < 1 || lines < 1 || bench_sessions < BENCH_APPROVALS * 17 + 1)
+    if (frames < 1 || lines < 1 || bench_sessions < BENCH_APPROVALS * 17 + 1 || bench_engines < 1 ||
+        bench_engines > UI_ENGINES_MAX)
         return 2;
     /* The Logs tab keeps as many lines as the reference page: the same bound for both. */
     char bound[32];

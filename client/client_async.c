@@ -11,6 +11,7 @@
 
 struct client_async_req {
     struct client_async_req *next;
+    struct client *c; /* the engine it goes to */
     struct client_xfer x;
     client_async_fn fn;
     void *ud;
@@ -45,7 +46,7 @@ static void client_async_drop(struct client_async *a, struct client_async_req *r
         }
     curl_multi_remove_handle(a->multi, r->x.h);
     json_t *reply = NULL;
-    client_xfer_finish(a->c, &r->x, CURLE_OK, &reply, NULL);
+    client_xfer_finish(r->c, &r->x, CURLE_OK, &reply, NULL);
     json_decref(reply);
     curl_easy_cleanup(r->x.h);
     free(r);
@@ -64,19 +65,27 @@ void client_async_free(struct client_async *a)
 int client_async_request(struct client_async *a, const char *method, const char *path, json_t *body,
                          long timeout_ms, client_async_fn fn, void *ud)
 {
+    return client_async_request_on(a, a->c, method, path, body, timeout_ms, fn, ud);
+}
+
+int client_async_request_on(struct client_async *a, struct client *c, const char *method,
+                            const char *path, json_t *body, long timeout_ms, client_async_fn fn,
+                            void *ud)
+{
     struct client_async_req *r = calloc(1, sizeof(*r));
     CURL *h = r ? curl_easy_init() : NULL;
     if (!h) {
         free(r);
         return -1;
     }
-    client_xfer_setup(a->c, &r->x, h, method, path, body, timeout_ms);
+    r->c = c;
+    client_xfer_setup(c, &r->x, h, method, path, body, timeout_ms);
     curl_easy_setopt(h, CURLOPT_PRIVATE, r);
     r->fn = fn;
     r->ud = ud;
     if (curl_multi_add_handle(a->multi, h) != CURLM_OK) {
         json_t *reply = NULL;
-        client_xfer_finish(a->c, &r->x, CURLE_OK, &reply, NULL);
+        client_xfer_finish(c, &r->x, CURLE_OK, &reply, NULL);
         curl_easy_cleanup(h);
         free(r);
         return -1;
@@ -125,7 +134,7 @@ static int client_async_done(struct client_async *a)
         curl_multi_remove_handle(a->multi, r->x.h);
         json_t *reply = NULL;
         char *err = NULL;
-        int status = client_xfer_finish(a->c, &r->x, rc, &reply, &err);
+        int status = client_xfer_finish(r->c, &r->x, rc, &reply, &err);
         curl_easy_cleanup(r->x.h);
         client_async_fn fn = r->fn;
         void *ud = r->ud;
@@ -138,7 +147,7 @@ static int client_async_done(struct client_async *a)
     return ran;
 }
 
-#define CLIENT_ASYNC_MAX_FDS 16
+#define CLIENT_ASYNC_MAX_FDS 40
 
 int client_async_poll(struct client_async *a, struct pollfd *fds, int nfds, int timeout_ms)
 {

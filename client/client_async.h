@@ -19,6 +19,11 @@ void client_async_free(struct client_async *a);
 /* Start a request; fn runs from client_async_poll when it ends. 0, or -1 (out of memory). */
 int client_async_request(struct client_async *a, const char *method, const char *path, json_t *body,
                          long timeout_ms, client_async_fn fn, void *ud);
+/* The same on another engine's client c (one loop, one wait, many engines); c must outlive
+ * the request. */
+int client_async_request_on(struct client_async *a, struct client *c, const char *method,
+                            const char *path, json_t *body, long timeout_ms, client_async_fn fn,
+                            void *ud);
 /* Drop the pending requests started with ud (their callbacks never run). */
 void client_async_cancel(struct client_async *a, void *ud);
 size_t client_async_pending(const struct client_async *a);

@@ -91,17 +91,26 @@ struct actions {
 
 /* ---- events and waiters ---- */
 
-static void action_publish(struct engine *eng, int64_t id, bool approval)
+/* fresh: the action's first event ("new": true), which clients count (the dashboard's
+ * counters follow the stream instead of refetching the sessions). */
+static void action_publish_as(struct engine *eng, int64_t id, bool approval, bool fresh)
 {
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;
+    if (fresh)
+        json_object_set_new(a, "new", json_true());
     /* Its output first: a client seeing the action end has seen everything it printed. */
     output_flush(eng, id);
     events_publish(eng->events, "action", a);
     if (approval)
         events_publish(eng->events, "approval", a);
     json_decref(a);
+}
+
+static void action_publish(struct engine *eng, int64_t id, bool approval)
+{
+    action_publish_as(eng, id, approval, false);
 }
 
 static void action_waiter_fire(struct action_waiter *w)
@@ -428,8 +437,8 @@ static int action_on_frames(const char *data, size_t len, void *ud)
         f->decided = true;
         f->plain = data[0] == '{';
     }
-    if (f->plain)
-        return buf_append(&f->result, data, len);
+    if (f->plain) /* bounded as a result frame is */
+        return f->result.len + len > ACTION_FRAME_MAX ? -1 : buf_append(&f->result, data, len);
     while (len > 0) {
         if (!f->in_payload) {
             char c = *data++;
@@ -691,7 +700,7 @@ static void action_intent_done(int rc, char *err, void *ud)
     enum action_st state = in->row.state;
     if (state != ACTION_RUNNING && !in->held) {
         /* Answered at once: rejected or skipped, recorded, never run. */
-        action_publish(eng, id, state == ACTION_REJECTED);
+        action_publish_as(eng, id, state == ACTION_REJECTED, true);
         if (in->wait) {
             struct session_action_result res = {
                 .status = 200, .body = in->obs, .len = strlen(in->obs)};
@@ -712,7 +721,7 @@ static void action_intent_done(int rc, char *err, void *ud)
          * reaches the sandbox, and the record says why. */
         store_action_finish(eng->store, id, ACTION_FAILED, STORE_NO_EXIT_CODE, NULL, 0, msg,
                             util_now(), NULL);
-        action_publish(eng, id, false);
+        action_publish_as(eng, id, false, true);
         action_reply_error(fn, cb_ud, refusal, msg);
         action_intent_free(in);
         return;
@@ -739,12 +748,13 @@ static void action_intent_done(int rc, char *err, void *ud)
     }
     if (held) {
         action_arm(a, deadline);
-        action_publish(eng, id, true);
+        action_publish_as(eng, id, true, true);
         action_intent_free(in);
         return;
     }
     json_t *pub = store_action_get(eng->store, id);
     if (pub) {
+        json_object_set_new(pub, "new", json_true());
         events_publish(eng->events, "action", pub);
         json_decref(pub);
     }

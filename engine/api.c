@@ -715,15 +715,23 @@ static struct api *api_create(struct engine *eng, int listen_fd, const struct ap
         free(a);
         return NULL;
     }
-    if (!(a->gate =
-              api_gate_new(eng->loop, listen_fd, a->mhd, tls != NULL, api_on_handed, a, err))) {
+    if (loop_add_prepare(eng->loop, api_prepare, a) < 0) {
+        *err = strdup("too many API listeners on one event loop");
         loop_del_fd(eng->loop, a->epfd);
         MHD_stop_daemon(a->mhd);
         events_unsubscribe(eng->events, api_on_event, a);
         free(a);
         return NULL;
     }
-    loop_add_prepare(eng->loop, api_prepare, a);
+    if (!(a->gate =
+              api_gate_new(eng->loop, listen_fd, a->mhd, tls != NULL, api_on_handed, a, err))) {
+        loop_del_prepare(eng->loop, api_prepare, a);
+        loop_del_fd(eng->loop, a->epfd);
+        MHD_stop_daemon(a->mhd);
+        events_unsubscribe(eng->events, api_on_event, a);
+        free(a);
+        return NULL;
+    }
     a->body_timer = loop_timer_add(eng->loop, 250, api_on_body_sweep, a);
     a->ping_timer = loop_timer_add(eng->loop, 15000, api_on_ping, a);
     a->tls = tls != NULL;
@@ -741,6 +749,7 @@ void api_free(struct api *a)
     if (!a)
         return;
     api_free(a->peer);
+    loop_del_prepare(a->eng->loop, api_prepare, a);
     events_unsubscribe(a->eng->events, api_on_event, a);
     if (a->ping_timer)
         loop_timer_cancel(a->eng->loop, a->ping_timer);

@@ -317,13 +317,6 @@ static void route_session_stats(struct api_req *r)
     struct engine *eng = api_req_engine(r);
     if (!api_session_known(r))
         return;
-    struct session *s = session_find(eng, api_req_param(r, 0));
-    if (s && s->driver == &driver_local) {
-        api_reply_error(r, ERR_NOT_IMPLEMENTED,
-                        "resource stats are not available on the local backend (it has no "
-                        "cgroup of its own)");
-        return;
-    }
     stats_flush(eng->stats, api_req_param(r, 0));
     const char *since = api_req_query(r, "since"), *limit = api_req_query(r, "limit");
     char *end = NULL;

@@ -19,7 +19,9 @@
 #include <sys/stat.h>
 
 #define BUILDER_BUILD_TIMEOUT_MS (30L * 60 * 1000)
-#define BUILDER_PULL_TIMEOUT_MS (10L * 60 * 1000)
+/* A pull may take as long as it makes progress; this long without a word from the daemon
+ * about it is a stall (docker_image_pull). */
+#define BUILDER_PULL_STALL_MS (5L * 60 * 1000)
 #define BUILDER_EXECUTOR_MAX (64L * 1024 * 1024)
 
 enum build_stage { STAGE_INSPECT_BASE, STAGE_SOURCE, STAGE_LOCK, STAGE_BUILD_LOCK, STAGE_THIN };
@@ -138,6 +140,55 @@ static void build_on_extra_tagged(const struct sandbox_reply *r, void *ud)
     build_tag_next(op);
 }
 
+/* Whether ref is one of the tags the engine computes in the runtime repository ("pd_v...",
+ * Docker Hub's prefixes taken off as the daemon does): they name content (base, steps,
+ * executor) that sessions use as they find it. OpenHands' own tags there ("oh_v...") are not. */
+static bool build_ref_is_computed(const char *ref)
+{
+    const char *repo = getenv("PADDOCK_RUNTIME_REPO");
+    if (!repo || !*repo)
+        repo = BUILDER_DEFAULT_REPO;
+    static const char *const hub[] = {"docker.io/", "index.docker.io/", "registry-1.docker.io/"};
+    for (size_t i = 0; i < sizeof(hub) / sizeof(hub[0]); i++)
+        if (strncmp(ref, hub[i], strlen(hub[i])) == 0)
+            ref += strlen(hub[i]);
+    size_t n = strlen(repo);
+    return strncmp(ref, repo, n) == 0 &&
+           (ref[n] == '@' || (ref[n] == ':' && strncmp(ref + n + 1, "pd_", 3) == 0));
+}
+
+/* What the reference names now decides whether it may name this build: nothing, or a runtime
+ * image of the same base (an earlier build of the same request). Anything else (the engine's
+ * base image, another base's runtime image, an image paddock never built) is not re-pointed:
+ * whoever asks /build would choose what the next session of another client runs. */
+static void build_on_extra_inspected(const struct sandbox_reply *r, void *ud)
+{
+    struct build_op *op = ud;
+    const char *ref = json_string_value(json_array_get(op->extra_tags, op->extra_i));
+    json_t *labels = json_object_get(json_object_get(r->json, "Config"), "Labels");
+    const char *kind = json_string_value(json_object_get(labels, "paddock.image"));
+    const char *base = json_string_value(json_object_get(labels, "paddock.base"));
+    if (r->status == 200 &&
+        !(kind && strcmp(kind, "1") == 0 && base && strcmp(base, op->base) == 0)) {
+        char *msg = util_strdupf("%s already names another image (not a runtime image of %s): a "
+                                 "build does not re-point it",
+                                 ref, op->base);
+        build_finish_now(op, ERR_CONFLICT, msg ? msg : "the reference names another image", NULL);
+        free(msg);
+        return;
+    }
+    if (r->status != 200 && r->status != 404) {
+        char *msg = util_strdupf("cannot inspect %s: %s", ref,
+                                 r->message && *r->message ? r->message : "no answer");
+        build_finish_now(op, r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR,
+                         msg ? msg : "inspect failed", NULL);
+        free(msg);
+        return;
+    }
+    if (op->eng->driver->image_tag(op->eng, op->tags.source, ref, build_on_extra_tagged, op) < 0)
+        build_finish_now(op, ERR_INTERNAL, "cannot start a request", NULL);
+}
+
 /* The references asked besides the three (OpenHands' target_image and tags), in order. */
 static void build_tag_next(struct build_op *op)
 {
@@ -146,7 +197,15 @@ static void build_tag_next(struct build_op *op)
         build_finish_now(op, ERR_NONE, NULL, op->tags.source);
         return;
     }
-    if (op->eng->driver->image_tag(op->eng, op->tags.source, ref, build_on_extra_tagged, op) < 0)
+    if (build_ref_is_computed(ref)) {
+        char *msg = util_strdupf("%s is a tag the engine computes from what a runtime image holds "
+                                 "(pd_...): a build does not name it",
+                                 ref);
+        build_finish_now(op, ERR_FORBIDDEN, msg ? msg : "a runtime repository reference", NULL);
+        free(msg);
+        return;
+    }
+    if (op->eng->driver->image_inspect(op->eng, ref, build_on_extra_inspected, op) < 0)
         build_finish_now(op, ERR_INTERNAL, "cannot start a request", NULL);
 }
 
@@ -319,7 +378,8 @@ static void build_on_tagged(const struct sandbox_reply *r, void *ud)
 
 static void build_on_base_pulled(const struct builder_result *r, void *ud);
 static int pull_start(struct engine *eng, const char *session_id, const char *build_id,
-                      const char *image, builder_done_fn done, void *ud);
+                      const char *image, const char *platform, bool say_end, builder_done_fn done,
+                      void *ud);
 
 static void build_on_inspect(const struct sandbox_reply *r, void *ud)
 {
@@ -333,8 +393,8 @@ static void build_on_inspect(const struct sandbox_reply *r, void *ud)
         if (r->status == 404 && !op->pulled) {
             op->pulled = true;
             build_busy(op);
-            if (pull_start(op->eng, op->session_id, op->build_id, op->base, build_on_base_pulled,
-                           op) < 0)
+            if (pull_start(op->eng, op->session_id, op->build_id, op->base, op->platform, false,
+                           build_on_base_pulled, op) < 0)
                 build_finish(op, ERR_INTERNAL, "cannot start a pull", NULL);
             return;
         }
@@ -458,6 +518,7 @@ struct pull_op {
     char *image;
     builder_done_fn done;
     void *ud;
+    bool say_end; /* a failure is a "failed" event of its own (no build says it after) */
 };
 
 static void pull_op_free(struct pull_op *op)
@@ -478,16 +539,21 @@ static void pull_event(struct pull_op *op, const char *message, int percent)
     json_decref(ev);
 }
 
+/* Docker's pull stream: {"status", "id" (a layer, or the tag), "progressDetail"}; each line
+ * is a "pull" event, "<id>: <status>", with the layer's percent when Docker gives one. */
 static void pull_on_progress(json_t *obj, void *ud)
 {
     struct pull_op *op = ud;
     const char *status = json_string_value(json_object_get(obj, "status"));
     if (!status)
         return;
+    const char *id = json_string_value(json_object_get(obj, "id"));
     json_t *pd = json_object_get(obj, "progressDetail");
     double cur = json_number_value(json_object_get(pd, "current"));
     double total = json_number_value(json_object_get(pd, "total"));
-    pull_event(op, status, total > 0 ? (int)(cur * 100.0 / total) : -1);
+    char message[512];
+    snprintf(message, sizeof(message), "%.128s%s%.256s", id ? id : "", id ? ": " : "", status);
+    pull_event(op, message, total > 0 && cur <= total ? (int)(cur * 100.0 / total) : -1);
 }
 
 static void pull_on_done(const struct sandbox_reply *r, void *ud)
@@ -501,9 +567,18 @@ static void pull_on_done(const struct sandbox_reply *r, void *ud)
                            "registry is reachable",
                            op->image, r->message && *r->message ? r->message : "no answer",
                            op->image);
-        res.err = r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_IMAGE_NOT_FOUND;
+        /* Unreachable: the daemon's fault; stalled: its registry's; else: no such image. */
+        res.err = r->status < 0      ? ERR_DOCKER_UNAVAILABLE
+                  : r->status == 504 ? ERR_DOCKER_ERROR
+                                     : ERR_IMAGE_NOT_FOUND;
         res.status = err_status(res.err);
         res.message = msg ? msg : "image not found";
+        if (op->say_end) {
+            json_t *ev = json_pack("{s:s?,s:s,s:s,s:s}", "session", op->session_id, "stage",
+                                   "failed", "image", op->image, "message", res.message);
+            events_publish(op->eng->events, "build", ev);
+            json_decref(ev);
+        }
     }
     op->done(&res, op->ud);
     free(msg);
@@ -511,7 +586,8 @@ static void pull_on_done(const struct sandbox_reply *r, void *ud)
 }
 
 static int pull_start(struct engine *eng, const char *session_id, const char *build_id,
-                      const char *image, builder_done_fn done, void *ud)
+                      const char *image, const char *platform, bool say_end, builder_done_fn done,
+                      void *ud)
 {
     struct pull_op *op = calloc(1, sizeof(*op));
     if (!op)
@@ -522,9 +598,10 @@ static int pull_start(struct engine *eng, const char *session_id, const char *bu
     op->image = strdup(image);
     op->done = done;
     op->ud = ud;
+    op->say_end = say_end;
     if ((session_id && !op->session_id) || (build_id && !op->build_id) || !op->image ||
-        eng->driver->image_pull(eng, image, BUILDER_PULL_TIMEOUT_MS, pull_on_progress, pull_on_done,
-                                op) < 0) {
+        eng->driver->image_pull(eng, image, platform, BUILDER_PULL_STALL_MS, pull_on_progress,
+                                pull_on_done, op) < 0) {
         pull_op_free(op);
         return -1;
     }
@@ -533,9 +610,9 @@ static int pull_start(struct engine *eng, const char *session_id, const char *bu
 }
 
 int builder_pull(struct engine *eng, const char *session_id, const char *image,
-                 builder_done_fn done, void *ud)
+                 const char *platform, builder_done_fn done, void *ud)
 {
-    return pull_start(eng, session_id, NULL, image, done, ud);
+    return pull_start(eng, session_id, NULL, image, platform, true, done, ud);
 }
 
 void builder_apply(const struct builder_result *r, json_t *config)

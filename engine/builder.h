@@ -56,10 +56,14 @@ struct builder_spec {
  * carries the three tags. -1 when nothing could start (done is then not called). */
 int builder_run(struct engine *eng, const struct builder_spec *spec, builder_busy_fn busy,
                 builder_done_fn done, void *ud);
-/* One pull of a missing image (progress as "build" events; session_id may be NULL); done gets
- * success or a 400 image_not_found that says how to get it. -1 when nothing could start. */
+/* One pull of a missing image (progress as "build" events of stage "pull", a failure as one of
+ * stage "failed"; session_id may be NULL); done gets success, or a 400 image_not_found that
+ * names the image and the daemon's reason and says how to get it (503 docker_unavailable: no
+ * daemon; 502 docker_error: the pull stalled, BUILDER_PULL_STALL_MS without a word from the
+ * daemon). platform: as the session's container (NULL: the daemon's own). -1 when nothing
+ * could start. */
 int builder_pull(struct engine *eng, const char *session_id, const char *image,
-                 builder_done_fn done, void *ud);
+                 const char *platform, builder_done_fn done, void *ud);
 /* Point a container config at the prepared image; drop the executor's bind mount when the
  * image holds the executor. */
 void builder_apply(const struct builder_result *r, json_t *config);

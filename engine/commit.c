@@ -46,8 +46,11 @@ int commit_init(struct engine *eng)
         return -1;
     c->eng = eng;
     c->tail = &c->head;
+    if (loop_add_flush(eng->loop, commit_on_flush, eng) < 0) {
+        free(c);
+        return -1;
+    }
     eng->commit = c;
-    loop_add_flush(eng->loop, commit_on_flush, eng);
     return 0;
 }
 

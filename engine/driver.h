@@ -184,8 +184,9 @@ struct sandbox_driver {
     /* ---- images ---- */
     /* 200 with the image, 404 when there is none. */
     int (*image_inspect)(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud);
-    /* 200 once pulled; 404/500 with why. */
-    int (*image_pull)(struct engine *eng, const char *ref, long timeout_ms,
+    /* 200 once pulled, for platform ("os/arch[/variant]", NULL: the runtime's own); 404/500
+     * with why; 504 when the runtime said nothing about it for timeout_ms (a stall bound). */
+    int (*image_pull)(struct engine *eng, const char *ref, const char *platform, long timeout_ms,
                       sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud);
     /* Build the tar context (a Dockerfile at its root) as tag, for platform ("os/arch[/variant]",
      * NULL: the runtime's own): 200 {"Id"}, 500 with why. */

@@ -419,15 +419,15 @@ static int dd_image_inspect(struct engine *eng, const char *name, sandbox_done_f
     return rl ? relay_sent(docker_image_inspect(dk(eng), name, relay_reply, rl), rl) : -1;
 }
 
-static int dd_image_pull(struct engine *eng, const char *ref, long timeout_ms,
+static int dd_image_pull(struct engine *eng, const char *ref, const char *platform, long timeout_ms,
                          sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud)
 {
     struct relay *rl = relay_new(fn, ud);
     if (rl)
         rl->progress = on_progress;
-    return rl ? relay_sent(
-                    docker_image_pull(dk(eng), ref, timeout_ms, relay_progress, relay_reply, rl),
-                    rl)
+    return rl ? relay_sent(docker_image_pull(dk(eng), ref, platform, timeout_ms, relay_progress,
+                                             relay_reply, rl),
+                           rl)
               : -1;
 }
 

@@ -8,7 +8,12 @@
  * allowed) and a state file the engine owns (<state>/local/<id>.json: never in a place the
  * sandbox can write), so an engine started again finds the process by pid and start time
  * (reattach) or reports it ended. The end of a process is seen through a pidfd, and told to
- * the sessions as Docker's "die" event would be. */
+ * the sessions as Docker's "die" event would be.
+ *
+ * While it runs it is in a cgroup of its own that holds the session's limits and gives its
+ * stats (local_cgroup.h), and under paddock's seccomp table (local_seccomp.h), bubblewrap or
+ * not. Operator terminals are shells the engine starts inside the same namespaces, cgroup,
+ * user and filter. */
 #include "engine/driver_local.h"
 #include "engine/driver.h"
 
@@ -16,6 +21,8 @@
 #include "engine/base/unix_peer.h"
 #include "engine/base/util.h"
 #include "engine/engine_internal.h"
+#include "engine/local_cgroup.h"
+#include "engine/local_seccomp.h"
 #include "engine/session.h"
 #include "engine/session_internal.h"
 
@@ -24,11 +31,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,6 +51,11 @@
 #define LOCAL_EXECUTOR "/run/paddock-executor"
 #define LOCAL_POLL_MS 10
 #define LOCAL_STOP_WAIT_MS 5000
+#define LOCAL_STATS_MS 1000
+/* In bubblewrap's child: the seccomp program's descriptor (--seccomp). */
+#define LOCAL_SECCOMP_FD 6
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 struct lsb {
     struct lsb *next;
@@ -57,12 +72,19 @@ struct lsb {
     bool child; /* the engine's own child (its exit code can be read) */
     bool paused;
     int exit_code;
-    const char *error; /* why it ended, when not by itself */
+    const char *error;              /* why it ended, when not by itself */
+    struct local_cgroup_limits lim; /* the session's limits (the create body's) */
+    struct local_cgroup *cg;        /* while it runs */
 };
 
 struct local {
     bool enabled, unsandboxed;
     char *user, *root, *bwrap, *dir; /* dir: <state>/local */
+    char *scope;                     /* the engine's cgroups: paddock.local/<engine id> */
+    void *bpf;                       /* the seccomp program (local_seccomp.h) */
+    size_t bpf_len;
+    struct sandbox_exec *execs; /* terminals' processes, until they end */
+    unsigned long exec_serial;
     uid_t uid;
     gid_t gid;
     struct lsb *sbs;
@@ -252,11 +274,13 @@ static char *sb_file(const struct local *L, const char *id, const char *ext)
 
 static void sb_save(const struct local *L, const struct lsb *sb)
 {
-    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b}", "session",
-                          sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws, "executor",
-                          sb->exe, "env", sb->env, "labels", sb->labels, "pid", (json_int_t)sb->pid,
-                          "start", (json_int_t)sb->start, "init", (json_int_t)sb->init,
-                          "init_start", (json_int_t)sb->init_start, "paused", sb->paused);
+    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b,s:{s:I,s:f,s:I}}",
+                          "session", sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws,
+                          "executor", sb->exe, "env", sb->env, "labels", sb->labels, "pid",
+                          (json_int_t)sb->pid, "start", (json_int_t)sb->start, "init",
+                          (json_int_t)sb->init, "init_start", (json_int_t)sb->init_start, "paused",
+                          sb->paused, "limits", "memory", (json_int_t)sb->lim.memory, "cpus",
+                          sb->lim.cpus, "pids", (json_int_t)sb->lim.pids);
     char *path = sb_file(L, sb->id, "json"), *tmp = sb_file(L, sb->id, "json.tmp");
     if (j && path && tmp && json_dump_file(j, tmp, JSON_COMPACT) == 0)
         rename(tmp, path);
@@ -276,12 +300,24 @@ static void sb_free(struct lsb *sb)
     free(sb->sock_dir);
     free(sb->ws);
     free(sb->exe);
+    local_cgroup_free(sb->cg);
     json_decref(sb->env);
     json_decref(sb->labels);
     free(sb);
 }
 
 static void sb_on_exit(int fd, uint32_t events, void *ud);
+
+/* Its processes are gone: so is its cgroup (what is left in it is killed). */
+static void sb_uncgroup(struct lsb *sb)
+{
+    if (!sb->cg)
+        sb->cg = local_cgroup_open(lc(sb->eng)->scope, sb->id);
+    if (sb->cg)
+        local_cgroup_remove(sb->cg);
+    local_cgroup_free(sb->cg);
+    sb->cg = NULL;
+}
 
 static void sb_watch(struct lsb *sb)
 {
@@ -309,6 +345,7 @@ static void sb_ended(struct lsb *sb)
         sb->exit_code = -1;
     }
     sb_kill_namespace(sb); /* what the outer process left behind in it */
+    sb_uncgroup(sb);
     sb->pid = 0;
     sb->start = 0;
     sb->paused = false;
@@ -363,13 +400,20 @@ static struct lsb *sb_find(struct engine *eng, const char *id)
                            (unsigned long long)json_integer_value(json_object_get(j, "init_start")),
                        .paused = json_is_true(json_object_get(j, "paused")),
                        .pidfd = -1};
+    json_t *lim = json_object_get(j, "limits");
+    sb->lim =
+        (struct local_cgroup_limits){.memory = json_integer_value(json_object_get(lim, "memory")),
+                                     .cpus = json_number_value(json_object_get(lim, "cpus")),
+                                     .pids = json_integer_value(json_object_get(lim, "pids"))};
     json_decref(j);
     sb->next = L->sbs;
     L->sbs = sb;
     if (sb->pid > 0 && sb_alive(sb)) {
         sb_watch(sb); /* reattached */
+        sb->cg = local_cgroup_open(L->scope, sb->id);
     } else if (sb->pid > 0) {
         sb_kill_namespace(sb);
+        sb_uncgroup(sb);
         sb->pid = 0;
         sb->error = "it ended while the engine was away (exit code unknown)";
         sb->exit_code = -1;
@@ -481,6 +525,11 @@ static int ld_create(struct engine *eng, const char *name, json_t *body, sandbox
                        .env = json_deep_copy(json_object_get(body, "Env")),
                        .labels = json_deep_copy(labels),
                        .pidfd = -1};
+    json_t *host = json_object_get(body, "HostConfig");
+    sb->lim = (struct local_cgroup_limits){
+        .memory = json_integer_value(json_object_get(host, "Memory")),
+        .cpus = (double)json_integer_value(json_object_get(host, "NanoCpus")) / 1e9,
+        .pids = json_integer_value(json_object_get(host, "PidsLimit"))};
     if (!sb->id || !sb->session_id || !sb->sock_dir || !sb->ws || !sb->exe) {
         sb_free(sb);
         return -1;
@@ -535,9 +584,20 @@ static char **start_argv(const struct local *L, const struct lsb *sb)
             v[n++] = strdup(bw[i]);
         /* By fds the engine opened (3, 4, 5 in the child): the user need not reach the
          * engine's directories, and a path swapped meanwhile is not what gets bound. */
-        const char *more[] = {
-            "--bind-fd", "3", LOCAL_SOCK_DIR, "--ro-bind-fd", "5",    LOCAL_EXECUTOR,
-            "--bind-fd", "4", sb->ws,         "--chdir",      sb->ws, LOCAL_EXECUTOR};
+        const char *more[] = {"--bind-fd",
+                              "3",
+                              LOCAL_SOCK_DIR,
+                              "--ro-bind-fd",
+                              "5",
+                              LOCAL_EXECUTOR,
+                              "--bind-fd",
+                              "4",
+                              sb->ws,
+                              "--chdir",
+                              sb->ws,
+                              "--seccomp",
+                              STR(LOCAL_SECCOMP_FD),
+                              LOCAL_EXECUTOR};
         for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
             v[n++] = strdup(more[i]);
         sock = strdup(LOCAL_SOCK_DIR "/executor.sock");
@@ -577,6 +637,30 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
         return reply_later(eng, fn, ud, 404, NULL, "no such local sandbox");
     if (sb_alive(sb))
         return reply_later(eng, fn, ud, 304, NULL, NULL);
+    /* The limits hold or it does not start: a session must not run unlimited unawares. */
+    char *why = NULL;
+    local_cgroup_free(sb->cg);
+    sb->cg = local_cgroup_make(L->scope, sb->id, &sb->lim, &why);
+    if (!sb->cg) {
+        char *msg = util_strdupf("the local backend cannot enforce the session's limits "
+                                 "(memory, cpus, pids): %s",
+                                 why ? why : "out of memory");
+        free(why);
+        int rc = reply_later(eng, fn, ud, 500, NULL, msg);
+        free(msg);
+        return rc;
+    }
+    const char *const *join = local_cgroup_join_files(sb->cg);
+    /* bubblewrap reads the program from this descriptor before it runs the executor. */
+    int sfd = memfd_create("paddock-seccomp", MFD_CLOEXEC);
+    if (sfd < 0 || write(sfd, L->bpf, L->bpf_len) != (ssize_t)L->bpf_len ||
+        lseek(sfd, 0, SEEK_SET) < 0) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "cannot pass the seccomp filter: %s", strerror(errno));
+        if (sfd >= 0)
+            close(sfd);
+        return reply_later(eng, fn, ud, 500, NULL, msg);
+    }
     char **argv = start_argv(L, sb);
     size_t ne = json_array_size(sb->env);
     char **envp = calloc(ne + 5, sizeof(char *));
@@ -585,6 +669,7 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
         argv_free(argv);
         free(envp);
         free(log);
+        close(sfd);
         return -1;
     }
     size_t k = 0;
@@ -605,7 +690,21 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
         int nul = open("/dev/null", O_RDONLY);
         if (nul < 0 || dup2(nul, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
             _exit(126);
-        syscall(SYS_close_range, 3, ~0U, 0);
+        /* Into the session's cgroup before anything of the sandbox runs. */
+        for (size_t i = 0; join[i]; i++) {
+            int cfd = open(join[i], O_WRONLY | O_CLOEXEC);
+            if (cfd < 0 || write(cfd, "0", 1) != 1) {
+                static const char m[] = "paddock: cannot join the session's cgroup\n";
+                (void)!write(2, m, sizeof(m) - 1);
+                _exit(125);
+            }
+            close(cfd);
+        }
+        if (L->bwrap &&
+            (sfd == LOCAL_SECCOMP_FD ? fcntl(sfd, F_SETFD, 0) : dup2(sfd, LOCAL_SECCOMP_FD)) < 0)
+            _exit(126);
+        syscall(SYS_close_range, 3, LOCAL_SECCOMP_FD - 1, 0);
+        syscall(SYS_close_range, L->bwrap ? LOCAL_SECCOMP_FD + 1 : LOCAL_SECCOMP_FD, ~0U, 0);
         /* 3, 4, 5: what start_argv binds (opened as root, without following a link). */
         if (open(sb->sock_dir, O_PATH | O_DIRECTORY | O_NOFOLLOW) != 3 ||
             open(sb->ws, O_PATH | O_DIRECTORY | O_NOFOLLOW) != 4 || open(sb->exe, O_PATH) != 5 ||
@@ -613,17 +712,22 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
             _exit(126);
         if (setsid() < 0 || setgroups(0, NULL) < 0 || setgid(L->gid) < 0 || setuid(L->uid) < 0)
             _exit(126);
+        /* Unsandboxed, the engine loads the filter itself (bubblewrap does otherwise). */
+        if (!L->bwrap && local_seccomp_load(L->bpf, L->bpf_len) < 0)
+            _exit(126);
         execve(argv[0], argv, envp);
         _exit(127);
     }
     int err = errno;
     if (logfd >= 0)
         close(logfd);
+    close(sfd);
     argv_free(argv);
     argv_free(envp);
     if (pid < 0) {
         char msg[200];
         snprintf(msg, sizeof(msg), "cannot start the local sandbox: %s", strerror(err));
+        sb_uncgroup(sb);
         return reply_later(eng, fn, ud, 500, NULL, msg);
     }
     sb->pid = pid;
@@ -887,10 +991,109 @@ static struct sandbox_stream *ld_logs_follow(struct engine *eng, const char *id,
     return ld_no_stream(eng, id, on_item, on_end, ud);
 }
 
+/* Stats: the sandbox's cgroup read about once a second, in the shape of Docker's stats object
+ * (what stats_compute reads), the host's CPU time from /proc/stat as Docker's
+ * system_cpu_usage. The only stream this driver opens. */
+struct sandbox_stream {
+    struct engine *eng;
+    char *id;
+    sandbox_item_fn on_item;
+    sandbox_done_fn on_end;
+    void *ud;
+    struct loop_timer *timer;
+    int64_t pre_cpu, pre_sys;
+};
+
+/* Every CPU's time since boot, in ns; -1 when unreadable. */
+static int64_t host_cpu_ns(void)
+{
+    FILE *f = fopen("/proc/stat", "re");
+    if (!f)
+        return -1;
+    unsigned long long v[8] = {0};
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    if (n < 4 || hz <= 0)
+        return -1;
+    unsigned long long ticks = 0;
+    for (int i = 0; i < n; i++)
+        ticks += v[i];
+    return (int64_t)(ticks * (1000000000ULL / (unsigned long long)hz));
+}
+
+static void stats_stream_free(struct sandbox_stream *st)
+{
+    if (st->timer)
+        loop_timer_cancel(st->eng->loop, st->timer);
+    free(st->id);
+    free(st);
+}
+
+static void stats_tick(void *ud)
+{
+    struct sandbox_stream *st = ud;
+    st->timer = NULL;
+    struct lsb *sb = sb_find(st->eng, st->id);
+    struct local_cgroup_usage u;
+    if (!sb || !sb_alive(sb) || !sb->cg || local_cgroup_usage(sb->cg, &u) < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "the local sandbox is not running"};
+        sandbox_done_fn on_end = st->on_end;
+        void *ud2 = st->ud;
+        stats_stream_free(st);
+        on_end(&r, ud2);
+        return;
+    }
+    int64_t sys = host_cpu_ns();
+    json_t *j = json_pack("{s:{s:{s:I},s:I,s:I},s:{s:{s:I},s:I},s:{s:I,s:I},s:{s:I}}", "cpu_stats",
+                          "cpu_usage", "total_usage", (json_int_t)u.cpu_ns, "system_cpu_usage",
+                          (json_int_t)sys, "online_cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
+                          "precpu_stats", "cpu_usage", "total_usage", (json_int_t)st->pre_cpu,
+                          "system_cpu_usage", (json_int_t)st->pre_sys, "memory_stats", "usage",
+                          (json_int_t)u.memory, "limit", (json_int_t)u.memory_limit, "pids_stats",
+                          "current", (json_int_t)u.pids);
+    st->pre_cpu = u.cpu_ns;
+    st->pre_sys = sys;
+    st->timer = loop_timer_add(st->eng->loop, LOCAL_STATS_MS, stats_tick, st);
+    struct sandbox_item it = {.json = j};
+    int rc = j ? st->on_item(&it, st->ud) : 0;
+    json_decref(j);
+    if (rc < 0) {
+        struct sandbox_reply r = {.status = -1, .message = "closed"};
+        sandbox_done_fn on_end = st->on_end;
+        void *ud2 = st->ud;
+        stats_stream_free(st);
+        on_end(&r, ud2);
+    }
+}
+
+static struct sandbox_stream *ld_stats_follow(struct engine *eng, const char *id,
+                                              sandbox_item_fn on_item, sandbox_done_fn on_end,
+                                              void *ud)
+{
+    struct lsb *sb = sb_find(eng, id);
+    if (!sb || !sb->cg)
+        return NULL;
+    struct sandbox_stream *st = calloc(1, sizeof(*st));
+    if (!st)
+        return NULL;
+    *st = (struct sandbox_stream){
+        .eng = eng, .id = strdup(id), .on_item = on_item, .on_end = on_end, .ud = ud};
+    if (st->id)
+        st->timer = loop_timer_add(eng->loop, 0, stats_tick, st);
+    if (!st->timer) {
+        stats_stream_free(st);
+        return NULL;
+    }
+    return st;
+}
+
 static void ld_stream_close(struct engine *eng, struct sandbox_stream *s)
 {
     (void)eng;
-    (void)s;
+    if (s)
+        stats_stream_free(s);
 }
 
 static int ld_volume_none(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud)
@@ -905,60 +1108,408 @@ static int ld_volume_list(struct engine *eng, const char *label, sandbox_done_fn
     return reply_later(eng, fn, ud, 200, json_pack("{s:[]}", "Volumes"), NULL);
 }
 
-/* Operator terminals need a way into the sandbox's namespaces the engine does not have here. */
+/* ---- processes in a sandbox (operator terminals) ----
+ * The engine (root) forks a child that joins the sandbox's cgroup and its namespaces by the
+ * namespace's first process (mount, PID, network, IPC, UTS, cgroup: what bubblewrap made),
+ * becomes the sandbox's user, loads the same seccomp filter and runs the command in the
+ * workspace: the shell sees what the agent sees and may do what the agent may. Joining a PID
+ * namespace takes effect for children, so the child forks once more and reports the shell's
+ * pid, then waits for it and exits with its status. */
+
+struct sandbox_exec {
+    struct sandbox_exec *next;
+    struct engine *eng;
+    char id[48];
+    int in, out, err; /* the PTY master (in == out, err -1), or pipes; -1 when closed */
+    bool tty, out_paused, want_drain, closed, ended;
+    int busy;         /* inside a callback of this handle: not freed until it returns */
+    pid_t pid, shell; /* the child (its status is the shell's), the shell */
+    int pidfd, exit_code;
+    sandbox_output_fn on_output;
+    sandbox_exit_fn on_exit;
+    void (*on_drain)(void *ud);
+    void *ud;
+};
+
+static void exec_unlist(struct sandbox_exec *x)
+{
+    for (struct sandbox_exec **p = &lc(x->eng)->execs; *p; p = &(*p)->next)
+        if (*p == x) {
+            *p = x->next;
+            return;
+        }
+}
+
+/* A PTY's master is both in and out (registered once). */
+static void exec_fd_close(struct sandbox_exec *x, int *fd)
+{
+    if (*fd < 0)
+        return;
+    loop_del_fd(x->eng->loop, *fd);
+    close(*fd);
+    if (x->tty)
+        x->in = x->out = -1;
+    *fd = -1;
+}
+
+static void exec_free(struct sandbox_exec *x)
+{
+    exec_unlist(x);
+    if (x->pidfd >= 0) {
+        loop_del_fd(x->eng->loop, x->pidfd);
+        close(x->pidfd);
+    }
+    if (x->tty) {
+        exec_fd_close(x, &x->out);
+    } else {
+        exec_fd_close(x, &x->in);
+        exec_fd_close(x, &x->out);
+    }
+    exec_fd_close(x, &x->err);
+    free(x);
+}
+
+static uint32_t exec_events(const struct sandbox_exec *x, int fd)
+{
+    uint32_t ev = 0;
+    if (fd == x->out && !x->out_paused)
+        ev |= EPOLLIN;
+    if (fd == x->err && !x->out_paused)
+        ev |= EPOLLIN;
+    if (fd == x->in && x->want_drain)
+        ev |= EPOLLOUT;
+    return ev;
+}
+
+/* Read what fd has; 0 on its end, 1 when more may come. */
+static int exec_read(struct sandbox_exec *x, int *fd, int which)
+{
+    char buf[16384];
+    for (int rounds = 0; rounds < 16 && *fd >= 0 && !x->out_paused; rounds++) {
+        ssize_t n = read(*fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return 1;
+        if (n <= 0) { /* EIO: the PTY's other side is closed */
+            exec_fd_close(x, fd);
+            return 0;
+        }
+        if (!x->closed && x->on_output(buf, (size_t)n, which, x->ud) < 0) {
+            x->out_paused = true;
+            if (*fd >= 0)
+                loop_mod_fd(x->eng->loop, *fd, exec_events(x, *fd));
+        }
+    }
+    return 1;
+}
+
+/* Ended and read out (or no longer followed): on_exit once, then the handle goes. */
+static void exec_finish(struct sandbox_exec *x)
+{
+    if (x->busy || !x->ended || (!x->closed && (x->out >= 0 || x->err >= 0)))
+        return;
+    if (!x->closed) {
+        x->closed = true;
+        x->on_exit(x->exit_code, NULL, x->ud);
+    }
+    exec_free(x);
+}
+
+static void exec_on_fd(int fd, uint32_t events, void *ud)
+{
+    struct sandbox_exec *x = ud;
+    x->busy++;
+    if ((events & EPOLLOUT) && fd == x->in && x->want_drain) {
+        x->want_drain = false;
+        loop_mod_fd(x->eng->loop, fd, exec_events(x, fd));
+        if (x->on_drain && !x->closed)
+            x->on_drain(x->ud);
+    }
+    if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        if (fd == x->out)
+            exec_read(x, &x->out, 1);
+        else if (fd == x->err)
+            exec_read(x, &x->err, 2);
+        else if (fd == x->in)
+            exec_fd_close(x, &x->in);
+    }
+    x->busy--;
+    exec_finish(x);
+}
+
+/* The child ended: its status is the shell's. What is still buffered is read out first. */
+static void exec_on_exit(int fd, uint32_t events, void *ud)
+{
+    (void)fd;
+    (void)events;
+    struct sandbox_exec *x = ud;
+    loop_del_fd(x->eng->loop, x->pidfd);
+    close(x->pidfd);
+    x->pidfd = -1;
+    int st;
+    if (waitpid(x->pid, &st, 0) == x->pid)
+        x->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    x->ended = true;
+    x->out_paused = false;
+    /* What is left in the PTY or the pipes is read now; a writer that lingers (a background
+     * process of the shell) is not waited for. */
+    x->busy++;
+    if (x->out >= 0 && exec_read(x, &x->out, 1) > 0)
+        exec_fd_close(x, &x->out);
+    if (x->err >= 0 && exec_read(x, &x->err, 2) > 0)
+        exec_fd_close(x, &x->err);
+    x->busy--;
+    exec_finish(x);
+}
+
+/* The namespaces of the sandbox's first process, opened now (and checked to be its own, not a
+ * reused pid's): -1 each when unsandboxed. */
+static const char *const ns_names[] = {"cgroup", "ipc", "uts", "net", "pid", "mnt"};
+#define NS_N (sizeof(ns_names) / sizeof(ns_names[0]))
+
+static int ns_open(const struct local *L, struct lsb *sb, int fds[NS_N])
+{
+    for (size_t i = 0; i < NS_N; i++)
+        fds[i] = -1;
+    if (!L->bwrap)
+        return 0;
+    pid_t init = sb_ns_init(L, sb);
+    if (init <= 0)
+        return -1;
+    for (size_t i = 0; i < NS_N; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)init, ns_names[i]);
+        if ((fds[i] = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            return -1;
+    }
+    return proc_start_time(init) == sb->init_start ? 0 : -1;
+}
+
+static void fds_close(int *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* The child: only async-signal-safe calls. Writes the shell's pid to report, or fails. */
+static void exec_child(const struct local *L, const struct lsb *sb, int nsfd[NS_N], int slave,
+                       int pin[2], int pout[2], int perr[2], int report, char **argv, char **envp,
+                       bool tty)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    const char *const *join = local_cgroup_join_files(sb->cg);
+    for (size_t i = 0; join[i]; i++) {
+        int cfd = open(join[i], O_WRONLY | O_CLOEXEC);
+        if (cfd < 0 || write(cfd, "0", 1) != 1)
+            _exit(125);
+        close(cfd);
+    }
+    for (size_t i = 0; i < NS_N; i++)
+        if (nsfd[i] >= 0 && setns(nsfd[i], 0) < 0)
+            _exit(125);
+    pid_t shell = fork();
+    if (shell < 0)
+        _exit(125);
+    if (shell > 0) {
+        (void)!write(report, &shell, sizeof(shell));
+        /* It keeps nothing open: the shell's stdin must end when the engine closes it. */
+        syscall(SYS_close_range, 0, ~0U, 0);
+        int st;
+        while (waitpid(shell, &st, 0) < 0)
+            if (errno != EINTR)
+                _exit(125);
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    }
+    close(report);
+    if (setsid() < 0)
+        _exit(126);
+    if (tty) {
+        if (ioctl(slave, TIOCSCTTY, 0) < 0 || dup2(slave, 0) < 0 || dup2(slave, 1) < 0 ||
+            dup2(slave, 2) < 0)
+            _exit(126);
+    } else if (dup2(pin[0], 0) < 0 || dup2(pout[1], 1) < 0 || dup2(perr[1], 2) < 0) {
+        _exit(126);
+    }
+    syscall(SYS_close_range, 3, ~0U, 0);
+    if (chdir(sb->ws) < 0 || setgroups(0, NULL) < 0 || setgid(L->gid) < 0 || setuid(L->uid) < 0 ||
+        local_seccomp_load(L->bpf, L->bpf_len) < 0)
+        _exit(126);
+    execve(argv[0], argv, envp);
+    _exit(127);
+}
+
+static char **exec_env(const struct local *L, const struct lsb *sb,
+                       const struct sandbox_exec_opts *o)
+{
+    size_t n = 0;
+    while (o->env && o->env[n])
+        n++;
+    char **v = calloc(n + 6, sizeof(char *));
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    v[k++] = strdup("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+    v[k++] = util_strdupf("USER=%s", L->user);
+    v[k++] = util_strdupf("LOGNAME=%s", L->user);
+    v[k++] = util_strdupf("HOME=%s", L->bwrap ? "/tmp/home" : sb->ws);
+    for (size_t i = 0; i < n; i++)
+        v[k++] = strdup(o->env[i]);
+    for (size_t i = 0; i < k; i++)
+        if (!v[i]) {
+            argv_free(v);
+            return NULL;
+        }
+    return v;
+}
+
 static struct sandbox_exec *ld_exec_open(struct engine *eng, const char *id,
                                          const struct sandbox_exec_opts *opts,
                                          sandbox_output_fn on_output, sandbox_exit_fn on_exit,
                                          void *ud)
 {
-    (void)eng;
-    (void)id;
-    (void)opts;
-    (void)on_output;
-    (void)on_exit;
-    (void)ud;
-    return NULL;
+    struct local *L = lc(eng);
+    struct lsb *sb = sb_find(eng, id);
+    if (!L || !sb || !sb_alive(sb) || sb->paused || !sb->cg)
+        return NULL;
+    size_t argc = 0;
+    while (opts->cmd[argc])
+        argc++;
+    char **argv = calloc(argc + 1, sizeof(char *)), **envp = exec_env(L, sb, opts);
+    struct sandbox_exec *x = calloc(1, sizeof(*x));
+    int nsfd[NS_N], master = -1, slave = -1, report[2] = {-1, -1};
+    int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+    bool ok = argv && envp && x && ns_open(L, sb, nsfd) == 0 && pipe2(report, O_CLOEXEC) == 0;
+    for (size_t i = 0; ok && i < argc; i++)
+        ok = (argv[i] = strdup(opts->cmd[i])) != NULL;
+    if (ok && opts->tty) {
+        master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+        ok = master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0;
+        char *name = ok ? ptsname(master) : NULL;
+        ok = name && (slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) >= 0;
+        struct winsize ws = {.ws_row = (unsigned short)(opts->rows > 0 ? opts->rows : 24),
+                             .ws_col = (unsigned short)(opts->cols > 0 ? opts->cols : 80)};
+        ok = ok && ioctl(master, TIOCSWINSZ, &ws) == 0;
+    } else if (ok) {
+        ok = pipe2(pin, O_CLOEXEC) == 0 && pipe2(pout, O_CLOEXEC) == 0 &&
+             pipe2(perr, O_CLOEXEC) == 0;
+    }
+    pid_t pid = ok ? fork() : -1;
+    if (pid == 0)
+        exec_child(L, sb, nsfd, slave, pin, pout, perr, report[1], argv, envp, opts->tty);
+    fds_close(nsfd, NS_N);
+    argv_free(argv);
+    argv_free(envp);
+    int child_fds[] = {slave, pin[0], pout[1], perr[1], report[1]};
+    fds_close(child_fds, sizeof(child_fds) / sizeof(child_fds[0]));
+    pid_t shell = 0;
+    if (pid > 0 && read(report[0], &shell, sizeof(shell)) != sizeof(shell))
+        shell = 0; /* it failed before the shell: its exit code says so */
+    if (report[0] >= 0)
+        close(report[0]);
+    if (pid < 0) {
+        int rest[] = {master, pin[1], pout[0], perr[0]};
+        fds_close(rest, sizeof(rest) / sizeof(rest[0]));
+        free(x);
+        return NULL;
+    }
+    *x = (struct sandbox_exec){.eng = eng,
+                               .in = opts->tty ? master : pin[1],
+                               .out = opts->tty ? master : pout[0],
+                               .err = opts->tty ? -1 : perr[0],
+                               .tty = opts->tty,
+                               .pid = pid,
+                               .shell = shell,
+                               .pidfd = (int)syscall(SYS_pidfd_open, pid, 0),
+                               .on_output = on_output,
+                               .on_exit = on_exit,
+                               .on_drain = opts->on_drain,
+                               .ud = ud};
+    snprintf(x->id, sizeof(x->id), "local-exec-%lu", ++L->exec_serial);
+    int fds[] = {x->out, x->err, x->tty ? -1 : x->in};
+    for (size_t i = 0; i < 3; i++)
+        if (fds[i] >= 0) {
+            fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+            loop_add_fd(eng->loop, fds[i], exec_events(x, fds[i]), exec_on_fd, x);
+        }
+    if (x->pidfd >= 0)
+        loop_add_fd(eng->loop, x->pidfd, EPOLLIN, exec_on_exit, x);
+    x->next = L->execs;
+    L->execs = x;
+    return x;
 }
 
 static long ld_exec_write(struct sandbox_exec *x, const void *data, size_t len)
 {
-    (void)x;
-    (void)data;
-    (void)len;
-    return -1;
+    if (x->in < 0)
+        return -1;
+    ssize_t n = write(x->in, data, len);
+    if (n < 0 && errno != EAGAIN && errno != EINTR)
+        return -1;
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < len && !x->want_drain) {
+        x->want_drain = true;
+        loop_mod_fd(x->eng->loop, x->in, exec_events(x, x->in));
+    }
+    return (long)n;
 }
 
 static int ld_exec_close_input(struct sandbox_exec *x)
 {
-    (void)x;
-    return -1;
+    if (x->tty)
+        return -1; /* a PTY has no half-close */
+    exec_fd_close(x, &x->in);
+    return 0;
 }
 
 static int ld_exec_resize(struct sandbox_exec *x, int rows, int cols, sandbox_done_fn fn, void *ud)
 {
-    (void)x;
-    (void)rows;
-    (void)cols;
-    (void)fn;
-    (void)ud;
-    return -1;
+    struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
+    if (!x->tty || x->out < 0 || ioctl(x->out, TIOCSWINSZ, &ws) < 0)
+        return -1;
+    return fn ? reply_later(x->eng, fn, ud, 200, NULL, NULL) : 0;
 }
 
-static void ld_exec_nop(struct sandbox_exec *x)
+static void ld_exec_resume_output(struct sandbox_exec *x)
 {
-    (void)x;
+    if (!x->out_paused)
+        return;
+    x->out_paused = false;
+    if (x->out >= 0)
+        loop_mod_fd(x->eng->loop, x->out, exec_events(x, x->out));
+    if (x->err >= 0)
+        loop_mod_fd(x->eng->loop, x->err, exec_events(x, x->err));
 }
 
 static const char *ld_exec_id(const struct sandbox_exec *x)
 {
-    (void)x;
-    return "";
+    return x->id;
+}
+
+/* Stop following: the process stays until it ends (its pidfd still reaps it, exec_inspect still
+ * finds it; the caller hangs it up), its output read and dropped meanwhile. */
+static void ld_exec_close(struct sandbox_exec *x)
+{
+    x->closed = true;
+    x->on_drain = NULL;
+    ld_exec_resume_output(x);
+    exec_finish(x);
 }
 
 static int ld_exec_inspect(struct engine *eng, const char *exec_id, sandbox_done_fn fn, void *ud)
 {
-    (void)exec_id;
-    return reply_later(eng, fn, ud, 404, NULL, "terminals are " LOCAL_NOT_AVAILABLE);
+    for (struct sandbox_exec *x = lc(eng) ? lc(eng)->execs : NULL; x; x = x->next)
+        if (strcmp(x->id, exec_id) == 0)
+            return reply_later(eng, fn, ud, 200,
+                               json_pack("{s:b,s:I,s:i}", "Running", !x->ended, "Pid",
+                                         (json_int_t)x->shell, "ExitCode", x->exit_code),
+                               NULL);
+    return reply_later(eng, fn, ud, 404, NULL, "no such process");
 }
 
 static int ld_image_inspect(struct engine *eng, const char *name, sandbox_done_fn fn, void *ud)
@@ -967,10 +1518,11 @@ static int ld_image_inspect(struct engine *eng, const char *name, sandbox_done_f
     return reply_later(eng, fn, ud, 404, NULL, "images are " LOCAL_NOT_AVAILABLE);
 }
 
-static int ld_image_pull(struct engine *eng, const char *ref, long timeout_ms,
+static int ld_image_pull(struct engine *eng, const char *ref, const char *platform, long timeout_ms,
                          sandbox_progress_fn on_progress, sandbox_done_fn fn, void *ud)
 {
     (void)ref;
+    (void)platform;
     (void)timeout_ms;
     (void)on_progress;
     return reply_later(eng, fn, ud, 501, NULL, "images are " LOCAL_NOT_AVAILABLE);
@@ -1124,7 +1676,7 @@ const struct sandbox_driver driver_local = {
     .changes = ld_changes,
     .logs_tail = ld_logs_tail,
     .events_follow = ld_no_stream,
-    .stats_follow = ld_no_stream,
+    .stats_follow = ld_stats_follow,
     .logs_follow = ld_logs_follow,
     .stream_close = ld_stream_close,
     .volume_inspect = ld_volume_none,
@@ -1134,9 +1686,9 @@ const struct sandbox_driver driver_local = {
     .exec_write = ld_exec_write,
     .exec_close_input = ld_exec_close_input,
     .exec_resize = ld_exec_resize,
-    .exec_resume_output = ld_exec_nop,
+    .exec_resume_output = ld_exec_resume_output,
     .exec_id = ld_exec_id,
-    .exec_close = ld_exec_nop,
+    .exec_close = ld_exec_close,
     .exec_inspect = ld_exec_inspect,
     .image_inspect = ld_image_inspect,
     .image_pull = ld_image_pull,
@@ -1157,6 +1709,16 @@ static char *find_bwrap(void)
         if (access(paths[i], X_OK) == 0)
             return strdup(paths[i]);
     return NULL;
+}
+
+/* A cgroup of this engine's scope is kept while its sandbox's state file exists (a sandbox
+ * that outlived the engine); the rest was left by a crash. */
+static int gc_keep(const char *name, void *ud)
+{
+    char *path = sb_file(ud, name, "json");
+    int keep = path && access(path, F_OK) == 0;
+    free(path);
+    return keep;
 }
 
 int local_setup(struct engine *eng, const struct local_options *o, char **err)
@@ -1191,6 +1753,7 @@ int local_setup(struct engine *eng, const struct local_options *o, char **err)
     L->user = strdup(o->user);
     L->root = strdup(o->root && *o->root ? o->root : LOCAL_ROOT_DEFAULT);
     L->dir = util_strdupf("%s/local", eng->state_dir);
+    L->scope = strdup(eng->engine_id);
     L->bwrap = o->bwrap && *o->bwrap ? (access(o->bwrap, X_OK) == 0 ? strdup(o->bwrap) : NULL)
                                      : find_bwrap();
     eng->local = L;
@@ -1199,13 +1762,18 @@ int local_setup(struct engine *eng, const struct local_options *o, char **err)
     struct stat sd;
     if (stat(eng->state_dir, &sd) == 0 && (sd.st_mode & 0011) != 0011)
         chmod(eng->state_dir, (sd.st_mode & 07777) | 0011);
-    if (!L->user || !L->root || !L->dir || util_mkdir_p(L->dir, 0700) < 0 ||
+    if (local_seccomp_compile(&L->bpf, &L->bpf_len, err) < 0) {
+        local_teardown(eng);
+        return -1;
+    }
+    if (!L->user || !L->root || !L->dir || !L->scope || util_mkdir_p(L->dir, 0700) < 0 ||
         util_mkdir_p(L->root, 0755) < 0) {
         *err = util_strdupf("[local] root %s or %s: cannot make it: %s", L->root ? L->root : "",
                             L->dir ? L->dir : "", strerror(errno));
         local_teardown(eng);
         return -1;
     }
+    local_cgroup_gc(L->scope, gc_keep, L);
     return 0;
 }
 
@@ -1214,6 +1782,8 @@ void local_teardown(struct engine *eng)
     struct local *L = lc(eng);
     if (!L)
         return;
+    while (L->execs) /* the shells stay; the engine stops following them */
+        exec_free(L->execs);
     while (L->sbs) {
         struct lsb *sb = L->sbs;
         L->sbs = sb->next;
@@ -1223,6 +1793,8 @@ void local_teardown(struct engine *eng)
     free(L->root);
     free(L->bwrap);
     free(L->dir);
+    free(L->scope);
+    free(L->bpf);
     free(L);
     eng->local = NULL;
 }

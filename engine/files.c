@@ -65,11 +65,14 @@ static char *files_escape(const char *v)
     return out;
 }
 
-static void files_publish(struct engine *eng, int64_t id)
+/* fresh: its first event, marked "new" (clients count it; docs/protocol.md). */
+static void files_publish(struct engine *eng, int64_t id, bool fresh)
 {
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;
+    if (fresh)
+        json_object_set_new(a, "new", json_true());
     events_publish(eng->events, "action", a);
     json_decref(a);
 }
@@ -131,7 +134,7 @@ static struct files_op *files_begin(struct api_req *r, struct session *s, const 
             files_op_free(op);
             return NULL;
         }
-        files_publish(eng, op->id); /* stored as running */
+        files_publish(eng, op->id, true); /* stored as running */
     }
     op->s = s;
     session_hold(s);
@@ -178,7 +181,7 @@ static int files_record(struct files_op *op, bool ok, unsigned status, const cha
         free(what);
         return -1;
     }
-    files_publish(op->eng, op->id);
+    files_publish(op->eng, op->id, false);
     return 0;
 }
 

@@ -580,7 +580,8 @@ static void create_on_create(const struct sandbox_reply *r, void *ud)
         if (!op->pull_tried && image) {
             op->pull_tried = true;
             session_set_state(op->s, SESSION_BUILDING, "pulling the image");
-            if (builder_pull(eng, op->s->id, image, create_on_pulled, op) == 0)
+            const char *platform = json_string_value(json_object_get(op->body, "Platform"));
+            if (builder_pull(eng, op->s->id, image, platform, create_on_pulled, op) == 0)
                 return;
         }
         char *msg = util_strdupf("image not found: %s (build the default one with "
@@ -635,7 +636,7 @@ static void create_on_probe(const char *refusal, void *ud)
 
 static void create_container(struct start_op *op)
 {
-    if (op->s->driver == &driver_local) { /* no Docker: its seccomp profile is not used */
+    if (op->s->driver == &driver_local) { /* no Docker to probe: the driver loads the table */
         create_on_probe(NULL, op);
         return;
     }

@@ -1004,14 +1004,6 @@ static int parse_combined(struct parse *p)
                               "\"%s\" is not available on the local backend (the host's "
                               "system read-only, a workspace directory, no network)",
                               not_local[i]);
-    json_t *lim = p->opts ? json_object_get(p->opts, "limits") : NULL;
-    static const char *const unenforced[] = {"cpus", "memory", "pids"};
-    for (size_t i = 0; c->local && i < sizeof(unenforced) / sizeof(unenforced[0]); i++)
-        if (json_object_get(lim, unenforced[i]))
-            return parse_fail(p,
-                              "\"limits.%s\" is not available on the local backend (it has no "
-                              "cgroup of its own; only \"limits.disk\" is enforced)",
-                              unenforced[i]);
     if (c->local && c->network != SESSION_NET_NONE)
         return parse_fail(p, "the local backend has no network: \"network\" must be \"none\"");
     if (c->egress_given && c->network != SESSION_NET_EGRESS)
@@ -1198,8 +1190,6 @@ json_t *session_config_stored(const struct session_config *c, struct engine *eng
     json_t *o = json_object();
     json_t *limits = json_pack("{s:f,s:I,s:I}", "cpus", c->cpus, "memory", (json_int_t)c->memory,
                                "pids", (json_int_t)c->pids);
-    if (c->local) /* only the disk limit is enforced there (the watchdog measures the workspace) */
-        json_object_clear(limits);
     if (c->disk)
         json_object_set_new(limits, "disk", json_integer(c->disk));
     json_object_set_new(o, "limits", limits);

@@ -258,7 +258,7 @@ static void stats_close(struct stats *st, struct stats_watch *w)
 {
     if (!w->stream)
         return;
-    st->eng->driver->stream_close(st->eng, w->stream);
+    local_driver_for(st->eng, w->container_id)->stream_close(st->eng, w->stream);
     w->stream = NULL;
     st->nstreams--;
 }

@@ -45,6 +45,7 @@ struct term {
     char session_id[40];
     char *cmd; /* what runs, for the record */
     struct sandbox_exec *x;
+    const struct sandbox_driver *drv; /* the session's driver, which runs x */
     int fd; /* the upgraded connection; -1 before the upgrade and after the end */
     void *urh;
     struct buf out; /* output the client has not taken yet */
@@ -107,7 +108,7 @@ static void term_on_hangup_inspect(const struct sandbox_reply *r, void *ud)
 
 static void term_hangup_inspect(struct term *t)
 {
-    t->eng->driver->exec_inspect(t->eng, t->exec_id, term_on_hangup_inspect, t);
+    t->drv->exec_inspect(t->eng, t->exec_id, term_on_hangup_inspect, t);
 }
 
 /* err ERR_NONE: the new size is applied. */
@@ -226,10 +227,10 @@ static void term_close(struct term *t)
     }
     term_resize_answer(t, ERR_CONFLICT, "the terminal ended");
     if (t->x) {
-        snprintf(t->exec_id, sizeof(t->exec_id), "%s", t->eng->driver->exec_id(t->x));
-        t->eng->driver->exec_close(t->x);
+        snprintf(t->exec_id, sizeof(t->exec_id), "%s", t->drv->exec_id(t->x));
+        t->drv->exec_close(t->x);
         t->x = NULL;
-        if (t->exec_id[0] && t->eng->driver->is_local(t->eng))
+        if (t->exec_id[0] && t->drv->is_local(t->eng))
             term_hangup_inspect(t);
         if (!t->exited) {
             t->exited = true;
@@ -265,7 +266,7 @@ static void term_flush(struct term *t)
     }
     if (t->paused && t->out.len < TERM_MAX_BUFFER / 2 && t->x) {
         t->paused = false;
-        t->eng->driver->exec_resume_output(t->x);
+        t->drv->exec_resume_output(t->x);
     }
     if (t->exited && !t->out.len) {
         term_close(t);
@@ -284,7 +285,7 @@ static void term_input(struct term *t, const char *p, size_t n)
         buf_append(&t->in, p, n);
         return;
     }
-    long w = t->eng->driver->exec_write(t->x, p, n);
+    long w = t->drv->exec_write(t->x, p, n);
     if (w < 0)
         return;
     if ((size_t)w < n) {
@@ -299,7 +300,7 @@ static void term_on_drain(void *ud)
     struct term *t = ud;
     if (!t->in.len || !t->x)
         return;
-    long w = t->eng->driver->exec_write(t->x, t->in.data, t->in.len);
+    long w = t->drv->exec_write(t->x, t->in.data, t->in.len);
     if (w > 0)
         buf_consume(&t->in, (size_t)w);
     if (!t->in.len && !t->closed) {
@@ -325,7 +326,7 @@ static void term_on_fd(int fd, uint32_t events, void *ud)
                 break;
             if (n == 0 && !t->tty && t->x) {
                 /* piped input ended: the command's stdin ends, its output still comes */
-                t->eng->driver->exec_close_input(t->x);
+                t->drv->exec_close_input(t->x);
                 t->reading = false;
                 term_watch(t);
                 return;
@@ -511,10 +512,6 @@ void terminal_route_open(struct api_req *r)
         api_reply_error(r, refusal ? refusal : ERR_CONFLICT, "%s", msg);
         return;
     }
-    if (s->driver == &driver_local) { /* no way into its namespaces from the engine */
-        api_reply_error(r, ERR_NOT_IMPLEMENTED, "terminals are not available on the local backend");
-        return;
-    }
     const char *up = api_req_header(r, "Upgrade"), *conn = api_req_header(r, "Connection");
     if (!up || !conn || !strcasestr(conn, "upgrade")) {
         api_reply_error(r, ERR_BAD_REQUEST,
@@ -542,6 +539,12 @@ void terminal_route_open(struct api_req *r)
         return;
     }
     bool root = user && strcmp(user, "root") == 0;
+    if (root && s->driver == &driver_local) { /* root there would be the host's root */
+        api_reply_error(r, ERR_NOT_IMPLEMENTED,
+                        "a root terminal is not available on the local backend (its sandbox has "
+                        "only its unprivileged user)");
+        return;
+    }
     /* The agents' channel gets what [security] says; the operator's is never asked. */
     enum security_ask ask = root ? SECURITY_ROOT_TERMINAL : SECURITY_TERMINAL;
     enum security_mode mode = SECURITY_ALLOW;
@@ -557,6 +560,7 @@ void terminal_route_open(struct api_req *r)
         return;
     }
     t->eng = eng;
+    t->drv = s->driver;
     t->fd = -1;
     t->rows = rows;
     t->cols = cols;
@@ -634,6 +638,13 @@ void terminal_route_resize(struct api_req *r)
     else if (!t)
         api_reply_error(r, ERR_NOT_FOUND, "no terminal %.40s in session %s", json_string_value(id),
                         api_req_param(r, 0));
+    else if (strcmp(t->channel, "operator") == 0 && !api_req_is_operator(r))
+        /* Its id is in the session's history, which agents read: the operator's terminal is
+         * sized by the operator only. */
+        api_reply_error(r, ERR_FORBIDDEN,
+                        "terminal %s was opened on the operator's channel: only the operator "
+                        "resizes it",
+                        t->id);
     else if (!t->x)
         api_reply_error(r, ERR_CONFLICT, "terminal %s has ended", t->id);
     else {
@@ -642,7 +653,7 @@ void terminal_route_resize(struct api_req *r)
         t->cols = (int)json_integer_value(jc);
         term_resize_answer(t, ERR_NONE, NULL); /* a newer size supersedes one in flight */
         t->resize_req = r;
-        if (t->eng->driver->exec_resize(t->x, t->rows, t->cols, term_on_resized, t) < 0)
+        if (t->drv->exec_resize(t->x, t->rows, t->cols, term_on_resized, t) < 0)
             term_resize_answer(t, ERR_INTERNAL, "out of memory");
     }
     json_decref(body);
@@ -678,7 +689,7 @@ void terminals_free(struct engine *eng)
                 api_upgrade_close(eng->api, t->urh);
             }
             if (t->x)
-                t->eng->driver->exec_close(t->x);
+                t->drv->exec_close(t->x);
             term_resize_answer(t, ERR_UNAVAILABLE, "the engine is stopping");
             term_record_end(t, ACTION_INTERRUPTED);
         }

@@ -6,7 +6,9 @@
  * action's kernel_init_code runs once per runner process before its first cell (again after a
  * restart); its output is dropped. A cell that runs past its timeout gets SIGINT and the reply
  * says it timed out; the next cell waits for the interrupted one to end, at most
- * IPYTHON_INTERRUPT_GRACE seconds, after which the runner is killed and a new one starts. */
+ * IPYTHON_INTERRUPT_GRACE seconds, after which the runner is killed and a new one starts.
+ * While a cell runs, what it prints goes to the request's on_output as it is read
+ * (`?paddock_stream=1`); the observation is the same either way. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -172,6 +174,16 @@ static json_t *observe(struct ipython *r, const char *text, const char *note)
                           : NULL;
     buf_free(&content);
     return obs;
+}
+
+/* The runner's output while a cell of a request runs: to whoever watches the request (raw, as
+ * the `run` action's; the observation drops colour codes). Not the directory or init steps',
+ * nor what an interrupted cell prints after its reply. */
+static void on_tap(void *ctx, const char *data, size_t n)
+{
+    struct ipython *r = ctx;
+    if (r->req && r->step == STEP_CELL && r->req->on_output)
+        r->req->on_output(r->req, data, n);
 }
 
 static json_t *errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -407,6 +419,8 @@ int action_ipython_init(struct executor *ex, struct buf *err)
         .gid = ex->cfg.gid,
     };
     ipython_runner_init(&r->runner, ex->loop, &ro, on_runner, r);
+    r->runner.tap = on_tap;
+    r->runner.tap_ctx = r;
     if (evloop_timer_open(ex->loop, &r->timer, on_timer) < 0) {
         buf_printf(err, "cannot create the run_ipython timer: %s", strerror(errno));
         free(r);

@@ -90,6 +90,8 @@ static bool read_output(struct ipython_runner *r, int max_reads)
         ssize_t n = read(r->out.fd, runner_read_buf, sizeof runner_read_buf);
         if (n > 0) {
             r->saw_output = true;
+            if (r->tap)
+                r->tap(r->tap_ctx, runner_read_buf, (size_t)n);
             ansi_filter_feed(&r->ansi, runner_read_buf, (size_t)n, sink_output, r);
             continue;
         }

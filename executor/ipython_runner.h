@@ -66,6 +66,9 @@ struct ipython_runner {
     int exit_code;         /* after EXITED: exit status, or 128 + signal */
     ipython_runner_fn on_event;
     void *ctx;
+    /* Each piece of output as read, before colour codes are dropped (NULL: nobody). */
+    void (*tap)(void *tap_ctx, const char *data, size_t n);
+    void *tap_ctx;
 };
 
 void ipython_runner_init(struct ipython_runner *r, struct evloop *loop,

@@ -15,6 +15,7 @@ PADDOCK_PACKAGES=(
   build-essential pkg-config meson ninja-build cmake
   libncurses-dev libvterm-dev libjansson-dev libcurl4-openssl-dev libssl-dev
   libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev zlib1g-dev
+  libseccomp-dev # the local backend's seccomp filter (engine/local_seccomp.c)
   openssl # test certificates (engines, egress)
   musl-tools musl-dev dpkg-dev
   docker.io tini busybox-static

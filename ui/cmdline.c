@@ -54,26 +54,40 @@ static unsigned cmd_session_op(struct ui *ui, int argc, char **argv)
     return ops_session(ui, cmd_op(argv[0]), argc > 1 ? argv[1] : NULL);
 }
 
-/* :approve ID, :reject ID [REASON]: the action must be in the queue. */
+/* :approve ID, :reject ID [REASON]: the action must be in the queue. With several engines
+ * ids are per engine: ID@ENGINE as the CLI takes it, and a bare ID that two engines' items
+ * share is refused. */
 static unsigned cmd_decide(struct ui *ui, int argc, char **argv)
 {
     char *end = NULL;
     long long id = strtoll(argv[1], &end, 10);
-    if (!end || *end || id <= 0) {
+    const char *engine = end && *end == '@' ? end + 1 : NULL;
+    if (!end || (*end && !engine) || id <= 0) {
         ui_set_error(ui, ":%s: '%s' is not an action id (the queue's ID column)", argv[0], argv[1]);
         return UI_DIRTY_FOOTER;
     }
-    size_t n = json_array_size(ui->model.approvals);
+    size_t n = json_array_size(ui->model.approvals), found = n, matches = 0;
     for (size_t i = 0; i < n; i++) {
         json_t *a = json_array_get(ui->model.approvals, i);
-        if (json_integer_value(json_object_get(a, "id")) == id) {
-            ui->list[UI_LIST_APPROVALS].sel = i;
-            return view_approvals_decide(ui, strcmp(argv[0], "approve") == 0,
-                                         argc > 2 ? argv[2] : NULL) |
-                   UI_DIRTY_APPROVALS;
-        }
+        size_t e = model_approval_engine(a);
+        if (json_integer_value(json_object_get(a, "id")) != id ||
+            (engine && (e >= ui->nengines || strcmp(ui->engines[e].name, engine) != 0)))
+            continue;
+        found = i;
+        matches++;
     }
-    ui_set_error(ui, ":%s: action %lld does not wait for approval", argv[0], id);
+    if (matches > 1) {
+        ui_set_error(ui, ":%s: action %lld waits on several engines: say which, as %lld@ENGINE",
+                     argv[0], id, id);
+        return UI_DIRTY_FOOTER;
+    }
+    if (matches == 1) {
+        ui->list[UI_LIST_APPROVALS].sel = found;
+        return view_approvals_decide(ui, strcmp(argv[0], "approve") == 0,
+                                     argc > 2 ? argv[2] : NULL) |
+               UI_DIRTY_APPROVALS;
+    }
+    ui_set_error(ui, ":%s: action %s does not wait for approval", argv[0], argv[1]);
     return UI_DIRTY_FOOTER;
 }
 

@@ -8,10 +8,16 @@
 
 void list_fit_columns(const struct list_column *cols, int ncols, int avail, struct list_layout *out)
 {
+    list_fit_columns_shown(cols, ncols, NULL, avail, out);
+}
+
+void list_fit_columns_shown(const struct list_column *cols, int ncols, const bool *shown, int avail,
+                            struct list_layout *out)
+{
     bool keep[LIST_MAX_COLUMNS];
     int flex = -1;
     for (int i = 0; i < ncols && i < LIST_MAX_COLUMNS; i++) {
-        keep[i] = true;
+        keep[i] = !shown || shown[i];
         if (cols[i].flex)
             flex = i;
     }
@@ -148,7 +154,10 @@ void list_draw(struct ui *ui, enum ui_list_id id, WINDOW *w, bool focused, bool 
     list_clamp(ui, id);
 
     struct list_layout lay;
-    list_fit_columns(v->columns, v->ncolumns, inner - 2, &lay);
+    bool shown[LIST_MAX_COLUMNS];
+    for (int c = 0; c < v->ncolumns && c < LIST_MAX_COLUMNS; c++)
+        shown[c] = !v->column_shown || v->column_shown(ui, c);
+    list_fit_columns_shown(v->columns, v->ncolumns, shown, inner - 2, &lay);
     for (int c = 0; c < lay.n; c++) {
         const struct list_column *col = &v->columns[lay.idx[c]];
         if (col->right)

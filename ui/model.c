@@ -136,13 +136,24 @@ static json_t *model_list(json_t *reply, const char *key, const char **err)
     return arr;
 }
 
-int model_set_sessions(struct model *m, json_t *reply, const char **err)
+/* Newest first; ties by engine, then id, so a refetch never reorders the list. */
+static int model_session_cmp(const void *pa, const void *pb)
+{
+    const struct model_session *a = pa, *b = pb;
+    if (a->created_at != b->created_at)
+        return a->created_at > b->created_at ? -1 : 1;
+    if (a->engine != b->engine)
+        return a->engine < b->engine ? -1 : 1;
+    return strcmp(a->id, b->id);
+}
+
+int model_set_sessions_of(struct model *m, size_t engine, json_t *reply, const char **err)
 {
     json_t *arr = model_list(reply, "sessions", err);
     if (!arr)
         return -1;
     size_t n = json_array_size(arr);
-    struct model_session *list = calloc(n ? n : 1, sizeof(*list));
+    struct model_session *list = calloc(n + m->nsessions + 1, sizeof(*list));
     if (!list) {
         *err = "out of memory";
         return -1;
@@ -150,16 +161,45 @@ int model_set_sessions(struct model *m, json_t *reply, const char **err)
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (model_session_parse(json_array_get(arr, i), &list[k]))
-            k++;
+            list[k++].engine = engine;
     for (size_t i = 0; i < k; i++) { /* the sparklines outlive a refetch */
         ssize_t old = model_find_session(m, list[i].id);
-        if (old >= 0)
-            list[i].spark = m->sessions[old].spark;
+        if (old < 0 || m->sessions[old].engine != engine)
+            continue;
+        list[i].spark = m->sessions[old].spark;
+        /* counted from action events since the engine's snapshot: never count down */
+        if (m->sessions[old].action_count > list[i].action_count)
+            list[i].action_count = m->sessions[old].action_count;
     }
-    model_clear_sessions(m);
+    /* the other engines' sessions stay as they are */
+    for (size_t i = 0; i < m->nsessions; i++) {
+        if (m->sessions[i].engine == engine) {
+            model_session_clear(&m->sessions[i]);
+            continue;
+        }
+        list[k++] = m->sessions[i];
+    }
+    free(m->sessions);
+    qsort(list, k, sizeof(*list), model_session_cmp);
     m->sessions = list;
     m->nsessions = k;
     return 0;
+}
+
+int model_set_sessions(struct model *m, json_t *reply, const char **err)
+{
+    return model_set_sessions_of(m, 0, reply, err);
+}
+
+bool model_count_action(struct model *m, json_t *data)
+{
+    if (!json_is_true(json_object_get(data, "new")))
+        return false;
+    ssize_t at = model_find_session(m, json_string_value(json_object_get(data, "session_id")));
+    if (at < 0)
+        return false;
+    m->sessions[at].action_count++;
+    return true;
 }
 
 int model_set_actions(struct model *m, const char *session_id, json_t *reply, const char **err)
@@ -187,14 +227,64 @@ int model_set_actions(struct model *m, const char *session_id, json_t *reply, co
     return 0;
 }
 
-int model_set_approvals(struct model *m, json_t *reply, const char **err)
+#define MODEL_ENGINE_KEY "_engine" /* which engine an approval came from (set here) */
+
+size_t model_approval_engine(json_t *a)
+{
+    return (size_t)json_integer_value(json_object_get(a, MODEL_ENGINE_KEY));
+}
+
+/* Oldest first across engines: by when each action was asked, then by engine and id (an
+ * engine's ids grow with time), so that the order is total and a refetch keeps it. */
+static int model_approval_cmp(const void *pa, const void *pb)
+{
+    json_t *x = *(json_t *const *)pa, *y = *(json_t *const *)pb;
+    double a = json_number_value(json_object_get(x, "created_at"));
+    double b = json_number_value(json_object_get(y, "created_at"));
+    if (a != b)
+        return a < b ? -1 : 1;
+    size_t ex = model_approval_engine(x), ey = model_approval_engine(y);
+    if (ex != ey)
+        return ex < ey ? -1 : 1;
+    json_int_t ix = json_integer_value(json_object_get(x, "id"));
+    json_int_t iy = json_integer_value(json_object_get(y, "id"));
+    return ix < iy ? -1 : ix > iy;
+}
+
+int model_set_approvals_of(struct model *m, size_t engine, json_t *reply, const char **err)
 {
     json_t *arr = model_list(reply, "approvals", err);
     if (!arr)
         return -1;
+    size_t n = json_array_size(arr), i;
+    json_t **items = calloc(n + json_array_size(m->approvals) + 1, sizeof(*items));
+    json_t *merged = json_array();
+    if (!items || !merged) {
+        free(items);
+        json_decref(merged);
+        *err = "out of memory";
+        return -1;
+    }
+    size_t k = 0;
+    json_t *a;
+    json_array_foreach(m->approvals, i, a) if (model_approval_engine(a) != engine) items[k++] = a;
+    json_array_foreach(arr, i, a)
+    {
+        json_object_set_new(a, MODEL_ENGINE_KEY, json_integer((json_int_t)engine));
+        items[k++] = a;
+    }
+    qsort(items, k, sizeof(*items), model_approval_cmp);
+    for (size_t j = 0; j < k; j++)
+        json_array_append(merged, items[j]);
+    free(items);
     json_decref(m->approvals);
-    m->approvals = json_incref(arr);
+    m->approvals = merged;
     return 0;
+}
+
+int model_set_approvals(struct model *m, json_t *reply, const char **err)
+{
+    return model_set_approvals_of(m, 0, reply, err);
 }
 
 size_t model_count_approvals(const struct model *m, const char *session_id)
@@ -232,9 +322,15 @@ ssize_t model_find_action(const struct model *m, long long id)
 
 bool model_upsert_session(struct model *m, json_t *j)
 {
+    return model_upsert_session_of(m, 0, j);
+}
+
+bool model_upsert_session_of(struct model *m, size_t engine, json_t *j)
+{
     struct model_session s;
     if (!model_session_parse(j, &s))
         return false;
+    s.engine = engine;
     ssize_t at = model_find_session(m, s.id);
     if (s.state && strcmp(s.state, "deleted") == 0) {
         /* The list shows live sessions only (GET /v1/sessions without ?all). */

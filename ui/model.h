@@ -19,6 +19,7 @@ struct model_session {
     long long action_count;
     json_t *raw;                /* the engine's whole session object (config, limits, ports ...) */
     struct samples_spark spark; /* the list's CPU/MEM sparklines (kept across refetches) */
+    size_t engine;              /* which engine holds it: the dashboard's index (0: the first) */
 };
 
 struct model_action {
@@ -34,12 +35,12 @@ struct model_action {
 };
 
 struct model {
-    struct model_session *sessions; /* newest first, as the engine lists them */
+    struct model_session *sessions; /* newest first, every engine's together */
     size_t nsessions;
     struct model_action *actions; /* of actions_for; newest first (largest id first) */
     size_t nactions;
     char *actions_for; /* session id the actions belong to, or NULL */
-    json_t *approvals; /* GET /v1/approvals' list: action objects, oldest first */
+    json_t *approvals; /* GET /v1/approvals' lists: action objects, oldest first, each engine's */
 };
 
 void model_free(struct model *m);
@@ -48,9 +49,21 @@ void model_free(struct model *m);
 int model_set_sessions(struct model *m, json_t *reply, const char **err);
 int model_set_actions(struct model *m, const char *session_id, json_t *reply, const char **err);
 int model_set_approvals(struct model *m, json_t *reply, const char **err);
+/* The same for one engine of several (index engine): its entries are replaced, the other
+ * engines' kept; the lists stay in order across engines (sessions newest first, approvals
+ * oldest first). A session's action counter never goes down at a refetch (the action events
+ * counted it since the engine's snapshot). */
+int model_set_sessions_of(struct model *m, size_t engine, json_t *reply, const char **err);
+int model_set_approvals_of(struct model *m, size_t engine, json_t *reply, const char **err);
+/* The engine an approval (an item of m->approvals) came from. */
+size_t model_approval_engine(json_t *a);
+/* An `action` event that announces a new action ("new": true) counts it in its session's
+ * counter: true when it did. The list is not fetched again for a counter. */
+bool model_count_action(struct model *m, json_t *data);
 size_t model_count_approvals(const struct model *m, const char *session_id);
 /* Apply an event's data. Return true when the model changed. */
 bool model_upsert_session(struct model *m, json_t *j);
+bool model_upsert_session_of(struct model *m, size_t engine, json_t *j);
 bool model_upsert_action(struct model *m, const char *session_id, json_t *j);
 void model_clear_actions(struct model *m);
 ssize_t model_find_session(const struct model *m, const char *id);

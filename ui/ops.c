@@ -286,7 +286,12 @@ static void ops_create_form(struct ui *ui, const char *image)
         [F_CONFIRM] = {"approvals", FORM_CHOICE, "default", ops_policies,
                        "which actions wait for the operator (default: the engine's policy)"},
     };
-    form_open(ui, "New session", fields, F_COUNT, ops_create_submit, NULL);
+    /* with several engines: the selected session's engine makes it (ui_request) */
+    char title[96];
+    snprintf(title, sizeof(title), "New session on %s",
+             ui->engines[ui_engine_index(ui, NULL)].name);
+    form_open(ui, ui->nengines > 1 ? title : "New session", fields, F_COUNT, ops_create_submit,
+              NULL);
 }
 
 static void ops_info_fetched(int status, json_t *reply, const char *err, void *ud)
@@ -304,7 +309,7 @@ static void ops_info_fetched(int status, json_t *reply, const char *err, void *u
 
 unsigned ops_create_open(struct ui *ui)
 {
-    if (!ui->connected) {
+    if (!ui_engine_up(ui, ui->sel_session)) {
         ops_create_form(ui, "");
         return UI_DIRTY_ALL;
     }
@@ -340,13 +345,14 @@ unsigned ops_terminal(struct ui *ui)
 /* What the export's child process reads (its own copy of it). */
 struct ops_export_arg {
     const struct ui_options *opt;
-    const char *id, *dir;
+    const char *engine, *id, *dir;
 };
 
 static int ops_export_run(void *arg, ui_progress_fn progress, void *progress_ctx, char **msg)
 {
     const struct ops_export_arg *a = arg;
-    return a->opt->export_session(a->opt->export_ctx, a->id, a->dir, progress, progress_ctx, msg);
+    return a->opt->export_session(a->opt->export_ctx, a->engine, a->id, a->dir, progress,
+                                  progress_ctx, msg);
 }
 
 static unsigned ops_export_to(struct ui *ui, const char *id, const char *dir)
@@ -357,7 +363,8 @@ static unsigned ops_export_to(struct ui *ui, const char *id, const char *dir)
     }
     /* A session of many actions takes a while: a child process fetches and writes it while
      * the dashboard stays live; the footer counts the actions fetched. */
-    struct ops_export_arg arg = {.opt = ui->opt, .id = id, .dir = dir};
+    struct ops_export_arg arg = {
+        .opt = ui->opt, .engine = ui->engines[ui_engine_index(ui, id)].name, .id = id, .dir = dir};
     char what[200], *err = NULL;
     snprintf(what, sizeof(what), "exporting to %s", dir);
     if (job_start(ui, "export", what, "actions", ops_export_run, &arg, &err) < 0) {

@@ -43,13 +43,15 @@ static long long tab_actions_pending(struct ui *ui)
 static unsigned tab_actions_approve(struct ui *ui)
 {
     long long id = tab_actions_pending(ui);
-    return id ? view_approvals_key_approve(ui, id) : UI_DIRTY_FOOTER;
+    return id ? view_approvals_key_approve(ui, ui_engine_index(ui, ui->sel_session), id)
+              : UI_DIRTY_FOOTER;
 }
 
 static unsigned tab_actions_reject(struct ui *ui)
 {
     long long id = tab_actions_pending(ui);
-    return id ? view_approvals_key_reject(ui, id) : UI_DIRTY_FOOTER;
+    return id ? view_approvals_key_reject(ui, ui_engine_index(ui, ui->sel_session), id)
+              : UI_DIRTY_FOOTER;
 }
 
 static const struct ui_key tab_actions_keys[] = {

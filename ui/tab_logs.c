@@ -226,7 +226,7 @@ static void logs_follow(struct logs *L)
     L->tv.follow = true;
     L->got_lines = false;
     char *err = NULL;
-    L->sse = client_sse_open(L->ui->client, path, &err);
+    L->sse = client_sse_open(ui_client_of(L->ui, L->sid), path, &err);
     if (!L->sse) {
         L->phase = LOGS_FAILED;
         snprintf(L->note, sizeof(L->note), "%s", err ? err : "cannot reach the engine");
@@ -347,7 +347,7 @@ static unsigned tab_logs_open(struct ui *ui)
     if (!L->sid || !model_id_valid(L->sid)) {
         L->phase = LOGS_FAILED;
         snprintf(L->note, sizeof(L->note), "not a session id");
-    } else if (!ui->connected) {
+    } else if (!ui_engine_up(ui, L->sid)) {
         L->phase = LOGS_FAILED;
         snprintf(L->note, sizeof(L->note), "the engine is not connected");
     } else if (!s || strcmp(L->state, "deleted") == 0) {

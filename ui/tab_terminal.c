@@ -286,7 +286,7 @@ static unsigned term_open_shell(struct term_tab *t)
     snprintf(path, sizeof(path), "/v1/sessions/%s/terminal?rows=%d&cols=%d", s->sid, rows, cols);
     s->tid[0] = '\0';
     s->note[0] = '\0';
-    s->conn = client_term_open_on(ui->client, path, &err);
+    s->conn = client_term_open_on(ui_client_of(ui, s->sid), path, &err);
     if (!s->conn) {
         term_ended(s, err ? err : "out of memory");
         free(err);
@@ -489,7 +489,7 @@ static void term_pump(struct term_shell *s, short revents)
     if (s->st == TERM_CONNECTING && cs == CLIENT_TERM_OPEN) {
         s->st = TERM_OPEN;
         snprintf(s->tid, sizeof(s->tid), "%s", client_term_id(s->conn));
-        if (client_is_remote(t->ui->client))
+        if (client_is_remote(ui_client_of(t->ui, s->sid)))
             s->check_at = ui_now_ms() + 1000;
         if (t->sh == s)
             ui_set_status(t->ui, "shell open: every key goes to it, ^] gives the keys back");

@@ -21,8 +21,9 @@
 #include <unistd.h>
 
 #define UI_FRAME_MS 16             /* at most ~60 event-driven frames a second */
-#define UI_RECONNECT_MS 1000       /* retry the engine once a second, not faster */
-#define UI_SESSIONS_REFETCH_MS 200 /* action counters: one refetch per burst of actions */
+#define UI_RECONNECT_MS 1000       /* the first retry of an engine that went away */
+#define UI_RECONNECT_MAX_MS 8000   /* the longest wait between retries (doubling up to it) */
+#define UI_SESSIONS_REFETCH_MS 200 /* a session's lifecycle event the list cannot apply */
 
 /* The detail pane's tabs, in order: one entry per tab file. */
 extern const struct ui_page tab_overview, tab_resources, tab_terminal;
@@ -87,15 +88,59 @@ static void ui_request_failed(int status, json_t *reply, const char *err, void *
     (void)err;
 }
 
-int ui_request(struct ui *ui, const char *method, const char *path, json_t *body,
-               void (*fn)(int status, json_t *reply, const char *err, void *ud), void *ud)
+size_t ui_engine_index(const struct ui *ui, const char *sid)
 {
-    if (client_async_request(ui->async, method, path, body, UI_REQUEST_MS,
-                             fn ? fn : ui_request_failed, ud) < 0) {
+    ssize_t at = model_find_session(&ui->model, sid);
+    if (at < 0 && sid != ui->sel_session)
+        at = model_find_session(&ui->model, ui->sel_session);
+    size_t e = at >= 0 ? ui->model.sessions[at].engine : 0;
+    return e < ui->nengines ? e : 0;
+}
+
+struct client *ui_client_of(const struct ui *ui, const char *sid)
+{
+    return ui->engines[ui_engine_index(ui, sid)].client;
+}
+
+bool ui_engine_up(const struct ui *ui, const char *sid)
+{
+    return ui->engines[ui_engine_index(ui, sid)].connected;
+}
+
+bool ui_any_engine_up(const struct ui *ui)
+{
+    for (size_t i = 0; i < ui->nengines; i++)
+        if (ui->engines[i].connected)
+            return true;
+    return false;
+}
+
+int ui_request_on(struct ui *ui, size_t engine, const char *method, const char *path, json_t *body,
+                  void (*fn)(int status, json_t *reply, const char *err, void *ud), void *ud)
+{
+    struct client *c = ui->engines[engine < ui->nengines ? engine : 0].client;
+    if (client_async_request_on(ui->async, c, method, path, body, UI_REQUEST_MS,
+                                fn ? fn : ui_request_failed, ud) < 0) {
         ui_set_error(ui, "%s %s: out of memory", method, path);
         return -1;
     }
     return 0;
+}
+
+int ui_request(struct ui *ui, const char *method, const char *path, json_t *body,
+               void (*fn)(int status, json_t *reply, const char *err, void *ud), void *ud)
+{
+    /* a session's own routes go to its engine, whatever is selected */
+    static const char prefix[] = "/v1/sessions/";
+    char sid[72] = "";
+    if (strncmp(path, prefix, sizeof(prefix) - 1) == 0) {
+        const char *p = path + sizeof(prefix) - 1;
+        size_t n = strcspn(p, "/?");
+        if (n < sizeof(sid))
+            snprintf(sid, sizeof(sid), "%.*s", (int)n, p);
+    }
+    return ui_request_on(ui, ui_engine_index(ui, sid[0] ? sid : ui->sel_session), method, path,
+                         body, fn, ud);
 }
 
 void ui_cancel(struct ui *ui, void *ud)
@@ -224,7 +269,7 @@ static void ui_fetch_actions(struct ui *ui)
     ui_cancel(ui, &ui->tok_actions);
     model_clear_actions(&ui->model);
     view_actions.sync(ui);
-    if (!ui->sel_session || !ui->connected || !model_id_valid(ui->sel_session))
+    if (!ui->sel_session || !ui_engine_up(ui, ui->sel_session) || !model_id_valid(ui->sel_session))
         return;
     char path[160];
     snprintf(path, sizeof(path), "/v1/sessions/%s/actions?limit=%d", ui->sel_session,
@@ -251,22 +296,41 @@ unsigned ui_select_session(struct ui *ui, const char *id)
     return dirty;
 }
 
-static void ui_engine_lost(struct ui *ui, const char *why);
+static void ui_engine_lost(struct ui_engine *e, const char *why);
+
+#define ENGINE_FROM_TOKEN(ud, field)                                                               \
+    ((struct ui_engine *)((char *)(ud)-offsetof(struct ui_engine, field)))
+
+static size_t ui_engine_no(const struct ui_engine *e)
+{
+    return (size_t)(e - e->ui->engines);
+}
+
+/* A message about engine e: named when there are several. */
+static void ui_engine_error(struct ui_engine *e, const char *msg)
+{
+    if (e->ui->nengines > 1)
+        ui_set_error(e->ui, "%s: %s", e->name, msg);
+    else
+        ui_set_error(e->ui, "%s", msg);
+}
 
 static void ui_sessions_fetched(int status, json_t *reply, const char *err, void *ud)
 {
-    struct ui *ui = UI_FROM_TOKEN(ud, tok_sessions);
+    struct ui_engine *e = ENGINE_FROM_TOKEN(ud, tok_sessions);
+    struct ui *ui = e->ui;
     const char *why = NULL;
-    if (status < 0 || status != 200 || model_set_sessions(&ui->model, reply, &why) < 0) {
+    if (status < 0 || status != 200 ||
+        model_set_sessions_of(&ui->model, ui_engine_no(e), reply, &why) < 0) {
         char msg[400];
         snprintf(msg, sizeof(msg), "fetching sessions: %s",
                  status < 0 ? (err ? err : "no answer")
                  : why      ? why
                             : client_error_message(reply, "refused"));
         if (status < 0)
-            ui_engine_lost(ui, msg);
+            ui_engine_lost(e, msg);
         else
-            ui_set_error(ui, "%s", msg);
+            ui_engine_error(e, msg);
         return;
     }
     view_sessions.sync(ui); /* may select another session, which fetches its actions */
@@ -276,15 +340,20 @@ static void ui_sessions_fetched(int status, json_t *reply, const char *err, void
 
 static void ui_approvals_fetched(int status, json_t *reply, const char *err, void *ud)
 {
-    struct ui *ui = UI_FROM_TOKEN(ud, tok_approvals);
+    struct ui_engine *e = ENGINE_FROM_TOKEN(ud, tok_approvals);
+    struct ui *ui = e->ui;
     const char *why = NULL;
-    if (status < 0)
-        ui_set_error(ui, "fetching approvals: %s", err ? err : "no answer");
-    else if (status != 200)
-        ui_set_error(ui, "fetching approvals: %s", client_error_message(reply, "refused"));
-    else {
+    char msg[400];
+    if (status < 0) {
+        snprintf(msg, sizeof(msg), "fetching approvals: %s", err ? err : "no answer");
+        ui_engine_error(e, msg);
+    } else if (status != 200) {
+        snprintf(msg, sizeof(msg), "fetching approvals: %s",
+                 client_error_message(reply, "refused"));
+        ui_engine_error(e, msg);
+    } else {
         size_t before = json_array_size(ui->model.approvals);
-        if (model_set_approvals(&ui->model, reply, &why) < 0)
+        if (model_set_approvals_of(&ui->model, ui_engine_no(e), reply, &why) < 0)
             ui_set_error(ui, "fetching approvals: %s", why);
         size_t now = json_array_size(ui->model.approvals);
         if (now > before && ui->opt->bell)
@@ -294,26 +363,37 @@ static void ui_approvals_fetched(int status, json_t *reply, const char *err, voi
     ui->dirty |= UI_DIRTY_APPROVALS | UI_DIRTY_SESSIONS | UI_DIRTY_HEADER;
 }
 
-static void ui_fetch_sessions(struct ui *ui)
+static void ui_fetch_sessions(struct ui_engine *e)
 {
-    ui->sessions_refetch_at = 0;
-    ui_cancel(ui, &ui->tok_sessions);
-    ui_request(ui, "GET", "/v1/sessions", NULL, ui_sessions_fetched, &ui->tok_sessions);
+    e->sessions_refetch_at = 0;
+    ui_cancel(e->ui, &e->tok_sessions);
+    ui_request_on(e->ui, ui_engine_no(e), "GET", "/v1/sessions", NULL, ui_sessions_fetched,
+                  &e->tok_sessions);
 }
 
-static void ui_fetch_approvals(struct ui *ui)
+static void ui_fetch_approvals(struct ui_engine *e)
 {
-    ui->approvals_refetch_at = 0;
-    ui_cancel(ui, &ui->tok_approvals);
-    ui_request(ui, "GET", "/v1/approvals", NULL, ui_approvals_fetched, &ui->tok_approvals);
+    e->approvals_refetch_at = 0;
+    ui_cancel(e->ui, &e->tok_approvals);
+    ui_request_on(e->ui, ui_engine_no(e), "GET", "/v1/approvals", NULL, ui_approvals_fetched,
+                  &e->tok_approvals);
 }
 
-/* Everything from the engine again. */
-static void ui_fetch_all(struct ui *ui)
+void ui_approvals_refetch(struct ui *ui, size_t engine)
 {
+    if (engine < ui->nengines)
+        ui->engines[engine].approvals_refetch_at = ui_now_ms();
+}
+
+/* Everything from engine e again; the open page too when it shows one of e's sessions. */
+static void ui_fetch_all(struct ui_engine *e)
+{
+    struct ui *ui = e->ui;
     ui->status[0] = '\0';
-    ui_fetch_sessions(ui);
-    ui_fetch_approvals(ui);
+    ui_fetch_sessions(e);
+    ui_fetch_approvals(e);
+    if (ui_engine_index(ui, ui->sel_session) != ui_engine_no(e))
+        return;
     ui_fetch_actions(ui);
     if (ui->page_open && ui->page_open->on_refresh)
         ui->dirty |= ui->page_open->on_refresh(ui);
@@ -322,69 +402,88 @@ static void ui_fetch_all(struct ui *ui)
     ui->dirty |= UI_DIRTY_ALL;
 }
 
-static void ui_engine_lost(struct ui *ui, const char *why)
+/* The engine went away: its sessions stay, drawn stale, until it answers again; tries come
+ * after 1 s, then twice as long each time up to UI_RECONNECT_MAX_MS (on the loop's timer). */
+static void ui_engine_lost(struct ui_engine *e, const char *why)
 {
-    client_events_close(ui->events);
-    ui->events = NULL;
-    ui->connected = false;
-    ui->reconnect_at = ui_now_ms() + UI_RECONNECT_MS;
+    if (!e->connected && e->reconnect_at) { /* a late failure of a request: retry as planned */
+        e->ui->dirty |= UI_DIRTY_ALL;
+        return;
+    }
+    client_events_close(e->events);
+    e->events = NULL;
+    e->connected = false;
+    e->reconnect_at = ui_now_ms() + e->backoff_ms;
+    e->backoff_ms =
+        e->backoff_ms * 2 > UI_RECONNECT_MAX_MS ? UI_RECONNECT_MAX_MS : e->backoff_ms * 2;
     if (why)
-        ui_set_error(ui, "%s", why);
-    ui->dirty |= UI_DIRTY_ALL;
+        ui_engine_error(e, why);
+    e->ui->dirty |= UI_DIRTY_ALL;
 }
 
 /* Subscribe first, then fetch: nothing that happens in between is missed. */
-static void ui_engine_connect(struct ui *ui)
+static void ui_engine_connect(struct ui_engine *e)
 {
+    struct ui *ui = e->ui;
     char *err = NULL;
-    ui->reconnect_at = 0;
-    ui->events = client_events_open(ui->client, &err);
-    if (!ui->events && ui->opt->state_dir && !client_ping(ui->client)) {
+    e->reconnect_at = 0;
+    e->events = client_events_open(e->client, &err);
+    bool local = ui_engine_no(e) == 0 && ui->opt->state_dir;
+    if (!e->events && local && !client_ping(e->client)) {
         /* what is wrong and what to do, not the socket's errno */
-        char *why = client_engine_diagnose(client_socket(ui->client), ui->opt->state_dir);
+        char *why = client_engine_diagnose(client_socket(e->client), ui->opt->state_dir);
         bool held = client_engine_holder(ui->opt->state_dir) > 0;
-        ui_engine_lost(ui, why ? why : "no engine answers");
+        ui_engine_lost(e, why ? why : "no engine answers");
         if (why && !held)
-            ui_set_error(ui, "%s; start one with `paddock serve` (retrying every second)", why);
+            ui_set_error(ui, "%s; start one with `paddock serve` (retrying)", why);
         free(why);
         free(err);
         return;
     }
-    if (!ui->events) {
-        ui_engine_lost(ui, err ? err : "cannot reach the engine");
+    if (!e->events) {
+        ui_engine_lost(e, err ? err : "cannot reach the engine");
         free(err);
         return;
     }
-    ui->connected = true;
-    ui_fetch_all(ui);
+    e->connected = true;
+    e->backoff_ms = UI_RECONNECT_MS;
+    ui_fetch_all(e);
 }
 
 unsigned ui_refresh_all(struct ui *ui)
 {
-    if (!ui->connected)
-        ui_engine_connect(ui);
-    else
-        ui_fetch_all(ui);
+    for (size_t i = 0; i < ui->nengines; i++) {
+        if (!ui->engines[i].connected)
+            ui_engine_connect(&ui->engines[i]);
+        else
+            ui_fetch_all(&ui->engines[i]);
+    }
     return UI_DIRTY_ALL;
 }
 
+/* An event of engine e. */
 static void ui_on_event(const char *type, json_t *data, void *ud)
 {
-    struct ui *ui = ud;
+    struct ui_engine *e = ud;
+    struct ui *ui = e->ui;
     if (strcmp(type, "session") == 0) {
-        if (model_upsert_session(&ui->model, data)) {
+        if (model_upsert_session_of(&ui->model, ui_engine_no(e), data)) {
             view_sessions.sync(ui);
             ui->dirty |= UI_DIRTY_SESSIONS | UI_DIRTY_DETAIL | UI_DIRTY_HEADER;
+        } else if (!e->sessions_refetch_at) {
+            /* one the list cannot apply (not parsed): the list again, once per burst */
+            e->sessions_refetch_at = ui_now_ms() + UI_SESSIONS_REFETCH_MS;
         }
     } else if (strcmp(type, "action") == 0) {
         const char *sid = json_string_value(json_object_get(data, "session_id"));
-        if (model_upsert_action(&ui->model, sid, data)) {
+        bool mine = ui_engine_index(ui, sid) == ui_engine_no(e);
+        if (mine && model_upsert_action(&ui->model, sid, data)) {
             view_actions.sync(ui);
             ui->dirty |= UI_DIRTY_DETAIL;
         }
-        /* Session objects carry the action counter: refetch once per burst. */
-        if (!ui->sessions_refetch_at)
-            ui->sessions_refetch_at = ui_now_ms() + UI_SESSIONS_REFETCH_MS;
+        /* the counters follow the stream: a new action is counted, nothing is fetched */
+        if (mine && model_count_action(&ui->model, data))
+            ui->dirty |= UI_DIRTY_SESSIONS | UI_DIRTY_HEADER;
     } else if (strcmp(type, "approval") == 0) {
         /* the queue loses it at the refetch: say why rather than let it vanish */
         const char *ap = json_string_value(json_object_get(data, "approval"));
@@ -394,14 +493,15 @@ static void ui_on_event(const char *type, json_t *data, void *ud)
                          json_string_value(json_object_get(data, "summary"))
                              ? json_string_value(json_object_get(data, "summary"))
                              : "");
-        if (!ui->approvals_refetch_at)
-            ui->approvals_refetch_at = ui_now_ms() + UI_APPROVALS_REFETCH_MS;
+        if (!e->approvals_refetch_at)
+            e->approvals_refetch_at = ui_now_ms() + UI_APPROVALS_REFETCH_MS;
     } else if (strcmp(type, "stats") == 0) {
         if (model_add_sample(&ui->model, data))
             ui->dirty |= UI_DIRTY_SESSIONS;
     }
+    /* the open page hears only the engine of the session it shows */
     const struct ui_page *p = ui->page_open;
-    if (p && p->on_event)
+    if (p && p->on_event && ui_engine_index(ui, ui->sel_session) == ui_engine_no(e))
         ui->dirty |= p->on_event(ui, type, data);
 }
 
@@ -435,9 +535,11 @@ static int ui_timeout(const struct ui *ui, int64_t now, int64_t last_draw)
     int64_t next = -1;
     if (ui->dirty)
         next = last_draw + UI_FRAME_MS;
-    ui_timeout_min(&next, ui->reconnect_at);
-    ui_timeout_min(&next, ui->sessions_refetch_at);
-    ui_timeout_min(&next, ui->approvals_refetch_at);
+    for (size_t i = 0; i < ui->nengines; i++) {
+        ui_timeout_min(&next, ui->engines[i].reconnect_at);
+        ui_timeout_min(&next, ui->engines[i].sessions_refetch_at);
+        ui_timeout_min(&next, ui->engines[i].approvals_refetch_at);
+    }
     ui_timeout_min(&next, ui->guard_until);
     if (ui->page_open && ui->page_open->next_tick)
         ui_timeout_min(&next, ui->page_open->next_tick(ui));
@@ -449,12 +551,15 @@ static int ui_timeout(const struct ui *ui, int64_t now, int64_t last_draw)
 static void ui_run_timers(struct ui *ui)
 {
     int64_t now = ui_now_ms();
-    if (!ui->connected && ui->reconnect_at && now >= ui->reconnect_at)
-        ui_engine_connect(ui);
-    if (ui->connected && ui->sessions_refetch_at && now >= ui->sessions_refetch_at)
-        ui_fetch_sessions(ui);
-    if (ui->connected && ui->approvals_refetch_at && now >= ui->approvals_refetch_at)
-        ui_fetch_approvals(ui);
+    for (size_t i = 0; i < ui->nengines; i++) {
+        struct ui_engine *e = &ui->engines[i];
+        if (!e->connected && e->reconnect_at && now >= e->reconnect_at)
+            ui_engine_connect(e);
+        if (e->connected && e->sessions_refetch_at && now >= e->sessions_refetch_at)
+            ui_fetch_sessions(e);
+        if (e->connected && e->approvals_refetch_at && now >= e->approvals_refetch_at)
+            ui_fetch_approvals(e);
+    }
     if (ui->guard_until && now >= ui->guard_until) { /* the footer's "wait" goes */
         ui->guard_until = 0;
         ui->dirty |= UI_DIRTY_FOOTER;
@@ -490,17 +595,22 @@ static int ui_loop(struct ui *ui)
         short page_events = 0;
         int page_fd =
             ui->page_open && ui->page_open->poll_fd ? ui->page_open->poll_fd(ui, &page_events) : -1;
-        struct pollfd p[5 + UI_BG_FDS] = {
+        /* fixed ones, then each engine's event stream, then what tabs keep running */
+        enum { FIXED = 4 + UI_ENGINES_MAX };
+        struct pollfd p[FIXED + UI_BG_FDS] = {
             {.fd = STDIN_FILENO, .events = POLLIN},
             {.fd = term_signal_fd(), .events = POLLIN},
-            {.fd = client_events_fd(ui->events), .events = POLLIN},
             {.fd = page_fd, .events = page_events},
             {.fd = job_poll_fd(ui), .events = POLLIN},
         };
-        int nfds = 5, bg_n[UI_TABS_MAX] = {0};
+        for (size_t i = 0; i < UI_ENGINES_MAX; i++)
+            p[4 + i] = (struct pollfd){
+                .fd = i < ui->nengines ? client_events_fd(ui->engines[i].events) : -1,
+                .events = POLLIN};
+        int nfds = FIXED, bg_n[UI_TABS_MAX] = {0};
         for (size_t i = 0; i < ui_ntabs && i < UI_TABS_MAX; i++)
             if (ui_tabs[i]->bg_poll)
-                nfds += bg_n[i] = ui_tabs[i]->bg_poll(ui, p + nfds, 5 + UI_BG_FDS - nfds);
+                nfds += bg_n[i] = ui_tabs[i]->bg_poll(ui, p + nfds, FIXED + UI_BG_FDS - nfds);
         int n = client_async_poll(ui->async, p, nfds, ui_timeout(ui, now, last_draw));
         if (n < 0 && errno != EINTR) {
             ui_set_error(ui, "poll: %s", strerror(errno));
@@ -529,15 +639,17 @@ static int ui_loop(struct ui *ui)
             ui->dirty |= d;
             urgent = true;
         }
-        if (p[2].revents && ui->events) {
-            if (client_events_pump(ui->events, ui_on_event, ui) < 0)
-                ui_engine_lost(ui, "the engine closed the event stream");
+        for (size_t i = 0; i < ui->nengines; i++) {
+            struct ui_engine *e = &ui->engines[i];
+            if (p[4 + i].fd >= 0 && p[4 + i].revents && e->events &&
+                client_events_pump(e->events, ui_on_event, e) < 0)
+                ui_engine_lost(e, "the engine closed the event stream");
         }
-        if (page_fd >= 0 && p[3].revents && ui->page_open && ui->page_open->on_ready)
-            ui->dirty |= ui->page_open->on_ready(ui, p[3].revents);
-        if (p[4].fd >= 0 && p[4].revents)
+        if (page_fd >= 0 && p[2].revents && ui->page_open && ui->page_open->on_ready)
+            ui->dirty |= ui->page_open->on_ready(ui, p[2].revents);
+        if (p[3].fd >= 0 && p[3].revents)
             ui->dirty |= job_on_ready(ui);
-        for (size_t i = 0, at = 5; i < ui_ntabs && i < UI_TABS_MAX; at += (size_t)bg_n[i++])
+        for (size_t i = 0, at = FIXED; i < ui_ntabs && i < UI_TABS_MAX; at += (size_t)bg_n[i++])
             if (bg_n[i])
                 ui->dirty |= ui_tabs[i]->bg_ready(ui, p + at, bg_n[i]);
     }
@@ -560,11 +672,20 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
 {
     static const struct ui_options defaults = {0};
     struct ui ui = {
-        .client = c,
         .opt = opt ? opt : &defaults,
         .focus = UI_PANE_SESSIONS,
         .actions_follow = true,
     };
+    ui.engines[0] = (struct ui_engine){.name = ui.opt->engine_name ? ui.opt->engine_name : "local",
+                                       .client = c};
+    ui.nengines = 1;
+    for (size_t i = 0; i < ui.opt->nengines && ui.nengines < UI_ENGINES_MAX; i++)
+        ui.engines[ui.nengines++] = (struct ui_engine){.name = ui.opt->engines[i].name,
+                                                       .client = ui.opt->engines[i].client};
+    for (size_t i = 0; i < ui.nengines; i++) {
+        ui.engines[i].ui = &ui;
+        ui.engines[i].backoff_ms = UI_RECONNECT_MS;
+    }
 
     *err = NULL;
     if (theme_load(ui.opt->theme, ui.opt->theme_dirs, &ui.theme_cur, err) < 0)
@@ -612,7 +733,8 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
     if (!ui.input) {
         *err = strdup("cannot create the input window");
     } else {
-        ui_engine_connect(&ui);
+        for (size_t i = 0; i < ui.nengines; i++)
+            ui_engine_connect(&ui.engines[i]);
         ui.dirty |= ui_page_reopen(&ui);
         rc = ui_loop(&ui);
         if (rc == 1 && ui.status[0])
@@ -623,7 +745,8 @@ int ui_run(struct client *c, const struct ui_options *opt, char **err)
     ui_modal_close(&ui);
     ui_pages_end(&ui);
     client_async_free(ui.async);
-    client_events_close(ui.events);
+    for (size_t i = 0; i < ui.nengines; i++)
+        client_events_close(ui.engines[i].events);
     model_free(&ui.model);
     ops_free(&ui);
     free(ui.sel_session);

@@ -300,13 +300,40 @@ void mouse_start(struct ui *ui);
 /* A KEY_MOUSE from the keyboard queue. Returns dirty bits. */
 unsigned mouse_dispatch(struct ui *ui);
 
+/* ---- the engines: one client, event stream and share of the model each (ui.c) ---- */
+
+#define UI_ENGINES_MAX 8
+
+struct ui_engine {
+    struct ui *ui;
+    const char *name;      /* "local", or the config file's [engines.NAME] */
+    struct client *client; /* the caller's (ui_run), valid throughout */
+    struct client_events *events;
+    bool connected;
+    int64_t reconnect_at; /* ms, monotonic; 0 = none pending */
+    int backoff_ms;       /* the wait before the next try: doubles up to a bound */
+    int64_t sessions_refetch_at, approvals_refetch_at; /* ms; 0 = none pending */
+    char tok_sessions, tok_approvals;                  /* async tokens (their addresses) */
+};
+
+/* The engine of session sid (its index in ui->engines): the engine that listed it; a session
+ * the model does not hold (a past one, on History) and NULL go to the selected session's
+ * engine, and with none selected to the first. */
+size_t ui_engine_index(const struct ui *ui, const char *sid);
+struct client *ui_client_of(const struct ui *ui, const char *sid);
+/* Whether session sid's engine (as ui_engine_index picks it) is connected. */
+bool ui_engine_up(const struct ui *ui, const char *sid);
+/* Whether any engine is. */
+bool ui_any_engine_up(const struct ui *ui);
+
 /* ---- the dashboard ---- */
 
 struct client_async;
 
 struct ui {
-    struct client *client;
-    struct client_async *async; /* every request of the loop goes through it */
+    struct ui_engine engines[UI_ENGINES_MAX];
+    size_t nengines;            /* at least 1: the first is the engine ui_run was given */
+    struct client_async *async; /* every request of the loop goes through it, to any engine */
     const struct ui_options *opt;
     const struct ui_theme *theme;
     bool color, utf8;
@@ -333,21 +360,17 @@ struct ui {
     char *sel_session;    /* selection pinned by id, not index */
     long long sel_action; /* 0 = none */
     long long sel_approval;
-    long long guard_id;   /* the action selected by itself last (view_approvals_arm_guard) */
-    int64_t guard_until;  /* ms; until then guard_id cannot be decided (0 = none) */
-    long long decided_id; /* the last action a decision was sent for */
-    bool actions_follow;  /* the newest action stays selected as new ones arrive */
+    long long guard_id;         /* the action selected by itself last (view_approvals_arm_guard) */
+    int64_t guard_until;        /* ms; until then guard_id cannot be decided (0 = none) */
+    long long decided_id;       /* the last action a decision was sent for */
+    size_t decided_engine;      /* and its engine */
+    size_t sel_approval_engine; /* the engine of sel_approval (ids are per engine) */
+    bool actions_follow;        /* the newest action stays selected as new ones arrive */
     bool help_visible;
     bool bell;
 
-    /* engine link */
-    struct client_events *events;
-    bool connected;
-    int64_t reconnect_at;                                  /* ms, monotonic; 0 = none pending */
-    int64_t sessions_refetch_at;                           /* ms; 0 = none pending */
-    int64_t approvals_refetch_at;                          /* ms; 0 = none pending */
-    char tok_sessions, tok_actions, tok_approvals, tok_op; /* async tokens (their addresses) */
-    char status[512];                                      /* last message (raw, drawn sanitized) */
+    char tok_actions, tok_op; /* async tokens (their addresses) */
+    char status[512];         /* last message (raw, drawn sanitized) */
     bool status_error;
     unsigned dirty;
     char tok_spark;     /* the sparklines' history request (view_sessions_seed), one at a time */
@@ -374,6 +397,8 @@ void ui_set_error(struct ui *ui, const char *fmt, ...) __attribute__((format(pri
 /* The selected session changed (or was re-pinned): fetch its actions, reopen the tab. */
 unsigned ui_select_session(struct ui *ui, const char *id);
 unsigned ui_refresh_all(struct ui *ui);
+/* The approval queue of engine index engine again, at the next turn (after a decision). */
+void ui_approvals_refetch(struct ui *ui, size_t engine);
 /* The selected session's model entry, or NULL. */
 const struct model_session *ui_session(const struct ui *ui);
 /* A page's own state slot (allocated and freed by the page). */
@@ -390,9 +415,13 @@ unsigned ui_show_page(struct ui *ui, const struct ui_page *p);
 const struct ui_page *ui_current_page(const struct ui *ui);
 /* An asynchronous request (10 s timeout). fn may be NULL: errors then go to the footer. ud
  * identifies the request for client_async_cancel. 0, or -1 (out of memory: said in the
- * footer). */
+ * footer). It goes to the engine of the session its path names (/v1/sessions/ID...), else to
+ * the selected session's (ui_engine_index). */
 int ui_request(struct ui *ui, const char *method, const char *path, json_t *body,
                void (*fn)(int status, json_t *reply, const char *err, void *ud), void *ud);
+/* The same to engine index engine. */
+int ui_request_on(struct ui *ui, size_t engine, const char *method, const char *path, json_t *body,
+                  void (*fn)(int status, json_t *reply, const char *err, void *ud), void *ud);
 void ui_cancel(struct ui *ui, void *ud);
 /* Open and close a modal. */
 void ui_modal_open(struct ui *ui, const struct ui_modal *m, void *state);
@@ -496,6 +525,9 @@ struct ui_view {
     /* Its own keys while focused (before the list keys), or NULL. */
     const struct ui_key *keys;
     unsigned dirty; /* the dirty bit of where it is drawn */
+    /* Optional: whether column is shown now (the ENGINE columns only with several engines);
+     * NULL: all are. */
+    bool (*column_shown)(const struct ui *ui, int column);
 };
 
 extern const struct ui_view view_sessions;
@@ -505,13 +537,15 @@ extern const struct ui_view view_history, view_history_actions, view_history_sea
 extern const struct ui_view view_changes;
 extern const struct ui_view view_files;
 extern const struct ui_view *const ui_lists[UI_LIST_COUNT];
-/* Approve or reject the selected approval / action ID (reason may be NULL). Dirty bits. */
+/* Approve or reject the selected approval / action ID on engine index engine (reason may be
+ * NULL). Dirty bits. */
 unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason);
-unsigned view_approvals_decide_id(struct ui *ui, long long id, bool approve, const char *reason);
-/* The y and n keys on action ID (the queue's and the Actions tab's): refused while the guard
- * holds it or once it was decided; n asks for the reason first. */
-unsigned view_approvals_key_approve(struct ui *ui, long long id);
-unsigned view_approvals_key_reject(struct ui *ui, long long id);
+unsigned view_approvals_decide_id(struct ui *ui, size_t engine, long long id, bool approve,
+                                  const char *reason);
+/* The y and n keys on action ID of engine index engine (the queue's and the Actions tab's):
+ * refused while the guard holds it or once it was decided; n asks for the reason first. */
+unsigned view_approvals_key_approve(struct ui *ui, size_t engine, long long id);
+unsigned view_approvals_key_reject(struct ui *ui, size_t engine, long long id);
 /* ID was selected by itself (not by the operator): it cannot be decided for a moment. */
 void view_approvals_arm_guard(struct ui *ui, long long id);
 bool view_approvals_guard_holds(const struct ui *ui, long long id);
@@ -521,6 +555,9 @@ void view_sessions_seed(struct ui *ui);
 
 void list_fit_columns(const struct list_column *cols, int ncols, int avail,
                       struct list_layout *out);
+/* The same with only the columns whose shown[i] is true (shown NULL: all). */
+void list_fit_columns_shown(const struct list_column *cols, int ncols, const bool *shown, int avail,
+                            struct list_layout *out);
 /* Draw list id into w: framed (a pane: border and title) or bare (inside a tab). */
 void list_draw(struct ui *ui, enum ui_list_id id, WINDOW *w, bool focused, bool framed);
 /* Move the selection by delta rows (clamped), or to the top/bottom. Returns dirty bits. */

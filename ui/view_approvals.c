@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <time.h>
 
-enum { COL_ID, COL_SESSION, COL_RISK, COL_LEFT, COL_WHAT, COL_WHY };
+enum { COL_ID, COL_ENGINE, COL_SESSION, COL_RISK, COL_LEFT, COL_WHAT, COL_WHY };
 
 /* How long a newly selected item cannot be decided (PADDOCK_DECIDE_GUARD_MS: tests on a loaded
  * machine lengthen it so that their key surely lands inside it). */
@@ -23,6 +23,7 @@ enum { COL_ID, COL_SESSION, COL_RISK, COL_LEFT, COL_WHAT, COL_WHY };
 
 static const struct list_column view_approvals_columns[] = {
     [COL_ID] = {.title = "ID", .width = 5, .prio = 60, .right = true},
+    [COL_ENGINE] = {.title = "ENGINE", .width = 8, .prio = 70},
     [COL_SESSION] = {.title = "SESSION", .width = 10, .prio = 50},
     [COL_RISK] = {.title = "RISK", .width = 6, .prio = 90},
     [COL_LEFT] = {.title = "LEFT", .width = 7, .prio = 80, .right = true},
@@ -39,6 +40,17 @@ static json_t *view_approvals_at(const struct ui *ui, size_t row)
 static long long view_approvals_id(const struct ui *ui, size_t row)
 {
     return (long long)json_integer_value(json_object_get(view_approvals_at(ui, row), "id"));
+}
+
+static size_t view_approvals_engine(const struct ui *ui, size_t row)
+{
+    return model_approval_engine(view_approvals_at(ui, row));
+}
+
+/* ENGINE only when there are several. */
+static bool view_approvals_column_shown(const struct ui *ui, int column)
+{
+    return column != COL_ENGINE || ui->nengines > 1;
 }
 
 static size_t view_approvals_count(const struct ui *ui)
@@ -76,6 +88,12 @@ static void view_approvals_cell(const struct ui *ui, size_t row, int column, cha
         snprintf(buf, sz, "%lld", view_approvals_id(ui, row));
         *color = UI_C_DIM;
         break;
+    case COL_ENGINE: {
+        size_t e = view_approvals_engine(ui, row);
+        snprintf(buf, sz, "%s", e < ui->nengines ? ui->engines[e].name : "?");
+        *color = ui->engines[e < ui->nengines ? e : 0].connected ? UI_C_NORMAL : UI_C_BAD;
+        break;
+    }
     case COL_SESSION: {
         const char *sid = view_approvals_str(a, "session_id");
         ssize_t at = model_find_session(&ui->model, sid);
@@ -153,6 +171,7 @@ static unsigned view_approvals_on_select(struct ui *ui, size_t row)
 {
     /* the operator moved here: it is seen */
     ui->sel_approval = view_approvals_id(ui, row);
+    ui->sel_approval_engine = view_approvals_engine(ui, row);
     ui->guard_until = 0;
     return UI_DIRTY_APPROVALS | UI_DIRTY_FOOTER;
 }
@@ -163,13 +182,15 @@ static void view_approvals_sync(struct ui *ui)
     size_t n = view_approvals_count(ui);
     long long was = ui->sel_approval;
     for (size_t i = 0; i < n; i++) {
-        if (view_approvals_id(ui, i) == ui->sel_approval) {
+        if (view_approvals_id(ui, i) == ui->sel_approval &&
+            view_approvals_engine(ui, i) == ui->sel_approval_engine) {
             l->sel = i;
             break;
         }
     }
     list_clamp(ui, UI_LIST_APPROVALS);
     ui->sel_approval = n ? view_approvals_id(ui, l->sel) : 0;
+    ui->sel_approval_engine = n ? view_approvals_engine(ui, l->sel) : 0;
     if (ui->sel_approval != was)
         view_approvals_arm_guard(ui, ui->sel_approval);
 }
@@ -192,10 +213,11 @@ static void view_approvals_decided(int status, json_t *reply, const char *err, v
                 ? "rejected"
                 : "approved",
             (long long)json_integer_value(json_object_get(reply, "id")));
-    ui->approvals_refetch_at = ui_now_ms();
+    ui_approvals_refetch(ui, ui->decided_engine);
 }
 
-unsigned view_approvals_decide_id(struct ui *ui, long long id, bool approve, const char *reason)
+unsigned view_approvals_decide_id(struct ui *ui, size_t engine, long long id, bool approve,
+                                  const char *reason)
 {
     json_t *body = json_object();
     const char *user = getenv("USER");
@@ -206,9 +228,10 @@ unsigned view_approvals_decide_id(struct ui *ui, long long id, bool approve, con
         json_object_set_new(body, "reason", json_string(reason));
     char path[96];
     snprintf(path, sizeof(path), "/v1/actions/%lld/%s", id, approve ? "approve" : "reject");
-    ui_request(ui, "POST", path, body, view_approvals_decided, &ui->tok_op);
+    ui_request_on(ui, engine, "POST", path, body, view_approvals_decided, &ui->tok_op);
     json_decref(body);
     ui->decided_id = id;
+    ui->decided_engine = engine;
     ui_set_status(ui, "%s action %lld ...", approve ? "approving" : "rejecting", id);
     return UI_DIRTY_FOOTER;
 }
@@ -218,42 +241,52 @@ unsigned view_approvals_decide(struct ui *ui, bool approve, const char *reason)
 {
     if (!view_approvals_count(ui))
         return 0;
-    return view_approvals_decide_id(ui, view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel),
+    size_t row = ui->list[UI_LIST_APPROVALS].sel;
+    return view_approvals_decide_id(ui, view_approvals_engine(ui, row), view_approvals_id(ui, row),
                                     approve, reason);
 }
 
 /* A key may decide this action now: not one just selected by itself, not one already sent. */
-static bool view_approvals_may_decide(struct ui *ui, long long id)
+static bool view_approvals_may_decide(struct ui *ui, size_t engine, long long id)
 {
     if (view_approvals_guard_holds(ui, id)) {
         /* the footer says "wait" while the guard holds; this once it is over */
         ui_set_status(ui, "action %lld was just selected: not decided", id);
         return false;
     }
-    if (id == ui->decided_id) {
+    if (id == ui->decided_id && engine == ui->decided_engine) {
         ui_set_status(ui, "action %lld is already decided", id);
         return false;
     }
     return true;
 }
 
-unsigned view_approvals_key_approve(struct ui *ui, long long id)
+unsigned view_approvals_key_approve(struct ui *ui, size_t engine, long long id)
 {
-    if (!view_approvals_may_decide(ui, id))
+    if (!view_approvals_may_decide(ui, engine, id))
         return UI_DIRTY_FOOTER;
-    return view_approvals_decide_id(ui, id, true, NULL);
+    return view_approvals_decide_id(ui, engine, id, true, NULL);
 }
 
 static unsigned view_approvals_approve(struct ui *ui)
 {
     if (!view_approvals_count(ui))
         return 0;
-    return view_approvals_key_approve(ui, view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel));
+    size_t row = ui->list[UI_LIST_APPROVALS].sel;
+    return view_approvals_key_approve(ui, view_approvals_engine(ui, row),
+                                      view_approvals_id(ui, row));
 }
+
+/* The action a reason prompt is about (one prompt at a time: the modal holds the keyboard). */
+struct view_approvals_asked {
+    size_t engine;
+    long long id;
+};
 
 static unsigned view_approvals_rejected(struct ui *ui, const char *reason, void *ud)
 {
-    long long id = *(long long *)ud;
+    const struct view_approvals_asked *asked = ud;
+    long long id = asked->id;
     if (!reason) {
         ui_set_status(ui, "not rejected");
         return UI_DIRTY_FOOTER;
@@ -261,20 +294,20 @@ static unsigned view_approvals_rejected(struct ui *ui, const char *reason, void 
     /* the queue may have moved while the operator typed: decide the action asked about */
     size_t n = json_array_size(ui->model.approvals);
     for (size_t i = 0; i < n; i++)
-        if (view_approvals_id(ui, i) == id)
-            return view_approvals_decide_id(ui, id, false, *reason ? reason : NULL);
+        if (view_approvals_id(ui, i) == id && view_approvals_engine(ui, i) == asked->engine)
+            return view_approvals_decide_id(ui, asked->engine, id, false, *reason ? reason : NULL);
     ui_set_error(ui, "action %lld no longer waits", id);
     return UI_DIRTY_FOOTER;
 }
 
-unsigned view_approvals_key_reject(struct ui *ui, long long id)
+unsigned view_approvals_key_reject(struct ui *ui, size_t engine, long long id)
 {
-    static long long asked; /* one prompt at a time: the modal holds the keyboard */
-    if (!view_approvals_may_decide(ui, id))
+    static struct view_approvals_asked asked;
+    if (!view_approvals_may_decide(ui, engine, id))
         return UI_DIRTY_FOOTER;
-    asked = id;
+    asked = (struct view_approvals_asked){.engine = engine, .id = id};
     char label[96];
-    snprintf(label, sizeof(label), "reject action %lld, reason (optional, Esc cancels): ", asked);
+    snprintf(label, sizeof(label), "reject action %lld, reason (optional, Esc cancels): ", id);
     prompt_open(ui, label, NULL, view_approvals_rejected, &asked);
     return UI_DIRTY_FOOTER;
 }
@@ -284,7 +317,9 @@ static unsigned view_approvals_reject(struct ui *ui)
 {
     if (!view_approvals_count(ui))
         return 0;
-    return view_approvals_key_reject(ui, view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel));
+    size_t row = ui->list[UI_LIST_APPROVALS].sel;
+    return view_approvals_key_reject(ui, view_approvals_engine(ui, row),
+                                     view_approvals_id(ui, row));
 }
 
 /* What the rule prompt of `a` is about (one prompt at a time: the modal holds the keyboard). */
@@ -317,7 +352,8 @@ static unsigned view_approvals_approve_rule(struct ui *ui)
         return 0;
     json_t *a = view_approvals_at(ui, ui->list[UI_LIST_APPROVALS].sel);
     long long id = view_approvals_id(ui, ui->list[UI_LIST_APPROVALS].sel);
-    if (!view_approvals_may_decide(ui, id))
+    size_t engine = view_approvals_engine(ui, ui->list[UI_LIST_APPROVALS].sel);
+    if (!view_approvals_may_decide(ui, engine, id))
         return UI_DIRTY_FOOTER;
     view_approvals_proposal.id = id;
     snprintf(view_approvals_proposal.session, sizeof(view_approvals_proposal.session), "%s",
@@ -327,7 +363,7 @@ static unsigned view_approvals_approve_rule(struct ui *ui)
     const char *proposed = json_string_value(json_object_get(a, "proposed_rule"));
     char *initial = strdup(proposed ? proposed : view_approvals_str(a, "summary"));
     bool above = json_is_true(json_object_get(a, "above_ceiling"));
-    unsigned dirty = view_approvals_decide_id(ui, id, true, NULL);
+    unsigned dirty = view_approvals_decide_id(ui, engine, id, true, NULL);
     /* short: the prompt gives its label half the footer */
     char label[128];
     if (above)
@@ -399,4 +435,5 @@ const struct ui_view view_approvals = {
     .sync = view_approvals_sync,
     .keys = view_approvals_keys,
     .dirty = UI_DIRTY_APPROVALS,
+    .column_shown = view_approvals_column_shown,
 };

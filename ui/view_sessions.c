@@ -10,10 +10,22 @@
 #include <string.h>
 #include <time.h>
 
-enum { COL_ID, COL_NAME, COL_STATE, COL_AGE, COL_COUNT, COL_WAIT, COL_IMAGE, COL_CPU, COL_MEM };
+enum {
+    COL_ID,
+    COL_ENGINE,
+    COL_NAME,
+    COL_STATE,
+    COL_AGE,
+    COL_COUNT,
+    COL_WAIT,
+    COL_IMAGE,
+    COL_CPU,
+    COL_MEM
+};
 
 static const struct list_column view_sessions_columns[] = {
     [COL_ID] = {.title = "ID", .width = 8, .prio = 90},
+    [COL_ENGINE] = {.title = "ENGINE", .width = 8, .prio = 75},
     [COL_NAME] = {.title = "NAME", .width = 8, .prio = 100, .flex = true},
     [COL_STATE] = {.title = "STATE", .width = 12, .prio = 80},
     [COL_AGE] = {.title = "AGE", .width = 6, .prio = 60, .right = true},
@@ -95,6 +107,17 @@ static void view_sessions_title(const struct ui *ui, char *buf, size_t sz)
         snprintf(buf, sz, "Sessions (%zu)", ui->model.nsessions);
 }
 
+/* ENGINE only when there are several: one engine's layout stays as it was. */
+static bool view_sessions_column_shown(const struct ui *ui, int column)
+{
+    return column != COL_ENGINE || ui->nengines > 1;
+}
+
+static void view_sessions_cell_of(const struct ui *ui, const struct model_session *s, int column,
+                                  char *buf, size_t sz, enum ui_color *color);
+
+/* A session of an engine that is down is kept, drawn stale: every cell dim, ENGINE in the
+ * error colour, until the engine answers and its list comes again. */
 static void view_sessions_cell(const struct ui *ui, size_t row, int column, char *buf, size_t sz,
                                enum ui_color *color)
 {
@@ -102,7 +125,19 @@ static void view_sessions_cell(const struct ui *ui, size_t row, int column, char
     if (at == SIZE_MAX)
         return;
     const struct model_session *s = &ui->model.sessions[at];
+    bool up = s->engine < ui->nengines && ui->engines[s->engine].connected;
+    view_sessions_cell_of(ui, s, column, buf, sz, color);
+    if (!up)
+        *color = column == COL_ENGINE ? UI_C_BAD : UI_C_DIM;
+}
+
+static void view_sessions_cell_of(const struct ui *ui, const struct model_session *s, int column,
+                                  char *buf, size_t sz, enum ui_color *color)
+{
     switch (column) {
+    case COL_ENGINE:
+        snprintf(buf, sz, "%s", s->engine < ui->nengines ? ui->engines[s->engine].name : "?");
+        break;
     case COL_ID:
         snprintf(buf, sz, "%.8s", s->id);
         *color = UI_C_DIM;
@@ -150,9 +185,9 @@ static const char *view_sessions_empty(const struct ui *ui)
 {
     if (ui->sessions_filter && ui->model.nsessions)
         return "no session matches the filter (/ then Esc clears it)";
-    return ui->connected ? "no sessions yet: press c to create one (agents create theirs "
-                           "through the API)"
-                         : "not connected to the engine";
+    return ui_any_engine_up(ui) ? "no sessions yet: press c to create one (agents create theirs "
+                                  "through the API)"
+                                : "not connected to the engine";
 }
 
 static unsigned view_sessions_on_select(struct ui *ui, size_t row)
@@ -200,11 +235,11 @@ static void view_sessions_seeded(int status, json_t *reply, const char *err, voi
 
 void view_sessions_seed(struct ui *ui)
 {
-    if (ui->spark_for[0] || !ui->connected)
+    if (ui->spark_for[0])
         return;
     for (size_t i = 0; i < ui->model.nsessions; i++) {
         struct model_session *s = &ui->model.sessions[i];
-        if (s->spark.seeded || !view_sessions_sampled(s))
+        if (s->spark.seeded || !view_sessions_sampled(s) || !ui->engines[s->engine].connected)
             continue;
         s->spark.seeded = true; /* asked once: a failure is not retried in a loop */
         char path[160];
@@ -242,4 +277,5 @@ const struct ui_view view_sessions = {
     .sync = view_sessions_sync,
     .keys = ops_session_keys,
     .dirty = UI_DIRTY_SESSIONS,
+    .column_shown = view_sessions_column_shown,
 };

@@ -21,16 +21,17 @@ void view_status_draw_header(struct ui *ui)
     draw_fill(w, 0, 0, width, base);
 
     size_t waiting = model_count_approvals(&ui->model, NULL);
+    bool any = ui_any_engine_up(ui), several = ui->nengines > 1;
     char link[96];
-    if (ui->connected && waiting)
+    if (any && waiting)
         snprintf(link, sizeof(link), " %zu action%s wait%s for approval: press 2 %s live ", waiting,
                  waiting == 1 ? "" : "s", waiting == 1 ? "s" : "",
                  draw_glyph(ui, "\xE2\x97\x8F", "*"));
-    else if (ui->connected)
+    else if (any)
         snprintf(link, sizeof(link), " %s live ", draw_glyph(ui, "\xE2\x97\x8F", "*"));
     else
-        snprintf(link, sizeof(link), " engine disconnected, retrying ");
-    attr_t link_attr = theme_attr(ui->connected && !waiting ? UI_C_HEADER : UI_C_HEADER_ALERT);
+        snprintf(link, sizeof(link), " %s disconnected, retrying ", several ? "engines" : "engine");
+    attr_t link_attr = theme_attr(any && !waiting ? UI_C_HEADER : UI_C_HEADER_ALERT);
     /* what the operator must act on gets the room before the socket's path */
     int lw = draw_text_width(ui, link);
     if (lw > width * 2 / 3)
@@ -40,11 +41,26 @@ void view_status_draw_header(struct ui *ui)
     const struct model *m = &ui->model;
     const char *sep = draw_glyph(ui, " \xE2\x94\x82 ", " | ");
     long long nact = model_count_actions(m);
-    snprintf(left, sizeof(left), " paddock %s%s%s%s%s%zu session%s (%zu ready)%s%lld action%s",
-             PADDOCK_VERSION, ui->opt->read_only ? " [read-only]" : "", sep,
-             client_socket(ui->client), sep, m->nsessions, m->nsessions == 1 ? "" : "s",
-             model_count_sessions_in(m, "ready"), sep, nact, nact == 1 ? "" : "s");
-    draw_text(ui, w, 0, 0, width - lw - 1, left, base | A_BOLD);
+    int room = width - lw - 1, x = 0;
+    snprintf(left, sizeof(left), " paddock %s%s%s", PADDOCK_VERSION,
+             ui->opt->read_only ? " [read-only]" : "", sep);
+    x += draw_text(ui, w, 0, x, room - x, left, base | A_BOLD);
+    if (!several) { /* one engine: where it is */
+        x += draw_text(ui, w, 0, x, room - x, client_socket(ui->engines[0].client), base | A_BOLD);
+    } else { /* several: each one's state, a down one in the alert colour */
+        for (size_t i = 0; i < ui->nengines && x < room; i++) {
+            const struct ui_engine *e = &ui->engines[i];
+            snprintf(left, sizeof(left), "%s%s %s", i ? "  " : "", e->name,
+                     e->connected ? "up" : "down");
+            x += draw_text(ui, w, 0, x, room - x, left,
+                           e->connected ? base | A_BOLD : theme_attr(UI_C_HEADER_ALERT));
+        }
+    }
+    snprintf(left, sizeof(left), "%s%zu session%s (%zu ready)%s%lld action%s", sep, m->nsessions,
+             m->nsessions == 1 ? "" : "s", model_count_sessions_in(m, "ready"), sep, nact,
+             nact == 1 ? "" : "s");
+    if (x < room)
+        draw_text(ui, w, 0, x, room - x, left, base | A_BOLD);
     draw_text_right(ui, w, 0, width - lw, lw, link, link_attr);
     wnoutrefresh(w);
 }

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A descriptor's handler and its data, found by fd (the engine's callers speak in fds). */
 struct watch {
@@ -156,22 +157,35 @@ void loop_timer_cancel(struct loop *l, struct loop_timer *t)
         }
 }
 
-void loop_add_prepare(struct loop *l, loop_prepare_fn fn, void *ud)
+int loop_add_prepare(struct loop *l, loop_prepare_fn fn, void *ud)
 {
-    if (l->nprepare < LOOP_MAX_PREPARE) {
-        l->prepare[l->nprepare].fn = fn;
-        l->prepare[l->nprepare].ud = ud;
-        l->nprepare++;
-    }
+    if (l->nprepare >= LOOP_MAX_PREPARE)
+        return -1;
+    l->prepare[l->nprepare].fn = fn;
+    l->prepare[l->nprepare].ud = ud;
+    l->nprepare++;
+    return 0;
 }
 
-void loop_add_flush(struct loop *l, loop_flush_fn fn, void *ud)
+void loop_del_prepare(struct loop *l, loop_prepare_fn fn, void *ud)
 {
-    if (l->nflush < LOOP_MAX_FLUSH) {
-        l->flush[l->nflush].fn = fn;
-        l->flush[l->nflush].ud = ud;
-        l->nflush++;
-    }
+    for (int i = 0; i < l->nprepare; i++)
+        if (l->prepare[i].fn == fn && l->prepare[i].ud == ud) {
+            memmove(&l->prepare[i], &l->prepare[i + 1],
+                    (size_t)(l->nprepare - i - 1) * sizeof(l->prepare[0]));
+            l->nprepare--;
+            return;
+        }
+}
+
+int loop_add_flush(struct loop *l, loop_flush_fn fn, void *ud)
+{
+    if (l->nflush >= LOOP_MAX_FLUSH)
+        return -1;
+    l->flush[l->nflush].fn = fn;
+    l->flush[l->nflush].ud = ud;
+    l->nflush++;
+    return 0;
 }
 
 /* True when a flush hook did something: what it did (a reply resumed, a request started) may

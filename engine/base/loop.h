@@ -24,12 +24,14 @@ void loop_del_fd(struct loop *l, int fd);
 struct loop_timer *loop_timer_add(struct loop *l, long ms, loop_timer_fn fn, void *ud);
 void loop_timer_cancel(struct loop *l, struct loop_timer *t);
 
-void loop_add_prepare(struct loop *l, loop_prepare_fn fn, void *ud);
+/* -1 when the table is full: a listener whose hook is not called would never be served. */
+int loop_add_prepare(struct loop *l, loop_prepare_fn fn, void *ud);
+void loop_del_prepare(struct loop *l, loop_prepare_fn fn, void *ud);
 /* Called after the prepare hooks, once everything ready in this turn was handled (the group
  * commit gathers there what the turn produced); returns whether it did anything, in which case
  * the loop polls without sleeping and runs the prepare hooks again. */
 typedef bool (*loop_flush_fn)(void *ud);
-void loop_add_flush(struct loop *l, loop_flush_fn fn, void *ud);
+int loop_add_flush(struct loop *l, loop_flush_fn fn, void *ud);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 double loop_now_ms(void);

@@ -257,7 +257,7 @@ struct docker_req {
     size_t body_len;
     char *content_type;
     char **headers;
-    long timeout_ms;
+    long timeout_ms, idle_timeout_ms;
     http_data_fn on_data;
     http_done_fn fn;
     void *ud;
@@ -339,6 +339,7 @@ static int req_send(struct docker_req *r)
         .body_len = r->body_len,
         .content_type = r->content_type,
         .timeout_ms = r->timeout_ms,
+        .idle_timeout_ms = r->idle_timeout_ms,
         .headers = (const char *const *)r->headers,
         .on_data = r->on_data ? req_on_data : NULL,
     };
@@ -362,6 +363,7 @@ static struct docker_req *req_copy(struct docker *d, const char *path,
     r->ud = ud;
     r->on_data = in->on_data;
     r->timeout_ms = in->timeout_ms;
+    r->idle_timeout_ms = in->idle_timeout_ms;
     r->body_len = in->body_len;
     r->path = strdup(path);
     r->method = strdup(in->method ? in->method : "GET");

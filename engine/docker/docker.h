@@ -184,9 +184,13 @@ bool docker_is_local(const struct docker *d);
 typedef void (*docker_progress_fn)(json_t *obj, void *ud);
 /* GET /images/{name}/json: 200 with the image object, 404 when there is none. */
 int docker_image_inspect(struct docker *d, const char *name, docker_done_fn fn, void *ud);
-/* POST /images/create?fromImage=REPO&tag=TAG (TAG "latest" when ref names none): 200 once
- * the stream ends without an error object, else 500 with that error's message. */
-int docker_image_pull(struct docker *d, const char *ref, long timeout_ms,
+/* POST /images/create?fromImage=REPO&tag=TAG (TAG "latest" when ref names none; &platform=
+ * when platform is not NULL): 200 once
+ * the stream ends without an error object, else 500 with that error's message (Docker's own
+ * status and message when it refuses before streaming). timeout_ms bounds a stall, not the
+ * pull: 504 with a message saying so once the daemon sent nothing for that long (a pull that
+ * makes progress may take longer; the daemon cancels it when the connection closes). */
+int docker_image_pull(struct docker *d, const char *ref, const char *platform, long timeout_ms,
                       docker_progress_fn on_progress, docker_done_fn fn, void *ud);
 /* POST /build?t=TAG with a tar context in memory: 200 with {"Id": aux.ID} on success, 500
  * with the error object's message (e.g. a RUN step's "returned a non-zero code"). platform:

@@ -18,6 +18,7 @@ struct image_call {
     char *error;    /* the first error object's message */
     char *image_id; /* a build's aux.ID */
     bool streamed;  /* a success status came with a stream */
+    long idle_ms;   /* the stall bound (a pull), for the message when it runs out */
 };
 
 static void image_call_free(struct image_call *c)
@@ -66,7 +67,16 @@ static void image_on_done(const struct http_result *r, void *ud)
     struct image_call *c = ud;
     struct docker_reply rep = {.status = r->status, .message = ""};
     json_t *made = NULL;
-    if (r->status < 0) {
+    char stalled[160];
+    if (r->status < 0 && r->timed_out && c->idle_ms > 0) {
+        /* The daemon answers, but not about this: a registry it cannot reach, say. */
+        snprintf(stalled, sizeof(stalled),
+                 "the Docker daemon sent nothing about it for %ld s, stalled reaching the "
+                 "registry perhaps; closing the request cancelled it",
+                 c->idle_ms / 1000);
+        rep.status = 504;
+        rep.message = stalled;
+    } else if (r->status < 0) {
         rep.message = r->error ? r->error : "transport error";
     } else if (r->status >= 300 || !c->on_progress) {
         /* An error before any stream, or a plain reply: Docker's JSON with its "message". */
@@ -92,8 +102,9 @@ static void image_on_done(const struct http_result *r, void *ud)
     image_call_free(c);
 }
 
+/* timeout_ms bounds the whole call; idle_ms (0: none) a stall of its reply. */
 static int image_request(struct docker *d, const char *method, const char *path, const void *body,
-                         size_t len, const char *content_type, long timeout_ms,
+                         size_t len, const char *content_type, long timeout_ms, long idle_ms,
                          docker_progress_fn on_progress, bool stream, docker_done_fn fn, void *ud)
 {
     struct image_call *c = calloc(1, sizeof(*c));
@@ -102,12 +113,14 @@ static int image_request(struct docker *d, const char *method, const char *path,
     c->on_progress = on_progress;
     c->fn = fn;
     c->ud = ud;
+    c->idle_ms = idle_ms;
     struct http_request req = {
         .method = method,
         .body = body,
         .body_len = len,
         .content_type = content_type,
         .timeout_ms = timeout_ms,
+        .idle_timeout_ms = idle_ms,
         .on_data = stream ? image_on_data : NULL,
     };
     /* Waits for the negotiated API version like every other call. */
@@ -129,7 +142,8 @@ int docker_image_inspect(struct docker *d, const char *name, docker_done_fn fn, 
 {
     char *e = docker_escape(name);
     char *path = e ? util_strdupf("/images/%s/json", e) : NULL;
-    int rc = path ? image_request(d, "GET", path, NULL, 0, NULL, 10000, NULL, false, fn, ud) : -1;
+    int rc =
+        path ? image_request(d, "GET", path, NULL, 0, NULL, 10000, 0, NULL, false, fn, ud) : -1;
     free(e);
     free(path);
     return rc;
@@ -161,21 +175,26 @@ int docker_image_ref_split(const char *ref, char **repo, char **tag)
     return 0;
 }
 
-int docker_image_pull(struct docker *d, const char *ref, long timeout_ms,
+int docker_image_pull(struct docker *d, const char *ref, const char *platform, long timeout_ms,
                       docker_progress_fn on_progress, docker_done_fn fn, void *ud)
 {
     char *repo = NULL, *tag = NULL;
     if (docker_image_ref_split(ref, &repo, &tag) < 0)
         return -1;
     char *er = docker_escape(repo), *et = docker_escape(tag);
-    char *path = er && et ? util_strdupf("/images/create?fromImage=%s&tag=%s", er, et) : NULL;
-    int rc = path ? image_request(d, "POST", path, NULL, 0, NULL, timeout_ms,
+    char *ep = platform ? docker_escape(platform) : NULL;
+    char *path = er && et && (!platform || ep)
+                     ? util_strdupf("/images/create?fromImage=%s&tag=%s%s%s", er, et,
+                                    ep ? "&platform=" : "", ep ? ep : "")
+                     : NULL;
+    int rc = path ? image_request(d, "POST", path, NULL, 0, NULL, 0, timeout_ms,
                                   on_progress ? on_progress : image_ignore_progress, true, fn, ud)
                   : -1;
     free(repo);
     free(tag);
     free(er);
     free(et);
+    free(ep);
     free(path);
     return rc;
 }
@@ -193,7 +212,7 @@ int docker_image_build(struct docker *d, const char *tag, json_t *labels, int no
             ? util_strdupf("/build?t=%s&rm=1&forcerm=1%s%s%s%s%s", et, nocache ? "&nocache=1" : "",
                            el ? "&labels=" : "", el ? el : "", ep ? "&platform=" : "", ep ? ep : "")
             : NULL;
-    int rc = path ? image_request(d, "POST", path, context, len, "application/x-tar", timeout_ms,
+    int rc = path ? image_request(d, "POST", path, context, len, "application/x-tar", timeout_ms, 0,
                                   on_progress ? on_progress : image_ignore_progress, true, fn, ud)
                   : -1;
     free(lj);
@@ -214,7 +233,8 @@ int docker_image_tag(struct docker *d, const char *name, const char *repo, const
 {
     char *en = docker_escape(name), *er = docker_escape(repo), *et = docker_escape(tag);
     char *path = en && er && et ? util_strdupf("/images/%s/tag?repo=%s&tag=%s", en, er, et) : NULL;
-    int rc = path ? image_request(d, "POST", path, NULL, 0, NULL, 30000, NULL, false, fn, ud) : -1;
+    int rc =
+        path ? image_request(d, "POST", path, NULL, 0, NULL, 30000, 0, NULL, false, fn, ud) : -1;
     free(en);
     free(er);
     free(et);
@@ -227,7 +247,7 @@ int docker_image_remove(struct docker *d, const char *name, docker_done_fn fn, v
     char *en = docker_escape(name);
     char *path = en ? util_strdupf("/images/%s", en) : NULL;
     int rc =
-        path ? image_request(d, "DELETE", path, NULL, 0, NULL, 60000, NULL, false, fn, ud) : -1;
+        path ? image_request(d, "DELETE", path, NULL, 0, NULL, 60000, 0, NULL, false, fn, ud) : -1;
     free(en);
     free(path);
     return rc;

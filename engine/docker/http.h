@@ -31,10 +31,14 @@ struct http_request {
     const char *url;
     const char *body; /* NULL: none */
     size_t body_len;
-    const char *content_type;   /* default application/json when body is set */
-    long timeout_ms;            /* 0: none */
+    const char *content_type; /* default application/json when body is set */
+    long timeout_ms;          /* 0: none */
+    /* 0: none; else the request fails (timed_out) once no byte of the reply came for this
+     * long (counted in whole seconds, at least one): a bound on a stall, not on the length. */
+    long idle_timeout_ms;
     const char *const *headers; /* extra "Name: value" lines, NULL-terminated; may be NULL */
     http_data_fn on_data;       /* NULL: buffer the whole body for the done callback */
+    size_t max_body; /* a buffered body longer than this fails the call; 0: HTTP_BODY_MAX */
     /* A unix socket in a directory someone else can write: each new connection goes to the
      * socket at unix_socket opened without following a link (anything else there is refused
      * unopened, peer_refused), and before its first request peer_check(fd, peer_arg) says
@@ -46,6 +50,10 @@ struct http_request {
     bool fresh_connect; /* a new connection of its own, closed after (none kept from before) */
 };
 
+/* What a buffered reply may hold unless the request says less: a peer that sends more (a
+ * sandbox's executor is one) fails its call instead of growing the engine without bound. */
+#define HTTP_BODY_MAX (256u * 1024 * 1024)
+
 struct http_result {
     long status;      /* HTTP status, or -1 when the transport failed */
     const char *body; /* NUL-terminated; valid during the callback only */
@@ -53,6 +61,7 @@ struct http_result {
     const char *error;  /* transport error text when status == -1 */
     int connect_failed; /* the socket refused or did not exist */
     int tls_failed;     /* the TLS handshake or a certificate check failed */
+    int timed_out;      /* timeout_ms or idle_timeout_ms ran out */
     int peer_refused; /* http_request.peer_check (or its not-a-socket test) refused: nothing sent */
     const void *priv; /* for http_result_header */
 };

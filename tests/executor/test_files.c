@@ -385,7 +385,7 @@ static void test_fifo_refused_without_hanging(void **state)
 {
     (void)state;
     assert_int_equal(mkfifo(wpath("pipe"), 0644), 0);
-    double t0 = bb_now();
+    /* A blocking open would never answer: the suite's timeout is what would catch it. */
     struct bb_reply r = read_file("pipe");
     assert_error_obs(&r, f("Path is a FIFO: %s. You can only read files", wpath("pipe")));
     bb_reply_free(&r);
@@ -404,7 +404,6 @@ static void test_fifo_refused_without_hanging(void **state)
                           "regular file or a directory, and cannot be used with this tool.",
                           p, p));
     bb_reply_free(&r);
-    assert_true(bb_now() - t0 < 5);
 }
 
 /* ---- editor: view ----------------------------------------------------------------------- */

@@ -3,8 +3,10 @@
  * GET /v1/images lists; DELETE refuses while a session's container uses the image; a platform
  * the daemon cannot run is refused with a 400 before anything is built, the daemon's own is
  * passed through; OpenHands' /build and /build_status build through it; `paddock build` and
- * `paddock images`. Every build uses steps unique to this run, and exactly the images it made
- * are removed at the end (they carry paddock.test=1). */
+ * `paddock images`; a base the daemon does not have (nor can pull: no registry here) fails
+ * each of these with an error naming it and the daemon's reason, leaving no image. Every build uses
+ * steps unique to this run, and exactly the images it made are removed at the end (they carry
+ * paddock.test=1). */
 #include "harness.h"
 #include "sse.h"
 
@@ -202,6 +204,24 @@ static void test_list_and_remove(void **state)
     free(del);
     json_decref(s);
     json_decref(b);
+    free(body);
+}
+
+/* Steps are commands as root with Docker's build network: on the agents' channel they follow
+ * [security] setup (here the default, "refuse") as a session's "setup" does, instead of
+ * running through this route; the operator's channel builds them (the tests above). */
+static void test_agent_steps_follow_security(void **state)
+{
+    (void)state;
+    char *body = body_with_step("{\"setup\": [\"echo %s > /etc/%s\"]}", "agent");
+    struct reply ag;
+    http_unix(harness_eng->socket, "POST", "/v1/images", body, strlen(body), 60000, &ag);
+    if (ag.status == 200)
+        remember_tags(ag.json);
+    assert_int_equal(ag.status, 403);
+    assert_string_equal(jstr(ag.json, "error.code"), "forbidden");
+    assert_non_null(strstr(jstr(ag.json, "error.message"), "[security] setup"));
+    reply_free(&ag);
     free(body);
 }
 
@@ -444,6 +464,157 @@ static void test_remote_build(void **state)
     free(extra);
 }
 
+/* /build's target_image and tags name what the next session of any client runs: a build does
+ * not re-point a reference that names another image (here a tag of the engine's base image,
+ * made for this test: the base image's own tag is never put at risk), nor take a tag the engine
+ * computes from an image's content (pd_...: a session asking for that content would run the
+ * build's). Both builds fail saying so; the victim still names its image. */
+static void test_remote_build_does_not_repoint(void **state)
+{
+    (void)state;
+    char *victim = strdupf("paddock-hostile-victim:%s", nonce);
+    char *esc = curl_easy_escape(NULL, HARNESS_IMAGE, 0);
+    char *tp = strdupf("/images/%s/tag?repo=paddock-hostile-victim&tag=%s", esc, nonce);
+    struct reply x;
+    docker("POST", tp, &x);
+    assert_int_equal(x.status, 201);
+    reply_free(&x);
+    json_t *before = docker_inspect_image(victim);
+    assert_non_null(before);
+    char *df = strdupf("FROM %s\n", HARNESS_IMAGE);
+    char *ctx = context_b64(df);
+    char *computed = strdupf("docker.io/paddock/runtime:pd_v0_%s", nonce);
+    remember(computed);
+    const char *targets[] = {victim, computed};
+    const char *want[] = {"already names another image", "a tag the engine computes"};
+    for (size_t i = 0; i < 2; i++) {
+        struct reply r;
+        post_build(ctx, targets[i], NULL, &r);
+        assert_int_equal(r.status, 200);
+        char *p = strdupf("/build_status?build_id=%s", jstr(r.json, "build_id"));
+        json_t *st = NULL;
+        for (double end = now_ms() + 120000; now_ms() < end; sleep_ms(200)) {
+            json_decref(st);
+            st = api_json(harness_eng, "GET", p, NULL, 200);
+            if (strcmp(jstr(st, "status"), "RUNNING") != 0)
+                break;
+        }
+        remember_tags(jpath(st, "paddock"));
+        if (strcmp(jstr(st, "status"), "FAILURE") != 0 || !jstr(st, "error") ||
+            !strstr(jstr(st, "error"), want[i]))
+            fail_msg("/build to %s: %s %s", targets[i], jstr(st, "status"),
+                     jstr(st, "error") ? jstr(st, "error") : "");
+        json_decref(st);
+        free(p);
+        reply_free(&r);
+    }
+    json_t *after = docker_inspect_image(victim);
+    assert_non_null(after);
+    assert_string_equal(jstr(after, "Id"), jstr(before, "Id"));
+    json_t *none = docker_inspect_image(computed);
+    assert_null(none);
+    /* the victim tag goes (by name: an untag, the base image keeps its own) */
+    char *vp = strdupf("/images/%s", victim);
+    docker("DELETE", vp, &x);
+    reply_free(&x);
+    free(vp);
+    json_decref(after);
+    json_decref(before);
+    free(computed);
+    free(ctx);
+    free(df);
+    free(tp);
+    curl_free(esc);
+    free(victim);
+}
+
+/* ---- a base image the daemon does not have ---- */
+
+#define MISSING_IMAGE "paddock-test-missing/none:never"
+
+static size_t images_with_base_missing(void)
+{
+    char *e = curl_easy_escape(NULL, "{\"label\":[\"paddock.base=" MISSING_IMAGE "\"]}", 0);
+    char *p = strdupf("/images/json?all=1&filters=%s", e);
+    struct reply r;
+    docker("GET", p, &r);
+    assert_int_equal(r.status, 200);
+    size_t n = json_array_size(r.json);
+    reply_free(&r);
+    free(p);
+    curl_free(e);
+    return n;
+}
+
+/* The daemon's reason follows the image, in parentheses, whatever it is on this machine. */
+static void assert_names_missing(const char *msg)
+{
+    const char *head = "image " MISSING_IMAGE " is not here and could not be pulled (";
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, head));
+    assert_true(strstr(msg, head)[strlen(head)] != ')');
+}
+
+static void test_missing_base(void **state)
+{
+    struct sse *ev = sse_open(harness_eng->socket, "/v1/events");
+    /* POST /v1/images, waiting: the failure is the answer. */
+    struct reply r;
+    api(harness_eng, "POST", "/v1/images", "{\"image\": \"" MISSING_IMAGE "\"}", &r);
+    assert_int_equal(r.status, 400);
+    assert_string_equal(jstr(r.json, "error.code"), "image_not_found");
+    assert_names_missing(jstr(r.json, "error.message"));
+    const char *id = jstr(r.json, "error.build");
+    assert_non_null(id);
+    assert_non_null(sse_wait(ev, "build", "build", id, "stage", "pull", 10000));
+    json_t *failed = sse_wait(ev, "build", "build", id, "stage", "failed", 10000);
+    assert_non_null(failed);
+    assert_string_equal(jstr(failed, "message"), jstr(r.json, "error.message"));
+    json_t *b = wait_build(id, 1000);
+    assert_string_equal(jstr(b, "state"), "failed");
+    assert_string_equal(jstr(b, "error"), jstr(r.json, "error.message"));
+    json_decref(b);
+    reply_free(&r);
+
+    /* Without wait: 202 at the pull, then the build's record says why. */
+    json_t *started = api_json(harness_eng, "POST", "/v1/images",
+                               "{\"image\": \"" MISSING_IMAGE "\", \"setup\": [\"echo never\"], "
+                               "\"wait\": false}",
+                               202);
+    b = wait_build(jstr(started, "id"), 60000);
+    assert_string_equal(jstr(b, "state"), "failed");
+    assert_names_missing(jstr(b, "error"));
+    json_decref(b);
+    json_decref(started);
+
+    /* OpenHands' /build of a Dockerfile FROM it: accepted, then FAILURE with the reason. */
+    char *ctx = context_b64("FROM " MISSING_IMAGE "\nRUN exit 1\n");
+    char *target = strdupf("paddock/runtime:oh_v0_missing_%s", nonce);
+    post_build(ctx, target, NULL, &r);
+    assert_int_equal(r.status, 200);
+    char *p = strdupf("/build_status?build_id=%s", jstr(r.json, "build_id"));
+    json_t *st = NULL;
+    for (double end = now_ms() + 60000; now_ms() < end; sleep_ms(100)) {
+        json_decref(st);
+        st = api_json(harness_eng, "GET", p, NULL, 200);
+        if (strcmp(jstr(st, "status"), "RUNNING") != 0)
+            break;
+    }
+    assert_string_equal(jstr(st, "status"), "FAILURE");
+    assert_names_missing(jstr(st, "error"));
+    assert_null(docker_inspect_image(target));
+    json_decref(st);
+    free(p);
+    reply_free(&r);
+    free(target);
+    free(ctx);
+
+    /* Nothing made from it, and no image of that name. */
+    assert_null(docker_inspect_image(MISSING_IMAGE));
+    assert_int_equal(images_with_base_missing(), 0);
+    sse_close(ev);
+}
+
 static void test_cli(void **state)
 {
     char *step = strdupf("echo %s > /etc/cli", nonce);
@@ -552,8 +723,11 @@ int main(void)
         cmocka_unit_test(test_build_events_tags_reuse),
         cmocka_unit_test(test_no_wait_then_status),
         cmocka_unit_test(test_list_and_remove),
+        cmocka_unit_test(test_agent_steps_follow_security),
         cmocka_unit_test(test_platform),
         cmocka_unit_test(test_remote_build),
+        cmocka_unit_test(test_remote_build_does_not_repoint),
+        cmocka_unit_test(test_missing_base),
         cmocka_unit_test(test_cli),
     };
     int failed = cmocka_run_group_tests_name("images", tests, harness_group_setup, remove_made);

@@ -4,7 +4,7 @@
  * workspace; the test makes the file only after it saw the line everywhere, so the order is
  * the test's, not a timer's. Also: the agent's observation is byte for byte what the executor
  * answers without streaming, what one action keeps is bounded, and escape sequences reach the
- * CLI as visible tokens. */
+ * CLI as visible tokens. A run_ipython cell streams the same way. */
 #include "harness.h"
 #include "sse.h"
 
@@ -141,6 +141,23 @@ static long long start_run(const char *sid, const char *command)
     return id;
 }
 
+/* POST execute_action?wait=0 for a run_ipython cell: its id. */
+static long long start_cell(const char *sid, const char *code)
+{
+    json_t *body = json_pack("{s:{s:s,s:{s:s},s:i}}", "action", "action", "run_ipython", "args",
+                             "code", code, "timeout", 120);
+    char *text = json_dumps(body, JSON_COMPACT);
+    char *path = strdupf("/v1/sessions/%s/execute_action?wait=0", sid);
+    json_t *r = api_json(harness_eng, "POST", path, text, 202);
+    long long id = (long long)json_integer_value(json_object_get(r, "action_id"));
+    assert_true(id > 0);
+    json_decref(r);
+    json_decref(body);
+    free(text);
+    free(path);
+    return id;
+}
+
 /* The text of every event of type (with "action": id when id > 0) joined, in order. */
 static char *sse_text(struct sse *s, const char *type, long long id)
 {
@@ -264,6 +281,68 @@ static void test_output_arrives_before_the_end(void **state)
     assert_non_null(sse_wait(late, "end", "state", "done", NULL, NULL, 10000));
     assert_true(sse_wait_text(late, "output", 0, "second-line", 1000));
     sse_close(late);
+
+    sse_close(follow);
+    sse_close(events);
+    free(go);
+    free(wait_path);
+    free(out_path);
+    free(follow_path);
+    session_delete(harness_eng, sid);
+    json_decref(sess);
+    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    free(dir);
+}
+
+/* A run_ipython cell streams too: what it prints to stdout and stderr reaches the events and
+ * the output so far while it waits for the test's file; its observation is OpenHands' format
+ * (the output with colour codes dropped, then the two Jupyter lines). */
+static void test_ipython_output_arrives_before_the_end(void **state)
+{
+    (void)state;
+    char *dir = workspace_dir();
+    char *body = strdupf("{\"workspace\": \"%s\"}", dir);
+    json_t *sess = session_new(harness_eng, body);
+    free(body);
+    const char *sid = jstr(sess, "id");
+    struct sse *events = sse_open(harness_eng->socket, "/v1/events");
+
+    long long id = start_cell(sid, "import os, sys, time\n"
+                                   "print('cell-first')\n"
+                                   "print('cell-err', file=sys.stderr)\n"
+                                   "print('\\x1b[32mgreen\\x1b[0m')\n"
+                                   "while not os.path.exists('/workspace/go'):\n"
+                                   "    time.sleep(0.05)\n"
+                                   "print('cell-second')");
+    char *follow_path = strdupf("/v1/actions/%lld/output?follow=1", id);
+    struct sse *follow = sse_open(harness_eng->socket, follow_path);
+    assert_true(sse_wait_text(events, "action_output", id, "cell-first\ncell-err\n", 30000));
+    assert_true(sse_wait_text(follow, "output", 0, "cell-first\ncell-err\n", 15000));
+    assert_true(sse_wait_text(events, "action_output", id, "\x1b[32mgreen\x1b[0m\n", 15000));
+    char *out_path = strdupf("/v1/actions/%lld/output", id);
+    json_t *so_far = api_json(harness_eng, "GET", out_path, NULL, 200);
+    assert_true(json_is_true(json_object_get(so_far, "running")));
+    assert_non_null(strstr(jstr(so_far, "text"), "cell-first\n"));
+    assert_null(strstr(jstr(so_far, "text"), "cell-second"));
+    json_decref(so_far);
+    assert_string_equal(action_state(id), "running");
+
+    char *go = strdupf("%s/go", dir);
+    int fd = open(go, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    char *wait_path = strdupf("/v1/actions/%lld?wait=60", id);
+    json_t *a = api_json(harness_eng, "GET", wait_path, NULL, 200);
+    assert_string_equal(jstr(a, "state"), "done");
+    assert_string_equal(jstr(a, "observation.observation"), "run_ipython");
+    const char *content = jstr(a, "observation.content");
+    assert_non_null(content);
+    const char *want = "cell-first\ncell-err\ngreen\ncell-second\n[Jupyter current working "
+                       "directory: /workspace]\n[Jupyter Python interpreter: ";
+    assert_true(strncmp(content, want, strlen(want)) == 0);
+    json_decref(a);
+    assert_true(sse_wait_text(follow, "output", 0, "cell-second\n", 15000));
+    assert_non_null(sse_wait(follow, "end", "state", "done", NULL, NULL, 15000));
 
     sse_close(follow);
     sse_close(events);
@@ -440,6 +519,7 @@ int main(void)
     harness_require();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_output_arrives_before_the_end),
+        cmocka_unit_test(test_ipython_output_arrives_before_the_end),
         cmocka_unit_test(test_output_before_final_event),
         cmocka_unit_test(test_show_follow),
         cmocka_unit_test(test_observation_unchanged_and_bounded),

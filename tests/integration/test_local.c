@@ -15,12 +15,16 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <glob.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 static char *config_env, *root_dir;
@@ -45,12 +49,53 @@ static bool pid_lives(pid_t pid)
     return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
-static char *run_text(const char *id, const char *cmd)
+static char *run_text_on(struct engine_proc *e, const char *id, const char *cmd)
 {
-    json_t *o = session_run(harness_eng, id, cmd);
+    json_t *o = session_run(e, id, cmd);
     char *t = strdup(content(o));
     json_decref(o);
     return t;
+}
+
+static char *run_text(const char *id, const char *cmd)
+{
+    return run_text_on(harness_eng, id, cmd);
+}
+
+/* The session's cgroup in the pids hierarchy (cgroup v2, or v1's pids), or NULL. */
+static char *cgroup_dir(const char *id)
+{
+    char *pat = strdupf("/sys/fs/cgroup/{pids/,}paddock.local/*/local-%s", id);
+    glob_t g;
+    char *found = NULL;
+    if (glob(pat, GLOB_BRACE | GLOB_ONLYDIR, NULL, &g) == 0 && g.gl_pathc > 0)
+        found = strdup(g.gl_pathv[0]);
+    if (g.gl_pathc || found)
+        globfree(&g);
+    free(pat);
+    return found;
+}
+
+/* Calls refused by paddock's seccomp table, by number through libc's syscall(): personality
+ * with READ_IMPLIES_EXEC (refused by argument: EPERM, the profile's default) and keyctl
+ * (removed: ENOSYS). Prints "name result errno". */
+static const char seccomp_probe[] =
+    "python3 -c 'import ctypes\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "for name, nr, arg in ((\"personality_rie\", 135, 0x0400000), (\"keyctl\", 250, 0)):\n"
+    "    ctypes.set_errno(0)\n"
+    "    r = libc.syscall(ctypes.c_long(nr), ctypes.c_long(arg), ctypes.c_long(0))\n"
+    "    print(name, r, ctypes.get_errno())'";
+
+/* The errno of probe name in the output, or -1. */
+static int probe_errno(const char *out, const char *name)
+{
+    const char *p = strstr(out, name);
+    long r;
+    int e;
+    if (!p || sscanf(p + strlen(name), " %ld %d", &r, &e) != 2)
+        return -1;
+    return r == -1 ? e : 0;
 }
 
 static void test_refused_without_opt_in(void **state)
@@ -142,8 +187,7 @@ static void test_local_session(void **state)
     free(t);
 
     /* What needs Docker says so. */
-    static const char *const tabs[][2] = {
-        {"GET", "changes"}, {"GET", "stats"}, {"GET", "logs?follow=1"}};
+    static const char *const tabs[][2] = {{"GET", "changes"}, {"GET", "logs?follow=1"}};
     for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
         path = strdupf("/v1/sessions/%s/%s", id, tabs[i][1]);
         struct reply r;
@@ -182,7 +226,7 @@ static void test_local_session(void **state)
     assert_false(pid_lives(outer));
     char *pg = strdupf("pgrep -u nobody -f -- '--working-dir %s' >/dev/null && echo left", ws);
     struct proc_result pr;
-    char *argv[] = {"sh", "-c", pg, NULL};
+    char *argv[] = {"/bin/sh", "-c", pg, NULL};
     proc_run(argv, NULL, 5000, &pr);
     assert_null(strstr(pr.out ? pr.out : "", "left"));
     proc_result_free(&pr);
@@ -207,7 +251,13 @@ static void test_lost_while_away(void **state)
     pid_t init = (pid_t)json_integer_value(json_object_get(st, "init"));
     json_decref(st);
     assert_true(outer > 0 && init > 0);
+    char *cg = cgroup_dir(id);
+    assert_non_null(cg);
     assert_int_equal(engine_stop(harness_eng), 0);
+    /* A cgroup of this engine's whose sandbox has no state file (a crash between the two): the
+     * engine started again removes it. */
+    char *orphan = strdupf("%.*s/local-orphan", (int)(strrchr(cg, '/') - cg), cg);
+    assert_int_equal(mkdir(orphan, 0755), 0);
     assert_true(pid_lives(init)); /* keep_alive: it outlived the engine */
     kill(outer, SIGKILL);
     assert_int_equal(engine_start(harness_eng), 0);
@@ -220,32 +270,277 @@ static void test_lost_while_away(void **state)
     while (pid_lives(init) && now_ms() < deadline)
         sleep_ms(20);
     assert_false(pid_lives(init));
+    assert_false(path_exists(cg)); /* its cgroup went with it */
+    assert_false(path_exists(orphan));
+    free(orphan);
+    free(cg);
     session_delete(harness_eng, id);
     assert_false(path_exists(sf));
     free(sf);
     json_decref(s);
 }
 
-/* Limits: cpus/memory/pids are refused (nothing enforces them there); the disk limit holds, the
- * watchdog measuring the workspace. */
+/* Limits: memory, cpus and pids hold through the session's cgroup (a memory hog is killed, a
+ * fork loop stops at pids inside the sandbox while the host forks on), its counters are the
+ * session's stats, the cgroup goes with the session; the disk limit holds, the watchdog
+ * measuring the workspace. */
 static void test_limits(void **state)
 {
     (void)state;
-    struct reply r;
-    api(harness_eng, "POST", "/v1/sessions",
-        "{\"backend\": \"local\", \"limits\": {\"memory\": \"1g\"}}", &r);
-    assert_int_equal(r.status, 400);
-    assert_non_null(strstr(r.body, "limits.memory"));
-    reply_free(&r);
     json_t *s =
-        session_new(harness_eng, "{\"backend\": \"local\", \"limits\": {\"disk\": \"64m\"}}");
+        session_new(harness_eng, "{\"backend\": \"local\", \"limits\": {\"memory\": "
+                                 "\"128m\", \"pids\": 40, \"cpus\": 0.5, \"disk\": \"64m\"}}");
     const char *id = jstr(s, "id");
-    assert_null(jpath(s, "options.limits.memory"));
+    assert_int_equal(json_integer_value(jpath(s, "options.limits.memory")), 128 << 20);
+    assert_int_equal(json_integer_value(jpath(s, "options.limits.pids")), 40);
+    char *cg = cgroup_dir(id);
+    assert_non_null(cg);
+    /* cpus: a quota of half of each 100 ms period (cgroup v2's cpu.max or v1's CFS files). */
+    char *quota = strdupf("/sys/fs/cgroup/{cpu/,cpu,cpuacct/,}paddock.local/*/local-%s/"
+                          "{cpu.max,cpu.cfs_quota_us}",
+                          id);
+    glob_t g;
+    assert_int_equal(glob(quota, GLOB_BRACE, NULL, &g), 0);
+    FILE *qf = fopen(g.gl_pathv[0], "r");
+    char qv[64] = "";
+    assert_non_null(qf);
+    assert_non_null(fgets(qv, sizeof(qv), qf));
+    fclose(qf);
+    assert_int_equal(atol(qv), 50000);
+    globfree(&g);
+    free(quota);
+
+    char *t = run_text(id, "python3 -c \"b = b'x' * (400 << 20); print('survived')\"; "
+                           "echo rc=$?");
+    if (strstr(t, "survived") || !strstr(t, "rc=137"))
+        fail_msg("memory hog: %s", t);
+    free(t);
+
+    /* Forks until refused, then ends its children. */
+    t = run_text(id, "python3 -c 'import os, signal, time\n"
+                     "kids = []\n"
+                     "try:\n"
+                     "    while len(kids) < 200:\n"
+                     "        pid = os.fork()\n"
+                     "        if pid == 0:\n"
+                     "            time.sleep(60)\n"
+                     "            os._exit(0)\n"
+                     "        kids.append(pid)\n"
+                     "except OSError as e:\n"
+                     "    print(\"stopped\", len(kids), e.errno)\n"
+                     "for k in kids:\n"
+                     "    os.kill(k, signal.SIGKILL)\n"
+                     "    os.waitpid(k, 0)'");
+    int forked = -1, err = -1;
+    const char *p = strstr(t, "stopped");
+    if (!p || sscanf(p, "stopped %d %d", &forked, &err) != 2 || err != 11 || forked >= 40)
+        fail_msg("fork loop: %s", t);
+    free(t);
+    /* Only the sandbox was limited: the host forks more than that, the session goes on. */
+    struct proc_result pr;
+    char *argv[] = {"/bin/sh", "-c", "for i in $(seq 60); do sleep 2 & done; wait; echo host-ok",
+                    NULL};
+    proc_run(argv, NULL, 20000, &pr);
+    assert_non_null(strstr(pr.out ? pr.out : "", "host-ok"));
+    proc_result_free(&pr);
+    t = run_text(id, "echo still");
+    assert_string_equal(t, "still");
+    free(t);
+
+    /* Stats from the cgroup: memory and processes in use, CPU time (after some work). */
+    free(run_text(id, "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done"));
+    char *path = strdupf("/v1/sessions/%s/stats", id);
+    bool seen = false;
+    double deadline = now_ms() + 15000;
+    while (!seen && now_ms() < deadline) {
+        json_t *st = api_json(harness_eng, "GET", path, NULL, 200);
+        size_t i;
+        json_t *v;
+        json_array_foreach(json_object_get(st, "samples"), i, v)
+        {
+            if (json_integer_value(json_object_get(v, "mem")) > 0 &&
+                json_integer_value(json_object_get(v, "mem_limit")) == 128 << 20 &&
+                json_integer_value(json_object_get(v, "pids")) > 0 &&
+                json_is_number(json_object_get(v, "cpu")))
+                seen = true;
+        }
+        json_decref(st);
+        if (!seen)
+            sleep_ms(200);
+    }
+    free(path);
+    assert_true(seen);
+
     json_decref(session_run(harness_eng, id, "head -c 100000000 /dev/zero > big; echo done"));
-    json_t *p = session_wait_state(harness_eng, id, "paused", 20000);
-    assert_non_null(p);
-    assert_non_null(strstr(jstr(p, "reason"), "disk"));
-    json_decref(p);
+    json_t *ps = session_wait_state(harness_eng, id, "paused", 20000);
+    assert_non_null(ps);
+    assert_non_null(strstr(jstr(ps, "reason"), "disk"));
+    json_decref(ps);
+    session_delete(harness_eng, id);
+    assert_false(path_exists(cg));
+    free(cg);
+    json_decref(s);
+}
+
+/* paddock's seccomp table holds in a local session as in a Docker one: what it refuses answers
+ * EPERM (ENOSYS for a removed call), though the host itself allows it. */
+static void test_seccomp(void **state)
+{
+    (void)state;
+    struct proc_result pr;
+    char *argv[] = {"/bin/sh", "-c", (char *)seccomp_probe, NULL};
+    proc_run(argv, NULL, 10000, &pr);
+    const char *host = pr.out ? pr.out : "";
+    if (probe_errno(host, "personality_rie") != 0 || probe_errno(host, "keyctl") == 38)
+        fail_msg("the host itself refuses the probes: %s", host);
+    proc_result_free(&pr);
+    json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    char *t = run_text(id, seccomp_probe);
+    if (probe_errno(t, "personality_rie") != 1 || probe_errno(t, "keyctl") != 38)
+        fail_msg("in the sandbox: %s", t);
+    free(t);
+    t = run_text(id, "grep Seccomp: /proc/self/status");
+    assert_non_null(strstr(t, "2"));
+    free(t);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
+/* A terminal (POST .../terminal, an HTTP upgrade): 101 with the connection in *fd and what came
+ * after the headers in body, or the status with the reply in body. */
+static int term_open(const char *id, const char *query, int *fd, char *body, size_t bodysz)
+{
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", harness_eng->op_socket);
+    assert_int_equal(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    char *req = strdupf("POST /v1/sessions/%s/terminal%s HTTP/1.1\r\nHost: x\r\nConnection: "
+                        "Upgrade\r\nUpgrade: tcp\r\nContent-Length: 0\r\n\r\n",
+                        id, query);
+    assert_int_equal(write(s, req, strlen(req)), (ssize_t)strlen(req));
+    free(req);
+    size_t len = 0;
+    body[0] = '\0';
+    while (!strstr(body, "\r\n\r\n") && len < bodysz - 1) {
+        ssize_t r = read(s, body + len, bodysz - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        body[len] = '\0';
+    }
+    int status = 0;
+    sscanf(body, "HTTP/1.1 %d", &status);
+    if (status == 101) {
+        *fd = s;
+        char *end = strstr(body, "\r\n\r\n");
+        memmove(body, end + 4, strlen(end + 4) + 1);
+        return status;
+    }
+    struct pollfd p = {.fd = s, .events = POLLIN}; /* the error's body */
+    if (!strchr(body, '}') && poll(&p, 1, 5000) > 0 && len < bodysz - 1) {
+        ssize_t r = read(s, body + len, bodysz - 1 - len);
+        if (r > 0)
+            body[len + (size_t)r] = '\0';
+    }
+    close(s);
+    return status;
+}
+
+/* Read until want is in out or the connection ends (10 s at most): whether it is. */
+static bool term_expect(int fd, const char *want, char *out, size_t outsz)
+{
+    size_t len = strlen(out);
+    double deadline = now_ms() + 10000;
+    while (!strstr(out, want) && now_ms() < deadline && len < outsz - 1) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 200) <= 0)
+            continue;
+        ssize_t r = read(fd, out + len, outsz - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        out[len] = '\0';
+    }
+    return strstr(out, want) != NULL;
+}
+
+/* An operator's terminal in a local session: a shell in the same sandbox as the agent (its
+ * user, workspace, PID namespace, seccomp filter and cgroup); a root one is refused. */
+static void test_terminal(void **state)
+{
+    (void)state;
+    json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    free(run_text(id, "echo from-agent > marker"));
+    static char out[65536];
+    int fd = -1;
+    assert_int_equal(term_open(id, "?rows=30&cols=100", &fd, out, sizeof(out)), 101);
+    char *cmd = strdupf("echo $((6*7))-$(id -un)-$(cat marker)-$(stty size | tr ' ' x); "
+                        "kill -0 %d 2>/dev/null && echo engine-seen || echo engine-hidden; "
+                        "grep Seccomp: /proc/self/status; echo ws-$(pwd); exit 3\n",
+                        (int)harness_eng->pid);
+    assert_int_equal(write(fd, cmd, strlen(cmd)), (ssize_t)strlen(cmd));
+    free(cmd);
+    char *ws = strdupf("ws-%s/%s", root_dir, id);
+    if (!term_expect(fd, ws, out, sizeof(out)))
+        fail_msg("terminal: %s", out);
+    if (!strstr(out, "42-nobody-from-agent-30x100") || !strstr(out, "engine-hidden") ||
+        !strstr(out, "Seccomp:\t2"))
+        fail_msg("terminal: %s", out);
+    free(ws);
+    close(fd);
+
+    /* Without a PTY: the command's output, then the end. */
+    fd = -1;
+    assert_int_equal(
+        term_open(id, "?tty=0&cmd=echo%20piped%3B%20ls%20/proc%20%7C%20grep%20-c%20%5E%5B0-9%5D",
+                  &fd, out, sizeof(out)),
+        101);
+    assert_true(term_expect(fd, "piped", out, sizeof(out)));
+    term_expect(fd, "no-such-text", out, sizeof(out)); /* to the end */
+    int procs = atoi(strstr(out, "piped") + 6);
+    if (procs <= 0 || procs >= 10) /* the sandbox's few processes, not the host's */
+        fail_msg("processes seen: %s", out);
+    close(fd);
+
+    /* Without a PTY the client's half-close is the end of the command's input. */
+    assert_int_equal(term_open(id, "?tty=0&cmd=cat", &fd, out, sizeof(out)), 101);
+    assert_int_equal(write(fd, "through-cat\n", 12), 12);
+    shutdown(fd, SHUT_WR);
+    assert_true(term_expect(fd, "through-cat", out, sizeof(out)));
+    bool ended = false;
+    for (double deadline = now_ms() + 10000; !ended && now_ms() < deadline;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        char b[256];
+        ended = poll(&p, 1, 200) > 0 && read(fd, b, sizeof(b)) <= 0;
+    }
+    assert_true(ended);
+    close(fd);
+
+    /* The client goes away: the shell is hung up, nothing of it stays in the sandbox. */
+    assert_int_equal(term_open(id, "?cmd=sleep%20321", &fd, out, sizeof(out)), 101);
+    char *argv[] = {"/bin/sh", "-c", "pgrep -u nobody -fx 'sleep 321' >/dev/null && echo running",
+                    NULL};
+    bool running = false;
+    for (double deadline = now_ms() + 10000; !running && now_ms() < deadline; sleep_ms(50)) {
+        struct proc_result pr;
+        proc_run(argv, NULL, 5000, &pr);
+        running = pr.out && strstr(pr.out, "running");
+        proc_result_free(&pr);
+    }
+    assert_true(running);
+    close(fd);
+    for (double deadline = now_ms() + 10000; running && now_ms() < deadline; sleep_ms(50)) {
+        struct proc_result pr;
+        proc_run(argv, NULL, 5000, &pr);
+        running = pr.out && strstr(pr.out, "running");
+        proc_result_free(&pr);
+    }
+    assert_false(running);
+
+    assert_int_equal(term_open(id, "?user=root", &fd, out, sizeof(out)), 501);
+    assert_non_null(strstr(out, "root terminal is not available on the local backend"));
     session_delete(harness_eng, id);
     json_decref(s);
 }
@@ -297,11 +592,25 @@ static void test_without_bubblewrap(void **state)
     assert_string_equal(jstr(o, "content"), want);
     free(want);
     json_decref(o);
+    struct proc_result pr;
+    /* No bubblewrap: the engine loads the seccomp filter itself. */
+    char *t = run_text_on(e, id, seccomp_probe);
+    if (probe_errno(t, "personality_rie") != 1 || probe_errno(t, "keyctl") != 38)
+        fail_msg("unsandboxed: %s", t);
+    free(t);
+    /* A daemon that left the process tree is still in the session's cgroup: delete ends it. */
+    free(run_text_on(e, id, "(setsid sleep 323 > /dev/null 2>&1 &); echo spawned"));
+    char *daemon_left[] = {"/bin/sh", "-c", "pgrep -u nobody -fx 'sleep 323' && echo left", NULL};
+    proc_run(daemon_left, NULL, 5000, &pr);
+    assert_non_null(strstr(pr.out ? pr.out : "", "left"));
+    proc_result_free(&pr);
     session_delete(e, id);
+    proc_run(daemon_left, NULL, 5000, &pr);
+    assert_null(strstr(pr.out ? pr.out : "", "left"));
+    proc_result_free(&pr);
     char *pg =
         strdupf("pgrep -u nobody -f -- '--working-dir %s/%s' >/dev/null && echo left", root, id);
-    struct proc_result pr;
-    char *argv[] = {"sh", "-c", pg, NULL};
+    char *argv[] = {"/bin/sh", "-c", pg, NULL};
     proc_run(argv, NULL, 5000, &pr);
     assert_null(strstr(pr.out ? pr.out : "", "left"));
     proc_result_free(&pr);
@@ -361,8 +670,12 @@ int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refused_without_opt_in), cmocka_unit_test(test_local_session),
-        cmocka_unit_test(test_lost_while_away),        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_refused_without_opt_in),
+        cmocka_unit_test(test_local_session),
+        cmocka_unit_test(test_lost_while_away),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_seccomp),
+        cmocka_unit_test(test_terminal),
         cmocka_unit_test(test_without_bubblewrap),
     };
     int failed = cmocka_run_group_tests_name("local", tests, setup, teardown);

@@ -131,7 +131,8 @@ static int ui_setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     f->client = client_new("/nonexistent/paddock-test.sock"); /* never connected */
-    f->ui.client = f->client;
+    f->ui.engines[0] = (struct ui_engine){.ui = &f->ui, .name = "local", .client = f->client};
+    f->ui.nengines = 1;
     f->ui.async = client_async_new(f->client);
     f->ui.opt = &f->opt;
     f->ui.theme = theme_find("dark");
@@ -166,6 +167,35 @@ static int ui_teardown(void **state)
     client_free(f->client);
     free(f);
     return 0;
+}
+
+/* With several engines an action id is per engine: ID@ENGINE picks one; a bare ID two
+ * engines share is refused; an engine's name that has no such item is not found. */
+static void test_decide_engines(void **state)
+{
+    struct fixture *f = *state;
+    struct ui *ui = &f->ui;
+    ui->engines[1] = (struct ui_engine){.ui = ui, .name = "build", .client = f->client};
+    ui->nengines = 2;
+    json_error_t je;
+    json_t *a0 = json_loads("{\"approvals\": [{\"id\": 3, \"created_at\": 1}]}", 0, &je);
+    json_t *a1 = json_loads("{\"approvals\": [{\"id\": 3, \"created_at\": 2}]}", 0, &je);
+    const char *err = NULL;
+    assert_int_equal(model_set_approvals_of(&ui->model, 0, a0, &err), 0);
+    assert_int_equal(model_set_approvals_of(&ui->model, 1, a1, &err), 0);
+    json_decref(a0);
+    json_decref(a1);
+
+    cmdline_run(ui, "approve 3");
+    assert_true(ui->status_error);
+    assert_contains(ui->status, "waits on several engines: say which, as 3@ENGINE");
+    cmdline_run(ui, "approve 3@nosuch");
+    assert_contains(ui->status, "action 3@nosuch does not wait for approval");
+    cmdline_run(ui, "approve 3@build");
+    assert_false(ui->status_error);
+    assert_string_equal(ui->status, "approving action 3 ...");
+    assert_int_equal(ui->decided_engine, 1);
+    assert_int_equal(ui->list[UI_LIST_APPROVALS].sel, 1);
 }
 
 static void test_run_errors(void **state)
@@ -311,7 +341,7 @@ static void test_filter(void **state)
     assert_string_equal(ui->sel_session, "aa99ff00ee11");
     char cell[64];
     enum ui_color color = UI_C_NORMAL;
-    view_sessions.cell(ui, 0, 1, cell, sizeof(cell), &color); /* NAME */
+    view_sessions.cell(ui, 0, 2, cell, sizeof(cell), &color); /* NAME (after ID, ENGINE) */
     assert_string_equal(cell, "beta");
 
     /* nothing matches: nothing selected, and the list says why */
@@ -367,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_needs_confirm),
         cmocka_unit_test(test_split),
         cmocka_unit_test_setup_teardown(test_run_errors, ui_setup, ui_teardown),
+        cmocka_unit_test_setup_teardown(test_decide_engines, ui_setup, ui_teardown),
         cmocka_unit_test_setup_teardown(test_run_commands, ui_setup, ui_teardown),
         cmocka_unit_test_setup_teardown(test_read_only_refuses, ui_setup, ui_teardown),
         cmocka_unit_test_setup_teardown(test_filter, ui_setup, ui_teardown),

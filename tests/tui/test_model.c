@@ -92,6 +92,62 @@ static void test_approvals(void **state)
     model_free(&m);
 }
 
+/* Several engines: each one's fetch replaces its own share; the lists stay in order across
+ * engines; counters follow the action events and a refetch never counts down. */
+static void test_many_engines(void **state)
+{
+    (void)state;
+    struct model m = {0};
+    const char *err = NULL;
+    json_t *r0 = model_test_json("{\"sessions\": [{\"id\": \"l2\", \"created_at\": 30},"
+                                 "{\"id\": \"l1\", \"created_at\": 10, \"action_count\": 1}]}");
+    json_t *r1 = model_test_json("{\"sessions\": [{\"id\": \"r1\", \"created_at\": 20, "
+                                 "\"action_count\": 4}]}");
+    assert_int_equal(model_set_sessions_of(&m, 0, r0, &err), 0);
+    assert_int_equal(model_set_sessions_of(&m, 1, r1, &err), 0);
+    assert_int_equal(m.nsessions, 3);
+    const char *order[] = {"l2", "r1", "l1"}; /* newest first, across engines */
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(m.sessions[i].id, order[i]);
+    assert_int_equal(m.sessions[1].engine, 1);
+
+    /* a new action of r1 counts; another event of the same action does not */
+    json_t *fresh = model_test_json("{\"id\": 9, \"session_id\": \"r1\", \"new\": true}");
+    json_t *later = model_test_json("{\"id\": 9, \"session_id\": \"r1\", \"state\": \"done\"}");
+    assert_true(model_count_action(&m, fresh));
+    assert_false(model_count_action(&m, later));
+    assert_int_equal(m.sessions[model_find_session(&m, "r1")].action_count, 5);
+
+    /* engine 1 again, from a snapshot behind the stream: engine 0's stay, r1 keeps 5 */
+    assert_int_equal(model_set_sessions_of(&m, 1, r1, &err), 0);
+    assert_int_equal(m.nsessions, 3);
+    assert_int_equal(m.sessions[model_find_session(&m, "r1")].action_count, 5);
+    assert_int_equal(model_find_session(&m, "l1"), 2);
+    json_t *none = model_test_json("{\"sessions\": []}");
+    assert_int_equal(model_set_sessions_of(&m, 0, none, &err), 0);
+    assert_int_equal(m.nsessions, 1); /* engine 0 has none now; r1 stays */
+
+    /* approvals: the same id on two engines is two items, oldest first, each with its engine */
+    json_t *a0 = model_test_json("{\"approvals\": [{\"id\": 1, \"created_at\": 5}]}");
+    json_t *a1 = model_test_json("{\"approvals\": [{\"id\": 1, \"created_at\": 3},"
+                                 "{\"id\": 2, \"created_at\": 7}]}");
+    assert_int_equal(model_set_approvals_of(&m, 0, a0, &err), 0);
+    assert_int_equal(model_set_approvals_of(&m, 1, a1, &err), 0);
+    assert_int_equal(json_array_size(m.approvals), 3);
+    assert_int_equal(model_approval_engine(json_array_get(m.approvals, 0)), 1);
+    assert_int_equal(model_approval_engine(json_array_get(m.approvals, 1)), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(m.approvals, 2), "id")), 2);
+    json_t *empty = model_test_json("{\"approvals\": []}");
+    assert_int_equal(model_set_approvals_of(&m, 1, empty, &err), 0);
+    assert_int_equal(json_array_size(m.approvals), 1); /* engine 0's stays */
+    assert_int_equal(model_approval_engine(json_array_get(m.approvals, 0)), 0);
+
+    json_t *all[] = {r0, r1, fresh, later, none, a0, a1, empty};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        json_decref(all[i]);
+    model_free(&m);
+}
+
 static void test_actions_reply(void **state)
 {
     (void)state;
@@ -121,10 +177,9 @@ static void test_actions_reply(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sessions_reply),
-        cmocka_unit_test(test_session_events),
-        cmocka_unit_test(test_approvals),
-        cmocka_unit_test(test_actions_reply),
+        cmocka_unit_test(test_sessions_reply), cmocka_unit_test(test_session_events),
+        cmocka_unit_test(test_approvals),      cmocka_unit_test(test_actions_reply),
+        cmocka_unit_test(test_many_engines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,6 +124,8 @@ static void test_errors_name_the_line(void **state)
         {"[security]\nconfirmation_mode = \"yes\"\n",
          "config.toml:2: confirmation_mode takes true"},
         {"[paddock]\napproval_timeout = -1\n", "config.toml:2: approval_timeout must be above 0"},
+        {"[paddock]\napproval_timeout = 8640000\n",
+         "config.toml:2: approval_timeout must be at most 86400"},
         {"[paddock]\ntheme = \"dark\" extra\n", "config.toml:2: unexpected text"},
         {"[paddock]\n= 3\n", "config.toml:2: expected a key"},
         {"[paddock]\ntheme = \n", "config.toml:2: expected a value"},

@@ -5,12 +5,16 @@
  * across reads, a refused start with a JSON body, input held until the first resize, the exit
  * code asked again while Docker still says Running. Then the Docker sandbox driver
  * (engine/driver_docker.c) over the same fake: its table is complete, and replies, exec output,
- * exit and resize come back through it unchanged. */
+ * exit and resize come back through it unchanged. Last, pulls of a missing image: Docker's
+ * pull stream relayed as "build" events (engine/builder.c) and its error named, and a daemon
+ * that never answers a pull bounded by the stall timeout with a message that says so. */
 #include "engine/base/loop.h"
+#include "engine/builder.h"
 #include "engine/docker/docker.h"
 #include "engine/docker/http.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
+#include "engine/events.h"
 #include "tests/unit/fake_http.h"
 
 #include <setjmp.h>
@@ -31,6 +35,8 @@
 /* ---------------------------------------------------------------- the fake daemon */
 
 enum start_mode { START_ONE_PACKET, START_SPLIT, START_404 };
+/* POST /images/create: Docker's progress lines then its error object, or no answer at all. */
+enum pull_mode { PULL_PROGRESS_THEN_ERROR, PULL_HANG };
 
 struct fake {
     struct loop *l;
@@ -42,6 +48,7 @@ struct fake {
     const char *api_min;  /* /version's MinAPIVersion */
     const char *refuse;   /* /version answers 400 with this message */
     enum start_mode start;
+    enum pull_mode pull;
     int running_answers; /* /exec/e1/json says Running this many times first */
     /* what it saw */
     char version_path[64];
@@ -49,6 +56,7 @@ struct fake {
     char create_body[1024];
     char start_head[1024];
     char start_body[256];
+    char pull_path[256];
     int requests;
     int split_fd;
     int split_step;
@@ -150,6 +158,19 @@ static void route(struct fake_conn *c, const char *method, const char *full, con
             f->split_step = 0;
             on_split_timer(f);
         }
+    } else if (strncmp(path, "/images/create?", 15) == 0) {
+        keep(f->pull_path, sizeof(f->pull_path), path);
+        if (f->pull == PULL_HANG)
+            return; /* the daemon says nothing: a registry it cannot reach */
+        /* What dockerd streams for a pull that fails after it began. */
+        fake_http_reply(
+            c, 200, "Content-Type: application/json\r\n",
+            "{\"status\":\"Pulling from paddock-test-missing/none\",\"id\":\"never\"}\r\n"
+            "{\"status\":\"Pulling fs layer\",\"progressDetail\":{},\"id\":\"a1b2c3\"}\r\n"
+            "{\"status\":\"Downloading\",\"progressDetail\":{\"current\":512,\"total\":1024},"
+            "\"progress\":\"[=====>    ]\",\"id\":\"a1b2c3\"}\r\n"
+            "{\"errorDetail\":{\"message\":\"fake: unexpected EOF\"},\"error\":\"fake: "
+            "unexpected EOF\"}\r\n");
     } else if (strncmp(path, "/exec/e1/resize?", 16) == 0) {
         logf_(f, "resize %s;", path + 16);
         fake_http_reply(c, 201, NULL, "");
@@ -640,6 +661,111 @@ static void test_driver_docker_relays(void **state)
     drv->close(&eng);
 }
 
+/* ---------------------------------------------------------------- pulls */
+
+struct pulled {
+    bool done;
+    struct builder_result r;
+    char message[1024];
+    json_t *events; /* the "build" events, in order */
+};
+
+static void on_pulled(const struct builder_result *r, void *ud)
+{
+    struct pulled *p = ud;
+    p->r = *r;
+    snprintf(p->message, sizeof(p->message), "%s", r->message ? r->message : "");
+    p->r.message = p->message;
+    p->done = true;
+    loop_stop(L);
+}
+
+static void on_event(const char *type, json_t *data, void *ud)
+{
+    struct pulled *p = ud;
+    if (strcmp(type, "build") == 0)
+        json_array_append(p->events, data);
+}
+
+/* A pull (for a platform) asks Docker for that platform; its progress goes out as "build"
+ * events of stage "pull" (the layer and its percent);
+ * its failure names the image and the daemon's reason, as an event and to the caller. */
+static void test_pull_progress_and_failure(void **state)
+{
+    const struct sandbox_driver *drv = driver_find("docker");
+    struct engine eng = {.loop = L, .http = H, .driver = drv, .events = events_new()};
+    char host[160], *err = NULL;
+    snprintf(host, sizeof(host), "unix://%s", F.path);
+    assert_int_equal(drv->open(&eng, host, &err), 0);
+    struct pulled p = {.events = json_array()};
+    assert_int_equal(events_subscribe(eng.events, on_event, &p), 0);
+    F.pull = PULL_PROGRESS_THEN_ERROR;
+    assert_int_equal(
+        builder_pull(&eng, "s1", "paddock-test-missing/none:never", "linux/arm64", on_pulled, &p),
+        0);
+    run_until(&p.done);
+    /* For the platform the session's container is for. */
+    assert_string_equal(F.pull_path,
+                        "/images/create?fromImage=paddock-test-missing%2Fnone&tag=never"
+                        "&platform=linux%2Farm64");
+    assert_int_equal(p.r.err, ERR_IMAGE_NOT_FOUND);
+    assert_int_equal(p.r.status, 400);
+    assert_non_null(strstr(p.message, "paddock-test-missing/none:never"));
+    assert_non_null(strstr(p.message, "fake: unexpected EOF"));
+
+    static const struct {
+        const char *stage, *message;
+        int percent;
+    } want[] = {
+        {"pull", "pulling", -1},
+        {"pull", "never: Pulling from paddock-test-missing/none", -1},
+        {"pull", "a1b2c3: Pulling fs layer", -1},
+        {"pull", "a1b2c3: Downloading", 50},
+        {"failed", NULL, -1},
+    };
+    assert_int_equal(json_array_size(p.events), sizeof(want) / sizeof(want[0]));
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        json_t *ev = json_array_get(p.events, i);
+        assert_string_equal(json_string_value(json_object_get(ev, "stage")), want[i].stage);
+        assert_string_equal(json_string_value(json_object_get(ev, "session")), "s1");
+        assert_string_equal(json_string_value(json_object_get(ev, "image")),
+                            "paddock-test-missing/none:never");
+        const char *m = json_string_value(json_object_get(ev, "message"));
+        assert_string_equal(m, want[i].message ? want[i].message : p.message);
+        json_t *pc = json_object_get(ev, "percent");
+        if (want[i].percent < 0)
+            assert_null(pc);
+        else
+            assert_int_equal(json_integer_value(pc), want[i].percent);
+    }
+    events_unsubscribe(eng.events, on_event, &p);
+    json_decref(p.events);
+    http_cancel_all(H);
+    drv->close(&eng);
+    events_free(eng.events);
+}
+
+/* A daemon that never answers a pull: the stall bound ends it with a message that says so. */
+static void test_pull_stall_is_bounded(void **state)
+{
+    const struct sandbox_driver *drv = driver_find("docker");
+    struct engine eng = {.loop = L, .http = H, .driver = drv};
+    char host[160], *err = NULL;
+    snprintf(host, sizeof(host), "unix://%s", F.path);
+    assert_int_equal(drv->open(&eng, host, &err), 0);
+    F.pull = PULL_HANG;
+    struct drep w = {0};
+    assert_int_equal(
+        drv->image_pull(&eng, "paddock-test-missing/none:never", NULL, 1000, NULL, on_drep, &w), 0);
+    run_until(&w.done);
+    assert_string_equal(F.pull_path,
+                        "/images/create?fromImage=paddock-test-missing%2Fnone&tag=never");
+    assert_int_equal(w.status, 504);
+    assert_non_null(strstr(w.message, "the Docker daemon sent nothing about it for 1 s"));
+    http_cancel_all(H);
+    drv->close(&eng);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -658,6 +784,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_exec_close_early, setup, teardown),
         cmocka_unit_test(test_driver_table_complete),
         cmocka_unit_test_setup_teardown(test_driver_docker_relays, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pull_progress_and_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pull_stall_is_bounded, setup, teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

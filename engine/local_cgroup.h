@@ -1,0 +1,46 @@
+/* The local backend's resource limits: one cgroup per running local sandbox, made by the engine
+ * (root) under paddock.local/<engine id>/<sandbox id> of the host's cgroup hierarchy (cgroup v2
+ * at /sys/fs/cgroup; on a host whose controllers are still on cgroup v1, the same directories in
+ * the memory, cpu, cpuacct and pids hierarchies). The executor's outer process joins it before it
+ * execs, so the agent and everything it starts stay under the session's limits.memory,
+ * limits.cpus and limits.pids; its counters are the session's resource stats. */
+#ifndef PADDOCK_LOCAL_CGROUP_H
+#define PADDOCK_LOCAL_CGROUP_H
+
+#include <stdint.h>
+
+struct local_cgroup;
+
+struct local_cgroup_limits {
+    int64_t memory; /* bytes (0: none) */
+    double cpus;    /* CPUs of time per period (0: none) */
+    int64_t pids;   /* processes and threads (0: none) */
+};
+
+struct local_cgroup_usage {
+    int64_t memory;       /* bytes in use */
+    int64_t memory_limit; /* bytes (-1: none) */
+    int64_t cpu_ns;       /* CPU time used since it was made */
+    int64_t pids;         /* processes and threads now */
+    int64_t oom_kills;    /* processes the kernel's OOM killer ended in it */
+};
+
+/* Make (or find again) the cgroup scope/name with these limits: the handle, or NULL with *err
+ * saying why (no writable cgroup hierarchy, a controller missing). */
+struct local_cgroup *local_cgroup_make(const char *scope, const char *name,
+                                       const struct local_cgroup_limits *lim, char **err);
+/* The handle of an existing one, without changing it; NULL when there is none. */
+struct local_cgroup *local_cgroup_open(const char *scope, const char *name);
+/* The files a process writes "0" to to join it (NULL-terminated, owned by the handle): the child
+ * writes them between fork and exec. */
+const char *const *local_cgroup_join_files(const struct local_cgroup *cg);
+int local_cgroup_usage(const struct local_cgroup *cg, struct local_cgroup_usage *out);
+/* SIGKILL every process in it, then remove it (and the scope when it is empty): 0, or -1 when
+ * processes stayed. */
+int local_cgroup_remove(struct local_cgroup *cg);
+void local_cgroup_free(struct local_cgroup *cg);
+/* After an engine crash: remove every cgroup of scope whose name keep() rejects (its processes
+ * killed) and every empty one. */
+void local_cgroup_gc(const char *scope, int (*keep)(const char *name, void *ud), void *ud);
+
+#endif
