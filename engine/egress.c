@@ -54,10 +54,11 @@
 #define EGRESS_RESOLVE_TIMEOUT_MS 10000
 #define EGRESS_BUF_SIZE (1024 * 1024) /* a buffer per direction: pages touched as bytes come */
 #define EGRESS_MAX_ADDRS 8
-/* A relayed connection holds six descriptors (both sockets, two pipes); the engine keeps this
- * many of its RLIMIT_NOFILE for everything else (the API's listeners and their connections,
+/* A relayed connection holds two descriptors (both sockets; the executor's hand-off connection
+ * is closed once it handed over the client's, before the destination's opens); the engine keeps
+ * this many of its RLIMIT_NOFILE for everything else (the API's listeners and their connections,
  * Docker, the store), so that sessions' egress together cannot take the operator's socket. */
-#define EGRESS_FDS_PER_CONN 6
+#define EGRESS_FDS_PER_CONN 2
 #define EGRESS_FDS_RESERVED 8192 /* half the limit when it is below twice this */
 #define EGRESS_LIST_DEFAULT 200
 
