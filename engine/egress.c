@@ -52,27 +52,31 @@
 #define EGRESS_HEAD_TIMEOUT_MS 10000
 #define EGRESS_CONNECT_TIMEOUT_MS 10000
 #define EGRESS_RESOLVE_TIMEOUT_MS 10000
-#define EGRESS_PIPE_SIZE (1024 * 1024) /* a kernel pipe per direction (F_SETPIPE_SZ) */
+#define EGRESS_BUF_SIZE (1024 * 1024) /* a buffer per direction: pages touched as bytes come */
 #define EGRESS_MAX_ADDRS 8
-/* A relayed connection holds six descriptors (both sockets, two pipes); the engine keeps this
- * many of its RLIMIT_NOFILE for everything else (the API's listeners and their connections,
+/* A relayed connection holds two descriptors (both sockets; the executor's hand-off connection
+ * is closed once it handed over the client's, before the destination's opens); the engine keeps
+ * this many of its RLIMIT_NOFILE for everything else (the API's listeners and their connections,
  * Docker, the store), so that sessions' egress together cannot take the operator's socket. */
-#define EGRESS_FDS_PER_CONN 6
+#define EGRESS_FDS_PER_CONN 2
 #define EGRESS_FDS_RESERVED 8192 /* half the limit when it is below twice this */
 #define EGRESS_LIST_DEFAULT 200
 
 enum egress_phase { EP_HANDOFF, EP_HEAD, EP_ASK, EP_RESOLVE, EP_CONNECT, EP_RELAY };
 
-/* One direction of the relay. The bytes move socket → kernel pipe → socket with splice, never
- * through the engine's memory; only the first ones the engine wrote itself (a plain request's
- * rewritten head, a tunnel's 200) are in data. */
+/* One direction of the relay. The bytes move socket → buffer → socket with recv and send: a
+ * copy in and out costs the engine less than splice's moved pages cost the client, whose
+ * socket then holds many small fragments instead of full ones (bench/egress_bench.sh, where
+ * the reader is the sandbox's client). The first bytes the engine wrote itself (a plain
+ * request's rewritten head, a tunnel's 200) are in data. */
 struct egress_pipe {
     char *data; /* the first bytes, malloc'd; NULL: none */
     size_t len, off;
-    int p[2];      /* the kernel pipe: read end, write end */
-    size_t inpipe; /* bytes read from the source, not yet written to the sink */
-    bool eof;      /* its source read to the end */
-    bool shut;     /* its sink was told (shutdown SHUT_WR) */
+    char *buf;    /* EGRESS_BUF_SIZE bytes, malloc'd when the relay starts */
+    size_t bpos;  /* where the bytes not yet written start in buf */
+    size_t inbuf; /* bytes read from the source, not yet written to the sink */
+    bool eof;     /* its source read to the end */
+    bool shut;    /* its sink was told (shutdown SHUT_WR) */
 };
 
 struct egress_site;
@@ -160,9 +164,7 @@ static void egress_conn_free(struct egress_conn *c)
     struct egress_pipe *ps[] = {&c->up, &c->down};
     for (size_t i = 0; i < 2; i++) {
         free(ps[i]->data);
-        for (int k = 0; k < 2; k++)
-            if (ps[i]->p[k] >= 0)
-                close(ps[i]->p[k]);
+        free(ps[i]->buf);
     }
     free(c);
 }
@@ -336,10 +338,11 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
             }
             return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
         }
-        if (p->inpipe) {
-            n = splice(p->p[0], NULL, to, NULL, p->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (p->inbuf) {
+            n = send(to, p->buf + p->bpos, p->inbuf, MSG_NOSIGNAL);
             if (n > 0) {
-                p->inpipe -= (size_t)n;
+                p->bpos += (size_t)n;
+                p->inbuf -= (size_t)n;
                 *count += n;
                 *moved = true;
                 continue;
@@ -356,12 +359,11 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
         /* what may still come in under egress.max_bytes: nothing past it enters the engine */
         if (*left <= 0)
             return 0;
-        n = splice(from, NULL, p->p[1], NULL,
-                   *left < EGRESS_PIPE_SIZE ? (size_t)*left : (size_t)EGRESS_PIPE_SIZE,
-                   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        n = recv(from, p->buf, *left < EGRESS_BUF_SIZE ? (size_t)*left : EGRESS_BUF_SIZE, 0);
         if (n > 0) {
             *left -= n;
-            p->inpipe = (size_t)n;
+            p->bpos = 0;
+            p->inbuf = (size_t)n;
             *moved = true;
             continue;
         }
@@ -415,8 +417,8 @@ static void egress_relay(struct egress_conn *c)
     }
     if (moved)
         c->last = loop_now_ms();
-    bool up_pending = c->up.off < c->up.len || c->up.inpipe,
-         down_pending = c->down.off < c->down.len || c->down.inpipe;
+    bool up_pending = c->up.off < c->up.len || c->up.inbuf,
+         down_pending = c->down.off < c->down.len || c->down.inbuf;
     if ((c->up.eof && c->up.shut && c->down.eof && c->down.shut) ||
         (c->hup_c && c->up.eof && !up_pending) || (c->hup_s && c->down.eof && !down_pending)) {
         egress_conn_end(c, "closed");
@@ -433,13 +435,10 @@ static void egress_relay_start(struct egress_conn *c)
     c->phase = EP_RELAY;
     struct egress_pipe *ps[] = {&c->up, &c->down};
     for (size_t i = 0; i < 2; i++) {
-        if (pipe2(ps[i]->p, O_NONBLOCK | O_CLOEXEC) < 0) {
-            ps[i]->p[0] = ps[i]->p[1] = -1;
-            egress_conn_reply(c, 503, "Service Unavailable", "paddock egress: no pipe: %s",
-                              strerror(errno));
+        if (!(ps[i]->buf = malloc(EGRESS_BUF_SIZE))) {
+            egress_conn_reply(c, 503, "Service Unavailable", "paddock egress: out of memory");
             return;
         }
-        fcntl(ps[i]->p[1], F_SETPIPE_SZ, EGRESS_PIPE_SIZE); /* a smaller one still works */
     }
     /* What the destination gets first: a plain request's rewritten head, then whatever the
      * client sent after its head; a tunnel's client hears 200 first. */
@@ -1263,9 +1262,7 @@ static void egress_on_accept(int fd, uint32_t events, void *ud)
                                   .cfd = -1,
                                   .sfd = -1,
                                   .cev = UINT32_MAX,
-                                  .sev = UINT32_MAX,
-                                  .up.p = {-1, -1},
-                                  .down.p = {-1, -1}};
+                                  .sev = UINT32_MAX};
         c->next = site->conns;
         site->conns = c;
         site->n_conns++;
