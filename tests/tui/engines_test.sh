@@ -218,6 +218,36 @@ if show_tab Terminal "Enter opens a shell"; then
 else
   fail "Terminal tab reached"; screen >&2
 fi
+# ---------------------------------------------------------------- more of s-two's tabs, export
+# a file written in s-two's workspace on engine two: its Changes and Files tabs show it (each
+# fetched from engine two over TLS), Resources its figures, and e exports it from there
+P run --engine two --session "two-$$" -- sh -c "echo remote > /workspace/rem-$$.txt" \
+  >/dev/null 2>&1 || fail "a file written on s-two"
+tm send-keys -t dash 1
+select_row "two-$$" || { fail "two (engine two) is selected again"; screen >&2; }
+mkdir -p "$TMP/export"
+tm send-keys -t dash e
+if wait_for "into directory:" 100; then
+  tm send-keys -t dash C-u
+  tm send-keys -t dash -l "$TMP/export"
+  tm send-keys -t dash Enter
+  exported() { [ -s "$TMP/export/two-$$.json" ] && [ -s "$TMP/export/two-$$.md" ] && [ -s "$TMP/export/two-$$.cast" ]; }
+  if wait_for "exported" 300 && poll 300 exported &&
+    [ "$(json_get '["session"]["name"]' <"$TMP/export/two-$$.json")" = "two-$$" ]; then
+    ok "e exports s-two (engine two): JSON, Markdown and cast, the JSON its own"
+  else
+    fail "export of a remote session"; ls -la "$TMP/export" >&2; screen >&2
+  fi
+else
+  fail "e asks for a directory on s-two"; screen >&2
+fi
+show_tab Changes "rem-$$.txt" && wait_for "A /workspace/rem-$$.txt" &&
+  ok "Changes tab of s-two (engine two): the file written there" ||
+  { fail "Changes tab on a remote session"; screen >&2; }
+show_tab Files "rem-$$.txt" && ok "Files tab of s-two (engine two): the workspace and its file" ||
+  { fail "Files tab on a remote session"; screen >&2; }
+show_tab Resources "% of one CPU" && ok "Resources tab of s-two (engine two): its figures" ||
+  { fail "Resources tab on a remote session"; screen >&2; }
 tm send-keys -t dash 1
 # the selection goes to one (local) for what follows: two's and thr's rows then show
 # unselected, as drawn for their engine's state
