@@ -52,6 +52,11 @@
 #define LOCAL_POLL_MS 10
 #define LOCAL_STOP_WAIT_MS 5000
 #define LOCAL_STATS_MS 1000
+/* Removing a cgroup whose killed processes are still exiting: tried again from a loop timer,
+ * the delay doubling up to a cap, until a deadline; what is left then is gc's (local_gc). */
+#define LOCAL_REAP_FIRST_MS 10
+#define LOCAL_REAP_MAX_MS 1000
+#define LOCAL_REAP_DEADLINE_MS 60000
 /* In bubblewrap's child: the seccomp program's descriptor (--seccomp). */
 #define LOCAL_SECCOMP_FD 6
 #define STR_(x) #x
@@ -77,6 +82,17 @@ struct lsb {
     struct local_cgroup *cg;        /* while it runs */
 };
 
+/* A cgroup being removed: its processes were killed and have not all exited yet. */
+struct local_reap {
+    struct local_reap *next;
+    struct engine *eng;
+    char *id; /* the sandbox's */
+    struct local_cgroup *cg;
+    struct loop_timer *timer;
+    long delay_ms;
+    double deadline;
+};
+
 struct local {
     bool enabled, unsandboxed;
     char *user, *root, *bwrap, *dir; /* dir: <state>/local */
@@ -88,6 +104,7 @@ struct local {
     uid_t uid;
     gid_t gid;
     struct lsb *sbs;
+    struct local_reap *reaps;
 };
 
 static struct local *lc(const struct engine *eng)
@@ -308,13 +325,77 @@ static void sb_free(struct lsb *sb)
 
 static void sb_on_exit(int fd, uint32_t events, void *ud);
 
-/* Its processes are gone: so is its cgroup (what is left in it is killed). */
+/* ---- removing cgroups without waiting on the loop ---- */
+
+static void reap_free(struct local_reap *r)
+{
+    struct engine *eng = r->eng;
+    struct local *L = lc(eng);
+    for (struct local_reap **p = &L->reaps; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            break;
+        }
+    if (r->timer)
+        loop_timer_cancel(eng->loop, r->timer);
+    local_cgroup_free(r->cg);
+    free(r->id);
+    free(r);
+}
+
+static void reap_tick(void *ud);
+
+static void reap_schedule(struct local_reap *r)
+{
+    r->timer = loop_timer_add(r->eng->loop, r->delay_ms, reap_tick, r);
+    if (!r->timer)
+        reap_free(r); /* gc's then */
+}
+
+static void reap_tick(void *ud)
+{
+    struct local_reap *r = ud;
+    r->timer = NULL;
+    if (local_cgroup_remove(r->cg) == 0 || loop_now_ms() >= r->deadline) {
+        reap_free(r);
+        return;
+    }
+    r->delay_ms = r->delay_ms * 2 > LOCAL_REAP_MAX_MS ? LOCAL_REAP_MAX_MS : r->delay_ms * 2;
+    reap_schedule(r);
+}
+
+/* A start again of the sandbox makes its cgroup anew: an old removal must not kill it. */
+static void reap_cancel(struct engine *eng, const char *id)
+{
+    for (struct local_reap *r = lc(eng)->reaps; r; r = r->next)
+        if (strcmp(r->id, id) == 0) {
+            reap_free(r);
+            return;
+        }
+}
+
+/* Its processes are gone: so is its cgroup (what is left in it is killed). Killed processes
+ * take a moment to exit, a D-state one longer: the removal goes on from a timer then. */
 static void sb_uncgroup(struct lsb *sb)
 {
+    struct engine *eng = sb->eng;
     if (!sb->cg)
-        sb->cg = local_cgroup_open(lc(sb->eng)->scope, sb->id);
-    if (sb->cg)
-        local_cgroup_remove(sb->cg);
+        sb->cg = local_cgroup_open(lc(eng)->scope, sb->id);
+    struct local_reap *r = NULL;
+    if (sb->cg && local_cgroup_remove(sb->cg) < 0 && (r = calloc(1, sizeof(*r))) &&
+        (r->id = strdup(sb->id))) {
+        reap_cancel(eng, sb->id);
+        r->eng = eng;
+        r->cg = sb->cg;
+        r->delay_ms = LOCAL_REAP_FIRST_MS;
+        r->deadline = loop_now_ms() + LOCAL_REAP_DEADLINE_MS;
+        r->next = lc(eng)->reaps;
+        lc(eng)->reaps = r;
+        sb->cg = NULL;
+        reap_schedule(r);
+        return;
+    }
+    free(r);
     local_cgroup_free(sb->cg);
     sb->cg = NULL;
 }
@@ -639,6 +720,7 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
         return reply_later(eng, fn, ud, 304, NULL, NULL);
     /* The limits hold or it does not start: a session must not run unlimited unawares. */
     char *why = NULL;
+    reap_cancel(eng, sb->id);
     local_cgroup_free(sb->cg);
     sb->cg = local_cgroup_make(L->scope, sb->id, &sb->lim, &why);
     if (!sb->cg) {
@@ -1784,6 +1866,8 @@ void local_teardown(struct engine *eng)
         return;
     while (L->execs) /* the shells stay; the engine stops following them */
         exec_free(L->execs);
+    while (L->reaps) /* the next engine's gc removes what is left */
+        reap_free(L->reaps);
     while (L->sbs) {
         struct lsb *sb = L->sbs;
         L->sbs = sb->next;
@@ -1821,6 +1905,13 @@ char *local_workspace(const struct engine *eng, const char *session_id)
 {
     const struct local *L = lc(eng);
     return L ? util_strdupf("%s/%s", L->root, session_id) : NULL;
+}
+
+void local_gc(struct engine *eng)
+{
+    struct local *L = lc(eng);
+    if (L)
+        local_cgroup_gc(L->scope, gc_keep, L);
 }
 
 const struct sandbox_driver *local_driver_for(const struct engine *eng, const char *sandbox_id)

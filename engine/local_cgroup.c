@@ -16,14 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CG_ROOT "/sys/fs/cgroup"
 #define CG_BASE "paddock.local"
 #define CG2_MAGIC 0x63677270 /* CGROUP2_SUPER_MAGIC */
 #define CG_PERIOD_US 100000
-#define CG_KILL_WAIT_MS 2000
 
 enum cg_ctl { CG_MEMORY, CG_CPU, CG_CPUACCT, CG_PIDS, CG_N };
 
@@ -362,30 +360,21 @@ static int cg_kill_listed(const char *procs)
     return n;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-/* Kill what is in the directories, remove them; -1 when one stayed. */
+/* One try, never a wait: kill what is in the directories, remove them; -1 when one stayed (its
+ * killed processes not reaped yet). */
 static int cg_remove_dirs(char *const dir[CG_N], const struct cg_files *f)
 {
     if (f == &files_v2)
         cg_write(dir[0], "cgroup.kill", "1"); /* 5.14 and later; else the list below */
+    for (int i = 0; i < CG_N; i++) {
+        char *procs = util_strdupf("%s/cgroup.procs", dir[i]);
+        if (procs)
+            cg_kill_listed(procs);
+        free(procs);
+    }
     int rc = 0;
     for (int i = 0; i < CG_N; i++) {
-        bool done = false;
-        for (int t = 0; t < CG_KILL_WAIT_MS / 10 && !done; t++) {
-            char *procs = util_strdupf("%s/cgroup.procs", dir[i]);
-            if (procs)
-                cg_kill_listed(procs);
-            free(procs);
-            done = rmdir(dir[i]) == 0 || errno == ENOENT;
-            if (!done)
-                sleep_ms(10);
-        }
-        if (!done)
+        if (rmdir(dir[i]) < 0 && errno != ENOENT)
             rc = -1;
         /* The scope goes with its last sandbox. */
         char *up = strdup(dir[i]), *slash = up ? strrchr(up, '/') : NULL;

@@ -35,12 +35,13 @@ struct local_cgroup *local_cgroup_open(const char *scope, const char *name);
  * writes them between fork and exec. */
 const char *const *local_cgroup_join_files(const struct local_cgroup *cg);
 int local_cgroup_usage(const struct local_cgroup *cg, struct local_cgroup_usage *out);
-/* SIGKILL every process in it, then remove it (and the scope when it is empty): 0, or -1 when
- * processes stayed. */
+/* SIGKILL every process in it, then try once to remove it (and the scope when it is empty); never
+ * waits: 0 when it is gone, -1 when it stays for now (killed processes not yet reaped, a child
+ * group): the caller tries again later. */
 int local_cgroup_remove(struct local_cgroup *cg);
 void local_cgroup_free(struct local_cgroup *cg);
-/* After an engine crash: remove every cgroup of scope whose name keep() rejects (its processes
- * killed) and every empty one. */
+/* After an engine crash, or what a removal left: remove every cgroup of scope whose name keep()
+ * rejects (its processes killed) and every empty one; one try each, never a wait. */
 void local_cgroup_gc(const char *scope, int (*keep)(const char *name, void *ud), void *ud);
 
 #endif
