@@ -57,6 +57,8 @@
 #define LOCAL_REAP_FIRST_MS 10
 #define LOCAL_REAP_MAX_MS 1000
 #define LOCAL_REAP_DEADLINE_MS 60000
+#define LOCAL_OOM_CHECK_MS 50
+#define LOCAL_OOM_CHECKS 40
 /* In bubblewrap's child: the seccomp program's descriptor (--seccomp). */
 #define LOCAL_SECCOMP_FD 6
 #define STR_(x) #x
@@ -76,6 +78,12 @@ struct lsb {
     int pidfd;
     bool child; /* the engine's own child (its exit code can be read) */
     bool paused;
+    bool oom_killed;  /* the kernel's OOM killer ended a process of its last run, as Docker's
+                       * State.OOMKilled */
+    int64_t oom_told; /* OOM kills of this run already told as "oom" events */
+    int oom_fd;       /* local_cgroup_oom_watch's, while it runs; -1 */
+    struct loop_timer *oom_timer;
+    int oom_checks;
     int exit_code;
     const char *error;              /* why it ended, when not by itself */
     struct local_cgroup_limits lim; /* the session's limits (the create body's) */
@@ -291,13 +299,14 @@ static char *sb_file(const struct local *L, const char *id, const char *ext)
 
 static void sb_save(const struct local *L, const struct lsb *sb)
 {
-    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b,s:{s:I,s:f,s:I}}",
+    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b,s:b,s:I,s:{s:I,s:f,s:I}}",
                           "session", sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws,
                           "executor", sb->exe, "env", sb->env, "labels", sb->labels, "pid",
                           (json_int_t)sb->pid, "start", (json_int_t)sb->start, "init",
                           (json_int_t)sb->init, "init_start", (json_int_t)sb->init_start, "paused",
-                          sb->paused, "limits", "memory", (json_int_t)sb->lim.memory, "cpus",
-                          sb->lim.cpus, "pids", (json_int_t)sb->lim.pids);
+                          sb->paused, "oom_killed", sb->oom_killed, "oom_told",
+                          (json_int_t)sb->oom_told, "limits", "memory", (json_int_t)sb->lim.memory,
+                          "cpus", sb->lim.cpus, "pids", (json_int_t)sb->lim.pids);
     char *path = sb_file(L, sb->id, "json"), *tmp = sb_file(L, sb->id, "json.tmp");
     if (j && path && tmp && json_dump_file(j, tmp, JSON_COMPACT) == 0)
         rename(tmp, path);
@@ -306,12 +315,15 @@ static void sb_save(const struct local *L, const struct lsb *sb)
     free(tmp);
 }
 
+static void sb_oom_unwatch(struct lsb *sb);
+
 static void sb_free(struct lsb *sb)
 {
     if (sb->pidfd >= 0) {
         loop_del_fd(sb->eng->loop, sb->pidfd);
         close(sb->pidfd);
     }
+    sb_oom_unwatch(sb);
     free(sb->id);
     free(sb->session_id);
     free(sb->sock_dir);
@@ -400,6 +412,73 @@ static void sb_uncgroup(struct lsb *sb)
     sb->cg = NULL;
 }
 
+/* ---- the OOM killer: told as Docker's "oom" event, one per kill, and kept for inspect ---- */
+
+static void sb_oom_unwatch(struct lsb *sb)
+{
+    if (sb->oom_timer)
+        loop_timer_cancel(sb->eng->loop, sb->oom_timer);
+    sb->oom_timer = NULL;
+    if (sb->oom_fd >= 0) {
+        loop_del_fd(sb->eng->loop, sb->oom_fd);
+        close(sb->oom_fd);
+    }
+    sb->oom_fd = -1;
+}
+
+/* The kills not told yet, told now (before the "die" of a sandbox the killer ended); whether
+ * there were any. */
+static bool sb_oom_tell(struct lsb *sb)
+{
+    struct local_cgroup_usage u;
+    if (!sb->cg || local_cgroup_usage(sb->cg, &u) < 0)
+        return false;
+    sb->oom_killed = sb->oom_killed || u.oom_kills > 0;
+    if (u.oom_kills <= sb->oom_told)
+        return false;
+    for (; sb->oom_told < u.oom_kills; sb->oom_told++) {
+        json_t *ev = json_pack("{s:s,s:{s:s,s:O}}", "Action", "oom", "Actor", "ID", sb->id,
+                               "Attributes", sb->labels);
+        if (ev && !sb->eng->stopping)
+            session_on_sandbox_event(sb->eng, ev);
+        json_decref(ev);
+    }
+    return true;
+}
+
+/* cgroup v1 signals when the group runs out of memory, before the killer has chosen: the count
+ * is read again a few times shortly after. */
+static void sb_oom_check(void *ud)
+{
+    struct lsb *sb = ud;
+    sb->oom_timer = NULL;
+    if (!sb_oom_tell(sb) && --sb->oom_checks > 0)
+        sb->oom_timer = loop_timer_add(sb->eng->loop, LOCAL_OOM_CHECK_MS, sb_oom_check, sb);
+}
+
+static void sb_on_oom(int fd, uint32_t events, void *ud)
+{
+    (void)events;
+    char buf[4096];
+    while (read(fd, buf, sizeof(buf)) > 0) {
+    }
+    struct lsb *sb = ud;
+    sb->oom_checks = LOCAL_OOM_CHECKS;
+    sb_oom_check(sb);
+}
+
+/* Without a notice from the kernel the kills are still counted when the sandbox ends. */
+static void sb_oom_watch(struct lsb *sb)
+{
+    sb_oom_unwatch(sb);
+    if (!sb->cg || (sb->oom_fd = local_cgroup_oom_watch(sb->cg)) < 0)
+        return;
+    if (loop_add_fd(sb->eng->loop, sb->oom_fd, EPOLLIN, sb_on_oom, sb) < 0) {
+        close(sb->oom_fd);
+        sb->oom_fd = -1;
+    }
+}
+
 static void sb_watch(struct lsb *sb)
 {
     sb->pidfd = (int)syscall(SYS_pidfd_open, sb->pid, 0);
@@ -426,6 +505,8 @@ static void sb_ended(struct lsb *sb)
         sb->exit_code = -1;
     }
     sb_kill_namespace(sb); /* what the outer process left behind in it */
+    sb_oom_tell(sb);
+    sb_oom_unwatch(sb);
     sb_uncgroup(sb);
     sb->pid = 0;
     sb->start = 0;
@@ -480,7 +561,10 @@ static struct lsb *sb_find(struct engine *eng, const char *id)
                        .init_start =
                            (unsigned long long)json_integer_value(json_object_get(j, "init_start")),
                        .paused = json_is_true(json_object_get(j, "paused")),
-                       .pidfd = -1};
+                       .oom_killed = json_is_true(json_object_get(j, "oom_killed")),
+                       .oom_told = json_integer_value(json_object_get(j, "oom_told")),
+                       .pidfd = -1,
+                       .oom_fd = -1};
     json_t *lim = json_object_get(j, "limits");
     sb->lim =
         (struct local_cgroup_limits){.memory = json_integer_value(json_object_get(lim, "memory")),
@@ -492,6 +576,7 @@ static struct lsb *sb_find(struct engine *eng, const char *id)
     if (sb->pid > 0 && sb_alive(sb)) {
         sb_watch(sb); /* reattached */
         sb->cg = local_cgroup_open(L->scope, sb->id);
+        sb_oom_watch(sb);
     } else if (sb->pid > 0) {
         sb_kill_namespace(sb);
         sb_uncgroup(sb);
@@ -605,7 +690,8 @@ static int ld_create(struct engine *eng, const char *name, json_t *body, sandbox
                        .exe = strdup(exe),
                        .env = json_deep_copy(json_object_get(body, "Env")),
                        .labels = json_deep_copy(labels),
-                       .pidfd = -1};
+                       .pidfd = -1,
+                       .oom_fd = -1};
     json_t *host = json_object_get(body, "HostConfig");
     sb->lim = (struct local_cgroup_limits){
         .memory = json_integer_value(json_object_get(host, "Memory")),
@@ -815,8 +901,11 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
     sb->pid = pid;
     sb->child = true;
     sb->paused = false;
+    sb->oom_killed = false;
+    sb->oom_told = 0;
     sb->exit_code = 0;
     sb->error = NULL;
+    sb_oom_watch(sb);
     /* Read at once: the child has not exec'd yet, but its start time is already its own. */
     sb->start = proc_start_time(pid);
     sb_watch(sb);
@@ -962,11 +1051,12 @@ static json_t *sb_inspect(const struct local *L, struct lsb *sb)
     const char *status = running ? (sb->paused ? "paused" : "running") : "exited";
     /* GraphDriver's UpperDir is where the sandbox's writes go: the workspace here, which the
      * disk watchdog (disk.c) then measures against limits.disk. */
-    return json_pack("{s:s,s:{s:s,s:b,s:b,s:i,s:b,s:s,s:I},s:{s:O},s:{s:{s:s}}}", "Id", sb->id,
-                     "State", "Status", status, "Running", running, "Paused", running && sb->paused,
-                     "ExitCode", sb->exit_code, "OOMKilled", 0, "Error", sb->error ? sb->error : "",
-                     "Pid", (json_int_t)sb_ns_init(L, sb), "Config", "Labels", sb->labels,
-                     "GraphDriver", "Data", "UpperDir", sb->ws);
+    return json_pack(
+        "{s:s,s:{s:s,s:b,s:b,s:i,s:b,s:s,s:I},s:{s:O},s:{s:I},s:{s:{s:s}}}", "Id", sb->id, "State",
+        "Status", status, "Running", running, "Paused", running && sb->paused, "ExitCode",
+        sb->exit_code, "OOMKilled", !running && sb->oom_killed, "Error", sb->error ? sb->error : "",
+        "Pid", (json_int_t)sb_ns_init(L, sb), "Config", "Labels", sb->labels, "HostConfig",
+        "Memory", (json_int_t)sb->lim.memory, "GraphDriver", "Data", "UpperDir", sb->ws);
 }
 
 static int ld_inspect(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -390,6 +392,34 @@ static int cg_remove_dirs(char *const dir[CG_N], const struct cg_files *f)
 int local_cgroup_remove(struct local_cgroup *cg)
 {
     return cg_remove_dirs(cg->dir, cg->f);
+}
+
+int local_cgroup_oom_watch(const struct local_cgroup *cg)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", cg->dir[CG_MEMORY], cg->f->oom);
+    if (cg->f == &files_v2) {
+        /* The kernel notifies a change of memory.events as a file modification. */
+        int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (fd >= 0 && inotify_add_watch(fd, path, IN_MODIFY) < 0) {
+            close(fd);
+            return -1;
+        }
+        return fd;
+    }
+    /* v1: an eventfd registered through cgroup.event_control for memory.oom_control. */
+    int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    int ofd = open(path, O_RDONLY | O_CLOEXEC);
+    char line[64];
+    snprintf(line, sizeof(line), "%d %d", efd, ofd);
+    int rc = efd >= 0 && ofd >= 0 ? cg_write(cg->dir[CG_MEMORY], "cgroup.event_control", line) : -1;
+    if (ofd >= 0)
+        close(ofd); /* the registration holds its own reference */
+    if (rc < 0 && efd >= 0) {
+        close(efd);
+        efd = -1;
+    }
+    return efd;
 }
 
 void local_cgroup_gc(const char *scope, int (*keep)(const char *name, void *ud), void *ud)

@@ -39,6 +39,10 @@ int local_cgroup_usage(const struct local_cgroup *cg, struct local_cgroup_usage 
  * waits: 0 when it is gone, -1 when it stays for now (killed processes not yet reaped, a child
  * group): the caller tries again later. */
 int local_cgroup_remove(struct local_cgroup *cg);
+/* A descriptor (non-blocking, close-on-exec; the caller's to close) that turns readable when
+ * the OOM killer may have struck in it: read it empty, then compare usage's oom_kills. -1 (errno
+ * set) when the kernel offers no such notice. */
+int local_cgroup_oom_watch(const struct local_cgroup *cg);
 void local_cgroup_free(struct local_cgroup *cg);
 /* After an engine crash, or what a removal left: remove every cgroup of scope whose name keep()
  * rejects (its processes killed) and every empty one; one try each, never a wait. */

@@ -484,6 +484,95 @@ static void test_delete_does_not_stall(void **state)
     json_decref(b);
 }
 
+/* A request refused with status and a message containing text. */
+static void run_refused(const char *id, long status, const char *text)
+{
+    char *path = strdupf("/v1/sessions/%s/execute_action", id);
+    struct reply r;
+    api(harness_eng, "POST", path,
+        "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"true\"}}}", &r);
+    free(path);
+    const char *msg = jstr(r.json, "error.message");
+    if (r.status != status || !msg || !strstr(msg, text))
+        fail_msg("want HTTP %ld with \"%s\"; got %ld %s", status, text, r.status,
+                 r.body ? r.body : r.err);
+    reply_free(&r);
+}
+
+static json_t *session_get(const char *id)
+{
+    char *path = strdupf("/v1/sessions/%s", id);
+    json_t *j = api_json(harness_eng, "GET", path, NULL, 200);
+    free(path);
+    return j;
+}
+
+/* Out of memory, as test_states.c's test_oom for a Docker session: a process the kernel kills
+ * is counted and recorded while the session lives on; when the executor itself is killed, the
+ * session is oom-killed, not merely stopped, and the action that ran says so. */
+static void test_oom(void **state)
+{
+    (void)state;
+    json_t *s =
+        session_new(harness_eng, "{\"backend\": \"local\", \"limits\": {\"memory\": \"64m\"}}");
+    const char *id = jstr(s, "id");
+    json_t *obs = session_run(harness_eng, id, "python3 -c 'a = bytearray(200 * 2**20)'");
+    assert_int_equal(json_integer_value(jpath(obs, "extras.metadata.exit_code")), 137);
+    json_decref(obs);
+    json_t *got = NULL;
+    for (double end = now_ms() + 10000; now_ms() < end; sleep_ms(20)) {
+        json_decref(got);
+        got = session_get(id);
+        if (json_integer_value(json_object_get(got, "oom_kills")) >= 1)
+            break;
+    }
+    assert_int_equal(json_integer_value(json_object_get(got, "oom_kills")), 1);
+    assert_string_equal(jstr(got, "state"), "ready");
+    json_decref(got);
+    json_t *events = session_events(harness_eng, id);
+    assert_non_null(events_find(events, "oom"));
+    json_decref(events);
+    char *t = run_text(id, "echo alive");
+    assert_string_equal(t, "alive");
+    free(t);
+
+    /* A 40 MiB write: the executor holds it, outgrows the limit and is killed, and the sandbox
+     * with it. */
+    size_t n = 40u << 20;
+    char *body = malloc(n + 200);
+    assert_non_null(body);
+    int k = snprintf(body, 200,
+                     "{\"action\":{\"action\":\"write\",\"args\":{\"path\":\"big\",\"content\":\"");
+    memset(body + k, 'x', n);
+    strcpy(body + k + n, "\"}}}");
+    char *path = strdupf("/v1/sessions/%s/execute_action", id);
+    struct reply r;
+    api(harness_eng, "POST", path, body, &r);
+    free(path);
+    free(body);
+    if (r.status != 502 || !strstr(r.body, "out of memory"))
+        fail_msg("the write that ran out of memory got HTTP %ld %s", r.status,
+                 r.body ? r.body : r.err);
+    reply_free(&r);
+    got = session_wait_state(harness_eng, id, "oom-killed", 10000);
+    assert_non_null(got);
+    if (!strstr(jstr(got, "reason"), "out of memory (limit 64 MiB)"))
+        fail_msg("reason: %s", jstr(got, "reason"));
+    assert_int_equal(json_integer_value(json_object_get(got, "exit_code")), 137);
+    json_decref(got);
+    run_refused(id, 409, "oom-killed");
+    path = strdupf("/v1/sessions/%s/resume", id);
+    json_t *p = api_json(harness_eng, "POST", path, NULL, 200);
+    assert_string_equal(jstr(p, "state"), "ready");
+    json_decref(p);
+    free(path);
+    t = run_text(id, "echo again");
+    assert_string_equal(t, "again");
+    free(t);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
 /* paddock's seccomp table holds in a local session as in a Docker one: what it refuses answers
  * EPERM (ENOSYS for a removed call), though the host itself allows it. */
 static void test_seccomp(void **state)
@@ -777,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_lost_while_away),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_delete_does_not_stall),
+        cmocka_unit_test(test_oom),
         cmocka_unit_test(test_seccomp),
         cmocka_unit_test(test_terminal),
         cmocka_unit_test(test_without_bubblewrap),
