@@ -78,6 +78,7 @@ struct lsb {
     int pidfd;
     bool child; /* the engine's own child (its exit code can be read) */
     bool paused;
+    bool frozen;      /* paused by the cgroup freezer, else by SIGSTOP (no freezer here) */
     bool oom_killed;  /* the kernel's OOM killer ended a process of its last run, as Docker's
                        * State.OOMKilled */
     int64_t oom_told; /* OOM kills of this run already told as "oom" events */
@@ -299,14 +300,14 @@ static char *sb_file(const struct local *L, const char *id, const char *ext)
 
 static void sb_save(const struct local *L, const struct lsb *sb)
 {
-    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b,s:b,s:I,s:{s:I,s:f,s:I}}",
-                          "session", sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws,
-                          "executor", sb->exe, "env", sb->env, "labels", sb->labels, "pid",
-                          (json_int_t)sb->pid, "start", (json_int_t)sb->start, "init",
-                          (json_int_t)sb->init, "init_start", (json_int_t)sb->init_start, "paused",
-                          sb->paused, "oom_killed", sb->oom_killed, "oom_told",
-                          (json_int_t)sb->oom_told, "limits", "memory", (json_int_t)sb->lim.memory,
-                          "cpus", sb->lim.cpus, "pids", (json_int_t)sb->lim.pids);
+    json_t *j = json_pack(
+        "{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:I,s:{s:I,s:f,s:I}}", "session",
+        sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws, "executor", sb->exe, "env",
+        sb->env, "labels", sb->labels, "pid", (json_int_t)sb->pid, "start", (json_int_t)sb->start,
+        "init", (json_int_t)sb->init, "init_start", (json_int_t)sb->init_start, "paused",
+        sb->paused, "frozen", sb->frozen, "oom_killed", sb->oom_killed, "oom_told",
+        (json_int_t)sb->oom_told, "limits", "memory", (json_int_t)sb->lim.memory, "cpus",
+        sb->lim.cpus, "pids", (json_int_t)sb->lim.pids);
     char *path = sb_file(L, sb->id, "json"), *tmp = sb_file(L, sb->id, "json.tmp");
     if (j && path && tmp && json_dump_file(j, tmp, JSON_COMPACT) == 0)
         rename(tmp, path);
@@ -561,6 +562,7 @@ static struct lsb *sb_find(struct engine *eng, const char *id)
                        .init_start =
                            (unsigned long long)json_integer_value(json_object_get(j, "init_start")),
                        .paused = json_is_true(json_object_get(j, "paused")),
+                       .frozen = json_is_true(json_object_get(j, "frozen")),
                        .oom_killed = json_is_true(json_object_get(j, "oom_killed")),
                        .oom_told = json_integer_value(json_object_get(j, "oom_told")),
                        .pidfd = -1,
@@ -901,6 +903,7 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
     sb->pid = pid;
     sb->child = true;
     sb->paused = false;
+    sb->frozen = false;
     sb->oom_killed = false;
     sb->oom_told = 0;
     sb->exit_code = 0;
@@ -959,6 +962,9 @@ static void sb_kill(struct lsb *sb)
         tree_signal(sb->pid, SIGCONT);
     }
     sb_kill_namespace(sb);
+    /* A cgroup v1 freezer holds SIGKILL until it thaws. */
+    if (sb->frozen && sb->cg)
+        local_cgroup_freeze(sb->cg, false);
 }
 
 static int ld_stop(struct engine *eng, const char *id, int timeout_s, sandbox_done_fn fn, void *ud)
@@ -982,11 +988,27 @@ static int ld_pause_resume(struct engine *eng, const char *id, bool pause, sandb
     if (!sb_alive(sb) || sb->paused == pause)
         return reply_later(eng, fn, ud, 409, NULL,
                            pause ? "the sandbox is not running" : "the sandbox is not paused");
-    /* SIGSTOP of the whole tree: memory, cwd and variables kept, as a cgroup freeze keeps them. */
-    tree_signal(sb->pid, pause ? SIGSTOP : SIGCONT);
+    /* The cgroup freezer, as Docker pauses: every process of the sandbox, whatever it does with
+     * SIGCONT, and the ones that left the process tree. SIGSTOP of the tree only where there is no
+     * freezer (cgroup v1 without its hierarchy, a kernel before 5.2). The reply's message says
+     * which, for the session's reason. */
+    const char *how;
+    if (pause) {
+        sb->frozen = sb->cg && local_cgroup_freeze(sb->cg, true) == 0;
+        if (!sb->frozen)
+            tree_signal(sb->pid, SIGSTOP);
+        how = sb->frozen ? "cgroup freezer" : "SIGSTOP: no cgroup freezer on this host";
+    } else {
+        if (sb->frozen && local_cgroup_freeze(sb->cg, false) < 0)
+            return reply_later(eng, fn, ud, 500, NULL, "cannot thaw the sandbox's cgroup");
+        if (!sb->frozen)
+            tree_signal(sb->pid, SIGCONT);
+        sb->frozen = false;
+        how = "";
+    }
     sb->paused = pause;
     sb_save(lc(eng), sb);
-    return reply_later(eng, fn, ud, 204, NULL, NULL);
+    return reply_later(eng, fn, ud, 204, NULL, how);
 }
 
 static int ld_pause(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)

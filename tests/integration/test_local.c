@@ -573,6 +573,117 @@ static void test_oom(void **state)
     json_decref(s);
 }
 
+/* The state letters (/proc/pid/stat) of the processes in the session's freezer cgroup, and
+ * whether that cgroup says it is frozen (v1 freezer.state FROZEN, v2 cgroup.events frozen 1). */
+static bool freezer_read(const char *id, char *states, size_t size)
+{
+    char *pat = strdupf("/sys/fs/cgroup/{freezer/,}paddock.local/*/local-%s/"
+                        "{freezer.state,cgroup.freeze}",
+                        id);
+    glob_t g = {0};
+    assert_int_equal(glob(pat, GLOB_BRACE, NULL, &g), 0);
+    free(pat);
+    char buf[256] = "";
+    FILE *f = fopen(g.gl_pathv[0], "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    bool v1 = strstr(g.gl_pathv[0], "freezer.state") != NULL;
+    char *dir = strdup(g.gl_pathv[0]);
+    *strrchr(dir, '/') = '\0';
+    bool frozen = v1 ? strncmp(buf, "FROZEN", 6) == 0 : false;
+    if (!v1) {
+        char *ev = strdupf("%s/cgroup.events", dir);
+        f = fopen(ev, "r");
+        free(ev);
+        n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+        buf[n] = '\0';
+        if (f)
+            fclose(f);
+        frozen = strstr(buf, "frozen 1") != NULL;
+    }
+    globfree(&g);
+    char *procs = strdupf("%s/cgroup.procs", dir);
+    free(dir);
+    f = fopen(procs, "r");
+    free(procs);
+    assert_non_null(f);
+    size_t k = 0;
+    int pid;
+    while (k + 1 < size && fscanf(f, "%d", &pid) == 1) {
+        char *sp = strdupf("/proc/%d/stat", pid), sb[512] = "";
+        FILE *ps = fopen(sp, "r");
+        free(sp);
+        size_t m = ps ? fread(sb, 1, sizeof(sb) - 1, ps) : 0;
+        sb[m] = '\0';
+        if (ps)
+            fclose(ps);
+        const char *p = strrchr(sb, ')');
+        if (p && p[1] == ' ')
+            states[k++] = p[2];
+    }
+    states[k] = '\0';
+    fclose(f);
+    return frozen;
+}
+
+/* Pause freezes the session's cgroup, as Docker does: every process of it, a busy one and one
+ * that handles SIGCONT included, is frozen (none stopped, none running), the session says how it
+ * was paused, an action is refused as for a paused Docker session; resume thaws them all, and a
+ * session deleted while paused ends. */
+static void test_pause_freezes(void **state)
+{
+    (void)state;
+    json_t *s = session_new(harness_eng, "{\"backend\": \"local\"}");
+    const char *id = jstr(s, "id");
+    char *t = run_text(id, "export KEEP=kept; (sh -c \"trap 'echo cont' CONT; while :; do :; "
+                           "done\" >/dev/null 2>&1 &); echo started");
+    assert_string_equal(t, "started");
+    free(t);
+    char states[256];
+    assert_false(freezer_read(id, states, sizeof(states)));
+    assert_non_null(strchr(states, 'R')); /* the busy one */
+
+    char *path = strdupf("/v1/sessions/%s/pause", id);
+    json_t *p = api_json(harness_eng, "POST", path, NULL, 200);
+    assert_string_equal(jstr(p, "state"), "paused");
+    if (!strstr(jstr(p, "reason"), "cgroup freezer"))
+        fail_msg("reason: %s", jstr(p, "reason"));
+    json_decref(p);
+    free(path);
+    bool frozen = false;
+    for (double end = now_ms() + 10000; !frozen && now_ms() < end; sleep_ms(20))
+        frozen = freezer_read(id, states, sizeof(states));
+    assert_true(frozen);
+    assert_true(strlen(states) >= 3); /* the sandbox's init, the executor, its shell, the loop */
+    if (strchr(states, 'T') || strchr(states, 'R'))
+        fail_msg("frozen, yet the processes' states are %s", states);
+    run_refused(id, 409, "/resume");
+
+    path = strdupf("/v1/sessions/%s/resume", id);
+    p = api_json(harness_eng, "POST", path, NULL, 200);
+    assert_string_equal(jstr(p, "state"), "ready");
+    json_decref(p);
+    free(path);
+    assert_false(freezer_read(id, states, sizeof(states)));
+    t = run_text(id, "echo $KEEP");
+    assert_string_equal(t, "kept");
+    free(t);
+
+    /* Deleted while frozen: SIGKILL lands (the cgroup is thawed for it), nothing is left. */
+    path = strdupf("/v1/sessions/%s/pause", id);
+    json_decref(api_json(harness_eng, "POST", path, NULL, 200));
+    free(path);
+    glob_t dirs = cgroup_dirs(id);
+    session_delete(harness_eng, id);
+    for (size_t i = 0; i < dirs.gl_pathc; i++)
+        if (!gone_within(dirs.gl_pathv[i], 10000))
+            fail_msg("%s stayed after its delete", dirs.gl_pathv[i]);
+    globfree(&dirs);
+    json_decref(s);
+}
+
 /* paddock's seccomp table holds in a local session as in a Docker one: what it refuses answers
  * EPERM (ENOSYS for a removed call), though the host itself allows it. */
 static void test_seccomp(void **state)
@@ -867,6 +978,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_delete_does_not_stall),
         cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_pause_freezes),
         cmocka_unit_test(test_seccomp),
         cmocka_unit_test(test_terminal),
         cmocka_unit_test(test_without_bubblewrap),
