@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 void cli_say_no_engine(struct app *app, const char *cmd)
 {
@@ -223,9 +224,16 @@ const char *cli_time(double t, char *buf, size_t size)
     return buf;
 }
 
+size_t cli_json_flags(size_t flags)
+{
+    /* To a terminal, every non-ASCII character as \uXXXX: JSON escapes C0 controls itself,
+     * but C1 controls (U+009B is CSI) and bidi overrides from a sandbox would reach it raw. */
+    return isatty(STDOUT_FILENO) ? flags | JSON_ENSURE_ASCII : flags;
+}
+
 void cli_print_json(json_t *j)
 {
-    json_dumpf(j, stdout, JSON_INDENT(2));
+    json_dumpf(j, stdout, cli_json_flags(JSON_INDENT(2)));
     putchar('\n');
 }
 

@@ -35,6 +35,8 @@ void cli_write_safe(FILE *f, const char *s, size_t len);
 const char *cli_time(double t, char *buf, size_t size);
 /* A JSON document, indented, and a newline. */
 void cli_print_json(json_t *j);
+/* flags for json_dump* to stdout: with JSON_ENSURE_ASCII when stdout is a terminal. */
+size_t cli_json_flags(size_t flags);
 /* The session a reference names: its full id, a unique id prefix, or its name (the newest
  * live session of that name, else a past one); the engine resolves it (GET
  * /v1/sessions/REF). The session object (the caller's), or NULL after printing why (none, an

@@ -1,6 +1,7 @@
 /* paddock build: a runtime image made by the engine's builder (POST /v1/images), its progress
  * followed on the event stream, and its three tags printed. */
 #include "app/app.h"
+#include "app/cli.h"
 #include "client/client.h"
 #include "common/sanitize.h"
 
@@ -156,8 +157,7 @@ int cmd_build(struct app *app, int argc, char **argv)
     }
     const char *state = json_string_value(json_object_get(result, "state"));
     if (result && as_json) {
-        json_dumpf(result, stdout, JSON_INDENT(2));
-        putchar('\n');
+        cli_print_json(result);
     }
     if (state && strcmp(state, "done") == 0) {
         if (!as_json)

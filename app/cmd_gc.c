@@ -79,8 +79,7 @@ int cmd_gc(struct app *app, int argc, char **argv)
         rc = 1;
     } else {
         if (as_json) {
-            json_dumpf(reply, stdout, JSON_INDENT(2));
-            putchar('\n');
+            cli_print_json(reply);
         } else {
             gc_print(reply, dry_run);
         }

@@ -1,6 +1,7 @@
 /* paddock images: the engine's runtime images (GET /v1/images) as a table or JSON, and
  * `paddock images rm TAG...` (DELETE /v1/images/{tag}). */
 #include "app/app.h"
+#include "app/cli.h"
 #include "client/client.h"
 #include "common/sanitize.h"
 
@@ -78,7 +79,7 @@ static int images_remove(struct client *cl, int argc, char **argv, bool as_json)
                     err ? err : client_error_message(reply, "no engine answers"));
             rc = 1;
         } else if (as_json) {
-            json_dumpf(reply, stdout, JSON_COMPACT);
+            json_dumpf(reply, stdout, cli_json_flags(JSON_COMPACT));
             putchar('\n');
         } else {
             char safe[200];
@@ -134,8 +135,7 @@ int cmd_images(struct app *app, int argc, char **argv)
                 err ? err : client_error_message(reply, "no engine answers"));
         rc = 1;
     } else if (as_json) {
-        json_dumpf(reply, stdout, JSON_INDENT(2));
-        putchar('\n');
+        cli_print_json(reply);
     } else {
         images_table(json_object_get(reply, "images"));
     }

@@ -51,8 +51,7 @@ int cmd_ls(struct app *app, int argc, char **argv)
     if (!answered) {
         rc = 1;
     } else if (as_json) {
-        json_dumpf(sessions, stdout, JSON_INDENT(2));
-        putchar('\n');
+        cli_print_json(sessions);
     } else {
         printf("%s%-16s  %-20s  %-12s  %-24s  %7s  %7s  %s\n", multi ? "ENGINE        " : "", "ID",
                "NAME", "STATE", "IMAGE", "ACTIONS", "WAITING", "CREATED");

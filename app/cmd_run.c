@@ -240,8 +240,7 @@ int cmd_run(struct app *app, int argc, char **argv)
         goto out;
     }
     if (as_json) {
-        json_dumpf(reply, stdout, JSON_INDENT(2));
-        putchar('\n');
+        cli_print_json(reply);
     } else {
         const char *content = json_string_value(json_object_get(reply, "content"));
         if (content && *content) {

@@ -104,8 +104,10 @@ static void show_action(json_t *a, json_t *names)
     free(args);
     json_t *obs = json_object_get(a, "observation");
     const char *content = json_string_value(json_object_get(obs, "content"));
+    char otype[128]; /* the executor's word: sanitized like everything from the sandbox */
     printf("\n\nobservation (%s):\n",
-           json_string_value(json_object_get(obs, "observation")) ?: "none");
+           cli_safe(json_string_value(json_object_get(obs, "observation")) ?: "none", otype,
+                    sizeof(otype)));
     if (content)
         cli_write_safe(stdout, content, strlen(content));
     const char *input =

@@ -3,6 +3,10 @@
 # (tests/integration/egress_servers.py) made inside a "network": "egress" sandbox through the
 # engine, against the same download made directly on the host in the same run; then the time
 # of a small request on a new connection, both ways (what the proxy adds to a connection).
+# Both over plain HTTP (a request the engine forwards) and over HTTPS (a CONNECT tunnel to a
+# loopback TLS server, what pip, npm and git do). A third column, for what the proxy is not:
+# the same client and servers both inside the sandbox, on its own loopback (no proxy), which
+# pays the sandbox's own costs (its seccomp filter, its cgroup, its Python) without the relay.
 #   bench/egress_bench.sh BUILD_DIR [SIZE_BYTES] [RUNS] [SMALL_N]
 # Starts its own engine on a temp state dir and removes its session and servers at the end.
 set -euo pipefail
@@ -19,7 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
-  -subj /CN=127.0.0.1 >/dev/null 2>&1
+  -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1
 # The servers stop when their stdin closes: this script holds its write end (fd 4).
 mkfifo "$tmp/servers.in"
 python3 "$src/tests/integration/egress_servers.py" "$tmp/cert.pem" "$tmp/key.pem" \
@@ -27,7 +31,7 @@ python3 "$src/tests/integration/egress_servers.py" "$tmp/cert.pem" "$tmp/key.pem
 servers_pid=$!
 exec 4>"$tmp/servers.in"
 for _ in $(seq 1 200); do [ -s "$tmp/servers.out" ] && break; sleep 0.05; done
-read -r http _ <"$tmp/servers.out"
+read -r http https <"$tmp/servers.out"
 mkdir -p "$tmp/state"
 PADDOCK_STATE_DIR=$tmp/state PADDOCK_TEST_LABEL=1 PADDOCK_CONFIRM=never \
   PADDOCK_EXECUTOR=$build/executor/paddock-executor "$build/paddock" serve >"$tmp/serve.log" 2>&1 &
@@ -37,7 +41,7 @@ for _ in $(seq 1 200); do curl -s --unix-socket "$sock" http://x/v1/info >/dev/n
 # An allow entry naming a host address is the operator's to make (docs/security.md): the
 # operator's socket creates the session.
 sid=$(curl -s --unix-socket "$tmp/state/operator.sock" -X POST http://x/v1/sessions \
-  -d "{\"network\":\"egress\",\"egress\":{\"allow\":[\"127.0.0.1:$http\"],\"ask\":false}}" |
+  -d "{\"network\":\"egress\",\"egress\":{\"allow\":[\"127.0.0.1:$http\",\"127.0.0.1:$https\"],\"ask\":false}}" |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 run() {
   local body
@@ -46,18 +50,58 @@ run() {
     python3 -c 'import json,sys; print(json.load(sys.stdin)["content"].strip())'
 }
 run "printf %s $(base64 -w0 "$src/bench/egress_client.py") | base64 -d > /tmp/b.py && echo ok" >/dev/null
-inside=$(run "python3 /tmp/b.py http://127.0.0.1:$http $size $runs $n" | tail -1)
-direct=$(env -u http_proxy -u HTTP_PROXY python3 "$src/bench/egress_client.py" "http://127.0.0.1:$http" "$size" "$runs" "$n")
-python3 - "$inside" "$direct" "$size" "$runs" "$n" <<'PY'
+run "printf %s $(base64 -w0 "$tmp/cert.pem") | base64 -d > /tmp/b.pem && echo ok" >/dev/null
+run "printf %s $(base64 -w0 "$tmp/key.pem") | base64 -d > /tmp/b.key && echo ok" >/dev/null
+run "printf %s $(base64 -w0 "$src/tests/integration/egress_servers.py") | base64 -d > /tmp/s.py && echo ok" >/dev/null
+args="http://127.0.0.1:$http https://127.0.0.1:$https"
+# CPU time (ticks) of a host process: the engine relays, the servers serve; taken around the
+# downloads alone (the small requests are a pass of their own)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+e0=$(ticks "$engine_pid") s0=$(ticks "$servers_pid")
+inside=$(run "python3 /tmp/b.py $args /tmp/b.pem $size $runs 0" | tail -1)
+e1=$(ticks "$engine_pid") s1=$(ticks "$servers_pid")
+inside_small=$(run "python3 /tmp/b.py $args /tmp/b.pem $size 0 $n" | tail -1)
+# the sandbox's own loopback, in a subshell (the agent's shell is persistent): its servers
+# stop when the subshell's fd 3, their stdin, closes
+local_cmd="(rm -f /tmp/s.in /tmp/s.out; mkfifo /tmp/s.in; python3 /tmp/s.py /tmp/b.pem /tmp/b.key </tmp/s.in >/tmp/s.out &"
+local_cmd+=" exec 3>/tmp/s.in; for _ in \$(seq 1 200); do [ -s /tmp/s.out ] && break; sleep 0.05; done; read -r h t </tmp/s.out;"
+local_cmd+=" env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY python3 /tmp/b.py http://127.0.0.1:\$h"
+local_cmd+=" https://127.0.0.1:\$t /tmp/b.pem $size $runs $n; exec 3>&-; wait)"
+sandboxed=$(run "$local_cmd" | tail -1)
+direct() {
+  # shellcheck disable=SC2086
+  env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY \
+    python3 "$src/bench/egress_client.py" $args "$tmp/cert.pem" "$size" "$@"
+}
+d0=$(ticks "$servers_pid")
+direct=$(direct "$runs" 0)
+d1=$(ticks "$servers_pid")
+direct_small=$(direct 0 "$n")
+python3 - "$inside" "$inside_small" "$direct" "$direct_small" "$sandboxed" "$size" "$runs" "$n" \
+  "$(((e1 - e0) * 1000 / hz))" "$(((s1 - s0) * 1000 / hz))" "$(((d1 - d0) * 1000 / hz))" <<'PY'
 import json, sys
-i, d = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-size, runs, n = int(sys.argv[3]), sys.argv[4], sys.argv[5]
+i, i2, d, d2, l = (json.loads(a) for a in sys.argv[1:6])
+for a, b in ((i, i2), (d, d2)):
+    for k in a:
+        a[k].update(b[k])
+size, runs, n = int(sys.argv[6]), int(sys.argv[7]), sys.argv[8]
+relay_ms, server_ms, direct_server_ms = (int(a) for a in sys.argv[9:12])
+gb = 2 * size * runs / 1e9  # both downloads, HTTP and HTTPS
 print(f"egress proxy bench: {size >> 20} MiB download (best of {runs}), {n} small requests")
-print(f"{'':28}{'through the proxy':>20}{'direct on the host':>20}")
-print(f"{'download MB/s':28}{i['mbps']:>20}{d['mbps']:>20}")
-print(f"{'small request ms, median':28}{i['small_ms_median']:>20}{d['small_ms_median']:>20}")
-print(f"{'small request ms, p90':28}{i['small_ms_p90']:>20}{d['small_ms_p90']:>20}")
-ratio = i['mbps'] / d['mbps'] * 100
-print(f"throughput through the proxy: {ratio:.0f} % of direct (goal: >= 80 %); "
-      f"added latency per connection (median): {i['small_ms_median'] - d['small_ms_median']:.2f} ms")
+print(f"{'':38}{'through the proxy':>18}{'direct on the host':>20}{'in-sandbox loopback':>21}")
+for k, what in (("http", "HTTP"), ("https", "HTTPS (CONNECT)")):
+    a, b, c = i[k], d[k], l[k]
+    for f, name in (("mbps", "download MB/s"), ("cpu_ms_per_gb", "client CPU ms per GB"),
+                    ("small_ms_median", "small request ms, median"),
+                    ("small_ms_p90", "small request ms, p90")):
+        print(f"{what + ' ' + name:38}{a[f]:>18}{b[f]:>20}{c[f]:>21}")
+print(f"{'both downloads: engine CPU ms per GB':38}{relay_ms / gb:>18.0f}{'-':>20}{'-':>21}")
+print(f"{'both downloads: server CPU ms per GB':38}{server_ms / gb:>18.0f}{direct_server_ms / gb:>20.0f}"
+      f"{'(in the sandbox)':>21}")
+for k, what in (("http", "HTTP"), ("https", "HTTPS")):
+    a, b = i[k], d[k]
+    print(f"{what}: through the proxy {a['mbps'] / b['mbps'] * 100:.0f} % of direct (goal: >= 80 %), "
+          f"{a['mbps'] / l[k]['mbps'] * 100:.0f} % of the sandbox's own loopback; "
+          f"added latency per connection (median): {a['small_ms_median'] - b['small_ms_median']:.2f} ms")
 PY

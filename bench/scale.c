@@ -4,13 +4,18 @@
  *
  *   paddock-bench-scale --paddock build/paddock [--image IMG] [--echo N] [--clients N]
  *                       [--seconds S] [--live N] [--batch B] [--before OLD_PADDOCK] [--read]
+ *                       [--throughput]
  *
  * 1. echo hi through the engine with one client, one request at a time (keep-alive): the
  *    median is what a lone action costs, group commit or not.
  * 2. Recorded actions a second across --clients sessions (10): one client per session, each
  *    sending its next `echo hi` as soon as the last one is answered, for --seconds; against
- *    `docker exec` across the same containers at once. With --before, an older build's engine
- *    runs beside this one and both parts are measured on both in the same minutes, in turns.
+ *    the same actions straight to the sessions' executors in turns with it (no engine, nothing
+ *    recorded: the ceiling), and `docker exec` across the same containers at once. Each says
+ *    where its CPU went an action: the engine, the sandboxes' executors and shells (found from
+ *    each container's first process), this client. With --before, an older build's engine runs
+ *    beside this one and both parts are measured on both in the same minutes, in turns.
+ *    --throughput: part 2 alone, without the docker exec peer (for profiling).
  * 3. With --live N: N sessions created in batches of --batch at once (what the daemon takes),
  *    one action in each, the engine's RSS and descriptors, echo hi's median on one of them
  *    with all N live (against part 1's), then every one deleted and nothing left behind
@@ -48,6 +53,81 @@ static char label[64];
     "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hi > /workspace/hi.txt\"}}}"
 static const char *tput_body = ECHO_BODY, *tput_want = "\"content\":\"hi\"";
 static bool tput_read;
+/* --throughput: part 2 alone (with its peer straight to the executors), for profiling. */
+static bool only_tput;
+
+static double cpu_ms(pid_t pid);
+
+/* The processes inside the sandboxes (found from each container's first process) by what
+ * they are: the executor, the shell (bash), anything else; and their CPU so far. */
+enum sandbox_part { PART_EXECUTOR, PART_SHELL, PART_OTHER, PART_COUNT };
+static const char *const sandbox_part_name[PART_COUNT] = {"executors", "shells", "other"};
+struct sandbox_procs {
+    pid_t pid[256];
+    enum sandbox_part part[256];
+    int n;
+};
+
+static int stat_read(pid_t pid, char *comm, size_t cap, pid_t *ppid)
+{
+    char p[64], buf[1024];
+    snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(p, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    char *a = strchr(buf, '('), *z = strrchr(buf, ')');
+    int pp = 0;
+    if (!a || !z || z < a || sscanf(z + 2, "%*c %d", &pp) != 1)
+        return -1;
+    snprintf(comm, cap, "%.*s", (int)(z - a - 1), a + 1);
+    *ppid = pp;
+    return 0;
+}
+
+static void sandbox_procs_find(char **cids, int n, struct sandbox_procs *sp)
+{
+    pid_t init[n];
+    sp->n = 0;
+    for (int i = 0; i < n; i++) {
+        char cmd[160];
+        init[i] = 0;
+        if (!cids[i])
+            continue;
+        snprintf(cmd, sizeof(cmd), "docker inspect -f '{{.State.Pid}}' %s", cids[i]);
+        FILE *f = popen(cmd, "r");
+        int pid = 0;
+        if (f && fscanf(f, "%d", &pid) == 1)
+            init[i] = pid;
+        if (f)
+            pclose(f);
+    }
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) && sp->n < 256) {
+        pid_t pid = (pid_t)atoi(e->d_name), up = pid;
+        char comm[64], c2[64];
+        pid_t pp;
+        if (pid <= 0 || stat_read(pid, comm, sizeof(comm), &pp) < 0)
+            continue;
+        bool in = false;
+        for (int depth = 0; depth < 6 && up > 1 && !in; depth++) {
+            for (int i = 0; i < n; i++)
+                in |= init[i] == up;
+            if (!in && stat_read(up, c2, sizeof(c2), &up) < 0)
+                break;
+        }
+        if (!in)
+            continue;
+        sp->part[sp->n] = strncmp(comm, "paddock-exec", 12) == 0 ? PART_EXECUTOR
+                          : strcmp(comm, "bash") == 0            ? PART_SHELL
+                                                                 : PART_OTHER;
+        sp->pid[sp->n++] = pid;
+    }
+    if (d)
+        closedir(d);
+}
 
 /* An engine of the run: its binary, state dir, socket, client, and what was measured on it. */
 struct engine_run {
@@ -59,6 +139,15 @@ struct engine_run {
     struct timings echo;
     long ok, all, commits, writes;
     double ms, cpu;
+    /* the CPU its sandboxes' processes and this client used during part 2 */
+    struct sandbox_procs procs;
+    double part_cpu[PART_COUNT], client_cpu;
+};
+
+/* Part 2 straight to the executors of the first engine's sessions: the ceiling. */
+struct direct_run {
+    long ok, all;
+    double ms, part_cpu[PART_COUNT], client_cpu;
 };
 
 static int engine_start(struct engine_run *x)
@@ -177,23 +266,33 @@ static int batched(int n, int batch, char **ids, bool del, double *ms_total)
 }
 
 /* One client per session, each sending its next action when the last one is answered, for
- * seconds; returns how many were answered 200 (*all: how many were answered at all). */
-static long closed_loop(char **ids, int n, double seconds, long *all, double *ms)
+ * seconds; returns how many were answered 200 (*all: how many were answered at all). With dir,
+ * straight to each session's executor (its socket under dir) instead of through the engine. */
+static long closed_loop_on(const char *dir, char **ids, int n, double seconds, long *all,
+                           double *ms)
 {
     CURLM *m = curl_multi_init();
     CURL *h[n];
     char urls[n][160];
     struct bench_body b[n];
     struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+    char socks[n][300];
     memset(b, 0, sizeof(b));
     int live = 0;
     for (int i = 0; i < n; i++) {
         h[i] = NULL;
         if (!ids[i])
             continue;
-        snprintf(urls[i], sizeof(urls[i]), "http://paddock/v1/sessions/%s/execute_action", ids[i]);
+        if (dir) {
+            snprintf(urls[i], sizeof(urls[i]), "http://executor/execute_action");
+            snprintf(socks[i], sizeof(socks[i]), "%s/run/%s/executor.sock", dir, ids[i]);
+        } else {
+            snprintf(urls[i], sizeof(urls[i]), "http://paddock/v1/sessions/%s/execute_action",
+                     ids[i]);
+            snprintf(socks[i], sizeof(socks[i]), "%s", sock);
+        }
         h[i] = curl_easy_init();
-        curl_easy_setopt(h[i], CURLOPT_UNIX_SOCKET_PATH, sock);
+        curl_easy_setopt(h[i], CURLOPT_UNIX_SOCKET_PATH, socks[i]);
         curl_easy_setopt(h[i], CURLOPT_URL, urls[i]);
         curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, tput_body);
         curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hdr);
@@ -240,6 +339,11 @@ static long closed_loop(char **ids, int n, double seconds, long *all, double *ms
     curl_slist_free_all(hdr);
     curl_multi_cleanup(m);
     return ok;
+}
+
+static long closed_loop(char **ids, int n, double seconds, long *all, double *ms)
+{
+    return closed_loop_on(NULL, ids, n, seconds, all, ms);
 }
 
 /* echo hi on one session, n times in a row; its latencies. */
@@ -347,6 +451,37 @@ static double cpu_ms(pid_t pid)
     return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
 }
 
+static void sandbox_cpu(const struct sandbox_procs *sp, double out[PART_COUNT])
+{
+    for (int k = 0; k < PART_COUNT; k++)
+        out[k] = 0;
+    for (int i = 0; i < sp->n; i++)
+        out[sp->part[i]] += cpu_ms(sp->pid[i]);
+}
+
+static double self_cpu_ms(void)
+{
+    return cpu_ms(getpid());
+}
+
+/* Where the CPU of n actions went, ms an action (engine_cpu < 0: no engine), and the rate two
+ * cores would allow if nothing else ran. */
+static void cpu_split_print(long n, double engine_cpu, const double part[PART_COUNT], double client)
+{
+    if (n <= 0)
+        return;
+    double total = client + (engine_cpu > 0 ? engine_cpu : 0);
+    printf("  CPU an action:");
+    if (engine_cpu >= 0)
+        printf(" engine %.3f ms,", engine_cpu / (double)n);
+    for (int k = 0; k < PART_COUNT; k++) {
+        printf(" %s %.3f ms,", sandbox_part_name[k], part[k] / (double)n);
+        total += part[k];
+    }
+    printf(" client %.3f ms = %.3f ms (2 cores: at most %.0f a second)\n", client / (double)n,
+           total / (double)n, total > 0 ? 2000.0 * (double)n / total : 0);
+}
+
 static int count_fds(pid_t pid)
 {
     char p[64];
@@ -397,12 +532,17 @@ static long info_count(const char *key)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"paddock", required_argument, NULL, 'p'}, {"image", required_argument, NULL, 'i'},
-        {"echo", required_argument, NULL, 'e'},    {"clients", required_argument, NULL, 'c'},
-        {"seconds", required_argument, NULL, 's'}, {"live", required_argument, NULL, 'l'},
-        {"batch", required_argument, NULL, 'b'},   {"before", required_argument, NULL, 'B'},
-        {"read", no_argument, NULL, 'R'},          {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"paddock", required_argument, NULL, 'p'},
+                                         {"image", required_argument, NULL, 'i'},
+                                         {"echo", required_argument, NULL, 'e'},
+                                         {"clients", required_argument, NULL, 'c'},
+                                         {"seconds", required_argument, NULL, 's'},
+                                         {"live", required_argument, NULL, 'l'},
+                                         {"batch", required_argument, NULL, 'b'},
+                                         {"before", required_argument, NULL, 'B'},
+                                         {"read", no_argument, NULL, 'R'},
+                                         {"throughput", no_argument, NULL, 'T'},
+                                         {NULL, 0, NULL, 0}};
     const char *paddock = "build/paddock", *image = "paddock/base:local", *before = NULL;
     int n_echo = 300, clients = 10, n_live = 0, batch = 20, c;
     double seconds = 5;
@@ -432,6 +572,9 @@ int main(int argc, char **argv)
         case 'B':
             before = optarg;
             break;
+        case 'T':
+            only_tput = true;
+            break;
         case 'R':
             tput_body = READ_BODY;
             tput_read = true;
@@ -440,7 +583,7 @@ int main(int argc, char **argv)
         default:
             fprintf(stderr,
                     "usage: %s --paddock P [--image I] [--echo N] [--clients N] [--seconds S] "
-                    "[--live N] [--batch B] [--before OLD_PADDOCK] [--read]\n",
+                    "[--live N] [--batch B] [--before OLD_PADDOCK] [--read] [--throughput]\n",
                     argv[0]);
             return 2;
         }
@@ -474,14 +617,14 @@ int main(int argc, char **argv)
             echo_series(E[k].ids[0], 5, &E[k].echo); /* warm-up */
         E[k].echo.n = 0;
     }
-    for (int i = 0; i < n_echo; i++)
+    for (int i = 0; i < (only_tput ? 0 : n_echo); i++)
         for (int j = 0; j < ne; j++) {
             struct engine_run *x = &E[(i + j) % ne];
             engine_use(x);
             if (x->ids[0])
                 echo_series(x->ids[0], 1, &x->echo);
         }
-    for (int k = 0; k < ne; k++)
+    for (int k = 0; k < (only_tput ? 0 : ne); k++)
         printf("echo hi, engine API, one client, %s: p50 %.3f ms, p95 %.3f ms (%zu samples; "
                "goal p50 ≤ 1 ms)\n",
                E[k].name, timings_pct(&E[k].echo, 0.5), timings_pct(&E[k].echo, 0.95), E[k].echo.n);
@@ -496,26 +639,50 @@ int main(int argc, char **argv)
                     req("POST", path, READ_SETUP, NULL);
             }
         }
-    /* 2. throughput across the sessions: each engine for half the time, twice, in turn */
-    for (int round = 0; round < 2; round++)
+    /* 2. throughput across the sessions: each engine for half the time, twice, in turn, and
+     * between them the same actions straight to the first engine's executors */
+    struct direct_run D = {0};
+    char **cids = calloc((size_t)clients, sizeof(char *));
+    for (int k = ne - 1; k >= 0; k--) { /* the first engine's containers kept, for the peer */
+        engine_use(&E[k]);
+        for (int i = 0; i < clients; i++) {
+            free(cids[i]);
+            cids[i] = E[k].ids[i] ? container_of(E[k].ids[i]) : NULL;
+        }
+        sandbox_procs_find(cids, clients, &E[k].procs);
+    }
+    for (int round = 0; round < 2; round++) {
         for (int j = 0; j < ne; j++) {
             struct engine_run *x = &E[(round + j) % ne];
             engine_use(x);
             long c0 = info_count("commits"), w0 = info_count("writes"), all = 0;
-            double cpu0 = cpu_ms(x->pid);
+            double cpu0 = cpu_ms(x->pid), p0[PART_COUNT], p1[PART_COUNT], me0 = self_cpu_ms();
+            sandbox_cpu(&x->procs, p0);
             x->ok += closed_loop(x->ids, clients, seconds / 2, &all, &ms);
             x->cpu += cpu_ms(x->pid) - cpu0;
+            x->client_cpu += self_cpu_ms() - me0;
+            sandbox_cpu(&x->procs, p1);
+            for (int k = 0; k < PART_COUNT; k++)
+                x->part_cpu[k] += p1[k] - p0[k];
             x->all += all;
             x->ms += ms;
             x->commits += info_count("commits") - c0;
             x->writes += info_count("writes") - w0;
         }
+        long all = 0;
+        double p0[PART_COUNT], p1[PART_COUNT], me0 = self_cpu_ms();
+        sandbox_cpu(&E[0].procs, p0);
+        D.ok += closed_loop_on(E[0].dir, E[0].ids, clients, seconds / 2, &all, &ms);
+        D.client_cpu += self_cpu_ms() - me0;
+        sandbox_cpu(&E[0].procs, p1);
+        for (int k = 0; k < PART_COUNT; k++)
+            D.part_cpu[k] += p1[k] - p0[k];
+        D.all += all;
+        D.ms += ms;
+    }
     engine_use(&E[0]);
-    char **cids = calloc((size_t)clients, sizeof(char *));
-    for (int i = 0; i < clients; i++)
-        cids[i] = E[0].ids[i] ? container_of(E[0].ids[i]) : NULL;
-    double peer_ms;
-    int peer = docker_exec_all(cids, clients, 3, &peer_ms);
+    double peer_ms = 0;
+    int peer = only_tput ? 0 : docker_exec_all(cids, clients, 3, &peer_ms);
     for (int k = 0; k < ne; k++) {
         struct engine_run *x = &E[k];
         double rate = x->ms > 0 ? (double)x->ok * 1000.0 / x->ms : 0;
@@ -530,13 +697,20 @@ int main(int argc, char **argv)
             printf("; %ld commits carried %ld writes (%.1f a commit; an action is two)", x->commits,
                    x->writes, (double)x->writes / (double)x->commits);
         printf("\n");
+        cpu_split_print(x->all, x->cpu, x->part_cpu, x->client_cpu);
     }
-    printf("docker exec across the same %d containers at once: %d in %.0f ms = %.0f/s (this "
-           "build: %.1f× that)\n",
-           clients, peer, peer_ms, peer_ms > 0 ? peer * 1000.0 / peer_ms : 0,
-           peer_ms > 0 && peer && E[0].ms > 0
-               ? ((double)E[0].ok * 1000.0 / E[0].ms) / (peer * 1000.0 / peer_ms)
-               : 0);
+    printf("the same %s straight to the executors of %d sessions (no engine, nothing recorded), "
+           "%.0f s: %ld answered (%ld with hi) = %.0f actions/s (the ceiling here)\n",
+           tput_read ? "reads" : "echo hi", clients, D.ms / 1e3, D.all, D.ok,
+           D.ms > 0 ? (double)D.ok * 1000.0 / D.ms : 0);
+    cpu_split_print(D.all, -1, D.part_cpu, D.client_cpu);
+    if (!only_tput)
+        printf("docker exec across the same %d containers at once: %d in %.0f ms = %.0f/s (this "
+               "build: %.1f× that)\n",
+               clients, peer, peer_ms, peer_ms > 0 ? peer * 1000.0 / peer_ms : 0,
+               peer_ms > 0 && peer && E[0].ms > 0
+                   ? ((double)E[0].ok * 1000.0 / E[0].ms) / (peer * 1000.0 / peer_ms)
+                   : 0);
     for (int i = 0; i < clients; i++)
         free(cids[i]);
     free(cids);
@@ -554,7 +728,7 @@ int main(int argc, char **argv)
     char rundir[300];
     snprintf(rundir, sizeof(rundir), "%s/run", E[0].dir);
 
-    int rc = E[0].echo.n ? 0 : 1;
+    int rc = E[0].echo.n || (only_tput && E[0].ok) ? 0 : 1;
     /* 3. many live sessions */
     if (n_live > 0) {
         long rss0 = proc_status_kb(eng, "VmRSS");

@@ -437,8 +437,8 @@ static int action_on_frames(const char *data, size_t len, void *ud)
         f->decided = true;
         f->plain = data[0] == '{';
     }
-    if (f->plain)
-        return buf_append(&f->result, data, len);
+    if (f->plain) /* bounded as a result frame is */
+        return f->result.len + len > ACTION_FRAME_MAX ? -1 : buf_append(&f->result, data, len);
     while (len > 0) {
         if (!f->in_payload) {
             char c = *data++;

@@ -140,6 +140,55 @@ static void build_on_extra_tagged(const struct sandbox_reply *r, void *ud)
     build_tag_next(op);
 }
 
+/* Whether ref is one of the tags the engine computes in the runtime repository ("pd_v...",
+ * Docker Hub's prefixes taken off as the daemon does): they name content (base, steps,
+ * executor) that sessions use as they find it. OpenHands' own tags there ("oh_v...") are not. */
+static bool build_ref_is_computed(const char *ref)
+{
+    const char *repo = getenv("PADDOCK_RUNTIME_REPO");
+    if (!repo || !*repo)
+        repo = BUILDER_DEFAULT_REPO;
+    static const char *const hub[] = {"docker.io/", "index.docker.io/", "registry-1.docker.io/"};
+    for (size_t i = 0; i < sizeof(hub) / sizeof(hub[0]); i++)
+        if (strncmp(ref, hub[i], strlen(hub[i])) == 0)
+            ref += strlen(hub[i]);
+    size_t n = strlen(repo);
+    return strncmp(ref, repo, n) == 0 &&
+           (ref[n] == '@' || (ref[n] == ':' && strncmp(ref + n + 1, "pd_", 3) == 0));
+}
+
+/* What the reference names now decides whether it may name this build: nothing, or a runtime
+ * image of the same base (an earlier build of the same request). Anything else (the engine's
+ * base image, another base's runtime image, an image paddock never built) is not re-pointed:
+ * whoever asks /build would choose what the next session of another client runs. */
+static void build_on_extra_inspected(const struct sandbox_reply *r, void *ud)
+{
+    struct build_op *op = ud;
+    const char *ref = json_string_value(json_array_get(op->extra_tags, op->extra_i));
+    json_t *labels = json_object_get(json_object_get(r->json, "Config"), "Labels");
+    const char *kind = json_string_value(json_object_get(labels, "paddock.image"));
+    const char *base = json_string_value(json_object_get(labels, "paddock.base"));
+    if (r->status == 200 &&
+        !(kind && strcmp(kind, "1") == 0 && base && strcmp(base, op->base) == 0)) {
+        char *msg = util_strdupf("%s already names another image (not a runtime image of %s): a "
+                                 "build does not re-point it",
+                                 ref, op->base);
+        build_finish_now(op, ERR_CONFLICT, msg ? msg : "the reference names another image", NULL);
+        free(msg);
+        return;
+    }
+    if (r->status != 200 && r->status != 404) {
+        char *msg = util_strdupf("cannot inspect %s: %s", ref,
+                                 r->message && *r->message ? r->message : "no answer");
+        build_finish_now(op, r->status < 0 ? ERR_DOCKER_UNAVAILABLE : ERR_DOCKER_ERROR,
+                         msg ? msg : "inspect failed", NULL);
+        free(msg);
+        return;
+    }
+    if (op->eng->driver->image_tag(op->eng, op->tags.source, ref, build_on_extra_tagged, op) < 0)
+        build_finish_now(op, ERR_INTERNAL, "cannot start a request", NULL);
+}
+
 /* The references asked besides the three (OpenHands' target_image and tags), in order. */
 static void build_tag_next(struct build_op *op)
 {
@@ -148,7 +197,15 @@ static void build_tag_next(struct build_op *op)
         build_finish_now(op, ERR_NONE, NULL, op->tags.source);
         return;
     }
-    if (op->eng->driver->image_tag(op->eng, op->tags.source, ref, build_on_extra_tagged, op) < 0)
+    if (build_ref_is_computed(ref)) {
+        char *msg = util_strdupf("%s is a tag the engine computes from what a runtime image holds "
+                                 "(pd_...): a build does not name it",
+                                 ref);
+        build_finish_now(op, ERR_FORBIDDEN, msg ? msg : "a runtime repository reference", NULL);
+        free(msg);
+        return;
+    }
+    if (op->eng->driver->image_inspect(op->eng, ref, build_on_extra_inspected, op) < 0)
         build_finish_now(op, ERR_INTERNAL, "cannot start a request", NULL);
 }
 

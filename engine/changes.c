@@ -57,6 +57,9 @@ static const char *const changes_engine_made[] = {
     "/usr/sbin/docker-init",
 };
 
+/* The user database the executor writes for a non-root agent at start. */
+static const char *const changes_user_db[] = {"/etc/passwd", "/etc/group"};
+
 struct change {
     char *path;
     enum changes_kind kind;
@@ -161,7 +164,8 @@ static bool changes_in_workspace(const char *path)
 /* Docker lists every parent of a change as changed: keep a changed directory only when nothing
  * under it changed (its own mode or owner did); drop what Docker made for the engine, and the
  * workspace when it is a mount (only its mount point is in the container's layer). */
-static void changes_from_diff(struct changes_list *out, json_t *diff, bool ws_mounted)
+static void changes_from_diff(struct changes_list *out, json_t *diff, bool ws_mounted,
+                              bool user_named)
 {
     struct changes_list d = {0};
     size_t i;
@@ -182,6 +186,11 @@ static void changes_from_diff(struct changes_list *out, json_t *diff, bool ws_mo
         for (size_t k = 0; !drop && k < sizeof(changes_engine_made) / sizeof(*changes_engine_made);
              k++)
             drop = c->kind != CHANGES_DELETED && strcmp(c->path, changes_engine_made[k]) == 0;
+        /* The executor named a non-root agent there (executor/userdb.h); that agent cannot
+         * change them itself. */
+        for (size_t k = 0;
+             !drop && user_named && k < sizeof(changes_user_db) / sizeof(*changes_user_db); k++)
+            drop = c->kind == CHANGES_CHANGED && strcmp(c->path, changes_user_db[k]) == 0;
         if (!drop && c->kind == CHANGES_CHANGED && i + 1 < d.n && strcmp(c->path, "/") != 0)
             drop = changes_under(d.v[i + 1].path, c->path) && strcmp(d.v[i + 1].path, c->path);
         if (drop || out->n >= CHANGES_COLLECT_MAX) {
@@ -534,7 +543,8 @@ static json_t *changes_compute(struct engine *eng, json_t *session, json_t *diff
     bool ws_mounted = ws_type != SESSION_WS_IMAGE;
     struct changes_list l = {0};
     if (diff)
-        changes_from_diff(&l, diff, ws_mounted);
+        changes_from_diff(&l, diff, ws_mounted,
+                          json_integer_value(json_object_get(opts, "user_id")) != 0);
     else
         changes_note(&c, "%s",
                      container_error ? container_error

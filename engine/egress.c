@@ -16,6 +16,7 @@
 #include "engine/api.h"
 #include "engine/base/child.h"
 #include "engine/base/loop.h"
+#include "engine/base/netif.h"
 #include "engine/base/proc.h"
 #include "engine/base/session_state.h"
 #include "engine/base/unix_peer.h"
@@ -33,6 +34,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +42,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -49,22 +52,31 @@
 #define EGRESS_HEAD_TIMEOUT_MS 10000
 #define EGRESS_CONNECT_TIMEOUT_MS 10000
 #define EGRESS_RESOLVE_TIMEOUT_MS 10000
-#define EGRESS_PIPE_SIZE (1024 * 1024) /* a kernel pipe per direction (F_SETPIPE_SZ) */
+#define EGRESS_BUF_SIZE (1024 * 1024) /* a buffer per direction: pages touched as bytes come */
 #define EGRESS_MAX_ADDRS 8
+/* A relayed connection holds two descriptors (both sockets; the executor's hand-off connection
+ * is closed once it handed over the client's, before the destination's opens); the engine keeps
+ * this many of its RLIMIT_NOFILE for everything else (the API's listeners and their connections,
+ * Docker, the store), so that sessions' egress together cannot take the operator's socket. */
+#define EGRESS_FDS_PER_CONN 2
+#define EGRESS_FDS_RESERVED 8192 /* half the limit when it is below twice this */
 #define EGRESS_LIST_DEFAULT 200
 
 enum egress_phase { EP_HANDOFF, EP_HEAD, EP_ASK, EP_RESOLVE, EP_CONNECT, EP_RELAY };
 
-/* One direction of the relay. The bytes move socket → kernel pipe → socket with splice, never
- * through the engine's memory; only the first ones the engine wrote itself (a plain request's
- * rewritten head, a tunnel's 200) are in data. */
+/* One direction of the relay. The bytes move socket → buffer → socket with recv and send: a
+ * copy in and out costs the engine less than splice's moved pages cost the client, whose
+ * socket then holds many small fragments instead of full ones (bench/egress_bench.sh, where
+ * the reader is the sandbox's client). The first bytes the engine wrote itself (a plain
+ * request's rewritten head, a tunnel's 200) are in data. */
 struct egress_pipe {
     char *data; /* the first bytes, malloc'd; NULL: none */
     size_t len, off;
-    int p[2];      /* the kernel pipe: read end, write end */
-    size_t inpipe; /* bytes read from the source, not yet written to the sink */
-    bool eof;      /* its source read to the end */
-    bool shut;     /* its sink was told (shutdown SHUT_WR) */
+    char *buf;    /* EGRESS_BUF_SIZE bytes, malloc'd when the relay starts */
+    size_t bpos;  /* where the bytes not yet written start in buf */
+    size_t inbuf; /* bytes read from the source, not yet written to the sink */
+    bool eof;     /* its source read to the end */
+    bool shut;    /* its sink was told (shutdown SHUT_WR) */
 };
 
 struct egress_site;
@@ -119,6 +131,7 @@ struct egress_site {
 
 struct egress {
     struct egress_site *sites;
+    int n_conns; /* of every session: they share the engine's descriptors */
 };
 
 static struct egress_site *egress_site_find(struct engine *eng, const char *id)
@@ -151,9 +164,7 @@ static void egress_conn_free(struct egress_conn *c)
     struct egress_pipe *ps[] = {&c->up, &c->down};
     for (size_t i = 0; i < 2; i++) {
         free(ps[i]->data);
-        for (int k = 0; k < 2; k++)
-            if (ps[i]->p[k] >= 0)
-                close(ps[i]->p[k]);
+        free(ps[i]->buf);
     }
     free(c);
 }
@@ -205,6 +216,7 @@ static void egress_conn_end(struct egress_conn *c, const char *why)
             break;
         }
     site->n_conns--;
+    eng->egress->n_conns--;
     if (!c->resolving)
         egress_conn_free(c);
 }
@@ -326,10 +338,11 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
             }
             return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
         }
-        if (p->inpipe) {
-            n = splice(p->p[0], NULL, to, NULL, p->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (p->inbuf) {
+            n = send(to, p->buf + p->bpos, p->inbuf, MSG_NOSIGNAL);
             if (n > 0) {
-                p->inpipe -= (size_t)n;
+                p->bpos += (size_t)n;
+                p->inbuf -= (size_t)n;
                 *count += n;
                 *moved = true;
                 continue;
@@ -346,12 +359,11 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
         /* what may still come in under egress.max_bytes: nothing past it enters the engine */
         if (*left <= 0)
             return 0;
-        n = splice(from, NULL, p->p[1], NULL,
-                   *left < EGRESS_PIPE_SIZE ? (size_t)*left : (size_t)EGRESS_PIPE_SIZE,
-                   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        n = recv(from, p->buf, *left < EGRESS_BUF_SIZE ? (size_t)*left : EGRESS_BUF_SIZE, 0);
         if (n > 0) {
             *left -= n;
-            p->inpipe = (size_t)n;
+            p->bpos = 0;
+            p->inbuf = (size_t)n;
             *moved = true;
             continue;
         }
@@ -405,8 +417,8 @@ static void egress_relay(struct egress_conn *c)
     }
     if (moved)
         c->last = loop_now_ms();
-    bool up_pending = c->up.off < c->up.len || c->up.inpipe,
-         down_pending = c->down.off < c->down.len || c->down.inpipe;
+    bool up_pending = c->up.off < c->up.len || c->up.inbuf,
+         down_pending = c->down.off < c->down.len || c->down.inbuf;
     if ((c->up.eof && c->up.shut && c->down.eof && c->down.shut) ||
         (c->hup_c && c->up.eof && !up_pending) || (c->hup_s && c->down.eof && !down_pending)) {
         egress_conn_end(c, "closed");
@@ -423,13 +435,10 @@ static void egress_relay_start(struct egress_conn *c)
     c->phase = EP_RELAY;
     struct egress_pipe *ps[] = {&c->up, &c->down};
     for (size_t i = 0; i < 2; i++) {
-        if (pipe2(ps[i]->p, O_NONBLOCK | O_CLOEXEC) < 0) {
-            ps[i]->p[0] = ps[i]->p[1] = -1;
-            egress_conn_reply(c, 503, "Service Unavailable", "paddock egress: no pipe: %s",
-                              strerror(errno));
+        if (!(ps[i]->buf = malloc(EGRESS_BUF_SIZE))) {
+            egress_conn_reply(c, 503, "Service Unavailable", "paddock egress: out of memory");
             return;
         }
-        fcntl(ps[i]->p[1], F_SETPIPE_SZ, EGRESS_PIPE_SIZE); /* a smaller one still works */
     }
     /* What the destination gets first: a plain request's rewritten head, then whatever the
      * client sent after its head; a tunnel's client hears 200 first. */
@@ -571,22 +580,41 @@ static void egress_check_addresses(struct egress_conn *c)
     json_t *allow = egress_allow_all(c->site);
     int kept = 0;
     char refused[300] = "";
+    const char *denied = NULL;
     for (int i = 0; i < c->naddrs; i++) {
         const struct sockaddr *sa = (const struct sockaddr *)&c->addrs[i];
         enum egress_addr_class cls = egress_addr_classify(sa);
+        if (cls == EGRESS_ADDR_PUBLIC && netif_addr_is_host(sa))
+            cls = EGRESS_ADDR_HOST; /* the host's public address is still the host */
         char text[INET6_ADDRSTRLEN];
         const void *raw =
             sa->sa_family == AF_INET
                 ? (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr
                 : (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
         inet_ntop(sa->sa_family, raw, text, sizeof(text));
-        bool ok = cls == EGRESS_ADDR_PUBLIC || egress_patterns_name_address(allow, text, c->port) ||
-                  (c->approved_literal && egress_host_is_address(c->host) &&
-                   egress_pattern_match(c->host, text, c->port));
+        /* A deny entry naming an address holds for every name that reaches it ("localhost",
+         * "2130706433", a wildcard DNS service), not only for the address as written. */
+        const char *deny = egress_patterns_match(c->site->deny, text, c->port);
+        if (deny) {
+            if (!denied)
+                snprintf(refused, sizeof(refused), "%s", text);
+            denied = denied ? denied : deny;
+            continue;
+        }
+        /* 0.0.0.0 and :: are no destination: connecting there reaches this host's own
+         * services, under a name an operator would not read as loopback. Never kept, even
+         * named literally (127.0.0.1 or [::1] say what is meant). Multicast is no TCP peer. */
+        bool ok =
+            cls != EGRESS_ADDR_UNSPECIFIED &&
+            (cls == EGRESS_ADDR_PUBLIC || egress_patterns_name_address(allow, text, c->port) ||
+             (c->approved_literal && egress_addr_equal(c->host, text)));
         if (!ok) {
-            if (!refused[0])
-                snprintf(refused, sizeof(refused), "%s, a %s address", text,
-                         egress_addr_class_name(cls));
+            if (!refused[0] && !denied)
+                snprintf(refused, sizeof(refused), "%s, %s %s address%s", text,
+                         cls == EGRESS_ADDR_UNSPECIFIED ? "an" : "a", egress_addr_class_name(cls),
+                         cls == EGRESS_ADDR_UNSPECIFIED ? " (no destination: it reaches this "
+                                                          "host, whatever allows it)"
+                                                        : "");
             continue;
         }
         if (kept != i) {
@@ -597,13 +625,21 @@ static void egress_check_addresses(struct egress_conn *c)
     }
     json_decref(allow);
     c->naddrs = kept;
+    if (!kept && denied) {
+        store_egress_decide(c->site->eng->store, c->rec, "denied", denied, "config", NULL);
+        egress_conn_reply(c, 403, "Forbidden",
+                          "paddock egress: %s %s:%d resolves to %s, denied by the rule \"%s\" "
+                          "(egress.deny)",
+                          c->method, c->host, c->port, refused, denied);
+        return;
+    }
     if (!kept) {
         store_egress_decide(c->site->eng->store, c->rec, "refused", "private address", "engine",
                             NULL);
         egress_conn_reply(c, 403, "Forbidden",
-                          "paddock egress: %s:%d resolves to %s: refused (loopback, link-local "
-                          "and private addresses need an allow entry naming the address "
-                          "literally)",
+                          "paddock egress: %s:%d resolves to %s: refused (the host's own, "
+                          "loopback, link-local and private addresses need an allow entry naming "
+                          "the address literally)",
                           c->host, c->port, refused);
         return;
     }
@@ -905,12 +941,26 @@ static void egress_decide(struct egress_conn *c)
 
 static bool egress_header_dropped(const char *name, size_t n)
 {
+    /* Host too: the destination hears the host that was decided (below), not another name a
+     * shared front end would route to. */
     static const char *const hop[] = {"proxy-connection", "proxy-authorization", "connection",
-                                      "keep-alive"};
+                                      "keep-alive", "host"};
     for (size_t i = 0; i < sizeof hop / sizeof hop[0]; i++)
         if (strlen(hop[i]) == n && strncasecmp(name, hop[i], n) == 0)
             return true;
     return false;
+}
+
+/* A header's name is a token: "Host :" or a folded line (" Host: x") is one some servers read
+ * as a header the proxy would have dropped or rewritten. */
+static bool egress_header_name_valid(const char *name, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!name[i] || (!isalnum((unsigned char)name[i]) && !strchr("!#$%&'*+-.^_`|~", name[i])))
+            return false;
+    return true;
 }
 
 /* Parses the head: 0, or -1 after replying. */
@@ -920,6 +970,14 @@ static int egress_head_parse(struct egress_conn *c)
     char *eol = strstr(h, "\r\n");
     if (!eol)
         return -1;
+    /* Lines end in CRLF and nowhere else: a bare LF or CR inside a line is a line end to some
+     * servers, which would read a header (a second Host) the checks below never saw. */
+    for (size_t i = 0; i < c->head_len; i++)
+        if ((h[i] == '\n' && (i == 0 || h[i - 1] != '\r')) || (h[i] == '\r' && h[i + 1] != '\n')) {
+            egress_conn_reply(c, 400, "Bad Request",
+                              "paddock egress: a bare CR or LF in the request head");
+            return -1;
+        }
     char line[EGRESS_HEAD_MAX];
     size_t ln = (size_t)(eol - h);
     memcpy(line, h, ln);
@@ -975,12 +1033,23 @@ static int egress_head_parse(struct egress_conn *c)
      * Connection: close (one request per connection: the decision was for this one). */
     struct buf up = BUF_INIT;
     buf_printf(&up, "%s %s%s %s\r\n", c->method, *path == '/' ? "" : "/", path, version);
+    bool v6 = strchr(c->host, ':') != NULL;
+    buf_printf(&up, v6 ? "Host: [%s]" : "Host: %s", c->host);
+    if (c->port != 80)
+        buf_printf(&up, ":%d", c->port);
+    buf_printf(&up, "\r\n");
     for (char *p = eol + 2; p < h + c->head_len - 2;) {
         char *e = strstr(p, "\r\n");
         if (!e)
             break;
         char *colon = memchr(p, ':', (size_t)(e - p));
-        if (colon && !egress_header_dropped(p, (size_t)(colon - p)))
+        if (!colon || !egress_header_name_valid(p, (size_t)(colon - p))) {
+            buf_free(&up);
+            egress_conn_reply(c, 400, "Bad Request",
+                              "paddock egress: a header line that is no \"name: value\"");
+            return -1;
+        }
+        if (!egress_header_dropped(p, (size_t)(colon - p)))
             buf_append(&up, p, (size_t)(e - p) + 2);
         p = e + 2;
     }
@@ -1098,6 +1167,27 @@ static int egress_take_fd(int hfd)
     return got;
 }
 
+/* The connections all sessions may hold at once: what the descriptor limit leaves after the
+ * engine's own share (read each time: an operator may change the limit with prlimit), or
+ * PADDOCK_EGRESS_MAX_TOTAL when that is lower (tests, an operator's own bound). */
+static int egress_engine_budget(void)
+{
+    long budget = INT_MAX;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        rlim_t reserve =
+            rl.rlim_cur < 2 * EGRESS_FDS_RESERVED ? rl.rlim_cur / 2 : EGRESS_FDS_RESERVED;
+        rlim_t n = (rl.rlim_cur - reserve) / EGRESS_FDS_PER_CONN;
+        budget = n < (rlim_t)INT_MAX ? (long)n : INT_MAX;
+    }
+    const char *env = getenv("PADDOCK_EGRESS_MAX_TOTAL");
+    char *end = NULL;
+    long v = env && *env ? strtol(env, &end, 10) : -1;
+    if (end && !*end && v >= 0 && v < budget)
+        budget = v;
+    return (int)budget;
+}
+
 static void egress_on_handoff(int fd, uint32_t events, void *ud)
 {
     (void)events;
@@ -1120,6 +1210,14 @@ static void egress_on_handoff(int fd, uint32_t events, void *ud)
                           "paddock egress: the session has %d connections open "
                           "(egress.max_connections)",
                           c->site->max_connections);
+        return;
+    }
+    int budget = egress_engine_budget();
+    if (c->site->eng->egress->n_conns > budget) {
+        egress_conn_reply(c, 503, "Service Unavailable",
+                          "paddock egress: the engine has %d connections open for all sessions, "
+                          "as many as its descriptors allow (RLIMIT_NOFILE)",
+                          budget);
         return;
     }
     c->timer =
@@ -1164,12 +1262,11 @@ static void egress_on_accept(int fd, uint32_t events, void *ud)
                                   .cfd = -1,
                                   .sfd = -1,
                                   .cev = UINT32_MAX,
-                                  .sev = UINT32_MAX,
-                                  .up.p = {-1, -1},
-                                  .down.p = {-1, -1}};
+                                  .sev = UINT32_MAX};
         c->next = site->conns;
         site->conns = c;
         site->n_conns++;
+        site->eng->egress->n_conns++;
         if (loop_add_fd(site->eng->loop, h, EPOLLIN, egress_on_handoff, c) < 0) {
             c->hfd = -1;
             close(h);

@@ -8,6 +8,7 @@
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
 #include "engine/platform.h"
+#include "engine/security.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -298,7 +299,22 @@ void images_route_build(struct api_req *r)
     struct engine *eng = api_req_engine(r);
     const char *id = NULL, *why = NULL;
     enum err_code err = ERR_NONE;
-    if (!eng->executor_path) {
+    char refusal[512];
+    enum security_mode mode = SECURITY_ALLOW;
+    /* Steps are a session's "setup" under another route (commands as root with Docker's build
+     * network): the agents' channel gets what [security] setup says. A build has no session
+     * whose create could wait for the operator, so "approve" sends the agent to that create. */
+    if (json_array_size(spec.steps) && !api_req_is_operator(r))
+        mode = security_decide(eng, 1u << SECURITY_SETUP, refusal, sizeof(refusal));
+    if (mode == SECURITY_REFUSE) {
+        api_reply_error(r, ERR_FORBIDDEN, "%s", refusal);
+    } else if (mode == SECURITY_APPROVE) {
+        api_reply_error(r, ERR_FORBIDDEN,
+                        "\"setup\" steps on the agents' channel wait for the operator ([security] "
+                        "setup = \"approve\"), and a build has nobody waiting: ask for them in a "
+                        "session's create (POST /v1/sessions with \"setup\"), or the operator "
+                        "builds the image (paddock build)");
+    } else if (!eng->executor_path) {
         api_reply_error(r, ERR_EXECUTOR_MISSING,
                         "no paddock-executor binary: runtime images bake it in (build paddock, "
                         "or pass --executor to paddock serve)");

@@ -2,6 +2,7 @@
  * in a create, and the verdict on the agents' channel. */
 #include "engine/security.h"
 
+#include "engine/base/netif.h"
 #include "engine/base/util.h"
 #include "engine/engine_internal.h"
 #include "engine/risk/egress_policy.h"
@@ -124,6 +125,10 @@ unsigned security_config_asks(const struct session_config *c, char *what, size_t
         c->network == SESSION_NET_EGRESS && c->egress_allow_own ? c->egress_allow : NULL, ai, a)
     {
         const char *kind = egress_pattern_internal(json_string_value(a));
+        struct sockaddr_storage ss;
+        if (!kind && egress_pattern_address(json_string_value(a), &ss) == 0 &&
+            netif_addr_is_host((const struct sockaddr *)&ss))
+            kind = egress_addr_class_name(EGRESS_ADDR_HOST); /* its public one: still the host */
         if (!kind)
             continue;
         asks |= 1u << SECURITY_NETWORK_BRIDGE;

@@ -1426,6 +1426,11 @@ json_t *session_config_container(struct engine *eng, const struct session_config
                                                             m->target, "ReadOnly", m->read_only)
                                                 : mount_bind(m->source, m->target, m->read_only));
     }
+    /* A read-only root cannot take the agent's name: /etc is then a copy of the image's
+     * (Docker fills a new volume from the image), root's like the image's, so only the
+     * executor can write it; it goes with the container. */
+    if (c->read_only && c->uid != 0)
+        json_array_append_new(mounts, mount_anonymous("/etc", labels, NULL));
     /* The executor runs as container root with only what it needs: CHOWN for the workspace,
      * SETUID/SETGID to drop the agent's shell to uid 1000, KILL to signal the agent's
      * processes. The seccomp profile is paddock's own (seccomp.c), never the daemon's.
@@ -1477,11 +1482,18 @@ json_t *session_config_container(struct engine *eng, const struct session_config
     snprintf(uid, sizeof(uid), "%ld", c->uid);
     json_t *cmd = json_pack("[s,s,s,s,s,s]", "--socket", SOCKET_DIR_IN_CONTAINER "/executor.sock",
                             "--working-dir", WORKSPACE_IN_CONTAINER, "--user-id", uid);
-    /* paddock's `agent` is whatever the image names the uid; OpenHands' users are named,
-     * with their home made by the executor when the image has none. */
-    if (c->user != SESSION_USER_AGENT) {
-        json_array_append_new(cmd, json_string("--username"));
-        json_array_append_new(cmd, json_string(session_user_name(c->user)));
+    /* The session's user by name, with its home made by the executor when the image has
+     * none. A non-root agent is named in the container's /etc/passwd and /etc/group by the
+     * executor, as container root before the agent runs (docs/security.md, "The agent's
+     * name"); and a workspace that is the image's or the engine's is made its own, as
+     * OpenHands chowns its workspace; an operator's directory or volume is left as it is. */
+    json_array_append_new(cmd, json_string("--username"));
+    json_array_append_new(cmd, json_string(session_user_name(c->user)));
+    if (c->uid != 0) {
+        json_array_append_new(cmd, json_string("--user-db"));
+        json_array_append_new(cmd, json_string("/etc"));
+        if (c->ws == SESSION_WS_IMAGE || c->ws == SESSION_WS_CLONE)
+            json_array_append_new(cmd, json_string("--own-working-dir"));
     }
     /* The executor takes the names up to the next option. The ipython plugin starts Python
      * only at the first cell (and only if the image has it). */

@@ -638,6 +638,13 @@ void terminal_route_resize(struct api_req *r)
     else if (!t)
         api_reply_error(r, ERR_NOT_FOUND, "no terminal %.40s in session %s", json_string_value(id),
                         api_req_param(r, 0));
+    else if (strcmp(t->channel, "operator") == 0 && !api_req_is_operator(r))
+        /* Its id is in the session's history, which agents read: the operator's terminal is
+         * sized by the operator only. */
+        api_reply_error(r, ERR_FORBIDDEN,
+                        "terminal %s was opened on the operator's channel: only the operator "
+                        "resizes it",
+                        t->id);
     else if (!t->x)
         api_reply_error(r, ERR_CONFLICT, "terminal %s has ended", t->id);
     else {

@@ -34,6 +34,7 @@
 #include "server.h"
 #include "skills.h"
 #include "startup.h"
+#include "userdb.h"
 
 #define STARTUP_TIMEOUT 30.0 /* seconds for the shell's first prompt */
 #define SHELL_MAX_FAILURES 3 /* consecutive deaths before the first prompt */
@@ -50,6 +51,7 @@ struct options {
     const char *env_file;
     const char *home;
     const char *egress_proxy, *egress_socket;
+    const char *user_db; /* --user-db DIR: name the user in DIR/passwd and DIR/group */
     long user_id;
     double no_change_timeout;
     double setup_timeout;
@@ -58,6 +60,7 @@ struct options {
     unsigned connection_timeout;
     bool quiet;
     bool auto_lint;
+    bool own_working_dir;
 };
 
 static void usage(FILE *f)
@@ -68,6 +71,7 @@ static void usage(FILE *f)
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
             "                        [--shell PATH] [--home DIR] [--env-file PATH] [--quiet]\n"
             "                        [--setup-timeout SECS] [--auto-lint]\n"
+            "                        [--user-db DIR] [--own-working-dir]\n"
             "                        [--egress-proxy HOST:PORT --egress-socket PATH]\n"
             "                        [--plugins NAME...]\n"
             "\n"
@@ -79,7 +83,11 @@ static void usage(FILE *f)
             "                            file only this uid can read); default: $SESSION_API_KEY\n"
             "  --working-dir DIR         the shell starts here; created if missing (/workspace)\n"
             "  --user-id UID             run the shell as UID (needs root)\n"
-            "  --username NAME           name reported for UID when /etc/passwd has none\n"
+            "  --username NAME           the agent's name for UID, whatever /etc/passwd says\n"
+            "  --user-db DIR             as root: make DIR/passwd and DIR/group (/etc) name\n"
+            "                            --username first for --user-id\n"
+            "  --own-working-dir         as root: give the working dir (on its filesystem) to\n"
+            "                            --user-id when it is not theirs\n"
             "  --no-change-timeout SECS  soft timeout for non-blocking commands\n"
             "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
             "  --connection-timeout SECS close connections idle this long (60; 0: never)\n"
@@ -97,7 +105,7 @@ static void usage(FILE *f)
             "                            warnings stay on stderr\n"
             "  --plugins NAME...         optional capabilities: ipython (alias jupyter) for\n"
             "                            run_ipython, gitinfo for git metadata of commands,\n"
-            "                            agent_skills (accepted, does nothing)\n");
+            "                            agent_skills for OpenHands' agentskills module\n");
 }
 
 static int parse_seconds(const char *s, double *out)
@@ -161,6 +169,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"egress-socket", required_argument, NULL, 'E'},
         {"quiet", no_argument, NULL, 'q'},
         {"auto-lint", no_argument, NULL, 'L'},
+        {"user-db", required_argument, NULL, 'D'},
+        {"own-working-dir", no_argument, NULL, 'O'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -248,6 +258,12 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'L':
             o->auto_lint = true;
+            break;
+        case 'D':
+            o->user_db = optarg;
+            break;
+        case 'O':
+            o->own_working_dir = true;
             break;
         case 'h':
             usage(stdout);
@@ -509,6 +525,13 @@ int main(int argc, char **argv)
     }
     if (created && ex.cfg.switch_user && chown(o.working_dir, uid, gid) < 0)
         fprintf(stderr, "paddock-executor: cannot chown %s: %s\n", o.working_dir, strerror(errno));
+    /* The engine asks it for a workspace of the image's or its own, never for an operator's
+     * directory (docs/protocol.md, "The agent user"). */
+    if (o.own_working_dir && ex.cfg.switch_user) {
+        buf_reset(&err);
+        if (userdb_own_tree(o.working_dir, uid, gid, &err) < 0)
+            fprintf(stderr, "paddock-executor: warning: %s\n", err.data);
+    }
     if (o.home) {
         if (mkdir_p(o.home, &created) < 0) {
             fprintf(stderr, "paddock-executor: cannot create home %s: %s\n", o.home,
@@ -571,6 +594,15 @@ int main(int argc, char **argv)
     }
     env_free(envp);
     ep.shell = shell_path;
+    /* Before anything runs as the agent: whoami, id -un, getent and ~ then say its name. */
+    if (o.user_db && o.username && ex.cfg.switch_user) {
+        struct userdb_user u = {
+            .name = user, .uid = uid, .gid = gid, .home = home, .shell = shell_path};
+        buf_reset(&err);
+        if (userdb_name_user(o.user_db, &u, &err) < 0)
+            fprintf(stderr, "paddock-executor: warning: cannot name uid %ld '%s': %s\n", (long)uid,
+                    user, err.data);
+    }
     envp = env_build(environ, &ep);
     if (!envp) {
         fprintf(stderr, "paddock-executor: out of memory\n");

@@ -14,6 +14,7 @@
 #include "editor_history.h"
 #include "executor.h"
 #include "fileio.h"
+#include "pathname.h"
 #include "pytext.h"
 
 #define SKILLS_MODULE "agentskills.py"
@@ -118,6 +119,41 @@ static const char *string_arg(const json_t *args, const char *name, size_t *len)
     return json_string_value(v);
 }
 
+/* A JSON string of n bytes, or null when s is NULL (or not UTF-8, which the editor's text
+ * never is). */
+static json_t *str_or_null(const char *s, size_t n)
+{
+    json_t *v = s ? json_stringn(s, n) : NULL;
+    return v ? v : json_null();
+}
+
+/* The fields of openhands-aci's result (ToolResult on a failure, else CLIResult), in its
+ * order, for the module's <oh_aci_output_...> block. A directory's view has error "" (the
+ * stderr of its find), a file's null. */
+static json_t *aci_fields(const struct editor_args *ea, const struct editor_result *res)
+{
+    if (res->failed)
+        return json_pack("{s:n, s:o}", "output", "error",
+                         str_or_null(res->output.data ? res->output.data : "", res->output.len));
+    struct buf path = BUF_INIT;
+    struct stat st;
+    bool dir = strcmp(ea->command, "view") == 0 && stat(ea->path, &st) == 0 && S_ISDIR(st.st_mode);
+    json_t *f = NULL;
+    if (pathname_normalize(&path, ea->path) == 0)
+        f = json_pack(
+            "{s:o, s:o, s:s, s:b, s:o, s:o}", "output",
+            str_or_null(res->output.data ? res->output.data : "", res->output.len), "error",
+            dir ? json_string("") : json_null(), "path", path.data, "prev_exist",
+            strcmp(ea->command, "create") != 0, "old_content",
+            str_or_null(res->has_old ? (res->old_content.data ? res->old_content.data : "") : NULL,
+                        res->old_content.len),
+            "new_content",
+            str_or_null(res->has_new ? (res->new_content.data ? res->new_content.data : "") : NULL,
+                        res->new_content.len));
+    buf_free(&path);
+    return f;
+}
+
 static json_t *edit_once(const json_t *req, struct editor_history *history)
 {
     const json_t *args = json_object_get(req, "args");
@@ -150,7 +186,8 @@ static json_t *edit_once(const json_t *req, struct editor_history *history)
     if (editor_run(&env, &ea, &res) < 0 || (res.failed && buf_append_str(&out, "ERROR:\n") < 0) ||
         buf_append(&out, res.output.data ? res.output.data : "", res.output.len) < 0)
         goto done;
-    reply = json_pack("{s:s%}", "output", out.data ? out.data : "", out.len);
+    reply = json_pack("{s:s%, s:o}", "output", out.data ? out.data : "", out.len, "result",
+                      aci_fields(&ea, &res));
     if (reply && !res.failed && res.history_op != EDITOR_HISTORY_NONE) {
         json_t *h = res.history_op == EDITOR_HISTORY_PUSH
                         ? json_pack("{s:s, s:s, s:s%}", "op", "push", "path", res.history_path.data,

@@ -20,7 +20,8 @@ int skills_prepare(struct executor *ex, struct buf *err);
 void skills_free(struct executor *ex);
 /* `paddock-executor --file-editor`: a JSON request on stdin ({"args": the edit action's
  * args, "workdir", "history": {key: the newest undo text}}), a JSON reply on stdout
- * ({"output", "history"?: {"op", "path", "text"?}}). Returns the exit code. */
+ * ({"output", "result": openhands-aci's result fields in its order, "history"?: {"op",
+ * "path", "text"?}}). Returns the exit code. */
 int skills_file_editor_main(void);
 
 #endif

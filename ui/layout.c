@@ -112,7 +112,9 @@ static void layout_draw_too_small(struct ui *ui)
 
 /* The tab bar on the detail pane's top border, in columns x..end: the session's name then
  * the tabs' names when they fit; else the tabs alone; else the tabs not on show by their
- * short names; else those without padding. The tab on show keeps its full name. */
+ * short names; else those without padding, running up to the corner; else every tab by its
+ * short name (under 80 columns; the one on show is still highlighted). The tab on show keeps
+ * its full name down to the last of these. */
 static void layout_draw_tab_bar(struct ui *ui, WINDOW *w, int x, int end, bool focused)
 {
     const struct model_session *s = ui_session(ui);
@@ -135,6 +137,11 @@ static void layout_draw_tab_bar(struct ui *ui, WINDOW *w, int x, int end, bool f
     } else if (draw_tabs_width(ui, full, n, false) > room) {
         names = brief;
         tight = draw_tabs_width(ui, brief, n, false) > room;
+        /* without padding the bar may take the border's last column before the corner */
+        end += tight;
+        if (tight && draw_tabs_width(ui, brief, n, true) > room + 1 && ui->tab < n &&
+            ui_tabs[ui->tab]->short_name)
+            brief[ui->tab] = ui_tabs[ui->tab]->short_name;
     }
     /* the columns each tab took: for clicks (mouse.c) */
     draw_tabs(ui, w, 0, x, end, names, n, ui->tab, focused, tight, ui->tab_x);

@@ -726,7 +726,7 @@ static const struct ui_key tab_files_keys[] = {
 
 const struct ui_page tab_files = {
     .name = "Files",
-    .short_name = "File",
+    .short_name = "Fil",
     .keys = tab_files_keys,
     .list = UI_LIST_FILES,
     .text = tab_files_text,

@@ -840,7 +840,7 @@ static unsigned term_refresh(struct ui *ui)
 
 const struct ui_page tab_terminal = {
     .name = "Terminal",
-    .short_name = "Term",
+    .short_name = "Trm",
     .keys = term_keys,
     .list = -1,
     .open = term_open,

@@ -28,7 +28,8 @@
 /* The detail pane's tabs, in order: one entry per tab file. */
 extern const struct ui_page tab_overview, tab_resources, tab_terminal;
 const struct ui_page *const ui_tabs[] = {
-    &tab_overview, &tab_logs, &tab_actions, &tab_resources, &tab_terminal, &tab_changes, &tab_files,
+    &tab_overview, &tab_logs,    &tab_actions, &tab_resources,
+    &tab_terminal, &tab_changes, &tab_files,   &tab_egress,
 };
 const size_t ui_ntabs = sizeof(ui_tabs) / sizeof(ui_tabs[0]);
 

@@ -117,7 +117,7 @@ unsigned keys_back(struct ui *ui);
 
 struct ui_page {
     const char *name; /* tab bar and help title */
-    /* Optional, tabs only: its name in a narrow tab bar (80 columns), at most 4 columns. */
+    /* Optional, tabs only: its name in a narrow tab bar, at most 3 columns (8 tabs fit at 80). */
     const char *short_name;
     char key; /* its digit or letter in the tab bar, or 0 */
     /* Its own keys (a NULL-terminated table, before the global one), or NULL. */
@@ -179,9 +179,9 @@ unsigned page_history_show(struct ui *ui);
 extern const struct ui_page tab_logs;
 extern const struct ui_page tab_changes;
 extern const struct ui_page tab_files;
-extern const struct ui_page page_egress;
-/* E: the selected session's connections through its egress proxy (page_egress.c). */
-unsigned page_egress_show(struct ui *ui);
+extern const struct ui_page tab_egress;
+/* E: the Egress tab (the selected session's connections through its egress proxy), focused. */
+unsigned tab_egress_show(struct ui *ui);
 /* One action shown whole (full screen): Enter on the Actions or Changes tab. */
 extern const struct ui_page page_action;
 unsigned page_action_show(struct ui *ui, long long id);

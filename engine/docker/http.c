@@ -52,6 +52,8 @@ struct http_call {
     http_data_fn on_data;
     void *ud;
     bool receiver_aborted;
+    bool too_large; /* the buffered body passed max_body */
+    size_t max_body;
     struct http_raw *raw; /* CONNECT_ONLY: the connection is handed to this raw handle */
     /* http_request.peer_check: the socket's path, an O_PATH fd of it while libcurl connects
      * through /proc/self/fd, and why it was refused (libcurl's message would hide it). */
@@ -73,6 +75,10 @@ static size_t http_on_data(char *p, size_t size, size_t n, void *ud)
         if (call->on_data(p, size * n, call->ud) == 0)
             return size * n;
         call->receiver_aborted = true;
+        return 0;
+    }
+    if (call->in.len + size * n > call->max_body) {
+        call->too_large = true;
         return 0;
     }
     return buf_append(&call->in, p, size * n) == 0 ? size * n : 0;
@@ -134,7 +140,8 @@ static void http_finish(struct http *h, CURL *easy, CURLcode rc)
     if (rc == CURLE_OK) {
         curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &r.status);
     } else {
-        r.error = call->receiver_aborted            ? "aborted by the receiver"
+        r.error = call->too_large                   ? "the reply is larger than the engine takes"
+                  : call->receiver_aborted          ? "aborted by the receiver"
                   : call->connect_err[0]            ? call->connect_err
                   : rc == CURLE_ABORTED_BY_CALLBACK ? "cancelled: engine shutting down"
                   : call->errbuf[0]                 ? call->errbuf
@@ -396,6 +403,7 @@ static struct http_call *http_start_raw(struct http *h, const struct http_reques
     call->peer_sock = CURL_SOCKET_BAD;
     call->fn = fn;
     call->on_data = req->on_data;
+    call->max_body = req->max_body ? req->max_body : HTTP_BODY_MAX;
     call->ud = ud;
     call->raw = raw;
     curl_easy_setopt(e, CURLOPT_URL, req->url);

@@ -38,6 +38,7 @@ struct http_request {
     long idle_timeout_ms;
     const char *const *headers; /* extra "Name: value" lines, NULL-terminated; may be NULL */
     http_data_fn on_data;       /* NULL: buffer the whole body for the done callback */
+    size_t max_body; /* a buffered body longer than this fails the call; 0: HTTP_BODY_MAX */
     /* A unix socket in a directory someone else can write: each new connection goes to the
      * socket at unix_socket opened without following a link (anything else there is refused
      * unopened, peer_refused), and before its first request peer_check(fd, peer_arg) says
@@ -48,6 +49,10 @@ struct http_request {
     const char *peer_arg;
     bool fresh_connect; /* a new connection of its own, closed after (none kept from before) */
 };
+
+/* What a buffered reply may hold unless the request says less: a peer that sends more (a
+ * sandbox's executor is one) fails its call instead of growing the engine without bound. */
+#define HTTP_BODY_MAX (256u * 1024 * 1024)
 
 struct http_result {
     long status;      /* HTTP status, or -1 when the transport failed */

@@ -158,14 +158,31 @@ bool egress_pattern_match(const char *pattern, const char *host, int port)
         size_t sn = strlen(ph + 1), hn = strlen(host);
         return !is_addr && hn > sn && strcmp(host + hn - sn, ph + 1) == 0;
     }
-    if (is_addr && egress_host_is_address(ph)) {
-        /* Compare the addresses, not their spelling ("::1" and "0::1"). */
-        unsigned char a[sizeof(struct in6_addr)], b[sizeof(struct in6_addr)];
-        int fam = strchr(ph, ':') ? AF_INET6 : AF_INET;
-        return (strchr(host, ':') != NULL) == (fam == AF_INET6) && inet_pton(fam, ph, a) == 1 &&
-               inet_pton(fam, host, b) == 1 && memcmp(a, b, fam == AF_INET6 ? 16 : 4) == 0;
-    }
+    if (is_addr && egress_host_is_address(ph))
+        return egress_addr_equal(ph, host);
     return strcmp(ph, host) == 0;
+}
+
+/* An address literal as 16 bytes, an IPv4 one in its IPv4-mapped form: the same destination
+ * has one key whichever way it is written. */
+static bool egress_addr_key(const char *text, unsigned char key[16])
+{
+    unsigned char v4[4];
+    if (inet_pton(AF_INET, text, v4) == 1) {
+        static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        memcpy(key, mapped, 12);
+        memcpy(key + 12, v4, 4);
+        return true;
+    }
+    return inet_pton(AF_INET6, text, key) == 1;
+}
+
+bool egress_addr_equal(const char *a, const char *b)
+{
+    /* The addresses, not their spelling: "::1" and "0::1", "127.0.0.1" and
+     * "::ffff:127.0.0.1" (a deny entry is not passed by writing its address another way). */
+    unsigned char ka[16], kb[16];
+    return egress_addr_key(a, ka) && egress_addr_key(b, kb) && memcmp(ka, kb, 16) == 0;
 }
 
 const char *egress_patterns_match(const json_t *patterns, const char *host, int port)
@@ -181,20 +198,28 @@ const char *egress_patterns_match(const json_t *patterns, const char *host, int 
     return NULL;
 }
 
-const char *egress_pattern_internal(const char *pattern)
+int egress_pattern_address(const char *pattern, struct sockaddr_storage *ss)
 {
     char host[EGRESS_HOST_MAX + 1];
     int port;
-    struct sockaddr_storage ss = {0};
-    struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    memset(ss, 0, sizeof(*ss));
+    struct sockaddr_in *in = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
     if (egress_pattern_split(pattern, host, &port) < 0)
-        return NULL;
+        return -1;
     if (inet_pton(AF_INET, host, &in->sin_addr) == 1)
         in->sin_family = AF_INET;
     else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1)
         in6->sin6_family = AF_INET6;
     else
+        return -1;
+    return 0;
+}
+
+const char *egress_pattern_internal(const char *pattern)
+{
+    struct sockaddr_storage ss;
+    if (egress_pattern_address(pattern, &ss) < 0)
         return NULL;
     enum egress_addr_class c = egress_addr_classify((struct sockaddr *)&ss);
     return c == EGRESS_ADDR_PUBLIC ? NULL : egress_addr_class_name(c);
@@ -263,9 +288,13 @@ enum egress_addr_class egress_addr_classify(const struct sockaddr *sa)
 const char *egress_addr_class_name(enum egress_addr_class c)
 {
     static const char *const names[EGRESS_ADDR_COUNT] = {
-        [EGRESS_ADDR_PUBLIC] = "public",         [EGRESS_ADDR_LOOPBACK] = "loopback",
-        [EGRESS_ADDR_LINK_LOCAL] = "link-local", [EGRESS_ADDR_PRIVATE] = "private",
-        [EGRESS_ADDR_SHARED] = "shared",         [EGRESS_ADDR_UNSPECIFIED] = "unspecified",
+        [EGRESS_ADDR_PUBLIC] = "public",
+        [EGRESS_ADDR_LOOPBACK] = "loopback",
+        [EGRESS_ADDR_LINK_LOCAL] = "link-local",
+        [EGRESS_ADDR_PRIVATE] = "private",
+        [EGRESS_ADDR_SHARED] = "shared",
+        [EGRESS_ADDR_UNSPECIFIED] = "unspecified",
+        [EGRESS_ADDR_HOST] = "host",
     };
     return (unsigned)c < EGRESS_ADDR_COUNT ? names[c] : "unknown";
 }

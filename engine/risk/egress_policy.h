@@ -25,10 +25,16 @@ const char *egress_patterns_match(const json_t *patterns, const char *host, int 
  * name never does. */
 bool egress_patterns_name_address(const json_t *patterns, const char *addr, int port);
 
+/* Whether two address literals are the same address (an IPv4 one equals its IPv4-mapped
+ * IPv6 form); false when either is not an address. */
+bool egress_addr_equal(const char *a, const char *b);
+
 /* Whether pattern names an address that is not public (loopback, link-local, private ...):
  * its kind's name (static copy), else NULL. What such an entry reaches is the host's and its
  * networks', not the internet. */
 const char *egress_pattern_internal(const char *pattern);
+/* The address a pattern names literally into *ss (port 0): 0, or -1 when it names none. */
+int egress_pattern_address(const char *pattern, struct sockaddr_storage *ss);
 
 /* A proxy request's destination: "host:port" (CONNECT's authority) into lowercase host
  * (an IPv6 literal without its brackets) and port; default_port when the text has none (-1:
@@ -45,11 +51,13 @@ enum egress_addr_class {
     EGRESS_ADDR_PRIVATE,     /* 10/8, 172.16/12 (Docker's networks), 192.168/16, fc00::/7 */
     EGRESS_ADDR_SHARED,      /* 100.64/10 (carrier-grade NAT) */
     EGRESS_ADDR_UNSPECIFIED, /* 0/8, ::, multicast, 240/4 and broadcast */
+    EGRESS_ADDR_HOST, /* one of this host's own (engine/base/netif.h): never from the classifier */
     EGRESS_ADDR_COUNT
 };
 /* The kind of an AF_INET or AF_INET6 address (an IPv4-mapped IPv6 one as its IPv4). */
 enum egress_addr_class egress_addr_classify(const struct sockaddr *sa);
-/* "public", "loopback", "link-local", "private", "shared", "unspecified"; static copy. */
+/* "public", "loopback", "link-local", "private", "shared", "unspecified", "host"; static
+ * copy. */
 const char *egress_addr_class_name(enum egress_addr_class c);
 
 #endif

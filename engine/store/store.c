@@ -5,6 +5,8 @@
 #include "engine/base/util.h"
 #include "engine/store/store_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -355,14 +357,43 @@ int store_cached_done(struct store *s, sqlite3_stmt *st, const char *what, char 
     return 0;
 }
 
+/* The transaction statements of the action path, prepared once: parsing them each time cost
+ * more than running them. */
+static const char *const store_tx_sql[STORE_SLOT_N] = {
+    [STORE_SLOT_BEGIN] = "BEGIN IMMEDIATE",
+    [STORE_SLOT_COMMIT] = "COMMIT",
+    [STORE_SLOT_SAVEPOINT] = "SAVEPOINT tx",
+    [STORE_SLOT_RELEASE] = "RELEASE tx",
+    [STORE_SLOT_SYNC_FULL] = "PRAGMA synchronous=FULL",
+    [STORE_SLOT_SYNC_NORMAL] = "PRAGMA synchronous=NORMAL",
+};
+
+static int store_tx_step(struct store *s, enum store_slot slot, char **err)
+{
+    sqlite3_stmt *st = store_cached(s, slot, store_tx_sql[slot]);
+    int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
+    if (st)
+        sqlite3_reset(st);
+    if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+        return 0;
+    s->last_rc = rc;
+    if (err)
+        *err = store_errf(s, store_tx_sql[slot]);
+    return -1;
+}
+
 int store_tx_begin(struct store *s, char **err)
 {
-    return store_exec(s, s->batch ? "SAVEPOINT tx" : "BEGIN IMMEDIATE", err);
+    if (s->batch && s->bare)
+        return 0;
+    return store_tx_step(s, s->batch ? STORE_SLOT_SAVEPOINT : STORE_SLOT_BEGIN, err);
 }
 
 int store_tx_commit(struct store *s, char **err)
 {
-    if (store_exec(s, s->batch ? "RELEASE tx" : "COMMIT", err) < 0) {
+    if (s->batch && s->bare)
+        return 0;
+    if (store_tx_step(s, s->batch ? STORE_SLOT_RELEASE : STORE_SLOT_COMMIT, err) < 0) {
         store_tx_rollback(s);
         return -1;
     }
@@ -371,32 +402,56 @@ int store_tx_commit(struct store *s, char **err)
 
 void store_tx_rollback(struct store *s)
 {
-    if (s->batch)
+    if (s->batch && s->bare)
+        s->spoiled = true; /* what the write left half done goes with the whole batch */
+    else if (s->batch)
         sqlite3_exec(s->db, "ROLLBACK TO tx; RELEASE tx", NULL, NULL, NULL);
     else if (!sqlite3_get_autocommit(s->db))
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-int store_batch_begin(struct store *s, bool durable, char **err)
+int store_batch_begin(struct store *s, bool durable, bool savepoints, char **err)
 {
     /* The level is fixed before the transaction: SQLite refuses to change it inside one. */
     store_sync_full(s, durable);
-    if (store_exec(s, "BEGIN IMMEDIATE", err) < 0) {
+    if (store_tx_step(s, STORE_SLOT_BEGIN, err) < 0) {
         store_sync_full(s, 1);
         return -1;
     }
     s->batch = true;
+    s->bare = !savepoints;
+    s->spoiled = false;
     return 0;
 }
 
 int store_batch_commit(struct store *s, char **err)
 {
-    s->batch = false;
-    int rc = store_exec(s, "COMMIT", err);
+    bool spoiled = s->spoiled;
+    s->batch = s->bare = s->spoiled = false;
+    int rc = spoiled ? -1 : store_tx_step(s, STORE_SLOT_COMMIT, err);
+    if (spoiled && err)
+        *err = strdup("store: a write of the batch failed; the batch was rolled back");
     if (rc < 0)
         store_tx_rollback(s);
     store_sync_full(s, 1);
     return rc;
+}
+
+int store_wal_open(struct store *s)
+{
+    const char *db = sqlite3_db_filename(s->db, "main");
+    if (!db || !*db) {
+        errno = ENOENT;
+        return -1;
+    }
+    char *wal = util_strdupf("%s-wal", db);
+    if (!wal) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = open(wal, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    free(wal);
+    return fd;
 }
 
 void store_bind_text(sqlite3_stmt *st, int i, const char *v)
@@ -770,8 +825,7 @@ void store_sync_full(struct store *s, int full)
 {
     if (s->batch)
         return; /* the batch's commit is synced as store_batch_begin said */
-    sqlite3_exec(s->db, full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL", NULL, NULL,
-                 NULL);
+    store_tx_step(s, full ? STORE_SLOT_SYNC_FULL : STORE_SLOT_SYNC_NORMAL, NULL);
 }
 
 int store_event_add(struct store *s, const char *session_id, const char *kind, const char *detail,

@@ -74,11 +74,21 @@ json_t *store_session_get(struct store *s, const char *id);
 json_t *store_session_match(struct store *s, const char *ref);
 
 /* Group commit (engine/commit.c): the writes between these two share one transaction and one
- * commit, synced (synchronous=FULL) when durable. Each write's own transaction becomes a
- * savepoint: one that fails is undone alone. Nothing written in the batch is on disk before
- * store_batch_commit returns 0; when it fails every write of the batch is gone. */
-int store_batch_begin(struct store *s, bool durable, char **err);
+ * commit, synced (synchronous=FULL) when durable. With savepoints, each write's own
+ * transaction becomes a savepoint: one that fails is undone alone. Without (bare), the writes
+ * run in the batch's transaction as they are: no savepoint opened and released per write, and
+ * the full-text index is flushed once, at the commit, not at every savepoint; a write that
+ * fails spoils the batch: store_batch_commit then fails and the caller undoes the batch with
+ * store_batch_rollback (and runs it again with savepoints). Nothing written in the batch is on
+ * disk before store_batch_commit returns 0; when it fails every write of the batch is gone. */
+int store_batch_begin(struct store *s, bool durable, bool savepoints, char **err);
+/* 0, or -1 with *err (malloc'd; a spoiled bare batch too) and the batch rolled back. */
 int store_batch_commit(struct store *s, char **err);
+/* The write-ahead log's file, opened read-only, so that another thread can sync it while this
+ * one goes on (engine/commit.c): a batch committed without its own sync (durable false) is on
+ * disk once an fdatasync of this descriptor, begun after the commit, has returned 0. The
+ * caller's descriptor (close it), or -1 (errno set: no log yet, or none at all). */
+int store_wal_open(struct store *s);
 
 /* ---- actions (store_actions.c) ---- */
 /* A new action row. state: running (it runs now: committed before it reaches the sandbox),

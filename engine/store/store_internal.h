@@ -27,15 +27,23 @@ enum store_slot {
     STORE_SLOT_CHAIN_BODY_EVENT,
     STORE_SLOT_CHAIN_INSERT,
     STORE_SLOT_CHAIN_ACTION_SESSION,
+    /* the transaction statements of the action path (store_tx_*, store_batch_*) */
+    STORE_SLOT_BEGIN,
+    STORE_SLOT_COMMIT,
+    STORE_SLOT_SAVEPOINT,
+    STORE_SLOT_RELEASE,
+    STORE_SLOT_SYNC_FULL,
+    STORE_SLOT_SYNC_NORMAL,
     STORE_SLOT_N
 };
 
 struct store {
     sqlite3 *db;
     int last_rc; /* SQLite's result of the last failed write (SQLITE_FULL: disk full) */
-    /* Inside store_batch_begin/commit: a transaction is a savepoint of the batch's, and the
-     * batch decides how the commit is synced. */
-    bool batch;
+    /* Inside store_batch_begin/commit: a transaction is a savepoint of the batch's (bare:
+     * nothing, and a rollback spoils the batch), and the batch decides how the commit is
+     * synced. */
+    bool batch, bare, spoiled;
     sqlite3_stmt *cache[STORE_SLOT_N];
 };
 
@@ -51,7 +59,8 @@ sqlite3_stmt *store_cached(struct store *s, enum store_slot slot, const char *sq
 int store_cached_done(struct store *s, sqlite3_stmt *st, const char *what, char **err);
 /* BEGIN IMMEDIATE (the write lock up front, so a busy store waits at the start, never half
  * way), COMMIT, ROLLBACK; inside a batch a savepoint, released or rolled back to, so one
- * failed write leaves the batch's others. */
+ * failed write leaves the batch's others; inside a bare batch nothing, and a rollback marks
+ * the batch spoiled (store_batch_commit refuses it). */
 int store_tx_begin(struct store *s, char **err);
 int store_tx_commit(struct store *s, char **err);
 void store_tx_rollback(struct store *s);

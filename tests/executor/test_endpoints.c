@@ -1059,6 +1059,50 @@ static void test_key_file_not_readable_by_agent(void **state)
     bb_expect_run(&ex, "id -u", BB_ANY_EXIT, "65534");
 }
 
+/* ---- the session's user: --user-db and --own-working-dir (root only) ---------------------- */
+
+static void test_user_db_and_own_working_dir(void **state)
+{
+    (void)state;
+    if (!is_root())
+        skip();
+    static char db[128];
+    static const char *const args[] = {"--user-id", "65534", "--username",        "tester",
+                                       "--user-db", db,      "--own-working-dir", NULL};
+    struct bb e;
+    struct bb_options o = {.args = args, .dir_mode = 0711};
+    assert_int_equal(bb_prepare(&e, &o), 0);
+    snprintf(db, sizeof db, "%s", bb_path(e.dir, "etc"));
+    assert_int_equal(mkdir(db, 0755), 0);
+    bb_write_file(bb_path(db, "passwd"), "root:x:0:0:root:/root:/bin/sh\n", 30);
+    bb_write_file(bb_path(db, "group"), "root:x:0:\n", 10);
+    /* The workspace's own files become the agent's; what a symlink in it points at does not. */
+    assert_int_equal(mkdir(e.work, 0755), 0);
+    assert_int_equal(mkdir(bb_path(e.work, "sub"), 0755), 0);
+    bb_write_file(bb_path(e.work, "sub/f"), "x", 1);
+    bb_write_file(bb_path(e.dir, "outside"), "o", 1);
+    assert_int_equal(symlink(bb_path(e.dir, "outside"), bb_path(e.work, "link")), 0);
+    assert_int_equal(bb_launch(&e), 0);
+    struct stat st;
+    assert_int_equal(stat(bb_path(e.work, "sub/f"), &st), 0);
+    assert_int_equal(st.st_uid, 65534);
+    assert_int_equal(lstat(bb_path(e.work, "link"), &st), 0);
+    assert_int_equal(st.st_uid, 65534);
+    assert_int_equal(stat(bb_path(e.dir, "outside"), &st), 0);
+    assert_int_equal(st.st_uid, 0);
+    /* The name went into the given directory's files, after the image's entries. */
+    char *pw = bb_read_file(bb_path(db, "passwd"), NULL);
+    char *gr = bb_read_file(bb_path(db, "group"), NULL);
+    assert_non_null(pw);
+    assert_non_null(gr);
+    bb_assert_prefix(pw, "root:x:0:0:root:/root:/bin/sh\ntester:x:65534:");
+    assert_string_equal(gr, "root:x:0:\ntester:x:65534:\n");
+    free(pw);
+    free(gr);
+    bb_expect_run(&e, "echo $USER; touch sub/g && stat -c %u sub/g", 0, "tester\n65534");
+    bb_stop(&e);
+}
+
 /* ---- TCP --------------------------------------------------------------------------------- */
 
 static void test_tcp_with_key(void **state)
@@ -1319,6 +1363,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest startup[] = {
         cmocka_unit_test(test_refuses_remote_listen_without_key),
         cmocka_unit_test(test_refuses_readable_key_file),
+        cmocka_unit_test(test_user_db_and_own_working_dir),
     };
     int failed = cmocka_run_group_tests_name("files", files, start_plain, stop);
     failed += cmocka_run_group_tests_name("env-key", env_key, start_env_key, stop);

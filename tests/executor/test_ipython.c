@@ -1041,18 +1041,45 @@ static void test_agent_skills(void **state)
     bb_reply_free(&r);
     free(code);
     free(want);
-    /* file_editor: the executor's editor in a process of its own, undo kept by the module. */
-    assert_true(asprintf(&code,
-                         "r = file_editor('create', '%s/n.py', file_text='x = 1\\n')\n"
-                         "r2 = file_editor('str_replace', '%s/n.py', old_str='1', new_str='2')\n"
-                         "r3 = file_editor('undo_edit', '%s/n.py')\n"
-                         "print(r.splitlines()[0])\nprint(r3.splitlines()[0])\n"
-                         "print(open('%s/n.py').read().strip())",
-                         ex.work, ex.work, ex.work, ex.work) > 0);
-    assert_true(asprintf(&want,
-                         "File created successfully at: %s/n.py\nLast edit to %s/n.py undone "
-                         "successfully. Here's the result of running `cat -n` on %s/n.py:\nx = 1",
-                         ex.work, ex.work, ex.work) > 0);
+    /* file_editor: the executor's editor in a process of its own, undo kept by the module;
+     * it returns openhands-aci's <oh_aci_output_ID> block (its fields, then the text). */
+    assert_true(
+        asprintf(&code,
+                 "import json, re\n"
+                 "def block(s):\n"
+                 "    m = re.fullmatch(r'<(oh_aci_output_[0-9a-f]{32})>\\n(\\{.*\\})\\n</\\1>', "
+                 "s, re.S)\n"
+                 "    d = json.loads(m.group(2))\n"
+                 "    print(list(d), d.get('prev_exist'), repr(d.get('old_content')), "
+                 "repr(d.get('new_content')))\n"
+                 "    print(d['formatted_output_and_error'].splitlines()[0])\n"
+                 "    return m.group(2)\n"
+                 "r = block(file_editor('create', '%s/n.py', file_text='x = 1\\n'))\n"
+                 "r2 = block(file_editor('str_replace', '%s/n.py', old_str='1', "
+                 "new_str='2'))\n"
+                 "r3 = block(file_editor('undo_edit', '%s/n.py'))\n"
+                 "r4 = block(file_editor('view', '%s/none.py'))\n"
+                 "print(r.startswith('{\"output\": \"File created'), '\",\"error\": null,' in r)\n"
+                 "print(open('%s/n.py').read().strip())",
+                 ex.work, ex.work, ex.work, ex.work, ex.work) > 0);
+    assert_true(
+        asprintf(&want,
+                 "['output', 'error', 'path', 'prev_exist', 'old_content', 'new_content', "
+                 "'formatted_output_and_error'] False None 'x = 1\\n'\n"
+                 "File created successfully at: %s/n.py\n"
+                 "['output', 'error', 'path', 'prev_exist', 'old_content', 'new_content', "
+                 "'formatted_output_and_error'] True 'x = 1\\n' 'x = 2\\n'\n"
+                 "The file %s/n.py has been edited. Here's the result of running `cat -n` on a "
+                 "snippet of %s/n.py:\n"
+                 "['output', 'error', 'path', 'prev_exist', 'old_content', 'new_content', "
+                 "'formatted_output_and_error'] True 'x = 2\\n' 'x = 1\\n'\n"
+                 "Last edit to %s/n.py undone successfully. Here's the result of running `cat -n` "
+                 "on %s/n.py:\n"
+                 "['output', 'error', 'formatted_output_and_error'] None None None\n"
+                 "ERROR:\n"
+                 "True True\n"
+                 "x = 1",
+                 ex.work, ex.work, ex.work, ex.work, ex.work) > 0);
     r = cell_bare(code);
     assert_string_equal(bb_content(&r), want);
     bb_reply_free(&r);

@@ -24,6 +24,7 @@
 #include "htmltext.h"
 #include "marker.h"
 #include "text.h"
+#include "userdb.h"
 #include "which.h"
 
 /* ---- marker parser ---------------------------------------------------------------------- */
@@ -911,6 +912,118 @@ static void test_which_python(void **state)
     assert_int_equal(system(p), 0);
 }
 
+/* ---- userdb: the session's user in passwd and group ---- */
+
+static char *db_slurp(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    static char text[4096];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return strdup(text);
+}
+
+static void db_put(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void expect_file(const char *dir, const char *name, const char *want)
+{
+    char *got = db_slurp(dir, name);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_userdb_name_user(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/paddock-userdb-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const char pw[] = "root:x:0:0:root:/root:/bin/bash\n"
+                             "agent:x:1000:1000:paddock agent:/home/agent:/bin/bash\n"
+                             "openhands:x:1000:1000:OpenHands agent:/home/openhands:/bin/bash\n"
+                             "nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n";
+    static const char gr[] = "root:x:0:\nagent:x:1000:\nnogroup:x:65534:\n";
+    db_put(dir, "passwd", pw);
+    db_put(dir, "group", gr);
+    char path[600];
+    snprintf(path, sizeof path, "%s/passwd", dir);
+    assert_int_equal(chmod(path, 0640), 0);
+    struct buf err = BUF_INIT;
+
+    /* The image's second name for uid 1000 goes first, with its GECOS and shell kept. */
+    struct userdb_user u = {"openhands", 1000, 1000, "/home/openhands", "/usr/bin/bash"};
+    assert_int_equal(userdb_name_user(dir, &u, &err), 1);
+    expect_file(dir, "passwd",
+                "root:x:0:0:root:/root:/bin/bash\n"
+                "openhands:x:1000:1000:OpenHands agent:/home/openhands:/bin/bash\n"
+                "agent:x:1000:1000:paddock agent:/home/agent:/bin/bash\n"
+                "nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n");
+    expect_file(dir, "group", gr); /* gid 1000 has a group */
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640); /* the old file's mode */
+    /* Saying so already: nothing is written. */
+    assert_int_equal(userdb_name_user(dir, &u, &err), 0);
+
+    /* A uid the image does not know: appended, with a group of its name; its shell is the
+     * executor's. */
+    db_put(dir, "passwd", pw);
+    u = (struct userdb_user){"openhands", 1234, 1234, "/tmp/home", "/bin/sh"};
+    assert_int_equal(userdb_name_user(dir, &u, &err), 1);
+    expect_file(dir, "passwd",
+                "root:x:0:0:root:/root:/bin/bash\n"
+                "agent:x:1000:1000:paddock agent:/home/agent:/bin/bash\n"
+                "openhands:x:1234:1234:OpenHands agent:/tmp/home:/bin/bash\n"
+                "nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n");
+    expect_file(dir, "group", "root:x:0:\nagent:x:1000:\nnogroup:x:65534:\nopenhands:x:1234:\n");
+
+    /* A new name for a known uid goes before the uid's entry, with its shell. */
+    db_put(dir, "passwd", "root:x:0:0::/root:/bin/sh\nnode:x:1000:1000::/home/node:/bin/ash");
+    db_put(dir, "group", "node:x:1000:");
+    u = (struct userdb_user){"agent", 1000, 1000, "/home/node", "/bin/bash"};
+    assert_int_equal(userdb_name_user(dir, &u, &err), 1);
+    expect_file(dir, "passwd",
+                "root:x:0:0::/root:/bin/sh\nagent:x:1000:1000::/home/node:/bin/ash\n"
+                "node:x:1000:1000::/home/node:/bin/ash\n");
+    expect_file(dir, "group", "node:x:1000:");
+
+    /* A symlinked passwd is not written through. */
+    char target[600];
+    snprintf(target, sizeof target, "%s/elsewhere", dir);
+    db_put(dir, "elsewhere", "keep\n");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink(target, path), 0);
+    assert_int_equal(userdb_name_user(dir, &u, &err), -1);
+    assert_non_null(strstr(err.data, "passwd"));
+    expect_file(dir, "elsewhere", "keep\n");
+
+    /* Names and fields passwd cannot hold. */
+    buf_reset(&err);
+    u = (struct userdb_user){"a:b", 1000, 1000, "/home/x", "/bin/sh"};
+    assert_int_equal(userdb_name_user(dir, &u, &err), -1);
+    u = (struct userdb_user){"x", 1000, 1000, "/home/x\n", "/bin/sh"};
+    assert_int_equal(userdb_name_user(dir, &u, &err), -1);
+    assert_false(userdb_name_valid("-x"));
+    assert_true(userdb_name_valid("openhands"));
+    buf_free(&err);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -942,6 +1055,7 @@ int main(void)
         cmocka_unit_test(test_which_find),
         cmocka_unit_test(test_gitinfo_lookup),
         cmocka_unit_test(test_htmltext),
+        cmocka_unit_test(test_userdb_name_user),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
   get URL [CAFILE]      urllib through HTTP(S)_PROXY, as pip's kind of client does
   raw METHOD TARGET     one request straight to the proxy at 127.0.0.1:3128 (any host, even
                         one NO_PROXY names); prints the status line and the body
+  head TEXT             TEXT (backslash escapes decoded: \\r, \\n) sent as-is to the proxy;
+                        prints the status line and the body, as raw does
   direct HOST PORT      a connection that ignores the proxy
 Each prints one line: OK/HTTP/ERR and what came back.
 """
@@ -26,9 +28,17 @@ def get(url, cafile=None):
 
 
 def raw(method, target):
-    s = socket.create_connection(("127.0.0.1", 3128), timeout=90)
     host = target.split("/")[2] if "://" in target else target
-    s.sendall(f"{method} {target} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    send(f"{method} {target} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+
+
+def head(text):
+    send(text.encode().decode("unicode_escape").encode("latin-1"))
+
+
+def send(request):
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=90)
+    s.sendall(request)
     data = b""
     while True:
         b = s.recv(65536)
@@ -48,4 +58,4 @@ def direct(host, port):
 
 
 if __name__ == "__main__":
-    {"get": get, "raw": raw, "direct": direct}[sys.argv[1]](*sys.argv[2:])
+    {"get": get, "raw": raw, "head": head, "direct": direct}[sys.argv[1]](*sys.argv[2:])

@@ -2,7 +2,8 @@
 """Loopback-only destinations for test_egress.c and bench/egress_bench.sh.
 
 Serves on 127.0.0.1, ports chosen by the kernel, printed as one stdout line "HTTP HTTPS":
-  plain HTTP:  GET /hello.txt -> "hello-egress\\n"; GET /bytes/N -> N bytes (a download);
+  plain HTTP:  GET /hello.txt -> "hello-egress\\n"; GET /host -> "host=" and the Host headers
+               it got, comma-separated; GET /bytes/N -> N bytes (a download);
                GET /slow -> headers, one byte a second for at most 60 s (a connection held open)
   HTTPS:       the same over TLS with CERT and KEY (a self-signed certificate the test made).
 It stops by itself when its stdin closes (the test that started it ended) or after 600 s.
@@ -30,6 +31,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path == "/hello.txt":
             body = b"hello-egress\n"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif path == "/host":
+            body = ("host=" + ",".join(self.headers.get_all("Host") or [])).encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()

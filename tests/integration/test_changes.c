@@ -417,6 +417,23 @@ static void test_refusals(void **state)
     json_decref(s);
 }
 
+/* The executor names a non-root agent in /etc/passwd and /etc/group at start: not the
+ * agent's doing (it cannot write them), so not a change of the session. */
+static void test_user_db_not_a_change(void **state)
+{
+    (void)state;
+    json_t *s = session_new(harness_eng, "{\"run_as_openhands\": true, \"user_id\": 1234}");
+    const char *id = jstr(s, "id");
+    run_ok(id, "test \"$(whoami)\" = openhands");
+    json_t *c = changes(id, 200);
+    assert_null(entry(c, "/etc/passwd"));
+    assert_null(entry(c, "/etc/group"));
+    assert_null(entry(c, "/etc"));
+    json_decref(c);
+    session_delete(harness_eng, id);
+    json_decref(s);
+}
+
 int main(void)
 {
     harness_require();
@@ -427,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_volume_workspace),
         cmocka_unit_test(test_write_diff_recorded),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_user_db_not_a_change),
     };
     int failed = cmocka_run_group_tests_name("changes", tests, harness_group_setup_unsupervised,
                                              group_teardown);

@@ -10,12 +10,16 @@
  * server becomes reachable at all. */
 #include "harness.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,6 +380,72 @@ static void test_denied_names_the_rule(void **state)
     free(sid);
 }
 
+/* A deny entry naming an address holds for every name that reaches it: "localhost" and the
+ * decimal form "2130706433" resolve to the denied 127.0.0.1 and are refused naming the rule,
+ * although "*" and an allow entry naming the address would let them through. */
+static void test_deny_holds_for_every_name(void **state)
+{
+    (void)state;
+    char egress[256];
+    snprintf(egress, sizeof(egress),
+             "{\"allow\": [\"*\", \"127.0.0.1:%d\"], \"deny\": [\"127.0.0.1:%d\"], "
+             "\"ask\": false}",
+             srv.http, srv.http);
+    char *sid = egress_session(egress, NULL);
+    static const char *const names[] = {"127.0.0.1", "localhost", "2130706433"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *out = client(sid, "raw GET http://%s:%d/hello.txt", names[i], srv.http);
+        if (!strstr(out, "RAW HTTP/1.1 403") || !strstr(out, "denied by the rule"))
+            fail_msg("%s reached a denied address: %s", names[i], out);
+        free(out);
+    }
+    json_t *rec = egress_record(sid);
+    json_t *c = newest(rec);
+    assert_string_equal(jstr(c, "host"), "2130706433");
+    assert_string_equal(jstr(c, "decision"), "denied");
+    json_decref(rec);
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
+/* A plain request reaches the destination with the Host that was decided: a Host header naming
+ * another site (which a shared front end would route to) is replaced, and a head that could
+ * smuggle a second Host past the proxy (a bare LF, a folded line, a space before the colon) is
+ * a 400. */
+static void test_host_is_the_destination(void **state)
+{
+    (void)state;
+    char egress[128];
+    snprintf(egress, sizeof(egress), "{\"allow\": [\"127.0.0.1:%d\"], \"ask\": false}", srv.http);
+    char *sid = egress_session(egress, NULL);
+    char *out = client(sid,
+                       "head 'GET http://127.0.0.1:%d/host HTTP/1.1\\r\\nHost: "
+                       "evil.example\\r\\n\\r\\n'",
+                       srv.http);
+    char want[64];
+    snprintf(want, sizeof(want), "| host=127.0.0.1:%d", srv.http);
+    if (!strstr(out, "RAW HTTP/1.0 200") && !strstr(out, "RAW HTTP/1.1 200"))
+        fail_msg("not relayed: %s", out);
+    if (!strstr(out, want) || strstr(out, "evil"))
+        fail_msg("the destination heard another host: %s", out);
+    free(out);
+    static const char *const smuggled[] = {
+        "X-A: 1\\nHost: evil.example",     /* a bare LF */
+        "X-A: 1\\rHost: evil.example",     /* a bare CR */
+        "X-A: 1\\r\\n Host: evil.example", /* a folded line */
+        "Host : evil.example",             /* a space before the colon */
+    };
+    for (size_t i = 0; i < sizeof smuggled / sizeof smuggled[0]; i++) {
+        out = client(sid, "head 'GET http://127.0.0.1:%d/host HTTP/1.1\\r\\n%s\\r\\n\\r\\n'",
+                     srv.http, smuggled[i]);
+        if (!strstr(out, "RAW HTTP/1.1 400"))
+            fail_msg("%s: %s", smuggled[i], out);
+        free(out);
+    }
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
 /* Unknown with ask: the connection waits as an "egress" action showing host and port;
  * approved once it connects (and asks again next time); rejected it gets 403 with who and
  * why; approved for the session it adds a rule and the next one goes through at once. */
@@ -439,6 +509,14 @@ static void test_unknown_waits_approved_and_rejected(void **state)
     assert_string_equal(jstr(rule, "pattern"), dest);
     assert_string_equal(jstr(rule, "scope"), "session");
     json_decref(rec);
+    /* The rule is this session's: another one is not let through by it. */
+    char *other = egress_session("{\"allow\": [], \"ask\": false}", NULL);
+    out = client(other, "raw GET http://127.0.0.1:%d/hello.txt", srv.http);
+    if (!strstr(out, "RAW HTTP/1.1 403") || !strstr(out, "not in the session's allow list"))
+        fail_msg("another session used the first one's rule: %s", out);
+    free(out);
+    session_delete(harness_eng, other);
+    free(other);
     session_delete(harness_eng, sid);
     free(sid);
 }
@@ -546,6 +624,61 @@ static void test_sigkill_mid_connection_keeps_the_row(void **state)
     free(out);
     session_delete(harness_eng, sid);
     free(sid);
+}
+
+/* The engine restarted with one more variable ("K=V"), or without it (NULL). */
+static void engine_restart_with(const char *kv)
+{
+    assert_int_equal(engine_stop(harness_eng), 0);
+    size_t i = 0;
+    while (i < HARNESS_MAX_ENV - 1 && harness_eng->extra_env[i] &&
+           strncmp(harness_eng->extra_env[i], "PADDOCK_EGRESS_MAX_TOTAL=", 25) != 0)
+        i++;
+    harness_eng->extra_env[i] = kv;
+    assert_int_equal(engine_start(harness_eng), 0);
+}
+
+/* Sessions share the engine's descriptors: all their connections together stay under what
+ * its RLIMIT_NOFILE leaves (here bounded lower by PADDOCK_EGRESS_MAX_TOTAL=2), so sessions each
+ * inside their own egress.max_connections cannot take the descriptors the operator's socket
+ * needs. One session holding two connections: another's gets a 503 naming the engine's limit,
+ * and connects once those are gone. */
+static void test_engine_wide_connection_limit(void **state)
+{
+    (void)state;
+    engine_restart_with("PADDOCK_EGRESS_MAX_TOTAL=2");
+    char egress[128];
+    snprintf(egress, sizeof(egress), "{\"allow\": [\"127.0.0.1:%d\"]}", srv.http);
+    char *holder = egress_session(egress, NULL), *other = egress_session(egress, NULL);
+    char slow[256];
+    snprintf(slow, sizeof(slow),
+             "for i in 1 2; do python3 /tmp/c.py get http://127.0.0.1:%d/slow > /tmp/slow$i 2>&1 "
+             "& done; echo started",
+             srv.http);
+    free(run(holder, slow));
+    bool held = false;
+    for (double deadline = now_ms() + 30000; !held && now_ms() < deadline; sleep_ms(50)) {
+        json_t *rec = egress_record(holder);
+        held = json_integer_value(json_object_get(rec, "open")) == 2;
+        json_decref(rec);
+    }
+    assert_true(held);
+    char *out = client(other, "raw GET http://127.0.0.1:%d/hello.txt", srv.http);
+    if (!strstr(out, "RAW HTTP/1.1 503") || !strstr(out, "the engine has 2 connections open"))
+        fail_msg("a third connection of the engine: %s", out);
+    free(out);
+    session_delete(harness_eng, holder); /* its connections end with it */
+    bool connected = false;
+    for (double deadline = now_ms() + 30000; !connected && now_ms() < deadline; sleep_ms(200)) {
+        out = client(other, "raw GET http://127.0.0.1:%d/hello.txt", srv.http);
+        connected = strstr(out, "RAW HTTP/1.1 200") != NULL;
+        free(out);
+    }
+    assert_true(connected);
+    session_delete(harness_eng, other);
+    free(holder);
+    free(other);
+    engine_restart_with(NULL);
 }
 
 /* egress.max_bytes: a download past it is cut, the connection held open beside it closed, the
@@ -656,6 +789,80 @@ static void test_agent_naming_internal_addresses(void **state)
     reply_free(&r);
 }
 
+/* 0.0.0.0 connects to this host itself: refused even where an allow entry names it (the
+ * operator's own session here; an approval of "0.0.0.0:PORT" reads as no address at all). */
+static void test_unspecified_never_reached(void **state)
+{
+    (void)state;
+    char egress[128];
+    snprintf(egress, sizeof(egress), "{\"allow\": [\"0.0.0.0:%d\", \"[::]:%d\"], \"ask\": false}",
+             srv.http, srv.http);
+    char *sid = egress_session(egress, NULL);
+    static const char *const hosts[] = {"0.0.0.0", "[::]"};
+    for (size_t i = 0; i < 2; i++) {
+        char *out = client(sid, "raw GET http://%s:%d/hello.txt", hosts[i], srv.http);
+        if (!strstr(out, "RAW HTTP/1.1 403") || !strstr(out, "an unspecified address"))
+            fail_msg("%s reached: %s", hosts[i], out);
+        free(out);
+    }
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
+/* One of this machine's own IPv4 addresses that is not loopback, private, link-local or
+ * shared (a public address of the host, or a documentation range): into addr, and its
+ * decimal spelling into dec (a name getent resolves to it). false when it has none. */
+static bool host_public_address(char addr[INET_ADDRSTRLEN], char dec[16])
+{
+    struct ifaddrs *list = NULL;
+    bool found = false;
+    if (getifaddrs(&list) < 0)
+        return false;
+    for (struct ifaddrs *i = list; i && !found; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+            continue;
+        const struct in_addr *a =
+            &((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr;
+        uint32_t v = ntohl(a->s_addr);
+        if ((v >> 24) == 127 || (v >> 24) == 10 || (v >> 24) == 0 || (v >> 20) == 0xac1 ||
+            (v >> 16) == 0xc0a8 || (v >> 16) == 0xa9fe || (v >> 22) == (0x64400000u >> 22))
+            continue;
+        inet_ntop(AF_INET, a, addr, INET_ADDRSTRLEN);
+        snprintf(dec, 16, "%u", v);
+        found = true;
+    }
+    freeifaddrs(list);
+    return found;
+}
+
+/* The host's own public address is the host: its services bound to every interface answer
+ * there, behind a firewall that never sees the sandbox's traffic. An agent's allow entry naming
+ * it counts as network_bridge, and a name that resolves to it is refused as loopback is. */
+static void test_host_public_address_refused(void **state)
+{
+    (void)state;
+    char addr[INET_ADDRSTRLEN], dec[16];
+    if (!host_public_address(addr, dec))
+        skip();
+    char *body = strdupf("{\"network\": \"egress\", \"egress\": {\"allow\": [\"%s:1\"]}}", addr);
+    struct reply r;
+    http_unix(harness_eng->socket, "POST", "/v1/sessions", body, -1, 60000, &r);
+    if (r.status == 201)
+        engine_track(harness_eng, jstr(r.json, "id"));
+    if (r.status != 403 || !strstr(r.body, "network_bridge"))
+        fail_msg("an agent's allow entry naming %s: %ld %s", addr, r.status, r.body);
+    reply_free(&r);
+    free(body);
+    char *sid = egress_session("{\"allow\": [\"*\"], \"ask\": false}", NULL);
+    /* Port 1: nothing listens, so without the check the proxy would answer 502. */
+    char *out = client(sid, "raw GET http://%s:1/", dec);
+    if (!strstr(out, "RAW HTTP/1.1 403") || !strstr(out, "a host address"))
+        fail_msg("%s (%s) was not refused as the host's: %s", dec, addr, out);
+    free(out);
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
 /* The config file's [egress]: its allow list for sessions that give none (replaced by one
  * that does), its deny list always, its ask; a bad pattern there stops the engine at start. */
 static void test_config_defaults(void **state)
@@ -727,13 +934,18 @@ int main(void)
         cmocka_unit_test(test_options_checked),
         cmocka_unit_test(test_config_defaults),
         cmocka_unit_test(test_agent_naming_internal_addresses),
+        cmocka_unit_test(test_host_public_address_refused),
+        cmocka_unit_test(test_unspecified_never_reached),
         cmocka_unit_test(test_allowed_http_and_tls),
         cmocka_unit_test(test_denied_names_the_rule),
+        cmocka_unit_test(test_deny_holds_for_every_name),
+        cmocka_unit_test(test_host_is_the_destination),
         cmocka_unit_test(test_unknown_waits_approved_and_rejected),
         cmocka_unit_test(test_unanswered_times_out),
         cmocka_unit_test(test_loopback_refused_without_literal_allow),
         cmocka_unit_test(test_client_ignoring_proxy_reaches_nothing),
         cmocka_unit_test(test_byte_limit),
+        cmocka_unit_test(test_engine_wide_connection_limit),
         cmocka_unit_test(test_sigkill_mid_connection_keeps_the_row),
     };
     int failed = cmocka_run_group_tests_name("egress", tests, servers_setup, servers_teardown);

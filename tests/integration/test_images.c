@@ -207,6 +207,24 @@ static void test_list_and_remove(void **state)
     free(body);
 }
 
+/* Steps are commands as root with Docker's build network: on the agents' channel they follow
+ * [security] setup (here the default, "refuse") as a session's "setup" does, instead of
+ * running through this route; the operator's channel builds them (the tests above). */
+static void test_agent_steps_follow_security(void **state)
+{
+    (void)state;
+    char *body = body_with_step("{\"setup\": [\"echo %s > /etc/%s\"]}", "agent");
+    struct reply ag;
+    http_unix(harness_eng->socket, "POST", "/v1/images", body, strlen(body), 60000, &ag);
+    if (ag.status == 200)
+        remember_tags(ag.json);
+    assert_int_equal(ag.status, 403);
+    assert_string_equal(jstr(ag.json, "error.code"), "forbidden");
+    assert_non_null(strstr(jstr(ag.json, "error.message"), "[security] setup"));
+    reply_free(&ag);
+    free(body);
+}
+
 /* The daemon's own platform, and one it cannot run (not its architecture, no enabled
  * binfmt_misc emulator here), from its /info: what the engine checks, asked the same way. */
 static char native[32], foreign[32];
@@ -446,6 +464,70 @@ static void test_remote_build(void **state)
     free(extra);
 }
 
+/* /build's target_image and tags name what the next session of any client runs: a build does
+ * not re-point a reference that names another image (here a tag of the engine's base image,
+ * made for this test: the base image's own tag is never put at risk), nor take a tag the engine
+ * computes from an image's content (pd_...: a session asking for that content would run the
+ * build's). Both builds fail saying so; the victim still names its image. */
+static void test_remote_build_does_not_repoint(void **state)
+{
+    (void)state;
+    char *victim = strdupf("paddock-hostile-victim:%s", nonce);
+    char *esc = curl_easy_escape(NULL, HARNESS_IMAGE, 0);
+    char *tp = strdupf("/images/%s/tag?repo=paddock-hostile-victim&tag=%s", esc, nonce);
+    struct reply x;
+    docker("POST", tp, &x);
+    assert_int_equal(x.status, 201);
+    reply_free(&x);
+    json_t *before = docker_inspect_image(victim);
+    assert_non_null(before);
+    char *df = strdupf("FROM %s\n", HARNESS_IMAGE);
+    char *ctx = context_b64(df);
+    char *computed = strdupf("docker.io/paddock/runtime:pd_v0_%s", nonce);
+    remember(computed);
+    const char *targets[] = {victim, computed};
+    const char *want[] = {"already names another image", "a tag the engine computes"};
+    for (size_t i = 0; i < 2; i++) {
+        struct reply r;
+        post_build(ctx, targets[i], NULL, &r);
+        assert_int_equal(r.status, 200);
+        char *p = strdupf("/build_status?build_id=%s", jstr(r.json, "build_id"));
+        json_t *st = NULL;
+        for (double end = now_ms() + 120000; now_ms() < end; sleep_ms(200)) {
+            json_decref(st);
+            st = api_json(harness_eng, "GET", p, NULL, 200);
+            if (strcmp(jstr(st, "status"), "RUNNING") != 0)
+                break;
+        }
+        remember_tags(jpath(st, "paddock"));
+        if (strcmp(jstr(st, "status"), "FAILURE") != 0 || !jstr(st, "error") ||
+            !strstr(jstr(st, "error"), want[i]))
+            fail_msg("/build to %s: %s %s", targets[i], jstr(st, "status"),
+                     jstr(st, "error") ? jstr(st, "error") : "");
+        json_decref(st);
+        free(p);
+        reply_free(&r);
+    }
+    json_t *after = docker_inspect_image(victim);
+    assert_non_null(after);
+    assert_string_equal(jstr(after, "Id"), jstr(before, "Id"));
+    json_t *none = docker_inspect_image(computed);
+    assert_null(none);
+    /* the victim tag goes (by name: an untag, the base image keeps its own) */
+    char *vp = strdupf("/images/%s", victim);
+    docker("DELETE", vp, &x);
+    reply_free(&x);
+    free(vp);
+    json_decref(after);
+    json_decref(before);
+    free(computed);
+    free(ctx);
+    free(df);
+    free(tp);
+    curl_free(esc);
+    free(victim);
+}
+
 /* ---- a base image the daemon does not have ---- */
 
 #define MISSING_IMAGE "paddock-test-missing/none:never"
@@ -641,8 +723,10 @@ int main(void)
         cmocka_unit_test(test_build_events_tags_reuse),
         cmocka_unit_test(test_no_wait_then_status),
         cmocka_unit_test(test_list_and_remove),
+        cmocka_unit_test(test_agent_steps_follow_security),
         cmocka_unit_test(test_platform),
         cmocka_unit_test(test_remote_build),
+        cmocka_unit_test(test_remote_build_does_not_repoint),
         cmocka_unit_test(test_missing_base),
         cmocka_unit_test(test_cli),
     };

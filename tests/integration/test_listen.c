@@ -419,6 +419,72 @@ static void test_events_both(void **state)
     sse_close(u);
 }
 
+/* Every route the table marks as the operator's, asked by an agent on the agents' socket and
+ * over TCP with the token (which agents and OpenHands are given): 403 naming the operator's
+ * socket, nothing changed; spellings of those paths that a matcher might read otherwise
+ * (an encoded '/', a doubled or trailing '/', another method's case) are never a success. */
+static void test_operator_routes_closed_to_agents(void **state)
+{
+    (void)state;
+    cur = engine_new();
+    cur->extra_env[0] = "PADDOCK_LISTEN=127.0.0.1:0";
+    cur->extra_env[1] = "PADDOCK_TOKEN=agent-token-0123456789";
+    assert_int_equal(engine_start(cur), 0);
+    int port = listen_port(cur);
+    static const struct {
+        const char *method, *path, *body;
+        bool exact; /* the route itself: 403 forbidden; else any refusal */
+    } routes[] = {
+        {"POST", "/v1/actions/1/approve", "{\"by\": \"operator\"}", true},
+        {"POST", "/v1/actions/1/reject", "{}", true},
+        {"POST", "/v1/sessions/s1/rules", "{\"pattern\": \"*\", \"decision\": \"allow\"}", true},
+        {"POST", "/v1/rules", "{\"pattern\": \"*\", \"decision\": \"allow\"}", true},
+        {"PATCH", "/v1/rules/1", "{\"decision\": \"allow\"}", true},
+        {"DELETE", "/v1/rules/1", NULL, true},
+        {"POST", "/v1/sessions/s1/limits", "{\"disk\": \"1T\"}", true},
+        {"POST", "/v1/gc", "{\"dry_run\": true}", true},
+        {"POST", "/v1/pool", "{\"size\": 3}", true},
+        {"DELETE", "/v1/images/pd_v1", NULL, true},
+        {"GET", "/v1/sessions/s1/files", NULL, true},
+        {"GET", "/v1/sessions/s1/files/content?path=/etc/shadow", NULL, true},
+        {"POST", "/v1/actions/1%2Fapprove", "{}", false},
+        {"POST", "/v1/actions/1/approve/", "{}", false},
+        {"POST", "//v1/rules", "{\"pattern\": \"*\", \"decision\": \"allow\"}", false},
+        {"POST", "/v1//gc", "{\"dry_run\": true}", false},
+        {"post", "/v1/gc", "{\"dry_run\": true}", false},
+        {"GET", "/v1/sessions/s1%2Ffiles", NULL, false},
+    };
+    json_t *before = api_json(cur, "GET", "/v1/rules", NULL, 200);
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        for (int via_tcp = 0; via_tcp < 2; via_tcp++) {
+            struct net_reply n = {0};
+            struct reply u = {0};
+            struct reply *r = &u;
+            if (via_tcp) {
+                tcp(port, routes[i].method, routes[i].path, routes[i].body,
+                    bearer("agent-token-0123456789"), NULL, &n);
+                r = &n.r;
+            } else {
+                api_agent(cur, routes[i].method, routes[i].path, routes[i].body, &u);
+            }
+            bool ok = routes[i].exact ? r->status == 403 && jstr(r->json, "error.message") &&
+                                            strstr(jstr(r->json, "error.message"), "operator")
+                                      : r->status >= 400;
+            if (!ok)
+                fail_msg("%s %s %s: %ld %s", via_tcp ? "TCP" : "agents' socket", routes[i].method,
+                         routes[i].path, r->status, r->body ? r->body : "");
+            if (via_tcp)
+                net_reply_free(&n);
+            else
+                reply_free(&u);
+        }
+    }
+    json_t *after = api_json(cur, "GET", "/v1/rules", NULL, 200);
+    assert_true(json_equal(before, after));
+    json_decref(before);
+    json_decref(after);
+}
+
 int main(void)
 {
     harness_require();
@@ -429,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_token_file),
         cmocka_unit_test_teardown(test_events_both, teardown),
+        cmocka_unit_test_teardown(test_operator_routes_closed_to_agents, teardown),
     };
     int failed = cmocka_run_group_tests_name("listen", tests, NULL, NULL);
     return failed || harness_teardown_failed ? 1 : 0;

@@ -286,6 +286,69 @@ static void test_operator_can(void **state)
     json_decref(s);
 }
 
+/* The operator's terminal, open: its id is in the session's history, which the agent reads,
+ * but the agent cannot resize it (the operator can). */
+static void test_agent_cannot_resize_operator_terminal(void **state)
+{
+    (void)state;
+    struct engine_proc *e = harness_eng;
+    json_t *sess = session_new(e, NULL);
+    const char *sid = jstr(sess, "id");
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", e->op_socket);
+    assert_int_equal(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    char req[512];
+    int n = snprintf(req, sizeof(req),
+                     "POST /v1/sessions/%s/terminal?user=root&cmd=sleep%%2030 HTTP/1.1\r\nHost: "
+                     "x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: 0\r\n\r\n",
+                     sid);
+    assert_int_equal(write(s, req, (size_t)n), n);
+    char head[4096] = "";
+    size_t len = 0;
+    for (double t0 = now_ms(); !strstr(head, "\r\n\r\n") && now_ms() - t0 < 30000;) {
+        struct pollfd p = {.fd = s, .events = POLLIN};
+        if (poll(&p, 1, 500) <= 0)
+            continue;
+        ssize_t r = read(s, head + len, sizeof(head) - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        head[len] = '\0';
+    }
+    assert_non_null(strstr(head, "HTTP/1.1 101"));
+    char action[32] = "";
+    const char *h = strcasestr(head, "X-Paddock-Action: ");
+    assert_non_null(h);
+    sscanf(h + 18, "%31[0-9]", action);
+    /* what the agent can read: the action, and the terminal's id in it */
+    char *apath = strdupf("/v1/actions/%s", action);
+    struct reply r;
+    api_agent(e, "GET", apath, NULL, &r);
+    assert_int_equal(r.status, 200);
+    const char *t = jstr(r.json, "args.args.terminal");
+    if (!t)
+        fail_msg("no terminal id in the action: %s", r.body);
+    char *tid = strdup(t);
+    reply_free(&r);
+    char *rpath = strdupf("/v1/sessions/%s/terminal/resize", sid);
+    char *body = strdupf("{\"terminal\": \"%s\", \"rows\": 1, \"cols\": 1}", tid);
+    api_agent(e, "POST", rpath, body, &r);
+    if (r.status != 403)
+        fail_msg("the agent resized the operator's terminal: %ld %s", r.status, r.body);
+    reply_free(&r);
+    api(e, "POST", rpath, body, &r);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    close(s);
+    free(body);
+    free(rpath);
+    free(tid);
+    free(apath);
+    session_delete(e, sid);
+    json_decref(sess);
+}
+
 /* An agent cannot decide its own action, nor add a rule, run gc, resize the pool or read the
  * workspace as the operator: 403, and the action still waits; the operator's channel decides
  * it. */
@@ -484,8 +547,11 @@ int main(void)
 {
     harness_require();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_agent_refused),        cmocka_unit_test(test_operator_can),
-        cmocka_unit_test(test_agent_cannot_approve), cmocka_unit_test(test_approve_mode),
+        cmocka_unit_test(test_agent_refused),
+        cmocka_unit_test(test_operator_can),
+        cmocka_unit_test(test_agent_cannot_resize_operator_terminal),
+        cmocka_unit_test(test_agent_cannot_approve),
+        cmocka_unit_test(test_approve_mode),
         cmocka_unit_test(test_bad_setting),
     };
     int failed =

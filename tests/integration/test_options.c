@@ -257,7 +257,9 @@ static void test_defaults_unchanged(void **state)
     assert_true(json_array_size(json_object_get(hc, "ReadonlyPaths")) > 0);
     assert_true(json_object_size(jpath(c, "Config.ExposedPorts")) == 0);
     json_t *cmd = jpath(c, "Config.Cmd");
-    assert_int_equal(json_array_size(cmd), 8); /* no --home */
+    /* --username agent, --user-db /etc, --own-working-dir; no --home. */
+    assert_int_equal(json_array_size(cmd), 13);
+    assert_string_equal(json_string_value(json_array_get(cmd, 9)), "/etc");
     /* The session object shows the effective options. */
     assert_int_equal(json_integer_value(jpath(s, "options.limits.memory")),
                      2LL * 1024 * 1024 * 1024);
@@ -906,11 +908,15 @@ static void test_read_only_root(void **state)
     assert_true(json_is_true(jpath(c, "HostConfig.ReadonlyRootfs")));
     assert_non_null(jstr(c, "HostConfig.Tmpfs./tmp"));
     assert_string_equal(jstr(hc_mount_at(c, "/workspace"), "Type"), "volume");
-    /* Really read-only where it should be, writable where the agent works. */
+    /* Really read-only where it should be, writable where the agent works. /etc is a copy
+     * of the image's that only container root (the executor, which names the agent there)
+     * can write. */
     run_expect(harness_eng, id,
-               "for p in /etc/x /usr/x /x /home/agent/x /var/x; do touch $p 2>&1 | grep -c "
-               "'Read-only file system'; done | tr -d '\\n'",
-               "11111");
+               "for p in /usr/x /x /home/agent/x /var/x; do touch $p 2>&1 | grep -c "
+               "'Read-only file system'; done | tr -d '\\n'; touch /etc/x 2>&1 | grep -c "
+               "'Permission denied'; stat -c %U /etc",
+               "11111\nroot");
+    assert_string_equal(jstr(hc_mount_at(c, "/etc"), "Type"), "volume");
     run_expect(harness_eng, id,
                "echo w > /workspace/f && echo t > /tmp/f && echo h > ~/f && cat /workspace/f "
                "/tmp/f ~/f && echo $HOME && pwd",

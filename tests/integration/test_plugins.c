@@ -242,22 +242,31 @@ static void test_agent_skills(void **state)
     cell_expect(id, "find_file('x', '/nope')", "ERROR: Directory /nope not found");
 
     /* file_editor: the executor's editor, as the agent, with its undo history in the cell's
-     * process. */
-    char *out = cell(id, "print(file_editor('str_replace', '/workspace/d/b.txt', "
-                         "old_str='nothing', new_str='something'))");
+     * process. It returns openhands-aci's block; fo() takes the text out of it. */
+    cell_expect(id,
+                "import json, re\n"
+                "def fo(s):\n"
+                "    m = re.fullmatch(r'<(oh_aci_output_[0-9a-f]{32})>\\n(.*)\\n</\\1>', s, re.S)\n"
+                "    return json.loads(m.group(2))['formatted_output_and_error']\n"
+                "b = file_editor('view', '/workspace/d/b.txt')\n"
+                "print(b.split('\\n')[1][:60])",
+                "{\"output\": \"Here's the result of running `cat -n` on /worksp");
+    char *out = cell(id, "print(fo(file_editor('str_replace', '/workspace/d/b.txt', "
+                         "old_str='nothing', new_str='something')))");
     assert_starts(out, "The file /workspace/d/b.txt has been edited. Here's the result of running "
                        "`cat -n` on a snippet of /workspace/d/b.txt:\n");
     assert_non_null(strstr(out, "\tsomething"));
     free(out);
     run_expect(id, "cat /workspace/d/b.txt", "something");
-    out = cell(id, "print(file_editor('undo_edit', '/workspace/d/b.txt'))");
+    out = cell(id, "print(fo(file_editor('undo_edit', '/workspace/d/b.txt')))");
     assert_starts(out, "Last edit to /workspace/d/b.txt undone successfully.");
     free(out);
     run_expect(id, "cat /workspace/d/b.txt", "nothing");
-    cell_expect(id, "print(file_editor('create', '/workspace/d/new.py', file_text='print(1)\\n'))",
+    cell_expect(id,
+                "print(fo(file_editor('create', '/workspace/d/new.py', file_text='print(1)\\n')))",
                 "File created successfully at: /workspace/d/new.py");
     run_expect(id, "stat -c %u /workspace/d/new.py", "1000");
-    out = cell(id, "print(file_editor('view', '/workspace/missing'))");
+    out = cell(id, "print(fo(file_editor('view', '/workspace/missing')))");
     assert_starts(out, "ERROR:\nInvalid `path` parameter: /workspace/missing.");
     free(out);
     cell_expect(id, "import agentskills\nprint(sorted(agentskills.__all__))",
@@ -274,6 +283,10 @@ static void test_agent_skills(void **state)
 
 /* ---- the agent user ---- */
 
+/* getent passwd $(id -u), from the agent's process (the image has no getent). */
+#define PW_ENTRY                                                                                   \
+    "python3 -c 'import os, pwd; print(\":\".join(map(str, pwd.getpwuid(os.getuid()))))'"
+
 static void test_run_as_openhands(void **state)
 {
     json_t *s = session_new(harness_eng, "{\"run_as_openhands\": true}");
@@ -287,6 +300,19 @@ static void test_run_as_openhands(void **state)
     assert_string_equal(jstr(obs, "content"), "openhands /home/openhands 1000\n/workspace");
     assert_string_equal(jstr(obs, "extras.metadata.username"), "openhands");
     json_decref(obs);
+    /* The container's user database names it too (paddock's image calls uid 1000 `agent`
+     * first); the agent cannot change it. */
+    run_expect(id, "whoami; id -un; echo ~; " PW_ENTRY "; test -w /etc/passwd || echo ro",
+               "openhands\nopenhands\n/home/openhands\n"
+               "openhands:x:1000:1000:OpenHands agent:/home/openhands:/bin/bash\nro");
+    session_delete(harness_eng, id);
+    json_decref(s);
+
+    /* The native default: paddock's agent, as the image has it. */
+    s = session_new(harness_eng, NULL);
+    id = jstr(s, "id");
+    run_expect(id, "whoami; echo $USER ~; " PW_ENTRY " | cut -d: -f1,6",
+               "agent\nagent /home/agent\nagent:/home/agent");
     session_delete(harness_eng, id);
     json_decref(s);
 
@@ -296,13 +322,34 @@ static void test_run_as_openhands(void **state)
     assert_string_equal(jstr(o, "user"), "root");
     assert_int_equal(json_integer_value(json_object_get(o, "user_id")), 0);
     json_decref(o);
-    run_expect(id, "echo $USER $(id -u)", "root 0");
+    run_expect(id, "echo $USER $(id -u) $(whoami) ~", "root 0 root /root");
     session_delete(harness_eng, id);
     json_decref(s);
 
     s = session_new(harness_eng, "{\"run_as_openhands\": true, \"user_id\": 1234}");
     id = jstr(s, "id");
     run_expect(id, "echo $USER $HOME $(id -u)", "openhands /home/openhands 1234");
+    /* A uid the image does not know gets the name and a group; the image's workspace is
+     * made its own, as OpenHands chowns it. */
+    run_expect(id,
+               "whoami; id -gn; " PW_ENTRY "; grep :1234: /etc/group; stat -c %u /workspace; "
+               "touch /workspace/mine && echo written",
+               "openhands\nopenhands\n"
+               "openhands:x:1234:1234:OpenHands agent:/home/openhands:/bin/bash\n"
+               "openhands:x:1234:\n1234\nwritten");
+    session_delete(harness_eng, id);
+    json_decref(s);
+
+    /* A read-only root: /etc is a copy the executor names the agent in (the home is the
+     * writable /tmp's); the agent can change neither. */
+    s = session_new(harness_eng, "{\"run_as_openhands\": true, \"user_id\": 1234, "
+                                 "\"read_only\": true}");
+    id = jstr(s, "id");
+    run_expect(id,
+               "whoami; echo ~; " PW_ENTRY "; touch /workspace/mine && echo written; "
+               "test -w /etc/passwd || test -w /etc || echo ro",
+               "openhands\n/tmp/home\nopenhands:x:1234:1234:OpenHands agent:/tmp/home:/bin/bash\n"
+               "written\nro");
     session_delete(harness_eng, id);
     json_decref(s);
 }

@@ -290,8 +290,9 @@ static void test_openhands_flow(void **state)
     assert_string_equal(jstr(obs, "content"), "again from-start");
     json_decref(obs);
     /* Without --username/--plugins in its command: OpenHands' user and its default plugins. */
-    obs = execute(url, key, "echo $USER $HOME $(id -u)", 200);
-    assert_string_equal(jstr(obs, "content"), "openhands /home/openhands 1000");
+    obs = execute(url, key, "echo $USER $HOME $(id -u) $(whoami) $(id -un) ~", 200);
+    assert_string_equal(jstr(obs, "content"),
+                        "openhands /home/openhands 1000 openhands openhands /home/openhands");
     json_decref(obs);
     obs =
         execute(url, key, "python3 -c 'import agentskills; print(len(agentskills.__all__))'", 200);
@@ -577,8 +578,10 @@ static void test_start_command(void **state)
     assert_string_equal(jstr(sess, "options.user"), "openhands");
     assert_int_equal(json_integer_value(jpath(sess, "options.user_id")), 1001);
     json_decref(sess);
-    json_t *obs = execute(jstr(rt, "url"), jstr(rt, "session_api_key"), "echo $USER $(id -u)", 200);
-    assert_string_equal(jstr(obs, "content"), "openhands 1001");
+    /* A uid the image does not know is named, and the workspace is its own. */
+    json_t *obs = execute(jstr(rt, "url"), jstr(rt, "session_api_key"),
+                          "echo $USER $(id -u) $(whoami) && touch /workspace/t && echo ok", 200);
+    assert_string_equal(jstr(obs, "content"), "openhands 1001 openhands\nok");
     json_decref(obs);
     lifecycle("stop", id, 200, &r);
     net_reply_free(&r);

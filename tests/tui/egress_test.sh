@@ -77,17 +77,31 @@ else
   fail "rejected connection ($(cat "$TMP/agent-2.json" 2>/dev/null))"
 fi
 
-# ---------------------------------------------------------------- E: the record, live
+# ---------------------------------------------------------------- E: the Egress tab, live
 tm send-keys -t dash Escape 1 E
-if wait_for "2 connections, 0 open" && wait_for "approved" && wait_for "rejected"; then
-  ok "E shows the session's connections with both decisions"
+if poll 100 tab_is Egress && wait_for "2 connections, 0 open" && wait_for "approved" &&
+  wait_for "rejected"; then
+  ok "E shows the session's Egress tab: its connections with both decisions"
 else
-  fail "Egress page"; screen >&2
+  fail "Egress tab"; screen >&2
 fi
 screen | grep -F "127.0.0.1:$HTTP_PORT" | grep -qE " 2 +1 " && ok "the totals count 2 connections, 1 allowed" ||
   { fail "totals per host"; screen >&2; }
-tm send-keys -t dash Escape
-wait_gone "connections, 0 open" || fail "Esc leaves the Egress page"
+# live: a new connection shows on the tab with no key pressed, and again once decided
+agent_get 3 &
+agent3=$!
+wait_for "3 connections, 1 open" 150 && wait_for "pending" &&
+  ok "the tab shows a new connection waiting, live" || { fail "live pending row"; screen >&2; }
+pending=$(api GET /v1/approvals | python3 -c 'import json,sys
+d = json.load(sys.stdin); a = d["approvals"] if isinstance(d, dict) else d
+print(a[0].get("action_id") or a[0].get("id"))' 2>/dev/null)
+api POST "/v1/actions/$pending/reject" '{"reason":"live tab"}' >/dev/null
+wait "$agent3"
+wait_for "3 connections, 0 open" && screen | grep -F "127.0.0.1:$HTTP_PORT" | grep -qE " 3 +1 " &&
+  ok "the tab follows the API's rejection: 3 connections, 1 allowed" || { fail "live end"; screen >&2; }
+tm send-keys -t dash ']'
+poll 100 tab_is Overview && wait_gone "connections, 0 open" && ok "] leaves the Egress tab for Overview" ||
+  { fail "] from Egress"; screen >&2; }
 # ---------------------------------------------------------------- the create form offers egress
 FORMED=egform-$$
 tm send-keys -t dash c

@@ -106,6 +106,21 @@ grep -q "uid [0-9]* read /workspace/src/main.py: 1" <<<"$ops" &&
   grep -q "uid [0-9]* listed /workspace/src: 1 entries" <<<"$ops" &&
   ok "the reads are recorded as the operator's" || fail "operator events: $ops"
 
+# ---------------------------------------------------------------- JSON to a terminal
+# JSON escapes C0 controls but not C1 ones (U+009B is CSI) nor bidi overrides: to a terminal,
+# --json writes every non-ASCII character as \uXXXX (under script(1), a pty).
+run_action "touch \"\$(printf 'c1\\302\\2332J\\342\\200\\256-$$')\"" ||
+  fail "the agent made a file named with C1 CSI and RLO"
+script -qec "'$PADDOCK' --state-dir '$TMP/state' --socket '$SOCK' files --json $SESSION_ID" \
+  /dev/null >"$TMP/json.tty" 2>&1
+if LC_ALL=C grep -q $'\xc2\x9b\|\xe2\x80\xae' "$TMP/json.tty"; then
+  fail "paddock files --json wrote a raw C1 control or RLO to the terminal"
+elif grep -qiF 'c1\u009b2J\u202e' "$TMP/json.tty"; then
+  ok "paddock files --json to a terminal escapes C1 controls and bidi overrides"
+else
+  fail "the hostile name in paddock files --json"; cat "$TMP/json.tty" >&2
+fi
+
 tm send-keys -t dash q
 wait_for 'READY$' || fail "the dashboard quits"
 [ -s "$TMP/dash.err" ] && { fail "the dashboard wrote to stderr"; cat "$TMP/dash.err" >&2; }

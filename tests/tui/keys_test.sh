@@ -94,14 +94,22 @@ active_tab() { cells runs underline | grep '^1:' | head -1 | sed 's/^1: *//; s/ 
 active_tab_is() { [ "$(active_tab)" = "$1" ]; }
 expect_tab() { poll 100 active_tab_is "$1"; }
 expect_tab Overview && ok "Overview is the first tab" || fail "first tab (got '$(active_tab)')"
-for want in Logs Actions Resources Terminal Changes Files Overview; do
+for want in Logs Actions Resources Terminal Changes Files Egress Overview; do
   tm send-keys -t dash ']'
   expect_tab "$want" && ok "] shows the $want tab" || { fail "] to $want (got '$(active_tab)')"; }
 done
-for want in Files Changes Terminal Resources Actions Logs Overview; do
+for want in Egress Files Changes Terminal Resources Actions Logs Overview; do
   tm send-keys -t dash '['
   expect_tab "$want" && ok "[ shows the $want tab" || { fail "[ to $want (got '$(active_tab)')"; }
 done
+tm send-keys -t dash E
+expect_tab Egress && ok "E shows the Egress tab" || fail "E to Egress (got '$(active_tab)')"
+tm send-keys -t dash '['
+expect_tab Files || fail "[ from Egress to Files (got '$(active_tab)')"
+tm send-keys -t dash E
+expect_tab Egress && ok "E shows the Egress tab from another tab" || fail "E again (got '$(active_tab)')"
+tm send-keys -t dash ']'
+expect_tab Overview || fail "] from Egress to Overview (got '$(active_tab)')"
 
 # ---------------------------------------------------------------- the queue: 2, Tab through three
 SESSION_ID=$(api GET /v1/sessions | python3 -c 'import json,sys
@@ -169,7 +177,7 @@ if wait_for "show or hide this help"; then
 import re, sys
 cells = {c.strip() for line in sys.stdin for c in re.split(r"\s{2,}|│", line)}
 print(" ".join(repr(n) for n in sys.argv[1:] if n not in cells))' q '?' Tab S-Tab 'h, Left, 1' \
-    'l, Right, Enter' Esc ']' '[' 2 3 r '^L' : 'j, Down' 'k, Up' 'PgDn, ^F' 'PgUp, ^B' \
+    'l, Right, Enter' Esc ']' '[' 2 3 E r '^L' : 'j, Down' 'k, Up' 'PgDn, ^F' 'PgUp, ^B' \
     'g, Home' 'G, End')
   [ -z "$missing" ] && ok "? lists every global and list key from the tables" ||
     { fail "help is missing: $missing"; screen >&2; }

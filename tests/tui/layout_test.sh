@@ -74,7 +74,8 @@ qline=$(screen | chars 1 40 | grep -F "run: curl" | head -1)
 # ---------------------------------------------------------------- 80x24: tab bar
 bar=$(row 2 | chars 41 80)
 if [[ "$bar" == *Overview* ]] && [[ "$bar" == *Log* ]] && [[ "$bar" == *Act* ]] &&
-  [[ "$bar" == *Res* ]] && [[ "$bar" == *Term* ]] && [[ "$bar" == *Chg* ]] && [[ "$bar" == *File* ]] &&
+  [[ "$bar" == *Res* ]] && [[ "$bar" == *Trm* ]] && [[ "$bar" == *Chg* ]] && [[ "$bar" == *Fil* ]] &&
+  [[ "$bar" == *Egr* ]] &&
   [[ "$bar" != *…* ]]; then
   ok "80x24: the tab bar names every tab, the current one whole: $bar"
 else
@@ -90,11 +91,12 @@ footer_keeps "80x24, sessions"
 tm send-keys -t dash 2
 wait_for "y approve" && footer_keeps "80x24, approvals queue" || fail "2 focuses the queue: '$(footer)'"
 tm send-keys -t dash 1 l
-for t in Overview Logs Actions Resources Terminal Changes Files; do
+for t in Overview Logs Actions Resources Terminal Changes Files Egress; do
   if show_tab "$t"; then
     footer_keeps "80x24, the $t tab"
     tabbar=$(row 2 | chars 41 80)
-    [[ "$tabbar" == *"$t"* ]] || fail "80x24: the $t tab on show is named whole: '$tabbar'"
+    [[ "$tabbar" == *"$t"* ]] && [[ "$tabbar" == *Egr* ]] && [[ "$tabbar" == *Ovw* || $t == Overview ]] ||
+      fail "80x24: the $t tab on show is named whole, the first and last tabs too: '$tabbar'"
   else
     fail "80x24: the $t tab is reached"; screen >&2
   fi
@@ -138,7 +140,7 @@ heads=$(row 3 | chars 1 64)
 [[ "$heads" == *STATE* ]] && [[ "$heads" == *AGE* ]] && [[ "$heads" == *ACTS* ]] && [[ "$heads" == *WAIT* ]] &&
   ok "160x40: the sessions list has its other columns too" || fail "160x40: columns: '$heads'"
 bar=$(row 2 | chars 65 160)
-[[ "$bar" == *"$NAME "* ]] && [[ "$bar" =~ Overview\ ─\ Logs\ ─\ Actions\ ─\ Resources\ ─\ Terminal\ ─\ Changes\ ─\ Files ]] &&
+[[ "$bar" == *"$NAME "* ]] && [[ "$bar" =~ Overview\ ─\ Logs\ ─\ Actions\ ─\ Resources\ ─\ Terminal\ ─\ Changes\ ─\ Files\ ─\ Egress ]] &&
   ok "160x40: the tab bar has the session's name and every tab in full" ||
   fail "160x40: tab bar: '$bar'"
 footer_keeps "160x40, the Actions tab"

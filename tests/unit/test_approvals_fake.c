@@ -132,6 +132,20 @@ static void executor_route(struct fake_conn *c, const char *method, const char *
     json_t *req = json_loads(body, 0, NULL);
     const char *cmd = json_string_value(
         json_object_get(json_object_get(json_object_get(req, "action"), "args"), "command"));
+    if (cmd && strcmp(cmd, "echo huge") == 0) {
+        /* An executor that answers a streamed run with one plain observation larger than any
+         * result frame may be (65 MiB, past the engine's 64 MiB). */
+        size_t n = 65u * 1024 * 1024;
+        char *big = malloc(n + 64);
+        assert_non_null(big);
+        int k = snprintf(big, 64, "{\"observation\":\"run\",\"content\":\"");
+        memset(big + k, 'x', n);
+        strcpy(big + k + n, "\"}");
+        fake_http_reply(c, 200, NULL, big);
+        free(big);
+        json_decref(req);
+        return;
+    }
     if (cmd && strncmp(cmd, "echo gc-", 8) == 0)
         gc_check_committed(cmd);
     else
@@ -582,6 +596,26 @@ static bool wait_state(const char *id, const char *want, char *seen, size_t size
 /* A waiting action is durable: the engine stops and starts again, reconciles the session with
  * the container the (fake) daemon lists by label and its executor, and the action still waits;
  * approved then, it runs. */
+/* A run's reply that is one plain observation (an executor that does not stream) is bounded as
+ * a result frame is: past 64 MiB the action fails with the executor's error instead of the
+ * engine holding all of it. */
+static void test_huge_plain_reply_bounded(void **state)
+{
+    long st;
+    json_t *s = api("POST", "/v1/sessions", "{\"name\": \"fake\"}", &st);
+    assert_int_equal(st, 201);
+    char id[64];
+    snprintf(id, sizeof(id), "%s", jstr(s, "id"));
+    json_decref(s);
+    struct agent a = {0};
+    agent_start(&a, id, "echo huge");
+    pthread_join(a.t, NULL);
+    if (a.status == 200)
+        fail_msg("a 65 MiB plain observation was taken whole");
+    assert_non_null(jstr(json_object_get(a.reply, "error"), "code"));
+    json_decref(a.reply);
+}
+
 static void test_pending_survives_restart(void **state)
 {
     long st;
@@ -737,6 +771,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_approve_and_reject, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pending_survives_restart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_plain_reply_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_group_commit, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("approvals_fake", tests, NULL, NULL);

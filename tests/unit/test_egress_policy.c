@@ -72,9 +72,26 @@ static void test_targets(void **state)
     assert_int_equal(egress_target_parse("[::1]:8443", -1, host, &port), 0);
     assert_string_equal(host, "::1");
     assert_int_equal(egress_target_parse("pypi.org", -1, host, &port), -1); /* CONNECT: a port */
-    static const char *const bad[] = {"",          ":80",    "a b:80",  "-rf:80",      "a.org:x",
-                                      "a.org:0",   "::1:80", "[zz]:80", "a.org:70000", "[::1]x",
-                                      "a;b.org:1", "a/b:1"};
+    static const char *const bad[] = {"",
+                                      ":80",
+                                      "a b:80",
+                                      "-rf:80",
+                                      "a.org:x",
+                                      "a.org:0",
+                                      "::1:80",
+                                      "[zz]:80",
+                                      "a.org:70000",
+                                      "[::1]x",
+                                      "a;b.org:1",
+                                      "a/b:1",
+                                      "a.org..:1",
+                                      "b\xc3\xbc.de:443",
+                                      "[fe80::1%25lo]:80",
+                                      "[fe80::1%lo]:80",
+                                      "a.org:80:80",
+                                      "a\tb.org:1",
+                                      "[::1]:",
+                                      "[]:80"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (egress_target_parse(bad[i], 80, host, &port) == 0)
             fail_msg("\"%s\" should be refused", bad[i]);
@@ -131,6 +148,28 @@ static void test_address_kinds(void **state)
     }
 }
 
+/* One address, however it is written: a deny entry "127.0.0.1" also holds for a request naming
+ * "[::ffff:127.0.0.1]", and for the resolved address of any name that reaches it (the check
+ * engine/egress.c makes on every address it would connect to). */
+static void test_address_spellings(void **state)
+{
+    (void)state;
+    assert_true(egress_addr_equal("127.0.0.1", "::ffff:127.0.0.1"));
+    assert_true(egress_addr_equal("::ffff:7f00:1", "127.0.0.1"));
+    assert_true(egress_addr_equal("::1", "0:0::1"));
+    assert_false(egress_addr_equal("127.0.0.1", "127.0.0.2"));
+    assert_false(egress_addr_equal("127.0.0.1", "::1"));
+    assert_false(egress_addr_equal("127.0.0.1", "64:ff9b::7f00:1")); /* NAT64: another host */
+    assert_false(egress_addr_equal("2130706433", "127.0.0.1"));      /* a name, not an address */
+    assert_true(egress_pattern_match("127.0.0.1:80", "::ffff:127.0.0.1", 80));
+    assert_true(egress_pattern_match("[::ffff:10.0.0.5]", "10.0.0.5", 80));
+    json_t *deny = json_pack("[s]", "169.254.169.254");
+    assert_string_equal(egress_patterns_match(deny, "::ffff:169.254.169.254", 80),
+                        "169.254.169.254");
+    assert_null(egress_patterns_match(deny, "169.254.169.253", 80));
+    json_decref(deny);
+}
+
 /* What the agents' channel counts as weaker (engine/security.c): an allow entry naming the
  * host's own addresses. */
 static void test_internal_patterns(void **state)
@@ -149,7 +188,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_patterns),          cmocka_unit_test(test_matching),
         cmocka_unit_test(test_targets),           cmocka_unit_test(test_address_kinds),
-        cmocka_unit_test(test_internal_patterns),
+        cmocka_unit_test(test_internal_patterns), cmocka_unit_test(test_address_spellings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -149,6 +149,14 @@ static void fake_on_client(int fd, uint32_t ev, void *ud)
         assert_int_equal(write(fd, resp, (size_t)m), m);
         return;
     }
+    if (strstr(buf, "GET /big")) {
+        /* A reply of 5000 bytes: more than a request's max_body of 1000 takes. */
+        static char big[5200];
+        int m = snprintf(big, sizeof(big), "HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n");
+        memset(big + m, 'x', 5000);
+        assert_int_equal(write(fd, big, (size_t)m + 5000), m + 5000);
+        return;
+    }
     const char *body = strstr(buf, "GET /hello") ? "{\"hello\":\"world\"}" : "{\"no\":1}";
     int code = strstr(buf, "GET /hello") ? 200 : 404;
     char resp[256];
@@ -249,6 +257,52 @@ static void test_http_cancel_all_finishes_every_call(void **state)
     loop_free(l);
 }
 
+struct big_result {
+    struct loop *l;
+    long status[2];
+    size_t len[2];
+    char error[2][64];
+    int done;
+};
+
+static void big_on_done(const struct http_result *r, void *ud)
+{
+    struct big_result *b = ud;
+    int i = b->done++;
+    b->status[i] = r->status;
+    b->len[i] = r->len;
+    snprintf(b->error[i], sizeof(b->error[i]), "%s", r->error ? r->error : "");
+    loop_stop(b->l);
+}
+
+/* A buffered reply is bounded (max_body, by default HTTP_BODY_MAX): a peer that sends more (a
+ * sandbox's executor is one) fails its call with why, instead of the engine holding it all. */
+static void test_http_body_bounded(void **state)
+{
+    struct fake f = {.l = loop_new()};
+    assert_int_equal(fake_start(&f), 0);
+    struct http *h = http_new(f.l);
+    struct big_result b = {.l = f.l};
+    struct http_request small = {
+        .method = "GET", .unix_socket = f.path, .url = "http://x/big", .max_body = 1000};
+    assert_int_equal(http_start(h, &small, big_on_done, &b), 0);
+    loop_timer_add(f.l, 5000, on_stop, f.l);
+    assert_int_equal(loop_run(f.l), 0);
+    struct http_request whole = {.method = "GET", .unix_socket = f.path, .url = "http://x/big"};
+    assert_int_equal(http_start(h, &whole, big_on_done, &b), 0);
+    loop_timer_add(f.l, 5000, on_stop, f.l);
+    assert_int_equal(loop_run(f.l), 0);
+    assert_int_equal(b.done, 2);
+    assert_int_equal(b.status[0], -1);
+    assert_non_null(strstr(b.error[0], "larger than the engine takes"));
+    assert_int_equal(b.status[1], 200);
+    assert_int_equal(b.len[1], 5000);
+    http_free(h);
+    close(f.lfd);
+    unlink(f.path);
+    loop_free(f.l);
+}
+
 struct stream_state {
     struct loop *l;
     struct http *h;
@@ -327,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_http_client_on_the_loop),
         cmocka_unit_test(test_http_cancel_all_finishes_every_call),
         cmocka_unit_test(test_http_stream_chunks_abort_and_cancel),
+        cmocka_unit_test(test_http_body_bounded),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();

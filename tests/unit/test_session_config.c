@@ -87,7 +87,8 @@ static const char *parse_bad(const char *text)
 static const char *const golden_default =
     "{\"Image\": \"paddock/base:local\", \"Entrypoint\": [\"/opt/paddock/paddock-executor\"],"
     " \"Cmd\": [\"--socket\", \"/run/paddock/executor.sock\", \"--working-dir\", \"/workspace\","
-    "  \"--user-id\", \"1000\", \"--plugins\", \"ipython\"],"
+    "  \"--user-id\", \"1000\", \"--username\", \"agent\", \"--user-db\", \"/etc\","
+    "  \"--own-working-dir\", \"--plugins\", \"ipython\"],"
     " \"Env\": [\"LANG=C.UTF-8\"],"
     " \"Labels\": {\"paddock.session\": \"s1\", \"paddock.engine\": \"0123456789abcdef\"},"
     " \"User\": \"0:0\", \"WorkingDir\": \"/\", \"StopTimeout\": 5,"
@@ -210,9 +211,14 @@ static void test_options_in_body(void **state)
     assert_true(json_equal(json_object_get(h, "PortBindings"), want_pb));
     json_decref(want_pb);
     assert_int_equal(json_object_size(json_object_get(b, "ExposedPorts")), 2);
-    /* Executor, socket dir, overlay workspace, then the volumes in order. */
+    /* Executor, socket dir, overlay workspace, the volumes in order, then /etc: a copy the
+     * executor can name the agent in (the root is read-only). */
     json_t *m = json_object_get(h, "Mounts");
-    assert_int_equal(json_array_size(m), 5);
+    assert_int_equal(json_array_size(m), 6);
+    json_t *etc = json_array_get(m, 5);
+    assert_string_equal(json_string_value(json_object_get(etc, "Target")), "/etc");
+    assert_string_equal(json_string_value(json_object_get(etc, "Type")), "volume");
+    assert_null(json_object_get(etc, "Source"));
     json_t *ws = json_array_get(m, 2);
     assert_string_equal(json_string_value(json_object_get(ws, "Target")), "/workspace");
     assert_string_equal(json_string_value(json_object_get(ws, "Type")), "volume");
@@ -419,7 +425,8 @@ static void test_plugins_and_user(void **state)
     json_t *b = session_config_container(&eng, c, "s1", "/sock/dir");
     json_t *want = json_loads("[\"--socket\", \"/run/paddock/executor.sock\", \"--working-dir\", "
                               "\"/workspace\", \"--user-id\", \"1001\", \"--username\", "
-                              "\"openhands\", \"--plugins\", \"agent_skills\", \"jupyter\", "
+                              "\"openhands\", \"--user-db\", \"/etc\", \"--own-working-dir\", "
+                              "\"--plugins\", \"agent_skills\", \"jupyter\", "
                               "\"--home\", \"/home/openhands\"]",
                               0, NULL);
     assert_true(json_equal(json_object_get(b, "Cmd"), want));

@@ -225,7 +225,7 @@ static void test_batch(void **state)
     assert_true(first > 0);
     const char obs[] = "{\"content\":\"x\"}";
 
-    assert_int_equal(store_batch_begin(s, true, &err), 0);
+    assert_int_equal(store_batch_begin(s, true, true, &err), 0);
     int64_t a = store_action_insert(s, "gggg", "run", "one", "{}", 3.0, &err);
     int64_t b = store_action_insert(s, "hhhh", "run", "two", "{}", 3.0, &err);
     assert_true(a > 0 && b > 0);
@@ -252,6 +252,37 @@ static void test_batch(void **state)
     int64_t d = store_action_insert(s, "hhhh", "run", "after", "{}", 5.0, &err);
     assert_true(d > c);
     assert_int_equal(committed_actions(), 5);
+    assert_verified(s, NULL);
+}
+
+/* A bare batch (no savepoint per write): a failing write spoils it, the commit fails and
+ * nothing of it stays; the record still verifies. */
+static void test_batch_bare(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "kkkk", "k", "img", SESSION_READY, NULL, 1, &err), 0);
+    assert_int_equal(store_batch_begin(s, true, false, &err), 0);
+    assert_true(store_action_insert(s, "kkkk", "run", "one", "{}", 3.0, &err) > 0);
+    assert_true(store_action_insert(s, "kkkk", "run", "two", "{}", 3.0, &err) > 0);
+    assert_int_equal(store_batch_commit(s, &err), 0);
+    assert_int_equal(committed_actions(), 2);
+    assert_verified(s, "kkkk");
+
+    assert_int_equal(store_batch_begin(s, true, false, &err), 0);
+    assert_true(store_action_insert(s, "kkkk", "run", "three", "{}", 4.0, &err) > 0);
+    assert_int_equal(store_action_insert(s, "zzzz", "run", "bad", "{}", 4.0, &err), -1);
+    free(err);
+    err = NULL;
+    assert_int_equal(store_batch_commit(s, &err), -1);
+    assert_non_null(err);
+    free(err);
+    err = NULL;
+    assert_int_equal(committed_actions(), 2);
+    assert_verified(s, NULL);
+    /* and the store takes writes again, alone */
+    assert_true(store_action_insert(s, "kkkk", "run", "four", "{}", 5.0, &err) > 0);
+    assert_int_equal(committed_actions(), 3);
     assert_verified(s, NULL);
 }
 
@@ -769,6 +800,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_session_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_intent_then_finish, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_bare, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_paging, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupt_inflight, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_pending_and_decided, setup, teardown),

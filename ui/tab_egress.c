@@ -1,4 +1,4 @@
-/* The Egress page (full screen, key E): the selected "network": "egress" session's connections
+/* The Egress tab (and its shortcut E): the selected "network": "egress" session's connections
  * through the engine's proxy (GET /v1/sessions/{id}/egress, docs/egress.md): the totals per
  * destination, then the newest connections with their decision, the rule or person behind it, bytes
  * and end. Fetched on open and again shortly after an "egress" event of the session (a burst costs
@@ -28,7 +28,7 @@ struct tab_eg {
 static struct tab_eg *tab_eg_find(const struct ui *ui)
 {
     for (size_t i = 0; i < sizeof(ui->slots) / sizeof(ui->slots[0]); i++)
-        if (ui->slots[i].page == &page_egress)
+        if (ui->slots[i].page == &tab_egress)
             return ui->slots[i].state;
     return NULL;
 }
@@ -58,7 +58,7 @@ static void tab_eg_fetch(struct ui *ui, struct tab_eg *st)
 
 static void tab_eg_close(struct ui *ui)
 {
-    void **slot = ui_page_slot(ui, &page_egress);
+    void **slot = ui_page_slot(ui, &tab_egress);
     struct tab_eg *st = slot ? *slot : NULL;
     if (!st)
         return;
@@ -72,7 +72,7 @@ static void tab_eg_close(struct ui *ui)
 static unsigned tab_eg_open(struct ui *ui)
 {
     tab_eg_close(ui);
-    void **slot = ui_page_slot(ui, &page_egress);
+    void **slot = ui_page_slot(ui, &tab_egress);
     struct tab_eg *st = slot ? calloc(1, sizeof(*st)) : NULL;
     if (!st) {
         ui_set_error(ui, "Egress: out of memory");
@@ -207,9 +207,9 @@ static void tab_eg_draw(struct ui *ui, WINDOW *w, bool focused)
     }
 }
 
-const struct ui_page page_egress = {
+const struct ui_page tab_egress = {
     .name = "Egress",
-    .key = 'E',
+    .short_name = "Egr",
     .list = -1,
     .open = tab_eg_open,
     .close = tab_eg_close,
@@ -219,11 +219,14 @@ const struct ui_page page_egress = {
     .on_tick = tab_eg_on_tick,
 };
 
-unsigned page_egress_show(struct ui *ui)
+unsigned tab_egress_show(struct ui *ui)
 {
     if (!ui->sel_session) {
         ui_set_error(ui, "Egress: select a session first");
         return UI_DIRTY_FOOTER;
     }
-    return ui_show_page(ui, &page_egress);
+    for (size_t t = 0; t < ui_ntabs; t++)
+        if (ui_tabs[t] == &tab_egress)
+            return ui_show_tab(ui, t);
+    return 0;
 }
