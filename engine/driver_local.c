@@ -52,6 +52,13 @@
 #define LOCAL_POLL_MS 10
 #define LOCAL_STOP_WAIT_MS 5000
 #define LOCAL_STATS_MS 1000
+/* Removing a cgroup whose killed processes are still exiting: tried again from a loop timer,
+ * the delay doubling up to a cap, until a deadline; what is left then is gc's (local_gc). */
+#define LOCAL_REAP_FIRST_MS 10
+#define LOCAL_REAP_MAX_MS 1000
+#define LOCAL_REAP_DEADLINE_MS 60000
+#define LOCAL_OOM_CHECK_MS 50
+#define LOCAL_OOM_CHECKS 40
 /* In bubblewrap's child: the seccomp program's descriptor (--seccomp). */
 #define LOCAL_SECCOMP_FD 6
 #define STR_(x) #x
@@ -71,10 +78,28 @@ struct lsb {
     int pidfd;
     bool child; /* the engine's own child (its exit code can be read) */
     bool paused;
+    bool frozen;      /* paused by the cgroup freezer, else by SIGSTOP (no freezer here) */
+    bool oom_killed;  /* the kernel's OOM killer ended a process of its last run, as Docker's
+                       * State.OOMKilled */
+    int64_t oom_told; /* OOM kills of this run already told as "oom" events */
+    int oom_fd;       /* local_cgroup_oom_watch's, while it runs; -1 */
+    struct loop_timer *oom_timer;
+    int oom_checks;
     int exit_code;
     const char *error;              /* why it ended, when not by itself */
     struct local_cgroup_limits lim; /* the session's limits (the create body's) */
     struct local_cgroup *cg;        /* while it runs */
+};
+
+/* A cgroup being removed: its processes were killed and have not all exited yet. */
+struct local_reap {
+    struct local_reap *next;
+    struct engine *eng;
+    char *id; /* the sandbox's */
+    struct local_cgroup *cg;
+    struct loop_timer *timer;
+    long delay_ms;
+    double deadline;
 };
 
 struct local {
@@ -88,6 +113,7 @@ struct local {
     uid_t uid;
     gid_t gid;
     struct lsb *sbs;
+    struct local_reap *reaps;
 };
 
 static struct local *lc(const struct engine *eng)
@@ -274,13 +300,14 @@ static char *sb_file(const struct local *L, const char *id, const char *ext)
 
 static void sb_save(const struct local *L, const struct lsb *sb)
 {
-    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b,s:{s:I,s:f,s:I}}",
-                          "session", sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws,
-                          "executor", sb->exe, "env", sb->env, "labels", sb->labels, "pid",
-                          (json_int_t)sb->pid, "start", (json_int_t)sb->start, "init",
-                          (json_int_t)sb->init, "init_start", (json_int_t)sb->init_start, "paused",
-                          sb->paused, "limits", "memory", (json_int_t)sb->lim.memory, "cpus",
-                          sb->lim.cpus, "pids", (json_int_t)sb->lim.pids);
+    json_t *j = json_pack(
+        "{s:s,s:s,s:s,s:s,s:O,s:O,s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:I,s:{s:I,s:f,s:I}}", "session",
+        sb->session_id, "sock_dir", sb->sock_dir, "workspace", sb->ws, "executor", sb->exe, "env",
+        sb->env, "labels", sb->labels, "pid", (json_int_t)sb->pid, "start", (json_int_t)sb->start,
+        "init", (json_int_t)sb->init, "init_start", (json_int_t)sb->init_start, "paused",
+        sb->paused, "frozen", sb->frozen, "oom_killed", sb->oom_killed, "oom_told",
+        (json_int_t)sb->oom_told, "limits", "memory", (json_int_t)sb->lim.memory, "cpus",
+        sb->lim.cpus, "pids", (json_int_t)sb->lim.pids);
     char *path = sb_file(L, sb->id, "json"), *tmp = sb_file(L, sb->id, "json.tmp");
     if (j && path && tmp && json_dump_file(j, tmp, JSON_COMPACT) == 0)
         rename(tmp, path);
@@ -289,12 +316,15 @@ static void sb_save(const struct local *L, const struct lsb *sb)
     free(tmp);
 }
 
+static void sb_oom_unwatch(struct lsb *sb);
+
 static void sb_free(struct lsb *sb)
 {
     if (sb->pidfd >= 0) {
         loop_del_fd(sb->eng->loop, sb->pidfd);
         close(sb->pidfd);
     }
+    sb_oom_unwatch(sb);
     free(sb->id);
     free(sb->session_id);
     free(sb->sock_dir);
@@ -308,15 +338,146 @@ static void sb_free(struct lsb *sb)
 
 static void sb_on_exit(int fd, uint32_t events, void *ud);
 
-/* Its processes are gone: so is its cgroup (what is left in it is killed). */
+/* ---- removing cgroups without waiting on the loop ---- */
+
+static void reap_free(struct local_reap *r)
+{
+    struct engine *eng = r->eng;
+    struct local *L = lc(eng);
+    for (struct local_reap **p = &L->reaps; *p; p = &(*p)->next)
+        if (*p == r) {
+            *p = r->next;
+            break;
+        }
+    if (r->timer)
+        loop_timer_cancel(eng->loop, r->timer);
+    local_cgroup_free(r->cg);
+    free(r->id);
+    free(r);
+}
+
+static void reap_tick(void *ud);
+
+static void reap_schedule(struct local_reap *r)
+{
+    r->timer = loop_timer_add(r->eng->loop, r->delay_ms, reap_tick, r);
+    if (!r->timer)
+        reap_free(r); /* gc's then */
+}
+
+static void reap_tick(void *ud)
+{
+    struct local_reap *r = ud;
+    r->timer = NULL;
+    if (local_cgroup_remove(r->cg) == 0 || loop_now_ms() >= r->deadline) {
+        reap_free(r);
+        return;
+    }
+    r->delay_ms = r->delay_ms * 2 > LOCAL_REAP_MAX_MS ? LOCAL_REAP_MAX_MS : r->delay_ms * 2;
+    reap_schedule(r);
+}
+
+/* A start again of the sandbox makes its cgroup anew: an old removal must not kill it. */
+static void reap_cancel(struct engine *eng, const char *id)
+{
+    for (struct local_reap *r = lc(eng)->reaps; r; r = r->next)
+        if (strcmp(r->id, id) == 0) {
+            reap_free(r);
+            return;
+        }
+}
+
+/* Its processes are gone: so is its cgroup (what is left in it is killed). Killed processes
+ * take a moment to exit, a D-state one longer: the removal goes on from a timer then. */
 static void sb_uncgroup(struct lsb *sb)
 {
+    struct engine *eng = sb->eng;
     if (!sb->cg)
-        sb->cg = local_cgroup_open(lc(sb->eng)->scope, sb->id);
-    if (sb->cg)
-        local_cgroup_remove(sb->cg);
+        sb->cg = local_cgroup_open(lc(eng)->scope, sb->id);
+    struct local_reap *r = NULL;
+    if (sb->cg && local_cgroup_remove(sb->cg) < 0 && (r = calloc(1, sizeof(*r))) &&
+        (r->id = strdup(sb->id))) {
+        reap_cancel(eng, sb->id);
+        r->eng = eng;
+        r->cg = sb->cg;
+        r->delay_ms = LOCAL_REAP_FIRST_MS;
+        r->deadline = loop_now_ms() + LOCAL_REAP_DEADLINE_MS;
+        r->next = lc(eng)->reaps;
+        lc(eng)->reaps = r;
+        sb->cg = NULL;
+        reap_schedule(r);
+        return;
+    }
+    free(r);
     local_cgroup_free(sb->cg);
     sb->cg = NULL;
+}
+
+/* ---- the OOM killer: told as Docker's "oom" event, one per kill, and kept for inspect ---- */
+
+static void sb_oom_unwatch(struct lsb *sb)
+{
+    if (sb->oom_timer)
+        loop_timer_cancel(sb->eng->loop, sb->oom_timer);
+    sb->oom_timer = NULL;
+    if (sb->oom_fd >= 0) {
+        loop_del_fd(sb->eng->loop, sb->oom_fd);
+        close(sb->oom_fd);
+    }
+    sb->oom_fd = -1;
+}
+
+/* The kills not told yet, told now (before the "die" of a sandbox the killer ended); whether
+ * there were any. */
+static bool sb_oom_tell(struct lsb *sb)
+{
+    struct local_cgroup_usage u;
+    if (!sb->cg || local_cgroup_usage(sb->cg, &u) < 0)
+        return false;
+    sb->oom_killed = sb->oom_killed || u.oom_kills > 0;
+    if (u.oom_kills <= sb->oom_told)
+        return false;
+    for (; sb->oom_told < u.oom_kills; sb->oom_told++) {
+        json_t *ev = json_pack("{s:s,s:{s:s,s:O}}", "Action", "oom", "Actor", "ID", sb->id,
+                               "Attributes", sb->labels);
+        if (ev && !sb->eng->stopping)
+            session_on_sandbox_event(sb->eng, ev);
+        json_decref(ev);
+    }
+    return true;
+}
+
+/* cgroup v1 signals when the group runs out of memory, before the killer has chosen: the count
+ * is read again a few times shortly after. */
+static void sb_oom_check(void *ud)
+{
+    struct lsb *sb = ud;
+    sb->oom_timer = NULL;
+    if (!sb_oom_tell(sb) && --sb->oom_checks > 0)
+        sb->oom_timer = loop_timer_add(sb->eng->loop, LOCAL_OOM_CHECK_MS, sb_oom_check, sb);
+}
+
+static void sb_on_oom(int fd, uint32_t events, void *ud)
+{
+    (void)events;
+    char buf[4096];
+    while (read(fd, buf, sizeof(buf)) > 0) {
+    }
+    struct lsb *sb = ud;
+    sb->oom_checks = LOCAL_OOM_CHECKS;
+    sb_oom_check(sb);
+}
+
+/* Without a notice from the kernel the kills are still counted when the sandbox ends. */
+static void sb_oom_watch(struct lsb *sb)
+{
+    sb_oom_unwatch(sb);
+    if (!sb->cg || (sb->oom_fd = local_cgroup_oom_watch(sb->cg)) < 0)
+        return;
+    if (loop_add_fd(sb->eng->loop, sb->oom_fd, EPOLLIN, sb_on_oom, sb) < 0) {
+        close(sb->oom_fd);
+        sb->oom_fd = -1;
+    }
 }
 
 static void sb_watch(struct lsb *sb)
@@ -345,6 +506,8 @@ static void sb_ended(struct lsb *sb)
         sb->exit_code = -1;
     }
     sb_kill_namespace(sb); /* what the outer process left behind in it */
+    sb_oom_tell(sb);
+    sb_oom_unwatch(sb);
     sb_uncgroup(sb);
     sb->pid = 0;
     sb->start = 0;
@@ -399,7 +562,11 @@ static struct lsb *sb_find(struct engine *eng, const char *id)
                        .init_start =
                            (unsigned long long)json_integer_value(json_object_get(j, "init_start")),
                        .paused = json_is_true(json_object_get(j, "paused")),
-                       .pidfd = -1};
+                       .frozen = json_is_true(json_object_get(j, "frozen")),
+                       .oom_killed = json_is_true(json_object_get(j, "oom_killed")),
+                       .oom_told = json_integer_value(json_object_get(j, "oom_told")),
+                       .pidfd = -1,
+                       .oom_fd = -1};
     json_t *lim = json_object_get(j, "limits");
     sb->lim =
         (struct local_cgroup_limits){.memory = json_integer_value(json_object_get(lim, "memory")),
@@ -411,6 +578,7 @@ static struct lsb *sb_find(struct engine *eng, const char *id)
     if (sb->pid > 0 && sb_alive(sb)) {
         sb_watch(sb); /* reattached */
         sb->cg = local_cgroup_open(L->scope, sb->id);
+        sb_oom_watch(sb);
     } else if (sb->pid > 0) {
         sb_kill_namespace(sb);
         sb_uncgroup(sb);
@@ -524,7 +692,8 @@ static int ld_create(struct engine *eng, const char *name, json_t *body, sandbox
                        .exe = strdup(exe),
                        .env = json_deep_copy(json_object_get(body, "Env")),
                        .labels = json_deep_copy(labels),
-                       .pidfd = -1};
+                       .pidfd = -1,
+                       .oom_fd = -1};
     json_t *host = json_object_get(body, "HostConfig");
     sb->lim = (struct local_cgroup_limits){
         .memory = json_integer_value(json_object_get(host, "Memory")),
@@ -639,6 +808,7 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
         return reply_later(eng, fn, ud, 304, NULL, NULL);
     /* The limits hold or it does not start: a session must not run unlimited unawares. */
     char *why = NULL;
+    reap_cancel(eng, sb->id);
     local_cgroup_free(sb->cg);
     sb->cg = local_cgroup_make(L->scope, sb->id, &sb->lim, &why);
     if (!sb->cg) {
@@ -733,8 +903,12 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
     sb->pid = pid;
     sb->child = true;
     sb->paused = false;
+    sb->frozen = false;
+    sb->oom_killed = false;
+    sb->oom_told = 0;
     sb->exit_code = 0;
     sb->error = NULL;
+    sb_oom_watch(sb);
     /* Read at once: the child has not exec'd yet, but its start time is already its own. */
     sb->start = proc_start_time(pid);
     sb_watch(sb);
@@ -788,6 +962,9 @@ static void sb_kill(struct lsb *sb)
         tree_signal(sb->pid, SIGCONT);
     }
     sb_kill_namespace(sb);
+    /* A cgroup v1 freezer holds SIGKILL until it thaws. */
+    if (sb->frozen && sb->cg)
+        local_cgroup_freeze(sb->cg, false);
 }
 
 static int ld_stop(struct engine *eng, const char *id, int timeout_s, sandbox_done_fn fn, void *ud)
@@ -811,11 +988,27 @@ static int ld_pause_resume(struct engine *eng, const char *id, bool pause, sandb
     if (!sb_alive(sb) || sb->paused == pause)
         return reply_later(eng, fn, ud, 409, NULL,
                            pause ? "the sandbox is not running" : "the sandbox is not paused");
-    /* SIGSTOP of the whole tree: memory, cwd and variables kept, as a cgroup freeze keeps them. */
-    tree_signal(sb->pid, pause ? SIGSTOP : SIGCONT);
+    /* The cgroup freezer, as Docker pauses: every process of the sandbox, whatever it does with
+     * SIGCONT, and the ones that left the process tree. SIGSTOP of the tree only where there is no
+     * freezer (cgroup v1 without its hierarchy, a kernel before 5.2). The reply's message says
+     * which, for the session's reason. */
+    const char *how;
+    if (pause) {
+        sb->frozen = sb->cg && local_cgroup_freeze(sb->cg, true) == 0;
+        if (!sb->frozen)
+            tree_signal(sb->pid, SIGSTOP);
+        how = sb->frozen ? "cgroup freezer" : "SIGSTOP: no cgroup freezer on this host";
+    } else {
+        if (sb->frozen && local_cgroup_freeze(sb->cg, false) < 0)
+            return reply_later(eng, fn, ud, 500, NULL, "cannot thaw the sandbox's cgroup");
+        if (!sb->frozen)
+            tree_signal(sb->pid, SIGCONT);
+        sb->frozen = false;
+        how = "";
+    }
     sb->paused = pause;
     sb_save(lc(eng), sb);
-    return reply_later(eng, fn, ud, 204, NULL, NULL);
+    return reply_later(eng, fn, ud, 204, NULL, how);
 }
 
 static int ld_pause(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
@@ -880,11 +1073,12 @@ static json_t *sb_inspect(const struct local *L, struct lsb *sb)
     const char *status = running ? (sb->paused ? "paused" : "running") : "exited";
     /* GraphDriver's UpperDir is where the sandbox's writes go: the workspace here, which the
      * disk watchdog (disk.c) then measures against limits.disk. */
-    return json_pack("{s:s,s:{s:s,s:b,s:b,s:i,s:b,s:s,s:I},s:{s:O},s:{s:{s:s}}}", "Id", sb->id,
-                     "State", "Status", status, "Running", running, "Paused", running && sb->paused,
-                     "ExitCode", sb->exit_code, "OOMKilled", 0, "Error", sb->error ? sb->error : "",
-                     "Pid", (json_int_t)sb_ns_init(L, sb), "Config", "Labels", sb->labels,
-                     "GraphDriver", "Data", "UpperDir", sb->ws);
+    return json_pack(
+        "{s:s,s:{s:s,s:b,s:b,s:i,s:b,s:s,s:I},s:{s:O},s:{s:I},s:{s:{s:s}}}", "Id", sb->id, "State",
+        "Status", status, "Running", running, "Paused", running && sb->paused, "ExitCode",
+        sb->exit_code, "OOMKilled", !running && sb->oom_killed, "Error", sb->error ? sb->error : "",
+        "Pid", (json_int_t)sb_ns_init(L, sb), "Config", "Labels", sb->labels, "HostConfig",
+        "Memory", (json_int_t)sb->lim.memory, "GraphDriver", "Data", "UpperDir", sb->ws);
 }
 
 static int ld_inspect(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
@@ -1784,6 +1978,8 @@ void local_teardown(struct engine *eng)
         return;
     while (L->execs) /* the shells stay; the engine stops following them */
         exec_free(L->execs);
+    while (L->reaps) /* the next engine's gc removes what is left */
+        reap_free(L->reaps);
     while (L->sbs) {
         struct lsb *sb = L->sbs;
         L->sbs = sb->next;
@@ -1821,6 +2017,13 @@ char *local_workspace(const struct engine *eng, const char *session_id)
 {
     const struct local *L = lc(eng);
     return L ? util_strdupf("%s/%s", L->root, session_id) : NULL;
+}
+
+void local_gc(struct engine *eng)
+{
+    struct local *L = lc(eng);
+    if (L)
+        local_cgroup_gc(L->scope, gc_keep, L);
 }
 
 const struct sandbox_driver *local_driver_for(const struct engine *eng, const char *sandbox_id)

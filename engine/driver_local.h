@@ -30,6 +30,9 @@ void local_teardown(struct engine *eng);
 /* Whether a session may use the local backend now: 0, or -1 with why (the setting to change, or
  * what is missing). */
 int local_check_usable(const struct engine *eng, char *why, size_t n);
+/* Remove the cgroups of sandboxes that are gone, which a removal left (processes that took
+ * longer than its deadline to exit): one try each, never a wait. */
+void local_gc(struct engine *eng);
 /* The workspace of the sandbox id (a host path, malloc'd), or NULL. */
 char *local_workspace(const struct engine *eng, const char *session_id);
 

@@ -93,8 +93,13 @@ struct egress_conn {
     char method[16];
     char host[EGRESS_HOST_MAX + 1];
     int port;
-    bool tunnel;           /* CONNECT */
-    char *upstream;        /* a plain request's head as the destination gets it (origin-form) */
+    bool tunnel;    /* CONNECT */
+    char *upstream; /* a plain request's head as the destination gets it (origin-form) */
+    /* A plain request's body bytes not yet taken from the client (its Content-Length). The
+     * relay takes no byte past them: a second request on the connection (pipelined, or
+     * smuggled after the body) would reach the destination unchecked. */
+    int64_t body_left;
+    bool cut;              /* the client sent bytes past its first request: not forwarded */
     int64_t rec;           /* the record's row */
     int64_t action;        /* the question waiting in the queue, 0: none */
     bool approved_literal; /* the operator approved exactly this address */
@@ -206,6 +211,14 @@ static void egress_conn_end(struct egress_conn *c, const char *why)
     egress_fd_close(eng, &c->cfd, &c->cev);
     egress_fd_close(eng, &c->sfd, &c->sev);
     if (c->rec > 0) {
+        char cut[1400];
+        if (c->cut && why) {
+            snprintf(cut, sizeof(cut),
+                     "%s; cut: the client sent bytes after its first request, not forwarded "
+                     "(one request per connection)",
+                     why);
+            why = cut;
+        }
         store_egress_end(eng->store, c->rec, c->address[0] ? c->address : NULL, c->bytes_up,
                          c->bytes_down, util_now(), why, NULL);
         egress_publish(c, "end");
@@ -402,7 +415,12 @@ static void egress_relay(struct egress_conn *c)
     bool moved = false;
     int64_t sent_down = 0;
     int64_t left = site->max_bytes ? site->max_bytes - site->bytes : INT64_MAX, was = left;
-    int rc = egress_pipe_pump(&c->up, c->cfd, c->sfd, &c->bytes_up, &moved, &left);
+    /* A plain request's client gives no byte past its body (a tunnel's copying is untouched). */
+    int64_t room = c->tunnel || c->body_left > left ? left : c->body_left, room_was = room;
+    int rc = egress_pipe_pump(&c->up, c->cfd, c->sfd, &c->bytes_up, &moved, &room);
+    left -= room_was - room;
+    if (!c->tunnel)
+        c->body_left -= room_was - room;
     if (rc == 0)
         rc = egress_pipe_pump(&c->down, c->sfd, c->cfd, &sent_down, &moved, &left);
     c->bytes_down += sent_down;
@@ -419,12 +437,22 @@ static void egress_relay(struct egress_conn *c)
         c->last = loop_now_ms();
     bool up_pending = c->up.off < c->up.len || c->up.inbuf,
          down_pending = c->down.off < c->down.len || c->down.inbuf;
+    /* A plain request sent whole: the client has nothing more to say to this destination. */
+    bool up_done = !c->tunnel && c->body_left == 0 && !up_pending;
+    if (up_done && c->cut && !c->up.shut) {
+        /* Bytes past the request wait in the client's socket, unread; the destination hears
+         * the end, so one that ignores Connection: close ends after its response too. */
+        shutdown(c->sfd, SHUT_WR);
+        c->up.shut = true;
+    }
     if ((c->up.eof && c->up.shut && c->down.eof && c->down.shut) ||
-        (c->hup_c && c->up.eof && !up_pending) || (c->hup_s && c->down.eof && !down_pending)) {
+        (c->hup_c && c->up.eof && !up_pending) || (c->hup_s && c->down.eof && !down_pending) ||
+        (up_done && c->down.eof && c->down.shut)) {
         egress_conn_end(c, "closed");
         return;
     }
-    uint32_t cw = (!up_pending && !c->up.eof ? EPOLLIN : 0) | (down_pending ? EPOLLOUT : 0);
+    uint32_t cw = (!up_pending && !c->up.eof && !(up_done && c->cut) ? EPOLLIN : 0) |
+                  (down_pending ? EPOLLOUT : 0);
     uint32_t sw = (!down_pending && !c->down.eof ? EPOLLIN : 0) | (up_pending ? EPOLLOUT : 0);
     egress_watch(c, c->cfd, &c->cev, cw, egress_on_client);
     egress_watch(c, c->sfd, &c->sev, sw, egress_on_server);
@@ -443,10 +471,17 @@ static void egress_relay_start(struct egress_conn *c)
     /* What the destination gets first: a plain request's rewritten head, then whatever the
      * client sent after its head; a tunnel's client hears 200 first. */
     struct buf first = BUF_INIT;
-    if (c->upstream)
+    size_t rest = c->head.len - c->head_len;
+    if (c->upstream) {
         buf_append(&first, c->upstream, strlen(c->upstream));
-    if (c->head.len > c->head_len)
-        buf_append(&first, c->head.data + c->head_len, c->head.len - c->head_len);
+        if ((int64_t)rest > c->body_left) {
+            rest = (size_t)c->body_left;
+            c->cut = true;
+        }
+        c->body_left -= (int64_t)rest;
+    }
+    if (rest)
+        buf_append(&first, c->head.data + c->head_len, rest);
     c->up.data = first.data;
     c->up.len = first.len;
     if (c->tunnel) {
@@ -474,6 +509,16 @@ static void egress_on_client(int fd, uint32_t events, void *ud)
     }
     if (events & EPOLLHUP)
         c->hup_c = true;
+    if ((events & EPOLLIN) && !c->tunnel && c->body_left == 0 && !c->up.eof && !c->cut) {
+        /* The request is taken whole: more bytes are a second request, not relayed (its
+         * end, though, is the client's half-close, passed on as before). */
+        char b;
+        ssize_t n = recv(c->cfd, &b, 1, MSG_PEEK);
+        if (n > 0)
+            c->cut = true;
+        else if (n == 0)
+            c->up.eof = true;
+    }
     egress_relay(c);
 }
 
@@ -963,6 +1008,49 @@ static bool egress_header_name_valid(const char *name, size_t n)
     return true;
 }
 
+/* The request's body framing from one header line (name, value through e): 0, or -1 after
+ * replying. Only Content-Length frames a body: a chunked one is refused (411) rather than
+ * parsed, and a head that frames its body two ways, or names two lengths, is refused (400):
+ * the destination could read a different end than the engine, and the bytes after it as a
+ * request nobody checked. */
+static int egress_head_framing(struct egress_conn *c, const char *name, size_t n, const char *v,
+                               const char *e, bool *has_cl, bool *has_te)
+{
+    bool cl = n == 14 && strncasecmp(name, "content-length", n) == 0;
+    bool te = n == 17 && strncasecmp(name, "transfer-encoding", n) == 0;
+    if (!cl && !te)
+        return 0;
+    if (te)
+        *has_te = true;
+    if (cl) {
+        while (v < e && (*v == ' ' || *v == '\t'))
+            v++;
+        while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        int64_t len = 0;
+        bool ok = v < e && e - v <= 15;
+        for (const char *q = v; ok && q < e; q++) {
+            ok = isdigit((unsigned char)*q);
+            len = len * 10 + (*q - '0');
+        }
+        if (*has_cl || !ok) {
+            egress_conn_reply(c, 400, "Bad Request",
+                              "paddock egress: %s Content-Length (request smuggling)",
+                              *has_cl ? "more than one" : "a bad");
+            return -1;
+        }
+        *has_cl = true;
+        c->body_left = len;
+    }
+    if (*has_te && *has_cl) {
+        egress_conn_reply(c, 400, "Bad Request",
+                          "paddock egress: both Content-Length and Transfer-Encoding "
+                          "(request smuggling)");
+        return -1;
+    }
+    return 0;
+}
+
 /* Parses the head: 0, or -1 after replying. */
 static int egress_head_parse(struct egress_conn *c)
 {
@@ -1038,6 +1126,7 @@ static int egress_head_parse(struct egress_conn *c)
     if (c->port != 80)
         buf_printf(&up, ":%d", c->port);
     buf_printf(&up, "\r\n");
+    bool has_cl = false, has_te = false;
     for (char *p = eol + 2; p < h + c->head_len - 2;) {
         char *e = strstr(p, "\r\n");
         if (!e)
@@ -1049,9 +1138,20 @@ static int egress_head_parse(struct egress_conn *c)
                               "paddock egress: a header line that is no \"name: value\"");
             return -1;
         }
+        if (egress_head_framing(c, p, (size_t)(colon - p), colon + 1, e, &has_cl, &has_te) < 0) {
+            buf_free(&up);
+            return -1;
+        }
         if (!egress_header_dropped(p, (size_t)(colon - p)))
             buf_append(&up, p, (size_t)(e - p) + 2);
         p = e + 2;
+    }
+    if (has_te) {
+        buf_free(&up);
+        egress_conn_reply(c, 411, "Length Required",
+                          "paddock egress: a request body must have a Content-Length "
+                          "(Transfer-Encoding is not relayed)");
+        return -1;
     }
     buf_printf(&up, "Connection: close\r\n\r\n");
     c->upstream = up.data;

@@ -5,6 +5,7 @@
 #include "engine/base/session_state.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
+#include "engine/driver_local.h"
 #include "engine/engine_internal.h"
 #include "engine/session.h"
 #include "engine/session_internal.h"
@@ -216,6 +217,8 @@ void gc_run(struct engine *eng, bool dry_run, gc_done_fn fn, void *ud)
     g->dry_run = dry_run;
     g->fn = fn;
     g->ud = ud;
+    if (!dry_run)
+        local_gc(eng);
     g->report = json_pack("{s:b,s:[],s:[],s:[],s:[]}", "dry_run", dry_run, "containers", "volumes",
                           "socket_dirs", "errors");
     char *label = util_strdupf("paddock.engine=%s", eng->engine_id);

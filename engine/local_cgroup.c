@@ -14,27 +14,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CG_ROOT "/sys/fs/cgroup"
 #define CG_BASE "paddock.local"
 #define CG2_MAGIC 0x63677270 /* CGROUP2_SUPER_MAGIC */
 #define CG_PERIOD_US 100000
-#define CG_KILL_WAIT_MS 2000
 
-enum cg_ctl { CG_MEMORY, CG_CPU, CG_CPUACCT, CG_PIDS, CG_N };
+/* The freezer is the one optional controller: without it, pause falls back to signals. */
+enum cg_ctl { CG_MEMORY, CG_CPU, CG_CPUACCT, CG_PIDS, CG_FREEZER, CG_N };
 
 /* Where each value lives, per version. */
 struct cg_files {
     const char *memory, *memory_limit, *swap_limit, *cpu_usage, *cpu_limit, *pids, *pids_limit,
-        *oom;
-    const char *oom_key; /* the line of .oom counting kills */
-    long long cpu_scale; /* .cpu_usage's unit in ns */
-    bool cpu_stat_line;  /* .cpu_usage is "usage_usec N" in a list */
-    bool cpu_max_pair;   /* .cpu_limit is "quota period" (v2), else two files (v1) */
+        *oom, *freeze;
+    const char *frozen, *thawed; /* what .freeze is written */
+    const char *oom_key;         /* the line of .oom counting kills */
+    long long cpu_scale;         /* .cpu_usage's unit in ns */
+    bool cpu_stat_line;          /* .cpu_usage is "usage_usec N" in a list */
+    bool cpu_max_pair;           /* .cpu_limit is "quota period" (v2), else two files (v1) */
 };
 
 static const struct cg_files files_v2 = {
@@ -46,6 +48,9 @@ static const struct cg_files files_v2 = {
     .pids = "pids.current",
     .pids_limit = "pids.max",
     .oom = "memory.events",
+    .freeze = "cgroup.freeze",
+    .frozen = "1",
+    .thawed = "0",
     .oom_key = "oom_kill",
     .cpu_scale = 1000,
     .cpu_stat_line = true,
@@ -61,16 +66,23 @@ static const struct cg_files files_v1 = {
     .pids = "pids.current",
     .pids_limit = "pids.max",
     .oom = "memory.oom_control",
+    .freeze = "freezer.state",
+    .frozen = "FROZEN",
+    .thawed = "THAWED",
     .oom_key = "oom_kill",
     .cpu_scale = 1,
 };
 
-static const char *const ctl_names[CG_N] = {
-    [CG_MEMORY] = "memory", [CG_CPU] = "cpu", [CG_CPUACCT] = "cpuacct", [CG_PIDS] = "pids"};
+static const char *const ctl_names[CG_N] = {[CG_MEMORY] = "memory",
+                                            [CG_CPU] = "cpu",
+                                            [CG_CPUACCT] = "cpuacct",
+                                            [CG_PIDS] = "pids",
+                                            [CG_FREEZER] = "freezer"};
 
 struct local_cgroup {
     const struct cg_files *f;
-    char *dir[CG_N];      /* the cgroup in each controller's hierarchy (v2: one for all) */
+    char *dir[CG_N];      /* the cgroup in each controller's hierarchy (v2: one for all);
+                           * dir[CG_FREEZER] NULL without a freezer */
     char *join[CG_N + 1]; /* distinct dirs' cgroup.procs */
 };
 
@@ -171,6 +183,10 @@ static int cg_dirs(const char *sub, char *dir[CG_N], const struct cg_files **fil
     *files = &files_v1;
     for (int i = 0; i < CG_N; i++) {
         char *mnt = cg_v1_mount(ctl_names[i]);
+        if (!mnt && i == CG_FREEZER) {
+            dir[i] = NULL;
+            continue;
+        }
         if (!mnt) {
             if (err)
                 *err = util_strdupf("no cgroup hierarchy with the %s controller is mounted "
@@ -230,9 +246,9 @@ static struct local_cgroup *cg_new(const char *scope, const char *name, char **e
     free(sub);
     size_t n = 0;
     for (int i = 0; i < CG_N; i++) {
-        bool seen = false;
-        for (int j = 0; j < i; j++)
-            seen |= strcmp(cg->dir[i], cg->dir[j]) == 0;
+        bool seen = !cg->dir[i];
+        for (int j = 0; j < i && !seen; j++)
+            seen = cg->dir[j] && strcmp(cg->dir[i], cg->dir[j]) == 0;
         if (!seen)
             cg->join[n++] = util_strdupf("%s/cgroup.procs", cg->dir[i]);
     }
@@ -299,7 +315,7 @@ struct local_cgroup *local_cgroup_make(const char *scope, const char *name,
     if (!cg)
         return NULL;
     for (int i = 0; i < CG_N; i++)
-        if (util_mkdir_p(cg->dir[i], 0755) < 0) {
+        if (cg->dir[i] && util_mkdir_p(cg->dir[i], 0755) < 0) {
             *err = util_strdupf("cannot make the cgroup %s: %s", cg->dir[i], strerror(errno));
             local_cgroup_free(cg);
             return NULL;
@@ -362,30 +378,25 @@ static int cg_kill_listed(const char *procs)
     return n;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-/* Kill what is in the directories, remove them; -1 when one stayed. */
+/* One try, never a wait: kill what is in the directories (a frozen group thawed, or the kill
+ * would not land), remove them; -1 when one stayed (its killed processes not reaped yet). */
 static int cg_remove_dirs(char *const dir[CG_N], const struct cg_files *f)
 {
     if (f == &files_v2)
         cg_write(dir[0], "cgroup.kill", "1"); /* 5.14 and later; else the list below */
+    for (int i = 0; i < CG_N; i++) {
+        char *procs = dir[i] ? util_strdupf("%s/cgroup.procs", dir[i]) : NULL;
+        if (procs)
+            cg_kill_listed(procs);
+        free(procs);
+    }
+    if (dir[CG_FREEZER])
+        cg_write(dir[CG_FREEZER], f->freeze, f->thawed);
     int rc = 0;
     for (int i = 0; i < CG_N; i++) {
-        bool done = false;
-        for (int t = 0; t < CG_KILL_WAIT_MS / 10 && !done; t++) {
-            char *procs = util_strdupf("%s/cgroup.procs", dir[i]);
-            if (procs)
-                cg_kill_listed(procs);
-            free(procs);
-            done = rmdir(dir[i]) == 0 || errno == ENOENT;
-            if (!done)
-                sleep_ms(10);
-        }
-        if (!done)
+        if (!dir[i])
+            continue;
+        if (rmdir(dir[i]) < 0 && errno != ENOENT)
             rc = -1;
         /* The scope goes with its last sandbox. */
         char *up = strdup(dir[i]), *slash = up ? strrchr(up, '/') : NULL;
@@ -401,6 +412,43 @@ static int cg_remove_dirs(char *const dir[CG_N], const struct cg_files *f)
 int local_cgroup_remove(struct local_cgroup *cg)
 {
     return cg_remove_dirs(cg->dir, cg->f);
+}
+
+int local_cgroup_oom_watch(const struct local_cgroup *cg)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", cg->dir[CG_MEMORY], cg->f->oom);
+    if (cg->f == &files_v2) {
+        /* The kernel notifies a change of memory.events as a file modification. */
+        int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (fd >= 0 && inotify_add_watch(fd, path, IN_MODIFY) < 0) {
+            close(fd);
+            return -1;
+        }
+        return fd;
+    }
+    /* v1: an eventfd registered through cgroup.event_control for memory.oom_control. */
+    int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    int ofd = open(path, O_RDONLY | O_CLOEXEC);
+    char line[64];
+    snprintf(line, sizeof(line), "%d %d", efd, ofd);
+    int rc = efd >= 0 && ofd >= 0 ? cg_write(cg->dir[CG_MEMORY], "cgroup.event_control", line) : -1;
+    if (ofd >= 0)
+        close(ofd); /* the registration holds its own reference */
+    if (rc < 0 && efd >= 0) {
+        close(efd);
+        efd = -1;
+    }
+    return efd;
+}
+
+int local_cgroup_freeze(const struct local_cgroup *cg, bool frozen)
+{
+    if (!cg->dir[CG_FREEZER]) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    return cg_write(cg->dir[CG_FREEZER], cg->f->freeze, frozen ? cg->f->frozen : cg->f->thawed);
 }
 
 void local_cgroup_gc(const char *scope, int (*keep)(const char *name, void *ud), void *ud)
@@ -419,12 +467,13 @@ void local_cgroup_gc(const char *scope, int (*keep)(const char *name, void *ud),
             break;
         char *dir[CG_N] = {0};
         for (int i = 0; i < CG_N; i++)
-            dir[i] = util_strdupf("%s/%s", base[i], name);
+            dir[i] = base[i] ? util_strdupf("%s/%s", base[i], name) : NULL;
         if (!keep(name, ud)) {
             cg_remove_dirs(dir, f);
         } else {
             for (int i = 0; i < CG_N; i++) /* an empty one: its sandbox ended meanwhile */
-                rmdir(dir[i]);
+                if (dir[i])
+                    rmdir(dir[i]);
         }
         for (int i = 0; i < CG_N; i++)
             free(dir[i]);

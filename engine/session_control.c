@@ -126,7 +126,11 @@ static void pause_on_paused(const struct sandbox_reply *r, void *ud)
 {
     struct control_op *op = ud;
     if (r->status == 204) {
-        session_set_state(op->s, SESSION_PAUSED, op->reason ? op->reason : "paused by request");
+        /* A driver may say how it paused (the local one: cgroup freezer or SIGSTOP). */
+        const char *why = op->reason ? op->reason : "paused by request";
+        char *told = r->message && *r->message ? util_strdupf("%s (%s)", why, r->message) : NULL;
+        session_set_state(op->s, SESSION_PAUSED, told ? told : why);
+        free(told);
         control_reply_session(op->s, 200, op->fn, op->ud);
     } else {
         control_docker_failed(op->s, "pause", r, op->fn, op->ud);

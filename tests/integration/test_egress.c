@@ -88,7 +88,8 @@ static int servers_setup(void **state)
         dup2(out[1], 1);
         dup2(in[0], 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        execlp("python3", "python3", script, cert, key, (char *)NULL);
+        char *log = strdupf("%s/requests.log", srv.dir);
+        execlp("python3", "python3", script, cert, key, log, (char *)NULL);
         _exit(127);
     }
     close(out[1]);
@@ -440,6 +441,109 @@ static void test_host_is_the_destination(void **state)
                      srv.http, smuggled[i]);
         if (!strstr(out, "RAW HTTP/1.1 400"))
             fail_msg("%s: %s", smuggled[i], out);
+        free(out);
+    }
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
+/* Whether the test servers ever got a request whose path holds marker. */
+static bool server_saw(const char *marker)
+{
+    char *path = strdupf("%s/requests.log", srv.dir);
+    FILE *f = fopen(path, "r");
+    free(path);
+    bool seen = false;
+    char line[1024];
+    while (f && fgets(line, sizeof(line), f))
+        seen = seen || strstr(line, marker) != NULL;
+    if (f)
+        fclose(f);
+    return seen;
+}
+
+/* The session's newest connection, once its row is closed with an end reason holding want. */
+static void wait_end_reason(const char *sid, const char *want)
+{
+    char last[1200] = "";
+    for (double deadline = now_ms() + 30000; now_ms() < deadline; sleep_ms(50)) {
+        json_t *rec = egress_record(sid);
+        const char *why = jstr(newest(rec), "end_reason");
+        snprintf(last, sizeof(last), "%s", why ? why : "(open)");
+        json_decref(rec);
+        if (strstr(last, want))
+            return;
+    }
+    fail_msg("the newest connection's end reason has no \"%s\": %s", want, last);
+}
+
+/* One request per plain connection: a second request pipelined after the first (to another
+ * Host), or smuggled after a Content-Length body, never reaches a server, even one that
+ * ignores Connection: close; the first response arrives whole and the row says the rest
+ * was cut. A body of exactly its Content-Length passes. */
+static void test_one_request_per_connection(void **state)
+{
+    (void)state;
+    char egress[128];
+    snprintf(egress, sizeof(egress), "{\"allow\": [\"127.0.0.1:%d\"], \"ask\": false}", srv.http);
+    char *sid = egress_session(egress, NULL);
+    char *out = client(sid,
+                       "head 'GET http://127.0.0.1:%d/keepalive HTTP/1.1\\r\\nHost: "
+                       "127.0.0.1\\r\\n\\r\\nGET http://evil.example/pipelined-second "
+                       "HTTP/1.1\\r\\nHost: evil.example\\r\\n\\r\\n'",
+                       srv.http);
+    if (!strstr(out, "RAW HTTP/1.1 200 OK | kept\n") &&
+        strcmp(out, "RAW HTTP/1.1 200 OK | kept") != 0)
+        fail_msg("the first response is not whole and alone: %s", out);
+    if (server_saw("pipelined-second"))
+        fail_msg("the pipelined second request reached the server");
+    wait_end_reason(sid, "cut");
+    free(out);
+
+    out = client(sid,
+                 "head 'POST http://127.0.0.1:%d/keepalive HTTP/1.1\\r\\nContent-Length: "
+                 "5\\r\\n\\r\\nhelloGET http://evil.example/smuggled-after-body "
+                 "HTTP/1.1\\r\\nHost: evil.example\\r\\n\\r\\n'",
+                 srv.http);
+    if (!strstr(out, "RAW HTTP/1.1 200 OK | got=hello") || strstr(out, "404"))
+        fail_msg("the body's response is not whole and alone: %s", out);
+    if (server_saw("smuggled-after-body"))
+        fail_msg("the request after the body reached the server");
+    wait_end_reason(sid, "cut");
+    free(out);
+
+    out = client(sid,
+                 "head 'POST http://127.0.0.1:%d/post-exact HTTP/1.1\\r\\nContent-Length: "
+                 "11\\r\\n\\r\\nhello world'",
+                 srv.http);
+    if (!strstr(out, "RAW HTTP/1.1 200 OK | got=hello world"))
+        fail_msg("a body of exactly its Content-Length: %s", out);
+    assert_true(server_saw("post-exact"));
+    free(out);
+
+    /* Two framings, or two lengths, are how a request hides in another's body: 400. A
+     * chunked body is not relayed: 411. None reaches the server. */
+    static const struct {
+        const char *headers, *status, *marker;
+    } framed[] = {
+        {"Content-Length: 5\\r\\nTransfer-Encoding: chunked", "400", "cl-te"},
+        {"Transfer-Encoding: chunked\\r\\nContent-Length: 5", "400", "te-cl"},
+        {"Content-Length: 5\\r\\nContent-Length: 5", "400", "cl-cl"},
+        {"Content-Length: 5, 5", "400", "cl-list"},
+        {"Content-Length: +5", "400", "cl-sign"},
+        {"Transfer-Encoding: chunked", "411", "te-only"},
+    };
+    for (size_t i = 0; i < sizeof framed / sizeof framed[0]; i++) {
+        out = client(sid,
+                     "head 'POST http://127.0.0.1:%d/keepalive-%s HTTP/1.1\\r\\n%s\\r\\n\\r\\n"
+                     "5\\r\\nhello\\r\\n0\\r\\n\\r\\n'",
+                     srv.http, framed[i].marker, framed[i].headers);
+        char want[32];
+        snprintf(want, sizeof(want), "RAW HTTP/1.1 %s", framed[i].status);
+        if (!strstr(out, want))
+            fail_msg("%s: %s", framed[i].headers, out);
+        if (server_saw(framed[i].marker))
+            fail_msg("%s reached the server", framed[i].headers);
         free(out);
     }
     session_delete(harness_eng, sid);
@@ -940,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_denied_names_the_rule),
         cmocka_unit_test(test_deny_holds_for_every_name),
         cmocka_unit_test(test_host_is_the_destination),
+        cmocka_unit_test(test_one_request_per_connection),
         cmocka_unit_test(test_unknown_waits_approved_and_rejected),
         cmocka_unit_test(test_unanswered_times_out),
         cmocka_unit_test(test_loopback_refused_without_literal_allow),
