@@ -552,6 +552,13 @@ int client_raw_step(struct client_raw *r, char **err)
 
 int client_raw_poll_fd(const struct client_raw *r)
 {
+    return client_raw_poll(r, NULL);
+}
+
+int client_raw_poll(const struct client_raw *r, short *events)
+{
+    if (events)
+        *events = POLLIN;
     if (!r->connecting)
         return r->fd;
     /* the socket curl waits on (its highest: one for an address; none while resolving) */
@@ -562,6 +569,9 @@ int client_raw_poll_fd(const struct client_raw *r)
     int max = -1;
     if (curl_multi_fdset(r->multi, &rd, &wr, &ex, &max) != CURLM_OK)
         max = -1;
+    /* what curl waits for: a handshake waiting to read must not spin on a writable socket */
+    if (events && max >= 0)
+        *events = (short)((FD_ISSET(max, &rd) ? POLLIN : 0) | (FD_ISSET(max, &wr) ? POLLOUT : 0));
     return max;
 }
 
@@ -726,9 +736,10 @@ bool client_events_connecting(const struct client_events *ev)
 
 short client_events_want(const struct client_events *ev)
 {
-    if (!ev || !ev->connecting)
-        return POLLIN;
-    return POLLIN | POLLOUT;
+    short events = POLLIN;
+    if (ev && ev->connecting)
+        client_raw_poll(&ev->conn, &events);
+    return events;
 }
 
 int client_events_timeout(const struct client_events *ev)

@@ -48,6 +48,8 @@ int client_raw_start(struct client *c, struct client_raw *r, char **err);
 int client_raw_step(struct client_raw *r, char **err);
 /* The socket to poll (for reading and writing while connecting; -1: none yet). */
 int client_raw_poll_fd(const struct client_raw *r);
+/* The same with what to poll it for (what curl waits for while connecting; POLLIN after). */
+int client_raw_poll(const struct client_raw *r, short *events);
 /* ms until client_raw_step must run with nothing ready; -1: none. */
 int client_raw_timeout(const struct client_raw *r);
 void client_raw_end(struct client_raw *r);

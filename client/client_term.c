@@ -235,8 +235,11 @@ int client_term_fd(const struct client_term *t)
 short client_term_events(const struct client_term *t)
 {
     short ev = POLLIN;
-    if (t->connecting || t->conn.connecting ||
-        (t->state == CLIENT_TERM_CONNECTING ? t->req_left : t->out.len))
+    if (t->conn.connecting) { /* what curl waits for in the handshake */
+        client_raw_poll(&t->conn, &ev);
+        return ev;
+    }
+    if (t->connecting || (t->state == CLIENT_TERM_CONNECTING ? t->req_left : t->out.len))
         ev |= POLLOUT;
     return ev;
 }

@@ -565,7 +565,7 @@ static int64_t term_next_tick(const struct ui *ui)
     if (t && t->sh && t->sh->st == TERM_CONNECTING && t->sh->conn) {
         /* a remote connect's timeouts pass with nothing ready */
         int ms = client_term_timeout(t->sh->conn);
-        return ms < 0 ? 0 : ui_now_ms() + (ms ? ms : 1);
+        return ms < 0 ? 0 : ms ? ui_now_ms() + ms : 1; /* 1: long past, due now */
     }
     return t && t->sh && t->sh->st == TERM_OPEN ? t->sh->check_at : 0;
 }
