@@ -226,7 +226,9 @@ static void logs_follow(struct logs *L)
     L->tv.follow = true;
     L->got_lines = false;
     char *err = NULL;
-    L->sse = client_sse_open(ui_client_of(L->ui, L->sid), path, &err);
+    /* Started, not opened: a remote engine's connect and handshake go on in the loop (poll_fd,
+     * next_tick), so a slow engine never freezes the dashboard. */
+    L->sse = client_sse_start(ui_client_of(L->ui, L->sid), path, &err);
     if (!L->sse) {
         L->phase = LOGS_FAILED;
         snprintf(L->note, sizeof(L->note), "%s", err ? err : "cannot reach the engine");
@@ -240,8 +242,25 @@ static void logs_follow(struct logs *L)
 static int tab_logs_poll_fd(struct ui *ui, short *events)
 {
     struct logs *L = logs_get(ui);
-    *events = POLLIN;
+    *events = L && L->sse ? client_events_want(L->sse) : 0;
     return L && L->sse ? client_events_fd(L->sse) : -1;
+}
+
+/* While the stream connects, its connect's timeouts pass with nothing ready. */
+static int64_t tab_logs_next_tick(const struct ui *ui)
+{
+    const struct logs *L = logs_get((struct ui *)ui);
+    if (!L || !L->sse || !client_events_connecting(L->sse))
+        return 0;
+    int ms = client_events_timeout(L->sse);
+    return ms < 0 ? 0 : ui_now_ms() + ms;
+}
+
+static unsigned tab_logs_on_ready(struct ui *ui, short revents);
+
+static unsigned tab_logs_on_tick(struct ui *ui)
+{
+    return tab_logs_on_ready(ui, 0);
 }
 
 static unsigned tab_logs_on_ready(struct ui *ui, short revents)
@@ -411,7 +430,9 @@ static void tab_logs_draw(struct ui *ui, WINDOW *w, bool focused)
     if (height < 2)
         return;
     if (!L->buf.count) {
-        const char *empty = L->phase == LOGS_LIVE          ? "no log lines yet"
+        bool connecting = L->sse && client_events_connecting(L->sse);
+        const char *empty = connecting                     ? "connecting to the engine…"
+                            : L->phase == LOGS_LIVE        ? "no log lines yet"
                             : L->phase == LOGS_STORED_WAIT ? "loading…"
                             : L->phase == LOGS_NONE        ? ""
                                                            : "no log lines";
@@ -628,5 +649,7 @@ const struct ui_page tab_logs = {
     .on_event = tab_logs_on_event,
     .poll_fd = tab_logs_poll_fd,
     .on_ready = tab_logs_on_ready,
+    .next_tick = tab_logs_next_tick,
+    .on_tick = tab_logs_on_tick,
     .hint = tab_logs_hint,
 };

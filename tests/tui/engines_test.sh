@@ -369,6 +369,8 @@ fi
 # A shell on a remote engine that stops answering (engine two stopped by this test's PID: its
 # listener still takes the TCP connect, the TLS handshake never comes): the Terminal tab
 # shows it connecting and ^] gives the keys back meanwhile (the old code sat in the connect).
+# the log stream's connect gave up (curl's connect timeout): not what a moving selection shows
+logs_gave_up() { screen | grep -qF "cannot reach"; }
 tm send-keys -t dash 1
 select_row "two-$$" || { fail "two (engine two) is selected"; screen >&2; }
 if show_tab Terminal "Enter opens a shell"; then
@@ -386,6 +388,20 @@ if show_tab Terminal "Enter opens a shell"; then
     fi
   else
     fail "the shell on a stopped engine shows connecting"; screen >&2
+  fi
+  # Its log stream too connects in the loop: the Logs tab says so while keys still move the
+  # selection (the old code sat in the connect, and showed nothing until it gave up).
+  if show_tab Logs && wait_for "connecting to the engine" 100; then
+    was=$(sel_row)
+    tm send-keys -t dash j
+    if poll 100 sel_moved "$was" && ! logs_gave_up; then
+      ok "keys move the selection while a remote log stream connects"
+    else
+      fail "keys while the log stream connects"; screen >&2
+    fi
+    tm send-keys -t dash k
+  else
+    fail "the Logs tab on a stopped engine shows connecting"; screen >&2
   fi
   kill -CONT "$STOPPED"
   STOPPED=
