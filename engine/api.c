@@ -552,6 +552,16 @@ static void api_on_event(const char *type, json_t *data, void *ud)
     free(msg);
 }
 
+/* Whether a GET /v1/events feed is open on this server. */
+static bool api_has_feeds(void *ud)
+{
+    struct api *a = ud;
+    for (struct api_stream *s = a->subs; s; s = s->next)
+        if (s->events)
+            return true;
+    return false;
+}
+
 char *api_sse_format(const char *type, json_t *data)
 {
     char *d = json_dumps(data, JSON_COMPACT);
@@ -666,7 +676,7 @@ static struct api *api_create(struct engine *eng, int listen_fd, const struct ap
     }
     a->eng = eng;
     /* The TCP listener's server subscribes too: its feeds get every event. */
-    if (events_subscribe(eng->events, api_on_event, a) < 0) {
+    if (events_subscribe_if(eng->events, api_on_event, api_has_feeds, a) < 0) {
         *err = strdup("out of memory");
         free(a);
         return NULL;

@@ -5,6 +5,7 @@
 
 struct subscriber {
     events_fn fn; /* NULL: unsubscribed during a delivery, removed once it ends */
+    events_listening_fn listening;
     void *ud;
 };
 
@@ -29,6 +30,11 @@ void events_free(struct events *ev)
 
 int events_subscribe(struct events *ev, events_fn fn, void *ud)
 {
+    return events_subscribe_if(ev, fn, NULL, ud);
+}
+
+int events_subscribe_if(struct events *ev, events_fn fn, events_listening_fn listening, void *ud)
+{
     if (!ev)
         return -1;
     if (ev->n == ev->cap) {
@@ -39,8 +45,18 @@ int events_subscribe(struct events *ev, events_fn fn, void *ud)
         ev->subs = subs;
         ev->cap = cap;
     }
-    ev->subs[ev->n++] = (struct subscriber){.fn = fn, .ud = ud};
+    ev->subs[ev->n++] = (struct subscriber){.fn = fn, .listening = listening, .ud = ud};
     return 0;
+}
+
+bool events_listening(const struct events *ev)
+{
+    if (!ev)
+        return false;
+    for (size_t i = 0; i < ev->n; i++)
+        if (ev->subs[i].fn && (!ev->subs[i].listening || ev->subs[i].listening(ev->subs[i].ud)))
+            return true;
+    return false;
 }
 
 /* Drop the entries unsubscribed during a delivery, keeping the order. */

@@ -95,6 +95,35 @@ static void test_many_subscribers_and_no_point(void **state)
     assert_int_equal(events_subscribe(NULL, on_event, &s[0]), -1);
 }
 
+static bool feeds_open;
+static bool listening(void *ud)
+{
+    (void)ud;
+    return feeds_open;
+}
+
+/* events_listening: a subscriber without a predicate always listens; one with it only while
+ * it says so (the API while a feed is open), so a publisher can skip building the event. */
+static void test_listening(void **state)
+{
+    (void)state;
+    struct events *ev = events_new();
+    struct seen a = {0}, b = {0};
+    assert_false(events_listening(ev));
+    assert_int_equal(events_subscribe_if(ev, on_event, listening, &a), 0);
+    feeds_open = false;
+    assert_false(events_listening(ev));
+    feeds_open = true;
+    assert_true(events_listening(ev));
+    feeds_open = false;
+    assert_int_equal(events_subscribe(ev, on_event, &b), 0);
+    assert_true(events_listening(ev));
+    events_unsubscribe(ev, on_event, &b);
+    assert_false(events_listening(ev));
+    events_free(ev);
+    assert_false(events_listening(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -102,6 +131,7 @@ int main(void)
         cmocka_unit_test(test_unsubscribe_stops_delivery),
         cmocka_unit_test(test_unsubscribe_inside_delivery),
         cmocka_unit_test(test_many_subscribers_and_no_point),
+        cmocka_unit_test(test_listening),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
