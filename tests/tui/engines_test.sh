@@ -336,6 +336,9 @@ wait_for "silent connecting" 300 && ok "an engine that never answers is shown co
 connecting=1
 moved_or_gone() { header_has "silent connecting" || { connecting=0; return 0; }; sel_moved "$1"; }
 tab_or_gone() { header_has "silent connecting" || { connecting=0; return 0; }; tab_not "$1"; }
+# The list's top is back only once engine three's sessions are in: a slow TLS handshake (the
+# ASan build) lists local's first, and g would select one of them.
+wait_for "back-$$" 100 || fail "back (engine three) listed while silent connects"
 tm send-keys -t dash g # the list's top (the newest, back): from there j, j, k, j all move
 poll 100 selected_is "back-$$" || fail "g selects the list's top"
 moves=0
