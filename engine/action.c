@@ -255,6 +255,11 @@ static struct action *action_find(struct engine *eng, int64_t id)
     return NULL;
 }
 
+bool action_is_held(struct engine *eng, int64_t id)
+{
+    return action_find(eng, id) != NULL;
+}
+
 /* body: the request as received (malloc'd, the held action's from now on; NULL: rebuilt from
  * action when it is forwarded). */
 static struct action *action_hold(struct engine *eng, int64_t id, const char *session_id,
@@ -1000,8 +1005,13 @@ static void action_already(json_t *cur, int64_t id, struct action_result *out)
             approval == APPROVAL_AUTO ? "allowed" : action_approval_name(approval),
             by ? by : "someone", when, reason ? " (" : "", reason ? reason : "", reason ? ")" : "");
         break;
-    case APPROVAL_NONE:
     case APPROVAL_PENDING:
+        /* its row is written but its intent not yet synced: the engine holds it in a moment */
+        action_result(out, ERR_NOT_PENDING,
+                      "action %lld is still being recorded and cannot be decided yet; try again",
+                      (long long)id);
+        break;
+    case APPROVAL_NONE:
     case APPROVAL_COUNT:
         action_result(out, ERR_NOT_PENDING,
                       "action %lld is %s and never waited for approval (its risk was below the "

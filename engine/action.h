@@ -44,6 +44,9 @@ struct action_decision {
     const char *pattern;     /* with remember: the pattern; NULL: exactly this command or path */
     enum action_scope scope; /* "remember" is ACTION_SCOPE_SESSION */
 };
+/* Whether the engine holds action id for a decision: its intent is durable and it waits. A
+ * pending row whose intent is still being synced is not held yet (nothing can decide it). */
+bool action_is_held(struct engine *eng, int64_t id);
 /* Decide a pending action. 404 unknown; 409 already_decided / expired / not_pending /
  * session_gone / session_paused / conflict, and nothing changes; 200 when decided. */
 void action_decide(struct engine *eng, int64_t id, const struct action_decision *d,

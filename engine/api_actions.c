@@ -278,6 +278,13 @@ void api_route_action_reject(struct api_req *r)
 void api_route_approvals(struct api_req *r)
 {
     json_t *list = store_actions_pending(api_req_engine(r)->store, api_req_query(r, "session"));
+    /* Only what the engine holds: a row whose intent is still being synced cannot be decided
+     * yet; its action event announces it once it can. */
+    for (size_t k = json_array_size(list); k-- > 0;) {
+        json_t *id = json_object_get(json_array_get(list, k), "id");
+        if (!json_is_integer(id) || !action_is_held(api_req_engine(r), json_integer_value(id)))
+            json_array_remove(list, k);
+    }
     size_t i;
     json_t *a;
     json_array_foreach(list, i, a)
