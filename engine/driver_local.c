@@ -798,6 +798,17 @@ static void argv_free(char **v)
     free(v);
 }
 
+/* In a forked child: every signal back to its default. An ignored one (SIGPIPE by the engine,
+ * SIGHUP when the engine runs under nohup) would survive execve, and a terminal's shell that
+ * ignores SIGHUP outlives its hang-up. Async-signal-safe (sigaction only). */
+static void child_signals_default(void)
+{
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            (void)sigaction(sig, &dfl, NULL);
+}
+
 static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
 {
     struct local *L = lc(eng);
@@ -856,7 +867,7 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
+        child_signals_default();
         int nul = open("/dev/null", O_RDONLY);
         if (nul < 0 || dup2(nul, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
             _exit(126);
@@ -1495,7 +1506,7 @@ static void exec_child(const struct local *L, const struct lsb *sb, int nsfd[NS_
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGPIPE, SIG_DFL);
+    child_signals_default();
     const char *const *join = local_cgroup_join_files(sb->cg);
     for (size_t i = 0; join[i]; i++) {
         int cfd = open(join[i], O_WRONLY | O_CLOEXEC);

@@ -156,13 +156,11 @@ int child_spawn(struct loop *l, const struct child_spec *spec, child_done_fn fn,
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-    /* The engine blocks SIGINT/SIGTERM (signalfd) and ignores SIGPIPE: the child must not. */
+    /* The engine blocks SIGINT/SIGTERM (signalfd) and ignores SIGPIPE (and SIGHUP under nohup):
+     * the child must not; every signal goes back to its default. */
     sigset_t none, def;
     sigemptyset(&none);
-    sigemptyset(&def);
-    sigaddset(&def, SIGPIPE);
-    sigaddset(&def, SIGINT);
-    sigaddset(&def, SIGTERM);
+    sigfillset(&def);
     posix_spawnattr_setsigmask(&at, &none);
     posix_spawnattr_setsigdefault(&at, &def);
     posix_spawnattr_setpgroup(&at, 0);
