@@ -68,15 +68,22 @@ struct sandbox_procs {
     int n;
 };
 
-static int stat_read(pid_t pid, char *comm, size_t cap, pid_t *ppid)
+/* /proc/PID/stat into buf ("" when the process is gone). */
+static void stat_text(pid_t pid, char *buf, size_t cap)
 {
-    char p[64], buf[1024];
+    char p[64];
     snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
     FILE *f = fopen(p, "r");
-    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
     if (f)
         fclose(f);
     buf[n] = '\0';
+}
+
+static int stat_read(pid_t pid, char *comm, size_t cap, pid_t *ppid)
+{
+    char buf[1024];
+    stat_text(pid, buf, sizeof(buf));
     char *a = strchr(buf, '('), *z = strrchr(buf, ')');
     int pp = 0;
     if (!a || !z || z < a || sscanf(z + 2, "%*c %d", &pp) != 1)
@@ -437,13 +444,8 @@ static int docker_exec_all(char **cids, int n, int rounds, double *ms)
 /* CPU the process used so far (user + system), ms. */
 static double cpu_ms(pid_t pid)
 {
-    char p[64], buf[1024];
-    snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(p, "r");
-    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
+    char buf[1024];
+    stat_text(pid, buf, sizeof(buf));
     char *q = strrchr(buf, ')');
     unsigned long ut = 0, st = 0;
     if (!q || sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)

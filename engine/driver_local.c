@@ -798,15 +798,34 @@ static void argv_free(char **v)
     free(v);
 }
 
-/* In a forked child: every signal back to its default. An ignored one (SIGPIPE by the engine,
+/* In a forked child: no signal blocked (the engine blocks some for its signalfd), and every
+ * signal back to its default. An ignored one (SIGPIPE by the engine,
  * SIGHUP when the engine runs under nohup) would survive execve, and a terminal's shell that
  * ignores SIGHUP outlives its hang-up. Async-signal-safe (sigaction only). */
 static void child_signals_default(void)
 {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             (void)sigaction(sig, &dfl, NULL);
+}
+
+/* In a forked child: into each of the session's cgroups (the files of
+ * local_cgroup_join_files). -1 when one refuses. Async-signal-safe. */
+static int child_join_cgroup(const char *const *join)
+{
+    for (size_t i = 0; join[i]; i++) {
+        int cfd = open(join[i], O_WRONLY | O_CLOEXEC);
+        bool ok = cfd >= 0 && write(cfd, "0", 1) == 1;
+        if (cfd >= 0)
+            close(cfd);
+        if (!ok)
+            return -1;
+    }
+    return 0;
 }
 
 static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void *ud)
@@ -864,22 +883,15 @@ static int ld_start(struct engine *eng, const char *id, sandbox_done_fn fn, void
     pid_t pid = logfd < 0 ? -1 : fork();
     if (pid == 0) {
         /* The child: only async-signal-safe calls until exec. */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
         child_signals_default();
         int nul = open("/dev/null", O_RDONLY);
         if (nul < 0 || dup2(nul, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
             _exit(126);
         /* Into the session's cgroup before anything of the sandbox runs. */
-        for (size_t i = 0; join[i]; i++) {
-            int cfd = open(join[i], O_WRONLY | O_CLOEXEC);
-            if (cfd < 0 || write(cfd, "0", 1) != 1) {
-                static const char m[] = "paddock: cannot join the session's cgroup\n";
-                (void)!write(2, m, sizeof(m) - 1);
-                _exit(125);
-            }
-            close(cfd);
+        if (child_join_cgroup(join) < 0) {
+            static const char m[] = "paddock: cannot join the session's cgroup\n";
+            (void)!write(2, m, sizeof(m) - 1);
+            _exit(125);
         }
         if (L->bwrap &&
             (sfd == LOCAL_SECCOMP_FD ? fcntl(sfd, F_SETFD, 0) : dup2(sfd, LOCAL_SECCOMP_FD)) < 0)
@@ -1503,17 +1515,9 @@ static void exec_child(const struct local *L, const struct lsb *sb, int nsfd[NS_
                        int pin[2], int pout[2], int perr[2], int report, char **argv, char **envp,
                        bool tty)
 {
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
     child_signals_default();
-    const char *const *join = local_cgroup_join_files(sb->cg);
-    for (size_t i = 0; join[i]; i++) {
-        int cfd = open(join[i], O_WRONLY | O_CLOEXEC);
-        if (cfd < 0 || write(cfd, "0", 1) != 1)
-            _exit(125);
-        close(cfd);
-    }
+    if (child_join_cgroup(local_cgroup_join_files(sb->cg)) < 0)
+        _exit(125);
     for (size_t i = 0; i < NS_N; i++)
         if (nsfd[i] >= 0 && setns(nsfd[i], 0) < 0)
             _exit(125);
