@@ -202,6 +202,11 @@ static const char *const store_migrations[] = {
     "  pattern TEXT NOT NULL,"
     "  created_by TEXT,"
     "  created_at REAL NOT NULL);",
+    /* 11 → 12: the search index and the sessions' action counts are kept up in batches off
+     * the action path (store_derived.c): the record's entries up to seq are in both; every
+     * one so far was as it was written. */
+    "CREATE TABLE derived (seq INTEGER NOT NULL);"
+    "INSERT INTO derived(seq) SELECT COALESCE(MAX(seq), 0) FROM chain;",
 };
 
 /* The schema version whose migration also records the existing rows (C: SHA-256). */
@@ -626,7 +631,8 @@ json_t *store_col_real(sqlite3_stmt *st, int i)
 
 #define STORE_SESSION_COLS                                                                         \
     "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "        \
-    "s.action_count, "                                                                             \
+    "s.action_count + (SELECT count(*) FROM chain c WHERE c.session_id = s.id AND c.seq > "        \
+    "(SELECT seq FROM derived) AND c.kind = 'action'), "                                           \
     "json_extract(s.config, '$.options'), json_extract(s.config, '$.ports'), s.reason, "           \
     "s.exit_code, s.oom_kills, json_extract(s.config, '$.options.keep_alive'), "                   \
     "json_extract(s.config, '$.pooled'), "                                                         \
