@@ -219,9 +219,25 @@ char *store_errf(struct store *s, const char *what)
     return util_strdupf("store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
+/* The level store_sync_full asked for, set on the connection only when it differs and a
+ * write is about to start outside a transaction (SQLite refuses to change it inside one). A
+ * PRAGMA synchronous is compiled anew each time it runs (its effect is its compilation), so
+ * setting it twice around every batch cost more than the batch's statements; now batches one
+ * after the other, all at NORMAL with the syncer thread, never set it. */
+static void store_level_apply(struct store *s)
+{
+    if (s->want_normal == s->is_normal || !sqlite3_get_autocommit(s->db))
+        return;
+    if (sqlite3_exec(s->db,
+                     s->want_normal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL", NULL,
+                     NULL, NULL) == SQLITE_OK)
+        s->is_normal = s->want_normal;
+}
+
 int store_exec(struct store *s, const char *sql, char **err)
 {
     char *msg = NULL;
+    store_level_apply(s);
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
         s->last_rc = rc;
@@ -334,6 +350,8 @@ sqlite3_stmt *store_prepare(struct store *s, const char *sql)
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return NULL;
+    if (!sqlite3_stmt_readonly(st))
+        store_level_apply(s);
     return st;
 }
 
@@ -345,11 +363,14 @@ sqlite3_stmt *store_cached(struct store *s, enum store_slot slot, const char *sq
         return NULL;
     sqlite3_reset(*st);
     sqlite3_clear_bindings(*st);
+    if (!sqlite3_stmt_readonly(*st))
+        store_level_apply(s);
     return *st;
 }
 
 int store_cached_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
 {
+    store_level_apply(s);
     int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (st)
         sqlite3_reset(st);
@@ -369,12 +390,12 @@ static const char *const store_tx_sql[STORE_SLOT_N] = {
     [STORE_SLOT_COMMIT] = "COMMIT",
     [STORE_SLOT_SAVEPOINT] = "SAVEPOINT tx",
     [STORE_SLOT_RELEASE] = "RELEASE tx",
-    [STORE_SLOT_SYNC_FULL] = "PRAGMA synchronous=FULL",
-    [STORE_SLOT_SYNC_NORMAL] = "PRAGMA synchronous=NORMAL",
 };
 
 static int store_tx_step(struct store *s, enum store_slot slot, char **err)
 {
+    if (slot == STORE_SLOT_BEGIN)
+        store_level_apply(s); /* the transaction's level */
     sqlite3_stmt *st = store_cached(s, slot, store_tx_sql[slot]);
     int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (st)
@@ -469,6 +490,7 @@ void store_bind_text(sqlite3_stmt *st, int i, const char *v)
 
 int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
 {
+    store_level_apply(s);
     int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (rc != SQLITE_DONE) {
         s->last_rc = rc;
@@ -830,8 +852,8 @@ json_t *store_session_get(struct store *s, const char *id)
 void store_sync_full(struct store *s, int full)
 {
     if (s->batch)
-        return; /* the batch's commit is synced as store_batch_begin said */
-    store_tx_step(s, full ? STORE_SLOT_SYNC_FULL : STORE_SLOT_SYNC_NORMAL, NULL);
+        return;             /* the batch's commit is synced as store_batch_begin said */
+    s->want_normal = !full; /* set before the next write (store_level_apply) */
 }
 
 int store_event_add(struct store *s, const char *session_id, const char *kind, const char *detail,

@@ -33,8 +33,6 @@ enum store_slot {
     STORE_SLOT_COMMIT,
     STORE_SLOT_SAVEPOINT,
     STORE_SLOT_RELEASE,
-    STORE_SLOT_SYNC_FULL,
-    STORE_SLOT_SYNC_NORMAL,
     STORE_SLOT_N
 };
 
@@ -45,6 +43,9 @@ struct store {
      * nothing, and a rollback spoils the batch), and the batch decides how the commit is
      * synced. */
     bool batch, bare, spoiled;
+    /* synchronous=NORMAL asked for (store_sync_full), and what the connection has: the level is
+     * set only when a write starts and they differ (store.c) */
+    bool want_normal, is_normal;
     sqlite3_stmt *cache[STORE_SLOT_N];
 };
 
@@ -70,7 +71,8 @@ int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **
 json_t *store_col_text(sqlite3_stmt *st, int i);
 json_t *store_col_real(sqlite3_stmt *st, int i);
 /* full: synchronous=FULL (acknowledged data); else NORMAL (survives a crash of the engine,
- * not of the machine). */
+ * not of the machine). Applies from the next write that starts a transaction (or runs alone):
+ * call it before that write, and again (full) after its commit. */
 void store_sync_full(struct store *s, int full);
 /* The record (store_chain.c): append the entry of kind's row ref (kind: action, decision,
  * observation, rule, event) in the caller's transaction. */
