@@ -86,6 +86,7 @@ struct run_state {
     long name_uid;
     char name[64];
     char python[PATH_MAX];
+    struct which_cache python_cache; /* metadata.py_interpreter_path after each command */
 };
 
 int action_run_parse(const json_t *action, void **out, struct buf *err)
@@ -250,7 +251,7 @@ static json_t *observe_completed(struct run_state *r, const struct run_args *a,
     md.username = uid_name(r, m->uid);
     md.hostname = m->hostname;
     md.working_dir = m->cwd;
-    which_python(m->path, m->cwd, r->python, sizeof r->python);
+    which_python_cached(&r->python_cache, m->path, m->cwd, r->python, sizeof r->python);
     md.py_interpreter_path = r->python;
     if (key >= 0)
         snprintf(suffix, sizeof suffix,
@@ -828,6 +829,7 @@ void action_run_free_state(struct executor *ex)
     }
     evloop_timer_close(ex->loop, &r->timer);
     buf_free(&r->note);
+    which_cache_free(&r->python_cache);
     free(r);
     ex->run = NULL;
 }
