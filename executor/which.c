@@ -165,7 +165,9 @@ static bool dir_note_rejected(struct which_cache *c, const char *dir)
         char path[PATH_MAX];
         struct which_stamp st;
         int n = snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (n < 0 || (size_t)n >= sizeof path || strcmp(path, c->answer) == 0)
+        /* An executable one that is not the answer comes after it: it cannot become it. */
+        if (n < 0 || (size_t)n >= sizeof path || strcmp(path, c->answer) == 0 ||
+            is_executable(path))
             continue;
         stamp_take(path, &st);
         if (st.missing)
