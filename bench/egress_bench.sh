@@ -12,7 +12,7 @@
 # Starts its own engine on a temp state dir and removes its session and servers at the end.
 set -euo pipefail
 build=$(readlink -f "$1")
-size=${2:-268435456} runs=${3:-3} n=${4:-200}
+size=${2:-1073741824} runs=${3:-3} n=${4:-200}
 src=$(dirname "$(readlink -f "$0")")/..
 tmp=$(mktemp -d /tmp/paddock-egress-bench-XXXXXX)
 engine_pid= servers_pid= sid=
