@@ -157,7 +157,9 @@ static bool dir_record(struct which_cache *c, const char *dir)
 }
 
 /* A python or python3 there that the lookup passed over (not executable, not a regular
- * file): chmod +x changes only its own ctime, so it is watched too. Rare: none is usual. */
+ * file): chmod +x changes only its own ctime, so it is watched too. So is a dangling symlink
+ * (stat: missing): its target made elsewhere changes no directory along PATH. Rare: none is
+ * usual. */
 static bool dir_note_rejected(struct which_cache *c, const char *dir)
 {
     static const char *const names[] = {"python", "python3"};
@@ -170,7 +172,8 @@ static bool dir_note_rejected(struct which_cache *c, const char *dir)
             is_executable(path))
             continue;
         stamp_take(path, &st);
-        if (st.missing)
+        struct stat link;
+        if (st.missing && lstat(path, &link) != 0)
             continue;
         struct which_file *p = realloc(c->files, (c->nfiles + 1) * sizeof *p);
         if (!p)

@@ -977,6 +977,20 @@ static void test_which_python_cache(void **state)
     spit(p, "#!/bin/sh\n");
     assert_int_equal(chmod(p, 0755), 0);
     cached_is(&c, path, "/", dir, "later/python");
+    /* a dangling symlink along PATH whose target is installed later, outside PATH: no
+     * directory along PATH changes, only what the link resolves to */
+    snprintf(p, sizeof p, "%s/opt", dir);
+    assert_int_equal(mkdir(p, 0755), 0);
+    char target[512];
+    snprintf(target, sizeof target, "%s/opt/python3.99", dir);
+    snprintf(p, sizeof p, "%s/a/python", dir);
+    assert_int_equal(symlink(target, p), 0);
+    age(dir, "a");
+    cached_is(&c, path, "/", dir, "later/python");
+    cached_is(&c, path, "/", dir, "later/python"); /* from the cache */
+    spit(target, "#!/bin/sh\n");
+    assert_int_equal(chmod(target, 0755), 0);
+    cached_is(&c, path, "/", dir, "a/python");
     /* another PATH (a venv activated) */
     snprintf(path, sizeof path, "%s/b", dir);
     cached_is(&c, path, "/", dir, "b/python3");
