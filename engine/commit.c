@@ -78,9 +78,11 @@ struct commit {
 };
 
 /* How long the search index may trail the record, and the most of the record's entries (two
- * an action) one update takes before the loop takes its next turn. */
+ * an action) and of their stored observations one update takes before the loop takes its
+ * next turn (a MiB of output: tens of milliseconds). */
 #define COMMIT_DERIVED_MS 200
 #define COMMIT_DERIVED_ENTRIES 1024
+#define COMMIT_DERIVED_BYTES (1024 * 1024)
 
 static void commit_on_derived(void *ud)
 {
@@ -88,7 +90,8 @@ static void commit_on_derived(void *ud)
     c->derived = NULL;
     /* A failure (a full disk) is tried again after the next commit; a search says it. */
     char *err = NULL;
-    int more = store_derived_update(c->eng->store, COMMIT_DERIVED_ENTRIES, &err);
+    int more =
+        store_derived_update(c->eng->store, COMMIT_DERIVED_ENTRIES, COMMIT_DERIVED_BYTES, &err);
     free(err);
     if (more > 0)
         c->derived = loop_timer_add(c->eng->loop, 0, commit_on_derived, c);
@@ -266,7 +269,7 @@ void commit_shutdown(struct engine *eng)
         ;
     if (c->derived)
         loop_timer_cancel(eng->loop, c->derived);
-    store_derived_update(eng->store, 0, NULL); /* a clean stop leaves it all up to date */
+    store_derived_update(eng->store, 0, 0, NULL); /* a clean stop leaves it all up to date */
     pthread_mutex_destroy(&c->sy.mu);
     pthread_cond_destroy(&c->sy.cv);
     free(c);

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct store;
@@ -151,12 +152,13 @@ json_t *store_actions_search(struct store *s, const struct store_search *q, char
 /* What is derived from the record (store_derived.c) is written off the action path, in
  * batches: the actions whose entries in the record (their intent, their end) came after its
  * mark are indexed for search, each once with its command and its output as they are now, and
- * counted in their sessions' action_count, at most limit entries of the record (0: all), in
- * one transaction with the new mark (synchronous=NORMAL: a crash loses all of it or none).
- * Not inside a batch. Returns 1 when entries remain, 0 when all is up to date, -1 with *err.
- * store_actions_search calls it first; a session's action_count as read adds what is past
- * the mark. */
-int store_derived_update(struct store *s, int limit, char **err);
+ * counted in their sessions' action_count, at most limit entries of the record (0: all) and
+ * entries whose stored observations come to about max_bytes (0: no bound; at least one entry
+ * is taken), in one transaction with the new mark (synchronous=NORMAL: a crash loses all of
+ * it or none). Not inside a batch. Returns 1 when entries remain, 0 when all is up to date,
+ * -1 with *err. store_actions_search calls it first; a session's action_count as read adds
+ * what is past the mark. */
+int store_derived_update(struct store *s, int limit, size_t max_bytes, char **err);
 /* At start-up: actions a dead engine left in flight become "interrupted" (pending ones keep
  * waiting). Returns the count. */
 int store_actions_interrupt_inflight(struct store *s, double now);

@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Observation text kept per action, bytes; the full size is recorded beside it. */
-#define STORE_OBSERVATION_CAP (1024 * 1024)
-
 static int store_action_write(struct store *s, const struct store_action_new *a, int64_t *id,
                               char **err)
 {
@@ -386,7 +383,7 @@ json_t *store_actions_search(struct store *s, const struct store_search *q, char
 {
     char *fts = q->text ? store_fts_query(q->text) : NULL;
     /* What the record holds and the index not yet: indexed first, so nothing is missed. */
-    if (fts && store_derived_update(s, 0, err) < 0) {
+    if (fts && store_derived_update(s, 0, 0, err) < 0) {
         free(fts);
         return NULL;
     }

@@ -40,7 +40,37 @@ static int store_derived_step(struct store *s, enum store_slot slot, const char 
     return store_cached_done(s, st, what, err);
 }
 
-int store_derived_update(struct store *s, int limit, char **err)
+/* The last entry in (mark, to] that keeps the observations read for the update within
+ * max_bytes, at least mark + 1: parsing and indexing them is most of an update's time (a
+ * 1,024-entry turn of 64 KiB outputs held the engine's loop about 1.5 s). An entry costs its
+ * action's stored observation, whether it is the intent or the end: each is indexed with the
+ * output as it is now. -1 when the record cannot be read. */
+static int64_t store_derived_bound(struct store *s, int64_t mark, int64_t to, size_t max_bytes)
+{
+    sqlite3_stmt *st = store_cached(
+        s, STORE_SLOT_DERIVED_COST,
+        "SELECT c.seq, COALESCE(min(o.size, ?3), 0) FROM chain c LEFT JOIN observations o ON "
+        "c.kind IN ('action', 'observation') AND o.action_id = c.ref WHERE c.seq > ?1 AND "
+        "c.seq <= ?2 ORDER BY c.seq");
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, mark);
+    sqlite3_bind_int64(st, 2, to);
+    sqlite3_bind_int64(st, 3, STORE_OBSERVATION_CAP); /* what is stored of it */
+    int64_t last = mark;
+    size_t bytes = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        bytes += (size_t)sqlite3_column_int64(st, 1);
+        if (bytes > max_bytes && last > mark)
+            break;
+        last = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? last : -1;
+}
+
+int store_derived_update(struct store *s, int limit, size_t max_bytes, char **err)
 {
     int64_t mark, head;
     if (store_derived_read(s, STORE_SLOT_DERIVED_MARK, "SELECT seq FROM derived", &mark) < 0 ||
@@ -52,6 +82,11 @@ int store_derived_update(struct store *s, int limit, char **err)
     if (head <= mark)
         return 0;
     int64_t to = limit > 0 && head - mark > limit ? mark + limit : head;
+    if (max_bytes && (to = store_derived_bound(s, mark, to, max_bytes)) < 0) {
+        if (err)
+            *err = store_errf(s, "reading what is derived from the record");
+        return -1;
+    }
     /* Derived from committed rows: a crash may lose it, never its rows, and the mark goes
      * with it. */
     store_sync_full(s, 0);

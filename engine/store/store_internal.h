@@ -7,6 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The most of an observation's JSON stored (observations.content); its size is the whole. */
+#define STORE_OBSERVATION_CAP (1024 * 1024)
+
 /* Statements on the action path, prepared once (store_cached). */
 enum store_slot {
     STORE_SLOT_ACTION_INSERT,
@@ -15,6 +18,7 @@ enum store_slot {
     STORE_SLOT_OBSERVATION_SET,
     STORE_SLOT_DERIVED_MARK,
     STORE_SLOT_DERIVED_HEAD,
+    STORE_SLOT_DERIVED_COST,
     STORE_SLOT_DERIVED_INDEX,
     STORE_SLOT_DERIVED_COUNT,
     STORE_SLOT_DERIVED_SET,

@@ -500,8 +500,8 @@ static void test_derived_after_restart(void **state)
     assert_true(late > 0);
     assert_int_equal(session_count(s), 2);
     /* indexed while they run: commands only */
-    assert_int_equal(store_derived_update(s, 1, &err), 1); /* one entry, more to come */
-    assert_int_equal(store_derived_update(s, 0, &err), 0);
+    assert_int_equal(store_derived_update(s, 1, 0, &err), 1); /* one entry, more to come */
+    assert_int_equal(store_derived_update(s, 0, 0, &err), 0);
     derived_rows(&fts, &count);
     assert_int_equal(fts, 2);
     assert_int_equal(count, 2);
@@ -533,8 +533,47 @@ static void test_derived_after_restart(void **state)
     assert_int_equal(fts, 3);
     assert_int_equal(count, 3);
     assert_int_equal(session_count(s), 3);
-    assert_int_equal(store_derived_update(s, 0, &err), 0);
+    assert_int_equal(store_derived_update(s, 0, 0, &err), 0);
     assert_int_equal(session_count(s), 3);
+    assert_verified(s, NULL);
+}
+
+/* An update takes entries up to a byte bound on the observations it reads (the engine's loop
+ * waits while it parses and indexes them), at least one entry a turn, and the turns together
+ * leave the index and the counts as one unbounded update would. */
+static void test_derived_bytes_bound(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    long long fts, count;
+    assert_int_equal(store_session_insert(s, "hhhh", "h", "img", SESSION_READY, NULL, 1, &err), 0);
+    char obs[20100];
+    int n = snprintf(obs, sizeof obs, "{\"observation\":\"run\",\"content\":\"");
+    for (int w = 0; n < 20000; w++)
+        n += snprintf(obs + n, sizeof obs - (size_t)n, "gnu%d ", w);
+    n += snprintf(obs + n, sizeof obs - (size_t)n, "\"}");
+    for (int i = 0; i < 3; i++) {
+        int64_t id = store_action_insert(s, "hhhh", "run", "cat herd", "{}", 1, &err);
+        assert_true(id > 0);
+        assert_int_equal(store_action_finish(s, id, ACTION_DONE, 0, obs, (size_t)n, NULL, 2, &err),
+                         0);
+    }
+    /* six entries of about 20 KB each: one a turn under 30 KB, as one under 1 byte */
+    assert_int_equal(store_derived_update(s, 0, 30000, &err), 1);
+    derived_rows(&fts, &count);
+    assert_int_equal(fts, 1);
+    assert_int_equal(count, 1);
+    assert_int_equal(store_derived_update(s, 0, 1, &err), 1);
+    assert_int_equal(store_derived_update(s, 0, 45000, &err), 1); /* two entries */
+    int turns = 0;
+    while (store_derived_update(s, 0, 30000, &err) == 1)
+        turns++;
+    assert_int_equal(turns, 1);
+    derived_rows(&fts, &count);
+    assert_int_equal(fts, 3);
+    assert_int_equal(count, 3);
+    assert_int_equal(session_count(s), 3);
+    assert_int_equal(search_count(s, "gnu17", NULL, 0), 3);
     assert_verified(s, NULL);
 }
 
@@ -892,6 +931,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_actions_pending_and_decided, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_search, setup, teardown),
         cmocka_unit_test_setup_teardown(test_derived_after_restart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_derived_bytes_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rules_and_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_tamper, setup, teardown),
