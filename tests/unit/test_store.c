@@ -577,6 +577,33 @@ static void test_derived_bytes_bound(void **state)
     assert_verified(s, NULL);
 }
 
+/* A session removed by retention while its actions wait for the derived update: the update
+ * then indexes and counts only what is left, and the record still verifies. */
+static void test_derived_after_retention(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    const char obs[] = "{\"observation\":\"run\",\"content\":\"aardvark\"}";
+    assert_int_equal(store_session_insert(s, "gggg", "g", "img", SESSION_READY, NULL, 1, &err), 0);
+    assert_int_equal(store_session_insert(s, "hhhh", "h", "img", SESSION_READY, NULL, 1, &err), 0);
+    int64_t gone = store_action_insert(s, "gggg", "run", "cat aardvark", "{}", 2, &err);
+    assert_true(gone > 0);
+    assert_int_equal(store_action_finish(s, gone, ACTION_DONE, 0, obs, strlen(obs), NULL, 3, &err),
+                     0);
+    int64_t kept = store_action_insert(s, "hhhh", "run", "echo bison", "{}", 4, &err);
+    assert_true(kept > 0);
+    assert_int_equal(store_session_update(s, "gggg", SESSION_DELETED, NULL, NULL, 10, &err), 0);
+    assert_int_equal(store_retention_apply(s, 500, &err), 1);
+    assert_int_equal(store_derived_update(s, 0, 0, &err), 0);
+    long long fts, count;
+    derived_rows(&fts, &count);
+    assert_int_equal(fts, 1);
+    assert_int_equal(count, 1);
+    assert_int_equal(search_count(s, "aardvark", NULL, 0), 0);
+    assert_int_equal(search_count(s, "bison", NULL, 0), 1);
+    assert_verified(s, NULL);
+}
+
 static void test_rules_and_retention(void **state)
 {
     struct store *s = *state;
@@ -932,6 +959,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_actions_search, setup, teardown),
         cmocka_unit_test_setup_teardown(test_derived_after_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_derived_bytes_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_derived_after_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rules_and_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_tamper, setup, teardown),
