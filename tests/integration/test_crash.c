@@ -10,6 +10,8 @@
  *   answered 200 is rejected;
  * - after a restart nothing is "received" or "running", and the record verifies (GET /v1/verify)
  *   after every restart;
+ * - what is derived from the record (the search index, the sessions' action counts) is up to
+ *   it after the clean stop, each action counted and indexed once;
  * - nothing ran twice and nothing rejected or pending ran: every command appends its own token
  *   to a file in the session's workspace (a host directory), and each token is there at most
  *   once, exactly once for a "done" action, never for a rejected or pending one.
@@ -282,6 +284,37 @@ static void check_store(void)
         problem("actions_fts integrity-check: %s", msg ? msg : "?");
         sqlite3_free(msg);
     }
+
+    /* What is derived from the record (store_derived.c) agrees with it after the kills: a
+     * clean stop brought it up to the record; every session counts its actions once and every
+     * action is in the search index once. */
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (SELECT seq FROM derived), (SELECT COALESCE(MAX("
+                                        "seq), 0) FROM chain), (SELECT count(*) FROM actions), "
+                                        "(SELECT count(*) FROM actions_fts), (SELECT count(*) "
+                                        "FROM actions a JOIN actions_fts f ON f.rowid = a.id)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    if (sqlite3_column_int64(st, 0) != sqlite3_column_int64(st, 1))
+        problem("derived up to entry %lld of %lld after a clean stop",
+                (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1));
+    if (sqlite3_column_int64(st, 3) != sqlite3_column_int64(st, 2) ||
+        sqlite3_column_int64(st, 4) != sqlite3_column_int64(st, 2))
+        problem("%lld actions, %lld in the search index (%lld of them actions)",
+                (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3),
+                (long long)sqlite3_column_int64(st, 4));
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT s.id, s.action_count, (SELECT count(*) FROM "
+                                        "actions a WHERE a.session_id = s.id) FROM sessions s",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        if (sqlite3_column_int64(st, 1) != sqlite3_column_int64(st, 2))
+            problem("session %s counts %lld actions, has %lld", col(st, 0),
+                    (long long)sqlite3_column_int64(st, 1), (long long)sqlite3_column_int64(st, 2));
+    sqlite3_finalize(st);
 
     /* Nothing in flight after a restart. */
     assert_int_equal(sqlite3_prepare_v2(db,
