@@ -606,6 +606,32 @@ static void test_hard_timeout_then_ctrl_c(void **state)
     bb_expect_run(&ex, "echo after", 0, "after");
 }
 
+/* A command that changes the terminal's modes (stty echo, raw, -isig) changes nothing for the
+ * next one: its output reads the same and ^C still interrupts it. Not with busybox ash for
+ * echo and raw: its line editor decides, from the modes as the previous command left them and
+ * before it prints the prompt (the marker), to echo what is typed, and restores those modes
+ * after each line; resetting them before typing comes too late (as it always did). */
+static void test_tty_modes_restored(void **state)
+{
+    (void)state;
+    if (!shell_is_ash()) {
+        bb_expect_run(&ex, "stty echo", 0, "");
+        bb_expect_run(&ex, "echo one", 0, "one");
+        bb_expect_run(&ex, "stty echo; echo two", 0, "two");
+        bb_expect_run(&ex, "echo three", 0, "three");
+        bb_expect_run(&ex, "stty raw echo", 0, "");
+        bb_expect_run(&ex, "printf 'a\\nb\\n'", 0, "a\nb");
+    }
+    bb_expect_run(&ex, "stty -isig", 0, "");
+    struct bb_reply r = bb_run_full(&ex, "sleep 30", false, 1);
+    assert_int_equal(bb_exit_code(&r), -1);
+    bb_reply_free(&r);
+    r = bb_run_full(&ex, "C-c", true, 5);
+    assert_int_equal(bb_exit_code(&r), 130);
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo after", 0, "after");
+}
+
 static void test_soft_timeout_and_continue(void **state)
 {
     (void)state;
@@ -2399,6 +2425,7 @@ int main(int argc, char **argv)
         SETTLED(test_secrets_not_inherited),
         SETTLED(test_py_interpreter_path),
         SETTLED(test_hard_timeout_then_ctrl_c),
+        SETTLED(test_tty_modes_restored),
         SETTLED(test_soft_timeout_and_continue),
         SETTLED(test_input_to_running_program),
         SETTLED(test_is_input_long_running_python_like),
