@@ -58,6 +58,7 @@ struct static_shell {
 struct run_state {
     struct executor *ex;
     struct evloop_watch timer;
+    double timer_armed; /* when the timerfd fires (INFINITY: disarmed); see timer_set */
     /* The request waiting for a shell, which shell, and how it waits. */
     struct action_req *req;
     const struct run_args *args;
@@ -86,6 +87,7 @@ struct run_state {
     long name_uid;
     char name[64];
     char python[PATH_MAX];
+    struct which_cache python_cache; /* metadata.py_interpreter_path after each command */
 };
 
 int action_run_parse(const json_t *action, void **out, struct buf *err)
@@ -250,7 +252,7 @@ static json_t *observe_completed(struct run_state *r, const struct run_args *a,
     md.username = uid_name(r, m->uid);
     md.hostname = m->hostname;
     md.working_dir = m->cwd;
-    which_python(m->path, m->cwd, r->python, sizeof r->python);
+    which_python_cached(&r->python_cache, m->path, m->cwd, r->python, sizeof r->python);
     md.py_interpreter_path = r->python;
     if (key >= 0)
         snprintf(suffix, sizeof suffix,
@@ -300,9 +302,16 @@ static json_t *refuse_multiple(const struct run_args *a)
     return obs;
 }
 
-static void disarm(struct run_state *r)
+/* The timer fires at `when` or earlier. A later time than the one set leaves the timerfd as
+ * it is (on_timer wakes early, finds nothing due and sets it again), so a quick command costs
+ * no timerfd call: the deadline its predecessor set is earlier than its own, and disarming
+ * is left to that early wakeup. */
+static void timer_set(struct run_state *r, double when)
 {
-    evloop_timer_at(&r->timer, INFINITY);
+    if (when >= r->timer_armed)
+        return;
+    evloop_timer_at(&r->timer, when);
+    r->timer_armed = when;
 }
 
 /* When the no-change timeout would fire; it applies to non-blocking actions only. */
@@ -319,7 +328,7 @@ static void arm(struct run_state *r)
         when = soft_deadline(r);
     if (r->intr_at < when)
         when = r->intr_at;
-    evloop_timer_at(&r->timer, when);
+    timer_set(r, when);
 }
 
 /* A ^C can miss: sent while the foreground job has just exited and the shell has not yet
@@ -399,8 +408,7 @@ static void finish(struct run_state *r, json_t *obs)
     untap(r);
     r->req = NULL;
     r->args = NULL;
-    r->intr_at = INFINITY;
-    disarm(r);
+    r->intr_at = INFINITY; /* the timer is left: with no request, on_timer does nothing */
     restore_output(r);
     r->sh = &r->ex->shell;
     if (was_static)
@@ -410,7 +418,7 @@ static void finish(struct run_state *r, json_t *obs)
     /* A timer tick frees the finished static shell (a request started meanwhile re-arms
      * its own deadline from that tick). */
     if (r->dead)
-        evloop_timer_at(&r->timer, evloop_now());
+        timer_set(r, evloop_now());
 }
 
 static void set_restart_note(struct run_state *r, int code)
@@ -469,6 +477,7 @@ static void on_timer(struct evloop_watch *w, uint32_t events)
     struct run_state *r = EVLOOP_CONTAINER_OF(w, struct run_state, timer);
     (void)events;
     evloop_timer_ack(w);
+    r->timer_armed = INFINITY;
     free_dead(r);
     if (!r->req)
         return;
@@ -739,7 +748,6 @@ void action_run_cancel(struct executor *ex, struct action_req *req)
         r->req = NULL;
         r->args = NULL;
         r->intr_at = INFINITY;
-        disarm(r);
         restore_output(r);
         retire_static(r);
         r->sh = &ex->shell;
@@ -807,6 +815,7 @@ int action_run_init(struct executor *ex)
     r->sh = &ex->shell;
     r->name_uid = -1;
     r->intr_at = INFINITY;
+    r->timer_armed = INFINITY;
     if (evloop_timer_open(ex->loop, &r->timer, on_timer) < 0) {
         free(r);
         return -1;
@@ -828,6 +837,7 @@ void action_run_free_state(struct executor *ex)
     }
     evloop_timer_close(ex->loop, &r->timer);
     buf_free(&r->note);
+    which_cache_free(&r->python_cache);
     free(r);
     ex->run = NULL;
 }

@@ -193,18 +193,36 @@ static int recent_push(struct capture *c, const char *data, size_t n)
     return 0;
 }
 
+/* Makes room for one more line start. The ring grows by doubling up to lines_max + 1, so a
+ * short output does not pay for 11,000 entries; it never wraps before it is full-sized, so
+ * growing keeps its order. */
+static int lines_reserve(struct capture *c)
+{
+    size_t max = c->lines_max + 1;
+    if (c->nl_len < c->nl_cap || c->nl_cap == max)
+        return 0;
+    size_t cap = c->nl_cap ? c->nl_cap * 2 : 64;
+    if (cap > max)
+        cap = max;
+    uint64_t *p = realloc(c->nl, cap * sizeof *p);
+    if (!p)
+        return -1;
+    c->nl = p;
+    c->nl_cap = cap;
+    return 0;
+}
+
 /* Remembers where each line of data starts; data begins at stream position base. */
 static int lines_push(struct capture *c, const char *data, size_t n, uint64_t base)
 {
-    size_t cap = c->lines_max + 1;
     for (const char *p = data; (p = memchr(p, '\n', (size_t)(data + n - p))); p++) {
-        if (!c->nl && !(c->nl = malloc(cap * sizeof *c->nl)))
+        if (lines_reserve(c) < 0)
             return -1;
-        c->nl[(c->nl_start + c->nl_len) % cap] = base + (uint64_t)(p - data) + 1;
-        if (c->nl_len < cap)
+        c->nl[(c->nl_start + c->nl_len) % c->nl_cap] = base + (uint64_t)(p - data) + 1;
+        if (c->nl_len < c->nl_cap)
             c->nl_len++;
         else
-            c->nl_start = (c->nl_start + 1) % cap;
+            c->nl_start = (c->nl_start + 1) % c->nl_cap;
         c->newlines++;
     }
     return 0;
@@ -212,7 +230,7 @@ static int lines_push(struct capture *c, const char *data, size_t n, uint64_t ba
 
 static uint64_t nl_at(const struct capture *c, size_t i)
 {
-    return c->nl[(c->nl_start + i) % (c->lines_max + 1)];
+    return c->nl[(c->nl_start + i) % c->nl_cap];
 }
 
 /* Where the shown window starts (stream position) and how many lines it has; false when
@@ -357,6 +375,6 @@ void capture_reset(struct capture *c)
     c->recent = NULL;
     c->nl = NULL;
     c->recent_cap = c->recent_start = c->recent_len = 0;
-    c->nl_start = c->nl_len = 0;
+    c->nl_start = c->nl_len = c->nl_cap = 0;
     c->total = c->newlines = 0;
 }

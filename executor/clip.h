@@ -43,7 +43,7 @@ struct capture {
     size_t recent_cap, recent_start, recent_len, recent_max;
     uint64_t total; /* bytes appended */
     uint64_t *nl;
-    size_t nl_start, nl_len, lines_max;
+    size_t nl_start, nl_len, nl_cap, lines_max;
     uint64_t newlines;
     bool windowless; /* no line window (run_ipython: Jupyter has no pane history) */
 };

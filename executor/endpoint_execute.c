@@ -5,7 +5,9 @@
  * runs: each frame is a header line "TYPE LENGTH\n" and LENGTH bytes. Type `o`: output as the
  * shell printed it (raw bytes, possibly cut inside a character); type `r`: the end, its
  * header "r STATUS LENGTH\n" and the observation's JSON, byte for byte the body a plain
- * request gets. Frames are written as the output comes (docs/protocol.md). */
+ * request gets. Frames are written as the output comes (docs/protocol.md). The reply waits for
+ * the first frame: an action that ends before it printed anything the engine has not seen (a
+ * quick command) is answered whole, headers and frames with their length, in one write. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@ struct execute_stream {
     unsigned long long dropped;
     bool ended;         /* the `r` frame is in out */
     bool reader_parked; /* the reader suspended the connection for want of bytes */
+    bool reply_parked;  /* no reply yet: the connection waits for the first frame */
 };
 
 /* Resumes the connection whose action finished after it was suspended. */
@@ -54,8 +57,8 @@ static enum MHD_Result reply_action(struct request *rq)
 
 static void stream_wake(struct execute_stream *st)
 {
-    if (st->reader_parked && st->rq) {
-        st->reader_parked = false;
+    if ((st->reader_parked || st->reply_parked) && st->rq) {
+        st->reader_parked = st->reply_parked = false;
         endpoint_resume(st->rq);
     }
 }
@@ -151,18 +154,34 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *out, size_t max)
     return (ssize_t)n;
 }
 
+/* The reply, once there is a frame to send (or the executor stops): the whole body when the
+ * action has ended, else a chunked stream of the frames as they come. */
+static enum MHD_Result stream_reply(struct request *rq)
+{
+    struct execute_stream *st = rq->state;
+    struct MHD_Response *resp;
+    if (st->ended) {
+        resp = MHD_create_response_from_buffer(st->out.len, st->out.data ? st->out.data : "",
+                                               st->out.data ? MHD_RESPMEM_MUST_FREE
+                                                            : MHD_RESPMEM_PERSISTENT);
+        if (resp)
+            st->out = (struct buf)BUF_INIT; /* the response's now */
+    } else {
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st, NULL);
+    }
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-paddock-frames");
+    return endpoint_reply_response(rq, MHD_HTTP_OK, resp);
+}
+
 static enum MHD_Result start_stream(struct request *rq, struct action_req *req)
 {
     struct execute_stream *st = calloc(1, sizeof *st);
-    struct MHD_Response *resp =
-        st ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st, NULL)
-           : NULL;
-    if (!resp) {
-        free(st);
+    if (!st) {
         action_req_free(req);
         return endpoint_reply_detail(rq, MHD_HTTP_INTERNAL_SERVER_ERROR, "Out of memory");
     }
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-paddock-frames");
     st->rq = rq;
     st->req = req;
     req->owner = st;
@@ -173,11 +192,18 @@ static enum MHD_Result start_stream(struct request *rq, struct action_req *req)
     rq->ex->last_action_at = evloop_now();
     if (action_submit(rq->ex, req))
         stream_on_done(req);
-    return endpoint_reply_response(rq, MHD_HTTP_OK, resp);
+    if (st->out.len || st->ended)
+        return stream_reply(rq);
+    /* Nothing to send yet: the first frame resumes it (stream_wake). */
+    st->reply_parked = true;
+    endpoint_suspend(rq);
+    return MHD_YES;
 }
 
 enum MHD_Result endpoint_execute(struct request *rq)
 {
+    if (rq->state && rq->state_free == free_stream) /* resumed: a frame came, or a stop */
+        return rq->replied ? MHD_YES : stream_reply(rq);
     if (rq->state) /* resumed: the action has its result (or the executor gave up on it) */
         return rq->replied ? MHD_YES : reply_action(rq);
     enum MHD_Result rc;

@@ -241,6 +241,7 @@ int shell_start(struct shell *sh)
     if (slave < 0 || tcgetattr(slave, &sh->tio) < 0)
         goto fail;
     make_termios(&sh->tio);
+    memset(&sh->tio_seen, 0, sizeof sh->tio_seen); /* a new tty: set before the first command */
     ioctl(master, TIOCSWINSZ, &ws);
 
     struct spawn_options so = {
@@ -352,14 +353,18 @@ static void sink_marker(void *ctx, const struct marker_info *m)
     }
 }
 
-/* Returns false once the tty is gone for good (EIO: no process holds its slave side). */
-static bool read_available(struct shell *sh, int max_reads)
+/* Returns false once the tty is gone for good (EIO: no process holds its slave side).
+ * until_empty: read until the tty has nothing (EAGAIN); else a short read ends it, as the
+ * loop's watch is level-triggered and says when more comes (saves a read per wakeup). */
+static bool read_available(struct shell *sh, int max_reads, bool until_empty)
 {
     const struct marker_sink sink = {sink_output, sink_marker, sh};
     for (int i = 0; i < max_reads && sh->fd >= 0; i++) {
         ssize_t n = read(sh->fd, shell_read_buf, sizeof shell_read_buf);
         if (n > 0) {
             marker_feed(&sh->parser, shell_read_buf, (size_t)n, &sink);
+            if (!until_empty && (size_t)n < sizeof shell_read_buf)
+                return true;
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -377,7 +382,7 @@ static void on_shell_fd(struct evloop_watch *w, uint32_t events)
     if (events & EPOLLOUT)
         flush_writes(sh);
     if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-        if (!read_available(sh, SHELL_READS_PER_WAKEUP)) {
+        if (!read_available(sh, SHELL_READS_PER_WAKEUP, false)) {
             /* Hung up: stop watching (EPOLLHUP would fire forever); SIGCHLD tells the rest. */
             evloop_del(sh->loop, &sh->watch);
             sh->writing = false;
@@ -393,7 +398,7 @@ static void on_shell_fd(struct evloop_watch *w, uint32_t events)
 void shell_drain(struct shell *sh)
 {
     if (sh->fd >= 0)
-        read_available(sh, 1 << 20);
+        read_available(sh, 1 << 20, true);
 }
 
 void shell_reaped(struct shell *sh, int status)
@@ -482,8 +487,15 @@ int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *
         return -1;
     }
     /* A program that crashed in raw mode, or `stty echo`, must not change how the next
-     * command's output reads. */
-    tcsetattr(sh->fd, TCSANOW, &sh->tio);
+     * command's output reads. Set again only when the modes are not those set last time (a
+     * read is lighter than a set, which rebuilds the line discipline's state). */
+    struct termios now;
+    memset(&now, 0, sizeof now);
+    if (tcgetattr(sh->fd, &now) != 0 || memcmp(&now, &sh->tio_seen, sizeof now) != 0) {
+        tcsetattr(sh->fd, TCSANOW, &sh->tio);
+        memset(&sh->tio_seen, 0, sizeof sh->tio_seen);
+        tcgetattr(sh->fd, &sh->tio_seen);
+    }
     if (cmdline_is_direct(cmd, n, sh->opt.bash ? CMDLINE_DIRECT_MAX : CMDLINE_SH_LINE_MAX)) {
         rc = buf_append(&line, cmd, n) < 0 || buf_append(&line, "\n", 1) < 0 ? -1 : 0;
     } else {

@@ -49,7 +49,8 @@ struct shell {
     bool busy;  /* a command was typed and its marker has not come */
     bool lost;  /* its stdin is no longer the terminal: it is being replaced */
     bool writing;
-    struct termios tio; /* the tty modes commands start with */
+    struct termios tio;      /* the tty modes commands start with */
+    struct termios tio_seen; /* the modes as read back after they were last set */
     struct marker_parser parser;
     struct marker_info marker; /* the last marker */
     struct buf wq;             /* typed bytes the tty has not taken yet */

@@ -8,10 +8,12 @@
 
 /* cmocka needs the headers above first. */
 #include <cmocka.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ansi.h"
@@ -912,6 +914,84 @@ static void test_which_python(void **state)
     assert_int_equal(system(p), 0);
 }
 
+/* Sets path's mtime an hour back, so a change now gives it a new one whatever the clock's tick. */
+static void age(const char *dir, const char *name)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct timespec ts[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
+    assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+static void cached_is(struct which_cache *c, const char *path, const char *cwd, const char *dir,
+                      const char *rel)
+{
+    char out[512], want[512];
+    snprintf(want, sizeof want, "%s%s%s", rel ? dir : "", rel && *rel ? "/" : "", rel ? rel : "");
+    which_python_cached(c, path, cwd, out, sizeof out);
+    assert_string_equal(out, want);
+}
+
+/* The cache gives what which_python gives after each change that alters the answer. */
+static void test_which_python_cache(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/paddock-whichc-XXXXXX", p[512], path[1024];
+    assert_non_null(mkdtemp(dir));
+    struct which_cache c = {.trust_recent = true};
+    const char *dirs[] = {"a", "b", "rel"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, dirs[i]);
+        assert_int_equal(mkdir(p, 0755), 0);
+    }
+    snprintf(p, sizeof p, "%s/b/python3", dir);
+    spit(p, "#!/bin/sh\n");
+    assert_int_equal(chmod(p, 0755), 0);
+    age(dir, "a");
+    age(dir, "b");
+    snprintf(path, sizeof path, "%s/a:%s/b:%s/later", dir, dir, dir);
+    cached_is(&c, path, "/", dir, "b/python3");
+    cached_is(&c, path, "/", dir, "b/python3"); /* from the cache */
+    assert_true(c.valid);
+
+    /* python installed earlier along PATH */
+    snprintf(p, sizeof p, "%s/a/python", dir);
+    spit(p, "#!/bin/sh\n");
+    assert_int_equal(chmod(p, 0755), 0);
+    cached_is(&c, path, "/", dir, "a/python");
+    /* made not executable in place: only its own mode changes */
+    assert_int_equal(chmod(p, 0644), 0);
+    cached_is(&c, path, "/", dir, "b/python3");
+    /* and executable again: a candidate passed over is watched too */
+    assert_int_equal(chmod(p, 0755), 0);
+    cached_is(&c, path, "/", dir, "a/python");
+    /* removed */
+    age(dir, "a");
+    cached_is(&c, path, "/", dir, "a/python");
+    assert_int_equal(unlink(p), 0);
+    cached_is(&c, path, "/", dir, "b/python3");
+    /* a directory along PATH that did not exist is made, with a python in it */
+    snprintf(p, sizeof p, "%s/later", dir);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/later/python", dir);
+    spit(p, "#!/bin/sh\n");
+    assert_int_equal(chmod(p, 0755), 0);
+    cached_is(&c, path, "/", dir, "later/python");
+    /* another PATH (a venv activated) */
+    snprintf(path, sizeof path, "%s/b", dir);
+    cached_is(&c, path, "/", dir, "b/python3");
+    /* a relative entry: the cwd takes part */
+    snprintf(p, sizeof p, "%s/rel/python", dir);
+    spit(p, "#!/bin/sh\n");
+    assert_int_equal(chmod(p, 0755), 0);
+    cached_is(&c, "rel", dir, dir, "rel/python");
+    cached_is(&c, "rel", "/", dir, NULL);
+    cached_is(&c, "/nonexistent", "/", dir, NULL);
+    which_cache_free(&c);
+    snprintf(p, sizeof p, "rm -rf '%s'", dir);
+    assert_int_equal(system(p), 0);
+}
+
 /* ---- userdb: the session's user in passwd and group ---- */
 
 static char *db_slurp(const char *dir, const char *name)
@@ -1034,6 +1114,7 @@ int main(void)
         cmocka_unit_test(test_env_script),
         cmocka_unit_test(test_env_file),
         cmocka_unit_test(test_which_python),
+        cmocka_unit_test(test_which_python_cache),
         cmocka_unit_test(test_marker_whole),
         cmocka_unit_test(test_marker_split_everywhere),
         cmocka_unit_test(test_marker_byte_by_byte),
