@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The egress proxy's cost (docs/egress.md): a download of SIZE bytes from a loopback server
 # (tests/integration/egress_servers.py) made inside a "network": "egress" sandbox through the
-# engine, against the same download made directly on the host in the same run; then the time
+# engine, against the same download made directly on the host in the same run (the two
+# alternating, with the CPU per GB of the client, the engine and the server); then the time
 # of a small request on a new connection, both ways (what the proxy adds to a connection).
 # Both over plain HTTP (a request the engine forwards) and over HTTPS (a CONNECT tunnel to a
 # loopback TLS server, what pip, npm and git do). A third column, for what the proxy is not:
@@ -11,7 +12,7 @@
 # Starts its own engine on a temp state dir and removes its session and servers at the end.
 set -euo pipefail
 build=$(readlink -f "$1")
-size=${2:-268435456} runs=${3:-3} n=${4:-200}
+size=${2:-1073741824} runs=${3:-3} n=${4:-200}
 src=$(dirname "$(readlink -f "$0")")/..
 tmp=$(mktemp -d /tmp/paddock-egress-bench-XXXXXX)
 engine_pid= servers_pid= sid=
@@ -54,13 +55,36 @@ run "printf %s $(base64 -w0 "$tmp/cert.pem") | base64 -d > /tmp/b.pem && echo ok
 run "printf %s $(base64 -w0 "$tmp/key.pem") | base64 -d > /tmp/b.key && echo ok" >/dev/null
 run "printf %s $(base64 -w0 "$src/tests/integration/egress_servers.py") | base64 -d > /tmp/s.py && echo ok" >/dev/null
 args="http://127.0.0.1:$http https://127.0.0.1:$https"
-# CPU time (ticks) of a host process: the engine relays, the servers serve; taken around the
-# downloads alone (the small requests are a pass of their own)
+# CPU time (ticks) of a host process: the engine relays, the servers serve; taken around each
+# download alone (the small requests are a pass of their own)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
-e0=$(ticks "$engine_pid") s0=$(ticks "$servers_pid")
-inside=$(run "python3 /tmp/b.py $args /tmp/b.pem $size $runs 0" | tail -1)
-e1=$(ticks "$engine_pid") s1=$(ticks "$servers_pid")
+direct() {
+  # shellcheck disable=SC2086
+  env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY \
+    python3 "$src/bench/egress_client.py" $args "$tmp/cert.pem" "$size" "$@"
+}
+# The downloads through the proxy and direct are interleaved, one of each per round and
+# protocol, the first of the pair alternating: on a shared machine both see the same moments of
+# the others' load (measured one column after the other, a burst of load lands on one column).
+# Each line: PATH PROTO ENGINE_TICKS SERVER_TICKS CLIENT_JSON
+downloads=
+for r in $(seq 1 "$runs"); do
+  for p in http https; do
+    order="inside direct"
+    [ $((r % 2)) = 0 ] && order="direct inside"
+    for w in $order; do
+      e0=$(ticks "$engine_pid") s0=$(ticks "$servers_pid")
+      if [ "$w" = inside ]; then
+        out=$(run "python3 /tmp/b.py $args /tmp/b.pem $size 1 0 $p" | tail -1)
+      else
+        out=$(direct 1 0 "$p")
+      fi
+      e1=$(ticks "$engine_pid") s1=$(ticks "$servers_pid")
+      downloads+="$w $p $((e1 - e0)) $((s1 - s0)) $out"$'\n'
+    done
+  done
+done
 inside_small=$(run "python3 /tmp/b.py $args /tmp/b.pem $size 0 $n" | tail -1)
 # the sandbox's own loopback, in a subshell (the agent's shell is persistent): its servers
 # stop when the subshell's fd 3, their stdin, closes
@@ -69,36 +93,39 @@ local_cmd+=" exec 3>/tmp/s.in; for _ in \$(seq 1 200); do [ -s /tmp/s.out ] && b
 local_cmd+=" env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY python3 /tmp/b.py http://127.0.0.1:\$h"
 local_cmd+=" https://127.0.0.1:\$t /tmp/b.pem $size $runs $n; exec 3>&-; wait)"
 sandboxed=$(run "$local_cmd" | tail -1)
-direct() {
-  # shellcheck disable=SC2086
-  env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY \
-    python3 "$src/bench/egress_client.py" $args "$tmp/cert.pem" "$size" "$@"
-}
-d0=$(ticks "$servers_pid")
-direct=$(direct "$runs" 0)
-d1=$(ticks "$servers_pid")
 direct_small=$(direct 0 "$n")
-python3 - "$inside" "$inside_small" "$direct" "$direct_small" "$sandboxed" "$size" "$runs" "$n" \
-  "$(((e1 - e0) * 1000 / hz))" "$(((s1 - s0) * 1000 / hz))" "$(((d1 - d0) * 1000 / hz))" <<'PY'
+python3 - "$inside_small" "$direct_small" "$sandboxed" "$size" "$runs" "$n" "$hz" "$downloads" <<'PY'
 import json, sys
-i, i2, d, d2, l = (json.loads(a) for a in sys.argv[1:6])
+i2, d2, l = (json.loads(a) for a in sys.argv[1:4])
+size, runs, n, hz = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], int(sys.argv[7])
+gb = size * runs / 1e9  # one protocol's downloads
+res = {w: {p: {"mbps": 0.0, "client": 0, "engine": 0, "server": 0} for p in ("http", "https")}
+       for w in ("inside", "direct")}
+for line in sys.argv[8].splitlines():
+    w, p, e, s, out = line.split(" ", 4)
+    c, r = json.loads(out)[p], res[w][p]
+    r["mbps"] = max(r["mbps"], c["mbps"])
+    r["client"] += c["cpu_ms_per_gb"] / runs
+    r["engine"] += int(e) * 1000 / hz / gb
+    r["server"] += int(s) * 1000 / hz / gb
+i, d = res["inside"], res["direct"]
 for a, b in ((i, i2), (d, d2)):
     for k in a:
         a[k].update(b[k])
-size, runs, n = int(sys.argv[6]), int(sys.argv[7]), sys.argv[8]
-relay_ms, server_ms, direct_server_ms = (int(a) for a in sys.argv[9:12])
-gb = 2 * size * runs / 1e9  # both downloads, HTTP and HTTPS
-print(f"egress proxy bench: {size >> 20} MiB download (best of {runs}), {n} small requests")
+print(f"egress proxy bench: {size >> 20} MiB download (best of {runs}, through the proxy and direct "
+      f"interleaved), {n} small requests")
 print(f"{'':38}{'through the proxy':>18}{'direct on the host':>20}{'in-sandbox loopback':>21}")
 for k, what in (("http", "HTTP"), ("https", "HTTPS (CONNECT)")):
     a, b, c = i[k], d[k], l[k]
-    for f, name in (("mbps", "download MB/s"), ("cpu_ms_per_gb", "client CPU ms per GB"),
-                    ("small_ms_median", "small request ms, median"),
+    print(f"{what + ' download MB/s':38}{a['mbps']:>18}{b['mbps']:>20}{c['mbps']:>21}")
+    print(f"{what + ' client CPU ms per GB':38}{a['client']:>18.0f}{b['client']:>20.0f}"
+          f"{c['cpu_ms_per_gb']:>21}")
+    print(f"{what + ' engine CPU ms per GB':38}{a['engine']:>18.0f}{'-':>20}{'-':>21}")
+    print(f"{what + ' server CPU ms per GB':38}{a['server']:>18.0f}{b['server']:>20.0f}"
+          f"{'(in the sandbox)':>21}")
+    for f, name in (("small_ms_median", "small request ms, median"),
                     ("small_ms_p90", "small request ms, p90")):
         print(f"{what + ' ' + name:38}{a[f]:>18}{b[f]:>20}{c[f]:>21}")
-print(f"{'both downloads: engine CPU ms per GB':38}{relay_ms / gb:>18.0f}{'-':>20}{'-':>21}")
-print(f"{'both downloads: server CPU ms per GB':38}{server_ms / gb:>18.0f}{direct_server_ms / gb:>20.0f}"
-      f"{'(in the sandbox)':>21}")
 for k, what in (("http", "HTTP"), ("https", "HTTPS")):
     a, b = i[k], d[k]
     print(f"{what}: through the proxy {a['mbps'] / b['mbps'] * 100:.0f} % of direct (goal: >= 80 %), "

@@ -5,9 +5,9 @@ download of SIZE bytes from BASE/bytes/SIZE (the best of RUNS), then N small req
 BASE/hello.txt, each on a new connection. An https:// base is checked against CAFILE. RUNS 0
 skips the downloads, N 0 the small requests. Prints one JSON line: {"http": {"mbps",
 "cpu_ms_per_gb" (this process's CPU time over the downloads, per GB), "small_ms_median",
-"small_ms_p90"}, "https": {...}}.
+"small_ms_p90"}, "https": {...}}; PROTOS (default "http,https") names which of the two.
 
-usage: egress_client.py HTTP_URL HTTPS_URL CAFILE SIZE RUNS N"""
+usage: egress_client.py HTTP_URL HTTPS_URL CAFILE SIZE RUNS N [PROTOS]"""
 import json
 import resource
 import ssl
@@ -55,6 +55,7 @@ def measure(url, size, runs, n, ctx):
 
 http, https, cafile = sys.argv[1], sys.argv[2], sys.argv[3]
 size, runs, n = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+protos = sys.argv[7].split(",") if len(sys.argv) > 7 else ["http", "https"]
 ctx = ssl.create_default_context(cafile=cafile)
-print(json.dumps({"http": measure(http, size, runs, n, None),
-                  "https": measure(https, size, runs, n, ctx)}))
+bases = {"http": (http, None), "https": (https, ctx)}
+print(json.dumps({p: measure(bases[p][0], size, runs, n, bases[p][1]) for p in protos}))

@@ -762,7 +762,7 @@ static void action_intent_done(int rc, char *err, void *ud)
         action_intent_free(in);
         return;
     }
-    /* As action_publish_as: with nobody following the events, the row is not read back. */
+    /* Read back only for someone following the events. */
     json_t *pub = events_listening(eng->events) ? store_action_get(eng->store, id) : NULL;
     if (pub) {
         json_object_set_new(pub, "new", json_true());

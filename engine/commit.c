@@ -19,7 +19,11 @@
  * for every fsync (milliseconds on this disk), so actions a second were bounded by fsyncs a
  * second; now the durable writes that arrive while a sync runs gather, and go in one commit
  * and one sync when it ends (the writes that need no sync, intents, go at once). Without the
- * log's descriptor (or after a failed sync), a batch is synced by its own commit as before. */
+ * log's descriptor (or after a failed sync), a batch is synced by its own commit as before.
+ *
+ * The search index and the sessions' action counts are not written by the batches: a timer
+ * armed by a commit brings them up to the record a little later, many actions in one
+ * transaction (store_derived_update). */
 #include "engine/commit.h"
 
 #include "engine/base/loop.h"
@@ -70,7 +74,31 @@ struct commit {
     struct commit_op *wait_head, **wait_tail;
     unsigned long long seq; /* the last durable batch committed */
     struct commit_syncer sy;
+    struct loop_timer *derived; /* the next store_derived_update, armed by a commit */
 };
+
+/* How long the search index may trail the record, and the most of the record's entries (two
+ * an action) one update takes before the loop takes its next turn. */
+#define COMMIT_DERIVED_MS 200
+#define COMMIT_DERIVED_ENTRIES 1024
+
+static void commit_on_derived(void *ud)
+{
+    struct commit *c = ud;
+    c->derived = NULL;
+    /* A failure (a full disk) is tried again after the next commit; a search says it. */
+    char *err = NULL;
+    int more = store_derived_update(c->eng->store, COMMIT_DERIVED_ENTRIES, &err);
+    free(err);
+    if (more > 0)
+        c->derived = loop_timer_add(c->eng->loop, 0, commit_on_derived, c);
+}
+
+static void commit_derived_soon(struct commit *c)
+{
+    if (!c->derived)
+        c->derived = loop_timer_add(c->eng->loop, COMMIT_DERIVED_MS, commit_on_derived, c);
+}
 
 static void *commit_syncer_main(void *ud)
 {
@@ -221,6 +249,7 @@ int commit_init(struct engine *eng)
     pthread_mutex_init(&c->sy.mu, NULL);
     pthread_cond_init(&c->sy.cv, NULL);
     eng->commit = c;
+    commit_derived_soon(c); /* what a crash left behind the record */
     return 0;
 }
 
@@ -235,6 +264,9 @@ void commit_shutdown(struct engine *eng)
     commit_syncer_stop(c);
     while (commit_flush(eng)) /* what the last continuations queued */
         ;
+    if (c->derived)
+        loop_timer_cancel(eng->loop, c->derived);
+    store_derived_update(eng->store, 0, NULL); /* a clean stop leaves it all up to date */
     pthread_mutex_destroy(&c->sy.mu);
     pthread_cond_destroy(&c->sy.cv);
     free(c);
@@ -333,6 +365,7 @@ bool commit_flush(struct engine *eng)
     int rc = commit_write(eng, ops, durable && !later, &n, &err);
     c->counts.commits++;
     c->counts.writes += n;
+    commit_derived_soon(c);
     if (n > c->counts.largest)
         c->counts.largest = n;
     for (struct commit_op *op = ops; op; op = op->next) {

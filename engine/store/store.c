@@ -202,6 +202,11 @@ static const char *const store_migrations[] = {
     "  pattern TEXT NOT NULL,"
     "  created_by TEXT,"
     "  created_at REAL NOT NULL);",
+    /* 11 → 12: the search index and the sessions' action counts are kept up in batches off
+     * the action path (store_derived.c): the record's entries up to seq are in both; every
+     * one so far was as it was written. */
+    "CREATE TABLE derived (seq INTEGER NOT NULL);"
+    "INSERT INTO derived(seq) SELECT COALESCE(MAX(seq), 0) FROM chain;",
 };
 
 /* The schema version whose migration also records the existing rows (C: SHA-256). */
@@ -214,9 +219,25 @@ char *store_errf(struct store *s, const char *what)
     return util_strdupf("store: %s: %s", what, sqlite3_errmsg(s->db));
 }
 
+/* The level store_sync_full asked for, set on the connection only when it differs and a
+ * write is about to start outside a transaction (SQLite refuses to change it inside one). A
+ * PRAGMA synchronous is compiled anew each time it runs (its effect is its compilation), so
+ * setting it twice around every batch cost more than the batch's statements; now batches one
+ * after the other, all at NORMAL with the syncer thread, never set it. */
+static void store_level_apply(struct store *s)
+{
+    if (s->want_normal == s->is_normal || !sqlite3_get_autocommit(s->db))
+        return;
+    if (sqlite3_exec(s->db,
+                     s->want_normal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL", NULL,
+                     NULL, NULL) == SQLITE_OK)
+        s->is_normal = s->want_normal;
+}
+
 int store_exec(struct store *s, const char *sql, char **err)
 {
     char *msg = NULL;
+    store_level_apply(s);
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
         s->last_rc = rc;
@@ -329,6 +350,8 @@ sqlite3_stmt *store_prepare(struct store *s, const char *sql)
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return NULL;
+    if (!sqlite3_stmt_readonly(st))
+        store_level_apply(s);
     return st;
 }
 
@@ -340,11 +363,14 @@ sqlite3_stmt *store_cached(struct store *s, enum store_slot slot, const char *sq
         return NULL;
     sqlite3_reset(*st);
     sqlite3_clear_bindings(*st);
+    if (!sqlite3_stmt_readonly(*st))
+        store_level_apply(s);
     return *st;
 }
 
 int store_cached_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
 {
+    store_level_apply(s);
     int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (st)
         sqlite3_reset(st);
@@ -364,12 +390,12 @@ static const char *const store_tx_sql[STORE_SLOT_N] = {
     [STORE_SLOT_COMMIT] = "COMMIT",
     [STORE_SLOT_SAVEPOINT] = "SAVEPOINT tx",
     [STORE_SLOT_RELEASE] = "RELEASE tx",
-    [STORE_SLOT_SYNC_FULL] = "PRAGMA synchronous=FULL",
-    [STORE_SLOT_SYNC_NORMAL] = "PRAGMA synchronous=NORMAL",
 };
 
 static int store_tx_step(struct store *s, enum store_slot slot, char **err)
 {
+    if (slot == STORE_SLOT_BEGIN)
+        store_level_apply(s); /* the transaction's level */
     sqlite3_stmt *st = store_cached(s, slot, store_tx_sql[slot]);
     int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (st)
@@ -464,6 +490,7 @@ void store_bind_text(sqlite3_stmt *st, int i, const char *v)
 
 int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **err)
 {
+    store_level_apply(s);
     int rc = st ? sqlite3_step(st) : sqlite3_errcode(s->db);
     if (rc != SQLITE_DONE) {
         s->last_rc = rc;
@@ -626,7 +653,8 @@ json_t *store_col_real(sqlite3_stmt *st, int i)
 
 #define STORE_SESSION_COLS                                                                         \
     "s.id, s.name, s.image, s.state, s.container_id, s.created_at, s.updated_at, s.error, "        \
-    "s.action_count, "                                                                             \
+    "s.action_count + (SELECT count(*) FROM chain c WHERE c.session_id = s.id AND c.seq > "        \
+    "(SELECT seq FROM derived) AND c.kind = 'action'), "                                           \
     "json_extract(s.config, '$.options'), json_extract(s.config, '$.ports'), s.reason, "           \
     "s.exit_code, s.oom_kills, json_extract(s.config, '$.options.keep_alive'), "                   \
     "json_extract(s.config, '$.pooled'), "                                                         \
@@ -824,8 +852,8 @@ json_t *store_session_get(struct store *s, const char *id)
 void store_sync_full(struct store *s, int full)
 {
     if (s->batch)
-        return; /* the batch's commit is synced as store_batch_begin said */
-    store_tx_step(s, full ? STORE_SLOT_SYNC_FULL : STORE_SLOT_SYNC_NORMAL, NULL);
+        return;             /* the batch's commit is synced as store_batch_begin said */
+    s->want_normal = !full; /* set before the next write (store_level_apply) */
 }
 
 int store_event_add(struct store *s, const char *session_id, const char *kind, const char *detail,

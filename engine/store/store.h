@@ -148,6 +148,15 @@ struct store_search {
     int limit;
 };
 json_t *store_actions_search(struct store *s, const struct store_search *q, char **err);
+/* What is derived from the record (store_derived.c) is written off the action path, in
+ * batches: the actions whose entries in the record (their intent, their end) came after its
+ * mark are indexed for search, each once with its command and its output as they are now, and
+ * counted in their sessions' action_count, at most limit entries of the record (0: all), in
+ * one transaction with the new mark (synchronous=NORMAL: a crash loses all of it or none).
+ * Not inside a batch. Returns 1 when entries remain, 0 when all is up to date, -1 with *err.
+ * store_actions_search calls it first; a session's action_count as read adds what is past
+ * the mark. */
+int store_derived_update(struct store *s, int limit, char **err);
 /* At start-up: actions a dead engine left in flight become "interrupted" (pending ones keep
  * waiting). Returns the count. */
 int store_actions_interrupt_inflight(struct store *s, double now);

@@ -1,6 +1,7 @@
 /* Actions in the store: the intent row, the approval, the observation, full-text search, rules
  * and retention. The action path uses prepared-once statements (store_cached): one action is
- * a handful of statements and one fsync. */
+ * a handful of statements and one fsync; the search index and the session's count are written off
+ * it (store_derived.c). */
 #include "common/buf.h"
 #include "engine/store/store.h"
 
@@ -12,8 +13,6 @@
 
 /* Observation text kept per action, bytes; the full size is recorded beside it. */
 #define STORE_OBSERVATION_CAP (1024 * 1024)
-/* Output indexed for search per action, bytes. */
-#define STORE_FTS_OUTPUT_CAP "65536"
 
 static int store_action_write(struct store *s, const struct store_action_new *a, int64_t *id,
                               char **err)
@@ -45,20 +44,7 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
     *id = sqlite3_last_insert_rowid(s->db);
     if (store_chain_append(s, a->session_id, "action", *id, err) < 0)
         return -1;
-    st = store_cached(s, STORE_SLOT_SESSION_COUNT,
-                      "UPDATE sessions SET action_count = action_count + 1 WHERE id = ?");
-    if (st)
-        store_bind_text(st, 1, a->session_id);
-    if (store_cached_done(s, st, "counting the action", err) < 0)
-        return -1;
-    st = store_cached(s, STORE_SLOT_FTS_INSERT,
-                      "INSERT INTO actions_fts(rowid, summary, output) VALUES (?, ?, '')");
-    if (st) {
-        sqlite3_bind_int64(st, 1, *id);
-        store_bind_text(st, 2, a->summary);
-    }
-    if (store_cached_done(s, st, "indexing action", err) < 0)
-        return -1;
+    /* Counted in its session, and indexed for search, by store_derived_update. */
     if (a->approval != APPROVAL_NONE) {
         st = store_cached(s, STORE_SLOT_APPROVAL_INSERT,
                           "INSERT INTO approvals(action_id, session_id, requested_at, deadline, "
@@ -105,20 +91,7 @@ static int store_observation_set(struct store *s, int64_t id, const char *obs, s
         sqlite3_bind_int64(st, 3, (sqlite3_int64)len);
         store_bind_text(st, 4, diff);
     }
-    if (store_cached_done(s, st, "recording the observation", err) < 0)
-        return -1;
-    /* What search finds: the observation's text (its "content"), the first 64 KiB. */
-    st = store_cached(s, STORE_SLOT_FTS_OUTPUT,
-                      "UPDATE actions_fts SET output = CASE WHEN json_valid(?1) THEN "
-                      "COALESCE(substr(json_extract(?1, '$.content'), 1, " STORE_FTS_OUTPUT_CAP
-                      "), '') ELSE '' END WHERE rowid = ?2");
-    if (st) {
-        sqlite3_bind_text(st, 1, obs,
-                          (int)(len > STORE_OBSERVATION_CAP ? STORE_OBSERVATION_CAP : len),
-                          SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, id);
-    }
-    return store_cached_done(s, st, "indexing the observation", err);
+    return store_cached_done(s, st, "recording the observation", err);
 }
 
 int64_t store_action_add(struct store *s, const struct store_action_new *a, char **err)
@@ -412,6 +385,11 @@ static char *store_fts_query(const char *q)
 json_t *store_actions_search(struct store *s, const struct store_search *q, char **err)
 {
     char *fts = q->text ? store_fts_query(q->text) : NULL;
+    /* What the record holds and the index not yet: indexed first, so nothing is missed. */
+    if (fts && store_derived_update(s, 0, err) < 0) {
+        free(fts);
+        return NULL;
+    }
     /* With text: the index gives matching ids newest first (FTS5 walks rowids in order, so a
      * page costs the same on a million actions); the filters apply on the way. */
     const char *sql =

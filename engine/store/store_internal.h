@@ -10,15 +10,16 @@
 /* Statements on the action path, prepared once (store_cached). */
 enum store_slot {
     STORE_SLOT_ACTION_INSERT,
-    STORE_SLOT_FTS_INSERT,
     STORE_SLOT_APPROVAL_INSERT,
     STORE_SLOT_ACTION_FINISH,
     STORE_SLOT_OBSERVATION_SET,
-    STORE_SLOT_FTS_OUTPUT,
+    STORE_SLOT_DERIVED_MARK,
+    STORE_SLOT_DERIVED_HEAD,
+    STORE_SLOT_DERIVED_INDEX,
+    STORE_SLOT_DERIVED_COUNT,
+    STORE_SLOT_DERIVED_SET,
     STORE_SLOT_ACTION_GET,
-    STORE_SLOT_SESSION_COUNT,
     STORE_SLOT_CHAIN_HEAD,
-    STORE_SLOT_CHAIN_ENGINE_HEAD,
     STORE_SLOT_CHAIN_BODY_ACTION,
     STORE_SLOT_CHAIN_BODY_DECISION,
     STORE_SLOT_CHAIN_BODY_OBSERVATION,
@@ -32,8 +33,6 @@ enum store_slot {
     STORE_SLOT_COMMIT,
     STORE_SLOT_SAVEPOINT,
     STORE_SLOT_RELEASE,
-    STORE_SLOT_SYNC_FULL,
-    STORE_SLOT_SYNC_NORMAL,
     STORE_SLOT_N
 };
 
@@ -44,6 +43,9 @@ struct store {
      * nothing, and a rollback spoils the batch), and the batch decides how the commit is
      * synced. */
     bool batch, bare, spoiled;
+    /* synchronous=NORMAL asked for (store_sync_full), and what the connection has: the level is
+     * set only when a write starts and they differ (store.c) */
+    bool want_normal, is_normal;
     sqlite3_stmt *cache[STORE_SLOT_N];
 };
 
@@ -69,7 +71,8 @@ int store_step_done(struct store *s, sqlite3_stmt *st, const char *what, char **
 json_t *store_col_text(sqlite3_stmt *st, int i);
 json_t *store_col_real(sqlite3_stmt *st, int i);
 /* full: synchronous=FULL (acknowledged data); else NORMAL (survives a crash of the engine,
- * not of the machine). */
+ * not of the machine). Applies from the next write that starts a transaction (or runs alone):
+ * call it before that write, and again (full) after its commit. */
 void store_sync_full(struct store *s, int full);
 /* The record (store_chain.c): append the entry of kind's row ref (kind: action, decision,
  * observation, rule, event) in the caller's transaction. */

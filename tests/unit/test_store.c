@@ -452,6 +452,92 @@ static void test_actions_search(void **state)
     (void)a;
 }
 
+/* What the search index and the sessions' counts hold, straight from the file: the index's
+ * rows (checked by FTS5's own integrity-check) and the count as stored. */
+static void derived_rows(long long *fts, long long *count)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "INSERT INTO actions_fts(actions_fts) VALUES('integrity-check')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (SELECT count(*) FROM actions_fts), (SELECT "
+                                        "action_count FROM sessions WHERE id = 'hhhh')",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    *fts = sqlite3_column_int64(st, 0);
+    *count = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+static long long session_count(struct store *s)
+{
+    json_t *o = store_session_get(s, "hhhh");
+    long long n = json_integer_value(json_object_get(o, "action_count"));
+    json_decref(o);
+    return n;
+}
+
+/* The search index and the counts are written off the action path (store_derived_update), yet
+ * never miss anything recorded: an action whose end came after a restart (the store closed
+ * without updating them, as a crash leaves it) is found by its output; one indexed while it
+ * ran is found by its output once it ended, indexed once; a session counts each action once,
+ * whether the update ran or not. */
+static void test_derived_after_restart(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    long long fts, count;
+    assert_int_equal(store_session_insert(s, "hhhh", "h", "img", SESSION_READY, NULL, 1, &err), 0);
+    int64_t early = store_action_insert(s, "hhhh", "run", "sleep 5; echo quagga", "{}", 1, &err);
+    assert_true(early > 0);
+    int64_t late = store_action_insert(s, "hhhh", "run", "make okapi", "{}", 2, &err);
+    assert_true(late > 0);
+    assert_int_equal(session_count(s), 2);
+    /* indexed while they run: commands only */
+    assert_int_equal(store_derived_update(s, 1, &err), 1); /* one entry, more to come */
+    assert_int_equal(store_derived_update(s, 0, &err), 0);
+    derived_rows(&fts, &count);
+    assert_int_equal(fts, 2);
+    assert_int_equal(count, 2);
+    assert_int_equal(search_count(s, "okapi", NULL, 0), 1);
+    store_close(s);
+    *state = s = store_open(path, &err);
+    assert_non_null(s);
+    const char obs[] = "{\"observation\":\"run\",\"content\":\"built zanzibar\"}";
+    assert_int_equal(store_action_finish(s, late, ACTION_DONE, 0, obs, strlen(obs), NULL, 3, &err),
+                     0);
+    int64_t third = store_action_insert(s, "hhhh", "run", "ls", "{}", 4, &err);
+    const char obs3[] = "{\"observation\":\"run\",\"content\":\"wombat.txt\"}";
+    assert_int_equal(
+        store_action_finish(s, third, ACTION_DONE, 0, obs3, strlen(obs3), NULL, 5, &err), 0);
+    assert_int_equal(session_count(s), 3);
+    /* as after a crash: closed with the index behind the record */
+    store_close(s);
+    derived_rows(&fts, &count);
+    assert_int_equal(fts, 2);
+    assert_int_equal(count, 2);
+    *state = s = store_open(path, &err);
+    assert_non_null(s);
+    assert_int_equal(session_count(s), 3);
+    assert_int_equal(search_count(s, "zanzibar", NULL, 0), 1);
+    assert_int_equal(search_count(s, "wombat", NULL, 0), 1);
+    assert_int_equal(search_count(s, "okapi zanzibar", NULL, 0), 1);
+    assert_int_equal(search_count(s, "quagga", NULL, 0), 1);
+    derived_rows(&fts, &count);
+    assert_int_equal(fts, 3);
+    assert_int_equal(count, 3);
+    assert_int_equal(session_count(s), 3);
+    assert_int_equal(store_derived_update(s, 0, &err), 0);
+    assert_int_equal(session_count(s), 3);
+    assert_verified(s, NULL);
+}
+
 static void test_rules_and_retention(void **state)
 {
     struct store *s = *state;
@@ -805,6 +891,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_interrupt_inflight, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_pending_and_decided, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_search, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_derived_after_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rules_and_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_tamper, setup, teardown),
