@@ -302,18 +302,18 @@ static int gate_handed_set(struct api_gate *g, int fd, uint64_t peer)
     return 0;
 }
 
-static void gate_on_read(int fd, uint32_t events, void *ud)
+/* Looks at what the connection sent so far: true while it still waits for its head (c stays);
+ * false once it was handed to the server or dropped (c is gone). */
+static bool gate_look(struct gate_conn *c, uint32_t events)
 {
-    struct gate_conn *c = ud;
     struct api_gate *g = c->g;
-    (void)fd;
     ssize_t n = recv(c->fd, g->head, sizeof(g->head), MSG_PEEK | MSG_DONTWAIT);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
         gate_drop(c, ERR_NONE, NULL);
-        return;
+        return false;
     }
     if (n < 0)
-        return;
+        return true;
     /* A TLS record of type handshake (22) opens every TLS connection. */
     bool handshake = g->tls && (unsigned char)g->head[0] == 0x16;
     size_t len = handshake ? 0 : (size_t)n, end = handshake ? 1 : 0;
@@ -329,10 +329,12 @@ static void gate_on_read(int fd, uint32_t events, void *ud)
             char *m = util_strdupf("the request line and headers exceed %d bytes", GATE_HEAD_MAX);
             gate_drop(c, ERR_HEADERS_TOO_LARGE, m ? m : "headers too large");
             free(m);
+            return false;
         } else if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
             gate_drop(c, ERR_NONE, NULL); /* it closed before its head ended */
+            return false;
         }
-        return;
+        return true;
     }
     char msg[200];
     enum err_code e = handshake ? ERR_NONE : gate_check_head(g->head, end, msg, sizeof(msg));
@@ -353,7 +355,7 @@ static void gate_on_read(int fd, uint32_t events, void *ud)
     }
     if (e != ERR_NONE) {
         gate_drop(c, e, msg);
-        return;
+        return false;
     }
     gate_unlink(c);
     int cfd = c->fd;
@@ -365,6 +367,13 @@ static void gate_on_read(int fd, uint32_t events, void *ud)
         g->handed(g->ud);
     }
     free(c);
+    return false;
+}
+
+static void gate_on_read(int fd, uint32_t events, void *ud)
+{
+    (void)fd;
+    gate_look(ud, events);
 }
 
 /* A number per peer: the address over TCP, the process (else the user) on the unix socket. */
@@ -447,11 +456,6 @@ static void gate_on_accept(int fd, uint32_t events, void *ud)
                       "this peer has too many connections that sent no request");
         else if (g->first && g->npending >= g->lim.pending_max)
             gate_drop(g->first, ERR_BUSY, "too many connections wait to send a request");
-        if (loop_add_fd(g->loop, cfd, EPOLLIN | EPOLLRDHUP | EPOLLET, gate_on_read, c) < 0) {
-            close(cfd);
-            free(c);
-            continue;
-        }
         c->prev = g->last;
         if (g->last)
             g->last->next = c;
@@ -459,6 +463,12 @@ static void gate_on_accept(int fd, uint32_t events, void *ud)
             g->first = c;
         g->last = c;
         g->npending++;
+        /* A client sends its request right after connecting: the head is usually here by now,
+         * and is checked at once, without a watch added and removed for it. Otherwise it is
+         * watched (edge-triggered, and what arrived meanwhile is reported when it is added). */
+        if (gate_look(c, 0) &&
+            loop_add_fd(g->loop, cfd, EPOLLIN | EPOLLRDHUP | EPOLLET, gate_on_read, c) < 0)
+            gate_drop(c, ERR_NONE, NULL);
     }
 }
 

@@ -25,6 +25,11 @@
  * DISK_GAP_MS after the last one began: a stream of actions costs a measurement a second. */
 #define DISK_SOON_MS 200
 #define DISK_GAP_MS 1000
+/* The floor's check (every action, twice) reuses the state dir's free space read this recently,
+ * while it was more than DISK_FS_DROP above the floor: to pass the floor unseen, something must
+ * write that much within this time. Nearer the floor, or below it, every check reads it again,
+ * so a refusal and the recovery after space is freed are seen at once. */
+#define DISK_FLOOR_MS 50
 
 /* What the watchdog knows of one session. */
 struct disk_seen {
@@ -62,6 +67,9 @@ struct disk {
     unsigned gen;  /* bumped when cur changes: replies about an older cur are dropped */
     long long passes, last_entries;
     double last_ms, last_busy_ms;
+    /* The state dir's free space as last read, and when (loop_now_ms; 0: never). */
+    long long state_free;
+    double state_free_ms;
 };
 
 static void disk_next(struct disk *d);
@@ -434,6 +442,14 @@ static long long disk_fs_free(const char *path)
     return (long long)v.f_bavail * (long long)v.f_frsize;
 }
 
+/* The state dir's free space, read now; what the floor's check may reuse. */
+static long long disk_state_free(struct disk *d)
+{
+    d->state_free = disk_fs_free(d->eng->state_dir);
+    d->state_free_ms = loop_now_ms();
+    return d->state_free;
+}
+
 /* Once a second, one statvfs per filesystem: whatever fills one (a write, an fallocate, with
  * or without CPU) starts a sweep once DISK_FS_DROP went since the last. */
 static void disk_on_fs(void *ud)
@@ -444,7 +460,7 @@ static void disk_on_fs(void *ud)
     bool sweep = false;
     long long now[2];
     for (int i = 0; i < 2; i++) {
-        now[i] = disk_fs_free(paths[i]);
+        now[i] = i == 0 ? disk_state_free(d) : disk_fs_free(paths[i]);
         if (now[i] >= 0 && d->fs_base[i] >= 0 && d->fs_base[i] - now[i] >= DISK_FS_DROP)
             sweep = true;
         if (now[i] > d->fs_base[i])
@@ -500,7 +516,7 @@ struct disk *disk_new(struct engine *eng, long long limit, long long floor)
     d->floor = floor < 0 ? 0 : floor > 0 ? floor : DISK_FLOOR_DEFAULT;
     if (eng->bench_off & ENGINE_BENCH_NO_DISK_WATCH)
         return d; /* the floor still holds */
-    d->fs_base[0] = disk_fs_free(eng->state_dir);
+    d->fs_base[0] = disk_state_free(d);
     d->fs_base[1] = -1;
     d->interval = loop_timer_add(eng->loop, DISK_INTERVAL_MS, disk_on_interval, d);
     d->fs_timer = loop_timer_add(eng->loop, DISK_FS_MS, disk_on_fs, d);
@@ -542,7 +558,9 @@ int disk_floor_check(struct engine *eng, const char *what, char *msg, size_t n)
     struct disk *d = eng->disk;
     if (!d || d->floor == 0)
         return 0;
-    long long avail = disk_fs_free(eng->state_dir);
+    bool recent = d->state_free_ms > 0 && loop_now_ms() - d->state_free_ms < DISK_FLOOR_MS;
+    long long avail =
+        recent && d->state_free - DISK_FS_DROP > d->floor ? d->state_free : disk_state_free(d);
     if (avail < 0 || avail >= d->floor)
         return 0;
     char a[32], f[32];
@@ -617,8 +635,8 @@ json_t *disk_info_json(struct engine *eng)
     if (!d)
         return json_null();
     return json_pack("{s:I,s:I,s:I,s:i,s:I,s:f,s:f,s:I}", "limit_default", (json_int_t)d->limit,
-                     "floor", (json_int_t)d->floor, "free",
-                     (json_int_t)disk_fs_free(eng->state_dir), "interval_ms", DISK_INTERVAL_MS,
-                     "passes", (json_int_t)d->passes, "last_ms", d->last_ms, "last_busy_ms",
-                     d->last_busy_ms, "last_entries", (json_int_t)d->last_entries);
+                     "floor", (json_int_t)d->floor, "free", (json_int_t)disk_state_free(d),
+                     "interval_ms", DISK_INTERVAL_MS, "passes", (json_int_t)d->passes, "last_ms",
+                     d->last_ms, "last_busy_ms", d->last_busy_ms, "last_entries",
+                     (json_int_t)d->last_entries);
 }

@@ -68,6 +68,8 @@ static char *files_escape(const char *v)
 /* fresh: its first event, marked "new" (clients count it; docs/protocol.md). */
 static void files_publish(struct engine *eng, int64_t id, bool fresh)
 {
+    if (!events_listening(eng->events))
+        return; /* nobody follows the events: the row is not read back */
     json_t *a = store_action_get(eng->store, id);
     if (!a)
         return;

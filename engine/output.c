@@ -87,6 +87,12 @@ static void output_publish(struct output_entry *e)
     }
     if (!e->pending.len)
         return;
+    if (!events_listening(e->o->eng->events)) {
+        /* Nobody follows the events: what would have gone to nobody is not built. */
+        buf_reset(&e->pending);
+        e->last_event_ms = loop_now_ms();
+        return;
+    }
     json_t *ev =
         json_pack("{s:I,s:s,s:I,s:s%}", "action", (json_int_t)e->id, "session", e->session_id,
                   "offset", (json_int_t)e->pending_at, "text", e->pending.data, e->pending.len);

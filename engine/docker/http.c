@@ -45,6 +45,7 @@ struct http_call {
     struct http_call *next, *prev;
     CURL *easy;
     struct curl_slist *hdrs;
+    struct curl_slist *connect_to; /* the unix socket's own connection bundle (http_set_unix) */
     char *body_out;
     struct buf in;
     char errbuf[CURL_ERROR_SIZE];
@@ -98,6 +99,7 @@ static void http_call_free(struct http_call *call)
 {
     curl_easy_cleanup(call->easy);
     curl_slist_free_all(call->hdrs);
+    curl_slist_free_all(call->connect_to);
     free(call->body_out);
     if (call->peer_fd >= 0)
         close(call->peer_fd);
@@ -373,6 +375,27 @@ static int http_prereq(void *ud, char *primary_ip, char *local_ip, int primary_p
     return CURL_PREREQFUNC_OK;
 }
 
+/* libcurl keeps idle connections in bundles by host name and port, and before reusing one it
+ * checks every idle connection of the bundle for life (a poll each), socket path or not. Every
+ * executor is "http://executor": one bundle of all the sessions' connections, so each request
+ * polled every other session's idle connection (10 sessions: ~6 polls an action; 500: ~500).
+ * A connect-to name made from the socket's path gives each socket a bundle of its own (the Host
+ * header stays the URL's; a unix socket is never resolved, so the name is only a key). Two
+ * paths that hash alike share a bundle, as all did before: libcurl still compares the path. */
+static int http_set_unix(CURL *e, struct http_call *call, const char *path)
+{
+    unsigned long long h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    char line[64];
+    snprintf(line, sizeof(line), "::u%016llx:", h);
+    if (!(call->connect_to = curl_slist_append(NULL, line)))
+        return -1;
+    curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, path);
+    curl_easy_setopt(e, CURLOPT_CONNECT_TO, call->connect_to);
+    return 0;
+}
+
 static int http_set_peer_check(CURL *e, struct http_call *call, const struct http_request *req)
 {
     call->peer_check = req->peer_check;
@@ -407,8 +430,10 @@ static struct http_call *http_start_raw(struct http *h, const struct http_reques
     call->ud = ud;
     call->raw = raw;
     curl_easy_setopt(e, CURLOPT_URL, req->url);
-    if (req->unix_socket)
-        curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, req->unix_socket);
+    if (req->unix_socket && http_set_unix(e, call, req->unix_socket) < 0) {
+        http_call_free(call);
+        return NULL;
+    }
     if (req->fresh_connect) {
         curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L);
         curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
