@@ -209,14 +209,18 @@ static int send_init(struct shell *sh)
                         n1, n2, n1, n2, n1, n2, n1, n2);
     } else if (rc == 0) {
         /* POSIX sh (busybox ash): PS1 is expanded at each prompt, $? included. The __pdk_*
-         * names are the executor's: nothing else it runs in the shell may use them. */
+         * names are the executor's: nothing else it runs in the shell may use them.
+         * __pdk_settle (see SETTLE_LINE) prints a marker of shell pid 0, waits for a line
+         * and keeps $?. */
         char host[MARKER_HOST_MAX];
         safe_hostname(sh->opt.hostname, host, sizeof host);
         rc = buf_printf(&line,
                         " __pdk_a=%s __pdk_b=%s __pdk_r=$(printf '\\036') __pdk_u=$(printf "
                         "'\\037'); PS1='${__pdk_r}PDK${__pdk_a}${__pdk_b}{$?;$!;%lu;1;$$;%s"
                         "${__pdk_u}$PATH${__pdk_u}$PWD}${__pdk_a}${__pdk_b}KDP__' PS2=; "
-                        "unset HISTFILE\n",
+                        "unset HISTFILE; __pdk_settle(){ echo \"${__pdk_r}PDK$__pdk_a$__pdk_b"
+                        "{0;;0;1;0;$__pdk_u$__pdk_u}$__pdk_a${__pdk_b}KDP__\" >&2;read -r "
+                        "__pdk_t;unset __pdk_t;return $1;}\n",
                         n1, n2, (unsigned long)sh->opt.uid, host);
     }
     if (rc == 0)
@@ -268,6 +272,7 @@ int shell_start(struct shell *sh)
     sh->busy = false;
     sh->lost = false;
     sh->writing = false;
+    sh->settle = SHELL_SETTLE_NONE;
     sh->watch.fd = master;
     sh->watch.fn = on_shell_fd;
     buf_reset(&sh->wq);
@@ -310,6 +315,7 @@ void shell_stop(struct shell *sh)
     close_master(sh);
     remove_script(sh);
     sh->ready = sh->busy = false;
+    sh->settle = SHELL_SETTLE_NONE;
 }
 
 void shell_free(struct shell *sh)
@@ -320,18 +326,68 @@ void shell_free(struct shell *sh)
     capture_reset(&sh->out);
 }
 
+static void set_modes(struct shell *sh)
+{
+    tcsetattr(sh->fd, TCSANOW, &sh->tio);
+    memset(&sh->tio_seen, 0, sizeof sh->tio_seen);
+    tcgetattr(sh->fd, &sh->tio_seen);
+}
+
 static void sink_output(void *ctx, const char *data, size_t n)
 {
     struct shell *sh = ctx;
+    if (sh->settle != SHELL_SETTLE_NONE) /* the settling line's echo and tag: ours */
+        return;
     capture_append(&sh->out, data, n);
     sh->last_output = evloop_now();
     if (sh->tap && sh->ready) /* before the first marker: start-up noise */
         sh->tap(sh->tap_ctx, data, n);
 }
 
+/* busybox ash's line editor decides at each prompt, from the modes the last command left,
+ * whether to take the line itself (unless they are canonical without echo): then it echoes
+ * what is typed, asks for the cursor (ESC[6n) and puts those modes back after each line it
+ * reads, so setting ours before typing comes too late. Its own raw modes show it at work:
+ * only then, a line is typed that prints a tag and waits in `read`; the modes are set once
+ * the tag shows the editor let go, and an empty line ends the read, so the next prompt
+ * samples our modes. The command is over at that prompt, with its own marker; $? is kept. */
+#define SETTLE_LINE " __pdk_settle $?\n" /* under CMDLINE_SH_LINE_MAX: send_init has the rest */
+
+static bool editor_took_prompt(const struct shell *sh, const struct marker_info *m)
+{
+    struct termios now;
+    return !sh->opt.bash && m->shell_pid == sh->pid && tcgetattr(sh->fd, &now) == 0 &&
+           !(now.c_lflag & ICANON);
+}
+
+static void command_over(struct shell *sh)
+{
+    sh->settle = SHELL_SETTLE_NONE;
+    sh->busy = false;
+    sh->on_event(sh, SHELL_EVENT_MARKER, sh->ctx);
+}
+
+/* A marker while settling: the tag (shell pid 0) or a prompt. A prompt before the tag means
+ * the line did not run as typed (^C): the command is over all the same. */
+static void settle_marker(struct shell *sh, const struct marker_info *m)
+{
+    if (sh->settle == SHELL_SETTLE_TAG && m->shell_pid == 0) {
+        set_modes(sh);
+        sh->settle = SHELL_SETTLE_PROMPT;
+        if (queue_write(sh, "\n", 1) < 0)
+            command_over(sh);
+    } else if (m->shell_pid != 0) {
+        command_over(sh);
+    }
+}
+
 static void sink_marker(void *ctx, const struct marker_info *m)
 {
     struct shell *sh = ctx;
+    if (sh->settle != SHELL_SETTLE_NONE) {
+        settle_marker(sh, m);
+        return;
+    }
     sh->marker = *m;
     sh->busy = false;
     remove_script(sh); /* read by now: bash reads it whole, ash holds it open */
@@ -348,6 +404,10 @@ static void sink_marker(void *ctx, const struct marker_info *m)
         sh->ready = true;
         capture_reset(&sh->out);
         sh->on_event(sh, SHELL_EVENT_READY, sh->ctx);
+    } else if (editor_took_prompt(sh, m) &&
+               queue_write(sh, SETTLE_LINE, sizeof SETTLE_LINE - 1) == 0) {
+        sh->busy = true;
+        sh->settle = SHELL_SETTLE_TAG;
     } else {
         sh->on_event(sh, SHELL_EVENT_MARKER, sh->ctx);
     }
@@ -411,6 +471,7 @@ void shell_reaped(struct shell *sh, int status)
     remove_script(sh);
     sh->pid = -1;
     sh->ready = sh->busy = false;
+    sh->settle = SHELL_SETTLE_NONE;
     sh->exit_status = status;
     sh->on_event(sh, SHELL_EVENT_EXITED, sh->ctx);
 }
@@ -491,11 +552,8 @@ int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *
      * read is lighter than a set, which rebuilds the line discipline's state). */
     struct termios now;
     memset(&now, 0, sizeof now);
-    if (tcgetattr(sh->fd, &now) != 0 || memcmp(&now, &sh->tio_seen, sizeof now) != 0) {
-        tcsetattr(sh->fd, TCSANOW, &sh->tio);
-        memset(&sh->tio_seen, 0, sizeof sh->tio_seen);
-        tcgetattr(sh->fd, &sh->tio_seen);
-    }
+    if (tcgetattr(sh->fd, &now) != 0 || memcmp(&now, &sh->tio_seen, sizeof now) != 0)
+        set_modes(sh);
     if (cmdline_is_direct(cmd, n, sh->opt.bash ? CMDLINE_DIRECT_MAX : CMDLINE_SH_LINE_MAX)) {
         rc = buf_append(&line, cmd, n) < 0 || buf_append(&line, "\n", 1) < 0 ? -1 : 0;
     } else {

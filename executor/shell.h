@@ -36,6 +36,13 @@ struct shell_options {
     const char *script_dir; /* shell_script_dir_create()'s: where long commands are written */
 };
 
+/* Where the shell is in putting the tty modes back under a line editor (shell.c). */
+enum shell_settle {
+    SHELL_SETTLE_NONE,   /* nothing to do: markers are command ends */
+    SHELL_SETTLE_TAG,    /* the settling line is typed; its tag says the editor let go */
+    SHELL_SETTLE_PROMPT, /* modes set and the line ended; the next prompt ends it */
+};
+
 struct shell;
 typedef void (*shell_event_fn)(struct shell *sh, enum shell_event ev, void *ctx);
 
@@ -49,8 +56,9 @@ struct shell {
     bool busy;  /* a command was typed and its marker has not come */
     bool lost;  /* its stdin is no longer the terminal: it is being replaced */
     bool writing;
-    struct termios tio;      /* the tty modes commands start with */
-    struct termios tio_seen; /* the modes as read back after they were last set */
+    enum shell_settle settle; /* while not NONE, output is dropped and the command not over */
+    struct termios tio;       /* the tty modes commands start with */
+    struct termios tio_seen;  /* the modes as read back after they were last set */
     struct marker_parser parser;
     struct marker_info marker; /* the last marker */
     struct buf wq;             /* typed bytes the tty has not taken yet */
