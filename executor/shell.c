@@ -360,11 +360,19 @@ static bool editor_took_prompt(const struct shell *sh, const struct marker_info 
            !(now.c_lflag & ICANON);
 }
 
+/* The command is over; at the first marker, the shell is ready. */
 static void command_over(struct shell *sh)
 {
     sh->settle = SHELL_SETTLE_NONE;
     sh->busy = false;
-    sh->on_event(sh, SHELL_EVENT_MARKER, sh->ctx);
+    if (sh->ready) {
+        sh->on_event(sh, SHELL_EVENT_MARKER, sh->ctx);
+        return;
+    }
+    /* What came before the first marker is start-up noise (banner, first prompt). */
+    sh->ready = true;
+    capture_reset(&sh->out);
+    sh->on_event(sh, SHELL_EVENT_READY, sh->ctx);
 }
 
 /* A marker while settling: the tag (shell pid 0) or a prompt. A prompt before the tag means
@@ -389,28 +397,22 @@ static void sink_marker(void *ctx, const struct marker_info *m)
         return;
     }
     sh->marker = *m;
-    sh->busy = false;
     remove_script(sh); /* read by now: bash reads it whole, ash holds it open */
     if (sh->ready && !m->stdin_tty && m->shell_pid == sh->pid) {
         /* exec 0<&- or exec </dev/null: the shell is about to read EOF and exit, and would
          * take the next command with it. It takes no more commands; on_shell_fd ends it. */
         sh->lost = true;
         sh->ready = false;
+        sh->busy = false;
         sh->on_event(sh, SHELL_EVENT_MARKER, sh->ctx);
         return;
     }
-    if (!sh->ready) {
-        /* What came before the first marker is start-up noise (banner, first prompt). */
-        sh->ready = true;
-        capture_reset(&sh->out);
-        sh->on_event(sh, SHELL_EVENT_READY, sh->ctx);
-    } else if (editor_took_prompt(sh, m) &&
-               queue_write(sh, SETTLE_LINE, sizeof SETTLE_LINE - 1) == 0) {
-        sh->busy = true;
+    /* At the first marker too: the rc file may have run stty echo. Until settled, the
+     * command (or the start) is not over: busy stays as it is. */
+    if (editor_took_prompt(sh, m) && queue_write(sh, SETTLE_LINE, sizeof SETTLE_LINE - 1) == 0)
         sh->settle = SHELL_SETTLE_TAG;
-    } else {
-        sh->on_event(sh, SHELL_EVENT_MARKER, sh->ctx);
-    }
+    else
+        command_over(sh);
 }
 
 /* Returns false once the tty is gone for good (EIO: no process holds its slave side).

@@ -609,7 +609,8 @@ static void test_hard_timeout_then_ctrl_c(void **state)
 /* A command that changes the terminal's modes (stty echo, raw, -isig) changes nothing for the
  * next one: its output reads the same and ^C still interrupts it. Under busybox ash this
  * needs more than a reset before typing: its line editor samples the modes at the prompt and
- * puts them back after the line it reads. $? survives whatever the executor does about it. */
+ * puts them back after the line it reads. $? survives whatever the executor does about it; a
+ * new shell whose rc file runs stty echo is settled before its first command. */
 static void test_tty_modes_restored(void **state)
 {
     (void)state;
@@ -629,6 +630,14 @@ static void test_tty_modes_restored(void **state)
     assert_int_equal(bb_exit_code(&r), 130);
     bb_reply_free(&r);
     bb_expect_run(&ex, "echo after", 0, "after");
+    /* An rc file's stty echo: the new shell's first prompt already has the line editor. */
+    bb_expect_run(&ex, "cp ~/.bashrc ~/.bashrc.tty 2>/dev/null; echo 'stty echo' >>~/.bashrc", 0,
+                  "");
+    r = bb_run(&ex, "exit");
+    bb_assert_contains(bb_meta_str(&r, "suffix"), "a new shell was started");
+    bb_reply_free(&r);
+    bb_expect_run(&ex, "echo four", 0, "four");
+    bb_expect_run(&ex, "mv ~/.bashrc.tty ~/.bashrc 2>/dev/null || rm ~/.bashrc", 0, "");
 }
 
 static void test_soft_timeout_and_continue(void **state)
