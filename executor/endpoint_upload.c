@@ -209,7 +209,12 @@ static void drop_child(struct upload *u)
     u->stage_off = 0;
 }
 
-/* Writes what the pipe takes; watches it while something is left. */
+/* Writes what the pipe takes; watches it while something is left. Once no more than
+ * UPLOAD_STAGE_HIGH is left the connection may read again: that is decided here, wherever
+ * the stage shrinks, because MHD goes on calling the data handler for the chunks of a
+ * chunked body it already has even after the handler suspended the connection; such a call
+ * may empty the stage (the child read meanwhile), and then no pipe watch is left to resume
+ * the connection. */
 static void flush(struct upload *u)
 {
     while (u->task && !u->sink_dead && u->stage_off < u->stage.len) {
@@ -229,6 +234,7 @@ static void flush(struct upload *u)
         buf_reset(&u->stage);
         u->stage_off = 0;
         unwatch(u);
+        endpoint_resume(u->rq);
         return;
     }
     if (u->stage_off > UPLOAD_STAGE_HIGH) {
@@ -242,6 +248,8 @@ static void flush(struct upload *u)
         set_error(u, 500, "Cannot watch the upload pipe");
         drop_child(u);
     }
+    if (u->stage.len - u->stage_off <= UPLOAD_STAGE_HIGH)
+        endpoint_resume(u->rq);
 }
 
 static void on_pipe_writable(struct evloop_watch *w, uint32_t events)
@@ -249,8 +257,6 @@ static void on_pipe_writable(struct evloop_watch *w, uint32_t events)
     struct upload *u = EVLOOP_CONTAINER_OF(w, struct upload, pipe_watch);
     (void)events;
     flush(u);
-    if (u->stage.len - u->stage_off <= UPLOAD_STAGE_HIGH)
-        endpoint_resume(u->rq);
 }
 
 static int stage_frame(struct upload *u, const char *data, size_t n)
@@ -420,6 +426,7 @@ int endpoint_upload_data(struct request *rq, const char *data, size_t n)
     }
     if (u->error_status) {
         drop_child(u);
+        endpoint_resume(rq); /* it may be a call while suspended: the rest is read and dropped */
         return 0;
     }
     flush(u);

@@ -480,8 +480,8 @@ static void test_upload_download_round_trip_large(void **state)
 }
 
 /* The executor's child that runs a file operation (forked, not exec'ed: its command name is
- * the executor's, unlike the shell's); -1 when none is there. */
-static pid_t find_agent_task(void)
+ * the executor's, unlike the shell's), other than `except`; -1 when none is there. */
+static pid_t find_agent_task(pid_t except)
 {
     char path[128];
     snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)ex.pid, (int)ex.pid);
@@ -493,7 +493,7 @@ static pid_t find_agent_task(void)
          t = strtok_r(NULL, " \n", &save)) {
         snprintf(path, sizeof path, "/proc/%s/comm", t);
         char *comm = bb_read_file(path, NULL);
-        if (comm && own && strcmp(comm, own) == 0)
+        if (comm && own && strcmp(comm, own) == 0 && (pid_t)atoi(t) != except)
             found = (pid_t)atoi(t);
         free(comm);
     }
@@ -512,6 +512,8 @@ static void test_upload_backpressure(void **state)
                        "filename=\"slow.bin\"\r\n\r\n";
     const char *tail = "\r\n--B--\r\n";
     long long rss0 = server_rss();
+    /* A child an earlier test left behind (its upload stuck) is not this upload's. */
+    pid_t stale = find_agent_task(-1);
     pid_t up = fork();
     assert_true(up >= 0);
     if (up == 0) {
@@ -542,7 +544,7 @@ static void test_upload_backpressure(void **state)
     }
     pid_t task = -1;
     for (double t0 = bb_now(); task < 0 && bb_now() - t0 < 5; usleep(5000))
-        task = find_agent_task();
+        task = find_agent_task(stale);
     if (task < 0) {
         kill(up, SIGKILL);
         waitpid(up, NULL, 0);
