@@ -12,5 +12,10 @@ int io_write_all(int fd, const void *data, size_t n);
  * (read), retrying after EINTR and short reads. 0, or -1: errno set by a failed read, or 0
  * when the data ends first. */
 int io_read_full(int fd, void *data, size_t n, off_t off);
+/* openat2(2) (how: a struct open_how of size bytes), tried again while it fails with EAGAIN:
+ * with RESOLVE_BENEATH or RESOLVE_IN_ROOT the kernel gives up on a ".." when any mount or
+ * rename happened on the machine during the lookup (Docker mounts at every container start),
+ * and asks the caller to retry. A descriptor, or -1 with errno set. */
+int io_openat2(int dirfd, const char *path, const void *how, size_t size);
 
 #endif

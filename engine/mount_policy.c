@@ -5,6 +5,7 @@
 #include "engine/mount_policy.h"
 
 #include "common/buf.h"
+#include "common/io.h"
 #include "engine/base/util.h"
 #include "engine/driver.h"
 #include "engine/engine_internal.h"
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* A directory with more entries than this is not scanned further for sockets. */
@@ -212,7 +212,7 @@ int mount_policy_check(const struct engine *eng, const char *path, bool want_dir
     /* realpath's result has no link in it: one that appeared since was swapped in. What is
      * checked from here on is this open inode, not the name. */
     struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
-    int fd = (int)syscall(SYS_openat2, AT_FDCWD, r, &how, sizeof(how));
+    int fd = io_openat2(AT_FDCWD, r, &how, sizeof(how));
     if (fd < 0 && errno == ELOOP)
         reason = strdup("changed while it was checked (a symbolic link appeared in its path)");
     else if (fd < 0 || fstat(fd, &st) < 0)
@@ -263,7 +263,7 @@ int mount_policy_verify(pid_t pid, const char *target, const struct mount_id *id
     }
     struct open_how how = {.flags = O_PATH | O_CLOEXEC,
                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-    int fd = (int)syscall(SYS_openat2, rfd, target, &how, sizeof(how));
+    int fd = io_openat2(rfd, target, &how, sizeof(how));
     struct stat st;
     int rc = fd >= 0 ? fstat(fd, &st) : -1;
     int e = errno;

@@ -25,20 +25,17 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "agent_task.h"
 #include "common/base64.h"
+#include "common/io.h"
 #include "common/utf8.h"
 #include "endpoint.h"
 #include "executor.h"
 #include "fileio.h"
 #include "pathname.h"
 
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
 /* linux/openat2.h's values; the struct is open_how's layout. */
 #define BROWSE_RESOLVE_NO_MAGICLINKS 0x02
 #define BROWSE_RESOLVE_BENEATH 0x08
@@ -133,7 +130,7 @@ static int browse_open(const struct browse *b, int flags, json_t **reply, unsign
     int extra = flags & O_PATH ? 0 : O_NOCTTY | O_NONBLOCK;
     struct browse_how how = {.flags = (uint64_t)(flags | O_CLOEXEC | extra),
                              .resolve = BROWSE_RESOLVE_BENEATH | BROWSE_RESOLVE_NO_MAGICLINKS};
-    int fd = (int)syscall(SYS_openat2, root, b->rel, &how, sizeof(how));
+    int fd = io_openat2(root, b->rel, &how, sizeof(how));
     int err = errno;
     close(root);
     if (fd >= 0)
