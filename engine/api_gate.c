@@ -10,6 +10,7 @@
  * only authenticated clients (and the unix socket's) ever hold the server's slots for long. */
 #include "engine/api_gate.h"
 
+#include "common/hash.h"
 #include "engine/base/loop.h"
 #include "engine/base/util.h"
 
@@ -383,10 +384,7 @@ static uint64_t gate_peer_key(int fd, const struct sockaddr_storage *ss)
         return (1ull << 60) | ((const struct sockaddr_in *)ss)->sin_addr.s_addr;
     if (ss->ss_family == AF_INET6) {
         const uint8_t *a = ((const struct sockaddr_in6 *)ss)->sin6_addr.s6_addr;
-        uint64_t h = 1469598103934665603ull;
-        for (int i = 0; i < 16; i++)
-            h = (h ^ a[i]) * 1099511628211ull;
-        return (2ull << 60) | (h >> 4);
+        return (2ull << 60) | (hash_fnv1a(a, 16) >> 4);
     }
     struct ucred cr;
     socklen_t len = sizeof(cr);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "pytext.h"
 
 struct line {
@@ -41,14 +42,6 @@ struct blocks {
     size_t n, cap;
 };
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 static bool same(const struct line *x, const struct line *y)
 {
     return x->hash == y->hash && x->n == y->n && memcmp(x->s, y->s, x->n) == 0;
@@ -68,7 +61,7 @@ static struct line *split_lines(const char *s, size_t n, size_t *count)
         if (i == n || s[i] == '\n') {
             v[k].s = s + start;
             v[k].n = i - start;
-            v[k].hash = hash_bytes(s + start, i - start);
+            v[k].hash = hash_fnv1a(s + start, i - start);
             k++;
             start = i + 1;
         }

@@ -2,6 +2,7 @@
 #include "engine/docker/http.h"
 
 #include "common/buf.h"
+#include "common/hash.h"
 #include "engine/base/loop.h"
 #include "engine/base/unix_peer.h"
 
@@ -384,11 +385,8 @@ static int http_prereq(void *ud, char *primary_ip, char *local_ip, int primary_p
  * paths that hash alike share a bundle, as all did before: libcurl still compares the path. */
 static int http_set_unix(CURL *e, struct http_call *call, const char *path)
 {
-    unsigned long long h = 1469598103934665603ull; /* FNV-1a */
-    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
     char line[64];
-    snprintf(line, sizeof(line), "::u%016llx:", h);
+    snprintf(line, sizeof(line), "::u%016llx:", (unsigned long long)hash_fnv1a(path, strlen(path)));
     if (!(call->connect_to = curl_slist_append(NULL, line)))
         return -1;
     curl_easy_setopt(e, CURLOPT_UNIX_SOCKET_PATH, path);
