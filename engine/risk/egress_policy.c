@@ -1,6 +1,8 @@
 /* Egress patterns, destinations and address kinds (egress_policy.h). */
 #include "engine/risk/egress_policy.h"
 
+#include "common/sanitize.h"
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <netinet/in.h>
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A DNS name as a proxy client sends it: letters, digits, '-', '_' and dots, no empty label,
  * no label starting with '-' (so it can never pass for an option of getent). */
@@ -37,6 +40,32 @@ bool egress_host_is_address(const char *host)
 {
     unsigned char buf[sizeof(struct in6_addr)];
     return inet_pton(AF_INET, host, buf) == 1 || inet_pton(AF_INET6, host, buf) == 1;
+}
+
+int egress_server_name_check(const char *host, const char *name, char *why, size_t whyn)
+{
+    if (!name)
+        return 0; /* an old client, or one that names no site: the CONNECT host is all there is */
+    size_t n = strlen(name), hn = strlen(host);
+    if (egress_host_is_address(host)) {
+        if (egress_addr_equal(host, name))
+            return 0;
+    } else {
+        if (n > 1 && name[n - 1] == '.')
+            n--;
+        if (n == hn && strncasecmp(name, host, n) == 0)
+            return 0;
+    }
+    char shown[2 * EGRESS_HOST_MAX];
+    sanitize_text(name, strlen(name), shown, sizeof(shown));
+    if (egress_host_is_address(host))
+        snprintf(why, whyn,
+                 "TLS server name %s on a CONNECT to the address %s (a client that names a "
+                 "site CONNECTs to that name)",
+                 shown, host);
+    else
+        snprintf(why, whyn, "TLS server name %s differs from the CONNECT host %s", shown, host);
+    return -1;
 }
 
 /* A port text: 1..65535, digits only. */

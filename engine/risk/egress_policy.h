@@ -44,6 +44,14 @@ int egress_target_parse(const char *text, int default_port, char host[EGRESS_HOS
 /* Whether host is an IPv4 or IPv6 literal. */
 bool egress_host_is_address(const char *host);
 
+/* Whether the server name a tunnel's TLS ClientHello asks for (name, as sent; NULL: it asks for
+ * none) fits the host its CONNECT named (host, as egress_target_parse gives it): no name; the
+ * same name without case, one trailing dot ignored; on a CONNECT to an address, only that
+ * address itself (a name there is a site the client would reach under an address the operator
+ * allowed as a machine: it must CONNECT to the name, which is decided on its own). 0, or -1
+ * with the reason for the record in why (whyn bytes, NUL-terminated; the name sanitized). */
+int egress_server_name_check(const char *host, const char *name, char *why, size_t whyn);
+
 enum egress_addr_class {
     EGRESS_ADDR_PUBLIC,
     EGRESS_ADDR_LOOPBACK,    /* 127/8, ::1 */

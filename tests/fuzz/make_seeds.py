@@ -271,6 +271,39 @@ def cast():
     put("cast", "big_times_md", b"\x02" + j(doc).encode())
 
 
+def tls_hello():
+    def vec(width, data):
+        return len(data).to_bytes(width, "big") + data
+
+    def ext(kind, data):
+        return struct.pack(">H", kind) + vec(2, data)
+
+    def sni(*names, kind=0):
+        return ext(0, vec(2, b"".join(bytes([kind]) + vec(2, n) for n in names)))
+
+    def hello(exts):
+        body = b"\x03\x03" + bytes(range(32)) + vec(1, b"\xaa" * 32) + vec(2, b"\x13\x01\x13\x02")
+        body += vec(1, b"\x00") + (b"" if exts is None else vec(2, exts))
+        return b"\x01" + vec(3, body)
+
+    def records(msg, frag=16384):
+        return b"".join(b"\x16\x03\x01" + vec(2, msg[i:i + frag]) for i in range(0, len(msg), frag))
+
+    common = ext(43, b"\x02\x03\x04") + ext(51, b"\x00\x24\x00\x1d\x00\x20" + b"k" * 32)
+    put("tls_hello", "name", records(hello(sni(b"api.github.com") + common)))
+    put("tls_hello", "name_last", records(hello(common + ext(0xfe0d, b"ech") + sni(b"pypi.org"))))
+    put("tls_hello", "split", records(hello(sni(b"Files.PythonHosted.org.") + common), 7))
+    put("tls_hello", "bytes", records(hello(common + sni(b"a.test")), 1))
+    put("tls_hello", "no_name", records(hello(common)))
+    put("tls_hello", "no_exts", records(hello(None)))
+    put("tls_hello", "two_names", records(hello(sni(b"a.test", b"b.test"))))
+    put("tls_hello", "two_exts", records(hello(sni(b"a.test") + sni(b"b.test"))))
+    put("tls_hello", "name_type", records(hello(sni(b"a.test", kind=1))))
+    put("tls_hello", "early_data", records(hello(sni(b"a.test"))) + b"\x17\x03\x03\x00\x01x")
+    put("tls_hello", "http", "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n")
+    put("tls_hello", "ssh", "SSH-2.0-OpenSSH_9.2p1\r\n")
+
+
 for fn in (executor_action, multipart, zips, bashsplit, marker, htmltext, risk_shell, docker_stream,
-           engine_request, sanitize, base64, config, cast):
+           engine_request, sanitize, base64, config, cast, tls_hello):
     fn()

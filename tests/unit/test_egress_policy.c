@@ -183,12 +183,42 @@ static void test_internal_patterns(void **state)
     assert_null(egress_pattern_internal("*"));
 }
 
+/* A tunnel's TLS server name against its CONNECT host: the same name (no case, one trailing
+ * dot), none at all, or on a CONNECT to an address only that address; the reason names both,
+ * the name sanitized. */
+static void test_server_name(void **state)
+{
+    (void)state;
+    char why[300];
+    assert_int_equal(egress_server_name_check("api.github.com", "api.github.com", why, 300), 0);
+    assert_int_equal(egress_server_name_check("api.github.com", "API.GitHub.com.", why, 300), 0);
+    assert_int_equal(egress_server_name_check("api.github.com", NULL, why, 300), 0);
+    assert_int_equal(egress_server_name_check("127.0.0.1", NULL, why, 300), 0);
+    assert_int_equal(egress_server_name_check("127.0.0.1", "127.0.0.1", why, 300), 0);
+    assert_int_equal(egress_server_name_check("::1", "0::1", why, 300), 0);
+    assert_int_equal(egress_server_name_check("api.github.com", "evil.example", why, 300), -1);
+    assert_string_equal(why, "TLS server name evil.example differs from the CONNECT host "
+                             "api.github.com");
+    static const char *const others[] = {"api.github.com..",    "github.com", "api.github.co",
+                                         "api.github.com.evil", ".",          "xapi.github.com"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (egress_server_name_check("api.github.com", others[i], why, 300) != -1)
+            fail_msg("\"%s\" passed for api.github.com", others[i]);
+    assert_int_equal(egress_server_name_check("127.0.0.1", "evil.example", why, 300), -1);
+    assert_non_null(strstr(why, "TLS server name evil.example on a CONNECT to the address "
+                                "127.0.0.1"));
+    assert_int_equal(egress_server_name_check("a.test", "\x1b]0;owned\x07b.test", why, 300), -1);
+    assert_null(strchr(why, '\x1b'));
+    assert_null(strchr(why, '\x07'));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_patterns),          cmocka_unit_test(test_matching),
         cmocka_unit_test(test_targets),           cmocka_unit_test(test_address_kinds),
         cmocka_unit_test(test_internal_patterns), cmocka_unit_test(test_address_spellings),
+        cmocka_unit_test(test_server_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
