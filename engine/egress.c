@@ -5,7 +5,8 @@
  *   ask      waiting for the operator (an "egress" action), only for a destination nobody knows
  *   resolve  getent in a child (no thread, no blocking call on the loop), literal addresses as is
  *   connect  non-blocking connect to the checked address (10 s)
- *   relay    bytes both ways, untouched, with back-pressure and the idle timeout
+ *   relay    bytes both ways, untouched, with back-pressure and the idle timeout; a tunnel's
+ *            first bytes from the client are held until its TLS server name is checked
  * The record's row is written when the decision is made, before anything is sent for it, and
  * its end (bytes, address, why) when the connection closes. */
 #include "engine/egress.h"
@@ -19,6 +20,7 @@
 #include "engine/base/netif.h"
 #include "engine/base/proc.h"
 #include "engine/base/session_state.h"
+#include "engine/base/tls_hello.h"
 #include "engine/base/unix_peer.h"
 #include "engine/base/util.h"
 #include "engine/docker/http.h"
@@ -68,7 +70,8 @@ enum egress_phase { EP_HANDOFF, EP_HEAD, EP_ASK, EP_RESOLVE, EP_CONNECT, EP_RELA
  * copy in and out costs the engine less than splice's moved pages cost the client, whose
  * socket then holds many small fragments instead of full ones (bench/egress_bench.sh, where
  * the reader is the sandbox's client). The first bytes the engine wrote itself (a plain
- * request's rewritten head, a tunnel's 200) are in data. */
+ * request's rewritten head, a tunnel's 200) are in data. A tunnel's first bytes from the client
+ * wait in buf (inbuf of them) while its ClientHello is read: released, they go first, as read. */
 struct egress_pipe {
     char *data; /* the first bytes, malloc'd; NULL: none */
     size_t len, off;
@@ -93,7 +96,12 @@ struct egress_conn {
     char method[16];
     char host[EGRESS_HOST_MAX + 1];
     int port;
-    bool tunnel;    /* CONNECT */
+    bool tunnel; /* CONNECT */
+    /* A tunnel's first client bytes are held in up.buf until they are known to be no TLS, or a
+     * ClientHello whose server name fits the CONNECT host (egress_hello_check). */
+    bool hello;
+    size_t hello_need;              /* up.inbuf before the ClientHello is read again */
+    struct loop_timer *hello_timer; /* the hello's deadline, from its first byte */
     char *upstream; /* a plain request's head as the destination gets it (origin-form) */
     /* A plain request's body bytes not yet taken from the client (its Content-Length). The
      * relay takes no byte past them: a second request on the connection (pipelined, or
@@ -197,6 +205,10 @@ static void egress_conn_end(struct egress_conn *c, const char *why)
     if (c->timer) {
         loop_timer_cancel(eng->loop, c->timer);
         c->timer = NULL;
+    }
+    if (c->hello_timer) {
+        loop_timer_cancel(eng->loop, c->hello_timer);
+        c->hello_timer = NULL;
     }
     if (c->action > 0) {
         int64_t id = c->action;
@@ -417,7 +429,9 @@ static void egress_relay(struct egress_conn *c)
     int64_t left = site->max_bytes ? site->max_bytes - site->bytes : INT64_MAX, was = left;
     /* A plain request's client gives no byte past its body (a tunnel's copying is untouched). */
     int64_t room = c->tunnel || c->body_left > left ? left : c->body_left, room_was = room;
-    int rc = egress_pipe_pump(&c->up, c->cfd, c->sfd, &c->bytes_up, &moved, &room);
+    /* While the ClientHello is read, the client's bytes wait (the destination's still flow:
+     * a protocol where the server speaks first is no TLS, and must not stall). */
+    int rc = c->hello ? 0 : egress_pipe_pump(&c->up, c->cfd, c->sfd, &c->bytes_up, &moved, &room);
     left -= room_was - room;
     if (!c->tunnel)
         c->body_left -= room_was - room;
@@ -435,7 +449,7 @@ static void egress_relay(struct egress_conn *c)
     }
     if (moved)
         c->last = loop_now_ms();
-    bool up_pending = c->up.off < c->up.len || c->up.inbuf,
+    bool up_pending = !c->hello && (c->up.off < c->up.len || c->up.inbuf),
          down_pending = c->down.off < c->down.len || c->down.inbuf;
     /* A plain request sent whole: the client has nothing more to say to this destination. */
     bool up_done = !c->tunnel && c->body_left == 0 && !up_pending;
@@ -456,6 +470,119 @@ static void egress_relay(struct egress_conn *c)
     uint32_t sw = (!down_pending && !c->down.eof ? EPOLLIN : 0) | (up_pending ? EPOLLOUT : 0);
     egress_watch(c, c->cfd, &c->cev, cw, egress_on_client);
     egress_watch(c, c->sfd, &c->sev, sw, egress_on_server);
+}
+
+/* ---- the tunnel's TLS server name ---- */
+
+/* The tunnel ends with none of the client's bytes sent on. It heard 200 already, and what it
+ * takes for TLS from here can carry no HTTP answer: closing is the answer, the row says why. */
+static void egress_hello_refuse(struct egress_conn *c, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void egress_hello_refuse(struct egress_conn *c, const char *rule, const char *fmt, ...)
+{
+    char why[700], end[800];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    store_egress_decide(c->site->eng->store, c->rec, "denied", rule, "engine", NULL);
+    snprintf(end, sizeof(end), "closed: %s; nothing of the tunnel reached the destination", why);
+    egress_conn_end(c, end);
+}
+
+static void egress_on_hello_timeout(void *ud)
+{
+    struct egress_conn *c = ud;
+    c->hello_timer = NULL;
+    egress_hello_refuse(c, "TLS ClientHello",
+                        "no complete TLS ClientHello within %d s of its first byte",
+                        EGRESS_HEAD_TIMEOUT_MS / 1000);
+}
+
+/* Reads the held bytes as a ClientHello once there are enough to tell more than last time:
+ * no TLS, or a hello whose server name fits the CONNECT host, releases them (the relay sends
+ * them first, as they came); a hello that is malformed or names another host ends the tunnel;
+ * else it waits for more, at most the head's timeout from the first byte. 0, or -1 when the
+ * connection ended. */
+static int egress_hello_check(struct egress_conn *c)
+{
+    if (c->up.inbuf < c->hello_need)
+        return 0;
+    struct tls_hello h;
+    char why[600];
+    switch (tls_hello_parse((const unsigned char *)c->up.buf, c->up.inbuf, &h)) {
+    case TLS_HELLO_MORE:
+        c->hello_need = h.need;
+        if (c->up.inbuf && !c->hello_timer)
+            c->hello_timer = loop_timer_add(c->site->eng->loop, EGRESS_HEAD_TIMEOUT_MS,
+                                            egress_on_hello_timeout, c);
+        return 0;
+    case TLS_HELLO_BAD:
+        egress_hello_refuse(c, "TLS ClientHello", "a malformed TLS ClientHello: %s", h.why);
+        return -1;
+    case TLS_HELLO_DONE:
+        if (egress_server_name_check(c->host, h.has_name ? h.name : NULL, why, sizeof(why)) < 0) {
+            egress_hello_refuse(c, "TLS server name", "%s", why);
+            return -1;
+        }
+        break;
+    case TLS_HELLO_NOT_TLS:
+        break;
+    }
+    c->hello = false;
+    if (c->hello_timer) {
+        loop_timer_cancel(c->site->eng->loop, c->hello_timer);
+        c->hello_timer = NULL;
+    }
+    return 0;
+}
+
+/* The client's bytes while its ClientHello is read: into up.buf after those held, at most
+ * what a hello's records may take and what egress.max_bytes leaves. 0, or -1 when the
+ * connection ended. */
+static int egress_hello_read(struct egress_conn *c)
+{
+    struct egress_site *site = c->site;
+    while (c->hello) {
+        int64_t left = site->max_bytes ? site->max_bytes - site->bytes : INT64_MAX;
+        if (left <= 0) {
+            egress_site_spent(site);
+            return -1;
+        }
+        /* Waiting means up.inbuf < hello_need <= TLS_HELLO_RECORDS_MAX: room for one byte. */
+        size_t room = TLS_HELLO_RECORDS_MAX - c->up.inbuf;
+        if ((int64_t)room > left)
+            room = (size_t)left;
+        ssize_t n = recv(c->cfd, c->up.buf + c->up.inbuf, room, 0);
+        if (n > 0) {
+            c->up.inbuf += (size_t)n;
+            site->bytes += n;
+            c->last = loop_now_ms();
+            if (site->max_bytes && site->bytes >= site->max_bytes) {
+                egress_site_spent(site);
+                return -1;
+            }
+            if (egress_hello_check(c) < 0)
+                return -1;
+            continue;
+        }
+        if (n == 0 && !c->up.inbuf) {
+            /* It said nothing and ended: nothing to check, its end is passed on. */
+            c->hello = false;
+            c->up.eof = true;
+            return 0;
+        }
+        if (n == 0) {
+            egress_conn_end(c, "closed: the client ended the tunnel inside its TLS ClientHello, "
+                               "which was not sent on");
+            return -1;
+        }
+        if (errno == EAGAIN || errno == EINTR)
+            return 0;
+        egress_conn_end(c, "closed: the client's connection failed");
+        return -1;
+    }
+    return 0;
 }
 
 static void egress_relay_start(struct egress_conn *c)
@@ -480,7 +607,14 @@ static void egress_relay_start(struct egress_conn *c)
         }
         c->body_left -= (int64_t)rest;
     }
-    if (rest)
+    if (c->tunnel) {
+        /* Bytes sent after CONNECT's head, before its 200, start what the client speaks in
+         * the tunnel: held with those that follow until they are checked (the head is at most
+         * a few times 16 KiB, the buffer 1 MiB). */
+        memcpy(c->up.buf, c->head.data + c->head_len, rest);
+        c->up.inbuf = rest;
+        c->hello = true;
+    } else if (rest)
         buf_append(&first, c->head.data + c->head_len, rest);
     c->up.data = first.data;
     c->up.len = first.len;
@@ -490,6 +624,8 @@ static void egress_relay_start(struct egress_conn *c)
         c->down.len = c->down.data ? sizeof ok - 1 : 0;
     }
     egress_idle_arm(c);
+    if (c->hello && egress_hello_check(c) < 0)
+        return;
     egress_relay(c);
 }
 
@@ -509,6 +645,8 @@ static void egress_on_client(int fd, uint32_t events, void *ud)
     }
     if (events & EPOLLHUP)
         c->hup_c = true;
+    if (c->hello && (events & (EPOLLIN | EPOLLHUP)) && egress_hello_read(c) < 0)
+        return;
     if ((events & EPOLLIN) && !c->tunnel && c->body_left == 0 && !c->up.eof && !c->cut) {
         /* The request is taken whole: more bytes are a second request, not relayed (its
          * end, though, is the client's half-close, passed on as before). */

@@ -7,11 +7,21 @@
   head TEXT             TEXT (backslash escapes decoded: \\r, \\n) sent as-is to the proxy;
                         prints the status line and the body, as raw does
   direct HOST PORT      a connection that ignores the proxy
-Each prints one line: OK/HTTP/ERR and what came back.
+  tls HOST PORT SNI [FRAG]
+                        CONNECT HOST:PORT, then TLS naming SNI ("-": no server name) and
+                        GET /hello.txt in it; FRAG: the ClientHello in records of FRAG bytes,
+                        sent a byte at a time (TCP_NODELAY)
+  badhello HOST PORT [half]
+                        CONNECT HOST:PORT, then a ClientHello whose extensions length is one
+                        more than they are (half: the first half of a good one, and wait);
+                        prints what came back
+  tunnel HOST PORT TEXT CONNECT HOST:PORT, then TEXT (escapes decoded) in the tunnel as is
+Each prints one line: OK/HTTP/ERR/CLOSED and what came back.
 """
 import socket
 import ssl
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -57,5 +67,135 @@ def direct(host, port):
         print("ERR", e.errno, e.strerror)
 
 
+def tunnel_open(host, port):
+    """A CONNECT tunnel through the proxy, its 200 read; None after printing why not."""
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=90)
+    s.sendall(f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
+    data = b""
+    while b"\r\n\r\n" not in data:
+        b = s.recv(1)
+        if not b:
+            break
+        data += b
+    if not data.startswith(b"HTTP/1.1 200"):
+        print("HTTP", data.decode(errors="replace").strip())
+        return None
+    return s
+
+
+def hello_of(sni):
+    """A real ClientHello (Python's TLS, naming sni or nothing) as its records' bytes, and the
+    TLS object waiting for the server's answer."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+    obj = ctx.wrap_bio(inc, out, server_hostname=None if sni == "-" else sni)
+    try:
+        obj.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return obj, inc, out, out.read()
+
+
+def reframe(records, frag):
+    """The handshake payload of TLS records put again into records of frag bytes each."""
+    payload, at = b"", 0
+    while at + 5 <= len(records):
+        n = int.from_bytes(records[at + 3:at + 5], "big")
+        payload += records[at + 5:at + 5 + n]
+        at += 5 + n
+    return b"".join(b"\x16\x03\x01" + len(payload[i:i + frag]).to_bytes(2, "big") +
+                    payload[i:i + frag] for i in range(0, len(payload), frag))
+
+
+def tls(host, port, sni, frag="0"):
+    s = tunnel_open(host, port)
+    if not s:
+        return
+    obj, inc, out, hello = hello_of(sni)
+    try:
+        if int(frag):
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            for b in reframe(hello, int(frag)):
+                s.send(bytes([b]))
+                time.sleep(0.0002)  # paces the segments apart; any split is right
+        else:
+            s.sendall(hello)
+        while True:
+            try:
+                obj.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                s.sendall(out.read())
+                b = s.recv(65536)
+                if not b:
+                    print("CLOSED in the handshake")
+                    return
+                inc.write(b)
+        obj.write(b"GET /hello.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        s.sendall(out.read())
+        data = b""
+        while True:
+            try:
+                data += obj.read(65536)
+            except ssl.SSLWantReadError:
+                b = s.recv(65536)
+                if not b:
+                    break
+                inc.write(b)
+            except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
+                break
+        print("OK", data.partition(b"\r\n\r\n")[2].decode(errors="replace").strip())
+    except (ssl.SSLError, OSError) as e:
+        print("CLOSED", repr(e))
+
+
+def badhello(host, port, half=None):
+    s = tunnel_open(host, port)
+    if not s:
+        return
+    hello = bytearray(hello_of("a.test")[3])
+    if half:
+        hello = hello[:len(hello) // 2]
+    # record 5, handshake header 4, version 2, random 32, then the session id, suites and
+    # compression vectors: the extensions' length is next
+    at = 5 + 4 + 2 + 32
+    at += 1 + hello[at]
+    at += 2 + int.from_bytes(hello[at:at + 2], "big")
+    at += 1 + hello[at]
+    if not half:
+        n = int.from_bytes(hello[at:at + 2], "big") + 1
+        hello[at:at + 2] = n.to_bytes(2, "big")
+    s.sendall(bytes(hello))
+    data = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+    except OSError as e:
+        print("CLOSED", repr(e), len(data), "bytes")
+        return
+    print("CLOSED", len(data), "bytes")
+
+
+def tunnel(host, port, text):
+    s = tunnel_open(host, port)
+    if not s:
+        return
+    s.sendall(text.encode().decode("unicode_escape").encode("latin-1"))
+    data = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        data += b
+    head, _, body = data.partition(b"\r\n\r\n")
+    print("TUNNEL", head.split(b"\r\n")[0].decode(), "|", body.decode(errors="replace").strip())
+
+
 if __name__ == "__main__":
-    {"get": get, "raw": raw, "head": head, "direct": direct}[sys.argv[1]](*sys.argv[2:])
+    {"get": get, "raw": raw, "head": head, "direct": direct, "tls": tls, "badhello": badhello,
+     "tunnel": tunnel}[sys.argv[1]](*sys.argv[2:])

@@ -550,6 +550,115 @@ static void test_one_request_per_connection(void **state)
     free(sid);
 }
 
+/* The newest connection's row, once it is closed. */
+static json_t *wait_closed(const char *sid)
+{
+    for (double deadline = now_ms() + 30000; now_ms() < deadline; sleep_ms(50)) {
+        json_t *rec = egress_record(sid);
+        json_t *c = newest(rec);
+        if (json_is_number(json_object_get(c, "ended_at"))) {
+            json_incref(c);
+            json_decref(rec);
+            return c;
+        }
+        json_decref(rec);
+    }
+    fail_msg("the newest connection of session %s did not end", sid);
+    return NULL;
+}
+
+/* A tunnel's TLS server name must be its CONNECT host: the same name passes (whole, and
+ * split into one-byte records sent a byte at a time); another name, or a name on a CONNECT to
+ * an address, is cut off before any of it reaches the server, recorded as denied with why and
+ * shown by `paddock egress`; a malformed ClientHello likewise, and one left half-sent at the
+ * head's deadline; a tunnel that speaks no TLS is relayed untouched. */
+static void test_tls_server_name(void **state)
+{
+    (void)state;
+    char egress[256];
+    snprintf(egress, sizeof(egress),
+             "{\"allow\": [\"localhost:%d\", \"127.0.0.1:%d\", \"127.0.0.1:%d\"], "
+             "\"ask\": false}",
+             srv.https, srv.https, srv.http);
+    char *sid = egress_session(egress, NULL);
+    char rule[64];
+    snprintf(rule, sizeof(rule), "localhost:%d", srv.https);
+
+    static const char *const fits[] = {"localhost", "LocalHost.", "localhost 1", "- 7"};
+    for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
+        char *out = client(sid, "tls localhost %d %s", srv.https, fits[i]);
+        if (!strstr(out, "OK hello-egress"))
+            fail_msg("server name \"%s\": %s", fits[i], out);
+        free(out);
+        json_t *c = wait_closed(sid);
+        assert_string_equal(jstr(c, "host"), "localhost");
+        assert_string_equal(jstr(c, "decision"), "allowed");
+        assert_string_equal(jstr(c, "rule"), rule);
+        assert_true(json_integer_value(json_object_get(c, "bytes_up")) > 200); /* the hello */
+        json_decref(c);
+    }
+
+    static const struct {
+        const char *args, *reason;
+    } cut[] = {
+        {"tls localhost %d evil.example",
+         "TLS server name evil.example differs from the CONNECT host localhost"},
+        {"tls localhost %d evil.example 1",
+         "TLS server name evil.example differs from the CONNECT host localhost"},
+        {"tls 127.0.0.1 %d localhost",
+         "TLS server name localhost on a CONNECT to the address 127.0.0.1"},
+        {"badhello localhost %d", "a malformed TLS ClientHello: an extensions length that "
+                                  "disagrees with the ClientHello's"},
+        {"badhello localhost %d half", "no complete TLS ClientHello within 10 s"},
+    };
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        char args[128];
+        snprintf(args, sizeof(args), cut[i].args, srv.https);
+        char *out = client(sid, "%s", args);
+        if (!strstr(out, "CLOSED"))
+            fail_msg("%s: not cut off: %s", args, out);
+        free(out);
+        json_t *c = wait_closed(sid);
+        assert_string_equal(jstr(c, "decision"), "denied");
+        assert_string_equal(jstr(c, "decided_by"), "engine");
+        assert_string_equal(jstr(c, "rule"),
+                            strncmp(args, "badhello", 8) ? "TLS server name" : "TLS ClientHello");
+        if (!strstr(jstr(c, "end_reason"), cut[i].reason))
+            fail_msg("%s: the record says \"%s\"", args, jstr(c, "end_reason"));
+        assert_int_equal(json_integer_value(json_object_get(c, "bytes_up")), 0);
+        json_decref(c);
+    }
+    /* The command line shows the reason. */
+    char *const argv[] = {(char *)harness_bin(),
+                          "--socket",
+                          harness_eng->socket,
+                          "--state-dir",
+                          harness_eng->state_dir,
+                          "egress",
+                          sid,
+                          NULL};
+    struct proc_result r;
+    proc_run(argv, NULL, 30000, &r);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "TLS server name evil.example differs from the CONNECT host"));
+    proc_result_free(&r);
+
+    /* No TLS in the tunnel (a plain HTTP request through CONNECT): relayed as it is. */
+    char *out = client(sid,
+                       "tunnel 127.0.0.1 %d 'GET /hello.txt HTTP/1.1\\r\\nHost: "
+                       "127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n'",
+                       srv.http);
+    if (!strstr(out, "TUNNEL HTTP/1.0 200") && !strstr(out, "TUNNEL HTTP/1.1 200"))
+        fail_msg("a tunnel without TLS: %s", out);
+    assert_non_null(strstr(out, "hello-egress"));
+    free(out);
+    json_t *c = wait_closed(sid);
+    assert_string_equal(jstr(c, "decision"), "allowed");
+    json_decref(c);
+    session_delete(harness_eng, sid);
+    free(sid);
+}
+
 /* Unknown with ask: the connection waits as an "egress" action showing host and port;
  * approved once it connects (and asks again next time); rejected it gets 403 with who and
  * why; approved for the session it adds a rule and the next one goes through at once. */
@@ -1045,6 +1154,7 @@ int main(void)
         cmocka_unit_test(test_deny_holds_for_every_name),
         cmocka_unit_test(test_host_is_the_destination),
         cmocka_unit_test(test_one_request_per_connection),
+        cmocka_unit_test(test_tls_server_name),
         cmocka_unit_test(test_unknown_waits_approved_and_rejected),
         cmocka_unit_test(test_unanswered_times_out),
         cmocka_unit_test(test_loopback_refused_without_literal_allow),
