@@ -1,15 +1,12 @@
 /* paddock-bench-egress-floor: what any relay costs on this machine, whatever the engine does
- * (docs/egress.md, "Throughput"). A server process writes SIZE bytes to each connection after
- * a one-byte request; this process downloads them into a 1 MiB buffer directly and through a
- * relay process of each kind: recv/send through a 1 MiB buffer (the engine's way), splice
- * through a 1 MiB pipe, and a BPF sockmap whose verdict program redirects each segment to the
- * peer socket inside the kernel (needs CAP_BPF and CAP_NET_ADMIN; skipped with the reason
- * otherwise). A relay reads the request, connects, then forwards it, as the engine does with a
- * request head. Rounds run every kind once, the order rotating, so bursts of the machine's
- * other load hit all kinds alike. Per kind: the best and the median MB/s, the whole machine's
- * CPU per GB over that kind's downloads (/proc/stat, others' work included) and the best
- * against direct's best. All on 127.0.0.1 at ports the kernel chooses; the processes it
- * starts die with it and are ended by PID and reaped.
+ * (docs/egress.md, "Throughput"). A server process answers a one-byte request with SIZE bytes;
+ * this process downloads them into a 1 MiB buffer directly and through a relay process of each
+ * kind: recv/send through a 1 MiB buffer (the engine's way), splice through a 1 MiB pipe, a
+ * BPF sockmap redirecting each skb to the peer socket in the kernel (needs CAP_BPF and
+ * CAP_NET_ADMIN, else skipped with the reason). Each round runs every kind once, the order
+ * rotating, so bursts of others' load hit all kinds alike. Per kind: best and median MB/s, CPU
+ * per GB of the whole machine (/proc/stat) and of the bench's own processes, best / direct.
+ * On 127.0.0.1 at ports the kernel chooses; its processes die with it, ended by PID and reaped.
  *
  *   paddock-bench-egress-floor [--size BYTES] [--rounds N]   (default 1 GiB, 5 rounds)
  */
@@ -42,13 +39,12 @@ enum floor_kind { FLOOR_DIRECT, FLOOR_RECVSEND, FLOOR_SPLICE, FLOOR_SOCKMAP, FLO
 struct floor_bench {
     long long size;
     uint16_t port[FLOOR_KINDS]; /* where the client connects for each kind (direct: the server) */
-    pid_t pids[1 + FLOOR_KINDS];
-    int npids;
-    int sockmap, peers, prog;             /* the sockmap kind's BPF objects, -1 when not loaded */
+    pid_t pid[FLOOR_KINDS];     /* each kind's relay (direct: the server); 0 when none */
+    int sockmap, peers, prog;   /* the sockmap kind's BPF objects, -1 when not loaded */
     char skipped[FLOOR_KINDS][FLOOR_ERR]; /* why a kind is not measured; "" when it is */
     double mbps[FLOOR_KINDS][FLOOR_MAX_ROUNDS];
     int runs[FLOOR_KINDS];
-    unsigned long long ticks[FLOOR_KINDS];
+    unsigned long long machine[FLOOR_KINDS], own[FLOOR_KINDS]; /* CPU ticks over the downloads */
 };
 
 /* What a relay kind does with one connection (c: the client's socket, s: the server's): attach
@@ -315,7 +311,7 @@ static int floor_pump_sockmap(struct floor_bench *b, int c, int s, char *err)
     return 0;
 }
 
-/* Runs fn in a child process that dies with this one; its pid goes into b->pids. */
+/* Runs fn in a child process that dies with this one; its pid goes into b->pid[kind]. */
 static int floor_spawn(struct floor_bench *b, int l, enum floor_kind kind, const char *what,
                        int (*fn)(struct floor_bench *, int, enum floor_kind, char *), char *err)
 {
@@ -331,18 +327,19 @@ static int floor_spawn(struct floor_bench *b, int l, enum floor_kind kind, const
         fprintf(stderr, "paddock-bench-egress-floor: %s: %s\n", what, child_err);
         _exit(1);
     }
-    b->pids[b->npids++] = pid;
+    b->pid[kind] = pid;
     return 0;
 }
 
 static void floor_stop(struct floor_bench *b)
 {
-    for (int i = 0; i < b->npids; i++) {
-        kill(b->pids[i], SIGTERM);
-        while (waitpid(b->pids[i], NULL, 0) < 0 && errno == EINTR)
-            ;
-    }
-    b->npids = 0;
+    for (int k = 0; k < FLOOR_KINDS; k++)
+        if (b->pid[k] > 0) {
+            kill(b->pid[k], SIGTERM);
+            while (waitpid(b->pid[k], NULL, 0) < 0 && errno == EINTR)
+                ;
+            b->pid[k] = 0;
+        }
     int fds[] = {b->sockmap, b->peers, b->prog};
     for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
         if (fds[i] >= 0)
@@ -388,6 +385,28 @@ static unsigned long long floor_cpu_ticks(void)
     return v[0] + v[1] + v[2] + v[5] + v[6];
 }
 
+/* A process's own ticks (utime + stime, /proc/PID/stat), 0 for pid 0; kernel threads working
+ * for it (softirq, a sockmap's backlog worker) are not in them. */
+static unsigned long long floor_proc_ticks(pid_t pid)
+{
+    char path[64], line[1024], *p = NULL;
+    unsigned long long utime = 0, stime = 0;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = pid ? fopen(path, "r") : NULL;
+    if (f && fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime);
+    if (f)
+        fclose(f);
+    return utime + stime;
+}
+
+/* The ticks of this process (the client), the server and kind's relay. */
+static unsigned long long floor_own_ticks(struct floor_bench *b, enum floor_kind kind)
+{
+    return floor_proc_ticks(getpid()) + floor_proc_ticks(b->pid[FLOOR_DIRECT]) +
+           (kind == FLOOR_DIRECT ? 0 : floor_proc_ticks(b->pid[kind]));
+}
+
 /* One download of b->size bytes through kind's port; its seconds, or -1 with err. */
 static double floor_download(struct floor_bench *b, enum floor_kind kind, char *err)
 {
@@ -424,11 +443,12 @@ static int floor_rounds(struct floor_bench *b, int rounds, char *err)
             int k = (r + i) % FLOOR_KINDS;
             if (b->skipped[k][0])
                 continue;
-            unsigned long long t0 = floor_cpu_ticks();
+            unsigned long long m0 = floor_cpu_ticks(), o0 = floor_own_ticks(b, k);
             double secs = floor_download(b, (enum floor_kind)k, err);
             if (secs < 0)
                 return -1;
-            b->ticks[k] += floor_cpu_ticks() - t0;
+            b->machine[k] += floor_cpu_ticks() - m0;
+            b->own[k] += floor_own_ticks(b, k) - o0;
             b->mbps[k][b->runs[k]++] = (double)b->size / secs / 1e6;
         }
     return 0;
@@ -459,8 +479,8 @@ static void floor_print(struct floor_bench *b, int rounds, const char *load0)
     printf("egress floor: %lld-byte downloads on 127.0.0.1, %d rounds (every kind once a round, "
            "the order rotating); load average %s before, %s after\n",
            b->size, rounds, load0, load1);
-    printf("%-10s %12s %12s %11s %14s\n", "kind", "best MB/s", "median MB/s", "CPU ms/GB",
-           "best / direct");
+    printf("%-10s %10s %12s %17s %15s %14s\n", "kind", "best MB/s", "median MB/s",
+           "machine CPU ms/GB", "own CPU ms/GB", "best / direct");
     for (int k = 0; k < FLOOR_KINDS; k++) {
         if (b->skipped[k][0]) {
             printf("%-10s skipped: %s\n", floor_kinds[k].name, b->skipped[k]);
@@ -473,11 +493,13 @@ static void floor_print(struct floor_bench *b, int rounds, const char *load0)
         double gb = (double)b->size * n / 1e9;
         if (k == FLOOR_DIRECT)
             direct = v[n - 1];
-        printf("%-10s %12.0f %12.0f %11.0f %12.0f %%\n", floor_kinds[k].name, v[n - 1], med,
-               (double)b->ticks[k] * 1000 / hz / gb, v[n - 1] / direct * 100);
+        printf("%-10s %10.0f %12.0f %17.0f %15.0f %12.0f %%\n", floor_kinds[k].name, v[n - 1], med,
+               (double)b->machine[k] * 1000 / hz / gb, (double)b->own[k] * 1000 / hz / gb,
+               v[n - 1] / direct * 100);
     }
-    printf("CPU: the whole machine's user+nice+system+irq+softirq ticks (/proc/stat) over each "
-           "kind's downloads, other work included\n");
+    printf("CPU over each kind's downloads: machine = user+nice+system+irq+softirq of /proc/stat "
+           "(kernel threads and others' work included), own = the client's, the server's and the "
+           "relay's own\n");
 }
 
 int main(int argc, char **argv)
