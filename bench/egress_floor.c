@@ -476,10 +476,10 @@ static void floor_print(struct floor_bench *b, int rounds, const char *load0)
     char load1[64];
     double hz = (double)sysconf(_SC_CLK_TCK), direct = 0;
     floor_loadavg(load1, sizeof(load1));
-    printf("egress floor: %lld-byte downloads on 127.0.0.1, %d rounds (every kind once a round, "
-           "the order rotating); load average %s before, %s after\n",
+    printf("egress floor: %lld-byte downloads on 127.0.0.1, %d rounds, the kinds interleaved\n"
+           "load average %s before, %s after\n",
            b->size, rounds, load0, load1);
-    printf("%-10s %10s %12s %17s %15s %14s\n", "kind", "best MB/s", "median MB/s",
+    printf("%-10s %10s %12s %19s %15s %14s\n", "kind", "best MB/s", "median MB/s",
            "machine CPU ms/GB", "own CPU ms/GB", "best / direct");
     for (int k = 0; k < FLOOR_KINDS; k++) {
         if (b->skipped[k][0]) {
@@ -493,13 +493,13 @@ static void floor_print(struct floor_bench *b, int rounds, const char *load0)
         double gb = (double)b->size * n / 1e9;
         if (k == FLOOR_DIRECT)
             direct = v[n - 1];
-        printf("%-10s %10.0f %12.0f %17.0f %15.0f %12.0f %%\n", floor_kinds[k].name, v[n - 1], med,
+        printf("%-10s %10.0f %12.0f %19.0f %15.0f %12.0f %%\n", floor_kinds[k].name, v[n - 1], med,
                (double)b->machine[k] * 1000 / hz / gb, (double)b->own[k] * 1000 / hz / gb,
                v[n - 1] / direct * 100);
     }
-    printf("CPU over each kind's downloads: machine = user+nice+system+irq+softirq of /proc/stat "
-           "(kernel threads and others' work included), own = the client's, the server's and the "
-           "relay's own\n");
+    printf("CPU over each kind's downloads: machine = /proc/stat's user+nice+system+irq+softirq\n"
+           "(kernel threads and others' work included), own = /proc/PID/stat of the client, the\n"
+           "server and the relay\n");
 }
 
 int main(int argc, char **argv)
