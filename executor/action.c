@@ -192,7 +192,7 @@ static void summarize(struct action_req *req, const json_t *action)
     req->summary[n] = '\0';
 }
 
-void action_log(const struct executor *ex, const struct action_req *req)
+void action_log(struct executor *ex, const struct action_req *req)
 {
     if (ex->quiet)
         return;
@@ -209,9 +209,8 @@ void action_log(const struct executor *ex, const struct action_req *req)
         snprintf(outcome, sizeof outcome, "error");
     else
         snprintf(outcome, sizeof outcome, "ok");
-    /* One write: the line arrives whole in the container log, never buffered. */
-    dprintf(STDOUT_FILENO, "paddock-executor: %s \"%s\" %s, %.0f ms\n", req->type->name,
-            req->summary, outcome, (evloop_now() - req->received) * 1e3);
+    reqlog_line(&ex->log, STDOUT_FILENO, false, "paddock-executor: %s \"%s\" %s, %.0f ms",
+                req->type->name, req->summary, outcome, (evloop_now() - req->received) * 1e3);
 }
 
 struct action_req *action_req_new(const json_t *body, struct buf *err)

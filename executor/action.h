@@ -44,7 +44,7 @@ struct action_req {
     /* Called when a request that was not finished at submit time gets its result. */
     void (*done)(struct action_req *req);
     void *owner;
-    const struct executor *orphan_of; /* its connection went: it ends on its own */
+    struct executor *orphan_of; /* its connection went: it ends on its own */
     struct action_req *next;
     /* For its line in the container log (action_log). */
     char summary[96]; /* its command, path or code: cut, control characters as spaces */
@@ -64,7 +64,7 @@ void action_req_free(struct action_req *req);
 
 /* Its one line in the container log (stdout): kind, summary, exit code or outcome, duration
  * (`--quiet`: none). */
-void action_log(const struct executor *ex, const struct action_req *req);
+void action_log(struct executor *ex, const struct action_req *req);
 
 /* Queues req; returns true when it finished at once (req->done is then not called). */
 bool action_submit(struct executor *ex, struct action_req *req);

@@ -7,6 +7,7 @@
 
 #include "action.h"
 #include "common/evloop.h"
+#include "reqlog.h"
 #include "shell.h"
 
 #define EXECUTOR_DEFAULT_TIMEOUT 120.0        /* seconds, OpenHands' sandbox.timeout */
@@ -46,7 +47,8 @@ struct executor {
     bool serving;              /* the socket is up */
     bool shell_started;        /* a shell printed its first prompt once */
     bool stopping;
-    bool quiet;        /* --quiet: no access log on stderr */
+    bool quiet;        /* --quiet: no line per request in the container log */
+    struct reqlog log; /* those lines, a burst a second */
     bool shell_broken; /* it kept dying before its first prompt: actions fail fast */
     int shell_failures;
     const char *fatal; /* why start-up failed */

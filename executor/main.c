@@ -645,7 +645,8 @@ int main(int argc, char **argv)
     struct signals sigs = {.ex = &ex, .watch.fn = on_signal};
     sigs.watch.fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     if (!ex.loop || sigs.watch.fd < 0 || evloop_add(ex.loop, &sigs.watch, EPOLLIN) < 0 ||
-        action_run_init(&ex) < 0 || fsjob_init(&ex) < 0 || action_browse_init(&ex) < 0) {
+        reqlog_init(&ex.log, ex.loop, STDOUT_FILENO) < 0 || action_run_init(&ex) < 0 ||
+        fsjob_init(&ex) < 0 || action_browse_init(&ex) < 0) {
         fprintf(stderr, "paddock-executor: cannot set up the event loop: %s\n", strerror(errno));
         return 1;
     }
@@ -759,6 +760,7 @@ out:
     fsjob_free_state(&ex);
     action_browse_free_state(&ex);
     egress_relay_close(egress, ex.loop);
+    reqlog_close(&ex.log);
     evloop_del(ex.loop, &sigs.watch);
     close(sigs.watch.fd);
     evloop_free(ex.loop);

@@ -306,10 +306,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!(rq->route && (rq->route->flags & ENDPOINT_OPEN)) && !rq->ex->quiet) {
         double ms = server_now_ms() - rq->started_ms;
         if (status >= 400)
-            dprintf(STDERR_FILENO, "paddock-executor: warning: %s answered %u, %.0f ms\n", rq->what,
-                    status, ms);
+            reqlog_line(&rq->ex->log, STDERR_FILENO, true,
+                        "paddock-executor: warning: %s answered %u, %.0f ms", rq->what, status, ms);
         else if (!execute)
-            dprintf(STDOUT_FILENO, "paddock-executor: %s %u, %.0f ms\n", rq->what, status, ms);
+            reqlog_line(&rq->ex->log, STDOUT_FILENO, false, "paddock-executor: %s %u, %.0f ms",
+                        rq->what, status, ms);
     }
     if (rq->prev)
         rq->prev->next = rq->next;

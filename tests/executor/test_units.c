@@ -1,6 +1,7 @@
 /* Unit tests of the executor's pure parts: marker parser, output capture and truncation,
  * number format, command-line encoding, special keys, environment filter,
- * colour-code stripping, PATH lookup, git repository lookup, page text from HTML. */
+ * colour-code stripping, PATH lookup, git repository lookup, page text from HTML, the
+ * request log's burst a second. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,11 +21,13 @@
 #include "clip.h"
 #include "cmdline.h"
 #include "common/buf.h"
+#include "common/evloop.h"
 #include "common/utf8.h"
 #include "env.h"
 #include "gitinfo.h"
 #include "htmltext.h"
 #include "marker.h"
+#include "reqlog.h"
 #include "text.h"
 #include "userdb.h"
 #include "which.h"
@@ -1118,6 +1121,83 @@ static void test_userdb_name_user(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Everything the pipe holds now (non-blocking), appended to out. */
+static void pipe_drain(int fd, struct buf *out)
+{
+    char b[4096];
+    ssize_t n;
+    while ((n = read(fd, b, sizeof b)) > 0)
+        buf_append(out, b, (size_t)n);
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* A busy executor writes REQLOG_BURST lines one by one, holds the rest back, and sums them up
+ * in one line when the second ends; then lines are written one by one again. */
+static void test_reqlog_burst(void **state)
+{
+    (void)state;
+    struct evloop *l = evloop_new();
+    assert_non_null(l);
+    int p[2];
+    assert_int_equal(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+    struct reqlog g;
+    assert_int_equal(reqlog_init(&g, l, p[1]), 0);
+    struct buf got = {0};
+    for (int i = 0; i < REQLOG_BURST + 5; i++)
+        reqlog_line(&g, p[1], i >= REQLOG_BURST + 3, "line %d", i);
+    pipe_drain(p[0], &got);
+    assert_int_equal(count_lines(got.data), REQLOG_BURST);
+    assert_non_null(strstr(got.data, "line 0\n"));
+    char last[32];
+    snprintf(last, sizeof last, "line %d\n", REQLOG_BURST - 1);
+    assert_non_null(strstr(got.data, last));
+    snprintf(last, sizeof last, "line %d\n", REQLOG_BURST);
+    assert_null(strstr(got.data, last));
+
+    /* The summary comes when the second ends (polled to a deadline, not slept for). */
+    buf_reset(&got);
+    double deadline = evloop_now() + 10;
+    while (!strstr(got.data ? got.data : "", "more requests") && evloop_now() < deadline) {
+        evloop_run_once(l, 100);
+        pipe_drain(p[0], &got);
+    }
+    assert_non_null(got.data);
+    assert_non_null(strstr(got.data, "paddock-executor: 5 more requests in the last second, 2 of "
+                                     "them failed"));
+    assert_int_equal(count_lines(got.data), 1);
+
+    /* A new second: written at once again. */
+    buf_reset(&got);
+    reqlog_line(&g, p[1], false, "after");
+    pipe_drain(p[0], &got);
+    assert_string_equal(got.data, "after\n");
+
+    /* Held lines are summed up when the executor stops too; nothing held, nothing written. */
+    for (int i = 0; i < REQLOG_BURST + 2; i++)
+        reqlog_line(&g, p[1], false, "again %d", i);
+    buf_reset(&got);
+    reqlog_close(&g);
+    pipe_drain(p[0], &got);
+    assert_int_equal(count_lines(got.data), REQLOG_BURST);
+    assert_non_null(strstr(got.data, ": 3 more requests in the last second, 0 of them failed"));
+    buf_reset(&got);
+    reqlog_close(&g);
+    pipe_drain(p[0], &got);
+    assert_true(got.len == 0);
+
+    buf_free(&got);
+    close(p[0]);
+    close(p[1]);
+    evloop_free(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1129,6 +1209,7 @@ int main(void)
         cmocka_unit_test(test_env_file),
         cmocka_unit_test(test_which_python),
         cmocka_unit_test(test_which_python_cache),
+        cmocka_unit_test(test_reqlog_burst),
         cmocka_unit_test(test_marker_whole),
         cmocka_unit_test(test_marker_split_everywhere),
         cmocka_unit_test(test_marker_byte_by_byte),
