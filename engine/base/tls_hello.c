@@ -10,7 +10,9 @@
 
 #define TLS_RECORD_HEADER 5
 #define TLS_RECORD_MAX 16384 /* a record's payload (RFC 8446 §5.1: 2^14) */
+#define TLS_CONTENT_FIRST 20 /* change_cipher_spec */
 #define TLS_CONTENT_HANDSHAKE 22
+#define TLS_CONTENT_LAST 24 /* heartbeat (RFC 6520) */
 #define TLS_HANDSHAKE_CLIENT_HELLO 1
 #define TLS_EXT_SERVER_NAME 0
 #define TLS_NAME_TYPE_HOST 0
@@ -128,6 +130,13 @@ enum tls_hello_status tls_hello_parse(const unsigned char *data, size_t len, str
         h->need = 1;
         return TLS_HELLO_MORE;
     }
+    /* A TLS record of another type first (change_cipher_spec, alert, application_data,
+     * heartbeat) starts no other protocol, and a server may read past it: Go's crypto/tls drops
+     * a warning alert before the ClientHello and takes the hello after it, whose name would
+     * reach the destination unchecked if this were passed on as no TLS. */
+    if (data[0] >= TLS_CONTENT_FIRST && data[0] <= TLS_CONTENT_LAST &&
+        data[0] != TLS_CONTENT_HANDSHAKE)
+        return tls_hello_bad(h, "a TLS record of another type before the ClientHello");
     if (data[0] != TLS_CONTENT_HANDSHAKE)
         return TLS_HELLO_NOT_TLS;
     /* The handshake message gathered from the records' fragments: have counts every fragment

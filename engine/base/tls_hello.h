@@ -18,7 +18,7 @@
 enum tls_hello_status {
     TLS_HELLO_MORE,    /* a ClientHello's start, not its end: hold at least `need` bytes */
     TLS_HELLO_DONE,    /* a whole ClientHello: has_name, name and used are set */
-    TLS_HELLO_NOT_TLS, /* the first byte is no TLS handshake record (content type 22) */
+    TLS_HELLO_NOT_TLS, /* the first byte is no TLS record's (content types 20 to 24) */
     TLS_HELLO_BAD,     /* handshake records that are no well-formed ClientHello: why */
 };
 

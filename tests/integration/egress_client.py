@@ -7,10 +7,11 @@
   head TEXT             TEXT (backslash escapes decoded: \\r, \\n) sent as-is to the proxy;
                         prints the status line and the body, as raw does
   direct HOST PORT      a connection that ignores the proxy
-  tls HOST PORT SNI [FRAG]
+  tls HOST PORT SNI [FRAG [FIRST]]
                         CONNECT HOST:PORT, then TLS naming SNI ("-": no server name) and
                         GET /hello.txt in it; FRAG: the ClientHello in records of FRAG bytes,
-                        sent a byte at a time (TCP_NODELAY)
+                        sent a byte at a time (TCP_NODELAY; 0: as one write); FIRST: bytes
+                        (hex) sent before the hello in the same write
   badhello HOST PORT [half]
                         CONNECT HOST:PORT, then a ClientHello whose extensions length is one
                         more than they are (half: the first half of a good one, and wait);
@@ -109,11 +110,12 @@ def reframe(records, frag):
                     payload[i:i + frag] for i in range(0, len(payload), frag))
 
 
-def tls(host, port, sni, frag="0"):
+def tls(host, port, sni, frag="0", first=""):
     s = tunnel_open(host, port)
     if not s:
         return
     obj, inc, out, hello = hello_of(sni)
+    hello = bytes.fromhex(first) + hello
     try:
         if int(frag):
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

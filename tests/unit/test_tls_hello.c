@@ -400,6 +400,21 @@ static void test_not_tls(void **state)
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
         assert_int_equal(tls_hello_parse((const unsigned char *)other[i], strlen(other[i]), &h),
                          TLS_HELLO_NOT_TLS);
+    /* Records of TLS's other types before the hello are TLS, and refused: a warning alert
+     * (Go's crypto/tls skips it and reads the hello after it), change_cipher_spec,
+     * application_data, heartbeat. */
+    const char *name = "evil.example";
+    struct bytes exts = {.n = 0}, msg = {.n = 0};
+    put_sni(&exts, &name, 1);
+    put_hello(&msg, &exts);
+    static const unsigned char first[][7] = {
+        {21, 3, 1, 0, 2, 1, 90}, {20, 3, 1, 0, 1, 1}, {23, 3, 3, 0, 1, 'x'}, {24, 3, 1, 0, 1, 1}};
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
+        struct bytes rec = {.n = 0};
+        put(&rec, first[i], first[i][0] == 21 ? 7 : 6);
+        put_records(&rec, &msg, 16384);
+        assert_string_equal(bad(&rec), "a TLS record of another type before the ClientHello");
+    }
     assert_int_equal(tls_hello_parse((const unsigned char *)"", 0, &h), TLS_HELLO_MORE);
     assert_int_equal(h.need, 1);
     assert_int_equal(tls_hello_parse((const unsigned char *)"\x16", 1, &h), TLS_HELLO_MORE);
