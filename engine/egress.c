@@ -78,6 +78,7 @@ struct egress_pipe {
     char *buf;    /* EGRESS_BUF_SIZE bytes, malloc'd when the relay starts */
     size_t bpos;  /* where the bytes not yet written start in buf */
     size_t inbuf; /* bytes read from the source, not yet written to the sink */
+    size_t hold;  /* of them, the last ones not to be sent yet: a ClientHello being read */
     bool eof;     /* its source read to the end */
     bool shut;    /* its sink was told (shutdown SHUT_WR) */
 };
@@ -102,6 +103,12 @@ struct egress_conn {
     bool hello;
     size_t hello_need;              /* up.inbuf before the ClientHello is read again */
     struct loop_timer *hello_timer; /* the hello's deadline, from its first byte */
+    /* After a tunnel's first ClientHello passed, the client's plaintext handshake is read as it
+     * is relayed, so that a second hello (after a HelloRetryRequest) is checked too; NULL once
+     * the handshake's encrypted part began, or when the tunnel carries no TLS. */
+    struct tls_scan *scan;
+    const char *scan_rule; /* the scan's refusal: the row's rule and why */
+    char scan_why[700];
     char *upstream; /* a plain request's head as the destination gets it (origin-form) */
     /* A plain request's body bytes not yet taken from the client (its Content-Length). The
      * relay takes no byte past them: a second request on the connection (pipelined, or
@@ -174,6 +181,7 @@ static void egress_conn_free(struct egress_conn *c)
 {
     buf_free(&c->head);
     free(c->upstream);
+    free(c->scan);
     struct egress_pipe *ps[] = {&c->up, &c->down};
     for (size_t i = 0; i < 2; i++) {
         free(ps[i]->data);
@@ -345,11 +353,15 @@ static void egress_idle_arm(struct egress_conn *c)
         loop_timer_add(c->site->eng->loop, (long)(c->site->idle_timeout * 1e3), egress_on_idle, c);
 }
 
+static int egress_scan_feed(struct egress_conn *c, const char *bytes, size_t n);
+
 /* Moves what it can one way: write what waits, read more when nothing does. -1 on an error of
  * either side (the connection ends). A bounded number of rounds, so one fast stream cannot hold
- * the loop: what is left is still readable, and the loop comes back. */
+ * the loop: what is left is still readable, and the loop comes back. With scan (the client's
+ * side while its handshake is read) the bytes read are scanned first: -2 when they are refused
+ * (scan->scan_rule and scan_why say why), and those held are not sent. */
 static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *count, bool *moved,
-                            int64_t *left)
+                            int64_t *left, struct egress_conn *scan)
 {
     for (int round = 0; round < 16; round++) {
         ssize_t n;
@@ -363,8 +375,8 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
             }
             return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
         }
-        if (p->inbuf) {
-            n = send(to, p->buf + p->bpos, p->inbuf, MSG_NOSIGNAL);
+        if (p->inbuf > p->hold) {
+            n = send(to, p->buf + p->bpos, p->inbuf - p->hold, MSG_NOSIGNAL);
             if (n > 0) {
                 p->bpos += (size_t)n;
                 p->inbuf -= (size_t)n;
@@ -375,7 +387,7 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
             return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
         }
         if (p->eof) {
-            if (!p->shut) {
+            if (!p->shut && !p->hold) {
                 shutdown(to, SHUT_WR);
                 p->shut = true;
             }
@@ -384,12 +396,18 @@ static int egress_pipe_pump(struct egress_pipe *p, int from, int to, int64_t *co
         /* what may still come in under egress.max_bytes: nothing past it enters the engine */
         if (*left <= 0)
             return 0;
-        n = recv(from, p->buf, *left < EGRESS_BUF_SIZE ? (size_t)*left : EGRESS_BUF_SIZE, 0);
+        /* Held bytes (a ClientHello's start, at most TLS_HELLO_RECORDS_MAX) go to the front. */
+        if (p->hold)
+            memmove(p->buf, p->buf + p->bpos, p->hold);
+        p->bpos = 0;
+        size_t room = EGRESS_BUF_SIZE - p->hold;
+        n = recv(from, p->buf + p->hold, *left < (int64_t)room ? (size_t)*left : room, 0);
         if (n > 0) {
             *left -= n;
-            p->bpos = 0;
-            p->inbuf = (size_t)n;
+            p->inbuf = p->hold + (size_t)n;
             *moved = true;
+            if (scan && scan->scan && egress_scan_feed(scan, p->buf + p->hold, (size_t)n) < 0)
+                return -2;
             continue;
         }
         if (n == 0) {
@@ -421,6 +439,9 @@ static void egress_site_spent(struct egress_site *site)
     }
 }
 
+static void egress_hello_refuse(struct egress_conn *c, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static void egress_relay(struct egress_conn *c)
 {
     struct egress_site *site = c->site;
@@ -431,14 +452,24 @@ static void egress_relay(struct egress_conn *c)
     int64_t room = c->tunnel || c->body_left > left ? left : c->body_left, room_was = room;
     /* While the ClientHello is read, the client's bytes wait (the destination's still flow:
      * a protocol where the server speaks first is no TLS, and must not stall). */
-    int rc = c->hello ? 0 : egress_pipe_pump(&c->up, c->cfd, c->sfd, &c->bytes_up, &moved, &room);
+    int rc =
+        c->hello ? 0 : egress_pipe_pump(&c->up, c->cfd, c->sfd, &c->bytes_up, &moved, &room, c);
     left -= room_was - room;
     if (!c->tunnel)
         c->body_left -= room_was - room;
     if (rc == 0)
-        rc = egress_pipe_pump(&c->down, c->sfd, c->cfd, &sent_down, &moved, &left);
+        rc = egress_pipe_pump(&c->down, c->sfd, c->cfd, &sent_down, &moved, &left, NULL);
     c->bytes_down += sent_down;
     site->bytes += was - left;
+    if (rc == -2) {
+        egress_hello_refuse(c, c->scan_rule, "%s", c->scan_why);
+        return;
+    }
+    if (c->up.eof && c->up.hold) {
+        egress_conn_end(c, "closed: the client ended the tunnel inside a TLS ClientHello, which "
+                           "was not sent on");
+        return;
+    }
     if (rc < 0) {
         egress_conn_end(c, "closed: a side reset the connection");
         return;
@@ -449,7 +480,7 @@ static void egress_relay(struct egress_conn *c)
     }
     if (moved)
         c->last = loop_now_ms();
-    bool up_pending = !c->hello && (c->up.off < c->up.len || c->up.inbuf),
+    bool up_pending = !c->hello && (c->up.off < c->up.len || c->up.inbuf > c->up.hold),
          down_pending = c->down.off < c->down.len || c->down.inbuf;
     /* A plain request sent whole: the client has nothing more to say to this destination. */
     bool up_done = !c->tunnel && c->body_left == 0 && !up_pending;
@@ -474,10 +505,9 @@ static void egress_relay(struct egress_conn *c)
 
 /* ---- the tunnel's TLS server name ---- */
 
-/* The tunnel ends with none of the client's bytes sent on. It heard 200 already, and what it
- * takes for TLS from here can carry no HTTP answer: closing is the answer, the row says why. */
-static void egress_hello_refuse(struct egress_conn *c, const char *rule, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* The tunnel ends before the refused bytes are sent on (a first hello: none of the tunnel's).
+ * The client heard 200 already, and what it takes for TLS from here can carry no HTTP answer:
+ * closing is the answer, the row says why. */
 static void egress_hello_refuse(struct egress_conn *c, const char *rule, const char *fmt, ...)
 {
     char why[700], end[800];
@@ -486,7 +516,9 @@ static void egress_hello_refuse(struct egress_conn *c, const char *rule, const c
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
     store_egress_decide(c->site->eng->store, c->rec, "denied", rule, "engine", NULL);
-    snprintf(end, sizeof(end), "closed: %s; nothing of the tunnel reached the destination", why);
+    snprintf(end, sizeof(end), "closed: %s; %s", why,
+             c->bytes_up ? "cut before it reached the destination"
+                         : "nothing of the tunnel reached the destination");
     egress_conn_end(c, end);
 }
 
@@ -525,12 +557,69 @@ static int egress_hello_check(struct egress_conn *c)
             egress_hello_refuse(c, "TLS server name", "%s", why);
             return -1;
         }
-        break;
+        if (!(c->scan = malloc(sizeof(*c->scan)))) {
+            egress_conn_end(c, "closed: out of memory");
+            return -1;
+        }
+        tls_scan_start(c->scan, h.early_data);
+        c->hello = false;
+        if (egress_scan_feed(c, c->up.buf + h.used, c->up.inbuf - h.used) < 0) {
+            egress_hello_refuse(c, c->scan_rule, "%s", c->scan_why);
+            return -1;
+        }
+        return 0;
     case TLS_HELLO_NOT_TLS:
         break;
     }
     c->hello = false;
     if (c->hello_timer) {
+        loop_timer_cancel(c->site->eng->loop, c->hello_timer);
+        c->hello_timer = NULL;
+    }
+    return 0;
+}
+
+/* Reads n more of the client's bytes (the last n of up's inbuf) after its first ClientHello:
+ * a later hello's server name is checked as the first's; the bytes of a hello not yet whole are
+ * held (up.hold), under the first hello's deadline. 0, or -1 with scan_rule and scan_why set
+ * (the caller refuses). */
+static int egress_scan_feed(struct egress_conn *c, const char *bytes, size_t n)
+{
+    struct tls_scan *s = c->scan;
+    char why[600];
+    size_t off = 0, used;
+    for (;;) {
+        enum tls_scan_status st =
+            tls_scan_feed(s, (const unsigned char *)bytes + off, n - off, &used);
+        off += used;
+        if (st == TLS_SCAN_MORE)
+            break;
+        if (st == TLS_SCAN_BAD) {
+            c->scan_rule = "TLS ClientHello";
+            snprintf(c->scan_why, sizeof(c->scan_why),
+                     "a malformed TLS handshake after the first ClientHello: %s", s->why);
+            return -1;
+        }
+        if (st == TLS_SCAN_DONE) {
+            /* The encrypted part began: from here the relay only copies. */
+            free(c->scan);
+            c->scan = NULL;
+            c->up.hold = 0;
+            break;
+        }
+        if (egress_server_name_check(c->host, s->hello.has_name ? s->hello.name : NULL, why,
+                                     sizeof(why)) < 0) {
+            c->scan_rule = "TLS server name";
+            snprintf(c->scan_why, sizeof(c->scan_why), "%s (in a second ClientHello)", why);
+            return -1;
+        }
+    }
+    if (c->scan)
+        c->up.hold = (size_t)(s->fed - s->passed);
+    if (c->up.hold && !c->hello_timer)
+        c->hello_timer =
+            loop_timer_add(c->site->eng->loop, EGRESS_HEAD_TIMEOUT_MS, egress_on_hello_timeout, c);
+    else if (!c->up.hold && c->hello_timer) {
         loop_timer_cancel(c->site->eng->loop, c->hello_timer);
         c->hello_timer = NULL;
     }

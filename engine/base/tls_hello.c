@@ -11,10 +11,15 @@
 #define TLS_RECORD_HEADER 5
 #define TLS_RECORD_MAX 16384 /* a record's payload (RFC 8446 §5.1: 2^14) */
 #define TLS_CONTENT_FIRST 20 /* change_cipher_spec */
+#define TLS_CONTENT_ALERT 21
 #define TLS_CONTENT_HANDSHAKE 22
+#define TLS_CONTENT_APPLICATION 23
 #define TLS_CONTENT_LAST 24 /* heartbeat (RFC 6520) */
 #define TLS_HANDSHAKE_CLIENT_HELLO 1
 #define TLS_EXT_SERVER_NAME 0
+#define TLS_EXT_EARLY_DATA 42
+/* A ciphertext record's payload (RFC 5246 §6.2.3: 2^14 + 2048); past it no record makes sense */
+#define TLS_RECORD_CIPHER_MAX (16384 + 2048)
 #define TLS_NAME_TYPE_HOST 0
 
 /* What is left of a field: every take checks it first. */
@@ -112,6 +117,8 @@ static enum tls_hello_status tls_hello_body(struct tls_cur c, struct tls_hello *
         struct tls_cur ext;
         if (!tls_cur_uint(&exts, 2, &type) || !tls_cur_vec(&exts, 2, &ext))
             return tls_hello_bad(h, "an extension that runs past the ClientHello's end");
+        if (type == TLS_EXT_EARLY_DATA)
+            h->early_data = true;
         if (type != TLS_EXT_SERVER_NAME)
             continue;
         if (seen)
@@ -191,4 +198,143 @@ enum tls_hello_status tls_hello_parse(const unsigned char *data, size_t len, str
             return tls_hello_body((struct tls_cur){.p = msg + 4, .n = want - 4}, h);
         }
     }
+}
+
+/* ---- the handshake after the first hello ---- */
+
+static enum tls_scan_status tls_scan_bad(struct tls_scan *s, const char *why)
+{
+    s->why = why;
+    return s->status = TLS_SCAN_BAD;
+}
+
+static enum tls_scan_status tls_scan_done(struct tls_scan *s)
+{
+    return s->status = TLS_SCAN_DONE;
+}
+
+void tls_scan_start(struct tls_scan *s, bool early_data)
+{
+    memset(s, 0, sizeof(*s));
+    s->early = early_data;
+}
+
+/* A whole record header: what its fragment is. */
+static enum tls_scan_status tls_scan_record(struct tls_scan *s)
+{
+    const unsigned char *r = s->rhdr;
+    size_t rlen = (size_t)r[3] << 8 | r[4];
+    if (r[0] < TLS_CONTENT_FIRST || r[0] > TLS_CONTENT_APPLICATION)
+        return tls_scan_bad(s, "a record of a type the handshake has not");
+    if (r[1] != 3)
+        return tls_scan_bad(s, "a record whose version is not TLS's (3.x)");
+    if (rlen > TLS_RECORD_CIPHER_MAX)
+        return tls_scan_bad(s, "a record longer than 2^14 + 2048 bytes");
+    if (r[0] != TLS_CONTENT_HANDSHAKE && s->mhdr_have)
+        return tls_scan_bad(s, "a record of another type inside a handshake message");
+    if (r[0] == TLS_CONTENT_APPLICATION) {
+        if (s->early)
+            return tls_scan_bad(s, "application data after a ClientHello offering early data");
+        return tls_scan_done(s);
+    }
+    if (r[0] == TLS_CONTENT_FIRST) {
+        if (s->other)
+            return tls_scan_done(s);
+        s->ccs = true;
+    }
+    if (r[0] == TLS_CONTENT_HANDSHAKE && !rlen)
+        return tls_scan_bad(s, "an empty handshake record");
+    s->rtype = r[0];
+    s->rec_left = rlen;
+    return TLS_SCAN_MORE;
+}
+
+/* A handshake message ended: a ClientHello is parsed (by the first hello's parser). */
+static enum tls_scan_status tls_scan_message_end(struct tls_scan *s)
+{
+    bool hello = s->mhdr[0] == TLS_HANDSHAKE_CLIENT_HELLO;
+    s->mhdr_have = 0;
+    if (!hello)
+        return TLS_SCAN_MORE;
+    memset(&s->hello, 0, sizeof(s->hello));
+    if (tls_hello_body((struct tls_cur){.p = s->msg, .n = s->msg_have}, &s->hello) !=
+        TLS_HELLO_DONE)
+        return tls_scan_bad(s, s->hello.why);
+    s->early = s->early || s->hello.early_data;
+    return TLS_SCAN_HELLO;
+}
+
+/* n bytes of a handshake record's fragment; *took of them read (fewer when a hello ends). */
+static enum tls_scan_status tls_scan_handshake(struct tls_scan *s, const unsigned char *p, size_t n,
+                                               size_t *took)
+{
+    size_t k = 0;
+    enum tls_scan_status st = TLS_SCAN_MORE;
+    while (k < n && st == TLS_SCAN_MORE) {
+        if (s->mhdr_have < 4) {
+            if (!s->mhdr_have) {
+                if (s->ccs && p[k] != TLS_HANDSHAKE_CLIENT_HELLO) {
+                    st = tls_scan_done(s);
+                    break;
+                }
+                s->msg_start = s->fed + k;
+            }
+            s->mhdr[s->mhdr_have++] = p[k++];
+            if (s->mhdr_have < 4)
+                continue;
+            s->msg_left = (size_t)s->mhdr[1] << 16 | (size_t)s->mhdr[2] << 8 | s->mhdr[3];
+            s->msg_have = 0;
+            if (s->mhdr[0] != TLS_HANDSHAKE_CLIENT_HELLO)
+                s->other = true;
+            else if (s->msg_left > TLS_HELLO_MAX - 4)
+                st = tls_scan_bad(s, "a ClientHello longer than 16 KiB");
+            else if (!s->msg_left)
+                st = tls_scan_message_end(s);
+            continue;
+        }
+        size_t m = n - k < s->msg_left ? n - k : s->msg_left;
+        if (s->mhdr[0] == TLS_HANDSHAKE_CLIENT_HELLO)
+            memcpy(s->msg + s->msg_have, p + k, m);
+        s->msg_have += m;
+        s->msg_left -= m;
+        k += m;
+        if (!s->msg_left)
+            st = tls_scan_message_end(s);
+    }
+    *took = k;
+    return st;
+}
+
+enum tls_scan_status tls_scan_feed(struct tls_scan *s, const unsigned char *data, size_t len,
+                                   size_t *used)
+{
+    size_t i = 0;
+    enum tls_scan_status st = s->status;
+    while (i < len && st == TLS_SCAN_MORE) {
+        if (!s->rec_left) {
+            s->rhdr[s->rhdr_have++] = data[i++];
+            s->fed++;
+            if (s->rhdr_have == TLS_RECORD_HEADER) {
+                s->rhdr_have = 0;
+                st = tls_scan_record(s);
+            }
+            continue;
+        }
+        size_t n = len - i < s->rec_left ? len - i : s->rec_left;
+        if (s->rtype == TLS_CONTENT_HANDSHAKE)
+            st = tls_scan_handshake(s, data + i, n, &n);
+        i += n;
+        s->fed += n;
+        s->rec_left -= n;
+    }
+    *used = i;
+    if (st == TLS_SCAN_BAD)
+        return st;
+    /* A ClientHello's bytes wait until it is whole and checked; the rest goes on at once. */
+    s->passed = st == TLS_SCAN_MORE && s->mhdr_have && s->mhdr[0] == TLS_HANDSHAKE_CLIENT_HELLO
+                    ? s->msg_start
+                    : s->fed;
+    if (s->fed - s->passed > TLS_HELLO_RECORDS_MAX)
+        return tls_scan_bad(s, "a ClientHello whose records exceed 24 KiB");
+    return st;
 }

@@ -2,6 +2,7 @@
  * §4.1.2, RFC 6066 §3), whole, split into records of every size and cut at every byte; lengths
  * that lie, names that are many or none, bytes that are no TLS. */
 #include "engine/base/tls_hello.h"
+#include "engine/risk/egress_policy.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -421,6 +422,249 @@ static void test_not_tls(void **state)
     assert_int_equal(h.need, 6);
 }
 
+/* ---- the handshake after the first hello (tls_scan) ---- */
+
+static void put_record(struct bytes *o, unsigned type, const void *data, size_t n)
+{
+    put_uint(o, type, 1);
+    put_uint(o, 0x0303, 2);
+    put_uint(o, n, 2);
+    put(o, data, n);
+}
+
+/* A ClientHello message naming name (NULL: none) as a TLS 1.3 client sends it. */
+static void put_hello_named(struct bytes *msg, const char *name)
+{
+    struct bytes exts = {.n = 0};
+    put_common_exts(&exts, false, name);
+    put_hello(msg, &exts);
+}
+
+#define SCAN_HELLOS 4
+
+struct scan_run {
+    enum tls_scan_status end; /* MORE: every byte read and the scan goes on */
+    const char *why;
+    char names[SCAN_HELLOS][TLS_HELLO_NAME_MAX + 1]; /* "" for a hello without a name */
+    size_t hellos;
+    unsigned long long read, passed; /* where the scan stopped; what it passed */
+};
+
+/* Feeds flow to a scan in pieces of step bytes, as the relay reads it. While the scan has not
+ * read to hold_to, nothing after hold_from (a hello's first byte) is passed: the hello is held
+ * (the record header before it may pass: alone it makes the destination do nothing); passed
+ * never shrinks and never exceeds what was fed. */
+static void scan_flow(const struct bytes *flow, size_t step, size_t hold_from, size_t hold_to,
+                      struct scan_run *r)
+{
+    static struct tls_scan s;
+    tls_scan_start(&s, false);
+    memset(r, 0, sizeof(*r));
+    size_t at = 0;
+    unsigned long long last = 0;
+    r->end = TLS_SCAN_MORE;
+    while (at < flow->n) {
+        size_t k = flow->n - at < step ? flow->n - at : step, used;
+        enum tls_scan_status st = tls_scan_feed(&s, flow->b + at, k, &used);
+        assert_true(used <= k);
+        at += used;
+        if (st == TLS_SCAN_BAD) {
+            r->end = st;
+            r->why = s.why;
+            assert_non_null(s.why);
+            break;
+        }
+        assert_true(s.passed >= last && s.passed <= s.fed && s.fed == at);
+        last = s.passed;
+        if (at < hold_to && s.passed > hold_from)
+            fail_msg("step %zu: %llu passed of a hello held from %zu", step, s.passed, hold_from);
+        if (st == TLS_SCAN_DONE) {
+            r->end = st;
+            break;
+        }
+        if (st == TLS_SCAN_HELLO) {
+            assert_true(r->hellos < SCAN_HELLOS);
+            strcpy(r->names[r->hellos++], s.hello.has_name ? s.hello.name : "");
+        } else
+            assert_int_equal(used, k);
+    }
+    r->read = at;
+    r->passed = s.passed;
+}
+
+static const size_t scan_steps[] = {1, 2, 3, 5, 7, 64, 100000};
+#define SCAN_STEPS (sizeof scan_steps / sizeof scan_steps[0])
+
+/* After a HelloRetryRequest: the middlebox-compatibility CCS, then a second hello in records
+ * of frag bytes. Its name is read whatever the pieces, and its bytes are held until it is
+ * whole; another name than the CONNECT host's is refused as the first hello's would be. */
+static void test_scan_retry_hello(void **state)
+{
+    (void)state;
+    static const size_t frags[] = {1, 2, 5, 100, 16384};
+    for (size_t f = 0; f < sizeof frags / sizeof frags[0]; f++)
+        for (size_t i = 0; i < SCAN_STEPS; i++) {
+            struct bytes flow = {.n = 0}, msg = {.n = 0};
+            put_record(&flow, 20, "\x01", 1);
+            size_t start = flow.n;
+            put_hello_named(&msg, "evil.example");
+            put_records(&flow, &msg, frags[f]);
+            size_t end = flow.n;
+            put_record(&flow, 23, "finished", 8);
+            struct scan_run r;
+            scan_flow(&flow, scan_steps[i], start + 5, end, &r);
+            assert_int_equal(r.end, TLS_SCAN_DONE);
+            assert_int_equal(r.hellos, 1);
+            assert_string_equal(r.names[0], "evil.example");
+            char why[300];
+            assert_int_equal(
+                egress_server_name_check("allowed.example", r.names[0], why, sizeof(why)), -1);
+            assert_int_equal(egress_server_name_check("evil.example", r.names[0], why, sizeof(why)),
+                             0);
+        }
+}
+
+/* A second hello without a CCS before it (a client without middlebox compatibility) whose
+ * type byte is a record of its own, the rest in the next; and one whose type byte ends a
+ * record that starts with another message. */
+static void test_scan_hello_split_at_its_type(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < SCAN_STEPS; i++) {
+        struct bytes flow = {.n = 0}, msg = {.n = 0}, rec = {.n = 0};
+        put_hello_named(&msg, "Allowed.Example.");
+        size_t start = flow.n;
+        put_record(&flow, 22, msg.b, 1);
+        put_record(&flow, 22, msg.b + 1, msg.n - 1);
+        size_t end = flow.n;
+        struct scan_run r;
+        scan_flow(&flow, scan_steps[i], start + 5, end, &r);
+        assert_int_equal(r.end, TLS_SCAN_MORE);
+        assert_int_equal(r.hellos, 1);
+        assert_string_equal(r.names[0], "Allowed.Example.");
+        assert_int_equal(r.passed, flow.n);
+        char why[300];
+        assert_int_equal(egress_server_name_check("allowed.example", r.names[0], why, sizeof(why)),
+                         0);
+        /* A message of another type, then the hello's type byte, in one record. */
+        flow.n = 0;
+        put_uint(&rec, 4, 1); /* new_session_ticket-like: a type the scan only walks */
+        put_uint(&rec, 2, 3);
+        put(&rec, "xy", 2);
+        put(&rec, msg.b, 1);
+        put_record(&flow, 22, rec.b, rec.n);
+        put_record(&flow, 22, msg.b + 1, msg.n - 1);
+        scan_flow(&flow, scan_steps[i], 5 + 6, flow.n, &r);
+        assert_int_equal(r.hellos, 1);
+        assert_string_equal(r.names[0], "Allowed.Example.");
+        assert_int_equal(r.passed, flow.n);
+    }
+}
+
+/* TLS 1.2: ClientKeyExchange in plaintext, then change_cipher_spec, then the encrypted
+ * Finished, of type 22 but ciphertext (here starting with client_hello's byte, as a random one
+ * may): the scan ends at the CCS, every byte passes, nothing is parsed after it. */
+static void test_scan_tls12(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < SCAN_STEPS; i++) {
+        struct bytes flow = {.n = 0}, cke = {.n = 0};
+        put_uint(&cke, 16, 1); /* client_key_exchange */
+        put_uint(&cke, 33, 3);
+        put_uint(&cke, 32, 1);
+        for (int k = 0; k < 32; k++)
+            put_uint(&cke, 0x55, 1);
+        put_records(&flow, &cke, 10);
+        put_record(&flow, 20, "\x01", 1);
+        put_record(&flow, 22, "\x01\xff\xff\xff garbage that is ciphertext", 29);
+        struct scan_run r;
+        scan_flow(&flow, scan_steps[i], 0, 0, &r);
+        assert_int_equal(r.end, TLS_SCAN_DONE);
+        assert_int_equal(r.hellos, 0);
+        assert_int_equal(r.passed, r.read);
+        /* The abbreviated handshake (a resumed session): CCS right after the hello, then the
+         * encrypted Finished, whose first byte is no ClientHello's: DONE there. */
+        flow.n = 0;
+        put_record(&flow, 20, "\x01", 1);
+        put_record(&flow, 22, "\x9a\x01\x02 ciphertext", 14);
+        put_record(&flow, 23, "data", 4);
+        scan_flow(&flow, scan_steps[i], 0, 0, &r);
+        assert_int_equal(r.end, TLS_SCAN_DONE);
+        assert_int_equal(r.hellos, 0);
+        assert_int_equal(r.read, 6 + 5);
+    }
+}
+
+/* application_data ends the scan: what follows, even a "hello", is not read; an alert is
+ * passed and the scan goes on; after a hello that offered early data, application data is
+ * refused (a server answering with a HelloRetryRequest skips it and reads a hello after it). */
+static void test_scan_application_data_and_alerts(void **state)
+{
+    (void)state;
+    struct bytes flow = {.n = 0}, msg = {.n = 0};
+    put_hello_named(&msg, "evil.example");
+    put_record(&flow, 21, "\x01\x00", 2);
+    put_record(&flow, 23, "finished", 8);
+    put_records(&flow, &msg, 16384);
+    struct scan_run r;
+    scan_flow(&flow, 1, 0, 0, &r);
+    assert_int_equal(r.end, TLS_SCAN_DONE);
+    assert_int_equal(r.hellos, 0);
+    assert_int_equal(r.read, 7 + 5);
+
+    static struct tls_scan s;
+    size_t used;
+    tls_scan_start(&s, true);
+    assert_int_equal(tls_scan_feed(&s, flow.b + 7, 13, &used), TLS_SCAN_BAD);
+    assert_string_equal(s.why, "application data after a ClientHello offering early data");
+}
+
+/* Record headers and message lengths that lie. */
+static void test_scan_lengths_that_lie(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *bytes;
+        size_t n;
+        const char *why;
+    } cases[] = {
+        {"\x18\x03\x03\x00\x01x", 6, "a record of a type the handshake has not"},
+        {"\x05\x03\x03\x00\x01x", 6, "a record of a type the handshake has not"},
+        {"\x16\x02\x00\x00\x01x", 6, "a record whose version is not TLS's (3.x)"},
+        {"\x16\x03\x03\x48\x01", 5, "a record longer than 2^14 + 2048 bytes"},
+        {"\x16\x03\x03\x00\x00", 5, "an empty handshake record"},
+        {"\x16\x03\x03\x00\x04\x01\x00\x40\x00", 9, "a ClientHello longer than 16 KiB"},
+        /* a hello's start, then a CCS inside it */
+        {"\x16\x03\x03\x00\x02\x01\x00\x15\x03\x03\x00\x01\x01", 13,
+         "a record of another type inside a handshake message"},
+        /* a hello whose compression list's length lies (the first hello's parser says so) */
+        {"\x16\x03\x03\x00\x2c\x01\x00\x00\x28\x03\x03"
+         "0123456789abcdef0123456789abcdef\x00\x00\x02\x13\x01\x01",
+         49, "a bad compression_methods list"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t k = 0; k < SCAN_STEPS; k++) {
+            struct bytes flow = {.n = 0};
+            put(&flow, cases[i].bytes, cases[i].n);
+            struct scan_run r;
+            scan_flow(&flow, scan_steps[k], 0, 0, &r);
+            if (r.end != TLS_SCAN_BAD)
+                fail_msg("case %zu step %zu: %d, not BAD", i, scan_steps[k], (int)r.end);
+            assert_string_equal(r.why, cases[i].why);
+        }
+    /* A hello held over 24 KiB of records (one byte each): refused before it is whole. */
+    struct bytes flow = {.n = 0}, msg = {.n = 0}, exts = {.n = 0};
+    static const unsigned char zeros[5000];
+    put_common_exts(&exts, false, "a.example");
+    put_ext(&exts, 21, zeros, sizeof zeros); /* padding */
+    put_hello(&msg, &exts);
+    struct scan_run r;
+    put_records(&flow, &msg, 1);
+    scan_flow(&flow, 4096, 0, 0, &r);
+    assert_int_equal(r.end, TLS_SCAN_BAD);
+    assert_string_equal(r.why, "a ClientHello whose records exceed 24 KiB");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +677,11 @@ int main(void)
         cmocka_unit_test(test_lengths_that_lie),
         cmocka_unit_test(test_records_that_are_not_a_hello),
         cmocka_unit_test(test_not_tls),
+        cmocka_unit_test(test_scan_retry_hello),
+        cmocka_unit_test(test_scan_hello_split_at_its_type),
+        cmocka_unit_test(test_scan_tls12),
+        cmocka_unit_test(test_scan_application_data_and_alerts),
+        cmocka_unit_test(test_scan_lengths_that_lie),
     };
     return cmocka_run_group_tests_name("tls_hello", tests, NULL, NULL);
 }
