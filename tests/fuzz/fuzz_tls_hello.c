@@ -5,7 +5,11 @@
  * no more than the bound; the answer found on the way is the whole input's, and `need` never
  * points past the end of a hello the whole input holds; a name is NUL-terminated within its
  * 255 bytes with no NUL inside; the check's reason is one terminated line with no control
- * byte. */
+ * byte. Then the bytes after the hello (or all of them when there is none) go to the scan of
+ * the handshake that follows (tls_scan_feed), whole and again in pieces whose sizes come from
+ * the bytes: the same hellos, the same end and (unless refused: then nothing more is sent) the
+ * same bytes passed, whatever the pieces;
+ * passed never shrinks nor passes what was fed, and what is held stays under the bound. */
 #include "engine/base/tls_hello.h"
 #include "engine/risk/egress_policy.h"
 
@@ -35,6 +39,70 @@ static void fuzz_check_name(const struct tls_hello *h)
                     abort();
         }
     }
+}
+
+struct fuzz_scan {
+    enum tls_scan_status end;
+    size_t hellos;
+    unsigned long long names; /* a hash of the hellos' names, in order */
+    unsigned long long read, passed;
+};
+
+/* Feeds data in pieces of sizes from next (NULL: whole) and checks what must hold on the way. */
+static void fuzz_scan_run(const uint8_t *data, size_t size, const uint8_t *sizes, size_t nsizes,
+                          struct fuzz_scan *r)
+{
+    static struct tls_scan s;
+    tls_scan_start(&s, false);
+    memset(r, 0, sizeof(*r));
+    r->end = TLS_SCAN_MORE;
+    size_t at = 0, k = 0;
+    unsigned long long last = 0;
+    while (at < size) {
+        size_t n = size - at;
+        if (nsizes && (size_t)sizes[k % nsizes] % 17 + 1 < n)
+            n = (size_t)sizes[k % nsizes] % 17 + 1;
+        k++;
+        size_t used;
+        enum tls_scan_status st = tls_scan_feed(&s, data + at, n, &used);
+        if (used > n)
+            abort();
+        at += used;
+        if (st == TLS_SCAN_BAD) {
+            if (!s.why)
+                abort();
+            r->end = st;
+            break;
+        }
+        if (s.fed != at || s.passed < last || s.passed > s.fed ||
+            s.fed - s.passed > TLS_HELLO_RECORDS_MAX)
+            abort();
+        last = s.passed;
+        if (st == TLS_SCAN_DONE) {
+            r->end = st;
+            break;
+        }
+        if (st == TLS_SCAN_HELLO) {
+            fuzz_check_name(&s.hello);
+            r->hellos++;
+            for (const char *c = s.hello.has_name ? s.hello.name : ""; *c; c++)
+                r->names = r->names * 31 + (unsigned char)*c;
+            r->names = r->names * 31 + 1;
+        } else if (used != n)
+            abort();
+    }
+    r->read = at;
+    r->passed = s.passed;
+}
+
+static void fuzz_scan(const uint8_t *data, size_t size)
+{
+    struct fuzz_scan whole, split;
+    fuzz_scan_run(data, size, NULL, 0, &whole);
+    fuzz_scan_run(data, size, data, size < 64 ? size : 64, &split);
+    if (whole.end != split.end || whole.hellos != split.hellos || whole.names != split.names ||
+        whole.read != split.read || (whole.end != TLS_SCAN_BAD && whole.passed != split.passed))
+        abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -70,5 +138,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (st == TLS_HELLO_MORE && all != TLS_HELLO_MORE && all != TLS_HELLO_BAD)
         abort();
+    if (all == TLS_HELLO_DONE)
+        fuzz_scan(data + whole.used, size - whole.used);
+    else
+        fuzz_scan(data, size);
     return 0;
 }

@@ -300,6 +300,16 @@ def tls_hello():
     put("tls_hello", "two_exts", records(hello(sni(b"a.test") + sni(b"b.test"))))
     put("tls_hello", "name_type", records(hello(sni(b"a.test", kind=1))))
     put("tls_hello", "early_data", records(hello(sni(b"a.test"))) + b"\x17\x03\x03\x00\x01x")
+    # the handshake after the hello (tls_scan): a second hello after a HelloRetryRequest, split,
+    # after the compatibility change_cipher_spec; TLS 1.2's ClientKeyExchange, CCS and encrypted
+    # Finished; application data after a hello offering early data, then a second hello
+    ccs = b"\x14\x03\x03\x00\x01\x01"
+    put("tls_hello", "retry", records(hello(sni(b"a.test") + common)) + ccs +
+        records(hello(sni(b"b.test") + common), 5) + b"\x17\x03\x03\x00\x02ok")
+    put("tls_hello", "tls12", records(hello(sni(b"a.test"))) +
+        records(b"\x10" + vec(3, vec(1, b"k" * 32))) + ccs + records(b"\x01\xff" + b"c" * 38))
+    put("tls_hello", "retry_early", records(hello(sni(b"a.test") + ext(42, b""))) +
+        b"\x17\x03\x03\x00\x01x" + records(hello(sni(b"b.test"))))
     put("tls_hello", "http", "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n")
     put("tls_hello", "ssh", "SSH-2.0-OpenSSH_9.2p1\r\n")
 
