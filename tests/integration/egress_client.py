@@ -7,11 +7,16 @@
   head TEXT             TEXT (backslash escapes decoded: \\r, \\n) sent as-is to the proxy;
                         prints the status line and the body, as raw does
   direct HOST PORT      a connection that ignores the proxy
-  tls HOST PORT SNI [FRAG [FIRST]]
+  tls HOST PORT SNI [FRAG [FIRST [MAX]]]
                         CONNECT HOST:PORT, then TLS naming SNI ("-": no server name) and
                         GET /hello.txt in it; FRAG: the ClientHello in records of FRAG bytes,
                         sent a byte at a time (TCP_NODELAY; 0: as one write); FIRST: bytes
-                        (hex) sent before the hello in the same write
+                        (hex; "-": none) sent before the hello in the same write; MAX: "1.2"
+                        for a TLS 1.2 handshake; prints the tunnel's bytes each way too
+  hrr HOST PORT SNI2    CONNECT HOST:PORT, then a ClientHello naming HOST with no key share
+                        (the server asks for another: a HelloRetryRequest), the
+                        compatibility change_cipher_spec and a second hello naming SNI2;
+                        prints what answered the second hello and the first hello's size
   badhello HOST PORT [half]
                         CONNECT HOST:PORT, then a ClientHello whose extensions length is one
                         more than they are (half: the first half of a good one, and wait);
@@ -19,6 +24,8 @@
   tunnel HOST PORT TEXT CONNECT HOST:PORT, then TEXT (escapes decoded) in the tunnel as is
 Each prints one line: OK/HTTP/ERR/CLOSED and what came back.
 """
+import hashlib
+import os
 import socket
 import ssl
 import sys
@@ -84,10 +91,12 @@ def tunnel_open(host, port):
     return s
 
 
-def hello_of(sni):
-    """A real ClientHello (Python's TLS, naming sni or nothing) as its records' bytes, and the
-    TLS object waiting for the server's answer."""
+def hello_of(sni, tls_max=""):
+    """A real ClientHello (Python's TLS, naming sni or nothing; at most TLS 1.2 when tls_max is
+    "1.2") as its records' bytes, and the TLS object waiting for the server's answer."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    if tls_max == "1.2":
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_2
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
     inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
@@ -110,12 +119,13 @@ def reframe(records, frag):
                     payload[i:i + frag] for i in range(0, len(payload), frag))
 
 
-def tls(host, port, sni, frag="0", first=""):
+def tls(host, port, sni, frag="0", first="", tls_max=""):
     s = tunnel_open(host, port)
     if not s:
         return
-    obj, inc, out, hello = hello_of(sni)
-    hello = bytes.fromhex(first) + hello
+    obj, inc, out, hello = hello_of(sni, tls_max)
+    hello = bytes.fromhex(first if first != "-" else "") + hello
+    sent, got = len(hello), 0
     try:
         if int(frag):
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -129,14 +139,20 @@ def tls(host, port, sni, frag="0", first=""):
                 obj.do_handshake()
                 break
             except ssl.SSLWantReadError:
-                s.sendall(out.read())
+                b = out.read()
+                s.sendall(b)
+                sent += len(b)
                 b = s.recv(65536)
                 if not b:
                     print("CLOSED in the handshake")
                     return
+                got += len(b)
                 inc.write(b)
+        b = out.read()  # the handshake's last flight, if it ended on it
         obj.write(b"GET /hello.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        s.sendall(out.read())
+        b += out.read()
+        s.sendall(b)
+        sent += len(b)
         data = b""
         while True:
             try:
@@ -145,12 +161,72 @@ def tls(host, port, sni, frag="0", first=""):
                 b = s.recv(65536)
                 if not b:
                     break
+                got += len(b)
                 inc.write(b)
             except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
                 break
-        print("OK", data.partition(b"\r\n\r\n")[2].decode(errors="replace").strip())
+        print("OK", data.partition(b"\r\n\r\n")[2].decode(errors="replace").strip(),
+              obj.version(), "sent", sent, "got", got)
     except (ssl.SSLError, OSError) as e:
         print("CLOSED", repr(e))
+
+
+def client_hello(name, share, rnd, sid):
+    """A TLS 1.3 ClientHello record built by hand: x25519 only, with share as its key_share
+    entries (empty: the server asks for a share with a HelloRetryRequest)."""
+    def vec(b, w):
+        return len(b).to_bytes(w, "big") + b
+
+    def ext(t, d):
+        return t.to_bytes(2, "big") + vec(d, 2)
+
+    exts = (ext(0, vec(b"\0" + vec(name.encode(), 2), 2)) + ext(10, vec(b"\0\x1d", 2)) +
+            ext(13, vec(b"\x08\x04\x04\x03", 2)) + ext(43, vec(b"\x03\x04", 1)) +
+            ext(51, vec(share, 2)))
+    body = b"\x03\x03" + rnd + vec(sid, 1) + vec(b"\x13\x01", 2) + vec(b"\0", 1) + vec(exts, 2)
+    msg = b"\x01" + vec(body, 3)
+    return b"\x16\x03\x01" + vec(msg, 2)
+
+
+def hrr(host, port, sni2):
+    s = tunnel_open(host, port)
+    if not s:
+        return
+    rnd, sid = os.urandom(32), os.urandom(32)
+    first = client_hello(host, b"", rnd, sid)
+    s.sendall(first)
+    answer = b""
+    try:
+        while len(answer) < 5 + 4 + 2 + 32:
+            b = s.recv(65536)
+            if not b:
+                break
+            answer += b
+    except OSError:
+        pass
+    # SHA-256 of "HelloRetryRequest" is the random of a HelloRetryRequest (RFC 8446 §4.1.3)
+    if answer[11:43] != hashlib.sha256(b"HelloRetryRequest").digest():
+        print("NOHRR", answer[:8].hex())
+        return
+    s.sendall(b"\x14\x03\x03\x00\x01\x01" +
+              client_hello(sni2, b"\0\x1d" + vec32(os.urandom(32)), rnd, sid))
+    answer = b""
+    try:
+        while len(answer) < 6:
+            b = s.recv(65536)
+            if not b:
+                break
+            answer += b
+    except OSError:
+        pass
+    if answer[:1] == b"\x16" and answer[5:6] == b"\x02":
+        print("HRR SERVERHELLO first", len(first))
+    else:
+        print("HRR CLOSED", answer[:6].hex() or "-", "first", len(first))
+
+
+def vec32(b):
+    return len(b).to_bytes(2, "big") + b
 
 
 def badhello(host, port, half=None):
@@ -200,4 +276,4 @@ def tunnel(host, port, text):
 
 if __name__ == "__main__":
     {"get": get, "raw": raw, "head": head, "direct": direct, "tls": tls, "badhello": badhello,
-     "tunnel": tunnel}[sys.argv[1]](*sys.argv[2:])
+     "tunnel": tunnel, "hrr": hrr}[sys.argv[1]](*sys.argv[2:])
