@@ -101,7 +101,8 @@ struct egress_conn {
     /* A tunnel's first client bytes are held in up.buf until they are known to be no TLS, or a
      * ClientHello whose server name fits the CONNECT host (egress_hello_check). */
     bool hello;
-    size_t hello_need;              /* up.inbuf before the ClientHello is read again */
+    bool hello_line;   /* ... no TLS: its first line is awaited (egress_tunnel_check) */
+    size_t hello_need; /* up.inbuf before the ClientHello is read again */
     struct loop_timer *hello_timer; /* the hello's deadline, from its first byte */
     /* After a tunnel's first ClientHello passed, the client's plaintext handshake is read as it
      * is relayed, so that a second hello (after a HelloRetryRequest) is checked too; NULL once
@@ -526,9 +527,38 @@ static void egress_on_hello_timeout(void *ud)
 {
     struct egress_conn *c = ud;
     c->hello_timer = NULL;
-    egress_hello_refuse(c, "TLS ClientHello",
-                        "no complete TLS ClientHello within %d s of its first byte",
-                        EGRESS_HEAD_TIMEOUT_MS / 1000);
+    if (c->hello_line)
+        egress_hello_refuse(c, "tunnel's first line",
+                            "no complete first line within %d s of its first byte",
+                            EGRESS_HEAD_TIMEOUT_MS / 1000);
+    else
+        egress_hello_refuse(c, "TLS ClientHello",
+                            "no complete TLS ClientHello within %d s of its first byte",
+                            EGRESS_HEAD_TIMEOUT_MS / 1000);
+}
+
+/* A tunnel's first bytes that are no TLS: plain HTTP is refused (egress_tunnel_first_line),
+ * anything else released; a first line still coming is waited for, as a hello is. 0: released,
+ * 1: waiting, -1: the connection ended. */
+static int egress_tunnel_check(struct egress_conn *c)
+{
+    switch (egress_tunnel_first_line((const unsigned char *)c->up.buf, c->up.inbuf)) {
+    case EGRESS_TUNNEL_MORE:
+        c->hello_need = c->up.inbuf + 1;
+        c->hello_line = true;
+        if (!c->hello_timer)
+            c->hello_timer = loop_timer_add(c->site->eng->loop, EGRESS_HEAD_TIMEOUT_MS,
+                                            egress_on_hello_timeout, c);
+        return 1;
+    case EGRESS_TUNNEL_HTTP:
+        egress_hello_refuse(c, "tunnel's first line",
+                            "plain HTTP inside a CONNECT tunnel (a request's Host is read for "
+                            "http:// through the proxy, not inside a tunnel)");
+        return -1;
+    case EGRESS_TUNNEL_OTHER:
+        break;
+    }
+    return 0;
 }
 
 /* Reads the held bytes as a ClientHello once there are enough to tell more than last time:
@@ -568,8 +598,12 @@ static int egress_hello_check(struct egress_conn *c)
             return -1;
         }
         return 0;
-    case TLS_HELLO_NOT_TLS:
+    case TLS_HELLO_NOT_TLS: {
+        int rc = egress_tunnel_check(c);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
         break;
+    }
     }
     c->hello = false;
     if (c->hello_timer) {
@@ -662,8 +696,11 @@ static int egress_hello_read(struct egress_conn *c)
             return 0;
         }
         if (n == 0) {
-            egress_conn_end(c, "closed: the client ended the tunnel inside its TLS ClientHello, "
-                               "which was not sent on");
+            egress_conn_end(c, c->hello_line
+                                   ? "closed: the client ended the tunnel inside its first "
+                                     "line, which was not sent on"
+                                   : "closed: the client ended the tunnel inside its TLS "
+                                     "ClientHello, which was not sent on");
             return -1;
         }
         if (errno == EAGAIN || errno == EINTR)

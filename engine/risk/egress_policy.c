@@ -68,6 +68,32 @@ int egress_server_name_check(const char *host, const char *name, char *why, size
     return -1;
 }
 
+enum egress_tunnel_kind egress_tunnel_first_line(const unsigned char *data, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (data[i] == '\r' || data[i] == '\n' || data[i] == ' ' || data[i] == '\t'))
+        i++;
+    size_t start = i;
+    for (; i < len && data[i] != '\n'; i++) {
+        if ((data[i] < 0x20 && data[i] != '\t' && data[i] != '\r') || data[i] == 0x7f)
+            return EGRESS_TUNNEL_OTHER;
+        if (i - start >= EGRESS_TUNNEL_LINE_MAX)
+            return EGRESS_TUNNEL_HTTP; /* what servers that take long lines could read as one */
+    }
+    if (i == len)
+        return EGRESS_TUNNEL_MORE;
+    const unsigned char *line = data + start;
+    size_t n = i - start;
+    for (size_t k = 0; k + 5 <= n; k++)
+        if (strncasecmp((const char *)line + k, "HTTP/", 5) == 0)
+            return EGRESS_TUNNEL_HTTP;
+    size_t w = 0;
+    while (w < n && ((line[w] | 0x20) >= 'a' && (line[w] | 0x20) <= 'z'))
+        w++;
+    return w > 0 && w < n && (line[w] == ' ' || line[w] == '\t') ? EGRESS_TUNNEL_HTTP
+                                                                 : EGRESS_TUNNEL_OTHER;
+}
+
 /* A port text: 1..65535, digits only. */
 static int egress_port_parse(const char *p, size_t n)
 {

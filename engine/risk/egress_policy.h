@@ -52,6 +52,18 @@ bool egress_host_is_address(const char *host);
  * with the reason for the record in why (whyn bytes, NUL-terminated; the name sanitized). */
 int egress_server_name_check(const char *host, const char *name, char *why, size_t whyn);
 
+/* What a tunnel's first bytes are when they are no TLS (held by the engine until it knows):
+ * plain HTTP is refused, because a front end serving many sites picks one by each request's
+ * Host, which the engine reads for a plain proxy request (http:// through the proxy) and not in
+ * a tunnel. HTTP: the first line (CR, LF, space and tab before it skipped; up to its LF) holds
+ * "HTTP/" in any case, or starts with a word of letters and a space or tab (a request line,
+ * HTTP/0.9's too), or runs past EGRESS_TUNNEL_LINE_MAX without an LF. OTHER: a control byte
+ * but tab and CR comes first (a binary protocol), or the line is none of those (an SSH
+ * banner). MORE: no LF yet: hold more. */
+enum egress_tunnel_kind { EGRESS_TUNNEL_MORE, EGRESS_TUNNEL_OTHER, EGRESS_TUNNEL_HTTP };
+#define EGRESS_TUNNEL_LINE_MAX 8192
+enum egress_tunnel_kind egress_tunnel_first_line(const unsigned char *data, size_t len);
+
 enum egress_addr_class {
     EGRESS_ADDR_PUBLIC,
     EGRESS_ADDR_LOOPBACK,    /* 127/8, ::1 */

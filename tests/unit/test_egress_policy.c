@@ -212,13 +212,52 @@ static void test_server_name(void **state)
     assert_null(strchr(why, '\x07'));
 }
 
+/* A tunnel's first bytes that are no TLS: plain HTTP (any spelling a lenient server could
+ * read as a request) is told apart from other protocols, a line still coming waits. */
+static void test_tunnel_first_line(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        enum egress_tunnel_kind want;
+        size_t len; /* 0: strlen (the binary cases hold NULs) */
+    } cases[] = {
+        {"GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n", EGRESS_TUNNEL_HTTP, 0},
+        {"\r\n\r\nget / http/1.1\r\n", EGRESS_TUNNEL_HTTP, 0},
+        {" \tPOST /x HTTP/1.0\n", EGRESS_TUNNEL_HTTP, 0},
+        {"GET /index.html\r\n", EGRESS_TUNNEL_HTTP, 0}, /* HTTP/0.9: no version, no Host */
+        {"GET\t/ HTTP/1.1\r\n", EGRESS_TUNNEL_HTTP, 0},
+        {"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", EGRESS_TUNNEL_HTTP, 0},
+        {"X-1 / hTtP/1.1\r\n", EGRESS_TUNNEL_HTTP, 0},
+        {"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n", EGRESS_TUNNEL_OTHER, 0},
+        {"PING\r\n", EGRESS_TUNNEL_OTHER, 0},
+        {"\x00\x00\x00\x10hello", EGRESS_TUNNEL_OTHER, 9},
+        {"0033git-upload-pack /p.git\x00host=x\x00", EGRESS_TUNNEL_OTHER, 35},
+        {"GET / HTTP/1.1", EGRESS_TUNNEL_MORE, 0},
+        {"\r\n", EGRESS_TUNNEL_MORE, 0},
+        {"", EGRESS_TUNNEL_MORE, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *t = cases[i].text;
+        size_t n = cases[i].len ? cases[i].len : strlen(t);
+        enum egress_tunnel_kind got = egress_tunnel_first_line((const unsigned char *)t, n);
+        if (got != cases[i].want)
+            fail_msg("case %zu: %d, want %d", i, got, cases[i].want);
+    }
+    /* A line past the bound without its end: refused, not held without end. */
+    static unsigned char lng[EGRESS_TUNNEL_LINE_MAX + 2];
+    memset(lng, 'a', sizeof lng);
+    assert_int_equal(egress_tunnel_first_line(lng, EGRESS_TUNNEL_LINE_MAX), EGRESS_TUNNEL_MORE);
+    assert_int_equal(egress_tunnel_first_line(lng, sizeof lng), EGRESS_TUNNEL_HTTP);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_patterns),          cmocka_unit_test(test_matching),
         cmocka_unit_test(test_targets),           cmocka_unit_test(test_address_kinds),
         cmocka_unit_test(test_internal_patterns), cmocka_unit_test(test_address_spellings),
-        cmocka_unit_test(test_server_name),
+        cmocka_unit_test(test_server_name),       cmocka_unit_test(test_tunnel_first_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
