@@ -615,8 +615,8 @@ static int egress_hello_check(struct egress_conn *c)
 
 /* Reads n more of the client's bytes (the last n of up's inbuf) after its first ClientHello:
  * a later hello's server name is checked as the first's; the bytes of a hello not yet whole are
- * held (up.hold), under the first hello's deadline. 0, or -1 with scan_rule and scan_why set
- * (the caller refuses). */
+ * held (up.hold), under the first hello's deadline from the first byte held. 0, or -1 with
+ * scan_rule and scan_why set (the caller refuses). */
 static int egress_scan_feed(struct egress_conn *c, const char *bytes, size_t n)
 {
     struct tls_scan *s = c->scan;
