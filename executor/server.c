@@ -278,6 +278,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *con_cls = rq;
         rq->started_ms = server_now_ms();
         snprintf(rq->what, sizeof rq->what, "%.7s %.64s", method, url);
+        /* The URL as libmicrohttpd decoded it (%0a is a newline): one log line stays one. */
+        for (char *w = rq->what; *w; w++)
+            if ((unsigned char)*w < 0x20 || *w == 0x7f)
+                *w = ' ';
         route_request(rq, url, method);
         return on_headers(rq);
     }

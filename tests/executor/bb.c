@@ -496,6 +496,12 @@ static _Noreturn void exec_executor(const struct bb *e)
     for (int k = 0; o->args && o->args[k] && k < BB_MAX_ARGS; k++)
         argv[i++] = o->args[k];
     argv[i] = NULL;
+    if (o->log_file) {
+        int lf = open(bb_path(e->dir, "executor.log"), O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (lf < 0 || dup2(lf, STDOUT_FILENO) < 0 || dup2(lf, STDERR_FILENO) < 0)
+            _exit(126);
+        close(lf);
+    }
     /* Gone with the test, should it crash. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     /* A key-looking variable that must not reach the agent's shell. */

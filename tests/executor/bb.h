@@ -39,6 +39,7 @@ struct bb_options {
      * terminated) is covered by an empty file that is not executable. */
     const char *workspace_tmpfs;
     const char *const *hide;
+    bool log_file; /* the executor's stdout and stderr go to <dir>/executor.log */
 };
 
 struct bb {

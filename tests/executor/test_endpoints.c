@@ -1239,6 +1239,34 @@ static void test_refuses_remote_listen_without_key(void **state)
     assert_int_equal(bb_stop(&tmp), 0);
 }
 
+/* A request's line in the container log stays one line: the URL as libmicrohttpd decoded it
+ * (%0a a newline, %0d a carriage return) cannot split a warning in two. */
+static void test_log_line_stays_one(void **state)
+{
+    (void)state;
+    struct bb tmp;
+    assert_int_equal(bb_start(&tmp, &(struct bb_options){.log_file = true}), 0);
+    struct bb_reply r = bb_http(&tmp, "GET", "/no%0aFAKE%0dline", NULL);
+    assert_int_equal(r.status, 404);
+    bb_reply_free(&r);
+    char log[256];
+    snprintf(log, sizeof log, "%s", bb_path(tmp.dir, "executor.log"));
+    double deadline = bb_now() + 10;
+    char *text = NULL;
+    while (bb_now() < deadline) {
+        free(text);
+        text = bb_read_file(log, NULL);
+        if (text && strstr(text, "answered 404"))
+            break;
+        usleep(20000);
+    }
+    assert_non_null(text);
+    bb_assert_contains(text, "paddock-executor: warning: GET /no FAKE line answered 404, ");
+    assert_null(strstr(text, "\nFAKE"));
+    free(text);
+    assert_int_equal(bb_stop(&tmp), 0);
+}
+
 static void test_refuses_readable_key_file(void **state)
 {
     (void)state;
@@ -1366,6 +1394,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_refuses_remote_listen_without_key),
         cmocka_unit_test(test_refuses_readable_key_file),
         cmocka_unit_test(test_user_db_and_own_working_dir),
+        cmocka_unit_test(test_log_line_stays_one),
     };
     int failed = cmocka_run_group_tests_name("files", files, start_plain, stop);
     failed += cmocka_run_group_tests_name("env-key", env_key, start_env_key, stop);
