@@ -10,6 +10,8 @@
  *
  *   paddock-bench-egress-floor [--size BYTES] [--rounds N]   (default 1 GiB, 5 rounds)
  */
+#include "procstat.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -44,7 +46,7 @@ struct floor_bench {
     char skipped[FLOOR_KINDS][FLOOR_ERR]; /* why a kind is not measured; "" when it is */
     double mbps[FLOOR_KINDS][FLOOR_MAX_ROUNDS];
     int runs[FLOOR_KINDS];
-    unsigned long long machine[FLOOR_KINDS], own[FLOOR_KINDS]; /* CPU ticks over the downloads */
+    double machine[FLOOR_KINDS], own[FLOOR_KINDS]; /* CPU ms over the downloads */
 };
 
 /* What a relay kind does with one connection (c: the client's socket, s: the server's): attach
@@ -372,39 +374,12 @@ static int floor_start(struct floor_bench *b, char *err)
     return 0;
 }
 
-/* The whole machine's busy ticks: user, nice, system, (idle, iowait,) irq, softirq. */
-static unsigned long long floor_cpu_ticks(void)
+/* The CPU of this process (the client), the server and kind's relay, ms; kernel threads working
+ * for them (softirq, a sockmap's backlog worker) are not in it. */
+static double floor_own_ms(struct floor_bench *b, enum floor_kind kind)
 {
-    unsigned long long v[7] = {0};
-    FILE *f = fopen("/proc/stat", "r");
-    if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
-                    &v[5], &v[6]) != 7)
-        memset(v, 0, sizeof(v));
-    if (f)
-        fclose(f);
-    return v[0] + v[1] + v[2] + v[5] + v[6];
-}
-
-/* A process's own ticks (utime + stime, /proc/PID/stat), 0 for pid 0; kernel threads working
- * for it (softirq, a sockmap's backlog worker) are not in them. */
-static unsigned long long floor_proc_ticks(pid_t pid)
-{
-    char path[64], line[1024], *p = NULL;
-    unsigned long long utime = 0, stime = 0;
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    FILE *f = pid ? fopen(path, "r") : NULL;
-    if (f && fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
-        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime);
-    if (f)
-        fclose(f);
-    return utime + stime;
-}
-
-/* The ticks of this process (the client), the server and kind's relay. */
-static unsigned long long floor_own_ticks(struct floor_bench *b, enum floor_kind kind)
-{
-    return floor_proc_ticks(getpid()) + floor_proc_ticks(b->pid[FLOOR_DIRECT]) +
-           (kind == FLOOR_DIRECT ? 0 : floor_proc_ticks(b->pid[kind]));
+    return procstat_cpu_ms(getpid()) + procstat_cpu_ms(b->pid[FLOOR_DIRECT]) +
+           (kind == FLOOR_DIRECT ? 0 : procstat_cpu_ms(b->pid[kind]));
 }
 
 /* One download of b->size bytes through kind's port; its seconds, or -1 with err. */
@@ -443,12 +418,12 @@ static int floor_rounds(struct floor_bench *b, int rounds, char *err)
             int k = (r + i) % FLOOR_KINDS;
             if (b->skipped[k][0])
                 continue;
-            unsigned long long m0 = floor_cpu_ticks(), o0 = floor_own_ticks(b, k);
+            double m0 = procstat_machine_ms(), o0 = floor_own_ms(b, k);
             double secs = floor_download(b, (enum floor_kind)k, err);
             if (secs < 0)
                 return -1;
-            b->machine[k] += floor_cpu_ticks() - m0;
-            b->own[k] += floor_own_ticks(b, k) - o0;
+            b->machine[k] += procstat_machine_ms() - m0;
+            b->own[k] += floor_own_ms(b, k) - o0;
             b->mbps[k][b->runs[k]++] = (double)b->size / secs / 1e6;
         }
     return 0;
@@ -474,7 +449,7 @@ static void floor_loadavg(char *out, size_t len)
 static void floor_print(struct floor_bench *b, int rounds, const char *load0)
 {
     char load1[64];
-    double hz = (double)sysconf(_SC_CLK_TCK), direct = 0;
+    double direct = 0;
     floor_loadavg(load1, sizeof(load1));
     printf("egress floor: %lld-byte downloads on 127.0.0.1, %d rounds, the kinds interleaved\n"
            "load average %s before, %s after\n",
@@ -494,8 +469,7 @@ static void floor_print(struct floor_bench *b, int rounds, const char *load0)
         if (k == FLOOR_DIRECT)
             direct = v[n - 1];
         printf("%-10s %10.0f %12.0f %19.0f %15.0f %12.0f %%\n", floor_kinds[k].name, v[n - 1], med,
-               (double)b->machine[k] * 1000 / hz / gb, (double)b->own[k] * 1000 / hz / gb,
-               v[n - 1] / direct * 100);
+               b->machine[k] / gb, b->own[k] / gb, v[n - 1] / direct * 100);
     }
     printf("CPU over each kind's downloads: machine = /proc/stat's user+nice+system+irq+softirq\n"
            "(kernel threads and others' work included), own = /proc/PID/stat of the client, the\n"

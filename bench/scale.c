@@ -23,6 +23,7 @@
  *    Not for CI: 500 sandboxes take minutes and most of a small machine.
  */
 #include "bench.h"
+#include "procstat.h"
 
 #include <curl/curl.h>
 #include <dirent.h>
@@ -56,8 +57,6 @@ static bool tput_read;
 /* --throughput: part 2 alone (with its peer straight to the executors), for profiling. */
 static bool only_tput;
 
-static double cpu_ms(pid_t pid);
-
 /* The processes inside the sandboxes (found from each container's first process) by what
  * they are: the executor, the shell (bash), anything else; and their CPU so far. */
 enum sandbox_part { PART_EXECUTOR, PART_SHELL, PART_OTHER, PART_COUNT };
@@ -68,22 +67,10 @@ struct sandbox_procs {
     int n;
 };
 
-/* /proc/PID/stat into buf ("" when the process is gone). */
-static void stat_text(pid_t pid, char *buf, size_t cap)
-{
-    char p[64];
-    snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(p, "r");
-    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-}
-
 static int stat_read(pid_t pid, char *comm, size_t cap, pid_t *ppid)
 {
     char buf[1024];
-    stat_text(pid, buf, sizeof(buf));
+    procstat_text(pid, buf, sizeof(buf));
     char *a = strchr(buf, '('), *z = strrchr(buf, ')');
     int pp = 0;
     if (!a || !z || z < a || sscanf(z + 2, "%*c %d", &pp) != 1)
@@ -443,29 +430,17 @@ static int docker_exec_all(char **cids, int n, int rounds, double *ms)
     return done;
 }
 
-/* CPU the process used so far (user + system), ms. */
-static double cpu_ms(pid_t pid)
-{
-    char buf[1024];
-    stat_text(pid, buf, sizeof(buf));
-    char *q = strrchr(buf, ')');
-    unsigned long ut = 0, st = 0;
-    if (!q || sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-        return 0;
-    return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
-}
-
 static void sandbox_cpu(const struct sandbox_procs *sp, double out[PART_COUNT])
 {
     for (int k = 0; k < PART_COUNT; k++)
         out[k] = 0;
     for (int i = 0; i < sp->n; i++)
-        out[sp->part[i]] += cpu_ms(sp->pid[i]);
+        out[sp->part[i]] += procstat_cpu_ms(sp->pid[i]);
 }
 
 static double self_cpu_ms(void)
 {
-    return cpu_ms(getpid());
+    return procstat_cpu_ms(getpid());
 }
 
 /* The CPU so far of Docker's own processes (dockerd, containerd, the containers' shims), ms:
@@ -484,7 +459,7 @@ static double docker_cpu_ms(void)
         if (*end || pid <= 0)
             continue;
         char buf[1024];
-        stat_text((pid_t)pid, buf, sizeof(buf));
+        procstat_text((pid_t)pid, buf, sizeof(buf));
         char *open = strchr(buf, '('), *close = strrchr(buf, ')');
         if (!open || !close || close < open)
             continue;
@@ -492,29 +467,10 @@ static double docker_cpu_ms(void)
         /* comm is cut at 15 characters: containerd-shim-runc-v2 reads containerd-shim */
         if ((n == 7 && !strncmp(open + 1, "dockerd", 7)) ||
             (n >= 10 && !strncmp(open + 1, "containerd", 10)))
-            sum += cpu_ms((pid_t)pid);
+            sum += procstat_text_cpu_ms(buf);
     }
     closedir(d);
     return sum;
-}
-
-/* The busy time of every core so far (all but idle and iowait in /proc/stat's first line), ms:
- * what the processes above leave out (kernel threads such as the pty's and the journal's
- * workers, dockerd and the shims carrying the executors' log lines, interrupts) shows as the
- * difference. Meaningful on a quiet machine only: other work is counted too. */
-static double machine_cpu_ms(void)
-{
-    FILE *f = fopen("/proc/stat", "r");
-    unsigned long long v[10] = {0};
-    int got = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                         &v[3], &v[4], &v[5], &v[6], &v[7])
-                : 0;
-    if (f)
-        fclose(f);
-    if (got < 8)
-        return 0;
-    unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-    return (double)busy * 1000.0 / (double)sysconf(_SC_CLK_TCK);
 }
 
 /* Where the CPU of n actions went, ms an action (engine_cpu < 0: no engine), and the rate two
@@ -717,13 +673,14 @@ int main(int argc, char **argv)
             struct engine_run *x = &E[(round + j) % ne];
             engine_use(x);
             long c0 = info_count("commits"), w0 = info_count("writes"), all = 0;
-            double cpu0 = cpu_ms(x->pid), p0[PART_COUNT], p1[PART_COUNT], me0 = self_cpu_ms();
-            double m0 = machine_cpu_ms(), d0 = docker_cpu_ms();
+            double cpu0 = procstat_cpu_ms(x->pid), p0[PART_COUNT], p1[PART_COUNT],
+                   me0 = self_cpu_ms();
+            double m0 = procstat_machine_ms(), d0 = docker_cpu_ms();
             sandbox_cpu(&x->procs, p0);
             x->ok += closed_loop(x->ids, clients, seconds / 2, &all, &ms);
-            x->machine_cpu += machine_cpu_ms() - m0;
+            x->machine_cpu += procstat_machine_ms() - m0;
             x->docker_cpu += docker_cpu_ms() - d0;
-            x->cpu += cpu_ms(x->pid) - cpu0;
+            x->cpu += procstat_cpu_ms(x->pid) - cpu0;
             x->client_cpu += self_cpu_ms() - me0;
             sandbox_cpu(&x->procs, p1);
             for (int k = 0; k < PART_COUNT; k++)
@@ -734,11 +691,11 @@ int main(int argc, char **argv)
             x->writes += info_count("writes") - w0;
         }
         long all = 0;
-        double p0[PART_COUNT], p1[PART_COUNT], me0 = self_cpu_ms(), m0 = machine_cpu_ms();
+        double p0[PART_COUNT], p1[PART_COUNT], me0 = self_cpu_ms(), m0 = procstat_machine_ms();
         double d0 = docker_cpu_ms();
         sandbox_cpu(&E[0].procs, p0);
         D.ok += closed_loop_on(E[0].dir, E[0].ids, clients, seconds / 2, &all, &ms);
-        D.machine_cpu += machine_cpu_ms() - m0;
+        D.machine_cpu += procstat_machine_ms() - m0;
         D.docker_cpu += docker_cpu_ms() - d0;
         D.client_cpu += self_cpu_ms() - me0;
         sandbox_cpu(&E[0].procs, p1);
@@ -803,10 +760,10 @@ int main(int argc, char **argv)
         /* The one-session figure just before: the machine's other load drifts over minutes. */
         int created = batched(1, 1, ids, false, &ms);
         struct timings echo_one = {0}, echon = {0}, exe_one = {0}, exen = {0};
-        double cpu_one = cpu_ms(eng);
+        double cpu_one = procstat_cpu_ms(eng);
         if (ids[0])
             echo_pairs(E[0].dir, ids[0], n_echo, &echo_one, &exe_one);
-        cpu_one = (cpu_ms(eng) - cpu_one) / (double)(n_echo + 5);
+        cpu_one = (procstat_cpu_ms(eng) - cpu_one) / (double)(n_echo + 5);
         double p50_one = timings_pct(&echo_one, 0.5);
         created += batched(n_live - 1, batch, ids + 1, false, &ms);
         printf("\n%d sessions: %d created in batches of %d in %.1f s\n", n_live, created, batch,
@@ -825,14 +782,14 @@ int main(int argc, char **argv)
          * writes) is done; what remains is the engine's background with that many sessions. */
         double idle = 100;
         for (int i = 0; i < 60 && idle > 5; i++) {
-            double cpu_a = cpu_ms(eng), wall_a = now_ms();
+            double cpu_a = procstat_cpu_ms(eng), wall_a = now_ms();
             usleep(1000 * 1000);
-            idle = (cpu_ms(eng) - cpu_a) * 100.0 / (now_ms() - wall_a);
+            idle = (procstat_cpu_ms(eng) - cpu_a) * 100.0 / (now_ms() - wall_a);
         }
-        double cpu_n = cpu_ms(eng);
+        double cpu_n = procstat_cpu_ms(eng);
         if (ids[0])
             echo_pairs(E[0].dir, ids[0], n_echo, &echon, &exen);
-        cpu_n = (cpu_ms(eng) - cpu_n) / (double)(n_echo + 5);
+        cpu_n = (procstat_cpu_ms(eng) - cpu_n) / (double)(n_echo + 5);
         /* What the dashboard and `paddock ls` ask for: the list of every session. */
         struct timings list_t = {0};
         for (int i = 0; i < 20; i++) {

@@ -527,14 +527,10 @@ static void egress_on_hello_timeout(void *ud)
 {
     struct egress_conn *c = ud;
     c->hello_timer = NULL;
-    if (c->hello_line)
-        egress_hello_refuse(c, "tunnel's first line",
-                            "no complete first line within %d s of its first byte",
-                            EGRESS_HEAD_TIMEOUT_MS / 1000);
-    else
-        egress_hello_refuse(c, "TLS ClientHello",
-                            "no complete TLS ClientHello within %d s of its first byte",
-                            EGRESS_HEAD_TIMEOUT_MS / 1000);
+    const char *what = c->hello_line ? "first line" : "TLS ClientHello";
+    egress_hello_refuse(c, c->hello_line ? "tunnel's first line" : "TLS ClientHello",
+                        "no complete %s within %d s of its first byte", what,
+                        EGRESS_HEAD_TIMEOUT_MS / 1000);
 }
 
 /* A tunnel's first bytes that are no TLS: plain HTTP is refused (egress_tunnel_first_line),

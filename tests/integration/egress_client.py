@@ -57,6 +57,11 @@ def head(text):
 def send(request):
     s = socket.create_connection(("127.0.0.1", 3128), timeout=90)
     s.sendall(request)
+    answer("RAW", s)
+
+
+def answer(tag, s):
+    """Reads s to its end and prints TAG, the answer's first line and its body."""
     data = b""
     while True:
         b = s.recv(65536)
@@ -64,7 +69,7 @@ def send(request):
             break
         data += b
     head, _, body = data.partition(b"\r\n\r\n")
-    print("RAW", head.split(b"\r\n")[0].decode(), "|", body.decode(errors="replace").strip())
+    print(tag, head.split(b"\r\n")[0].decode(), "|", body.decode(errors="replace").strip())
 
 
 def direct(host, port):
@@ -264,14 +269,7 @@ def tunnel(host, port, text):
     if not s:
         return
     s.sendall(text.encode().decode("unicode_escape").encode("latin-1"))
-    data = b""
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        data += b
-    head, _, body = data.partition(b"\r\n\r\n")
-    print("TUNNEL", head.split(b"\r\n")[0].decode(), "|", body.decode(errors="replace").strip())
+    answer("TUNNEL", s)
 
 
 if __name__ == "__main__":

@@ -272,6 +272,19 @@ static void decide(json_t *question, const char *verb, const char *body)
 
 /* ---- the tests ---- */
 
+/* `paddock egress SID`'s output (it must succeed); the caller frees it. */
+static char *egress_cli(const char *sid)
+{
+    char *const argv[] = {(char *)harness_bin(),  "--socket", harness_eng->socket, "--state-dir",
+                          harness_eng->state_dir, "egress",   (char *)sid,         NULL};
+    struct proc_result r;
+    proc_run(argv, NULL, 30000, &r);
+    assert_int_equal(r.status, 0);
+    char *out = strdup(r.out);
+    proc_result_free(&r);
+    return out;
+}
+
 /* Allowed: plain HTTP by its target, and TLS through CONNECT (untouched: the sandbox checks
  * the server's own certificate). Both recorded with the rule, the address and bytes. */
 static void test_allowed_http_and_tls(void **state)
@@ -306,20 +319,10 @@ static void test_allowed_http_and_tls(void **state)
     assert_int_equal(json_array_size(json_object_get(rec, "hosts")), 2);
     json_decref(rec);
     /* The command line shows the same. */
-    char *const argv[] = {(char *)harness_bin(),
-                          "--socket",
-                          harness_eng->socket,
-                          "--state-dir",
-                          harness_eng->state_dir,
-                          "egress",
-                          sid,
-                          NULL};
-    struct proc_result r;
-    proc_run(argv, NULL, 30000, &r);
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "CONNECT"));
-    assert_non_null(strstr(r.out, want));
-    proc_result_free(&r);
+    char *shown = egress_cli(sid);
+    assert_non_null(strstr(shown, "CONNECT"));
+    assert_non_null(strstr(shown, want));
+    free(shown);
     /* The export carries the connections too (JSON and Markdown). */
     char *file = strdupf("%s/export.json", srv.dir);
     char *const exp[] = {(char *)harness_bin(),
@@ -334,6 +337,7 @@ static void test_allowed_http_and_tls(void **state)
                          "-o",
                          file,
                          NULL};
+    struct proc_result r;
     proc_run(exp, NULL, 30000, &r);
     assert_int_equal(r.status, 0);
     proc_result_free(&r);
@@ -567,13 +571,26 @@ static json_t *wait_closed(const char *sid)
     return NULL;
 }
 
+/* The newest connection of sid, which the engine cut off before a byte of the tunnel went up:
+ * denied by rule, its end reason holding reason. The caller frees it. */
+static json_t *expect_cut(const char *sid, const char *rule, const char *reason)
+{
+    json_t *c = wait_closed(sid);
+    assert_string_equal(jstr(c, "decision"), "denied");
+    assert_string_equal(jstr(c, "rule"), rule);
+    if (!strstr(jstr(c, "end_reason"), reason))
+        fail_msg("the record says \"%s\", not \"%s\"", jstr(c, "end_reason"), reason);
+    assert_int_equal(json_integer_value(json_object_get(c, "bytes_up")), 0);
+    return c;
+}
+
 /* A tunnel's TLS server name must be its CONNECT host: the same name passes (whole, and
  * split into one-byte records sent a byte at a time; TLS 1.3 and 1.2 whole, bytes counted);
  * another name, or a name on a CONNECT to an address, is cut off before any of it reaches the
  * server, recorded as denied with why and shown by `paddock egress`; a malformed ClientHello
  * likewise, and one left half-sent at the head's deadline; a second hello after a
- * HelloRetryRequest is checked as the first; a tunnel that speaks no TLS is relayed
- * untouched. */
+ * HelloRetryRequest is checked as the first; plain HTTP in a tunnel is cut off too, another
+ * protocol that speaks no TLS is relayed untouched. */
 static void test_tls_server_name(void **state)
 {
     (void)state;
@@ -641,31 +658,16 @@ static void test_tls_server_name(void **state)
         if (!strstr(out, "CLOSED"))
             fail_msg("%s: not cut off: %s", args, out);
         free(out);
-        json_t *c = wait_closed(sid);
-        assert_string_equal(jstr(c, "decision"), "denied");
+        json_t *c = expect_cut(
+            sid, strstr(cut[i].reason, "ClientHello") ? "TLS ClientHello" : "TLS server name",
+            cut[i].reason);
         assert_string_equal(jstr(c, "decided_by"), "engine");
-        assert_string_equal(jstr(c, "rule"), strstr(cut[i].reason, "ClientHello")
-                                                 ? "TLS ClientHello"
-                                                 : "TLS server name");
-        if (!strstr(jstr(c, "end_reason"), cut[i].reason))
-            fail_msg("%s: the record says \"%s\"", args, jstr(c, "end_reason"));
-        assert_int_equal(json_integer_value(json_object_get(c, "bytes_up")), 0);
         json_decref(c);
     }
     /* The command line shows the reason. */
-    char *const argv[] = {(char *)harness_bin(),
-                          "--socket",
-                          harness_eng->socket,
-                          "--state-dir",
-                          harness_eng->state_dir,
-                          "egress",
-                          sid,
-                          NULL};
-    struct proc_result r;
-    proc_run(argv, NULL, 30000, &r);
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "TLS server name evil.example differs from the CONNECT host"));
-    proc_result_free(&r);
+    char *shown = egress_cli(sid);
+    assert_non_null(strstr(shown, "TLS server name evil.example differs from the CONNECT host"));
+    free(shown);
     json_t *c;
 
     /* After a HelloRetryRequest (a first hello with no key share), a second hello naming
@@ -708,13 +710,7 @@ static void test_tls_server_name(void **state)
         if (strstr(out, "hello-egress"))
             fail_msg("plain HTTP in a tunnel reached the server: %s", out);
         free(out);
-        c = wait_closed(sid);
-        assert_string_equal(jstr(c, "decision"), "denied");
-        assert_string_equal(jstr(c, "rule"), "tunnel's first line");
-        if (!strstr(jstr(c, "end_reason"), "plain HTTP inside a CONNECT tunnel"))
-            fail_msg("the record says \"%s\"", jstr(c, "end_reason"));
-        assert_int_equal(json_integer_value(json_object_get(c, "bytes_up")), 0);
-        json_decref(c);
+        json_decref(expect_cut(sid, "tunnel's first line", "plain HTTP inside a CONNECT tunnel"));
     }
     out = client(sid, "tunnel 127.0.0.1 %d 'SSH-2.0-paddock_test\\r\\n'", srv.http);
     free(out);

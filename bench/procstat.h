@@ -1,0 +1,19 @@
+/* CPU time from /proc, for the benches that say where a run's CPU went (scale.c,
+ * egress_floor.c). */
+#ifndef PADDOCK_BENCH_PROCSTAT_H
+#define PADDOCK_BENCH_PROCSTAT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* /proc/PID/stat into buf ("" when the process is gone, or for pid 0). */
+void procstat_text(pid_t pid, char *buf, size_t cap);
+/* The CPU (user + system) of a /proc/PID/stat text, ms; 0 when it is none. */
+double procstat_text_cpu_ms(const char *text);
+/* The CPU a process used so far (user + system), ms; 0 when it is gone. */
+double procstat_cpu_ms(pid_t pid);
+/* Every core's busy time so far (/proc/stat's first line: user, nice, system, irq, softirq;
+ * not idle, iowait, or steal, the hypervisor's), ms: other work on the machine counts too. */
+double procstat_machine_ms(void);
+
+#endif
