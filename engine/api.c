@@ -63,10 +63,20 @@ struct api {
     struct api_gate *gate;
     struct api_gate_limits lim;
     struct api_req *receiving; /* requests whose body is still arriving */
+    /* Kept-alive connections waiting for their next request, the longest waiting first. */
+    struct api_conn *idle_first, *idle_last;
     struct loop_timer *body_timer;
     /* api_free runs MHD once more to send the last replies: a request that arrives then finds
      * the actions and sessions already gone, so it gets a 503. */
     bool closing;
+};
+
+/* A connection on a unix listener, which may carry more than one request (api_queue). */
+struct api_conn {
+    int fd;
+    bool idle;         /* its last reply is sent and the next head has not arrived */
+    double idle_since; /* loop_now_ms() when that reply completed */
+    struct api_conn *prev, *next;
 };
 
 struct api_req {
@@ -87,6 +97,7 @@ struct api_req {
     bool suspended;
     struct MHD_Response *resp;
     unsigned status;
+    bool keep; /* the reply leaves the connection open for the client's next request */
 };
 
 struct engine *api_req_engine(struct api_req *r)
@@ -296,11 +307,22 @@ static void api_dispatch(struct api_req *r)
         api_reply_error(r, ERR_NOT_FOUND, "no such endpoint: %s", r->url);
 }
 
+static struct api_conn *api_conn_of(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
 static enum MHD_Result api_queue(struct api_req *r)
 {
-    /* One request per connection: a later request on a kept-alive connection would reach
-     * libmicrohttpd without the gate's checks (api_gate.c), and its HTML errors with it. */
-    if (r->status != MHD_HTTP_SWITCHING_PROTOCOLS)
+    /* Over TCP one request per connection: a later request on a kept-alive connection would
+     * reach libmicrohttpd without the gate's checks (api_gate.c). On a unix socket a reply
+     * that is not an error keeps the connection (a new connection per action was an eighth
+     * of an action's cost); the next head has the gate's deadline all the same
+     * (api_on_body_sweep), and only its malformed-head errors are libmicrohttpd's own. */
+    r->keep = !r->api->tcp && !r->api->closing && r->status < 400 && api_conn_of(r->conn);
+    if (r->status != MHD_HTTP_SWITCHING_PROTOCOLS && !r->keep)
         MHD_add_response_header(r->resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, r->status, r->resp);
     MHD_destroy_response(r->resp);
@@ -344,11 +366,48 @@ static void api_reply_mid_body(struct api_req *r, enum err_code e, const char *m
     r->api->run_pending = true;
 }
 
-/* Bodies that stall get a 408; a refused body still being sent is cut after a grace. */
+static void api_idle_del(struct api *a, struct api_conn *c)
+{
+    if (!c->idle)
+        return;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        a->idle_first = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    else
+        a->idle_last = c->prev;
+    c->prev = c->next = NULL;
+    c->idle = false;
+}
+
+static void api_idle_add(struct api *a, struct api_conn *c)
+{
+    api_idle_del(a, c);
+    c->idle = true;
+    c->idle_since = loop_now_ms();
+    c->prev = a->idle_last;
+    if (a->idle_last)
+        a->idle_last->next = c;
+    else
+        a->idle_first = c;
+    a->idle_last = c;
+}
+
+/* Bodies that stall get a 408; a refused body still being sent is cut after a grace; a
+ * kept-alive connection whose next head is not complete within the head deadline is closed
+ * (the gate's bound for a first head, counted from the last reply). */
 static void api_on_body_sweep(void *ud)
 {
     struct api *a = ud;
     double now = loop_now_ms();
+    while (a->idle_first && now - a->idle_first->idle_since >= (double)a->lim.head_ms) {
+        struct api_conn *c = a->idle_first;
+        api_idle_del(a, c);
+        shutdown(c->fd, SHUT_RDWR); /* libmicrohttpd reads the end and closes it */
+        a->run_pending = true;
+    }
     for (struct api_req *r = a->receiving; r; r = r->next) {
         if (r->raw_replied) {
             int fd = api_req_fd(r);
@@ -399,6 +458,9 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         r->nul_in_target = nul;
         r->last_data = loop_now_ms();
         *con_cls = r;
+        struct api_conn *c = a->tcp ? NULL : api_conn_of(conn);
+        if (c)
+            api_idle_del(a, c); /* its next head is in */
         /* Over TCP, credentials first: a stranger learns nothing and sends no body. */
         if (a->tcp && listen_auth_check(r) < 0) {
             r->dispatched = true;
@@ -461,9 +523,15 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
 static void api_on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                              enum MHD_RequestTerminationCode toe)
 {
+    struct api *a = cls;
     struct api_req *r = *con_cls;
     if (!r || *con_cls == &api_nul_marker)
         return;
+    struct api_conn *c = r->keep && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && !a->closing
+                             ? api_conn_of(conn)
+                             : NULL;
+    if (c)
+        api_idle_add(a, c);
     api_receiving_del(r);
     if (r->resp)
         MHD_destroy_response(r->resp);
@@ -480,11 +548,24 @@ static void api_on_connection(void *cls, struct MHD_Connection *conn, void **soc
                               enum MHD_ConnectionNotificationCode toe)
 {
     struct api *a = cls;
-    (void)socket_context;
-    if (toe != MHD_CONNECTION_NOTIFY_CLOSED)
-        return;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        /* Without its record a connection is still served, one request at a time. */
+        struct api_conn *c = a->tcp || !ci ? NULL : calloc(1, sizeof(*c));
+        if (c)
+            c->fd = ci->connect_fd;
+        *socket_context = c;
+        return;
+    }
+    if (toe != MHD_CONNECTION_NOTIFY_CLOSED)
+        return;
+    struct api_conn *c = *socket_context;
+    if (c) {
+        api_idle_del(a, c);
+        free(c);
+        *socket_context = NULL;
+    }
     if (ci)
         api_gate_closed(a->gate, ci->connect_fd);
 }

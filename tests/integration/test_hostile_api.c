@@ -1,9 +1,10 @@
 /* A hostile local API client (docs/security.md): malformed requests get the JSON error
- * envelope, never libmicrohttpd's HTML; %00 in a path is a 400; oversized env and unknown
- * action fields are refused before Docker or the executor is asked; a download that breaks off
- * says so; heads and bodies have deadlines (408); and thousands of idle or slow connections on
- * both listeners leave `paddock ls` and an authenticated TCP request answering, while an
- * event stream outlives the deadlines. */
+ * envelope, never libmicrohttpd's HTML (but for a later head on a kept-alive connection, which
+ * ends with its error or a close); a kept connection's next head has the head deadline; %00 in a
+ * path is a 400; oversized env and unknown action fields are refused before Docker or the executor
+ * is asked; a download that breaks off says so; heads and bodies have deadlines (408); and
+ * thousands of idle or slow connections on both listeners leave `paddock ls` and an authenticated
+ * TCP request answering, while an event stream outlives the deadlines. */
 #include "harness.h"
 #include "netclient.h"
 
@@ -378,6 +379,176 @@ static void test_stream_outlives_deadlines(void **state)
     assert_true(now_ms() - t0 > 2000);
 }
 
+/* ---- kept-alive connections on the unix socket ---- */
+
+/* One reply off a connection that stays open: the head, then Content-Length bytes. The status;
+ * the head and the body (malloc'd). -1 when no whole reply came within ms. */
+static long read_one_reply(int fd, long ms, char **head, char **body)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    double deadline = now_ms() + ms;
+    long status = -1;
+    *head = *body = NULL;
+    for (;;) {
+        char *end = buf ? strstr(buf, "\r\n\r\n") : NULL;
+        if (end) {
+            const char *cl = strcasestr(buf, "\r\nContent-Length:");
+            size_t want = cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0;
+            size_t have = len - (size_t)(end + 4 - buf);
+            if (have >= want) {
+                if (sscanf(buf, "HTTP/1.%*d %ld", &status) != 1)
+                    status = -1;
+                *head = strndup(buf, (size_t)(end - buf));
+                *body = strndup(end + 4, want);
+                break;
+            }
+        }
+        long left = (long)(deadline - now_ms());
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            break;
+        char chunk[65536];
+        ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+        if (n <= 0)
+            break;
+        buf = realloc(buf, len + (size_t)n + 1);
+        memcpy(buf + len, chunk, (size_t)n);
+        len += (size_t)n;
+        buf[len] = '\0';
+    }
+    free(buf);
+    return status;
+}
+
+/* Whether the peer closes fd within ms (what it sends first is read away). */
+static bool closed_within(int fd, long ms)
+{
+    double deadline = now_ms() + ms;
+    for (;;) {
+        long left = (long)(deadline - now_ms());
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+            return false;
+        char chunk[4096];
+        ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+            return true;
+    }
+}
+
+static const char info_req[] = "GET /v1/info HTTP/1.1\r\nHost: x\r\n\r\n";
+
+/* Three requests on one connection: each answered, the connection kept; an error reply closes
+ * it (the client starts afresh, through the gate). */
+static void test_keep_alive(void **state)
+{
+    (void)state;
+    int fd = connect_unix(harness_eng->socket);
+    assert_true(fd >= 0);
+    for (int i = 0; i < 3; i++) {
+        send_all(fd, info_req, sizeof(info_req) - 1);
+        char *head, *body;
+        long st = read_one_reply(fd, 30000, &head, &body);
+        json_t *j = body ? json_loads(body, 0, NULL) : NULL;
+        if (st != 200 || !j || !jstr(j, "version"))
+            fail_msg("request %d on one connection: %ld %.300s", i + 1, st,
+                     body ? body : "(nothing)");
+        if (strcasestr(head, "Connection: close"))
+            fail_msg("request %d: the reply closes the connection: %s", i + 1, head);
+        json_decref(j);
+        free(head);
+        free(body);
+    }
+    static const char missing[] = "GET /v1/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n";
+    send_all(fd, missing, sizeof(missing) - 1);
+    char *head, *body;
+    long st = read_one_reply(fd, 30000, &head, &body);
+    free(head);
+    expect_envelope(st, body, 404, "not_found");
+    if (!closed_within(fd, 30000))
+        fail_msg("the connection stays open after an error reply");
+    close(fd);
+}
+
+/* A kept connection's next head has the head deadline (2 s here) from the last reply, however
+ * it trickles in: libmicrohttpd's own timeout (120 s, reset by each byte) would keep it. */
+static void test_keep_alive_deadline(void **state)
+{
+    (void)state;
+    int idle = connect_unix(harness_eng->socket);
+    int slow = connect_unix(harness_eng->socket);
+    assert_true(idle >= 0 && slow >= 0);
+    int fds[] = {idle, slow};
+    for (int i = 0; i < 2; i++) {
+        send_all(fds[i], info_req, sizeof(info_req) - 1);
+        char *head, *body;
+        assert_int_equal(read_one_reply(fds[i], 30000, &head, &body), 200);
+        free(head);
+        free(body);
+    }
+    /* The slow one sends a byte of its next head every 200 ms: never idle for a second. */
+    static const char next[] = "GET /v1/info HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                               "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                               "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    bool slow_closed = false;
+    double deadline = now_ms() + 30000;
+    for (size_t i = 0; i < sizeof(next) - 1 && now_ms() < deadline && !slow_closed; i++) {
+        if (send(slow, next + i, 1, MSG_NOSIGNAL) != 1)
+            slow_closed = true;
+        else
+            slow_closed = closed_within(slow, 200);
+    }
+    if (!slow_closed)
+        fail_msg("a kept connection trickling its next head was not closed at the deadline");
+    if (!closed_within(idle, 30000))
+        fail_msg("an idle kept connection was not closed at the head deadline");
+    close(idle);
+    close(slow);
+}
+
+/* A malformed head after a kept reply is libmicrohttpd's to parse: it may answer with its own
+ * error page or close, but the connection ends and nothing runs. */
+static void test_keep_alive_malformed(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "GARBAGE\r\n\r\n",
+        "GET /v1/info HTTP/1.1\r\nHost: x\r\nbroken header\r\n\r\n",
+        "GET /v1/info HTTP/2.0\r\nHost: x\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int fd = connect_unix(harness_eng->socket);
+        assert_true(fd >= 0);
+        send_all(fd, info_req, sizeof(info_req) - 1);
+        char *head, *body;
+        assert_int_equal(read_one_reply(fd, 30000, &head, &body), 200);
+        free(head);
+        free(body);
+        send_all(fd, bad[i], strlen(bad[i]));
+        char got[4096];
+        size_t len = 0;
+        bool closed = false;
+        double deadline = now_ms() + 30000;
+        while (!closed && now_ms() < deadline) {
+            struct pollfd p = {.fd = fd, .events = POLLIN};
+            if (poll(&p, 1, 100) <= 0)
+                continue;
+            ssize_t n = recv(fd, got + len, sizeof(got) - 1 - len, 0);
+            if (n > 0)
+                len += (size_t)n;
+            closed = n == 0 || (n < 0 && errno != EINTR) || len == sizeof(got) - 1;
+        }
+        got[len] = '\0';
+        long st = -1;
+        if (!closed)
+            fail_msg("malformed head %zu after a kept reply: the connection stays open", i + 1);
+        if (len && (sscanf(got, "HTTP/1.%*d %ld", &st) != 1 || st < 400 || st > 599))
+            fail_msg("malformed head %zu after a kept reply: %.200s", i + 1, got);
+        close(fd);
+    }
+}
+
 /* ---- the flood: its own engine with the default deadlines and the TCP listener ---- */
 
 static void test_flood(void **state)
@@ -480,6 +651,9 @@ int main(void)
         cmocka_unit_test(test_env_bounds),
         cmocka_unit_test(test_unknown_action_field),
         cmocka_unit_test(test_stream_outlives_deadlines),
+        cmocka_unit_test(test_keep_alive),
+        cmocka_unit_test(test_keep_alive_deadline),
+        cmocka_unit_test(test_keep_alive_malformed),
         cmocka_unit_test(test_flood),
     };
     int rc = cmocka_run_group_tests(tests, group_setup, harness_group_teardown_clean);
