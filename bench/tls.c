@@ -1,10 +1,10 @@
 /* paddock-bench-tls: an action over the engine's TLS listener versus its unix socket, in the
  * same run on the same engine and session: `echo hi` interleaved over the unix socket, over
- * https resuming the TLS session (libcurl's session cache), and over https with a full
- * handshake each time (no session cache: what one `paddock` command costs); medians and p95.
- * The engine answers one request per connection (api_queue in engine/api.c: later requests
- * would bypass the gate), so every request over TLS pays a handshake. The certificate is made
- * with the openssl CLI in a temp dir.
+ * https on a kept connection (the engine keeps one after a reply that is not an error:
+ * api_queue in engine/api.c; what an agent's HTTP client or the dashboard does), and over
+ * https with a new connection and a full handshake each time (no session cache: what one
+ * `paddock` command costs); medians and p95. The certificate is made with the openssl CLI in a
+ * temp dir.
  *
  *   paddock-bench-tls --paddock build/paddock [--image IMG] [--echo N]
  * Containers are labelled paddock.test=bench and removed with their session. */
@@ -28,7 +28,7 @@ struct tls_bench {
     char *sid;
 };
 
-/* One request over https on handle h (its TLS session resumed unless fresh); the HTTP status,
+/* One request over https on handle h (on its kept connection unless fresh); the HTTP status,
  * -1: transport. */
 static long tls_req(struct tls_bench *b, CURL *h, const char *method, const char *path,
                     const char *payload, bool fresh)
@@ -168,7 +168,7 @@ static void tls_down(struct tls_bench *b)
         fprintf(stderr, "bench: could not remove %s\n", b->dir);
 }
 
-/* One `echo hi` by way k (0 unix, 1 TLS resumed, 2 TLS full handshake); ms, or -1. */
+/* One `echo hi` by way k (0 unix, 1 TLS kept, 2 TLS full handshake); ms, or -1. */
 static double tls_echo(struct tls_bench *b, int k)
 {
     char path[128];
@@ -203,12 +203,12 @@ int main(int argc, char **argv)
     int rc = 1;
     static const char *const what[] = {
         "echo hi, unix socket",
-        "echo hi, TLS listener (TLS session resumed)",
+        "echo hi, TLS listener (connection kept)",
         "echo hi, TLS listener (full handshake)",
     };
     struct timings t[3] = {{0}};
     if (tls_up(&b, paddock, image) == 0) {
-        for (int k = 0; k < 3; k++) /* warm up each way (and the TLS session) */
+        for (int k = 0; k < 3; k++) /* warm up each way (and the kept connections) */
             tls_echo(&b, k);
         int failed = 0;
         /* Interleaved in a rotating order: each way sees the same machine. */
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < 3; k++)
             printf("| %-56s | %9.3f | %9.3f | %6zu |\n", what[k], timings_pct(&t[k], 0.5),
                    timings_pct(&t[k], 0.95), t[k].n);
-        printf("\nTLS adds %.3f ms at the median with the session resumed, %.3f ms with a full "
+        printf("\nTLS adds %.3f ms at the median on a kept connection, %.3f ms with a full "
                "handshake%s\n",
                timings_pct(&t[1], 0.5) - timings_pct(&t[0], 0.5),
                timings_pct(&t[2], 0.5) - timings_pct(&t[0], 0.5),

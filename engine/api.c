@@ -316,12 +316,13 @@ static struct api_conn *api_conn_of(struct MHD_Connection *conn)
 
 static enum MHD_Result api_queue(struct api_req *r)
 {
-    /* Over TCP one request per connection: a later request on a kept-alive connection would
-     * reach libmicrohttpd without the gate's checks (api_gate.c). On a unix socket a reply
-     * that is not an error keeps the connection (a new connection per action was an eighth
-     * of an action's cost); the next head has the gate's deadline all the same
-     * (api_on_body_sweep), and only its malformed-head errors are libmicrohttpd's own. */
-    r->keep = !r->api->tcp && !r->api->closing && r->status < 400 && api_conn_of(r->conn);
+    /* A reply that is not an error keeps the connection for the client's next request: a new
+     * connection per action was an eighth of an action's cost on the unix socket, and a TLS
+     * handshake over TCP. The next head is not the gate's to check (api_gate.c), but it has
+     * the gate's deadline all the same (api_on_body_sweep), credentials are checked per
+     * request (api_on_access), and only its malformed-head errors are libmicrohttpd's own. An
+     * error closes: a client that went wrong starts again through the gate. */
+    r->keep = !r->api->closing && r->status < 400 && api_conn_of(r->conn);
     if (r->status != MHD_HTTP_SWITCHING_PROTOCOLS && !r->keep)
         MHD_add_response_header(r->resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, r->status, r->resp);
@@ -458,7 +459,7 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         r->nul_in_target = nul;
         r->last_data = loop_now_ms();
         *con_cls = r;
-        struct api_conn *c = a->tcp ? NULL : api_conn_of(conn);
+        struct api_conn *c = api_conn_of(conn);
         if (c)
             api_idle_del(a, c); /* its next head is in */
         /* Over TCP, credentials first: a stranger learns nothing and sends no body. */
@@ -552,7 +553,7 @@ static void api_on_connection(void *cls, struct MHD_Connection *conn, void **soc
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         /* Without its record a connection is still served, one request at a time. */
-        struct api_conn *c = a->tcp || !ci ? NULL : calloc(1, sizeof(*c));
+        struct api_conn *c = ci ? calloc(1, sizeof(*c)) : NULL;
         if (c)
             c->fd = ci->connect_fd;
         *socket_context = c;

@@ -549,6 +549,78 @@ static void test_keep_alive_malformed(void **state)
     }
 }
 
+/* An engine of the test's own with the TCP listener on loopback: its port and token. */
+static struct engine_proc *tcp_engine_start(int *port, char token[128])
+{
+    struct engine_proc *e = engine_new();
+    e->extra_env[0] = "PADDOCK_LISTEN=127.0.0.1:0";
+    assert_int_equal(engine_start(e), 0);
+    struct reply info;
+    api(e, "GET", "/v1/info", NULL, &info);
+    const char *addr = jstr(info.json, "listen.address");
+    assert_non_null(addr);
+    *port = atoi(strchr(addr, ':') + 1);
+    reply_free(&info);
+    char *tpath = strdupf("%s/token", e->state_dir);
+    FILE *f = fopen(tpath, "r");
+    token[0] = '\0';
+    assert_non_null(f);
+    assert_non_null(fgets(token, 128, f));
+    fclose(f);
+    free(tpath);
+    token[strcspn(token, "\n")] = '\0';
+    return e;
+}
+
+static int connect_tcp(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Over TCP a kept connection is no way around the token: each request needs it, and the 401
+ * of one without it closes the connection. */
+static void test_keep_alive_tcp(void **state)
+{
+    (void)state;
+    int port;
+    char token[128];
+    struct engine_proc *e = tcp_engine_start(&port, token);
+    char *authed = strdupf("GET /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                           "%s\r\n\r\n",
+                           token);
+    int fd = connect_tcp(port);
+    assert_true(fd >= 0);
+    for (int i = 0; i < 2; i++) {
+        send_all(fd, authed, strlen(authed));
+        char *head, *body;
+        long st = read_one_reply(fd, 30000, &head, &body);
+        if (st != 200 || strcasestr(head, "Connection: close"))
+            fail_msg("authenticated request %d over TCP: %ld %s", i + 1, st,
+                     head ? head : "(nothing)");
+        free(head);
+        free(body);
+    }
+    static const char bare[] = "GET /v1/sessions HTTP/1.1\r\nHost: x\r\n\r\n";
+    send_all(fd, bare, sizeof(bare) - 1);
+    char *head, *body;
+    long st = read_one_reply(fd, 30000, &head, &body);
+    free(head);
+    expect_envelope(st, body, 401, "unauthorized");
+    if (!closed_within(fd, 30000))
+        fail_msg("the connection stays open after a 401");
+    close(fd);
+    free(authed);
+    assert_int_equal(engine_stop(e), 0);
+    engine_destroy(e);
+}
+
 /* ---- the flood: its own engine with the default deadlines and the TCP listener ---- */
 
 static void test_flood(void **state)
@@ -563,22 +635,9 @@ static void test_flood(void **state)
     if (rl.rlim_cur < 2 * FLOOD + 64)
         fail_msg("RLIMIT_NOFILE is %llu: the flood needs %d descriptors",
                  (unsigned long long)rl.rlim_cur, 2 * FLOOD + 64);
-    struct engine_proc *e = engine_new();
-    e->extra_env[0] = "PADDOCK_LISTEN=127.0.0.1:0";
-    assert_int_equal(engine_start(e), 0);
-    struct reply info;
-    api(e, "GET", "/v1/info", NULL, &info);
-    const char *addr = jstr(info.json, "listen.address");
-    assert_non_null(addr);
-    int port = atoi(strchr(addr, ':') + 1);
-    reply_free(&info);
-    char *tpath = strdupf("%s/token", e->state_dir);
-    FILE *f = fopen(tpath, "r");
-    char token[128] = "";
-    assert_non_null(f);
-    assert_non_null(fgets(token, sizeof(token), f));
-    fclose(f);
-    token[strcspn(token, "\n")] = '\0';
+    int port;
+    char token[128];
+    struct engine_proc *e = tcp_engine_start(&port, token);
 
     /* Idle, and slow: a third send half a request line and stop. */
     int *fds = malloc(2 * FLOOD * sizeof(int));
@@ -634,7 +693,6 @@ static void test_flood(void **state)
     for (int i = 0; i < open_fds; i++)
         close(fds[i]);
     free(fds);
-    free(tpath);
     assert_int_equal(engine_stop(e), 0);
     engine_destroy(e);
 }
@@ -654,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_keep_alive),
         cmocka_unit_test(test_keep_alive_deadline),
         cmocka_unit_test(test_keep_alive_malformed),
+        cmocka_unit_test(test_keep_alive_tcp),
         cmocka_unit_test(test_flood),
     };
     int rc = cmocka_run_group_tests(tests, group_setup, harness_group_teardown_clean);
