@@ -74,8 +74,9 @@ struct api {
 /* A connection on a unix listener, which may carry more than one request (api_queue). */
 struct api_conn {
     int fd;
-    bool idle;         /* its last reply is sent and the next head has not arrived */
-    double idle_since; /* loop_now_ms() when that reply completed */
+    unsigned long requests; /* begun on it: past the first, the gate never saw the head */
+    bool idle;              /* its last reply is sent and the next head has not arrived */
+    double idle_since;      /* loop_now_ms() when that reply completed */
     struct api_conn *prev, *next;
 };
 
@@ -427,8 +428,9 @@ static void api_on_body_sweep(void *ud)
     a->body_timer = loop_timer_add(a->eng->loop, 250, api_on_body_sweep, a);
 }
 
-/* Before MHD decodes the target: the raw one shows an encoded NUL that decoding would cut. */
-static char api_nul_marker;
+/* Before MHD decodes the target: the raw one shows an encoded NUL that decoding would cut,
+ * and a control character that decoding would make look encoded. */
+static char api_nul_marker, api_ctl_marker;
 
 static void *api_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
@@ -437,7 +439,70 @@ static void *api_on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
     for (const char *p = uri ? strchr(uri, '%') : NULL; p; p = strchr(p + 1, '%'))
         if (p[1] == '0' && p[2] == '0')
             return &api_nul_marker;
+    for (const char *p = uri; p && *p; p++)
+        if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+            return &api_ctl_marker;
     return NULL;
+}
+
+/* A later request's head as libmicrohttpd parsed it, rebuilt for the gate's check. */
+struct api_head {
+    char p[API_GATE_HEAD_MAX + 2];
+    size_t n;
+    bool over;
+};
+
+static void api_head_put(struct api_head *h, const char *p, size_t n)
+{
+    if (h->over || n > sizeof(h->p) - h->n) {
+        h->over = true;
+        return;
+    }
+    memcpy(h->p + h->n, p, n);
+    h->n += n;
+}
+
+static enum MHD_Result api_head_add(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    size_t key_size, const char *value, size_t value_size)
+{
+    struct api_head *h = cls;
+    (void)kind;
+    api_head_put(h, key, key_size);
+    api_head_put(h, ": ", 2);
+    api_head_put(h, value ? value : "", value ? value_size : 0);
+    api_head_put(h, "\r\n", 2);
+    return h->over ? MHD_NO : MHD_YES;
+}
+
+/* The head of a later request on a kept connection, which went to libmicrohttpd without the
+ * gate: checked as the gate checks a first one (api_gate_check_head), from its parsed form
+ * (the target stands apart: libmicrohttpd has decoded it). ERR_NONE, or why not (msg). */
+static enum err_code api_check_later_head(struct MHD_Connection *conn, const char *url,
+                                          const char *method, const char *version, bool ctl,
+                                          char *msg, size_t size)
+{
+    if (ctl) {
+        snprintf(msg, size, "the request target holds a control character");
+        return ERR_BAD_REQUEST;
+    }
+    if (!url || url[0] != '/') {
+        snprintf(msg, size, "the request line is malformed: it must be METHOD /path HTTP/1.1");
+        return ERR_BAD_REQUEST;
+    }
+    static struct api_head h; /* 16 KiB: one loop thread, not on its stack */
+    h.n = 0;
+    h.over = false;
+    api_head_put(&h, method ? method : "", method ? strlen(method) : 0);
+    api_head_put(&h, " / ", 3);
+    api_head_put(&h, version ? version : "", version ? strlen(version) : 0);
+    api_head_put(&h, "\r\n", 2);
+    MHD_get_connection_values_n(conn, MHD_HEADER_KIND, api_head_add, &h);
+    api_head_put(&h, "\r\n", 2);
+    if (h.over || h.n > API_GATE_HEAD_MAX) {
+        snprintf(msg, size, "the request line and headers exceed %d bytes", API_GATE_HEAD_MAX);
+        return ERR_HEADERS_TOO_LARGE;
+    }
+    return api_gate_check_head(h.p, h.n, msg, size);
 }
 
 static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, const char *url,
@@ -446,8 +511,8 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
                                      void **con_cls)
 {
     struct api *a = cls;
-    bool nul = *con_cls == &api_nul_marker;
-    struct api_req *r = nul ? NULL : *con_cls;
+    bool nul = *con_cls == &api_nul_marker, ctl = *con_cls == &api_ctl_marker;
+    struct api_req *r = nul || ctl ? NULL : *con_cls;
     if (!r) {
         r = calloc(1, sizeof(*r));
         if (!r)
@@ -460,8 +525,18 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         r->last_data = loop_now_ms();
         *con_cls = r;
         struct api_conn *c = api_conn_of(conn);
-        if (c)
+        if (c) {
             api_idle_del(a, c); /* its next head is in */
+            char msg[200];
+            enum err_code e = c->requests++ == 0 ? ERR_NONE
+                                                 : api_check_later_head(conn, url, method, version,
+                                                                        ctl, msg, sizeof(msg));
+            if (e != ERR_NONE) {
+                r->dispatched = true;
+                api_reply_error(r, e, "%s", msg);
+                return api_queue(r);
+            }
+        }
         /* Over TCP, credentials first: a stranger learns nothing and sends no body. */
         if (a->tcp && listen_auth_check(r) < 0) {
             r->dispatched = true;
@@ -526,7 +601,7 @@ static void api_on_completed(void *cls, struct MHD_Connection *conn, void **con_
 {
     struct api *a = cls;
     struct api_req *r = *con_cls;
-    if (!r || *con_cls == &api_nul_marker)
+    if (!r || *con_cls == &api_nul_marker || *con_cls == &api_ctl_marker)
         return;
     struct api_conn *c = r->keep && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && !a->closing
                              ? api_conn_of(conn)

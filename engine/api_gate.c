@@ -27,9 +27,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* MHD's own pool is 32 KiB per connection and must hold the head; beyond this it would send
- * its HTML "request too big". */
-#define GATE_HEAD_MAX (16 * 1024)
 #define GATE_ACCEPT_BATCH 64
 #define GATE_SWEEP_MS 250
 #define GATE_DRAIN_MAX (256 * 1024)
@@ -60,7 +57,7 @@ struct api_gate {
     uint64_t *handed_peer;
     int handed_cap;
     struct loop_timer *timer;
-    char head[GATE_HEAD_MAX + 1];
+    char head[API_GATE_HEAD_MAX + 1];
 };
 
 static long gate_env_ms(const char *name, long dflt)
@@ -171,9 +168,7 @@ static bool gate_name_is(const struct gate_line *l, size_t colon, const char *na
     return colon == strlen(name) && strncasecmp(l->p, name, colon) == 0;
 }
 
-/* The head [p, p+n) ending in its empty line: ERR_NONE, or why it is refused (msg). What the
- * HTTP server would refuse with an HTML page is refused here first. */
-static enum err_code gate_check_head(const char *p, size_t n, char *msg, size_t size)
+enum err_code api_gate_check_head(const char *p, size_t n, char *msg, size_t size)
 {
     const char *cur = p, *end = p + n;
     struct gate_line l;
@@ -326,8 +321,9 @@ static bool gate_look(struct gate_conn *c, uint32_t events)
                 end = i + 3;
         }
     if (!end) {
-        if (len > GATE_HEAD_MAX) {
-            char *m = util_strdupf("the request line and headers exceed %d bytes", GATE_HEAD_MAX);
+        if (len > API_GATE_HEAD_MAX) {
+            char *m =
+                util_strdupf("the request line and headers exceed %d bytes", API_GATE_HEAD_MAX);
             gate_drop(c, ERR_HEADERS_TOO_LARGE, m ? m : "headers too large");
             free(m);
             return false;
@@ -338,7 +334,7 @@ static bool gate_look(struct gate_conn *c, uint32_t events)
         return true;
     }
     char msg[200];
-    enum err_code e = handshake ? ERR_NONE : gate_check_head(g->head, end, msg, sizeof(msg));
+    enum err_code e = handshake ? ERR_NONE : api_gate_check_head(g->head, end, msg, sizeof(msg));
     if (e == ERR_NONE && g->tls && !handshake) {
         e = ERR_BAD_REQUEST;
         snprintf(msg, sizeof(msg),

@@ -25,6 +25,17 @@ struct api_gate_limits {
     int active_max;    /* connections handed to the HTTP server, per listener */
 };
 
+/* MHD's own pool is 32 KiB per connection and must hold the head; beyond this it would send
+ * its HTML "request too big". */
+#define API_GATE_HEAD_MAX (16 * 1024)
+
+/* The head [p, p+n), its empty line included: ERR_NONE, or why it is refused (msg, the
+ * error's message). What the HTTP server would refuse with an HTML page, or take in a form
+ * the engine does not, is refused here first. A later request on a kept connection, which
+ * the gate never sees, has its head rebuilt from what the server parsed and checked here too
+ * (api.c). */
+enum err_code api_gate_check_head(const char *p, size_t n, char *msg, size_t size);
+
 /* PADDOCK_HEADER_TIMEOUT and PADDOCK_BODY_TIMEOUT (seconds) over the defaults. */
 void api_gate_limits_get(struct api_gate_limits *l);
 
