@@ -323,8 +323,9 @@ static enum MHD_Result api_queue(struct api_req *r)
      * the gate's deadline all the same (api_on_body_sweep), credentials are checked per
      * request (api_on_access), and only its malformed-head errors are libmicrohttpd's own. An
      * error closes: a client that went wrong starts again through the gate. */
-    r->keep = !r->api->closing && r->status < 400 && api_conn_of(r->conn);
-    if (r->status != MHD_HTTP_SWITCHING_PROTOCOLS && !r->keep)
+    bool upgrade = r->status == MHD_HTTP_SWITCHING_PROTOCOLS; /* the terminal's from now on */
+    r->keep = !upgrade && !r->api->closing && r->status < 400 && api_conn_of(r->conn);
+    if (!upgrade && !r->keep)
         MHD_add_response_header(r->resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, r->status, r->resp);
     MHD_destroy_response(r->resp);
