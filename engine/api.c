@@ -71,7 +71,7 @@ struct api {
     bool closing;
 };
 
-/* A connection on a unix listener, which may carry more than one request (api_queue). */
+/* A connection, which may carry more than one request (api_queue). */
 struct api_conn {
     int fd;
     unsigned long requests; /* begun on it: past the first, the gate never saw the head */
@@ -98,7 +98,8 @@ struct api_req {
     bool suspended;
     struct MHD_Response *resp;
     unsigned status;
-    bool keep; /* the reply leaves the connection open for the client's next request */
+    struct api_conn *link; /* its connection's record; NULL without one (one request) */
+    bool keep;             /* the reply leaves the connection open for the client's next request */
 };
 
 struct engine *api_req_engine(struct api_req *r)
@@ -324,7 +325,7 @@ static enum MHD_Result api_queue(struct api_req *r)
      * request (api_on_access), and only its malformed-head errors are libmicrohttpd's own. An
      * error closes: a client that went wrong starts again through the gate. */
     bool upgrade = r->status == MHD_HTTP_SWITCHING_PROTOCOLS; /* the terminal's from now on */
-    r->keep = !upgrade && !r->api->closing && r->status < 400 && api_conn_of(r->conn);
+    r->keep = !upgrade && !r->api->closing && r->status < 400 && r->link;
     if (!upgrade && !r->keep)
         MHD_add_response_header(r->resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, r->status, r->resp);
@@ -525,7 +526,7 @@ static enum MHD_Result api_on_access(void *cls, struct MHD_Connection *conn, con
         r->nul_in_target = nul;
         r->last_data = loop_now_ms();
         *con_cls = r;
-        struct api_conn *c = api_conn_of(conn);
+        struct api_conn *c = r->link = api_conn_of(conn);
         if (c) {
             api_idle_del(a, c); /* its next head is in */
             char msg[200];
@@ -604,11 +605,8 @@ static void api_on_completed(void *cls, struct MHD_Connection *conn, void **con_
     struct api_req *r = *con_cls;
     if (!r || *con_cls == &api_nul_marker || *con_cls == &api_ctl_marker)
         return;
-    struct api_conn *c = r->keep && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && !a->closing
-                             ? api_conn_of(conn)
-                             : NULL;
-    if (c)
-        api_idle_add(a, c);
+    if (r->keep && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK && !a->closing)
+        api_idle_add(a, r->link);
     api_receiving_del(r);
     if (r->resp)
         MHD_destroy_response(r->resp);

@@ -52,9 +52,9 @@ static int connect_unix(const char *path)
     return connect_unix_flags(path, 0);
 }
 
-static int connect_tcp_nonblock(int port)
+static int connect_tcp_flags(int port, int flags)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | flags, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (fd < 0 || (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS)) {
@@ -78,33 +78,61 @@ static void send_all(int fd, const char *p, size_t n)
     }
 }
 
-/* Read until the server closes or ms pass; the status line's code, the body after the head
- * (malloc'd, into *body). -1 when nothing came. */
-static long read_reply(int fd, long ms, char **body)
+/* Appends what fd has before the deadline to *buf (NUL-terminated): 1 when bytes came, 0 when
+ * the peer closed it, -1 when the deadline passed first. */
+static int recv_append(int fd, double deadline, char **buf, size_t *len)
+{
+    long left = (long)(deadline - now_ms());
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+        return -1;
+    char chunk[65536];
+    ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 1;
+    if (n <= 0)
+        return 0;
+    *buf = realloc(*buf, *len + (size_t)n + 1);
+    memcpy(*buf + *len, chunk, (size_t)n);
+    *len += (size_t)n;
+    (*buf)[*len] = '\0';
+    return 1;
+}
+
+/* What comes until the server closes or ms pass (malloc'd, NULL when nothing came); whether
+ * it closed. */
+static char *read_all(int fd, long ms, bool *closed)
 {
     char *buf = NULL;
     size_t len = 0;
     double deadline = now_ms() + ms;
-    for (;;) {
-        long left = (long)(deadline - now_ms());
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-            break;
-        char chunk[65536];
-        ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
-        if (n <= 0)
-            break;
-        buf = realloc(buf, len + (size_t)n + 1);
-        memcpy(buf + len, chunk, (size_t)n);
-        len += (size_t)n;
-        buf[len] = '\0';
-    }
+    int rc;
+    while ((rc = recv_append(fd, deadline, &buf, &len)) > 0)
+        ;
+    *closed = rc == 0;
+    return buf;
+}
+
+/* A reply's status line's code and its body after the head (malloc'd, into *body); -1 when
+ * buf holds none. */
+static long reply_status(const char *buf, char **body)
+{
     long status = -1;
     *body = NULL;
     if (buf && sscanf(buf, "HTTP/1.%*d %ld", &status) == 1) {
         char *b = strstr(buf, "\r\n\r\n");
         *body = strdup(b ? b + 4 : "");
     }
+    return status;
+}
+
+/* Read until the server closes or ms pass; the status line's code, the body after the head
+ * (malloc'd, into *body). -1 when nothing came. */
+static long read_reply(int fd, long ms, char **body)
+{
+    bool closed;
+    char *buf = read_all(fd, ms, &closed);
+    long status = reply_status(buf, body);
     free(buf);
     return status;
 }
@@ -391,33 +419,20 @@ static long read_one_reply(int fd, long ms, char **head, char **body)
     double deadline = now_ms() + ms;
     long status = -1;
     *head = *body = NULL;
-    for (;;) {
+    do {
         char *end = buf ? strstr(buf, "\r\n\r\n") : NULL;
-        if (end) {
-            const char *cl = strcasestr(buf, "\r\nContent-Length:");
-            size_t want = cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0;
-            size_t have = len - (size_t)(end + 4 - buf);
-            if (have >= want) {
-                if (sscanf(buf, "HTTP/1.%*d %ld", &status) != 1)
-                    status = -1;
-                *head = strndup(buf, (size_t)(end - buf));
-                *body = strndup(end + 4, want);
-                break;
-            }
+        if (!end)
+            continue;
+        const char *cl = strcasestr(buf, "\r\nContent-Length:");
+        size_t want = cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0;
+        if (len - (size_t)(end + 4 - buf) >= want) {
+            if (sscanf(buf, "HTTP/1.%*d %ld", &status) != 1)
+                status = -1;
+            *head = strndup(buf, (size_t)(end - buf));
+            *body = strndup(end + 4, want);
+            break;
         }
-        long left = (long)(deadline - now_ms());
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-            break;
-        char chunk[65536];
-        ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
-        if (n <= 0)
-            break;
-        buf = realloc(buf, len + (size_t)n + 1);
-        memcpy(buf + len, chunk, (size_t)n);
-        len += (size_t)n;
-        buf[len] = '\0';
-    }
+    } while (recv_append(fd, deadline, &buf, &len) > 0);
     free(buf);
     return status;
 }
@@ -425,17 +440,9 @@ static long read_one_reply(int fd, long ms, char **head, char **body)
 /* Whether the peer closes fd within ms (what it sends first is read away). */
 static bool closed_within(int fd, long ms)
 {
-    double deadline = now_ms() + ms;
-    for (;;) {
-        long left = (long)(deadline - now_ms());
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-            return false;
-        char chunk[4096];
-        ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
-        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-            return true;
-    }
+    bool closed;
+    free(read_all(fd, ms, &closed));
+    return closed;
 }
 
 static const char info_req[] = "GET /v1/info HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -472,42 +479,6 @@ static void test_keep_alive(void **state)
     close(fd);
 }
 
-/* A kept connection's next head has the head deadline (2 s here) from the last reply, however
- * it trickles in: libmicrohttpd's own timeout (120 s, reset by each byte) would keep it. */
-static void test_keep_alive_deadline(void **state)
-{
-    (void)state;
-    int idle = connect_unix(harness_eng->socket);
-    int slow = connect_unix(harness_eng->socket);
-    assert_true(idle >= 0 && slow >= 0);
-    int fds[] = {idle, slow};
-    for (int i = 0; i < 2; i++) {
-        send_all(fds[i], info_req, sizeof(info_req) - 1);
-        char *head, *body;
-        assert_int_equal(read_one_reply(fds[i], 30000, &head, &body), 200);
-        free(head);
-        free(body);
-    }
-    /* The slow one sends a byte of its next head every 200 ms: never idle for a second. */
-    static const char next[] = "GET /v1/info HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-                               "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-                               "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-    bool slow_closed = false;
-    double deadline = now_ms() + 30000;
-    for (size_t i = 0; i < sizeof(next) - 1 && now_ms() < deadline && !slow_closed; i++) {
-        if (send(slow, next + i, 1, MSG_NOSIGNAL) != 1)
-            slow_closed = true;
-        else
-            slow_closed = closed_within(slow, 200);
-    }
-    if (!slow_closed)
-        fail_msg("a kept connection trickling its next head was not closed at the deadline");
-    if (!closed_within(idle, 30000))
-        fail_msg("an idle kept connection was not closed at the head deadline");
-    close(idle);
-    close(slow);
-}
-
 /* A connection whose first request got a 200, kept; -1 when not. */
 static int kept_connection(void)
 {
@@ -526,26 +497,32 @@ static int kept_connection(void)
     return fd;
 }
 
-/* What comes on fd until the peer closes it (at most 30 s): NUL-terminated, cut at 64 KiB;
- * NULL when it stays open. */
-static char *read_to_close(int fd)
+/* A kept connection's next head has the head deadline (2 s here) from the last reply, however
+ * it trickles in: libmicrohttpd's own timeout (120 s, reset by each byte) would keep it. */
+static void test_keep_alive_deadline(void **state)
 {
-    static char got[65536];
-    size_t len = 0;
+    (void)state;
+    int idle = kept_connection();
+    int slow = kept_connection();
+    assert_true(idle >= 0 && slow >= 0);
+    /* The slow one sends a byte of its next head every 200 ms: never idle for a second. */
+    static const char next[] = "GET /v1/info HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                               "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                               "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    bool slow_closed = false;
     double deadline = now_ms() + 30000;
-    while (now_ms() < deadline) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (poll(&p, 1, 100) <= 0)
-            continue;
-        ssize_t n = recv(fd, got + len, sizeof(got) - 1 - len, 0);
-        if (n > 0)
-            len += (size_t)n;
-        if (n == 0 || (n < 0 && errno != EINTR) || len == sizeof(got) - 1) {
-            got[len] = '\0';
-            return got;
-        }
+    for (size_t i = 0; i < sizeof(next) - 1 && now_ms() < deadline && !slow_closed; i++) {
+        if (send(slow, next + i, 1, MSG_NOSIGNAL) != 1)
+            slow_closed = true;
+        else
+            slow_closed = closed_within(slow, 200);
     }
-    return NULL;
+    if (!slow_closed)
+        fail_msg("a kept connection trickling its next head was not closed at the deadline");
+    if (!closed_within(idle, 30000))
+        fail_msg("an idle kept connection was not closed at the head deadline");
+    close(idle);
+    close(slow);
 }
 
 /* A later head on a kept connection goes to libmicrohttpd without the gate: what the gate
@@ -584,15 +561,14 @@ static void test_keep_alive_malformed(void **state)
         assert_true(fd >= 0);
         send_all(fd, refused[i].head, strlen(refused[i].head));
         shutdown(fd, SHUT_WR); /* the client says no more: an answer must come all the same */
-        char *got = read_to_close(fd);
+        bool closed;
+        char *got = read_all(fd, 30000, &closed), *body;
         close(fd);
-        if (!got)
+        if (!closed)
             fail_msg("later head %zu: the connection stays open", i + 1);
-        long st = -1;
-        char *b = strstr(got, "\r\n\r\n");
-        if (sscanf(got, "HTTP/1.%*d %ld", &st) != 1 || !b)
-            fail_msg("later head %zu: no answer (%.200s)", i + 1, got);
-        expect_envelope(st, strdup(b + 4), refused[i].status, refused[i].code);
+        long st = reply_status(got, &body);
+        free(got);
+        expect_envelope(st, body, refused[i].status, refused[i].code);
     }
     /* Over 16 KiB, as a first head would be. */
     size_t big = 20000;
@@ -604,13 +580,14 @@ static void test_keep_alive_malformed(void **state)
     assert_true(fd >= 0);
     send_all(fd, req, (size_t)n + big + 4);
     free(req);
-    char *got = read_to_close(fd);
+    bool closed;
+    char *got = read_all(fd, 30000, &closed), *body;
     close(fd);
-    char *b = got ? strstr(got, "\r\n\r\n") : NULL;
-    long st = -1;
-    if (!b || sscanf(got, "HTTP/1.%*d %ld", &st) != 1)
-        fail_msg("a 20 KiB later head: %.200s", got ? got : "the connection stays open");
-    expect_envelope(st, strdup(b + 4), 431, "headers_too_large");
+    if (!closed)
+        fail_msg("a 20 KiB later head: the connection stays open");
+    long st = reply_status(got, &body);
+    free(got);
+    expect_envelope(st, body, 431, "headers_too_large");
 
     static const char *const unparsable[] = {
         "GARBAGE\r\n\r\n",
@@ -621,12 +598,13 @@ static void test_keep_alive_malformed(void **state)
         fd = kept_connection();
         assert_true(fd >= 0);
         send_all(fd, unparsable[i], strlen(unparsable[i]));
-        got = read_to_close(fd);
+        got = read_all(fd, 30000, &closed);
         close(fd);
-        if (!got)
+        if (!closed)
             fail_msg("unparsable later head %zu: the connection stays open", i + 1);
-        if (*got && (sscanf(got, "HTTP/1.%*d %ld", &st) != 1 || st < 400 || st > 599))
+        if (got && (sscanf(got, "HTTP/1.%*d %ld", &st) != 1 || st < 400 || st > 599))
             fail_msg("unparsable later head %zu: %.200s", i + 1, got);
+        free(got);
     }
 }
 
@@ -653,18 +631,6 @@ static struct engine_proc *tcp_engine_start(int *port, char token[128])
     return e;
 }
 
-static int connect_tcp(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
-}
-
 /* Over TCP a kept connection is no way around the token: each request needs it, and the 401
  * of one without it closes the connection. */
 static void test_keep_alive_tcp(void **state)
@@ -676,7 +642,7 @@ static void test_keep_alive_tcp(void **state)
     char *authed = strdupf("GET /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
                            "%s\r\n\r\n",
                            token);
-    int fd = connect_tcp(port);
+    int fd = connect_tcp_flags(port, 0);
     assert_true(fd >= 0);
     for (int i = 0; i < 2; i++) {
         send_all(fd, authed, strlen(authed));
@@ -730,7 +696,7 @@ static void test_flood(void **state)
         int u;
         while ((u = connect_unix_flags(e->socket, SOCK_NONBLOCK)) < 0 && now_ms() < deadline)
             sleep_ms(1);
-        int t = connect_tcp_nonblock(port);
+        int t = connect_tcp_flags(port, SOCK_NONBLOCK);
         if (u >= 0)
             fds[open_fds++] = u;
         if (t >= 0)
