@@ -227,7 +227,7 @@ static json_t *observe(struct run_state *r, const struct run_args *a, struct cmd
             goto out;
         buf_reset(&r->note);
     }
-    capture_reset(&sh->out);
+    capture_clear(&sh->out);
     drop_nul(&content);
     md->prefix = prefix.data ? prefix.data : "";
     md->suffix = full_suffix.data;

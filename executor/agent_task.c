@@ -17,6 +17,7 @@
 #include "common/utf8.h"
 #include "executor.h"
 #include "fileio.h"
+#include "jalloc.h"
 #include "spawn.h"
 #include "text.h"
 
@@ -91,7 +92,7 @@ unsigned agent_task_fail_errno(json_t **reply, int err, const char *fmt, ...)
 static void child_report(unsigned status, json_t *reply)
 {
     char head[16];
-    char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
+    char *text = reply ? jalloc_dumps(reply, JSON_COMPACT) : NULL;
     int n = snprintf(head, sizeof head, "%u\n", status);
     if (io_write_all(AGENT_TASK_RESULT_FD, head, (size_t)n) == 0 && text)
         io_write_all(AGENT_TASK_RESULT_FD, text, strlen(text));

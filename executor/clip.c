@@ -366,6 +366,25 @@ done:
     return rc;
 }
 
+void capture_clear(struct capture *c)
+{
+    /* The rings a short output used stay for the next command: each is one allocation that
+     * musl's allocator otherwise maps and unmaps again at every command. */
+    char *recent = c->recent_cap <= CAPTURE_KEEP_BYTES ? c->recent : NULL;
+    size_t recent_cap = recent ? c->recent_cap : 0;
+    uint64_t *nl = c->nl_cap * sizeof *c->nl <= CAPTURE_KEEP_BYTES ? c->nl : NULL;
+    size_t nl_cap = nl ? c->nl_cap : 0;
+    if (recent)
+        c->recent = NULL;
+    if (nl)
+        c->nl = NULL;
+    capture_reset(c);
+    c->recent = recent;
+    c->recent_cap = recent_cap;
+    c->nl = nl;
+    c->nl_cap = nl_cap;
+}
+
 void capture_reset(struct capture *c)
 {
     clip_free(&c->body);

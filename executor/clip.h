@@ -67,5 +67,9 @@ int capture_render_uncapped(const struct capture *c, struct buf *out);
 size_t capture_shown_lines(const struct capture *c);
 /* Forgets everything and gives memory back. */
 void capture_reset(struct capture *c);
+/* Forgets the text, for the next command; rings of up to CAPTURE_KEEP_BYTES stay allocated
+ * (capture_reset gives them back). */
+#define CAPTURE_KEEP_BYTES (16 * 1024)
+void capture_clear(struct capture *c);
 
 #endif

@@ -15,6 +15,7 @@
 #include "action.h"
 #include "endpoint.h"
 #include "executor.h"
+#include "jalloc.h"
 
 /* Output not yet written to a slow engine is dropped past this (the observation keeps all of
  * it); the stream then carries a note in place of what was dropped. */
@@ -100,7 +101,7 @@ static void stream_on_done(struct action_req *req)
     struct execute_stream *st = req->owner;
     unsigned status = 200;
     action_log(st->rq->ex, req);
-    char *text = req->result ? json_dumps(req->result, JSON_COMPACT) : NULL;
+    char *text = req->result ? jalloc_dumps(req->result, JSON_COMPACT) : NULL;
     if (!text) {
         status = MHD_HTTP_SERVICE_UNAVAILABLE;
         text = strdup("{\"detail\":\"The executor is shutting down.\"}");

@@ -14,6 +14,7 @@
 #include "common/io.h"
 #include "executor.h"
 #include "fileio.h"
+#include "jalloc.h"
 #include "observation.h"
 #include "spawn.h"
 #include "text.h"
@@ -41,7 +42,7 @@ json_t *fsjob_reply(json_t *obs)
 
 static void send_reply(json_t *reply)
 {
-    char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
+    char *text = reply ? jalloc_dumps(reply, JSON_COMPACT) : NULL;
     if (text)
         io_write_all(CHILD_REPLY_FD, text, strlen(text));
     free(text);

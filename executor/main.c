@@ -28,6 +28,7 @@
 #include "env.h"
 #include "executor.h"
 #include "fsjob.h"
+#include "jalloc.h"
 #include "listen.h"
 #include "plugin.h"
 #include "seccomp_probe.h"
@@ -428,6 +429,7 @@ static bool wait_for_shell(struct executor *ex)
 
 int main(int argc, char **argv)
 {
+    jalloc_install(); /* before any JSON value exists */
     /* The engine's start-up check, in a container of its own (not a server). */
     if (argc == 2 && strcmp(argv[1], "--seccomp-probe") == 0)
         return seccomp_probe_run();

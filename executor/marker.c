@@ -49,6 +49,18 @@ static void copy_cut(char *out, size_t outlen, const char *s, size_t n)
     out[n] = '\0';
 }
 
+void marker_info_copy(struct marker_info *dst, const struct marker_info *src)
+{
+    dst->exit_code = src->exit_code;
+    dst->pid = src->pid;
+    dst->uid = src->uid;
+    dst->stdin_tty = src->stdin_tty;
+    dst->shell_pid = src->shell_pid;
+    memcpy(dst->hostname, src->hostname, strnlen(src->hostname, sizeof src->hostname - 1) + 1);
+    memcpy(dst->path, src->path, strnlen(src->path, sizeof src->path - 1) + 1);
+    memcpy(dst->cwd, src->cwd, strnlen(src->cwd, sizeof src->cwd - 1) + 1);
+}
+
 int marker_parse_body(const char *body, size_t n, struct marker_info *out)
 {
     const char *field[5];

@@ -60,6 +60,9 @@ int marker_feed(struct marker_parser *p, const char *data, size_t n,
 void marker_flush(struct marker_parser *p, const struct marker_sink *sink);
 void marker_parser_free(struct marker_parser *p);
 
+/* *dst = *src, copying only the texts' bytes (the struct is 33 KiB, its texts are short). */
+void marker_info_copy(struct marker_info *dst, const struct marker_info *src);
+
 /* Parses "exit;pid;uid;tty;shellpid;host<0x1f>PATH<0x1f>cwd". Returns -1 when malformed. */
 int marker_parse_body(const char *body, size_t n, struct marker_info *out);
 

@@ -13,6 +13,7 @@
 #include "auth.h"
 #include "endpoint.h"
 #include "executor.h"
+#include "jalloc.h"
 
 struct listener {
     struct server *srv;
@@ -65,7 +66,7 @@ static enum MHD_Result reply_text(struct request *rq, unsigned status, char *tex
 static enum MHD_Result reply_json_allow(struct request *rq, unsigned status, json_t *body,
                                         const char *allow)
 {
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    char *text = body ? jalloc_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (!text) {
         static const char fallback[] =

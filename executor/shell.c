@@ -195,17 +195,20 @@ static int send_init(struct shell *sh)
      * for prompts is overridden next. Variables persisted by POST /env live there. */
     rc = buf_append_str(&line, " [ -r ~/.bashrc ] && . ~/.bashrc\n");
     if (rc == 0 && sh->opt.bash) {
-        /* $? first, before anything changes it; bash restores it after PROMPT_COMMAND.
-         * Exported, so a nested interactive bash (exec bash, su -p) still reports. When the
-         * agent sent the shell's stdout elsewhere (exec >/dev/null), the marker goes to the
-         * terminal itself, so the shell keeps reporting. */
+        /* A function, so bash parses the marker's code once instead of at every prompt (a
+         * quarter of its work for a quick command). $? first, before anything changes it
+         * (a function starts with its caller's); bash restores it after PROMPT_COMMAND.
+         * Exported, both, so a nested interactive bash (exec bash, su -p) still reports.
+         * When the agent sent the shell's stdout elsewhere (exec >/dev/null), the marker goes
+         * to the terminal itself, so the shell keeps reporting. */
         rc = buf_printf(&line,
-                        " export PROMPT_COMMAND='__pdk_s=$? __pdk_i=0;builtin test -t 0&&__pdk_i=1;"
+                        " __pdk_m(){ __pdk_s=$? __pdk_i=0;builtin test -t 0&&__pdk_i=1;"
                         "if builtin test -t 1;then "
                         "builtin printf " BASH_MARKER_FORMAT " " BASH_MARKER_ARGS
                         ";else builtin printf " BASH_MARKER_FORMAT " " BASH_MARKER_ARGS
-                        " 2>/dev/null >/dev/tty;fi;builtin unset __pdk_s __pdk_i' "
-                        "PS1= PS2=; set +H; unset HISTFILE\n",
+                        " 2>/dev/null >/dev/tty;fi;builtin unset __pdk_s __pdk_i;};"
+                        " builtin export -f __pdk_m; builtin export PROMPT_COMMAND=__pdk_m"
+                        " PS1= PS2=; set +H; unset HISTFILE\n",
                         n1, n2, n1, n2, n1, n2, n1, n2);
     } else if (rc == 0) {
         /* POSIX sh (busybox ash): PS1 is expanded at each prompt, $? included. The __pdk_*
@@ -371,7 +374,7 @@ static void command_over(struct shell *sh)
     }
     /* What came before the first marker is start-up noise (banner, first prompt). */
     sh->ready = true;
-    capture_reset(&sh->out);
+    capture_clear(&sh->out);
     sh->on_event(sh, SHELL_EVENT_READY, sh->ctx);
 }
 
@@ -396,7 +399,7 @@ static void sink_marker(void *ctx, const struct marker_info *m)
         settle_marker(sh, m);
         return;
     }
-    sh->marker = *m;
+    marker_info_copy(&sh->marker, m);
     remove_script(sh); /* read by now: bash reads it whole, ash holds it open */
     if (sh->ready && !m->stdin_tty && m->shell_pid == sh->pid) {
         /* exec 0<&- or exec </dev/null: the shell is about to read EOF and exit, and would

@@ -26,6 +26,7 @@
 #include "env.h"
 #include "gitinfo.h"
 #include "htmltext.h"
+#include "jalloc.h"
 #include "marker.h"
 #include "reqlog.h"
 #include "text.h"
@@ -213,6 +214,19 @@ static void test_marker_parse_body(void **state)
     assert_int_equal(marker_parse_body(b.data, b.len, &m), 0);
     assert_int_equal(strlen(m.path), MARKER_PATH_MAX);
     assert_string_equal(m.cwd, "/w");
+    /* The copy the shell keeps: every field, the longest PATH whole, over an older one. */
+    static struct marker_info kept;
+    memset(&kept, 'z', sizeof kept);
+    marker_info_copy(&kept, &m);
+    assert_int_equal(kept.exit_code, 0);
+    assert_int_equal(kept.pid, -1);
+    assert_int_equal(kept.uid, 0);
+    assert_true(kept.stdin_tty);
+    assert_int_equal(kept.shell_pid, 7);
+    assert_string_equal(kept.hostname, "h");
+    assert_int_equal(strlen(kept.path), MARKER_PATH_MAX);
+    assert_string_equal(kept.path, m.path);
+    assert_string_equal(kept.cwd, "/w");
     buf_free(&b);
 #undef BODY
 }
@@ -331,6 +345,68 @@ static void test_capture_multibyte_count(void **state)
     capture_reset(&c);
 }
 
+/* ---- jansson's free lists ------------------------------------------------------------- */
+
+static void test_jalloc_lists(void **state)
+{
+    (void)state;
+    size_t base = jalloc_kept();
+    /* A freed block comes back for the next request of its size class, and only of it. */
+    char *a = jalloc_malloc(40);
+    assert_non_null(a);
+    assert_int_equal((uintptr_t)a % 16, 0);
+    memset(a, 'a', 40);
+    jalloc_free(a);
+    assert_int_equal(jalloc_kept(), base + 1);
+    char *b = jalloc_malloc(20); /* another class: a new block */
+    assert_ptr_not_equal(b, a);
+    char *c = jalloc_malloc(48); /* 40 and 48 share a class */
+    assert_ptr_equal(c, a);
+    assert_int_equal(jalloc_kept(), base);
+    jalloc_free(b);
+    jalloc_free(c);
+    /* Large blocks are not kept; zero bytes is a block too. */
+    char *big = jalloc_malloc(JALLOC_MAX + 1);
+    assert_non_null(big);
+    memset(big, 'b', JALLOC_MAX + 1);
+    size_t before = jalloc_kept();
+    jalloc_free(big);
+    assert_int_equal(jalloc_kept(), before);
+    void *z = jalloc_malloc(0);
+    assert_non_null(z);
+    jalloc_free(z);
+    jalloc_free(NULL);
+    /* At most JALLOC_KEEP of a class stay; the rest go back to malloc. */
+    void *many[JALLOC_KEEP + 10];
+    for (size_t i = 0; i < JALLOC_KEEP + 10; i++)
+        assert_non_null(many[i] = jalloc_malloc(JALLOC_MAX));
+    before = jalloc_kept();
+    for (size_t i = 0; i < JALLOC_KEEP + 10; i++)
+        jalloc_free(many[i]);
+    assert_int_equal(jalloc_kept(), before + JALLOC_KEEP);
+}
+
+/* jalloc_dumps is json_dumps' text, in memory free() takes. */
+static void test_jalloc_dumps(void **state)
+{
+    (void)state;
+    json_t *v = json_pack("{s:s, s:[i, f, b, n], s:{s:s}}", "a", "x\n\"\u00e9\x01", "b", 1, 2.5, 1,
+                          "c", "d", "</e>");
+    char *want = json_dumps(v, JSON_COMPACT);
+    char *got = jalloc_dumps(v, JSON_COMPACT);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    json_decref(v);
+    json_t *s = json_string("bare");
+    assert_null(jalloc_dumps(s, JSON_COMPACT)); /* as json_dumps without JSON_ENCODE_ANY */
+    got = jalloc_dumps(s, JSON_ENCODE_ANY);
+    assert_string_equal(got, "\"bare\"");
+    free(got);
+    json_decref(s);
+}
+
 /* ---- the 10,000-line window ------------------------------------------------------------- */
 
 static char *render_window(const char *text, size_t lines_max, size_t recent_max, size_t step,
@@ -374,6 +450,55 @@ static void test_capture_line_window(void **state)
     assert_string_equal(s, "");
     assert_int_equal(shown, 5);
     free(s);
+}
+
+/* A cleared capture starts the next command afresh on the rings it kept: the window counts
+ * only the new lines, a ring that wrapped before starts over, and a big ring is given back. */
+static void test_capture_clear_reuses(void **state)
+{
+    (void)state;
+    struct capture c;
+    capture_init(&c, 0, 0);
+    capture_set_window(&c, 3, 0);
+    for (int i = 0; i < 7; i++) /* the line ring is full-sized and has wrapped */
+        assert_int_equal(capture_append(&c, "old\n", 4), 0);
+    assert_int_equal(capture_shown_lines(&c), 3);
+    const char *recent = c.recent;
+    const uint64_t *nl = c.nl;
+    capture_clear(&c);
+    assert_true(capture_is_empty(&c));
+    assert_ptr_equal(c.recent, recent);
+    assert_ptr_equal(c.nl, nl);
+    assert_int_equal(capture_shown_lines(&c), 0);
+    char *s = render(&c);
+    assert_string_equal(s, "");
+    free(s);
+    assert_int_equal(capture_append(&c, "a\nb\n", 4), 0);
+    s = render(&c);
+    assert_string_equal(s, "a\nb");
+    free(s);
+    assert_int_equal(capture_shown_lines(&c), 0);
+    assert_int_equal(capture_append(&c, "c\nd\ne\n", 6), 0);
+    s = render(&c);
+    assert_string_equal(s, "c\nd\ne");
+    free(s);
+    assert_int_equal(capture_shown_lines(&c), 3);
+    /* Output beyond CAPTURE_KEEP_BYTES: its ring is not kept. */
+    capture_clear(&c);
+    char big[CAPTURE_KEEP_BYTES + 1];
+    memset(big, 'x', sizeof big);
+    assert_int_equal(capture_append(&c, big, sizeof big), 0);
+    assert_true(c.recent_cap > CAPTURE_KEEP_BYTES);
+    capture_clear(&c);
+    assert_null(c.recent);
+    assert_int_equal(c.recent_cap, 0);
+    assert_int_equal(capture_append(&c, "z\n", 2), 0);
+    s = render(&c);
+    assert_string_equal(s, "z");
+    free(s);
+    capture_reset(&c);
+    assert_null(c.recent);
+    assert_null(c.nl);
 }
 
 static void test_capture_line_window_bounded(void **state)
@@ -1203,6 +1328,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_line_window),
         cmocka_unit_test(test_capture_line_window_bounded),
+        cmocka_unit_test(test_capture_clear_reuses),
+        cmocka_unit_test(test_jalloc_lists),
+        cmocka_unit_test(test_jalloc_dumps),
         cmocka_unit_test(test_capture_line_window_default),
         cmocka_unit_test(test_env_quote),
         cmocka_unit_test(test_env_script),
