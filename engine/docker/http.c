@@ -1,5 +1,6 @@
 /* libcurl multi driven by the engine loop: socket and timer callbacks, no polling. */
 #include "engine/docker/http.h"
+#include "engine/docker/http_internal.h"
 
 #include "common/buf.h"
 #include "common/hash.h"
@@ -17,55 +18,6 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-struct http_call;
-
-struct http {
-    struct loop *loop;
-    CURLM *multi;
-    struct loop_timer *timer;
-    struct http_call *calls; /* in flight, so shutdown can finish each one */
-    /* A raw connection's private multi: */
-    struct http_raw *raw; /* its owner */
-    curl_socket_t raw_fd; /* the socket once handed over (the owner watches it, not us) */
-    int depth;            /* inside libcurl's callbacks: the multi cannot be freed yet */
-    bool release_pending; /* closed meanwhile: free once out of them */
-};
-
-struct http_raw {
-    struct http *h; /* a multi of its own */
-    struct http_call *call;
-    http_raw_fn fn;
-    void *ud;
-    curl_socket_t fd;
-    bool tls;
-    char err[CURL_ERROR_SIZE + 512];
-};
-
-struct http_call {
-    struct http_call *next, *prev;
-    CURL *easy;
-    struct curl_slist *hdrs;
-    struct curl_slist *connect_to; /* the unix socket's own connection bundle (http_set_unix) */
-    char *body_out;
-    struct buf in;
-    char errbuf[CURL_ERROR_SIZE];
-    http_done_fn fn;
-    http_data_fn on_data;
-    void *ud;
-    bool receiver_aborted;
-    bool too_large; /* the buffered body passed max_body */
-    size_t max_body;
-    struct http_raw *raw; /* CONNECT_ONLY: the connection is handed to this raw handle */
-    /* http_request.peer_check: the socket's path, an O_PATH fd of it while libcurl connects
-     * through /proc/self/fd, and why it was refused (libcurl's message would hide it). */
-    int (*peer_check)(int fd, const char *arg, char *err, size_t errlen);
-    char *peer_path, *peer_arg;
-    int peer_fd;
-    curl_socket_t peer_sock; /* the connection opened for this request, until checked */
-    bool peer_refused;
-    char connect_err[512];
-};
 
 static size_t http_on_data(char *p, size_t size, size_t n, void *ud)
 {
@@ -160,6 +112,8 @@ static void http_finish(struct http *h, CURL *easy, CURLcode rc)
 
 const char *http_result_header(const struct http_result *r, const char *name)
 {
+    if (r->head)
+        return http_direct_header(r, name);
     struct curl_header *hd = NULL;
     if (!r->priv || curl_easy_header((CURL *)r->priv, name, 0, CURLH_HEADER, -1, &hd) != CURLHE_OK)
         return NULL;
@@ -170,6 +124,10 @@ void http_cancel(struct http *h, struct http_call *call)
 {
     if (!call)
         return;
+    if (call->direct) {
+        http_direct_cancel(h->direct, call);
+        return;
+    }
     curl_multi_remove_handle(h->multi, call->easy);
     http_unlink(h, call);
     http_call_free(call);
@@ -257,7 +215,11 @@ struct http *http_new(struct loop *l)
     h->loop = l;
     h->raw_fd = CURL_SOCKET_BAD;
     h->multi = curl_multi_init();
-    if (!h->multi) {
+    h->direct = http_direct_new(l);
+    if (!h->multi || !h->direct) {
+        if (h->multi)
+            curl_multi_cleanup(h->multi);
+        http_direct_free(h->direct);
         free(h);
         return NULL;
     }
@@ -274,6 +236,8 @@ struct http *http_new(struct loop *l)
 
 void http_cancel_all(struct http *h)
 {
+    if (h)
+        http_direct_cancel_all(h->direct);
     while (h && h->calls)
         http_finish(h, h->calls->easy, CURLE_ABORTED_BY_CALLBACK);
 }
@@ -286,6 +250,7 @@ void http_free(struct http *h)
     if (h->timer)
         loop_timer_cancel(h->loop, h->timer);
     curl_multi_cleanup(h->multi);
+    http_direct_free(h->direct);
     free(h);
 }
 
@@ -496,6 +461,8 @@ add:
 struct http_call *http_start_call(struct http *h, const struct http_request *req, http_done_fn fn,
                                   void *ud)
 {
+    if (http_direct_takes(req))
+        return http_direct_start(h->direct, req, fn, ud);
     return http_start_raw(h, req, NULL, fn, ud);
 }
 

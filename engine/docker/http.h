@@ -64,6 +64,7 @@ struct http_result {
     int timed_out;      /* timeout_ms or idle_timeout_ms ran out */
     int peer_refused; /* http_request.peer_check (or its not-a-socket test) refused: nothing sent */
     const void *priv; /* for http_result_header */
+    const char *head; /* ... a reply of the executor channel's own client: its head */
 };
 
 typedef void (*http_done_fn)(const struct http_result *r, void *ud);
