@@ -288,6 +288,9 @@ static long closed_loop_on(const char *dir, char **ids, int n, double seconds, l
             snprintf(socks[i], sizeof(socks[i]), "%s", sock);
         }
         h[i] = curl_easy_init();
+        /* SIGPIPE is ignored for the whole run (main): without this libcurl sets and restores
+         * its handler around every call, two sigactions a request of the load generator. */
+        curl_easy_setopt(h[i], CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(h[i], CURLOPT_UNIX_SOCKET_PATH, socks[i]);
         curl_easy_setopt(h[i], CURLOPT_URL, urls[i]);
         curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, tput_body);
@@ -563,6 +566,7 @@ int main(int argc, char **argv)
     const char *paddock = "build/paddock", *image = "paddock/base:local", *before = NULL;
     int n_echo = 300, clients = 10, n_live = 0, batch = 20, c;
     double seconds = 5;
+    signal(SIGPIPE, SIG_IGN); /* a peer that goes away is an error of its request */
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'p':
