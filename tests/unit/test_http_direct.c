@@ -28,12 +28,14 @@ struct fake {
     char path[108];
     int accepts, requests, closes;
     bool dropped_once;
+    struct fconn *conns; /* open ones, for fake_stop */
     char last_head[2048];
     char last_body[256];
 };
 
 struct fconn {
     struct fake *f;
+    struct fconn *next;
     int fd;
     struct buf in;
 };
@@ -51,6 +53,11 @@ static void put(int fd, const char *s, size_t n)
 
 static void fconn_close(struct fconn *c)
 {
+    for (struct fconn **pp = &c->f->conns; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
     c->f->closes++;
     loop_del_fd(c->f->l, c->fd);
     close(c->fd);
@@ -169,6 +176,8 @@ static void fake_on_accept(int fd, uint32_t ev, void *ud)
     struct fconn *c = calloc(1, sizeof(*c));
     c->f = f;
     c->fd = s;
+    c->next = f->conns;
+    f->conns = c;
     f->accepts++;
     loop_add_fd(f->l, s, EPOLLIN, fconn_on, c);
 }
@@ -188,6 +197,8 @@ static void fake_start(struct fake *f)
 
 static void fake_stop(struct fake *f)
 {
+    while (f->conns)
+        fconn_close(f->conns);
     loop_del_fd(f->l, f->lfd);
     close(f->lfd);
     unlink(f->path);
