@@ -369,8 +369,7 @@ static int hd_retry(struct http_call *call)
     hd_conn_close(k->conn);
     k->conn = NULL;
     k->fresh = true;
-    hd_attach(call);
-    k->fresh = false;
+    hd_attach(call); /* may end the call: k is not touched after it */
     return 1;
 }
 

@@ -85,6 +85,10 @@ static bool reply(struct fconn *c, const char *target)
     } else if (strcmp(target, "/noreply-once") == 0 && c->f->dropped_once) {
         const char *r = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nagain";
         put(fd, r, strlen(r));
+    } else if (strcmp(target, "/noreply-gone") == 0) {
+        unlink(c->f->path); /* the executor went away: the retry cannot connect */
+        fconn_close(c);
+        return false;
     } else if (strncmp(target, "/noreply", 8) == 0) {
         c->f->dropped_once = true;
         fconn_close(c); /* as an executor whose idle timeout struck */
@@ -438,6 +442,11 @@ static void test_closed_kept_connection(void **state)
     assert_string_equal(x.body, "again");
     assert_int_equal(f.accepts, 4);
     assert_int_equal(f.requests, 6);
+    /* Dropped, and the socket gone: the retry fails to connect, and says so. */
+    run(&f, h, "/noreply-gone", NULL, false, 0, &x);
+    assert_int_equal(x.status, -1);
+    assert_int_equal(x.connect_failed, 1);
+    assert_int_equal(f.requests, 7);
     http_free(h);
     fake_stop(&f);
 }
