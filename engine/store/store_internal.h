@@ -9,6 +9,8 @@
 
 /* The most of an observation's JSON stored (observations.content); its size is the whole. */
 #define STORE_OBSERVATION_CAP (1024 * 1024)
+/* Log pages that make the committing connection checkpoint (store_open). */
+#define STORE_WAL_CHECKPOINT_PAGES 10000
 
 /* Statements on the action path, prepared once (store_cached). */
 enum store_slot {

@@ -1,5 +1,6 @@
 /* The store against a real SQLite file: schema, intent-then-observation, paging, recovery. */
 #include "engine/store/store.h"
+#include "engine/store/store_internal.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -101,6 +102,32 @@ static void test_schema_and_wal(void **state)
     assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
     sqlite3_finalize(st);
     sqlite3_close(db);
+}
+
+/* The log is checkpointed only past STORE_WAL_CHECKPOINT_PAGES pages, not at SQLite's 1,000:
+ * 1,500 commits later (a few pages each) it still holds them all. */
+static void test_wal_checkpoint_mark(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(
+        store_session_insert(s, "ckpt", "demo", "img:1", SESSION_STARTING, NULL, 1.0, &err), 0);
+    for (int i = 0; i < 1500; i++)
+        assert_int_equal(store_session_update(s, "ckpt", i % 2 ? SESSION_READY : SESSION_STARTING,
+                                              "cid", NULL, 2.0 + i, &err),
+                         0);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    /* busy, the log's pages, those checkpointed: a passive checkpoint changes nothing here */
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(PASSIVE)", -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int log = sqlite3_column_int(st, 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (log <= 1500 || log >= STORE_WAL_CHECKPOINT_PAGES)
+        fail_msg("the log holds %d pages after 1,500 commits", log);
 }
 
 static void test_reopen_keeps_version(void **state)
@@ -948,6 +975,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_schema_and_wal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wal_checkpoint_mark, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopen_keeps_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_intent_then_finish, setup, teardown),
