@@ -38,14 +38,24 @@ static size_t http_on_data(char *p, size_t size, size_t n, void *ud)
     return buf_append(&call->in, p, size * n) == 0 ? size * n : 0;
 }
 
-static void http_unlink(struct http *h, struct http_call *call)
+void http_call_link(struct http_call **head, struct http_call *call)
+{
+    call->prev = NULL;
+    call->next = *head;
+    if (*head)
+        (*head)->prev = call;
+    *head = call;
+}
+
+void http_call_unlink(struct http_call **head, struct http_call *call)
 {
     if (call->prev)
         call->prev->next = call->next;
     else
-        h->calls = call->next;
+        *head = call->next;
     if (call->next)
         call->next->prev = call->prev;
+    call->next = call->prev = NULL;
 }
 
 static void http_call_free(struct http_call *call)
@@ -87,7 +97,7 @@ static void http_finish(struct http *h, CURL *easy, CURLcode rc)
         return;
     }
     curl_multi_remove_handle(h->multi, easy);
-    http_unlink(h, call);
+    http_call_unlink(&h->calls, call);
     struct http_result r = {.status = -1,
                             .body = call->in.data ? call->in.data : "",
                             .len = call->in.len,
@@ -129,7 +139,7 @@ void http_cancel(struct http *h, struct http_call *call)
         return;
     }
     curl_multi_remove_handle(h->multi, call->easy);
-    http_unlink(h, call);
+    http_call_unlink(&h->calls, call);
     http_call_free(call);
 }
 
@@ -451,10 +461,7 @@ add:
         http_call_free(call);
         return NULL;
     }
-    call->next = h->calls;
-    if (h->calls)
-        h->calls->prev = call;
-    h->calls = call;
+    http_call_link(&h->calls, call);
     return call;
 }
 
@@ -490,7 +497,7 @@ static void http_raw_release(struct http_raw *c)
 static void http_raw_finish(struct http *h, struct http_call *call, CURLcode rc)
 {
     struct http_raw *c = call->raw;
-    http_unlink(h, call);
+    http_call_unlink(&h->calls, call);
     if (rc == CURLE_OK) {
         curl_socket_t fd = CURL_SOCKET_BAD;
         curl_easy_getinfo(call->easy, CURLINFO_ACTIVESOCKET, &fd);

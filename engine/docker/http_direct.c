@@ -68,6 +68,7 @@ struct hd_pool {
     char *path;
     struct hd_conn *idle;
     size_t nidle;
+    size_t nconns; /* idle or busy: the pool goes with its last one (sessions come and go) */
 };
 
 /* A header value handed out by http_direct_header, kept until the call is freed. */
@@ -78,7 +79,6 @@ struct hd_value {
 
 struct hd_call {
     struct http_direct *d;
-    struct http_call *call;
     struct hd_conn *conn;
     char *path, *peer_arg;
     int (*peer_check)(int fd, const char *arg, char *err, size_t errlen);
@@ -98,7 +98,7 @@ struct hd_call {
     enum hd_state state;
     long status;
     unsigned long long left; /* of the Content-Length body or the chunk */
-    bool chunked, keep, streaming, got_any;
+    bool keep, streaming, got_any;
     double started, last_byte;
     long timeout_ms, idle_ms;
 };
@@ -126,17 +126,38 @@ struct http_direct *http_direct_new(struct loop *l)
 
 /* ---- connections ---- */
 
+static struct hd_pool **hd_bucket(struct http_direct *d, const char *path)
+{
+    return &d->pools[hash_fnv1a(path, strlen(path)) % HD_BUCKETS];
+}
+
+/* A pool without connections is dropped. */
+static void hd_pool_drop_empty(struct http_direct *d, struct hd_pool *pool)
+{
+    if (pool->nconns)
+        return;
+    for (struct hd_pool **pp = hd_bucket(d, pool->path); *pp; pp = &(*pp)->next)
+        if (*pp == pool) {
+            *pp = pool->next;
+            break;
+        }
+    free(pool->path);
+    free(pool);
+}
+
 static void hd_conn_close(struct hd_conn *c)
 {
     loop_del_fd(c->d->loop, c->fd);
     close(c->fd);
+    c->pool->nconns--;
+    hd_pool_drop_empty(c->d, c->pool);
     free(c);
 }
 
 static struct hd_pool *hd_pool_find(struct http_direct *d, const char *path, bool make)
 {
-    size_t b = hash_fnv1a(path, strlen(path)) % HD_BUCKETS;
-    for (struct hd_pool *p = d->pools[b]; p; p = p->next)
+    struct hd_pool **bucket = hd_bucket(d, path);
+    for (struct hd_pool *p = *bucket; p; p = p->next)
         if (strcmp(p->path, path) == 0)
             return p;
     if (!make)
@@ -146,8 +167,8 @@ static struct hd_pool *hd_pool_find(struct http_direct *d, const char *path, boo
         free(p);
         return NULL;
     }
-    p->next = d->pools[b];
-    d->pools[b] = p;
+    p->next = *bucket;
+    *bucket = p;
     return p;
 }
 
@@ -231,23 +252,13 @@ static struct hd_conn *hd_connect(struct hd_call *k, struct hd_pool *pool, bool 
     c->d = k->d;
     c->pool = pool;
     c->fd = fd;
+    pool->nconns++;
     return c;
 }
 
 /* ---- requests ---- */
 
 static void hd_sweep_arm(struct http_direct *d);
-
-static void hd_unlink(struct http_direct *d, struct http_call *call)
-{
-    if (call->prev)
-        call->prev->next = call->next;
-    else
-        d->calls = call->next;
-    if (call->next)
-        call->next->prev = call->prev;
-    call->next = call->prev = NULL;
-}
 
 static void hd_call_free(struct http_call *call)
 {
@@ -275,7 +286,7 @@ static void hd_call_free(struct http_call *call)
 static void hd_finish(struct http_call *call, struct http_result *r, bool keep)
 {
     struct hd_call *k = call->direct;
-    hd_unlink(k->d, call);
+    http_call_unlink(&k->d->calls, call);
     if (k->conn)
         hd_conn_release(k->conn, keep && k->keep && !k->close_after && k->state == HD_DONE &&
                                      k->raw.len == 0 && k->sent == k->out.len);
@@ -347,6 +358,7 @@ static int hd_attach(struct http_call *call)
         char err[512] = "";
         bool refused = false;
         if (!(c = hd_connect(k, pool, &refused, err, sizeof(err)))) {
+            hd_pool_drop_empty(k->d, pool);
             hd_fail(call, err, true, refused, false);
             return -1;
         }
@@ -499,7 +511,6 @@ static const char *hd_parse_head(struct hd_call *k)
     if (te) {
         if (!hd_value_is(te, te_len, "chunked"))
             return "the executor's reply has a transfer coding other than chunked";
-        k->chunked = true;
         k->state = HD_CHUNK_SIZE;
     } else if (cl) {
         unsigned long long n;
@@ -511,10 +522,8 @@ static const char *hd_parse_head(struct hd_call *k)
         k->keep = false;
         k->state = HD_UNTIL_EOF;
     }
-    if (k->head_only || k->status == 204 || k->status == 304) {
+    if (k->head_only || k->status == 204 || k->status == 304)
         k->state = HD_DONE;
-        k->chunked = false;
-    }
     return NULL;
 }
 
@@ -585,13 +594,14 @@ static const char *hd_parse(struct http_call *call)
             k->streaming = call->on_data && k->status < 300;
             break;
         }
-        case HD_LEN: {
+        case HD_LEN:
+        case HD_CHUNK_DATA: {
             size_t n = avail < k->left ? avail : (size_t)k->left;
             why = hd_body(call, s, n);
             pos += n;
             k->left -= n;
             if (k->left == 0)
-                k->state = HD_DONE;
+                k->state = k->state == HD_LEN ? HD_DONE : HD_CHUNK_END;
             break;
         }
         case HD_UNTIL_EOF:
@@ -616,15 +626,6 @@ static const char *hd_parse(struct http_call *call)
             pos = next;
             k->left = n;
             k->state = n ? HD_CHUNK_DATA : HD_TRAILER;
-            break;
-        }
-        case HD_CHUNK_DATA: {
-            size_t n = avail < k->left ? avail : (size_t)k->left;
-            why = hd_body(call, s, n);
-            pos += n;
-            k->left -= n;
-            if (k->left == 0)
-                k->state = HD_CHUNK_END;
             break;
         }
         case HD_CHUNK_END:
@@ -808,7 +809,6 @@ struct http_call *http_direct_start(struct http_direct *d, const struct http_req
     call->on_data = req->on_data;
     call->max_body = req->max_body ? req->max_body : HTTP_BODY_MAX;
     k->d = d;
-    k->call = call;
     k->path = strdup(req->unix_socket);
     k->peer_arg = strdup(req->peer_arg ? req->peer_arg : "");
     k->peer_check = req->peer_check;
@@ -823,10 +823,7 @@ struct http_call *http_direct_start(struct http_direct *d, const struct http_req
         hd_call_free(call);
         return NULL;
     }
-    call->next = d->calls;
-    if (d->calls)
-        d->calls->prev = call;
-    d->calls = call;
+    http_call_link(&d->calls, call);
     hd_sweep_arm(d);
     /* Started now, as libcurl would on the loop's next turn: a failure calls back from here,
      * which the callers allow (it is never the caller's own frame that is freed). */
@@ -834,7 +831,7 @@ struct http_call *http_direct_start(struct http_direct *d, const struct http_req
     hd_attach(call);
     k->starting = false;
     if (k->early_why && !(k->early = loop_timer_add(d->loop, 0, hd_on_early, call))) {
-        hd_unlink(d, call);
+        http_call_unlink(&d->calls, call);
         hd_call_free(call);
         return NULL;
     }
@@ -844,7 +841,7 @@ struct http_call *http_direct_start(struct http_direct *d, const struct http_req
 void http_direct_cancel(struct http_direct *d, struct http_call *call)
 {
     struct hd_call *k = call->direct;
-    hd_unlink(d, call);
+    http_call_unlink(&d->calls, call);
     if (k->conn) /* mid-request: the connection cannot carry another */
         hd_conn_close(k->conn);
     k->conn = NULL;
@@ -862,17 +859,12 @@ void http_direct_free(struct http_direct *d)
     if (!d)
         return;
     http_direct_cancel_all(d);
+    /* Every connection is idle now; a pool goes with its last one. */
     for (size_t b = 0; b < HD_BUCKETS; b++)
         while (d->pools[b]) {
-            struct hd_pool *p = d->pools[b];
-            d->pools[b] = p->next;
-            while (p->idle) {
-                struct hd_conn *c = p->idle;
-                p->idle = c->next_idle;
-                hd_conn_close(c);
-            }
-            free(p->path);
-            free(p);
+            struct hd_conn *c = d->pools[b]->idle;
+            hd_idle_remove(c);
+            hd_conn_close(c);
         }
     if (d->sweep)
         loop_timer_cancel(d->loop, d->sweep);

@@ -60,6 +60,10 @@ struct http_call {
     char connect_err[512];
 };
 
+/* A list of calls in flight (struct http's, struct http_direct's): push in front, take out. */
+void http_call_link(struct http_call **head, struct http_call *call);
+void http_call_unlink(struct http_call **head, struct http_call *call);
+
 /* ---- http_direct.c: plain HTTP/1.1 on the executor channel ---- */
 
 /* Whether req goes to http_direct: a plain http:// request on a unix socket with a peer check

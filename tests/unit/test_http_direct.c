@@ -29,6 +29,7 @@ struct fake {
     int accepts, requests, closes;
     bool dropped_once;
     struct fconn *conns; /* open ones, for fake_stop */
+    struct http *h;      /* the client under test, on the same loop */
     char last_head[2048];
     char last_body[256];
 };
@@ -296,65 +297,75 @@ static void run(struct fake *f, struct http *h, const char *target, const char *
     assert_int_equal(x->done, 1);
 }
 
+static int setup(void **state)
+{
+    struct fake *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    fake_start(f);
+    f->h = http_new(f->l);
+    *state = f;
+    return f->h ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    struct fake *f = *state;
+    http_free(f->h);
+    fake_stop(f);
+    free(f);
+    return 0;
+}
+
 static void test_kept_connection(void **state)
 {
-    (void)state;
-    struct fake f = {0};
-    fake_start(&f);
-    struct http *h = http_new(f.l);
+    struct fake *f = *state;
+    struct http *h = f->h;
     struct res x;
     for (int i = 0; i < 3; i++) {
-        run(&f, h, "/len", "{\"a\":1}", false, 0, &x);
+        run(f, h, "/len", "{\"a\":1}", false, 0, &x);
         assert_int_equal(x.status, 200);
         assert_string_equal(x.body, "hello");
         assert_string_equal(x.ctype, "text/plain");
         assert_string_equal(x.two, "a b");
     }
     /* Three requests, one connection; each as sent. */
-    assert_int_equal(f.accepts, 1);
-    assert_int_equal(f.requests, 3);
-    assert_non_null(strstr(f.last_head, "POST /len HTTP/1.1\r\nHost: executor\r\n"));
-    assert_non_null(strstr(f.last_head, "X-Key: k1\r\n"));
-    assert_non_null(strstr(f.last_head, "Content-Length: 7\r\n"));
-    assert_string_equal(f.last_body, "{\"a\":1}");
+    assert_int_equal(f->accepts, 1);
+    assert_int_equal(f->requests, 3);
+    assert_non_null(strstr(f->last_head, "POST /len HTTP/1.1\r\nHost: executor\r\n"));
+    assert_non_null(strstr(f->last_head, "X-Key: k1\r\n"));
+    assert_non_null(strstr(f->last_head, "Content-Length: 7\r\n"));
+    assert_string_equal(f->last_body, "{\"a\":1}");
     /* An error reply is buffered even for a streaming request, and keeps the connection. */
-    run(&f, h, "/error", "{}", true, 0, &x);
+    run(f, h, "/error", "{}", true, 0, &x);
     assert_int_equal(x.status, 409);
     assert_string_equal(x.body, "{\"busy\":1}\n");
     assert_string_equal(x.streamed, "");
-    assert_int_equal(f.accepts, 1);
-    http_free(h);
-    fake_stop(&f);
+    assert_int_equal(f->accepts, 1);
 }
 
 static void test_split_anywhere(void **state)
 {
-    (void)state;
-    struct fake f = {0};
-    fake_start(&f);
-    struct http *h = http_new(f.l);
+    struct fake *f = *state;
+    struct http *h = f->h;
     struct res x;
-    run(&f, h, "/bytewise", NULL, true, 0, &x);
+    run(f, h, "/bytewise", NULL, true, 0, &x);
     assert_int_equal(x.status, 200);
     assert_string_equal(x.streamed, "one two three");
     assert_string_equal(x.body, "");
-    run(&f, h, "/bytewise", NULL, false, 0, &x);
+    run(f, h, "/bytewise", NULL, false, 0, &x);
     assert_string_equal(x.body, "one two three");
-    assert_int_equal(f.accepts, 1); /* the trailer read, the connection kept */
+    assert_int_equal(f->accepts, 1); /* the trailer read, the connection kept */
     /* No length: the body ends with the connection, which is not kept. */
-    run(&f, h, "/until-close", NULL, false, 0, &x);
+    run(f, h, "/until-close", NULL, false, 0, &x);
     assert_int_equal(x.status, 200);
     assert_string_equal(x.body, "all of it");
-    run(&f, h, "/len", NULL, false, 0, &x);
+    run(f, h, "/len", NULL, false, 0, &x);
     assert_int_equal(x.status, 200);
-    assert_int_equal(f.accepts, 2);
-    http_free(h);
-    fake_stop(&f);
+    assert_int_equal(f->accepts, 2);
 }
 
 static void test_hostile_replies(void **state)
 {
-    (void)state;
     static const struct {
         const char *target, *error;
     } cases[] = {
@@ -368,87 +379,76 @@ static void test_hostile_replies(void **state)
         {"/hugehead", "longer than 64 KiB"},
         {"/eof", "closed the connection before its reply ended"},
     };
-    struct fake f = {0};
-    fake_start(&f);
-    struct http *h = http_new(f.l);
+    struct fake *f = *state;
+    struct http *h = f->h;
     struct res x;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int before = f.accepts;
-        run(&f, h, cases[i].target, NULL, false, 0, &x);
+        int before = f->accepts;
+        run(f, h, cases[i].target, NULL, false, 0, &x);
         assert_int_equal(x.status, -1);
         if (!strstr(x.error, cases[i].error))
             fail_msg("%s: %s", cases[i].target, x.error);
         /* Never kept: the next request needs a connection of its own. */
-        run(&f, h, "/len", NULL, false, 0, &x);
+        run(f, h, "/len", NULL, false, 0, &x);
         assert_int_equal(x.status, 200);
         /* The first goes on a new connection; each later one on the kept one /len left. */
-        assert_int_equal(f.accepts, before + (i == 0 ? 2 : 1));
+        assert_int_equal(f->accepts, before + (i == 0 ? 2 : 1));
     }
     /* Every hostile reply's connection closed: one new connection for each of them. */
-    assert_int_equal(f.accepts, 1 + (int)(sizeof(cases) / sizeof(cases[0])));
-    http_free(h);
-    fake_stop(&f);
+    assert_int_equal(f->accepts, 1 + (int)(sizeof(cases) / sizeof(cases[0])));
 }
 
 static void test_peer_refused_and_missing(void **state)
 {
-    (void)state;
-    struct fake f = {0};
-    fake_start(&f);
-    struct http *h = http_new(f.l);
+    struct fake *f = *state;
+    struct http *h = f->h;
     struct res x;
     refuse_peer = 1;
-    run(&f, h, "/len", NULL, false, 0, &x);
+    run(f, h, "/len", NULL, false, 0, &x);
     refuse_peer = 0;
     assert_int_equal(x.status, -1);
     assert_int_equal(x.peer_refused, 1);
     assert_int_equal(x.connect_failed, 1);
     assert_string_equal(x.error, "not our executor");
-    assert_int_equal(f.requests, 0); /* nothing sent */
+    assert_int_equal(f->requests, 0); /* nothing sent */
     /* Nothing at the path. */
     char saved[108];
-    snprintf(saved, sizeof(saved), "%s", f.path);
-    snprintf(f.path, sizeof(f.path), "/tmp/paddock-direct-none-%d.sock", (int)getpid());
-    run(&f, h, "/len", NULL, false, 0, &x);
-    snprintf(f.path, sizeof(f.path), "%s", saved);
+    snprintf(saved, sizeof(saved), "%s", f->path);
+    snprintf(f->path, sizeof(f->path), "/tmp/paddock-direct-none-%d.sock", (int)getpid());
+    run(f, h, "/len", NULL, false, 0, &x);
+    snprintf(f->path, sizeof(f->path), "%s", saved);
     assert_int_equal(x.status, -1);
     assert_int_equal(x.connect_failed, 1);
     assert_int_equal(x.peer_refused, 0);
-    http_free(h);
-    fake_stop(&f);
 }
 
 static void test_closed_kept_connection(void **state)
 {
-    (void)state;
-    struct fake f = {0};
-    fake_start(&f);
-    struct http *h = http_new(f.l);
+    struct fake *f = *state;
+    struct http *h = f->h;
     struct res x;
-    run(&f, h, "/len", NULL, false, 0, &x);
-    assert_int_equal(f.accepts, 1);
+    run(f, h, "/len", NULL, false, 0, &x);
+    assert_int_equal(f->accepts, 1);
     /* The executor drops the kept connection on reading the next request, unanswered: the
      * request goes again, once, on a new connection. */
-    run(&f, h, "/noreply-then", NULL, false, 0, &x);
+    run(f, h, "/noreply-then", NULL, false, 0, &x);
     assert_int_equal(x.status, -1); /* the retry is dropped too: reported, not retried again */
     assert_non_null(strstr(x.error, "closed the connection"));
-    assert_int_equal(f.accepts, 2);
-    assert_int_equal(f.requests, 3);
+    assert_int_equal(f->accepts, 2);
+    assert_int_equal(f->requests, 3);
     /* Dropped once, answered on the new connection: the caller sees only the answer. */
-    run(&f, h, "/len", NULL, false, 0, &x);
-    f.dropped_once = false;
-    run(&f, h, "/noreply-once", NULL, false, 0, &x);
+    run(f, h, "/len", NULL, false, 0, &x);
+    f->dropped_once = false;
+    run(f, h, "/noreply-once", NULL, false, 0, &x);
     assert_int_equal(x.status, 200);
     assert_string_equal(x.body, "again");
-    assert_int_equal(f.accepts, 4);
-    assert_int_equal(f.requests, 6);
+    assert_int_equal(f->accepts, 4);
+    assert_int_equal(f->requests, 6);
     /* Dropped, and the socket gone: the retry fails to connect, and says so. */
-    run(&f, h, "/noreply-gone", NULL, false, 0, &x);
+    run(f, h, "/noreply-gone", NULL, false, 0, &x);
     assert_int_equal(x.status, -1);
     assert_int_equal(x.connect_failed, 1);
-    assert_int_equal(f.requests, 7);
-    http_free(h);
-    fake_stop(&f);
+    assert_int_equal(f->requests, 7);
 }
 
 struct cancel_state {
@@ -487,46 +487,42 @@ static void never_called(const struct http_result *r, void *ud)
 
 static void test_deadline_and_cancel(void **state)
 {
-    (void)state;
-    struct fake f = {0};
-    fake_start(&f);
-    struct http *h = http_new(f.l);
+    struct fake *f = *state;
+    struct http *h = f->h;
     struct res x;
-    run(&f, h, "/hang", NULL, false, 300, &x);
+    run(f, h, "/hang", NULL, false, 300, &x);
     assert_int_equal(x.status, -1);
     assert_int_equal(x.timed_out, 1);
     assert_non_null(strstr(x.error, "timed out"));
     /* A cancelled call: no callback, and its connection is closed (the fake sees it go, after
      * the timed-out one). */
-    f.requests = 0;
+    f->requests = 0;
     struct http_request req = {.method = "GET",
-                               .unix_socket = f.path,
+                               .unix_socket = f->path,
                                .url = "http://executor/hang",
                                .peer_check = peer_check,
                                .peer_arg = "the-arg"};
-    struct cancel_state c = {.l = f.l, .h = h, .f = &f};
+    struct cancel_state c = {.l = f->l, .h = h, .f = f};
     c.call = http_start_call(h, &req, never_called, NULL);
     assert_non_null(c.call);
-    loop_timer_add(f.l, 10, do_cancel, &c);
-    loop_timer_add(f.l, 10, stop_when_closed, &c);
-    struct loop_timer *t = loop_timer_add(f.l, 5000, on_deadline, f.l);
-    loop_run(f.l);
-    loop_timer_cancel(f.l, t);
+    loop_timer_add(f->l, 10, do_cancel, &c);
+    loop_timer_add(f->l, 10, stop_when_closed, &c);
+    struct loop_timer *t = loop_timer_add(f->l, 5000, on_deadline, f->l);
+    loop_run(f->l);
+    loop_timer_cancel(f->l, t);
     assert_null(c.call);
-    assert_int_equal(f.closes, 2); /* the timed-out connection, then the cancelled one */
-    http_free(h);
-    fake_stop(&f);
+    assert_int_equal(f->closes, 2); /* the timed-out connection, then the cancelled one */
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kept_connection),
-        cmocka_unit_test(test_split_anywhere),
-        cmocka_unit_test(test_hostile_replies),
-        cmocka_unit_test(test_peer_refused_and_missing),
-        cmocka_unit_test(test_closed_kept_connection),
-        cmocka_unit_test(test_deadline_and_cancel),
+        cmocka_unit_test_setup_teardown(test_kept_connection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_split_anywhere, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_replies, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_peer_refused_and_missing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_closed_kept_connection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deadline_and_cancel, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
