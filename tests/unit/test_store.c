@@ -104,6 +104,17 @@ static void test_schema_and_wal(void **state)
     sqlite3_close(db);
 }
 
+/* The store's connection has no mutex of its own (SQLITE_OPEN_NOMUTEX: only the engine's loop
+ * uses it) and SQLite keeps no memory statistics, both locks taken on every call. */
+static void test_connection_without_locks(void **state)
+{
+    struct store *s = *state;
+    assert_null(sqlite3_db_mutex(s->db));
+    sqlite3_int64 cur = -1, hi = -1;
+    assert_int_equal(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &cur, &hi, 0), SQLITE_OK);
+    assert_int_equal(cur, 0); /* not counted */
+}
+
 /* The log is checkpointed only past STORE_WAL_CHECKPOINT_PAGES pages, not at SQLite's 1,000:
  * 1,500 commits later (a few pages each) it still holds them all. */
 static void test_wal_checkpoint_mark(void **state)
@@ -976,6 +987,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_schema_and_wal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wal_checkpoint_mark, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_without_locks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopen_keeps_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_intent_then_finish, setup, teardown),
