@@ -11,6 +11,8 @@
 #define STORE_OBSERVATION_CAP (1024 * 1024)
 /* Log pages that make the committing connection checkpoint (store_open). */
 #define STORE_WAL_CHECKPOINT_PAGES 10000
+/* SQLite's page cache for the store's connection, in KiB (PRAGMA cache_size=-N). */
+#define STORE_CACHE_KIB 8192
 
 /* Statements on the action path, prepared once (store_cached). */
 enum store_slot {

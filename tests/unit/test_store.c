@@ -115,6 +115,28 @@ static void test_connection_without_locks(void **state)
     assert_int_equal(cur, 0); /* not counted */
 }
 
+/* The page cache holds STORE_CACHE_KIB: 4 MiB written (more than SQLite's default 2 MiB) reads
+ * back twice with no page missing from the cache the second time. */
+static void test_page_cache_holds_the_tail(void **state)
+{
+    struct store *s = *state;
+    assert_int_equal(sqlite3_exec(s->db,
+                                  "CREATE TABLE scratch(b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 "
+                                  "UNION ALL SELECT i + 1 FROM n WHERE i < 1024) INSERT INTO "
+                                  "scratch SELECT zeroblob(4000) FROM n;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    for (int pass = 0; pass < 2; pass++) {
+        int cur = 0, hi = 0;
+        sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_MISS, &cur, &hi, 1); /* reset */
+        assert_int_equal(
+            sqlite3_exec(s->db, "SELECT sum(length(b)) FROM scratch", NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_MISS, &cur, &hi, 0);
+        if (pass == 1 && cur != 0)
+            fail_msg("%d pages were read again on the second pass", cur);
+    }
+}
+
 /* The log is checkpointed only past STORE_WAL_CHECKPOINT_PAGES pages, not at SQLite's 1,000:
  * 1,500 commits later (a few pages each) it still holds them all. */
 static void test_wal_checkpoint_mark(void **state)
@@ -988,6 +1010,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_schema_and_wal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wal_checkpoint_mark, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connection_without_locks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_page_cache_holds_the_tail, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reopen_keeps_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_actions_intent_then_finish, setup, teardown),
