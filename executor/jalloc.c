@@ -5,7 +5,6 @@
  * the next request instead, on one list per 16-byte size class. The executor has one thread. */
 #include "jalloc.h"
 
-#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,30 +59,10 @@ size_t jalloc_kept(void)
     return n;
 }
 
-/* One block of each size class up to JALLOC_HOLD_MAX, never freed (see jalloc_hold_classes). */
-static void *jalloc_held[JALLOC_HOLD_SLOTS];
-static size_t jalloc_nheld;
-
-size_t jalloc_hold_classes(size_t upto)
-{
-    /* Each block is sized one past the last one's usable size: the next class up. Held, never
-     * written: a large class's pages are not even faulted in. */
-    for (size_t n = 1; n <= upto && jalloc_nheld < JALLOC_HOLD_SLOTS;) {
-        void *p = malloc(n);
-        if (!p)
-            break;
-        jalloc_held[jalloc_nheld++] = p;
-        size_t usable = malloc_usable_size(p);
-        n = (usable > n ? usable : n) + 1;
-    }
-    return jalloc_nheld;
-}
-
 void jalloc_install(void)
 {
 #if !defined(__SANITIZE_ADDRESS__)
     json_set_alloc_funcs(jalloc_malloc, jalloc_free);
-    jalloc_hold_classes(JALLOC_HOLD_MAX);
 #endif
 }
 

@@ -10,20 +10,9 @@
 #define JALLOC_MAX 512
 #define JALLOC_KEEP 128
 
-/* musl's allocator gives a size class's group of blocks back to the kernel when its last block
- * is freed, so a class that a request uses alone (libmicrohttpd's 184-byte response) mapped,
- * faulted in and unmapped a page at every request: a tenth of the executor's CPU an action.
- * jalloc_hold_classes allocates one block in each class up to upto bytes (up to
- * JALLOC_HOLD_SLOTS of them) and keeps it for the process's life, so each class keeps a group;
- * returns how many blocks are held. */
-#define JALLOC_HOLD_MAX (32 * 1024)
-#define JALLOC_HOLD_SLOTS 64
-size_t jalloc_hold_classes(size_t upto);
-
-/* Routes jansson's allocations through the free lists and holds a block of each of malloc's
- * classes (jalloc_hold_classes). Called first thing in main, before any JSON value exists (one
- * made before would be freed through them). Under AddressSanitizer it does nothing: the lists
- * would hide a use after free. */
+/* Routes jansson's allocations through the free lists. Called first thing in main, before any
+ * JSON value exists (one made before would be freed through them). Under AddressSanitizer it
+ * does nothing: the lists would hide a use after free. */
 void jalloc_install(void);
 /* jansson's allocator, for tests (jalloc_install sets these). */
 void *jalloc_malloc(size_t n);
