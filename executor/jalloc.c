@@ -59,10 +59,52 @@ size_t jalloc_kept(void)
     return n;
 }
 
+#if defined(__GLIBC__)
+size_t jalloc_hold_classes(size_t upto)
+{
+    (void)upto;
+    return 0;
+}
+#else
+/* musl's size classes (mallocng, musl 1.2.1 on: __malloc_size_classes in Debian 12's libc.a),
+ * in 16-byte units: a class of c units holds requests of up to c * 16 - 4 bytes (a slot's
+ * header is 4). */
+static const unsigned short jalloc_musl_classes[] = {
+    1,   2,   3,   4,    5,    6,    7,    8,    9,    10,   12,   15,   18,   20,   25,   31,
+    36,  42,  50,  63,   72,   84,   102,  127,  146,  170,  204,  255,  292,  340,  409,  511,
+    584, 682, 818, 1023, 1169, 1364, 1637, 2047, 2340, 2730, 3276, 4095, 4680, 5460, 6552, 8191};
+#define JALLOC_HOLD_SLOTS (sizeof jalloc_musl_classes / sizeof jalloc_musl_classes[0])
+static void *jalloc_held[JALLOC_HOLD_SLOTS];
+#define JALLOC_HOLD_FILL 32
+
+size_t jalloc_hold_classes(size_t upto)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < JALLOC_HOLD_SLOTS && !jalloc_held[i]; i++) {
+        size_t size = (size_t)jalloc_musl_classes[i] * 16 - 4;
+        if (size > upto)
+            break;
+        void *fill[JALLOC_HOLD_FILL];
+        size_t k = JALLOC_HOLD_BYTES / size, got = 0;
+        k = k < 1 ? 1 : k > JALLOC_HOLD_FILL ? JALLOC_HOLD_FILL : k;
+        while (got < k && (fill[got] = malloc(size)))
+            got++;
+        if (!got)
+            break;
+        jalloc_held[i] = fill[got - 1]; /* in the class's newest, largest group */
+        for (size_t j = 0; j + 1 < got; j++)
+            free(fill[j]);
+        n++;
+    }
+    return n;
+}
+#endif
+
 void jalloc_install(void)
 {
 #if !defined(__SANITIZE_ADDRESS__)
     json_set_alloc_funcs(jalloc_malloc, jalloc_free);
+    jalloc_hold_classes(JALLOC_HOLD_MAX);
 #endif
 }
 
