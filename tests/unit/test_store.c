@@ -139,6 +139,17 @@ static void test_page_cache_holds_the_tail(void **state)
     }
 }
 
+/* Column col of the one row sql gives on db. */
+static long long one_row_int(sqlite3 *db, const char *sql, int col)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long v = sqlite3_column_int64(st, col);
+    sqlite3_finalize(st);
+    return v;
+}
+
 /* The log gets a cycle's size in zeros at open (a growing log costs each sync its blocks and
  * its size), and a copy taken as a killed engine leaves it (frames, then zeros) recovers every
  * committed row. */
@@ -172,12 +183,7 @@ static void test_wal_prefilled_and_recovers(void **state)
     assert_int_equal(system(cmd), 0);
     sqlite3 *db;
     assert_int_equal(sqlite3_open_v2(copy, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM sessions", -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 50);
-    sqlite3_finalize(st);
+    assert_int_equal(one_row_int(db, "SELECT count(*) FROM sessions", 0), 50);
     assert_int_equal(sqlite3_exec(db, "PRAGMA integrity_check", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
 }
@@ -196,16 +202,11 @@ static void test_wal_checkpoint_mark(void **state)
                          0);
     sqlite3 *db;
     assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
     /* busy, the log's pages, those checkpointed: a passive checkpoint changes nothing here */
-    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(PASSIVE)", -1, &st, NULL),
-                     SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int log = sqlite3_column_int(st, 1);
-    sqlite3_finalize(st);
+    long long log = one_row_int(db, "PRAGMA wal_checkpoint(PASSIVE)", 1);
     sqlite3_close(db);
     if (log <= 1500 || log >= STORE_WAL_CHECKPOINT_PAGES)
-        fail_msg("the log holds %d pages after 1,500 commits", log);
+        fail_msg("the log holds %lld pages after 1,500 commits", log);
 }
 
 static void test_reopen_keeps_version(void **state)
