@@ -780,6 +780,12 @@ static char **start_argv(const struct local *L, const struct lsb *sb)
                           "--plugins", "ipython"};
     for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++)
         v[n++] = args[i] ? strdup(args[i]) : NULL;
+    /* and the long commands' files in the socket's directory, which the engine removes on
+     * delete: a killed executor cannot leave them in the host's /tmp. */
+    if (!L->bwrap) {
+        v[n++] = strdup("--command-dir");
+        v[n++] = strdup(sb->sock_dir);
+    }
     free(sock);
     for (size_t i = 0; i < n; i++)
         if (!v[i]) {

@@ -51,6 +51,7 @@ struct options {
     const char *shell;
     const char *env_file;
     const char *home;
+    const char *command_dir; /* --command-dir DIR: where long commands' directory is made */
     const char *egress_proxy, *egress_socket;
     const char *user_db; /* --user-db DIR: name the user in DIR/passwd and DIR/group */
     long user_id;
@@ -71,7 +72,7 @@ static void usage(FILE *f)
             "                        [--working-dir DIR] [--user-id UID] [--username NAME]\n"
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
             "                        [--shell PATH] [--home DIR] [--env-file PATH] [--quiet]\n"
-            "                        [--setup-timeout SECS] [--auto-lint]\n"
+            "                        [--setup-timeout SECS] [--auto-lint] [--command-dir DIR]\n"
             "                        [--user-db DIR] [--own-working-dir]\n"
             "                        [--egress-proxy HOST:PORT --egress-socket PATH]\n"
             "                        [--plugins NAME...]\n"
@@ -95,6 +96,9 @@ static void usage(FILE *f)
             "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n"
             "  --home DIR                the agent's HOME (default: its passwd home, else the\n"
             "                            working dir); created if missing\n"
+            "  --command-dir DIR         make the directory of long commands' files in DIR\n"
+            "                            (default /tmp); it goes when DIR goes, even if the\n"
+            "                            executor is killed\n"
             "  --env-file PATH           KEY=VALUE lines exported in the shell at start and\n"
             "                            persisted to ~/.bashrc\n"
             "  --setup-timeout SECS      limit of the workspace's setup script (600)\n"
@@ -165,6 +169,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"shell", required_argument, NULL, 'S'},
         {"env-file", required_argument, NULL, 'e'},
         {"home", required_argument, NULL, 'H'},
+        {"command-dir", required_argument, NULL, 'C'},
         {"setup-timeout", required_argument, NULL, 'T'},
         {"egress-proxy", required_argument, NULL, 'P'},
         {"egress-socket", required_argument, NULL, 'E'},
@@ -247,6 +252,9 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'H':
             o->home = optarg;
+            break;
+        case 'C':
+            o->command_dir = optarg;
             break;
         case 'P':
             o->egress_proxy = optarg;
@@ -659,8 +667,8 @@ int main(int argc, char **argv)
     }
 
     /* Without it the shell still runs short one-line commands; the rest are refused. */
-    char script_dir[64] = "";
-    if (shell_script_dir_create(script_dir, sizeof script_dir, &err) < 0) {
+    char script_dir[PATH_MAX] = "";
+    if (shell_script_dir_create(o.command_dir, script_dir, sizeof script_dir, &err) < 0) {
         fprintf(stderr, "paddock-executor: %s\n", err.data);
         script_dir[0] = '\0';
         buf_reset(&err);

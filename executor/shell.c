@@ -481,18 +481,24 @@ void shell_reaped(struct shell *sh, int status)
     sh->on_event(sh, SHELL_EVENT_EXITED, sh->ctx);
 }
 
-int shell_script_dir_create(char *out, size_t outlen, struct buf *err)
+int shell_script_dir_create(const char *parent, char *out, size_t outlen, struct buf *err)
 {
-    /* Fixed and short: the line that sources a file must fit busybox ash's line buffer. */
-    static const char tmpl[] = "/tmp/paddock-cmd.XXXXXX";
-    if (outlen < sizeof tmpl) {
-        buf_printf(err, "no room for the command directory's name");
+    /* Short: the line that sources a file (". 'DIR/cmd.PID'") must fit busybox ash's line
+     * buffer. Quoted in '' on that line, so the name holds no quote and no line's end. */
+    enum { SCRIPT_DIR_MAX = CMDLINE_SH_LINE_MAX - 17 };
+    int len = parent ? snprintf(out, outlen, "%s/cmd.XXXXXX", parent)
+                     : snprintf(out, outlen, "/tmp/paddock-cmd.XXXXXX");
+    if (len < 0 || (size_t)len >= outlen || len > SCRIPT_DIR_MAX || out[0] != '/' ||
+        strpbrk(out, "'\n\r")) {
+        buf_printf(err, "the command directory's name in %s would be too long for the shell",
+                   parent ? parent : "/tmp");
+        out[0] = '\0';
         return -1;
     }
-    memcpy(out, tmpl, sizeof tmpl);
     /* Searchable by the shell's uid, listable by nobody else: it opens its own file only. */
     if (!mkdtemp(out) || chmod(out, 0711) < 0) {
         buf_printf(err, "cannot make the command directory %s: %s", out, strerror(errno));
+        out[0] = '\0';
         return -1;
     }
     return 0;

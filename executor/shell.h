@@ -84,10 +84,10 @@ int shell_start(struct shell *sh);
 void shell_stop(struct shell *sh);
 void shell_free(struct shell *sh);
 
-/* Makes the directory commands too long to type go to (out: its path), mode 0711 when the
- * shell runs as another uid (it reaches its own files, lists nothing), else 0700. Returns -1
+/* Makes the directory commands too long to type go to (out: its path) in parent (NULL:
+ * /tmp), mode 0711: the shell's uid reaches its own files and lists nothing. Returns -1
  * with a message in err. */
-int shell_script_dir_create(char *out, size_t outlen, struct buf *err);
+int shell_script_dir_create(const char *parent, char *out, size_t outlen, struct buf *err);
 /* Runs a command (see cmdline.h): short plain lines are typed; anything else is written to
  * a file of script_dir (the shell's uid, 0600) and a short line sources it in the shell, so
  * no command of any size goes through the shell's line reader. The shell is busy until its

@@ -18,6 +18,7 @@
 #include <glob.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -855,6 +856,32 @@ static void test_terminal(void **state)
 }
 
 /* An engine whose [local] names bubblewrap where there is none. */
+/* How many of the host's /tmp/paddock-cmd.* directories nobody owns (an unsandboxed
+ * executor's, as nobody, in the host's /tmp). */
+static size_t host_command_dirs(void)
+{
+    glob_t g;
+    size_t n = 0;
+    if (glob("/tmp/paddock-cmd.*", GLOB_NOSORT, NULL, &g) != 0)
+        return 0;
+    struct passwd *pw = getpwnam("nobody");
+    for (size_t i = 0; pw && i < g.gl_pathc; i++) {
+        struct stat st;
+        if (lstat(g.gl_pathv[i], &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == pw->pw_uid)
+            n++;
+    }
+    globfree(&g);
+    return n;
+}
+
+static size_t count_matches(const char *pattern)
+{
+    glob_t g;
+    size_t n = glob(pattern, GLOB_NOSORT, NULL, &g) == 0 ? g.gl_pathc : 0;
+    globfree(&g);
+    return n;
+}
+
 static struct engine_proc *engine_without_bwrap(bool unsandboxed, char **env)
 {
     struct engine_proc *e = engine_new();
@@ -894,6 +921,7 @@ static void test_without_bubblewrap(void **state)
 
     e = engine_without_bwrap(true, &env);
     char *root = strdupf("%s-local", e->state_dir);
+    size_t host_dirs = host_command_dirs();
     json_t *s = session_new(e, "{\"backend\": \"local\"}");
     const char *id = jstr(s, "id");
     json_t *o = session_run(e, id, "id -un; pwd");
@@ -901,6 +929,17 @@ static void test_without_bubblewrap(void **state)
     assert_string_equal(jstr(o, "content"), want);
     free(want);
     json_decref(o);
+    /* A line too long to type goes through a file of the command directory: in the
+     * session's socket directory, which delete removes, not in the host's /tmp (a killed
+     * executor never removes its own). */
+    char *long_line = strdupf(": %05000d; echo long", 0);
+    o = session_run(e, id, long_line);
+    assert_string_equal(jstr(o, "content"), "long");
+    json_decref(o);
+    free(long_line);
+    char *in_run = strdupf("%s/run/%s/cmd.*", e->state_dir, id);
+    assert_int_equal(count_matches(in_run), 1);
+    assert_int_equal(host_command_dirs(), host_dirs);
     struct proc_result pr;
     /* No bubblewrap: the engine loads the seccomp filter itself. */
     char *t = run_text_on(e, id, seccomp_probe);
@@ -917,6 +956,9 @@ static void test_without_bubblewrap(void **state)
     proc_run(daemon_left, NULL, 5000, &pr);
     assert_null(strstr(pr.out ? pr.out : "", "left"));
     proc_result_free(&pr);
+    assert_int_equal(count_matches(in_run), 0);
+    assert_int_equal(host_command_dirs(), host_dirs);
+    free(in_run);
     char *pg =
         strdupf("pgrep -u nobody -f -- '--working-dir %s/%s' >/dev/null && echo left", root, id);
     char *argv[] = {"/bin/sh", "-c", pg, NULL};
