@@ -399,6 +399,11 @@ struct store *store_open(const char *path, char **err)
         return NULL;
     }
     sqlite3_busy_timeout(s->db, 5000);
+    if (store_chain_heads_init(s) < 0) {
+        *err = strdup("out of memory");
+        store_close(s);
+        return NULL;
+    }
     /* The checkpoint runs on the loop, inside the commit that crosses the mark, with two
      * fsyncs: at SQLite's default (1,000 log pages) that was every ~120 actions under load.
      * The same few pages (the tables' last leaves) are rewritten by every commit, so ten
@@ -426,6 +431,7 @@ void store_close(struct store *s)
         return;
     for (int i = 0; i < STORE_SLOT_N; i++)
         sqlite3_finalize(s->cache[i]);
+    store_chain_heads_free(s);
     if (s->db) {
         sqlite3_exec(s->db, "PRAGMA wal_checkpoint(TRUNCATE);", NULL, NULL, NULL);
         sqlite3_close_v2(s->db);
@@ -519,9 +525,10 @@ void store_tx_rollback(struct store *s)
 {
     if (s->batch && s->bare)
         s->spoiled = true; /* what the write left half done goes with the whole batch */
-    else if (s->batch)
+    else if (s->batch) {
         sqlite3_exec(s->db, "ROLLBACK TO tx; RELEASE tx", NULL, NULL, NULL);
-    else if (!sqlite3_get_autocommit(s->db))
+        store_chain_heads_forget(s);
+    } else if (!sqlite3_get_autocommit(s->db))
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
@@ -947,6 +954,7 @@ int store_event_add(struct store *s, const char *session_id, const char *kind, c
     if (store_step_done(s, st, "adding event", NULL) < 0 ||
         store_chain_append(s, session_id, "event", sqlite3_last_insert_rowid(s->db), NULL) < 0) {
         store_exec(s, "ROLLBACK TO event; RELEASE event", NULL);
+        store_chain_heads_forget(s);
         return -1;
     }
     return store_exec(s, "RELEASE event", NULL);

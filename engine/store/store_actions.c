@@ -39,6 +39,7 @@ static int store_action_write(struct store *s, const struct store_action_new *a,
     if (store_cached_done(s, st, "inserting action", err) < 0)
         return -1;
     *id = sqlite3_last_insert_rowid(s->db);
+    store_chain_heads_action(s, *id, a->session_id);
     if (store_chain_append(s, a->session_id, "action", *id, err) < 0)
         return -1;
     /* Counted in its session, and indexed for search, by store_derived_update. */

@@ -169,11 +169,32 @@ void store_chain_engine_hash(const char *engine_prev, const char *hash, char out
     store_chain_sha256(text, strlen(text), out);
 }
 
-/* The heads the next entry links to, in one statement: the hash of the session's newest
- * entry (prev), the engine's (eprev) and the newest seq; CHAIN_ZERO and 0 when there are none. */
+/* The session's newest hash in the store: CHAIN_ZERO when it has none. */
+static int chain_session_head(struct store *s, const char *session_id, char prev[65])
+{
+    sqlite3_stmt *st = store_cached(s, STORE_SLOT_CHAIN_SESSION_HEAD,
+                                    "SELECT hash FROM chain WHERE session_id IS ?1 ORDER BY seq "
+                                    "DESC LIMIT 1");
+    if (!st)
+        return -1;
+    store_bind_text(st, 1, session_id);
+    int rc = sqlite3_step(st);
+    const unsigned char *p = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+    snprintf(prev, 65, "%s", p ? (const char *)p : CHAIN_ZERO);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The heads the next entry links to: the hash of the session's newest entry (prev), the
+ * engine's (eprev) and the newest seq; CHAIN_ZERO and 0 when there are none. As the engine
+ * left them when it knows them (store_chain_heads.c), else from the store in one statement. */
 static int chain_heads(struct store *s, const char *session_id, char prev[65], char eprev[65],
                        int64_t *seq)
 {
+    if (store_chain_heads_engine(s, seq, eprev))
+        return store_chain_heads_session(s, session_id, prev)
+                   ? 0
+                   : chain_session_head(s, session_id, prev);
     sqlite3_stmt *st = store_cached(s, STORE_SLOT_CHAIN_HEAD,
                                     "SELECT (SELECT hash FROM chain WHERE session_id IS ?1 ORDER "
                                     "BY seq DESC LIMIT 1), engine_hash, seq FROM chain ORDER BY "
@@ -191,20 +212,14 @@ static int chain_heads(struct store *s, const char *session_id, char prev[65], c
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-int store_chain_append(struct store *s, const char *session_id, const char *kind, int64_t ref,
-                       char **err)
+/* One entry after the heads: 0, SQLITE_CONSTRAINT when its seq is taken (an entry the engine
+ * did not write), -1 with *err. */
+static int chain_insert(struct store *s, const char *session_id, const char *kind, int64_t ref,
+                        const char *body, char **err)
 {
-    const struct chain_kind *k = chain_kind_find(kind);
-    char *body = NULL;
-    if (!k || chain_body(s, k, ref, &body) != 1) {
-        if (err)
-            *err = util_strdupf("store: no %s %lld to record", kind, (long long)ref);
-        return -1;
-    }
     char prev[65], eprev[65], hash[65], ehash[65];
     int64_t last = 0;
     if (chain_heads(s, session_id, prev, eprev, &last) < 0) {
-        free(body);
         if (err)
             *err = store_errf(s, "reading the record's head");
         return -1;
@@ -216,25 +231,63 @@ int store_chain_append(struct store *s, const char *session_id, const char *kind
     sqlite3_stmt *st = store_cached(s, STORE_SLOT_CHAIN_INSERT,
                                     "INSERT INTO chain(seq, session_id, kind, ref, body, prev, "
                                     "hash, engine_hash) VALUES (?,?,?,?,?,?,?,?)");
-    if (st) {
-        sqlite3_bind_int64(st, 1, seq);
-        store_bind_text(st, 2, session_id);
-        store_bind_text(st, 3, kind);
-        sqlite3_bind_int64(st, 4, ref);
-        store_bind_text(st, 5, body);
-        store_bind_text(st, 6, prev);
-        store_bind_text(st, 7, hash);
-        store_bind_text(st, 8, ehash);
+    if (!st)
+        return store_cached_done(s, NULL, "recording the entry", err);
+    sqlite3_bind_int64(st, 1, seq);
+    store_bind_text(st, 2, session_id);
+    store_bind_text(st, 3, kind);
+    sqlite3_bind_int64(st, 4, ref);
+    store_bind_text(st, 5, body);
+    store_bind_text(st, 6, prev);
+    store_bind_text(st, 7, hash);
+    store_bind_text(st, 8, ehash);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE) {
+        store_chain_heads_set(s, seq, ehash, session_id, hash);
+        return 0;
+    }
+    if ((rc & 0xff) == SQLITE_CONSTRAINT)
+        return SQLITE_CONSTRAINT;
+    s->last_rc = rc;
+    if (err)
+        *err = store_errf(s, "recording the entry");
+    return -1;
+}
+
+int store_chain_append(struct store *s, const char *session_id, const char *kind, int64_t ref,
+                       char **err)
+{
+    const struct chain_kind *k = chain_kind_find(kind);
+    char *body = NULL;
+    if (!k || chain_body(s, k, ref, &body) != 1) {
+        if (err)
+            *err = util_strdupf("store: no %s %lld to record", kind, (long long)ref);
+        return -1;
+    }
+    int rc = chain_insert(s, session_id, kind, ref, body, err);
+    if (rc == SQLITE_CONSTRAINT) {
+        /* Someone else appended: the heads are read from the store again. */
+        store_chain_heads_forget(s);
+        rc = chain_insert(s, session_id, kind, ref, body, err);
+    }
+    if (rc == SQLITE_CONSTRAINT) {
+        s->last_rc = SQLITE_CONSTRAINT;
+        if (err)
+            *err = store_errf(s, "recording the entry");
+        rc = -1;
     }
     free(body);
-    return store_cached_done(s, st, "recording the entry", err);
+    return rc;
 }
 
 int store_chain_append_action(struct store *s, const char *kind, int64_t action_id, char **err)
 {
-    sqlite3_stmt *st = store_cached(s, STORE_SLOT_CHAIN_ACTION_SESSION,
-                                    "SELECT session_id FROM actions WHERE id = ?");
-    char *sid = NULL;
+    const char *held = store_chain_heads_action_session(s, action_id);
+    char *sid = held ? strdup(held) : NULL;
+    sqlite3_stmt *st = sid ? NULL
+                           : store_cached(s, STORE_SLOT_CHAIN_ACTION_SESSION,
+                                          "SELECT session_id FROM actions WHERE id = ?");
     if (st) {
         sqlite3_bind_int64(st, 1, action_id);
         if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))

@@ -28,6 +28,7 @@ enum store_slot {
     STORE_SLOT_DERIVED_SET,
     STORE_SLOT_ACTION_GET,
     STORE_SLOT_CHAIN_HEAD,
+    STORE_SLOT_CHAIN_SESSION_HEAD,
     STORE_SLOT_CHAIN_BODY_ACTION,
     STORE_SLOT_CHAIN_BODY_DECISION,
     STORE_SLOT_CHAIN_BODY_OBSERVATION,
@@ -55,6 +56,7 @@ struct store {
      * set only when a write starts and they differ (store.c) */
     bool want_normal, is_normal;
     sqlite3_stmt *cache[STORE_SLOT_N];
+    struct store_chain_heads *heads; /* store_chain_heads.c */
 };
 
 char *store_errf(struct store *s, const char *what);
@@ -90,5 +92,24 @@ int store_chain_append(struct store *s, const char *session_id, const char *kind
 int store_chain_append_action(struct store *s, const char *kind, int64_t action_id, char **err);
 /* Record every row already in the store (the migration that adds the record). */
 int store_chain_backfill(struct store *s, char **err);
+
+/* The record's heads as the engine left them (store_chain_heads.c), so an entry need not read
+ * them back: forgotten at every rollback. Sessions' names longer than this are not held. */
+#define STORE_CHAIN_SESSION_MAX 63
+int store_chain_heads_init(struct store *s);
+void store_chain_heads_free(struct store *s);
+/* After a rollback to a savepoint (a transaction's rollback is seen by itself). */
+void store_chain_heads_forget(struct store *s);
+/* The newest entry's seq and engine hash: false when not known. */
+bool store_chain_heads_engine(struct store *s, int64_t *seq, char engine_hash[65]);
+/* The newest hash of sid's entries (sid NULL: of the entries of no session): false when not
+ * known. */
+bool store_chain_heads_session(struct store *s, const char *sid, char hash[65]);
+/* An entry was appended: seq and engine_hash are the engine's heads, hash sid's. */
+void store_chain_heads_set(struct store *s, int64_t seq, const char engine_hash[65],
+                           const char *sid, const char hash[65]);
+/* Action action_id (just inserted) is sid's; the session of an action, NULL when not held. */
+void store_chain_heads_action(struct store *s, int64_t action_id, const char *sid);
+const char *store_chain_heads_action_session(struct store *s, int64_t action_id);
 
 #endif

@@ -150,6 +150,16 @@ static long long one_row_int(sqlite3 *db, const char *sql, int col)
     return v;
 }
 
+/* The same on the store's file, through a connection of its own (as anyone could). */
+static long long one_row_int_path(const char *sql_text)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    long long v = one_row_int(db, sql_text, 0);
+    sqlite3_close(db);
+    return v;
+}
+
 /* The log gets a cycle's size in zeros at open (a growing log costs each sync its blocks and
  * its size), and a copy taken as a killed engine leaves it (frames, then zeros) recovers every
  * committed row. */
@@ -958,6 +968,72 @@ static void test_chain_tamper(void **state)
     assert_break(s, "action 1: its row is gone");
 }
 
+/* The record's heads are remembered between entries (store_chain_heads.c). An entry rolled
+ * back to a savepoint is forgotten with it: the next one links to what the store holds. */
+static void test_chain_heads_after_rollback(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "ssss", "s", "img", SESSION_READY, NULL, 1, &err), 0);
+    assert_int_equal(store_event_add(s, "ssss", "ready", NULL, 2), 0);
+    assert_true(store_action_insert(s, "ssss", "run", "one", "{}", 2.5, &err) > 0);
+    long long before = one_row_int_path("SELECT max(seq) FROM chain");
+
+    assert_int_equal(store_batch_begin(s, true, true, &err), 0);
+    assert_int_equal(store_tx_begin(s, &err), 0);
+    assert_int_equal(store_event_add(s, "ssss", "paused", NULL, 3), 0);
+    assert_true(store_action_insert(s, "ssss", "run", "two", "{}", 3.5, &err) > 0);
+    store_tx_rollback(s);
+    assert_int_equal(store_event_add(s, "ssss", "resumed", NULL, 4), 0);
+    int64_t three = store_action_insert(s, "ssss", "run", "three", "{}", 4.5, &err);
+    assert_true(three > 0);
+    assert_int_equal(store_batch_commit(s, &err), 0);
+    const char obs[] = "{\"content\":\"x\"}";
+    assert_int_equal(store_action_finish(s, three, ACTION_DONE, 0, obs, strlen(obs), NULL, 5, &err),
+                     0);
+    /* the rolled-back entries' seqs are taken again, and every link holds */
+    assert_int_equal(one_row_int_path("SELECT max(seq) FROM chain"), before + 3);
+    assert_verified(s, "ssss");
+    assert_verified(s, NULL);
+
+    /* A whole transaction rolled back (SQLite's rollback hook): the same. */
+    assert_int_equal(store_batch_begin(s, true, false, &err), 0);
+    assert_int_equal(store_event_add(s, "ssss", "paused", NULL, 6), 0);
+    assert_int_equal(store_action_insert(s, "zzzz", "run", "bad", "{}", 6.5, &err), -1);
+    free(err);
+    err = NULL;
+    assert_int_equal(store_batch_commit(s, &err), -1);
+    free(err);
+    err = NULL;
+    assert_int_equal(store_event_add(s, "ssss", "resumed", NULL, 7), 0);
+    assert_int_equal(one_row_int_path("SELECT max(seq) FROM chain"), before + 4);
+    assert_verified(s, NULL);
+}
+
+/* An entry appended beside the engine (its seq taken): the engine's next entry still goes in,
+ * after it, and the forged one is where the record breaks. */
+static void test_chain_heads_outside_entry(void **state)
+{
+    struct store *s = *state;
+    char *err = NULL;
+    assert_int_equal(store_session_insert(s, "oooo", "o", "img", SESSION_READY, NULL, 1, &err), 0);
+    assert_int_equal(store_event_add(s, "oooo", "ready", NULL, 2), 0);
+    assert_int_equal(store_event_add(s, "oooo", "paused", NULL, 3), 0);
+    sql("INSERT INTO chain(seq, session_id, kind, ref, body, prev, hash, engine_hash) "
+        "SELECT seq + 1, session_id, kind, ref, body, prev, hash, engine_hash FROM chain "
+        "ORDER BY seq DESC LIMIT 1");
+    long long forged = one_row_int_path("SELECT max(seq) FROM chain");
+    assert_int_equal(store_event_add(s, "oooo", "resumed", NULL, 4), 0);
+    assert_int_equal(one_row_int_path("SELECT max(seq) FROM chain"), forged + 1);
+    assert_int_equal(one_row_int_path("SELECT count(*) FROM chain WHERE seq = (SELECT max(seq) "
+                                      "FROM chain) AND ref = (SELECT max(id) FROM events)"),
+                     1);
+    char *got = verify_break(s);
+    assert_non_null(got);
+    assert_non_null(strstr(got, "event 2: "));
+    free(got);
+}
+
 /* Rules engine-wide and per session: added, edited, removed and the config file's kept in
  * step, each change in the record; an edit behind the store's back is named. */
 static void test_rules_edit_and_record(void **state)
@@ -1079,6 +1155,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rules_and_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_tamper, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chain_heads_after_rollback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chain_heads_outside_entry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_match, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rules_edit_and_record, setup, teardown),
         cmocka_unit_test(test_migration_from_v1),
