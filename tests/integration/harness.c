@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <glob.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -309,6 +310,18 @@ void harness_require(void)
 
 /* ---------------------------------------------------------------- engines */
 
+/* Engines not destroyed yet: a test that fails returns before its engine_destroy, so what
+ * its engine made (containers, local sandboxes, the state dir) goes when the program exits. */
+#define HARNESS_MAX_ENGINES 64
+static struct engine_proc *live_engines[HARNESS_MAX_ENGINES];
+
+static void destroy_live_engines(void)
+{
+    for (size_t i = 0; i < HARNESS_MAX_ENGINES; i++)
+        if (live_engines[i])
+            engine_destroy(live_engines[i]);
+}
+
 struct engine_proc *engine_new(void)
 {
     struct engine_proc *e = calloc(1, sizeof(*e));
@@ -320,6 +333,14 @@ struct engine_proc *engine_new(void)
     e->state_dir = strdup(tmpl);
     e->socket = strdupf("%s/engine.sock", e->state_dir);
     e->op_socket = strdupf("%s/operator.sock", e->state_dir);
+    static bool registered;
+    if (!registered)
+        registered = atexit(destroy_live_engines) == 0;
+    for (size_t i = 0; i < HARNESS_MAX_ENGINES; i++)
+        if (!live_engines[i]) {
+            live_engines[i] = e;
+            break;
+        }
     return e;
 }
 
@@ -479,10 +500,92 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return 0;
 }
 
+/* Writes text to path; -1 when it cannot. */
+static int write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* The processes in cgroup dir, SIGKILLed (thawed first when frozen, else the signal waits);
+ * those not seen before (in another hierarchy of the same cgroup) are added to seen. */
+static void kill_cgroup(const char *dir, long *seen, int *n_seen, int max_seen)
+{
+    char *freezer = strdupf("%s/freezer.state", dir), *freeze = strdupf("%s/cgroup.freeze", dir);
+    write_text(freezer, "THAWED");
+    write_text(freeze, "0");
+    free(freezer);
+    free(freeze);
+    char *procs = strdupf("%s/cgroup.procs", dir);
+    FILE *f = fopen(procs, "re");
+    long pid;
+    while (f && fscanf(f, "%ld", &pid) == 1) {
+        if (pid <= 1)
+            continue;
+        int i = 0;
+        while (i < *n_seen && seen[i] != pid)
+            i++;
+        if (i == *n_seen && *n_seen < max_seen)
+            seen[(*n_seen)++] = pid;
+        kill((pid_t)pid, SIGKILL);
+    }
+    if (f)
+        fclose(f);
+    free(procs);
+}
+
+/* Local sandboxes outlive their engine, as containers do: a test that failed before deleting
+ * one leaves its processes (as the agent user) running. They are found by their cgroups,
+ * paddock.local/<engine id>/ in each hierarchy (cgroup v1) or the one (v2), killed, and the
+ * cgroups removed. Returns how many processes were ended. */
+static int remove_local_sandboxes(const char *eid)
+{
+    char *patterns[] = {strdupf("/sys/fs/cgroup/paddock.local/%s/*/", eid),
+                        strdupf("/sys/fs/cgroup/*/paddock.local/%s/*/", eid)};
+    long seen[256];
+    int killed = 0;
+    for (size_t p = 0; p < 2; p++) {
+        glob_t g;
+        if (glob(patterns[p], GLOB_ONLYDIR | GLOB_NOSORT, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            kill_cgroup(g.gl_pathv[i], seen, &killed, 256);
+        /* A cgroup goes once its processes have: wait for that, to a deadline. */
+        double deadline = now_ms() + 10000;
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            while (rmdir(g.gl_pathv[i]) < 0 && errno == EBUSY && now_ms() < deadline)
+                sleep_ms(20);
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            /* and paddock.local/<engine id> itself ("<it>/<sandbox>/" here) */
+            char *parent = strdup(g.gl_pathv[i]);
+            size_t len = strlen(parent);
+            while (len > 0 && parent[len - 1] == '/')
+                parent[--len] = '\0';
+            char *slash = strrchr(parent, '/');
+            if (slash) {
+                *slash = '\0';
+                rmdir(parent);
+            }
+            free(parent);
+        }
+        globfree(&g);
+    }
+    free(patterns[0]);
+    free(patterns[1]);
+    return killed;
+}
+
 int engine_destroy(struct engine_proc *e)
 {
     if (!e)
         return 0;
+    for (size_t i = 0; i < HARNESS_MAX_ENGINES; i++)
+        if (live_engines[i] == e)
+            live_engines[i] = NULL;
     if (e->pid) {
         kill(e->pid, SIGKILL);
         waitpid(e->pid, NULL, 0);
@@ -504,10 +607,19 @@ int engine_destroy(struct engine_proc *e)
         removed += remove_containers(labels);
         free(el);
     }
-    free(eid);
     if (removed)
         fprintf(stderr, "cleanup: removed %d container(s) left by the test\n", removed);
+    int killed = eid && *eid ? remove_local_sandboxes(eid) : 0;
+    if (killed)
+        fprintf(stderr, "cleanup: ended %d process(es) of local sandboxes left by the test\n",
+                killed);
+    removed += killed;
+    free(eid);
     nftw(e->state_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    /* the local backend's workspaces, where the tests put them */
+    char *local_root = strdupf("%s-local", e->state_dir);
+    nftw(local_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(local_root);
     free(e->state_dir);
     free(e->socket);
     free(e->op_socket);
