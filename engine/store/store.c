@@ -392,7 +392,7 @@ struct store *store_open(const char *path, char **err)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     if (sqlite3_open_v2(path, &s->db,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                        NULL) != SQLITE_OK) {
+                        store_vfs_name()) != SQLITE_OK) {
         *err = util_strdupf("store: cannot open %s: %s", path,
                             s->db ? sqlite3_errmsg(s->db) : "out of memory");
         store_close(s);

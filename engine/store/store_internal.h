@@ -90,6 +90,10 @@ int store_chain_append(struct store *s, const char *session_id, const char *kind
                        char **err);
 /* The same for an action's entry (action, decision, observation): its session looked up. */
 int store_chain_append_action(struct store *s, const char *kind, int64_t action_id, char **err);
+/* The VFS the store's connection opens its files with (store_vfs.c): SQLite's default, with a
+ * commit's frames of the write-ahead log written in one call. NULL when it could not be set up
+ * (then SQLite's default). */
+const char *store_vfs_name(void);
 /* Record every row already in the store (the migration that adds the record). */
 int store_chain_backfill(struct store *s, char **err);
 

@@ -10,10 +10,12 @@
 /* cmocka needs the headers above first. */
 #include <cmocka.h>
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -28,7 +30,8 @@ static int setup(void **state)
     snprintf(path, sizeof(path), "%s/paddock.db", dir);
     char *err = NULL;
     struct store *s = store_open(path, &err);
-    assert_null(err);
+    if (err)
+        fail_msg("%s", err);
     assert_non_null(s);
     *state = s;
     return 0;
@@ -158,6 +161,98 @@ static long long one_row_int_path(const char *sql_text)
     long long v = one_row_int(db, sql_text, 0);
     sqlite3_close(db);
     return v;
+}
+
+/* Write calls this process made so far (/proc/self/io). */
+static long long write_calls(void)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    char line[128];
+    long long n = -1;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "syscw: %lld", &n) == 1)
+            break;
+    if (f)
+        fclose(f);
+    assert_true(n >= 0);
+    return n;
+}
+
+/* A commit's frames reach the log in one write (store_vfs.c: SQLite writes each frame as two),
+ * and at the commit itself, not at a later sync: another connection reads each commit at once.
+ * Without a sync at commit (synchronous=NORMAL), as the engine's batches go. */
+static void test_wal_commit_is_one_write(void **state)
+{
+    struct store *s = *state;
+    assert_int_equal(sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL; CREATE TABLE scratch(i, b)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3 *other;
+    assert_int_equal(sqlite3_open_v2(path, &other, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    for (int i = 1; i <= 20; i++) {
+        char sql_text[200];
+        /* eight rows of a page each: ten frames or so */
+        snprintf(sql_text, sizeof(sql_text),
+                 "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 8) "
+                 "INSERT INTO scratch SELECT %d, randomblob(3000) FROM n",
+                 i);
+        long long before = write_calls();
+        assert_int_equal(sqlite3_exec(s->db, sql_text, NULL, NULL, NULL), SQLITE_OK);
+        long long writes = write_calls() - before;
+        if (writes > 2)
+            fail_msg("commit %d took %lld write calls", i, writes);
+        assert_int_equal(one_row_int(other, "SELECT count(*) FROM scratch", 0), 8 * i);
+        assert_int_equal(one_row_int(other,
+                                     "SELECT count(*) FROM scratch WHERE i = (SELECT "
+                                     "max(i) FROM scratch) AND length(b) = 3000",
+                                     0),
+                         8);
+    }
+    sqlite3_close(other);
+}
+
+/* A commit whose frames cannot be written (here: past the file size limit, as a full disk
+ * refuses them) fails as that commit's error, and nothing of it is seen; the store stays
+ * whole. The frames are written inside the commit's own last write, not later. */
+static void test_wal_commit_write_error(void **state)
+{
+    struct store *s = *state;
+    assert_int_equal(sqlite3_exec(s->db, "PRAGMA synchronous=NORMAL; CREATE TABLE scratch(i, b)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = (struct rlimit){.rlim_cur = 1024 * 1024, .rlim_max = old.rlim_max};
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    int i, rc = SQLITE_OK;
+    for (i = 1; i <= 200 && rc == SQLITE_OK; i++) {
+        char sql_text[200];
+        snprintf(sql_text, sizeof(sql_text),
+                 "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 8) "
+                 "INSERT INTO scratch SELECT %d, randomblob(3000) FROM n",
+                 i);
+        rc = sqlite3_exec(s->db, sql_text, NULL, NULL, NULL);
+    }
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, was);
+    if (rc == SQLITE_OK)
+        fail_msg("200 commits past the size limit all succeeded");
+    int failed = i - 1;
+    assert_true((rc & 0xff) == SQLITE_FULL || (rc & 0xff) == SQLITE_IOERR);
+    sqlite3 *other;
+    assert_int_equal(sqlite3_open_v2(path, &other, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(one_row_int(other, "SELECT count(*) FROM scratch", 0), 8 * (failed - 1));
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(other, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
+    sqlite3_finalize(st);
+    sqlite3_close(other);
+    /* and the store takes the next commit */
+    assert_int_equal(
+        sqlite3_exec(s->db, "INSERT INTO scratch VALUES (0, 'after')", NULL, NULL, NULL),
+        SQLITE_OK);
 }
 
 /* The log gets a cycle's size in zeros at open (a growing log costs each sync its blocks and
@@ -1156,6 +1251,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_transitions_and_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_tamper, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_heads_after_rollback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wal_commit_is_one_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wal_commit_write_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_heads_outside_entry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_match, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rules_edit_and_record, setup, teardown),
