@@ -169,6 +169,14 @@ void store_chain_engine_hash(const char *engine_prev, const char *hash, char out
     store_chain_sha256(text, strlen(text), out);
 }
 
+/* Column col of a head statement's step result rc, as a hash: CHAIN_ZERO when there is no
+ * row or it is NULL. */
+static void chain_col_hash(sqlite3_stmt *st, int rc, int col, char out[65])
+{
+    const unsigned char *p = rc == SQLITE_ROW ? sqlite3_column_text(st, col) : NULL;
+    snprintf(out, 65, "%s", p ? (const char *)p : CHAIN_ZERO);
+}
+
 /* The session's newest hash in the store: CHAIN_ZERO when it has none. */
 static int chain_session_head(struct store *s, const char *session_id, char prev[65])
 {
@@ -179,8 +187,7 @@ static int chain_session_head(struct store *s, const char *session_id, char prev
         return -1;
     store_bind_text(st, 1, session_id);
     int rc = sqlite3_step(st);
-    const unsigned char *p = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
-    snprintf(prev, 65, "%s", p ? (const char *)p : CHAIN_ZERO);
+    chain_col_hash(st, rc, 0, prev);
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
@@ -203,10 +210,8 @@ static int chain_heads(struct store *s, const char *session_id, char prev[65], c
         return -1;
     store_bind_text(st, 1, session_id);
     int rc = sqlite3_step(st);
-    const unsigned char *p = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
-    snprintf(prev, 65, "%s", p ? (const char *)p : CHAIN_ZERO);
-    p = rc == SQLITE_ROW ? sqlite3_column_text(st, 1) : NULL;
-    snprintf(eprev, 65, "%s", p ? (const char *)p : CHAIN_ZERO);
+    chain_col_hash(st, rc, 0, prev);
+    chain_col_hash(st, rc, 1, eprev);
     *seq = rc == SQLITE_ROW ? sqlite3_column_int64(st, 2) : 0;
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
