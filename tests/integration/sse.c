@@ -54,7 +54,7 @@ struct sse *sse_open(const char *sock, const char *path)
     char *req = strdupf("GET %s HTTP/1.1\r\nHost: localhost\r\n"
                         "Accept: text/event-stream\r\n\r\n",
                         path);
-    assert_int_equal(write(s->fd, req, strlen(req)), (ssize_t)strlen(req));
+    assert_int_equal(send(s->fd, req, strlen(req), MSG_NOSIGNAL), (ssize_t)strlen(req));
     free(req);
     fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
     return s;
@@ -73,7 +73,7 @@ struct sse *sse_open_tcp(int port, const char *path, const char *token)
     char *req = strdupf("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: Bearer %s\r\n"
                         "Accept: text/event-stream\r\n\r\n",
                         path, port, token);
-    assert_int_equal(write(s->fd, req, strlen(req)), (ssize_t)strlen(req));
+    assert_int_equal(send(s->fd, req, strlen(req), MSG_NOSIGNAL), (ssize_t)strlen(req));
     free(req);
     fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
     return s;
