@@ -6,8 +6,11 @@
  * shell printed it (raw bytes, possibly cut inside a character); type `r`: the end, its
  * header "r STATUS LENGTH\n" and the observation's JSON, byte for byte the body a plain
  * request gets. Frames are written as the output comes (docs/protocol.md). The reply waits for
- * the first frame: an action that ends before it printed anything the engine has not seen (a
- * quick command) is answered whole, headers and frames with their length, in one write. */
+ * the first frame, and the first frame waits for the end up to --stream-hold (2 ms): bash writes
+ * a quick command's output and its marker apart, so they come in two reads of the terminal,
+ * and a reply started at the first cost the engine a wakeup, a chunk and a frame more. An
+ * action that ends within the hold (a quick command) is answered whole, headers and frames
+ * with their length, in one write; a longer one streams from the end of the hold. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,8 @@
 /* Output not yet written to a slow engine is dropped past this (the observation keeps all of
  * it); the stream then carries a note in place of what was dropped. */
 #define EXECUTE_STREAM_MAX (4u * 1024 * 1024)
+/* How much output the first frame's wait for the end (--stream-hold) holds at most. */
+#define EXECUTE_FIRST_HOLD_MAX (16u * 1024)
 
 /* A streamed request: the action, the frames not yet sent, and whether the end is in. */
 struct execute_stream {
@@ -30,6 +35,9 @@ struct execute_stream {
     bool ended;         /* the `r` frame is in out */
     bool reader_parked; /* the reader suspended the connection for want of bytes */
     bool reply_parked;  /* no reply yet: the connection waits for the first frame */
+    bool held;          /* on ex->held: the first frame waits for the end, up to hold_until */
+    double hold_until;
+    struct execute_stream *held_prev, *held_next;
 };
 
 /* Resumes the connection whose action finished after it was suspended. */
@@ -56,8 +64,24 @@ static enum MHD_Result reply_action(struct request *rq)
 
 /* ---- the streamed reply ---- */
 
+static void hold_drop(struct execute_stream *st)
+{
+    if (!st->held)
+        return;
+    struct executor *ex = st->rq->ex;
+    if (st->held_prev)
+        st->held_prev->held_next = st->held_next;
+    else
+        ex->held = st->held_next;
+    if (st->held_next)
+        st->held_next->held_prev = st->held_prev;
+    st->held_prev = st->held_next = NULL;
+    st->held = false;
+}
+
 static void stream_wake(struct execute_stream *st)
 {
+    hold_drop(st);
     if ((st->reader_parked || st->reply_parked) && st->rq) {
         st->reader_parked = st->reply_parked = false;
         endpoint_resume(st->rq);
@@ -85,7 +109,20 @@ static void stream_frame(struct execute_stream *st, const char *head, const char
     }
     buf_append_str(&st->out, head);
     buf_append(&st->out, data, n);
-    stream_wake(st);
+    if (final || !st->reply_parked || !st->rq || st->out.len > EXECUTE_FIRST_HOLD_MAX ||
+        !(st->rq->ex->cfg.stream_hold > 0)) {
+        stream_wake(st);
+        return;
+    }
+    if (!st->held) { /* the first frame: it waits for the end a little */
+        struct executor *ex = st->rq->ex;
+        st->held = true;
+        st->hold_until = evloop_now() + ex->cfg.stream_hold;
+        st->held_next = ex->held;
+        if (ex->held)
+            ex->held->held_prev = st;
+        ex->held = st;
+    }
 }
 
 static void stream_on_output(struct action_req *req, const char *data, size_t n)
@@ -125,6 +162,7 @@ static void orphan_done(struct action_req *req)
 static void free_stream(void *state)
 {
     struct execute_stream *st = state;
+    hold_drop(st);
     if (st->ended || !st->req)
         action_req_free(st->req);
     else {
@@ -199,6 +237,28 @@ static enum MHD_Result start_stream(struct request *rq, struct action_req *req)
     st->reply_parked = true;
     endpoint_suspend(rq);
     return MHD_YES;
+}
+
+int endpoint_execute_hold_ms(const struct executor *ex)
+{
+    if (!ex->held)
+        return -1;
+    double soonest = ex->held->hold_until;
+    for (const struct execute_stream *st = ex->held->held_next; st; st = st->held_next)
+        if (st->hold_until < soonest)
+            soonest = st->hold_until;
+    double ms = (soonest - evloop_now()) * 1e3;
+    return ms <= 0 ? 0 : (int)ms + 1; /* epoll counts whole ms: never wake before it */
+}
+
+void endpoint_execute_release(struct executor *ex, bool all)
+{
+    double now = evloop_now();
+    for (struct execute_stream *st = ex->held, *next; st; st = next) {
+        next = st->held_next;
+        if (all || st->hold_until <= now)
+            stream_wake(st);
+    }
 }
 
 enum MHD_Result endpoint_execute(struct request *rq)

@@ -10,8 +10,10 @@
 #include "reqlog.h"
 #include "shell.h"
 
-#define EXECUTOR_DEFAULT_TIMEOUT 120.0        /* seconds, OpenHands' sandbox.timeout */
-#define EXECUTOR_DEFAULT_NO_CHANGE 10.0       /* seconds, NO_CHANGE_TIMEOUT_SECONDS */
+#define EXECUTOR_DEFAULT_TIMEOUT 120.0  /* seconds, OpenHands' sandbox.timeout */
+#define EXECUTOR_DEFAULT_NO_CHANGE 10.0 /* seconds, NO_CHANGE_TIMEOUT_SECONDS */
+/* A streamed command's first output waits this long for its end (seconds, --stream-hold). */
+#define EXECUTOR_DEFAULT_STREAM_HOLD 0.002
 #define EXECUTOR_MAX_BODY (64u * 1024 * 1024) /* request bodies above this get 413 */
 #define EXECUTOR_CONNECTION_TIMEOUT 60u       /* seconds a connection may idle */
 #define EXECUTOR_ENV_TIMEOUT 30.0             /* seconds for POST /env's shell command */
@@ -24,7 +26,8 @@ struct executor_config {
     uid_t uid;            /* the shell's uid */
     gid_t gid;
     double no_change_timeout;
-    bool auto_lint; /* --auto-lint: edits report the lint errors they introduced (lint.h) */
+    double stream_hold; /* seconds a streamed action's first output waits for its end */
+    bool auto_lint;     /* --auto-lint: edits report the lint errors they introduced (lint.h) */
 };
 
 struct server;
@@ -40,12 +43,13 @@ struct executor {
     struct server *server;
     struct action_queue queue;
     struct run_state *run;
-    struct fsjob_state *fsjob; /* file actions: the child at work, the undo history */
-    char *api_key;             /* X-Session-API-Key, NULL when none is configured */
-    double started_at;         /* evloop_now() at start */
-    double last_action_at;     /* evloop_now() of the last /execute_action */
-    bool serving;              /* the socket is up */
-    bool shell_started;        /* a shell printed its first prompt once */
+    struct execute_stream *held; /* first output frames waiting for their action's end */
+    struct fsjob_state *fsjob;   /* file actions: the child at work, the undo history */
+    char *api_key;               /* X-Session-API-Key, NULL when none is configured */
+    double started_at;           /* evloop_now() at start */
+    double last_action_at;       /* evloop_now() of the last /execute_action */
+    bool serving;                /* the socket is up */
+    bool shell_started;          /* a shell printed its first prompt once */
     bool stopping;
     bool quiet;        /* --quiet: no line per request in the container log */
     struct reqlog log; /* those lines, a burst a second */

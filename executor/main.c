@@ -25,6 +25,7 @@
 #include "action_run.h"
 #include "auth.h"
 #include "egress.h"
+#include "endpoint.h"
 #include "env.h"
 #include "executor.h"
 #include "fsjob.h"
@@ -56,6 +57,7 @@ struct options {
     const char *user_db; /* --user-db DIR: name the user in DIR/passwd and DIR/group */
     long user_id;
     double no_change_timeout;
+    double stream_hold; /* seconds */
     double setup_timeout;
     const char **plugins; /* names after --plugins */
     size_t n_plugins;
@@ -73,7 +75,7 @@ static void usage(FILE *f)
             "                        [--no-change-timeout SECS] [--connection-timeout SECS]\n"
             "                        [--shell PATH] [--home DIR] [--env-file PATH] [--quiet]\n"
             "                        [--setup-timeout SECS] [--auto-lint] [--command-dir DIR]\n"
-            "                        [--user-db DIR] [--own-working-dir]\n"
+            "                        [--user-db DIR] [--own-working-dir] [--stream-hold MS]\n"
             "                        [--egress-proxy HOST:PORT --egress-socket PATH]\n"
             "                        [--plugins NAME...]\n"
             "\n"
@@ -93,6 +95,8 @@ static void usage(FILE *f)
             "  --no-change-timeout SECS  soft timeout for non-blocking commands\n"
             "                            (default: $NO_CHANGE_TIMEOUT_SECONDS, else 10)\n"
             "  --connection-timeout SECS close connections idle this long (60; 0: never)\n"
+            "  --stream-hold MS          a streamed command's first output waits this long for\n"
+            "                            its end, so a quick one is answered whole (2; 0: no)\n"
             "  --shell PATH              shell binary (default: bash from PATH, else /bin/sh)\n"
             "  --home DIR                the agent's HOME (default: its passwd home, else the\n"
             "                            working dir); created if missing\n"
@@ -166,6 +170,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         {"user-id", required_argument, NULL, 'u'},
         {"username", required_argument, NULL, 'n'},
         {"no-change-timeout", required_argument, NULL, 't'},
+        {"stream-hold", required_argument, NULL, 'W'},
         {"shell", required_argument, NULL, 'S'},
         {"env-file", required_argument, NULL, 'e'},
         {"home", required_argument, NULL, 'H'},
@@ -185,6 +190,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     *o = (struct options){.working_dir = "/workspace",
                           .user_id = -1,
                           .no_change_timeout = EXECUTOR_DEFAULT_NO_CHANGE,
+                          .stream_hold = EXECUTOR_DEFAULT_STREAM_HOLD,
                           .setup_timeout = STARTUP_SETUP_TIMEOUT,
                           .connection_timeout = EXECUTOR_CONNECTION_TIMEOUT};
     if (take_plugins(&argc, argv, o) < 0) {
@@ -235,6 +241,15 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 't':
             if (parse_seconds(optarg, &o->no_change_timeout) < 0) {
                 fprintf(stderr, "paddock-executor: invalid --no-change-timeout: %s\n", optarg);
+                return 2;
+            }
+            break;
+        case 'W':
+            errno = 0;
+            o->stream_hold = strtod(optarg, &end) / 1e3;
+            if (errno || end == optarg || *end || !(o->stream_hold >= 0) || o->stream_hold > 60) {
+                fprintf(stderr, "paddock-executor: invalid --stream-hold: %s (0 to 60000 ms)\n",
+                        optarg);
                 return 2;
             }
             break;
@@ -483,6 +498,7 @@ int main(int argc, char **argv)
     ex.quiet = o.quiet;
     ex.cfg.working_dir = o.working_dir;
     ex.cfg.no_change_timeout = o.no_change_timeout;
+    ex.cfg.stream_hold = o.stream_hold;
     ex.cfg.auto_lint = o.auto_lint;
     ex.cfg.username = o.username;
 
@@ -747,9 +763,12 @@ int main(int argc, char **argv)
     ex.serving = true;
 
     while (!ex.stopping) {
-        int timeout = server_timeout_ms(ex.server);
+        int timeout = server_timeout_ms(ex.server), hold = endpoint_execute_hold_ms(&ex);
+        if (hold >= 0 && (timeout < 0 || hold < timeout))
+            timeout = hold;
         if (evloop_run_once(ex.loop, timeout) < 0)
             break;
+        endpoint_execute_release(&ex, false);
         server_run_due(ex.server);
     }
 
@@ -759,6 +778,7 @@ out:
         close(fd_tcp);
     ex.stopping = true;
     action_abort_all(&ex);
+    endpoint_execute_release(&ex, true);
     server_stop(ex.server);
     if (ex.serving && o.socket_path)
         unlink(o.socket_path);

@@ -66,13 +66,15 @@ static size_t collect(char *data, size_t size, size_t nmemb, void *ctx)
     return n;
 }
 
-/* Keeps Content-Type and Content-Disposition (values without the line end). */
+/* Keeps Content-Type, Content-Disposition and Transfer-Encoding (values without the line
+ * end). */
 static size_t collect_header(char *data, size_t size, size_t nmemb, void *ctx)
 {
     struct bb_reply *r = ctx;
     size_t n = size * nmemb;
-    static const char *const names[] = {"content-type:", "content-disposition:"};
-    for (int i = 0; i < 2; i++) {
+    static const char *const names[] = {
+        "content-type:", "content-disposition:", "transfer-encoding:"};
+    for (int i = 0; i < 3; i++) {
         size_t k = strlen(names[i]);
         if (n > k && strncasecmp(data, names[i], k) == 0) {
             const char *v = data + k;
@@ -81,7 +83,9 @@ static size_t collect_header(char *data, size_t size, size_t nmemb, void *ctx)
                 v++, vl--;
             while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n'))
                 vl--;
-            char **slot = i == 0 ? &r->content_type : &r->disposition;
+            char **slot = i == 0   ? &r->content_type
+                          : i == 1 ? &r->disposition
+                                   : &r->transfer_encoding;
             free(*slot);
             *slot = strndup(v, vl);
         }
@@ -94,6 +98,7 @@ void bb_reply_free(struct bb_reply *r)
     free(r->body);
     free(r->content_type);
     free(r->disposition);
+    free(r->transfer_encoding);
     json_decref(r->json);
     memset(r, 0, sizeof *r);
 }

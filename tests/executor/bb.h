@@ -63,6 +63,7 @@ struct bb_reply {
     json_t *json;       /* the body parsed, when it is JSON */
     char *content_type; /* response headers of interest */
     char *disposition;
+    char *transfer_encoding; /* "chunked" when the reply was sent before its length was known */
 };
 
 /* The executor binary; set by bb_init. */

@@ -1300,6 +1300,37 @@ static void test_refuses_readable_key_file(void **state)
     assert_int_equal(bb_stop(&tmp), 0);
 }
 
+/* The `o` payloads of a frames reply joined into out (NUL-terminated) and its `r` frame;
+ * asserts that the frames are well formed and that the one `r` frame ends the reply. */
+static void frames_split(const struct bb_reply *st, char *out, size_t cap, unsigned *status,
+                         const char **obs, size_t *obs_len)
+{
+    size_t out_len = 0, at = 0;
+    bool got_result = false;
+    while (at < st->len) {
+        const char *nl = memchr(st->body + at, '\n', st->len - at);
+        assert_non_null(nl);
+        unsigned long long n = 0;
+        if (st->body[at] == 'o') {
+            assert_int_equal(sscanf(st->body + at, "o %llu", &n), 1);
+            assert_false(got_result);
+            assert_true(out_len + n < cap);
+            memcpy(out + out_len, nl + 1, n);
+            out_len += n;
+        } else {
+            assert_false(got_result);
+            assert_int_equal(sscanf(st->body + at, "r %u %llu", status, &n), 2);
+            *obs = nl + 1;
+            *obs_len = n;
+            got_result = true;
+        }
+        at = (size_t)(nl + 1 - st->body) + n;
+    }
+    assert_true(got_result);
+    assert_int_equal(at, st->len);
+    out[out_len] = '\0';
+}
+
 /* ?paddock_stream=1: output frames as the shell prints, then the plain reply byte for byte. */
 static void test_execute_stream_frames(void **state)
 {
@@ -1311,32 +1342,14 @@ static void test_execute_stream_frames(void **state)
     assert_int_equal(st.status, 200);
     assert_non_null(st.content_type);
     assert_string_equal(st.content_type, "application/x-paddock-frames");
-    char out[256] = "";
-    size_t out_len = 0, at = 0;
-    bool got_result = false;
-    while (at < st.len) {
-        const char *nl = memchr(st.body + at, '\n', st.len - at);
-        assert_non_null(nl);
-        unsigned long long n = 0;
-        unsigned status = 0;
-        if (st.body[at] == 'o') {
-            assert_int_equal(sscanf(st.body + at, "o %llu", &n), 1);
-            assert_false(got_result);
-            assert_true(out_len + n < sizeof out);
-            memcpy(out + out_len, nl + 1, n);
-            out_len += n;
-        } else {
-            assert_int_equal(sscanf(st.body + at, "r %u %llu", &status, &n), 2);
-            assert_int_equal(status, 200);
-            assert_int_equal(n, plain.len);
-            assert_memory_equal(nl + 1, plain.body, plain.len);
-            got_result = true;
-        }
-        at = (size_t)(nl + 1 - st.body) + n;
-    }
-    assert_true(got_result);
-    assert_int_equal(at, st.len);
-    out[out_len] = '\0';
+    char out[256];
+    unsigned status = 0;
+    const char *obs = NULL;
+    size_t obs_len = 0;
+    frames_split(&st, out, sizeof out, &status, &obs, &obs_len);
+    assert_int_equal(status, 200);
+    assert_int_equal(obs_len, plain.len);
+    assert_memory_equal(obs, plain.body, plain.len);
     assert_string_equal(out, "one\ntwo\033]0;t\007\n");
     bb_reply_free(&plain);
     bb_reply_free(&st);
@@ -1347,6 +1360,48 @@ static void test_execute_stream_frames(void **state)
     assert_int_equal(bad.status, 400);
     assert_non_null(detail(&bad));
     bb_reply_free(&bad);
+}
+
+/* --stream-hold: the first output frame waits for the command's end, so a command that ends
+ * within the hold is answered whole, with its length; with 0 the reply starts (chunked) at
+ * the first output. The command prints, sleeps, prints: the same frames either way. */
+static void test_execute_stream_hold(void **state)
+{
+    (void)state;
+    char *body = bb_run_body("printf one; sleep 0.3; echo two", false, 30, true);
+    for (int k = 0; k < 2; k++) {
+        struct bb e;
+        const char *args[] = {"--stream-hold", k == 0 ? "30000" : "0", NULL};
+        struct bb_options o = {.args = args};
+        assert_int_equal(bb_start(&e, &o), 0);
+        struct bb_reply st = bb_http(&e, "POST", "/execute_action?paddock_stream=1", body);
+        assert_int_equal(st.status, 200);
+        if (k == 0)
+            assert_null(st.transfer_encoding);
+        else
+            assert_string_equal(st.transfer_encoding ? st.transfer_encoding : "(none)", "chunked");
+        char out[64];
+        unsigned status = 0;
+        const char *obs = NULL;
+        size_t obs_len = 0;
+        frames_split(&st, out, sizeof out, &status, &obs, &obs_len);
+        assert_int_equal(status, 200);
+        assert_string_equal(out, "onetwo\n");
+        assert_non_null(memmem(obs, obs_len, "onetwo", 6));
+        bb_reply_free(&st);
+        assert_int_equal(bb_stop(&e), 0);
+    }
+    free(body);
+    /* What it takes: 0 to 60000 ms. */
+    struct bb tmp;
+    assert_int_equal(bb_prepare(&tmp, NULL), 0);
+    const char *bad[] = {"--socket", tmp.sock, "--working-dir", tmp.work, "--stream-hold",
+                         "-1",       NULL};
+    char *err;
+    assert_int_equal(run_executor(bad, &err), 2);
+    assert_string_equal(err, "paddock-executor: invalid --stream-hold: -1 (0 to 60000 ms)\n");
+    free(err);
+    assert_int_equal(bb_stop(&tmp), 0);
 }
 
 int main(int argc, char **argv)
@@ -1374,6 +1429,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_server_info_fields),
         cmocka_unit_test(test_slow_body_does_not_block),
         cmocka_unit_test(test_execute_stream_frames),
+        cmocka_unit_test(test_execute_stream_hold),
     };
     const struct CMUnitTest env_key[] = {
         cmocka_unit_test(test_auth_required),
