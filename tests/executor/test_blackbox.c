@@ -535,6 +535,26 @@ static void test_marker_and_wrapper_lookalikes(void **state)
     bb_expect_run(&ex, "echo fine", 0, "fine");
 }
 
+/* The shell shows the marker's code as text: what `declare -f` and `set` print of it holds no
+ * marker and no control byte (the tags' 0x1e and 0x1f stay escaped), and the shell goes on. */
+static void test_marker_code_printed(void **state)
+{
+    (void)state;
+    if (shell_is_ash())
+        skip(); /* ash keeps it in PS1, printed as text the same way */
+    for (int k = 0; k < 2; k++) {
+        struct bb_reply r = bb_run(&ex, k == 0 ? "declare -f __pdk_m" : "set");
+        assert_int_equal(bb_exit_code(&r), 0);
+        const char *c = bb_content(&r);
+        bb_assert_contains(c, "__pdk_m");
+        bb_assert_contains(c, "KDP__");
+        assert_null(strchr(c, 0x1e));
+        assert_null(strchr(c, 0x1f));
+        bb_reply_free(&r);
+    }
+    bb_expect_run(&ex, "echo after", 0, "after");
+}
+
 static void test_invalid_utf8(void **state)
 {
     (void)state;
@@ -2470,6 +2490,7 @@ int main(int argc, char **argv)
         SETTLED(test_huge_commands),
         SETTLED(test_ctrl_c_after_huge_command),
         SETTLED(test_marker_and_wrapper_lookalikes),
+        SETTLED(test_marker_code_printed),
         SETTLED(test_invalid_utf8),
         SETTLED(test_big_output_truncated),
         SETTLED(test_nul_dropped_hidden_uncapped),
