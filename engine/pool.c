@@ -407,20 +407,22 @@ json_t *pool_status(struct engine *eng)
     struct pool *p = eng->pool;
     for (int i = 0; p && i < p->n; i++) {
         struct pool_entry *e = &p->e[i];
-        long ready = 0, starting = 0;
+        long ready = 0, starting = 0, removing = 0;
         for (struct session *s = eng->sessions; s; s = s->next) {
             if (!s->pooled || !s->image || strcmp(s->image, e->image) != 0)
                 continue;
-            if (s->state == SESSION_READY && s->op == SESSION_OP_NONE)
+            if (s->op == SESSION_OP_DELETE) /* a shrink or a dead one: going, not coming */
+                removing++;
+            else if (s->state == SESSION_READY && s->op == SESSION_OP_NONE)
                 ready++;
             else if (pool_live(s))
                 starting++;
         }
-        json_array_append_new(arr,
-                              json_pack("{s:s,s:I,s:I,s:I,s:I,s:s?}", "image", e->image, "size",
-                                        (json_int_t)e->size, "ready", (json_int_t)ready, "starting",
-                                        (json_int_t)starting, "claimed", (json_int_t)e->claimed,
-                                        "last_error", e->last_error));
+        json_array_append_new(arr, json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:s?}", "image", e->image,
+                                             "size", (json_int_t)e->size, "ready",
+                                             (json_int_t)ready, "starting", (json_int_t)starting,
+                                             "removing", (json_int_t)removing, "claimed",
+                                             (json_int_t)e->claimed, "last_error", e->last_error));
     }
     return json_pack("{s:o}", "pools", arr);
 }
