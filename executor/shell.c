@@ -180,7 +180,8 @@ static void safe_hostname(const char *in, char *out, size_t outlen)
 /* The marker format for bash's printf: nonce halves and fields come as arguments. */
 #define BASH_MARKER_FORMAT "\"\\036PDK%%s%%s{%%s;%%s;%%s;%%s;%%s;%%s\\037%%s\\037%%s}%%s%%sKDP__\""
 #define BASH_MARKER_ARGS                                                                           \
-    "%s %s \"$__pdk_s\" \"${!:-}\" \"$EUID\" $__pdk_i $$ \"$HOSTNAME\" \"$PATH\" \"$PWD\" %s %s"
+    "%s %s \"$__pdk_s\" \"${!:-}\" \"$EUID\" \"$__pdk_i\" \"$$\" \"$HOSTNAME\" \"$PATH\" "         \
+    "\"$PWD\" %s %s"
 /* The same marker in three words (stdin and stdout the terminal): bash expands three words for
  * a fraction of what fourteen cost it. */
 #define BASH_MARKER_WORDS                                                                          \
@@ -199,6 +200,12 @@ static int send_init(struct shell *sh)
      * marker (dropped), an error in it cannot cut the init line short, and whatever it sets
      * for prompts is overridden next. Variables persisted by POST /env live there. */
     rc = buf_append_str(&line, " [ -r ~/.bashrc ] && . ~/.bashrc\n");
+    /* Aliases the rc file made would be expanded inside the marker's code as it is read (an
+     * alias named `[[`, `if` or `builtin`): they are off for the next line and back after it.
+     * A quoted word is never an alias, so this line is safe from them too. */
+    if (rc == 0 && sh->opt.bash)
+        rc = buf_append_str(&line, " \\builtin shopt -q expand_aliases&&__pdk_x=1||__pdk_x=0;"
+                                   "\\builtin shopt -u expand_aliases\n");
     if (rc == 0 && sh->opt.bash) {
         /* A function, so bash parses the marker's code once instead of at every prompt (a
          * quarter of its work for a quick command). $? first, before anything changes it
@@ -216,7 +223,8 @@ static int send_init(struct shell *sh)
             ";else builtin printf " BASH_MARKER_FORMAT " " BASH_MARKER_ARGS
             " 2>/dev/null >/dev/tty;fi;fi;builtin unset __pdk_s __pdk_i;};"
             " builtin export -f __pdk_m; builtin export PROMPT_COMMAND=__pdk_m"
-            " PS1= PS2=; set +H; unset HISTFILE\n",
+            " PS1= PS2=; set +H; unset HISTFILE;"
+            "builtin test $__pdk_x = 1&&builtin shopt -s expand_aliases;builtin unset __pdk_x\n",
             n1, n2, n1, n2, n1, n2, n1, n2, n1, n2, n1, n2);
     } else if (rc == 0) {
         /* POSIX sh (busybox ash): PS1 is expanded at each prompt, $? included. The __pdk_*

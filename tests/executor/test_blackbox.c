@@ -1325,8 +1325,31 @@ static void test_exec_redirects_stdout(void **state)
     bb_reply_free(&r);
     /* The marker still arrives (through the terminal): the shell stays usable. */
     bb_expect_run(&ex, "echo to-nowhere", 0, "");
+    /* Digits in IFS split no field of it (its words are quoted). */
+    bb_expect_run(&ex, "IFS=0123456789; (exit 12)", 12, "");
+    bb_expect_run(&ex, "unset IFS", 0, "");
     bb_expect_run(&ex, "exec >/dev/tty 2>&1", BB_ANY_EXIT, NULL);
     bb_expect_run(&ex, "echo back", BB_ANY_EXIT, "back");
+}
+
+/* Aliases in the agent's rc file (read before the marker's code is) do not reach that code:
+ * an alias of `[[` changes nothing in a command's output or status, and the rc's
+ * aliases still work after start-up. */
+static void test_rc_aliases_spare_the_marker(void **state)
+{
+    (void)state;
+    if (shell_is_ash())
+        skip();
+    struct bb e;
+    assert_int_equal(bb_prepare(&e, &(struct bb_options){.own_home = true}), 0);
+    assert_int_equal(mkdir(e.home, 0700), 0);
+    const char *rc = "alias '[['='echo X' ll='echo listed'\n";
+    bb_write_file(bb_path(e.home, ".bashrc"), rc, strlen(rc));
+    assert_int_equal(bb_launch(&e), 0);
+    bb_expect_run(&e, "echo hi; (exit 3)", 3, "hi");
+    bb_expect_run(&e, "ll", 0, "listed");
+    bb_expect_run(&e, "false", 1, "");
+    assert_int_equal(bb_stop(&e), 0);
 }
 
 static void test_exec_closes_stdin(void **state)
@@ -2491,6 +2514,7 @@ int main(int argc, char **argv)
         SETTLED(test_ctrl_c_after_huge_command),
         SETTLED(test_marker_and_wrapper_lookalikes),
         SETTLED(test_marker_code_printed),
+        SETTLED(test_rc_aliases_spare_the_marker),
         SETTLED(test_invalid_utf8),
         SETTLED(test_big_output_truncated),
         SETTLED(test_nul_dropped_hidden_uncapped),
