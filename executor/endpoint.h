@@ -89,9 +89,9 @@ enum MHD_Result endpoint_server_info(struct request *rq);
 /* endpoint_execute.c */
 enum MHD_Result endpoint_execute(struct request *rq);
 /* A streamed action's first output frame waits a moment for the action's end (a quick
- * command is then answered whole): ms until the soonest such wait ends, -1 when none. */
+ * command is then answered whole): ms until that wait ends, -1 when none. */
 int endpoint_execute_hold_ms(const struct executor *ex);
-/* Sends the first frames whose wait is over (all: every one, at shutdown). */
+/* Sends the first frame once its wait is over (all: at once, at shutdown). */
 void endpoint_execute_release(struct executor *ex, bool all);
 /* endpoint_env.c: POST /env, a paddock extension */
 enum MHD_Result endpoint_env(struct request *rq);

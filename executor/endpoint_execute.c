@@ -35,9 +35,7 @@ struct execute_stream {
     bool ended;         /* the `r` frame is in out */
     bool reader_parked; /* the reader suspended the connection for want of bytes */
     bool reply_parked;  /* no reply yet: the connection waits for the first frame */
-    bool held;          /* on ex->held: the first frame waits for the end, up to hold_until */
-    double hold_until;
-    struct execute_stream *held_prev, *held_next;
+    double hold_until;  /* as ex->held: the first frame waits for the end until then */
 };
 
 /* Resumes the connection whose action finished after it was suspended. */
@@ -64,19 +62,11 @@ static enum MHD_Result reply_action(struct request *rq)
 
 /* ---- the streamed reply ---- */
 
+/* Actions run one at a time, so one stream at most holds its first frame: ex->held. */
 static void hold_drop(struct execute_stream *st)
 {
-    if (!st->held)
-        return;
-    struct executor *ex = st->rq->ex;
-    if (st->held_prev)
-        st->held_prev->held_next = st->held_next;
-    else
-        ex->held = st->held_next;
-    if (st->held_next)
-        st->held_next->held_prev = st->held_prev;
-    st->held_prev = st->held_next = NULL;
-    st->held = false;
+    if (st->rq && st->rq->ex->held == st)
+        st->rq->ex->held = NULL;
 }
 
 static void stream_wake(struct execute_stream *st)
@@ -114,13 +104,9 @@ static void stream_frame(struct execute_stream *st, const char *head, const char
         stream_wake(st);
         return;
     }
-    if (!st->held) { /* the first frame: it waits for the end a little */
-        struct executor *ex = st->rq->ex;
-        st->held = true;
+    struct executor *ex = st->rq->ex;
+    if (ex->held != st) { /* the first frame: it waits for the end a little */
         st->hold_until = evloop_now() + ex->cfg.stream_hold;
-        st->held_next = ex->held;
-        if (ex->held)
-            ex->held->held_prev = st;
         ex->held = st;
     }
 }
@@ -243,22 +229,14 @@ int endpoint_execute_hold_ms(const struct executor *ex)
 {
     if (!ex->held)
         return -1;
-    double soonest = ex->held->hold_until;
-    for (const struct execute_stream *st = ex->held->held_next; st; st = st->held_next)
-        if (st->hold_until < soonest)
-            soonest = st->hold_until;
-    double ms = (soonest - evloop_now()) * 1e3;
+    double ms = (ex->held->hold_until - evloop_now()) * 1e3;
     return ms <= 0 ? 0 : (int)ms + 1; /* epoll counts whole ms: never wake before it */
 }
 
 void endpoint_execute_release(struct executor *ex, bool all)
 {
-    double now = evloop_now();
-    for (struct execute_stream *st = ex->held, *next; st; st = next) {
-        next = st->held_next;
-        if (all || st->hold_until <= now)
-            stream_wake(st);
-    }
+    if (ex->held && (all || ex->held->hold_until <= evloop_now()))
+        stream_wake(ex->held);
 }
 
 enum MHD_Result endpoint_execute(struct request *rq)

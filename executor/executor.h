@@ -43,7 +43,7 @@ struct executor {
     struct server *server;
     struct action_queue queue;
     struct run_state *run;
-    struct execute_stream *held; /* first output frames waiting for their action's end */
+    struct execute_stream *held; /* a first output frame waiting for its action's end */
     struct fsjob_state *fsjob;   /* file actions: the child at work, the undo history */
     char *api_key;               /* X-Session-API-Key, NULL when none is configured */
     double started_at;           /* evloop_now() at start */

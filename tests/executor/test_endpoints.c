@@ -1300,11 +1300,18 @@ static void test_refuses_readable_key_file(void **state)
     assert_int_equal(bb_stop(&tmp), 0);
 }
 
-/* The `o` payloads of a frames reply joined into out (NUL-terminated) and its `r` frame;
- * asserts that the frames are well formed and that the one `r` frame ends the reply. */
-static void frames_split(const struct bb_reply *st, char *out, size_t cap, unsigned *status,
-                         const char **obs, size_t *obs_len)
+/* A frames reply taken apart: its `o` payloads joined (NUL-terminated), its `r` frame. */
+struct frames {
+    char out[256];
+    unsigned status;
+    const char *obs; /* inside the reply's body */
+    size_t obs_len;
+};
+
+/* Asserts that the frames are well formed and that the one `r` frame ends the reply. */
+static struct frames frames_split(const struct bb_reply *st)
 {
+    struct frames f = {0};
     size_t out_len = 0, at = 0;
     bool got_result = false;
     while (at < st->len) {
@@ -1314,21 +1321,22 @@ static void frames_split(const struct bb_reply *st, char *out, size_t cap, unsig
         if (st->body[at] == 'o') {
             assert_int_equal(sscanf(st->body + at, "o %llu", &n), 1);
             assert_false(got_result);
-            assert_true(out_len + n < cap);
-            memcpy(out + out_len, nl + 1, n);
+            assert_true(out_len + n < sizeof f.out);
+            memcpy(f.out + out_len, nl + 1, n);
             out_len += n;
         } else {
             assert_false(got_result);
-            assert_int_equal(sscanf(st->body + at, "r %u %llu", status, &n), 2);
-            *obs = nl + 1;
-            *obs_len = n;
+            assert_int_equal(sscanf(st->body + at, "r %u %llu", &f.status, &n), 2);
+            f.obs = nl + 1;
+            f.obs_len = n;
             got_result = true;
         }
         at = (size_t)(nl + 1 - st->body) + n;
     }
     assert_true(got_result);
     assert_int_equal(at, st->len);
-    out[out_len] = '\0';
+    f.out[out_len] = '\0';
+    return f;
 }
 
 /* ?paddock_stream=1: output frames as the shell prints, then the plain reply byte for byte. */
@@ -1342,15 +1350,11 @@ static void test_execute_stream_frames(void **state)
     assert_int_equal(st.status, 200);
     assert_non_null(st.content_type);
     assert_string_equal(st.content_type, "application/x-paddock-frames");
-    char out[256];
-    unsigned status = 0;
-    const char *obs = NULL;
-    size_t obs_len = 0;
-    frames_split(&st, out, sizeof out, &status, &obs, &obs_len);
-    assert_int_equal(status, 200);
-    assert_int_equal(obs_len, plain.len);
-    assert_memory_equal(obs, plain.body, plain.len);
-    assert_string_equal(out, "one\ntwo\033]0;t\007\n");
+    struct frames f = frames_split(&st);
+    assert_int_equal(f.status, 200);
+    assert_int_equal(f.obs_len, plain.len);
+    assert_memory_equal(f.obs, plain.body, plain.len);
+    assert_string_equal(f.out, "one\ntwo\033]0;t\007\n");
     bb_reply_free(&plain);
     bb_reply_free(&st);
     free(body);
@@ -1380,14 +1384,10 @@ static void test_execute_stream_hold(void **state)
             assert_null(st.transfer_encoding);
         else
             assert_string_equal(st.transfer_encoding ? st.transfer_encoding : "(none)", "chunked");
-        char out[64];
-        unsigned status = 0;
-        const char *obs = NULL;
-        size_t obs_len = 0;
-        frames_split(&st, out, sizeof out, &status, &obs, &obs_len);
-        assert_int_equal(status, 200);
-        assert_string_equal(out, "onetwo\n");
-        assert_non_null(memmem(obs, obs_len, "onetwo", 6));
+        struct frames f = frames_split(&st);
+        assert_int_equal(f.status, 200);
+        assert_string_equal(f.out, "onetwo\n");
+        assert_non_null(memmem(f.obs, f.obs_len, "onetwo", 6));
         bb_reply_free(&st);
         assert_int_equal(bb_stop(&e), 0);
     }
