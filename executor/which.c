@@ -92,27 +92,49 @@ static bool stamp_same(const struct which_stamp *a, const struct which_stamp *b)
            a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec;
 }
 
-/* Changed within the last WHICH_RACY_SECONDS: a file system stamps times at a clock tick's
- * resolution, so a change in the same tick as this stamp would not show next time. */
-static bool stamp_recent(const struct which_stamp *s, time_t now)
+/* Changed too recently to be trusted: a file system stamps times at a clock tick's resolution,
+ * so a change in the same tick as this stamp would not show next time. Nanosecond stamps move
+ * every tick (milliseconds): WHICH_RACY_NS. Whole-second ones (both nanosecond parts zero) may
+ * be a second or two coarse: WHICH_RACY_SECONDS. A time in the future is never trusted.
+ * Docker's --init makes its mount point in /usr/sbin as the container is created, so with
+ * seconds alone every command of a sandbox's first seconds looked up python in full. */
+static bool time_recent(long long sec, long nsec, const struct timespec *now)
 {
-    return !s->missing &&
-           (s->mtime_sec >= now - WHICH_RACY_SECONDS || s->ctime_sec >= now - WHICH_RACY_SECONDS);
+    if (sec < (long long)now->tv_sec - 1)
+        return false; /* over a second ago: WHICH_RACY_NS is less */
+    if (sec > (long long)now->tv_sec)
+        return true;
+    /* within a second of now: nanoseconds without overflow, whatever the stamp says */
+    long long ago = ((long long)now->tv_sec - sec) * 1000000000LL + (now->tv_nsec - nsec);
+    return ago <= WHICH_RACY_NS;
+}
+
+static bool stamp_recent(const struct which_stamp *s, const struct timespec *now)
+{
+    if (s->missing)
+        return false;
+    if (s->mtime_nsec == 0 && s->ctime_nsec == 0)
+        return s->mtime_sec >= (long long)now->tv_sec - WHICH_RACY_SECONDS ||
+               s->ctime_sec >= (long long)now->tv_sec - WHICH_RACY_SECONDS;
+    return time_recent(s->mtime_sec, s->mtime_nsec, now) ||
+           time_recent(s->ctime_sec, s->ctime_nsec, now);
 }
 
 /* Every stamp is old enough to be trusted (see stamp_recent). */
 static bool stamps_settled(const struct which_cache *c)
 {
-    time_t now = time(NULL);
+    struct timespec now;
     if (c->trust_recent)
         return true;
+    if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+        return false;
     for (size_t i = 0; i < c->ndirs; i++)
-        if (stamp_recent(&c->dirs[i], now))
+        if (stamp_recent(&c->dirs[i], &now))
             return false;
     for (size_t i = 0; i < c->nfiles; i++)
-        if (stamp_recent(&c->files[i].st, now))
+        if (stamp_recent(&c->files[i].st, &now))
             return false;
-    return !c->answer[0] || !stamp_recent(&c->answer_stamp, now);
+    return !c->answer[0] || !stamp_recent(&c->answer_stamp, &now);
 }
 
 static bool has_relative_entry(const char *path_env)

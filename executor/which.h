@@ -20,8 +20,11 @@ bool which_find_env(char *const *envp, const char *name, char *out, size_t outle
  * ship python3); "" when neither is found. */
 void which_python(const char *path_env, const char *cwd, char *out, size_t outlen);
 
-/* Stamps changed this recently (seconds) are not trusted: the cache looks again. */
+/* Stamps changed this recently are not trusted: the cache looks again. A file system that
+ * keeps nanoseconds moves its times in clock ticks (milliseconds); one whose stamps are whole
+ * seconds (both nanosecond parts zero) may move them a second or two at a time. */
 #define WHICH_RACY_SECONDS 2
+#define WHICH_RACY_NS 100000000LL
 
 /* One directory along PATH, or the answer, as stat saw it. */
 struct which_stamp {
@@ -58,8 +61,9 @@ struct which_cache {
  * mtime, ctime, inode, or whether it exists) and the answer is the same file with the same
  * mode (as is each candidate it passed over): one stat per PATH directory and one for the
  * answer instead of up to two calls per candidate. A directory or file changed in the last
- * WHICH_RACY_SECONDS is not trusted (time stamps have a clock tick's resolution): the lookup
- * is done again until things settle. Not seen: mounts; see docs/protocol.md. */
+ * WHICH_RACY_NS (WHICH_RACY_SECONDS where the stamps are whole seconds) is not trusted (time
+ * stamps have a clock tick's resolution): the lookup is done again until things settle. Not
+ * seen: mounts; see docs/protocol.md. */
 void which_python_cached(struct which_cache *c, const char *path_env, const char *cwd, char *out,
                          size_t outlen);
 void which_cache_free(struct which_cache *c);

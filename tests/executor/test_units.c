@@ -1134,6 +1134,81 @@ static void test_which_python_cache(void **state)
     assert_int_equal(system(p), 0);
 }
 
+/* Sets path's mtime to sec (relative to now) and nsec; its ctime becomes now. */
+static void stamp_set(const char *path, long sec, long nsec)
+{
+    struct timespec ts[2] = {{.tv_sec = time(NULL) + sec, .tv_nsec = nsec},
+                             {.tv_sec = time(NULL) + sec, .tv_nsec = nsec}};
+    assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/* Waits (to a deadline, in small steps) until path's ctime is more than WHICH_RACY_NS old. */
+static void wait_settled(const char *path)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    long long ctime_ns = st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+    for (int i = 0; i < 1000; i++) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (now.tv_sec * 1000000000LL + now.tv_nsec > ctime_ns + WHICH_RACY_NS + 10000000LL)
+            return;
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    }
+    fail_msg("%s: the clock did not pass its ctime", path);
+}
+
+/* Without trust_recent: stamps with nanoseconds are trusted once WHICH_RACY_NS old, not after
+ * seconds (a sandbox's /usr/sbin has its creation time: every command of its first seconds
+ * looked python up in full), and a time in the future never is. */
+static void test_which_python_cache_settles(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/paddock-whichs-XXXXXX", b[512], py[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(b, sizeof b, "%s/b", dir);
+    assert_int_equal(mkdir(b, 0755), 0);
+    snprintf(py, sizeof py, "%s/b/python3", dir);
+    spit(py, "#!/bin/sh\n");
+    assert_int_equal(chmod(py, 0755), 0);
+    struct which_cache c = {0};
+    /* changed just now (its ctime): looked up, not kept */
+    stamp_set(b, -3600, 500000000);
+    stamp_set(py, -3600, 500000000);
+    cached_is(&c, b, "/", dir, "b/python3");
+    struct stat st;
+    assert_int_equal(stat(b, &st), 0);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (now.tv_sec * 1000000000LL + now.tv_nsec <
+        st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec + WHICH_RACY_NS)
+        assert_false(c.valid);
+    /* a tenth of a second later: kept (with seconds alone, not before two had passed) */
+    wait_settled(b);
+    wait_settled(py);
+    cached_is(&c, b, "/", dir, "b/python3");
+    assert_true(c.valid);
+    cached_is(&c, b, "/", dir, "b/python3");
+    assert_true(c.valid);
+    /* a directory time in the future is never trusted, however long one waits */
+    stamp_set(b, 3600, 500000000);
+    wait_settled(b);
+    cached_is(&c, b, "/", dir, "b/python3");
+    assert_false(c.valid);
+    /* and a change after it settled is still seen at once */
+    stamp_set(b, -3600, 500000000);
+    wait_settled(b);
+    cached_is(&c, b, "/", dir, "b/python3");
+    assert_true(c.valid);
+    snprintf(py, sizeof py, "%s/b/python", dir);
+    spit(py, "#!/bin/sh\n");
+    assert_int_equal(chmod(py, 0755), 0);
+    cached_is(&c, b, "/", dir, "b/python");
+    which_cache_free(&c);
+    snprintf(py, sizeof py, "rm -rf '%s'", dir);
+    assert_int_equal(system(py), 0);
+}
+
 /* ---- userdb: the session's user in passwd and group ---- */
 
 static char *db_slurp(const char *dir, const char *name)
@@ -1337,6 +1412,7 @@ int main(void)
         cmocka_unit_test(test_env_file),
         cmocka_unit_test(test_which_python),
         cmocka_unit_test(test_which_python_cache),
+        cmocka_unit_test(test_which_python_cache_settles),
         cmocka_unit_test(test_reqlog_burst),
         cmocka_unit_test(test_marker_whole),
         cmocka_unit_test(test_marker_split_everywhere),
