@@ -1042,13 +1042,20 @@ static void test_which_python(void **state)
     assert_int_equal(system(p), 0);
 }
 
+/* Sets path's mtime to sec (relative to now) and nsec; its ctime becomes now. */
+static void stamp_set(const char *path, long sec, long nsec)
+{
+    struct timespec ts[2] = {{.tv_sec = time(NULL) + sec, .tv_nsec = nsec},
+                             {.tv_sec = time(NULL) + sec, .tv_nsec = nsec}};
+    assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
 /* Sets path's mtime an hour back, so a change now gives it a new one whatever the clock's tick. */
 static void age(const char *dir, const char *name)
 {
     char p[512];
     snprintf(p, sizeof p, "%s/%s", dir, name);
-    struct timespec ts[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
-    assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+    stamp_set(p, -3600, 0);
 }
 
 static void cached_is(struct which_cache *c, const char *path, const char *cwd, const char *dir,
@@ -1134,24 +1141,27 @@ static void test_which_python_cache(void **state)
     assert_int_equal(system(p), 0);
 }
 
-/* Sets path's mtime to sec (relative to now) and nsec; its ctime becomes now. */
-static void stamp_set(const char *path, long sec, long nsec)
+/* path's ctime, and the wall clock, in nanoseconds. */
+static long long ctime_ns(const char *path)
 {
-    struct timespec ts[2] = {{.tv_sec = time(NULL) + sec, .tv_nsec = nsec},
-                             {.tv_sec = time(NULL) + sec, .tv_nsec = nsec}};
-    assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+}
+
+static long long realtime_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
 /* Waits (to a deadline, in small steps) until path's ctime is more than WHICH_RACY_NS old. */
 static void wait_settled(const char *path)
 {
-    struct stat st;
-    assert_int_equal(stat(path, &st), 0);
-    long long ctime_ns = st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+    long long changed = ctime_ns(path);
     for (int i = 0; i < 1000; i++) {
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        if (now.tv_sec * 1000000000LL + now.tv_nsec > ctime_ns + WHICH_RACY_NS + 10000000LL)
+        if (realtime_ns() > changed + WHICH_RACY_NS + 10000000LL)
             return;
         nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
     }
@@ -1176,12 +1186,7 @@ static void test_which_python_cache_settles(void **state)
     stamp_set(b, -3600, 500000000);
     stamp_set(py, -3600, 500000000);
     cached_is(&c, b, "/", dir, "b/python3");
-    struct stat st;
-    assert_int_equal(stat(b, &st), 0);
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    if (now.tv_sec * 1000000000LL + now.tv_nsec <
-        st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec + WHICH_RACY_NS)
+    if (realtime_ns() < ctime_ns(b) + WHICH_RACY_NS)
         assert_false(c.valid);
     /* a tenth of a second later: kept (with seconds alone, not before two had passed) */
     wait_settled(b);

@@ -28,7 +28,7 @@ static json_t *get(const char *path)
     return j;
 }
 
-/* The first pool of GET /v1/pool (caller frees): ready, starting and size of one sample. */
+/* The first pool of GET /v1/pool (caller frees): its fields from one sample. */
 static json_t *pool_first(void)
 {
     json_t *p = get("/v1/pool");
@@ -36,6 +36,14 @@ static json_t *pool_first(void)
     json_decref(p);
     assert_non_null(e);
     return e;
+}
+
+/* ready, starting and removing of one sample (pool_first). */
+static void pool_counts(const json_t *e, long *ready, long *starting, long *removing)
+{
+    *ready = (long)json_integer_value(json_object_get(e, "ready"));
+    *starting = (long)json_integer_value(json_object_get(e, "starting"));
+    *removing = (long)json_integer_value(json_object_get(e, "removing"));
 }
 
 static long pool_field(const char *field)
@@ -68,9 +76,8 @@ static void wait_pool_ready(long want, long size, size_t claimed, long ms)
     double deadline = now_ms() + ms;
     for (;;) {
         json_t *e = pool_first();
-        long ready = (long)json_integer_value(json_object_get(e, "ready"));
-        long starting = (long)json_integer_value(json_object_get(e, "starting"));
-        long removing = (long)json_integer_value(json_object_get(e, "removing"));
+        long ready, starting, removing;
+        pool_counts(e, &ready, &starting, &removing);
         char *text = json_dumps(e, JSON_COMPACT);
         json_decref(e);
         if (ready + starting > size)
@@ -215,9 +222,8 @@ static void test_pool_resize_and_bad_input(void **state)
     double t1 = now_ms();
     while (now_ms() - t1 < 60000) {
         json_t *e = pool_first();
-        long ready = (long)json_integer_value(json_object_get(e, "ready"));
-        long starting = (long)json_integer_value(json_object_get(e, "starting"));
-        long removing = (long)json_integer_value(json_object_get(e, "removing"));
+        long ready, starting, removing;
+        pool_counts(e, &ready, &starting, &removing);
         json_decref(e);
         assert_int_equal(starting, 0);
         assert_true(ready + removing <= POOL_SIZE);
