@@ -653,7 +653,7 @@ static enum action_status start_internal(struct run_state *r, struct action_req 
     capture_init(&sh->out, 0, 0);
     r->saved_active = true;
     struct buf err = BUF_INIT;
-    if (shell_type_command(sh, a->command, a->len, &err) < 0) {
+    if (shell_type_hidden(sh, a->command, a->len, &err) < 0) {
         restore_output(r);
         return done(req, refuse_typing(&err));
     }

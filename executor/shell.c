@@ -566,7 +566,9 @@ static int write_script(struct shell *sh, const char *cmd, size_t n, struct buf 
     return rc;
 }
 
-int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *err)
+/* Types cmd: as a line when direct, else sourced from a script; hidden: the executor's own
+ * command, sourced always, with the rc file's aliases off while bash reads it. */
+static int type_line(struct shell *sh, const char *cmd, size_t n, bool hidden, struct buf *err)
 {
     struct buf line = BUF_INIT;
     int rc;
@@ -581,20 +583,51 @@ int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *
     memset(&now, 0, sizeof now);
     if (tcgetattr(sh->fd, &now) != 0 || memcmp(&now, &sh->tio_seen, sizeof now) != 0)
         set_modes(sh);
-    if (cmdline_is_direct(cmd, n, sh->opt.bash ? CMDLINE_DIRECT_MAX : CMDLINE_SH_LINE_MAX)) {
+    if (!hidden &&
+        cmdline_is_direct(cmd, n, sh->opt.bash ? CMDLINE_DIRECT_MAX : CMDLINE_SH_LINE_MAX)) {
         rc = buf_append(&line, cmd, n) < 0 || buf_append(&line, "\n", 1) < 0 ? -1 : 0;
     } else {
         /* `.` runs it in this shell (cwd, variables and functions stay) and its status is
          * the file's last command's, which the marker reports. */
         rc = write_script(sh, cmd, n, err);
         if (rc == 0)
-            rc = buf_printf(&line, "%s. '%s'\n", sh->opt.bash ? "builtin " : "", sh->script);
+            rc = buf_printf(&line, "%s. '%s'\n", sh->opt.bash ? "\\builtin " : "", sh->script);
     }
     if (rc == 0 && (rc = queue_write(sh, line.data, line.len)) < 0)
         buf_printf(err, "cannot write to the shell's terminal");
     buf_free(&line);
     if (rc == 0)
         sh->busy = true;
+    return rc;
+}
+
+int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *err)
+{
+    return type_line(sh, cmd, n, false, err);
+}
+
+int shell_type_hidden(struct shell *sh, const char *cmd, size_t n, struct buf *err)
+{
+    if (!sh->opt.bash)
+        return type_line(sh, cmd, n, true, err);
+    /* bash expands an alias as it reads each command of a sourced file, so one the agent's rc
+     * made (`if`, `[`, `printf`) would turn the executor's own code into something else. Off
+     * on a line of its own before the command is read, back after it; the command's status
+     * is the file's (`return`). A quoted word is never an alias. */
+    struct buf text = BUF_INIT;
+    int rc = buf_append_str(&text, "\\builtin shopt -q expand_aliases&&__pdk_x=1||__pdk_x=0;"
+                                   "\\builtin shopt -u expand_aliases\n") < 0 ||
+                     buf_append(&text, cmd, n) < 0 ||
+                     buf_append_str(&text, "\n__pdk_s=$?;builtin test $__pdk_x = 1&&builtin shopt "
+                                           "-s expand_aliases;builtin unset __pdk_x;builtin "
+                                           "return $__pdk_s") < 0
+                 ? -1
+                 : 0;
+    if (rc < 0)
+        buf_printf(err, "out of memory");
+    else
+        rc = type_line(sh, text.data, text.len, true, err);
+    buf_free(&text);
     return rc;
 }
 

@@ -1352,6 +1352,34 @@ static void test_rc_aliases_spare_the_marker(void **state)
     assert_int_equal(bb_stop(&e), 0);
 }
 
+/* The executor's own steps (the git identity at start-up, POST /env) are read with the rc
+ * file's aliases off: an alias of `if` or `builtin` breaks none of them, a long command of the
+ * agent's still runs, and the aliases are back for the agent's commands afterwards. */
+static void test_rc_aliases_spare_hidden_steps(void **state)
+{
+    (void)state;
+    if (shell_is_ash())
+        skip();
+    struct bb e;
+    assert_int_equal(bb_prepare(&e, &(struct bb_options){.own_home = true}), 0);
+    assert_int_equal(mkdir(e.home, 0700), 0);
+    const char *rc = "alias if='echo BROKEN' builtin='echo B' ll='echo listed'\n";
+    bb_write_file(bb_path(e.home, ".bashrc"), rc, strlen(rc));
+    assert_int_equal(bb_launch(&e), 0);
+    if (system("command -v git >/dev/null 2>&1") == 0)
+        bb_expect_run(&e, "\\cat ~/.gitconfig", 0,
+                      "[user]\n\tname = openhands\n\temail = openhands@all-hands.dev");
+    struct bb_reply r = bb_http(&e, "POST", "/env", "{\"ALIASED\": \"v 1\"}");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(json_string_value(json_object_get(r.json, "status")), "ok");
+    bb_reply_free(&r);
+    bb_expect_run(&e, "echo \"$ALIASED\"; grep -c '^export ALIASED=' ~/.bashrc", 0, "v 1\n1");
+    /* Two lines: sourced from a script, by a line of the executor's. */
+    bb_expect_run(&e, "for w in one; do\necho $w\ndone; (exit 4)", 4, "one");
+    bb_expect_run(&e, "ll; shopt -q expand_aliases; echo $?", 0, "listed\n0");
+    assert_int_equal(bb_stop(&e), 0);
+}
+
 static void test_exec_closes_stdin(void **state)
 {
     (void)state;
@@ -2515,6 +2543,7 @@ int main(int argc, char **argv)
         SETTLED(test_marker_and_wrapper_lookalikes),
         SETTLED(test_marker_code_printed),
         SETTLED(test_rc_aliases_spare_the_marker),
+        SETTLED(test_rc_aliases_spare_hidden_steps),
         SETTLED(test_invalid_utf8),
         SETTLED(test_big_output_truncated),
         SETTLED(test_nul_dropped_hidden_uncapped),
