@@ -51,3 +51,19 @@ double procstat_machine_ms(void)
         return 0;
     return procstat_ticks_ms(v[0] + v[1] + v[2] + v[5] + v[6]);
 }
+
+int procstat_sched_ms(pid_t pid, pid_t tid, double *run_ms, double *wait_ms)
+{
+    char p[96];
+    snprintf(p, sizeof(p), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+    FILE *f = pid > 0 ? fopen(p, "r") : NULL;
+    unsigned long long run = 0, wait = 0;
+    int got = f ? fscanf(f, "%llu %llu", &run, &wait) : 0;
+    if (f)
+        fclose(f);
+    if (got != 2)
+        return -1;
+    *run_ms = (double)run / 1e6;
+    *wait_ms = (double)wait / 1e6;
+    return 0;
+}

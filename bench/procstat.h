@@ -16,4 +16,9 @@ double procstat_cpu_ms(pid_t pid);
  * not idle, iowait, or steal, the hypervisor's), ms: other work on the machine counts too. */
 double procstat_machine_ms(void);
 
+/* A thread's time on a CPU and waiting on a run queue for one so far, ms
+ * (/proc/PID/task/TID/schedstat, the scheduler's own clock); -1 when it cannot be read (no
+ * such thread, or a kernel without schedstat). */
+int procstat_sched_ms(pid_t pid, pid_t tid, double *run_ms, double *wait_ms);
+
 #endif
