@@ -608,19 +608,23 @@ int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *
 
 int shell_type_hidden(struct shell *sh, const char *cmd, size_t n, struct buf *err)
 {
-    if (!sh->opt.bash)
-        return type_line(sh, cmd, n, true, err);
-    /* bash expands an alias as it reads each command of a sourced file, so one the agent's rc
-     * made (`if`, `[`, `printf`) would turn the executor's own code into something else. Off
-     * on a line of its own before the command is read, back after it; the command's status
-     * is the file's (`return`). A quoted word is never an alias. */
+    /* busybox ash has no shopt; without a directory for scripts (it could not be made) there
+     * is no file to source: typed as any command, then. */
+    if (!sh->opt.bash || !sh->opt.script_dir)
+        return type_line(sh, cmd, n, false, err);
+    /* bash expands an alias as it parses a command, so one the agent's rc made (`if`, `[`,
+     * `builtin`) would turn the executor's own code into something else. A sourced file is
+     * parsed a command at a time: the first line turns aliases off; the group after it is
+     * parsed whole with them off, then its first command turns them back on (when they were
+     * on) before the step runs. So what the step sources (the setup script) sees the
+     * session's aliases, as in OpenHands, and nothing is left off when a signal ends the
+     * step. A quoted word is never an alias; the group's status is the step's. */
     struct buf text = BUF_INIT;
     int rc = buf_append_str(&text, "\\builtin shopt -q expand_aliases&&__pdk_x=1||__pdk_x=0;"
-                                   "\\builtin shopt -u expand_aliases\n") < 0 ||
-                     buf_append(&text, cmd, n) < 0 ||
-                     buf_append_str(&text, "\n__pdk_s=$?;builtin test $__pdk_x = 1&&builtin shopt "
-                                           "-s expand_aliases;builtin unset __pdk_x;builtin "
-                                           "return $__pdk_s") < 0
+                                   "\\builtin shopt -u expand_aliases\n{ \\builtin test "
+                                   "\"$__pdk_x\" = 1&&\\builtin shopt -s expand_aliases;"
+                                   "\\builtin unset __pdk_x\n") < 0 ||
+                     buf_append(&text, cmd, n) < 0 || buf_append_str(&text, "\n}") < 0
                  ? -1
                  : 0;
     if (rc < 0)

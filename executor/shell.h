@@ -93,8 +93,8 @@ int shell_script_dir_create(const char *parent, char *out, size_t outlen, struct
  * no command of any size goes through the shell's line reader. The shell is busy until its
  * marker. Returns -1 with a message in err. */
 int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *err);
-/* The executor's own command (start-up steps, POST /env): always sourced from a script, and
- * under bash with the aliases of the agent's rc file off while it is read (back after it). */
+/* The executor's own command (start-up steps, POST /env): under bash, sourced from a script
+ * and parsed with the aliases of the agent's rc file off (back on before it runs). */
 int shell_type_hidden(struct shell *sh, const char *cmd, size_t n, struct buf *err);
 /* Sends bytes to whatever reads the tty now. */
 int shell_send(struct shell *sh, const char *data, size_t n);

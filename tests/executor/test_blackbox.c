@@ -1352,9 +1352,11 @@ static void test_rc_aliases_spare_the_marker(void **state)
     assert_int_equal(bb_stop(&e), 0);
 }
 
-/* The executor's own steps (the git identity at start-up, POST /env) are read with the rc
- * file's aliases off: an alias of `if` or `builtin` breaks none of them, a long command of the
- * agent's still runs, and the aliases are back for the agent's commands afterwards. */
+/* The executor's own steps (the git identity at start-up, POST /env) are parsed with the rc
+ * file's aliases off: an alias of `if` or `builtin` breaks none of them. What a step sources
+ * (the setup script) sees the aliases, as in OpenHands; a setup script ended by a child's ^C
+ * leaves them on; a long command of the agent's still runs, and the aliases are there for the
+ * agent's commands afterwards. */
 static void test_rc_aliases_spare_hidden_steps(void **state)
 {
     (void)state;
@@ -1363,12 +1365,19 @@ static void test_rc_aliases_spare_hidden_steps(void **state)
     struct bb e;
     assert_int_equal(bb_prepare(&e, &(struct bb_options){.own_home = true}), 0);
     assert_int_equal(mkdir(e.home, 0700), 0);
-    const char *rc = "alias if='echo BROKEN' builtin='echo B' ll='echo listed'\n";
+    assert_int_equal(mkdir(e.work, 0755), 0);
+    assert_int_equal(mkdir(bb_path(e.work, ".paddock"), 0755), 0);
+    const char *rc = "alias if='echo BROKEN' builtin='echo B' ll='echo listed' "
+                     "greet='echo hello-from-rc'\n";
     bb_write_file(bb_path(e.home, ".bashrc"), rc, strlen(rc));
+    const char *setup = "greet > setup-out.txt\nsh -c 'kill -INT $$'\necho late > after.txt\n";
+    bb_write_file(bb_path(e.work, ".paddock/setup.sh"), setup, strlen(setup));
     assert_int_equal(bb_launch(&e), 0);
     if (system("command -v git >/dev/null 2>&1") == 0)
         bb_expect_run(&e, "\\cat ~/.gitconfig", 0,
                       "[user]\n\tname = openhands\n\temail = openhands@all-hands.dev");
+    /* The setup script used the rc's alias, and the ^C ended it there. */
+    bb_expect_run(&e, "\\cat setup-out.txt; \\test -e after.txt; echo $?", 0, "hello-from-rc\n1");
     struct bb_reply r = bb_http(&e, "POST", "/env", "{\"ALIASED\": \"v 1\"}");
     assert_int_equal(r.status, 200);
     assert_string_equal(json_string_value(json_object_get(r.json, "status")), "ok");
@@ -1376,7 +1385,35 @@ static void test_rc_aliases_spare_hidden_steps(void **state)
     bb_expect_run(&e, "echo \"$ALIASED\"; grep -c '^export ALIASED=' ~/.bashrc", 0, "v 1\n1");
     /* Two lines: sourced from a script, by a line of the executor's. */
     bb_expect_run(&e, "for w in one; do\necho $w\ndone; (exit 4)", 4, "one");
-    bb_expect_run(&e, "ll; shopt -q expand_aliases; echo $?", 0, "listed\n0");
+    bb_expect_run(&e, "ll; shopt -q expand_aliases; echo $? \"${__pdk_x-unset}\"", 0,
+                  "listed\n0 unset");
+    assert_int_equal(bb_stop(&e), 0);
+}
+
+/* Without a directory for long commands (it could not be made), the executor's own steps are
+ * typed as lines, as any short command: the git identity is written and POST /env works; a
+ * long command is refused with the reason. */
+static void test_no_command_dir(void **state)
+{
+    (void)state;
+    /* busybox ash takes lines of 120 bytes at most: its steps need the directory. */
+    if (shell_is_ash())
+        skip();
+    static const char *const args[] = {"--command-dir", "/dev/null/cmd", NULL};
+    struct bb e;
+    assert_int_equal(bb_prepare(&e, &(struct bb_options){.args = args, .own_home = true}), 0);
+    assert_int_equal(mkdir(e.home, 0700), 0);
+    assert_int_equal(bb_launch(&e), 0);
+    if (system("command -v git >/dev/null 2>&1") == 0)
+        bb_expect_run(&e, "cat ~/.gitconfig", 0,
+                      "[user]\n\tname = openhands\n\temail = openhands@all-hands.dev");
+    struct bb_reply r = bb_http(&e, "POST", "/env", "{\"NODIR\": \"x y\"}");
+    assert_int_equal(r.status, 200);
+    bb_reply_free(&r);
+    bb_expect_run(&e, "echo \"$NODIR\"", 0, "x y");
+    r = bb_run(&e, "for w in one; do\necho $w\ndone");
+    bb_assert_contains(bb_content(&r), "no directory for long commands");
+    bb_reply_free(&r);
     assert_int_equal(bb_stop(&e), 0);
 }
 
@@ -2544,6 +2581,7 @@ int main(int argc, char **argv)
         SETTLED(test_marker_code_printed),
         SETTLED(test_rc_aliases_spare_the_marker),
         SETTLED(test_rc_aliases_spare_hidden_steps),
+        SETTLED(test_no_command_dir),
         SETTLED(test_invalid_utf8),
         SETTLED(test_big_output_truncated),
         SETTLED(test_nul_dropped_hidden_uncapped),
