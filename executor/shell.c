@@ -224,7 +224,8 @@ static int send_init(struct shell *sh)
             " 2>/dev/null >/dev/tty;fi;fi;builtin unset __pdk_s __pdk_i;};"
             " builtin export -f __pdk_m; builtin export PROMPT_COMMAND=__pdk_m"
             " PS1= PS2=; set +H; unset HISTFILE;"
-            "builtin test $__pdk_x = 1&&builtin shopt -s expand_aliases;builtin unset __pdk_x\n",
+            "builtin test \"$__pdk_x\" = 1&&builtin shopt -s expand_aliases;builtin unset "
+            "__pdk_x\n",
             n1, n2, n1, n2, n1, n2, n1, n2, n1, n2, n1, n2);
     } else if (rc == 0) {
         /* POSIX sh (busybox ash): PS1 is expanded at each prompt, $? included. The __pdk_*
@@ -609,8 +610,9 @@ int shell_type_command(struct shell *sh, const char *cmd, size_t n, struct buf *
 int shell_type_hidden(struct shell *sh, const char *cmd, size_t n, struct buf *err)
 {
     /* busybox ash has no shopt; without a directory for scripts (it could not be made) there
-     * is no file to source: typed as any command, then. */
-    if (!sh->opt.bash || !sh->opt.script_dir)
+     * is no file to source; a nested shell (the last marker's $$ is not ours: `su nobody`)
+     * may not read the executor's file: typed as any command, then. */
+    if (!sh->opt.bash || !sh->opt.script_dir || sh->marker.shell_pid != (long)sh->pid)
         return type_line(sh, cmd, n, false, err);
     /* bash expands an alias as it parses a command, so one the agent's rc made (`if`, `[`,
      * `builtin`) would turn the executor's own code into something else. A sourced file is

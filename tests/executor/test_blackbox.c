@@ -1417,6 +1417,38 @@ static void test_no_command_dir(void **state)
     assert_int_equal(bb_stop(&e), 0);
 }
 
+/* POST /env while the agent is in a nested shell as another user (root only): the executor's
+ * script files are its own uid's (0600), so there the step is typed as a line, as before. */
+static void test_hidden_step_in_nested_shell(void **state)
+{
+    (void)state;
+    if (geteuid() != 0 || shell_is_ash() || system("command -v setpriv >/dev/null 2>&1") != 0)
+        skip();
+    char home[] = "/tmp/paddock-nested-XXXXXX";
+    assert_non_null(mkdtemp(home));
+    assert_int_equal(chown(home, 65534, 65534), 0);
+    struct bb e;
+    assert_int_equal(bb_prepare(&e, &(struct bb_options){0}), 0);
+    assert_int_equal(bb_launch(&e), 0);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd,
+             "HOME=%s setpriv --reuid=65534 --regid=65534 --clear-groups bash --norc -i", home);
+    struct bb_reply r = bb_run(&e, cmd);
+    bb_reply_free(&r);
+    bb_expect_run(&e, "id -u", 0, "65534");
+    r = bb_http(&e, "POST", "/env", "{\"NESTED_V\": \"n 1\"}");
+    assert_int_equal(r.status, 200);
+    bb_reply_free(&r);
+    bb_expect_run(&e, "echo \"$NESTED_V\"; grep -c '^export NESTED_V=' ~/.bashrc", 0, "n 1\n1");
+    r = bb_run(&e, "exit");
+    bb_reply_free(&r);
+    bb_expect_run(&e, "id -u", 0, "0");
+    assert_int_equal(bb_stop(&e), 0);
+    char rm[96];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", home);
+    assert_int_equal(system(rm), 0);
+}
+
 static void test_exec_closes_stdin(void **state)
 {
     (void)state;
@@ -2582,6 +2614,7 @@ int main(int argc, char **argv)
         SETTLED(test_rc_aliases_spare_the_marker),
         SETTLED(test_rc_aliases_spare_hidden_steps),
         SETTLED(test_no_command_dir),
+        SETTLED(test_hidden_step_in_nested_shell),
         SETTLED(test_invalid_utf8),
         SETTLED(test_big_output_truncated),
         SETTLED(test_nul_dropped_hidden_uncapped),
