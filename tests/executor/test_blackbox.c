@@ -1449,6 +1449,27 @@ static void test_hidden_step_in_nested_shell(void **state)
     assert_int_equal(system(rm), 0);
 }
 
+/* Digits in an IFS the rc file set split none of the executor's own words: the aliases are
+ * back after the init line, and POST /env exports and persists. */
+static void test_rc_ifs_digits(void **state)
+{
+    (void)state;
+    if (shell_is_ash())
+        skip();
+    struct bb e;
+    assert_int_equal(bb_prepare(&e, &(struct bb_options){.own_home = true}), 0);
+    assert_int_equal(mkdir(e.home, 0700), 0);
+    const char *rc = "IFS=0123456789\nalias ll='echo listed'\n";
+    bb_write_file(bb_path(e.home, ".bashrc"), rc, strlen(rc));
+    assert_int_equal(bb_launch(&e), 0);
+    bb_expect_run(&e, "ll", 0, "listed");
+    struct bb_reply r = bb_http(&e, "POST", "/env", "{\"IFSV\": \"v0\"}");
+    assert_int_equal(r.status, 200);
+    bb_reply_free(&r);
+    bb_expect_run(&e, "printf '%s|' \"$IFSV\"; grep -c '^export IFSV=' ~/.bashrc", 0, "v0|1");
+    assert_int_equal(bb_stop(&e), 0);
+}
+
 static void test_exec_closes_stdin(void **state)
 {
     (void)state;
@@ -2615,6 +2636,7 @@ int main(int argc, char **argv)
         SETTLED(test_rc_aliases_spare_hidden_steps),
         SETTLED(test_no_command_dir),
         SETTLED(test_hidden_step_in_nested_shell),
+        SETTLED(test_rc_ifs_digits),
         SETTLED(test_invalid_utf8),
         SETTLED(test_big_output_truncated),
         SETTLED(test_nul_dropped_hidden_uncapped),
