@@ -177,14 +177,14 @@ int env_script_add(struct buf *out, const struct env_var *vars, size_t n)
         rc |= buf_printf(out, " %s=", vars[i].name);
         rc |= env_quote(out, vars[i].value, vars[i].len);
     }
-    rc |= buf_append_str(out,
-                         " && __pdkenv_add() { __pdkenv_f=0 __pdkenv_e=0; if [ -f ~/.bashrc ]; "
-                         "then while IFS= read -r "
-                         "__pdkenv_l || { [ -n \"$__pdkenv_l\" ] && __pdkenv_e=1; }; do case "
-                         "$__pdkenv_l in \"export $1=\"*) "
-                         "__pdkenv_f=1;; esac; [ \"$__pdkenv_e\" = 1 ] && break; done < ~/.bashrc; fi; "
-                         "[ \"$__pdkenv_f\" = 1 ] || "
-                         "{ [ \"$__pdkenv_e\" = 0 ] || echo; printf '%s\\n' \"$2\"; } >> ~/.bashrc; }");
+    rc |= buf_append_str(
+        out, " && __pdkenv_add() { __pdkenv_f=0 __pdkenv_e=0; if [ -f ~/.bashrc ]; "
+             "then while IFS= read -r "
+             "__pdkenv_l || { [ -n \"$__pdkenv_l\" ] && __pdkenv_e=1; }; do case "
+             "$__pdkenv_l in \"export $1=\"*) "
+             "__pdkenv_f=1;; esac; [ \"$__pdkenv_e\" = 1 ] && break; done < ~/.bashrc; fi; "
+             "[ \"$__pdkenv_f\" = 1 ] || "
+             "{ [ \"$__pdkenv_e\" = 0 ] || echo; printf '%s\\n' \"$2\"; } >> ~/.bashrc; }");
     for (size_t i = 0; i < n && rc == 0; i++) {
         buf_reset(&line);
         rc |= buf_printf(&line, "export %s=", vars[i].name);
