@@ -70,20 +70,19 @@ int procstat_sched_ms(pid_t pid, pid_t tid, double *run_ms, double *wait_ms)
     return 0;
 }
 
-int procstat_sched_all_ms(pid_t pid, double *run_ms, double *wait_ms)
+int procstat_sched_all_ms(pid_t pid, double *run_ms)
 {
     char p[64];
     snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
     DIR *d = pid > 0 ? opendir(p) : NULL;
     struct dirent *e;
     int got = 0;
-    *run_ms = *wait_ms = 0;
+    *run_ms = 0;
     while (d && (e = readdir(d))) {
         double r, w;
         pid_t tid = (pid_t)atoi(e->d_name);
         if (tid > 0 && procstat_sched_ms(pid, tid, &r, &w) == 0) {
             *run_ms += r;
-            *wait_ms += w;
             got++;
         }
     }

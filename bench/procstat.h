@@ -20,7 +20,7 @@ double procstat_machine_ms(void);
  * (/proc/PID/task/TID/schedstat, the scheduler's own clock); -1 when it cannot be read (no
  * such thread, or a kernel without schedstat). */
 int procstat_sched_ms(pid_t pid, pid_t tid, double *run_ms, double *wait_ms);
-/* The same summed over every thread of pid; -1 when none can be read. */
-int procstat_sched_all_ms(pid_t pid, double *run_ms, double *wait_ms);
+/* The time on a CPU of every thread of pid, summed, ms; -1 when none can be read. */
+int procstat_sched_all_ms(pid_t pid, double *run_ms);
 
 #endif

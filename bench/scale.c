@@ -685,12 +685,12 @@ int main(int argc, char **argv)
                    me0 = self_cpu_ms();
             double m0 = procstat_machine_ms(), d0 = docker_cpu_ms();
             sandbox_cpu(&x->procs, p0);
-            double r0 = 0, q0 = 0, r1 = 0, q1 = 0, a0 = 0, a1 = 0, aw;
+            double r0 = 0, q0 = 0, r1 = 0, q1 = 0, a0 = 0, a1 = 0;
             bool sched = procstat_sched_ms(x->pid, x->pid, &r0, &q0) == 0 &&
-                         procstat_sched_all_ms(x->pid, &a0, &aw) == 0;
+                         procstat_sched_all_ms(x->pid, &a0) == 0;
             x->ok += closed_loop(x->ids, clients, seconds / 2, &all, &ms);
             sched = sched && procstat_sched_ms(x->pid, x->pid, &r1, &q1) == 0 &&
-                    procstat_sched_all_ms(x->pid, &a1, &aw) == 0;
+                    procstat_sched_all_ms(x->pid, &a1) == 0;
             x->sched_ok = (round == 0 || x->sched_ok) && sched;
             x->loop_run += r1 - r0;
             x->loop_wait += q1 - q0;

@@ -567,9 +567,9 @@ static int write_script(struct shell *sh, const char *cmd, size_t n, struct buf 
     return rc;
 }
 
-/* Types cmd: as a line when direct, else sourced from a script; hidden: the executor's own
- * command, sourced always, with the rc file's aliases off while bash reads it. */
-static int type_line(struct shell *sh, const char *cmd, size_t n, bool hidden, struct buf *err)
+/* Types cmd: as a line when direct, else sourced from a script; sourced: from a script
+ * whatever its size (shell_type_hidden's wrapped steps). */
+static int type_line(struct shell *sh, const char *cmd, size_t n, bool sourced, struct buf *err)
 {
     struct buf line = BUF_INIT;
     int rc;
@@ -584,7 +584,7 @@ static int type_line(struct shell *sh, const char *cmd, size_t n, bool hidden, s
     memset(&now, 0, sizeof now);
     if (tcgetattr(sh->fd, &now) != 0 || memcmp(&now, &sh->tio_seen, sizeof now) != 0)
         set_modes(sh);
-    if (!hidden &&
+    if (!sourced &&
         cmdline_is_direct(cmd, n, sh->opt.bash ? CMDLINE_DIRECT_MAX : CMDLINE_SH_LINE_MAX)) {
         rc = buf_append(&line, cmd, n) < 0 || buf_append(&line, "\n", 1) < 0 ? -1 : 0;
     } else {

@@ -1332,6 +1332,29 @@ static void test_exec_redirects_stdout(void **state)
     bb_expect_run(&ex, "echo back", BB_ANY_EXIT, "back");
 }
 
+/* An executor of its own, HOME its own with rc as ~/.bashrc and, when setup is given, that
+ * text as the workspace's .paddock/setup.sh; launched. */
+static void launch_with_rc(struct bb *e, const char *rc, const char *setup)
+{
+    assert_int_equal(bb_prepare(e, &(struct bb_options){.own_home = true}), 0);
+    assert_int_equal(mkdir(e->home, 0700), 0);
+    bb_write_file(bb_path(e->home, ".bashrc"), rc, strlen(rc));
+    if (setup) {
+        assert_int_equal(mkdir(e->work, 0755), 0);
+        assert_int_equal(mkdir(bb_path(e->work, ".paddock"), 0755), 0);
+        bb_write_file(bb_path(e->work, ".paddock/setup.sh"), setup, strlen(setup));
+    }
+    assert_int_equal(bb_launch(e), 0);
+}
+
+/* The start-up wrote OpenHands' git identity (when git is here to need one). */
+static void expect_default_git_identity(struct bb *e)
+{
+    if (system("command -v git >/dev/null 2>&1") == 0)
+        bb_expect_run(e, "\\cat ~/.gitconfig", 0,
+                      "[user]\n\tname = openhands\n\temail = openhands@all-hands.dev");
+}
+
 /* Aliases in the agent's rc file (read before the marker's code is) do not reach that code:
  * an alias of `[[` changes nothing in a command's output or status, and the rc's
  * aliases still work after start-up. */
@@ -1341,11 +1364,7 @@ static void test_rc_aliases_spare_the_marker(void **state)
     if (shell_is_ash())
         skip();
     struct bb e;
-    assert_int_equal(bb_prepare(&e, &(struct bb_options){.own_home = true}), 0);
-    assert_int_equal(mkdir(e.home, 0700), 0);
-    const char *rc = "alias '[['='echo X' ll='echo listed'\n";
-    bb_write_file(bb_path(e.home, ".bashrc"), rc, strlen(rc));
-    assert_int_equal(bb_launch(&e), 0);
+    launch_with_rc(&e, "alias '[['='echo X' ll='echo listed'\n", NULL);
     bb_expect_run(&e, "echo hi; (exit 3)", 3, "hi");
     bb_expect_run(&e, "ll", 0, "listed");
     bb_expect_run(&e, "false", 1, "");
@@ -1363,19 +1382,11 @@ static void test_rc_aliases_spare_hidden_steps(void **state)
     if (shell_is_ash())
         skip();
     struct bb e;
-    assert_int_equal(bb_prepare(&e, &(struct bb_options){.own_home = true}), 0);
-    assert_int_equal(mkdir(e.home, 0700), 0);
-    assert_int_equal(mkdir(e.work, 0755), 0);
-    assert_int_equal(mkdir(bb_path(e.work, ".paddock"), 0755), 0);
-    const char *rc = "alias if='echo BROKEN' builtin='echo B' ll='echo listed' "
-                     "greet='echo hello-from-rc'\n";
-    bb_write_file(bb_path(e.home, ".bashrc"), rc, strlen(rc));
-    const char *setup = "greet > setup-out.txt\nsh -c 'kill -INT $$'\necho late > after.txt\n";
-    bb_write_file(bb_path(e.work, ".paddock/setup.sh"), setup, strlen(setup));
-    assert_int_equal(bb_launch(&e), 0);
-    if (system("command -v git >/dev/null 2>&1") == 0)
-        bb_expect_run(&e, "\\cat ~/.gitconfig", 0,
-                      "[user]\n\tname = openhands\n\temail = openhands@all-hands.dev");
+    launch_with_rc(&e,
+                   "alias if='echo BROKEN' builtin='echo B' ll='echo listed' "
+                   "greet='echo hello-from-rc'\n",
+                   "greet > setup-out.txt\nsh -c 'kill -INT $$'\necho late > after.txt\n");
+    expect_default_git_identity(&e);
     /* The setup script used the rc's alias, and the ^C ended it there. */
     bb_expect_run(&e, "\\cat setup-out.txt; \\test -e after.txt; echo $?", 0, "hello-from-rc\n1");
     struct bb_reply r = bb_http(&e, "POST", "/env", "{\"ALIASED\": \"v 1\"}");
@@ -1404,9 +1415,7 @@ static void test_no_command_dir(void **state)
     assert_int_equal(bb_prepare(&e, &(struct bb_options){.args = args, .own_home = true}), 0);
     assert_int_equal(mkdir(e.home, 0700), 0);
     assert_int_equal(bb_launch(&e), 0);
-    if (system("command -v git >/dev/null 2>&1") == 0)
-        bb_expect_run(&e, "cat ~/.gitconfig", 0,
-                      "[user]\n\tname = openhands\n\temail = openhands@all-hands.dev");
+    expect_default_git_identity(&e);
     struct bb_reply r = bb_http(&e, "POST", "/env", "{\"NODIR\": \"x y\"}");
     assert_int_equal(r.status, 200);
     bb_reply_free(&r);
@@ -1457,11 +1466,7 @@ static void test_rc_ifs_digits(void **state)
     if (shell_is_ash())
         skip();
     struct bb e;
-    assert_int_equal(bb_prepare(&e, &(struct bb_options){.own_home = true}), 0);
-    assert_int_equal(mkdir(e.home, 0700), 0);
-    const char *rc = "IFS=0123456789\nalias ll='echo listed'\n";
-    bb_write_file(bb_path(e.home, ".bashrc"), rc, strlen(rc));
-    assert_int_equal(bb_launch(&e), 0);
+    launch_with_rc(&e, "IFS=0123456789\nalias ll='echo listed'\n", NULL);
     bb_expect_run(&e, "ll", 0, "listed");
     struct bb_reply r = bb_http(&e, "POST", "/env", "{\"IFSV\": \"v0\"}");
     assert_int_equal(r.status, 200);
