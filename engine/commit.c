@@ -23,7 +23,13 @@
  *
  * The search index and the sessions' action counts are not written by the batches: a timer
  * armed by a commit brings them up to the record a little later, many actions in one
- * transaction (store_derived_update). */
+ * transaction (store_derived_update).
+ *
+ * Benchmarks only (ENGINE_BENCH_NO_RECORD): a batch writes nothing to the store; each of its
+ * writes appends COMMIT_BENCH_ENTRY bytes to a log beside it instead (a ring over blocks
+ * written once at start, as the store's log is), and the syncer syncs that log. Everything
+ * else (the batching, the sync, the continuations) is the same: what any durable record costs
+ * at the least, to set beside what this one costs. */
 #include "engine/commit.h"
 
 #include "engine/base/loop.h"
@@ -32,6 +38,7 @@
 #include "engine/store/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -75,7 +82,12 @@ struct commit {
     unsigned long long seq; /* the last durable batch committed */
     struct commit_syncer sy;
     struct loop_timer *derived; /* the next store_derived_update, armed by a commit */
+    int bench_fd;               /* ENGINE_BENCH_NO_RECORD's log, else -1 */
+    off_t bench_at;             /* where its next entries go */
 };
+
+#define COMMIT_BENCH_ENTRY 256
+#define COMMIT_BENCH_RING (16 * 1024 * 1024)
 
 /* How long the search index may trail the record, and the most of the record's entries (two
  * an action) and of their stored observations one update takes before the loop takes its
@@ -186,7 +198,8 @@ static bool commit_syncer_ready(struct commit *c)
         return !sy->error;
     if (sy->wal_fd == -2)
         return false; /* tried and failed */
-    sy->wal_fd = store_wal_open(c->eng->store);
+    sy->wal_fd =
+        c->bench_fd >= 0 ? fcntl(c->bench_fd, F_DUPFD_CLOEXEC, 0) : store_wal_open(c->eng->store);
     sy->efd = sy->wal_fd < 0 ? -1 : eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (sy->efd >= 0 && loop_add_fd(c->eng->loop, sy->efd, EPOLLIN, commit_on_synced, c) == 0) {
         /* Every signal blocked in the syncer (it inherits the mask): the engine takes its
@@ -231,22 +244,74 @@ static void commit_syncer_stop(struct commit *c)
     commit_release(c, c->seq, e);
 }
 
+/* ENGINE_BENCH_NO_RECORD's log, <state>/bench-record.log: its ring written in zeros once, so
+ * that its syncs are over blocks the file already has. -1 with errno. */
+static int commit_bench_open(struct engine *eng)
+{
+    char *path = util_strdupf("%s/bench-record.log", eng->state_dir);
+    int fd = path ? open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+    free(path);
+    static const char zeros[64 * 1024];
+    for (off_t at = 0; fd >= 0 && at < COMMIT_BENCH_RING; at += (off_t)sizeof(zeros))
+        if (pwrite(fd, zeros, sizeof(zeros), at) != (ssize_t)sizeof(zeros)) {
+            close(fd);
+            return -1;
+        }
+    if (fd >= 0 && fdatasync(fd) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The batch's n entries into the bench log: 0, or -1 with *err. */
+static int commit_bench_append(struct commit *c, unsigned long long n, char **err)
+{
+    char entry[COMMIT_BENCH_ENTRY * 16];
+    memset(entry, 'e', sizeof(entry));
+    while (n > 0) {
+        size_t k = n > 16 ? 16 : (size_t)n;
+        size_t len = k * COMMIT_BENCH_ENTRY;
+        if (c->bench_at + (off_t)len > COMMIT_BENCH_RING)
+            c->bench_at = 0;
+        if (pwrite(c->bench_fd, entry, len, c->bench_at) != (ssize_t)len) {
+            *err = util_strdupf("store: the bench log: %s", strerror(errno));
+            return -1;
+        }
+        c->bench_at += (off_t)len;
+        n -= k;
+    }
+    return 0;
+}
+
 static bool commit_on_flush(void *ud)
 {
     return commit_flush(ud);
 }
 
-int commit_init(struct engine *eng)
+int commit_init(struct engine *eng, char **err)
 {
     struct commit *c = calloc(1, sizeof(*c));
-    if (!c)
+    if (!c) {
+        *err = strdup("out of memory");
         return -1;
+    }
     c->eng = eng;
     c->tail = &c->head;
     c->wait_tail = &c->wait_head;
     c->sy.wal_fd = c->sy.efd = -1;
-    if (loop_add_flush(eng->loop, commit_on_flush, eng) < 0) {
+    c->bench_fd = -1;
+    if ((eng->bench_off & ENGINE_BENCH_NO_RECORD) && (c->bench_fd = commit_bench_open(eng)) < 0) {
+        *err = util_strdupf("PADDOCK_UNSAFE_BENCH=record: cannot make %s/bench-record.log: %s",
+                            eng->state_dir, strerror(errno));
         free(c);
+        return -1;
+    }
+    if (loop_add_flush(eng->loop, commit_on_flush, eng) < 0) {
+        if (c->bench_fd >= 0)
+            close(c->bench_fd);
+        free(c);
+        *err = strdup("out of memory");
         return -1;
     }
     pthread_mutex_init(&c->sy.mu, NULL);
@@ -267,6 +332,13 @@ void commit_shutdown(struct engine *eng)
     commit_syncer_stop(c);
     while (commit_flush(eng)) /* what the last continuations queued */
         ;
+    if (c->bench_fd >= 0) {
+        close(c->bench_fd);
+        char *path = util_strdupf("%s/bench-record.log", eng->state_dir);
+        if (path)
+            unlink(path);
+        free(path);
+    }
     if (c->derived)
         loop_timer_cancel(eng->loop, c->derived);
     store_derived_update(eng->store, 0, 0, NULL); /* a clean stop leaves it all up to date */
@@ -329,6 +401,18 @@ static struct commit_op *commit_take(struct commit *c, bool *durable)
 static int commit_write(struct engine *eng, struct commit_op *ops, bool synced_here,
                         unsigned long long *n, char **err)
 {
+    struct commit *c = eng->commit;
+    if (c->bench_fd >= 0) {
+        for (struct commit_op *op = ops; op; op = op->next, (*n)++)
+            op->rc = op->write(eng->store, op->ud, &op->err);
+        if (commit_bench_append(c, *n, err) < 0)
+            return -1;
+        if (synced_here && fdatasync(c->bench_fd) < 0) {
+            *err = util_strdupf("store: the bench log: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
     bool failed = false;
     int rc = store_batch_begin(eng->store, synced_here, false, err);
     for (struct commit_op *op = ops; op; op = op->next, (*n)++) {

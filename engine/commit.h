@@ -15,9 +15,9 @@ typedef int (*commit_write_fn)(struct store *st, void *ud, char **err);
  * with err (the write's own error, or the commit's) which the callee owns. */
 typedef void (*commit_done_fn)(int rc, char *err, void *ud);
 
-/* Starts gathering: writes go at the end of the loop's turn (loop_add_flush). -1 without
- * memory. */
-int commit_init(struct engine *eng);
+/* Starts gathering: writes go at the end of the loop's turn (loop_add_flush). 0, or -1 with
+ * *err (out of memory; the bench log of ENGINE_BENCH_NO_RECORD not made). */
+int commit_init(struct engine *eng, char **err);
 /* Commits what is gathered, then frees the queue. */
 void commit_shutdown(struct engine *eng);
 /* Queue a write; durable: the batch's commit is synced (synchronous=FULL). done is called

@@ -220,6 +220,7 @@ static const struct {
 } engine_bench_names[] = {
     {"peer_check", ENGINE_BENCH_NO_PEER_CHECK},
     {"disk_watch", ENGINE_BENCH_NO_DISK_WATCH},
+    {"record", ENGINE_BENCH_NO_RECORD},
 };
 
 /* "peer_check,disk_watch" into bits: 0, or -1 with *err naming what is unknown. */
@@ -234,7 +235,7 @@ static int engine_bench_parse(const char *list, unsigned *bits, char **err)
             i++;
         if (i == count) {
             *err = util_strdupf("PADDOCK_UNSAFE_BENCH: \"%.*s\" is not something a benchmark "
-                                "may switch off (peer_check, disk_watch)",
+                                "may switch off (peer_check, disk_watch, record)",
                                 (int)n, p);
             return -1;
         }
@@ -305,10 +306,12 @@ int engine_serve(const struct engine_options *opt, char **err)
     eng.loop = loop_new();
     eng.events = events_new();
     eng.http = eng.loop ? http_new(eng.loop) : NULL;
-    if (!eng.http || !eng.events || commit_init(&eng) < 0) {
+    if (!eng.http || !eng.events) {
         *err = strdup("out of memory");
         goto out;
     }
+    if (commit_init(&eng, err) < 0)
+        goto out;
     const char *driver = opt->driver ? opt->driver : "docker";
     if (!(eng.driver = driver_find(driver))) {
         *err = util_strdupf("no sandbox driver \"%s\" (there is: %s)", driver, driver_names());

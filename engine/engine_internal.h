@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct loop;
 struct http;
@@ -28,12 +29,16 @@ struct egress;
 struct disk;
 struct commit;
 
-/* Containment the benchmarks switch off to measure what it costs (bench/containment.c), from
- * $PADDOCK_UNSAFE_BENCH in the engine's own environment: never for real use; GET /v1/info
+/* What the benchmarks switch off to measure what it costs (bench/containment.c, bench/scale.c),
+ * from $PADDOCK_UNSAFE_BENCH in the engine's own environment: never for real use; GET /v1/info
  * names what is off. */
 enum engine_bench_off {
     ENGINE_BENCH_NO_PEER_CHECK = 1, /* the executor channel does not check its peer */
     ENGINE_BENCH_NO_DISK_WATCH = 2, /* the disk watchdog measures nothing */
+    /* The action path writes no row: each write is 256 bytes appended to a log beside the
+     * store instead, synced as the store's would be (commit.c): what a durable record of any
+     * kind costs at the least. */
+    ENGINE_BENCH_NO_RECORD = 4,
 };
 
 struct engine {
@@ -60,9 +65,10 @@ struct engine {
     json_t *egress_allow, *egress_deny;
     json_t *egress_presets; /* the config file's: name → patterns */
     int egress_ask;
-    struct disk *disk;     /* the disk watchdog and the store's floor (disk.c) */
-    struct commit *commit; /* the action path's group commit (commit.c) */
-    unsigned bench_off;    /* enum engine_bench_off bits; 0 outside benchmarks */
+    struct disk *disk;        /* the disk watchdog and the store's floor (disk.c) */
+    struct commit *commit;    /* the action path's group commit (commit.c) */
+    unsigned bench_off;       /* enum engine_bench_off bits; 0 outside benchmarks */
+    int64_t bench_unrecorded; /* actions given an id without a row (ENGINE_BENCH_NO_RECORD) */
     char *state_dir;
     char *socket_path;     /* the agents' API socket (--socket) */
     char *operator_socket; /* <state>/operator.sock: the operator's channel (api.h) */

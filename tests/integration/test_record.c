@@ -2,7 +2,9 @@
  * actions, a rejected decision, a rule and its lifecycle events verify; each change made behind
  * the engine's back with the sqlite3 shell (one byte of an observation, an action deleted, two
  * events swapped, a decision's reason edited) makes `paddock verify` exit 1 naming it; an
- * export verifies on its own and an edited export does not. */
+ * export verifies on its own and an edited export does not. The benchmarks' engine without a
+ * record (PADDOCK_UNSAFE_BENCH=record) says so in GET /v1/info, answers actions, writes none
+ * of them to the store and takes its stand-in log away when it stops. */
 #include "harness.h"
 
 #include <setjmp.h>
@@ -185,6 +187,67 @@ static void test_tampering_named(void **state)
     expect_verify(all, 1, "\"ok\": false");
 }
 
+/* A count from e's store (the sqlite3 shell): sql's one value, as text. */
+static char *store_count(struct engine_proc *e, const char *sql)
+{
+    char *db = strdupf("%s/paddock.db", e->state_dir);
+    char *argv[] = {"/usr/bin/sqlite3", "-cmd", ".timeout 10000", db, (char *)sql, NULL};
+    struct proc_result pr;
+    proc_run(argv, NULL, 60000, &pr);
+    if (pr.status != 0)
+        fail_msg("sqlite3 %s: %d %s", sql, pr.status, pr.err);
+    char *out = strdup(pr.out);
+    proc_result_free(&pr);
+    free(db);
+    return out;
+}
+
+/* store_count of "SELECT count(*) FROM <from_where>'<id>'" is want. */
+static void expect_count(struct engine_proc *e, const char *from_where, const char *id,
+                         const char *want)
+{
+    char *sql = strdupf("SELECT count(*) FROM %s'%s'", from_where, id);
+    char *n = store_count(e, sql);
+    if (strcmp(n, want) != 0)
+        fail_msg("%s: %s, want %s", sql, n, want);
+    free(n);
+    free(sql);
+}
+
+static void test_unrecorded_bench_engine(void **state)
+{
+    struct engine_proc *e = engine_new();
+    e->extra_env[0] = "PADDOCK_UNSAFE_BENCH=record";
+    assert_int_equal(engine_start(e), 0);
+    json_t *info = api_json(e, "GET", "/v1/info", NULL, 200);
+    json_t *off = json_object_get(info, "unsafe_bench");
+    assert_int_equal(json_array_size(off), 1);
+    assert_string_equal(json_string_value(json_array_get(off, 0)), "record");
+    json_decref(info);
+    char *log = strdupf("%s/bench-record.log", e->state_dir);
+    assert_true(path_exists(log));
+
+    json_t *s = session_new(e, NULL);
+    const char *id = jstr(s, "id");
+    json_t *r = session_run(e, id, "echo unrecorded-$((6 * 7))");
+    const char *content = jstr(r, "content");
+    assert_non_null(content);
+    assert_non_null(strstr(content, "unrecorded-42"));
+    json_decref(r);
+    /* The session is in the store (its lifecycle is not the action path); its action is not,
+     * nor any entry of the record about it. */
+    expect_count(e, "sessions WHERE id = ", id, "1\n");
+    expect_count(e, "actions WHERE session_id = ", id, "0\n");
+    expect_count(e, "chain WHERE kind IN ('action', 'observation') AND session_id = ", id, "0\n");
+
+    session_delete(e, id);
+    json_decref(s);
+    assert_int_equal(engine_stop(e), 0);
+    assert_false(path_exists(log));
+    assert_int_equal(engine_destroy(e), 0);
+    free(log);
+}
+
 int main(void)
 {
     harness_require();
@@ -192,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_record_verifies),
         cmocka_unit_test(test_export_verifies_alone),
         cmocka_unit_test(test_tampering_named),
+        cmocka_unit_test(test_unrecorded_bench_engine),
     };
     int rc = cmocka_run_group_tests(tests, harness_group_setup, harness_group_teardown);
     free(sid);

@@ -62,7 +62,7 @@ static int setup(void **state)
     assert_non_null(eng.store);
     eng.loop = loop_new();
     assert_non_null(eng.loop);
-    assert_int_equal(commit_init(&eng), 0);
+    assert_int_equal(commit_init(&eng, &err), 0);
     assert_int_equal(
         store_session_insert(eng.store, "ssss", "s", "img", SESSION_READY, NULL, 1, &err), 0);
     *state = &eng;
@@ -184,6 +184,57 @@ static void test_shutdown_runs_waiting(void **state)
     assert_int_equal(a.rc, 0);
 }
 
+static int bench_write(struct store *st, void *ud, char **err)
+{
+    (void)st;
+    (void)err;
+    ((struct op *)ud)->id = 7; /* written nowhere: what ENGINE_BENCH_NO_RECORD's writes do */
+    return 0;
+}
+
+/* ENGINE_BENCH_NO_RECORD: the batch goes to <state>/bench-record.log, synced alike, and the
+ * log is gone after a clean stop; a log it cannot make is a clear error. */
+static void test_bench_log(void **state)
+{
+    struct engine *eng = *state;
+    commit_shutdown(eng);
+    eng->bench_off = ENGINE_BENCH_NO_RECORD;
+    eng->state_dir = dir;
+    char *err = NULL;
+    assert_int_equal(commit_init(eng, &err), 0);
+    char log[160];
+    snprintf(log, sizeof(log), "%s/bench-record.log", dir);
+    struct op a = {.eng = eng, .session = "ssss"}, b = {.eng = eng, .session = "ssss"};
+    commit_add(eng, true, bench_write, op_done, &a);
+    commit_add(eng, true, bench_write, op_done, &b);
+    assert_true(commit_flush(eng));
+    run_until_done(eng, &b);
+    assert_int_equal(a.rc, 0);
+    assert_int_equal(b.rc, 0);
+    assert_int_equal(b.id, 7);
+    /* two entries at the ring's start, zeros after them; no row in the store */
+    FILE *f = fopen(log, "rb");
+    assert_non_null(f);
+    static unsigned char got[1024];
+    assert_int_equal(fread(got, 1, sizeof(got), f), sizeof(got));
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    assert_int_equal(ftell(f), 16 * 1024 * 1024);
+    fclose(f);
+    assert_int_equal(got[0], 'e');
+    assert_int_equal(got[256], 'e');
+    assert_int_equal(got[512], 0);
+    assert_null(store_action_get(eng->store, 1));
+    commit_shutdown(eng);
+    assert_int_equal(access(log, F_OK), -1);
+
+    eng->state_dir = "/nonexistent/paddock-commit";
+    assert_int_equal(commit_init(eng, &err), -1);
+    assert_non_null(strstr(err, "bench-record.log"));
+    free(err);
+    eng->state_dir = NULL;
+    eng->bench_off = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +243,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_durable_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failing_write_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shutdown_runs_waiting, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bench_log, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
