@@ -14,7 +14,10 @@
  *    recorded: the ceiling), and `docker exec` across the same containers at once. Each says
  *    where its CPU went an action: the engine, the sandboxes' executors and shells (found from
  *    each container's first process), this client. With --before, an older build's engine runs
- *    beside this one and both parts are measured on both in the same minutes, in turns.
+ *    beside this one and both parts are measured on both in the same minutes, in turns. So is
+ *    this build with nothing recorded (PADDOCK_UNSAFE_BENCH=record: each write 256 bytes
+ *    appended to a log and synced instead): what the record costs, and the most any durable
+ *    record leaves on this machine.
  *    --throughput: part 2 alone, without the docker exec peer (for profiling).
  * 3. With --live N: N sessions created in batches of --batch at once (what the daemon takes),
  *    one action in each, the engine's RSS and descriptors, echo hi's median on one of them
@@ -126,6 +129,7 @@ static void sandbox_procs_find(char **cids, int n, struct sandbox_procs *sp)
 /* An engine of the run: its binary, state dir, socket, client, and what was measured on it. */
 struct engine_run {
     const char *bin, *name;
+    const char *unsafe; /* $PADDOCK_UNSAFE_BENCH for it, or NULL */
     char dir[64], sock[128];
     pid_t pid;
     CURL *one;
@@ -162,6 +166,8 @@ static int engine_start(struct engine_run *x)
     if (x->pid == 0) {
         if (!freopen(log, "w", stderr))
             _exit(126);
+        if (x->unsafe)
+            setenv("PADDOCK_UNSAFE_BENCH", x->unsafe, 1);
         execl(x->bin, x->bin, "serve", "--state-dir", x->dir, "--socket", x->sock, (char *)NULL);
         _exit(127);
     }
@@ -622,9 +628,13 @@ int main(int argc, char **argv)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     /* The engine measured and, with --before, an older build beside it, measured in the same
      * minutes (interleaved): this machine's other load drifts too much for runs apart. */
-    struct engine_run E[2] = {{.bin = paddock, .name = "this build"},
+    struct engine_run E[3] = {{.bin = paddock, .name = "this build"},
                               {.bin = before, .name = "--before"}};
     int ne = before ? 2 : 1;
+    /* Beside them, this build with nothing recorded (the store's rows replaced by 256 bytes a
+     * write appended to a log and synced alike): the most that any durable record leaves. */
+    E[ne++] = (struct engine_run){
+        .bin = paddock, .name = "this build, nothing recorded", .unsafe = "record"};
     for (int k = 0; k < ne; k++)
         if (engine_start(&E[k]) < 0)
             return 1;
@@ -727,13 +737,14 @@ int main(int argc, char **argv)
     for (int k = 0; k < ne; k++) {
         struct engine_run *x = &E[k];
         double rate = x->ms > 0 ? (double)x->ok * 1000.0 / x->ms : 0;
-        printf(
-            "recorded %s actions across %d sessions, one client each, %s, %.0f s: %ld "
-            "answered (%ld with hi) = %.0f actions/s (goal ≥ 5,000); the engine's CPU %.3f ms an "
-            "action (%.0f%% of a core)",
-            tput_read ? "read (3 bytes, no shell)" : "echo hi", clients, x->name, x->ms / 1e3,
-            x->all, x->ok, rate, x->all ? x->cpu / (double)x->all : 0,
-            x->ms > 0 ? x->cpu * 100.0 / x->ms : 0);
+        printf("%s%s actions across %d sessions, one client each, %s, %.0f s: %ld answered (%ld "
+               "with hi) = %.0f actions/s (%s); the engine's CPU %.3f ms an action (%.0f%% of a "
+               "core)",
+               x->unsafe ? "" : "recorded ", tput_read ? "read (3 bytes, no shell)" : "echo hi",
+               clients, x->name, x->ms / 1e3, x->all, x->ok, rate,
+               x->unsafe ? "PADDOCK_UNSAFE_BENCH=record: the most a durable record leaves"
+                         : "goal ≥ 5,000",
+               x->all ? x->cpu / (double)x->all : 0, x->ms > 0 ? x->cpu * 100.0 / x->ms : 0);
         if (x->commits > 0)
             printf("; %ld commits carried %ld writes (%.1f a commit; an action is two)", x->commits,
                    x->writes, (double)x->writes / (double)x->commits);
@@ -747,6 +758,13 @@ int main(int argc, char **argv)
                    x->all ? x->loop_run / (double)x->all : 0,
                    x->all ? (x->all_run - x->loop_run) / (double)x->all : 0);
         cpu_split_print(x->all, x->cpu, x->part_cpu, x->client_cpu, x->docker_cpu, x->machine_cpu);
+        const struct engine_run *bare = &E[ne - 1];
+        if (!x->unsafe && x->ms > 0 && bare->ms > 0 && bare->ok > 0)
+            printf("  against nothing recorded: %.2f× its actions a second; the record's CPU "
+                   "%.3f ms an action\n",
+                   rate / ((double)bare->ok * 1000.0 / bare->ms),
+                   (x->all ? x->cpu / (double)x->all : 0) -
+                       (bare->all ? bare->cpu / (double)bare->all : 0));
     }
     printf("the same %s straight to the executors of %d sessions (no engine, nothing recorded), "
            "%.0f s: %ld answered (%ld with hi) = %.0f actions/s (the ceiling here)\n",
@@ -770,8 +788,8 @@ int main(int argc, char **argv)
             free(E[k].ids[i]);
         free(E[k].ids);
     }
-    if (ne > 1)
-        engine_stop(&E[1]);
+    for (int k = 1; k < ne; k++)
+        engine_stop(&E[k]);
     engine_use(&E[0]);
     char **ids = calloc((size_t)n_live + 1, sizeof(char *));
     char rundir[300];
