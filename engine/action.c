@@ -319,7 +319,7 @@ struct action_end {
 static int action_end_write(struct store *st, void *ud, char **err)
 {
     struct action_end *e = ud;
-    if (e->a->eng->bench_off & ENGINE_BENCH_NO_RECORD)
+    if (!commit_records(e->a->eng))
         return 0;
     return store_action_finish_diff(st, e->a->id, e->status == 200 ? ACTION_DONE : ACTION_FAILED,
                                     e->exit_code, e->obs, e->len, e->diff, e->error, util_now(),
@@ -687,7 +687,7 @@ static void action_intent_free(struct action_intent *in)
 static int action_intent_write(struct store *st, void *ud, char **err)
 {
     struct action_intent *in = ud;
-    if (in->eng->bench_off & ENGINE_BENCH_NO_RECORD) {
+    if (!commit_records(in->eng)) {
         /* Far above any id the store gives: nothing can be asked about these. */
         in->id = (INT64_C(1) << 50) + ++in->eng->bench_unrecorded;
         return 0;
@@ -885,6 +885,14 @@ void action_submit(struct session *s, json_t *action, const char *body, size_t l
     }
     if ((row.state == ACTION_REJECTED || row.state == ACTION_SKIPPED) && !in->obs) {
         action_reply_error(fn, ud, ERR_INTERNAL, "out of memory");
+        action_intent_free(in);
+        return;
+    }
+    if (in->held && !commit_records(eng)) {
+        /* An approval is listed, decided and expired through the action's row. */
+        action_reply_error(fn, ud, ERR_CONFLICT,
+                           "this engine records nothing (PADDOCK_UNSAFE_BENCH=record), so it "
+                           "cannot hold an action for approval");
         action_intent_free(in);
         return;
     }

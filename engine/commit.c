@@ -25,11 +25,12 @@
  * armed by a commit brings them up to the record a little later, many actions in one
  * transaction (store_derived_update).
  *
- * Benchmarks only (ENGINE_BENCH_NO_RECORD): a batch writes nothing to the store; each of its
- * writes appends COMMIT_BENCH_ENTRY bytes to a log beside it instead (a ring over blocks
- * written once at start, as the store's log is), and the syncer syncs that log. Everything
- * else (the batching, the sync, the continuations) is the same: what any durable record costs
- * at the least, to set beside what this one costs. */
+ * Benchmarks only (ENGINE_BENCH_NO_RECORD): a batch opens no transaction, and its writes
+ * leave the store alone (each checks commit_records); for each of them COMMIT_BENCH_ENTRY
+ * bytes are appended to a log beside the store instead (a ring over blocks written once at
+ * start, as the store's log is), and the syncer syncs that log. Everything else (the batching,
+ * the sync, the continuations) is the same: what any durable record costs at the least, to
+ * set beside what this one costs. */
 #include "engine/commit.h"
 
 #include "engine/base/loop.h"
@@ -72,6 +73,9 @@ struct commit_syncer {
     int error;                  /* errno of a failed sync (then it stays failed) */
 };
 
+#define COMMIT_BENCH_ENTRY 256
+#define COMMIT_BENCH_RING (16 * 1024 * 1024)
+
 struct commit {
     struct engine *eng;
     struct commit_op *head, **tail;
@@ -84,10 +88,8 @@ struct commit {
     struct loop_timer *derived; /* the next store_derived_update, armed by a commit */
     int bench_fd;               /* ENGINE_BENCH_NO_RECORD's log, else -1 */
     off_t bench_at;             /* where its next entries go */
+    char bench_entries[COMMIT_BENCH_ENTRY * 16]; /* what a pwrite of up to 16 of them writes */
 };
-
-#define COMMIT_BENCH_ENTRY 256
-#define COMMIT_BENCH_RING (16 * 1024 * 1024)
 
 /* How long the search index may trail the record, and the most of the record's entries (two
  * an action) and of their stored observations one update takes before the loop takes its
@@ -244,44 +246,75 @@ static void commit_syncer_stop(struct commit *c)
     commit_release(c, c->seq, e);
 }
 
-/* ENGINE_BENCH_NO_RECORD's log, <state>/bench-record.log: its ring written in zeros once, so
- * that its syncs are over blocks the file already has. -1 with errno. */
-static int commit_bench_open(struct engine *eng)
+static char *commit_bench_path(const struct engine *eng)
 {
-    char *path = util_strdupf("%s/bench-record.log", eng->state_dir);
-    int fd = path ? open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
-    free(path);
-    static const char zeros[64 * 1024];
-    for (off_t at = 0; fd >= 0 && at < COMMIT_BENCH_RING; at += (off_t)sizeof(zeros))
-        if (pwrite(fd, zeros, sizeof(zeros), at) != (ssize_t)sizeof(zeros)) {
-            close(fd);
-            return -1;
-        }
-    if (fd >= 0 && fdatasync(fd) < 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    return util_strdupf("%s/bench-record.log", eng->state_dir);
 }
 
-/* The batch's n entries into the bench log: 0, or -1 with *err. */
+/* ENGINE_BENCH_NO_RECORD's log, <state>/bench-record.log: its ring written in zeros once, so
+ * that its syncs are over blocks the file already has. The fd, or -1 (errno set; no file
+ * left). */
+static int commit_bench_open(struct engine *eng)
+{
+    char *path = commit_bench_path(eng);
+    if (!path) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    static const char zeros[64 * 1024];
+    int e = fd < 0 ? errno : 0;
+    for (off_t at = 0; !e && at < COMMIT_BENCH_RING; at += (off_t)sizeof(zeros)) {
+        ssize_t w = pwrite(fd, zeros, sizeof(zeros), at);
+        if (w != (ssize_t)sizeof(zeros))
+            e = w < 0 ? errno : ENOSPC; /* a short write: the disk is full */
+    }
+    if (!e && fdatasync(fd) < 0)
+        e = errno;
+    if (e && fd >= 0) {
+        close(fd);
+        unlink(path);
+    }
+    free(path);
+    errno = e;
+    return e ? -1 : fd;
+}
+
+/* The batch's n entries into the bench log: 0, or -1 with *err (malloc'd). */
 static int commit_bench_append(struct commit *c, unsigned long long n, char **err)
 {
-    char entry[COMMIT_BENCH_ENTRY * 16];
-    memset(entry, 'e', sizeof(entry));
     while (n > 0) {
         size_t k = n > 16 ? 16 : (size_t)n;
         size_t len = k * COMMIT_BENCH_ENTRY;
         if (c->bench_at + (off_t)len > COMMIT_BENCH_RING)
             c->bench_at = 0;
-        if (pwrite(c->bench_fd, entry, len, c->bench_at) != (ssize_t)len) {
-            *err = util_strdupf("store: the bench log: %s", strerror(errno));
+        ssize_t w = pwrite(c->bench_fd, c->bench_entries, len, c->bench_at);
+        if (w != (ssize_t)len) {
+            *err = util_strdupf("store: the bench log: %s", w < 0 ? strerror(errno) : "disk full");
             return -1;
         }
         c->bench_at += (off_t)len;
         n -= k;
     }
     return 0;
+}
+
+bool commit_records(const struct engine *eng)
+{
+    return !(eng->bench_off & ENGINE_BENCH_NO_RECORD);
+}
+
+/* The bench log closed and removed (nothing when there is none). */
+static void commit_bench_close(struct commit *c)
+{
+    if (c->bench_fd < 0)
+        return;
+    close(c->bench_fd);
+    c->bench_fd = -1;
+    char *path = commit_bench_path(c->eng);
+    if (path)
+        unlink(path);
+    free(path);
 }
 
 static bool commit_on_flush(void *ud)
@@ -301,15 +334,15 @@ int commit_init(struct engine *eng, char **err)
     c->wait_tail = &c->wait_head;
     c->sy.wal_fd = c->sy.efd = -1;
     c->bench_fd = -1;
-    if ((eng->bench_off & ENGINE_BENCH_NO_RECORD) && (c->bench_fd = commit_bench_open(eng)) < 0) {
+    if (!commit_records(eng) && (c->bench_fd = commit_bench_open(eng)) < 0) {
         *err = util_strdupf("PADDOCK_UNSAFE_BENCH=record: cannot make %s/bench-record.log: %s",
                             eng->state_dir, strerror(errno));
         free(c);
         return -1;
     }
+    memset(c->bench_entries, 'e', sizeof(c->bench_entries));
     if (loop_add_flush(eng->loop, commit_on_flush, eng) < 0) {
-        if (c->bench_fd >= 0)
-            close(c->bench_fd);
+        commit_bench_close(c);
         free(c);
         *err = strdup("out of memory");
         return -1;
@@ -332,13 +365,7 @@ void commit_shutdown(struct engine *eng)
     commit_syncer_stop(c);
     while (commit_flush(eng)) /* what the last continuations queued */
         ;
-    if (c->bench_fd >= 0) {
-        close(c->bench_fd);
-        char *path = util_strdupf("%s/bench-record.log", eng->state_dir);
-        if (path)
-            unlink(path);
-        free(path);
-    }
+    commit_bench_close(c);
     if (c->derived)
         loop_timer_cancel(eng->loop, c->derived);
     store_derived_update(eng->store, 0, 0, NULL); /* a clean stop leaves it all up to date */
@@ -403,6 +430,7 @@ static int commit_write(struct engine *eng, struct commit_op *ops, bool synced_h
 {
     struct commit *c = eng->commit;
     if (c->bench_fd >= 0) {
+        /* No transaction: the writes leave the store alone (commit_records). */
         for (struct commit_op *op = ops; op; op = op->next, (*n)++)
             op->rc = op->write(eng->store, op->ud, &op->err);
         if (commit_bench_append(c, *n, err) < 0)

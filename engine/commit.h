@@ -20,6 +20,10 @@ typedef void (*commit_done_fn)(int rc, char *err, void *ud);
 int commit_init(struct engine *eng, char **err);
 /* Commits what is gathered, then frees the queue. */
 void commit_shutdown(struct engine *eng);
+/* False on the benchmarks' engine without a record (ENGINE_BENCH_NO_RECORD): a batch then
+ * runs its writes outside any transaction and logs a stand-in for each, so every write
+ * function must check this and leave the store alone. */
+bool commit_records(const struct engine *eng);
 /* Queue a write; durable: the batch's commit is synced (synchronous=FULL). done is called
  * once, from the flush, after the commit (after commit_shutdown: written and committed at
  * once, alone). */

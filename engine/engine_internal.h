@@ -35,9 +35,9 @@ struct commit;
 enum engine_bench_off {
     ENGINE_BENCH_NO_PEER_CHECK = 1, /* the executor channel does not check its peer */
     ENGINE_BENCH_NO_DISK_WATCH = 2, /* the disk watchdog measures nothing */
-    /* The action path writes no row: each write is 256 bytes appended to a log beside the
-     * store instead, synced as the store's would be (commit.c): what a durable record of any
-     * kind costs at the least. */
+    /* The action path writes no row: each write is a fixed-size stand-in appended to a log
+     * beside the store instead, synced as the store's would be (commit.c): what a durable
+     * record of any kind costs at the least. */
     ENGINE_BENCH_NO_RECORD = 4,
 };
 

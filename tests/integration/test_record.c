@@ -234,8 +234,31 @@ static void test_unrecorded_bench_engine(void **state)
     assert_non_null(content);
     assert_non_null(strstr(content, "unrecorded-42"));
     json_decref(r);
-    /* The session is in the store (its lifecycle is not the action path); its action is not,
-     * nor any entry of the record about it. */
+    /* ?wait=0: its id is none the store gives (above 2^50), and nothing answers for it */
+    char *path = strdupf("/v1/sessions/%s/execute_action?wait=0", id);
+    json_t *acc = api_json(
+        e, "POST", path, "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"true\"}}}", 202);
+    json_int_t aid = json_integer_value(json_object_get(acc, "action_id"));
+    json_decref(acc);
+    assert_true(aid > ((json_int_t)1 << 50));
+    char *apath = strdupf("/v1/actions/%lld", (long long)aid);
+    json_decref(api_json(e, "GET", apath, NULL, 404));
+    free(apath);
+    /* one that needs the operator is refused at once: an approval lives in the action's row */
+    struct reply rr;
+    api(e, "POST", path,
+        "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"rm -rf /home/x\"}}}", &rr);
+    assert_int_equal(rr.status, 409);
+    assert_string_equal(jstr(rr.json, "error.code"), "conflict");
+    assert_non_null(strstr(jstr(rr.json, "error.message"), "cannot hold an action for approval"));
+    reply_free(&rr);
+    free(path);
+    json_t *pend = api_json(e, "GET", "/v1/approvals", NULL, 200);
+    assert_int_equal(
+        json_array_size(json_is_array(pend) ? pend : json_object_get(pend, "approvals")), 0);
+    json_decref(pend);
+    /* The session is in the store (its lifecycle is not the action path); its actions are not,
+     * nor any entry of the record about them. */
     expect_count(e, "sessions WHERE id = ", id, "1\n");
     expect_count(e, "actions WHERE session_id = ", id, "0\n");
     expect_count(e, "chain WHERE kind IN ('action', 'observation') AND session_id = ", id, "0\n");
