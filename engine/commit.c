@@ -334,13 +334,15 @@ int commit_init(struct engine *eng, char **err)
     c->wait_tail = &c->wait_head;
     c->sy.wal_fd = c->sy.efd = -1;
     c->bench_fd = -1;
-    if (!commit_records(eng) && (c->bench_fd = commit_bench_open(eng)) < 0) {
-        *err = util_strdupf("PADDOCK_UNSAFE_BENCH=record: cannot make %s/bench-record.log: %s",
-                            eng->state_dir, strerror(errno));
-        free(c);
-        return -1;
+    if (!commit_records(eng)) {
+        if ((c->bench_fd = commit_bench_open(eng)) < 0) {
+            *err = util_strdupf("PADDOCK_UNSAFE_BENCH=record: cannot make %s/bench-record.log: %s",
+                                eng->state_dir, strerror(errno));
+            free(c);
+            return -1;
+        }
+        memset(c->bench_entries, 'e', sizeof(c->bench_entries));
     }
-    memset(c->bench_entries, 'e', sizeof(c->bench_entries));
     if (loop_add_flush(eng->loop, commit_on_flush, eng) < 0) {
         commit_bench_close(c);
         free(c);

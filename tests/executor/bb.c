@@ -409,6 +409,14 @@ static struct bb_left {
     char dir[sizeof(((struct bb *)0)->dir)];
 } bb_left[BB_LEFT_MAX];
 
+/* A temp dir and everything in it, whatever modes a test left: 0, or -1. */
+static int bb_dir_remove(const char *dir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 static struct bb_left *bb_left_find(const char *dir)
 {
     for (size_t i = 0; i < BB_LEFT_MAX; i++)
@@ -432,13 +440,8 @@ static void bb_left_clean(void)
                 waitpid(l->pid, NULL, 0);
             }
         }
-        if (l->dir[0]) {
-            char cmd[256];
-            snprintf(cmd, sizeof cmd, "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", l->dir,
-                     l->dir);
-            if (system(cmd) != 0)
-                fprintf(stderr, "bb: cannot remove %s\n", l->dir);
-        }
+        if (l->dir[0] && bb_dir_remove(l->dir) < 0)
+            fprintf(stderr, "bb: cannot remove %s\n", l->dir);
         memset(l, 0, sizeof *l);
     }
 }
@@ -640,9 +643,7 @@ int bb_stop(struct bb *e)
         e->pid = -1;
     }
     if (e->dir[0]) {
-        char cmd[256];
-        snprintf(cmd, sizeof cmd, "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", e->dir, e->dir);
-        if (system(cmd) != 0)
+        if (bb_dir_remove(e->dir) < 0)
             rc = -1;
         struct bb_left *l = bb_left_find(e->dir);
         if (l)

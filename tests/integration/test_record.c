@@ -37,17 +37,25 @@ static void cli(const char *const *args, struct proc_result *pr)
     proc_run(argv, NULL, 120000, pr);
 }
 
-/* The sqlite3 shell on the engine's store (WAL: beside the running engine, as anyone could). */
-static void sqlite(const char *sql)
+/* The sqlite3 shell on e's store (WAL: beside the running engine, as anyone could): what it
+ * printed (malloc'd). */
+static char *sqlite_on(struct engine_proc *e, const char *sql)
 {
-    char *db = strdupf("%s/paddock.db", harness_eng->state_dir);
+    char *db = strdupf("%s/paddock.db", e->state_dir);
     char *argv[] = {"/usr/bin/sqlite3", "-cmd", ".timeout 10000", db, (char *)sql, NULL};
     struct proc_result pr;
     proc_run(argv, NULL, 60000, &pr);
     if (pr.status != 0)
         fail_msg("sqlite3 %s: %d %s", sql, pr.status, pr.err);
+    char *out = strdup(pr.out);
     proc_result_free(&pr);
     free(db);
+    return out;
+}
+
+static void sqlite(const char *sql)
+{
+    free(sqlite_on(harness_eng, sql));
 }
 
 /* `paddock verify SESSION` (or the given arguments) exits want and prints text. */
@@ -187,27 +195,12 @@ static void test_tampering_named(void **state)
     expect_verify(all, 1, "\"ok\": false");
 }
 
-/* A count from e's store (the sqlite3 shell): sql's one value, as text. */
-static char *store_count(struct engine_proc *e, const char *sql)
-{
-    char *db = strdupf("%s/paddock.db", e->state_dir);
-    char *argv[] = {"/usr/bin/sqlite3", "-cmd", ".timeout 10000", db, (char *)sql, NULL};
-    struct proc_result pr;
-    proc_run(argv, NULL, 60000, &pr);
-    if (pr.status != 0)
-        fail_msg("sqlite3 %s: %d %s", sql, pr.status, pr.err);
-    char *out = strdup(pr.out);
-    proc_result_free(&pr);
-    free(db);
-    return out;
-}
-
-/* store_count of "SELECT count(*) FROM <from_where>'<id>'" is want. */
+/* sqlite_on's answer to "SELECT count(*) FROM <from_where>'<id>'" is want. */
 static void expect_count(struct engine_proc *e, const char *from_where, const char *id,
                          const char *want)
 {
     char *sql = strdupf("SELECT count(*) FROM %s'%s'", from_where, id);
-    char *n = store_count(e, sql);
+    char *n = sqlite_on(e, sql);
     if (strcmp(n, want) != 0)
         fail_msg("%s: %s, want %s", sql, n, want);
     free(n);
